@@ -1,0 +1,40 @@
+//! sassport's own CUDA corpus: `src/*.cu` (written here), their sm_86 cubins and `nvdisasm` listings in
+//! `sm86/` (built by `cargo xtask corpus` with the pinned nvcc), and silicon goldens.
+//!
+//! One job: tell tests and tools where the committed corpus files are. Depends on nothing.
+
+use std::path::{Path, PathBuf};
+
+/// The corpus directory (`corpus/` in the repository).
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The CUDA sources, sorted by name.
+pub fn sources() -> Vec<PathBuf> {
+    files_with_extension(&root().join("src"), "cu")
+}
+
+/// The committed sm_86 cubins, sorted by name.
+pub fn cubins() -> Vec<PathBuf> {
+    files_with_extension(&root().join("sm86"), "cubin")
+}
+
+/// The committed file next to `cubin` with the given suffix replacing `.cubin`
+/// (for example `".sass"` for the `nvdisasm -c -raw -hex` listing).
+pub fn companion(cubin: &Path, suffix: &str) -> PathBuf {
+    let stem = cubin.file_stem().unwrap_or_default().to_string_lossy();
+    cubin.with_file_name(format!("{stem}{suffix}"))
+}
+
+fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    out.sort();
+    out
+}

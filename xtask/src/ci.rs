@@ -1,0 +1,48 @@
+//! The two README commands (`cargo xtask main`, `cargo xtask test`) and the CI entry point.
+
+use crate::tools;
+use anyhow::Result;
+use std::process::Command;
+
+#[derive(clap::Args)]
+pub struct TestArgs {
+    /// Extra arguments for `cargo test`.
+    #[arg(trailing_var_arg = true)]
+    cargo_args: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct MainArgs {
+    /// Vulkan device (index or name); the default picks a discrete GPU, then integrated, then CPU.
+    #[arg(long)]
+    device: Option<String>,
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    cmd.current_dir(tools::repo_root());
+    cmd
+}
+
+/// The README's test command: what the tests need, then the whole workspace's tests.
+pub fn test(args: TestArgs) -> Result<()> {
+    tools::ensure_apt_packages()?;
+    tools::run_checked(cargo().args(["test", "--workspace", "--locked"]).args(&args.cargo_args))
+}
+
+/// The README's main job: the shipped corpus through sassport on the default Vulkan device.
+pub fn main_job(args: MainArgs) -> Result<()> {
+    tools::ensure_apt_packages()?;
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--locked", "--", "corpus"]);
+    if let Some(device) = &args.device {
+        cmd.args(["--device", device]);
+    }
+    tools::run_checked(&mut cmd)
+}
+
+/// CI: generated code must match the table, then the README's test command.
+pub fn ci() -> Result<()> {
+    tools::run_checked(cargo().args(["xtask", "regen", "--check"]))?;
+    test(TestArgs { cargo_args: Vec::new() })
+}
