@@ -3,7 +3,12 @@
 
 use clap::{Parser, Subcommand};
 
+mod devices;
+mod dis;
 mod info;
+mod replay;
+mod surface;
+mod trace;
 
 #[derive(Parser)]
 #[command(name = "sassport", version, about = "Run NVIDIA SM86 machine code anywhere Vulkan runs")]
@@ -16,10 +21,25 @@ struct Cli {
 enum Command {
     /// List each kernel of a cubin with its parameters and resources.
     Info(info::Args),
+    /// Disassemble a cubin (or raw 16-byte words) in nvdisasm syntax.
+    Dis(dis::Args),
+    /// List the Vulkan devices sassport can use.
+    Devices(devices::Args),
+    /// Print the methods of pushbuffer streams.
+    Trace(trace::Args),
+    /// Replay a GPFIFO stream against a memory image.
+    Replay(replay::Args),
+    /// Copy a generated picture through the DMA engine's layouts and write it as PNG.
+    Surface(surface::Args),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Info(args) => info::run(args),
+        Command::Dis(args) => dis::run(args),
+        Command::Devices(args) => devices::run(args),
+        Command::Trace(args) => trace::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Surface(args) => surface::run(args),
     }
 }
