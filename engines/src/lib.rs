@@ -2,3 +2,14 @@
 //! scheduling, and the copy engines.
 //!
 //! One job: carry out the methods the pushbuffer decoder produces. Depends on `sassport-pushbuffer` only.
+//!
+//! - [`memory`]: the 49-bit GPU virtual address space ([`memory::GpuMemory`]), all-or-nothing accesses.
+//! - [`semaphore`]: acquire conditions, 4/8/16-byte releases (timestamp first), reductions.
+//! - [`channel`]: the [`channel::Engine`] trait engine classes implement, and channels with host methods.
+//! - [`standard`]: the engine classes a channel binds by default; [`sector_layout`]: the GOB sector order.
+
+pub mod channel;
+pub mod memory;
+pub mod sector_layout;
+pub mod semaphore;
+pub mod standard;

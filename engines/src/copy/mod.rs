@@ -1,0 +1,1 @@
+//! Copy engines (placeholder while the layout module lands).

@@ -1,0 +1,201 @@
+//! Moving a region between block-linear memory and a pitch-linear buffer.
+//!
+//! Inside one GOB row, each 16-byte-aligned piece of 16 bytes is contiguous in both layouts, so every
+//! copy is a sequence of runs of at most 16 bytes; whole GOB rows move as four 16-byte pieces whose
+//! offsets come from a per-row table. These are the hot loops of texture upload and download.
+
+use super::block_linear::{BlockLinearLayout, LayoutError, Region};
+use super::gob::{GOB_WIDTH_BYTES, SECTOR_ROW_BYTES};
+
+/// Bytes of a block-linear buffer (starting at the surface's first byte) that `region` touches.
+pub fn tiled_extent(layout: &BlockLinearLayout, region: &Region) -> u64 {
+    if region.is_empty() {
+        return 0;
+    }
+    // GOB offsets grow with y for a fixed z, and with x inside a row: the last GOB of the last row is
+    // the furthest one touched.
+    let last_y = region.y + region.height - 1;
+    let last_x = region.x + region.width - 1;
+    layout.row_base(last_y, region.z) + layout.gob_column_offset(last_x) + super::gob::GOB_SIZE_BYTES as u64
+}
+
+/// Bytes of a pitch buffer that `rows` rows of `width` bytes at `pitch` touch.
+pub fn linear_extent(width: u32, rows: u32, pitch: usize) -> Option<u64> {
+    if width == 0 || rows == 0 {
+        return Some(0);
+    }
+    (rows as u64 - 1).checked_mul(pitch as u64)?.checked_add(width as u64)
+}
+
+fn check(
+    layout: &BlockLinearLayout,
+    region: &Region,
+    tiled_len: usize,
+    linear_len: usize,
+    pitch: usize,
+) -> Result<(), LayoutError> {
+    layout.check_region(region)?;
+    let tiled_needed = tiled_extent(layout, region);
+    if (tiled_len as u64) < tiled_needed {
+        return Err(LayoutError::BufferTooShort { len: tiled_len, needed: tiled_needed });
+    }
+    let linear_needed = linear_extent(region.width, region.height, pitch)
+        .ok_or(LayoutError::BufferTooShort { len: linear_len, needed: u64::MAX })?;
+    if (linear_len as u64) < linear_needed {
+        return Err(LayoutError::BufferTooShort { len: linear_len, needed: linear_needed });
+    }
+    if region.height > 1 && pitch < region.width as usize {
+        // Rows would overlap in the linear buffer; refuse rather than let later rows clobber earlier ones.
+        return Err(LayoutError::BufferTooShort { len: pitch, needed: region.width as u64 });
+    }
+    Ok(())
+}
+
+/// Which way bytes move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Untile,
+    Tile,
+}
+
+/// Copies `region` of the block-linear surface in `tiled` (offset 0 = first byte of the surface) into
+/// `linear`, region row r starting at `r * linear_pitch`.
+pub fn untile(
+    layout: &BlockLinearLayout,
+    tiled: &[u8],
+    region: &Region,
+    linear: &mut [u8],
+    linear_pitch: usize,
+) -> Result<(), LayoutError> {
+    check(layout, region, tiled.len(), linear.len(), linear_pitch)?;
+    // SAFETY: `check` proved that every run below lies inside both buffers, and the two buffers are
+    // distinct borrows.
+    unsafe { transfer(layout, tiled.as_ptr() as *mut u8, region, linear.as_mut_ptr(), linear_pitch, Direction::Untile) };
+    Ok(())
+}
+
+/// Copies `linear` (region row r at `r * linear_pitch`) into `region` of the block-linear surface in
+/// `tiled`. Bytes of `tiled` outside the region are left as they were.
+pub fn tile(
+    layout: &BlockLinearLayout,
+    linear: &[u8],
+    linear_pitch: usize,
+    region: &Region,
+    tiled: &mut [u8],
+) -> Result<(), LayoutError> {
+    check(layout, region, tiled.len(), linear.len(), linear_pitch)?;
+    // SAFETY: as in `untile`.
+    unsafe { transfer(layout, tiled.as_mut_ptr(), region, linear.as_ptr() as *mut u8, linear_pitch, Direction::Tile) };
+    Ok(())
+}
+
+/// Calls `f(tiled_offset, linear_offset, len)` for every contiguous run of `region`, row by row, left to
+/// right; `linear_offset` counts from the region's first byte with rows `linear_pitch` apart. Runs are at
+/// most 16 bytes. For engines whose memory is not one slice.
+pub fn for_each_run(
+    layout: &BlockLinearLayout,
+    region: &Region,
+    linear_pitch: u64,
+    mut f: impl FnMut(u64, u64, u32),
+) {
+    if region.is_empty() {
+        return;
+    }
+    for r in 0..region.height {
+        let y = region.y + r;
+        let row_base = layout.row_base(y, region.z);
+        let chunks = layout.sectors().row_chunks(y);
+        let mut x = region.x;
+        let end = region.x + region.width;
+        let mut lin = r as u64 * linear_pitch;
+        while x < end {
+            let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(end - x);
+            let in_gob = chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
+            f(row_base + layout.gob_column_offset(x) + in_gob as u64, lin, len);
+            x += len;
+            lin += len as u64;
+        }
+    }
+}
+
+/// The shared loop of `tile` and `untile`.
+///
+/// # Safety
+/// Every byte of `region` must lie inside the buffers at `tiled` and `linear` (as `check` proves), and the
+/// buffers must not overlap.
+#[inline(always)]
+unsafe fn transfer(
+    layout: &BlockLinearLayout,
+    tiled: *mut u8,
+    region: &Region,
+    linear: *mut u8,
+    pitch: usize,
+    direction: Direction,
+) {
+    if region.is_empty() {
+        return;
+    }
+    let end = region.x + region.width;
+    // Whole GOBs span [body_start, body_end); the head and tail are partial GOB rows.
+    let body_start = region.x.next_multiple_of(GOB_WIDTH_BYTES).min(end);
+    let body_end = (end / GOB_WIDTH_BYTES * GOB_WIDTH_BYTES).max(body_start);
+    let column_stride = layout.gob_column_offset(GOB_WIDTH_BYTES) as usize;
+    for r in 0..region.height as usize {
+        let y = region.y + r as u32;
+        let row_base = layout.row_base(y, region.z) as usize;
+        let chunks = layout.sectors().row_chunks(y);
+        let lin_row = linear.add(r * pitch);
+        let mut copy = |x: u32, len: u32| {
+            let in_gob = chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
+            let t = tiled.add(row_base + layout.gob_column_offset(x) as usize + in_gob as usize);
+            let l = lin_row.add((x - region.x) as usize);
+            match direction {
+                Direction::Untile => core::ptr::copy_nonoverlapping(t, l, len as usize),
+                Direction::Tile => core::ptr::copy_nonoverlapping(l, t, len as usize),
+            }
+        };
+        let mut x = region.x;
+        while x < body_start {
+            let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(body_start - x);
+            copy(x, len);
+            x += len;
+        }
+        if body_start < body_end {
+            let [c0, c1, c2, c3] = chunks.map(|c| c as usize);
+            let mut gob = tiled.add(row_base + layout.gob_column_offset(body_start) as usize);
+            let mut l = lin_row.add((body_start - region.x) as usize);
+            let gobs = ((body_end - body_start) / GOB_WIDTH_BYTES) as usize;
+            for _ in 0..gobs {
+                match direction {
+                    Direction::Untile => {
+                        copy16(gob.add(c0), l);
+                        copy16(gob.add(c1), l.add(16));
+                        copy16(gob.add(c2), l.add(32));
+                        copy16(gob.add(c3), l.add(48));
+                    }
+                    Direction::Tile => {
+                        copy16(l, gob.add(c0));
+                        copy16(l.add(16), gob.add(c1));
+                        copy16(l.add(32), gob.add(c2));
+                        copy16(l.add(48), gob.add(c3));
+                    }
+                }
+                gob = gob.add(column_stride);
+                l = l.add(GOB_WIDTH_BYTES as usize);
+            }
+        }
+        let mut x = body_end.max(body_start);
+        while x < end {
+            let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(end - x);
+            copy(x, len);
+            x += len;
+        }
+    }
+}
+
+/// One 16-byte move as a single unaligned vector load and store.
+#[inline(always)]
+unsafe fn copy16(src: *const u8, dst: *mut u8) {
+    let v = core::ptr::read_unaligned(src as *const [u8; 16]);
+    core::ptr::write_unaligned(dst as *mut [u8; 16], v);
+}
