@@ -18,14 +18,7 @@ pub const GOB_SIZE_BYTES: u32 = GOB_WIDTH_BYTES * GOB_HEIGHT_ROWS;
 /// Bytes in the unit that is contiguous in both pitch and block-linear memory: one row of one sector.
 pub const SECTOR_ROW_BYTES: u32 = 16;
 
-/// The order of the sixteen 32-byte sectors inside a GOB.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SectorLayout {
-    /// Tegra K1 … X1 (Switch 1) … Parker: DRM sector layout 0, "16Bx2 in Z-shape".
-    Tegra16Bx2,
-    /// Turing and later desktop GPUs, Tegra Xavier and Orin: DRM sector layout 1, NIL `TuringColor2D`.
-    Turing2D,
-}
+pub use crate::sector_layout::{SectorLayout, UnknownSectorLayout};
 
 impl SectorLayout {
     /// Both layouts, for tests and tables.
@@ -69,34 +62,4 @@ impl SectorLayout {
         }
         out
     }
-
-    /// The command-line / configuration name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            SectorLayout::Tegra16Bx2 => "16bx2",
-            SectorLayout::Turing2D => "turing2d",
-        }
-    }
 }
-
-impl std::str::FromStr for SectorLayout {
-    type Err = UnknownSectorLayout;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "16bx2" | "tegra16bx2" | "tegra" => Ok(SectorLayout::Tegra16Bx2),
-            "turing2d" | "turing" => Ok(SectorLayout::Turing2D),
-            _ => Err(UnknownSectorLayout(s.to_owned())),
-        }
-    }
-}
-
-impl std::fmt::Display for SectorLayout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A sector-layout name that is neither `16bx2` nor `turing2d`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown GOB sector layout `{0}` (expected `16bx2` or `turing2d`)")]
-pub struct UnknownSectorLayout(pub String);
