@@ -1,8 +1,274 @@
-//! Placeholder until its owner lands it.
+//! `cargo xtask corpus [--check]`: builds the committed corpus from `corpus/src/*.cu` with the pinned nvcc.
+//!
+//! For each source `<stem>.cu` it writes
+//! - `corpus/sm86/<stem>.cubin`: `nvcc -cubin -arch=sm_86 -O3` (what the translator reads),
+//! - `corpus/sm86/<stem>.sass`: `nvdisasm -c -raw -hex` of that cubin,
+//! - `corpus/sm86/<stem>.elf.txt`: `cuobjdump -elf` of that cubin (the reference for `sassport info`),
+//! - `corpus/sm90/<stem>.cubin`: `nvcc -cubin -arch=sm_90 -O3` (what the silicon recorder launches).
+//!
+//! Outputs depend only on the source text and the pinned tools (compilation runs in `corpus/src` with
+//! relative paths and no debug or line info), so a rebuild is byte-identical; `--check` rebuilds into memory
+//! and fails when any committed file differs, is missing, or has no source any more. Every source must
+//! compile without a single warning (`-Werror all-warnings`).
+
+use crate::tools::{nvidia_tool, repo_root};
+use anyhow::{bail, Context, Result};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The corpus must stay small enough to commit comfortably.
+const SIZE_LIMIT_BYTES: u64 = 5 * 1024 * 1024;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Rebuild in a temporary directory and fail if the committed files differ from the rebuild.
+    #[arg(long)]
+    check: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`corpus` has not landed yet")
+/// One architecture's compilation: the output directory and the nvcc `-arch` value.
+struct Target {
+    dir: &'static str,
+    arch: &'static str,
+}
+
+const TARGETS: [Target; 2] = [Target { dir: "sm86", arch: "sm_86" }, Target { dir: "sm90", arch: "sm_90" }];
+
+/// Everything one source produces, keyed by path relative to `corpus/`.
+type Outputs = BTreeMap<String, Vec<u8>>;
+
+struct Tools {
+    nvcc: PathBuf,
+    nvdisasm: PathBuf,
+    cuobjdump: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let tools = Tools { nvcc: nvidia_tool("nvcc")?, nvdisasm: nvidia_tool("nvdisasm")?, cuobjdump: nvidia_tool("cuobjdump")? };
+    let corpus = repo_root().join("corpus");
+    let src = corpus.join("src");
+    let sources = cu_sources(&src)?;
+    if sources.is_empty() {
+        bail!("no .cu files in {}", src.display());
+    }
+    let scratch = Scratch::new()?;
+    let mut outputs = Outputs::new();
+    let mut summary = Vec::new();
+    for stem in &sources {
+        let built = build_one(&tools, &src, stem, scratch.path())?;
+        summary.push(Summary::of(stem, &built));
+        outputs.extend(built);
+    }
+    let total: u64 = outputs.values().map(|v| v.len() as u64).sum();
+    print_summary(&summary, total);
+    if total > SIZE_LIMIT_BYTES {
+        bail!("corpus outputs total {total} bytes, over the {SIZE_LIMIT_BYTES}-byte limit");
+    }
+    if args.check {
+        check(&corpus, &outputs)
+    } else {
+        write(&corpus, &outputs)
+    }
+}
+
+/// Stems of `dir/*.cu`, sorted.
+fn cu_sources(dir: &Path) -> Result<Vec<String>> {
+    let mut stems = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "cu") {
+            let stem = path.file_stem().and_then(|s| s.to_str()).context("non-UTF-8 source name")?;
+            stems.push(stem.to_owned());
+        }
+    }
+    stems.sort();
+    Ok(stems)
+}
+
+fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Outputs> {
+    let mut out = Outputs::new();
+    for target in &TARGETS {
+        let cubin_path = scratch.join(format!("{stem}.{}.cubin", target.dir));
+        let file = format!("{stem}.cu");
+        let nvcc = captured(
+            Command::new(&tools.nvcc)
+                .current_dir(src)
+                .args(["-cubin", &format!("-arch={}", target.arch), "-O3", "-Werror", "all-warnings", "-o"])
+                .arg(&cubin_path)
+                .arg(&file),
+        )?;
+        if !nvcc.is_empty() {
+            // nvcc prints nothing on a clean compile; anything else is a diagnostic we do not accept.
+            bail!("nvcc -arch={} {file} printed diagnostics:\n{}", target.arch, String::from_utf8_lossy(&nvcc));
+        }
+        let cubin = std::fs::read(&cubin_path).with_context(|| format!("reading {}", cubin_path.display()))?;
+        if target.dir == "sm86" {
+            let sass = captured(Command::new(&tools.nvdisasm).args(["-c", "-raw", "-hex"]).arg(&cubin_path))?;
+            let elf = captured(Command::new(&tools.cuobjdump).arg("-elf").arg(&cubin_path))?;
+            out.insert(format!("sm86/{stem}.sass"), sass);
+            out.insert(format!("sm86/{stem}.elf.txt"), elf);
+        }
+        out.insert(format!("{}/{stem}.cubin", target.dir), cubin);
+    }
+    Ok(out)
+}
+
+/// Runs a tool and returns its stdout. Fails when it fails or writes anything to stderr: the tools are
+/// silent on success, and a warning would otherwise pass unnoticed.
+fn captured(cmd: &mut Command) -> Result<Vec<u8>> {
+    let output = cmd.output().with_context(|| format!("cannot start {cmd:?}"))?;
+    if !output.status.success() || !output.stderr.is_empty() {
+        bail!(
+            "{cmd:?} exited with {}:\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(output.stdout)
+}
+
+/// Files in the output directories that `cargo xtask corpus` manages (by extension).
+fn managed_files(corpus: &Path) -> Result<BTreeSet<String>> {
+    let mut found = BTreeSet::new();
+    for target in &TARGETS {
+        let dir = corpus.join(target.dir);
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if [".cubin", ".sass", ".elf.txt"].iter().any(|ext| name.ends_with(ext)) {
+                found.insert(format!("{}/{name}", target.dir));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn write(corpus: &Path, outputs: &Outputs) -> Result<()> {
+    let mut changed = 0;
+    for (rel, bytes) in outputs {
+        let path = corpus.join(rel);
+        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
+            std::fs::create_dir_all(path.parent().expect("corpus paths have a directory"))?;
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+            changed += 1;
+        }
+    }
+    let mut removed = 0;
+    for stale in managed_files(corpus)?.iter().filter(|f| !outputs.contains_key(*f)) {
+        std::fs::remove_file(corpus.join(stale))?;
+        println!("removed stale corpus/{stale}");
+        removed += 1;
+    }
+    println!("{} files up to date, {changed} written, {removed} removed", outputs.len() - changed);
+    Ok(())
+}
+
+fn check(corpus: &Path, outputs: &Outputs) -> Result<()> {
+    let mut problems = Vec::new();
+    for (rel, bytes) in outputs {
+        match std::fs::read(corpus.join(rel)) {
+            Ok(committed) if committed == *bytes => {}
+            Ok(_) => problems.push(format!("corpus/{rel} differs from a rebuild")),
+            Err(_) => problems.push(format!("corpus/{rel} is missing")),
+        }
+    }
+    for stale in managed_files(corpus)?.iter().filter(|f| !outputs.contains_key(*f)) {
+        problems.push(format!("corpus/{stale} has no source"));
+    }
+    if !problems.is_empty() {
+        bail!("corpus is out of date (run `cargo xtask corpus`):\n  {}", problems.join("\n  "));
+    }
+    println!("corpus matches a rebuild ({} files)", outputs.len());
+    Ok(())
+}
+
+/// Per-source figures for the printed summary, read from the sm_86 listing.
+struct Summary {
+    stem: String,
+    kernels: usize,
+    instructions: usize,
+    mnemonics: BTreeSet<String>,
+}
+
+impl Summary {
+    fn of(stem: &str, outputs: &Outputs) -> Summary {
+        let sass = outputs.get(&format!("sm86/{stem}.sass")).map(|s| String::from_utf8_lossy(s).into_owned()).unwrap_or_default();
+        let kernels = sass.lines().filter(|l| l.contains("STO_CUDA_ENTRY")).count();
+        let mut instructions = 0;
+        let mut mnemonics = BTreeSet::new();
+        for line in sass.lines() {
+            if let Some(m) = mnemonic(line) {
+                instructions += 1;
+                mnemonics.insert(m.to_owned());
+            }
+        }
+        Summary { stem: stem.to_owned(), kernels, instructions, mnemonics }
+    }
+}
+
+/// The mnemonic (without modifiers) of a listing line such as `/*0040*/  @!P0 ISETP.GE.AND P0, ...`.
+pub fn mnemonic(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("/*")?;
+    let (offset, rest) = rest.split_once("*/")?;
+    if offset.is_empty() || !offset.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut words = rest.split_whitespace();
+    let mut op = words.next()?;
+    if op.starts_with('@') {
+        op = words.next()?;
+    }
+    let op = op.trim_end_matches(';');
+    let base = op.split('.').next()?;
+    (!base.is_empty()).then_some(base)
+}
+
+fn print_summary(summary: &[Summary], total: u64) {
+    let mut all = BTreeSet::new();
+    println!("{:<28} {:>8} {:>13} {:>10}", "source", "kernels", "instructions", "mnemonics");
+    for s in summary {
+        println!("{:<28} {:>8} {:>13} {:>10}", s.stem, s.kernels, s.instructions, s.mnemonics.len());
+        all.extend(s.mnemonics.iter().cloned());
+    }
+    let kernels: usize = summary.iter().map(|s| s.kernels).sum();
+    let instructions: usize = summary.iter().map(|s| s.instructions).sum();
+    println!("{:<28} {:>8} {:>13} {:>10}", "total", kernels, instructions, all.len());
+    println!("{} sources, {total} bytes of outputs; sm_86 mnemonics: {}", summary.len(), all.into_iter().collect::<Vec<_>>().join(" "));
+}
+
+/// A temporary directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!("sassport-corpus-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mnemonic;
+
+    #[test]
+    fn mnemonic_of_listing_lines() {
+        assert_eq!(mnemonic("        /*0040*/                   ISETP.GE.AND P0, PT, R4, c[0x0][0x170], PT ;"), Some("ISETP"));
+        assert_eq!(mnemonic("        /*0050*/                   @!P0 EXIT ;"), Some("EXIT"));
+        assert_eq!(mnemonic("        /*0130*/                   NOP;"), Some("NOP"));
+        assert_eq!(mnemonic(".L_x_1:"), None);
+        assert_eq!(mnemonic("        .section        .text.k,\"ax\",@progbits"), None);
+    }
 }
