@@ -1,0 +1,302 @@
+//! The contract between the translator and the runtime: descriptor bindings, specialisation constants, the
+//! layout of sassport's own launch values, the fault record, and the device profile the translator is given.
+//!
+//! The translator emits SPIR-V against these numbers and the runtime binds and fills resources by them; neither
+//! side may use a binding, offset or id that is not named here. `docs/abi.md` explains the choices.
+//!
+//! Plain constants and `#[repr(C)]` structs only: no dependencies, no behaviour beyond layout arithmetic.
+
+/// The one descriptor set every translated module uses.
+pub const DESCRIPTOR_SET: u32 = 0;
+
+/// Binding of sassport's own launch values ([`LaunchValues`]): a uniform buffer read as `uvec4[LAUNCH_VALUES_VEC4S]`.
+///
+/// The runtime binds it as a dynamic uniform buffer so that one recorded launch can move it per dispatch
+/// (grids larger than the device's workgroup-count limit are split into several dispatches).
+pub const LAUNCH_VALUES_BINDING: u32 = 0;
+
+/// Number of CUDA constant banks (`c[0x0]` .. `c[0x1f]`).
+pub const CONSTANT_BANK_COUNT: u32 = 32;
+
+/// Binding of constant bank 0; bank `b` is at `FIRST_BANK_BINDING + b`, so banks 0..31 use bindings 1..=32.
+pub const FIRST_BANK_BINDING: u32 = 1;
+
+/// Largest constant bank, in bytes (the CUDA limit, and Vulkan's common `maxUniformBufferRange`).
+pub const MAX_BANK_BYTES: u32 = 0x1_0000;
+
+/// Stride of the `uvec4` array through which every uniform buffer of this ABI is read.
+pub const UNIFORM_ARRAY_STRIDE: u32 = 16;
+
+/// Binding of the global-memory window: a storage buffer whose byte `a - window_base` holds guest global
+/// address `a`. Its canonical view is `struct { uint words[]; }` (ArrayStride 4); a module may declare further
+/// aliased views (`uvec2`, `uint64_t`) of the same binding.
+pub const GLOBAL_WINDOW_BINDING: u32 = 33;
+
+/// Highest binding number of this ABI; a module using any other binding is rejected by the runtime.
+pub const LAST_BINDING: u32 = GLOBAL_WINDOW_BINDING;
+
+/// Name of the compute entry point of every translated module.
+pub const ENTRY_POINT: &str = "main";
+
+/// Specialisation-constant ids of the workgroup size (= CUDA block size). A module declares the `WorkgroupSize`
+/// built-in as a spec-constant composite of these three ids (defaults 1); the runtime specialises one pipeline
+/// per block shape, so a module is translated once and serves every block size.
+pub const SPEC_ID_BLOCK_DIM_X: u32 = 0;
+/// See [`SPEC_ID_BLOCK_DIM_X`].
+pub const SPEC_ID_BLOCK_DIM_Y: u32 = 1;
+/// See [`SPEC_ID_BLOCK_DIM_X`].
+pub const SPEC_ID_BLOCK_DIM_Z: u32 = 2;
+/// Specialisation-constant id of the dynamic shared-memory size in bytes (CUDA's launch-time `sharedMem`),
+/// for modules that size a Workgroup array as `static + dynamic` words. Always provided; unused ids are ignored.
+pub const SPEC_ID_DYNAMIC_SHARED_BYTES: u32 = 3;
+
+/// Default guest address of the first byte of the global-memory window. Far from 0 so that null and small
+/// pointers fault, and below 2^47 like the addresses the CUDA driver hands out.
+pub const DEFAULT_WINDOW_BASE: u64 = 0x7f00_0000_0000;
+
+/// Alignment of every allocation the runtime hands out inside the window (CUDA guarantees 256).
+pub const ALLOCATION_ALIGNMENT: u64 = 256;
+
+/// Where the fault record sits in the binding-33 buffer: right after the window, at this alignment, so no
+/// in-window access can overwrite it.
+pub const FAULT_RECORD_ALIGNMENT: u64 = 256;
+
+/// sassport's launch values at binding 0, one copy per dispatch. All fields are little-endian 32-bit words
+/// (64-bit values as low word first), so the std140 `uvec4` view and this struct agree byte for byte:
+/// word `w` is component `w % 4` of `data[w / 4]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchValues {
+    /// Guest address of byte 0 of the window (words 0, 1).
+    pub window_base: u64,
+    /// Size of the guest-addressable window in bytes (words 2, 3). An access to `[a, a + n)` is in the window
+    /// iff `a >= window_base` and `a - window_base + n <= window_size`.
+    pub window_size: u64,
+    /// Index of the fault record's first 32-bit word within the binding-33 buffer (word 4).
+    pub fault_record_word: u32,
+    /// Identifier of the kernel being run, copied into the fault record (word 5).
+    pub kernel_id: u32,
+    /// Reserved, zero (words 6, 7).
+    pub reserved: [u32; 2],
+    /// CUDA `gridDim` of the whole launch, w = 0 (words 8..11).
+    pub grid_dim: [u32; 4],
+    /// CUDA `blockDim`, w = 0 (words 12..15). Equal to the specialised workgroup size.
+    pub block_dim: [u32; 4],
+    /// Block index of this dispatch's first workgroup, w = 0 (words 16..19):
+    /// `ctaid = gl_WorkGroupID + workgroup_base`.
+    pub workgroup_base: [u32; 4],
+}
+
+/// Size of [`LaunchValues`] in `uvec4`s: the array length a module declares at binding 0.
+pub const LAUNCH_VALUES_VEC4S: u32 = (core::mem::size_of::<LaunchValues>() / 16) as u32;
+
+/// 32-bit word offsets of the launch-value fields, for SPIR-V emission.
+pub mod launch_word {
+    /// Low word of `window_base`; the high word follows.
+    pub const WINDOW_BASE: u32 = 0;
+    /// Low word of `window_size`; the high word follows.
+    pub const WINDOW_SIZE: u32 = 2;
+    /// `fault_record_word`.
+    pub const FAULT_RECORD_WORD: u32 = 4;
+    /// `kernel_id`.
+    pub const KERNEL_ID: u32 = 5;
+    /// `grid_dim.x`; y and z follow.
+    pub const GRID_DIM: u32 = 8;
+    /// `block_dim.x`; y and z follow.
+    pub const BLOCK_DIM: u32 = 12;
+    /// `workgroup_base.x`; y and z follow.
+    pub const WORKGROUP_BASE: u32 = 16;
+}
+
+// The word offsets above are the layout; keep the struct honest.
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    assert!(size_of::<LaunchValues>() % 16 == 0);
+    assert!(offset_of!(LaunchValues, window_base) == 4 * launch_word::WINDOW_BASE as usize);
+    assert!(offset_of!(LaunchValues, window_size) == 4 * launch_word::WINDOW_SIZE as usize);
+    assert!(offset_of!(LaunchValues, fault_record_word) == 4 * launch_word::FAULT_RECORD_WORD as usize);
+    assert!(offset_of!(LaunchValues, kernel_id) == 4 * launch_word::KERNEL_ID as usize);
+    assert!(offset_of!(LaunchValues, grid_dim) == 4 * launch_word::GRID_DIM as usize);
+    assert!(offset_of!(LaunchValues, block_dim) == 4 * launch_word::BLOCK_DIM as usize);
+    assert!(offset_of!(LaunchValues, workgroup_base) == 4 * launch_word::WORKGROUP_BASE as usize);
+    assert!(size_of::<FaultRecord>() == 4 * FAULT_RECORD_WORDS as usize);
+    assert!(offset_of!(FaultRecord, address) == 4 * fault_word::ADDRESS as usize);
+};
+
+impl LaunchValues {
+    /// The launch values as the little-endian bytes the shader reads.
+    pub fn to_bytes(&self) -> [u8; core::mem::size_of::<LaunchValues>()] {
+        let mut words = [0u32; core::mem::size_of::<LaunchValues>() / 4];
+        words[0] = self.window_base as u32;
+        words[1] = (self.window_base >> 32) as u32;
+        words[2] = self.window_size as u32;
+        words[3] = (self.window_size >> 32) as u32;
+        words[4] = self.fault_record_word;
+        words[5] = self.kernel_id;
+        words[6..8].copy_from_slice(&self.reserved);
+        words[8..12].copy_from_slice(&self.grid_dim);
+        words[12..16].copy_from_slice(&self.block_dim);
+        words[16..20].copy_from_slice(&self.workgroup_base);
+        let mut bytes = [0u8; core::mem::size_of::<LaunchValues>()];
+        for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        bytes
+    }
+}
+
+/// The fault record in the binding-33 buffer at word [`LaunchValues::fault_record_word`]; zeroed by the runtime
+/// before each launch and read after it.
+///
+/// Protocol for a faulting invocation: `OpAtomicIAdd(count, 1)`; then `OpAtomicCompareExchange(flag, 0 -> 1)`;
+/// only the invocation that saw 0 writes `kind`, `kernel_id`, `pc`, `address` and `size`. The host reads the
+/// record after the launch's fence, so the first fault is reported whole and `count` says how many followed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FaultRecord {
+    /// 0: no fault; 1: the fields below describe the first fault.
+    pub flag: u32,
+    /// One of the `FAULT_KIND_*` values.
+    pub kind: u32,
+    /// [`LaunchValues::kernel_id`] of the faulting launch.
+    pub kernel_id: u32,
+    /// Byte offset of the faulting SASS instruction within its kernel's `.text` section.
+    pub pc: u32,
+    /// Guest address of the access (low word first: words 4, 5).
+    pub address: u64,
+    /// Number of faulting accesses (all invocations, saturating at `u32::MAX` only by wrap-around).
+    pub count: u32,
+    /// Size of the faulting access in bytes.
+    pub size: u32,
+}
+
+/// Size of the fault record in 32-bit words.
+pub const FAULT_RECORD_WORDS: u32 = 8;
+
+/// Word offsets within [`FaultRecord`].
+pub mod fault_word {
+    /// `flag` (set with an atomic compare-exchange 0 -> 1).
+    pub const FLAG: u32 = 0;
+    /// `kind`.
+    pub const KIND: u32 = 1;
+    /// `kernel_id`.
+    pub const KERNEL_ID: u32 = 2;
+    /// `pc`.
+    pub const PC: u32 = 3;
+    /// Low word of `address`; the high word follows.
+    pub const ADDRESS: u32 = 4;
+    /// `count` (atomic add).
+    pub const COUNT: u32 = 6;
+    /// `size`.
+    pub const SIZE: u32 = 7;
+}
+
+/// Fault kind: a load outside the window (the load read 0).
+pub const FAULT_KIND_LOAD: u32 = 1;
+/// Fault kind: a store outside the window (the store was dropped).
+pub const FAULT_KIND_STORE: u32 = 2;
+/// Fault kind: an atomic or reduction outside the window (dropped; an atomic's result reads 0).
+pub const FAULT_KIND_ATOMIC: u32 = 3;
+
+impl FaultRecord {
+    /// Decodes a record from the eight little-endian words the shader wrote.
+    pub fn from_words(w: &[u32; FAULT_RECORD_WORDS as usize]) -> Self {
+        FaultRecord {
+            flag: w[fault_word::FLAG as usize],
+            kind: w[fault_word::KIND as usize],
+            kernel_id: w[fault_word::KERNEL_ID as usize],
+            pc: w[fault_word::PC as usize],
+            address: u64::from(w[fault_word::ADDRESS as usize])
+                | (u64::from(w[fault_word::ADDRESS as usize + 1]) << 32),
+            count: w[fault_word::COUNT as usize],
+            size: w[fault_word::SIZE as usize],
+        }
+    }
+}
+
+/// Driver-reserved words of constant bank 0 that nvcc's sm_86 code reads, as byte offsets (see
+/// `shared/notes/cubin.md`). The runtime fills them the way the CUDA driver does.
+pub mod bank0 {
+    /// `blockDim.x`, `.y`, `.z` (three u32).
+    pub const BLOCK_DIM: u32 = 0x0;
+    /// `gridDim.x`, `.y`, `.z` (three u32).
+    pub const GRID_DIM: u32 = 0xc;
+    /// Initial stack pointer (R1), a local-memory address.
+    pub const STACK_POINTER: u32 = 0x28;
+    /// The 64-bit global-memory descriptor read by `ULDC.64` for `desc[URx]` accesses.
+    pub const GLOBAL_MEMORY_DESCRIPTOR: u32 = 0x118;
+    /// First byte of the kernel parameters.
+    pub const PARAMS: u32 = 0x160;
+}
+
+/// What the device can do, as the translator needs to know it to choose native or emulated lowering.
+/// Filled by the runtime from Vulkan properties and features, plus an optional measured float self-test.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DeviceProfile {
+    /// Vulkan API version the device reports (`VK_MAKE_API_VERSION` encoding).
+    pub api_version: u32,
+    /// Default subgroup size.
+    pub subgroup_size: u32,
+    /// Smallest and largest subgroup size selectable with subgroup-size control (both equal to
+    /// `subgroup_size` when control is unavailable).
+    pub min_subgroup_size: u32,
+    /// See `min_subgroup_size`.
+    pub max_subgroup_size: u32,
+    /// `subgroupSizeControl` and `computeFullSubgroups` are both enabled.
+    pub subgroup_size_control: bool,
+    /// `shaderInt64` enabled (always true: sassport requires it for 64-bit addresses).
+    pub int64: bool,
+    /// `shaderFloat64` enabled.
+    pub float64: bool,
+    /// `shaderInt16` enabled.
+    pub int16: bool,
+    /// `shaderFloat16` enabled.
+    pub float16: bool,
+    /// `shaderInt8` enabled.
+    pub int8: bool,
+    /// 64-bit integer atomics on storage buffers and shared memory.
+    pub int64_atomics: bool,
+    /// The Vulkan memory model is enabled.
+    pub vulkan_memory_model: bool,
+    /// `maxComputeSharedMemorySize` in bytes.
+    pub max_shared_memory_bytes: u32,
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_workgroup_invocations: u32,
+    /// `maxComputeWorkGroupSize`.
+    pub max_workgroup_size: [u32; 3],
+    /// Float-controls properties (what may be requested with execution modes).
+    pub float_controls: FloatControls,
+    /// Results of the measured float self-test; `None` fields were not measured.
+    pub measured: MeasuredFloat,
+}
+
+/// `VkPhysicalDeviceFloatControlsProperties`, per width: index 0 = f16, 1 = f32, 2 = f64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FloatControls {
+    /// `DenormPreserve` may be requested.
+    pub denorm_preserve: [bool; 3],
+    /// `DenormFlushToZero` may be requested.
+    pub denorm_flush_to_zero: [bool; 3],
+    /// `SignedZeroInfNanPreserve` may be requested.
+    pub signed_zero_inf_nan_preserve: [bool; 3],
+    /// `RoundingModeRTE` may be requested.
+    pub rounding_rte: [bool; 3],
+    /// `RoundingModeRTZ` may be requested.
+    pub rounding_rtz: [bool; 3],
+    /// Denormal behaviour can be set per width independently (`VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL`).
+    pub denorm_independence_all: bool,
+    /// Rounding mode can be set per width independently.
+    pub rounding_independence_all: bool,
+}
+
+/// What a one-time self-test dispatch measured on the device (plain SPIR-V ops, no float-controls modes):
+/// the properties do not tell the whole story (lavapipe reports no denormal preservation yet preserves).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MeasuredFloat {
+    /// `GLSL.std.450 Fma` on f32 rounds once (fused): `fma(1+2^-23, 1-2^-23, -1) == -2^-46`.
+    pub fma_f32_fused: Option<bool>,
+    /// An f32 add of two denormals keeps the denormal result without any execution mode.
+    pub denorm_f32_preserved: Option<bool>,
+    /// `GLSL.std.450 Fma` on f64 rounds once.
+    pub fma_f64_fused: Option<bool>,
+}
