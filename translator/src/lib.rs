@@ -2,3 +2,5 @@
 //!
 //! One job: a cubin in, one Vulkan compute module per kernel out. Depends on `sassport-gen` for decoding;
 //! never on the runtime.
+
+pub mod abi;
