@@ -1,4 +1,9 @@
-//! `sassport info`: placeholder until the cubin reader lands.
+//! `sassport info`: each kernel of a cubin with its parameters and resources, then the device functions.
+
+use std::fmt::Write as _;
+
+use anyhow::Context as _;
+use sassport_translator::cubin::{Cubin, Function, Kernel};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -6,6 +11,120 @@ pub struct Args {
     pub cubin: std::path::PathBuf,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`info` has not landed yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let bytes = std::fs::read(&args.cubin).with_context(|| format!("reading {}", args.cubin.display()))?;
+    let cubin = Cubin::parse(&bytes).with_context(|| format!("parsing {}", args.cubin.display()))?;
+    print!("{}", describe(&args.cubin.display().to_string(), &cubin));
+    Ok(())
+}
+
+/// The report, in a fixed line-oriented format: one `kernel` block per kernel, one `function` line per
+/// device function.
+fn describe(path: &str, cubin: &Cubin<'_>) -> String {
+    let mut out = String::new();
+    let kind = match cubin.elf_type {
+        1 => "relocatable",
+        2 => "executable",
+        _ => "other",
+    };
+    let _ = writeln!(
+        out,
+        "cubin {path}: sm_{}, {kind}, {} kernel(s), {} device function(s)",
+        cubin.sm,
+        cubin.kernels.len(),
+        cubin.device_functions.len()
+    );
+    for kernel in &cubin.kernels {
+        out.push('\n');
+        describe_kernel(&mut out, kernel);
+    }
+    if !cubin.device_functions.is_empty() {
+        out.push('\n');
+    }
+    for function in &cubin.device_functions {
+        describe_function(&mut out, function);
+    }
+    out
+}
+
+fn describe_kernel(out: &mut String, kernel: &Kernel<'_>) {
+    let f = &kernel.function;
+    let info = &kernel.info;
+    let _ = writeln!(out, "kernel {}", f.name);
+    let _ = writeln!(out, "  code          {} +{:#x}, {:#x} bytes", f.section_name, f.offset, f.size);
+    let block = match (info.param_size, info.param_bank) {
+        (Some(size), Some(bank)) => format!(", {size:#x} bytes at c[0x0][{:#x}]", bank.offset),
+        (Some(size), None) => format!(", {size:#x} bytes"),
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "  params        {}{block}", info.params.len());
+    for p in &info.params {
+        let space = if p.in_shared_memory { "  (shared memory)" } else { "" };
+        let _ = writeln!(out, "    param {:<3} offset {:#06x}  size {:#x}{space}", p.ordinal, p.offset, p.size);
+    }
+    let _ = writeln!(out, "  registers     {}", kernel.registers());
+    let _ = writeln!(out, "  shared        {:#x} bytes", kernel.shared_size);
+    let _ = writeln!(out, "  frame         {:#x} bytes", kernel.frame_size());
+    let _ = writeln!(out, "  min stack     {}", opt_hex(f.resources.min_stack_size));
+    if let Some(max) = f.resources.max_stack_size {
+        let _ = writeln!(out, "  max stack     {max:#x}");
+    }
+    let _ = writeln!(out, "  max threads   {}", opt_dim(info.max_threads));
+    if let Some(req) = info.required_threads {
+        let _ = writeln!(out, "  req threads   {}", opt_dim(Some(req)));
+    }
+    let _ = writeln!(out, "  max registers {}", info.max_reg_count.map_or("-".to_owned(), |r| r.to_string()));
+    let _ = writeln!(out, "  barriers      {}", info.num_barriers.unwrap_or(0));
+    let _ = writeln!(
+        out,
+        "  const bank 0  {}",
+        kernel.constant0.map_or("-".to_owned(), |c| format!("{:#x} bytes", c.len()))
+    );
+    let _ = writeln!(out, "  exits         {}", offsets(&info.exit_offsets));
+    if !info.s2r_ctaid_offsets.is_empty() {
+        let _ = writeln!(out, "  s2r ctaid     {}", offsets(&info.s2r_ctaid_offsets));
+    }
+    let _ = writeln!(out, "  ctaid.z used  {}", if info.ctaid_z_used { "yes" } else { "no" });
+    for branch in &info.indirect_branches {
+        let _ = writeln!(out, "  indirect      {:#x} -> {}", branch.offset, offsets(&branch.targets));
+    }
+    let undecoded: Vec<String> = info
+        .undecoded()
+        .map(|a| a.name().map_or_else(|| format!("EIATTR_{:#04x}", a.id), str::to_owned))
+        .collect();
+    if !undecoded.is_empty() {
+        let _ = writeln!(out, "  other attrs   {}", undecoded.join(" "));
+    }
+}
+
+fn describe_function(out: &mut String, f: &Function<'_>) {
+    let _ = writeln!(
+        out,
+        "function {}  {} +{:#x}, {:#x} bytes, registers {}, frame {}",
+        f.name,
+        f.section_name,
+        f.offset,
+        f.size,
+        f.resources.registers.map_or("-".to_owned(), |r| r.to_string()),
+        opt_hex(f.resources.frame_size),
+    );
+}
+
+fn opt_hex(value: Option<u32>) -> String {
+    value.map_or("-".to_owned(), |v| format!("{v:#x}"))
+}
+
+fn opt_dim(value: Option<[u32; 3]>) -> String {
+    value.map_or("-".to_owned(), |[x, y, z]| format!("{x}x{y}x{z}"))
+}
+
+fn offsets(list: &[u32]) -> String {
+    let mut s = list.len().to_string();
+    if !list.is_empty() {
+        s.push_str(" at");
+        for o in list {
+            let _ = write!(s, " {o:#x}");
+        }
+    }
+    s
 }

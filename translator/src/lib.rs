@@ -1,6 +1,10 @@
 //! Cubin loading, control-flow graphs, structurizing and SPIR-V lowering of SM86 machine code.
 //!
 //! One job: a cubin in, one Vulkan compute module per kernel out. Depends on `sassport-gen` for decoding;
-//! never on the runtime.
+//! never on the runtime. So far: [`cubin`], the reader of `nvcc -cubin -arch=sm_86` files (kernels, device
+//! functions, code sections, `.nv.info` attributes, constant banks, relocations).
 
 pub mod abi;
+pub mod cubin;
+
+pub use cubin::{Cubin, CubinError};

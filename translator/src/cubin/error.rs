@@ -1,0 +1,85 @@
+//! Why a cubin was refused. Every variant names what was wrong and where (section, byte offset).
+
+use thiserror::Error;
+
+/// A cubin that cannot be read. Offsets are file offsets unless the variant says "within".
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CubinError {
+    /// The ELF header or section table could not be read (the `object` crate's reason).
+    #[error("malformed ELF header or section table: {reason}")]
+    Elf { reason: String },
+
+    /// The ELF file is not for the CUDA machine (EM_CUDA = 190).
+    #[error("not a CUDA ELF file: e_machine is {machine}, expected 190 (EM_CUDA)")]
+    NotCuda { machine: u16 },
+
+    /// A cubin must be a 64-bit little-endian ELF.
+    #[error("unsupported ELF class or byte order: cubins are 64-bit little-endian")]
+    UnsupportedLayout,
+
+    /// A section's name could not be read from the section-name string table.
+    #[error("section {index}: unreadable name (sh_name {sh_name:#x}): {reason}")]
+    SectionName { index: usize, sh_name: u32, reason: String },
+
+    /// A section's bytes lie (partly) outside the file.
+    #[error("section {section}: bytes {offset:#x}..+{size:#x} lie outside the file of {file_len:#x} bytes")]
+    SectionOutOfFile { section: String, offset: u64, size: u64, file_len: usize },
+
+    /// The symbol table (or its string table) is malformed.
+    #[error("symbol table: {reason}")]
+    SymbolTable { reason: String },
+
+    /// A symbol's name could not be read.
+    #[error("symbol {index}: unreadable name (st_name {st_name:#x})")]
+    SymbolName { index: usize, st_name: u32 },
+
+    /// A symbol refers to a section index that does not exist.
+    #[error("symbol {index} ({name}): section index {section} out of range (the file has {sections} sections)")]
+    SymbolSection { index: usize, name: String, section: usize, sections: usize },
+
+    /// A function or variable symbol's range lies outside its section.
+    #[error("symbol {name}: range {offset:#x}..+{size:#x} lies outside section {section} of {section_size:#x} bytes")]
+    SymbolOutOfSection { name: String, section: String, offset: u64, size: u64, section_size: u64 },
+
+    /// A function symbol does not live in a code section.
+    #[error("function {name}: its section {section} is not a code section (`.text.*`)")]
+    FunctionNotInCode { name: String, section: String },
+
+    /// An EIATTR record uses a format byte this reader does not know, so its length is unknown.
+    #[error("section {section}, offset {offset:#x} within: EIATTR {attribute} has unknown format byte {format:#04x}")]
+    UnknownAttributeFormat { section: String, offset: usize, attribute: u8, format: u8 },
+
+    /// An EIATTR record runs past the end of its section.
+    #[error("section {section}, offset {offset:#x} within: EIATTR record needs {needed} bytes but only {available} remain")]
+    AttributeOverrun { section: String, offset: usize, needed: usize, available: usize },
+
+    /// A known EIATTR record has a payload of the wrong shape.
+    #[error("section {section}, offset {offset:#x} within: {attribute} has a {found}-byte payload, expected {expected}")]
+    AttributePayload { section: String, offset: usize, attribute: &'static str, expected: &'static str, found: usize },
+
+    /// An EIATTR record refers to a symbol index that does not exist.
+    #[error("section {section}, offset {offset:#x} within: {attribute} names symbol {symbol}, but the symbol table has {symbols}")]
+    AttributeSymbol { section: String, offset: usize, attribute: &'static str, symbol: u32, symbols: usize },
+
+    /// A `.nv.info.<kernel>` section whose `sh_info` does not name a kernel symbol.
+    #[error("section {section}: sh_info {symbol} does not name a kernel (entry function) symbol")]
+    InfoOwner { section: String, symbol: u32 },
+
+    /// A relocation section's entries are malformed (size not a multiple of the entry size, bad link).
+    #[error("relocation section {section}: {reason}")]
+    RelocationSection { section: String, reason: String },
+
+    /// A relocation refers to a symbol index that does not exist.
+    #[error("relocation section {section}, entry {entry}: symbol {symbol} out of range (the symbol table has {symbols})")]
+    RelocationSymbol { section: String, entry: usize, symbol: u32, symbols: usize },
+
+    /// A relocation patches bytes outside its target section.
+    #[error("relocation section {section}, entry {entry}: offset {offset:#x} lies outside target {target} of {target_size:#x} bytes")]
+    RelocationOutOfRange { section: String, entry: usize, offset: u64, target: String, target_size: u64 },
+}
+
+impl CubinError {
+    pub(crate) fn elf(err: object::read::Error) -> Self {
+        CubinError::Elf { reason: err.to_string() }
+    }
+}

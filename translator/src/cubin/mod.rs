@@ -1,0 +1,285 @@
+//! Reading cubins: the ELF files `nvcc -cubin -arch=sm_86` writes.
+//!
+//! [`Cubin::parse`] borrows the file's bytes and gives kernels and device functions with their code, every
+//! code section with the symbols inside it, the `.nv.info` attributes decoded into typed fields, constant
+//! banks, global variables and relocations. Malformed input is a [`CubinError`] naming what and where;
+//! nothing here panics on input-derived data.
+
+mod attributes;
+mod error;
+mod nv_info;
+mod relocations;
+mod sections;
+mod symbols;
+
+pub use attributes::{attribute_name, Attribute, AttributeFormat};
+pub use error::CubinError;
+pub use nv_info::{FunctionResources, IndirectBranch, KernelInfo, Param, ParamBank};
+pub use relocations::{Relocation, RelocationKind, RelocationSection};
+pub use sections::{ConstantBank, Section, Variable};
+pub use symbols::{CodeSymbol, Function, Symbol, SymbolKind, STO_CUDA_ENTRY};
+
+use object::elf;
+use object::read::elf::FileHeader;
+use object::LittleEndian;
+
+const EI_CLASS: usize = 4;
+const EI_DATA: usize = 5;
+
+/// `e_machine` of CUDA ELF files.
+pub const EM_CUDA: u16 = 190;
+
+/// A parsed cubin. Borrows the file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cubin<'data> {
+    /// `e_type`: 2 (`ET_EXEC`) for whole-program cubins, 1 (`ET_REL`) for `-rdc` ones.
+    pub elf_type: u16,
+    /// `e_flags` as stored.
+    pub flags: u32,
+    /// The SM version the code is for (86 for sm_86), from `e_flags` bits 8..=15.
+    pub sm: u32,
+    /// Every section, in section-table order (index 0 is the null section).
+    pub sections: Vec<Section<'data>>,
+    /// Every symbol, in symbol-table order.
+    pub symbols: Vec<Symbol<'data>>,
+    /// Every `.text.*` section with the function symbols inside it.
+    pub code_sections: Vec<CodeSection<'data>>,
+    /// Kernel entry points, in symbol-table order.
+    pub kernels: Vec<Kernel<'data>>,
+    /// Defined non-entry functions, in symbol-table order.
+    pub device_functions: Vec<Function<'data>>,
+    /// The records of the global `.nv.info` section (per-function ones are also decoded into
+    /// [`Function::resources`]).
+    pub global_attributes: Vec<Attribute<'data>>,
+    /// `.nv.constant<N>` and `.nv.constant<N>.<function>` sections.
+    pub constant_banks: Vec<ConstantBank<'data>>,
+    /// Object symbols (`__device__` and `__constant__` variables, string literals, ...).
+    pub variables: Vec<Variable<'data>>,
+    /// Every `.rel*`/`.rela*` section.
+    pub relocation_sections: Vec<RelocationSection<'data>>,
+}
+
+/// A `.text.<name>` section: the code a disassembler walks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeSection<'data> {
+    /// Index in the section table.
+    pub index: usize,
+    pub name: &'data str,
+    pub bytes: &'data [u8],
+    /// Registers per thread, from `sh_info` bits 24..=31 (what cuobjdump's `.text` header shows).
+    pub registers: u32,
+    /// Function symbols inside the section, sorted by offset.
+    pub symbols: Vec<CodeSymbol<'data>>,
+    /// Relocations that patch this section (`.rel.<name>` and `.rela.<name>` entries).
+    pub relocations: Vec<Relocation<'data>>,
+}
+
+/// A kernel: its function, its launch interface and its resources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernel<'data> {
+    pub function: Function<'data>,
+    /// From `.nv.info.<name>`; empty if the cubin has none for this kernel.
+    pub info: KernelInfo<'data>,
+    /// Static shared memory in bytes: the size of `.nv.shared.<name>` (0 if absent).
+    pub shared_size: u64,
+    /// Constant bank 0 image (`.nv.constant0.<name>`): driver words, then parameters at
+    /// [`ParamBank::offset`].
+    pub constant0: Option<&'data [u8]>,
+    /// Registers per thread from the code section header (`sh_info` >> 24).
+    pub code_registers: u32,
+}
+
+impl<'data> Kernel<'data> {
+    pub fn name(&self) -> &'data str {
+        self.function.name
+    }
+
+    /// Registers per thread: `EIATTR_REGCOUNT` if present, else the code section header's count.
+    pub fn registers(&self) -> u32 {
+        self.function.resources.registers.unwrap_or(self.code_registers)
+    }
+
+    /// Per-thread local memory (stack frame) in bytes.
+    pub fn frame_size(&self) -> u32 {
+        self.function.resources.frame_size.unwrap_or(0)
+    }
+}
+
+impl<'data> Cubin<'data> {
+    /// Parses a cubin. Never panics; malformed input gives a [`CubinError`] naming what and where.
+    pub fn parse(data: &'data [u8]) -> Result<Self, CubinError> {
+        if data.get(EI_CLASS) == Some(&elf::ELFCLASS32) || data.get(EI_DATA) == Some(&elf::ELFDATA2MSB) {
+            return Err(CubinError::UnsupportedLayout);
+        }
+        let header = elf::FileHeader64::<LittleEndian>::parse(data).map_err(CubinError::elf)?;
+        let machine = header.e_machine(LittleEndian);
+        if machine != EM_CUDA {
+            return Err(CubinError::NotCuda { machine });
+        }
+        let flags = header.e_flags(LittleEndian);
+        let table = header.sections(LittleEndian, data).map_err(CubinError::elf)?;
+        let sections = sections::read_sections(&table, data)?;
+        let symbols = symbols::read_symbols(&table, data)?;
+
+        // Per-function resources from the global `.nv.info`.
+        let mut resources = vec![FunctionResources::default(); symbols.len()];
+        let mut global_attributes = Vec::new();
+        if let Some(info) = sections.iter().find(|s| s.name == ".nv.info") {
+            global_attributes = attributes::parse_records(info.name, info.data)?;
+            for fact in nv_info::decode_global_info(info.name, &global_attributes)? {
+                let Some(slot) = resources.get_mut(fact.symbol as usize) else {
+                    return Err(CubinError::AttributeSymbol {
+                        section: info.name.to_owned(),
+                        offset: fact.offset,
+                        attribute: fact.name,
+                        symbol: fact.symbol,
+                        symbols: symbols.len(),
+                    });
+                };
+                (fact.apply)(slot, fact.value);
+            }
+        }
+
+        let relocation_sections = sections::read_relocation_sections(&sections, &symbols)?;
+
+        let mut code_sections = Vec::new();
+        for section in sections.iter().filter(|s| is_code(s)) {
+            let relocations = relocation_sections
+                .iter()
+                .filter(|r| r.target == section.index)
+                .flat_map(|r| r.entries.iter().copied())
+                .collect();
+            code_sections.push(CodeSection {
+                index: section.index,
+                name: section.name,
+                bytes: section.data,
+                registers: section.info >> 24,
+                symbols: Vec::new(),
+                relocations,
+            });
+        }
+
+        let mut kernels = Vec::new();
+        let mut device_functions = Vec::new();
+        for symbol in symbols.iter().filter(|s| s.kind == SymbolKind::Function) {
+            // Undefined functions (`vprintf` in `-rdc` cubins) are external, not ours to describe.
+            let Some(section_index) = symbol.section else { continue };
+            let Some(section) = sections.get(section_index) else { continue };
+            if !is_code(section) {
+                return Err(CubinError::FunctionNotInCode {
+                    name: symbol.name.to_owned(),
+                    section: section.name.to_owned(),
+                });
+            }
+            let code = symbol_range(symbol, section)?;
+            let function = Function {
+                name: symbol.name,
+                symbol: symbol.index,
+                section: section_index,
+                section_name: section.name,
+                offset: symbol.value,
+                size: symbol.size,
+                code,
+                resources: resources.get(symbol.index).copied().unwrap_or_default(),
+            };
+            if let Some(code_section) = code_sections.iter_mut().find(|c| c.index == section_index) {
+                code_section.symbols.push(CodeSymbol {
+                    name: symbol.name,
+                    symbol: symbol.index,
+                    offset: symbol.value,
+                    size: symbol.size,
+                    is_kernel: symbol.is_entry(),
+                });
+            }
+            if symbol.is_entry() {
+                kernels.push(Kernel {
+                    function,
+                    info: KernelInfo::default(),
+                    shared_size: 0,
+                    constant0: None,
+                    code_registers: section.info >> 24,
+                });
+            } else {
+                device_functions.push(function);
+            }
+        }
+        for code_section in &mut code_sections {
+            code_section.symbols.sort_by_key(|s| (s.offset, !s.is_kernel));
+        }
+
+        // Per-kernel `.nv.info.<kernel>`: `sh_info` names the kernel's symbol.
+        for section in sections.iter().filter(|s| s.name.starts_with(".nv.info.")) {
+            let owner = section.info;
+            let Some(kernel) = kernels.iter_mut().find(|k| k.function.symbol == owner as usize) else {
+                return Err(CubinError::InfoOwner { section: section.name.to_owned(), symbol: owner });
+            };
+            let records = attributes::parse_records(section.name, section.data)?;
+            kernel.info = nv_info::decode_kernel_info(section.name, records)?;
+        }
+
+        let constant_banks = sections::constant_banks(&sections);
+        for kernel in &mut kernels {
+            let name = kernel.function.name;
+            kernel.shared_size = sections
+                .iter()
+                .find(|s| s.name.strip_prefix(".nv.shared.") == Some(name))
+                .map_or(0, |s| s.size);
+            kernel.constant0 = constant_banks
+                .iter()
+                .find(|b| b.bank == 0 && b.function == Some(name))
+                .map(|b| b.data);
+        }
+
+        let variables = sections::variables(&sections, &symbols)?;
+
+        Ok(Cubin {
+            elf_type: header.e_type(LittleEndian),
+            flags,
+            sm: (flags >> 8) & 0xff,
+            sections,
+            symbols,
+            code_sections,
+            kernels,
+            device_functions,
+            global_attributes,
+            constant_banks,
+            variables,
+            relocation_sections,
+        })
+    }
+
+    /// The kernel with this name.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel<'data>> {
+        self.kernels.iter().find(|k| k.function.name == name)
+    }
+
+    /// The code section with this name (`.text.<function>`).
+    pub fn code_section(&self, name: &str) -> Option<&CodeSection<'data>> {
+        self.code_sections.iter().find(|c| c.name == name)
+    }
+}
+
+fn is_code(section: &Section<'_>) -> bool {
+    section.kind == elf::SHT_PROGBITS && section.name.starts_with(".text.")
+}
+
+/// The bytes `symbol` covers inside `section`, bounds-checked.
+pub(crate) fn symbol_range<'data>(symbol: &Symbol<'data>, section: &Section<'data>) -> Result<&'data [u8], CubinError> {
+    let out_of_section = || CubinError::SymbolOutOfSection {
+        name: symbol.name.to_owned(),
+        section: section.name.to_owned(),
+        offset: symbol.value,
+        size: symbol.size,
+        section_size: section.size,
+    };
+    let end = symbol.value.checked_add(symbol.size).ok_or_else(out_of_section)?;
+    if end > section.size {
+        return Err(out_of_section());
+    }
+    if section.kind == elf::SHT_NOBITS {
+        return Ok(&[]);
+    }
+    let start = usize::try_from(symbol.value).map_err(|_| out_of_section())?;
+    let end = usize::try_from(end).map_err(|_| out_of_section())?;
+    section.data.get(start..end).ok_or_else(out_of_section)
+}
