@@ -9,6 +9,8 @@
 //! - [`standard`]: the engine classes a channel binds by default; [`sector_layout`]: the GOB sector order.
 
 pub mod channel;
+pub mod copy;
+pub mod layout;
 pub mod memory;
 pub mod sector_layout;
 pub mod semaphore;
