@@ -61,9 +61,9 @@ pub enum CubinError {
     #[error("section {section}, offset {offset:#x} within: {attribute} names symbol {symbol}, but the symbol table has {symbols}")]
     AttributeSymbol { section: String, offset: usize, attribute: &'static str, symbol: u32, symbols: usize },
 
-    /// A `.nv.info.<kernel>` section whose `sh_info` does not name a kernel symbol.
-    #[error("section {section}: sh_info {symbol} does not name a kernel (entry function) symbol")]
-    InfoOwner { section: String, symbol: u32 },
+    /// A `.nv.info.<function>` section whose `sh_info` does not name a code section holding that function.
+    #[error("section {section}: sh_info {code_section} is not the code section of a function named by the section")]
+    InfoOwner { section: String, code_section: u32 },
 
     /// A relocation section's entries are malformed (size not a multiple of the entry size, bad link).
     #[error("relocation section {section}: {reason}")]

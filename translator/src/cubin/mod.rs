@@ -17,7 +17,7 @@ pub use error::CubinError;
 pub use nv_info::{FunctionResources, IndirectBranch, KernelInfo, Param, ParamBank};
 pub use relocations::{Relocation, RelocationKind, RelocationSection};
 pub use sections::{ConstantBank, Section, Variable};
-pub use symbols::{CodeSymbol, Function, Symbol, SymbolKind, STO_CUDA_ENTRY};
+pub use symbols::{CodeSymbol, Function, Symbol, SymbolKind, STO_CUDA_ENTRY, STT_CUDA_OBJECT};
 
 use object::elf;
 use object::read::elf::FileHeader;
@@ -48,6 +48,8 @@ pub struct Cubin<'data> {
     pub kernels: Vec<Kernel<'data>>,
     /// Defined non-entry functions, in symbol-table order.
     pub device_functions: Vec<Function<'data>>,
+    /// `.nv.info.<function>` sections of device functions (`-rdc` cubins have them).
+    pub device_function_info: Vec<FunctionInfo<'data>>,
     /// The records of the global `.nv.info` section (per-function ones are also decoded into
     /// [`Function::resources`]).
     pub global_attributes: Vec<Attribute<'data>>,
@@ -72,6 +74,15 @@ pub struct CodeSection<'data> {
     pub symbols: Vec<CodeSymbol<'data>>,
     /// Relocations that patch this section (`.rel.<name>` and `.rela.<name>` entries).
     pub relocations: Vec<Relocation<'data>>,
+}
+
+/// The `.nv.info.<function>` section of a device function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionInfo<'data> {
+    pub function: &'data str,
+    /// Symbol table index of the function.
+    pub symbol: usize,
+    pub info: KernelInfo<'data>,
 }
 
 /// A kernel: its function, its launch interface and its resources.
@@ -207,14 +218,21 @@ impl<'data> Cubin<'data> {
             code_section.symbols.sort_by_key(|s| (s.offset, !s.is_kernel));
         }
 
-        // Per-kernel `.nv.info.<kernel>`: `sh_info` names the kernel's symbol.
+        // Per-function `.nv.info.<function>`: `sh_info` is the index of the function's code section.
+        let mut device_function_info = Vec::new();
         for section in sections.iter().filter(|s| s.name.starts_with(".nv.info.")) {
             let owner = section.info;
-            let Some(kernel) = kernels.iter_mut().find(|k| k.function.symbol == owner as usize) else {
-                return Err(CubinError::InfoOwner { section: section.name.to_owned(), symbol: owner });
-            };
+            let suffix = &section.name[".nv.info.".len()..];
+            let owns = |f: &Function<'_>| f.section == owner as usize && f.name == suffix;
             let records = attributes::parse_records(section.name, section.data)?;
-            kernel.info = nv_info::decode_kernel_info(section.name, records)?;
+            if let Some(kernel) = kernels.iter_mut().find(|k| owns(&k.function)) {
+                kernel.info = nv_info::decode_kernel_info(section.name, records)?;
+            } else if let Some(function) = device_functions.iter().find(|f| owns(f)) {
+                let info = nv_info::decode_kernel_info(section.name, records)?;
+                device_function_info.push(FunctionInfo { function: function.name, symbol: function.symbol, info });
+            } else {
+                return Err(CubinError::InfoOwner { section: section.name.to_owned(), code_section: owner });
+            }
         }
 
         let constant_banks = sections::constant_banks(&sections);
@@ -241,6 +259,7 @@ impl<'data> Cubin<'data> {
             code_sections,
             kernels,
             device_functions,
+            device_function_info,
             global_attributes,
             constant_banks,
             variables,

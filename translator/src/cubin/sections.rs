@@ -179,7 +179,7 @@ pub(crate) fn variables<'data>(
     symbols: &[Symbol<'data>],
 ) -> Result<Vec<Variable<'data>>, CubinError> {
     let mut out = Vec::new();
-    for symbol in symbols.iter().filter(|s| s.kind == SymbolKind::Object) {
+    for symbol in symbols.iter().filter(|s| matches!(s.kind, SymbolKind::Object | SymbolKind::CudaObject)) {
         let Some(section) = symbol.section.and_then(|i| sections.get(i)) else { continue };
         let bytes = symbol_range(symbol, section)?;
         out.push(Variable {

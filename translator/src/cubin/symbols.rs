@@ -18,8 +18,13 @@ pub enum SymbolKind {
     Function,
     Section,
     File,
+    /// `STT_LOPROC` (13), printed `CUDA_OBJECT` by cuobjdump: data objects in `-rdc` cubins.
+    CudaObject,
     Other(u8),
 }
+
+/// `st_type` of CUDA data objects.
+pub const STT_CUDA_OBJECT: u8 = 13;
 
 /// One symbol table entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +71,7 @@ pub(crate) fn read_symbols<'data>(
             elf::STT_FUNC => SymbolKind::Function,
             elf::STT_SECTION => SymbolKind::Section,
             elf::STT_FILE => SymbolKind::File,
+            STT_CUDA_OBJECT => SymbolKind::CudaObject,
             other => SymbolKind::Other(other),
         };
         let shndx = sym.st_shndx(LittleEndian);
