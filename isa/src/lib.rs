@@ -1,4 +1,22 @@
 //! The SM86 encoding table (`isa/sm86.txt`) and its parser.
 //!
-//! One job: turn the checked-in, human-editable table into typed data for the generator in `xtask`.
-//! Depends on nothing else in the workspace.
+//! One job: turn the checked-in, human-editable table into typed data for the generator in `xtask`
+//! ([`parse_table`]), and back ([`write_table`], which `cargo xtask probe` uses to write the table).
+//! The data model ([`model`]) documents how a decoder and an nvdisasm-exact formatter use each part; the
+//! text format is described in `docs/isa-table.md`. Depends on nothing else in the workspace.
+
+pub mod model;
+mod parse;
+mod write;
+
+pub use model::*;
+pub use parse::{parse_table, ParseError};
+pub use write::{format_name, kind_name, quote, write_table};
+
+/// The committed SM86 table's text, as checked in.
+pub const SM86_TABLE: &str = include_str!("../sm86.txt");
+
+/// Parses the committed SM86 table.
+pub fn sm86() -> Result<Table, ParseError> {
+    parse_table(SM86_TABLE)
+}
