@@ -56,6 +56,16 @@ pub fn describe_call(call: &MethodCall, class: u32) -> String {
     )
 }
 
+/// What a waiting method waits for, in words.
+pub fn describe_wait(reason: &WaitReason) -> String {
+    match reason {
+        WaitReason::Acquire { va, current, payload } => {
+            format!("semaphore at {va:#x} holds {current:#x}, the acquire compares with payload {payload:#x}")
+        }
+        WaitReason::EngineBusy { class } => format!("engine {class:#06x} is busy"),
+    }
+}
+
 /// Why a channel stopped before its input was used up.
 #[derive(Debug)]
 pub enum ChannelStop {
@@ -69,14 +79,7 @@ impl fmt::Display for ChannelStop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ChannelStop::Wait { call, reason } => {
-                write!(f, "{} waits: ", describe_call(call, 0))?;
-                match reason {
-                    WaitReason::Acquire { va, current, payload } => write!(
-                        f,
-                        "semaphore at {va:#x} holds {current:#x}, acquire needs payload {payload:#x}"
-                    ),
-                    WaitReason::EngineBusy { class } => write!(f, "engine {class:#06x} is busy"),
-                }
+                write!(f, "{} waits: {}", describe_call(call, 0), describe_wait(reason))
             }
             ChannelStop::Fault(e) => e.fmt(f),
         }
