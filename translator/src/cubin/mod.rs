@@ -128,6 +128,8 @@ impl<'data> Cubin<'data> {
             return Err(CubinError::NotCuda { machine });
         }
         let flags = header.e_flags(LittleEndian);
+        // Nothing here uses the program headers, but a table past the end of the file means a truncated file.
+        header.program_headers(LittleEndian, data).map_err(CubinError::elf)?;
         let table = header.sections(LittleEndian, data).map_err(CubinError::elf)?;
         let sections = sections::read_sections(&table, data)?;
         let symbols = symbols::read_symbols(&table, data)?;
