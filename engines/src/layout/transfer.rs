@@ -120,6 +120,12 @@ pub fn for_each_run(
 
 /// The shared loop of `tile` and `untile`.
 ///
+/// Rows are taken in groups of one GOB row (8 rows). Where a group is whole, the GOBs it crosses
+/// completely move one GOB at a time: the 512 bytes of a GOB are read (or written) in memory order as 32
+/// pieces of 16 bytes whose linear offsets come from a table built once per call, so the block-linear
+/// side streams and the linear side advances through eight rows together. Partial GOB columns at either
+/// end, and partial GOB rows at the top and bottom, go row by row in runs of at most 16 bytes.
+///
 /// # Safety
 /// Every byte of `region` must lie inside the buffers at `tiled` and `linear` (as `check` proves), and the
 /// buffers must not overlap.
@@ -136,60 +142,72 @@ unsafe fn transfer(
         return;
     }
     let end = region.x + region.width;
-    // Whole GOBs span [body_start, body_end); the head and tail are partial GOB rows.
+    // Whole GOB columns span [body_start, body_end); the head and tail are partial GOB columns.
     let body_start = region.x.next_multiple_of(GOB_WIDTH_BYTES).min(end);
     let body_end = (end / GOB_WIDTH_BYTES * GOB_WIDTH_BYTES).max(body_start);
+    let gobs = ((body_end - body_start) / GOB_WIDTH_BYTES) as usize;
     let column_stride = layout.gob_column_offset(GOB_WIDTH_BYTES) as usize;
-    for r in 0..region.height as usize {
+    // Linear offset (from a GOB's top-left byte) of each 16-byte piece of a GOB, in memory order.
+    let mut piece_offsets = [0usize; 32];
+    for (slot, (row, col)) in piece_offsets.iter_mut().zip(layout.sectors().memory_order()) {
+        *slot = row as usize * pitch + col as usize;
+    }
+
+    // One row's partial columns [from, to) in runs of at most 16 bytes.
+    let row_runs = |r: usize, from: u32, to: u32| {
         let y = region.y + r as u32;
         let row_base = layout.row_base(y, region.z) as usize;
         let chunks = layout.sectors().row_chunks(y);
         let lin_row = linear.add(r * pitch);
-        let mut copy = |x: u32, len: u32| {
+        let mut x = from;
+        while x < to {
+            let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(to - x);
             let in_gob = chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
             let t = tiled.add(row_base + layout.gob_column_offset(x) as usize + in_gob as usize);
             let l = lin_row.add((x - region.x) as usize);
-            match direction {
-                Direction::Untile => core::ptr::copy_nonoverlapping(t, l, len as usize),
-                Direction::Tile => core::ptr::copy_nonoverlapping(l, t, len as usize),
-            }
-        };
-        let mut x = region.x;
-        while x < body_start {
-            let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(body_start - x);
-            copy(x, len);
-            x += len;
-        }
-        if body_start < body_end {
-            let [c0, c1, c2, c3] = chunks.map(|c| c as usize);
-            let mut gob = tiled.add(row_base + layout.gob_column_offset(body_start) as usize);
-            let mut l = lin_row.add((body_start - region.x) as usize);
-            let gobs = ((body_end - body_start) / GOB_WIDTH_BYTES) as usize;
-            for _ in 0..gobs {
+            if len == SECTOR_ROW_BYTES {
                 match direction {
-                    Direction::Untile => {
-                        copy16(gob.add(c0), l);
-                        copy16(gob.add(c1), l.add(16));
-                        copy16(gob.add(c2), l.add(32));
-                        copy16(gob.add(c3), l.add(48));
-                    }
-                    Direction::Tile => {
-                        copy16(l, gob.add(c0));
-                        copy16(l.add(16), gob.add(c1));
-                        copy16(l.add(32), gob.add(c2));
-                        copy16(l.add(48), gob.add(c3));
-                    }
+                    Direction::Untile => copy16(t, l),
+                    Direction::Tile => copy16(l, t),
                 }
-                gob = gob.add(column_stride);
-                l = l.add(GOB_WIDTH_BYTES as usize);
+            } else {
+                match direction {
+                    Direction::Untile => core::ptr::copy_nonoverlapping(t, l, len as usize),
+                    Direction::Tile => core::ptr::copy_nonoverlapping(l, t, len as usize),
+                }
             }
-        }
-        let mut x = body_end.max(body_start);
-        while x < end {
-            let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(end - x);
-            copy(x, len);
             x += len;
         }
+    };
+
+    let mut r = 0usize;
+    let rows = region.height as usize;
+    while r < rows {
+        let y = region.y + r as u32;
+        let whole_gob_row = y % 8 == 0 && rows - r >= 8;
+        if !whole_gob_row {
+            // A partial GOB row: everything row by row (the body as four 16-byte pieces per GOB).
+            row_runs(r, region.x, end);
+            r += 1;
+            continue;
+        }
+        for k in 0..8 {
+            row_runs(r + k, region.x, body_start);
+            row_runs(r + k, body_end, end);
+        }
+        let mut gob = tiled.add(layout.row_base(y, region.z) as usize + layout.gob_column_offset(body_start) as usize);
+        let mut lin = linear.add(r * pitch + (body_start - region.x) as usize);
+        for _ in 0..gobs {
+            for (i, &off) in piece_offsets.iter().enumerate() {
+                match direction {
+                    Direction::Untile => copy16(gob.add(i * 16), lin.add(off)),
+                    Direction::Tile => copy16(lin.add(off), gob.add(i * 16)),
+                }
+            }
+            gob = gob.add(column_stride);
+            lin = lin.add(GOB_WIDTH_BYTES as usize);
+        }
+        r += 8;
     }
 }
 
