@@ -9,13 +9,17 @@
 //! Outputs depend only on the source text and the pinned tools (compilation runs in `corpus/src` with
 //! relative paths and no debug or line info), so a rebuild is byte-identical; `--check` rebuilds into memory
 //! and fails when any committed file differs, is missing, or has no source any more. Every source must
-//! compile without a single warning (`-Werror all-warnings`).
+//! compile without a single warning (see `WARNING_FLAGS`).
 
 use crate::tools::{nvidia_tool, repo_root};
 use anyhow::{bail, Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Every warning is an error, except ptxas's note that recursion makes the stack size unknowable
+/// statically (`calls.cu` recurses on purpose; the runtime provides the stack). Neither flag changes code.
+const WARNING_FLAGS: [&str; 4] = ["-Werror", "all-warnings", "-Xptxas", "-suppress-stack-size-warning"];
 
 /// The corpus must stay small enough to commit comfortably.
 const SIZE_LIMIT_BYTES: u64 = 5 * 1024 * 1024;
@@ -94,7 +98,9 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
         let nvcc = captured(
             Command::new(&tools.nvcc)
                 .current_dir(src)
-                .args(["-cubin", &format!("-arch={}", target.arch), "-O3", "-Werror", "all-warnings", "-o"])
+                .args(["-cubin", &format!("-arch={}", target.arch), "-O3"])
+                .args(WARNING_FLAGS)
+                .arg("-o")
                 .arg(&cubin_path)
                 .arg(&file),
         )?;
