@@ -1,4 +1,33 @@
 //! The SM86 decoder and nvdisasm-syntax formatter, generated from the `isa` table by `cargo xtask regen`.
 //!
 //! One job: 128-bit instruction words in, typed instructions and nvdisasm `-raw` text out.
-//! Depends on nothing else in the workspace at run time; the generated modules are never edited by hand.
+//! Depends on nothing else in the workspace at run time; the modules under `generated/` are never edited
+//! by hand (CI fails on drift), the rest of this crate is their hand-written runtime.
+//!
+//! ```
+//! use sassport_gen::{decode, TargetStyle, Word};
+//! // `EXIT` as nvcc emits it.
+//! let inst = decode(Word::from_halves(0x000000000000794d, 0x000fea0003800000)).unwrap();
+//! assert_eq!(inst.mnemonic(), "EXIT");
+//! assert_eq!(inst.text(0, TargetStyle::Absolute), "EXIT ;");
+//! ```
+//!
+//! Typed operands: [`Instruction::op`] gives an [`Op`] with one variant per class; each variant's struct
+//! has an accessor per field returning [`Reg`], [`Pred`], signed or unsigned numbers, or a modifier enum.
+
+mod error;
+#[rustfmt::skip]
+mod generated;
+mod instruction;
+mod operand;
+mod render;
+mod word;
+
+pub use error::{DecodeError, UnknownWord};
+pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
+pub use generated::operands as ops;
+pub use generated::operands::Op;
+pub use instruction::{decode, decode_all, Instruction};
+pub use operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
+pub use render::{write_float, Bits, FloatBits, TargetStyle};
+pub use word::{Word, WORD_BYTES};

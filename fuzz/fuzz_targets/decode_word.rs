@@ -1,0 +1,25 @@
+//! Decode and print arbitrary bytes as SM86 instruction words: nothing may panic, and printing a decoded
+//! word twice gives the same text.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sassport_gen::{decode_all, TargetStyle};
+
+fuzz_target!(|data: &[u8]| {
+    let mut text = String::new();
+    let mut again = String::new();
+    for (address, result) in decode_all(data, 0x1000) {
+        if let Ok(inst) = result {
+            text.clear();
+            again.clear();
+            let _ = inst.write_text(&mut text, address, TargetStyle::Absolute);
+            let _ = inst.write_text(&mut again, address, TargetStyle::Absolute);
+            assert_eq!(text, again);
+            let _ = inst.text(address, TargetStyle::Label);
+            let _ = inst.op();
+            for f in inst.fields() {
+                let _ = f.extract(inst.word());
+            }
+        }
+    }
+});

@@ -1,0 +1,65 @@
+//! Decoder and formatter throughput on the words of the committed corpus cubins.
+//!
+//! Targets (one core): decode at least 100 M instructions/s, decode + format at least 5 M instructions/s.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use object::{Object, ObjectSection};
+use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
+use std::fmt::Write as _;
+
+/// Every instruction word of every `.text.*` section of the corpus.
+fn corpus_words() -> Vec<Word> {
+    let mut words = Vec::new();
+    for path in sassport_corpus::cubins() {
+        let data = std::fs::read(&path).expect("corpus cubin readable");
+        let file = object::File::parse(&*data).expect("corpus cubin parses");
+        for section in file.sections() {
+            if !section.name().is_ok_and(|n| n.starts_with(".text.")) {
+                continue;
+            }
+            let bytes = section.data().expect("section data");
+            for chunk in bytes.chunks_exact(WORD_BYTES) {
+                words.push(Word::from_le_bytes(chunk.try_into().expect("16 bytes")));
+            }
+        }
+    }
+    assert!(!words.is_empty(), "the corpus has no code");
+    words
+}
+
+fn bench(c: &mut Criterion) {
+    let words = corpus_words();
+    let mut group = c.benchmark_group("corpus");
+    group.throughput(Throughput::Elements(words.len() as u64));
+    group.bench_function("decode", |b| {
+        b.iter(|| {
+            let mut known = 0u32;
+            for &w in &words {
+                if let Ok(inst) = decode(black_box(w)) {
+                    known = known.wrapping_add(inst.class() as u32);
+                }
+            }
+            black_box(known)
+        })
+    });
+    let mut text = String::with_capacity(256);
+    group.bench_function("decode_format", |b| {
+        b.iter(|| {
+            let mut bytes = 0usize;
+            for (i, &w) in words.iter().enumerate() {
+                text.clear();
+                if let Ok(inst) = decode(black_box(w)) {
+                    let _ = inst.write_text(&mut text, (i * WORD_BYTES) as u64, TargetStyle::Absolute);
+                } else {
+                    let _ = write!(text, "<unknown {w}>");
+                }
+                bytes += text.len();
+            }
+            black_box(bytes)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

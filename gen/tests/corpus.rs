@@ -1,0 +1,90 @@
+//! Every instruction of the committed corpus listings (`nvdisasm -c -raw -hex`) prints identically.
+//!
+//! The listing is read by its own small parser (`common/listing.rs`); the words come from the listing's
+//! `-hex` comments when present, else from the cubin's `.text.<symbol>` section at the listed offset (read
+//! with the `object` crate, not with anything under test). nvdisasm's label targets (`` `(.L_x_3) ``) are
+//! resolved to their section offsets, the form `TargetStyle::Label` prints.
+
+mod common;
+
+use common::listing;
+use object::{Object, ObjectSection};
+use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
+use std::collections::BTreeMap;
+
+fn text_sections(cubin: &[u8]) -> BTreeMap<String, Vec<u8>> {
+    let file = object::File::parse(cubin).expect("corpus cubin parses as ELF");
+    file.sections()
+        .filter_map(|s| {
+            let name = s.name().ok()?.to_owned();
+            name.starts_with(".text.").then(|| (name, s.data().map(<[u8]>::to_vec).unwrap_or_default()))
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_listings_print_identically() {
+    let cubins = sassport_corpus::cubins();
+    assert!(!cubins.is_empty(), "the corpus has no cubins (corpus/sm86/*.cubin)");
+    let (mut total, mut listings) = (0usize, 0usize);
+    let mut mismatches = Vec::new();
+    for cubin in &cubins {
+        let sass_path = sassport_corpus::companion(cubin, ".sass");
+        let sass = std::fs::read_to_string(&sass_path).unwrap_or_else(|e| panic!("{}: {e}", sass_path.display()));
+        listings += 1;
+        let sections = text_sections(&std::fs::read(cubin).expect("cubin readable"));
+        let parsed = listing::parse(&sass).unwrap_or_else(|e| panic!("{}: {e}", sass_path.display()));
+        assert!(!parsed.is_empty(), "{}: no code sections", sass_path.display());
+        for section in &parsed {
+            let bytes = sections.get(&section.name).unwrap_or_else(|| panic!("{}: no section {}", cubin.display(), section.name));
+            assert_eq!(
+                section.instructions.len() * WORD_BYTES,
+                bytes.len(),
+                "{} {}: the listing does not cover the section",
+                cubin.display(),
+                section.name
+            );
+            for listed in &section.instructions {
+                total += 1;
+                let word = listed.word.map(Word).unwrap_or_else(|| {
+                    let at = listed.offset as usize;
+                    Word::from_le_bytes(bytes[at..at + WORD_BYTES].try_into().expect("16 bytes"))
+                });
+                let expected = section.resolve_labels(&listed.text).unwrap_or_else(|e| panic!("{e}"));
+                let ours = match decode(word) {
+                    Ok(inst) => inst.text(listed.offset, TargetStyle::Label),
+                    Err(e) => format!("<{e}>"),
+                };
+                if ours.trim() != expected {
+                    mismatches.push(format!(
+                        "{} {} /*{:04x}*/ {word}\n    ours:     {}\n    nvdisasm: {expected}",
+                        cubin.file_name().unwrap_or_default().to_string_lossy(),
+                        section.name,
+                        listed.offset,
+                        ours.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(total > 0, "the corpus listings hold no instructions");
+    assert!(
+        mismatches.is_empty(),
+        "{} of {total} corpus instructions ({listings} listings) print differently:\n{}",
+        mismatches.len(),
+        mismatches.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn listing_reader_resolves_labels() {
+    let text = "        .section        .text.k,\"ax\",@progbits\nk:\n.text.k:\n        /*0000*/                   @P0 BRA `(.L_x_1) ;\n.L_x_1:\n        /*0010*/                   EXIT ;\n.L_x_2:\n";
+    let sections = listing::parse(text).unwrap();
+    assert_eq!(sections.len(), 1);
+    let s = &sections[0];
+    assert_eq!(s.name, ".text.k");
+    assert_eq!(s.instructions.len(), 2);
+    assert_eq!(s.labels[".L_x_1"], 0x10);
+    assert_eq!(s.labels[".L_x_2"], 0x20);
+    assert_eq!(s.resolve_labels(&s.instructions[0].text).unwrap(), "@P0 BRA `(0x10) ;");
+}

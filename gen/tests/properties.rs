@@ -1,0 +1,72 @@
+//! Properties of the decoder and formatter over arbitrary words.
+
+use proptest::prelude::*;
+use sassport_gen::{decode, decode_all, TargetStyle, Word};
+
+/// Words near real instructions: a golden word of the table with random bits flipped, so that most
+/// strategies land inside known classes rather than on unused opcodes.
+fn near_golden() -> impl Strategy<Value = u128> {
+    let table = sassport_isa::sm86().expect("isa/sm86.txt parses");
+    let goldens: Vec<u128> = table.classes.iter().flat_map(|c| c.golden.iter().map(|g| g.word)).collect();
+    assert!(!goldens.is_empty());
+    (0..goldens.len(), any::<u128>(), 0u32..4).prop_map(move |(i, noise, density)| {
+        // Sparse noise: AND together `density` random masks.
+        let mut flip = noise;
+        for k in 0..density {
+            flip &= noise.rotate_left(17 * (k + 1));
+        }
+        goldens[i] ^ (flip & !0xfff)
+    })
+}
+
+fn check_word(w: u128, address: u64) -> Result<(), TestCaseError> {
+    let word = Word(w);
+    match decode(word) {
+        Ok(inst) => {
+            prop_assert_eq!(inst.word(), word);
+            prop_assert_eq!(inst.class().opcode(), word.opcode_key());
+            let a = inst.text(address, TargetStyle::Absolute);
+            let b = decode(word).map(|i| i.text(address, TargetStyle::Absolute));
+            prop_assert_eq!(Ok(a.clone()), b.map_err(|e| e.to_string()));
+            prop_assert!(a.ends_with(';'), "text does not end in `;`: {}", a);
+            let label = inst.text(address, TargetStyle::Label);
+            // The two styles differ only in how targets are wrapped.
+            prop_assert_eq!(label.replace("`(", "").replace(')', ""), a.replace(')', ""));
+            for f in inst.fields() {
+                prop_assert_eq!(inst.field(f.name), Some(f.extract(word)));
+            }
+        }
+        Err(e) => {
+            prop_assert_eq!(e.word, word);
+            prop_assert!(!e.to_string().is_empty());
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    #[test]
+    fn random_words_never_panic_and_print_stably(w in any::<u128>(), address in any::<u64>()) {
+        check_word(w, address & !0xf)?;
+    }
+
+    #[test]
+    fn words_near_real_instructions_print_stably(w in near_golden(), address in 0u64..0x10_0000) {
+        check_word(w, address & !0xf)?;
+    }
+
+    #[test]
+    fn decode_all_covers_every_byte(bytes in proptest::collection::vec(any::<u8>(), 0..200), base in any::<u32>()) {
+        let items: Vec<_> = decode_all(&bytes, u64::from(base)).collect();
+        prop_assert_eq!(items.len(), bytes.len().div_ceil(16));
+        for (i, (address, _)) in items.iter().enumerate() {
+            prop_assert_eq!(*address, u64::from(base) + 16 * i as u64);
+        }
+        if bytes.len() % 16 != 0 {
+            let is_truncated = matches!(items.last(), Some((_, Err(sassport_gen::DecodeError::TruncatedWord { .. }))));
+            prop_assert!(is_truncated);
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! `docs/isa-coverage.md`: every class of the table with its mnemonic, nvdisasm agreement and translation
+//! status.
+//!
+//! Two tasks write it through [`render`]: `regen` (the class list follows the table; the agreement figures
+//! already in the page are kept) and `verify-isa` (new figures). Keeping the figures in the page itself means
+//! neither task needs the other's inputs, and `regen --check` covers the page too.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One class as the page lists it.
+pub struct ClassRow {
+    pub name: String,
+    /// The 13-bit opcode key.
+    pub opcode: u16,
+    pub mnemonic: String,
+}
+
+/// Whether the translator handles a class. Later issues extend [`translation_status`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranslationStatus {
+    NotTranslated,
+    Translated,
+    /// The translator recognises the class and refuses it with a typed error naming it.
+    RefusedByName,
+}
+
+impl TranslationStatus {
+    fn label(self) -> &'static str {
+        match self {
+            TranslationStatus::NotTranslated => "not translated",
+            TranslationStatus::Translated => "translated",
+            TranslationStatus::RefusedByName => "refused by name",
+        }
+    }
+}
+
+/// The hook for translation status. When the translator gains lowering handlers it should export the class
+/// names it lowers and the ones it refuses by name (for example `sassport_translator::lowering::TRANSLATED`
+/// and `REFUSED`, keyed by `sassport_gen::ClassId::name()`); look the class up there. Until then no class is
+/// translated.
+pub fn translation_status(_class: &str) -> TranslationStatus {
+    TranslationStatus::NotTranslated
+}
+
+/// One disagreement kept as an example.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disagreement {
+    pub word: u128,
+    pub address: u64,
+    pub ours: String,
+    pub nvdisasm: String,
+}
+
+/// Per-class figures from the last verify-isa run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassFigures {
+    pub words: u64,
+    pub agreed: u64,
+    pub example: Option<Disagreement>,
+}
+
+/// The figures of the last verify-isa run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyFigures {
+    /// The run's parameters, one line (seed, words asked, nvdisasm version); empty when never run.
+    pub summary: String,
+    pub classes: BTreeMap<String, ClassFigures>,
+}
+
+impl VerifyFigures {
+    pub fn total_words(&self) -> u64 {
+        self.classes.values().map(|c| c.words).sum()
+    }
+    pub fn total_agreed(&self) -> u64 {
+        self.classes.values().map(|c| c.agreed).sum()
+    }
+
+    /// Reads the figures back out of a page [`render`] wrote (missing or foreign text gives no figures).
+    pub fn parse(page: &str) -> VerifyFigures {
+        let mut figures = VerifyFigures::default();
+        let mut section = "";
+        for line in page.lines() {
+            if let Some(title) = line.strip_prefix("## ") {
+                section = match title {
+                    t if t.starts_with("Disagreements") => "disagreements",
+                    t if t.starts_with("Classes") => "classes",
+                    _ => "",
+                };
+                continue;
+            }
+            if let Some(s) = line.strip_prefix("<!-- verify-isa: ").and_then(|s| s.strip_suffix(" -->")) {
+                figures.summary = s.to_owned();
+                continue;
+            }
+            let cells = split_row(line);
+            match (section, cells.as_slice()) {
+                ("classes", [name, _opcode, _mnemonic, words, agreed, ..]) => {
+                    let (Ok(words), Ok(agreed)) = (words.parse::<u64>(), agreed.parse::<u64>()) else { continue };
+                    let entry = figures.classes.entry(unquote(name)).or_default();
+                    entry.words = words;
+                    entry.agreed = agreed;
+                }
+                ("disagreements", [name, _count, word, address, ours, theirs]) => {
+                    let word = word.trim_matches('`').strip_prefix("0x").and_then(|h| u128::from_str_radix(h, 16).ok());
+                    let address = address.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok());
+                    let (Some(word), Some(address)) = (word, address) else { continue };
+                    figures.classes.entry(unquote(name)).or_default().example =
+                        Some(Disagreement { word, address, ours: unquote(ours), nvdisasm: unquote(theirs) });
+                }
+                _ => {}
+            }
+        }
+        figures
+    }
+}
+
+/// Markdown table cells of one row, unescaping `\|`; empty for non-row lines.
+fn split_row(line: &str) -> Vec<String> {
+    let Some(inner) = line.trim().strip_prefix('|').and_then(|l| l.strip_suffix('|')) else { return Vec::new() };
+    let mut cells = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cells.last_mut().map(|s| s.push('|'));
+                chars.next();
+            }
+            '|' => cells.push(String::new()),
+            c => cells.last_mut().into_iter().for_each(|s| s.push(c)),
+        }
+    }
+    cells.into_iter().map(|c| c.trim().to_owned()).collect()
+}
+
+fn unquote(cell: &str) -> String {
+    cell.strip_prefix('`').and_then(|c| c.strip_suffix('`')).unwrap_or(cell).to_owned()
+}
+
+/// A table cell holding code: backquoted, `|` escaped.
+fn code_cell(text: &str) -> String {
+    if text.is_empty() {
+        return "(empty)".to_owned();
+    }
+    format!("`{}`", text.replace('|', "\\|"))
+}
+
+fn percent(agreed: u64, words: u64) -> String {
+    if words == 0 {
+        return "—".to_owned();
+    }
+    // Truncate, never round up to 100%.
+    let hundredths = agreed as u128 * 10_000 / words as u128;
+    format!("{}.{:02}%", hundredths / 100, hundredths % 100)
+}
+
+/// The whole page.
+pub fn render(classes: &[ClassRow], header: &str, figures: &VerifyFigures) -> String {
+    let mut out = String::new();
+    let mnemonics: std::collections::BTreeSet<&str> = classes.iter().map(|c| c.mnemonic.as_str()).collect();
+    let opcodes: std::collections::BTreeSet<u16> = classes.iter().map(|c| c.opcode).collect();
+    let translated = classes.iter().filter(|c| translation_status(&c.name) == TranslationStatus::Translated).count();
+    let refused = classes.iter().filter(|c| translation_status(&c.name) == TranslationStatus::RefusedByName).count();
+    let _ = writeln!(out, "# SM86 instruction classes: decoder agreement and translation status\n");
+    let _ = writeln!(
+        out,
+        "Generated; do not edit. `cargo xtask regen` writes the class list from `isa/sm86.txt`; \
+         `cargo xtask verify-isa` writes the agreement figures (it needs the pinned nvdisasm).\n"
+    );
+    let _ = writeln!(out, "Table: {header}\n");
+    let _ = writeln!(
+        out,
+        "{} classes, {} opcode keys, {} mnemonics. Translation: {translated} classes translated, {refused} refused by name, {} not translated.\n",
+        classes.len(),
+        opcodes.len(),
+        mnemonics.len(),
+        classes.len() - translated - refused
+    );
+    let _ = writeln!(out, "## Agreement with nvdisasm\n");
+    if figures.summary.is_empty() {
+        let _ = writeln!(out, "`cargo xtask verify-isa` has not been run on this table yet.\n");
+    } else {
+        let words = figures.total_words();
+        let agreed = figures.total_agreed();
+        let _ = writeln!(out, "<!-- verify-isa: {} -->", figures.summary);
+        let _ = writeln!(
+            out,
+            "{} random legal words (nvdisasm accepted each) compared with nvdisasm `-b SM86 -raw`: {} agree, \
+             **{}**; {} disagree. Run: {}.\n",
+            group(words),
+            group(agreed),
+            percent(agreed, words),
+            group(words - agreed),
+            figures.summary
+        );
+    }
+    let known: std::collections::BTreeSet<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+    let with_disagreements: Vec<(&String, &ClassFigures)> =
+        figures.classes.iter().filter(|(name, f)| f.agreed < f.words && known.contains(name.as_str())).collect();
+    let _ = writeln!(out, "## Disagreements by class\n");
+    if with_disagreements.is_empty() {
+        let _ = writeln!(out, "None.\n");
+    } else {
+        let _ = writeln!(out, "| class | disagreements | example word | address | ours | nvdisasm |");
+        let _ = writeln!(out, "|---|---:|---|---|---|---|");
+        for (name, f) in with_disagreements {
+            let (word, address, ours, theirs) = match &f.example {
+                Some(d) => (format!("`0x{:032x}`", d.word), format!("0x{:x}", d.address), code_cell(&d.ours), code_cell(&d.nvdisasm)),
+                None => ("—".into(), "—".into(), "—".into(), "—".into()),
+            };
+            let _ = writeln!(out, "| `{name}` | {} | {word} | {address} | {ours} | {theirs} |", f.words - f.agreed);
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "## Classes\n");
+    let _ = writeln!(out, "| class | opcode | mnemonic | words verified | agreed | agreement | translation |");
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---|");
+    for c in classes {
+        let f = figures.classes.get(&c.name).cloned().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| `{}` | 0x{:04x} | {} | {} | {} | {} | {} |",
+            c.name,
+            c.opcode,
+            if c.mnemonic.is_empty() { "(prints nothing)".to_owned() } else { format!("`{}`", c.mnemonic) },
+            f.words,
+            f.agreed,
+            percent(f.agreed, f.words),
+            translation_status(&c.name).label()
+        );
+    }
+    out
+}
+
+/// 1234567 → "1,234,567".
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_survive_a_render_parse_round_trip() {
+        let classes = vec![
+            ClassRow { name: "fadd_R".into(), opcode: 0x221, mnemonic: "FADD".into() },
+            ClassRow { name: "nop_".into(), opcode: 0x918, mnemonic: "NOP".into() },
+        ];
+        let mut figures = VerifyFigures { summary: "seed 7, nvdisasm 13.5.37".into(), ..Default::default() };
+        figures.classes.insert(
+            "fadd_R".into(),
+            ClassFigures {
+                words: 10,
+                agreed: 9,
+                example: Some(Disagreement {
+                    word: 0x1234,
+                    address: 0x40,
+                    ours: "FADD R0, |R1|, R2".into(),
+                    nvdisasm: "FADD R0, -|R1|, R2".into(),
+                }),
+            },
+        );
+        figures.classes.insert("nop_".into(), ClassFigures { words: 5, agreed: 5, example: None });
+        let page = render(&classes, "isa/sm86.txt", &figures);
+        assert_eq!(VerifyFigures::parse(&page), figures);
+        assert!(page.contains("93.33%"), "{page}");
+        assert_eq!(percent(999, 1000), "99.90%");
+        assert_eq!(group(1_000_000), "1,000,000");
+    }
+}

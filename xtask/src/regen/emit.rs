@@ -1,0 +1,530 @@
+//! Tokens for the generated modules of `gen/src/generated/`.
+
+use super::plan::{AccessorType, Bits, Check, ClassPlan, PiecePlan, Plan};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+use sassport_isa::{FieldKind, RegFile};
+
+fn hex(v: u128) -> TokenStream {
+    let lit: Literal = format!("0x{v:x}").parse().expect("a hex literal parses");
+    quote!(#lit)
+}
+
+fn lit_u64(v: u64) -> TokenStream {
+    if v > 9 {
+        hex(u128::from(v))
+    } else {
+        let lit = Literal::u64_unsuffixed(v);
+        quote!(#lit)
+    }
+}
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+/// `(file name, tokens)` for every generated module.
+pub fn modules(plan: &Plan<'_>) -> Vec<(&'static str, TokenStream)> {
+    vec![
+        ("mod.rs", module_root()),
+        ("classes.rs", classes(plan)),
+        ("decode.rs", decode(plan)),
+        ("format.rs", format(plan)),
+        ("operands.rs", operands(plan)),
+    ]
+}
+
+fn module_root() -> TokenStream {
+    quote! {
+        //! The modules generated from `isa/sm86.txt`.
+        pub mod classes;
+        pub(crate) mod decode;
+        pub(crate) mod format;
+        pub mod operands;
+    }
+}
+
+fn classes(plan: &Plan<'_>) -> TokenStream {
+    let n = plan.classes.len();
+    let names: Vec<Ident> = plan.classes.iter().map(|c| ident(&c.class.name)).collect();
+    let docs: Vec<String> = plan
+        .classes
+        .iter()
+        .map(|c| {
+            let example = c.class.golden.first().map(|g| format!(", e.g. `{}`", g.text.trim())).unwrap_or_default();
+            format!(" `{}` (opcode key {:#06x}){example}", if c.class.mnemonic.is_empty() { "(prints nothing)" } else { &c.class.mnemonic }, c.class.opcode)
+        })
+        .collect();
+    let indices = (0..n).map(|i| Literal::u16_unsuffixed(i as u16));
+    let name_strs = plan.classes.iter().map(|c| c.class.name.as_str());
+    let mnemonics = plan.classes.iter().map(|c| c.class.mnemonic.as_str());
+    let opcodes = plan.classes.iter().map(|c| hex(u128::from(c.class.opcode)));
+    let arch = &plan.table.arch;
+    let version = &plan.table.nvdisasm;
+    quote! {
+        //! Instruction class ids and their names.
+
+        /// The architecture the table describes.
+        pub const ARCH: &str = #arch;
+        /// The nvdisasm version the table was derived from; the formatter prints its `-raw` syntax.
+        pub const NVDISASM_VERSION: &str = #version;
+        /// Number of instruction classes.
+        pub const CLASS_COUNT: usize = #n;
+
+        /// One instruction class of the table: an opcode key plus fixed bits, with its own operand fields
+        /// and print template.
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u16)]
+        pub enum ClassId {
+            #( #[doc = #docs] #names = #indices, )*
+        }
+
+        static NAMES: [&str; #n] = [ #( #name_strs ),* ];
+        static MNEMONICS: [&str; #n] = [ #( #mnemonics ),* ];
+        static OPCODES: [u16; #n] = [ #( #opcodes ),* ];
+
+        impl ClassId {
+            /// Every class, in table order.
+            pub const ALL: [ClassId; #n] = [ #( ClassId::#names ),* ];
+
+            /// The class's name in the table (`IMAD_0x624`).
+            pub fn name(self) -> &'static str {
+                NAMES[self as usize]
+            }
+
+            /// The mnemonic nvdisasm prints first, without modifiers; empty for classes that print nothing.
+            pub fn mnemonic(self) -> &'static str {
+                MNEMONICS[self as usize]
+            }
+
+            /// The 13-bit opcode key (word bit 91 as bit 12, then bits 11:0).
+            pub fn opcode(self) -> u16 {
+                OPCODES[self as usize]
+            }
+
+            /// Position in table order.
+            pub fn index(self) -> usize {
+                self as usize
+            }
+
+            /// The class at a table position.
+            pub fn from_index(index: usize) -> Option<ClassId> {
+                Self::ALL.get(index).copied()
+            }
+
+            /// The class with this table name.
+            pub fn from_name(name: &str) -> Option<ClassId> {
+                NAMES.iter().position(|n| *n == name).and_then(Self::from_index)
+            }
+        }
+    }
+}
+
+fn bits_expr(bits: &Bits) -> TokenStream {
+    // Most fields are one range: extract it inline.
+    let parts: Vec<TokenStream> = {
+        let mut shift = 0u32;
+        bits.ranges
+            .iter()
+            .map(|&(lo, width)| {
+                let lo = Literal::u32_unsuffixed(u32::from(lo));
+                let w = Literal::u32_unsuffixed(u32::from(width));
+                let t = if shift == 0 {
+                    quote!(w.bits(#lo, #w))
+                } else {
+                    let s = Literal::u32_unsuffixed(shift);
+                    quote!((w.bits(#lo, #w) << #s))
+                };
+                shift += u32::from(width);
+                t
+            })
+            .collect()
+    };
+    quote!(( #( #parts )|* ))
+}
+
+fn check_expr(check: &Check) -> TokenStream {
+    let value = bits_expr(&check.bits);
+    if check.bits.width() <= 7 {
+        let mut mask: u128 = 0;
+        for &(lo, hi) in &check.legal {
+            for v in lo..=hi {
+                mask |= 1u128 << v;
+            }
+        }
+        let mask = hex(mask);
+        quote!(((#mask as u128) >> #value) & 1 != 0)
+    } else {
+        let alts = check.legal.iter().map(|&(lo, hi)| {
+            let (l, h) = (lit_u64(lo), lit_u64(hi));
+            if lo == hi {
+                quote!(#l)
+            } else {
+                quote!(#l..=#h)
+            }
+        });
+        quote!(matches!(#value, #( #alts )|*))
+    }
+}
+
+fn class_fn_ident(c: &ClassPlan<'_>) -> Ident {
+    format_ident!("accept_{}", c.class.name)
+}
+
+fn decode(plan: &Plan<'_>) -> TokenStream {
+    let arms = plan.opcodes.iter().map(|(key, members)| {
+        let key = hex(u128::from(*key));
+        // The opcode bits are already known to match; test the rest of the fixed bits, in table order.
+        let opcode_mask: u128 = (1u128 << 91) | 0xfff;
+        let mut tests = Vec::new();
+        let mut exhaustive = false;
+        for &i in members {
+            let c = &plan.classes[i];
+            let f = class_fn_ident(c);
+            let mask = c.class.fixed.mask & !opcode_mask;
+            let value = c.class.fixed.value & !opcode_mask;
+            if mask == 0 {
+                tests.push(quote!(#f(w)));
+                exhaustive = true;
+                break;
+            }
+            let (m, v) = (hex(mask), hex(value));
+            tests.push(quote!(if w.0 & #m == #v { #f(w) }));
+        }
+        if !exhaustive {
+            tests.push(quote!({ Err(None) }));
+        }
+        quote!(#key => #( #tests )else*,)
+    });
+    let class_fns = plan.classes.iter().map(|c| {
+        let f = class_fn_ident(c);
+        let id = ident(&c.class.name);
+        let last = c.variants.len() - 1;
+        let variant_tests = c.variants.iter().enumerate().map(|(vi, v)| {
+            let vi_lit = Literal::u8_unsuffixed(vi as u8);
+            let checks: Vec<TokenStream> = v.checks.iter().map(check_expr).collect();
+            let accept = if checks.is_empty() {
+                quote!(Ok((ClassId::#id, #vi_lit)))
+            } else {
+                quote!(if #( #checks )&&* { Ok((ClassId::#id, #vi_lit)) } else { Err(Some(ClassId::#id)) })
+            };
+            if vi == last || v.when.mask == 0 {
+                quote!(#accept)
+            } else {
+                let (m, val) = (hex(v.when.mask), hex(v.when.value));
+                quote!(if w.0 & #m == #val { return #accept; })
+            }
+        });
+        // Everything after the first unconditional variant is unreachable; stop there.
+        let mut tokens = Vec::new();
+        for (t, v) in variant_tests.zip(&c.variants) {
+            let unconditional = v.when.mask == 0;
+            tokens.push(t);
+            if unconditional {
+                break;
+            }
+        }
+        quote! {
+            #[inline(always)]
+            fn #f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+                #( #tokens )*
+            }
+        }
+    });
+    quote! {
+        //! Opcode dispatch, fixed-bit discrimination and field legality.
+        #![allow(clippy::all, non_snake_case, unused_parens)]
+
+        use super::classes::ClassId;
+        use crate::word::Word;
+
+        /// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a
+        /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
+        #[inline]
+        pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+            match w.opcode_key() {
+                #( #arms )*
+                _ => Err(None),
+            }
+        }
+
+        #( #class_fns )*
+    }
+}
+
+fn bits_const(bits: &Bits) -> TokenStream {
+    let mut ranges: Vec<TokenStream> = bits
+        .ranges
+        .iter()
+        .map(|&(lo, w)| {
+            let (lo, w) = (Literal::u8_unsuffixed(lo), Literal::u8_unsuffixed(w));
+            quote!((#lo, #w))
+        })
+        .collect();
+    while ranges.len() < 4 {
+        ranges.push(quote!((0, 0)));
+    }
+    let count = Literal::u8_unsuffixed(bits.ranges.len() as u8);
+    let width = Literal::u8_unsuffixed(bits.width() as u8);
+    quote!(Bits { ranges: [ #( #ranges ),* ], count: #count, width: #width })
+}
+
+fn format(plan: &Plan<'_>) -> TokenStream {
+    let tables = plan.tables.iter().enumerate().map(|(i, t)| {
+        let name = format_ident!("TABLE_{}", i);
+        let max = t.entries.iter().map(|e| e.0).max().unwrap_or(0);
+        let default = match &t.default {
+            Some(d) => quote!(Some(#d)),
+            None => quote!(None),
+        };
+        if max < 256 {
+            let mut dense: Vec<Option<&str>> = vec![None; max as usize + 1];
+            for (v, text) in &t.entries {
+                dense[*v as usize] = Some(text);
+            }
+            let items = dense.iter().map(|e| match e {
+                Some(s) => quote!(Some(#s)),
+                None => quote!(None),
+            });
+            quote!(static #name: Table = Table::Dense(&[ #( #items ),* ], #default);)
+        } else {
+            let items = t.entries.iter().map(|(v, s)| {
+                let v = lit_u64(*v);
+                quote!((#v, #s))
+            });
+            quote!(static #name: Table = Table::Sparse(&[ #( #items ),* ], #default);)
+        }
+    });
+    let rules = plan.rules.iter().enumerate().map(|(i, r)| {
+        let name = format_ident!("RULE_{}", i);
+        let format = ident(&r.format);
+        let (signed, shift, pc, prefix, suffix) = (r.signed, Literal::u8_unsuffixed(r.shift), r.pc_relative, &r.prefix, &r.suffix);
+        let specials = r.specials.iter().map(|(v, s)| {
+            let v = lit_u64(*v);
+            quote!((#v, #s))
+        });
+        quote! {
+            static #name: NumberRule = NumberRule {
+                format: NumberFormat::#format, signed: #signed, shift: #shift, pc_relative: #pc,
+                prefix: #prefix, suffix: #suffix, specials: &[ #( #specials ),* ],
+            };
+        }
+    });
+    let n = plan.classes.len();
+    let templates = plan.classes.iter().map(|c| {
+        let variants = c.variants.iter().map(|v| {
+            let pieces = v.pieces.iter().map(|p| match p {
+                PiecePlan::Text(t) => quote!(Piece::Text(#t)),
+                PiecePlan::Table { bits, table } => {
+                    let b = bits_const(bits);
+                    let t = format_ident!("TABLE_{}", table);
+                    quote!(Piece::Table(#b, &#t))
+                }
+                PiecePlan::Number { bits, rule } => {
+                    let b = bits_const(bits);
+                    let r = format_ident!("RULE_{}", rule);
+                    quote!(Piece::Number(#b, &#r))
+                }
+            });
+            quote!(&[ #( #pieces ),* ])
+        });
+        quote!(&[ #( #variants ),* ])
+    });
+    quote! {
+        //! Print templates: for each class (in table order) its variants, each a list of pieces.
+        #![allow(clippy::all)]
+
+        use crate::render::{Bits, NumberFormat, NumberRule, Piece, Table};
+
+        #( #tables )*
+        #( #rules )*
+
+        pub(crate) static TEMPLATES: [&[&[Piece]]; #n] = [ #( #templates ),* ];
+    }
+}
+
+fn register_type(file: RegFile) -> TokenStream {
+    match file {
+        RegFile::Gpr => quote!(Reg),
+        RegFile::Uniform => quote!(UReg),
+        RegFile::Pred => quote!(Pred),
+        RegFile::UniformPred => quote!(UPred),
+        RegFile::Barrier => quote!(Barrier),
+    }
+}
+
+fn kind_expr(kind: FieldKind) -> TokenStream {
+    match kind {
+        FieldKind::Register(file) => {
+            let t = match file {
+                RegFile::Gpr => quote!(Gpr),
+                RegFile::Uniform => quote!(Uniform),
+                RegFile::Pred => quote!(Pred),
+                RegFile::UniformPred => quote!(UniformPred),
+                RegFile::Barrier => quote!(Barrier),
+            };
+            quote!(FieldKind::Register(RegFile::#t))
+        }
+        FieldKind::Immediate => quote!(FieldKind::Immediate),
+        FieldKind::ConstBank => quote!(FieldKind::ConstBank),
+        FieldKind::ConstOffset => quote!(FieldKind::ConstOffset),
+        FieldKind::BranchTarget => quote!(FieldKind::BranchTarget),
+        FieldKind::Modifier => quote!(FieldKind::Modifier),
+        FieldKind::Other => quote!(FieldKind::Other),
+    }
+}
+
+fn operands(plan: &Plan<'_>) -> TokenStream {
+    let enums = plan.enums.iter().map(|e| {
+        let name = ident(&e.ident);
+        let variant_idents: Vec<Ident> = e.variants.iter().map(|v| ident(&v.1)).collect();
+        let values: Vec<TokenStream> = e.variants.iter().map(|v| lit_u64(v.0)).collect();
+        let texts = e.variants.iter().map(|v| v.2.as_str());
+        let doc = format!(
+            " Modifier values: {}.",
+            e.variants.iter().map(|v| format!("{} `{}`", v.0, if v.2.is_empty() { "(none)" } else { &v.2 })).collect::<Vec<_>>().join(", ")
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            pub enum #name { #( #variant_idents ),* }
+
+            impl #name {
+                /// The enum for a field value; `None` for values the table does not list.
+                pub fn from_value(value: u64) -> Option<Self> {
+                    match value { #( #values => Some(Self::#variant_idents), )* _ => None }
+                }
+                /// The field value.
+                pub fn value(self) -> u64 {
+                    match self { #( Self::#variant_idents => #values, )* }
+                }
+                /// What nvdisasm prints for it.
+                pub fn text(self) -> &'static str {
+                    match self { #( Self::#variant_idents => #texts, )* }
+                }
+            }
+        }
+    });
+    let structs = plan.classes.iter().map(|c| {
+        let name = ident(&c.class.name);
+        let doc = format!(
+            " A decoded `{}` word (class `{}`, opcode key {:#06x}).",
+            if c.class.mnemonic.is_empty() { "(prints nothing)" } else { &c.class.mnemonic },
+            c.class.name,
+            c.class.opcode
+        );
+        let methods = c.fields.iter().map(|f| {
+            let m = ident(&f.ident);
+            let value = bits_expr(&f.bits);
+            let bits_doc = f.bits.ranges.iter().rev().map(|&(lo, w)| {
+                let hi = lo + w - 1;
+                if w == 1 { format!("{lo}") } else { format!("{hi}:{lo}") }
+            }).collect::<Vec<_>>().join(", ");
+            let doc = format!(" Field `{}`, bits {bits_doc}.", f.name);
+            let width = f.bits.width();
+            let (ty, body) = match &f.accessor {
+                AccessorType::Register(file) => {
+                    let t = register_type(*file);
+                    (quote!(#t), quote!(#t(#value as u8)))
+                }
+                AccessorType::NegatablePredicate(file) => {
+                    let t = register_type(*file);
+                    (quote!((#t, bool)), quote!({ let v = #value; (#t((v & 7) as u8), v & 8 != 0) }))
+                }
+                AccessorType::Signed { shift } => {
+                    let s = Literal::u32_unsuffixed(64 - width);
+                    let sh = Literal::u32_unsuffixed(u32::from(*shift));
+                    if width >= 64 {
+                        (quote!(i64), quote!((#value as i64) << #sh))
+                    } else {
+                        (quote!(i64), quote!((((#value as i64) << #s) >> #s) << #sh))
+                    }
+                }
+                AccessorType::Unsigned { shift } => {
+                    let sh = Literal::u32_unsuffixed(u32::from(*shift));
+                    (quote!(u64), quote!(#value << #sh))
+                }
+                AccessorType::Displacement { shift, signed } => {
+                    let sh = Literal::u32_unsuffixed(u32::from(*shift));
+                    if *signed && width < 64 {
+                        let s = Literal::u32_unsuffixed(64 - width);
+                        (quote!(i64), quote!((((#value as i64) << #s) >> #s) << #sh))
+                    } else {
+                        (quote!(i64), quote!((#value as i64) << #sh))
+                    }
+                }
+                AccessorType::Enum(e) => {
+                    let t = ident(&plan.enums[*e].ident);
+                    (quote!(Option<#t>), quote!(#t::from_value(#value)))
+                }
+                AccessorType::Raw => (quote!(u64), quote!(#value)),
+            };
+            let extra_doc = match &f.accessor {
+                AccessorType::Displacement { .. } => " Bytes from the end of this instruction to the target.",
+                AccessorType::Enum(_) => " `None` only for values the decoder refuses.",
+                AccessorType::NegatablePredicate(_) => " The predicate and whether it is negated (`!P0`).",
+                _ => "",
+            };
+            quote! {
+                #[doc = #doc]
+                #[doc = #extra_doc]
+                #[inline]
+                pub fn #m(&self) -> #ty { let w = self.0; #body }
+            }
+        });
+        quote! {
+            #[doc = #doc]
+            #[allow(non_camel_case_types)]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+            pub struct #name(pub Word);
+
+            impl #name {
+                #( #methods )*
+            }
+        }
+    });
+    let names: Vec<Ident> = plan.classes.iter().map(|c| ident(&c.class.name)).collect();
+    let field_lists = plan.classes.iter().map(|c| {
+        let items = c.fields.iter().map(|f| {
+            let name = f.name.as_str();
+            let b = bits_const(&f.bits);
+            let k = kind_expr(f.kind);
+            quote!(FieldInfo { name: #name, bits: #b, kind: #k })
+        });
+        quote!(&[ #( #items ),* ])
+    });
+    let n = plan.classes.len();
+    quote! {
+        //! Typed per-class views of a decoded word, modifier enums, and field descriptions.
+        #![allow(clippy::all, unused_parens, unused_imports)]
+
+        use super::classes::ClassId;
+        use crate::operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
+        use crate::render::Bits;
+        use crate::word::Word;
+
+        #( #enums )*
+
+        #( #structs )*
+
+        /// A decoded instruction as its class's typed view: match on it and call the field accessors.
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Op {
+            #( #names(#names), )*
+        }
+
+        impl Op {
+            /// The view of `word` as class `class` (the caller has decoded it as that class).
+            pub fn new(class: ClassId, word: Word) -> Op {
+                match class {
+                    #( ClassId::#names => Op::#names(#names(word)), )*
+                }
+            }
+        }
+
+        /// Every class's fields, in table order.
+        pub(crate) static FIELDS: [&[FieldInfo]; #n] = [ #( #field_lists ),* ];
+    }
+}

@@ -1,0 +1,397 @@
+//! What the generator will emit, worked out from the table before any tokens are written: class order,
+//! opcode groups, deduplicated render tables and number rules, legality checks and modifier enums.
+
+use anyhow::{bail, Result};
+use sassport_isa::{Class, Field, FieldKind, Pattern, Piece, RegFile, Render, Special, Table};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A field's bits as `(lo, width)` ranges, first least significant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Bits {
+    pub ranges: Vec<(u8, u8)>,
+}
+
+impl Bits {
+    pub fn of(field: &Field) -> Result<Bits> {
+        if field.bits.is_empty() || field.bits.len() > 4 {
+            bail!("field {} has {} bit ranges (1 to 4 supported)", field.name, field.bits.len());
+        }
+        if field.width() > 64 {
+            bail!("field {} is {} bits wide (at most 64)", field.name, field.width());
+        }
+        Ok(Bits { ranges: field.bits.iter().map(|r| (r.lo, r.width() as u8)).collect() })
+    }
+    pub fn width(&self) -> u32 {
+        self.ranges.iter().map(|r| u32::from(r.1)).sum()
+    }
+}
+
+/// A render table, deduplicated across the whole table.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RenderTable {
+    pub entries: Vec<(u64, String)>,
+    pub default: Option<String>,
+}
+
+/// A number rule with its specials (illegal values removed: the decoder refuses them).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RenderRule {
+    pub format: String,
+    pub signed: bool,
+    pub shift: u8,
+    pub pc_relative: bool,
+    pub prefix: String,
+    pub suffix: String,
+    pub specials: Vec<(u64, String)>,
+}
+
+pub enum PiecePlan {
+    Text(String),
+    Table { bits: Bits, table: usize },
+    Number { bits: Bits, rule: usize },
+}
+
+/// A value test the decoder makes for one field before accepting a variant.
+pub struct Check {
+    pub bits: Bits,
+    /// Legal values, as inclusive ranges.
+    pub legal: Vec<(u64, u64)>,
+}
+
+pub struct VariantPlan {
+    pub when: Pattern,
+    pub pieces: Vec<PiecePlan>,
+    pub checks: Vec<Check>,
+}
+
+/// What a field's accessor returns.
+pub enum AccessorType {
+    Register(sassport_isa::RegFile),
+    /// A 4-bit predicate operand: register in bits 2:0, negation in bit 3.
+    NegatablePredicate(sassport_isa::RegFile),
+    /// Integer, sign-extended when the field prints signed, scaled by the rule's shift.
+    Signed { shift: u8 },
+    Unsigned { shift: u8 },
+    /// A displacement in bytes from the end of the instruction.
+    Displacement { shift: u8, signed: bool },
+    Enum(usize),
+    Raw,
+}
+
+pub struct FieldPlan {
+    pub name: String,
+    pub ident: String,
+    pub bits: Bits,
+    pub kind: FieldKind,
+    pub accessor: AccessorType,
+}
+
+pub struct ClassPlan<'t> {
+    pub class: &'t Class,
+    pub fields: Vec<FieldPlan>,
+    pub variants: Vec<VariantPlan>,
+}
+
+/// A modifier enum: one per distinct table printed by modifier fields.
+pub struct EnumPlan {
+    pub ident: String,
+    /// (value, variant ident, text)
+    pub variants: Vec<(u64, String, String)>,
+}
+
+pub struct Plan<'t> {
+    pub table: &'t Table,
+    pub classes: Vec<ClassPlan<'t>>,
+    /// Opcode key → class indices, in the order the table says to try them.
+    pub opcodes: BTreeMap<u16, Vec<usize>>,
+    pub tables: Vec<RenderTable>,
+    pub rules: Vec<RenderRule>,
+    pub enums: Vec<EnumPlan>,
+}
+
+struct Interner<T: Ord + Clone> {
+    items: Vec<T>,
+    index: BTreeMap<T, usize>,
+}
+
+impl<T: Ord + Clone> Interner<T> {
+    fn new() -> Self {
+        Interner { items: Vec::new(), index: BTreeMap::new() }
+    }
+    fn intern(&mut self, item: T) -> usize {
+        if let Some(&i) = self.index.get(&item) {
+            return i;
+        }
+        let i = self.items.len();
+        self.items.push(item.clone());
+        self.index.insert(item, i);
+        i
+    }
+}
+
+/// Inclusive ranges covering a sorted set.
+fn ranges(values: impl IntoIterator<Item = u64>) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for v in values {
+        match out.last_mut() {
+            Some((_, hi)) if hi.checked_add(1) == Some(v) => *hi = v,
+            _ => out.push((v, v)),
+        }
+    }
+    out
+}
+
+fn full_range(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// A Rust identifier from arbitrary text: keeps ASCII alphanumerics and `_`.
+pub fn ident_from(text: &str) -> String {
+    let mut s: String = text.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if matches!(
+        s.as_str(),
+        "as" | "break" | "const" | "continue" | "crate" | "else" | "enum" | "extern" | "false" | "fn" | "for"
+            | "if" | "impl" | "in" | "let" | "loop" | "match" | "mod" | "move" | "mut" | "pub" | "ref"
+            | "return" | "self" | "Self" | "static" | "struct" | "super" | "trait" | "true" | "type"
+            | "unsafe" | "use" | "where" | "while" | "async" | "await" | "dyn" | "abstract" | "become"
+            | "box" | "do" | "final" | "macro" | "override" | "priv" | "typeof" | "unsized" | "virtual"
+            | "yield" | "try" | "gen"
+    ) {
+        s.push('_');
+    }
+    s
+}
+
+/// CamelCase variant name for a modifier text such as `.RZ`, `@!P0 `, `|`, `` (empty).
+fn variant_name(text: &str) -> String {
+    let mut out = String::new();
+    let mut upper = true;
+    for c in text.chars() {
+        let word = match c {
+            '@' => Some("At"),
+            '!' => Some("Not"),
+            '-' => Some("Neg"),
+            '|' => Some("Abs"),
+            '~' => Some("Inv"),
+            '+' => Some("Plus"),
+            _ => None,
+        };
+        if let Some(w) = word {
+            out.push_str(w);
+            upper = true;
+        } else if c.is_ascii_alphanumeric() {
+            if upper {
+                out.push(c.to_ascii_uppercase());
+            } else {
+                out.push(c.to_ascii_lowercase());
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Default");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'V');
+    }
+    out
+}
+
+impl<'t> Plan<'t> {
+    pub fn new(table: &'t Table) -> Result<Plan<'t>> {
+        let mut tables = Interner::new();
+        let mut rules = Interner::new();
+        let mut enum_tables: Interner<Vec<(u64, String)>> = Interner::new();
+        let mut classes = Vec::new();
+        let mut opcodes: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
+        let mut names = BTreeSet::new();
+        for (index, class) in table.classes.iter().enumerate() {
+            if !names.insert(class.name.as_str()) {
+                bail!("class {} is defined twice", class.name);
+            }
+            if ident_from(&class.name) != class.name {
+                bail!("class name {} is not an identifier", class.name);
+            }
+            opcodes.entry(class.opcode).or_default().push(index);
+            let mut fields = Vec::new();
+            for field in &class.fields {
+                let bits = Bits::of(field).map_err(|e| anyhow::anyhow!("class {}: {e}", class.name))?;
+                let accessor = accessor_type(class, field, &bits, &mut enum_tables);
+                fields.push(FieldPlan {
+                    name: field.name.clone(),
+                    ident: ident_from(&field.name.to_ascii_lowercase()),
+                    bits,
+                    kind: field.kind,
+                    accessor,
+                });
+            }
+            if class.variants.is_empty() {
+                bail!("class {} has no print variant", class.name);
+            }
+            let mut variants = Vec::new();
+            for variant in &class.variants {
+                let mut pieces = Vec::new();
+                let mut checks = Vec::new();
+                for piece in &variant.pieces {
+                    match piece {
+                        Piece::Text(t) => match pieces.last_mut() {
+                            Some(PiecePlan::Text(prev)) => prev.push_str(t),
+                            _ => pieces.push(PiecePlan::Text(t.clone())),
+                        },
+                        Piece::Field { field, render } => {
+                            let f = class
+                                .field(field)
+                                .ok_or_else(|| anyhow::anyhow!("class {}: template names unknown field {field}", class.name))?;
+                            let bits = Bits::of(f)?;
+                            let max = full_range(bits.width());
+                            match render {
+                                Render::Table { entries, default } => {
+                                    let keys: Vec<u64> = entries.iter().map(|e| e.0).collect();
+                                    let covers_all = bits.width() < 64 && keys.len() as u64 == max + 1;
+                                    if !covers_all && default.is_none() {
+                                        checks.push(Check { bits: bits.clone(), legal: ranges(keys) });
+                                    }
+                                    let t = tables.intern(RenderTable { entries: entries.clone(), default: default.clone() });
+                                    pieces.push(PiecePlan::Table { bits, table: t });
+                                }
+                                Render::Number { rule, specials } => {
+                                    let illegal: BTreeSet<u64> = specials
+                                        .iter()
+                                        .filter(|s| matches!(s.1, Special::Illegal))
+                                        .map(|s| s.0)
+                                        .collect();
+                                    if !illegal.is_empty() {
+                                        let mut legal = Vec::new();
+                                        let mut next = 0u64;
+                                        for &v in &illegal {
+                                            if v > next {
+                                                legal.push((next, v - 1));
+                                            }
+                                            next = v.saturating_add(1);
+                                        }
+                                        if illegal.last() != Some(&max) {
+                                            legal.push((next, max));
+                                        }
+                                        checks.push(Check { bits: bits.clone(), legal });
+                                    }
+                                    let texts: Vec<(u64, String)> = specials
+                                        .iter()
+                                        .filter_map(|(v, s)| match s {
+                                            Special::Text(t) => Some((*v, t.clone())),
+                                            Special::Illegal => None,
+                                        })
+                                        .collect();
+                                    let r = rules.intern(RenderRule {
+                                        format: format!("{:?}", rule.format),
+                                        signed: rule.signed,
+                                        shift: rule.shift,
+                                        pc_relative: rule.pc_relative,
+                                        prefix: rule.prefix.clone(),
+                                        suffix: rule.suffix.clone(),
+                                        specials: texts,
+                                    });
+                                    pieces.push(PiecePlan::Number { bits, rule: r });
+                                }
+                            }
+                        }
+                    }
+                }
+                variants.push(VariantPlan { when: variant.when, pieces, checks });
+            }
+            classes.push(ClassPlan { class, fields, variants });
+        }
+        if classes.len() > usize::from(u16::MAX) {
+            bail!("{} classes do not fit a u16 class id", classes.len());
+        }
+        let enums = name_enums(enum_tables.items);
+        Ok(Plan { table, classes, opcodes, tables: tables.items, rules: rules.items, enums })
+    }
+}
+
+/// The first render of `field` in the class's last (most general) variant, else any variant.
+fn first_render<'c>(class: &'c Class, field: &str) -> Option<&'c Render> {
+    class.variants.iter().rev().flat_map(|v| &v.pieces).find_map(|p| match p {
+        Piece::Field { field: f, render } if f == field => Some(render),
+        _ => None,
+    })
+}
+
+fn accessor_type(class: &Class, field: &Field, bits: &Bits, enums: &mut Interner<Vec<(u64, String)>>) -> AccessorType {
+    let render = first_render(class, &field.name);
+    match (field.kind, render) {
+        (FieldKind::Register(file @ (RegFile::Pred | RegFile::UniformPred)), _) if bits.width() == 4 => {
+            AccessorType::NegatablePredicate(file)
+        }
+        (FieldKind::Register(file), _) if bits.width() <= 8 => AccessorType::Register(file),
+        (FieldKind::BranchTarget, Some(Render::Number { rule, .. })) => {
+            AccessorType::Displacement { shift: rule.shift, signed: rule.signed }
+        }
+        (FieldKind::Immediate | FieldKind::ConstOffset | FieldKind::ConstBank, Some(Render::Number { rule, .. })) => {
+            if rule.signed {
+                AccessorType::Signed { shift: rule.shift }
+            } else {
+                AccessorType::Unsigned { shift: rule.shift }
+            }
+        }
+        (FieldKind::Modifier, Some(Render::Table { entries, default: None }))
+            if bits.width() <= 16 && !entries.is_empty() && entries.len() <= 64 =>
+        {
+            AccessorType::Enum(enums.intern(entries.clone()))
+        }
+        _ => AccessorType::Raw,
+    }
+}
+
+/// Names each modifier enum after its texts (`RzRmRp`-like); long or clashing names get a number.
+fn name_enums(tables: Vec<Vec<(u64, String)>>) -> Vec<EnumPlan> {
+    let mut used = BTreeSet::new();
+    let mut out = Vec::new();
+    for (i, entries) in tables.into_iter().enumerate() {
+        let mut variants: Vec<(u64, String, String)> = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (value, text) in &entries {
+            let mut name = variant_name(text);
+            if !seen.insert(name.clone()) {
+                name = format!("{name}{value}");
+                seen.insert(name.clone());
+            }
+            variants.push((*value, name, text.clone()));
+        }
+        let joined: String = variants.iter().filter(|v| v.1 != "Default").take(4).map(|v| v.1.clone()).collect();
+        let mut ident = if joined.is_empty() || joined.len() > 32 || variants.len() > 8 {
+            format!("Modifier{i}")
+        } else {
+            joined
+        };
+        if !used.insert(ident.clone()) {
+            ident = format!("{ident}{i}");
+            used.insert(ident.clone());
+        }
+        out.push(EnumPlan { ident, variants });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_identifiers() {
+        assert_eq!(variant_name(".RZ"), "Rz");
+        assert_eq!(variant_name("@!P0 "), "AtNotP0");
+        assert_eq!(variant_name(""), "Default");
+        assert_eq!(variant_name(".64"), "V64");
+        assert_eq!(ident_from("type"), "type_");
+        assert_eq!(ranges([1, 2, 3, 5, 7, 8]), vec![(1, 3), (5, 5), (7, 8)]);
+    }
+}
