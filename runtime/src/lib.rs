@@ -1,3 +1,76 @@
 //! The Vulkan runtime: devices, memory, pipelines and their caches, kernel launches.
 //!
-//! One job: run what the translator emits. Depends on `sassport-translator`; nothing depends on it but the CLI.
+//! One job: run what the translator emits. Depends on `sassport-translator` (for [`abi`], the binding layout
+//! both sides follow); nothing depends on it but the CLI.
+//!
+//! - [`enumerate_devices`] and [`choose_device`]: what each Vulkan device can do ([`DeviceInfo`]), the default
+//!   choice (discrete GPU, then integrated, then CPU such as lavapipe) and the typed refusal of devices that
+//!   lack Vulkan 1.3 or 64-bit integers. [`DeviceInfo::profile`] is the [`abi::DeviceProfile`] the translator
+//!   receives.
+//! - [`Runtime`]: one instance, device and pipeline set reused across launches. Guest global memory is one
+//!   storage buffer, the window of the ABI, addressed from [`abi::DEFAULT_WINDOW_BASE`]; [`Runtime::alloc`]
+//!   hands out 256-byte-aligned guest addresses in it ([`WindowAllocator`], first fit).
+//! - Kernels are SPIR-V modules following [`abi`]: [`Runtime::load_kernel`] reflects their bindings and refuses
+//!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
+//!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
+//!   disk per device, driver and version ([`PipelineCacheLocation`]).
+//! - [`Runtime::launch`] fills the constant banks and launch values, splits grids beyond the device's
+//!   workgroup-count limit into several dispatches, waits, and reports an out-of-window access as
+//!   [`RuntimeError::Fault`] naming kernel, pc and address.
+//!
+//! # Example: an emulator running a translated kernel
+//!
+//! ```no_run
+//! use sassport_runtime::{abi, Launch, Runtime, RuntimeOptions};
+//!
+//! # fn translated_spirv() -> Vec<u32> { unimplemented!() }
+//! # fn main() -> Result<(), sassport_runtime::RuntimeError> {
+//! let mut rt = Runtime::new(RuntimeOptions::default())?;
+//! println!("running on {}", rt.device().name);
+//! let kernel = rt.load_kernel("scale", &translated_spirv())?;
+//!
+//! // Guest memory: a 64-bit GPU address inside the window.
+//! let n = 1024u32;
+//! let buf = rt.alloc(4 * u64::from(n))?;
+//! let input: Vec<u8> = (0..n).flat_map(|i| i.to_le_bytes()).collect();
+//! rt.upload(buf, &input)?;
+//!
+//! // Constant bank 0 as the CUDA driver lays it out: blockDim, gridDim, then the parameters.
+//! let (grid, block) = ([n / 256, 1, 1], [256, 1, 1]);
+//! let mut bank0 = vec![0u8; abi::bank0::PARAMS as usize + 12];
+//! for (i, v) in block.iter().chain(grid.iter()).enumerate() {
+//!     bank0[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+//! }
+//! let p = abi::bank0::PARAMS as usize;
+//! bank0[p..p + 8].copy_from_slice(&buf.to_le_bytes());
+//! bank0[p + 8..p + 12].copy_from_slice(&3u32.to_le_bytes());
+//!
+//! rt.launch(&Launch { kernel, grid, block, dynamic_shared_bytes: 0, banks: &[(0, &bank0)] })?;
+//! let mut out = vec![0u8; input.len()];
+//! rt.download(buf, &mut out)?;
+//! rt.free(buf)?;
+//! # Ok(()) }
+//! ```
+
+mod alloc;
+mod device;
+mod disk_cache;
+mod error;
+mod gpu;
+mod grid;
+mod reflect;
+mod runtime;
+mod selftest;
+
+pub use alloc::WindowAllocator;
+pub use device::{
+    choose_device, enumerate_devices, format_api_version, DeviceFeatures, DeviceInfo, DeviceKind, DeviceLimits,
+    DeviceSelector, REQUIRED_API_VERSION,
+};
+pub use disk_cache::{cache_file, PipelineCacheLocation};
+pub use error::{Result, RuntimeError};
+pub use grid::{chunk_count, split_grid, DispatchChunk};
+pub use reflect::{reflect, ModuleInterface};
+pub use runtime::{KernelId, Launch, LaunchReport, MemoryMode, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES};
+/// The binding layout shared with the translator.
+pub use sassport_translator::abi;

@@ -1,0 +1,164 @@
+//! The runtime's error type: every failure names what was asked for and why it could not be done.
+
+use ash::vk;
+
+/// Everything that can go wrong in the runtime.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// The Vulkan loader (libvulkan) could not be opened.
+    #[error("cannot load the Vulkan loader (libvulkan): {0}")]
+    LoaderMissing(String),
+    /// A Vulkan call failed.
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        /// The Vulkan entry point.
+        call: &'static str,
+        /// What it returned.
+        result: vk::Result,
+    },
+    /// The loader found no physical device.
+    #[error("no Vulkan device found")]
+    NoDevice,
+    /// `--device N` named an index past the end of the device list.
+    #[error("no Vulkan device with index {index} ({count} found)")]
+    DeviceIndexOutOfRange {
+        /// The requested index.
+        index: usize,
+        /// How many devices exist.
+        count: usize,
+    },
+    /// `--device NAME` matched no device name.
+    #[error("no Vulkan device whose name contains {0:?}")]
+    DeviceNameNotFound(String),
+    /// The chosen device lacks something sassport or a kernel needs.
+    #[error("device {device:?} cannot be used: {missing}")]
+    MissingFeature {
+        /// The device name.
+        device: String,
+        /// What is missing, e.g. "Vulkan 1.3 (device has 1.1.0)" or "shaderFloat64".
+        missing: String,
+    },
+    /// No memory type has the property flags a resource needs.
+    #[error("no memory type with flags {flags:?} for {purpose}")]
+    NoMemoryType {
+        /// The flags looked for.
+        flags: vk::MemoryPropertyFlags,
+        /// What the memory was for.
+        purpose: &'static str,
+    },
+    /// The requested window does not fit in one storage-buffer binding.
+    #[error("window of {requested} bytes exceeds the device's storage buffer range of {max} bytes (less {reserved} reserved for the fault record)")]
+    WindowTooLarge {
+        /// Requested window size.
+        requested: u64,
+        /// `maxStorageBufferRange`.
+        max: u64,
+        /// Bytes reserved after the window.
+        reserved: u64,
+    },
+    /// No free range of the window is large enough.
+    #[error("out of window memory: {requested} bytes requested, largest free range {largest_free} bytes")]
+    OutOfMemory {
+        /// Requested size (before alignment).
+        requested: u64,
+        /// Largest free range.
+        largest_free: u64,
+    },
+    /// A zero-byte allocation was asked for.
+    #[error("zero-byte allocation")]
+    ZeroSizedAllocation,
+    /// A range lies (partly) outside the window.
+    #[error("range 0x{address:x}+{len} lies outside the window 0x{base:x}..0x{end:x}")]
+    OutOfWindow {
+        /// Start of the range.
+        address: u64,
+        /// Its length.
+        len: u64,
+        /// First address of the window.
+        base: u64,
+        /// One past its last address.
+        end: u64,
+    },
+    /// A range inside the window is not within one live allocation.
+    #[error("range 0x{address:x}+{len} is not within one live allocation")]
+    NotAllocated {
+        /// Start of the range.
+        address: u64,
+        /// Its length.
+        len: u64,
+    },
+    /// `free` of an address that is not the start of a live allocation (double free or a wild pointer).
+    #[error("free of 0x{address:x}, which is not the start of a live allocation (double free?)")]
+    InvalidFree {
+        /// The address passed to `free`.
+        address: u64,
+    },
+    /// A SPIR-V module could not be parsed.
+    #[error("kernel {kernel:?}: SPIR-V module is malformed: {reason}")]
+    MalformedModule {
+        /// Kernel name.
+        kernel: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// A module does not follow the binding ABI of `sassport_translator::abi`.
+    #[error("kernel {kernel:?} does not follow the sassport ABI: {reason}")]
+    AbiViolation {
+        /// Kernel name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A kernel handle from another runtime, or one never issued.
+    #[error("unknown kernel handle {0}")]
+    UnknownKernel(u32),
+    /// Launch parameters the device cannot run or CUDA would refuse.
+    #[error("kernel {kernel:?}: invalid launch: {reason}")]
+    InvalidLaunch {
+        /// Kernel name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Pipeline creation did not finish within the configured timeout.
+    #[error("kernel {kernel:?}: pipeline creation exceeded {seconds} s")]
+    PipelineTimeout {
+        /// Kernel name.
+        kernel: String,
+        /// The timeout.
+        seconds: f64,
+    },
+    /// A kernel accessed global memory outside the window.
+    #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: {kind} of {size} bytes at address 0x{address:x} outside the window ({count} faulting accesses)")]
+    Fault {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the faulting SASS instruction in the kernel's code.
+        pc: u32,
+        /// Guest address accessed.
+        address: u64,
+        /// "load", "store", "atomic" or "access kind N".
+        kind: String,
+        /// Access size in bytes.
+        size: u32,
+        /// How many accesses faulted in the launch.
+        count: u32,
+    },
+    /// Reading or writing the on-disk pipeline cache failed.
+    #[error("pipeline cache {path}: {source}")]
+    CacheIo {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl RuntimeError {
+    pub(crate) fn vk(call: &'static str) -> impl FnOnce(vk::Result) -> RuntimeError {
+        move |result| RuntimeError::Vulkan { call, result }
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = RuntimeError> = std::result::Result<T, E>;
