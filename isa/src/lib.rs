@@ -2,9 +2,11 @@
 //!
 //! One job: turn the checked-in, human-editable table into typed data for the generator in `xtask`
 //! ([`parse_table`]), and back ([`write_table`], which `cargo xtask probe` uses to write the table).
-//! The data model ([`model`]) documents how a decoder and an nvdisasm-exact formatter use each part; the
+//! [`eval`] interprets a table directly (decode and print one word); the probe checks every entry with
+//! it before writing, and the tests check every golden pair with it. The data model ([`model`]) documents how a decoder and an nvdisasm-exact formatter use each part; the
 //! text format is described in `docs/isa-table.md`. Depends on nothing else in the workspace.
 
+pub mod eval;
 pub mod model;
 mod parse;
 mod write;

@@ -63,9 +63,9 @@ pub struct Class {
     pub opcode: u16,
     /// Bits that must hold for the word to belong to this class. Always includes the 13 opcode bits.
     pub fixed: Pattern,
-    /// The operand and modifier fields. Fields used by one variant never overlap each other (fields of
-    /// different variants may); bits in no field and not in `fixed` (scheduling bits among them) do not
-    /// affect the printed text.
+    /// The operand and modifier fields. Fields may share bits (e.g. a legality-only field over the
+    /// scheduling/opex bits 109:105,124:122 overlaps the `sched` field); each piece reads its field
+    /// independently. Bits in no field and not in `fixed` do not affect the printed text or legality.
     pub fields: Vec<Field>,
     /// Print variants, tried in order; see the module doc. At least one; the last has `when.mask == 0`.
     pub variants: Vec<Variant>,

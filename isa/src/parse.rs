@@ -509,7 +509,6 @@ fn class_line(c: &mut PendingClass, line: Line, lno: usize) -> Result<(), ParseE
 
 fn finish_variant(class: &Class, v: PendingVariant) -> Result<Variant, ParseError> {
     let mut pieces = Vec::with_capacity(v.parts.len());
-    let mut used = Vec::new();
     for part in v.parts {
         match part {
             TemplatePart::Text(t) => pieces.push(Piece::Text(t)),
@@ -521,21 +520,8 @@ fn finish_variant(class: &Class, v: PendingVariant) -> Result<Variant, ParseErro
                 let Some(render) = v.renders.get(&s) else {
                     return Err(err(v.line, 1, format!("placeholder `{s}` has no `render` line")));
                 };
-                if !used.contains(&field) {
-                    used.push(field.clone());
-                }
                 pieces.push(Piece::Field { field, render: render.clone() });
             }
-        }
-    }
-    // Fields printed by one variant must not overlap.
-    let mut seen = 0u128;
-    for name in &used {
-        if let Some(f) = class.field(name) {
-            if f.mask() & seen != 0 {
-                return Err(err(v.line, 1, format!("field `{name}` overlaps another field of this variant")));
-            }
-            seen |= f.mask();
         }
     }
     Ok(Variant { when: v.when, pieces })

@@ -36,3 +36,53 @@ fn semantic_errors_name_the_line() {
     assert_eq!(e.line, 6, "{e}");
     assert!(e.message.contains("nope"), "{e}");
 }
+
+/// Every golden pair in the committed table prints identically through the table interpreter.
+#[test]
+fn golden_pairs_print_through_the_interpreter() {
+    let table = sm86().expect("isa/sm86.txt parses");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for class in &table.classes {
+        for g in &class.golden {
+            count += 1;
+            let got = sassport_isa::eval::format_word(&table, g.word, g.address);
+            let ok = matches!(&got, Ok(t) if *t == g.text);
+            let right_class = sassport_isa::eval::classify(&table, g.word).map(|c| c.name.as_str());
+            if !ok || right_class != Some(class.name.as_str()) {
+                failures.push(format!("{} {:#034x}: want {:?}, got {:?} via {:?}", class.name, g.word, g.text, got, right_class));
+            }
+        }
+    }
+    assert!(count > 0);
+    assert!(failures.is_empty(), "{} of {count} golden pairs fail:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn float_text_matches_nvdisasm_rules() {
+    use sassport_isa::eval::format_number;
+    use sassport_isa::NumberFormat::*;
+    // Each expectation is nvdisasm 13.5.37 output for an FMUL/DADD/HADD2 immediate.
+    let cases: &[(sassport_isa::NumberFormat, i64, &str)] = &[
+        (F32, 0x3f80_0000, "1"),
+        (F32, 0x3dcc_cccd, "0.10000000149011611938"),
+        (F32, 0x7149_f2ca, "1.00000001504746621988e+30"),
+        (F32, 1, "1.4012984643248170709e-45"),
+        (F32, 0x2edb_e6ff, "1.00000001335143196e-10"),
+        (F32, 0x4cbe_bc20, "100000000"),
+        (F32, 0x4e6e_6b28, "1.00000000000000000000e+09"),
+        (F32, 0x8000_0000, "-0.0 "),
+        (F32, 0, "0"),
+        (F32, 0x7f80_0000, "+INF "),
+        (F32, 0xffc0_0000, "-QNAN "),
+        (F32, 0x7f80_0001, "+SNAN "),
+        (F64Hi, 0x4008_0000, "3"),
+        (F64Hi, 0x3ff0_0001, "1.0000009536743164062"),
+        (F16, 0x3555, "0.333251953125"),
+        (F16, 0x0001, "5.9604644775390625e-08"),
+        (F16, 0x7bff, "65504"),
+    ];
+    for &(f, n, want) in cases {
+        assert_eq!(format_number(f, n), want, "{f:?} {n:#x}");
+    }
+}
