@@ -2,7 +2,8 @@
 //!
 //! One job: a cubin in, one Vulkan compute module per kernel out. Depends on `sassport-gen` for decoding;
 //! never on the runtime. So far: [`cubin`], the reader of `nvcc -cubin -arch=sm_86` files (kernels, device
-//! functions, code sections, `.nv.info` attributes, constant banks, relocations).
+//! functions, code sections, `.nv.info` attributes, constant banks, relocations), and [`abi`], the contract
+//! with the runtime.
 
 pub mod abi;
 pub mod cubin;

@@ -149,6 +149,23 @@ fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
         }
     }
 
+    // Device functions with their own .nv.info.<function> (-rdc cubins), and no .nv.info section unread.
+    for f in &cubin.device_function_info {
+        let records = listing.kernel_info.get(f.function).unwrap_or_else(|| panic!("{at}: {} info", f.function));
+        let ours: Vec<String> =
+            f.info.attributes.iter().map(|a| a.name().unwrap_or("unknown Attribute").to_owned()).collect();
+        let theirs: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+        assert_eq!(ours, theirs, "{at}: .nv.info.{} records", f.function);
+    }
+    let with_info = cubin.kernels.iter().filter(|k| !k.info.attributes.is_empty()).count();
+    assert_eq!(with_info + cubin.device_function_info.len(), listing.kernel_info.len(), "{at}: .nv.info.* sections");
+
+    // Constant banks: every .nv.constant<N>[.<function>] section, with its size.
+    let theirs: Vec<(&str, u64)> =
+        listing.sections.iter().filter(|s| s.name.starts_with(".nv.constant")).map(|s| (s.name.as_str(), s.size)).collect();
+    let ours: Vec<(&str, u64)> = cubin.constant_banks.iter().map(|b| (b.name, b.data.len() as u64)).collect();
+    assert_eq!(ours, theirs, "{at}: constant banks");
+
     // Device-function resources from the global .nv.info.
     for f in &cubin.device_functions {
         let facts = listing.functions.get(f.name).cloned().unwrap_or_default();
