@@ -245,7 +245,8 @@ pub fn choose_device<'a>(devices: &'a [DeviceInfo], selector: &DeviceSelector) -
 
 /// A Vulkan loader and instance; destroyed on drop.
 pub(crate) struct Instance {
-    pub(crate) entry: ash::Entry,
+    // Keeps libvulkan loaded for as long as the instance lives.
+    _entry: ash::Entry,
     pub(crate) instance: ash::Instance,
 }
 
@@ -264,7 +265,7 @@ impl Instance {
         // SAFETY: valid create info; the instance is destroyed in Drop.
         let instance =
             unsafe { entry.create_instance(&info, None) }.map_err(RuntimeError::vk("vkCreateInstance"))?;
-        Ok(Instance { entry, instance })
+        Ok(Instance { _entry: entry, instance })
     }
 
     pub(crate) fn physical_devices(&self) -> Result<Vec<vk::PhysicalDevice>> {
@@ -281,7 +282,7 @@ impl Instance {
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut features = vk::PhysicalDeviceFeatures::default();
+        let features;
         if modern {
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v11).push_next(&mut v12);
             if base.api_version >= vk::API_VERSION_1_3 {

@@ -13,7 +13,7 @@ pub(crate) struct Gpu {
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) info: DeviceInfo,
     // Dropped after `device` is destroyed in Drop.
-    pub(crate) instance: Instance,
+    pub(crate) _instance: Instance,
 }
 
 /// A buffer with its own memory, mapped persistently when host-visible.
@@ -23,6 +23,9 @@ pub(crate) struct Buffer {
     pub(crate) size: u64,
     pub(crate) mapped: Option<*mut u8>,
 }
+
+// SAFETY: the mapping is valid in every thread of the process; access goes through `&mut Buffer`.
+unsafe impl Send for Buffer {}
 
 impl Buffer {
     /// The mapped bytes. Caller guarantees the GPU is not accessing them concurrently.
@@ -42,7 +45,6 @@ impl Gpu {
             .ok_or_else(|| RuntimeError::MissingFeature { device: info.name.clone(), missing: "a compute queue".into() })?
             as u32;
         let f = &info.features;
-        let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(f.int64)
             .shader_float64(f.float64)
@@ -59,7 +61,6 @@ impl Gpu {
             .subgroup_size_control(f.subgroup_size_control)
             .compute_full_subgroups(f.compute_full_subgroups)
             .maintenance4(f.maintenance4);
-        let _ = b;
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
         let create = vk::DeviceCreateInfo::default()
@@ -73,7 +74,7 @@ impl Gpu {
             unsafe { inst.create_device(pd, &create, None) }.map_err(RuntimeError::vk("vkCreateDevice"))?;
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         let memory = unsafe { inst.get_physical_device_memory_properties(pd) };
-        Ok(Gpu { device, queue, queue_family, memory, info, instance })
+        Ok(Gpu { device, queue, queue_family, memory, info, _instance: instance })
     }
 
     /// The first memory type allowed by `type_bits` that has `required` and `preferred` flags, else the first

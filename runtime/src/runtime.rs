@@ -85,6 +85,12 @@ impl KernelId {
     pub fn raw(self) -> u32 {
         self.0
     }
+
+    /// The handle for a raw id (e.g. one stored by an emulator); ids the runtime never issued are refused
+    /// with [`RuntimeError::UnknownKernel`].
+    pub fn from_raw(raw: u32) -> KernelId {
+        KernelId(raw)
+    }
 }
 
 /// One kernel launch.
@@ -118,7 +124,6 @@ enum Backing {
 
 struct KernelEntry {
     words: Vec<u32>,
-    hash: u64,
     interface: ModuleInterface,
     module: vk::ShaderModule,
     set_layout: vk::DescriptorSetLayout,
@@ -447,7 +452,7 @@ impl Runtime {
         let entry = match existing {
             Some(i) => i,
             None => {
-                let e = self.create_entry(name, spirv, hash)?;
+                let e = self.create_entry(name, spirv)?;
                 self.entries.push(e);
                 let i = self.entries.len() - 1;
                 self.by_hash.entry(hash).or_default().push(i);
@@ -472,7 +477,7 @@ impl Runtime {
         self.names.get(kernel.0 as usize).map(|(n, _)| n.as_str()).ok_or(RuntimeError::UnknownKernel(kernel.0))
     }
 
-    fn create_entry(&mut self, name: &str, spirv: &[u32], hash: u64) -> Result<KernelEntry> {
+    fn create_entry(&mut self, name: &str, spirv: &[u32]) -> Result<KernelEntry> {
         let interface = reflect(name, spirv)?;
         let info = &self.gpu.info;
         if let Some(missing) = interface.missing_feature(&info.features) {
@@ -542,7 +547,6 @@ impl Runtime {
         }
         let mut entry = KernelEntry {
             words: spirv.to_vec(),
-            hash,
             interface,
             module: vk::ShaderModule::null(),
             set_layout: vk::DescriptorSetLayout::null(),

@@ -1,5 +1,263 @@
+//! Launches of hand-built ABI kernels on lavapipe, checked against values computed here.
+
 mod support;
+
+use std::time::Duration;
+
+use sassport_runtime::{
+    abi, DeviceSelector, Launch, MemoryMode, PipelineCacheLocation, Runtime, RuntimeError, RuntimeOptions,
+};
+use support::{bank0, store_gid_kernel, STORE_PC};
+
+/// Tests run on lavapipe unless `SASSPORT_TEST_DEVICE` names another device.
+fn options() -> RuntimeOptions {
+    support::test_env();
+    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
+    RuntimeOptions {
+        device: device.parse().unwrap_or(DeviceSelector::Default),
+        window_bytes: Some(16 << 20),
+        pipeline_cache: PipelineCacheLocation::Disabled,
+        // Pipeline creation is bounded in tests: lavapipe's compiler can blow up on pathological code.
+        pipeline_timeout: Some(Duration::from_secs(60)),
+        ..Default::default()
+    }
+}
+
+fn kernel() -> Vec<u32> {
+    let words = store_gid_kernel();
+    support::spirv_val(&words);
+    words
+}
+
+/// Runs the store kernel over `grid` x `block` and checks every word against `gid * 3 + param`.
+fn run_store(rt: &mut Runtime, grid: [u32; 3], block: [u32; 3], param: u32) -> sassport_runtime::LaunchReport {
+    let k = rt.load_kernel("store_gid", &kernel()).unwrap();
+    let n = grid.iter().chain(&block).map(|&v| v as u64).product::<u64>();
+    let buf = rt.alloc(4 * n).unwrap();
+    rt.upload(buf, &vec![0xee; 4 * n as usize]).unwrap();
+    let b0 = bank0(grid, block, buf, param);
+    let report = rt.launch(&Launch { kernel: k, grid, block, dynamic_shared_bytes: 0, banks: &[(0, &b0)] }).unwrap();
+    let mut out = vec![0u8; 4 * n as usize];
+    rt.download(buf, &mut out).unwrap();
+    for (gid, w) in out.chunks_exact(4).enumerate() {
+        let got = u32::from_le_bytes(w.try_into().unwrap());
+        let want = (gid as u32).wrapping_mul(3).wrapping_add(param);
+        assert_eq!(got, want, "gid {gid} of grid {grid:?} block {block:?}");
+    }
+    rt.free(buf).unwrap();
+    report
+}
+
 #[test]
-fn kernel_validates() {
-    support::spirv_val(&support::store_gid_kernel());
+fn spirv_val_runs() {
+    support::spirv_val(&kernel());
+}
+
+#[test]
+#[should_panic(expected = "spirv-val rejected")]
+fn spirv_val_rejects_a_broken_module() {
+    let mut words = kernel();
+    words.truncate(words.len() - 3);
+    support::spirv_val(&words);
+}
+
+#[test]
+fn stores_gid_times_three_plus_param() {
+    let mut rt = Runtime::new(options()).unwrap();
+    let r = run_store(&mut rt, [4, 1, 1], [256, 1, 1], 7);
+    assert_eq!(r.dispatches, 1);
+    assert!(r.pipeline_created);
+}
+
+#[test]
+fn three_dimensional_grid_and_block() {
+    let mut rt = Runtime::new(options()).unwrap();
+    run_store(&mut rt, [3, 2, 2], [4, 2, 3], 0xfffffff0);
+}
+
+#[test]
+fn grid_beyond_device_limit_is_split_into_dispatches() {
+    let mut rt = Runtime::new(options()).unwrap();
+    let max = rt.device().limits.max_workgroup_count[0];
+    let r = run_store(&mut rt, [max + 2, 2, 1], [2, 1, 1], 11);
+    // x needs two dispatches; y fits in one.
+    assert_eq!(r.dispatches, 2);
+}
+
+#[test]
+fn staged_window_gives_the_same_results() {
+    let mut rt = Runtime::new(RuntimeOptions { memory: MemoryMode::Staged, ..options() }).unwrap();
+    assert!(rt.is_staged());
+    run_store(&mut rt, [5, 1, 1], [64, 1, 1], 3);
+    // Larger than the staging buffer: uploads and downloads go in pieces.
+    let n = (5 << 20) / 4;
+    let buf = rt.alloc(4 * n).unwrap();
+    let data: Vec<u8> = (0..4 * n).map(|i| (i * 7 % 251) as u8).collect();
+    rt.upload(buf, &data).unwrap();
+    let mut back = vec![0; data.len()];
+    rt.download(buf, &mut back).unwrap();
+    assert!(back == data);
+}
+
+fn fault_of(rt: &mut Runtime, ptr: u64, threads: u32) -> RuntimeError {
+    let k = rt.load_kernel("store_gid", &kernel()).unwrap();
+    let b0 = bank0([1, 1, 1], [threads, 1, 1], ptr, 0);
+    rt.launch(&Launch { kernel: k, grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &b0)] })
+        .unwrap_err()
+}
+
+#[test]
+fn out_of_window_store_is_reported_with_kernel_pc_and_address() {
+    for memory in [MemoryMode::Auto, MemoryMode::Staged] {
+        let mut rt = Runtime::new(RuntimeOptions { memory, ..options() }).unwrap();
+        let below = rt.window_base() - 64;
+        match fault_of(&mut rt, below, 1) {
+            RuntimeError::Fault { kernel, pc, address, kind, size, count } => {
+                assert_eq!((kernel.as_str(), pc, address, kind.as_str(), size, count), ("store_gid", STORE_PC, below, "store", 4, 1));
+            }
+            e => panic!("expected a fault, got {e}"),
+        }
+        // Straddling the end: threads 0, 1 store inside, 2, 3 outside.
+        let end = rt.window_base() + rt.window_size();
+        match fault_of(&mut rt, end - 8, 4) {
+            RuntimeError::Fault { address, count, .. } => {
+                assert_eq!(count, 2);
+                assert!(address == end || address == end + 4, "address 0x{address:x}");
+            }
+            e => panic!("expected a fault, got {e}"),
+        }
+        // The record is cleared between launches.
+        run_store(&mut rt, [1, 1, 1], [32, 1, 1], 1);
+        let msg = fault_of(&mut rt, 0, 1).to_string();
+        assert_eq!(msg, format!("kernel \"store_gid\" faulted at pc 0x{STORE_PC:x}: store of 4 bytes at address 0x0 outside the window (1 faulting accesses)"));
+    }
+}
+
+#[test]
+fn kernels_and_pipelines_are_cached() {
+    let mut rt = Runtime::new(options()).unwrap();
+    let a = rt.load_kernel("store_gid", &kernel()).unwrap();
+    let b = rt.load_kernel("store_gid", &kernel()).unwrap();
+    assert_eq!(a, b);
+    let alias = rt.load_kernel("other_name", &kernel()).unwrap();
+    assert_ne!(a, alias);
+    assert_eq!(rt.kernel_name(alias).unwrap(), "other_name");
+    assert!(run_store(&mut rt, [2, 1, 1], [32, 1, 1], 1).pipeline_created);
+    assert!(!run_store(&mut rt, [7, 1, 1], [32, 1, 1], 2).pipeline_created);
+    assert!(run_store(&mut rt, [2, 1, 1], [16, 2, 1], 3).pipeline_created);
+    assert_eq!(rt.pipelines_created(), 2);
+    // The alias shares the module and its pipelines, and faults under its own name.
+    match fault_of_kernel(&mut rt, alias) {
+        RuntimeError::Fault { kernel, .. } => assert_eq!(kernel, "other_name"),
+        e => panic!("expected a fault, got {e}"),
+    }
+    assert_eq!(rt.pipelines_created(), 2);
+}
+
+fn fault_of_kernel(rt: &mut Runtime, k: sassport_runtime::KernelId) -> RuntimeError {
+    let b0 = bank0([1, 1, 1], [32, 1, 1], 8, 0);
+    rt.launch(&Launch { kernel: k, grid: [1, 1, 1], block: [32, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &b0)] })
+        .unwrap_err()
+}
+
+#[test]
+fn pipeline_cache_persists_on_disk() {
+    let dir = std::env::temp_dir().join(format!("sassport-pcache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RuntimeOptions { pipeline_cache: PipelineCacheLocation::Dir(dir.clone()), cache_version: "test v1".into(), ..options() };
+    let path = {
+        let mut rt = Runtime::new(opts.clone()).unwrap();
+        run_store(&mut rt, [1, 1, 1], [64, 1, 1], 5);
+        rt.pipeline_cache_path().unwrap().to_owned()
+    };
+    let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(name.starts_with("pipelines-") && name.ends_with("-test_v1.bin"), "{name}");
+    let data = std::fs::read(&path).unwrap();
+    let mut rt = Runtime::new(opts).unwrap();
+    assert!(sassport_runtime::cache_file(&dir, rt.device(), "test v1") == path);
+    assert!(data.len() >= 32 && u32::from_le_bytes(data[4..8].try_into().unwrap()) == 1);
+    assert_eq!(&data[16..32], &rt.device().pipeline_cache_uuid);
+    // A second runtime starts from the file and still runs correctly.
+    run_store(&mut rt, [1, 1, 1], [64, 1, 1], 6);
+    // A corrupt file is ignored, not handed to the driver.
+    drop(rt);
+    std::fs::write(&path, b"garbage").unwrap();
+    let mut rt = Runtime::new(RuntimeOptions { pipeline_cache: PipelineCacheLocation::Dir(dir.clone()), cache_version: "test v1".into(), ..options() }).unwrap();
+    run_store(&mut rt, [1, 1, 1], [64, 1, 1], 6);
+    drop(rt);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pipeline_timeout_is_a_typed_error() {
+    let mut rt = Runtime::new(RuntimeOptions { pipeline_timeout: Some(Duration::from_nanos(1)), ..options() }).unwrap();
+    let k = rt.load_kernel("store_gid", &kernel()).unwrap();
+    match rt.prepare(k, [64, 1, 1], 0) {
+        Err(RuntimeError::PipelineTimeout { kernel, .. }) => assert_eq!(kernel, "store_gid"),
+        // A driver faster than a nanosecond is not plausible; anything else is a bug.
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_launches_and_memory_use_are_refused() {
+    let mut rt = Runtime::new(options()).unwrap();
+    let k = rt.load_kernel("store_gid", &kernel()).unwrap();
+    let b0 = bank0([1, 1, 1], [1, 1, 1], 0, 0);
+    let launch = |grid, block| Launch { kernel: k, grid, block, dynamic_shared_bytes: 0, banks: &[] };
+    for (grid, block) in [([0, 1, 1], [1, 1, 1]), ([1, 1, 1], [0, 1, 1]), ([1, 1, 1], [1025, 1, 1]), ([1, 1, 1], [32, 32, 2]), ([1, 65536, 1], [1, 1, 1])] {
+        assert!(matches!(rt.launch(&launch(grid, block)), Err(RuntimeError::InvalidLaunch { .. })), "{grid:?} {block:?}");
+    }
+    let too_much = vec![1u8; 4096];
+    assert!(matches!(
+        rt.launch(&Launch { banks: &[(0, &too_much)], ..launch([1, 1, 1], [1, 1, 1]) }),
+        Err(RuntimeError::InvalidLaunch { .. })
+    ));
+    assert!(matches!(rt.launch(&Launch { banks: &[(32, &b0)], ..launch([1, 1, 1], [1, 1, 1]) }), Err(RuntimeError::InvalidLaunch { .. })));
+    let buf = rt.alloc(100).unwrap();
+    assert!(matches!(rt.upload(buf, &[0; 101]), Err(RuntimeError::NotAllocated { .. })));
+    assert!(matches!(rt.upload(rt.window_base() - 1, &[0; 2]), Err(RuntimeError::OutOfWindow { .. })));
+    assert!(matches!(rt.alloc(rt.window_size() + 1), Err(RuntimeError::OutOfMemory { .. })));
+    rt.free(buf).unwrap();
+    assert!(matches!(rt.free(buf), Err(RuntimeError::InvalidFree { .. })));
+    assert!(matches!(rt.download(buf, &mut [0; 4]), Err(RuntimeError::NotAllocated { .. })));
+    assert!(matches!(
+        Runtime::new(RuntimeOptions { window_bytes: Some(1 << 40), ..options() }),
+        Err(RuntimeError::WindowTooLarge { .. })
+    ));
+}
+
+/// Rewrites the Binding decoration of the window (33) to `to`.
+fn rebind_window(words: &mut [u32], to: u32) {
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if op == 71 && len == 4 && words[i + 2] == 33 && words[i + 3] == abi::GLOBAL_WINDOW_BINDING {
+            words[i + 3] = to;
+            return;
+        }
+        i += len.max(1);
+    }
+    panic!("no Binding 33 decoration");
+}
+
+#[test]
+fn modules_outside_the_abi_are_refused_by_name() {
+    let mut rt = Runtime::new(options()).unwrap();
+    let mut words = kernel();
+    rebind_window(&mut words, 40);
+    let e = rt.load_kernel("rogue", &words).unwrap_err();
+    assert_eq!(e.to_string(), "kernel \"rogue\" does not follow the sassport ABI: binding 40 is not part of the ABI (0..=33)");
+    let mut words = kernel();
+    rebind_window(&mut words, 5);
+    assert!(matches!(rt.load_kernel("rogue", &words), Err(RuntimeError::AbiViolation { .. })));
+    assert!(matches!(rt.load_kernel("junk", &[0x0723_0203, 1, 2]), Err(RuntimeError::MalformedModule { .. })));
+    assert!(matches!(rt.kernel_name(sassport_runtime::KernelId::from_raw(99)), Err(RuntimeError::UnknownKernel(99))));
+}
+
+#[test]
+fn interface_is_reflected_from_the_module() {
+    let i = sassport_runtime::reflect("store_gid", &kernel()).unwrap();
+    assert!(i.uses_launch_values && i.uses_window);
+    assert_eq!(i.banks.into_iter().collect::<Vec<_>>(), vec![(0, (support::PARAM_ADD + 4).next_multiple_of(16))]);
 }
