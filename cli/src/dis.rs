@@ -6,6 +6,7 @@
 
 use anyhow::{bail, Context, Result};
 use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
+use sassport_translator::Cubin;
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 use std::path::PathBuf;
@@ -114,104 +115,16 @@ pub fn write_section(out: &mut String, section: &CodeSection<'_>) -> usize {
     undecodable
 }
 
-/// The `.text.<symbol>` sections of a cubin, in section-header order.
+/// The `.text.<symbol>` sections of a cubin, in section-table order (nvdisasm's order).
 fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
-    let elf = elf64::Sections::parse(data)?;
-    let mut out = Vec::new();
-    for section in elf.iter() {
-        let section = section?;
-        if section.name.starts_with(".text.") {
-            out.push(CodeSection { name: section.name.to_owned(), base: 0, bytes: section.bytes });
-        }
-    }
-    if out.is_empty() {
+    let cubin = Cubin::parse(data)?;
+    let sections: Vec<CodeSection<'_>> = cubin
+        .code_sections
+        .iter()
+        .map(|s| CodeSection { name: s.name.to_owned(), base: 0, bytes: s.bytes })
+        .collect();
+    if sections.is_empty() {
         bail!("no .text.<symbol> sections");
     }
-    Ok(out)
-}
-
-/// Just enough ELF64 to list sections, with every offset checked. Replaced by the translator's cubin reader
-/// once that exposes its sections.
-mod elf64 {
-    use anyhow::{bail, Context, Result};
-
-    pub struct Sections<'a> {
-        data: &'a [u8],
-        shoff: usize,
-        shentsize: usize,
-        shnum: usize,
-        names: &'a [u8],
-    }
-
-    pub struct Section<'a> {
-        pub name: &'a str,
-        pub bytes: &'a [u8],
-    }
-
-    fn slice(data: &[u8], offset: u64, len: u64) -> Result<&[u8]> {
-        let start = usize::try_from(offset).ok();
-        let end = start.zip(usize::try_from(len).ok()).and_then(|(s, l)| s.checked_add(l));
-        start.zip(end).and_then(|(s, e)| data.get(s..e)).with_context(|| {
-            format!("bytes {offset:#x}..+{len:#x} lie outside the {}-byte file", data.len())
-        })
-    }
-
-    fn u16_at(d: &[u8], o: usize) -> Result<u16> {
-        Ok(u16::from_le_bytes(slice(d, o as u64, 2)?.try_into()?))
-    }
-    fn u32_at(d: &[u8], o: usize) -> Result<u32> {
-        Ok(u32::from_le_bytes(slice(d, o as u64, 4)?.try_into()?))
-    }
-    fn u64_at(d: &[u8], o: usize) -> Result<u64> {
-        Ok(u64::from_le_bytes(slice(d, o as u64, 8)?.try_into()?))
-    }
-
-    impl<'a> Sections<'a> {
-        pub fn parse(data: &'a [u8]) -> Result<Self> {
-            if data.get(..4) != Some(b"\x7fELF") {
-                bail!("no ELF magic");
-            }
-            if data.get(4) != Some(&2) || data.get(5) != Some(&1) {
-                bail!("not a little-endian ELF64 file");
-            }
-            let shoff = usize::try_from(u64_at(data, 0x28)?)?;
-            let shentsize = usize::from(u16_at(data, 0x3a)?);
-            let shnum = usize::from(u16_at(data, 0x3c)?);
-            let shstrndx = usize::from(u16_at(data, 0x3e)?);
-            if shentsize < 0x40 {
-                bail!("section header size {shentsize} is too small");
-            }
-            let mut s = Sections { data, shoff, shentsize, shnum, names: &[] };
-            let (_, names_off, names_size) = s.header(shstrndx).context("section-name table")?;
-            s.names = slice(data, names_off, names_size)?;
-            Ok(s)
-        }
-
-        /// (name offset, file offset, size) of section `index`; NOBITS sections report size 0.
-        fn header(&self, index: usize) -> Result<(usize, u64, u64)> {
-            if index >= self.shnum {
-                bail!("section {index} does not exist ({} sections)", self.shnum);
-            }
-            let h = index
-                .checked_mul(self.shentsize)
-                .and_then(|o| o.checked_add(self.shoff))
-                .context("section header offset overflows")?;
-            let name = u32_at(self.data, h)? as usize;
-            let kind = u32_at(self.data, h + 4)?;
-            let offset = u64_at(self.data, h + 0x18)?;
-            let size = if kind == 8 { 0 } else { u64_at(self.data, h + 0x20)? };
-            Ok((name, offset, size))
-        }
-
-        pub fn iter(&self) -> impl Iterator<Item = Result<Section<'a>>> + '_ {
-            (0..self.shnum).map(move |i| {
-                let (name_off, offset, size) = self.header(i)?;
-                let name_bytes = self.names.get(name_off..).context("section name outside the name table")?;
-                let end = name_bytes.iter().position(|&b| b == 0).context("unterminated section name")?;
-                let name = std::str::from_utf8(&name_bytes[..end]).context("section name is not UTF-8")?;
-                let bytes = slice(self.data, offset, size).with_context(|| format!("section {name}"))?;
-                Ok(Section { name, bytes })
-            })
-        }
-    }
+    Ok(sections)
 }

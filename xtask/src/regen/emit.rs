@@ -234,7 +234,7 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
     });
     quote! {
         //! Opcode dispatch, fixed-bit discrimination and field legality.
-        #![allow(clippy::all, non_snake_case, unused_parens)]
+        #![allow(clippy::all, dead_code, non_snake_case, unused_parens)]
 
         use super::classes::ClassId;
         use crate::word::Word;

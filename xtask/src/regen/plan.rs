@@ -312,6 +312,21 @@ impl<'t> Plan<'t> {
         if classes.len() > usize::from(u16::MAX) {
             bail!("{} classes do not fit a u16 class id", classes.len());
         }
+        // A class after one whose fixed bits are a subset of its own can never be chosen.
+        for members in opcodes.values() {
+            for (k, &later) in members.iter().enumerate() {
+                let l = &table.classes[later].fixed;
+                if let Some(&earlier) = members[..k].iter().find(|&&e| {
+                    let e = &table.classes[e].fixed;
+                    e.mask & l.mask == e.mask && l.value & e.mask == e.value
+                }) {
+                    eprintln!(
+                        "regen: warning: class {} can never decode: class {} before it matches all its words",
+                        table.classes[later].name, table.classes[earlier].name
+                    );
+                }
+            }
+        }
         let enums = name_enums(enum_tables.items);
         Ok(Plan { table, classes, opcodes, tables: tables.items, rules: rules.items, enums })
     }
