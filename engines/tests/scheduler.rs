@@ -1,0 +1,260 @@
+//! GPFIFO rings, queues and the round-robin scheduler; replay of a GPFIFO stream.
+
+mod common;
+
+use common::*;
+use sassport_engines::channel::Channel;
+use sassport_engines::memory::{Access, GpuMemory};
+use sassport_engines::queue::{Queue, QueueError, RunEnd};
+use sassport_engines::replay::{replay, ReplayError, ReplayOptions};
+use sassport_engines::ring::{GpFifoRing, RingError};
+use sassport_engines::scheduler::{PassOutcome, Scheduler};
+use sassport_engines::semaphore::SteppingClock;
+use sassport_pushbuffer::{GpEntry, Level, Segment, Sync};
+
+const SEM_EXECUTE: u32 = 0x06C;
+
+/// A GP entry word pair for a segment (ENTRY0 = GET 31:2, ENTRY1 = GET_HI | LENGTH << 10).
+fn gp(address: u64, words: u32) -> u64 {
+    let entry0 = (address as u32) & !3;
+    let entry1 = ((address >> 32) as u32 & 0xFF) | words << 10;
+    (entry1 as u64) << 32 | entry0 as u64
+}
+
+#[test]
+fn ring_keeps_one_slot_free() {
+    let mut r = GpFifoRing::new(2).unwrap();
+    assert_eq!(r.capacity(), 4);
+    for i in 0..3 {
+        r.push(i).unwrap();
+    }
+    assert_eq!(r.push(9), Err(RingError::Full { capacity: 4 }));
+    assert_eq!(r.pop(), Some((0, 0)));
+    r.push(3).unwrap();
+    assert_eq!((r.get(), r.put()), (1, 0), "PUT wrapped");
+    assert_eq!(r.len(), 3);
+    assert!(matches!(r.set_put(1), Err(RingError::Overrun { .. })));
+    assert!(matches!(r.set_put(4), Err(RingError::IndexOutOfRange { .. })));
+    assert!(matches!(GpFifoRing::new(0), Err(RingError::BadSize { .. })));
+    let mut r = GpFifoRing::new(3).unwrap();
+    r.write_slot(0, 10).unwrap();
+    r.write_slot(1, 11).unwrap();
+    r.set_put(2).unwrap();
+    assert_eq!((r.pop(), r.pop(), r.pop()), (Some((0, 10)), Some((1, 11)), None));
+}
+
+/// An address space with a pushbuffer area at 0x10000 and semaphores at 0x20000.
+struct World {
+    memory: GpuMemory,
+    next_pb: u64,
+}
+
+const SEMS: u64 = 0x20000;
+
+impl World {
+    fn new() -> Self {
+        let mut memory = GpuMemory::new();
+        let s = memory.add_storage(vec![0; 0x20000]);
+        memory.map(0x10000, 0x20000, s, 0, Access::READ_WRITE).unwrap();
+        Self { memory, next_pb: 0x10000 }
+    }
+
+    /// Writes a segment and returns its GP entry.
+    fn segment(&mut self, words: &[u32]) -> u64 {
+        let va = self.next_pb;
+        self.memory.write(va, &bytes(words)).unwrap();
+        self.next_pb += (words.len() as u64 * 4 + 15) & !15;
+        gp(va, words.len() as u32)
+    }
+
+    fn sem(&self, i: u64) -> u32 {
+        self.memory.read_u32(SEMS + i * 16).unwrap()
+    }
+}
+
+fn release(i: u64, value: u32) -> Vec<u32> {
+    let va = SEMS + i * 16;
+    methods(&[(0x5C, va as u32), (0x60, (va >> 32) as u32), (0x64, value), (0x68, 0), (SEM_EXECUTE, 1)])
+}
+
+fn acquire_geq(i: u64, value: u32) -> Vec<u32> {
+    let va = SEMS + i * 16;
+    methods(&[(0x5C, va as u32), (0x60, (va >> 32) as u32), (0x64, value), (0x68, 0), (SEM_EXECUTE, 2)])
+}
+
+fn queue(entries: &[u64]) -> Queue {
+    let mut ring = GpFifoRing::with_room_for(entries.len()).unwrap();
+    for &e in entries {
+        ring.push(e).unwrap();
+    }
+    Queue::new(Channel::new(vec![]), ring)
+}
+
+#[test]
+fn two_queues_hand_off_through_semaphores() {
+    // A waits for B's release, then releases what B waits for; neither blocks the scheduler.
+    let mut w = World::new();
+    let a1 = w.segment(&acquire_geq(0, 1));
+    let a2 = w.segment(&release(1, 1));
+    let b1 = w.segment(&release(0, 1));
+    let b2 = w.segment(&acquire_geq(1, 1));
+    let b3 = w.segment(&release(2, 7));
+    let mut s = Scheduler::new(16);
+    let qa = s.add(queue(&[a1, a2]));
+    let qb = s.add(queue(&[b1, b2, b3]));
+    let mut clock = SteppingClock::new(0, 1);
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
+    assert_eq!((w.sem(0), w.sem(1), w.sem(2)), (1, 1, 7));
+    assert!(s.queue(qa).unwrap().is_drained() && s.queue(qb).unwrap().is_drained());
+}
+
+#[test]
+fn a_full_pass_without_progress_reports_waiting_instead_of_spinning() {
+    let mut w = World::new();
+    let e = w.segment(&acquire_geq(3, 1));
+    let mut s = Scheduler::new(16);
+    let q = s.add(queue(&[e]));
+    let mut clock = SteppingClock::new(0, 1);
+    assert_eq!(s.run(&mut w.memory, &mut clock, u64::MAX), PassOutcome::Waiting);
+    let waiting = s.queue(q).unwrap().waiting().unwrap();
+    assert_eq!(waiting.entry.sequence, 0);
+    assert_eq!(waiting.call.method, SEM_EXECUTE);
+    // Satisfy it from outside and continue.
+    w.memory.write_u32(SEMS + 3 * 16, 1).unwrap();
+    assert_eq!(s.run(&mut w.memory, &mut clock, u64::MAX), PassOutcome::Idle);
+}
+
+#[test]
+fn a_faulting_queue_does_not_stop_the_others() {
+    let mut w = World::new();
+    let bad = w.segment(&methods(&[(0x004, 0)])); // ILLEGAL
+    let after_bad = w.segment(&release(5, 9));
+    let good = w.segment(&release(4, 3));
+    let mut s = Scheduler::new(16);
+    let qa = s.add(queue(&[bad, after_bad]));
+    s.add(queue(&[good]));
+    let mut clock = SteppingClock::new(0, 1);
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
+    assert_eq!(w.sem(4), 3);
+    assert_eq!(w.sem(5), 0, "the faulted queue stopped");
+    let fault = s.queue(qa).unwrap().fault().unwrap();
+    assert!(matches!(fault, QueueError::Channel { entry, .. } if entry.sequence == 0));
+    assert!(fault.to_string().contains("ILLEGAL"), "{fault}");
+    assert_eq!(s.faulted().collect::<Vec<_>>(), vec![qa]);
+    // Skipping the faulting word lets the queue finish.
+    s.queue_mut(qa).unwrap().skip_fault();
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
+    assert_eq!(w.sem(5), 9);
+}
+
+#[test]
+fn budgets_count_attempts_and_rotate_queues() {
+    // Each queue adds 1 to its own counter 40 times (five methods per IADD); with a budget of 5
+    // attempts per turn the queues interleave group by group.
+    let mut w = World::new();
+    let add = |i: u64| {
+        let va = SEMS + i * 16;
+        methods(&[(0x5C, va as u32), (0x60, 0), (0x64, 1), (0x68, 0), (SEM_EXECUTE, 6 | 5 << 27 | 1 << 31)])
+    };
+    let mut wa = vec![];
+    let mut wb = vec![];
+    for _ in 0..40 {
+        wa.extend(add(0));
+        wb.extend(add(1));
+    }
+    let ea = w.segment(&wa);
+    let eb = w.segment(&wb);
+    let mut s = Scheduler::new(5);
+    s.add(queue(&[ea]));
+    s.add(queue(&[eb]));
+    let mut clock = SteppingClock::new(0, 1);
+    // After one pass each queue ran at most 5 attempts (1 GP entry + 4 methods).
+    assert_eq!(s.pass(&mut w.memory, &mut clock), PassOutcome::Progress);
+    assert_eq!((w.sem(0), w.sem(1)), (0, 0), "SEM_EXECUTE is the 5th method of each group");
+    assert_eq!(s.pass(&mut w.memory, &mut clock), PassOutcome::Progress);
+    assert_eq!((w.sem(0), w.sem(1)), (1, 1));
+    assert_eq!(s.run(&mut w.memory, &mut clock, 1000), PassOutcome::Idle);
+    assert_eq!((w.sem(0), w.sem(1)), (40, 40));
+}
+
+#[test]
+fn entries_are_checked_and_faults_name_them() {
+    let mut w = World::new();
+    let ok = w.segment(&release(0, 1));
+    let mut q = queue(&[ok, 1 << 32 /* ILLEGAL control */]);
+    let mut clock = SteppingClock::new(0, 1);
+    let mut ctx = sassport_engines::channel::EngineContext { memory: &mut w.memory, clock: &mut clock };
+    assert_eq!(q.run(&mut ctx, 100).end, RunEnd::Faulted);
+    let f = q.fault().unwrap();
+    assert_eq!(f.entry().sequence, 1);
+    assert!(f.to_string().contains("ILLEGAL"), "{f}");
+    // A segment outside the mapped memory.
+    let mut q = queue(&[gp(0x9_0000_0000, 4)]);
+    assert_eq!(q.run(&mut ctx, 100).end, RunEnd::Faulted);
+    assert!(matches!(q.fault(), Some(QueueError::Fetch { address: 0x9_0000_0000, .. })));
+}
+
+#[test]
+fn method_data_straddles_gp_entries_and_end_segment_skips() {
+    let mut w = World::new();
+    let va = SEMS + 0x40;
+    let part1 = w.segment(&[inc(0, 0x5C, 5), va as u32, 0]);
+    let part2 = w.segment(&[0x42, 0, 1, 0xE000_0000, 0xDEAD_BEEF /* ignored */]);
+    let mut q = queue(&[part1, part2]);
+    let mut clock = SteppingClock::new(0, 1);
+    let mut ctx = sassport_engines::channel::EngineContext { memory: &mut w.memory, clock: &mut clock };
+    assert_eq!(q.run(&mut ctx, 100).end, RunEnd::Drained);
+    assert_eq!(w.memory.read_u32(va).unwrap(), 0x42);
+}
+
+fn image_with(words_at: &[(u64, Vec<u32>)], size: usize) -> Vec<u8> {
+    let mut img = vec![0u8; size];
+    for (at, words) in words_at {
+        let b = bytes(words);
+        img[*at as usize..*at as usize + b.len()].copy_from_slice(&b);
+    }
+    img
+}
+
+#[test]
+fn replay_runs_a_stream_and_reports_stalls_and_faults() {
+    let rel = methods(&[(0x5C, 0x800), (0x60, 0), (0x64, 0xABCD), (0x68, 0), (SEM_EXECUTE, 1 | 1 << 25)]);
+    let img = image_with(&[(0x100, rel.clone())], 0x1000);
+    let gpfifo: Vec<u8> = [gp(0x100, rel.len() as u32), 0].iter().flat_map(|e| e.to_le_bytes()).collect();
+    let opts = ReplayOptions { clock_step_ns: 5, ..Default::default() };
+    let out = replay(img.clone(), &gpfifo, &opts).unwrap();
+    assert_eq!(out.entries, 2);
+    assert_eq!(&out.memory[0x800..0x804], &0xABCDu32.to_le_bytes());
+    assert_eq!(&out.memory[0x808..0x810], &0u64.to_le_bytes(), "first clock reading is 0");
+    assert_eq!(&out.memory[..0x800], &img[..0x800]);
+
+    // An acquire nothing will satisfy fails promptly, naming the entry and the method.
+    let acq = methods(&[(0x5C, 0x900), (0x60, 0), (0x64, 1), (0x68, 0), (SEM_EXECUTE, 0)]);
+    let img = image_with(&[(0x100, acq.clone())], 0x1000);
+    let gpfifo: Vec<u8> = [0u64, gp(0x100, acq.len() as u32)].iter().flat_map(|e| e.to_le_bytes()).collect();
+    let err = replay(img, &gpfifo, &opts).unwrap_err();
+    assert!(matches!(err, ReplayError::Stalled { entry, .. } if entry.sequence == 1));
+    let msg = err.to_string();
+    assert!(msg.contains("GP entry 1") && msg.contains("SEM_EXECUTE"), "{msg}");
+
+    // Unsupported pushbuffer entries fail, naming entry and offset.
+    let img = image_with(&[(0x100, vec![0x0001_0050])], 0x1000);
+    let gpfifo = gp(0x100, 1).to_le_bytes();
+    let msg = replay(img, &gpfifo, &opts).unwrap_err().to_string();
+    assert!(msg.contains("GP entry 0") && msg.contains("SET_SUBDEVICE_MASK"), "{msg}");
+
+    // A stream that ends inside a burst is incomplete.
+    let img = image_with(&[(0x100, vec![inc(0, 0x5C, 2), 0])], 0x1000);
+    let gpfifo = gp(0x100, 2).to_le_bytes();
+    assert!(matches!(replay(img, &gpfifo, &opts), Err(ReplayError::Incomplete(_))));
+
+    assert!(matches!(replay(vec![], &[0; 7], &opts), Err(ReplayError::GpFifoLength { len: 7 })));
+}
+
+#[test]
+fn gp_entries_built_here_decode_as_the_note_says() {
+    assert_eq!(
+        GpEntry::decode(gp(0x12_3456_7890, 9)).unwrap(),
+        GpEntry::Segment(Segment { address: 0x12_3456_7890, length_words: 9, level: Level::Main, sync: Sync::Proceed })
+    );
+}
