@@ -36,7 +36,7 @@ fn describe(path: &str, cubin: &Cubin<'_>) -> String {
     );
     for kernel in &cubin.kernels {
         out.push('\n');
-        describe_kernel(&mut out, kernel);
+        describe_kernel(&mut out, cubin, kernel);
     }
     if !cubin.device_functions.is_empty() {
         out.push('\n');
@@ -44,10 +44,17 @@ fn describe(path: &str, cubin: &Cubin<'_>) -> String {
     for function in &cubin.device_functions {
         describe_function(&mut out, function);
     }
+    if !cubin.variables.is_empty() {
+        out.push('\n');
+    }
+    for v in &cubin.variables {
+        let init = if v.initial.is_some() { "initialised" } else { "zeroed" };
+        let _ = writeln!(out, "variable {}  {} +{:#x}, {:#x} bytes, {init}", v.name, v.section_name, v.offset, v.size);
+    }
     out
 }
 
-fn describe_kernel(out: &mut String, kernel: &Kernel<'_>) {
+fn describe_kernel(out: &mut String, cubin: &Cubin<'_>, kernel: &Kernel<'_>) {
     let f = &kernel.function;
     let info = &kernel.info;
     let _ = writeln!(out, "kernel {}", f.name);
@@ -80,11 +87,17 @@ fn describe_kernel(out: &mut String, kernel: &Kernel<'_>) {
         "  const bank 0  {}",
         kernel.constant0.map_or("-".to_owned(), |c| format!("{:#x} bytes", c.len()))
     );
+    for bank in cubin.constant_banks.iter().filter(|b| b.bank != 0 && b.function == Some(f.name)) {
+        let _ = writeln!(out, "  const bank {:<2} {:#x} bytes", bank.bank, bank.size);
+    }
     let _ = writeln!(out, "  exits         {}", offsets(&info.exit_offsets));
     if !info.s2r_ctaid_offsets.is_empty() {
         let _ = writeln!(out, "  s2r ctaid     {}", offsets(&info.s2r_ctaid_offsets));
     }
     let _ = writeln!(out, "  ctaid.z used  {}", if info.ctaid_z_used { "yes" } else { "no" });
+    if info.wmma_used {
+        let _ = writeln!(out, "  wmma used     yes");
+    }
     for branch in &info.indirect_branches {
         let _ = writeln!(out, "  indirect      {:#x} -> {}", branch.offset, offsets(&branch.targets));
     }

@@ -134,6 +134,8 @@ fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
         assert_eq!(kernel.info.warp_wide_offsets, list("EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"), "{at}");
         assert_eq!(kernel.info.syscall_offsets, list("EIATTR_SYSCALL_OFFSETS"), "{at}");
         assert_eq!(kernel.info.ctaid_z_used, value("EIATTR_CTAIDZ_USED").is_some(), "{at}: CTAIDZ_USED");
+        assert_eq!(kernel.info.wmma_used, value("EIATTR_WMMA_USED").is_some(), "{at}: WMMA_USED");
+        assert_eq!(kernel.info.coop_group_mask_regids, list("EIATTR_COOP_GROUP_MASK_REGIDS"), "{at}: mask regids");
         let branches: Vec<(u32, Vec<u32>)> =
             kernel.info.indirect_branches.iter().map(|b| (b.offset, b.targets.clone())).collect();
         let theirs: Vec<(u32, Vec<u32>)> =

@@ -130,6 +130,8 @@ pub mod id {
     pub const CRS_STACK_SIZE: u8 = 0x1e;
     pub const MAX_STACK_SIZE: u8 = 0x23;
     pub const COOP_GROUP_INSTR_OFFSETS: u8 = 0x28;
+    pub const COOP_GROUP_MASK_REGIDS: u8 = 0x29;
+    pub const WMMA_USED: u8 = 0x2b;
     pub const REGCOUNT: u8 = 0x2f;
     pub const INT_WARP_WIDE_INSTR_OFFSETS: u8 = 0x31;
     pub const INDIRECT_BRANCH_TARGETS: u8 = 0x34;

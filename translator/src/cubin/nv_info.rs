@@ -90,6 +90,8 @@ pub struct KernelInfo<'data> {
     pub s2r_ctaid_offsets: Vec<u32>,
     /// `EIATTR_COOP_GROUP_INSTR_OFFSETS`.
     pub coop_group_offsets: Vec<u32>,
+    /// `EIATTR_COOP_GROUP_MASK_REGIDS`.
+    pub coop_group_mask_regids: Vec<u32>,
     /// `EIATTR_INT_WARP_WIDE_INSTR_OFFSETS`.
     pub warp_wide_offsets: Vec<u32>,
     /// `EIATTR_SYSCALL_OFFSETS` (calls into the driver, e.g. `vprintf`).
@@ -98,6 +100,8 @@ pub struct KernelInfo<'data> {
     pub indirect_branches: Vec<IndirectBranch>,
     /// `EIATTR_EXTERNS`: symbol indices of external functions the kernel calls.
     pub externs: Vec<u32>,
+    /// `EIATTR_WMMA_USED`: the kernel uses warp matrix (tensor core) instructions.
+    pub wmma_used: bool,
     /// `EIATTR_CTAIDZ_USED`: the kernel reads `blockIdx.z`.
     pub ctaid_z_used: bool,
     /// `EIATTR_CRS_STACK_SIZE`.
@@ -129,6 +133,8 @@ const KERNEL_DECODED: &[u8] = &[
     id::EXIT_INSTR_OFFSETS,
     id::S2RCTAID_INSTR_OFFSETS,
     id::COOP_GROUP_INSTR_OFFSETS,
+    id::COOP_GROUP_MASK_REGIDS,
+    id::WMMA_USED,
     id::INT_WARP_WIDE_INSTR_OFFSETS,
     id::SYSCALL_OFFSETS,
     id::EXTERNS,
@@ -224,6 +230,10 @@ pub fn decode_kernel_info<'data>(
             id::COOP_GROUP_INSTR_OFFSETS => {
                 info.coop_group_offsets.extend(ctx.words(a, "EIATTR_COOP_GROUP_INSTR_OFFSETS")?)
             }
+            id::COOP_GROUP_MASK_REGIDS => {
+                info.coop_group_mask_regids.extend(ctx.words(a, "EIATTR_COOP_GROUP_MASK_REGIDS")?)
+            }
+            id::WMMA_USED => info.wmma_used = true,
             id::INT_WARP_WIDE_INSTR_OFFSETS => {
                 info.warp_wide_offsets.extend(ctx.words(a, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS")?)
             }
