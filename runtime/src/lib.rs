@@ -61,6 +61,7 @@ mod grid;
 mod reflect;
 mod runtime;
 mod selftest;
+pub use selftest::float_selftest_module;
 
 pub use alloc::WindowAllocator;
 pub use device::{

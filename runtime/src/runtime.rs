@@ -318,6 +318,10 @@ impl Runtime {
         self.measured = m;
     }
 
+    pub(crate) fn measured(&self) -> abi::MeasuredFloat {
+        self.measured
+    }
+
     /// Guest address of the window's first byte.
     pub fn window_base(&self) -> u64 {
         self.allocator.base()
@@ -906,14 +910,6 @@ impl Runtime {
             .map_err(RuntimeError::vk("vkGetPipelineCacheData"))?;
         disk_cache::store(path, &data)?;
         Ok(Some(path.clone()))
-    }
-
-    pub(crate) fn gpu(&self) -> &Gpu {
-        &self.gpu
-    }
-
-    pub(crate) fn pipeline_cache_handle(&self) -> vk::PipelineCache {
-        self.pipeline_cache
     }
 }
 
