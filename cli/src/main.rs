@@ -9,6 +9,7 @@ mod info;
 mod replay;
 mod surface;
 mod trace;
+mod translate;
 
 #[derive(Parser)]
 #[command(name = "sassport", version, about = "Run NVIDIA SM86 machine code anywhere Vulkan runs")]
@@ -23,6 +24,8 @@ enum Command {
     Info(info::Args),
     /// Disassemble a cubin (or raw 16-byte words) in nvdisasm syntax.
     Dis(dis::Args),
+    /// Translate each kernel of a cubin into a SPIR-V module.
+    Translate(translate::Args),
     /// List the Vulkan devices sassport can use.
     Devices(devices::Args),
     /// Print the methods of pushbuffer streams.
@@ -37,6 +40,7 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Info(args) => info::run(args),
         Command::Dis(args) => dis::run(args),
+        Command::Translate(args) => translate::run(args),
         Command::Devices(args) => devices::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Replay(args) => replay::run(args),
