@@ -12,8 +12,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let bytes = std::fs::read(&args.cubin).with_context(|| format!("reading {}", args.cubin.display()))?;
-    let cubin = Cubin::parse(&bytes).with_context(|| format!("parsing {}", args.cubin.display()))?;
+    let bytes =
+        std::fs::read(&args.cubin).with_context(|| format!("reading {}", args.cubin.display()))?;
+    let cubin =
+        Cubin::parse(&bytes).with_context(|| format!("parsing {}", args.cubin.display()))?;
     print!("{}", describe(&args.cubin.display().to_string(), &cubin));
     Ok(())
 }
@@ -48,8 +50,16 @@ fn describe(path: &str, cubin: &Cubin<'_>) -> String {
         out.push('\n');
     }
     for v in &cubin.variables {
-        let init = if v.initial.is_some() { "initialised" } else { "zeroed" };
-        let _ = writeln!(out, "variable {}  {} +{:#x}, {:#x} bytes, {init}", v.name, v.section_name, v.offset, v.size);
+        let init = if v.initial.is_some() {
+            "initialised"
+        } else {
+            "zeroed"
+        };
+        let _ = writeln!(
+            out,
+            "variable {}  {} +{:#x}, {:#x} bytes, {init}",
+            v.name, v.section_name, v.offset, v.size
+        );
     }
     out
 }
@@ -58,7 +68,11 @@ fn describe_kernel(out: &mut String, cubin: &Cubin<'_>, kernel: &Kernel<'_>) {
     let f = &kernel.function;
     let info = &kernel.info;
     let _ = writeln!(out, "kernel {}", f.name);
-    let _ = writeln!(out, "  code          {} +{:#x}, {:#x} bytes", f.section_name, f.offset, f.size);
+    let _ = writeln!(
+        out,
+        "  code          {} +{:#x}, {:#x} bytes",
+        f.section_name, f.offset, f.size
+    );
     let block = match (info.param_size, info.param_bank) {
         (Some(size), Some(bank)) => format!(", {size:#x} bytes at c[0x0][{:#x}]", bank.offset),
         (Some(size), None) => format!(", {size:#x} bytes"),
@@ -66,13 +80,25 @@ fn describe_kernel(out: &mut String, cubin: &Cubin<'_>, kernel: &Kernel<'_>) {
     };
     let _ = writeln!(out, "  params        {}{block}", info.params.len());
     for p in &info.params {
-        let space = if p.in_shared_memory { "  (shared memory)" } else { "" };
-        let _ = writeln!(out, "    param {:<3} offset {:#06x}  size {:#x}{space}", p.ordinal, p.offset, p.size);
+        let space = if p.in_shared_memory {
+            "  (shared memory)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "    param {:<3} offset {:#06x}  size {:#x}{space}",
+            p.ordinal, p.offset, p.size
+        );
     }
     let _ = writeln!(out, "  registers     {}", kernel.registers());
     let _ = writeln!(out, "  shared        {:#x} bytes", kernel.shared_size);
     let _ = writeln!(out, "  frame         {:#x} bytes", kernel.frame_size());
-    let _ = writeln!(out, "  min stack     {}", opt_hex(f.resources.min_stack_size));
+    let _ = writeln!(
+        out,
+        "  min stack     {}",
+        opt_hex(f.resources.min_stack_size)
+    );
     if let Some(max) = f.resources.max_stack_size {
         let _ = writeln!(out, "  max stack     {max:#x}");
     }
@@ -80,30 +106,52 @@ fn describe_kernel(out: &mut String, cubin: &Cubin<'_>, kernel: &Kernel<'_>) {
     if let Some(req) = info.required_threads {
         let _ = writeln!(out, "  req threads   {}", opt_dim(Some(req)));
     }
-    let _ = writeln!(out, "  max registers {}", info.max_reg_count.map_or("-".to_owned(), |r| r.to_string()));
+    let _ = writeln!(
+        out,
+        "  max registers {}",
+        info.max_reg_count.map_or("-".to_owned(), |r| r.to_string())
+    );
     let _ = writeln!(out, "  barriers      {}", info.num_barriers.unwrap_or(0));
     let _ = writeln!(
         out,
         "  const bank 0  {}",
-        kernel.constant0.map_or("-".to_owned(), |c| format!("{:#x} bytes", c.len()))
+        kernel
+            .constant0
+            .map_or("-".to_owned(), |c| format!("{:#x} bytes", c.len()))
     );
-    for bank in cubin.constant_banks.iter().filter(|b| b.bank != 0 && b.function == Some(f.name)) {
+    for bank in cubin
+        .constant_banks
+        .iter()
+        .filter(|b| b.bank != 0 && b.function == Some(f.name))
+    {
         let _ = writeln!(out, "  const bank {:<2} {:#x} bytes", bank.bank, bank.size);
     }
     let _ = writeln!(out, "  exits         {}", offsets(&info.exit_offsets));
     if !info.s2r_ctaid_offsets.is_empty() {
         let _ = writeln!(out, "  s2r ctaid     {}", offsets(&info.s2r_ctaid_offsets));
     }
-    let _ = writeln!(out, "  ctaid.z used  {}", if info.ctaid_z_used { "yes" } else { "no" });
+    let _ = writeln!(
+        out,
+        "  ctaid.z used  {}",
+        if info.ctaid_z_used { "yes" } else { "no" }
+    );
     if info.wmma_used {
         let _ = writeln!(out, "  wmma used     yes");
     }
     for branch in &info.indirect_branches {
-        let _ = writeln!(out, "  indirect      {:#x} -> {}", branch.offset, offsets(&branch.targets));
+        let _ = writeln!(
+            out,
+            "  indirect      {:#x} -> {}",
+            branch.offset,
+            offsets(&branch.targets)
+        );
     }
     let undecoded: Vec<String> = info
         .undecoded()
-        .map(|a| a.name().map_or_else(|| format!("EIATTR_{:#04x}", a.id), str::to_owned))
+        .map(|a| {
+            a.name()
+                .map_or_else(|| format!("EIATTR_{:#04x}", a.id), str::to_owned)
+        })
         .collect();
     if !undecoded.is_empty() {
         let _ = writeln!(out, "  other attrs   {}", undecoded.join(" "));
@@ -118,7 +166,9 @@ fn describe_function(out: &mut String, f: &Function<'_>) {
         f.section_name,
         f.offset,
         f.size,
-        f.resources.registers.map_or("-".to_owned(), |r| r.to_string()),
+        f.resources
+            .registers
+            .map_or("-".to_owned(), |r| r.to_string()),
         opt_hex(f.resources.frame_size),
     );
 }

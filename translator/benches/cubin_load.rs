@@ -8,7 +8,10 @@ fn parse_corpus(c: &mut Criterion) {
         .iter()
         .map(|path| std::fs::read(path).expect("readable corpus cubin"))
         .collect();
-    assert!(!cubins.is_empty(), "the corpus has no cubins (run `cargo xtask corpus`)");
+    assert!(
+        !cubins.is_empty(),
+        "the corpus has no cubins (run `cargo xtask corpus`)"
+    );
     let total: usize = cubins.iter().map(Vec::len).sum();
 
     let mut group = c.benchmark_group("cubin_load");

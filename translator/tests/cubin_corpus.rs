@@ -26,12 +26,18 @@ fn corpus_agrees_with_cuobjdump() {
     for cubin in &cubins {
         kernels += check(cubin, &sassport_corpus::companion(cubin, ".elf.txt"));
     }
-    assert!(kernels >= cubins.len(), "only {kernels} kernels in {} cubins", cubins.len());
+    assert!(
+        kernels >= cubins.len(),
+        "only {kernels} kernels in {} cubins",
+        cubins.len()
+    );
 }
 
 #[test]
 fn extra_cubins_agree_with_cuobjdump() {
-    let Some(dir) = std::env::var_os("SASSPORT_EXTRA_CUBINS") else { return };
+    let Some(dir) = std::env::var_os("SASSPORT_EXTRA_CUBINS") else {
+        return;
+    };
     let mut found = 0;
     for entry in std::fs::read_dir(dir).expect("SASSPORT_EXTRA_CUBINS is a directory") {
         let path = entry.expect("directory entry").path();
@@ -45,52 +51,119 @@ fn extra_cubins_agree_with_cuobjdump() {
 
 /// Compares one cubin with its cuobjdump listing; returns the number of kernels checked.
 fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
-    let bytes = std::fs::read(cubin_path).unwrap_or_else(|e| panic!("{}: {e}", cubin_path.display()));
-    let text = std::fs::read_to_string(listing_path).unwrap_or_else(|e| panic!("{}: {e}", listing_path.display()));
+    let bytes =
+        std::fs::read(cubin_path).unwrap_or_else(|e| panic!("{}: {e}", cubin_path.display()));
+    let text = std::fs::read_to_string(listing_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", listing_path.display()));
     let listing = Listing::parse(&text);
     let cubin = Cubin::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", cubin_path.display()));
     let at = cubin_path.display();
 
     assert_eq!(cubin.sm, listing.sm, "{at}: sm");
-    assert_eq!(cubin.sections.len() - 1, listing.sections.len(), "{at}: section count");
+    assert_eq!(
+        cubin.sections.len() - 1,
+        listing.sections.len(),
+        "{at}: section count"
+    );
     for s in &listing.sections {
         let ours = &cubin.sections[s.index];
-        assert_eq!((ours.name, ours.size, ours.info), (s.name.as_str(), s.size, s.info), "{at}: section {}", s.index);
+        assert_eq!(
+            (ours.name, ours.size, ours.info),
+            (s.name.as_str(), s.size, s.info),
+            "{at}: section {}",
+            s.index
+        );
     }
 
     // Kernels and device functions, in symbol-table order.
-    let entries: Vec<&Sym> = listing.symbols.iter().filter(|s| s.kind == "FUNC" && s.other == "ENTRY").collect();
+    let entries: Vec<&Sym> = listing
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "FUNC" && s.other == "ENTRY")
+        .collect();
     let ours: Vec<&str> = cubin.kernels.iter().map(|k| k.name()).collect();
     let theirs: Vec<&str> = entries.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(ours, theirs, "{at}: kernels");
-    let functions: Vec<&Sym> =
-        listing.symbols.iter().filter(|s| s.kind == "FUNC" && s.other != "ENTRY" && s.section != 0).collect();
-    let ours: Vec<(&str, u64, u64)> = cubin.device_functions.iter().map(|f| (f.name, f.offset, f.size)).collect();
-    let theirs: Vec<(&str, u64, u64)> = functions.iter().map(|s| (s.name.as_str(), s.value, s.size)).collect();
+    let functions: Vec<&Sym> = listing
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "FUNC" && s.other != "ENTRY" && s.section != 0)
+        .collect();
+    let ours: Vec<(&str, u64, u64)> = cubin
+        .device_functions
+        .iter()
+        .map(|f| (f.name, f.offset, f.size))
+        .collect();
+    let theirs: Vec<(&str, u64, u64)> = functions
+        .iter()
+        .map(|s| (s.name.as_str(), s.value, s.size))
+        .collect();
     assert_eq!(ours, theirs, "{at}: device functions (name, offset, size)");
 
     for (kernel, sym) in cubin.kernels.iter().zip(&entries) {
         let name = kernel.name();
         let at = format!("{at}: kernel {name}");
-        assert_eq!((kernel.function.offset, kernel.function.size), (sym.value, sym.size), "{at}: range");
-        let text_section = listing.section(&format!(".text.{name}")).unwrap_or_else(|| panic!("{at}: no .text"));
-        assert_eq!(kernel.function.section, text_section.index, "{at}: code section");
-        assert_eq!(kernel.code_registers, text_section.info >> 24, "{at}: code section registers");
-        assert_eq!(kernel.function.code.len() as u64, sym.size, "{at}: code bytes");
+        assert_eq!(
+            (kernel.function.offset, kernel.function.size),
+            (sym.value, sym.size),
+            "{at}: range"
+        );
+        let text_section = listing
+            .section(&format!(".text.{name}"))
+            .unwrap_or_else(|| panic!("{at}: no .text"));
+        assert_eq!(
+            kernel.function.section, text_section.index,
+            "{at}: code section"
+        );
+        assert_eq!(
+            kernel.code_registers,
+            text_section.info >> 24,
+            "{at}: code section registers"
+        );
+        assert_eq!(
+            kernel.function.code.len() as u64,
+            sym.size,
+            "{at}: code bytes"
+        );
 
         // Global .nv.info facts keyed by function name.
         let facts = listing.functions.get(name).cloned().unwrap_or_default();
-        assert_eq!(kernel.function.resources.registers, facts.registers, "{at}: EIATTR_REGCOUNT");
-        assert_eq!(kernel.function.resources.frame_size, facts.frame_size, "{at}: EIATTR_FRAME_SIZE");
-        assert_eq!(kernel.function.resources.min_stack_size, facts.min_stack_size, "{at}: EIATTR_MIN_STACK_SIZE");
-        assert_eq!(kernel.function.resources.max_stack_size, facts.max_stack_size, "{at}: EIATTR_MAX_STACK_SIZE");
+        assert_eq!(
+            kernel.function.resources.registers, facts.registers,
+            "{at}: EIATTR_REGCOUNT"
+        );
+        assert_eq!(
+            kernel.function.resources.frame_size, facts.frame_size,
+            "{at}: EIATTR_FRAME_SIZE"
+        );
+        assert_eq!(
+            kernel.function.resources.min_stack_size, facts.min_stack_size,
+            "{at}: EIATTR_MIN_STACK_SIZE"
+        );
+        assert_eq!(
+            kernel.function.resources.max_stack_size, facts.max_stack_size,
+            "{at}: EIATTR_MAX_STACK_SIZE"
+        );
         if let Some(registers) = facts.registers {
             assert_eq!(kernel.registers(), registers, "{at}: registers");
         }
-        let smem = listing.smem.get(name).copied().unwrap_or_else(|| panic!("{at}: no smem line"));
-        assert_eq!(kernel.shared_size, smem, "{at}: shared memory (cuobjdump smem=)");
-        let constant0 = listing.section(&format!(".nv.constant0.{name}")).map(|s| s.size);
-        assert_eq!(kernel.constant0.map(|c| c.len() as u64), constant0, "{at}: constant bank 0 size");
+        let smem = listing
+            .smem
+            .get(name)
+            .copied()
+            .unwrap_or_else(|| panic!("{at}: no smem line"));
+        assert_eq!(
+            kernel.shared_size, smem,
+            "{at}: shared memory (cuobjdump smem=)"
+        );
+        let constant0 = listing
+            .section(&format!(".nv.constant0.{name}"))
+            .map(|s| s.size);
+        assert_eq!(
+            kernel.constant0.map(|c| c.len() as u64),
+            constant0,
+            "{at}: constant bank 0 size"
+        );
 
         // Per-kernel .nv.info: every record's name and format, then the decoded values.
         let records = listing.kernel_info.get(name).cloned().unwrap_or_default();
@@ -98,51 +171,146 @@ fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
             .info
             .attributes
             .iter()
-            .map(|a| (a.name().unwrap_or("unknown Attribute").to_owned(), a.format.name()))
+            .map(|a| {
+                (
+                    a.name().unwrap_or("unknown Attribute").to_owned(),
+                    a.format.name(),
+                )
+            })
             .collect();
-        let theirs: Vec<(String, &str)> = records.iter().map(|r| (r.name.clone(), r.format.as_str())).collect();
+        let theirs: Vec<(String, &str)> = records
+            .iter()
+            .map(|r| (r.name.clone(), r.format.as_str()))
+            .collect();
         assert_eq!(ours, theirs, "{at}: .nv.info.{name} records");
 
-        let mut params: Vec<(u64, u64, u64)> =
-            records.iter().filter(|r| r.name == "EIATTR_KPARAM_INFO").map(|r| r.kparam()).collect();
+        let mut params: Vec<(u64, u64, u64)> = records
+            .iter()
+            .filter(|r| r.name == "EIATTR_KPARAM_INFO")
+            .map(|r| r.kparam())
+            .collect();
         params.sort();
-        let ours: Vec<(u64, u64, u64)> =
-            kernel.info.params.iter().map(|p| (p.ordinal.into(), p.offset.into(), p.size.into())).collect();
+        let ours: Vec<(u64, u64, u64)> = kernel
+            .info
+            .params
+            .iter()
+            .map(|p| (p.ordinal.into(), p.offset.into(), p.size.into()))
+            .collect();
         assert_eq!(ours, params, "{at}: parameters (ordinal, offset, size)");
         for (i, p) in kernel.info.params.iter().enumerate() {
             assert_eq!(u64::from(p.ordinal), i as u64, "{at}: ordinals are dense");
-            assert!(!p.in_shared_memory, "{at}: sm_86 parameters live in a constant bank");
+            assert!(
+                !p.in_shared_memory,
+                "{at}: sm_86 parameters live in a constant bank"
+            );
         }
 
         let value = |attr: &str| records.iter().find(|r| r.name == attr).map(|r| r.words());
-        assert_eq!(kernel.info.param_size.map(u64::from), value("EIATTR_CBANK_PARAM_SIZE").map(|w| w[0]), "{at}: size");
+        assert_eq!(
+            kernel.info.param_size.map(u64::from),
+            value("EIATTR_CBANK_PARAM_SIZE").map(|w| w[0]),
+            "{at}: size"
+        );
         let bank = value("EIATTR_PARAM_CBANK").map(|w| (w[0], w[1] & 0xffff, w[1] >> 16));
-        let ours = kernel.info.param_bank.map(|b| (u64::from(b.section_symbol), u64::from(b.offset), u64::from(b.size)));
+        let ours = kernel.info.param_bank.map(|b| {
+            (
+                u64::from(b.section_symbol),
+                u64::from(b.offset),
+                u64::from(b.size),
+            )
+        });
         assert_eq!(ours, bank, "{at}: EIATTR_PARAM_CBANK");
-        assert_eq!(kernel.info.max_reg_count.map(u64::from), value("EIATTR_MAXREG_COUNT").map(|w| w[0]), "{at}");
-        assert_eq!(kernel.info.num_barriers.map(u64::from), value("EIATTR_NUM_BARRIERS").map(|w| w[0]), "{at}");
-        assert_eq!(kernel.info.crs_stack_size.map(u64::from), value("EIATTR_CRS_STACK_SIZE").map(|w| w[0]), "{at}");
+        assert_eq!(
+            kernel.info.max_reg_count.map(u64::from),
+            value("EIATTR_MAXREG_COUNT").map(|w| w[0]),
+            "{at}"
+        );
+        assert_eq!(
+            kernel.info.num_barriers.map(u64::from),
+            value("EIATTR_NUM_BARRIERS").map(|w| w[0]),
+            "{at}"
+        );
+        assert_eq!(
+            kernel.info.crs_stack_size.map(u64::from),
+            value("EIATTR_CRS_STACK_SIZE").map(|w| w[0]),
+            "{at}"
+        );
         let triple = |w: Vec<u64>| [w[0] as u32, w[1] as u32, w[2] as u32];
-        assert_eq!(kernel.info.max_threads, value("EIATTR_MAX_THREADS").map(triple), "{at}: EIATTR_MAX_THREADS");
-        assert_eq!(kernel.info.required_threads, value("EIATTR_REQNTID").map(triple), "{at}: EIATTR_REQNTID");
+        assert_eq!(
+            kernel.info.max_threads,
+            value("EIATTR_MAX_THREADS").map(triple),
+            "{at}: EIATTR_MAX_THREADS"
+        );
+        assert_eq!(
+            kernel.info.required_threads,
+            value("EIATTR_REQNTID").map(triple),
+            "{at}: EIATTR_REQNTID"
+        );
         let list = |attr: &str| -> Vec<u32> {
-            records.iter().filter(|r| r.name == attr).flat_map(|r| r.words()).map(|w| w as u32).collect()
+            records
+                .iter()
+                .filter(|r| r.name == attr)
+                .flat_map(|r| r.words())
+                .map(|w| w as u32)
+                .collect()
         };
-        assert_eq!(kernel.info.exit_offsets, list("EIATTR_EXIT_INSTR_OFFSETS"), "{at}: exits");
-        assert_eq!(kernel.info.s2r_ctaid_offsets, list("EIATTR_S2RCTAID_INSTR_OFFSETS"), "{at}: S2R CTAID");
-        assert_eq!(kernel.info.coop_group_offsets, list("EIATTR_COOP_GROUP_INSTR_OFFSETS"), "{at}");
-        assert_eq!(kernel.info.warp_wide_offsets, list("EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"), "{at}");
-        assert_eq!(kernel.info.syscall_offsets, list("EIATTR_SYSCALL_OFFSETS"), "{at}");
-        assert_eq!(kernel.info.ctaid_z_used, value("EIATTR_CTAIDZ_USED").is_some(), "{at}: CTAIDZ_USED");
-        assert_eq!(kernel.info.wmma_used, value("EIATTR_WMMA_USED").is_some(), "{at}: WMMA_USED");
-        assert_eq!(kernel.info.coop_group_mask_regids, list("EIATTR_COOP_GROUP_MASK_REGIDS"), "{at}: mask regids");
-        let branches: Vec<(u32, Vec<u32>)> =
-            kernel.info.indirect_branches.iter().map(|b| (b.offset, b.targets.clone())).collect();
-        let theirs: Vec<(u32, Vec<u32>)> =
-            records.iter().filter(|r| r.name == "EIATTR_INDIRECT_BRANCH_TARGETS").flat_map(|r| r.branches()).collect();
+        assert_eq!(
+            kernel.info.exit_offsets,
+            list("EIATTR_EXIT_INSTR_OFFSETS"),
+            "{at}: exits"
+        );
+        assert_eq!(
+            kernel.info.s2r_ctaid_offsets,
+            list("EIATTR_S2RCTAID_INSTR_OFFSETS"),
+            "{at}: S2R CTAID"
+        );
+        assert_eq!(
+            kernel.info.coop_group_offsets,
+            list("EIATTR_COOP_GROUP_INSTR_OFFSETS"),
+            "{at}"
+        );
+        assert_eq!(
+            kernel.info.warp_wide_offsets,
+            list("EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"),
+            "{at}"
+        );
+        assert_eq!(
+            kernel.info.syscall_offsets,
+            list("EIATTR_SYSCALL_OFFSETS"),
+            "{at}"
+        );
+        assert_eq!(
+            kernel.info.ctaid_z_used,
+            value("EIATTR_CTAIDZ_USED").is_some(),
+            "{at}: CTAIDZ_USED"
+        );
+        assert_eq!(
+            kernel.info.wmma_used,
+            value("EIATTR_WMMA_USED").is_some(),
+            "{at}: WMMA_USED"
+        );
+        assert_eq!(
+            kernel.info.coop_group_mask_regids,
+            list("EIATTR_COOP_GROUP_MASK_REGIDS"),
+            "{at}: mask regids"
+        );
+        let branches: Vec<(u32, Vec<u32>)> = kernel
+            .info
+            .indirect_branches
+            .iter()
+            .map(|b| (b.offset, b.targets.clone()))
+            .collect();
+        let theirs: Vec<(u32, Vec<u32>)> = records
+            .iter()
+            .filter(|r| r.name == "EIATTR_INDIRECT_BRANCH_TARGETS")
+            .flat_map(|r| r.branches())
+            .collect();
         assert_eq!(branches, theirs, "{at}: indirect branch targets");
         for exit in &kernel.info.exit_offsets {
-            assert!(u64::from(*exit) < kernel.function.size, "{at}: exit {exit:#x} inside the kernel");
+            assert!(
+                u64::from(*exit) < kernel.function.size,
+                "{at}: exit {exit:#x} inside the kernel"
+            );
         }
         for a in &kernel.info.attributes {
             if a.format == AttributeFormat::None {
@@ -153,37 +321,75 @@ fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
 
     // Device functions with their own .nv.info.<function> (-rdc cubins), and no .nv.info section unread.
     for f in &cubin.device_function_info {
-        let records = listing.kernel_info.get(f.function).unwrap_or_else(|| panic!("{at}: {} info", f.function));
-        let ours: Vec<String> =
-            f.info.attributes.iter().map(|a| a.name().unwrap_or("unknown Attribute").to_owned()).collect();
+        let records = listing
+            .kernel_info
+            .get(f.function)
+            .unwrap_or_else(|| panic!("{at}: {} info", f.function));
+        let ours: Vec<String> = f
+            .info
+            .attributes
+            .iter()
+            .map(|a| a.name().unwrap_or("unknown Attribute").to_owned())
+            .collect();
         let theirs: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
         assert_eq!(ours, theirs, "{at}: .nv.info.{} records", f.function);
     }
-    let with_info = cubin.kernels.iter().filter(|k| !k.info.attributes.is_empty()).count();
-    assert_eq!(with_info + cubin.device_function_info.len(), listing.kernel_info.len(), "{at}: .nv.info.* sections");
+    let with_info = cubin
+        .kernels
+        .iter()
+        .filter(|k| !k.info.attributes.is_empty())
+        .count();
+    assert_eq!(
+        with_info + cubin.device_function_info.len(),
+        listing.kernel_info.len(),
+        "{at}: .nv.info.* sections"
+    );
 
     // Constant banks: every .nv.constant<N>[.<function>] section, with its size.
-    let theirs: Vec<(&str, u64)> =
-        listing.sections.iter().filter(|s| s.name.starts_with(".nv.constant")).map(|s| (s.name.as_str(), s.size)).collect();
-    let ours: Vec<(&str, u64)> = cubin.constant_banks.iter().map(|b| (b.name, b.data.len() as u64)).collect();
+    let theirs: Vec<(&str, u64)> = listing
+        .sections
+        .iter()
+        .filter(|s| s.name.starts_with(".nv.constant"))
+        .map(|s| (s.name.as_str(), s.size))
+        .collect();
+    let ours: Vec<(&str, u64)> = cubin
+        .constant_banks
+        .iter()
+        .map(|b| (b.name, b.data.len() as u64))
+        .collect();
     assert_eq!(ours, theirs, "{at}: constant banks");
 
     // Device-function resources from the global .nv.info.
     for f in &cubin.device_functions {
         let facts = listing.functions.get(f.name).cloned().unwrap_or_default();
-        assert_eq!(f.resources.registers, facts.registers, "{at}: {} registers", f.name);
-        assert_eq!(f.resources.frame_size, facts.frame_size, "{at}: {} frame size", f.name);
+        assert_eq!(
+            f.resources.registers, facts.registers,
+            "{at}: {} registers",
+            f.name
+        );
+        assert_eq!(
+            f.resources.frame_size, facts.frame_size,
+            "{at}: {} frame size",
+            f.name
+        );
     }
 
     // Relocations, section by section, entries in file order.
-    let ours: BTreeMap<String, Vec<(u64, String, String, Option<i64>)>> = cubin
+    let ours: Relocations = cubin
         .relocation_sections
         .iter()
         .map(|r| {
             let entries = r
                 .entries
                 .iter()
-                .map(|e| (e.offset, e.symbol_name.to_owned(), e.kind.to_string(), e.addend))
+                .map(|e| {
+                    (
+                        e.offset,
+                        e.symbol_name.to_owned(),
+                        e.kind.to_string(),
+                        e.addend,
+                    )
+                })
                 .collect();
             (r.name.to_owned(), entries)
         })
@@ -196,12 +402,20 @@ fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
             .filter(|r| r.target == code.index)
             .map(|r| r.entries.len())
             .sum();
-        assert_eq!(code.relocations.len(), expected, "{at}: relocations of {}", code.name);
+        assert_eq!(
+            code.relocations.len(),
+            expected,
+            "{at}: relocations of {}",
+            code.name
+        );
     }
     cubin.kernels.len()
 }
 
 // ---- an independent reading of `cuobjdump -elf` text ----
+
+/// Relocation section name -> (offset, symbol, type name, addend) in file order.
+type Relocations = BTreeMap<String, Vec<(u64, String, String, Option<i64>)>>;
 
 #[derive(Debug, Default)]
 struct Listing {
@@ -211,7 +425,7 @@ struct Listing {
     functions: BTreeMap<String, Facts>,
     kernel_info: BTreeMap<String, Vec<Record>>,
     smem: BTreeMap<String, u64>,
-    relocations: BTreeMap<String, Vec<(u64, String, String, Option<i64>)>>,
+    relocations: Relocations,
 }
 
 #[derive(Debug)]
@@ -256,17 +470,28 @@ fn hex(s: &str) -> u64 {
 impl Record {
     /// All `0x...` numbers in the value text.
     fn words(&self) -> Vec<u64> {
-        self.value.split_whitespace().filter(|t| t.starts_with("0x")).map(hex).collect()
+        self.value
+            .split_whitespace()
+            .filter(|t| t.starts_with("0x"))
+            .map(hex)
+            .collect()
     }
 
     fn field(&self, label: &str) -> u64 {
-        let rest = &self.value[self.value.find(label).unwrap_or_else(|| panic!("{label} in {:?}", self.value))..];
+        let rest = &self.value[self
+            .value
+            .find(label)
+            .unwrap_or_else(|| panic!("{label} in {:?}", self.value))..];
         let rest = rest[label.len()..].trim_start_matches([' ', ':']);
         hex(rest.split_whitespace().next().unwrap_or(""))
     }
 
     fn kparam(&self) -> (u64, u64, u64) {
-        (self.field("Ordinal"), self.field("Offset"), self.field("Size"))
+        (
+            self.field("Ordinal"),
+            self.field("Offset"),
+            self.field("Size"),
+        )
     }
 
     fn branches(&self) -> Vec<(u32, Vec<u32>)> {
@@ -274,7 +499,11 @@ impl Record {
         let mut lines = self.value.lines();
         while let Some(line) = lines.next() {
             if line.contains("Offset of Indirect Branch") {
-                let record = Record { name: String::new(), format: String::new(), value: line.to_owned() };
+                let record = Record {
+                    name: String::new(),
+                    format: String::new(),
+                    value: line.to_owned(),
+                };
                 let offset = record.field("Offset of Indirect Branch") as u32;
                 let count = record.field("Number of targets") as usize;
                 let targets: Vec<u32> = lines
@@ -300,8 +529,14 @@ impl Listing {
     fn parse(text: &str) -> Listing {
         let mut listing = Listing::default();
         let lines: Vec<&str> = text.lines().collect();
-        let header = lines.iter().find(|l| l.contains("64-bit ELF")).expect("ELF header line");
-        let sm = header.split(", ").find_map(|f| f.strip_prefix("sm=")).expect("sm=");
+        let header = lines
+            .iter()
+            .find(|l| l.contains("64-bit ELF"))
+            .expect("ELF header line");
+        let sm = header
+            .split(", ")
+            .find_map(|f| f.strip_prefix("sm="))
+            .expect("sm=");
         listing.sm = sm.trim().parse().expect("sm number");
 
         let mut i = 0;
@@ -343,11 +578,22 @@ impl Listing {
                 if rest.is_empty() {
                     for r in &records {
                         // Most records print "function: name(0xN)"; EIATTR_MAX_STACK_SIZE prints "0xN value".
-                        let function = match r.value.split("function: ").nth(1).and_then(|s| s.split('(').next()) {
+                        let function = match r
+                            .value
+                            .split("function: ")
+                            .nth(1)
+                            .and_then(|s| s.split('(').next())
+                        {
                             Some(name) => name.to_owned(),
                             None if r.name == "EIATTR_MAX_STACK_SIZE" => {
                                 let index = r.words()[0] as usize;
-                                listing.symbols.iter().find(|s| s.num == index).expect("symbol").name.clone()
+                                listing
+                                    .symbols
+                                    .iter()
+                                    .find(|s| s.num == index)
+                                    .expect("symbol")
+                                    .name
+                                    .clone()
                             }
                             None => continue,
                         };
@@ -364,8 +610,12 @@ impl Listing {
                         match r.name.as_str() {
                             "EIATTR_REGCOUNT" => facts.registers = Some(number("register count:")),
                             "EIATTR_FRAME_SIZE" => facts.frame_size = Some(number("frame size:")),
-                            "EIATTR_MIN_STACK_SIZE" => facts.min_stack_size = Some(number("min stack size:")),
-                            "EIATTR_MAX_STACK_SIZE" => facts.max_stack_size = Some(r.words()[1] as u32),
+                            "EIATTR_MIN_STACK_SIZE" => {
+                                facts.min_stack_size = Some(number("min stack size:"))
+                            }
+                            "EIATTR_MAX_STACK_SIZE" => {
+                                facts.max_stack_size = Some(r.words()[1] as u32)
+                            }
                             _ => {}
                         }
                     }
@@ -377,8 +627,13 @@ impl Listing {
             }
             if let Some(name) = line.strip_prefix(".text.") {
                 if let Some(next) = lines.get(i + 1) {
-                    if let Some(smem) = next.split_whitespace().find_map(|f| f.strip_prefix("smem=")) {
-                        listing.smem.insert(name.to_owned(), smem.parse().expect("smem decimal"));
+                    if let Some(smem) = next
+                        .split_whitespace()
+                        .find_map(|f| f.strip_prefix("smem="))
+                    {
+                        listing
+                            .smem
+                            .insert(name.to_owned(), smem.parse().expect("smem decimal"));
                     }
                 }
             }
@@ -411,25 +666,39 @@ fn parse_records(lines: &[&str], mut i: usize) -> (Vec<Record>, usize) {
             i += 1;
             continue;
         }
-        let Some(name) = line.strip_prefix("\tAttribute:\t") else { break };
-        let format = lines.get(i + 1).and_then(|l| l.strip_prefix("\tFormat:\t")).expect("Format line");
+        let Some(name) = line.strip_prefix("\tAttribute:\t") else {
+            break;
+        };
+        let format = lines
+            .get(i + 1)
+            .and_then(|l| l.strip_prefix("\tFormat:\t"))
+            .expect("Format line");
         i += 2;
         let mut value = String::new();
         if let Some(v) = lines.get(i).and_then(|l| l.strip_prefix("\tValue:\t")) {
             value.push_str(v);
             i += 1;
             // Continuation lines are indented deeper or blank (LANGUAGE prints an empty line).
-            while i < lines.len() && (lines[i].starts_with("\t\t") || (lines[i].is_empty() && next_is_record(lines, i))) {
+            while i < lines.len()
+                && (lines[i].starts_with("\t\t")
+                    || (lines[i].is_empty() && next_is_record(lines, i)))
+            {
                 value.push('\n');
                 value.push_str(lines[i]);
                 i += 1;
             }
         }
-        records.push(Record { name: name.trim().to_owned(), format: format.trim().to_owned(), value });
+        records.push(Record {
+            name: name.trim().to_owned(),
+            format: format.trim().to_owned(),
+            value,
+        });
     }
     (records, i)
 }
 
 fn next_is_record(lines: &[&str], i: usize) -> bool {
-    lines.get(i + 1).is_some_and(|l| l.starts_with("\t<0x") || l.starts_with("\t\t"))
+    lines
+        .get(i + 1)
+        .is_some_and(|l| l.starts_with("\t<0x") || l.starts_with("\t\t"))
 }

@@ -53,19 +53,30 @@ struct Layout {
 
 fn layout(bytes: &[u8]) -> Layout {
     let cubin = Cubin::parse(bytes).expect("sample parses");
-    let kernel = cubin.kernels.iter().find(|k| !k.info.params.is_empty()).expect("kernel with params");
+    let kernel = cubin
+        .kernels
+        .iter()
+        .find(|k| !k.info.params.is_empty())
+        .expect("kernel with params");
     let info = cubin
         .sections
         .iter()
         .find(|s| s.name == format!(".nv.info.{}", kernel.name()))
         .expect("kernel info section");
-    let symtab = cubin.sections.iter().find(|s| s.name == ".symtab").expect("symtab");
+    let symtab = cubin
+        .sections
+        .iter()
+        .find(|s| s.name == ".symtab")
+        .expect("symtab");
     let rel = &cubin.relocation_sections[0];
     Layout {
         kernel_info: (info.offset as usize, info.index, info.name.to_owned()),
         symtab: symtab.offset as usize,
         kernel_symbol: kernel.function.symbol,
-        relocations: (cubin.sections[rel.index].offset as usize, rel.name.to_owned()),
+        relocations: (
+            cubin.sections[rel.index].offset as usize,
+            rel.name.to_owned(),
+        ),
     }
 }
 
@@ -80,7 +91,11 @@ fn the_sample_parses() {
 fn every_truncation_is_an_error() {
     let bytes = sample();
     for len in 0..bytes.len() {
-        assert!(Cubin::parse(&bytes[..len]).is_err(), "truncated to {len} of {} bytes but accepted", bytes.len());
+        assert!(
+            Cubin::parse(&bytes[..len]).is_err(),
+            "truncated to {len} of {} bytes but accepted",
+            bytes.len()
+        );
     }
 }
 
@@ -95,7 +110,10 @@ fn not_an_elf_file() {
 fn other_machines_are_refused_by_number() {
     let mut bytes = sample();
     put_u16(&mut bytes, 18, 62); // EM_X86_64
-    assert_eq!(Cubin::parse(&bytes), Err(CubinError::NotCuda { machine: 62 }));
+    assert_eq!(
+        Cubin::parse(&bytes),
+        Err(CubinError::NotCuda { machine: 62 })
+    );
 }
 
 #[test]
@@ -122,11 +140,16 @@ fn section_table_outside_the_file() {
 #[test]
 fn section_bytes_outside_the_file_name_the_section() {
     let mut bytes = sample();
-    let Layout { kernel_info: (_, index, name), .. } = layout(&bytes);
+    let Layout {
+        kernel_info: (_, index, name),
+        ..
+    } = layout(&bytes);
     let header = section_header(&bytes, index);
     put_u64(&mut bytes, header + 24, 0xffff_ffff_0000);
     match Cubin::parse(&bytes) {
-        Err(CubinError::SectionOutOfFile { section, offset, .. }) => {
+        Err(CubinError::SectionOutOfFile {
+            section, offset, ..
+        }) => {
             assert_eq!((section, offset), (name, 0xffff_ffff_0000));
         }
         other => panic!("expected SectionOutOfFile, got {other:?}"),
@@ -134,18 +157,29 @@ fn section_bytes_outside_the_file_name_the_section() {
     // An offset + size that overflows is the same error, not an arithmetic panic.
     let mut bytes = sample();
     put_u64(&mut bytes, header + 24, u64::MAX - 2);
-    assert!(matches!(Cubin::parse(&bytes), Err(CubinError::SectionOutOfFile { .. })));
+    assert!(matches!(
+        Cubin::parse(&bytes),
+        Err(CubinError::SectionOutOfFile { .. })
+    ));
 }
 
 #[test]
 fn attribute_overrunning_its_section() {
     let mut bytes = sample();
-    let Layout { kernel_info: (at, _, name), .. } = layout(&bytes);
+    let Layout {
+        kernel_info: (at, _, name),
+        ..
+    } = layout(&bytes);
     // The first record is EIFMT_SVAL (EIATTR_LANGUAGE in nvcc output); claim a huge payload.
     assert_eq!(bytes[at], 4, "first record is sized");
     put_u16(&mut bytes, at + 2, 0xfff0);
     match Cubin::parse(&bytes) {
-        Err(CubinError::AttributeOverrun { section, offset, needed, .. }) => {
+        Err(CubinError::AttributeOverrun {
+            section,
+            offset,
+            needed,
+            ..
+        }) => {
             assert_eq!((section, offset, needed), (name, 0, 0xfff4));
         }
         other => panic!("expected AttributeOverrun, got {other:?}"),
@@ -155,10 +189,18 @@ fn attribute_overrunning_its_section() {
 #[test]
 fn attribute_with_unknown_format() {
     let mut bytes = sample();
-    let Layout { kernel_info: (at, _, name), .. } = layout(&bytes);
+    let Layout {
+        kernel_info: (at, _, name),
+        ..
+    } = layout(&bytes);
     bytes[at] = 9;
     match Cubin::parse(&bytes) {
-        Err(CubinError::UnknownAttributeFormat { section, offset, format, .. }) => {
+        Err(CubinError::UnknownAttributeFormat {
+            section,
+            offset,
+            format,
+            ..
+        }) => {
             assert_eq!((section, offset, format), (name, 0, 9));
         }
         other => panic!("expected UnknownAttributeFormat, got {other:?}"),
@@ -168,20 +210,37 @@ fn attribute_with_unknown_format() {
 /// Finds the first record with `id` in the kernel's `.nv.info.<kernel>`; returns its offset within.
 fn record_offset(bytes: &[u8], section_at: usize, id: u8) -> usize {
     let cubin = Cubin::parse(bytes).expect("sample parses");
-    let kernel = cubin.kernels.iter().find(|k| !k.info.params.is_empty()).expect("kernel with params");
-    let record = kernel.info.attributes.iter().find(|a| a.id == id).expect("record present");
+    let kernel = cubin
+        .kernels
+        .iter()
+        .find(|k| !k.info.params.is_empty())
+        .expect("kernel with params");
+    let record = kernel
+        .info
+        .attributes
+        .iter()
+        .find(|a| a.id == id)
+        .expect("record present");
     section_at + record.offset
 }
 
 #[test]
 fn kparam_info_of_the_wrong_size() {
     let mut bytes = sample();
-    let Layout { kernel_info: (at, _, name), .. } = layout(&bytes);
+    let Layout {
+        kernel_info: (at, _, name),
+        ..
+    } = layout(&bytes);
     // Relabel the 8-byte EIATTR_PARAM_CBANK record as EIATTR_KPARAM_INFO, which must be 12 bytes.
     let record = record_offset(&bytes, at, 0x0a);
     bytes[record + 1] = 0x17;
     match Cubin::parse(&bytes) {
-        Err(CubinError::AttributePayload { section, attribute, found, .. }) => {
+        Err(CubinError::AttributePayload {
+            section,
+            attribute,
+            found,
+            ..
+        }) => {
             assert_eq!((section, attribute, found), (name, "EIATTR_KPARAM_INFO", 8));
         }
         other => panic!("expected AttributePayload, got {other:?}"),
@@ -192,13 +251,29 @@ fn kparam_info_of_the_wrong_size() {
 fn global_attribute_naming_a_missing_symbol() {
     let mut bytes = sample();
     let cubin = Cubin::parse(&bytes).expect("sample parses");
-    let info = cubin.sections.iter().find(|s| s.name == ".nv.info").expect(".nv.info");
-    let record = cubin.global_attributes.iter().find(|a| a.id == 0x2f).expect("EIATTR_REGCOUNT");
+    let info = cubin
+        .sections
+        .iter()
+        .find(|s| s.name == ".nv.info")
+        .expect(".nv.info");
+    let record = cubin
+        .global_attributes
+        .iter()
+        .find(|a| a.id == 0x2f)
+        .expect("EIATTR_REGCOUNT");
     let at = info.offset as usize + record.offset + 4;
     put_u32(&mut bytes, at, 0x00ff_ffff);
     match Cubin::parse(&bytes) {
-        Err(CubinError::AttributeSymbol { section, symbol, attribute, .. }) => {
-            assert_eq!((section.as_str(), symbol, attribute), (".nv.info", 0x00ff_ffff, "EIATTR_REGCOUNT"));
+        Err(CubinError::AttributeSymbol {
+            section,
+            symbol,
+            attribute,
+            ..
+        }) => {
+            assert_eq!(
+                (section.as_str(), symbol, attribute),
+                (".nv.info", 0x00ff_ffff, "EIATTR_REGCOUNT")
+            );
         }
         other => panic!("expected AttributeSymbol, got {other:?}"),
     }
@@ -207,46 +282,86 @@ fn global_attribute_naming_a_missing_symbol() {
 #[test]
 fn function_larger_than_its_section() {
     let mut bytes = sample();
-    let Layout { symtab, kernel_symbol, .. } = layout(&bytes);
+    let Layout {
+        symtab,
+        kernel_symbol,
+        ..
+    } = layout(&bytes);
     put_u64(&mut bytes, symtab + kernel_symbol * 24 + 16, 0x10_0000);
-    assert!(matches!(Cubin::parse(&bytes), Err(CubinError::SymbolOutOfSection { size: 0x10_0000, .. })));
+    assert!(matches!(
+        Cubin::parse(&bytes),
+        Err(CubinError::SymbolOutOfSection {
+            size: 0x10_0000,
+            ..
+        })
+    ));
     // value + size overflowing u64 is the same error.
     put_u64(&mut bytes, symtab + kernel_symbol * 24 + 8, u64::MAX);
-    assert!(matches!(Cubin::parse(&bytes), Err(CubinError::SymbolOutOfSection { .. })));
+    assert!(matches!(
+        Cubin::parse(&bytes),
+        Err(CubinError::SymbolOutOfSection { .. })
+    ));
 }
 
 #[test]
 fn symbol_in_a_missing_section() {
     let mut bytes = sample();
-    let Layout { symtab, kernel_symbol, .. } = layout(&bytes);
+    let Layout {
+        symtab,
+        kernel_symbol,
+        ..
+    } = layout(&bytes);
     put_u16(&mut bytes, symtab + kernel_symbol * 24 + 6, 0xfe00);
-    assert!(matches!(Cubin::parse(&bytes), Err(CubinError::SymbolSection { section: 0xfe00, .. })));
+    assert!(matches!(
+        Cubin::parse(&bytes),
+        Err(CubinError::SymbolSection {
+            section: 0xfe00,
+            ..
+        })
+    ));
 }
 
 #[test]
 fn relocation_naming_a_missing_symbol_or_offset() {
     let mut bytes = sample();
-    let Layout { relocations: (at, name), .. } = layout(&bytes);
+    let Layout {
+        relocations: (at, name),
+        ..
+    } = layout(&bytes);
     put_u32(&mut bytes, at + 12, 0x00ff_ffff); // high half of r_info: the symbol
     match Cubin::parse(&bytes) {
-        Err(CubinError::RelocationSymbol { section, entry, symbol, .. }) => {
+        Err(CubinError::RelocationSymbol {
+            section,
+            entry,
+            symbol,
+            ..
+        }) => {
             assert_eq!((section, entry, symbol), (name.clone(), 0, 0x00ff_ffff));
         }
         other => panic!("expected RelocationSymbol, got {other:?}"),
     }
     let mut bytes = sample();
     put_u64(&mut bytes, at, 0xffff_0000);
-    assert!(matches!(Cubin::parse(&bytes), Err(CubinError::RelocationOutOfRange { entry: 0, .. })));
+    assert!(matches!(
+        Cubin::parse(&bytes),
+        Err(CubinError::RelocationOutOfRange { entry: 0, .. })
+    ));
 }
 
 #[test]
 fn kernel_info_owned_by_nobody() {
     let mut bytes = sample();
-    let Layout { kernel_info: (_, index, name), .. } = layout(&bytes);
+    let Layout {
+        kernel_info: (_, index, name),
+        ..
+    } = layout(&bytes);
     let header = section_header(&bytes, index);
     put_u32(&mut bytes, header + 44, 0); // sh_info: the code section index
     match Cubin::parse(&bytes) {
-        Err(CubinError::InfoOwner { section, code_section }) => assert_eq!((section, code_section), (name, 0)),
+        Err(CubinError::InfoOwner {
+            section,
+            code_section,
+        }) => assert_eq!((section, code_section), (name, 0)),
         other => panic!("expected InfoOwner, got {other:?}"),
     }
 }
@@ -254,10 +369,16 @@ fn kernel_info_owned_by_nobody() {
 #[test]
 fn errors_name_what_and_where() {
     let mut bytes = sample();
-    let Layout { kernel_info: (at, _, name), .. } = layout(&bytes);
+    let Layout {
+        kernel_info: (at, _, name),
+        ..
+    } = layout(&bytes);
     put_u16(&mut bytes, at + 2, 0xfff0);
     let message = Cubin::parse(&bytes).expect_err("overrun").to_string();
-    assert!(message.contains(&name) && message.contains("offset 0x0"), "{message}");
+    assert!(
+        message.contains(&name) && message.contains("offset 0x0"),
+        "{message}"
+    );
 }
 
 proptest! {

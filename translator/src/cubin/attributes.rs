@@ -72,13 +72,21 @@ impl Attribute<'_> {
 
 /// Splits a `.nv.info*` section into records. Stops cleanly at the end; a record that overruns, or a format
 /// byte this reader does not know (so the record's length is unknown), is an error.
-pub fn parse_records<'data>(section: &str, bytes: &'data [u8]) -> Result<Vec<Attribute<'data>>, CubinError> {
+pub fn parse_records<'data>(
+    section: &str,
+    bytes: &'data [u8],
+) -> Result<Vec<Attribute<'data>>, CubinError> {
     let mut records = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
         let available = bytes.len() - pos;
         let Some(header) = bytes.get(pos..pos + 4) else {
-            return Err(CubinError::AttributeOverrun { section: section.to_owned(), offset: pos, needed: 4, available });
+            return Err(CubinError::AttributeOverrun {
+                section: section.to_owned(),
+                offset: pos,
+                needed: 4,
+                available,
+            });
         };
         let (format_byte, id) = (header[0], header[1]);
         let Some(format) = AttributeFormat::from_byte(format_byte) else {
@@ -107,7 +115,12 @@ pub fn parse_records<'data>(section: &str, bytes: &'data [u8]) -> Result<Vec<Att
                 (payload, end)
             }
         };
-        records.push(Attribute { id, format, offset: pos, payload });
+        records.push(Attribute {
+            id,
+            format,
+            offset: pos,
+            payload,
+        });
         pos = next;
     }
     Ok(records)

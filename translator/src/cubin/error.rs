@@ -19,11 +19,20 @@ pub enum CubinError {
 
     /// A section's name could not be read from the section-name string table.
     #[error("section {index}: unreadable name (sh_name {sh_name:#x}): {reason}")]
-    SectionName { index: usize, sh_name: u32, reason: String },
+    SectionName {
+        index: usize,
+        sh_name: u32,
+        reason: String,
+    },
 
     /// A section's bytes lie (partly) outside the file.
     #[error("section {section}: bytes {offset:#x}..+{size:#x} lie outside the file of {file_len:#x} bytes")]
-    SectionOutOfFile { section: String, offset: u64, size: u64, file_len: usize },
+    SectionOutOfFile {
+        section: String,
+        offset: u64,
+        size: u64,
+        file_len: usize,
+    },
 
     /// The symbol table (or its string table) is malformed.
     #[error("symbol table: {reason}")]
@@ -35,11 +44,22 @@ pub enum CubinError {
 
     /// A symbol refers to a section index that does not exist.
     #[error("symbol {index} ({name}): section index {section} out of range (the file has {sections} sections)")]
-    SymbolSection { index: usize, name: String, section: usize, sections: usize },
+    SymbolSection {
+        index: usize,
+        name: String,
+        section: usize,
+        sections: usize,
+    },
 
     /// A function or variable symbol's range lies outside its section.
     #[error("symbol {name}: range {offset:#x}..+{size:#x} lies outside section {section} of {section_size:#x} bytes")]
-    SymbolOutOfSection { name: String, section: String, offset: u64, size: u64, section_size: u64 },
+    SymbolOutOfSection {
+        name: String,
+        section: String,
+        offset: u64,
+        size: u64,
+        section_size: u64,
+    },
 
     /// A function symbol does not live in a code section.
     #[error("function {name}: its section {section} is not a code section (`.text.*`)")]
@@ -47,19 +67,41 @@ pub enum CubinError {
 
     /// An EIATTR record uses a format byte this reader does not know, so its length is unknown.
     #[error("section {section}, offset {offset:#x} within: EIATTR {attribute} has unknown format byte {format:#04x}")]
-    UnknownAttributeFormat { section: String, offset: usize, attribute: u8, format: u8 },
+    UnknownAttributeFormat {
+        section: String,
+        offset: usize,
+        attribute: u8,
+        format: u8,
+    },
 
     /// An EIATTR record runs past the end of its section.
     #[error("section {section}, offset {offset:#x} within: EIATTR record needs {needed} bytes but only {available} remain")]
-    AttributeOverrun { section: String, offset: usize, needed: usize, available: usize },
+    AttributeOverrun {
+        section: String,
+        offset: usize,
+        needed: usize,
+        available: usize,
+    },
 
     /// A known EIATTR record has a payload of the wrong shape.
     #[error("section {section}, offset {offset:#x} within: {attribute} has a {found}-byte payload, expected {expected}")]
-    AttributePayload { section: String, offset: usize, attribute: &'static str, expected: &'static str, found: usize },
+    AttributePayload {
+        section: String,
+        offset: usize,
+        attribute: &'static str,
+        expected: &'static str,
+        found: usize,
+    },
 
     /// An EIATTR record refers to a symbol index that does not exist.
     #[error("section {section}, offset {offset:#x} within: {attribute} names symbol {symbol}, but the symbol table has {symbols}")]
-    AttributeSymbol { section: String, offset: usize, attribute: &'static str, symbol: u32, symbols: usize },
+    AttributeSymbol {
+        section: String,
+        offset: usize,
+        attribute: &'static str,
+        symbol: u32,
+        symbols: usize,
+    },
 
     /// A `.nv.info.<function>` section whose `sh_info` does not name a code section holding that function.
     #[error("section {section}: sh_info {code_section} is not the code section of a function named by the section")]
@@ -71,15 +113,28 @@ pub enum CubinError {
 
     /// A relocation refers to a symbol index that does not exist.
     #[error("relocation section {section}, entry {entry}: symbol {symbol} out of range (the symbol table has {symbols})")]
-    RelocationSymbol { section: String, entry: usize, symbol: u32, symbols: usize },
+    RelocationSymbol {
+        section: String,
+        entry: usize,
+        symbol: u32,
+        symbols: usize,
+    },
 
     /// A relocation patches bytes outside its target section.
     #[error("relocation section {section}, entry {entry}: offset {offset:#x} lies outside target {target} of {target_size:#x} bytes")]
-    RelocationOutOfRange { section: String, entry: usize, offset: u64, target: String, target_size: u64 },
+    RelocationOutOfRange {
+        section: String,
+        entry: usize,
+        offset: u64,
+        target: String,
+        target_size: u64,
+    },
 }
 
 impl CubinError {
     pub(crate) fn elf(err: object::read::Error) -> Self {
-        CubinError::Elf { reason: err.to_string() }
+        CubinError::Elf {
+            reason: err.to_string(),
+        }
     }
 }

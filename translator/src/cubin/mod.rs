@@ -107,7 +107,10 @@ impl<'data> Kernel<'data> {
 
     /// Registers per thread: `EIATTR_REGCOUNT` if present, else the code section header's count.
     pub fn registers(&self) -> u32 {
-        self.function.resources.registers.unwrap_or(self.code_registers)
+        self.function
+            .resources
+            .registers
+            .unwrap_or(self.code_registers)
     }
 
     /// Per-thread local memory (stack frame) in bytes.
@@ -119,7 +122,9 @@ impl<'data> Kernel<'data> {
 impl<'data> Cubin<'data> {
     /// Parses a cubin. Never panics; malformed input gives a [`CubinError`] naming what and where.
     pub fn parse(data: &'data [u8]) -> Result<Self, CubinError> {
-        if data.get(EI_CLASS) == Some(&elf::ELFCLASS32) || data.get(EI_DATA) == Some(&elf::ELFDATA2MSB) {
+        if data.get(EI_CLASS) == Some(&elf::ELFCLASS32)
+            || data.get(EI_DATA) == Some(&elf::ELFDATA2MSB)
+        {
             return Err(CubinError::UnsupportedLayout);
         }
         let header = elf::FileHeader64::<LittleEndian>::parse(data).map_err(CubinError::elf)?;
@@ -129,8 +134,12 @@ impl<'data> Cubin<'data> {
         }
         let flags = header.e_flags(LittleEndian);
         // Nothing here uses the program headers, but a table past the end of the file means a truncated file.
-        header.program_headers(LittleEndian, data).map_err(CubinError::elf)?;
-        let table = header.sections(LittleEndian, data).map_err(CubinError::elf)?;
+        header
+            .program_headers(LittleEndian, data)
+            .map_err(CubinError::elf)?;
+        let table = header
+            .sections(LittleEndian, data)
+            .map_err(CubinError::elf)?;
         let sections = sections::read_sections(&table, data)?;
         let symbols = symbols::read_symbols(&table, data)?;
 
@@ -176,8 +185,12 @@ impl<'data> Cubin<'data> {
         let mut device_functions = Vec::new();
         for symbol in symbols.iter().filter(|s| s.kind == SymbolKind::Function) {
             // Undefined functions (`vprintf` in `-rdc` cubins) are external, not ours to describe.
-            let Some(section_index) = symbol.section else { continue };
-            let Some(section) = sections.get(section_index) else { continue };
+            let Some(section_index) = symbol.section else {
+                continue;
+            };
+            let Some(section) = sections.get(section_index) else {
+                continue;
+            };
             if !is_code(section) {
                 return Err(CubinError::FunctionNotInCode {
                     name: symbol.name.to_owned(),
@@ -195,7 +208,8 @@ impl<'data> Cubin<'data> {
                 code,
                 resources: resources.get(symbol.index).copied().unwrap_or_default(),
             };
-            if let Some(code_section) = code_sections.iter_mut().find(|c| c.index == section_index) {
+            if let Some(code_section) = code_sections.iter_mut().find(|c| c.index == section_index)
+            {
                 code_section.symbols.push(CodeSymbol {
                     name: symbol.name,
                     symbol: symbol.index,
@@ -217,7 +231,9 @@ impl<'data> Cubin<'data> {
             }
         }
         for code_section in &mut code_sections {
-            code_section.symbols.sort_by_key(|s| (s.offset, !s.is_kernel));
+            code_section
+                .symbols
+                .sort_by_key(|s| (s.offset, !s.is_kernel));
         }
 
         // Per-function `.nv.info.<function>`: `sh_info` is the index of the function's code section.
@@ -231,9 +247,16 @@ impl<'data> Cubin<'data> {
                 kernel.info = nv_info::decode_kernel_info(section.name, records)?;
             } else if let Some(function) = device_functions.iter().find(|f| owns(f)) {
                 let info = nv_info::decode_kernel_info(section.name, records)?;
-                device_function_info.push(FunctionInfo { function: function.name, symbol: function.symbol, info });
+                device_function_info.push(FunctionInfo {
+                    function: function.name,
+                    symbol: function.symbol,
+                    info,
+                });
             } else {
-                return Err(CubinError::InfoOwner { section: section.name.to_owned(), code_section: owner });
+                return Err(CubinError::InfoOwner {
+                    section: section.name.to_owned(),
+                    code_section: owner,
+                });
             }
         }
 
@@ -285,7 +308,10 @@ fn is_code(section: &Section<'_>) -> bool {
 }
 
 /// The bytes `symbol` covers inside `section`, bounds-checked.
-pub(crate) fn symbol_range<'data>(symbol: &Symbol<'data>, section: &Section<'data>) -> Result<&'data [u8], CubinError> {
+pub(crate) fn symbol_range<'data>(
+    symbol: &Symbol<'data>,
+    section: &Section<'data>,
+) -> Result<&'data [u8], CubinError> {
     let out_of_section = || CubinError::SymbolOutOfSection {
         name: symbol.name.to_owned(),
         section: section.name.to_owned(),
@@ -293,7 +319,10 @@ pub(crate) fn symbol_range<'data>(symbol: &Symbol<'data>, section: &Section<'dat
         size: symbol.size,
         section_size: section.size,
     };
-    let end = symbol.value.checked_add(symbol.size).ok_or_else(out_of_section)?;
+    let end = symbol
+        .value
+        .checked_add(symbol.size)
+        .ok_or_else(out_of_section)?;
     if end > section.size {
         return Err(out_of_section());
     }

@@ -119,7 +119,9 @@ pub struct KernelInfo<'data> {
 impl<'data> KernelInfo<'data> {
     /// The records whose meaning this reader does not decode into a field above.
     pub fn undecoded(&self) -> impl Iterator<Item = &Attribute<'data>> {
-        self.attributes.iter().filter(|a| !KERNEL_DECODED.contains(&a.id))
+        self.attributes
+            .iter()
+            .filter(|a| !KERNEL_DECODED.contains(&a.id))
     }
 }
 
@@ -174,7 +176,10 @@ impl Ctx<'_> {
         if payload.len() % 4 != 0 {
             return Err(self.bad(a, name, "a multiple of 4"));
         }
-        Ok(payload.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect())
+        Ok(payload
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect())
     }
 
     fn word(&self, a: &Attribute<'_>, name: &'static str) -> Result<u32, CubinError> {
@@ -192,7 +197,8 @@ impl Ctx<'_> {
     }
 
     fn small(&self, a: &Attribute<'_>, name: &'static str) -> Result<u16, CubinError> {
-        a.small_value().ok_or_else(|| self.bad(a, name, "EIFMT_BVAL or EIFMT_HVAL value"))
+        a.small_value()
+            .ok_or_else(|| self.bad(a, name, "EIFMT_BVAL or EIFMT_HVAL value"))
     }
 }
 
@@ -207,45 +213,67 @@ pub fn decode_kernel_info<'data>(
         match a.id {
             id::KPARAM_INFO => {
                 let payload = ctx.sized(a, "EIATTR_KPARAM_INFO")?;
-                let param = Param::decode(payload).ok_or_else(|| ctx.bad(a, "EIATTR_KPARAM_INFO", "12"))?;
+                let param =
+                    Param::decode(payload).ok_or_else(|| ctx.bad(a, "EIATTR_KPARAM_INFO", "12"))?;
                 info.params.push(param);
             }
             id::PARAM_CBANK => {
                 let payload = ctx.sized(a, "EIATTR_PARAM_CBANK")?;
-                let bank = match (payload.len(), u32_at(payload, 0), u16_at(payload, 4), u16_at(payload, 6)) {
-                    (8, Some(section_symbol), Some(offset), Some(size)) => ParamBank { section_symbol, offset, size },
+                let bank = match (
+                    payload.len(),
+                    u32_at(payload, 0),
+                    u16_at(payload, 4),
+                    u16_at(payload, 6),
+                ) {
+                    (8, Some(section_symbol), Some(offset), Some(size)) => ParamBank {
+                        section_symbol,
+                        offset,
+                        size,
+                    },
                     _ => return Err(ctx.bad(a, "EIATTR_PARAM_CBANK", "8")),
                 };
                 info.param_bank = Some(bank);
             }
-            id::CBANK_PARAM_SIZE => info.param_size = Some(ctx.small(a, "EIATTR_CBANK_PARAM_SIZE")?),
+            id::CBANK_PARAM_SIZE => {
+                info.param_size = Some(ctx.small(a, "EIATTR_CBANK_PARAM_SIZE")?)
+            }
             id::MAXREG_COUNT => info.max_reg_count = Some(ctx.small(a, "EIATTR_MAXREG_COUNT")?),
             id::NUM_BARRIERS => info.num_barriers = Some(ctx.small(a, "EIATTR_NUM_BARRIERS")?),
             id::MAX_THREADS => info.max_threads = Some(ctx.triple(a, "EIATTR_MAX_THREADS")?),
             id::REQNTID => info.required_threads = Some(ctx.triple(a, "EIATTR_REQNTID")?),
-            id::EXIT_INSTR_OFFSETS => info.exit_offsets.extend(ctx.words(a, "EIATTR_EXIT_INSTR_OFFSETS")?),
-            id::S2RCTAID_INSTR_OFFSETS => {
-                info.s2r_ctaid_offsets.extend(ctx.words(a, "EIATTR_S2RCTAID_INSTR_OFFSETS")?)
-            }
-            id::COOP_GROUP_INSTR_OFFSETS => {
-                info.coop_group_offsets.extend(ctx.words(a, "EIATTR_COOP_GROUP_INSTR_OFFSETS")?)
-            }
-            id::COOP_GROUP_MASK_REGIDS => {
-                info.coop_group_mask_regids.extend(ctx.words(a, "EIATTR_COOP_GROUP_MASK_REGIDS")?)
-            }
+            id::EXIT_INSTR_OFFSETS => info
+                .exit_offsets
+                .extend(ctx.words(a, "EIATTR_EXIT_INSTR_OFFSETS")?),
+            id::S2RCTAID_INSTR_OFFSETS => info
+                .s2r_ctaid_offsets
+                .extend(ctx.words(a, "EIATTR_S2RCTAID_INSTR_OFFSETS")?),
+            id::COOP_GROUP_INSTR_OFFSETS => info
+                .coop_group_offsets
+                .extend(ctx.words(a, "EIATTR_COOP_GROUP_INSTR_OFFSETS")?),
+            id::COOP_GROUP_MASK_REGIDS => info
+                .coop_group_mask_regids
+                .extend(ctx.words(a, "EIATTR_COOP_GROUP_MASK_REGIDS")?),
             id::WMMA_USED => info.wmma_used = true,
-            id::INT_WARP_WIDE_INSTR_OFFSETS => {
-                info.warp_wide_offsets.extend(ctx.words(a, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS")?)
-            }
-            id::SYSCALL_OFFSETS => info.syscall_offsets.extend(ctx.words(a, "EIATTR_SYSCALL_OFFSETS")?),
+            id::INT_WARP_WIDE_INSTR_OFFSETS => info
+                .warp_wide_offsets
+                .extend(ctx.words(a, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS")?),
+            id::SYSCALL_OFFSETS => info
+                .syscall_offsets
+                .extend(ctx.words(a, "EIATTR_SYSCALL_OFFSETS")?),
             id::EXTERNS => info.externs.extend(ctx.words(a, "EIATTR_EXTERNS")?),
             id::INDIRECT_BRANCH_TARGETS => {
                 let words = ctx.words(a, "EIATTR_INDIRECT_BRANCH_TARGETS")?;
                 let mut rest = words.as_slice();
                 while let [offset, reserved, count, tail @ ..] = rest {
                     let count = *count as usize;
-                    let Some((targets, after)) = (count <= tail.len()).then(|| tail.split_at(count)) else {
-                        return Err(ctx.bad(a, "EIATTR_INDIRECT_BRANCH_TARGETS", "room for every target"));
+                    let Some((targets, after)) =
+                        (count <= tail.len()).then(|| tail.split_at(count))
+                    else {
+                        return Err(ctx.bad(
+                            a,
+                            "EIATTR_INDIRECT_BRANCH_TARGETS",
+                            "room for every target",
+                        ));
                     };
                     info.indirect_branches.push(IndirectBranch {
                         offset: *offset,
@@ -255,12 +283,18 @@ pub fn decode_kernel_info<'data>(
                     rest = after;
                 }
                 if !rest.is_empty() {
-                    return Err(ctx.bad(a, "EIATTR_INDIRECT_BRANCH_TARGETS", "whole (offset, word, count, targets) entries"));
+                    return Err(ctx.bad(
+                        a,
+                        "EIATTR_INDIRECT_BRANCH_TARGETS",
+                        "whole (offset, word, count, targets) entries",
+                    ));
                 }
             }
             id::CTAIDZ_USED => info.ctaid_z_used = true,
             id::CRS_STACK_SIZE => info.crs_stack_size = Some(ctx.word(a, "EIATTR_CRS_STACK_SIZE")?),
-            id::CUDA_API_VERSION => info.cuda_api_version = Some(ctx.word(a, "EIATTR_CUDA_API_VERSION")?),
+            id::CUDA_API_VERSION => {
+                info.cuda_api_version = Some(ctx.word(a, "EIATTR_CUDA_API_VERSION")?)
+            }
             id::LANGUAGE => info.language = Some(ctx.word(a, "EIATTR_LANGUAGE")?),
             _ => {}
         }
@@ -294,7 +328,10 @@ pub(crate) struct FunctionFact {
 }
 
 /// Decodes the per-symbol records of the global `.nv.info`. Other records stay in the raw list.
-pub(crate) fn decode_global_info(section: &str, attributes: &[Attribute<'_>]) -> Result<Vec<FunctionFact>, CubinError> {
+pub(crate) fn decode_global_info(
+    section: &str,
+    attributes: &[Attribute<'_>],
+) -> Result<Vec<FunctionFact>, CubinError> {
     let ctx = Ctx { section };
     let mut facts = Vec::new();
     for a in attributes {
@@ -309,7 +346,13 @@ pub(crate) fn decode_global_info(section: &str, attributes: &[Attribute<'_>]) ->
         let [symbol, value] = words.as_slice() else {
             return Err(ctx.bad(a, name, "8"));
         };
-        facts.push(FunctionFact { symbol: *symbol, value: *value, offset: a.offset, name, apply });
+        facts.push(FunctionFact {
+            symbol: *symbol,
+            value: *value,
+            offset: a.offset,
+            name,
+            apply,
+        });
     }
     Ok(facts)
 }

@@ -63,7 +63,10 @@ pub(crate) fn parse_entries<'data>(
     if bytes.len() % entry_size != 0 {
         return Err(CubinError::RelocationSection {
             section: section.to_owned(),
-            reason: format!("size {:#x} is not a multiple of the {entry_size}-byte entry", bytes.len()),
+            reason: format!(
+                "size {:#x} is not a multiple of the {entry_size}-byte entry",
+                bytes.len()
+            ),
         });
     }
     let mut entries = Vec::with_capacity(bytes.len() / entry_size);
@@ -95,7 +98,13 @@ pub(crate) fn parse_entries<'data>(
                 target_size,
             });
         }
-        entries.push(Relocation { offset, kind, symbol, symbol_name: sym.name, addend });
+        entries.push(Relocation {
+            offset,
+            kind,
+            symbol,
+            symbol_name: sym.name,
+            addend,
+        });
     }
     Ok(entries)
 }

@@ -37,7 +37,11 @@ pub(crate) fn read_sections<'data>(
         let sh_name = header.sh_name(LittleEndian);
         let name = table
             .section_name(LittleEndian, header)
-            .map_err(|e| CubinError::SectionName { index, sh_name, reason: e.to_string() })
+            .map_err(|e| CubinError::SectionName {
+                index,
+                sh_name,
+                reason: e.to_string(),
+            })
             .and_then(|bytes| {
                 std::str::from_utf8(bytes).map_err(|_| CubinError::SectionName {
                     index,
@@ -92,7 +96,10 @@ pub(crate) fn read_relocation_sections<'data>(
     symbols: &[Symbol<'data>],
 ) -> Result<Vec<RelocationSection<'data>>, CubinError> {
     let mut out = Vec::new();
-    for section in sections.iter().filter(|s| s.kind == elf::SHT_REL || s.kind == elf::SHT_RELA) {
+    for section in sections
+        .iter()
+        .filter(|s| s.kind == elf::SHT_REL || s.kind == elf::SHT_RELA)
+    {
         let target_index = section.info as usize;
         let Some(target) = sections.get(target_index) else {
             return Err(CubinError::RelocationSection {
@@ -136,13 +143,17 @@ pub struct ConstantBank<'data> {
 pub(crate) fn constant_banks<'data>(sections: &[Section<'data>]) -> Vec<ConstantBank<'data>> {
     let mut banks = Vec::new();
     for section in sections {
-        let Some(rest) = section.name.strip_prefix(".nv.constant") else { continue };
+        let Some(rest) = section.name.strip_prefix(".nv.constant") else {
+            continue;
+        };
         let (number, function) = match rest.split_once('.') {
             Some((number, function)) => (number, Some(function)),
             None => (rest, None),
         };
         // Names that do not follow the pattern are not banks; they stay in the plain section list.
-        let Ok(bank) = number.parse::<u32>() else { continue };
+        let Ok(bank) = number.parse::<u32>() else {
+            continue;
+        };
         if !number.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
@@ -179,8 +190,13 @@ pub(crate) fn variables<'data>(
     symbols: &[Symbol<'data>],
 ) -> Result<Vec<Variable<'data>>, CubinError> {
     let mut out = Vec::new();
-    for symbol in symbols.iter().filter(|s| matches!(s.kind, SymbolKind::Object | SymbolKind::CudaObject)) {
-        let Some(section) = symbol.section.and_then(|i| sections.get(i)) else { continue };
+    for symbol in symbols
+        .iter()
+        .filter(|s| matches!(s.kind, SymbolKind::Object | SymbolKind::CudaObject))
+    {
+        let Some(section) = symbol.section.and_then(|i| sections.get(i)) else {
+            continue;
+        };
         let bytes = symbol_range(symbol, section)?;
         out.push(Variable {
             name: symbol.name,

@@ -56,7 +56,9 @@ pub(crate) fn read_symbols<'data>(
 ) -> Result<Vec<Symbol<'data>>, CubinError> {
     let table = sections
         .symbols(LittleEndian, data, elf::SHT_SYMTAB)
-        .map_err(|e| CubinError::SymbolTable { reason: e.to_string() })?;
+        .map_err(|e| CubinError::SymbolTable {
+            reason: e.to_string(),
+        })?;
     let mut symbols = Vec::with_capacity(table.len());
     for (index, sym) in table.iter().enumerate() {
         let st_name = sym.st_name(LittleEndian);
