@@ -274,3 +274,76 @@ pub(crate) fn u16_at(payload: &[u8], offset: usize) -> Option<u16> {
     let bytes = payload.get(offset..offset + 2)?;
     Some(u16::from_le_bytes([bytes[0], bytes[1]]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_format_has_its_length() {
+        // NVAL 0x04, BVAL 0x4c = 1, HVAL 0x1b = 0xff, SVAL 0x1c = [0x50]: as nvcc writes them.
+        let bytes = [
+            0x01, 0x04, 0, 0, 0x02, 0x4c, 0x01, 0, 0x03, 0x1b, 0xff, 0, 0x04, 0x1c, 4, 0, 0x50, 0,
+            0, 0,
+        ];
+        let records = parse_records(".nv.info.k", &bytes).expect("well formed");
+        let summary: Vec<(u8, AttributeFormat, usize, &[u8])> = records
+            .iter()
+            .map(|r| (r.id, r.format, r.offset, r.payload))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (0x04, AttributeFormat::None, 0, &[][..]),
+                (0x4c, AttributeFormat::Byte, 4, &[1][..]),
+                (0x1b, AttributeFormat::Half, 8, &[0xff, 0][..]),
+                (0x1c, AttributeFormat::Sized, 12, &[0x50, 0, 0, 0][..]),
+            ]
+        );
+        assert_eq!(records[1].small_value(), Some(1));
+        assert_eq!(records[2].small_value(), Some(0xff));
+        assert_eq!(records[3].name(), Some("EIATTR_EXIT_INSTR_OFFSETS"));
+    }
+
+    #[test]
+    fn a_short_tail_is_an_overrun() {
+        let err = parse_records("s", &[0x01, 0x04, 0, 0, 0x03, 0x1b]).expect_err("two bytes left");
+        assert_eq!(
+            err,
+            CubinError::AttributeOverrun {
+                section: "s".into(),
+                offset: 4,
+                needed: 4,
+                available: 2
+            }
+        );
+    }
+
+    #[test]
+    fn a_sized_payload_past_the_end_is_an_overrun() {
+        let err = parse_records("s", &[0x04, 0x17, 12, 0, 1, 2, 3, 4]).expect_err("needs 16");
+        assert_eq!(
+            err,
+            CubinError::AttributeOverrun {
+                section: "s".into(),
+                offset: 0,
+                needed: 16,
+                available: 8
+            }
+        );
+    }
+
+    #[test]
+    fn an_unknown_format_is_refused() {
+        let err = parse_records("s", &[0x05, 0x17, 0, 0]).expect_err("format 5");
+        assert_eq!(
+            err,
+            CubinError::UnknownAttributeFormat {
+                section: "s".into(),
+                offset: 0,
+                attribute: 0x17,
+                format: 5
+            }
+        );
+    }
+}

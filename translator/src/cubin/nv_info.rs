@@ -356,3 +356,82 @@ pub(crate) fn decode_global_info(
     }
     Ok(facts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bit layout of the third KPARAM_INFO word as cuobjdump 13.5.37 prints it: setting each bit of a real
+    /// record moved exactly one printed field (log alignment 0..=7, space 8..=11, cbank 12..=16, SMEM 17,
+    /// size 18..=31).
+    #[test]
+    fn kparam_info_fields() {
+        let mut payload = [0u8; 12];
+        payload[4..6].copy_from_slice(&3u16.to_le_bytes());
+        payload[6..8].copy_from_slice(&0x10u16.to_le_bytes());
+        payload[8..12].copy_from_slice(&0x0021_f000u32.to_le_bytes());
+        let p = Param::decode(&payload).expect("12 bytes");
+        assert_eq!(
+            (
+                p.ordinal,
+                p.offset,
+                p.size,
+                p.cbank,
+                p.space,
+                p.log_alignment
+            ),
+            (3, 0x10, 8, 0x1f, 0, 0)
+        );
+        assert!(!p.in_shared_memory);
+
+        payload[8..12].copy_from_slice(&(0x0281_f000u32 | 1 << 17 | 0x0a05).to_le_bytes());
+        let p = Param::decode(&payload).expect("12 bytes");
+        assert_eq!(
+            (p.size, p.cbank, p.space, p.log_alignment),
+            (0xa0, 0x1f, 0xa, 0x05)
+        );
+        assert!(p.in_shared_memory);
+        assert_eq!(Param::decode(&payload[..8]), None);
+    }
+
+    #[test]
+    fn indirect_branch_lists() {
+        let words: Vec<u8> = [0x130u32, 0, 2, 0x330, 0x170, 0x200, 0, 1, 0x230]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let record = Attribute {
+            id: id::INDIRECT_BRANCH_TARGETS,
+            format: AttributeFormat::Sized,
+            offset: 0,
+            payload: &words,
+        };
+        let info = decode_kernel_info("s", vec![record]).expect("well formed");
+        let branches: Vec<(u32, Vec<u32>)> = info
+            .indirect_branches
+            .iter()
+            .map(|b| (b.offset, b.targets.clone()))
+            .collect();
+        assert_eq!(
+            branches,
+            vec![(0x130, vec![0x330, 0x170]), (0x200, vec![0x230])]
+        );
+        assert_eq!(info.undecoded().count(), 0);
+
+        // A count larger than what follows is refused.
+        let short: Vec<u8> = [0x130u32, 0, 5, 0x330]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let record = Attribute {
+            id: id::INDIRECT_BRANCH_TARGETS,
+            format: AttributeFormat::Sized,
+            offset: 8,
+            payload: &short,
+        };
+        assert!(matches!(
+            decode_kernel_info("s", vec![record]),
+            Err(CubinError::AttributePayload { offset: 8, .. })
+        ));
+    }
+}
