@@ -16,7 +16,8 @@ pub fn standard_engines(options: &EngineOptions) -> Vec<Box<dyn Engine>> {
     let _ = options;
     #[allow(unused_mut)]
     let mut engines: Vec<Box<dyn Engine>> = Vec::new();
-    // Copy engines (issue 9) register here, e.g.
-    // engines.push(Box::new(crate::copy::DmaCopy::new(options.sector_layout)));
+    // Copy engines (issue 9).
+    engines.push(Box::new(crate::copy::DmaCopy::new(options.sector_layout)));
+    engines.push(Box::new(crate::copy::InlineToMemory::new(options.sector_layout)));
     engines
 }

@@ -36,6 +36,8 @@ pub enum LayoutError {
     },
     #[error("element origin or width overflows: {elements} elements of {element_bytes} bytes")]
     ElementOverflow { elements: u64, element_bytes: u32 },
+    #[error("buffer starts at surface byte {origin} but the region starts at byte {needed}")]
+    BufferStartsLate { origin: u64, needed: u64 },
     #[error("buffer of {len} bytes is too short: {needed} needed")]
     BufferTooShort { len: usize, needed: u64 },
 }

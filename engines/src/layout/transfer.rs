@@ -19,6 +19,12 @@ pub fn tiled_extent(layout: &BlockLinearLayout, region: &Region) -> u64 {
     layout.row_base(last_y, region.z) + layout.gob_column_offset(last_x) + super::gob::GOB_SIZE_BYTES as u64
 }
 
+/// The lowest offset `region` touches: the start of its first GOB (every other byte of the region lies
+/// in the same or a later GOB of the same row of blocks, or in a later row or slice of blocks).
+pub fn region_start(layout: &BlockLinearLayout, region: &Region) -> u64 {
+    layout.row_base(region.y, region.z) + layout.gob_column_offset(region.x)
+}
+
 /// Bytes of a pitch buffer that `rows` rows of `width` bytes at `pitch` touch.
 pub fn linear_extent(width: u32, rows: u32, pitch: usize) -> Option<u64> {
     if width == 0 || rows == 0 {
@@ -31,11 +37,18 @@ fn check(
     layout: &BlockLinearLayout,
     region: &Region,
     tiled_len: usize,
+    tiled_origin: u64,
     linear_len: usize,
     pitch: usize,
 ) -> Result<(), LayoutError> {
     layout.check_region(region)?;
-    let tiled_needed = tiled_extent(layout, region);
+    if region.is_empty() {
+        return Ok(());
+    }
+    if tiled_origin > region_start(layout, region) {
+        return Err(LayoutError::BufferStartsLate { origin: tiled_origin, needed: region_start(layout, region) });
+    }
+    let tiled_needed = tiled_extent(layout, region) - tiled_origin;
     if (tiled_len as u64) < tiled_needed {
         return Err(LayoutError::BufferTooShort { len: tiled_len, needed: tiled_needed });
     }
@@ -43,10 +56,6 @@ fn check(
         .ok_or(LayoutError::BufferTooShort { len: linear_len, needed: u64::MAX })?;
     if (linear_len as u64) < linear_needed {
         return Err(LayoutError::BufferTooShort { len: linear_len, needed: linear_needed });
-    }
-    if region.height > 1 && pitch < region.width as usize {
-        // Rows would overlap in the linear buffer; refuse rather than let later rows clobber earlier ones.
-        return Err(LayoutError::BufferTooShort { len: pitch, needed: region.width as u64 });
     }
     Ok(())
 }
@@ -59,7 +68,8 @@ enum Direction {
 }
 
 /// Copies `region` of the block-linear surface in `tiled` (offset 0 = first byte of the surface) into
-/// `linear`, region row r starting at `r * linear_pitch`.
+/// `linear`, region row r starting at `r * linear_pitch`. A pitch smaller than the row makes rows
+/// overlap in `linear`, and which row a shared byte comes from is unspecified.
 pub fn untile(
     layout: &BlockLinearLayout,
     tiled: &[u8],
@@ -67,15 +77,30 @@ pub fn untile(
     linear: &mut [u8],
     linear_pitch: usize,
 ) -> Result<(), LayoutError> {
-    check(layout, region, tiled.len(), linear.len(), linear_pitch)?;
+    untile_from(layout, tiled, 0, region, linear, linear_pitch)
+}
+
+/// [`untile`] from a buffer that holds the surface from byte `tiled_origin` on (at most
+/// [`region_start`]), e.g. the host bytes behind just the region's GPU addresses.
+pub fn untile_from(
+    layout: &BlockLinearLayout,
+    tiled: &[u8],
+    tiled_origin: u64,
+    region: &Region,
+    linear: &mut [u8],
+    linear_pitch: usize,
+) -> Result<(), LayoutError> {
+    check(layout, region, tiled.len(), tiled_origin, linear.len(), linear_pitch)?;
     // SAFETY: `check` proved that every run below lies inside both buffers, and the two buffers are
-    // distinct borrows.
-    unsafe { transfer(layout, tiled.as_ptr() as *mut u8, region, linear.as_mut_ptr(), linear_pitch, Direction::Untile) };
+    // distinct borrows; the tiled buffer is only read in this direction.
+    unsafe {
+        transfer(layout, tiled.as_ptr() as *mut u8, tiled_origin, region, linear.as_mut_ptr(), linear_pitch, Direction::Untile)
+    };
     Ok(())
 }
 
 /// Copies `linear` (region row r at `r * linear_pitch`) into `region` of the block-linear surface in
-/// `tiled`. Bytes of `tiled` outside the region are left as they were.
+/// `tiled`. Bytes of `tiled` outside the region are left as they were. A pitch of 0 repeats one row.
 pub fn tile(
     layout: &BlockLinearLayout,
     linear: &[u8],
@@ -83,9 +108,24 @@ pub fn tile(
     region: &Region,
     tiled: &mut [u8],
 ) -> Result<(), LayoutError> {
-    check(layout, region, tiled.len(), linear.len(), linear_pitch)?;
-    // SAFETY: as in `untile`.
-    unsafe { transfer(layout, tiled.as_mut_ptr(), region, linear.as_ptr() as *mut u8, linear_pitch, Direction::Tile) };
+    tile_into(layout, linear, linear_pitch, region, tiled, 0)
+}
+
+/// [`tile`] into a buffer that holds the surface from byte `tiled_origin` on (at most
+/// [`region_start`]).
+pub fn tile_into(
+    layout: &BlockLinearLayout,
+    linear: &[u8],
+    linear_pitch: usize,
+    region: &Region,
+    tiled: &mut [u8],
+    tiled_origin: u64,
+) -> Result<(), LayoutError> {
+    check(layout, region, tiled.len(), tiled_origin, linear.len(), linear_pitch)?;
+    // SAFETY: as in `untile_from`; the linear buffer is only read in this direction.
+    unsafe {
+        transfer(layout, tiled.as_mut_ptr(), tiled_origin, region, linear.as_ptr() as *mut u8, linear_pitch, Direction::Tile)
+    };
     Ok(())
 }
 
@@ -133,6 +173,7 @@ pub fn for_each_run(
 unsafe fn transfer(
     layout: &BlockLinearLayout,
     tiled: *mut u8,
+    origin: u64,
     region: &Region,
     linear: *mut u8,
     pitch: usize,
@@ -156,14 +197,15 @@ unsafe fn transfer(
     // One row's partial columns [from, to) in runs of at most 16 bytes.
     let row_runs = |r: usize, from: u32, to: u32| {
         let y = region.y + r as u32;
-        let row_base = layout.row_base(y, region.z) as usize;
+        // Relative to `origin`; wraps below it for rows whose first GOB column precedes the region.
+        let row_base = layout.row_base(y, region.z).wrapping_sub(origin) as usize;
         let chunks = layout.sectors().row_chunks(y);
         let lin_row = linear.add(r * pitch);
         let mut x = from;
         while x < to {
             let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(to - x);
             let in_gob = chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
-            let t = tiled.add(row_base + layout.gob_column_offset(x) as usize + in_gob as usize);
+            let t = tiled.add(row_base.wrapping_add(layout.gob_column_offset(x) as usize + in_gob as usize));
             let l = lin_row.add((x - region.x) as usize);
             if len == SECTOR_ROW_BYTES {
                 match direction {
@@ -195,7 +237,8 @@ unsafe fn transfer(
             row_runs(r + k, region.x, body_start);
             row_runs(r + k, body_end, end);
         }
-        let mut gob = tiled.add(layout.row_base(y, region.z) as usize + layout.gob_column_offset(body_start) as usize);
+        let gob_offset = layout.row_base(y, region.z) + layout.gob_column_offset(body_start) - origin;
+        let mut gob = tiled.add(gob_offset as usize);
         let mut lin = linear.add(r * pitch + (body_start - region.x) as usize);
         for _ in 0..gobs {
             for (i, &off) in piece_offsets.iter().enumerate() {
