@@ -122,8 +122,10 @@ impl<'data> Kernel<'data> {
 impl<'data> Cubin<'data> {
     /// Parses a cubin. Never panics; malformed input gives a [`CubinError`] naming what and where.
     pub fn parse(data: &'data [u8]) -> Result<Self, CubinError> {
-        if data.get(EI_CLASS) == Some(&elf::ELFCLASS32)
-            || data.get(EI_DATA) == Some(&elf::ELFDATA2MSB)
+        let is_elf = data.starts_with(&elf::ELFMAG);
+        if is_elf
+            && (data.get(EI_CLASS) == Some(&elf::ELFCLASS32)
+                || data.get(EI_DATA) == Some(&elf::ELFDATA2MSB))
         {
             return Err(CubinError::UnsupportedLayout);
         }
