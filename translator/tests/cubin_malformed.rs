@@ -100,6 +100,19 @@ fn every_truncation_is_an_error() {
 }
 
 #[test]
+fn a_truncated_file_names_the_table_it_cuts() {
+    let bytes = sample();
+    assert_eq!(
+        Cubin::parse(&bytes[..40]),
+        Err(CubinError::TooShort { len: 40 })
+    );
+    match Cubin::parse(&bytes[..bytes.len() - 1]) {
+        Err(CubinError::TableOutOfFile { file_len, .. }) => assert_eq!(file_len, bytes.len() - 1),
+        other => panic!("expected TableOutOfFile, got {other:?}"),
+    }
+}
+
+#[test]
 fn not_an_elf_file() {
     let mut bytes = sample();
     bytes[0] = b'X';
@@ -131,7 +144,12 @@ fn section_table_outside_the_file() {
     let mut bytes = sample();
     let len = bytes.len() as u64;
     put_u64(&mut bytes, 0x28, len - 8);
-    assert!(matches!(Cubin::parse(&bytes), Err(CubinError::Elf { .. })));
+    match Cubin::parse(&bytes) {
+        Err(CubinError::TableOutOfFile { table, offset, .. }) => {
+            assert_eq!((table, offset), ("section header table", len - 8));
+        }
+        other => panic!("expected TableOutOfFile, got {other:?}"),
+    }
     let mut bytes = sample();
     put_u16(&mut bytes, 0x3e, 0x7000); // e_shstrndx past the table
     assert!(Cubin::parse(&bytes).is_err());

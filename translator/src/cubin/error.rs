@@ -9,6 +9,19 @@ pub enum CubinError {
     #[error("malformed ELF header or section table: {reason}")]
     Elf { reason: String },
 
+    /// The file is shorter than the 64-byte ELF64 header.
+    #[error("file of {len} bytes is shorter than the 64-byte ELF header")]
+    TooShort { len: usize },
+
+    /// The program or section header table lies (partly) outside the file.
+    #[error("{table}: bytes {offset:#x}..+{size:#x} lie outside the file of {file_len:#x} bytes")]
+    TableOutOfFile {
+        table: &'static str,
+        offset: u64,
+        size: u64,
+        file_len: usize,
+    },
+
     /// The ELF file is not for the CUDA machine (EM_CUDA = 190).
     #[error("not a CUDA ELF file: e_machine is {machine}, expected 190 (EM_CUDA)")]
     NotCuda { machine: u16 },

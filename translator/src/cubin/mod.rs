@@ -129,6 +129,9 @@ impl<'data> Cubin<'data> {
         {
             return Err(CubinError::UnsupportedLayout);
         }
+        if is_elf {
+            check_tables(data)?;
+        }
         let header = elf::FileHeader64::<LittleEndian>::parse(data).map_err(CubinError::elf)?;
         let machine = header.e_machine(LittleEndian);
         if machine != EM_CUDA {
@@ -303,6 +306,55 @@ impl<'data> Cubin<'data> {
     pub fn code_section(&self, name: &str) -> Option<&CodeSection<'data>> {
         self.code_sections.iter().find(|c| c.name == name)
     }
+}
+
+/// Bounds-checks the program and section header tables named by the ELF header, so that a truncated file
+/// is reported with offsets rather than as a bare "malformed" from `object`.
+fn check_tables(data: &[u8]) -> Result<(), CubinError> {
+    let field = |at: usize, len: usize| -> Result<u64, CubinError> {
+        let bytes = data
+            .get(at..at + len)
+            .ok_or(CubinError::TooShort { len: data.len() })?;
+        Ok(bytes
+            .iter()
+            .rev()
+            .fold(0u64, |acc, b| acc << 8 | u64::from(*b)))
+    };
+    if data.len() < 64 {
+        return Err(CubinError::TooShort { len: data.len() });
+    }
+    let tables = [
+        (
+            "program header table",
+            field(0x20, 8)?,
+            field(0x36, 2)?,
+            field(0x38, 2)?,
+        ),
+        (
+            "section header table",
+            field(0x28, 8)?,
+            field(0x3a, 2)?,
+            field(0x3c, 2)?,
+        ),
+    ];
+    for (table, offset, entry_size, count) in tables {
+        if count == 0 {
+            continue; // absent, or (sections) extended numbering that `object` reads from section 0
+        }
+        let size = entry_size * count; // both u16, cannot overflow u64
+        let fits = offset
+            .checked_add(size)
+            .is_some_and(|end| end <= data.len() as u64);
+        if !fits {
+            return Err(CubinError::TableOutOfFile {
+                table,
+                offset,
+                size,
+                file_len: data.len(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn is_code(section: &Section<'_>) -> bool {
