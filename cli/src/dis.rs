@@ -1,8 +1,12 @@
-//! `sassport dis`: prints SM86 code in nvdisasm `-raw` syntax, one `/*OFFSET*/ TEXT ;` line per word.
+//! `sassport dis`: prints SM86 code in nvdisasm `-raw` syntax.
 //!
-//! Input is a cubin (every `.text.<symbol>` section, in file order) or, with `--raw`, a bare run of 16-byte
-//! little-endian words as `nvdisasm -b SM86` reads. Branch and call targets print as `` `(0xTARGET) ``,
-//! section-relative. Undecodable words print as `<unknown 0x...>` and are counted at the end.
+//! Input is a cubin (every `.text.<symbol>` section, in section-table order, as nvdisasm lists them) or,
+//! with `--raw`, a bare run of 16-byte little-endian words as `nvdisasm -b SM86` reads (printed as one
+//! section, `.text.raw`, starting at `--base`). Each section starts with a `.text.<symbol>:` line, then one
+//! `/*OFFSET*/ TEXT ;` line per word: OFFSET the section-relative hex offset, TEXT nvdisasm's text with its
+//! own `;` (`EXIT ;`, `NOP;`), except that branch and call targets print as `` `(0xTARGET) ``
+//! (section-relative) where nvdisasm prints labels. Undecodable words print as `<unknown 0x...> ;` and are
+//! counted in a final `// N undecodable words` line; `--strict` makes them an error.
 
 use anyhow::{bail, Context, Result};
 use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
