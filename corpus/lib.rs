@@ -1,9 +1,31 @@
-//! sassport's own CUDA corpus: `src/*.cu` (written here), their sm_86 cubins and `nvdisasm` listings in
-//! `sm86/` (built by `cargo xtask corpus` with the pinned nvcc), and silicon goldens.
+//! sassport's own CUDA corpus: `src/*.cu` (written here), their sm_86 cubins, `nvdisasm` listings and
+//! `cuobjdump -elf` dumps in `sm86/` and sm_90 cubins in `sm90/` (built by `cargo xtask corpus` with the
+//! pinned nvcc), the launch manifest `launches.txt`, and silicon goldens in `goldens/`.
 //!
-//! One job: tell tests and tools where the committed corpus files are. Depends on nothing.
+//! One job: tell tests and tools where the committed corpus files are, how each kernel is launched
+//! ([`launch`]), and what its input buffers hold ([`inputs`]). Depends on nothing but `thiserror`.
+
+pub mod inputs;
+pub mod launch;
+
+pub use launch::{Arg, Comparison, Dim3, Launch, ManifestError, ParamSlot};
 
 use std::path::{Path, PathBuf};
+
+/// The launch manifest, `corpus/launches.txt`.
+pub fn manifest_path() -> PathBuf {
+    root().join("launches.txt")
+}
+
+/// Every launch in the committed manifest.
+pub fn launches() -> Result<Vec<Launch>, ManifestError> {
+    let path = manifest_path();
+    let text = std::fs::read_to_string(&path).map_err(|e| ManifestError {
+        line: 0,
+        kind: launch::ManifestErrorKind::Unreadable(format!("{}: {e}", path.display())),
+    })?;
+    launch::parse(&text)
+}
 
 /// The corpus directory (`corpus/` in the repository).
 pub fn root() -> &'static Path {

@@ -1,9 +1,13 @@
 // Matrix multiply C = A * B (row-major, square N x N, N a multiple of 16) in three classic shapes: naive, with
 // 16x16 shared-memory tiles, and with a register-blocked 2x2 micro-tile; plus a double-precision tiled
-// version. Inputs are small integers stored as floats (see launches.txt), so every product and sum is exact.
-// Launch with a 2-D grid of N/16 x N/16 blocks of 16x16 threads (the 2x2 micro-tile kernel: 8x8 threads).
+// version. Each input word is mapped to a small integer on load (exact_small), so every product and sum is
+// exact and independent of summation order. Launch with a 2-D grid of N/16 x N/16 blocks of 16x16 threads
+// (the 2x2 micro-tile kernel: 8x8 threads).
 
 #define TILE 16
+
+// The integer in [-8, 7] held in bits 19:16 of the input word, as a float.
+__device__ __forceinline__ float exact_small(float v) { return (float)(((__float_as_int(v) >> 16) & 15) - 8); }
 
 extern "C" __global__ void matmul_naive(const float *a, const float *b, float *c, int n)
 {
@@ -12,7 +16,7 @@ extern "C" __global__ void matmul_naive(const float *a, const float *b, float *c
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= n || col >= n) return;
     float acc = 0.0f;
-    for (int k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+    for (int k = 0; k < n; ++k) acc += exact_small(a[row * n + k]) * exact_small(b[k * n + col]);
     c[row * n + col] = acc;
 }
 
@@ -26,8 +30,8 @@ extern "C" __global__ void matmul_tiled(const float *a, const float *b, float *c
     int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
     float acc = 0.0f;
     for (int k0 = 0; k0 < n; k0 += TILE) {
-        ta[ty][tx] = a[row * n + k0 + tx];
-        tb[ty][tx] = b[(k0 + ty) * n + col];
+        ta[ty][tx] = exact_small(a[row * n + k0 + tx]);
+        tb[ty][tx] = exact_small(b[(k0 + ty) * n + col]);
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < TILE; ++k) acc += ta[ty][k] * tb[k][tx];
@@ -47,8 +51,8 @@ extern "C" __global__ void matmul_regblock(const float *a, const float *b, float
     for (int k0 = 0; k0 < n; k0 += TILE) {
         for (int r = 0; r < 2; ++r)
             for (int q = 0; q < 2; ++q) {
-                ta[2 * ty + r][2 * tx + q] = a[(row + r) * n + k0 + 2 * tx + q];
-                tb[2 * ty + r][2 * tx + q] = b[(k0 + 2 * ty + r) * n + col + q];
+                ta[2 * ty + r][2 * tx + q] = exact_small(a[(row + r) * n + k0 + 2 * tx + q]);
+                tb[2 * ty + r][2 * tx + q] = exact_small(b[(k0 + 2 * ty + r) * n + col + q]);
             }
         __syncthreads();
 #pragma unroll
@@ -74,8 +78,8 @@ extern "C" __global__ void dmatmul_tiled(const double *a, const double *b, doubl
     int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
     double acc = 0.0;
     for (int k0 = 0; k0 < n; k0 += TILE) {
-        ta[ty][tx] = a[row * n + k0 + tx];
-        tb[ty][tx] = b[(k0 + ty) * n + col];
+        ta[ty][tx] = (double)exact_small(__int_as_float((int)(__double_as_longlong(a[row * n + k0 + tx]) >> 32)));
+        tb[ty][tx] = (double)exact_small(__int_as_float((int)(__double_as_longlong(b[(k0 + ty) * n + col]) >> 32)));
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < TILE; ++k) acc += ta[ty][k] * tb[k][tx];
