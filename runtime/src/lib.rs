@@ -14,14 +14,14 @@
 //!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
 //!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
 //!   disk per device, driver and version ([`PipelineCacheLocation`]).
-//! - [`Runtime::launch`] fills the constant banks and launch values, splits grids beyond the device's
+//! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and launch values, splits grids beyond the device's
 //!   workgroup-count limit into several dispatches, waits, and reports an out-of-window access as
 //!   [`RuntimeError::Fault`] naming kernel, pc and address.
 //!
 //! # Example: an emulator running a translated kernel
 //!
 //! ```no_run
-//! use sassport_runtime::{abi, Launch, Runtime, RuntimeOptions};
+//! use sassport_runtime::{Bank0, Launch, Runtime, RuntimeOptions};
 //!
 //! # fn translated_spirv() -> Vec<u32> { unimplemented!() }
 //! # fn main() -> Result<(), sassport_runtime::RuntimeError> {
@@ -35,17 +35,14 @@
 //! let input: Vec<u8> = (0..n).flat_map(|i| i.to_le_bytes()).collect();
 //! rt.upload(buf, &input)?;
 //!
-//! // Constant bank 0 as the CUDA driver lays it out: blockDim, gridDim, then the parameters.
+//! // Constant bank 0 as the CUDA driver lays it out: blockDim, gridDim, then the parameters
+//! // (here `scale(unsigned *p, unsigned k)`: p at 0x160, k at 0x168).
 //! let (grid, block) = ([n / 256, 1, 1], [256, 1, 1]);
-//! let mut bank0 = vec![0u8; abi::bank0::PARAMS as usize + 12];
-//! for (i, v) in block.iter().chain(grid.iter()).enumerate() {
-//!     bank0[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
-//! }
-//! let p = abi::bank0::PARAMS as usize;
-//! bank0[p..p + 8].copy_from_slice(&buf.to_le_bytes());
-//! bank0[p + 8..p + 12].copy_from_slice(&3u32.to_le_bytes());
+//! let mut params = buf.to_le_bytes().to_vec();
+//! params.extend(3u32.to_le_bytes());
+//! let bank0 = Bank0::new(grid, block).with_params(&params);
 //!
-//! rt.launch(&Launch { kernel, grid, block, dynamic_shared_bytes: 0, banks: &[(0, &bank0)] })?;
+//! rt.launch(&Launch { kernel, grid, block, dynamic_shared_bytes: 0, banks: &[(0, bank0.as_bytes())] })?;
 //! let mut out = vec![0u8; input.len()];
 //! rt.download(buf, &mut out)?;
 //! rt.free(buf)?;
@@ -53,6 +50,7 @@
 //! ```
 
 mod alloc;
+mod bank0;
 mod device;
 mod disk_cache;
 mod error;
@@ -64,6 +62,7 @@ mod selftest;
 pub use selftest::float_selftest_module;
 
 pub use alloc::WindowAllocator;
+pub use bank0::Bank0;
 pub use device::{
     choose_device, enumerate_devices, format_api_version, DeviceFeatures, DeviceInfo, DeviceKind, DeviceLimits,
     DeviceSelector, REQUIRED_API_VERSION,

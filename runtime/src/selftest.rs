@@ -10,6 +10,7 @@ use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionModel, MemoryModel, StorageClass};
 use sassport_translator::abi::{self, MeasuredFloat};
 
+use crate::bank0::Bank0;
 use crate::error::Result;
 use crate::runtime::{Launch, Runtime};
 
@@ -164,9 +165,9 @@ impl Runtime {
             input[..INPUTS.len()].copy_from_slice(&INPUTS);
             let bytes: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
             self.upload(buf, &bytes)?;
-            let mut bank0 = vec![0u8; abi::bank0::PARAMS as usize + 16];
-            bank0[abi::bank0::PARAMS as usize..][..8].copy_from_slice(&buf.to_le_bytes());
-            self.launch(&Launch { kernel, grid: [1; 3], block: [1; 3], dynamic_shared_bytes: 0, banks: &[(0, &bank0)] })?;
+            let bank0 = Bank0::new([1; 3], [1; 3]).with_params(&buf.to_le_bytes());
+            let banks = [(0, bank0.as_bytes())];
+            self.launch(&Launch { kernel, grid: [1; 3], block: [1; 3], dynamic_shared_bytes: 0, banks: &banks })?;
             let mut out = vec![0u8; 64];
             self.download(buf, &mut out)?;
             let word = |i: u32| u32::from_le_bytes(out[4 * i as usize..][..4].try_into().expect("4 bytes"));

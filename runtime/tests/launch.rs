@@ -208,7 +208,7 @@ fn bad_launches_and_memory_use_are_refused() {
     for (grid, block) in [([0, 1, 1], [1, 1, 1]), ([1, 1, 1], [0, 1, 1]), ([1, 1, 1], [1025, 1, 1]), ([1, 1, 1], [32, 32, 2]), ([1, 65536, 1], [1, 1, 1])] {
         assert!(matches!(rt.launch(&launch(grid, block)), Err(RuntimeError::InvalidLaunch { .. })), "{grid:?} {block:?}");
     }
-    let too_much = vec![1u8; 4096];
+    let too_much = vec![1u8; abi::MAX_BANK_BYTES as usize + 1];
     assert!(matches!(
         rt.launch(&Launch { banks: &[(0, &too_much)], ..launch([1, 1, 1], [1, 1, 1]) }),
         Err(RuntimeError::InvalidLaunch { .. })
@@ -282,5 +282,34 @@ fn float_self_test_measures_lavapipe() {
 fn float_self_test_modules_validate() {
     for f64 in [false, true] {
         support::spirv_val(&sassport_runtime::float_selftest_module(f64));
+    }
+}
+
+#[test]
+fn runtime_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Runtime>();
+    let rt = Runtime::new(options()).unwrap();
+    let name = std::thread::spawn(move || rt.device().name.clone()).join().unwrap();
+    assert!(!name.is_empty());
+}
+
+mod reflection {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        /// Corrupted modules are answered with a result, never a panic.
+        #[test]
+        fn corrupt_modules_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u32>()), 1..6),
+                                       cut in any::<prop::sample::Index>()) {
+            let mut words = super::support::store_gid_kernel();
+            for (at, v) in flips {
+                let i = at.index(words.len());
+                words[i] ^= v;
+            }
+            let keep = cut.index(words.len() + 1);
+            let _ = sassport_runtime::reflect("fuzzed", &words[..keep.max(words.len() / 2)]);
+        }
     }
 }
