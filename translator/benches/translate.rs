@@ -1,0 +1,2 @@
+//! Placeholder replaced below once translation lands.
+fn main() {}
