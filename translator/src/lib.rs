@@ -7,5 +7,8 @@
 
 pub mod abi;
 pub mod cubin;
+pub mod error;
+pub mod program;
+pub mod spirv;
 
 pub use cubin::{Cubin, CubinError};
