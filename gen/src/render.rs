@@ -7,30 +7,37 @@
 use crate::word::Word;
 use std::fmt::{self, Write};
 
-/// Where a field's bits are: up to four ranges `(lo, width)`, the first least significant.
+/// Where a field's bits are: `(lo, width)` ranges, the first least significant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bits {
-    pub ranges: [(u8, u8); 4],
-    pub count: u8,
-    /// Total width in bits.
+    pub ranges: &'static [(u8, u8)],
+    /// Total width in bits (at most 64).
     pub width: u8,
 }
 
 impl Bits {
     /// The field's value in `w`.
     #[inline(always)]
-    pub const fn extract(&self, w: Word) -> u64 {
+    pub fn extract(&self, w: Word) -> u64 {
+        if let [(lo, width)] = self.ranges {
+            return w.bits(u32::from(*lo), u32::from(*width));
+        }
         let mut v = 0u64;
         let mut shift = 0u32;
-        let mut i = 0;
-        while i < self.count as usize {
-            let (lo, width) = self.ranges[i];
-            v |= w.bits(lo as u32, width as u32) << shift;
-            shift += width as u32;
-            i += 1;
+        for &(lo, width) in self.ranges {
+            v |= w.bits(u32::from(lo), u32::from(width)) << shift;
+            shift += u32::from(width);
         }
         v
     }
+}
+
+/// Whether `value` lies in one of the sorted, disjoint inclusive `ranges` (legality tables too large to
+/// inline in the decoder).
+#[inline]
+pub fn in_ranges(ranges: &[(u64, u64)], value: u64) -> bool {
+    let i = ranges.partition_point(|r| r.1 < value);
+    ranges.get(i).is_some_and(|r| r.0 <= value)
 }
 
 // Which forms a table uses depends on its contents.
@@ -382,6 +389,16 @@ mod tests {
         let mut s = String::new();
         write_float(&mut s, FloatBits::F64(0x4690000000000000)).unwrap();
         assert_eq!(s, "8.11296384146066816958e+31");
+    }
+
+    #[test]
+    fn range_lookup() {
+        let r = [(0, 2), (5, 5), (9, 20)];
+        let hits: Vec<u64> = (0..25).filter(|&v| in_ranges(&r, v)).collect();
+        assert_eq!(hits, vec![0, 1, 2, 5, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+        assert!(!in_ranges(&[], 0));
+        let w = Word::from_halves(0b1011 << 4, 1);
+        assert_eq!(Bits { ranges: &[(4, 2), (64, 1), (6, 2)], width: 5 }.extract(w), 0b10_1_11);
     }
 
     #[test]

@@ -124,8 +124,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(12, 4)],
                     width: 4,
                 },
                 &TABLE_0,
@@ -133,8 +132,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("IMAD"),
             Piece::Table(
                 Bits {
-                    ranges: [(73, 2), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(73, 2)],
                     width: 2,
                 },
                 &TABLE_1,
@@ -142,8 +140,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(" "),
             Piece::Number(
                 Bits {
-                    ranges: [(16, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(16, 8)],
                     width: 8,
                 },
                 &RULE_0,
@@ -151,16 +148,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
-                    ranges: [(24, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(24, 8)],
                     width: 8,
                 },
                 &RULE_0,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(122, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(122, 1)],
                     width: 1,
                 },
                 &TABLE_2,
@@ -168,16 +163,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
-                    ranges: [(64, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(64, 8)],
                     width: 8,
                 },
                 &RULE_0,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(123, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(123, 1)],
                     width: 1,
                 },
                 &TABLE_2,
@@ -185,8 +178,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: [(63, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(63, 1)],
                     width: 1,
                 },
                 &TABLE_3,
@@ -194,8 +186,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("c["),
             Piece::Number(
                 Bits {
-                    ranges: [(54, 5), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(54, 5)],
                     width: 5,
                 },
                 &RULE_1,
@@ -203,8 +194,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("]["),
             Piece::Number(
                 Bits {
-                    ranges: [(38, 16), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(38, 16)],
                     width: 16,
                 },
                 &RULE_2,
@@ -212,16 +202,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("], "),
             Piece::Table(
                 Bits {
-                    ranges: [(87, 4), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(87, 4)],
                     width: 4,
                 },
                 &TABLE_4,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                    count: 3,
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
                     width: 12,
                 },
                 &TABLE_5,
@@ -231,8 +219,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(12, 4)],
                     width: 4,
                 },
                 &TABLE_0,
@@ -240,8 +227,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("IMAD"),
             Piece::Table(
                 Bits {
-                    ranges: [(73, 2), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(73, 2)],
                     width: 2,
                 },
                 &TABLE_1,
@@ -249,8 +235,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(" "),
             Piece::Number(
                 Bits {
-                    ranges: [(16, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(16, 8)],
                     width: 8,
                 },
                 &RULE_0,
@@ -258,16 +243,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
-                    ranges: [(24, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(24, 8)],
                     width: 8,
                 },
                 &RULE_0,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(122, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(122, 1)],
                     width: 1,
                 },
                 &TABLE_2,
@@ -275,16 +258,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
-                    ranges: [(64, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(64, 8)],
                     width: 8,
                 },
                 &RULE_0,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(123, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(123, 1)],
                     width: 1,
                 },
                 &TABLE_2,
@@ -292,8 +273,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: [(63, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(63, 1)],
                     width: 1,
                 },
                 &TABLE_6,
@@ -301,8 +281,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("c["),
             Piece::Number(
                 Bits {
-                    ranges: [(54, 5), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(54, 5)],
                     width: 5,
                 },
                 &RULE_1,
@@ -310,8 +289,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("]["),
             Piece::Number(
                 Bits {
-                    ranges: [(38, 16), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(38, 16)],
                     width: 16,
                 },
                 &RULE_2,
@@ -319,8 +297,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("]"),
             Piece::Table(
                 Bits {
-                    ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                    count: 3,
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
                     width: 12,
                 },
                 &TABLE_5,
@@ -332,8 +309,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(12, 4)],
                     width: 4,
                 },
                 &TABLE_0,
@@ -341,24 +317,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("ISETP"),
             Piece::Table(
                 Bits {
-                    ranges: [(76, 3), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(76, 3)],
                     width: 3,
                 },
                 &TABLE_7,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(74, 2), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(74, 2)],
                     width: 2,
                 },
                 &TABLE_8,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(72, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(72, 1)],
                     width: 1,
                 },
                 &TABLE_9,
@@ -366,8 +339,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(" "),
             Piece::Table(
                 Bits {
-                    ranges: [(81, 3), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(81, 3)],
                     width: 3,
                 },
                 &TABLE_10,
@@ -375,8 +347,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: [(84, 3), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(84, 3)],
                     width: 3,
                 },
                 &TABLE_10,
@@ -384,8 +355,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
-                    ranges: [(24, 8), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(24, 8)],
                     width: 8,
                 },
                 &RULE_0,
@@ -393,8 +363,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
-                    ranges: [(32, 32), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(32, 32)],
                     width: 32,
                 },
                 &RULE_2,
@@ -402,24 +371,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: [(87, 4), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(87, 4)],
                     width: 4,
                 },
                 &TABLE_4,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(72, 1), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(72, 1)],
                     width: 1,
                 },
                 &TABLE_11,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                    count: 3,
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
                     width: 12,
                 },
                 &TABLE_5,
@@ -431,8 +397,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(12, 4)],
                     width: 4,
                 },
                 &TABLE_0,
@@ -440,8 +405,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text("BRA"),
             Piece::Table(
                 Bits {
-                    ranges: [(32, 2), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(32, 2)],
                     width: 2,
                 },
                 &TABLE_12,
@@ -449,16 +413,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 3usize] = [
             Piece::Text(" "),
             Piece::Number(
                 Bits {
-                    ranges: [(34, 48), (0, 0), (0, 0), (0, 0)],
-                    count: 1,
+                    ranges: &[(34, 48)],
                     width: 48,
                 },
                 &RULE_3,
             ),
             Piece::Table(
                 Bits {
-                    ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                    count: 3,
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
                     width: 12,
                 },
                 &TABLE_5,

@@ -572,8 +572,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "pg",
             bits: Bits {
-                ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(12, 4)],
                 width: 4,
             },
             kind: FieldKind::Modifier,
@@ -581,8 +580,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "rd",
             bits: Bits {
-                ranges: [(16, 8), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(16, 8)],
                 width: 8,
             },
             kind: FieldKind::Register(RegFile::Gpr),
@@ -590,8 +588,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "ra",
             bits: Bits {
-                ranges: [(24, 8), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(24, 8)],
                 width: 8,
             },
             kind: FieldKind::Register(RegFile::Gpr),
@@ -599,8 +596,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "coff",
             bits: Bits {
-                ranges: [(38, 16), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(38, 16)],
                 width: 16,
             },
             kind: FieldKind::ConstOffset,
@@ -608,8 +604,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "cbank",
             bits: Bits {
-                ranges: [(54, 5), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(54, 5)],
                 width: 5,
             },
             kind: FieldKind::ConstBank,
@@ -617,8 +612,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "nc",
             bits: Bits {
-                ranges: [(63, 1), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(63, 1)],
                 width: 1,
             },
             kind: FieldKind::Modifier,
@@ -626,8 +620,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "rb",
             bits: Bits {
-                ranges: [(64, 8), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(64, 8)],
                 width: 8,
             },
             kind: FieldKind::Register(RegFile::Gpr),
@@ -635,8 +628,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "m",
             bits: Bits {
-                ranges: [(73, 2), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(73, 2)],
                 width: 2,
             },
             kind: FieldKind::Modifier,
@@ -644,8 +636,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "cin",
             bits: Bits {
-                ranges: [(87, 4), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(87, 4)],
                 width: 4,
             },
             kind: FieldKind::Register(RegFile::Pred),
@@ -653,8 +644,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "sched",
             bits: Bits {
-                ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                count: 3,
+                ranges: &[(102, 2), (105, 4), (116, 6)],
                 width: 12,
             },
             kind: FieldKind::Other,
@@ -662,8 +652,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "ra_reuse",
             bits: Bits {
-                ranges: [(122, 1), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(122, 1)],
                 width: 1,
             },
             kind: FieldKind::Modifier,
@@ -671,8 +660,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "rb_reuse",
             bits: Bits {
-                ranges: [(123, 1), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(123, 1)],
                 width: 1,
             },
             kind: FieldKind::Modifier,
@@ -682,8 +670,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "pg",
             bits: Bits {
-                ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(12, 4)],
                 width: 4,
             },
             kind: FieldKind::Modifier,
@@ -691,8 +678,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "ra",
             bits: Bits {
-                ranges: [(24, 8), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(24, 8)],
                 width: 8,
             },
             kind: FieldKind::Register(RegFile::Gpr),
@@ -700,8 +686,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "imm",
             bits: Bits {
-                ranges: [(32, 32), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(32, 32)],
                 width: 32,
             },
             kind: FieldKind::Immediate,
@@ -709,8 +694,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "ex",
             bits: Bits {
-                ranges: [(72, 1), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(72, 1)],
                 width: 1,
             },
             kind: FieldKind::Modifier,
@@ -718,8 +702,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "bop",
             bits: Bits {
-                ranges: [(74, 2), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(74, 2)],
                 width: 2,
             },
             kind: FieldKind::Modifier,
@@ -727,8 +710,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "cmp",
             bits: Bits {
-                ranges: [(76, 3), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(76, 3)],
                 width: 3,
             },
             kind: FieldKind::Modifier,
@@ -736,8 +718,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "pu",
             bits: Bits {
-                ranges: [(81, 3), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(81, 3)],
                 width: 3,
             },
             kind: FieldKind::Register(RegFile::Pred),
@@ -745,8 +726,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "pv",
             bits: Bits {
-                ranges: [(84, 3), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(84, 3)],
                 width: 3,
             },
             kind: FieldKind::Register(RegFile::Pred),
@@ -754,8 +734,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "pp",
             bits: Bits {
-                ranges: [(87, 4), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(87, 4)],
                 width: 4,
             },
             kind: FieldKind::Register(RegFile::Pred),
@@ -763,8 +742,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "sched",
             bits: Bits {
-                ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                count: 3,
+                ranges: &[(102, 2), (105, 4), (116, 6)],
                 width: 12,
             },
             kind: FieldKind::Other,
@@ -774,8 +752,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "pg",
             bits: Bits {
-                ranges: [(12, 4), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(12, 4)],
                 width: 4,
             },
             kind: FieldKind::Modifier,
@@ -783,8 +760,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "m",
             bits: Bits {
-                ranges: [(32, 2), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(32, 2)],
                 width: 2,
             },
             kind: FieldKind::Modifier,
@@ -792,8 +768,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "target",
             bits: Bits {
-                ranges: [(34, 48), (0, 0), (0, 0), (0, 0)],
-                count: 1,
+                ranges: &[(34, 48)],
                 width: 48,
             },
             kind: FieldKind::BranchTarget,
@@ -801,8 +776,7 @@ pub(crate) static FIELDS: [&[FieldInfo]; 3usize] = [
         FieldInfo {
             name: "sched",
             bits: Bits {
-                ranges: [(102, 2), (105, 4), (116, 6), (0, 0)],
-                count: 3,
+                ranges: &[(102, 2), (105, 4), (116, 6)],
                 width: 12,
             },
             kind: FieldKind::Other,

@@ -144,7 +144,10 @@ fn bits_expr(bits: &Bits) -> TokenStream {
     quote!(( #( #parts )|* ))
 }
 
-fn check_expr(check: &Check) -> TokenStream {
+/// Legality sets with more ranges than this become static tables searched at run time.
+const INLINE_RANGES: usize = 8;
+
+fn check_expr(check: &Check, statics: &mut Vec<TokenStream>) -> TokenStream {
     let value = bits_expr(&check.bits);
     if check.bits.width() <= 7 {
         let mut mask: u128 = 0;
@@ -155,6 +158,15 @@ fn check_expr(check: &Check) -> TokenStream {
         }
         let mask = hex(mask);
         quote!(((#mask as u128) >> #value) & 1 != 0)
+    } else if check.legal.len() > INLINE_RANGES {
+        let name = format_ident!("LEGAL_{}", statics.len());
+        let n = check.legal.len();
+        let items = check.legal.iter().map(|&(lo, hi)| {
+            let (l, h) = (lit_u64(lo), lit_u64(hi));
+            quote!((#l, #h))
+        });
+        statics.push(quote!(static #name: [(u64, u64); #n] = [ #( #items ),* ];));
+        quote!(in_ranges(&#name, #value))
     } else {
         let alts = check.legal.iter().map(|&(lo, hi)| {
             let (l, h) = (lit_u64(lo), lit_u64(hi));
@@ -197,13 +209,14 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
         }
         quote!(#key => #( #tests )else*,)
     });
-    let class_fns = plan.classes.iter().map(|c| {
+    let mut statics = Vec::new();
+    let class_fns: Vec<TokenStream> = plan.classes.iter().map(|c| {
         let f = class_fn_ident(c);
         let id = ident(&c.class.name);
         let last = c.variants.len() - 1;
-        let variant_tests = c.variants.iter().enumerate().map(|(vi, v)| {
+        let variant_tests: Vec<TokenStream> = c.variants.iter().enumerate().map(|(vi, v)| {
             let vi_lit = Literal::u8_unsuffixed(vi as u8);
-            let checks: Vec<TokenStream> = v.checks.iter().map(check_expr).collect();
+            let checks: Vec<TokenStream> = v.checks.iter().map(|c| check_expr(c, &mut statics)).collect();
             let accept = if checks.is_empty() {
                 quote!(Ok((ClassId::#id, #vi_lit)))
             } else {
@@ -215,10 +228,10 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
                 let (m, val) = (hex(v.when.mask), hex(v.when.value));
                 quote!(if w.0 & #m == #val { return #accept; })
             }
-        });
+        }).collect();
         // Everything after the first unconditional variant is unreachable; stop there.
         let mut tokens = Vec::new();
-        for (t, v) in variant_tests.zip(&c.variants) {
+        for (t, v) in variant_tests.into_iter().zip(&c.variants) {
             let unconditional = v.when.mask == 0;
             tokens.push(t);
             if unconditional {
@@ -231,13 +244,16 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
                 #( #tokens )*
             }
         }
-    });
+    }).collect();
     quote! {
         //! Opcode dispatch, fixed-bit discrimination and field legality.
-        #![allow(clippy::all, dead_code, non_snake_case, unused_parens)]
+        #![allow(clippy::all, dead_code, non_snake_case, unused_imports, unused_parens)]
 
         use super::classes::ClassId;
+        use crate::render::in_ranges;
         use crate::word::Word;
+
+        #( #statics )*
 
         /// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a
         /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
@@ -254,20 +270,12 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
 }
 
 fn bits_const(bits: &Bits) -> TokenStream {
-    let mut ranges: Vec<TokenStream> = bits
-        .ranges
-        .iter()
-        .map(|&(lo, w)| {
-            let (lo, w) = (Literal::u8_unsuffixed(lo), Literal::u8_unsuffixed(w));
-            quote!((#lo, #w))
-        })
-        .collect();
-    while ranges.len() < 4 {
-        ranges.push(quote!((0, 0)));
-    }
-    let count = Literal::u8_unsuffixed(bits.ranges.len() as u8);
+    let ranges = bits.ranges.iter().map(|&(lo, w)| {
+        let (lo, w) = (Literal::u8_unsuffixed(lo), Literal::u8_unsuffixed(w));
+        quote!((#lo, #w))
+    });
     let width = Literal::u8_unsuffixed(bits.width() as u8);
-    quote!(Bits { ranges: [ #( #ranges ),* ], count: #count, width: #width })
+    quote!(Bits { ranges: &[ #( #ranges ),* ], width: #width })
 }
 
 fn format(plan: &Plan<'_>) -> TokenStream {

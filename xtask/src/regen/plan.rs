@@ -13,8 +13,8 @@ pub struct Bits {
 
 impl Bits {
     pub fn of(field: &Field) -> Result<Bits> {
-        if field.bits.is_empty() || field.bits.len() > 4 {
-            bail!("field {} has {} bit ranges (1 to 4 supported)", field.name, field.bits.len());
+        if field.bits.is_empty() {
+            bail!("field {} has no bits", field.name);
         }
         if field.width() > 64 {
             bail!("field {} is {} bits wide (at most 64)", field.name, field.width());
@@ -223,12 +223,17 @@ impl<'t> Plan<'t> {
             }
             opcodes.entry(class.opcode).or_default().push(index);
             let mut fields = Vec::new();
+            let mut idents = BTreeSet::new();
             for field in &class.fields {
                 let bits = Bits::of(field).map_err(|e| anyhow::anyhow!("class {}: {e}", class.name))?;
                 let accessor = accessor_type(class, field, &bits, &mut enum_tables);
+                let mut ident = ident_from(&field.name.to_ascii_lowercase());
+                while !idents.insert(ident.clone()) {
+                    ident.push('_');
+                }
                 fields.push(FieldPlan {
                     name: field.name.clone(),
-                    ident: ident_from(&field.name.to_ascii_lowercase()),
+                    ident,
                     bits,
                     kind: field.kind,
                     accessor,
