@@ -144,10 +144,40 @@ enum Step<E> {
     Halt(HaltCause<E>),
 }
 
+/// Decoder state between words: the burst in progress (`remaining` 0: expecting a header). After each
+/// data word `method += step; step = next_step`, which covers all three addressing modes without a
+/// branch: incrementing (1, 1), non-incrementing (0, 0), increment-once (1, 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct State {
+    remaining: u32,
+    method: u32,
+    step: u32,
+    next_step: u32,
+    subchannel: u8,
+}
+
+impl State {
+    #[inline(always)]
+    fn advance(&mut self) {
+        self.remaining -= 1;
+        self.method += self.step;
+        self.step = self.next_step;
+    }
+
+    fn start(mode: Mode, subchannel: u8, method: u32, count: u32) -> State {
+        let (step, next_step) = match mode {
+            Mode::Incrementing => (1, 1),
+            Mode::NonIncrementing => (0, 0),
+            Mode::IncrementOnce => (1, 0),
+        };
+        State { remaining: count, method, step, next_step, subchannel }
+    }
+}
+
 /// Streaming pushbuffer decoder for one channel.
 #[derive(Clone, Debug, Default)]
 pub struct Decoder {
-    burst: Option<Burst>,
+    state: State,
     carry: [u8; 4],
     carry_len: usize,
     held: Option<u32>,
@@ -168,7 +198,17 @@ impl Decoder {
 
     /// The burst in progress, if any.
     pub fn burst(&self) -> Option<Burst> {
-        self.burst
+        let s = self.state;
+        (s.remaining != 0).then(|| Burst {
+            mode: match (s.step, s.next_step) {
+                (1, 1) => Mode::Incrementing,
+                (1, _) => Mode::IncrementOnce,
+                _ => Mode::NonIncrementing,
+            },
+            subchannel: s.subchannel,
+            method: s.method,
+            remaining: s.remaining,
+        })
     }
 
     /// The word held for retry after a failure, if any.
@@ -178,7 +218,7 @@ impl Decoder {
 
     /// Whether the decoder is between entries with nothing held or buffered.
     pub fn is_idle(&self) -> bool {
-        self.burst.is_none() && self.held.is_none() && self.carry_len == 0
+        self.state.remaining == 0 && self.held.is_none() && self.carry_len == 0
     }
 
     /// Checks that the stream ended cleanly: no burst waiting for data, no partial word, nothing held.
@@ -189,7 +229,7 @@ impl Decoder {
         if self.carry_len != 0 {
             return Err(IncompleteStream::PartialWord { bytes: self.carry_len, offset: self.position });
         }
-        if let Some(b) = self.burst {
+        if let Some(b) = self.burst() {
             return Err(IncompleteStream::MissingData {
                 subchannel: b.subchannel,
                 method: b.method << 2,
@@ -212,16 +252,12 @@ impl Decoder {
     }
 
     /// Drops the held word (if any) without delivering it, e.g. after the caller handled a fault.
+    /// The word is skipped as a whole: a data word's call is skipped, a header's entry is skipped.
     /// Returns it.
     pub fn discard_held(&mut self) -> Option<u32> {
         let w = self.held.take()?;
-        // The word is skipped as a whole: if it was data, its call is skipped; if it was a header, the
-        // entry is skipped.
-        if let Some(b) = self.burst.as_mut() {
-            advance(b);
-            if b.remaining == 0 {
-                self.burst = None;
-            }
+        if self.state.remaining != 0 {
+            self.state.advance();
         }
         self.position += 4;
         Some(w)
@@ -261,73 +297,123 @@ impl Decoder {
                 Step::Halt(cause) => return Err(Halt { consumed: i, cause }),
             }
         }
-        while input.len() - i >= 4 {
-            // Fast path: the data words of a burst, straight from the input.
-            if let Some(mut b) = self.burst {
-                let words = ((input.len() - i) / 4).min(b.remaining as usize);
-                let mut done = 0;
-                let mut result = Ok(Flow::Continue);
-                while done < words {
-                    let at = i + done * 4;
-                    let data = u32::from_le_bytes([input[at], input[at + 1], input[at + 2], input[at + 3]]);
+        let body = &input[i..];
+        let words = body.len() / 4;
+        let (consumed_words, end) = self.run_words(&body[..words * 4], sink)?;
+        let consumed = i + consumed_words * 4;
+        if end != FedEnd::InputExhausted {
+            return Ok(Fed { consumed, end });
+        }
+        let rest = &body[words * 4..];
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carry_len = rest.len();
+        Ok(Fed { consumed: input.len(), end: FedEnd::InputExhausted })
+    }
+
+    /// The hot loop over whole words (`body.len()` is a multiple of 4), with the state in locals.
+    /// Returns the number of words taken and why it stopped; on a halt the offending word is held.
+    #[inline]
+    fn run_words<S: MethodSink>(
+        &mut self,
+        body: &[u8],
+        sink: &mut S,
+    ) -> Result<(usize, FedEnd), Halt<S::Error>> {
+        let base = self.position;
+        let mut st = self.state;
+        let mut k = 0usize;
+        let n = body.len() / 4;
+        let word_at = |k: usize| -> u32 {
+            let b = &body[k * 4..k * 4 + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        // On exit: write the state back; words before `k` are done.
+        macro_rules! exit {
+            ($k:expr, $st:expr) => {{
+                self.state = $st;
+                self.position = base + ($k as u64) * 4;
+            }};
+        }
+        while k < n {
+            if st.remaining != 0 {
+                // Data words of the burst, straight from the input.
+                let end = k + (st.remaining as usize).min(n - k);
+                while k < end {
+                    let data = word_at(k);
                     let call = MethodCall {
-                        subchannel: b.subchannel,
-                        method: b.method << 2,
+                        subchannel: st.subchannel,
+                        method: st.method << 2,
                         data,
-                        offset: self.position + done as u64 * 4,
+                        offset: base + k as u64 * 4,
                     };
-                    result = sink.call(call);
-                    match result {
+                    match sink.call(call) {
                         Ok(Flow::Continue) => {
-                            advance(&mut b);
-                            done += 1;
+                            st.advance();
+                            k += 1;
                         }
                         Ok(Flow::Pause) => {
-                            advance(&mut b);
-                            done += 1;
-                            break;
+                            st.advance();
+                            exit!(k + 1, st);
+                            return Ok((k + 1, FedEnd::Paused));
                         }
-                        Err(_) => break,
+                        Err(e) => {
+                            exit!(k, st);
+                            self.held = Some(data);
+                            return Err(Halt { consumed: (k + 1) * 4, cause: HaltCause::Sink(e) });
+                        }
                     }
                 }
-                i += done * 4;
-                self.position += done as u64 * 4;
-                self.burst = if b.remaining == 0 { None } else { Some(b) };
-                match result {
-                    Ok(Flow::Continue) => continue,
-                    Ok(Flow::Pause) => return Ok(Fed { consumed: i, end: FedEnd::Paused }),
-                    Err(e) => {
-                        self.held = Some(u32::from_le_bytes([input[i], input[i + 1], input[i + 2], input[i + 3]]));
-                        return Err(Halt { consumed: i + 4, cause: HaltCause::Sink(e) });
-                    }
-                }
+                continue;
             }
-            let word = u32::from_le_bytes([input[i], input[i + 1], input[i + 2], input[i + 3]]);
-            i += 4;
-            self.held = Some(word);
-            match self.step(word, sink) {
-                Step::Continue => {}
-                Step::Pause => return Ok(Fed { consumed: i, end: FedEnd::Paused }),
-                Step::EndSegment => return Ok(Fed { consumed: i, end: FedEnd::EndOfSegment }),
-                Step::Halt(cause) => return Err(Halt { consumed: i, cause }),
+            let word = word_at(k);
+            let offset = base + k as u64 * 4;
+            match Header::decode(word) {
+                Ok(Header::Methods { mode, subchannel, method, count }) => {
+                    if count != 0 {
+                        st = State::start(mode, subchannel, method, count);
+                    }
+                    k += 1;
+                }
+                Ok(Header::Nop) => k += 1,
+                Ok(Header::Immediate { subchannel, method, data }) => {
+                    match sink.call(MethodCall { subchannel, method: method << 2, data, offset }) {
+                        Ok(Flow::Continue) => k += 1,
+                        Ok(Flow::Pause) => {
+                            exit!(k + 1, st);
+                            return Ok((k + 1, FedEnd::Paused));
+                        }
+                        Err(e) => {
+                            exit!(k, st);
+                            self.held = Some(word);
+                            return Err(Halt { consumed: (k + 1) * 4, cause: HaltCause::Sink(e) });
+                        }
+                    }
+                }
+                Ok(Header::EndSegment) => {
+                    exit!(k + 1, st);
+                    return Ok((k + 1, FedEnd::EndOfSegment));
+                }
+                Err(kind) => {
+                    exit!(k, st);
+                    self.held = Some(word);
+                    let e = DecodeError { offset, word, kind };
+                    return Err(Halt { consumed: (k + 1) * 4, cause: HaltCause::Invalid(e) });
+                }
             }
         }
-        let rest = input.len() - i;
-        self.carry[..rest].copy_from_slice(&input[i..]);
-        self.carry_len = rest;
-        Ok(Fed { consumed: input.len(), end: FedEnd::InputExhausted })
+        exit!(n, st);
+        Ok((n, FedEnd::InputExhausted))
     }
 
     /// Processes the held word `word`. On success the word is released and the position advances; on a
     /// halt it stays held and nothing changes.
     fn step<S: MethodSink>(&mut self, word: u32, sink: &mut S) -> Step<S::Error> {
         let offset = self.position;
-        let flow = if let Some(mut b) = self.burst {
-            let call = MethodCall { subchannel: b.subchannel, method: b.method << 2, data: word, offset };
+        let flow = if self.state.remaining != 0 {
+            let st = self.state;
+            let call = MethodCall { subchannel: st.subchannel, method: st.method << 2, data: word, offset };
             match sink.call(call) {
                 Ok(flow) => {
-                    advance(&mut b);
-                    self.burst = if b.remaining == 0 { None } else { Some(b) };
+                    self.state.advance();
                     flow
                 }
                 Err(e) => return Step::Halt(HaltCause::Sink(e)),
@@ -337,7 +423,7 @@ impl Decoder {
                 Ok(Header::Nop) => Flow::Continue,
                 Ok(Header::Methods { count: 0, .. }) => Flow::Continue,
                 Ok(Header::Methods { mode, subchannel, method, count }) => {
-                    self.burst = Some(Burst { mode, subchannel, method, remaining: count });
+                    self.state = State::start(mode, subchannel, method, count);
                     Flow::Continue
                 }
                 Ok(Header::Immediate { subchannel, method, data }) => {
@@ -359,19 +445,6 @@ impl Decoder {
         match flow {
             Flow::Continue => Step::Continue,
             Flow::Pause => Step::Pause,
-        }
-    }
-}
-
-#[inline(always)]
-fn advance(b: &mut Burst) {
-    b.remaining -= 1;
-    match b.mode {
-        Mode::Incrementing => b.method += 1,
-        Mode::NonIncrementing => {}
-        Mode::IncrementOnce => {
-            b.method += 1;
-            b.mode = Mode::NonIncrementing;
         }
     }
 }
