@@ -396,6 +396,11 @@ impl IMAD_0x624 {
         let w = self.0;
         Reg((w.bits(64, 8)) as u8)
     }
+    /// The `rc` operand slot: the same as [`Self::rb`].
+    #[inline]
+    pub fn rc(&self) -> Reg {
+        self.rb()
+    }
     /// Field `m`, bits 74:73.
     /// `None` only for values the decoder refuses.
     #[inline]

@@ -474,11 +474,21 @@ fn operands(plan: &Plan<'_>) -> TokenStream {
                 AccessorType::NegatablePredicate(_) => " The predicate and whether it is negated (`!P0`).",
                 _ => "",
             };
+            let alias = f.slot_alias.as_ref().map(|a| {
+                let a = ident(a);
+                let doc = format!(" The `{a}` operand slot: the same as [`Self::{}`].", f.ident);
+                quote! {
+                    #[doc = #doc]
+                    #[inline]
+                    pub fn #a(&self) -> #ty { self.#m() }
+                }
+            });
             quote! {
                 #[doc = #doc]
                 #[doc = #extra_doc]
                 #[inline]
                 pub fn #m(&self) -> #ty { let w = self.0; #body }
+                #alias
             }
         });
         quote! {

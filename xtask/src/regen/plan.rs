@@ -81,6 +81,9 @@ pub enum AccessorType {
 pub struct FieldPlan {
     pub name: String,
     pub ident: String,
+    /// The conventional operand-slot name (`rd`, `ra`, `rb`, `rc`) when the field sits in that slot and the
+    /// class has no field of that name already: an accessor of that name is generated too.
+    pub slot_alias: Option<String>,
     pub bits: Bits,
     pub kind: FieldKind,
     pub accessor: AccessorType,
@@ -233,11 +236,26 @@ impl<'t> Plan<'t> {
                 }
                 fields.push(FieldPlan {
                     name: field.name.clone(),
+                    slot_alias: None,
                     ident,
                     bits,
                     kind: field.kind,
                     accessor,
                 });
+            }
+            for f in &mut fields {
+                let slot = match (f.kind, f.bits.ranges.as_slice()) {
+                    (FieldKind::Register(RegFile::Gpr), [(16, 8)]) => Some("rd"),
+                    (FieldKind::Register(RegFile::Gpr), [(24, 8)]) => Some("ra"),
+                    (FieldKind::Register(RegFile::Gpr), [(32, 8)]) => Some("rb"),
+                    (FieldKind::Register(RegFile::Gpr), [(64, 8)]) => Some("rc"),
+                    _ => None,
+                };
+                if let Some(slot) = slot {
+                    if idents.insert(slot.to_owned()) {
+                        f.slot_alias = Some(slot.to_owned());
+                    }
+                }
             }
             if class.variants.is_empty() {
                 bail!("class {} has no print variant", class.name);
