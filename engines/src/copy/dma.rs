@@ -19,9 +19,16 @@ use super::surface::{Placement, RowSource, Shape};
 /// The class id.
 pub const AMPERE_DMA_COPY_A: u32 = 0xC6B5;
 
-/// Most bytes one launch stages (source bytes read, or one line of a fill). Copies larger than this are
-/// refused by name instead of exhausting host memory.
+/// Most bytes one launch writes: 4 GiB, the largest launch NVK emits (a 32768 × 32768 fill of 4-byte
+/// elements).
+pub const WRITE_LIMIT: u64 = 1 << 32;
+
+/// Most bytes one launch stages at once: a whole copy whose source and destination may share host
+/// bytes, or one line. Larger ones are refused by name instead of exhausting host memory.
 pub const STAGING_LIMIT: u64 = 512 << 20;
+
+/// Staging per band of rows for copies whose source and destination share no host bytes.
+const BAND_BYTES: u64 = 1 << 20;
 
 /// Method byte offsets (clc6b5.h).
 pub mod method {
@@ -353,6 +360,10 @@ impl DmaCopy {
             return Ok(());
         }
         let dst = self.placement(Side::Destination, launch.dst_pitch, dst_element, elements, rows)?;
+        let written = dst.row_bytes.saturating_mul(dst.rows);
+        if written > WRITE_LIMIT {
+            return Err(CopyError::TooLarge { bytes: written, limit: WRITE_LIMIT });
+        }
         if let Some(fill) = remap.filter(|r| !r.reads_source()) {
             // A constant fill: the source registers are neither decoded nor read.
             if dst.row_bytes > STAGING_LIMIT {
@@ -363,20 +374,46 @@ impl DmaCopy {
             return dst.scatter(memory, RowSource::Repeat(&line), mask.as_deref());
         }
         let src = self.placement(Side::Source, launch.src_pitch, src_element, elements, rows)?;
-        let src_bytes = src.row_bytes * src.rows;
-        let dst_bytes = dst.row_bytes * dst.rows;
-        if src_bytes.max(dst_bytes) > STAGING_LIMIT {
-            return Err(CopyError::TooLarge { bytes: src_bytes.max(dst_bytes), limit: STAGING_LIMIT });
-        }
-        // The whole source is read before anything is written: overlapping copies see the old bytes.
-        let mut staged = vec![0u8; src_bytes as usize];
-        src.gather(memory, &mut staged)?;
-        let (data, mask) = match remap {
-            Some(r) if !r.is_identity() => r.apply(&staged, rows as usize, elements as usize),
-            _ => (staged, None),
-        };
+        let remap = remap.filter(|r| !r.is_identity());
+        let mask = remap.and_then(|r| r.line_mask(elements as usize));
+        // Everything is validated before the first write: a later band cannot fail halfway.
+        src.check_readable(memory)?;
         dst.check_writable(memory, mask.as_deref())?;
-        dst.scatter(memory, RowSource::Rows(&data), mask.as_deref())
+        // Bands of rows keep the staging buffer small and cache-resident. When the source and the
+        // destination may share host bytes (overlapping or aliased), the whole source is staged first
+        // so the copy behaves as if it were read before anything is written.
+        let row_bytes = src.row_bytes.max(dst.row_bytes).max(1);
+        let band_rows = if src.may_share_bytes_with(&dst, memory) {
+            let total = row_bytes.saturating_mul(rows as u64);
+            if total > STAGING_LIMIT {
+                return Err(CopyError::TooLarge { bytes: total, limit: STAGING_LIMIT });
+            }
+            rows as u64
+        } else {
+            if row_bytes > STAGING_LIMIT {
+                return Err(CopyError::TooLarge { bytes: row_bytes, limit: STAGING_LIMIT });
+            }
+            // Whole GOB rows (multiples of 8 lines) so block-linear bands keep the whole-GOB path.
+            let fit = (BAND_BYTES / row_bytes).max(1);
+            (if fit >= 8 { fit / 8 * 8 } else { fit }).min(rows as u64)
+        };
+        let mut staged = vec![0u8; (src.row_bytes * band_rows) as usize];
+        let mut first = 0u64;
+        while first < rows as u64 {
+            let n = band_rows.min(rows as u64 - first);
+            let (src_band, dst_band) = (src.band(first, n)?, dst.band(first, n)?);
+            let staged = &mut staged[..(src.row_bytes * n) as usize];
+            src_band.gather(memory, staged)?;
+            match remap {
+                Some(r) => {
+                    let (data, _) = r.apply(staged, n as usize, elements as usize);
+                    dst_band.scatter(memory, RowSource::Rows(&data), mask.as_deref())?;
+                }
+                None => dst_band.scatter(memory, RowSource::Rows(staged), None)?,
+            }
+            first += n;
+        }
+        Ok(())
     }
 }
 

@@ -119,6 +119,18 @@ impl Remap {
         }
     }
 
+    /// The per-byte write mask of one destination line, when some bytes are not written.
+    pub fn line_mask(&self, elements: usize) -> Option<Vec<bool>> {
+        if !self.has_no_write() {
+            return None;
+        }
+        let e = self.dst_element_bytes() as usize;
+        let mut one = vec![0u8; e];
+        let mut one_mask = vec![false; e];
+        self.element(None, &mut one, &mut one_mask);
+        Some(one_mask.repeat(elements))
+    }
+
     /// One destination line of `elements` elements for a fill (no source component used), with the
     /// byte mask when some bytes are not written.
     pub fn fill_line(&self, elements: usize) -> (Vec<u8>, Option<Vec<bool>>) {

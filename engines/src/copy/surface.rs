@@ -115,6 +115,41 @@ impl Placement {
         }
     }
 
+    /// Lines `first .. first + n` of this placement as a placement of their own.
+    pub fn band(&self, first: u64, n: u64) -> Result<Placement, CopyError> {
+        let (base, shape) = match self.shape {
+            Shape::Pitch { pitch } => (self.pitch_line(pitch, first)?, self.shape),
+            Shape::BlockLinear { layout, region } => {
+                let y = region.y + first as u32; // first < rows = region.height: no overflow
+                (self.base, Shape::BlockLinear { layout, region: Region { y, height: n as u32, ..region } })
+            }
+        };
+        Ok(Placement { base, shape, rows: n, ..*self })
+    }
+
+    /// Validates that every byte the lines cover may be read.
+    pub fn check_readable(&self, memory: &GpuMemory) -> Result<(), CopyError> {
+        self.check_access(memory, Access::READ, None)
+    }
+
+    /// Whether some host byte behind this placement's span may also lie behind `other`'s span (the
+    /// same GPU addresses, or two mappings of one storage). Conservative: many pieces count as "may".
+    pub fn may_share_bytes_with(&self, other: &Placement, memory: &GpuMemory) -> bool {
+        if self.is_empty() || other.is_empty() {
+            return false;
+        }
+        let (Ok((a, an)), Ok((b, bn))) = (self.span(), other.span()) else { return true };
+        let (Ok(pa), Ok(pb)) = (memory.pieces(a, an, Access::NONE), memory.pieces(b, bn, Access::NONE)) else {
+            return true;
+        };
+        if pa.len() * pb.len() > 4096 {
+            return true;
+        }
+        pa.iter().any(|x| {
+            pb.iter().any(|y| x.storage == y.storage && x.host.start < y.host.end && y.host.start < x.host.end)
+        })
+    }
+
     /// Reads every line into `out` (line r at `r × row_bytes`). Fails, having written nothing anywhere,
     /// if any byte is not readable.
     pub fn gather(&self, memory: &GpuMemory, out: &mut [u8]) -> Result<(), CopyError> {
@@ -152,11 +187,15 @@ impl Placement {
     /// Validates that every byte the lines cover may be written (`mask`, when given, names the bytes
     /// of a line that are written at all).
     pub fn check_writable(&self, memory: &GpuMemory, mask: Option<&[bool]>) -> Result<(), CopyError> {
+        self.check_access(memory, Access::WRITE, mask)
+    }
+
+    fn check_access(&self, memory: &GpuMemory, needed: Access, mask: Option<&[bool]>) -> Result<(), CopyError> {
         if self.is_empty() {
             return Ok(());
         }
         let (lo, len) = self.span()?;
-        if memory.contiguous(lo, len, Access::WRITE)?.is_some() {
+        if memory.contiguous(lo, len, needed)?.is_some() {
             return Ok(());
         }
         // Merge runs that continue one another so adjacent 16-byte pieces cost one lookup.
@@ -167,7 +206,7 @@ impl Placement {
                 match pending {
                     Some((p, pn)) if p + pn == va => pending = Some((p, pn + n)),
                     Some((p, pn)) => {
-                        memory.check_write(p, pn)?;
+                        memory.check(p, pn, needed)?;
                         pending = Some((va, n));
                     }
                     None => pending = Some((va, n)),
@@ -176,7 +215,7 @@ impl Placement {
             Ok(())
         })?;
         if let Some((p, pn)) = pending {
-            memory.check_write(p, pn)?;
+            memory.check(p, pn, needed)?;
         }
         Ok(())
     }
