@@ -60,6 +60,10 @@ pub struct RuntimeOptions {
     /// Give up on a pipeline whose driver compilation takes longer (the compile keeps running on a helper
     /// thread, and dropping the runtime waits for it).
     pub pipeline_timeout: Option<Duration>,
+    /// Most workgroups per dimension in one dispatch, below the device limit: keeps single dispatches short
+    /// (display drivers reset GPUs whose commands run too long) and lets tests exercise grid splitting on
+    /// devices with large limits. `None`: the device limit.
+    pub max_dispatch_workgroups: Option<[u32; 3]>,
 }
 
 impl Default for RuntimeOptions {
@@ -72,6 +76,7 @@ impl Default for RuntimeOptions {
             pipeline_cache: PipelineCacheLocation::UserCache,
             cache_version: concat!("runtime-", env!("CARGO_PKG_VERSION")).into(),
             pipeline_timeout: None,
+            max_dispatch_workgroups: None,
         }
     }
 }
@@ -764,7 +769,10 @@ impl Runtime {
             return Err(invalid(format!("grid {grid:?} is outside CUDA's limits (1..=2^31-1, 1..=65535, 1..=65535)")));
         }
         self.check_block(&name, launch.block, launch.dynamic_shared_bytes)?;
-        let max_count = self.gpu.info.limits.max_workgroup_count;
+        let mut max_count = self.gpu.info.limits.max_workgroup_count;
+        if let Some(cap) = self.options.max_dispatch_workgroups {
+            max_count = [0, 1, 2].map(|i| max_count[i].min(cap[i]).max(1));
+        }
         let chunks = chunk_count(grid, max_count);
         if chunks > 1 && !self.entries[entry].interface.uses_launch_values {
             return Err(invalid(format!(

@@ -79,9 +79,15 @@ fn three_dimensional_grid_and_block() {
 fn grid_beyond_device_limit_is_split_into_dispatches() {
     let mut rt = Runtime::new(options()).unwrap();
     let max = rt.device().limits.max_workgroup_count[0];
-    let r = run_store(&mut rt, [max + 2, 2, 1], [2, 1, 1], 11);
-    // x needs two dispatches; y fits in one.
-    assert_eq!(r.dispatches, 2);
+    if max < i32::MAX as u32 {
+        // lavapipe: 65,535 workgroups in x; CUDA allows more, so x needs two dispatches; y fits in one.
+        let r = run_store(&mut rt, [max + 2, 2, 1], [2, 1, 1], 11);
+        assert_eq!(r.dispatches, 2);
+    }
+    // A lower cap splits every dimension on any device: 3 x 3 x 2 dispatches.
+    let mut rt = Runtime::new(RuntimeOptions { max_dispatch_workgroups: Some([1000, 3, 1]), ..options() }).unwrap();
+    let r = run_store(&mut rt, [2500, 7, 2], [2, 1, 1], 13);
+    assert_eq!(r.dispatches, 18);
 }
 
 #[test]
