@@ -11,6 +11,7 @@
 use anyhow::{bail, Context, Result};
 use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
 use sassport_translator::Cubin;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 use std::path::PathBuf;
@@ -45,6 +46,9 @@ pub struct CodeSection<'a> {
     /// Address of the first byte (section-relative code uses 0).
     pub base: u64,
     pub bytes: &'a [u8],
+    /// Indirect branches (`BRX`) whose possible targets the cubin lists (`EIATTR_INDIRECT_BRANCH_TARGETS`):
+    /// instruction offset → target offsets. nvdisasm prints them after the instruction.
+    pub branch_targets: BTreeMap<u64, Vec<u64>>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -56,7 +60,7 @@ pub fn run(args: Args) -> Result<()> {
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?
     };
     let sections = if args.raw {
-        vec![CodeSection { name: ".text.raw".to_owned(), base: args.base, bytes: &data }]
+        vec![CodeSection { name: ".text.raw".to_owned(), base: args.base, bytes: &data, branch_targets: BTreeMap::new() }]
     } else {
         cubin_code_sections(&data).with_context(|| format!("{} is not a readable cubin", args.file.display()))?
     };
@@ -101,7 +105,11 @@ pub fn write_section(out: &mut String, section: &CodeSection<'_>) -> usize {
         match decode(word) {
             // The text ends in nvdisasm's own `;` (`NOP;`, `EXIT ;`).
             Ok(inst) => {
+                let start = out.len();
                 let _ = inst.write_text(out, address, TargetStyle::Label);
+                if let Some(targets) = section.branch_targets.get(&address.wrapping_sub(section.base)) {
+                    annotate_branch_targets(out, start, targets);
+                }
             }
             Err(_) => {
                 undecodable += 1;
@@ -119,13 +127,49 @@ pub fn write_section(out: &mut String, section: &CodeSection<'_>) -> usize {
     undecodable
 }
 
+/// Appends nvdisasm's jump-table note to the instruction text written from `start`:
+/// `BRX R4 -0x100          (*"BRANCH_TARGETS .L_x_43,.L_x_44"*);` (ten spaces, no space before `;`), with
+/// the targets as section-relative offsets instead of labels.
+fn annotate_branch_targets(out: &mut String, start: usize, targets: &[u64]) {
+    let text = out[start..].trim_end().trim_end_matches(';').trim_end().len();
+    out.truncate(start + text);
+    out.push_str("          (*\"BRANCH_TARGETS ");
+    for (i, t) in targets.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{t:#x}");
+    }
+    out.push_str("\"*);");
+}
+
 /// The `.text.<symbol>` sections of a cubin, in section-table order (nvdisasm's order).
 fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
     let cubin = Cubin::parse(data)?;
+    // Jump tables are recorded per function, with section-relative offsets.
+    let mut jump_tables: BTreeMap<&str, BTreeMap<u64, Vec<u64>>> = BTreeMap::new();
+    let kernel_tables = cubin.kernels.iter().map(|k| (k.function.section_name, &k.info.indirect_branches));
+    let function_tables = cubin.device_function_info.iter().filter_map(|f| {
+        let function = cubin.device_functions.iter().find(|d| d.symbol == f.symbol)?;
+        Some((function.section_name, &f.info.indirect_branches))
+    });
+    for (section, branches) in kernel_tables.chain(function_tables) {
+        for b in branches {
+            jump_tables
+                .entry(section)
+                .or_default()
+                .insert(u64::from(b.offset), b.targets.iter().map(|&t| u64::from(t)).collect());
+        }
+    }
     let sections: Vec<CodeSection<'_>> = cubin
         .code_sections
         .iter()
-        .map(|s| CodeSection { name: s.name.to_owned(), base: 0, bytes: s.bytes })
+        .map(|s| CodeSection {
+            name: s.name.to_owned(),
+            base: 0,
+            bytes: s.bytes,
+            branch_targets: jump_tables.remove(s.name).unwrap_or_default(),
+        })
         .collect();
     if sections.is_empty() {
         bail!("no .text.<symbol> sections");

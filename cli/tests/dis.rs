@@ -26,7 +26,7 @@ fn cubins_print_like_their_listings() {
         for section in listing::parse(&sass).expect("listing parses") {
             expected.push(format!("{}:", section.name));
             for i in &section.instructions {
-                let text = section.resolve_labels(&i.text).expect("labels resolve");
+                let text = resolve_branch_targets(&section, &section.resolve_labels(&i.text).expect("labels resolve"));
                 expected.push(format!("/*{:04x}*/ {text}", i.offset));
             }
         }
@@ -47,6 +47,20 @@ fn cubins_print_like_their_listings() {
         mismatches.len(),
         mismatches.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
     );
+}
+
+/// nvdisasm's jump-table note lists labels: `(*"BRANCH_TARGETS .L_x_43,.L_x_44"*)`; `sassport dis` lists
+/// their offsets (`0x100,0x110`).
+fn resolve_branch_targets(section: &listing::ListedSection, text: &str) -> String {
+    const OPEN: &str = "(*\"BRANCH_TARGETS ";
+    let Some(start) = text.find(OPEN) else { return text.to_owned() };
+    let rest = &text[start + OPEN.len()..];
+    let end = rest.find('"').expect("closed note");
+    let offsets: Vec<String> = rest[..end]
+        .split(',')
+        .map(|label| format!("{:#x}", section.labels.get(label).unwrap_or_else(|| panic!("label {label}"))))
+        .collect();
+    format!("{}{OPEN}{}{}", &text[..start], offsets.join(","), &rest[end..])
 }
 
 #[test]
