@@ -327,6 +327,11 @@ impl Runtime {
         self.measured
     }
 
+    /// The directory of the on-disk caches, if any.
+    pub(crate) fn cache_dir(&self) -> Option<PathBuf> {
+        self.options.pipeline_cache.dir()
+    }
+
     /// Guest address of the window's first byte.
     pub fn window_base(&self) -> u64 {
         self.allocator.base()

@@ -153,9 +153,18 @@ impl Runtime {
     /// Runs the float self-test once (later calls return the stored result) and records it in
     /// [`Runtime::profile`]: whether `Fma` is fused (f32, and f64 where supported) and whether f32 denormals
     /// survive an add without any float-controls execution mode.
+    ///
+    /// With an on-disk cache ([`crate::PipelineCacheLocation`]), the result is kept in
+    /// `float-<vendor>-<device>-<driver>-<uuid>.txt` next to the pipeline cache and read back by later runtimes
+    /// on the same device and driver instead of measuring again.
     pub fn measure_float(&mut self) -> Result<MeasuredFloat> {
         if self.measured().fma_f32_fused.is_some() {
             return Ok(self.measured());
+        }
+        let file = self.cache_dir().map(|d| d.join(format!("float-{}.txt", self.device().cache_key())));
+        if let Some(m) = file.as_deref().and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| parse_measured(&t)) {
+            self.set_measured(m);
+            return Ok(m);
         }
         let f64 = self.device().features.float64;
         let kernel = self.load_kernel("sassport_float_selftest", &float_selftest_module(f64))?;
@@ -180,12 +189,65 @@ impl Runtime {
         self.free(buf)?;
         let measured = result?;
         self.set_measured(measured);
+        if let Some(f) = file {
+            // Best effort: a read-only cache directory only costs a measurement next time.
+            let _ = crate::disk_cache::store(&f, format_measured(&measured).as_bytes());
+        }
         Ok(measured)
     }
 }
 
+const KEYS: [&str; 3] = ["fma_f32_fused", "denorm_f32_preserved", "fma_f64_fused"];
+
+fn fields(m: &MeasuredFloat) -> [Option<bool>; 3] {
+    [m.fma_f32_fused, m.denorm_f32_preserved, m.fma_f64_fused]
+}
+
+/// `key=yes|no|unknown` lines, in a fixed order.
+fn format_measured(m: &MeasuredFloat) -> String {
+    KEYS.iter()
+        .zip(fields(m))
+        .map(|(k, v)| format!("{k}={}\n", match v { Some(true) => "yes", Some(false) => "no", None => "unknown" }))
+        .collect()
+}
+
+/// Reads what `format_measured` wrote; anything else (a torn or edited file) is `None`, so the device is
+/// measured again.
+fn parse_measured(text: &str) -> Option<MeasuredFloat> {
+    let mut values = [None; 3];
+    let mut seen = [false; 3];
+    for line in text.lines() {
+        let (k, v) = line.split_once('=')?;
+        let i = KEYS.iter().position(|&key| key == k)?;
+        values[i] = match v {
+            "yes" => Some(true),
+            "no" => Some(false),
+            "unknown" => None,
+            _ => return None,
+        };
+        seen[i] = true;
+    }
+    if !seen.iter().all(|&s| s) || values[0].is_none() || values[1].is_none() {
+        return None;
+    }
+    Some(MeasuredFloat { fma_f32_fused: values[0], denorm_f32_preserved: values[1], fma_f64_fused: values[2] })
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_file_round_trips_and_rejects_junk() {
+        let m = MeasuredFloat { fma_f32_fused: Some(true), denorm_f32_preserved: Some(false), fma_f64_fused: None };
+        assert_eq!(format_measured(&m), "fma_f32_fused=yes\ndenorm_f32_preserved=no\nfma_f64_fused=unknown\n");
+        assert_eq!(parse_measured(&format_measured(&m)), Some(m));
+        assert_eq!(parse_measured("fma_f32_fused=yes\n"), None);
+        assert_eq!(parse_measured("fma_f32_fused=maybe\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"), None);
+        assert_eq!(parse_measured("fma_f32_fused=unknown\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"), None);
+        assert_eq!(parse_measured(""), None);
+    }
+
     /// The expected fused results, by exact arithmetic on the inputs (not by running anything).
     #[test]
     fn expected_fused_results_are_exact() {

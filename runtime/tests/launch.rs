@@ -285,6 +285,33 @@ fn float_self_test_measures_lavapipe() {
 }
 
 #[test]
+fn float_measurement_is_kept_on_disk_per_device() {
+    let dir = std::env::temp_dir().join(format!("sassport-float-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RuntimeOptions { pipeline_cache: PipelineCacheLocation::Dir(dir.clone()), ..options() };
+    let mut rt = Runtime::new(opts.clone()).unwrap();
+    let measured = rt.measure_float().unwrap();
+    let file = dir.join(format!("float-{}.txt", rt.device().cache_key()));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(&format!("fma_f32_fused={}", if measured.fma_f32_fused.unwrap() { "yes" } else { "no" })));
+    drop(rt);
+    // A later runtime reads the file instead of measuring: flip a value and see it come back.
+    let flipped = if measured.fma_f32_fused.unwrap() { "no" } else { "yes" };
+    let edited = text.replace(&format!("fma_f32_fused={}", if flipped == "yes" { "no" } else { "yes" }), &format!("fma_f32_fused={flipped}"));
+    std::fs::write(&file, edited).unwrap();
+    let mut rt = Runtime::new(opts.clone()).unwrap();
+    assert_eq!(rt.measure_float().unwrap().fma_f32_fused, Some(flipped == "yes"));
+    drop(rt);
+    // A damaged file is measured again and rewritten.
+    std::fs::write(&file, "junk").unwrap();
+    let mut rt = Runtime::new(opts).unwrap();
+    assert_eq!(rt.measure_float().unwrap(), measured);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    drop(rt);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn float_self_test_modules_validate() {
     for f64 in [false, true] {
         support::spirv_val(&sassport_runtime::float_selftest_module(f64));
