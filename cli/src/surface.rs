@@ -101,16 +101,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let replayed = replay(image, &gpfifo, &options).context("running the copy stream")?;
     let memory = replayed.memory;
 
+    let done = u32::from_le_bytes(memory[plan.semaphore as usize..][..4].try_into().unwrap_or_default());
+    if done != SEMAPHORE_PAYLOAD {
+        bail!("the copy engine did not release its completion semaphore");
+    }
     let out = &memory[plan.dst as usize..][..plan.pitch_bytes];
     write_png(&args.out, width, height, out)?;
     if let Some(view) = &args.tiled_view {
         let tiled = &memory[plan.tiled as usize..][..layout.size_bytes() as usize];
         let (view_width, view_height, pixels) = gob_view(&layout, tiled);
         write_png(view, view_width, view_height, &pixels)?;
-    }
-    let done = u32::from_le_bytes(memory[plan.semaphore as usize..][..4].try_into().unwrap_or_default());
-    if done != SEMAPHORE_PAYLOAD {
-        bail!("the copy engine did not release its completion semaphore");
     }
     let what = if tiled_in.is_some() { "untiled" } else { "copied pitch → block-linear → pitch" };
     eprintln!(
