@@ -57,6 +57,14 @@ def word_stream(seed):
         yield ((state * MULTIPLIER) & MASK64) >> 32
 
 
+def fnv1a64(data):
+    """FNV-1a, 64-bit: the cubin fingerprint in RECORDED.txt, checked by corpus/tests/goldens.rs."""
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & MASK64
+    return h
+
+
 def special_word(k, seed):
     return SPECIAL_WORDS[(k + 2 * (seed % 32)) % 64]
 
@@ -276,7 +284,9 @@ def run_once(cupy, modules, launch):
     import numpy
     if launch.file not in modules:
         modules[launch.file] = cupy.RawModule(path=os.path.join(CORPUS, "sm90", launch.file + ".cubin"))
-    function = modules[launch.file].get_function(launch.kernel)
+    kernel = modules[launch.file].get_function(launch.kernel)
+    # RawModule.get_function gives a RawKernel; its .kernel is the loaded cupy.cuda.function.Function.
+    function = kernel.kernel if hasattr(kernel, "kernel") else kernel
     buffers = {}
     for index, (kind, value) in enumerate(launch.args):
         if kind == "in":
@@ -320,7 +330,8 @@ def record(launches, out_dir, repeat):
     ]
     for file in sorted({l.file for l in launches}):
         with open(os.path.join(CORPUS, "sm90", file + ".cubin"), "rb") as f:
-            lines.append("sha256 sm90/%s.cubin %s" % (file, hashlib.sha256(f.read()).hexdigest()))
+            data = f.read()
+        lines.append("cubin sm90/%s.cubin fnv1a64 %016x sha256 %s" % (file, fnv1a64(data), hashlib.sha256(data).hexdigest()))
     with open(os.path.join(out_dir, "RECORDED.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines[:6]))
