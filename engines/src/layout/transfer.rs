@@ -5,7 +5,7 @@
 //! offsets come from a per-row table. These are the hot loops of texture upload and download.
 
 use super::block_linear::{BlockLinearLayout, LayoutError, Region};
-use super::gob::{GOB_WIDTH_BYTES, SECTOR_ROW_BYTES};
+use super::gob::{SectorLayout, GOB_WIDTH_BYTES, SECTOR_ROW_BYTES};
 
 /// Bytes of a block-linear buffer (starting at the surface's first byte) that `region` touches.
 pub fn tiled_extent(layout: &BlockLinearLayout, region: &Region) -> u64 {
@@ -188,11 +188,6 @@ unsafe fn transfer(
     let body_end = (end / GOB_WIDTH_BYTES * GOB_WIDTH_BYTES).max(body_start);
     let gobs = ((body_end - body_start) / GOB_WIDTH_BYTES) as usize;
     let column_stride = layout.gob_column_offset(GOB_WIDTH_BYTES) as usize;
-    // Linear offset (from a GOB's top-left byte) of each 16-byte piece of a GOB, in memory order.
-    let mut piece_offsets = [0usize; 32];
-    for (slot, (row, col)) in piece_offsets.iter_mut().zip(layout.sectors().memory_order()) {
-        *slot = row as usize * pitch + col as usize;
-    }
 
     // One row's partial columns [from, to) in runs of at most 16 bytes.
     let row_runs = |r: usize, from: u32, to: u32| {
@@ -238,20 +233,76 @@ unsafe fn transfer(
             row_runs(r + k, body_end, end);
         }
         let gob_offset = layout.row_base(y, region.z) + layout.gob_column_offset(body_start) - origin;
-        let mut gob = tiled.add(gob_offset as usize);
-        let mut lin = linear.add(r * pitch + (body_start - region.x) as usize);
-        for _ in 0..gobs {
-            for (i, &off) in piece_offsets.iter().enumerate() {
-                match direction {
-                    Direction::Untile => copy16(gob.add(i * 16), lin.add(off)),
-                    Direction::Tile => copy16(lin.add(off), gob.add(i * 16)),
-                }
-            }
-            gob = gob.add(column_stride);
-            lin = lin.add(GOB_WIDTH_BYTES as usize);
+        let gob = tiled.add(gob_offset as usize);
+        let lin = linear.add(r * pitch + (body_start - region.x) as usize);
+        // One instance per sector order and direction, so the 32 piece positions are constants.
+        match (layout.sectors(), direction) {
+            (SectorLayout::Turing2D, Direction::Untile) => whole_gobs::<TURING, true>(gob, lin, pitch, column_stride, gobs),
+            (SectorLayout::Turing2D, Direction::Tile) => whole_gobs::<TURING, false>(gob, lin, pitch, column_stride, gobs),
+            (SectorLayout::Tegra16Bx2, Direction::Untile) => whole_gobs::<TEGRA, true>(gob, lin, pitch, column_stride, gobs),
+            (SectorLayout::Tegra16Bx2, Direction::Tile) => whole_gobs::<TEGRA, false>(gob, lin, pitch, column_stride, gobs),
         }
         r += 8;
     }
+}
+
+const TURING: u8 = 0;
+const TEGRA: u8 = 1;
+
+/// Moves `gobs` whole GOBs of one GOB row: GOB k at `gob + k × column_stride` ↔ the 64 × 8 bytes at
+/// `lin + 64 k` (rows `pitch` apart). The GOB's 32 pieces go in memory order, so the block-linear side
+/// streams; the linear side advances through eight rows together. The next GOB columns are
+/// prefetched: they lie a block apart, too far for the hardware prefetcher to follow.
+#[inline(always)]
+unsafe fn whole_gobs<const SECTORS: u8, const UNTILE: bool>(
+    mut gob: *mut u8,
+    mut lin: *mut u8,
+    pitch: usize,
+    column_stride: usize,
+    gobs: usize,
+) {
+    let order = const {
+        if SECTORS == TURING {
+            SectorLayout::Turing2D.memory_order()
+        } else {
+            SectorLayout::Tegra16Bx2.memory_order()
+        }
+    };
+    for k in 0..gobs {
+        if k + 2 < gobs {
+            prefetch_gob(gob.add(2 * column_stride));
+        }
+        let mut i = 0;
+        while i < 32 {
+            let (row, col) = order[i];
+            let l = lin.add(row as usize * pitch + col as usize);
+            let t = gob.add(i * 16);
+            if UNTILE {
+                copy16(t, l);
+            } else {
+                copy16(l, t);
+            }
+            i += 1;
+        }
+        gob = gob.add(column_stride);
+        lin = lin.add(GOB_WIDTH_BYTES as usize);
+    }
+}
+
+/// Asks for the eight cache lines of a GOB.
+#[inline(always)]
+unsafe fn prefetch_gob(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let mut line = 0;
+        while line < 8 {
+            _mm_prefetch(at.add(line * 64) as *const i8, _MM_HINT_T0);
+            line += 1;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// One 16-byte move as a single unaligned vector load and store.
