@@ -144,12 +144,23 @@ fn bits_expr(bits: &Bits) -> TokenStream {
     quote!(( #( #parts )|* ))
 }
 
-/// Legality sets with more ranges than this become static tables searched at run time.
-const INLINE_RANGES: usize = 8;
+/// Legality sets with more ranges than this are not inlined as comparisons.
+const INLINE_RANGES: usize = 4;
+/// Fields up to this width test legality in a static bitmap.
+const BITMAP_WIDTH: u32 = 12;
 
-fn check_expr(check: &Check, statics: &mut Vec<TokenStream>) -> TokenStream {
+/// Static legality tables shared by the decoder's class functions, deduplicated by content.
+#[derive(Default)]
+struct LegalityStatics {
+    items: Vec<TokenStream>,
+    bitmaps: std::collections::BTreeMap<Vec<u64>, Ident>,
+    ranges: std::collections::BTreeMap<Vec<(u64, u64)>, Ident>,
+}
+
+fn check_expr(check: &Check, statics: &mut LegalityStatics) -> TokenStream {
     let value = bits_expr(&check.bits);
-    if check.bits.width() <= 7 {
+    let width = check.bits.width();
+    if width <= 7 {
         let mut mask: u128 = 0;
         for &(lo, hi) in &check.legal {
             for v in lo..=hi {
@@ -158,16 +169,7 @@ fn check_expr(check: &Check, statics: &mut Vec<TokenStream>) -> TokenStream {
         }
         let mask = hex(mask);
         quote!(((#mask as u128) >> #value) & 1 != 0)
-    } else if check.legal.len() > INLINE_RANGES {
-        let name = format_ident!("LEGAL_{}", statics.len());
-        let n = check.legal.len();
-        let items = check.legal.iter().map(|&(lo, hi)| {
-            let (l, h) = (lit_u64(lo), lit_u64(hi));
-            quote!((#l, #h))
-        });
-        statics.push(quote!(static #name: [(u64, u64); #n] = [ #( #items ),* ];));
-        quote!(in_ranges(&#name, #value))
-    } else {
+    } else if check.legal.len() <= INLINE_RANGES {
         let alts = check.legal.iter().map(|&(lo, hi)| {
             let (l, h) = (lit_u64(lo), lit_u64(hi));
             if lo == hi {
@@ -177,6 +179,33 @@ fn check_expr(check: &Check, statics: &mut Vec<TokenStream>) -> TokenStream {
             }
         });
         quote!(matches!(#value, #( #alts )|*))
+    } else if width <= BITMAP_WIDTH {
+        let mut words = vec![0u64; (1usize << width).div_ceil(64)];
+        for &(lo, hi) in &check.legal {
+            for v in lo..=hi {
+                words[(v / 64) as usize] |= 1 << (v % 64);
+            }
+        }
+        let next = statics.bitmaps.len();
+        let name = statics.bitmaps.entry(words.clone()).or_insert_with(|| format_ident!("LEGAL_BITS_{}", next)).clone();
+        if statics.bitmaps.len() > next {
+            let n = words.len();
+            let items = words.iter().map(|&w| hex(u128::from(w)));
+            statics.items.push(quote!(static #name: [u64; #n] = [ #( #items ),* ];));
+        }
+        quote!({ let v = #value; (#name[(v >> 6) as usize] >> (v & 63)) & 1 != 0 })
+    } else {
+        let next = statics.ranges.len();
+        let name = statics.ranges.entry(check.legal.clone()).or_insert_with(|| format_ident!("LEGAL_RANGES_{}", next)).clone();
+        if statics.ranges.len() > next {
+            let n = check.legal.len();
+            let items = check.legal.iter().map(|&(lo, hi)| {
+                let (l, h) = (lit_u64(lo), lit_u64(hi));
+                quote!((#l, #h))
+            });
+            statics.items.push(quote!(static #name: [(u64, u64); #n] = [ #( #items ),* ];));
+        }
+        quote!(in_ranges(&#name, #value))
     }
 }
 
@@ -209,7 +238,7 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
         }
         quote!(#key => #( #tests )else*,)
     });
-    let mut statics = Vec::new();
+    let mut statics = LegalityStatics::default();
     let class_fns: Vec<TokenStream> = plan.classes.iter().map(|c| {
         let f = class_fn_ident(c);
         let id = ident(&c.class.name);
@@ -245,6 +274,7 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
             }
         }
     }).collect();
+    let statics_items = &statics.items;
     quote! {
         //! Opcode dispatch, fixed-bit discrimination and field legality.
         #![allow(clippy::all, dead_code, non_snake_case, unused_imports, unused_parens)]
@@ -253,7 +283,7 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
         use crate::render::in_ranges;
         use crate::word::Word;
 
-        #( #statics )*
+        #( #statics_items )*
 
         /// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a
         /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
