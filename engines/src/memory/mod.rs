@@ -173,6 +173,18 @@ fn walk(
     Ok(())
 }
 
+/// The host range behind `va .. va + len` when it lies inside one mapping granting `needed`: the
+/// common case, served with a single tree lookup.
+#[inline]
+fn single(mappings: &BTreeMap<u64, Mapping>, va: u64, len: u64, needed: Access) -> Option<(usize, usize)> {
+    let (&start, m) = mappings.range(..=va).next_back()?;
+    let into = va - start;
+    if len == 0 || into.checked_add(len)? > m.len || !m.access.allows(needed) {
+        return None;
+    }
+    Some((m.storage.0, m.offset + into as usize))
+}
+
 impl GpuMemory {
     /// An empty address space with no storages.
     pub fn new() -> Self {
@@ -299,6 +311,9 @@ impl GpuMemory {
 
     /// Validates an access of `len` bytes at `va` needing `needed`, without moving any byte.
     pub fn check(&self, va: u64, len: u64, needed: Access) -> Result<(), MemoryError> {
+        if single(&self.mappings, va, len, needed).is_some() {
+            return Ok(());
+        }
         walk(&self.mappings, va, len, needed, |_, _, _, _| {})
     }
 
@@ -344,6 +359,10 @@ impl GpuMemory {
     /// Reads `out.len()` bytes at `va`. Nothing is read unless the whole range is readable.
     pub fn read(&self, va: u64, out: &mut [u8]) -> Result<(), MemoryError> {
         let len = out.len() as u64;
+        if let Some((storage, at)) = single(&self.mappings, va, len, Access::READ) {
+            out.copy_from_slice(&self.storages[storage][at..at + out.len()]);
+            return Ok(());
+        }
         self.check(va, len, Access::READ)?;
         let storages = &self.storages;
         walk(&self.mappings, va, len, Access::READ, |at, m, into, n| {
@@ -364,6 +383,10 @@ impl GpuMemory {
     /// Writes `bytes` at `va`. The whole range is validated first: on error no byte has changed.
     pub fn write(&mut self, va: u64, bytes: &[u8]) -> Result<(), MemoryError> {
         let len = bytes.len() as u64;
+        if let Some((storage, at)) = single(&self.mappings, va, len, Access::WRITE) {
+            self.storages[storage][at..at + bytes.len()].copy_from_slice(bytes);
+            return Ok(());
+        }
         walk(&self.mappings, va, len, Access::WRITE, |_, _, _, _| {})?;
         let storages = &mut self.storages;
         walk(&self.mappings, va, len, Access::WRITE, |at, m, into, n| {
