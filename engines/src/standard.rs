@@ -13,8 +13,6 @@ pub struct EngineOptions {
 
 /// One fresh instance of every standard engine class, for one channel.
 pub fn standard_engines(options: &EngineOptions) -> Vec<Box<dyn Engine>> {
-    let _ = options;
-    #[allow(unused_mut)]
     let mut engines: Vec<Box<dyn Engine>> = Vec::new();
     // Copy engines (issue 9).
     engines.push(Box::new(crate::copy::DmaCopy::new(options.sector_layout)));
