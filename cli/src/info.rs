@@ -112,6 +112,9 @@ fn describe_kernel(out: &mut String, cubin: &Cubin<'_>, kernel: &Kernel<'_>) {
         info.max_reg_count.map_or("-".to_owned(), |r| r.to_string())
     );
     let _ = writeln!(out, "  barriers      {}", info.num_barriers.unwrap_or(0));
+    if let Some(mbarriers) = info.num_mbarriers {
+        let _ = writeln!(out, "  mbarriers     {mbarriers}");
+    }
     let _ = writeln!(
         out,
         "  const bank 0  {}",

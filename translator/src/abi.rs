@@ -114,7 +114,9 @@ const _: () = {
     assert!(size_of::<LaunchValues>() % 16 == 0);
     assert!(offset_of!(LaunchValues, window_base) == 4 * launch_word::WINDOW_BASE as usize);
     assert!(offset_of!(LaunchValues, window_size) == 4 * launch_word::WINDOW_SIZE as usize);
-    assert!(offset_of!(LaunchValues, fault_record_word) == 4 * launch_word::FAULT_RECORD_WORD as usize);
+    assert!(
+        offset_of!(LaunchValues, fault_record_word) == 4 * launch_word::FAULT_RECORD_WORD as usize
+    );
     assert!(offset_of!(LaunchValues, kernel_id) == 4 * launch_word::KERNEL_ID as usize);
     assert!(offset_of!(LaunchValues, grid_dim) == 4 * launch_word::GRID_DIM as usize);
     assert!(offset_of!(LaunchValues, block_dim) == 4 * launch_word::BLOCK_DIM as usize);

@@ -7,8 +7,12 @@
 
 pub mod abi;
 pub mod cubin;
+pub mod control;
 pub mod error;
+pub mod lower;
 pub mod program;
 pub mod spirv;
+pub mod state;
+pub mod translate;
 
 pub use cubin::{Cubin, CubinError};

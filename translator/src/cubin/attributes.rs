@@ -149,6 +149,7 @@ pub mod id {
     pub const INT_WARP_WIDE_INSTR_OFFSETS: u8 = 0x31;
     pub const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
     pub const CUDA_API_VERSION: u8 = 0x37;
+    pub const NUM_MBARRIERS: u8 = 0x38;
     pub const SYSCALL_OFFSETS: u8 = 0x46;
     pub const NUM_BARRIERS: u8 = 0x4c;
     pub const LANGUAGE: u8 = 0x66;

@@ -108,6 +108,8 @@ pub struct KernelInfo<'data> {
     pub crs_stack_size: Option<u32>,
     /// `EIATTR_NUM_BARRIERS`: named barriers used.
     pub num_barriers: Option<u16>,
+    /// `EIATTR_NUM_MBARRIERS`: shared-memory barriers (`mbarrier`) used.
+    pub num_mbarriers: Option<u16>,
     /// `EIATTR_CUDA_API_VERSION`.
     pub cuda_api_version: Option<u32>,
     /// `EIATTR_LANGUAGE` (3 = PTX).
@@ -144,6 +146,7 @@ const KERNEL_DECODED: &[u8] = &[
     id::CTAIDZ_USED,
     id::CRS_STACK_SIZE,
     id::NUM_BARRIERS,
+    id::NUM_MBARRIERS,
     id::CUDA_API_VERSION,
     id::LANGUAGE,
 ];
@@ -239,6 +242,7 @@ pub fn decode_kernel_info<'data>(
             }
             id::MAXREG_COUNT => info.max_reg_count = Some(ctx.small(a, "EIATTR_MAXREG_COUNT")?),
             id::NUM_BARRIERS => info.num_barriers = Some(ctx.small(a, "EIATTR_NUM_BARRIERS")?),
+            id::NUM_MBARRIERS => info.num_mbarriers = Some(ctx.small(a, "EIATTR_NUM_MBARRIERS")?),
             id::MAX_THREADS => info.max_threads = Some(ctx.triple(a, "EIATTR_MAX_THREADS")?),
             id::REQNTID => info.required_threads = Some(ctx.triple(a, "EIATTR_REQNTID")?),
             id::EXIT_INSTR_OFFSETS => info

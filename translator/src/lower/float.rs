@@ -1,0 +1,313 @@
+//! FP32 basics: FADD, FMUL, FFMA, FSETP, FSEL, FMNMX.
+//!
+//! Exactness per operation (SM86 results on every conformant Vulkan device, given the device preserves f32
+//! denormals, as lavapipe measurably does):
+//! - FADD/FMUL round-to-nearest: native `OpFAdd`/`OpFMul` (Vulkan requires them correctly rounded), then NaN
+//!   results canonicalised to 0x7fffffff as SM86 writes them.
+//! - FFMA round-to-nearest: `GLSL.std.450 Fma` is not fused on every device (lavapipe), so FFMA is the shared
+//!   helper `ffma_rn`: the f32 product is exact in f64, the sum is rounded to odd using its TwoSum error, and
+//!   one f64 -> f32 conversion gives the correctly rounded fused result.
+//! - `.FTZ`: inputs and result flushed (sign kept) with integer tests; `.SAT`: clamp to [+0, 1], NaN -> +0.
+//! - FSETP: ordered/unordered SPIR-V comparisons (exact); FMNMX: integer total order on the bits, with SM86's
+//!   NaN rule (a NaN operand yields the other operand; two NaNs the canonical NaN) and -0 < +0.
+//! - `.RM/.RP/.RZ` rounding and FFMA's `.FMZ` are refused by name until the exact-arithmetic helpers land
+//!   (the hook is [`rounded`]).
+
+use super::{Ctx, Src};
+use crate::error::TranslateError;
+use crate::spirv::{FunctionControl, Id, Module, Op, Type};
+use crate::state::Types;
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "FADD" | "FMUL" | "FFMA" => arith(cx, m)?,
+        "FSETP" => fsetp(cx)?,
+        "FSEL" => fsel(cx)?,
+        "FMNMX" => fmnmx(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Reads a source as f32 bits with its abs/neg modifiers applied (exact bit operations).
+fn read_mod(cx: &mut Ctx<'_>, s: Src, abs: bool, neg: bool) -> Result<Id, TranslateError> {
+    let mut v = cx.read(s)?;
+    if abs {
+        let k = cx.u32c(0x7fff_ffff);
+        v = cx.op2(Op::BitwiseAnd, v, k);
+    }
+    if neg {
+        let k = cx.u32c(0x8000_0000);
+        v = cx.op2(Op::BitwiseXor, v, k);
+    }
+    Ok(v)
+}
+
+/// Flushes a denormal (bits) to a zero of the same sign.
+pub(super) fn ftz(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let t = cx.t;
+    let e = cx.u32c(0x7f80_0000);
+    let exp = cx.op2(Op::BitwiseAnd, v, e);
+    let zero = cx.u32c(0);
+    let is_den = cx.m.bin(Op::IEqual, t.bool, exp, zero);
+    let s = cx.u32c(0x8000_0000);
+    let sign = cx.op2(Op::BitwiseAnd, v, s);
+    cx.sel(is_den, sign, v)
+}
+
+/// NaN bits -> 0x7fffffff.
+pub(super) fn canonical(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let t = cx.t;
+    let abs_mask = cx.u32c(0x7fff_ffff);
+    let a = cx.op2(Op::BitwiseAnd, v, abs_mask);
+    let inf = cx.u32c(0x7f80_0000);
+    let nan = cx.m.bin(Op::UGreaterThan, t.bool, a, inf);
+    cx.sel(nan, abs_mask, v)
+}
+
+fn to_f(cx: &mut Ctx<'_>, v: Id) -> Id {
+    cx.m.un(Op::Bitcast, cx.t.f32, v)
+}
+fn to_u(cx: &mut Ctx<'_>, v: Id) -> Id {
+    cx.m.un(Op::Bitcast, cx.t.u32, v)
+}
+
+/// Where a rounding mode other than round-to-nearest would be computed exactly; refused for now.
+fn rounded(cx: &Ctx<'_>, rnd: u32) -> Result<(), TranslateError> {
+    match rnd {
+        0 => Ok(()),
+        1 => Err(cx.refuse("rounding mode .RM not translated yet")),
+        2 => Err(cx.refuse("rounding mode .RP not translated yet")),
+        _ => Err(cx.refuse("rounding mode .RZ not translated yet")),
+    }
+}
+
+fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let i = cx.inst;
+    let fma = m == "FFMA";
+    let sat = i.bit(77);
+    let rnd = i.bits(78, 2);
+    let ftz_mode = i.bit(80);
+    rounded(cx, rnd)?;
+    if fma && i.bit(76) {
+        return Err(cx.refuse("FFMA.FMZ not translated yet"));
+    }
+    if m == "FMUL" && i.bits(84, 3) != 4 {
+        return Err(cx.refuse("FMUL scaling (.D2/.M2...) not translated yet"));
+    }
+    // FMUL/FFMA sources: a, b (and c); FADD: a + b where b is the B slot.
+    let (abs_ok_b, abs_ok_c) = (m == "FADD", false);
+    if (!abs_ok_b && s.abs[1]) || (!abs_ok_c && s.abs[2] && fma) {
+        return Err(cx.refuse("absolute-value modifier not translated yet"));
+    }
+    let a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
+    let b = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    let c = if fma { Some(read_mod(cx, s.c, false, s.neg[2])?) } else { None };
+    let (a, b, c) = if ftz_mode {
+        let a = ftz(cx, a);
+        let b = ftz(cx, b);
+        let c = c.map(|c| ftz(cx, c));
+        (a, b, c)
+    } else {
+        (a, b, c)
+    };
+    let t = cx.t;
+    let fa = to_f(cx, a);
+    let fb = to_f(cx, b);
+    let r = match (m, c) {
+        ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
+        ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
+        (_, Some(c)) => {
+            let fc = to_f(cx, c);
+            ffma_rn(cx, fa, fb, fc)
+        }
+        _ => return Err(cx.refuse("malformed FFMA")),
+    };
+    let mut r = to_u(cx, r);
+    if ftz_mode {
+        r = ftz(cx, r);
+    }
+    if sat {
+        r = saturate(cx, r);
+    }
+    r = canonical(cx, r);
+    cx.set_dst(r);
+    Ok(())
+}
+
+/// Clamp to [+0, 1]; NaN and every value not above +0 give +0.
+fn saturate(cx: &mut Ctx<'_>, r: Id) -> Id {
+    let t = cx.t;
+    let f = to_f(cx, r);
+    let zero = cx.m.c_f32_bits(0);
+    let one = cx.m.c_f32_bits(0x3f80_0000);
+    let pos = cx.m.bin(Op::FOrdGreaterThan, t.bool, f, zero);
+    let big = cx.m.bin(Op::FOrdGreaterThanEqual, t.bool, f, one);
+    let z = cx.u32c(0);
+    let o = cx.u32c(0x3f80_0000);
+    let x = cx.sel(big, o, r);
+    cx.sel(pos, x, z)
+}
+
+/// Correctly rounded fused multiply-add (round to nearest even) of three f32 values.
+pub fn ffma_rn(cx: &mut Ctx<'_>, a: Id, b: Id, c: Id) -> Id {
+    let t = cx.t;
+    let f = cx.m.helper("ffma_rn_f32", move |m| build_ffma_rn(m, &t));
+    cx.m.op(Op::FunctionCall, t.f32, &[f, a, b, c])
+}
+
+fn build_ffma_rn(m: &mut Module, t: &Types) -> Id {
+    let f64t = m.t_f64();
+    let fty = m.ty(Type::Function(t.f32, [t.f32, t.f32, t.f32, 0]));
+    let f = m.begin_function(t.f32, fty, FunctionControl::NONE);
+    let a = m.param(t.f32);
+    let b = m.param(t.f32);
+    let c = m.param(t.f32);
+    let l = m.id();
+    m.label(l);
+    let da = m.un(Op::FConvert, f64t, a);
+    let db = m.un(Op::FConvert, f64t, b);
+    let dc = m.un(Op::FConvert, f64t, c);
+    let p = m.bin(Op::FMul, f64t, da, db); // exact: 24 x 24 bits
+    let s = m.bin(Op::FAdd, f64t, p, dc);
+    // TwoSum: err = (p - (s - bb)) + (dc - bb), bb = s - p.
+    let bb = m.bin(Op::FSub, f64t, s, p);
+    let sb = m.bin(Op::FSub, f64t, s, bb);
+    let e1 = m.bin(Op::FSub, f64t, p, sb);
+    let e2 = m.bin(Op::FSub, f64t, dc, bb);
+    let err = m.bin(Op::FAdd, f64t, e1, e2);
+    let zero = m.constant(f64t, 0, true);
+    let nz = m.bin(Op::FUnordNotEqual, t.bool, err, zero);
+    let s_inf = m.un(Op::IsInf, t.bool, s);
+    let s_nan = m.un(Op::IsNan, t.bool, s);
+    let e_nan = m.un(Op::IsNan, t.bool, err);
+    let bad = m.bin(Op::LogicalOr, t.bool, s_inf, s_nan);
+    let bad = m.bin(Op::LogicalOr, t.bool, bad, e_nan);
+    let finite = m.un(Op::LogicalNot, t.bool, bad);
+    let inexact = m.bin(Op::LogicalAnd, t.bool, nz, finite);
+    let bits = m.un(Op::Bitcast, t.u64, s);
+    let one = m.c_u64(1);
+    let low = m.bin(Op::BitwiseAnd, t.u64, bits, one);
+    let zero64 = m.c_u64(0);
+    let even = m.bin(Op::IEqual, t.bool, low, zero64);
+    let err_pos = m.bin(Op::FOrdGreaterThan, t.bool, err, zero);
+    let s_pos = m.bin(Op::FOrdGreaterThan, t.bool, s, zero);
+    let same = m.bin(Op::LogicalEqual, t.bool, err_pos, s_pos);
+    let up = m.bin(Op::IAdd, t.u64, bits, one);
+    let down = m.bin(Op::ISub, t.u64, bits, one);
+    let moved = m.select(t.u64, same, up, down);
+    let fix = m.bin(Op::LogicalAnd, t.bool, inexact, even);
+    let odd_bits = m.select(t.u64, fix, moved, bits);
+    let odd = m.un(Op::Bitcast, f64t, odd_bits);
+    let r = m.un(Op::FConvert, t.f32, odd);
+    m.op_void(Op::ReturnValue, &[r]);
+    m.end_function();
+    f
+}
+
+/// Float comparison (4-bit code: F LT EQ LE GT NE GE NUM NAN LTU EQU LEU GTU NEU GEU T).
+pub(super) fn float_cmp(cx: &mut Ctx<'_>, cmp: u32, fa: Id, fb: Id, ty: Id) -> Id {
+    let t = cx.t;
+    let _ = ty;
+    let op = match cmp {
+        0 => return cx.m.c_bool(false),
+        15 => return cx.m.c_bool(true),
+        1 => Op::FOrdLessThan,
+        2 => Op::FOrdEqual,
+        3 => Op::FOrdLessThanEqual,
+        4 => Op::FOrdGreaterThan,
+        5 => Op::FOrdNotEqual,
+        6 => Op::FOrdGreaterThanEqual,
+        7 => Op::Ordered,
+        8 => Op::Unordered,
+        9 => Op::FUnordLessThan,
+        10 => Op::FUnordEqual,
+        11 => Op::FUnordLessThanEqual,
+        12 => Op::FUnordGreaterThan,
+        13 => Op::FUnordNotEqual,
+        _ => Op::FUnordGreaterThanEqual,
+    };
+    cx.m.bin(op, t.bool, fa, fb)
+}
+
+fn fsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let cmp = cx.inst.bits(76, 4);
+    let bop = cx.inst.bits(74, 2);
+    let ftz_mode = cx.inst.bit(80);
+    let pu = cx.inst.bits(81, 3);
+    let pv = cx.inst.bits(84, 3);
+    let mut a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
+    let mut b = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    let acc = cx.pred_at(87, 90);
+    if ftz_mode {
+        a = ftz(cx, a);
+        b = ftz(cx, b);
+    }
+    let fa = to_f(cx, a);
+    let fb = to_f(cx, b);
+    let f32t = cx.t.f32;
+    let r = float_cmp(cx, cmp, fa, fb, f32t);
+    let Some(u) = super::integer::bool_op(cx, bop, r, acc) else {
+        return Err(cx.refuse("FSETP boolean operation 3"));
+    };
+    let nr = cx.m.un(Op::LogicalNot, cx.t.bool, r);
+    let v = super::integer::bool_op(cx, bop, nr, acc).unwrap_or(u);
+    cx.set_pred(pu, u);
+    cx.set_pred(pv, v);
+    Ok(())
+}
+
+fn fsel(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
+    let b = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    let p = cx.pred_at(87, 90);
+    let r = cx.sel(p, a, b);
+    cx.set_dst(r);
+    Ok(())
+}
+
+/// Total-order key of non-NaN float bits: unsigned comparison of keys orders the floats, -0 below +0.
+fn order_key(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let k31 = cx.u32c(31);
+    let sign = cx.op2(Op::ShiftRightArithmetic, v, k31);
+    let top = cx.u32c(0x8000_0000);
+    let m = cx.op2(Op::BitwiseOr, sign, top);
+    cx.op2(Op::BitwiseXor, v, m)
+}
+
+fn is_nan(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let t = cx.t;
+    let abs_mask = cx.u32c(0x7fff_ffff);
+    let a = cx.op2(Op::BitwiseAnd, v, abs_mask);
+    let inf = cx.u32c(0x7f80_0000);
+    cx.m.bin(Op::UGreaterThan, t.bool, a, inf)
+}
+
+fn fmnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let ftz_mode = cx.inst.bit(80);
+    let mut a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
+    let mut b = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    let is_min = cx.pred_at(87, 90);
+    if ftz_mode {
+        a = ftz(cx, a);
+        b = ftz(cx, b);
+    }
+    let t = cx.t;
+    let ka = order_key(cx, a);
+    let kb = order_key(cx, b);
+    let a_lt = cx.m.bin(Op::ULessThan, t.bool, ka, kb);
+    let mn = cx.sel(a_lt, a, b);
+    let mx = cx.sel(a_lt, b, a);
+    let r = cx.sel(is_min, mn, mx);
+    let na = is_nan(cx, a);
+    let nb = is_nan(cx, b);
+    let r = cx.sel(nb, a, r);
+    let r = cx.sel(na, b, r);
+    let r = canonical(cx, r);
+    cx.set_dst(r);
+    Ok(())
+}

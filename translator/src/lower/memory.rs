@@ -1,0 +1,635 @@
+//! Memory: global (LDG/STG, generic LD/ST treated as global), shared (LDS/STS), local (LDL/STL), indexed
+//! constants (LDC), atomics (ATOMG/ATOM/ATOMS/RED) and fences (MEMBAR/FENCE, CCTL, ERRBAR).
+//!
+//! Global accesses go through the window (binding 33). Each access calls the module's one `window_check`
+//! function with its address, size, kind and pc: an access outside the window or misaligned (SM86 faults on
+//! misaligned accesses) records the fault (first fault whole, then a count) and reads 0 / is dropped.
+//! Sub-word stores use atomic and/or on their word so that neighbouring bytes written by other threads survive.
+//! Shared and local accesses out of their arrays read 0 and are dropped (no fault record: no address space
+//! for it in the ABI's record).
+
+use super::{Ctx, Src};
+use crate::abi;
+use crate::error::TranslateError;
+use crate::spirv::{FunctionControl, Id, Module, Op, StorageClass, Type};
+use crate::state::Types;
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "LDG" | "LD" => global_load(cx)?,
+        "STG" | "ST" => global_store(cx)?,
+        "LDS" => space_load(cx, Space::Shared)?,
+        "STS" => space_store(cx, Space::Shared)?,
+        "LDL" => space_load(cx, Space::Local)?,
+        "STL" => space_store(cx, Space::Local)?,
+        "LDC" => ldc(cx)?,
+        "ATOMG" | "ATOM" | "RED" => global_atomic(cx, m)?,
+        "ATOMS" => shared_atomic(cx)?,
+        "MEMBAR" | "FENCE" => {
+            // Ordering of memory as seen by other invocations: a device-scope memory barrier.
+            let scope = cx.u32c(crate::spirv::Scope::Device as u32);
+            let sem = cx.u32c(
+                (crate::spirv::MemorySemantics::ACQUIRE_RELEASE
+                    | crate::spirv::MemorySemantics::UNIFORM_MEMORY
+                    | crate::spirv::MemorySemantics::WORKGROUP_MEMORY)
+                    .bits(),
+            );
+            cx.m.op_void(Op::MemoryBarrier, &[scope, sem]);
+        }
+        // Cache control and error barriers have no effect on values.
+        "CCTL" | "ERRBAR" => {}
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Space {
+    Shared,
+    Local,
+}
+
+/// Access size from bits 75:73: 0 U8, 1 S8, 2 U16, 3 S16, 4 32, 5 64, 6 128. Returns (bytes, signed).
+fn size_of(cx: &Ctx<'_>) -> Result<(u32, bool), TranslateError> {
+    Ok(match cx.inst.bits(73, 3) {
+        0 => (1, false),
+        1 => (1, true),
+        2 => (2, false),
+        3 => (2, true),
+        4 => (4, false),
+        5 => (8, false),
+        6 => (16, false),
+        _ => return Err(cx.refuse("access size not translated yet")),
+    })
+}
+
+/// Signed 24-bit immediate offset (bits 63:40).
+fn imm24(cx: &Ctx<'_>) -> i32 {
+    (cx.inst.bits(40, 24) << 8) as i32 >> 8
+}
+
+/// The 64-bit guest address of a global access: `Ra` pair (`.E`, bit 72) or `Ra` zero-extended, plus offset.
+fn global_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
+    let ra = cx.inst.bits(24, 8) as u8;
+    let t = cx.t;
+    let base = if cx.inst.bit(72) {
+        cx.read64(Src::Reg(ra))?
+    } else {
+        let r = cx.reg(ra);
+        cx.m.un(Op::UConvert, t.u64, r)
+    };
+    let off = imm24(cx);
+    if off == 0 {
+        return Ok(base);
+    }
+    let k = cx.m.c_u64(off as i64 as u64);
+    Ok(cx.m.bin(Op::IAdd, t.u64, base, k))
+}
+
+/// Emits (once) `bool window_check(u64 addr, u32 size, u32 kind, u32 pc)`.
+fn window_check_fn(cx: &mut Ctx<'_>) -> Id {
+    let t = cx.t;
+    let lv = cx.st.uniform(&mut cx.m, 0, 2);
+    let win = cx.st.window(&mut cx.m, &t);
+    cx.m.helper("window_check", move |m| build_window_check(m, &t, lv, win))
+}
+
+fn build_window_check(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
+    let fty = m.ty(Type::Function(t.bool, [t.u64, t.u32, t.u32, t.u32]));
+    let f = m.begin_function(t.bool, fty, FunctionControl::NONE);
+    let addr = m.param(t.u64);
+    let size = m.param(t.u32);
+    let kind = m.param(t.u32);
+    let pc = m.param(t.u32);
+    let entry = m.id();
+    m.label(entry);
+    let uptr = m.t_ptr(StorageClass::Uniform, t.u32);
+    let sptr = m.t_ptr(StorageClass::StorageBuffer, t.u32);
+    let zero = m.c_u32(0);
+    let lvw = |m: &mut Module, w: u32| {
+        let zero = m.c_u32(0);
+        let v = m.c_u32(w / 4);
+        let c = m.c_u32(w % 4);
+        let p = m.access(uptr, lv, &[zero, v, c]);
+        m.load(t.u32, p)
+    };
+    let pack = |m: &mut Module, lo: Id, hi: Id| {
+        let l = m.un(Op::UConvert, t.u64, lo);
+        let h = m.un(Op::UConvert, t.u64, hi);
+        let k = m.c_u32(32);
+        let h = m.bin(Op::ShiftLeftLogical, t.u64, h, k);
+        m.bin(Op::BitwiseOr, t.u64, l, h)
+    };
+    let b0 = lvw(m, abi::launch_word::WINDOW_BASE);
+    let b1 = lvw(m, abi::launch_word::WINDOW_BASE + 1);
+    let s0 = lvw(m, abi::launch_word::WINDOW_SIZE);
+    let s1 = lvw(m, abi::launch_word::WINDOW_SIZE + 1);
+    let base = pack(m, b0, b1);
+    let wsize = pack(m, s0, s1);
+    let off = m.bin(Op::ISub, t.u64, addr, base);
+    let size64 = m.un(Op::UConvert, t.u64, size);
+    let c1 = m.bin(Op::UGreaterThanEqual, t.bool, addr, base);
+    let c2 = m.bin(Op::ULessThanEqual, t.bool, off, wsize);
+    let room = m.bin(Op::ISub, t.u64, wsize, off);
+    let c3 = m.bin(Op::UGreaterThanEqual, t.bool, room, size64);
+    let one64 = m.c_u64(1);
+    let mask = m.bin(Op::ISub, t.u64, size64, one64);
+    let low = m.bin(Op::BitwiseAnd, t.u64, addr, mask);
+    let zero64 = m.c_u64(0);
+    let c4 = m.bin(Op::IEqual, t.bool, low, zero64);
+    let a = m.bin(Op::LogicalAnd, t.bool, c1, c2);
+    let b = m.bin(Op::LogicalAnd, t.bool, c3, c4);
+    let ok = m.bin(Op::LogicalAnd, t.bool, a, b);
+    let fault = m.id();
+    let done = m.id();
+    m.selection_merge(done);
+    m.branch_cond(ok, done, fault);
+    m.label(fault);
+    // Record: count += 1; claim the flag; the claimer writes the details.
+    let fw = lvw(m, abi::launch_word::FAULT_RECORD_WORD);
+    let word = |m: &mut Module, k: u32| {
+        let kc = m.c_u32(k);
+        let i = m.bin(Op::IAdd, t.u32, fw, kc);
+        let zero = m.c_u32(0);
+        m.access(sptr, win, &[zero, i])
+    };
+    let scope = m.c_u32(crate::spirv::Scope::Device as u32);
+    let relaxed = m.c_u32(0);
+    let one = m.c_u32(1);
+    let pcount = word(m, abi::fault_word::COUNT);
+    m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
+    let pflag = word(m, abi::fault_word::FLAG);
+    let prev = m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
+    let first = m.bin(Op::IEqual, t.bool, prev, zero);
+    let write = m.id();
+    let after = m.id();
+    m.selection_merge(after);
+    m.branch_cond(first, write, after);
+    m.label(write);
+    let kid = lvw(m, abi::launch_word::KERNEL_ID);
+    let k32 = m.c_u32(32);
+    let alo = m.un(Op::UConvert, t.u32, addr);
+    let ahi64 = m.bin(Op::ShiftRightLogical, t.u64, addr, k32);
+    let ahi = m.un(Op::UConvert, t.u32, ahi64);
+    for (k, v) in [
+        (abi::fault_word::KIND, kind),
+        (abi::fault_word::KERNEL_ID, kid),
+        (abi::fault_word::PC, pc),
+        (abi::fault_word::ADDRESS, alo),
+        (abi::fault_word::ADDRESS + 1, ahi),
+        (abi::fault_word::SIZE, size),
+    ] {
+        let p = word(m, k);
+        m.store(p, v);
+    }
+    m.branch(after);
+    m.label(after);
+    m.branch(done);
+    m.label(done);
+    m.op_void(Op::ReturnValue, &[ok]);
+    m.end_function();
+    f
+}
+
+/// Checks a window access; returns (ok, word index of the first word, 0 when not ok).
+fn window_access(cx: &mut Ctx<'_>, addr: Id, size: u32, kind: u32) -> (Id, Id) {
+    let t = cx.t;
+    let f = window_check_fn(cx);
+    let sz = cx.u32c(size);
+    let kd = cx.u32c(kind);
+    let pc = cx.u32c(cx.inst.offset);
+    let ok = cx.m.op(Op::FunctionCall, t.bool, &[f, addr, sz, kd, pc]);
+    let b0 = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::WINDOW_BASE);
+    let b1 = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::WINDOW_BASE + 1);
+    let base = cx.pack64(b0, b1);
+    let off = cx.m.bin(Op::ISub, t.u64, addr, base);
+    let two = cx.u32c(2);
+    let w = cx.m.bin(Op::ShiftRightLogical, t.u64, off, two);
+    let w = cx.m.un(Op::UConvert, t.u32, w);
+    let zero = cx.u32c(0);
+    let idx = cx.sel(ok, w, zero);
+    (ok, idx)
+}
+
+fn window_ptr(cx: &mut Ctx<'_>, idx: Id, plus: u32) -> Id {
+    let t = cx.t;
+    let win = cx.st.window(&mut cx.m, &t);
+    let sptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u32);
+    let i = if plus == 0 {
+        idx
+    } else {
+        let k = cx.u32c(plus);
+        cx.op2(Op::IAdd, idx, k)
+    };
+    let zero = cx.u32c(0);
+    cx.m.access(sptr, win, &[zero, i])
+}
+
+/// Extracts a sub-word value at byte `addr & 3` of `word`.
+fn extract(cx: &mut Ctx<'_>, word: Id, addr_lo: Id, bytes: u32, signed: bool) -> Id {
+    let three = cx.u32c(3);
+    let b = cx.op2(Op::BitwiseAnd, addr_lo, three);
+    let sh = cx.op2(Op::ShiftLeftLogical, b, three);
+    let v = cx.op2(Op::ShiftRightLogical, word, sh);
+    let bits = 8 * bytes;
+    let off = cx.u32c(0);
+    let cnt = cx.u32c(bits);
+    let t = cx.t;
+    let op = if signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
+    cx.m.op(op, t.u32, &[v, off, cnt])
+}
+
+fn dst_regs(cx: &Ctx<'_>) -> u8 {
+    cx.inst.bits(16, 8) as u8
+}
+
+fn write_words(cx: &mut Ctx<'_>, rd: u8, vals: &[Id]) {
+    for (k, v) in vals.iter().enumerate() {
+        cx.set_reg(rd.wrapping_add(k as u8), *v);
+    }
+}
+
+fn global_load(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let (bytes, signed) = size_of(cx)?;
+    let addr = global_addr(cx)?;
+    let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_LOAD);
+    let zero = cx.u32c(0);
+    let t = cx.t;
+    let mut vals = Vec::new();
+    if bytes < 4 {
+        let p = window_ptr(cx, idx, 0);
+        let w = cx.m.load(t.u32, p);
+        let lo = cx.m.un(Op::UConvert, t.u32, addr);
+        let v = extract(cx, w, lo, bytes, signed);
+        vals.push(cx.sel(ok, v, zero));
+    } else {
+        for k in 0..bytes / 4 {
+            let p = window_ptr(cx, idx, k);
+            let w = cx.m.load(t.u32, p);
+            vals.push(cx.sel(ok, w, zero));
+        }
+    }
+    let rd = dst_regs(cx);
+    write_words(cx, rd, &vals);
+    Ok(())
+}
+
+fn global_store(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let (bytes, _) = size_of(cx)?;
+    let rb = cx.inst.bits(32, 8) as u8;
+    let mut data = Vec::new();
+    for k in 0..(bytes.max(4) / 4) {
+        data.push(cx.reg(if rb == 255 { 255 } else { rb.wrapping_add(k as u8) }));
+    }
+    let addr = global_addr(cx)?;
+    let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_STORE);
+    let merge = cx.begin_if(ok);
+    let t = cx.t;
+    if bytes < 4 {
+        let p = window_ptr(cx, idx, 0);
+        let lo = cx.m.un(Op::UConvert, t.u32, addr);
+        subword_store(cx, p, lo, bytes, data[0], StorageClass::StorageBuffer);
+    } else {
+        for (k, v) in data.iter().enumerate() {
+            let p = window_ptr(cx, idx, k as u32);
+            cx.m.store(p, *v);
+        }
+    }
+    cx.end_if(merge);
+    Ok(())
+}
+
+/// Stores the low `bytes` of `v` at byte `addr & 3` of the word at `p`, with atomic and/or so that other
+/// bytes of the word, perhaps written by other invocations, are kept.
+fn subword_store(cx: &mut Ctx<'_>, p: Id, addr_lo: Id, bytes: u32, v: Id, class: StorageClass) {
+    let t = cx.t;
+    let three = cx.u32c(3);
+    let b = cx.op2(Op::BitwiseAnd, addr_lo, three);
+    let sh = cx.op2(Op::ShiftLeftLogical, b, three);
+    let m = cx.u32c(if bytes == 1 { 0xff } else { 0xffff });
+    let val = cx.op2(Op::BitwiseAnd, v, m);
+    let val = cx.op2(Op::ShiftLeftLogical, val, sh);
+    let mask = cx.op2(Op::ShiftLeftLogical, m, sh);
+    let keep = cx.not(mask);
+    if class == StorageClass::Function {
+        let w = cx.m.load(t.u32, p);
+        let w = cx.op2(Op::BitwiseAnd, w, keep);
+        let w = cx.op2(Op::BitwiseOr, w, val);
+        cx.m.store(p, w);
+        return;
+    }
+    let scope = cx.u32c(if class == StorageClass::Workgroup {
+        crate::spirv::Scope::Workgroup as u32
+    } else {
+        crate::spirv::Scope::Device as u32
+    });
+    let relaxed = cx.u32c(0);
+    cx.m.op(Op::AtomicAnd, t.u32, &[p, scope, relaxed, keep]);
+    cx.m.op(Op::AtomicOr, t.u32, &[p, scope, relaxed, val]);
+}
+
+/// Byte address of a shared/local access: `Ra` scaled (.X4/.X8/.X16, bits 79:78) plus the offset.
+fn space_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
+    if cx.inst.opcode() & 0x1000 != 0 {
+        return Err(cx.refuse("uniform-register address not translated yet"));
+    }
+    let ra = cx.inst.bits(24, 8) as u8;
+    let scale = cx.inst.bits(78, 2);
+    let mut a = cx.reg(ra);
+    if scale != 0 {
+        let k = cx.u32c(scale + 1);
+        a = cx.op2(Op::ShiftLeftLogical, a, k);
+    }
+    let off = imm24(cx);
+    if off != 0 {
+        let k = cx.u32c(off as u32);
+        a = cx.op2(Op::IAdd, a, k);
+    }
+    Ok(a)
+}
+
+/// Pointer type, variable and word length (an id) of a space.
+fn space(cx: &mut Ctx<'_>, s: Space) -> (Id, Id, Id, StorageClass) {
+    let t = cx.t;
+    match s {
+        Space::Shared => {
+            let (var, len) = cx.st.shared(&mut cx.m, &t);
+            let ptr = cx.m.t_ptr(StorageClass::Workgroup, t.u32);
+            (ptr, var, len, StorageClass::Workgroup)
+        }
+        Space::Local => {
+            let (var, words) = cx.st.local(&mut cx.m, &t);
+            let ptr = cx.m.t_ptr(StorageClass::Function, t.u32);
+            let len = cx.u32c(words);
+            (ptr, var, len, StorageClass::Function)
+        }
+    }
+}
+
+/// (ok, word index or 0) of an access of `bytes` at byte address `a`.
+fn space_check(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
+    let t = cx.t;
+    let two = cx.u32c(2);
+    let idx = cx.op2(Op::ShiftRightLogical, a, two);
+    let words = bytes.div_ceil(4);
+    let last = cx.u32c(words - 1);
+    let end = cx.op2(Op::IAdd, idx, last);
+    let in_range = cx.m.bin(Op::ULessThan, t.bool, end, len);
+    let no_wrap = cx.m.bin(Op::UGreaterThanEqual, t.bool, end, idx);
+    let mask = cx.u32c(bytes - 1);
+    let low = cx.op2(Op::BitwiseAnd, a, mask);
+    let zero = cx.u32c(0);
+    let aligned = cx.m.bin(Op::IEqual, t.bool, low, zero);
+    let ok = cx.m.bin(Op::LogicalAnd, t.bool, in_range, no_wrap);
+    let ok = cx.m.bin(Op::LogicalAnd, t.bool, ok, aligned);
+    let idx = cx.sel(ok, idx, zero);
+    (ok, idx)
+}
+
+fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) -> Id {
+    let i = if plus == 0 {
+        idx
+    } else {
+        let k = cx.u32c(plus);
+        cx.op2(Op::IAdd, idx, k)
+    };
+    cx.m.access(ptr, var, &[i])
+}
+
+fn space_load(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
+    let (bytes, signed) = size_of(cx)?;
+    let a = space_addr(cx)?;
+    let (ptr, var, len, _) = space(cx, s);
+    let (ok, idx) = space_check(cx, a, bytes, len);
+    let t = cx.t;
+    let zero = cx.u32c(0);
+    let mut vals = Vec::new();
+    if bytes < 4 {
+        let p = space_ptr(cx, ptr, var, idx, 0);
+        let w = cx.m.load(t.u32, p);
+        let v = extract(cx, w, a, bytes, signed);
+        vals.push(cx.sel(ok, v, zero));
+    } else {
+        for k in 0..bytes / 4 {
+            let p = space_ptr(cx, ptr, var, idx, k);
+            let w = cx.m.load(t.u32, p);
+            vals.push(cx.sel(ok, w, zero));
+        }
+    }
+    let rd = dst_regs(cx);
+    write_words(cx, rd, &vals);
+    Ok(())
+}
+
+fn space_store(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
+    let (bytes, _) = size_of(cx)?;
+    let rb = cx.inst.bits(32, 8) as u8;
+    let mut data = Vec::new();
+    for k in 0..(bytes.max(4) / 4) {
+        data.push(cx.reg(if rb == 255 { 255 } else { rb.wrapping_add(k as u8) }));
+    }
+    let a = space_addr(cx)?;
+    let (ptr, var, len, class) = space(cx, s);
+    let (ok, idx) = space_check(cx, a, bytes, len);
+    let merge = cx.begin_if(ok);
+    if bytes < 4 {
+        let p = space_ptr(cx, ptr, var, idx, 0);
+        subword_store(cx, p, a, bytes, data[0], class);
+    } else {
+        for (k, v) in data.iter().enumerate() {
+            let p = space_ptr(cx, ptr, var, idx, k as u32);
+            cx.m.store(p, *v);
+        }
+    }
+    cx.end_if(merge);
+    Ok(())
+}
+
+/// `LDC Rd, c[bank][Ra + offset]`: an indexed constant read; out-of-bank reads give 0.
+fn ldc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    if cx.inst.bits(78, 2) != 0 || cx.inst.opcode() & 0x1000 != 0 {
+        return Err(cx.refuse("LDC addressing mode not translated yet"));
+    }
+    let (bytes, signed) = size_of(cx)?;
+    if bytes > 8 {
+        return Err(cx.refuse("LDC size"));
+    }
+    let bank = cx.inst.bits(54, 5) as u8;
+    let off = cx.inst.bits(38, 16);
+    let ra = cx.inst.bits(24, 8) as u8;
+    let rd = dst_regs(cx);
+    let t = cx.t;
+    if ra == 255 {
+        // Constant address: direct loads.
+        let mut vals = Vec::new();
+        if bytes < 4 {
+            let w = cx.cbuf(bank, off & !3)?;
+            let lo = cx.u32c(off);
+            vals.push(extract(cx, w, lo, bytes, signed));
+        } else {
+            for k in 0..bytes / 4 {
+                vals.push(cx.cbuf(bank, off + 4 * k)?);
+            }
+        }
+        write_words(cx, rd, &vals);
+        return Ok(());
+    }
+    let r = cx.reg(ra);
+    let k = cx.u32c(off);
+    let a = cx.op2(Op::IAdd, r, k);
+    let var = cx.st.uniform(&mut cx.m, 1 + usize::from(bank), abi::MAX_BANK_BYTES / 16);
+    let limit = cx.u32c(abi::MAX_BANK_BYTES - bytes.max(4));
+    let ok = cx.m.bin(Op::ULessThanEqual, t.bool, a, limit);
+    let mask = cx.u32c(bytes - 1);
+    let low = cx.op2(Op::BitwiseAnd, a, mask);
+    let zero = cx.u32c(0);
+    let aligned = cx.m.bin(Op::IEqual, t.bool, low, zero);
+    let ok = cx.m.bin(Op::LogicalAnd, t.bool, ok, aligned);
+    let a = cx.sel(ok, a, zero);
+    let uptr = cx.m.t_ptr(StorageClass::Uniform, t.u32);
+    let mut vals = Vec::new();
+    for k in 0..bytes.max(4) / 4 {
+        let ak = if k == 0 {
+            a
+        } else {
+            let four = cx.u32c(4 * k);
+            cx.op2(Op::IAdd, a, four)
+        };
+        let four = cx.u32c(4);
+        let v4 = cx.op2(Op::ShiftRightLogical, ak, four);
+        let two = cx.u32c(2);
+        let c = cx.op2(Op::ShiftRightLogical, ak, two);
+        let three = cx.u32c(3);
+        let c = cx.op2(Op::BitwiseAnd, c, three);
+        let p = cx.m.access(uptr, var, &[zero, v4, c]);
+        let w = cx.m.load(t.u32, p);
+        let w = if bytes < 4 { extract(cx, w, a, bytes, signed) } else { w };
+        vals.push(cx.sel(ok, w, zero));
+    }
+    write_words(cx, rd, &vals);
+    Ok(())
+}
+
+/// Atomic operation field: 0 ADD, 1 MIN, 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH.
+fn atomic_op(cx: &Ctx<'_>, op: u32, signed: bool) -> Result<Op, TranslateError> {
+    Ok(match op {
+        0 => Op::AtomicIAdd,
+        1 if signed => Op::AtomicSMin,
+        1 => Op::AtomicUMin,
+        2 if signed => Op::AtomicSMax,
+        2 => Op::AtomicUMax,
+        5 => Op::AtomicAnd,
+        6 => Op::AtomicOr,
+        7 => Op::AtomicXor,
+        8 => Op::AtomicExchange,
+        3 => return Err(cx.refuse("atomic INC not translated yet")),
+        4 => return Err(cx.refuse("atomic DEC not translated yet")),
+        _ => return Err(cx.refuse("atomic operation not translated yet")),
+    })
+}
+
+/// Atomic type field (bits 75:73): 0 U32, 1 S32; anything else is refused for now.
+fn atomic_signed(cx: &Ctx<'_>) -> Result<bool, TranslateError> {
+    match cx.inst.bits(73, 3) {
+        0 => Ok(false),
+        1 => Ok(true),
+        2 | 5 => Err(cx.refuse("64-bit atomics not translated yet")),
+        _ => Err(cx.refuse("floating-point atomics not translated yet")),
+    }
+}
+
+fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
+    let base = cx.inst.opcode() & 0x1ff;
+    let cas = base == 0x1a9 || base == 0x08b;
+    let red = m == "RED";
+    if m == "ATOM" && base != 0x18a {
+        return Err(cx.refuse("generic ATOM form not translated yet"));
+    }
+    let signed = atomic_signed(cx)?;
+    let opbits = if red { cx.inst.bits(87, 3) } else { cx.inst.bits(87, 4) };
+    let op = if cas { Op::AtomicCompareExchange } else { atomic_op(cx, opbits, signed)? };
+    if !red && cx.inst.bits(81, 3) != 7 {
+        return Err(cx.refuse("atomic predicate output not translated yet"));
+    }
+    let rb = cx.inst.bits(32, 8) as u8;
+    let rc = cx.inst.bits(64, 8) as u8;
+    let v = cx.reg(rb);
+    let newv = if cas { cx.reg(rc) } else { 0 };
+    let addr = global_addr(cx)?;
+    let (ok, idx) = window_access(cx, addr, 4, abi::FAULT_KIND_ATOMIC);
+    let t = cx.t;
+    let zero = cx.u32c(0);
+    // The atomic runs only in the window; its result reads 0 otherwise.
+    let merge_label;
+    let then = cx.m.id();
+    let merge = cx.m.id();
+    let before = cx.m.current_block().unwrap_or(0);
+    cx.m.selection_merge(merge);
+    cx.m.branch_cond(ok, then, merge);
+    cx.m.label(then);
+    let p = window_ptr(cx, idx, 0);
+    let scope = cx.u32c(crate::spirv::Scope::Device as u32);
+    let relaxed = cx.u32c(0);
+    let r = if cas {
+        cx.m.op(Op::AtomicCompareExchange, t.u32, &[p, scope, relaxed, relaxed, newv, v])
+    } else {
+        cx.m.op(op, t.u32, &[p, scope, relaxed, v])
+    };
+    let then_end = cx.m.current_block().unwrap_or(then);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+    merge_label = merge;
+    let _ = merge_label;
+    let res = cx.m.op(Op::Phi, t.u32, &[r, then_end, zero, before]);
+    if !red {
+        let rd = dst_regs(cx);
+        cx.set_reg(rd, res);
+    }
+    Ok(())
+}
+
+fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let base = cx.inst.opcode() & 0x1ff;
+    let cas = base == 0x18d;
+    if cx.inst.opcode() & 0x1000 != 0 || (cas && cx.inst.bits(87, 4) != 0) {
+        return Err(cx.refuse("ATOMS form not translated yet"));
+    }
+    let signed = atomic_signed(cx)?;
+    let op = if cas { Op::AtomicCompareExchange } else { atomic_op(cx, cx.inst.bits(87, 4), signed)? };
+    let rb = cx.inst.bits(32, 8) as u8;
+    let rc = cx.inst.bits(64, 8) as u8;
+    let v = cx.reg(rb);
+    let newv = if cas { cx.reg(rc) } else { 0 };
+    let ra = cx.inst.bits(24, 8) as u8;
+    let mut a = cx.reg(ra);
+    let off = imm24(cx);
+    if off != 0 {
+        let k = cx.u32c(off as u32);
+        a = cx.op2(Op::IAdd, a, k);
+    }
+    let (ptr, var, len, _) = space(cx, Space::Shared);
+    let (ok, idx) = space_check(cx, a, 4, len);
+    let t = cx.t;
+    let zero = cx.u32c(0);
+    let then = cx.m.id();
+    let merge = cx.m.id();
+    let before = cx.m.current_block().unwrap_or(0);
+    cx.m.selection_merge(merge);
+    cx.m.branch_cond(ok, then, merge);
+    cx.m.label(then);
+    let p = space_ptr(cx, ptr, var, idx, 0);
+    let scope = cx.u32c(crate::spirv::Scope::Workgroup as u32);
+    let relaxed = cx.u32c(0);
+    let r = if cas {
+        cx.m.op(Op::AtomicCompareExchange, t.u32, &[p, scope, relaxed, relaxed, newv, v])
+    } else {
+        cx.m.op(op, t.u32, &[p, scope, relaxed, v])
+    };
+    let then_end = cx.m.current_block().unwrap_or(then);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+    let res = cx.m.op(Op::Phi, t.u32, &[r, then_end, zero, before]);
+    let rd = dst_regs(cx);
+    cx.set_reg(rd, res);
+    Ok(())
+}

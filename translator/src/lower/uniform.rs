@@ -1,0 +1,67 @@
+//! Uniform datapath: `U`-prefixed ALU instructions run through the integer handlers with UR/UP operands;
+//! ULDC reads constants into URs; R2UR copies a register into a UR.
+
+use super::Ctx;
+use crate::error::TranslateError;
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "ULDC" => {
+            let (bytes, signed) = match cx.inst.bits(73, 3) {
+                0 => (1, false),
+                1 => (1, true),
+                2 => (2, false),
+                3 => (2, true),
+                4 => (4, false),
+                5 => (8, false),
+                _ => return Err(cx.refuse("ULDC size not translated yet")),
+            };
+            if cx.inst.opcode() & 0x1000 != 0 {
+                return Err(cx.refuse("ULDC with a uniform-register address not translated yet"));
+            }
+            let bank = cx.inst.bits(54, 5) as u8;
+            let off = cx.inst.bits(38, 16);
+            let rd = cx.inst.bits(16, 6) as u8;
+            let t = cx.t;
+            let mut vals = Vec::new();
+            if bytes < 4 {
+                let w = cx.cbuf(bank, off & !3)?;
+                let sh = cx.u32c(8 * (off & 3));
+                let cnt = cx.u32c(8 * bytes);
+                let op = if signed { crate::spirv::Op::BitFieldSExtract } else { crate::spirv::Op::BitFieldUExtract };
+                vals.push(cx.m.op(op, t.u32, &[w, sh, cnt]));
+            } else {
+                for k in 0..bytes / 4 {
+                    vals.push(cx.cbuf(bank, off + 4 * k)?);
+                }
+            }
+            for (k, v) in vals.into_iter().enumerate() {
+                cx.st.set_ureg(&mut cx.m, &t, rd.wrapping_add(k as u8), v);
+            }
+            Ok(true)
+        }
+        "R2UR" => {
+            let ra = cx.inst.bits(24, 8) as u8;
+            let v = cx.reg(ra);
+            let rd = cx.inst.bits(16, 6) as u8;
+            let t = cx.t;
+            cx.st.set_ureg(&mut cx.m, &t, rd, v);
+            Ok(true)
+        }
+        _ if m.len() > 1 && m.starts_with('U') => {
+            let base = &m[1..];
+            if !matches!(
+                base,
+                "IADD3" | "IMAD" | "LOP3" | "SHF" | "PRMT" | "SEL" | "ISETP" | "LEA" | "FLO" | "POPC" | "BREV"
+                    | "MOV" | "SGXT" | "BMSK" | "IMNMX" | "IABS"
+            ) {
+                return Ok(false);
+            }
+            cx.uniform = true;
+            let r = super::integer::lower(cx, base);
+            cx.uniform = false;
+            r
+        }
+        _ => Ok(false),
+    }
+}

@@ -1,0 +1,276 @@
+//! Guest state of one SM86 thread as SPIR-V variables, and the memory spaces it reaches.
+//!
+//! - Registers R0-R254, predicates P0-P6, uniform registers UR0-UR62 and uniform predicates UP0-UP6 are each a
+//!   Function-storage variable of their own, created (zero-initialised) on first use: drivers promote such
+//!   variables to SSA, which a run-time indexed register array would defeat. RZ/URZ read 0 and drop writes;
+//!   PT/UPT read true and drop writes. Uniform registers are per-thread copies here; nvcc only writes them with
+//!   warp-uniform values, so the copies agree.
+//! - Constant banks are `uvec4` arrays in uniform blocks (bank `b` at binding `1 + b`); each block's length is
+//!   fixed when the module is finished, from the highest offset read (whole 64 KiB when an offset is indexed).
+//! - The global window is one storage buffer of `uint` (binding 33), addressed by guest address minus the
+//!   window base from the launch values; every access is checked, see `lower::memory`.
+//! - Local memory is a Function array of words; shared memory a Workgroup array of words.
+
+use crate::abi;
+use crate::spirv::{Decoration, Id, Module, StorageClass, Type};
+
+/// Ids of the types every lowering uses, declared once per module.
+#[derive(Debug, Clone, Copy)]
+pub struct Types {
+    pub void: Id,
+    pub bool: Id,
+    pub u32: Id,
+    pub u64: Id,
+    pub f32: Id,
+    pub uvec3: Id,
+    pub uvec4: Id,
+    pub fn_u32: Id,
+    pub fn_bool: Id,
+}
+
+impl Types {
+    pub fn declare(m: &mut Module) -> Types {
+        let void = m.t_void();
+        let bool = m.t_bool();
+        let u32 = m.t_u32();
+        let u64 = m.t_u64();
+        let f32 = m.t_f32();
+        let uvec3 = m.ty(Type::Vector(u32, 3));
+        let uvec4 = m.ty(Type::Vector(u32, 4));
+        let fn_u32 = m.t_ptr(StorageClass::Function, u32);
+        let fn_bool = m.t_ptr(StorageClass::Function, bool);
+        Types { void, bool, u32, u64, f32, uvec3, uvec4, fn_u32, fn_bool }
+    }
+}
+
+/// One uniform block (launch values or a constant bank): its variable id, declared lazily with the length
+/// it needs when the module is finished.
+#[derive(Debug, Clone, Copy)]
+pub struct UniformBlock {
+    pub var: Id,
+    pub binding: u32,
+    /// Number of `uvec4`s the reads need.
+    pub vec4s: u32,
+}
+
+/// Per-thread guest state and module-level resources.
+#[derive(Debug)]
+pub struct State {
+    regs: Vec<Id>,
+    preds: [Id; 8],
+    uregs: Vec<Id>,
+    upreds: [Id; 8],
+    /// Launch values (binding 0) and banks 0..31 (bindings 1..=32), created on first read.
+    pub uniforms: Vec<Option<UniformBlock>>,
+    /// Global window (binding 33): variable id.
+    pub window: Option<Id>,
+    /// Local memory: Function array variable and its length in words.
+    pub local: Option<(Id, u32)>,
+    /// Shared memory: Workgroup array variable and its static length in words.
+    pub shared: Option<(Id, Id)>,
+    pub local_words: u32,
+    pub shared_static_words: u32,
+}
+
+impl State {
+    pub fn new(local_bytes: u32, shared_bytes: u32) -> State {
+        State {
+            regs: vec![0; 256],
+            preds: [0; 8],
+            uregs: vec![0; 64],
+            upreds: [0; 8],
+            uniforms: vec![None; 1 + abi::CONSTANT_BANK_COUNT as usize],
+            window: None,
+            local: None,
+            shared: None,
+            local_words: local_bytes.div_ceil(4),
+            shared_static_words: shared_bytes.div_ceil(4),
+        }
+    }
+
+    fn var(m: &mut Module, slot: &mut Id, ptr: Id, zero: Id) -> Id {
+        if *slot == 0 {
+            *slot = m.local_var(ptr, Some(zero));
+        }
+        *slot
+    }
+
+    /// Reads `R<r>` (RZ reads 0).
+    pub fn reg(&mut self, m: &mut Module, t: &Types, r: u8) -> Id {
+        if r == 255 {
+            return m.c_u32(0);
+        }
+        let zero = m.c_u32(0);
+        let v = Self::var(m, &mut self.regs[usize::from(r)], t.fn_u32, zero);
+        m.load(t.u32, v)
+    }
+
+    /// Writes `R<r>` (writes to RZ are dropped).
+    pub fn set_reg(&mut self, m: &mut Module, t: &Types, r: u8, value: Id) {
+        if r == 255 {
+            return;
+        }
+        let zero = m.c_u32(0);
+        let v = Self::var(m, &mut self.regs[usize::from(r)], t.fn_u32, zero);
+        m.store(v, value);
+    }
+
+    /// Reads `UR<r>` (URZ reads 0).
+    pub fn ureg(&mut self, m: &mut Module, t: &Types, r: u8) -> Id {
+        let r = r & 63;
+        if r == 63 {
+            return m.c_u32(0);
+        }
+        let zero = m.c_u32(0);
+        let v = Self::var(m, &mut self.uregs[usize::from(r)], t.fn_u32, zero);
+        m.load(t.u32, v)
+    }
+
+    pub fn set_ureg(&mut self, m: &mut Module, t: &Types, r: u8, value: Id) {
+        let r = r & 63;
+        if r == 63 {
+            return;
+        }
+        let zero = m.c_u32(0);
+        let v = Self::var(m, &mut self.uregs[usize::from(r)], t.fn_u32, zero);
+        m.store(v, value);
+    }
+
+    /// Reads `P<p>` (PT reads true).
+    pub fn pred(&mut self, m: &mut Module, t: &Types, p: u8) -> Id {
+        let p = p & 7;
+        if p == 7 {
+            return m.c_bool(true);
+        }
+        let f = m.c_bool(false);
+        let v = Self::var(m, &mut self.preds[usize::from(p)], t.fn_bool, f);
+        m.load(t.bool, v)
+    }
+
+    pub fn set_pred(&mut self, m: &mut Module, t: &Types, p: u8, value: Id) {
+        let p = p & 7;
+        if p == 7 {
+            return;
+        }
+        let f = m.c_bool(false);
+        let v = Self::var(m, &mut self.preds[usize::from(p)], t.fn_bool, f);
+        m.store(v, value);
+    }
+
+    /// Reads `UP<p>` (UPT reads true).
+    pub fn upred(&mut self, m: &mut Module, t: &Types, p: u8) -> Id {
+        let p = p & 7;
+        if p == 7 {
+            return m.c_bool(true);
+        }
+        let f = m.c_bool(false);
+        let v = Self::var(m, &mut self.upreds[usize::from(p)], t.fn_bool, f);
+        m.load(t.bool, v)
+    }
+
+    pub fn set_upred(&mut self, m: &mut Module, t: &Types, p: u8, value: Id) {
+        let p = p & 7;
+        if p == 7 {
+            return;
+        }
+        let f = m.c_bool(false);
+        let v = Self::var(m, &mut self.upreds[usize::from(p)], t.fn_bool, f);
+        m.store(v, value);
+    }
+
+    /// The variable of uniform block `index` (0 = launch values, 1 + b = bank b), noting that `vec4s`
+    /// `uvec4`s must be readable.
+    pub fn uniform(&mut self, m: &mut Module, index: usize, vec4s: u32) -> Id {
+        let Some(slot) = self.uniforms.get_mut(index) else { return 0 };
+        match slot {
+            Some(b) => {
+                b.vec4s = b.vec4s.max(vec4s);
+                b.var
+            }
+            None => {
+                let var = m.id();
+                m.add_interface(var);
+                *slot = Some(UniformBlock { var, binding: index as u32, vec4s });
+                var
+            }
+        }
+    }
+
+    /// Reads 32-bit word `word` of uniform block `index` at a constant position (a direct load).
+    pub fn uniform_word(&mut self, m: &mut Module, t: &Types, index: usize, word: u32) -> Id {
+        let var = self.uniform(m, index, word / 4 + 1);
+        let ptr = m.t_ptr(StorageClass::Uniform, t.u32);
+        let zero = m.c_u32(0);
+        let v = m.c_u32(word / 4);
+        let c = m.c_u32(word % 4);
+        let p = m.access(ptr, var, &[zero, v, c]);
+        m.load(t.u32, p)
+    }
+
+    /// Declares the uniform blocks (with their final lengths), in binding order. Called by `finish`.
+    pub fn declare_uniforms(&self, m: &mut Module, t: &Types) {
+        for b in self.uniforms.iter().flatten() {
+            let len = m.c_u32(b.vec4s.max(1));
+            let arr = m.ty(Type::Array(t.uvec4, len, Some(abi::UNIFORM_ARRAY_STRIDE)));
+            let block = m.ty(Type::Block(arr));
+            let ptr = m.t_ptr(StorageClass::Uniform, block);
+            m.global_inst(crate::spirv::Op::Variable, &[ptr, b.var, StorageClass::Uniform as u32]);
+            m.decorate(b.var, Decoration::DescriptorSet, &[abi::DESCRIPTOR_SET]);
+            m.decorate(b.var, Decoration::Binding, &[b.binding]);
+        }
+    }
+
+    /// The global-window variable (binding 33, `struct { uint words[]; }`).
+    pub fn window(&mut self, m: &mut Module, t: &Types) -> Id {
+        if let Some(v) = self.window {
+            return v;
+        }
+        let rta = m.ty(Type::RuntimeArray(t.u32, 4));
+        let block = m.ty(Type::Block(rta));
+        let ptr = m.t_ptr(StorageClass::StorageBuffer, block);
+        let var = m.global_var(ptr, StorageClass::StorageBuffer, None);
+        m.decorate(var, Decoration::DescriptorSet, &[abi::DESCRIPTOR_SET]);
+        m.decorate(var, Decoration::Binding, &[abi::GLOBAL_WINDOW_BINDING]);
+        self.window = Some(var);
+        var
+    }
+
+    /// Local memory (Function array of `local_words` words, zero-initialised).
+    pub fn local(&mut self, m: &mut Module, t: &Types) -> (Id, u32) {
+        if let Some(l) = self.local {
+            return l;
+        }
+        let words = self.local_words.max(1);
+        let len = m.c_u32(words);
+        let arr = m.ty(Type::Array(t.u32, len, None));
+        let ptr = m.t_ptr(StorageClass::Function, arr);
+        let null = m.c_null(arr);
+        let var = m.local_var(ptr, Some(null));
+        self.local = Some((var, words));
+        (var, words)
+    }
+
+    /// Shared memory: a Workgroup array of `static + (dynamic bytes + 3) / 4 + 1` words, where the dynamic
+    /// size is specialisation constant [`abi::SPEC_ID_DYNAMIC_SHARED_BYTES`]. Returns the variable and the
+    /// id of its length in words (a spec constant).
+    pub fn shared(&mut self, m: &mut Module, t: &Types) -> (Id, Id) {
+        if let Some(s) = self.shared {
+            return s;
+        }
+        let dynamic = m.spec_u32(abi::SPEC_ID_DYNAMIC_SHARED_BYTES, 0);
+        let three = m.c_u32(3);
+        let two = m.c_u32(2);
+        let base = m.c_u32(self.shared_static_words + 1);
+        let id1 = m.id();
+        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, id1, crate::spirv::Op::IAdd as u32, dynamic, three]);
+        let id2 = m.id();
+        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, id2, crate::spirv::Op::ShiftRightLogical as u32, id1, two]);
+        let len = m.id();
+        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, len, crate::spirv::Op::IAdd as u32, id2, base]);
+        let arr = m.ty(Type::Array(t.u32, len, None));
+        let ptr = m.t_ptr(StorageClass::Workgroup, arr);
+        let var = m.global_var(ptr, StorageClass::Workgroup, None);
+        self.shared = Some((var, len));
+        (var, len)
+    }
+}

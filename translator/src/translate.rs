@@ -1,0 +1,154 @@
+//! The public entry: a cubin kernel in, a Vulkan 1.3 compute module (SPIR-V 1.6 words) out.
+//!
+//! ```no_run
+//! let bytes = std::fs::read("saxpy.cubin").unwrap();
+//! let cubin = sassport_translator::Cubin::parse(&bytes).unwrap();
+//! let t = sassport_translator::translate::translate_kernel(&cubin, "saxpy", &Default::default()).unwrap();
+//! println!("{} words, {} blocks", t.words.len(), t.report.blocks);
+//! ```
+//!
+//! Workgroup size: the `WorkgroupSize` built-in is a spec-constant composite of ABI ids 0..=2, so one module
+//! serves every block shape and the runtime specialises one pipeline per shape (a per-launch variant would
+//! re-translate for nothing: the code does not depend on the block size).
+
+use crate::abi;
+use crate::cubin::{Cubin, Kernel};
+use crate::error::TranslateError;
+use crate::lower::{Builtins, Ctx};
+use crate::program::{Disassembler, Program, TableDecoder};
+use crate::spirv::{BuiltIn, Decoration, FunctionControl, Module, Op, StorageClass, Type};
+use crate::state::{State, Types};
+
+/// Translation options.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The target device, if known (selects native or emulated lowerings as they become device-dependent).
+    pub profile: Option<abi::DeviceProfile>,
+}
+
+/// Figures about one translation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Reachable SASS instructions translated.
+    pub instructions: usize,
+    pub blocks: usize,
+    /// Words of the module.
+    pub words: usize,
+    /// Bytes of local memory per thread (also the initial stack pointer).
+    pub local_bytes: u32,
+    /// Bytes of static shared memory.
+    pub shared_bytes: u32,
+}
+
+/// One translated kernel.
+#[derive(Debug, Clone)]
+pub struct Translation {
+    pub kernel: String,
+    pub words: Vec<u32>,
+    pub report: Report,
+}
+
+/// Translates kernel `name` with mnemonics from the generated decoder.
+pub fn translate_kernel(cubin: &Cubin<'_>, name: &str, options: &Options) -> Result<Translation, TranslateError> {
+    translate_kernel_with(cubin, name, options, &TableDecoder)
+}
+
+/// Translates every kernel of a cubin, in symbol order.
+pub fn translate_all(cubin: &Cubin<'_>, options: &Options) -> Vec<(String, Result<Translation, TranslateError>)> {
+    cubin.kernels.iter().map(|k| (k.name().to_string(), translate_kernel(cubin, k.name(), options))).collect()
+}
+
+/// [`translate_kernel`] with another source of mnemonics (tests use nvdisasm's listing).
+pub fn translate_kernel_with(
+    cubin: &Cubin<'_>,
+    name: &str,
+    options: &Options,
+    dis: &dyn Disassembler,
+) -> Result<Translation, TranslateError> {
+    let _ = options;
+    let kernel = cubin.kernel(name).ok_or_else(|| TranslateError::NoKernel(name.to_string()))?;
+    let section = kernel.function.section_name;
+    let code = cubin
+        .code_section(section)
+        .map(|s| s.bytes)
+        .ok_or_else(|| TranslateError::NoCode { kernel: name.into(), section: section.into() })?;
+    let entry = u32::try_from(kernel.function.offset)
+        .map_err(|_| TranslateError::Limit { kernel: name.into(), reason: "entry offset beyond 4 GiB".into() })?;
+    let program = Program::build(section, code, entry, dis)?;
+    translate_program(kernel, &program)
+}
+
+fn local_bytes(kernel: &Kernel<'_>, program: &Program) -> u32 {
+    let r = &kernel.function.resources;
+    let mut bytes = kernel.frame_size().max(r.max_stack_size.unwrap_or(0));
+    if !program.return_points.is_empty() {
+        // Calls keep return addresses and saved registers on the stack; recursion has no static bound.
+        bytes = bytes.max(1024);
+    }
+    bytes.div_ceil(16) * 16
+}
+
+/// Translates a decoded program of `kernel`.
+pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Translation, TranslateError> {
+    let name = kernel.name();
+    let local = local_bytes(kernel, program);
+    let shared = u32::try_from(kernel.shared_size)
+        .ok()
+        .filter(|s| *s <= 0x10_0000)
+        .ok_or_else(|| TranslateError::Limit { kernel: name.into(), reason: "shared memory too large".into() })?;
+    let mut m = Module::new();
+    let t = Types::declare(&mut m);
+
+    // Built-ins and the workgroup size.
+    let in_ptr = m.t_ptr(StorageClass::Input, t.uvec3);
+    let local_id = m.global_var(in_ptr, StorageClass::Input, None);
+    m.decorate(local_id, Decoration::BuiltIn, &[BuiltIn::LocalInvocationId as u32]);
+    let group_id = m.global_var(in_ptr, StorageClass::Input, None);
+    m.decorate(group_id, Decoration::BuiltIn, &[BuiltIn::WorkgroupId as u32]);
+    let sx = m.spec_u32(abi::SPEC_ID_BLOCK_DIM_X, 1);
+    let sy = m.spec_u32(abi::SPEC_ID_BLOCK_DIM_Y, 1);
+    let sz = m.spec_u32(abi::SPEC_ID_BLOCK_DIM_Z, 1);
+    let wg = m.id();
+    m.global_inst(Op::SpecConstantComposite, &[t.uvec3, wg, sx, sy, sz]);
+    m.decorate(wg, Decoration::BuiltIn, &[BuiltIn::WorkgroupSize as u32]);
+
+    let fn_ty = m.ty(Type::Function(t.void, [0; 4]));
+    let main = m.begin_function(t.void, fn_ty, FunctionControl::NONE);
+    let first = m.id();
+    m.label(first);
+    let zero = m.c_u32(0);
+    let next_pc = m.local_var(t.fn_u32, Some(zero));
+
+    let mut cx = Ctx {
+        m,
+        t,
+        st: State::new(local, shared),
+        section: &program.section,
+        inst: match program.insts.values().next() {
+            Some(i) => *i,
+            None => return Err(TranslateError::FallsOffCode { section: program.section.clone(), offset: program.entry }),
+        },
+        next_pc,
+        builtins: Builtins { local_id, group_id },
+        clock: None,
+        local_bytes: local,
+        uniform: false,
+    };
+    crate::control::emit_dispatch(&mut cx, program)?;
+    let Ctx { mut m, st, .. } = cx;
+    m.end_function();
+    st.declare_uniforms(&mut m, &t);
+    m.entry_point(main, abi::ENTRY_POINT, &[]);
+    let words = m.finish();
+    Ok(Translation {
+        kernel: name.to_string(),
+        report: Report {
+            instructions: program.len(),
+            blocks: program.blocks.len(),
+            words: words.len(),
+            local_bytes: local,
+            shared_bytes: shared,
+        },
+        words,
+    })
+}
