@@ -362,7 +362,11 @@ impl InlineToMemory {
         } else {
             None
         };
-        memory.write_batch(&pieces)?;
+        if pieces[1].1.is_empty() {
+            memory.write(pieces[0].0, pieces[0].1)?; // validates the whole piece before writing
+        } else {
+            memory.write_batch(&pieces)?;
+        }
         t.next_word += 1;
         if last {
             self.transfer = None;
