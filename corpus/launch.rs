@@ -366,9 +366,121 @@ impl fmt::Display for Dim3 {
     }
 }
 
+/// The manifest spelling; [`parse`] reads it back to an equal value (non-finite floats excepted, which the
+/// manifest cannot express).
+impl fmt::Display for Arg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arg::I32(v) => write!(f, "i32:{v}"),
+            Arg::U32(v) => write!(f, "u32:{v}"),
+            Arg::I64(v) => write!(f, "i64:{v}"),
+            Arg::U64(v) => write!(f, "u64:{v}"),
+            // The exact decimal of the f32 (via f64), so the exact-representability check passes.
+            Arg::F32(v) => write!(f, "f32:{}", *v as f64),
+            Arg::F64(v) => write!(f, "f64:{v}"),
+            Arg::Raw { align, bytes } => {
+                write!(f, "raw:{align}:")?;
+                bytes.iter().try_for_each(|b| write!(f, "{b:02x}"))
+            }
+            Arg::InBuffer { bytes, seed } => write!(f, "buf:in:{bytes}:{seed}"),
+            Arg::OutBuffer { bytes } => write!(f, "buf:out:{bytes}"),
+        }
+    }
+}
+
+impl fmt::Display for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Comparison::Exact => write!(f, "exact"),
+            Comparison::F32Ulp(n) => write!(f, "f32ulp:{n}"),
+            Comparison::F64Ulp(n) => write!(f, "f64ulp:{n}"),
+        }
+    }
+}
+
+/// The launch as one manifest line (without the line number).
+impl fmt::Display for Launch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {} {}", self.file, self.kernel, self.grid, self.block)?;
+        if self.shared_bytes != 0 {
+            write!(f, " smem={}", self.shared_bytes)?;
+        }
+        if self.comparison != Comparison::Exact {
+            write!(f, " cmp={}", self.comparison)?;
+        }
+        self.args.iter().try_for_each(|a| write!(f, " {a}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn arb_arg() -> impl Strategy<Value = Arg> {
+        prop_oneof![
+            any::<i32>().prop_map(Arg::I32),
+            any::<u32>().prop_map(Arg::U32),
+            any::<i64>().prop_map(Arg::I64),
+            any::<u64>().prop_map(Arg::U64),
+            any::<f32>().prop_filter("finite", |v| v.is_finite()).prop_map(Arg::F32),
+            any::<f64>().prop_filter("finite", |v| v.is_finite()).prop_map(Arg::F64),
+            (0u32..5, proptest::collection::vec(any::<u8>(), 1..32))
+                .prop_map(|(a, bytes)| Arg::Raw { align: 1 << a, bytes }),
+            (1usize..1 << 20, any::<u64>()).prop_map(|(bytes, seed)| Arg::InBuffer { bytes, seed }),
+            (1usize..1 << 20).prop_map(|bytes| Arg::OutBuffer { bytes }),
+        ]
+    }
+
+    fn arb_dim3(max: u32) -> impl Strategy<Value = Dim3> {
+        (1..=max, 1..=max, 1..=max).prop_map(|(x, y, z)| Dim3 { x, y, z })
+    }
+
+    prop_compose! {
+        fn arb_launch()(
+            file in "[a-z_][a-z0-9_]{0,12}",
+            kernel in "[A-Za-z_][A-Za-z0-9_]{0,20}",
+            grid in arb_dim3(70_000),
+            block in arb_dim3(10),
+            shared_bytes in prop_oneof![Just(0u32), any::<u32>()],
+            comparison in prop_oneof![
+                Just(Comparison::Exact),
+                any::<u32>().prop_map(Comparison::F32Ulp),
+                any::<u32>().prop_map(Comparison::F64Ulp)
+            ],
+            args in proptest::collection::vec(arb_arg(), 0..8),
+        ) -> Launch {
+            Launch { line: 1, file, kernel, grid, block, shared_bytes, comparison, args }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn display_parses_back(launch in arb_launch()) {
+            let line = launch.to_string();
+            let parsed = parse(&line).map_err(|e| TestCaseError::fail(format!("{line}: {e}")))?;
+            prop_assert_eq!(parsed, vec![launch]);
+        }
+
+        #[test]
+        fn param_slots_are_aligned_and_disjoint(launch in arb_launch()) {
+            let slots = launch.param_layout();
+            let mut end = 0;
+            for (slot, arg) in slots.iter().zip(&launch.args) {
+                let (size, align) = arg.param_size_align();
+                prop_assert_eq!(slot.offset % align, 0);
+                prop_assert_eq!(slot.size, size);
+                prop_assert!(slot.offset >= end && slot.offset - end < align);
+                end = slot.offset + slot.size;
+            }
+            prop_assert_eq!(launch.param_size(), end);
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+            let _ = parse(&text);
+        }
+    }
 
     fn one(line: &str) -> Launch {
         parse(line).expect("parses").remove(0)
