@@ -2,8 +2,8 @@
 
 use anyhow::Context;
 use sassport_runtime::{
-    choose_device, enumerate_devices, format_api_version, DeviceInfo, DeviceSelector, PipelineCacheLocation, Runtime,
-    RuntimeOptions,
+    choose_device, enumerate_devices, format_api_version, DeviceInfo, DeviceSelector,
+    PipelineCacheLocation, Runtime, RuntimeOptions,
 };
 
 #[derive(clap::Args)]
@@ -47,7 +47,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("measured on [{}] {}:", chosen.index, chosen.name);
         println!("    Fma f32 fused: {}", show(m.fma_f32_fused));
         println!("    Fma f64 fused: {}", show(m.fma_f64_fused));
-        println!("    f32 denormals preserved without float controls: {}", show(m.denorm_f32_preserved));
+        println!(
+            "    f32 denormals preserved without float controls: {}",
+            show(m.denorm_f32_preserved)
+        );
     }
     Ok(())
 }
@@ -75,7 +78,11 @@ fn print_device(d: &DeviceInfo, chosen: bool, explicit: bool) {
         "    type {}, Vulkan {}, driver {} ({}), vendor 0x{:04x}, device 0x{:04x}",
         d.kind,
         format_api_version(d.api_version),
-        if d.driver_name.is_empty() { "?" } else { &d.driver_name },
+        if d.driver_name.is_empty() {
+            "?"
+        } else {
+            &d.driver_name
+        },
         d.driver_info,
         d.vendor_id,
         d.device_id

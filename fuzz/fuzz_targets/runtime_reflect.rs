@@ -5,7 +5,10 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let mut words: Vec<u32> = data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let mut words: Vec<u32> = data
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
     // Half the inputs get a valid header so the parser reaches the instruction stream.
     if data.first().is_some_and(|b| b & 1 == 1) && words.len() >= 5 {
         words[0] = 0x0723_0203;

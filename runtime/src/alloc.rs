@@ -29,7 +29,12 @@ impl WindowAllocator {
         if size > 0 {
             free.insert(0, size);
         }
-        WindowAllocator { base, size, free, live: BTreeMap::new() }
+        WindowAllocator {
+            base,
+            size,
+            free,
+            live: BTreeMap::new(),
+        }
     }
 
     /// First guest address of the window.
@@ -62,10 +67,18 @@ impl WindowAllocator {
         if len == 0 {
             return Err(RuntimeError::ZeroSizedAllocation);
         }
-        let out_of_memory = || RuntimeError::OutOfMemory { requested: len, largest_free: self.largest_free() };
-        let reserved = len.checked_next_multiple_of(ALLOCATION_ALIGNMENT).ok_or_else(out_of_memory)?;
-        let (&offset, &free_len) =
-            self.free.iter().find(|(_, &l)| l >= reserved).ok_or_else(out_of_memory)?;
+        let out_of_memory = || RuntimeError::OutOfMemory {
+            requested: len,
+            largest_free: self.largest_free(),
+        };
+        let reserved = len
+            .checked_next_multiple_of(ALLOCATION_ALIGNMENT)
+            .ok_or_else(out_of_memory)?;
+        let (&offset, &free_len) = self
+            .free
+            .iter()
+            .find(|(_, &l)| l >= reserved)
+            .ok_or_else(out_of_memory)?;
         self.free.remove(&offset);
         if free_len > reserved {
             self.free.insert(offset + reserved, free_len - reserved);
@@ -76,8 +89,13 @@ impl WindowAllocator {
 
     /// Frees the allocation starting at `address`.
     pub fn free(&mut self, address: u64) -> Result<()> {
-        let offset = address.checked_sub(self.base).ok_or(RuntimeError::InvalidFree { address })?;
-        let (reserved, _) = self.live.remove(&offset).ok_or(RuntimeError::InvalidFree { address })?;
+        let offset = address
+            .checked_sub(self.base)
+            .ok_or(RuntimeError::InvalidFree { address })?;
+        let (reserved, _) = self
+            .live
+            .remove(&offset)
+            .ok_or(RuntimeError::InvalidFree { address })?;
         let (mut start, mut len) = (offset, reserved);
         // Coalesce with the free range just before and just after.
         if let Some((&prev, &prev_len)) = self.free.range(..start).next_back() {
@@ -99,14 +117,25 @@ impl WindowAllocator {
     /// length); returns the byte offset of `address` in the window.
     pub fn check_range(&self, address: u64, len: u64) -> Result<u64> {
         let end = self.base + self.size;
-        let outside = RuntimeError::OutOfWindow { address, len, base: self.base, end };
-        let offset = address.checked_sub(self.base).ok_or_else(|| outside.clone_like())?;
+        let outside = RuntimeError::OutOfWindow {
+            address,
+            len,
+            base: self.base,
+            end,
+        };
+        let offset = address
+            .checked_sub(self.base)
+            .ok_or_else(|| outside.clone_like())?;
         match offset.checked_add(len) {
             Some(e) if e <= self.size => {}
             _ => return Err(outside),
         }
         let not_allocated = RuntimeError::NotAllocated { address, len };
-        let (&start, &(_, requested)) = self.live.range(..=offset).next_back().ok_or(not_allocated)?;
+        let (&start, &(_, requested)) = self
+            .live
+            .range(..=offset)
+            .next_back()
+            .ok_or(not_allocated)?;
         if offset + len > start + requested {
             return Err(RuntimeError::NotAllocated { address, len });
         }
@@ -116,8 +145,15 @@ impl WindowAllocator {
     /// Checks only that `[address, address + len)` lies in the window; returns the byte offset.
     pub fn check_in_window(&self, address: u64, len: u64) -> Result<u64> {
         let end = self.base + self.size;
-        let outside = RuntimeError::OutOfWindow { address, len, base: self.base, end };
-        let offset = address.checked_sub(self.base).ok_or_else(|| outside.clone_like())?;
+        let outside = RuntimeError::OutOfWindow {
+            address,
+            len,
+            base: self.base,
+            end,
+        };
+        let offset = address
+            .checked_sub(self.base)
+            .ok_or_else(|| outside.clone_like())?;
         match offset.checked_add(len) {
             Some(e) if e <= self.size => Ok(offset),
             _ => Err(outside),
@@ -133,7 +169,17 @@ impl WindowAllocator {
 impl RuntimeError {
     fn clone_like(&self) -> RuntimeError {
         match *self {
-            RuntimeError::OutOfWindow { address, len, base, end } => RuntimeError::OutOfWindow { address, len, base, end },
+            RuntimeError::OutOfWindow {
+                address,
+                len,
+                base,
+                end,
+            } => RuntimeError::OutOfWindow {
+                address,
+                len,
+                base,
+                end,
+            },
             _ => unreachable!("only used for OutOfWindow"),
         }
     }
@@ -156,7 +202,13 @@ mod tests {
         a.free(x).unwrap();
         assert_eq!(a.alloc(200).unwrap(), BASE);
         assert_eq!(a.alloc(4096 - 768).unwrap(), BASE + 768);
-        assert!(matches!(a.alloc(1), Err(RuntimeError::OutOfMemory { requested: 1, largest_free: 0 })));
+        assert!(matches!(
+            a.alloc(1),
+            Err(RuntimeError::OutOfMemory {
+                requested: 1,
+                largest_free: 0
+            })
+        ));
     }
 
     #[test]
@@ -165,9 +217,15 @@ mod tests {
         let x = a.alloc(64).unwrap();
         a.free(x).unwrap();
         assert!(matches!(a.free(x), Err(RuntimeError::InvalidFree { address }) if address == x));
-        assert!(matches!(a.free(0x1000), Err(RuntimeError::InvalidFree { .. })));
+        assert!(matches!(
+            a.free(0x1000),
+            Err(RuntimeError::InvalidFree { .. })
+        ));
         let y = a.alloc(512).unwrap();
-        assert!(matches!(a.free(y + 256), Err(RuntimeError::InvalidFree { .. })));
+        assert!(matches!(
+            a.free(y + 256),
+            Err(RuntimeError::InvalidFree { .. })
+        ));
         assert_eq!(a.free_bytes(), 4096 - 512);
     }
 
@@ -176,13 +234,31 @@ mod tests {
         let mut a = WindowAllocator::new(BASE, 4096);
         let x = a.alloc(100).unwrap();
         assert_eq!(a.check_range(x + 10, 90).unwrap(), 10);
-        assert!(matches!(a.check_range(x + 10, 91), Err(RuntimeError::NotAllocated { .. })));
-        assert!(matches!(a.check_range(x + 256, 4), Err(RuntimeError::NotAllocated { .. })));
-        assert!(matches!(a.check_range(BASE - 4, 8), Err(RuntimeError::OutOfWindow { .. })));
-        assert!(matches!(a.check_range(BASE + 4090, 8), Err(RuntimeError::OutOfWindow { .. })));
-        assert!(matches!(a.check_range(u64::MAX - 2, 8), Err(RuntimeError::OutOfWindow { .. })));
+        assert!(matches!(
+            a.check_range(x + 10, 91),
+            Err(RuntimeError::NotAllocated { .. })
+        ));
+        assert!(matches!(
+            a.check_range(x + 256, 4),
+            Err(RuntimeError::NotAllocated { .. })
+        ));
+        assert!(matches!(
+            a.check_range(BASE - 4, 8),
+            Err(RuntimeError::OutOfWindow { .. })
+        ));
+        assert!(matches!(
+            a.check_range(BASE + 4090, 8),
+            Err(RuntimeError::OutOfWindow { .. })
+        ));
+        assert!(matches!(
+            a.check_range(u64::MAX - 2, 8),
+            Err(RuntimeError::OutOfWindow { .. })
+        ));
         assert!(matches!(a.alloc(0), Err(RuntimeError::ZeroSizedAllocation)));
-        assert!(matches!(a.alloc(u64::MAX), Err(RuntimeError::OutOfMemory { .. })));
+        assert!(matches!(
+            a.alloc(u64::MAX),
+            Err(RuntimeError::OutOfMemory { .. })
+        ));
     }
 
     proptest! {

@@ -15,7 +15,9 @@ pub struct Bank0 {
 impl Bank0 {
     /// The driver words for a launch of `grid` x `block`, with no parameters yet.
     pub fn new(grid: [u32; 3], block: [u32; 3]) -> Self {
-        let mut b = Bank0 { bytes: vec![0; bank0::PARAMS as usize] };
+        let mut b = Bank0 {
+            bytes: vec![0; bank0::PARAMS as usize],
+        };
         for i in 0..3 {
             b.set_u32(bank0::BLOCK_DIM + 4 * i as u32, block[i]);
             b.set_u32(bank0::GRID_DIM + 4 * i as u32, grid[i]);

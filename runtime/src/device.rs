@@ -52,7 +52,7 @@ impl fmt::Display for DeviceKind {
 }
 
 /// The limits sassport cares about.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeviceLimits {
     /// `maxStorageBufferRange`: the largest global-memory window.
     pub max_storage_buffer_range: u32,
@@ -72,6 +72,8 @@ pub struct DeviceLimits {
     pub min_uniform_buffer_offset_alignment: u64,
     /// `maxMemoryAllocationSize`.
     pub max_memory_allocation_size: u64,
+    /// `timestampPeriod`: nanoseconds per timestamp tick.
+    pub timestamp_period_ns: f32,
 }
 
 /// The optional features sassport enables where present.
@@ -142,15 +144,28 @@ pub struct DeviceInfo {
 
 /// Formats a `VK_MAKE_API_VERSION` number as `major.minor.patch`.
 pub fn format_api_version(v: u32) -> String {
-    format!("{}.{}.{}", vk::api_version_major(v), vk::api_version_minor(v), vk::api_version_patch(v))
+    format!(
+        "{}.{}.{}",
+        vk::api_version_major(v),
+        vk::api_version_minor(v),
+        vk::api_version_patch(v)
+    )
 }
 
 impl DeviceInfo {
     /// Checks what every translated module needs: Vulkan 1.3 and `shaderInt64`.
     pub fn check_requirements(&self) -> Result<()> {
-        let missing = |m: String| Err(RuntimeError::MissingFeature { device: self.name.clone(), missing: m });
+        let missing = |m: String| {
+            Err(RuntimeError::MissingFeature {
+                device: self.name.clone(),
+                missing: m,
+            })
+        };
         if self.api_version < REQUIRED_API_VERSION {
-            return missing(format!("Vulkan 1.3 (device has {})", format_api_version(self.api_version)));
+            return missing(format!(
+                "Vulkan 1.3 (device has {})",
+                format_api_version(self.api_version)
+            ));
         }
         if !self.features.int64 {
             return missing("shaderInt64 (64-bit global addresses)".into());
@@ -165,8 +180,16 @@ impl DeviceInfo {
         DeviceProfile {
             api_version: self.api_version,
             subgroup_size: self.subgroup_size,
-            min_subgroup_size: if control { self.min_subgroup_size } else { self.subgroup_size },
-            max_subgroup_size: if control { self.max_subgroup_size } else { self.subgroup_size },
+            min_subgroup_size: if control {
+                self.min_subgroup_size
+            } else {
+                self.subgroup_size
+            },
+            max_subgroup_size: if control {
+                self.max_subgroup_size
+            } else {
+                self.subgroup_size
+            },
             subgroup_size_control: control,
             int64: self.features.int64,
             float64: self.features.float64,
@@ -185,8 +208,15 @@ impl DeviceInfo {
 
     /// A key naming device and driver for on-disk caches: vendor, device, driver version and pipeline-cache UUID.
     pub fn cache_key(&self) -> String {
-        let uuid: String = self.pipeline_cache_uuid.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{:04x}-{:04x}-{:08x}-{uuid}", self.vendor_id, self.device_id, self.driver_version)
+        let uuid: String = self
+            .pipeline_cache_uuid
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!(
+            "{:04x}-{:04x}-{:08x}-{uuid}",
+            self.vendor_id, self.device_id, self.driver_version
+        )
     }
 }
 
@@ -214,14 +244,22 @@ impl FromStr for DeviceSelector {
 }
 
 /// Picks a device from `devices` and checks that sassport can use it.
-pub fn choose_device<'a>(devices: &'a [DeviceInfo], selector: &DeviceSelector) -> Result<&'a DeviceInfo> {
+pub fn choose_device<'a>(
+    devices: &'a [DeviceInfo],
+    selector: &DeviceSelector,
+) -> Result<&'a DeviceInfo> {
     if devices.is_empty() {
         return Err(RuntimeError::NoDevice);
     }
     let chosen = match selector {
-        DeviceSelector::Index(index) => devices
-            .get(*index)
-            .ok_or(RuntimeError::DeviceIndexOutOfRange { index: *index, count: devices.len() })?,
+        DeviceSelector::Index(index) => {
+            devices
+                .get(*index)
+                .ok_or(RuntimeError::DeviceIndexOutOfRange {
+                    index: *index,
+                    count: devices.len(),
+                })?
+        }
         DeviceSelector::Name(name) => {
             let needle = name.to_lowercase();
             devices
@@ -253,23 +291,32 @@ pub(crate) struct Instance {
 impl Instance {
     pub(crate) fn new() -> Result<Self> {
         // SAFETY: loading libvulkan runs its initialisers; this is the documented way to use the `loaded` feature.
-        let entry = unsafe { ash::Entry::load() }.map_err(|e| RuntimeError::LoaderMissing(e.to_string()))?;
+        let entry = unsafe { ash::Entry::load() }
+            .map_err(|e| RuntimeError::LoaderMissing(e.to_string()))?;
         let loader_version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(RuntimeError::vk("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
         let app = vk::ApplicationInfo::default()
             .application_name(c"sassport")
             .engine_name(c"sassport")
-            .api_version(loader_version.min(REQUIRED_API_VERSION).max(vk::API_VERSION_1_1));
+            .api_version(
+                loader_version
+                    .min(REQUIRED_API_VERSION)
+                    .max(vk::API_VERSION_1_1),
+            );
         let info = vk::InstanceCreateInfo::default().application_info(&app);
         // SAFETY: valid create info; the instance is destroyed in Drop.
-        let instance =
-            unsafe { entry.create_instance(&info, None) }.map_err(RuntimeError::vk("vkCreateInstance"))?;
-        Ok(Instance { _entry: entry, instance })
+        let instance = unsafe { entry.create_instance(&info, None) }
+            .map_err(RuntimeError::vk("vkCreateInstance"))?;
+        Ok(Instance {
+            _entry: entry,
+            instance,
+        })
     }
 
     pub(crate) fn physical_devices(&self) -> Result<Vec<vk::PhysicalDevice>> {
-        unsafe { self.instance.enumerate_physical_devices() }.map_err(RuntimeError::vk("vkEnumeratePhysicalDevices"))
+        unsafe { self.instance.enumerate_physical_devices() }
+            .map_err(RuntimeError::vk("vkEnumeratePhysicalDevices"))
     }
 
     pub(crate) fn describe(&self, index: usize, pd: vk::PhysicalDevice) -> DeviceInfo {
@@ -284,12 +331,16 @@ impl Instance {
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
         let features;
         if modern {
-            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v11).push_next(&mut v12);
+            let mut props2 = vk::PhysicalDeviceProperties2::default()
+                .push_next(&mut v11)
+                .push_next(&mut v12);
             if base.api_version >= vk::API_VERSION_1_3 {
                 props2 = props2.push_next(&mut v13);
             }
             unsafe { inst.get_physical_device_properties2(pd, &mut props2) };
-            let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f11).push_next(&mut f12);
+            let mut feats2 = vk::PhysicalDeviceFeatures2::default()
+                .push_next(&mut f11)
+                .push_next(&mut f12);
             if base.api_version >= vk::API_VERSION_1_3 {
                 feats2 = feats2.push_next(&mut f13);
             }
@@ -302,7 +353,9 @@ impl Instance {
         let cstr = |c: &[std::ffi::c_char]| -> String {
             // SAFETY-free: reinterpret the fixed array as bytes and stop at the first NUL.
             let bytes: Vec<u8> = c.iter().map(|&b| b as u8).collect();
-            CStr::from_bytes_until_nul(&bytes).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+            CStr::from_bytes_until_nul(&bytes)
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
         };
         let b = |x: vk::Bool32| x == vk::TRUE;
         let control = b(f13.subgroup_size_control);
@@ -318,8 +371,16 @@ impl Instance {
             driver_name: cstr(&v12.driver_name),
             driver_info: cstr(&v12.driver_info),
             subgroup_size: v11.subgroup_size,
-            min_subgroup_size: if control { v13.min_subgroup_size } else { v11.subgroup_size },
-            max_subgroup_size: if control { v13.max_subgroup_size } else { v11.subgroup_size },
+            min_subgroup_size: if control {
+                v13.min_subgroup_size
+            } else {
+                v11.subgroup_size
+            },
+            max_subgroup_size: if control {
+                v13.max_subgroup_size
+            } else {
+                v11.subgroup_size
+            },
             limits: DeviceLimits {
                 max_storage_buffer_range: l.max_storage_buffer_range,
                 max_uniform_buffer_range: l.max_uniform_buffer_range,
@@ -330,6 +391,7 @@ impl Instance {
                 max_workgroup_invocations: l.max_compute_work_group_invocations,
                 min_uniform_buffer_offset_alignment: l.min_uniform_buffer_offset_alignment,
                 max_memory_allocation_size: v11.max_memory_allocation_size,
+                timestamp_period_ns: l.timestamp_period,
             },
             features: DeviceFeatures {
                 int64: b(features.shader_int64),
@@ -339,7 +401,8 @@ impl Instance {
                 int8: b(f12.shader_int8),
                 storage_buffer_16bit: b(f11.storage_buffer16_bit_access),
                 storage_buffer_8bit: b(f12.storage_buffer8_bit_access),
-                int64_atomics: b(f12.shader_buffer_int64_atomics) && b(f12.shader_shared_int64_atomics),
+                int64_atomics: b(f12.shader_buffer_int64_atomics)
+                    && b(f12.shader_shared_int64_atomics),
                 vulkan_memory_model: b(f12.vulkan_memory_model),
                 subgroup_size_control: control,
                 compute_full_subgroups: b(f13.compute_full_subgroups),
@@ -391,7 +454,11 @@ impl Drop for Instance {
 pub fn enumerate_devices() -> Result<Vec<DeviceInfo>> {
     let instance = Instance::new()?;
     let pds = instance.physical_devices()?;
-    Ok(pds.into_iter().enumerate().map(|(i, pd)| instance.describe(i, pd)).collect())
+    Ok(pds
+        .into_iter()
+        .enumerate()
+        .map(|(i, pd)| instance.describe(i, pd))
+        .collect())
 }
 
 #[cfg(test)]
@@ -414,7 +481,10 @@ mod tests {
             min_subgroup_size: 32,
             max_subgroup_size: 32,
             limits: Default::default(),
-            features: DeviceFeatures { int64, ..Default::default() },
+            features: DeviceFeatures {
+                int64,
+                ..Default::default()
+            },
             float_controls: Default::default(),
         }
     }
@@ -426,38 +496,76 @@ mod tests {
             dev(1, "Intel UHD", DeviceKind::Integrated, true),
             dev(2, "Radeon", DeviceKind::Discrete, true),
         ];
-        assert_eq!(choose_device(&d, &DeviceSelector::Default).unwrap().index, 2);
-        assert_eq!(choose_device(&d[..2], &DeviceSelector::Default).unwrap().index, 1);
-        assert_eq!(choose_device(&d[..1], &DeviceSelector::Default).unwrap().index, 0);
+        assert_eq!(
+            choose_device(&d, &DeviceSelector::Default).unwrap().index,
+            2
+        );
+        assert_eq!(
+            choose_device(&d[..2], &DeviceSelector::Default)
+                .unwrap()
+                .index,
+            1
+        );
+        assert_eq!(
+            choose_device(&d[..1], &DeviceSelector::Default)
+                .unwrap()
+                .index,
+            0
+        );
     }
 
     #[test]
     fn default_skips_unusable_devices() {
-        let d = [dev(0, "old", DeviceKind::Discrete, false), dev(1, "llvmpipe", DeviceKind::Cpu, true)];
-        assert_eq!(choose_device(&d, &DeviceSelector::Default).unwrap().index, 1);
+        let d = [
+            dev(0, "old", DeviceKind::Discrete, false),
+            dev(1, "llvmpipe", DeviceKind::Cpu, true),
+        ];
+        assert_eq!(
+            choose_device(&d, &DeviceSelector::Default).unwrap().index,
+            1
+        );
     }
 
     #[test]
     fn explicit_choice_reports_missing_features() {
         let d = [dev(0, "old", DeviceKind::Discrete, false)];
         let e = choose_device(&d, &"0".parse().unwrap()).unwrap_err();
-        assert!(matches!(e, RuntimeError::MissingFeature { ref missing, .. } if missing.contains("shaderInt64")));
+        assert!(
+            matches!(e, RuntimeError::MissingFeature { ref missing, .. } if missing.contains("shaderInt64"))
+        );
         let mut v12 = dev(0, "v12", DeviceKind::Discrete, true);
         v12.api_version = vk::make_api_version(0, 1, 2, 190);
         let e = choose_device(std::slice::from_ref(&v12), &DeviceSelector::Default).unwrap_err();
-        assert_eq!(e.to_string(), "device \"v12\" cannot be used: Vulkan 1.3 (device has 1.2.190)");
+        assert_eq!(
+            e.to_string(),
+            "device \"v12\" cannot be used: Vulkan 1.3 (device has 1.2.190)"
+        );
     }
 
     #[test]
     fn selection_by_index_and_name() {
-        let d = [dev(0, "llvmpipe (LLVM 15)", DeviceKind::Cpu, true), dev(1, "NVIDIA H200", DeviceKind::Discrete, true)];
+        let d = [
+            dev(0, "llvmpipe (LLVM 15)", DeviceKind::Cpu, true),
+            dev(1, "NVIDIA H200", DeviceKind::Discrete, true),
+        ];
         assert_eq!(choose_device(&d, &"1".parse().unwrap()).unwrap().index, 1);
-        assert_eq!(choose_device(&d, &"LLVMpipe".parse().unwrap()).unwrap().index, 0);
+        assert_eq!(
+            choose_device(&d, &"LLVMpipe".parse().unwrap())
+                .unwrap()
+                .index,
+            0
+        );
         assert!(matches!(
             choose_device(&d, &"7".parse().unwrap()),
             Err(RuntimeError::DeviceIndexOutOfRange { index: 7, count: 2 })
         ));
-        assert!(matches!(choose_device(&d, &"radeon".parse().unwrap()), Err(RuntimeError::DeviceNameNotFound(_))));
-        assert!(matches!(choose_device(&[], &DeviceSelector::Default), Err(RuntimeError::NoDevice)));
+        assert!(matches!(
+            choose_device(&d, &"radeon".parse().unwrap()),
+            Err(RuntimeError::DeviceNameNotFound(_))
+        ));
+        assert!(matches!(
+            choose_device(&[], &DeviceSelector::Default),
+            Err(RuntimeError::NoDevice)
+        ));
     }
 }

@@ -26,7 +26,11 @@ impl PipelineCacheLocation {
             PipelineCacheLocation::UserCache => std::env::var_os("XDG_CACHE_HOME")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+                .or_else(|| {
+                    std::env::var_os("HOME")
+                        .filter(|v| !v.is_empty())
+                        .map(|h| PathBuf::from(h).join(".cache"))
+                })
                 .map(|d| d.join("sassport")),
         }
     }
@@ -35,8 +39,16 @@ impl PipelineCacheLocation {
 /// The cache file for a device and version: `<dir>/pipelines-<vendor>-<device>-<driver>-<uuid>-<version>.bin`.
 /// The version is sanitised to `[A-Za-z0-9._-]`.
 pub fn cache_file(dir: &Path, device: &DeviceInfo, version: &str) -> PathBuf {
-    let version: String =
-        version.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let version: String = version
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     dir.join(format!("pipelines-{}-{version}.bin", device.cache_key()))
 }
 
@@ -51,8 +63,12 @@ pub fn load(path: &Path, device: &DeviceInfo) -> Vec<u8> {
 
 /// `VkPipelineCacheHeaderVersionOne`: length, version 1, vendor id, device id, 16-byte UUID.
 pub fn header_matches(data: &[u8], device: &DeviceInfo) -> bool {
-    let word = |i: usize| data.get(4 * i..4 * i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    let (Some(len), Some(version), Some(vendor), Some(dev)) = (word(0), word(1), word(2), word(3)) else {
+    let word = |i: usize| {
+        data.get(4 * i..4 * i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let (Some(len), Some(version), Some(vendor), Some(dev)) = (word(0), word(1), word(2), word(3))
+    else {
         return false;
     };
     len as usize >= 32
@@ -65,7 +81,10 @@ pub fn header_matches(data: &[u8], device: &DeviceInfo) -> bool {
 
 /// Writes the cache atomically (temporary file, then rename), creating the directory.
 pub fn store(path: &Path, data: &[u8]) -> Result<()> {
-    let io = |source| RuntimeError::CacheIo { path: path.to_owned(), source };
+    let io = |source| RuntimeError::CacheIo {
+        path: path.to_owned(),
+        source,
+    };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }

@@ -10,6 +10,8 @@ pub(crate) struct Gpu {
     pub(crate) device: ash::Device,
     pub(crate) queue: vk::Queue,
     pub(crate) queue_family: u32,
+    /// Valid bits of timestamps on the queue (0: no timestamps).
+    pub(crate) timestamp_bits: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) info: DeviceInfo,
     // Dropped after `device` is destroyed in Drop.
@@ -31,25 +33,34 @@ impl Buffer {
     /// The mapped bytes. Caller guarantees the GPU is not accessing them concurrently.
     pub(crate) fn bytes_mut(&mut self) -> Option<&mut [u8]> {
         // SAFETY: `mapped` covers `size` bytes for the buffer's lifetime; `&mut self` excludes other host users.
-        self.mapped.map(|p| unsafe { std::slice::from_raw_parts_mut(p, self.size as usize) })
+        self.mapped
+            .map(|p| unsafe { std::slice::from_raw_parts_mut(p, self.size as usize) })
     }
 }
 
 impl Gpu {
-    pub(crate) fn open(instance: Instance, pd: vk::PhysicalDevice, info: DeviceInfo) -> Result<Self> {
+    pub(crate) fn open(
+        instance: Instance,
+        pd: vk::PhysicalDevice,
+        info: DeviceInfo,
+    ) -> Result<Self> {
         let inst = &instance.instance;
         let families = unsafe { inst.get_physical_device_queue_family_properties(pd) };
         let queue_family = families
             .iter()
             .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .ok_or_else(|| RuntimeError::MissingFeature { device: info.name.clone(), missing: "a compute queue".into() })?
-            as u32;
+            .ok_or_else(|| RuntimeError::MissingFeature {
+                device: info.name.clone(),
+                missing: "a compute queue".into(),
+            })? as u32;
+        let timestamp_bits = families[queue_family as usize].timestamp_valid_bits;
         let f = &info.features;
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(f.int64)
             .shader_float64(f.float64)
             .shader_int16(f.int16);
-        let mut f11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage_buffer_16bit);
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
+            .storage_buffer16_bit_access(f.storage_buffer_16bit);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(f.float16)
             .shader_int8(f.int8)
@@ -62,7 +73,9 @@ impl Gpu {
             .compute_full_subgroups(f.compute_full_subgroups)
             .maintenance4(f.maintenance4);
         let priorities = [1.0f32];
-        let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&priorities)];
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_features(&features)
@@ -70,11 +83,19 @@ impl Gpu {
             .push_next(&mut f12)
             .push_next(&mut f13);
         // SAFETY: valid create info; features enabled are ones the device reported.
-        let device =
-            unsafe { inst.create_device(pd, &create, None) }.map_err(RuntimeError::vk("vkCreateDevice"))?;
+        let device = unsafe { inst.create_device(pd, &create, None) }
+            .map_err(RuntimeError::vk("vkCreateDevice"))?;
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         let memory = unsafe { inst.get_physical_device_memory_properties(pd) };
-        Ok(Gpu { device, queue, queue_family, memory, info, _instance: instance })
+        Ok(Gpu {
+            device,
+            queue,
+            queue_family,
+            timestamp_bits,
+            memory,
+            info,
+            _instance: instance,
+        })
     }
 
     /// The first memory type allowed by `type_bits` that has `required` and `preferred` flags, else the first
@@ -87,9 +108,14 @@ impl Gpu {
     ) -> Option<u32> {
         let types = &self.memory.memory_types[..self.memory.memory_type_count as usize];
         let fits = |want: vk::MemoryPropertyFlags| {
-            types.iter().enumerate().position(|(i, t)| type_bits & (1 << i) != 0 && t.property_flags.contains(want))
+            types
+                .iter()
+                .enumerate()
+                .position(|(i, t)| type_bits & (1 << i) != 0 && t.property_flags.contains(want))
         };
-        fits(required | preferred).or_else(|| fits(required)).map(|i| i as u32)
+        fits(required | preferred)
+            .or_else(|| fits(required))
+            .map(|i| i as u32)
     }
 
     /// Size of the heap a memory type lives in.
@@ -104,7 +130,10 @@ impl Gpu {
             | vk::MemoryPropertyFlags::HOST_VISIBLE
             | vk::MemoryPropertyFlags::HOST_COHERENT;
         (0..self.memory.memory_type_count).any(|i| {
-            self.memory.memory_types[i as usize].property_flags.contains(want) && self.heap_size(i) >= size
+            self.memory.memory_types[i as usize]
+                .property_flags
+                .contains(want)
+                && self.heap_size(i) >= size
         })
     }
 
@@ -118,19 +147,31 @@ impl Gpu {
         purpose: &'static str,
     ) -> Result<Buffer> {
         let d = &self.device;
-        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
-        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(RuntimeError::vk("vkCreateBuffer"))?;
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let buffer =
+            unsafe { d.create_buffer(&info, None) }.map_err(RuntimeError::vk("vkCreateBuffer"))?;
         let req = unsafe { d.get_buffer_memory_requirements(buffer) };
         let Some(type_index) = self.memory_type(req.memory_type_bits, required, preferred) else {
             unsafe { d.destroy_buffer(buffer, None) };
-            return Err(RuntimeError::NoMemoryType { flags: required, purpose });
+            return Err(RuntimeError::NoMemoryType {
+                flags: required,
+                purpose,
+            });
         };
-        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(type_index);
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index);
         let memory = match unsafe { d.allocate_memory(&alloc, None) } {
             Ok(m) => m,
             Err(e) => {
                 unsafe { d.destroy_buffer(buffer, None) };
-                return Err(RuntimeError::Vulkan { call: "vkAllocateMemory", result: e });
+                return Err(RuntimeError::Vulkan {
+                    call: "vkAllocateMemory",
+                    result: e,
+                });
             }
         };
         let cleanup = |e: vk::Result, call| {
@@ -140,16 +181,24 @@ impl Gpu {
             }
             RuntimeError::Vulkan { call, result: e }
         };
-        unsafe { d.bind_buffer_memory(buffer, memory, 0) }.map_err(|e| cleanup(e, "vkBindBufferMemory"))?;
+        unsafe { d.bind_buffer_memory(buffer, memory, 0) }
+            .map_err(|e| cleanup(e, "vkBindBufferMemory"))?;
         let flags = self.memory.memory_types[type_index as usize].property_flags;
-        let mapped = if flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT) {
+        let mapped = if flags.contains(
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        ) {
             let p = unsafe { d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) }
                 .map_err(|e| cleanup(e, "vkMapMemory"))?;
             Some(p.cast::<u8>())
         } else {
             None
         };
-        Ok(Buffer { buffer, memory, size, mapped })
+        Ok(Buffer {
+            buffer,
+            memory,
+            size,
+            mapped,
+        })
     }
 
     /// Destroys a buffer and frees its memory. The GPU must be done with it.

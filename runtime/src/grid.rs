@@ -16,7 +16,9 @@ pub struct DispatchChunk {
 
 /// Number of dispatches `split_grid` yields, without building them.
 pub fn chunk_count(grid: [u32; 3], max: [u32; 3]) -> u64 {
-    (0..3).map(|i| u64::from(grid[i].div_ceil(max[i].max(1)))).product()
+    (0..3)
+        .map(|i| u64::from(grid[i].div_ceil(max[i].max(1))))
+        .product()
 }
 
 /// Tiles `grid` (all dimensions >= 1) into chunks of at most `max` workgroups per dimension, x fastest.
@@ -42,7 +44,13 @@ mod tests {
     #[test]
     fn small_grid_is_one_dispatch() {
         let c: Vec<_> = split_grid([10, 2, 1], [65535; 3]).collect();
-        assert_eq!(c, vec![DispatchChunk { base: [0, 0, 0], count: [10, 2, 1] }]);
+        assert_eq!(
+            c,
+            vec![DispatchChunk {
+                base: [0, 0, 0],
+                count: [10, 2, 1]
+            }]
+        );
     }
 
     #[test]

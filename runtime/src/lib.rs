@@ -64,13 +64,15 @@ pub use selftest::float_selftest_module;
 pub use alloc::WindowAllocator;
 pub use bank0::Bank0;
 pub use device::{
-    choose_device, enumerate_devices, format_api_version, DeviceFeatures, DeviceInfo, DeviceKind, DeviceLimits,
-    DeviceSelector, REQUIRED_API_VERSION,
+    choose_device, enumerate_devices, format_api_version, DeviceFeatures, DeviceInfo, DeviceKind,
+    DeviceLimits, DeviceSelector, REQUIRED_API_VERSION,
 };
 pub use disk_cache::{cache_file, PipelineCacheLocation};
 pub use error::{Result, RuntimeError};
 pub use grid::{chunk_count, split_grid, DispatchChunk};
 pub use reflect::{reflect, ModuleInterface};
-pub use runtime::{KernelId, Launch, LaunchReport, MemoryMode, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES};
+pub use runtime::{
+    KernelId, Launch, LaunchReport, MemoryMode, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES,
+};
 /// The binding layout shared with the translator.
 pub use sassport_translator::abi;

@@ -36,8 +36,12 @@ impl ModuleInterface {
                 Capability::Float16 => (f.float16, "shaderFloat16"),
                 Capability::Int8 => (f.int8, "shaderInt8"),
                 Capability::Int64Atomics => (f.int64_atomics, "shaderBufferInt64Atomics"),
-                Capability::StorageBuffer16BitAccess => (f.storage_buffer_16bit, "storageBuffer16BitAccess"),
-                Capability::StorageBuffer8BitAccess => (f.storage_buffer_8bit, "storageBuffer8BitAccess"),
+                Capability::StorageBuffer16BitAccess => {
+                    (f.storage_buffer_16bit, "storageBuffer16BitAccess")
+                }
+                Capability::StorageBuffer8BitAccess => {
+                    (f.storage_buffer_8bit, "storageBuffer8BitAccess")
+                }
                 Capability::VulkanMemoryModel => (f.vulkan_memory_model, "vulkanMemoryModel"),
                 _ => (true, ""),
             };
@@ -48,16 +52,26 @@ impl ModuleInterface {
 
 /// Reads the interface of `words`, refusing modules that do not follow the ABI.
 pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
-    let module = dr::load_words(words)
-        .map_err(|e| RuntimeError::MalformedModule { kernel: kernel.into(), reason: e.to_string() })?;
-    let violation = |reason: String| RuntimeError::AbiViolation { kernel: kernel.into(), reason };
+    let module = dr::load_words(words).map_err(|e| RuntimeError::MalformedModule {
+        kernel: kernel.into(),
+        reason: e.to_string(),
+    })?;
+    let violation = |reason: String| RuntimeError::AbiViolation {
+        kernel: kernel.into(),
+        reason,
+    };
 
     let has_main = module.entry_points.iter().any(|ep| {
-        matches!(ep.operands.first(), Some(Operand::ExecutionModel(ExecutionModel::GLCompute)))
-            && matches!(ep.operands.get(2), Some(Operand::LiteralString(s)) if s == abi::ENTRY_POINT)
+        matches!(
+            ep.operands.first(),
+            Some(Operand::ExecutionModel(ExecutionModel::GLCompute))
+        ) && matches!(ep.operands.get(2), Some(Operand::LiteralString(s)) if s == abi::ENTRY_POINT)
     });
     if !has_main {
-        return Err(violation(format!("no GLCompute entry point named {:?}", abi::ENTRY_POINT)));
+        return Err(violation(format!(
+            "no GLCompute entry point named {:?}",
+            abi::ENTRY_POINT
+        )));
     }
 
     // Decorations by target id.
@@ -68,7 +82,8 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         if a.class.opcode != Op::Decorate {
             continue;
         }
-        let (Some(Operand::IdRef(target)), Some(Operand::Decoration(d))) = (a.operands.first(), a.operands.get(1))
+        let (Some(Operand::IdRef(target)), Some(Operand::Decoration(d))) =
+            (a.operands.first(), a.operands.get(1))
         else {
             continue;
         };
@@ -90,8 +105,11 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         }
     }
 
-    let defs: HashMap<u32, &dr::Instruction> =
-        module.types_global_values.iter().filter_map(|i| i.result_id.map(|id| (id, i))).collect();
+    let defs: HashMap<u32, &dr::Instruction> = module
+        .types_global_values
+        .iter()
+        .filter_map(|i| i.result_id.map(|id| (id, i)))
+        .collect();
     let id_operand = |inst: &dr::Instruction, n: usize| match inst.operands.get(n) {
         Some(Operand::IdRef(id)) => Some(*id),
         _ => None,
@@ -109,23 +127,39 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         ..Default::default()
     };
 
-    for var in module.types_global_values.iter().filter(|i| i.class.opcode == Op::Variable) {
+    for var in module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+    {
         let Some(id) = var.result_id else { continue };
         let Some(&b) = binding.get(&id) else { continue };
         let s = set.get(&id).copied().unwrap_or(0);
         if s != abi::DESCRIPTOR_SET {
-            return Err(violation(format!("variable %{id} uses descriptor set {s}; only set {} exists", abi::DESCRIPTOR_SET)));
+            return Err(violation(format!(
+                "variable %{id} uses descriptor set {s}; only set {} exists",
+                abi::DESCRIPTOR_SET
+            )));
         }
         let storage = match var.operands.first() {
             Some(Operand::StorageClass(c)) => *c,
             _ => return Err(violation(format!("variable %{id} has no storage class"))),
         };
-        let want = if b == abi::GLOBAL_WINDOW_BINDING { StorageClass::StorageBuffer } else { StorageClass::Uniform };
+        let want = if b == abi::GLOBAL_WINDOW_BINDING {
+            StorageClass::StorageBuffer
+        } else {
+            StorageClass::Uniform
+        };
         if b > abi::LAST_BINDING {
-            return Err(violation(format!("binding {b} is not part of the ABI (0..={})", abi::LAST_BINDING)));
+            return Err(violation(format!(
+                "binding {b} is not part of the ABI (0..={})",
+                abi::LAST_BINDING
+            )));
         }
         if storage != want {
-            return Err(violation(format!("binding {b} must be in storage class {want:?}, not {storage:?}")));
+            return Err(violation(format!(
+                "binding {b} must be in storage class {want:?}, not {storage:?}"
+            )));
         }
         if b == abi::GLOBAL_WINDOW_BINDING {
             interface.uses_window = true;
@@ -157,7 +191,9 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         if b == abi::LAUNCH_VALUES_BINDING {
             let size = abi::LAUNCH_VALUES_VEC4S * abi::UNIFORM_ARRAY_STRIDE;
             if array_bytes > size {
-                return Err(violation(format!("binding 0 declares {array_bytes} bytes; launch values are {size}")));
+                return Err(violation(format!(
+                    "binding 0 declares {array_bytes} bytes; launch values are {size}"
+                )));
             }
             interface.uses_launch_values = true;
         } else {
@@ -168,7 +204,10 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
                     abi::MAX_BANK_BYTES
                 )));
             }
-            let e = interface.banks.entry(b - abi::FIRST_BANK_BINDING).or_insert(0);
+            let e = interface
+                .banks
+                .entry(b - abi::FIRST_BANK_BINDING)
+                .or_insert(0);
             *e = (*e).max(array_bytes);
         }
     }

@@ -7,7 +7,10 @@
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionModel, MemoryModel, StorageClass};
+use rspirv::spirv::{
+    self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionModel, MemoryModel,
+    StorageClass,
+};
 use sassport_translator::abi::{self, MeasuredFloat};
 
 use crate::bank0::Bank0;
@@ -21,9 +24,12 @@ const INPUTS: [u32; 11] = [
     0xbf80_0000, // -1
     0x0000_0001, // smallest denormal
     0x0000_0001,
-    0x0000_0001, 0x3ff0_0000, // 1 + 2^-52
-    0xffff_ffff, 0x3fef_ffff, // 1 - 2^-53
-    0x0000_0000, 0xbff0_0000, // -1
+    0x0000_0001,
+    0x3ff0_0000, // 1 + 2^-52
+    0xffff_ffff,
+    0x3fef_ffff, // 1 - 2^-53
+    0x0000_0000,
+    0xbff0_0000, // -1
 ];
 /// Word index of the first output (after the inputs, 8-byte aligned).
 const OUT: u32 = 12;
@@ -54,7 +60,11 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
 
     let len = b.constant_bit32(u32t, abi::bank0::PARAMS / 16 + 1);
     let arr = b.type_array(uvec4, len);
-    b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(abi::UNIFORM_ARRAY_STRIDE)]);
+    b.decorate(
+        arr,
+        Decoration::ArrayStride,
+        [Operand::LiteralBit32(abi::UNIFORM_ARRAY_STRIDE)],
+    );
     let bank_st = b.type_struct([arr]);
     b.decorate(bank_st, Decoration::Block, []);
     b.member_decorate(bank_st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
@@ -63,7 +73,11 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
     // The launch values give the window base; the parameter is a guest pointer.
     let lv_len = b.constant_bit32(u32t, abi::LAUNCH_VALUES_VEC4S);
     let lv_arr = b.type_array(uvec4, lv_len);
-    b.decorate(lv_arr, Decoration::ArrayStride, [Operand::LiteralBit32(abi::UNIFORM_ARRAY_STRIDE)]);
+    b.decorate(
+        lv_arr,
+        Decoration::ArrayStride,
+        [Operand::LiteralBit32(abi::UNIFORM_ARRAY_STRIDE)],
+    );
     let lv_st = b.type_struct([lv_arr]);
     b.decorate(lv_st, Decoration::Block, []);
     b.member_decorate(lv_st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
@@ -76,28 +90,43 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
     b.member_decorate(wst, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
     let wptr = b.type_pointer(None, StorageClass::StorageBuffer, wst);
     let window = b.variable(wptr, None, StorageClass::StorageBuffer, None);
-    for (var, binding) in [(lv, abi::LAUNCH_VALUES_BINDING), (bank0, abi::FIRST_BANK_BINDING), (window, abi::GLOBAL_WINDOW_BINDING)] {
-        b.decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(abi::DESCRIPTOR_SET)]);
+    for (var, binding) in [
+        (lv, abi::LAUNCH_VALUES_BINDING),
+        (bank0, abi::FIRST_BANK_BINDING),
+        (window, abi::GLOBAL_WINDOW_BINDING),
+    ] {
+        b.decorate(
+            var,
+            Decoration::DescriptorSet,
+            [Operand::LiteralBit32(abi::DESCRIPTOR_SET)],
+        );
         b.decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
     }
     let one = b.constant_bit32(u32t, 1);
     let wg_size = b.constant_composite(uvec3, [one, one, one]);
-    b.decorate(wg_size, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupSize)]);
+    b.decorate(
+        wg_size,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+    );
 
     let fn_ty = b.type_function(void, []);
-    let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).expect("fresh builder");
+    let main = b
+        .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+        .expect("fresh builder");
     b.begin_block(None).expect("in function");
     let ptr_u4 = b.type_pointer(None, StorageClass::Uniform, uvec4);
     let ptr_w = b.type_pointer(None, StorageClass::StorageBuffer, u32t);
     let zero = b.constant_bit32(u32t, 0);
     let build = |b: &mut Builder| -> std::result::Result<(), rspirv::dr::Error> {
-        let uniform_pair = |b: &mut Builder, var: u32, word: u32| -> std::result::Result<u32, rspirv::dr::Error> {
-            let i = b.constant_bit32(u32t, word / 4);
-            let p = b.access_chain(ptr_u4, None, var, [zero, i])?;
-            let v = b.load(uvec4, None, p, None, [])?;
-            let pair = b.vector_shuffle(uvec2, None, v, v, [word % 4, word % 4 + 1])?;
-            b.bitcast(u64t, None, pair)
-        };
+        let uniform_pair =
+            |b: &mut Builder, var: u32, word: u32| -> std::result::Result<u32, rspirv::dr::Error> {
+                let i = b.constant_bit32(u32t, word / 4);
+                let p = b.access_chain(ptr_u4, None, var, [zero, i])?;
+                let v = b.load(uvec4, None, p, None, [])?;
+                let pair = b.vector_shuffle(uvec2, None, v, v, [word % 4, word % 4 + 1])?;
+                b.bitcast(u64t, None, pair)
+            };
         let ptr = uniform_pair(b, bank0, abi::bank0::PARAMS / 4)?;
         let base = uniform_pair(b, lv, abi::launch_word::WINDOW_BASE)?;
         let off = b.i_sub(u64t, None, ptr, base)?;
@@ -115,7 +144,13 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
             b.bitcast(f32t, None, v)
         };
         let (x, y, z) = (f32_at(b, 0)?, f32_at(b, 1)?, f32_at(b, 2)?);
-        let fma = b.ext_inst(f32t, None, glsl, 50, [Operand::IdRef(x), Operand::IdRef(y), Operand::IdRef(z)])?;
+        let fma = b.ext_inst(
+            f32t,
+            None,
+            glsl,
+            50,
+            [Operand::IdRef(x), Operand::IdRef(y), Operand::IdRef(z)],
+        )?;
         let (d1, d2) = (f32_at(b, 3)?, f32_at(b, 4)?);
         let sum = b.f_add(f32t, None, d1, d2)?;
         for (k, v) in [(OUT, fma), (OUT + 1, sum)] {
@@ -133,7 +168,13 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
                 b.bitcast(f64t, None, pair)
             };
             let (x, y, z) = (f64_at(b, 5)?, f64_at(b, 7)?, f64_at(b, 9)?);
-            let fma = b.ext_inst(f64t, None, glsl, 50, [Operand::IdRef(x), Operand::IdRef(y), Operand::IdRef(z)])?;
+            let fma = b.ext_inst(
+                f64t,
+                None,
+                glsl,
+                50,
+                [Operand::IdRef(x), Operand::IdRef(y), Operand::IdRef(z)],
+            )?;
             let pair = b.bitcast(uvec2, None, fma)?;
             for i in 0..2 {
                 let w = b.composite_extract(u32t, None, pair, [i])?;
@@ -145,7 +186,12 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
         b.end_function()
     };
     build(&mut b).expect("self-test module builds");
-    b.entry_point(ExecutionModel::GLCompute, main, abi::ENTRY_POINT, [lv, bank0, window]);
+    b.entry_point(
+        ExecutionModel::GLCompute,
+        main,
+        abi::ENTRY_POINT,
+        [lv, bank0, window],
+    );
     b.module().assemble()
 }
 
@@ -161,8 +207,14 @@ impl Runtime {
         if self.measured().fma_f32_fused.is_some() {
             return Ok(self.measured());
         }
-        let file = self.cache_dir().map(|d| d.join(format!("float-{}.txt", self.device().cache_key())));
-        if let Some(m) = file.as_deref().and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| parse_measured(&t)) {
+        let file = self
+            .cache_dir()
+            .map(|d| d.join(format!("float-{}.txt", self.device().cache_key())));
+        if let Some(m) = file
+            .as_deref()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|t| parse_measured(&t))
+        {
             self.set_measured(m);
             return Ok(m);
         }
@@ -176,14 +228,24 @@ impl Runtime {
             self.upload(buf, &bytes)?;
             let bank0 = Bank0::new([1; 3], [1; 3]).with_params(&buf.to_le_bytes());
             let banks = [(0, bank0.as_bytes())];
-            self.launch(&Launch { kernel, grid: [1; 3], block: [1; 3], dynamic_shared_bytes: 0, banks: &banks })?;
+            self.launch(&Launch {
+                kernel,
+                grid: [1; 3],
+                block: [1; 3],
+                dynamic_shared_bytes: 0,
+                banks: &banks,
+            })?;
             let mut out = vec![0u8; 64];
             self.download(buf, &mut out)?;
-            let word = |i: u32| u32::from_le_bytes(out[4 * i as usize..][..4].try_into().expect("4 bytes"));
+            let word = |i: u32| {
+                u32::from_le_bytes(out[4 * i as usize..][..4].try_into().expect("4 bytes"))
+            };
             Ok(MeasuredFloat {
                 fma_f32_fused: Some(word(OUT) == FMA32_FUSED),
                 denorm_f32_preserved: Some(word(OUT + 1) == 2),
-                fma_f64_fused: f64.then(|| (u64::from(word(OUT + 3)) << 32 | u64::from(word(OUT + 2))) == FMA64_FUSED),
+                fma_f64_fused: f64.then(|| {
+                    (u64::from(word(OUT + 3)) << 32 | u64::from(word(OUT + 2))) == FMA64_FUSED
+                }),
             })
         })();
         self.free(buf)?;
@@ -207,7 +269,16 @@ fn fields(m: &MeasuredFloat) -> [Option<bool>; 3] {
 fn format_measured(m: &MeasuredFloat) -> String {
     KEYS.iter()
         .zip(fields(m))
-        .map(|(k, v)| format!("{k}={}\n", match v { Some(true) => "yes", Some(false) => "no", None => "unknown" }))
+        .map(|(k, v)| {
+            format!(
+                "{k}={}\n",
+                match v {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "unknown",
+                }
+            )
+        })
         .collect()
 }
 
@@ -230,7 +301,11 @@ fn parse_measured(text: &str) -> Option<MeasuredFloat> {
     if !seen.iter().all(|&s| s) || values[0].is_none() || values[1].is_none() {
         return None;
     }
-    Some(MeasuredFloat { fma_f32_fused: values[0], denorm_f32_preserved: values[1], fma_f64_fused: values[2] })
+    Some(MeasuredFloat {
+        fma_f32_fused: values[0],
+        denorm_f32_preserved: values[1],
+        fma_f64_fused: values[2],
+    })
 }
 
 #[cfg(test)]
@@ -239,12 +314,25 @@ mod tests {
 
     #[test]
     fn measured_file_round_trips_and_rejects_junk() {
-        let m = MeasuredFloat { fma_f32_fused: Some(true), denorm_f32_preserved: Some(false), fma_f64_fused: None };
-        assert_eq!(format_measured(&m), "fma_f32_fused=yes\ndenorm_f32_preserved=no\nfma_f64_fused=unknown\n");
+        let m = MeasuredFloat {
+            fma_f32_fused: Some(true),
+            denorm_f32_preserved: Some(false),
+            fma_f64_fused: None,
+        };
+        assert_eq!(
+            format_measured(&m),
+            "fma_f32_fused=yes\ndenorm_f32_preserved=no\nfma_f64_fused=unknown\n"
+        );
         assert_eq!(parse_measured(&format_measured(&m)), Some(m));
         assert_eq!(parse_measured("fma_f32_fused=yes\n"), None);
-        assert_eq!(parse_measured("fma_f32_fused=maybe\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"), None);
-        assert_eq!(parse_measured("fma_f32_fused=unknown\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"), None);
+        assert_eq!(
+            parse_measured("fma_f32_fused=maybe\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"),
+            None
+        );
+        assert_eq!(
+            parse_measured("fma_f32_fused=unknown\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"),
+            None
+        );
         assert_eq!(parse_measured(""), None);
     }
 
@@ -255,9 +343,17 @@ mod tests {
         let exact32 = 2f64.powi(-24) - 2f64.powi(-47);
         assert_eq!((exact32 as f32).to_bits(), super::FMA32_FUSED);
         assert_eq!(exact32 as f32 as f64, exact32, "exact in f32");
-        assert_eq!(f32::from_bits(0x3f80_0001).mul_add(f32::from_bits(0x3f7f_ffff), -1.0).to_bits(), super::FMA32_FUSED);
+        assert_eq!(
+            f32::from_bits(0x3f80_0001)
+                .mul_add(f32::from_bits(0x3f7f_ffff), -1.0)
+                .to_bits(),
+            super::FMA32_FUSED
+        );
         // Rounded product first: 1 + 2^-24 - 2^-47 rounds to 1, so the unfused result is 0.
-        assert_eq!(f32::from_bits(0x3f80_0001) * f32::from_bits(0x3f7f_ffff) - 1.0, 0.0);
+        assert_eq!(
+            f32::from_bits(0x3f80_0001) * f32::from_bits(0x3f7f_ffff) - 1.0,
+            0.0
+        );
         let a = f64::from_bits(0x3ff0_0000_0000_0001);
         let b = f64::from_bits(0x3fef_ffff_ffff_ffff);
         // 2^-53 - 2^-105 = 2^-53 (1 - 2^-52): exponent -54, significand all ones but the last bit.

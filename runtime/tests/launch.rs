@@ -5,7 +5,8 @@ mod support;
 use std::time::Duration;
 
 use sassport_runtime::{
-    abi, DeviceSelector, Launch, MemoryMode, PipelineCacheLocation, Runtime, RuntimeError, RuntimeOptions,
+    abi, DeviceSelector, Launch, MemoryMode, PipelineCacheLocation, Runtime, RuntimeError,
+    RuntimeOptions,
 };
 use support::{bank0, store_gid_kernel, STORE_PC};
 
@@ -30,13 +31,30 @@ fn kernel() -> Vec<u32> {
 }
 
 /// Runs the store kernel over `grid` x `block` and checks every word against `gid * 3 + param`.
-fn run_store(rt: &mut Runtime, grid: [u32; 3], block: [u32; 3], param: u32) -> sassport_runtime::LaunchReport {
+fn run_store(
+    rt: &mut Runtime,
+    grid: [u32; 3],
+    block: [u32; 3],
+    param: u32,
+) -> sassport_runtime::LaunchReport {
     let k = rt.load_kernel("store_gid", &kernel()).unwrap();
-    let n = grid.iter().chain(&block).map(|&v| v as u64).product::<u64>();
+    let n = grid
+        .iter()
+        .chain(&block)
+        .map(|&v| v as u64)
+        .product::<u64>();
     let buf = rt.alloc(4 * n).unwrap();
     rt.upload(buf, &vec![0xee; 4 * n as usize]).unwrap();
     let b0 = bank0(grid, block, buf, param);
-    let report = rt.launch(&Launch { kernel: k, grid, block, dynamic_shared_bytes: 0, banks: &[(0, &b0)] }).unwrap();
+    let report = rt
+        .launch(&Launch {
+            kernel: k,
+            grid,
+            block,
+            dynamic_shared_bytes: 0,
+            banks: &[(0, &b0)],
+        })
+        .unwrap();
     let mut out = vec![0u8; 4 * n as usize];
     rt.download(buf, &mut out).unwrap();
     for (gid, w) in out.chunks_exact(4).enumerate() {
@@ -70,6 +88,24 @@ fn stores_gid_times_three_plus_param() {
 }
 
 #[test]
+fn kernel_time_is_reported_when_asked_for() {
+    let mut rt = Runtime::new(options()).unwrap();
+    assert_eq!(
+        run_store(&mut rt, [4, 1, 1], [64, 1, 1], 1).kernel_time,
+        None
+    );
+    let mut rt = Runtime::new(RuntimeOptions {
+        kernel_timing: true,
+        ..options()
+    })
+    .unwrap();
+    let t = run_store(&mut rt, [64, 1, 1], [256, 1, 1], 1)
+        .kernel_time
+        .expect("lavapipe has timestamps");
+    assert!(t.as_nanos() > 0 && t.as_secs() < 60, "{t:?}");
+}
+
+#[test]
 fn three_dimensional_grid_and_block() {
     let mut rt = Runtime::new(options()).unwrap();
     run_store(&mut rt, [3, 2, 2], [4, 2, 3], 0xfffffff0);
@@ -85,14 +121,22 @@ fn grid_beyond_device_limit_is_split_into_dispatches() {
         assert_eq!(r.dispatches, 2);
     }
     // A lower cap splits every dimension on any device: 3 x 3 x 2 dispatches.
-    let mut rt = Runtime::new(RuntimeOptions { max_dispatch_workgroups: Some([1000, 3, 1]), ..options() }).unwrap();
+    let mut rt = Runtime::new(RuntimeOptions {
+        max_dispatch_workgroups: Some([1000, 3, 1]),
+        ..options()
+    })
+    .unwrap();
     let r = run_store(&mut rt, [2500, 7, 2], [2, 1, 1], 13);
     assert_eq!(r.dispatches, 18);
 }
 
 #[test]
 fn staged_window_gives_the_same_results() {
-    let mut rt = Runtime::new(RuntimeOptions { memory: MemoryMode::Staged, ..options() }).unwrap();
+    let mut rt = Runtime::new(RuntimeOptions {
+        memory: MemoryMode::Staged,
+        ..options()
+    })
+    .unwrap();
     assert!(rt.is_staged());
     run_store(&mut rt, [5, 1, 1], [64, 1, 1], 3);
     // Larger than the staging buffer: uploads and downloads go in pieces.
@@ -108,18 +152,38 @@ fn staged_window_gives_the_same_results() {
 fn fault_of(rt: &mut Runtime, ptr: u64, threads: u32) -> RuntimeError {
     let k = rt.load_kernel("store_gid", &kernel()).unwrap();
     let b0 = bank0([1, 1, 1], [threads, 1, 1], ptr, 0);
-    rt.launch(&Launch { kernel: k, grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &b0)] })
-        .unwrap_err()
+    rt.launch(&Launch {
+        kernel: k,
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        dynamic_shared_bytes: 0,
+        banks: &[(0, &b0)],
+    })
+    .unwrap_err()
 }
 
 #[test]
 fn out_of_window_store_is_reported_with_kernel_pc_and_address() {
     for memory in [MemoryMode::Auto, MemoryMode::Staged] {
-        let mut rt = Runtime::new(RuntimeOptions { memory, ..options() }).unwrap();
+        let mut rt = Runtime::new(RuntimeOptions {
+            memory,
+            ..options()
+        })
+        .unwrap();
         let below = rt.window_base() - 64;
         match fault_of(&mut rt, below, 1) {
-            RuntimeError::Fault { kernel, pc, address, kind, size, count } => {
-                assert_eq!((kernel.as_str(), pc, address, kind.as_str(), size, count), ("store_gid", STORE_PC, below, "store", 4, 1));
+            RuntimeError::Fault {
+                kernel,
+                pc,
+                address,
+                kind,
+                size,
+                count,
+            } => {
+                assert_eq!(
+                    (kernel.as_str(), pc, address, kind.as_str(), size, count),
+                    ("store_gid", STORE_PC, below, "store", 4, 1)
+                );
             }
             e => panic!("expected a fault, got {e}"),
         }
@@ -128,7 +192,10 @@ fn out_of_window_store_is_reported_with_kernel_pc_and_address() {
         match fault_of(&mut rt, end - 8, 4) {
             RuntimeError::Fault { address, count, .. } => {
                 assert_eq!(count, 2);
-                assert!(address == end || address == end + 4, "address 0x{address:x}");
+                assert!(
+                    address == end || address == end + 4,
+                    "address 0x{address:x}"
+                );
             }
             e => panic!("expected a fault, got {e}"),
         }
@@ -162,22 +229,35 @@ fn kernels_and_pipelines_are_cached() {
 
 fn fault_of_kernel(rt: &mut Runtime, k: sassport_runtime::KernelId) -> RuntimeError {
     let b0 = bank0([1, 1, 1], [32, 1, 1], 8, 0);
-    rt.launch(&Launch { kernel: k, grid: [1, 1, 1], block: [32, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &b0)] })
-        .unwrap_err()
+    rt.launch(&Launch {
+        kernel: k,
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared_bytes: 0,
+        banks: &[(0, &b0)],
+    })
+    .unwrap_err()
 }
 
 #[test]
 fn pipeline_cache_persists_on_disk() {
     let dir = std::env::temp_dir().join(format!("sassport-pcache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RuntimeOptions { pipeline_cache: PipelineCacheLocation::Dir(dir.clone()), cache_version: "test v1".into(), ..options() };
+    let opts = RuntimeOptions {
+        pipeline_cache: PipelineCacheLocation::Dir(dir.clone()),
+        cache_version: "test v1".into(),
+        ..options()
+    };
     let path = {
         let mut rt = Runtime::new(opts.clone()).unwrap();
         run_store(&mut rt, [1, 1, 1], [64, 1, 1], 5);
         rt.pipeline_cache_path().unwrap().to_owned()
     };
     let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-    assert!(name.starts_with("pipelines-") && name.ends_with("-test_v1.bin"), "{name}");
+    assert!(
+        name.starts_with("pipelines-") && name.ends_with("-test_v1.bin"),
+        "{name}"
+    );
     let data = std::fs::read(&path).unwrap();
     let mut rt = Runtime::new(opts).unwrap();
     assert!(sassport_runtime::cache_file(&dir, rt.device(), "test v1") == path);
@@ -188,7 +268,12 @@ fn pipeline_cache_persists_on_disk() {
     // A corrupt file is ignored, not handed to the driver.
     drop(rt);
     std::fs::write(&path, b"garbage").unwrap();
-    let mut rt = Runtime::new(RuntimeOptions { pipeline_cache: PipelineCacheLocation::Dir(dir.clone()), cache_version: "test v1".into(), ..options() }).unwrap();
+    let mut rt = Runtime::new(RuntimeOptions {
+        pipeline_cache: PipelineCacheLocation::Dir(dir.clone()),
+        cache_version: "test v1".into(),
+        ..options()
+    })
+    .unwrap();
     run_store(&mut rt, [1, 1, 1], [64, 1, 1], 6);
     drop(rt);
     let _ = std::fs::remove_dir_all(&dir);
@@ -196,7 +281,11 @@ fn pipeline_cache_persists_on_disk() {
 
 #[test]
 fn pipeline_timeout_is_a_typed_error() {
-    let mut rt = Runtime::new(RuntimeOptions { pipeline_timeout: Some(Duration::from_nanos(1)), ..options() }).unwrap();
+    let mut rt = Runtime::new(RuntimeOptions {
+        pipeline_timeout: Some(Duration::from_nanos(1)),
+        ..options()
+    })
+    .unwrap();
     let k = rt.load_kernel("store_gid", &kernel()).unwrap();
     match rt.prepare(k, [64, 1, 1], 0) {
         Err(RuntimeError::PipelineTimeout { kernel, .. }) => assert_eq!(kernel, "store_gid"),
@@ -210,25 +299,72 @@ fn bad_launches_and_memory_use_are_refused() {
     let mut rt = Runtime::new(options()).unwrap();
     let k = rt.load_kernel("store_gid", &kernel()).unwrap();
     let b0 = bank0([1, 1, 1], [1, 1, 1], 0, 0);
-    let launch = |grid, block| Launch { kernel: k, grid, block, dynamic_shared_bytes: 0, banks: &[] };
-    for (grid, block) in [([0, 1, 1], [1, 1, 1]), ([1, 1, 1], [0, 1, 1]), ([1, 1, 1], [1025, 1, 1]), ([1, 1, 1], [32, 32, 2]), ([1, 65536, 1], [1, 1, 1])] {
-        assert!(matches!(rt.launch(&launch(grid, block)), Err(RuntimeError::InvalidLaunch { .. })), "{grid:?} {block:?}");
+    let launch = |grid, block| Launch {
+        kernel: k,
+        grid,
+        block,
+        dynamic_shared_bytes: 0,
+        banks: &[],
+    };
+    for (grid, block) in [
+        ([0, 1, 1], [1, 1, 1]),
+        ([1, 1, 1], [0, 1, 1]),
+        ([1, 1, 1], [1025, 1, 1]),
+        ([1, 1, 1], [32, 32, 2]),
+        ([1, 1, 1], [1, 1, 65]),
+        ([1, 65536, 1], [1, 1, 1]),
+        ([1 << 31, 1, 1], [1, 1, 1]),
+    ] {
+        assert!(
+            matches!(
+                rt.launch(&launch(grid, block)),
+                Err(RuntimeError::InvalidLaunch { .. })
+            ),
+            "{grid:?} {block:?}"
+        );
     }
     let too_much = vec![1u8; abi::MAX_BANK_BYTES as usize + 1];
     assert!(matches!(
-        rt.launch(&Launch { banks: &[(0, &too_much)], ..launch([1, 1, 1], [1, 1, 1]) }),
+        rt.launch(&Launch {
+            banks: &[(0, &too_much)],
+            ..launch([1, 1, 1], [1, 1, 1])
+        }),
         Err(RuntimeError::InvalidLaunch { .. })
     ));
-    assert!(matches!(rt.launch(&Launch { banks: &[(32, &b0)], ..launch([1, 1, 1], [1, 1, 1]) }), Err(RuntimeError::InvalidLaunch { .. })));
-    let buf = rt.alloc(100).unwrap();
-    assert!(matches!(rt.upload(buf, &[0; 101]), Err(RuntimeError::NotAllocated { .. })));
-    assert!(matches!(rt.upload(rt.window_base() - 1, &[0; 2]), Err(RuntimeError::OutOfWindow { .. })));
-    assert!(matches!(rt.alloc(rt.window_size() + 1), Err(RuntimeError::OutOfMemory { .. })));
-    rt.free(buf).unwrap();
-    assert!(matches!(rt.free(buf), Err(RuntimeError::InvalidFree { .. })));
-    assert!(matches!(rt.download(buf, &mut [0; 4]), Err(RuntimeError::NotAllocated { .. })));
     assert!(matches!(
-        Runtime::new(RuntimeOptions { window_bytes: Some(1 << 40), ..options() }),
+        rt.launch(&Launch {
+            banks: &[(32, &b0)],
+            ..launch([1, 1, 1], [1, 1, 1])
+        }),
+        Err(RuntimeError::InvalidLaunch { .. })
+    ));
+    let buf = rt.alloc(100).unwrap();
+    assert!(matches!(
+        rt.upload(buf, &[0; 101]),
+        Err(RuntimeError::NotAllocated { .. })
+    ));
+    assert!(matches!(
+        rt.upload(rt.window_base() - 1, &[0; 2]),
+        Err(RuntimeError::OutOfWindow { .. })
+    ));
+    assert!(matches!(
+        rt.alloc(rt.window_size() + 1),
+        Err(RuntimeError::OutOfMemory { .. })
+    ));
+    rt.free(buf).unwrap();
+    assert!(matches!(
+        rt.free(buf),
+        Err(RuntimeError::InvalidFree { .. })
+    ));
+    assert!(matches!(
+        rt.download(buf, &mut [0; 4]),
+        Err(RuntimeError::NotAllocated { .. })
+    ));
+    assert!(matches!(
+        Runtime::new(RuntimeOptions {
+            window_bytes: Some(1 << 40),
+            ..options()
+        }),
         Err(RuntimeError::WindowTooLarge { .. })
     ));
 }
@@ -238,7 +374,8 @@ fn rebind_window(words: &mut [u32], to: u32) {
     let mut i = 5;
     while i < words.len() {
         let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        if op == 71 && len == 4 && words[i + 2] == 33 && words[i + 3] == abi::GLOBAL_WINDOW_BINDING {
+        if op == 71 && len == 4 && words[i + 2] == 33 && words[i + 3] == abi::GLOBAL_WINDOW_BINDING
+        {
             words[i + 3] = to;
             return;
         }
@@ -256,16 +393,28 @@ fn modules_outside_the_abi_are_refused_by_name() {
     assert_eq!(e.to_string(), "kernel \"rogue\" does not follow the sassport ABI: binding 40 is not part of the ABI (0..=33)");
     let mut words = kernel();
     rebind_window(&mut words, 5);
-    assert!(matches!(rt.load_kernel("rogue", &words), Err(RuntimeError::AbiViolation { .. })));
-    assert!(matches!(rt.load_kernel("junk", &[0x0723_0203, 1, 2]), Err(RuntimeError::MalformedModule { .. })));
-    assert!(matches!(rt.kernel_name(sassport_runtime::KernelId::from_raw(99)), Err(RuntimeError::UnknownKernel(99))));
+    assert!(matches!(
+        rt.load_kernel("rogue", &words),
+        Err(RuntimeError::AbiViolation { .. })
+    ));
+    assert!(matches!(
+        rt.load_kernel("junk", &[0x0723_0203, 1, 2]),
+        Err(RuntimeError::MalformedModule { .. })
+    ));
+    assert!(matches!(
+        rt.kernel_name(sassport_runtime::KernelId::from_raw(99)),
+        Err(RuntimeError::UnknownKernel(99))
+    ));
 }
 
 #[test]
 fn interface_is_reflected_from_the_module() {
     let i = sassport_runtime::reflect("store_gid", &kernel()).unwrap();
     assert!(i.uses_launch_values && i.uses_window);
-    assert_eq!(i.banks.into_iter().collect::<Vec<_>>(), vec![(0, (support::PARAM_ADD + 4).next_multiple_of(16))]);
+    assert_eq!(
+        i.banks.into_iter().collect::<Vec<_>>(),
+        vec![(0, (support::PARAM_ADD + 4).next_multiple_of(16))]
+    );
 }
 
 #[test]
@@ -288,19 +437,42 @@ fn float_self_test_measures_lavapipe() {
 fn float_measurement_is_kept_on_disk_per_device() {
     let dir = std::env::temp_dir().join(format!("sassport-float-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RuntimeOptions { pipeline_cache: PipelineCacheLocation::Dir(dir.clone()), ..options() };
+    let opts = RuntimeOptions {
+        pipeline_cache: PipelineCacheLocation::Dir(dir.clone()),
+        ..options()
+    };
     let mut rt = Runtime::new(opts.clone()).unwrap();
     let measured = rt.measure_float().unwrap();
     let file = dir.join(format!("float-{}.txt", rt.device().cache_key()));
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains(&format!("fma_f32_fused={}", if measured.fma_f32_fused.unwrap() { "yes" } else { "no" })));
+    assert!(text.contains(&format!(
+        "fma_f32_fused={}",
+        if measured.fma_f32_fused.unwrap() {
+            "yes"
+        } else {
+            "no"
+        }
+    )));
     drop(rt);
     // A later runtime reads the file instead of measuring: flip a value and see it come back.
-    let flipped = if measured.fma_f32_fused.unwrap() { "no" } else { "yes" };
-    let edited = text.replace(&format!("fma_f32_fused={}", if flipped == "yes" { "no" } else { "yes" }), &format!("fma_f32_fused={flipped}"));
+    let flipped = if measured.fma_f32_fused.unwrap() {
+        "no"
+    } else {
+        "yes"
+    };
+    let edited = text.replace(
+        &format!(
+            "fma_f32_fused={}",
+            if flipped == "yes" { "no" } else { "yes" }
+        ),
+        &format!("fma_f32_fused={flipped}"),
+    );
     std::fs::write(&file, edited).unwrap();
     let mut rt = Runtime::new(opts.clone()).unwrap();
-    assert_eq!(rt.measure_float().unwrap().fma_f32_fused, Some(flipped == "yes"));
+    assert_eq!(
+        rt.measure_float().unwrap().fma_f32_fused,
+        Some(flipped == "yes")
+    );
     drop(rt);
     // A damaged file is measured again and rewritten.
     std::fs::write(&file, "junk").unwrap();
@@ -323,7 +495,9 @@ fn runtime_can_move_to_another_thread() {
     fn assert_send<T: Send>() {}
     assert_send::<Runtime>();
     let rt = Runtime::new(options()).unwrap();
-    let name = std::thread::spawn(move || rt.device().name.clone()).join().unwrap();
+    let name = std::thread::spawn(move || rt.device().name.clone())
+        .join()
+        .unwrap();
     assert!(!name.is_empty());
 }
 

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, MemoryModel, StorageClass};
+use rspirv::spirv::{
+    self, AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel,
+    MemoryModel, StorageClass,
+};
 use sassport_runtime::abi;
 
 /// The pc the test kernel reports for its store.
@@ -43,7 +46,11 @@ pub fn store_gid_kernel() -> Vec<u32> {
     let uniform_block = |b: &mut Builder, n: u32| {
         let len = b.constant_bit32(u32t, n);
         let arr = b.type_array(uvec4, len);
-        b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(abi::UNIFORM_ARRAY_STRIDE)]);
+        b.decorate(
+            arr,
+            Decoration::ArrayStride,
+            [Operand::LiteralBit32(abi::UNIFORM_ARRAY_STRIDE)],
+        );
         let st = b.type_struct([arr]);
         b.decorate(st, Decoration::Block, []);
         b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
@@ -51,7 +58,11 @@ pub fn store_gid_kernel() -> Vec<u32> {
         b.variable(ptr, None, StorageClass::Uniform, None)
     };
     let bind = |b: &mut Builder, var: u32, binding: u32| {
-        b.decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(abi::DESCRIPTOR_SET)]);
+        b.decorate(
+            var,
+            Decoration::DescriptorSet,
+            [Operand::LiteralBit32(abi::DESCRIPTOR_SET)],
+        );
         b.decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
     };
     let lv = uniform_block(&mut b, abi::LAUNCH_VALUES_VEC4S);
@@ -71,22 +82,40 @@ pub fn store_gid_kernel() -> Vec<u32> {
 
     let in_uvec3 = b.type_pointer(None, StorageClass::Input, uvec3);
     let wg_id = b.variable(in_uvec3, None, StorageClass::Input, None);
-    b.decorate(wg_id, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
+    b.decorate(
+        wg_id,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupId)],
+    );
     let local_id = b.variable(in_uvec3, None, StorageClass::Input, None);
-    b.decorate(local_id, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::LocalInvocationId)]);
+    b.decorate(
+        local_id,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::LocalInvocationId)],
+    );
 
     // Workgroup size = block size through specialisation constants 0..=2.
     let sx = b.spec_constant_bit32(u32t, 1);
     let sy = b.spec_constant_bit32(u32t, 1);
     let sz = b.spec_constant_bit32(u32t, 1);
-    for (id, spec) in [(sx, abi::SPEC_ID_BLOCK_DIM_X), (sy, abi::SPEC_ID_BLOCK_DIM_Y), (sz, abi::SPEC_ID_BLOCK_DIM_Z)] {
+    for (id, spec) in [
+        (sx, abi::SPEC_ID_BLOCK_DIM_X),
+        (sy, abi::SPEC_ID_BLOCK_DIM_Y),
+        (sz, abi::SPEC_ID_BLOCK_DIM_Z),
+    ] {
         b.decorate(id, Decoration::SpecId, [Operand::LiteralBit32(spec)]);
     }
     let wg_size = b.spec_constant_composite(uvec3, [sx, sy, sz]);
-    b.decorate(wg_size, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupSize)]);
+    b.decorate(
+        wg_size,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+    );
 
     let fn_ty = b.type_function(void, []);
-    let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).unwrap();
+    let main = b
+        .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+        .unwrap();
     b.begin_block(None).unwrap();
     let ptr_u4 = b.type_pointer(None, StorageClass::Uniform, uvec4);
     let ptr_sb_u32 = b.type_pointer(None, StorageClass::StorageBuffer, u32t);
@@ -128,7 +157,11 @@ pub fn store_gid_kernel() -> Vec<u32> {
     let block_linear = b.i_add(u32t, None, t, ctaid[0]).unwrap();
     let bxy = b.i_mul(u32t, None, bx, by).unwrap();
     let threads = b.i_mul(u32t, None, bxy, bz).unwrap();
-    let (lx, ly, lz) = (comp(&mut b, lid, 0), comp(&mut b, lid, 1), comp(&mut b, lid, 2));
+    let (lx, ly, lz) = (
+        comp(&mut b, lid, 0),
+        comp(&mut b, lid, 1),
+        comp(&mut b, lid, 2),
+    );
     let t = b.i_mul(u32t, None, lz, by).unwrap();
     let t = b.i_add(u32t, None, t, ly).unwrap();
     let t = b.i_mul(u32t, None, t, bx).unwrap();
@@ -163,13 +196,16 @@ pub fn store_gid_kernel() -> Vec<u32> {
     let then_l = b.id();
     let else_l = b.id();
     let merge_l = b.id();
-    b.selection_merge(merge_l, spirv::SelectionControl::NONE).unwrap();
+    b.selection_merge(merge_l, spirv::SelectionControl::NONE)
+        .unwrap();
     b.branch_conditional(inside, then_l, else_l, []).unwrap();
 
     b.begin_block(Some(then_l)).unwrap();
     let off_words = b.shift_right_logical(u64t, None, off, two).unwrap();
     let idx = b.u_convert(u32t, None, off_words).unwrap();
-    let p = b.access_chain(ptr_sb_u32, None, window, [zero, idx]).unwrap();
+    let p = b
+        .access_chain(ptr_sb_u32, None, window, [zero, idx])
+        .unwrap();
     b.store(p, value, None, []).unwrap();
     b.branch(merge_l).unwrap();
 
@@ -186,14 +222,19 @@ pub fn store_gid_kernel() -> Vec<u32> {
     let relaxed = c(&mut b, 0);
     let one = c(&mut b, 1);
     let count_p = field(&mut b, abi::fault_word::COUNT);
-    b.atomic_i_add(u32t, None, count_p, scope, relaxed, one).unwrap();
+    b.atomic_i_add(u32t, None, count_p, scope, relaxed, one)
+        .unwrap();
     let flag_p = field(&mut b, abi::fault_word::FLAG);
-    let old = b.atomic_compare_exchange(u32t, None, flag_p, scope, relaxed, relaxed, one, zero).unwrap();
+    let old = b
+        .atomic_compare_exchange(u32t, None, flag_p, scope, relaxed, relaxed, one, zero)
+        .unwrap();
     let first = b.i_equal(boolean, None, old, zero).unwrap();
     let fill_l = b.id();
     let fault_merge = b.id();
-    b.selection_merge(fault_merge, spirv::SelectionControl::NONE).unwrap();
-    b.branch_conditional(first, fill_l, fault_merge, []).unwrap();
+    b.selection_merge(fault_merge, spirv::SelectionControl::NONE)
+        .unwrap();
+    b.branch_conditional(first, fill_l, fault_merge, [])
+        .unwrap();
     b.begin_block(Some(fill_l)).unwrap();
     let kernel_id = word(&mut b, lv, abi::launch_word::KERNEL_ID);
     let addr_lo = b.u_convert(u32t, None, addr).unwrap();
@@ -221,7 +262,12 @@ pub fn store_gid_kernel() -> Vec<u32> {
     b.begin_block(Some(merge_l)).unwrap();
     b.ret().unwrap();
     b.end_function().unwrap();
-    b.entry_point(ExecutionModel::GLCompute, main, abi::ENTRY_POINT, [lv, bank0, window, wg_id, local_id]);
+    b.entry_point(
+        ExecutionModel::GLCompute,
+        main,
+        abi::ENTRY_POINT,
+        [lv, bank0, window, wg_id, local_id],
+    );
     let _ = ExecutionMode::LocalSize;
     b.module().assemble()
 }
@@ -247,7 +293,11 @@ pub fn spirv_val(words: &[u32]) {
 }
 
 /// Runs `f` on a helper thread and panics if it takes longer than `limit` (pipeline creation can blow up).
-pub fn with_timeout<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+pub fn with_timeout<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(f());

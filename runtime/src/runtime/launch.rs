@@ -1,0 +1,377 @@
+//! Launching a kernel: validation, constant banks and launch values, split dispatches, the fault record.
+
+use std::time::Duration;
+
+use ash::vk;
+use sassport_translator::abi::{self, FaultRecord, LaunchValues};
+
+use super::{Backing, KernelId, Runtime, FAULT_RESERVE};
+use crate::error::{Result, RuntimeError};
+use crate::grid::{chunk_count, split_grid};
+
+/// One kernel launch.
+#[derive(Clone, Debug)]
+pub struct Launch<'a> {
+    /// The kernel.
+    pub kernel: KernelId,
+    /// CUDA `gridDim`.
+    pub grid: [u32; 3],
+    /// CUDA `blockDim` (the workgroup size).
+    pub block: [u32; 3],
+    /// CUDA dynamic shared memory in bytes.
+    pub dynamic_shared_bytes: u32,
+    /// Constant-bank contents by bank index; banks the module reads but not given here read as zero.
+    pub banks: &'a [(u32, &'a [u8])],
+}
+
+/// What a launch did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchReport {
+    /// Number of `vkCmdDispatch` calls the grid was split into.
+    pub dispatches: u32,
+    /// Whether the pipeline for this block shape had to be created.
+    pub pipeline_created: bool,
+    /// GPU time from before the first dispatch to after the last, when [`RuntimeOptions::kernel_timing`] is
+    /// set and the queue supports timestamps.
+    pub kernel_time: Option<Duration>,
+}
+
+impl Runtime {
+    pub(super) fn check_block(
+        &self,
+        name: &str,
+        block: [u32; 3],
+        dynamic_shared: u32,
+    ) -> Result<()> {
+        let l = &self.gpu.info.limits;
+        let invalid = |reason: String| {
+            Err(RuntimeError::InvalidLaunch {
+                kernel: name.into(),
+                reason,
+            })
+        };
+        let threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
+        if block.contains(&0) {
+            return invalid(format!("block {block:?} has a zero dimension"));
+        }
+        if threads > 1024 || block[2] > 64 {
+            return invalid(format!(
+                "block {block:?} exceeds CUDA's limits (1024 threads, blockDim.z <= 64)"
+            ));
+        }
+        if (0..3).any(|i| block[i] > l.max_workgroup_size[i]) {
+            return invalid(format!(
+                "block {block:?} exceeds the device's workgroup size {:?}",
+                l.max_workgroup_size
+            ));
+        }
+        if threads > u64::from(l.max_workgroup_invocations) {
+            return invalid(format!(
+                "block of {threads} threads exceeds the device's {} invocations",
+                l.max_workgroup_invocations
+            ));
+        }
+        if dynamic_shared > l.max_shared_memory_bytes {
+            return invalid(format!(
+                "{dynamic_shared} bytes of dynamic shared memory exceed the device's {}",
+                l.max_shared_memory_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// Grows the scratch buffer to at least `needed` bytes.
+    pub(super) fn ensure_scratch(&mut self, needed: u64) -> Result<()> {
+        if needed <= self.scratch.size {
+            return Ok(());
+        }
+        let size = needed.next_power_of_two();
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let fresh = self.gpu.create_buffer(
+            size,
+            vk::BufferUsageFlags::UNIFORM_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+            host,
+            vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            "launch values and constant banks",
+        )?;
+        let old = std::mem::replace(&mut self.scratch, fresh);
+        self.gpu.destroy_buffer(&old);
+        self.scratch_generation += 1;
+        Ok(())
+    }
+
+    /// Runs a kernel to completion. An access outside the window is reported as [`RuntimeError::Fault`].
+    pub fn launch(&mut self, launch: &Launch<'_>) -> Result<LaunchReport> {
+        let kernel = launch.kernel;
+        let (ref name, entry) = *self
+            .names
+            .get(kernel.0 as usize)
+            .ok_or(RuntimeError::UnknownKernel(kernel.0))?;
+        let name = name.clone();
+        let invalid = |reason: String| RuntimeError::InvalidLaunch {
+            kernel: name.clone(),
+            reason,
+        };
+        let grid = launch.grid;
+        if grid.contains(&0) || grid[0] > i32::MAX as u32 || grid[1] > 65535 || grid[2] > 65535 {
+            return Err(invalid(format!(
+                "grid {grid:?} is outside CUDA's limits (1..=2^31-1, 1..=65535, 1..=65535)"
+            )));
+        }
+        self.check_block(&name, launch.block, launch.dynamic_shared_bytes)?;
+        let mut max_count = self.gpu.info.limits.max_workgroup_count;
+        if let Some(cap) = self.options.max_dispatch_workgroups {
+            max_count = [0, 1, 2].map(|i| max_count[i].min(cap[i]).max(1));
+        }
+        let chunks = chunk_count(grid, max_count);
+        if chunks > 1 && !self.entries[entry].interface.uses_launch_values {
+            return Err(invalid(format!(
+                "grid {grid:?} needs {chunks} dispatches, but the module does not read launch values (binding 0)"
+            )));
+        }
+        // Banks given must exist and fit a CUDA bank.
+        for &(bank, data) in launch.banks {
+            if bank >= abi::CONSTANT_BANK_COUNT {
+                return Err(invalid(format!(
+                    "constant bank {bank} does not exist (0..{})",
+                    abi::CONSTANT_BANK_COUNT
+                )));
+            }
+            // Bytes past what the module declares are never read (unused parameters): not an error.
+            if data.len() > abi::MAX_BANK_BYTES as usize {
+                return Err(invalid(format!(
+                    "constant bank {bank} has {} bytes; banks hold at most {}",
+                    data.len(),
+                    abi::MAX_BANK_BYTES
+                )));
+            }
+        }
+
+        let stride = self.uniform_stride;
+        let lv_offset = self.entries[entry].launch_values_offset;
+        self.ensure_scratch(lv_offset + chunks * stride)?;
+        if self.entries[entry].set_generation != self.scratch_generation {
+            self.write_descriptors(entry);
+        }
+        let (pipeline, pipeline_created) =
+            self.pipeline(entry, launch.block, launch.dynamic_shared_bytes, &name)?;
+
+        // Constant banks and launch values into scratch.
+        let e = &self.entries[entry];
+        let scratch = self.scratch.bytes_mut().expect("scratch is host-visible");
+        for &(bank, offset, bytes) in &e.banks {
+            let dst = &mut scratch[offset as usize..(offset + bytes) as usize];
+            let given = launch
+                .banks
+                .iter()
+                .rev()
+                .find(|b| b.0 == bank)
+                .map(|b| b.1)
+                .unwrap_or(&[]);
+            let n = given.len().min(dst.len());
+            dst[..n].copy_from_slice(&given[..n]);
+            dst[n..].fill(0);
+        }
+        let fault_offset = self.window.size - FAULT_RESERVE;
+        let mut values = LaunchValues {
+            window_base: self.allocator.base(),
+            window_size: self.allocator.size(),
+            fault_record_word: (fault_offset / 4) as u32,
+            kernel_id: kernel.0,
+            reserved: [0; 2],
+            grid_dim: [grid[0], grid[1], grid[2], 0],
+            block_dim: [launch.block[0], launch.block[1], launch.block[2], 0],
+            workgroup_base: [0; 4],
+        };
+        let mut dispatches = Vec::with_capacity(chunks as usize);
+        for (i, chunk) in split_grid(grid, max_count).enumerate() {
+            values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];
+            let at = (lv_offset + i as u64 * stride) as usize;
+            scratch[at..at + std::mem::size_of::<LaunchValues>()]
+                .copy_from_slice(&values.to_bytes());
+            dispatches.push(((at as u64 - 0) as u32, chunk.count));
+        }
+        if let Backing::Mapped = self.backing {
+            let w = self.window.bytes_mut().expect("mapped window");
+            w[fault_offset as usize..(fault_offset + FAULT_RESERVE) as usize].fill(0);
+        }
+
+        let set = e.set;
+        let layout = e.pipeline_layout;
+        let uses_lv = e.interface.uses_launch_values;
+        let window = self.window.buffer;
+        let scratch_buffer = self.scratch.buffer;
+        let staged = self.is_staged();
+        let timestamps = self.timestamps;
+        self.submit(|d, cb| unsafe {
+            barrier(
+                d,
+                cb,
+                vk::PipelineStageFlags::COMPUTE_SHADER
+                    | vk::PipelineStageFlags::TRANSFER
+                    | vk::PipelineStageFlags::HOST,
+                vk::AccessFlags::SHADER_WRITE
+                    | vk::AccessFlags::TRANSFER_WRITE
+                    | vk::AccessFlags::HOST_WRITE,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::SHADER_READ
+                    | vk::AccessFlags::SHADER_WRITE
+                    | vk::AccessFlags::UNIFORM_READ
+                    | vk::AccessFlags::TRANSFER_WRITE,
+            );
+            if staged {
+                d.cmd_fill_buffer(cb, window, fault_offset, FAULT_RESERVE, 0);
+                barrier(
+                    d,
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                );
+            }
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+            if timestamps != vk::QueryPool::null() {
+                d.cmd_reset_query_pool(cb, timestamps, 0, 2);
+                d.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, timestamps, 0);
+            }
+            for &(offset, count) in &dispatches {
+                let dynamic = [offset];
+                let offsets: &[u32] = if uses_lv { &dynamic } else { &[] };
+                d.cmd_bind_descriptor_sets(
+                    cb,
+                    vk::PipelineBindPoint::COMPUTE,
+                    layout,
+                    0,
+                    &[set],
+                    offsets,
+                );
+                d.cmd_dispatch(cb, count[0], count[1], count[2]);
+            }
+            if timestamps != vk::QueryPool::null() {
+                d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, timestamps, 1);
+            }
+            if staged {
+                barrier(
+                    d,
+                    cb,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::SHADER_WRITE,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_READ,
+                );
+                let region = vk::BufferCopy {
+                    src_offset: fault_offset,
+                    dst_offset: 0,
+                    size: 4 * u64::from(abi::FAULT_RECORD_WORDS),
+                };
+                d.cmd_copy_buffer(cb, window, scratch_buffer, &[region]);
+                barrier(
+                    d,
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                    vk::PipelineStageFlags::HOST,
+                    vk::AccessFlags::HOST_READ,
+                );
+            } else {
+                barrier(
+                    d,
+                    cb,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::SHADER_WRITE,
+                    vk::PipelineStageFlags::HOST,
+                    vk::AccessFlags::HOST_READ,
+                );
+            }
+        })?;
+
+        let record_bytes: Vec<u8> = if staged {
+            self.scratch.bytes_mut().expect("scratch")[..32].to_vec()
+        } else {
+            let w = self.window.bytes_mut().expect("mapped window");
+            w[fault_offset as usize..fault_offset as usize + 32].to_vec()
+        };
+        let mut words = [0u32; abi::FAULT_RECORD_WORDS as usize];
+        for (w, b) in words.iter_mut().zip(record_bytes.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        let record = FaultRecord::from_words(&words);
+        if record.flag != 0 {
+            let kernel = self
+                .names
+                .get(record.kernel_id as usize)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| {
+                    format!(
+                        "{name} (record names unknown kernel id {})",
+                        record.kernel_id
+                    )
+                });
+            let kind = match record.kind {
+                abi::FAULT_KIND_LOAD => "load".to_string(),
+                abi::FAULT_KIND_STORE => "store".to_string(),
+                abi::FAULT_KIND_ATOMIC => "atomic".to_string(),
+                k => format!("access kind {k}"),
+            };
+            return Err(RuntimeError::Fault {
+                kernel,
+                pc: record.pc,
+                address: record.address,
+                kind,
+                size: record.size,
+                count: record.count,
+            });
+        }
+        let kernel_time = if timestamps != vk::QueryPool::null() {
+            let mut ticks = [0u64; 2];
+            unsafe {
+                self.gpu.device.get_query_pool_results(
+                    timestamps,
+                    0,
+                    &mut ticks,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(RuntimeError::vk("vkGetQueryPoolResults"))?;
+            let mask = if self.gpu.timestamp_bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << self.gpu.timestamp_bits) - 1
+            };
+            let delta = ticks[1].wrapping_sub(ticks[0]) & mask;
+            Some(Duration::from_nanos(
+                (delta as f64 * f64::from(self.gpu.info.limits.timestamp_period_ns)) as u64,
+            ))
+        } else {
+            None
+        };
+        Ok(LaunchReport {
+            dispatches: chunks as u32,
+            pipeline_created,
+            kernel_time,
+        })
+    }
+}
+
+pub(super) unsafe fn barrier(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    src_stage: vk::PipelineStageFlags,
+    src: vk::AccessFlags,
+    dst_stage: vk::PipelineStageFlags,
+    dst: vk::AccessFlags,
+) {
+    let m = [vk::MemoryBarrier::default()
+        .src_access_mask(src)
+        .dst_access_mask(dst)];
+    d.cmd_pipeline_barrier(
+        cb,
+        src_stage,
+        dst_stage,
+        vk::DependencyFlags::empty(),
+        &m,
+        &[],
+        &[],
+    );
+}
