@@ -299,7 +299,9 @@ impl Decoder {
         }
         let body = &input[i..];
         let words = body.len() / 4;
-        let (consumed_words, end) = self.run_words(&body[..words * 4], sink)?;
+        let (consumed_words, end) = self
+            .run_words(&body[..words * 4], sink)
+            .map_err(|h| Halt { consumed: i + h.consumed, cause: h.cause })?;
         let consumed = i + consumed_words * 4;
         if end != FedEnd::InputExhausted {
             return Ok(Fed { consumed, end });

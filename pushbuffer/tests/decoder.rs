@@ -344,3 +344,41 @@ proptest! {
         prop_assert_eq!(r, whole.1);
     }
 }
+
+/// Feeds `stream` in slices of `step` bytes to a sink that fails every `fail_every`-th attempt, as a
+/// caller that honours `consumed` would; returns the accepted calls.
+fn feed_with_failures(stream: &[u8], step: usize, fail_every: usize) -> Vec<(u8, u32, u32)> {
+    let mut d = Decoder::new();
+    let mut sink = Flaky { attempt: 0, fail_on: (0..4096).filter(|a| a % fail_every == fail_every - 1).collect(), deliveries: vec![], accepted: vec![] };
+    let mut pos = 0;
+    let mut guard = 0;
+    while pos < stream.len() || d.held_word().is_some() {
+        guard += 1;
+        assert!(guard < 100_000);
+        let end = (pos + step).min(stream.len());
+        match d.feed(&stream[pos..end], &mut sink) {
+            Ok(fed) => pos += fed.consumed,
+            Err(h) => pos += h.consumed,
+        }
+    }
+    sink.accepted.iter().map(key).collect()
+}
+
+#[test]
+fn failures_on_words_completed_from_a_partial_word_keep_the_stream_in_step() {
+    // Found by fuzzing: a halt on a word completed from carried bytes under-reported `consumed`.
+    let s = bytes(&[non_inc(0, 0, 8), 1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(feed_with_failures(&s, 7, 2), keys(&s));
+}
+
+proptest! {
+    #[test]
+    fn failing_sinks_and_unaligned_slices_give_the_same_methods(
+        ops in proptest::collection::vec(op(), 0..16),
+        step in 1usize..13,
+        fail_every in 2usize..6,
+    ) {
+        let (stream, expected) = assemble(&ops);
+        prop_assert_eq!(feed_with_failures(&stream, step, fail_every), expected);
+    }
+}
