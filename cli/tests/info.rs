@@ -141,7 +141,7 @@ fn info_refuses_a_file_that_is_not_a_cubin() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("parsing") && stderr.contains("malformed ELF"),
+        stderr.contains("parsing") && stderr.contains("shorter than the 64-byte ELF header"),
         "{stderr}"
     );
 }
