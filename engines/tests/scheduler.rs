@@ -258,3 +258,41 @@ fn gp_entries_built_here_decode_as_the_note_says() {
         GpEntry::Segment(Segment { address: 0x12_3456_7890, length_words: 9, level: Level::Main, sync: Sync::Proceed })
     );
 }
+
+#[test]
+fn a_busy_engine_makes_the_pass_report_busy() {
+    let mut w = World::new();
+    // SET_OBJECT 0xC6B5 on subchannel 4, one engine method, then WFI (waits for that engine).
+    let e = w.segment(&[inc(4, 0x000, 1), 0xC6B5, inc(4, 0x300, 1), 0, inc(0, 0x078, 1), 0]);
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Log { busy: true, ..Default::default() }));
+    let mut ring = GpFifoRing::with_room_for(1).unwrap();
+    ring.push(e).unwrap();
+    let mut s = Scheduler::new(16);
+    let q = s.add(Queue::new(Channel::new(vec![Box::new(Recorder { class: 0xC6B5, log: log.clone() })]), ring));
+    let mut clock = SteppingClock::new(0, 1);
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Busy);
+    assert_eq!(s.queue(q).unwrap().waiting().unwrap().call.method, 0x078);
+    log.borrow_mut().busy = false;
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
+}
+
+#[test]
+fn a_late_mapping_fault_leaves_the_word_retryable() {
+    let mut w = World::new();
+    let target = 0x7_0000_0000u64;
+    let words = methods(&[(0x5C, target as u32), (0x60, (target >> 32) as u32), (0x64, 0x99), (0x68, 0), (SEM_EXECUTE, 1)]);
+    let e = w.segment(&words);
+    let mut s = Scheduler::new(64);
+    let q = s.add(queue(&[e]));
+    let mut clock = SteppingClock::new(0, 1);
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
+    let fault = s.queue(q).unwrap().fault().unwrap();
+    assert!(fault.to_string().contains("0x700000000"), "{fault}");
+    // Map the page and retry: the held SEM_EXECUTE runs once.
+    let st = w.memory.add_storage(vec![0; 0x1000]);
+    w.memory.map(target, 0x1000, st, 0, Access::READ_WRITE).unwrap();
+    s.queue_mut(q).unwrap().retry();
+    assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
+    assert_eq!(w.memory.read_u32(target).unwrap(), 0x99);
+    assert!(s.queue(q).unwrap().fault().is_none());
+}
