@@ -2,6 +2,8 @@
 //! compared (copied bytes, padding, and bytes the copy must not touch), with method offsets and fields
 //! from clc6b5.h (shared/notes/command-engines.md §4).
 
+#![allow(clippy::identity_op)]
+
 mod copy_support;
 
 use copy_support::*;

@@ -2,6 +2,8 @@
 //! definition (shared/notes/command-engines.md §5; NIL's sector grids; the DRM modifier text), not by
 //! calling the module.
 
+#![allow(clippy::manual_div_ceil)]
+
 use proptest::prelude::*;
 use sassport_engines::layout::{
     for_each_run, tile, tiled_extent, untile, BlockLinearLayout, LayoutError, Region, SectorLayout,

@@ -4,7 +4,7 @@
 //! Z-shape" text (Tegra); GOBs down a block column, then through depth; blocks row-major; slices of
 //! blocks last.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::manual_div_ceil)]
 
 use sassport_engines::channel::{Engine, EngineContext, EngineError, MethodOutcome};
 use sassport_engines::layout::SectorLayout;
