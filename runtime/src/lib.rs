@@ -14,9 +14,12 @@
 //!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
 //!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
 //!   disk per device, driver and version ([`PipelineCacheLocation`]).
-//! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and launch values, splits grids beyond the device's
-//!   workgroup-count limit into several dispatches, waits, and reports an out-of-window access as
-//!   [`RuntimeError::Fault`] naming kernel, pc and address.
+//! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and the launch
+//!   values, splits grids beyond the device's workgroup-count limit into several dispatches, waits, optionally
+//!   times the kernel with timestamp queries, and reports an out-of-window access as [`RuntimeError::Fault`]
+//!   naming kernel, pc and address.
+//! - [`Runtime::measure_float`]: a one-time self-test of what plain SPIR-V float ops do on the device (is `Fma`
+//!   fused, are denormals preserved), kept on disk per device and driver, for [`Runtime::profile`].
 //!
 //! # Example: an emulator running a translated kernel
 //!

@@ -2,10 +2,12 @@
 //!
 //! The runtime needs no side channel from the translator: bindings, constant-bank sizes and required
 //! capabilities come from the SPIR-V, and anything outside `sassport_translator::abi` is refused by name.
+//! Modules may come from outside (an emulator hands them over), so the reader is a bounds-checked walk over
+//! the words that never indexes past an instruction (rspirv's loader panicked on truncated strings under
+//! fuzzing).
 
 use std::collections::{BTreeMap, HashMap};
 
-use rspirv::dr::{self, Operand};
 use rspirv::spirv::{Capability, Decoration, ExecutionModel, Op, StorageClass};
 use sassport_translator::abi;
 
@@ -50,22 +52,73 @@ impl ModuleInterface {
     }
 }
 
+const MAGIC: u32 = 0x0723_0203;
+const HEADER_WORDS: usize = 5;
+
+/// One instruction: opcode and operand words (result type and id included), with its word offset.
+struct Inst<'a> {
+    op: u32,
+    ops: &'a [u32],
+}
+
+/// Splits the module into instructions, refusing a bad header or an instruction that overruns the module.
+fn instructions(words: &[u32]) -> std::result::Result<Vec<Inst<'_>>, String> {
+    if words.len() < HEADER_WORDS {
+        return Err(format!(
+            "{} words is shorter than the 5-word header",
+            words.len()
+        ));
+    }
+    if words[0] != MAGIC {
+        return Err(format!(
+            "word 0 is 0x{:08x}, not the SPIR-V magic number 0x{MAGIC:08x}",
+            words[0]
+        ));
+    }
+    let mut out = Vec::new();
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 {
+            return Err(format!("instruction at word {at} has word count 0"));
+        }
+        let Some(body) = words.get(at + 1..at + count) else {
+            return Err(format!(
+                "instruction at word {at} claims {count} words; {} remain",
+                words.len() - at
+            ));
+        };
+        out.push(Inst {
+            op: words[at] & 0xffff,
+            ops: body,
+        });
+        at += count;
+    }
+    Ok(out)
+}
+
+/// Decodes a nul-terminated literal string from operand words; `None` without a terminator or valid UTF-8.
+fn literal_string(words: &[u32]) -> Option<String> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let end = bytes.iter().position(|&b| b == 0)?;
+    String::from_utf8(bytes[..end].to_vec()).ok()
+}
+
 /// Reads the interface of `words`, refusing modules that do not follow the ABI.
 pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
-    let module = dr::load_words(words).map_err(|e| RuntimeError::MalformedModule {
+    let insts = instructions(words).map_err(|reason| RuntimeError::MalformedModule {
         kernel: kernel.into(),
-        reason: e.to_string(),
+        reason,
     })?;
     let violation = |reason: String| RuntimeError::AbiViolation {
         kernel: kernel.into(),
         reason,
     };
 
-    let has_main = module.entry_points.iter().any(|ep| {
-        matches!(
-            ep.operands.first(),
-            Some(Operand::ExecutionModel(ExecutionModel::GLCompute))
-        ) && matches!(ep.operands.get(2), Some(Operand::LiteralString(s)) if s == abi::ENTRY_POINT)
+    let has_main = insts.iter().any(|i| {
+        i.op == Op::EntryPoint as u32
+            && i.ops.first() == Some(&(ExecutionModel::GLCompute as u32))
+            && i.ops.get(2..).and_then(literal_string).as_deref() == Some(abi::ENTRY_POINT)
     });
     if !has_main {
         return Err(violation(format!(
@@ -74,66 +127,60 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         )));
     }
 
-    // Decorations by target id.
-    let mut set: HashMap<u32, u32> = HashMap::new();
-    let mut binding: HashMap<u32, u32> = HashMap::new();
-    let mut array_stride: HashMap<u32, u32> = HashMap::new();
-    for a in &module.annotations {
-        if a.class.opcode != Op::Decorate {
-            continue;
-        }
-        let (Some(Operand::IdRef(target)), Some(Operand::Decoration(d))) =
-            (a.operands.first(), a.operands.get(1))
-        else {
-            continue;
-        };
-        let literal = match a.operands.get(2) {
-            Some(Operand::LiteralBit32(v)) => *v,
-            _ => continue,
-        };
-        match d {
-            Decoration::DescriptorSet => {
-                set.insert(*target, literal);
-            }
-            Decoration::Binding => {
-                binding.insert(*target, literal);
-            }
-            Decoration::ArrayStride => {
-                array_stride.insert(*target, literal);
-            }
-            _ => {}
-        }
-    }
-
-    let defs: HashMap<u32, &dr::Instruction> = module
-        .types_global_values
-        .iter()
-        .filter_map(|i| i.result_id.map(|id| (id, i)))
-        .collect();
-    let id_operand = |inst: &dr::Instruction, n: usize| match inst.operands.get(n) {
-        Some(Operand::IdRef(id)) => Some(*id),
-        _ => None,
-    };
-
     let mut interface = ModuleInterface {
-        capabilities: module
-            .capabilities
+        capabilities: insts
             .iter()
-            .filter_map(|c| match c.operands.first() {
-                Some(Operand::Capability(c)) => Some(*c),
-                _ => None,
-            })
+            .filter(|i| i.op == Op::Capability as u32)
+            .filter_map(|i| i.ops.first().and_then(|&c| Capability::from_u32(c)))
             .collect(),
         ..Default::default()
     };
 
-    for var in module
-        .types_global_values
+    // Decorations by target id, and the defining instruction of every result id.
+    let mut set: HashMap<u32, u32> = HashMap::new();
+    let mut binding: HashMap<u32, u32> = HashMap::new();
+    let mut array_stride: HashMap<u32, u32> = HashMap::new();
+    let mut defs: HashMap<u32, &Inst> = HashMap::new();
+    for i in &insts {
+        if i.op == Op::Decorate as u32 {
+            if let [target, decoration, value, ..] = *i.ops {
+                match decoration {
+                    d if d == Decoration::DescriptorSet as u32 => set.insert(target, value),
+                    d if d == Decoration::Binding as u32 => binding.insert(target, value),
+                    d if d == Decoration::ArrayStride as u32 => array_stride.insert(target, value),
+                    _ => None,
+                };
+            }
+            continue;
+        }
+        // Result id: operand 0 for types, operand 1 for constants and variables.
+        let result = if [Op::TypePointer, Op::TypeStruct, Op::TypeArray]
+            .iter()
+            .any(|&o| i.op == o as u32)
+        {
+            i.ops.first()
+        } else if i.op == Op::Constant as u32 || i.op == Op::Variable as u32 {
+            i.ops.get(1)
+        } else {
+            None
+        };
+        if let Some(&id) = result {
+            defs.insert(id, i);
+        }
+    }
+    let def = |id: u32, op: Op| defs.get(&id).filter(|i| i.op == op as u32);
+
+    let mut variables: Vec<(u32, u32, u32, u32)> = insts // (id, pointer type, storage class, binding)
         .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-    {
-        let Some(id) = var.result_id else { continue };
-        let Some(&b) = binding.get(&id) else { continue };
+        .filter(|i| i.op == Op::Variable as u32)
+        .filter_map(|i| match *i.ops {
+            [ty, id, storage, ..] => binding.get(&id).map(|&b| (id, ty, storage, b)),
+            _ => None,
+        })
+        .collect();
+    variables.sort_unstable();
+
+    for (id, ty, storage, b) in variables {
         let s = set.get(&id).copied().unwrap_or(0);
         if s != abi::DESCRIPTOR_SET {
             return Err(violation(format!(
@@ -141,50 +188,43 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
                 abi::DESCRIPTOR_SET
             )));
         }
-        let storage = match var.operands.first() {
-            Some(Operand::StorageClass(c)) => *c,
-            _ => return Err(violation(format!("variable %{id} has no storage class"))),
-        };
-        let want = if b == abi::GLOBAL_WINDOW_BINDING {
-            StorageClass::StorageBuffer
-        } else {
-            StorageClass::Uniform
-        };
         if b > abi::LAST_BINDING {
             return Err(violation(format!(
                 "binding {b} is not part of the ABI (0..={})",
                 abi::LAST_BINDING
             )));
         }
-        if storage != want {
+        let want = if b == abi::GLOBAL_WINDOW_BINDING {
+            StorageClass::StorageBuffer
+        } else {
+            StorageClass::Uniform
+        };
+        if storage != want as u32 {
+            let got = StorageClass::from_u32(storage)
+                .map(|c| format!("{c:?}"))
+                .unwrap_or(storage.to_string());
             return Err(violation(format!(
-                "binding {b} must be in storage class {want:?}, not {storage:?}"
+                "binding {b} must be in storage class {want:?}, not {got}"
             )));
         }
         if b == abi::GLOBAL_WINDOW_BINDING {
             interface.uses_window = true;
             continue;
         }
-        // Uniform bindings: pointer -> struct whose member 0 is a uvec4 array of constant length.
+        // Uniform bindings: pointer -> block whose member 0 is a uvec4 array of constant length.
         let array_bytes = (|| {
-            let ptr = defs.get(&var.result_type?)?;
-            let block = defs.get(&id_operand(ptr, 1)?)?;
-            let array_id = id_operand(block, 0)?;
-            let array = defs.get(&array_id)?;
-            if array.class.opcode != Op::TypeArray {
-                return None;
-            }
-            let len = match defs.get(&id_operand(array, 1)?)?.operands.first()? {
-                Operand::LiteralBit32(n) if defs.get(&id_operand(array, 1)?)?.class.opcode == Op::Constant => *n,
-                _ => return None,
-            };
+            let pointee = *def(ty, Op::TypePointer)?.ops.get(2)?;
+            let array_id = *def(pointee, Op::TypeStruct)?.ops.get(1)?;
+            let length_id = *def(array_id, Op::TypeArray)?.ops.get(2)?;
+            let length = *def(length_id, Op::Constant)?.ops.get(2)?;
             (array_stride.get(&array_id) == Some(&abi::UNIFORM_ARRAY_STRIDE))
-                .then(|| len.checked_mul(abi::UNIFORM_ARRAY_STRIDE))
+                .then(|| length.checked_mul(abi::UNIFORM_ARRAY_STRIDE))
                 .flatten()
         })()
         .ok_or_else(|| {
             violation(format!(
-                "binding {b} must be a block whose first member is a uvec4 array of constant length (ArrayStride {})",
+                "binding {b} must be a block whose first member is a uvec4 array of constant length \
+                 (ArrayStride {})",
                 abi::UNIFORM_ARRAY_STRIDE
             ))
         })?;
@@ -212,4 +252,41 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         }
     }
     Ok(interface)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrunning_and_headerless_modules_are_malformed() {
+        let e = reflect("k", &[MAGIC, 0x10600, 0, 10, 0, (5 << 16) | 17, 1]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel \"k\": SPIR-V module is malformed: instruction at word 5 claims 5 words; 2 remain"
+        );
+        assert!(matches!(
+            reflect("k", &[MAGIC, 1]),
+            Err(RuntimeError::MalformedModule { .. })
+        ));
+        assert!(matches!(
+            reflect("k", &[1, 2, 3, 4, 5]),
+            Err(RuntimeError::MalformedModule { .. })
+        ));
+        assert!(matches!(
+            reflect("k", &[MAGIC, 0x10600, 0, 10, 0, 17]),
+            Err(RuntimeError::MalformedModule { .. })
+        ));
+    }
+
+    /// The input libFuzzer found to panic rspirv's loader (a string operand past the end of the module).
+    #[test]
+    fn fuzzer_crash_is_an_error() {
+        let bytes = include_bytes!("../tests/data/reflect-crash-1.bin");
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let _ = reflect("k", &words);
+    }
 }
