@@ -100,28 +100,22 @@ fn imad(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             }
         }
         0x027 => {
-            if s.neg.iter().any(|n| *n) {
-                return Err(cx.refuse("negated operand of IMAD.HI not translated yet"));
+            // High word of a*b + C, where C is a 64-bit register pair (nvcc folds `mulhi(x, m) + x` into
+            // `IMAD.HI R0, Rx, m, R4` with R4 = 0, R5 = x). Carry-out: of the 64-bit sum.
+            if s.neg.iter().any(|n| *n) || x || matches!(s.c, Src::Imm(_)) {
+                return Err(cx.refuse("IMAD.HI with a negated or immediate addend or carry-in not translated yet"));
             }
             let a = cx.read(s.a)?;
             let b = cx.read(s.b)?;
-            let c = cx.read(s.c)?;
-            let cin = if x { Some(cx.pred_at(87, 90)) } else { None };
+            let c = cx.read64(s.c)?;
             let conv = if signed { Op::SConvert } else { Op::UConvert };
             let a64 = cx.m.un(conv, t.u64, a);
             let b64 = cx.m.un(conv, t.u64, b);
             let p = cx.m.bin(Op::IMul, t.u64, a64, b64);
-            let (_, hi) = cx.split64(p);
-            let s1 = cx.op2(Op::IAdd, hi, c);
-            let mut carry = carry_add(cx, s1, hi);
-            let mut r = s1;
-            if let Some(ci) = cin {
-                let ci = cx.bool_to_u32(ci);
-                r = cx.op2(Op::IAdd, s1, ci);
-                let c2 = carry_add(cx, r, s1);
-                carry = cx.m.bin(Op::LogicalOr, t.bool, carry, c2);
-            }
-            cx.set_dst(r);
+            let sum = cx.m.bin(Op::IAdd, t.u64, p, c);
+            let carry = cx.m.bin(Op::ULessThan, t.bool, sum, p);
+            let (_, hi) = cx.split64(sum);
+            cx.set_dst(hi);
             if pout != 7 {
                 cx.set_pred(pout, carry);
             }
