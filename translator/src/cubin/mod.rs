@@ -302,6 +302,11 @@ impl<'data> Cubin<'data> {
         self.kernels.iter().find(|k| k.function.name == name)
     }
 
+    /// The section with this name (`.nv.global.init`, `.nv.callgraph`, ...).
+    pub fn section(&self, name: &str) -> Option<&Section<'data>> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
     /// The code section with this name (`.text.<function>`).
     pub fn code_section(&self, name: &str) -> Option<&CodeSection<'data>> {
         self.code_sections.iter().find(|c| c.name == name)
