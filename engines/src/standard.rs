@@ -13,9 +13,9 @@ pub struct EngineOptions {
 
 /// One fresh instance of every standard engine class, for one channel.
 pub fn standard_engines(options: &EngineOptions) -> Vec<Box<dyn Engine>> {
-    let mut engines: Vec<Box<dyn Engine>> = Vec::new();
-    // Copy engines (issue 9).
-    engines.push(Box::new(crate::copy::DmaCopy::new(options.sector_layout)));
-    engines.push(Box::new(crate::copy::InlineToMemory::new(options.sector_layout)));
-    engines
+    vec![
+        // Copy engines (issue 9).
+        Box::new(crate::copy::DmaCopy::new(options.sector_layout)),
+        Box::new(crate::copy::InlineToMemory::new(options.sector_layout)),
+    ]
 }

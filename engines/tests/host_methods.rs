@@ -286,7 +286,7 @@ fn reduction_legality_follows_the_table() {
     use ReductionFormat::*;
     let legal = |r: u32, f: ReductionFormat, s: PayloadSize| -> bool {
         match r {
-            0 | 1 | 2 | 3 | 4 => true,
+            0..=4 => true,
             5 => !(s == Bits64 && f == Signed),
             6 | 7 => s == Bits32 && f == Unsigned,
             _ => unreachable!(),

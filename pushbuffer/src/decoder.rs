@@ -199,7 +199,7 @@ impl Decoder {
     /// The burst in progress, if any.
     pub fn burst(&self) -> Option<Burst> {
         let s = self.state;
-        (s.remaining != 0).then(|| Burst {
+        (s.remaining != 0).then_some(Burst {
             mode: match (s.step, s.next_step) {
                 (1, 1) => Mode::Incrementing,
                 (1, _) => Mode::IncrementOnce,

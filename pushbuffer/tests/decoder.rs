@@ -149,7 +149,6 @@ fn an_invalid_word_stays_held_and_fails_again() {
     assert_eq!(d.held_word(), Some(0xC000_0000));
     assert_eq!(d.discard_held(), Some(0xC000_0000));
     d.feed(&s[8..], &mut sink).unwrap();
-    drop(sink);
     assert_eq!(n, 2);
 }
 
@@ -228,7 +227,6 @@ fn pause_accepts_the_call_and_stops() {
     let fed = d.feed(&s, &mut sink).unwrap();
     assert_eq!((fed.end, fed.consumed), (FedEnd::Paused, 12));
     d.feed(&s[12..], &mut sink).unwrap();
-    drop(sink);
     assert_eq!(seen, vec![1, 2, 3]);
 }
 
@@ -314,7 +312,6 @@ proptest! {
             let fed = d.feed(&stream[w[0]..w[1]], &mut sink).unwrap();
             prop_assert_eq!(fed.consumed, w[1] - w[0]);
         }
-        drop(sink);
         prop_assert!(d.finish().is_ok());
         prop_assert_eq!(got.iter().map(key).collect::<Vec<_>>(), expected);
         // Offsets are those of the data words in the whole stream.
@@ -339,7 +336,6 @@ proptest! {
             Ok(f) if f.end == FedEnd::InputExhausted => d.feed(&bytes[cut..], &mut sink).map(|f| f.end).map_err(|h| h.cause),
             other => other.map(|f| f.end).map_err(|h| h.cause),
         };
-        drop(sink);
         prop_assert_eq!(got, whole.0);
         prop_assert_eq!(r, whole.1);
     }
