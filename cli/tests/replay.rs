@@ -93,3 +93,36 @@ fn unsupported_commands_fail_by_name() {
     assert!(!out.status.success());
     assert!(!o.exists());
 }
+
+fn non_inc(subc: u32, mthd: u32, count: u32) -> u32 {
+    0x6000_0000 + (count << 16) + (subc << 13) + (mthd >> 2)
+}
+
+#[test]
+fn streams_using_the_copy_engines_replay() {
+    // Method offsets from clc6b5.h / cla140.h as recorded in the note (§3, §4).
+    let mut w = vec![inc(4, 0x000, 1), 0xC6B5];
+    // OFFSET_IN_UPPER/LOWER, OFFSET_OUT_UPPER/LOWER, PITCH_IN/OUT, LINE_LENGTH_IN, LINE_COUNT.
+    w.extend([inc(4, 0x400, 8), 0, 0x300, 0, 0x380, 16, 16, 16, 1]);
+    // SET_SEMAPHORE_A/B/PAYLOAD.
+    w.extend([inc(4, 0x240, 3), 0, 0x3C0, 7]);
+    // LAUNCH_DMA: NON_PIPELINED (2), ONE_WORD semaphore (1 << 3), src/dst PITCH (bits 7, 8), MULTI_LINE.
+    w.extend([inc(4, 0x300, 1), 2 | 1 << 3 | 1 << 7 | 1 << 8 | 1 << 9]);
+    // Inline-to-memory on subchannel 2: LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT.
+    w.extend([inc(2, 0x000, 1), 0xA140, inc(2, 0x180, 4), 8, 1, 0, 0x200]);
+    // LAUNCH_DMA pitch destination, then LOAD_INLINE_DATA as a non-incrementing burst.
+    w.extend([inc(2, 0x1B0, 1), 1, non_inc(2, 0x1B4, 2), 0x1122_3344, 0x5566_7788]);
+    w.extend(sem(0x3E0, 0xAB, 1 | 1 << 25));
+    let d = dir("copy");
+    let (m, g, o) = setup(&d, &[(0x40, w)], 0x400);
+    let mut img = std::fs::read(&m).unwrap();
+    img[0x300..0x310].copy_from_slice(&(1..=16).collect::<Vec<u8>>());
+    std::fs::write(&m, &img).unwrap();
+    let out = replay(&m, &g, &o, &["--sector-layout", "16bx2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let res = std::fs::read(&o).unwrap();
+    assert_eq!(&res[0x380..0x390], &img[0x300..0x310], "DMA copy");
+    assert_eq!(&res[0x3C0..0x3C4], &[7, 0, 0, 0], "DMA one-word semaphore");
+    assert_eq!(&res[0x200..0x208], &[0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55], "inline data");
+    assert_eq!(&res[0x3E0..0x3E8], &[0xAB, 0, 0, 0, 0, 0, 0, 0], "host release");
+}
