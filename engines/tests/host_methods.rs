@@ -437,3 +437,15 @@ fn other_host_methods() {
     // SEM_EXECUTE reserved bits are refused.
     assert!(sem_execute(&mut rig, SEM, 0, OP_RELEASE | 1 << 5).is_err());
 }
+
+#[test]
+fn sem_execute_refuses_fields_outside_the_legal_combinations() {
+    // Acquires take ACQUIRE_SWITCH_TSG (12) and PAYLOAD_SIZE only; releases RELEASE_WFI (20),
+    // PAYLOAD_SIZE and RELEASE_TIMESTAMP (25).
+    let mut rig = Rig::new();
+    sem_execute(&mut rig, SEM, 0, OP_ACQUIRE | 1 << 12 | PAYLOAD_64).unwrap();
+    for bad in [OP_ACQUIRE | TIMESTAMP_EN, OP_ACQUIRE | 1 << 20, OP_ACQUIRE | reduction(5), OP_RELEASE | 1 << 12, OP_RELEASE | UNSIGNED] {
+        let mut rig = Rig::new();
+        assert!(sem_execute(&mut rig, SEM, 0, bad).is_err(), "{bad:#x}");
+    }
+}

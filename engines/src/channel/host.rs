@@ -202,8 +202,22 @@ impl Channel {
             3 => acquire(AcquireOp::CircGeq),
             4 => acquire(AcquireOp::And),
             5 => acquire(AcquireOp::Nor),
-            1 => return self.release(ctx, va, payload, shape, None, release_wfi),
+            1 => {
+                // Legal releases: REL × {RELEASE_WFI} × {32, 64 bit} × {timestamp}; no acquire switch, no
+                // reduction fields.
+                let foreign = 1 << 12 | 0x1F << 27;
+                if data & foreign != 0 {
+                    return Err(invalid(format!(
+                        "SEM_EXECUTE release with acquire/reduction fields {:#x} set",
+                        data & foreign
+                    )));
+                }
+                return self.release(ctx, va, payload, shape, None, release_wfi);
+            }
             6 => {
+                if data & 1 << 12 != 0 {
+                    return Err(invalid("SEM_EXECUTE reduction with ACQUIRE_SWITCH_TSG set"));
+                }
                 let op = ReductionOp::from_field(data >> 27 & 0xF)
                     .ok_or_else(|| invalid(format!("SEM_EXECUTE REDUCTION {:#x} is not defined", data >> 27 & 0xF)))?;
                 let format = ReductionFormat::from_bit(data >> 31);
@@ -211,8 +225,14 @@ impl Channel {
             }
             _ => return Err(invalid("SEM_EXECUTE OPERATION 7 is not defined")),
         };
-        if shape.timestamp {
-            return Err(invalid("SEM_EXECUTE RELEASE_TIMESTAMP is set on an acquire"));
+        // Legal acquires: ACQ × {ACQUIRE_SWITCH_TSG} × {32, 64 bit}; release and reduction fields are
+        // not part of an acquire.
+        let release_fields = 1 << 20 | 1 << 25 | 0x1F << 27;
+        if data & release_fields != 0 {
+            return Err(invalid(format!(
+                "SEM_EXECUTE acquire with release/reduction fields {:#x} set",
+                data & release_fields
+            )));
         }
         self.acquire(ctx, call.offset, va, payload, op.0, op.1)
     }
