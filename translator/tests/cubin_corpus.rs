@@ -551,8 +551,9 @@ impl Listing {
                     listing.sections.push(SectionRow {
                         index: hex(cols[0]) as usize,
                         size: hex(cols[2]),
-                        info: hex(cols[8]) as u32,
-                        name: cols.get(9).unwrap_or(&"").to_string(),
+                        // Counted from the right: a type column may have a space ("UNKNOWN: 133").
+                        info: hex(cols[cols.len() - 2]) as u32,
+                        name: cols[cols.len() - 1].to_string(),
                     });
                     i += 1;
                 }
@@ -705,4 +706,23 @@ fn next_is_record(lines: &[&str], i: usize) -> bool {
     lines
         .get(i + 1)
         .is_some_and(|l| l.starts_with("\t<0x") || l.starts_with("\t\t"))
+}
+
+/// Users hand in slices from anywhere (mmaps, archive members): where the bytes start must not matter.
+/// (sm_90+ cubins even put the program header table at a 4-byte offset.)
+#[test]
+fn corpus_parses_at_any_alignment() {
+    let cubins = sassport_corpus::cubins();
+    assert!(cubins.len() >= MIN_CORPUS_CUBINS);
+    for path in &cubins {
+        let bytes = std::fs::read(path).expect("readable corpus cubin");
+        let aligned = Cubin::parse(&bytes).expect("corpus cubins parse");
+        for shift in 1..8 {
+            let mut shifted = vec![0u8; shift];
+            shifted.extend_from_slice(&bytes);
+            let cubin = Cubin::parse(&shifted[shift..])
+                .unwrap_or_else(|e| panic!("{} at +{shift}: {e}", path.display()));
+            assert_eq!(cubin, aligned, "{} at +{shift}", path.display());
+        }
+    }
 }
