@@ -148,6 +148,10 @@ fn check(cubin_path: &Path, listing_path: &PathBuf) -> usize {
         );
         if let Some(registers) = facts.registers {
             assert_eq!(kernel.registers(), registers, "{at}: registers");
+            assert_eq!(
+                kernel.code_registers, registers,
+                "{at}: sh_info and EIATTR_REGCOUNT agree"
+            );
         }
         let smem = listing
             .smem

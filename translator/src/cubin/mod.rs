@@ -68,7 +68,7 @@ pub struct CodeSection<'data> {
     pub index: usize,
     pub name: &'data str,
     pub bytes: &'data [u8],
-    /// Registers per thread, from `sh_info` bits 24..=31 (what cuobjdump's `.text` header shows).
+    /// Registers per thread, from `sh_info` bits 24..=31 (agrees with `EIATTR_REGCOUNT` in nvcc output).
     pub registers: u32,
     /// Function symbols inside the section, sorted by offset.
     pub symbols: Vec<CodeSymbol<'data>>,
