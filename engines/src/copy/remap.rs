@@ -148,16 +148,29 @@ impl Remap {
     pub fn apply(&self, src: &[u8], rows: usize, elements: usize) -> (Vec<u8>, Option<Vec<bool>>) {
         let se = self.src_element_bytes() as usize;
         let de = self.dst_element_bytes() as usize;
+        // One destination element as a template (constants in place) plus the bytes taken from the
+        // source element: (destination byte, source byte).
+        let mut template = vec![0u8; de];
+        let mut written = vec![false; de];
+        self.element(None, &mut template, &mut written);
+        let n = self.component_bytes as usize;
+        let picks: Vec<(usize, usize)> = self
+            .used()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match *c {
+                ComponentSource::Source(s) => Some((i, s as usize)),
+                _ => None,
+            })
+            .flat_map(|(i, s)| (0..n).map(move |k| (i * n + k, s * n + k)))
+            .collect();
         let mut out = vec![0u8; rows * elements * de];
-        let mut mask = vec![false; elements * de];
-        let mut element_mask = vec![false; de];
-        for (k, (s, d)) in src.chunks_exact(se).zip(out.chunks_exact_mut(de)).enumerate() {
-            self.element(Some(s), d, &mut element_mask);
-            if k < elements {
-                mask[k * de..(k + 1) * de].copy_from_slice(&element_mask);
+        for (s, d) in src.chunks_exact(se).zip(out.chunks_exact_mut(de)) {
+            d.copy_from_slice(&template);
+            for &(dj, sj) in &picks {
+                d[dj] = s[sj];
             }
         }
-        let mask = self.has_no_write().then_some(mask);
-        (out, mask)
+        (out, self.line_mask(elements))
     }
 }
