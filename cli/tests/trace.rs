@@ -60,3 +60,16 @@ fn refuses_bad_streams_naming_the_offset() {
     let out = sassport(&[p.as_os_str()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("reserved bit 12"));
 }
+
+#[test]
+fn entries_flag_prints_headers() {
+    let p = tmp("entries.bin", &[0, inc(4, 0x400, 2), 1, 2, imm(1, 0x100, 9)]);
+    let out = Command::new(env!("CARGO_BIN_EXE_sassport")).args(["trace", "--entries"]).arg(&p).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines[0], "00000000  [00000000] NOP entry");
+    assert_eq!(lines[1], "00000004  [20028100] inc header: subc 4, method 0x0400, count 2");
+    assert!(lines[4].starts_with("00000010  [80092040] immediate header: subc 1, method 0x0100, data 0x9"), "{}", lines[4]);
+    assert!(lines[5].starts_with("00000010  subc 1  0x0100"), "{}", lines[5]);
+}

@@ -39,6 +39,12 @@ pub trait MethodSink {
     type Error;
     /// Handles one call.
     fn call(&mut self, call: MethodCall) -> Result<Flow, Self::Error>;
+
+    /// Sees each valid entry word that is not method data (method headers, immediates before their
+    /// call, NOPs, END_PB_SEGMENT), with its stream offset; for tracing. An immediate header whose call
+    /// failed is seen again when it is retried. Does nothing by default.
+    #[inline(always)]
+    fn entry(&mut self, _offset: u64, _word: u32, _header: Header) {}
 }
 
 impl<E, F: FnMut(MethodCall) -> Result<Flow, E>> MethodSink for F {
@@ -368,7 +374,11 @@ impl Decoder {
             }
             let word = word_at(k);
             let offset = base + k as u64 * 4;
-            match Header::decode(word) {
+            let header = Header::decode(word);
+            if let Ok(h) = header {
+                sink.entry(offset, word, h);
+            }
+            match header {
                 Ok(Header::Methods { mode, subchannel, method, count }) => {
                     if count != 0 {
                         st = State::start(mode, subchannel, method, count);
@@ -421,7 +431,11 @@ impl Decoder {
                 Err(e) => return Step::Halt(HaltCause::Sink(e)),
             }
         } else {
-            match Header::decode(word) {
+            let header = Header::decode(word);
+            if let Ok(h) = header {
+                sink.entry(offset, word, h);
+            }
+            match header {
                 Ok(Header::Nop) => Flow::Continue,
                 Ok(Header::Methods { count: 0, .. }) => Flow::Continue,
                 Ok(Header::Methods { mode, subchannel, method, count }) => {
