@@ -679,3 +679,29 @@ proptest! {
         prop_assert!(rig.bytes(rig.dst) == expected);
     }
 }
+
+#[test]
+fn lines_on_the_same_bytes_leave_the_last_line_and_huge_launches_are_refused() {
+    let mut rig = Rig::new();
+    let mut dma = DmaCopy::new(SectorLayout::Turing2D);
+    let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
+    // 1000 lines, destination pitch 0: every line overwrites the same 24 bytes; the last one stays.
+    rig.run(&mut dma, &pitch_copy(24, 1000, 100, 0));
+    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE)]);
+    let mut expected = before;
+    expected[0x200..0x200 + 24].copy_from_slice(&src[0x100 + 999 * 100..][..24]);
+    assert!(rig.bytes(rig.dst) == expected);
+    // A fill of 2^24 lines on one spot finishes at once.
+    let comps = 4 | (3 << 16);
+    let mut calls = pitch_copy(2, 1 << 24, 0, 0);
+    calls.extend([(m::SET_REMAP_CONST_A, 0x0BAD_F00D), (m::SET_REMAP_COMPONENTS, comps)]);
+    rig.run(&mut dma, &calls);
+    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP)]);
+    assert_eq!(rig.memory.read_u64(DST + 0x200).unwrap(), 0x0BAD_F00D_0BAD_F00D);
+    // 2^32 − 1 one-byte lines 64 bytes apart: refused by name, nothing written.
+    let before = rig.bytes(rig.dst);
+    rig.run(&mut dma, &pitch_copy(1, u32::MAX, 64, 64));
+    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE).unwrap_err();
+    assert!(err.to_string().contains("limit of one launch"), "{err}");
+    assert!(rig.bytes(rig.dst) == before);
+}

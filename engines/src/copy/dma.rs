@@ -19,9 +19,13 @@ use super::surface::{Placement, RowSource, Shape};
 /// The class id.
 pub const AMPERE_DMA_COPY_A: u32 = 0xC6B5;
 
-/// Most bytes one launch writes: 4 GiB, the largest launch NVK emits (a 32768 × 32768 fill of 4-byte
-/// elements).
-pub const WRITE_LIMIT: u64 = 1 << 32;
+/// Most work one launch may take, counted as the bytes written plus [`LINE_COST`] per line: a little
+/// over 4 GiB, the largest launch NVK emits (a 32768 × 32768 fill of 4-byte elements). Larger launches
+/// are refused by name rather than keeping the channel busy for minutes.
+pub const WRITE_LIMIT: u64 = (1 << 32) + (LINE_COST << 16);
+
+/// The work of starting one line, in bytes, for [`WRITE_LIMIT`].
+pub const LINE_COST: u64 = 64;
 
 /// Most bytes one launch stages at once: a whole copy whose source and destination may share host
 /// bytes, or one line. Larger ones are refused by name instead of exhausting host memory.
@@ -360,10 +364,12 @@ impl DmaCopy {
             return Ok(());
         }
         let dst = self.placement(Side::Destination, launch.dst_pitch, dst_element, elements, rows)?;
-        let written = dst.row_bytes.saturating_mul(dst.rows);
-        if written > WRITE_LIMIT {
-            return Err(CopyError::TooLarge { bytes: written, limit: WRITE_LIMIT });
+        let work = (dst.row_bytes + LINE_COST).saturating_mul(dst.rows);
+        if work > WRITE_LIMIT {
+            return Err(CopyError::TooLarge { bytes: work, limit: WRITE_LIMIT });
         }
+        // Lines that all land on the same bytes (pitch 0): only the last one's bytes remain.
+        let last_line_only = matches!(dst.shape, Shape::Pitch { pitch: 0 }) && rows > 1;
         if let Some(fill) = remap.filter(|r| !r.reads_source()) {
             // A constant fill: the source registers are neither decoded nor read.
             if dst.row_bytes > STAGING_LIMIT {
@@ -371,6 +377,7 @@ impl DmaCopy {
             }
             let (line, mask) = fill.fill_line(elements as usize);
             dst.check_writable(memory, mask.as_deref())?;
+            let dst = if last_line_only { dst.band(rows as u64 - 1, 1)? } else { dst };
             return dst.scatter(memory, RowSource::Repeat(&line), mask.as_deref());
         }
         let src = self.placement(Side::Source, launch.src_pitch, src_element, elements, rows)?;
@@ -398,7 +405,7 @@ impl DmaCopy {
             (if fit >= 8 { fit / 8 * 8 } else { fit }).min(rows as u64)
         };
         let mut staged = vec![0u8; (src.row_bytes * band_rows) as usize];
-        let mut first = 0u64;
+        let mut first = if last_line_only { rows as u64 - 1 } else { 0 };
         while first < rows as u64 {
             let n = band_rows.min(rows as u64 - first);
             let (src_band, dst_band) = (src.band(first, n)?, dst.band(first, n)?);

@@ -32,7 +32,7 @@ pub enum CopyError {
     #[error("{side} line {line} starts outside the GPU address space")]
     AddressOverflow { side: Side, line: u64 },
     /// More bytes than this emulator stages for one launch.
-    #[error("copy of {bytes} bytes exceeds the {limit}-byte staging limit of one launch")]
+    #[error("launch needs {bytes} bytes, over the {limit}-byte limit of one launch")]
     TooLarge { bytes: u64, limit: u64 },
     /// Inline data arrived when no transfer expects it.
     #[error("LOAD_INLINE_DATA with no inline transfer pending")]
