@@ -390,7 +390,13 @@ impl DmaCopy {
         // destination may share host bytes (overlapping or aliased), the whole source is staged first
         // so the copy behaves as if it were read before anything is written.
         let row_bytes = src.row_bytes.max(dst.row_bytes).max(1);
-        let band_rows = if src.may_share_bytes_with(&dst, memory) {
+        let band_rows = if last_line_only {
+            // Only the last line is moved, and nothing is written before it is read.
+            if row_bytes > STAGING_LIMIT {
+                return Err(CopyError::TooLarge { bytes: row_bytes, limit: STAGING_LIMIT });
+            }
+            1
+        } else if src.may_share_bytes_with(&dst, memory) {
             let total = row_bytes.saturating_mul(rows as u64);
             if total > STAGING_LIMIT {
                 return Err(CopyError::TooLarge { bytes: total, limit: STAGING_LIMIT });
