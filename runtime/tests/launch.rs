@@ -520,3 +520,49 @@ mod reflection {
         }
     }
 }
+
+#[test]
+fn dynamic_shared_memory_size_reaches_the_kernel() {
+    let words = support::dynamic_shared_kernel();
+    support::spirv_val(&words);
+    let mut rt = Runtime::new(options()).unwrap();
+    let k = rt.load_kernel("dyn_shared", &words).unwrap();
+    let (grid, block) = ([3, 1, 1], [64, 1, 1]);
+    let buf = rt.alloc(4 * 192).unwrap();
+    for dynamic in [0u32, 4096, 16 << 10] {
+        let bank0 = sassport_runtime::Bank0::new(grid, block).with_params(&buf.to_le_bytes());
+        let banks = [(0, bank0.as_bytes())];
+        let r = rt
+            .launch(&Launch {
+                kernel: k,
+                grid,
+                block,
+                dynamic_shared_bytes: dynamic,
+                banks: &banks,
+            })
+            .unwrap();
+        assert!(r.pipeline_created, "one pipeline per dynamic shared size");
+        let mut out = vec![0u8; 4 * 192];
+        rt.download(buf, &mut out).unwrap();
+        for (gid, w) in out.chunks_exact(4).enumerate() {
+            assert_eq!(
+                u32::from_le_bytes(w.try_into().unwrap()),
+                dynamic + gid as u32,
+                "gid {gid}"
+            );
+        }
+    }
+    let over = rt.device().limits.max_shared_memory_bytes + 1;
+    let bank0 = sassport_runtime::Bank0::new(grid, block);
+    let banks = [(0, bank0.as_bytes())];
+    assert!(matches!(
+        rt.launch(&Launch {
+            kernel: k,
+            grid,
+            block,
+            dynamic_shared_bytes: over,
+            banks: &banks
+        }),
+        Err(RuntimeError::InvalidLaunch { .. })
+    ));
+}

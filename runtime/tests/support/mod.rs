@@ -336,3 +336,176 @@ pub fn bank0(grid: [u32; 3], block: [u32; 3], ptr: u64, param: u32) -> Vec<u8> {
     bank[PARAM_ADD as usize..PARAM_ADD as usize + 4].copy_from_slice(&param.to_le_bytes());
     bank
 }
+
+/// A kernel checking the dynamic-shared-memory specialisation constant: its Workgroup array has
+/// `spec3 / 4 + 1` words (spec id 3 = dynamic shared bytes); thread 0 stores `spec3` in the array's last word,
+/// all threads pass a workgroup barrier, read that word and store `word + gid` (u32) at `ptr + 4 * gid`
+/// (ptr from bank 0 at 0x160; gid = ctaid.x * blockDim.x + tid.x). Addresses are not checked: tests pass
+/// in-window pointers only.
+pub fn dynamic_shared_kernel() -> Vec<u32> {
+    let mut b = Builder::new();
+    b.set_version(1, 6);
+    b.capability(Capability::Shader);
+    b.capability(Capability::Int64);
+    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let void = b.type_void();
+    let boolean = b.type_bool();
+    let u32t = b.type_int(32, 0);
+    let u64t = b.type_int(64, 0);
+    let uvec2 = b.type_vector(u32t, 2);
+    let uvec3 = b.type_vector(u32t, 3);
+    let uvec4 = b.type_vector(u32t, 4);
+
+    let block = |b: &mut Builder, n: u32, binding: u32| {
+        let len = b.constant_bit32(u32t, n);
+        let arr = b.type_array(uvec4, len);
+        b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
+        let st = b.type_struct([arr]);
+        b.decorate(st, Decoration::Block, []);
+        b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let ptr = b.type_pointer(None, StorageClass::Uniform, st);
+        let var = b.variable(ptr, None, StorageClass::Uniform, None);
+        b.decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        b.decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
+        var
+    };
+    let lv = block(&mut b, abi::LAUNCH_VALUES_VEC4S, abi::LAUNCH_VALUES_BINDING);
+    let bank0 = block(&mut b, abi::bank0::PARAMS / 16 + 1, abi::FIRST_BANK_BINDING);
+    let rta = b.type_runtime_array(u32t);
+    b.decorate(rta, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+    let wst = b.type_struct([rta]);
+    b.decorate(wst, Decoration::Block, []);
+    b.member_decorate(wst, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    let wptr = b.type_pointer(None, StorageClass::StorageBuffer, wst);
+    let window = b.variable(wptr, None, StorageClass::StorageBuffer, None);
+    b.decorate(
+        window,
+        Decoration::DescriptorSet,
+        [Operand::LiteralBit32(0)],
+    );
+    b.decorate(
+        window,
+        Decoration::Binding,
+        [Operand::LiteralBit32(abi::GLOBAL_WINDOW_BINDING)],
+    );
+
+    let sx = b.spec_constant_bit32(u32t, 1);
+    let sy = b.spec_constant_bit32(u32t, 1);
+    let sz = b.spec_constant_bit32(u32t, 1);
+    let dynamic = b.spec_constant_bit32(u32t, 0);
+    for (id, spec) in [
+        (sx, abi::SPEC_ID_BLOCK_DIM_X),
+        (sy, abi::SPEC_ID_BLOCK_DIM_Y),
+        (sz, abi::SPEC_ID_BLOCK_DIM_Z),
+        (dynamic, abi::SPEC_ID_DYNAMIC_SHARED_BYTES),
+    ] {
+        b.decorate(id, Decoration::SpecId, [Operand::LiteralBit32(spec)]);
+    }
+    let wg_size = b.spec_constant_composite(uvec3, [sx, sy, sz]);
+    b.decorate(
+        wg_size,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+    );
+    let four = b.constant_bit32(u32t, 4);
+    let one = b.constant_bit32(u32t, 1);
+    let spec_op = |b: &mut Builder, op: spirv::Op, x: u32, y: u32| {
+        let id = b.spec_constant_op(u32t, op);
+        let inst = b.module_mut().types_global_values.last_mut().unwrap();
+        inst.operands.extend([Operand::IdRef(x), Operand::IdRef(y)]);
+        id
+    };
+    let words = spec_op(&mut b, spirv::Op::UDiv, dynamic, four);
+    let len = spec_op(&mut b, spirv::Op::IAdd, words, one);
+    let shared_ty = b.type_array(u32t, len);
+    let shared_ptr = b.type_pointer(None, StorageClass::Workgroup, shared_ty);
+    let shared = b.variable(shared_ptr, None, StorageClass::Workgroup, None);
+
+    let in_uvec3 = b.type_pointer(None, StorageClass::Input, uvec3);
+    let wg_id = b.variable(in_uvec3, None, StorageClass::Input, None);
+    b.decorate(
+        wg_id,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupId)],
+    );
+    let local_id = b.variable(in_uvec3, None, StorageClass::Input, None);
+    b.decorate(
+        local_id,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::LocalInvocationId)],
+    );
+
+    let fn_ty = b.type_function(void, []);
+    let main = b
+        .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    let ptr_u4 = b.type_pointer(None, StorageClass::Uniform, uvec4);
+    let ptr_sb = b.type_pointer(None, StorageClass::StorageBuffer, u32t);
+    let ptr_wg = b.type_pointer(None, StorageClass::Workgroup, u32t);
+    let zero = b.constant_bit32(u32t, 0);
+    let row = |b: &mut Builder, var: u32, w: u32| {
+        let i = b.constant_bit32(u32t, w / 4);
+        let p = b.access_chain(ptr_u4, None, var, [zero, i]).unwrap();
+        b.load(uvec4, None, p, None, []).unwrap()
+    };
+    let lid = b.load(uvec3, None, local_id, None, []).unwrap();
+    let lx = b.composite_extract(u32t, None, lid, [0]).unwrap();
+    let wg = b.load(uvec3, None, wg_id, None, []).unwrap();
+    let wx = b.composite_extract(u32t, None, wg, [0]).unwrap();
+    let lv_base = row(&mut b, lv, abi::launch_word::WORKGROUP_BASE);
+    let base_x = b.composite_extract(u32t, None, lv_base, [0]).unwrap();
+    let lv_block = row(&mut b, lv, abi::launch_word::BLOCK_DIM);
+    let bx = b.composite_extract(u32t, None, lv_block, [0]).unwrap();
+    let ctaid = b.i_add(u32t, None, wx, base_x).unwrap();
+    let t = b.i_mul(u32t, None, ctaid, bx).unwrap();
+    let gid = b.i_add(u32t, None, t, lx).unwrap();
+    let last = b.i_sub(u32t, None, len, one).unwrap();
+    let slot = b.access_chain(ptr_wg, None, shared, [last]).unwrap();
+
+    let is_first = b.i_equal(boolean, None, lx, zero).unwrap();
+    let then_l = b.id();
+    let merge_l = b.id();
+    b.selection_merge(merge_l, spirv::SelectionControl::NONE)
+        .unwrap();
+    b.branch_conditional(is_first, then_l, merge_l, []).unwrap();
+    b.begin_block(Some(then_l)).unwrap();
+    b.store(slot, dynamic, None, []).unwrap();
+    b.branch(merge_l).unwrap();
+    b.begin_block(Some(merge_l)).unwrap();
+    let workgroup = b.constant_bit32(u32t, spirv::Scope::Workgroup as u32);
+    let semantics = b.constant_bit32(
+        u32t,
+        (spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits(),
+    );
+    b.control_barrier(workgroup, workgroup, semantics).unwrap();
+    let seen = b.load(u32t, None, slot, None, []).unwrap();
+    let value = b.i_add(u32t, None, seen, gid).unwrap();
+
+    let bank_row = row(&mut b, bank0, abi::bank0::PARAMS);
+    let pair = b
+        .vector_shuffle(uvec2, None, bank_row, bank_row, [0, 1])
+        .unwrap();
+    let ptr = b.bitcast(u64t, None, pair).unwrap();
+    let lv_row = row(&mut b, lv, abi::launch_word::WINDOW_BASE);
+    let base_pair = b
+        .vector_shuffle(uvec2, None, lv_row, lv_row, [0, 1])
+        .unwrap();
+    let base = b.bitcast(u64t, None, base_pair).unwrap();
+    let off = b.i_sub(u64t, None, ptr, base).unwrap();
+    let two = b.constant_bit32(u32t, 2);
+    let word0 = b.shift_right_logical(u64t, None, off, two).unwrap();
+    let word0 = b.u_convert(u32t, None, word0).unwrap();
+    let idx = b.i_add(u32t, None, word0, gid).unwrap();
+    let p = b.access_chain(ptr_sb, None, window, [zero, idx]).unwrap();
+    b.store(p, value, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(
+        ExecutionModel::GLCompute,
+        main,
+        abi::ENTRY_POINT,
+        [lv, bank0, window, shared, wg_id, local_id],
+    );
+    b.module().assemble()
+}
