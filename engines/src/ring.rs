@@ -44,8 +44,11 @@ impl GpFifoRing {
 
     /// The smallest ring that holds `entries` pending entries.
     pub fn with_room_for(entries: usize) -> Result<Self, RingError> {
-        let needed = entries.saturating_add(1).next_power_of_two().max(2);
-        Self::new(needed.trailing_zeros())
+        let log2 = entries
+            .checked_add(1)
+            .and_then(usize::checked_next_power_of_two)
+            .map_or(usize::BITS, |n| n.max(2).trailing_zeros());
+        Self::new(log2)
     }
 
     /// Number of slots (a power of two).
