@@ -6,7 +6,7 @@
 
 extern "C" __global__ void cp_async_sizes(const unsigned *in, const uint2 *in2, const uint4 *in4, unsigned *out, int n)
 {
-    // SASS: LDGSTS.E (4 bytes), LDGSTS.E.64, LDGSTS.E.BYPASS.128 (16 bytes, L2 only), LDGSTS.E.ZFILL-style
+    // SASS: LDGSTS.E (4 bytes), LDGSTS.E.64, LDGSTS.E.BYPASS.128 (16 bytes, bypassing the first-level cache), LDGSTS.E.ZFILL-style
     // zero-fill through the src-size operand, LDGDEPBAR, DEPBAR.LE SB0, BAR.SYNC; 4 words per thread out
     __shared__ unsigned s1[128];
     __shared__ uint2 s2[128];

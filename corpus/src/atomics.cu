@@ -8,7 +8,7 @@ extern "C" __global__ void atomics_global_owned(int *si, unsigned *su, unsigned 
                                                 const int *arg, int *old, int n)
 {
     // SASS: ATOMG.E.ADD/.EXCH/.MIN.S32/.MAX/.AND/.OR/.XOR/.INC/.DEC (.64 forms), ATOMG.E.CAS, ATOMG.E.ADD.F32.FTZ.RN
-    // — the returned value is used, so the ATOMG (not RED) forms appear. si/su/su64/sf have 4 elements per
+    // — the returned value is used, so these are ATOMG forms. si/su/su64/sf have 4 elements per
     // thread; old gets 16 words per thread.
     const int K = 16;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -39,7 +39,7 @@ extern "C" __global__ void atomics_global_contended(const int *arg, int *bins, u
                                                     unsigned long long *bins64, float *fbins, double *dbins, int n)
 {
     // SASS: RED.E.ADD/.MIN.S32/.MAX.S32/.AND/.OR/.XOR/.INC/.DEC (result unused), RED.E.ADD.64, RED.E.ADD.F32.FTZ.RN,
-    // RED.E.ADD.F64.RN, warp-aggregated atomics (the compiler may combine lanes with VOTE/POPC/REDUX)
+    // RED.E.ADD.F64.RN, warp-aggregated atomics (the compiler combines lanes with VOTEU, POPC and REDUX)
     // bins: 16 ints, ubins: 16, bins64: 4, fbins: 8, dbins: 4.
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -66,7 +66,7 @@ extern "C" __global__ void atomics_global_contended(const int *arg, int *bins, u
 extern "C" __global__ void atomics_shared(const int *arg, int *out, int n)
 {
     // SASS: ATOMS.ADD/.MIN/.MAX/.AND/.OR/.XOR/.INC/.DEC/.EXCH, ATOMS.CAS/.CAST.SPIN (float add on shared is a
-    // CAS loop on SM86), ATOMS.POPC.INC, BAR.SYNC; each block writes its 16 bins to out[block * 16 + k]
+    // compare-and-swap loop on sm_86), ATOMS.POPC.INC, BAR.SYNC; each block writes its 16 bins to out[block * 16 + k]
     __shared__ int bins[8];
     __shared__ unsigned ubins[4];
     __shared__ float fbin[2];
@@ -112,8 +112,9 @@ extern "C" __global__ void atomics_shared(const int *arg, int *out, int n)
 
 extern "C" __global__ void atomics_system_scope(unsigned *counters, const unsigned *arg, int n)
 {
-    // SASS: RED.E.ADD.STRONG.GPU / .SYS (scoped atomics), ATOMG.E.ADD.STRONG.SYS, MEMBAR.SC.GPU/.SYS
-    // (__threadfence, __threadfence_system); counters has 4 words
+    // SASS: ATOMG.E.ADD.STRONG.SM (block scope) / .STRONG.SYS (system scope), ATOMG.E.MAX/.OR at those
+    // scopes, warp aggregation through REDUX, MEMBAR.SC.GPU / MEMBAR.SC.SYS (__threadfence,
+    // __threadfence_system); counters has 4 words
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     unsigned v = arg[i] & 0xffffu;

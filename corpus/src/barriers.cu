@@ -51,8 +51,7 @@ extern "C" __global__ void named_barriers(const unsigned *a, unsigned *out, int 
 
 extern "C" __global__ void syncwarp_exchange(const int *a, int *out, int n)
 {
-    // SASS: WARPSYNC with immediate and register masks (__syncwarp), NOP-free lane exchange through shared
-    // memory, MEMBAR.CTA (__threadfence_block)
+    // SASS: WARPSYNC with full and partial masks (__syncwarp), lane exchange through shared memory (STS/LDS)
     __shared__ int buf[128];
     const int K = 2;
     int t = threadIdx.x;

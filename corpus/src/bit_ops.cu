@@ -45,7 +45,7 @@ extern "C" __global__ void bit_ops32(const unsigned *a, const unsigned *b, const
 
 extern "C" __global__ void bit_ops_const_shift(const unsigned *a, unsigned *out, int n)
 {
-    // SASS: SHF/LEA/PRMT with immediate amounts, byte swaps (PRMT), LOP3 with immediates, bit tests (LOP3.LUT P)
+    // SASS: SHF/PRMT with immediate amounts, byte swaps (PRMT), LOP3 with immediates, bit tests (LOP3.LUT P)
     const int K = 8;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

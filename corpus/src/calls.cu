@@ -49,7 +49,7 @@ __device__ unary_op op_table[4] = {op_rotl, op_mul, op_not, op_sqr};
 extern "C" __global__ void calls_direct(const int *a, const float *b, int *out, int n)
 {
     // SASS: CALL.REL.NOINC / RET.REL.NODEC, argument registers, caller-saved spills around calls (STL/LDL of
-    // live values when the callee clobbers them), BMOV-free ABI, struct returned in registers
+    // live values when the callee clobbers them), a struct returned in registers
     const int K = 5;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -69,7 +69,8 @@ extern "C" __global__ void calls_direct(const int *a, const float *b, int *out, 
 
 extern "C" __global__ void calls_recursive(const unsigned *a, unsigned *out, int n)
 {
-    // SASS: recursive CALL.REL with a stack frame (R1 adjusted by IADD3, STL/LDL of saved registers), RET
+    // SASS: recursive CALL.REL with a stack frame (the stack pointer adjusted by IADD3, STL/LDL of saved
+    // registers), RET; gcd_rec's tail recursion becomes a loop around the 64-bit remainder subroutine
     const int K = 2;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

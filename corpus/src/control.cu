@@ -5,7 +5,7 @@
 
 extern "C" __global__ void divergent_branches(const int *a, const int *b, int *out, int n)
 {
-    // SASS: BRA (divergent), BSSY/BSYNC reconvergence, @P predicated instructions, SEL/FSEL, PLOP3, ISETP chains
+    // SASS: BRA (divergent), BSSY/BSYNC reconvergence, @P predicated instructions, SEL, PLOP3, ISETP chains
     const int K = 4;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -34,7 +34,7 @@ extern "C" __global__ void divergent_branches(const int *a, const int *b, int *o
 extern "C" __global__ void loops(const unsigned *a, unsigned *out, int n)
 {
     // SASS: backward BRA loops, loop counters (IADD3/ISETP), unrolled bodies, data-dependent trip counts
-    // (Collatz with a cap), nested loops with break/continue, BSSY/BSYNC around divergent loops, WARPSYNC
+    // (Collatz with a cap), nested loops with break/continue, BSSY/BSYNC around divergent loops
     const int K = 5;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -81,7 +81,7 @@ extern "C" __global__ void loops(const unsigned *a, unsigned *out, int n)
 
 extern "C" __global__ void predication(const float *a, const float *b, float *out, int n)
 {
-    // SASS: FSEL, FSETP with PLOP3 combining predicates, @!P guarded stores, FMNMX used for clamps
+    // SASS: FSEL, FSETP with combined predicates (.AND/.OR forms), predicated stores, FMNMX used for clamps
     const int K = 3;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

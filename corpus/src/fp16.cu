@@ -9,7 +9,7 @@
 
 extern "C" __global__ void fp16_arith(const float *a, const float *b, const float *c, __half *out, int n)
 {
-    // SASS: F2FP.PACK_AB, HADD2, HMUL2, HFMA2, HFMA2.MMA, HMNMX2, HADD2.F32, HSET2/HSETP2, PRMT
+    // SASS: F2FP.PACK_AB, HADD2, HMUL2, HFMA2 (.SAT), HMNMX2 (.NAN), HADD2.F32, HSETP2, MUFU.RCP (__hdiv), PRMT
     const int K = 16;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -83,8 +83,7 @@ extern "C" __global__ void fp16_convert(const float *a, const int *b, unsigned s
 
 extern "C" __global__ void bf16_ops(const float *a, const float *b, unsigned short *out, int n)
 {
-    // SASS: F2FP.BF16.PACK_AB, HFMA2.BF16 (bf16 arithmetic on SM86 is emulated through HFMA2.BF16_V2 / FFMA),
-    // PRMT/IMAD.U32 for bf16 to float
+    // SASS: F2FP.BF16.PACK_AB (.RZ), HFMA2.BF16_V2 (bf16 add/mul/fma), HMNMX2.BF16_V2, PRMT/SHF for bf16 to float
     const int K = 8;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

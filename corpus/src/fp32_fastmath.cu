@@ -39,8 +39,9 @@ extern "C" __global__ void fast_math_mufu(const float *a, const float *b, float 
 
 extern "C" __global__ void precise_math(const float *a, const float *b, float *out, int n)
 {
-    // SASS: long FFMA polynomial chains, MUFU.EX2/LG2/RCP inside libdevice, F2I/I2F for range reduction, the
-    // Payne-Hanek slow path of sinf/cosf (a dynamically indexed local array: STL/LDL), BSSY/BSYNC
+    // SASS: long FFMA polynomial chains, MUFU.EX2, MUFU.LG2, MUFU.RCP and MUFU.RSQ inside libdevice,
+    // F2I/I2FP/FRND for range reduction, the sinf/cosf slow path (64-bit IMAD.WIDE chains in a called
+    // subroutine: CALL/RET), FCHK, BSSY/BSYNC
     const int K = 12;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

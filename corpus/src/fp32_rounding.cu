@@ -6,7 +6,7 @@
 
 extern "C" __global__ void fp32_round_arith(const float *a, const float *b, const float *c, float *out, int n)
 {
-    // SASS: FADD.RZ/.RP/.RM, FMUL.RZ/.RP/.RM, FFMA.RZ/.RP/.RM, FADD/FMUL/FFMA (RN), FSETP
+    // SASS: FADD.RZ/.RP/.RM, FMUL.RZ/.RP/.RM, FFMA.RZ/.RP/.RM, FADD/FMUL/FFMA (round to nearest)
     const int K = 16;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -61,7 +61,7 @@ extern "C" __global__ void fp32_round_div_sqrt(const float *a, const float *b, f
 extern "C" __global__ void fp32_default_ops(const float *a, const float *b, const float *c, float *out, int n)
 {
     // SASS: FADD, FMUL, FFMA (contracted a*b+c), FADD with negated/absolute operands, FMUL by immediates,
-    // FMNMX, FSETP with ordered/unordered comparisons, FSEL, FSET.BF
+    // FSETP with ordered/unordered comparisons, FSEL, FSET.BF
     const int K = 16;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

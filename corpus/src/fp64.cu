@@ -5,7 +5,7 @@
 
 extern "C" __global__ void fp64_round_arith(const double *a, const double *b, const double *c, double *out, int n)
 {
-    // SASS: DADD/DMUL/DFMA with .RZ/.RP/.RM and default RN, DSETP
+    // SASS: DADD/DMUL/DFMA with .RZ/.RP/.RM and the default round-to-nearest
     const int K = 16;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -92,7 +92,8 @@ extern "C" __global__ void fp64_convert(const double *a, const long long *b, lon
 
 extern "C" __global__ void fp64_round_misc(const double *a, const double *b, double *out, int n)
 {
-    // SASS: FRND.F64 (.TRUNC/.FLOOR/.CEIL), DMNMX emulation (DSETP + FSEL), DSETP.NAN, LOP3 on the high word
+    // SASS: FRND.F64 (.TRUNC/.FLOOR/.CEIL), DSETP.MIN/DSETP.MAX + FSEL for fmin/fmax, DSETP, LOP3 on the high
+    // word, DFMA polynomials and MUFU.RCP64H in exp/log
     const int K = 14;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

@@ -101,7 +101,7 @@ extern "C" __global__ void int32_saturate_simd(const unsigned *a, const unsigned
                                                unsigned *out, int n)
 {
     // SASS: IADD3 + IMNMX (saturation), halving adds (LEA.HI / SHF), IDP.4A / IDP.2A, VABSDIFF4, PRMT,
-    // SIMD video intrinsics lowered to LOP3/IADD3 sequences
+    // video intrinsics lowered to LOP3/IADD3 sequences
     const int K = 20;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

@@ -11,7 +11,7 @@ __device__ __forceinline__ float exact_small(float v) { return (float)(((__float
 
 extern "C" __global__ void matmul_naive(const float *a, const float *b, float *c, int n)
 {
-    // SASS: 2-D indices from SR_CTAID.Y/SR_TID.Y, an unrolled FFMA loop over LDG.E, LEA addressing
+    // SASS: 2-D indices from SR_CTAID.Y/SR_TID.Y, an unrolled FFMA loop over LDG.E, IMAD.WIDE addressing
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= n || col >= n) return;
@@ -71,7 +71,7 @@ extern "C" __global__ void matmul_regblock(const float *a, const float *b, float
 
 extern "C" __global__ void dmatmul_tiled(const double *a, const double *b, double *c, int n)
 {
-    // SASS: the tiled loop in FP64: STS.64/LDS.64, DFMA chains
+    // SASS: the tiled loop in double precision: STS.64/LDS.64, DFMA chains
     __shared__ double ta[TILE][TILE];
     __shared__ double tb[TILE][TILE];
     int tx = threadIdx.x, ty = threadIdx.y;

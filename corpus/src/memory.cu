@@ -94,7 +94,7 @@ extern "C" __global__ void shared_dynamic(const float *in, float *out, int n)
 extern "C" __global__ void local_array(const unsigned *in, unsigned *out, int n)
 {
     // SASS: STL/LDL (a per-thread array indexed by data-dependent indices cannot live in registers),
-    // STL.64/LDL.64 or STL.128 vector forms, R1-relative addressing from c[0x0][0x28]
+    // STL.64/LDL.64 or STL.128 vector forms, stack-pointer-relative addressing from c[0x0][0x28]
     const int K = 4;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -117,7 +117,7 @@ extern "C" __global__ void local_array(const unsigned *in, unsigned *out, int n)
 extern "C" __global__ void constant_memory(const unsigned *in, Params p, unsigned *out, int n)
 {
     // SASS: LDC (divergent index into __constant__), ULDC (uniform index), c[0x3][...] operands folded into
-    // ALU instructions, kernel parameters by value at c[0x0][0x160 + ...] including a struct with mixed widths
+    // arithmetic instructions, kernel parameters by value at c[0x0][0x160 + ...] including a struct with mixed widths
     const int K = 6;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -143,8 +143,8 @@ __device__ __noinline__ void store_generic(unsigned *p, int k, unsigned v)
 
 extern "C" __global__ void generic_pointers(const unsigned *in, unsigned *out, int n)
 {
-    // SASS: LD.E / ST.E (generic addressing, because the callee cannot know the space), CVTA-style window
-    // arithmetic for shared addresses, CALL.REL.NOINC / RET.REL.NODEC
+    // SASS: LD.E / ST.E (generic addressing, because the callee cannot know the space), shared-window address
+    // arithmetic for generic pointers to shared memory, CALL.REL.NOINC / RET.REL.NODEC
     __shared__ unsigned tile[128];
     const int K = 3;
     int t = threadIdx.x;

@@ -1,6 +1,6 @@
 // Less common instructions real code still uses: saturating narrowing conversions, address-space queries,
-// prefetches, sleeping, shared-memory mbarriers (arrive/test/wait), uniform-datapath arithmetic on
-// block-uniform values, and 16-bit packed conversions.
+// prefetches, sleeping, shared-memory mbarriers (arrive/test/wait), a loop over block-uniform state, and
+// 16-bit packed conversions.
 // Every kernel reads its inputs at index i and writes K results per thread at out[i * K + k].
 
 #include <cuda_fp16.h>
@@ -8,7 +8,7 @@
 extern "C" __global__ void narrowing_conversions(const int *a, const float *b, unsigned *out, int n)
 {
     // SASS: I2I.S8.S32.SAT / I2I.U16.S32.SAT (cvt.sat narrowing), I2IP (cvt.pack.sat), F2FP.PACK_AB (two floats
-    // to half2), F2I.S16/U8 forms, PRMT to assemble bytes
+    // to half2), F2I with 16- and 8-bit results, PRMT to assemble bytes
     const int K = 6;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -51,8 +51,8 @@ extern "C" __global__ void address_spaces(const unsigned *in, unsigned *out, int
 
 extern "C" __global__ void mbarrier_handoff(const unsigned *in, unsigned *out, int n)
 {
-    // SASS: shared-memory mbarrier operations (mbarrier.init/arrive/test_wait: ATOMS-based or SYNCS forms on
-    // SM86), a spin loop on the barrier phase, BAR.SYNC
+    // SASS: shared-memory mbarrier operations (arrive as ATOMS.ARRIVE.64, init and test_wait as shared stores
+    // and loads), a spin loop on the barrier phase, BAR.SYNC
     __shared__ unsigned long long bar;
     __shared__ unsigned data[128];
     int t = threadIdx.x;
@@ -75,8 +75,9 @@ extern "C" __global__ void mbarrier_handoff(const unsigned *in, unsigned *out, i
 
 extern "C" __global__ void uniform_datapath(const int *in, int *out, int n, int rounds)
 {
-    // SASS: uniform registers and instructions for block-uniform values (S2UR SR_CTAID, UIADD3, UIMAD, ULOP3,
-    // USHF, UISETP, ULDC, R2UR/UMOV), a loop whose trip count is a kernel parameter
+    // SASS: a loop bounded by a kernel parameter over block-uniform state (IMAD, LOP3, SHF, IADD3, ISETP) with
+    // data-dependent loads. ptxas 13.5 keeps this state in ordinary registers; the corpus's uniform-datapath
+    // instructions come from matmul, reduce_scan, atomics and the warp kernels
     int base = blockIdx.x * blockDim.x;
     int i = base + threadIdx.x;
     int u = blockIdx.x * 7 + rounds;

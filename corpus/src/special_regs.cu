@@ -5,7 +5,7 @@
 extern "C" __global__ void special_registers(unsigned *out)
 {
     // SASS: S2R SR_TID.X/Y/Z, SR_CTAID.X/Y/Z, SR_LANEID, SR_LTMASK/SR_LEMASK/SR_GTMASK, CS2R SR_CLOCKLO,
-    // S2UR, blockDim/gridDim from c[0x0][0x0..0x14], the dynamic shared size from the constant bank
+    // blockDim/gridDim from c[0x0][0x0..0x14], the dynamic shared size from the constant bank
     unsigned lane, le, gt, dsmem;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
     asm("mov.u32 %0, %%lanemask_le;" : "=r"(le));

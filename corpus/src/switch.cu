@@ -1,10 +1,11 @@
-// Switch statements: a dense switch that compiles to an indirect branch through a jump table (BRX), a
-// sparse switch that compiles to compare chains, a switch with fall-through, and an explicit PTX brx.idx
-// jump table. Every kernel reads its inputs at index i and writes K results per thread at out[i * K + k].
+// Switch statements: a dense switch, a sparse switch with fall-through, and an explicit PTX brx.idx jump
+// table. nvcc 13.5 lowers C switches to compare-and-branch trees (it emits no jump tables of its own), so
+// the indirect branch BRX comes from the inline-assembly kernel.
+// Every kernel reads its inputs at index i and writes K results per thread at out[i * K + k].
 
 extern "C" __global__ void switch_dense(const unsigned *a, unsigned *out, int n)
 {
-    // SASS: BRX (jump through a table in constant bank / computed target), ISETP.GT.U32 range check, LDC
+    // SASS: a binary tree of ISETP + BRA over the case values, BSSY/BSYNC reconvergence, POPC/BREV/FLO in cases
     const int K = 1;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -71,7 +72,8 @@ extern "C" __global__ void switch_sparse(const int *a, int *out, int n)
 
 extern "C" __global__ void switch_brx_ptx(const unsigned *a, unsigned *out, int n)
 {
-    // SASS: BRX R, with the target table emitted by ptxas from a PTX branch-target list (brx.idx)
+    // SASS: BRX through a register target read with LDC from the branch-target table that ptxas places in a
+    // constant bank (from the .branchtargets list and brx.idx)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     unsigned x = a[i];

@@ -13,7 +13,7 @@ __device__ __forceinline__ float small_int(unsigned w) { return (float)((int)(w 
 
 extern "C" __global__ void wmma_f16_f32(const unsigned *in, float *c)
 {
-    // SASS: HMMA.16816.F32 (two per 16x16x16 tile), LDSM or LDS fragment loads, STG of the accumulator
+    // SASS: HMMA.16816.F32 (two per 16x16x16 tile), LDSM fragment loads from shared memory, STG of the accumulator
     __shared__ __half a[256], b[256];
     int lane = threadIdx.x;
     for (int k = lane; k < 256; k += 32) {
@@ -69,7 +69,7 @@ extern "C" __global__ void wmma_bf16_tf32(const unsigned *in, float *c)
 
 extern "C" __global__ void wmma_s8_f64(const unsigned *in, int *ci, double *cd)
 {
-    // SASS: IMMA.16816.S8.S8 (int8 with int32 accumulation), DMMA.884 (FP64 8x8x4)
+    // SASS: IMMA.16816.S8.S8 (int8 with int32 accumulation), DMMA.884 (double 8x8x4)
     __shared__ signed char a[256], b[256];
     __shared__ double da[32], db[32];
     int lane = threadIdx.x;
@@ -101,7 +101,7 @@ extern "C" __global__ void wmma_s8_f64(const unsigned *in, int *ci, double *cd)
 
 extern "C" __global__ void mma_ldmatrix_f16(const unsigned *in, float *c)
 {
-    // SASS: LDSM.16.M88.4 and LDSM.16.MT88.2 (ldmatrix, .trans), HMMA.16816.F32 from PTX mma.sync; c gets the
+    // SASS: LDSM.16.M88.4 and LDSM.16.MT88.2 (ldmatrix, .trans), HMMA.16816.F32 from inline mma.sync; c gets the
     // 16x8 result, each lane writing its four accumulator elements at their (row, column) positions
     __shared__ __align__(16) __half a[16 * 16];
     __shared__ __align__(16) __half b[16 * 8];

@@ -5,7 +5,7 @@
 
 extern "C" __global__ void warp_vote(const int *a, unsigned *out, int n)
 {
-    // SASS: VOTE.ANY/VOTE.ALL with result register and predicate, VOTEU, S2R SR_LANEID / SR_LTMASK /
+    // SASS: VOTE.ANY/VOTE.ALL with result register and predicate, S2R SR_LANEID / SR_LTMASK /
     // SR_GEMASK..., POPC on ballots, __activemask in a divergent branch
     const int K = 7;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
