@@ -13,7 +13,8 @@
 //! - Kernels are SPIR-V modules following [`abi`]: [`Runtime::load_kernel`] reflects their bindings and refuses
 //!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
 //!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
-//!   disk per device, driver and version ([`PipelineCacheLocation`]).
+//!   disk per device, driver and version ([`PipelineCacheLocation`]); translated modules can be kept on disk
+//!   by cubin, kernel, device profile and translator version ([`SpirvCache`]).
 //! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and the launch
 //!   values, splits grids beyond the device's workgroup-count limit into several dispatches, waits, optionally
 //!   times the kernel with timestamp queries, and reports an out-of-window access as [`RuntimeError::Fault`]
@@ -62,7 +63,9 @@ mod grid;
 mod reflect;
 mod runtime;
 mod selftest;
+mod spirv_cache;
 pub use selftest::float_selftest_module;
+pub use spirv_cache::{fnv1a_128, SpirvCache, TranslationKey};
 
 pub use alloc::WindowAllocator;
 pub use bank0::Bank0;
