@@ -296,14 +296,16 @@ impl Instance {
         let loader_version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(RuntimeError::vk("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
+        if loader_version < REQUIRED_API_VERSION {
+            return Err(RuntimeError::LoaderMissing(format!(
+                "the Vulkan loader supports Vulkan {}; sassport needs 1.3",
+                format_api_version(loader_version)
+            )));
+        }
         let app = vk::ApplicationInfo::default()
             .application_name(c"sassport")
             .engine_name(c"sassport")
-            .api_version(
-                loader_version
-                    .min(REQUIRED_API_VERSION)
-                    .max(vk::API_VERSION_1_1),
-            );
+            .api_version(REQUIRED_API_VERSION);
         let info = vk::InstanceCreateInfo::default().application_info(&app);
         // SAFETY: valid create info; the instance is destroyed in Drop.
         let instance = unsafe { entry.create_instance(&info, None) }

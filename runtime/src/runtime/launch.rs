@@ -189,7 +189,7 @@ impl Runtime {
             let at = (lv_offset + i as u64 * stride) as usize;
             scratch[at..at + std::mem::size_of::<LaunchValues>()]
                 .copy_from_slice(&values.to_bytes());
-            dispatches.push(((at as u64 - 0) as u32, chunk.count));
+            dispatches.push((at as u32, chunk.count));
         }
         if let Backing::Mapped = self.backing {
             let w = self.window.bytes_mut().expect("mapped window");
