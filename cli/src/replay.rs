@@ -26,20 +26,30 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let memory = std::fs::read(&args.memory).with_context(|| format!("reading {}", args.memory.display()))?;
-    let gpfifo = std::fs::read(&args.gpfifo).with_context(|| format!("reading {}", args.gpfifo.display()))?;
+    let memory = std::fs::read(&args.memory)
+        .with_context(|| format!("reading {}", args.memory.display()))?;
+    let gpfifo = std::fs::read(&args.gpfifo)
+        .with_context(|| format!("reading {}", args.gpfifo.display()))?;
     let options = ReplayOptions {
-        engines: EngineOptions { sector_layout: args.sector_layout },
+        engines: EngineOptions {
+            sector_layout: args.sector_layout,
+        },
         clock_step_ns: args.clock_step_ns,
     };
-    let replayed = replay(memory, &gpfifo, &options)
-        .with_context(|| format!("replaying {} against {}", args.gpfifo.display(), args.memory.display()))?;
+    let replayed = replay(memory, &gpfifo, &options).with_context(|| {
+        format!(
+            "replaying {} against {}",
+            args.gpfifo.display(),
+            args.memory.display()
+        )
+    })?;
     // Write beside OUT and rename, so OUT never holds a partial image.
     let mut tmp = args.out.clone().into_os_string();
     tmp.push(".partial");
     let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, &replayed.memory).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &args.out).with_context(|| format!("renaming {} to {}", tmp.display(), args.out.display()))?;
+    std::fs::rename(&tmp, &args.out)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), args.out.display()))?;
     eprintln!(
         "replayed {} GP entries; wrote {} ({} bytes)",
         replayed.entries,

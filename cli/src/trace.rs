@@ -33,7 +33,11 @@ struct Printer<W: Write> {
 impl<W: Write> Printer<W> {
     fn line(&mut self, text: std::fmt::Arguments<'_>) {
         if self.error.is_none() {
-            if let Err(e) = self.out.write_fmt(text).and_then(|_| self.out.write_all(b"\n")) {
+            if let Err(e) = self
+                .out
+                .write_fmt(text)
+                .and_then(|_| self.out.write_all(b"\n"))
+            {
                 self.error = Some(e);
             }
         }
@@ -58,11 +62,27 @@ impl<W: Write> MethodSink for Printer<W> {
         }
         let what = match header {
             Header::Nop => "NOP entry".to_owned(),
-            Header::Methods { mode, subchannel, method, count } => {
-                format!("{} header: subc {subchannel}, method {:#06x}, count {count}", mode.name(), method << 2)
+            Header::Methods {
+                mode,
+                subchannel,
+                method,
+                count,
+            } => {
+                format!(
+                    "{} header: subc {subchannel}, method {:#06x}, count {count}",
+                    mode.name(),
+                    method << 2
+                )
             }
-            Header::Immediate { subchannel, method, data } => {
-                format!("immediate header: subc {subchannel}, method {:#06x}, data {data:#x}", method << 2)
+            Header::Immediate {
+                subchannel,
+                method,
+                data,
+            } => {
+                format!(
+                    "immediate header: subc {subchannel}, method {:#06x}, data {data:#x}",
+                    method << 2
+                )
             }
             Header::EndSegment => "END_PB_SEGMENT".to_owned(),
         };
@@ -106,7 +126,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 printer.out.flush()?;
                 match halt.cause {
                     HaltCause::Invalid(e) => {
-                        bail!("{} (byte {:#x} of the file): {e}", path.display(), e.offset - start)
+                        bail!(
+                            "{} (byte {:#x} of the file): {e}",
+                            path.display(),
+                            e.offset - start
+                        )
                     }
                     HaltCause::Sink(never) => match never {},
                 }
@@ -124,12 +148,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// One trace line.
 pub fn format_call(call: &MethodCall, class: Option<u32>) -> String {
     let name = if call.method < FIRST_ENGINE_METHOD {
-        host_method_name(call.method).unwrap_or("(unknown host method)").to_owned()
+        host_method_name(call.method)
+            .unwrap_or("(unknown host method)")
+            .to_owned()
     } else {
         match class {
             Some(c) => format!("{c:04X}"),
             None => "(unbound)".to_owned(),
         }
     };
-    format!("{:08x}  subc {}  {:#06x} {:<20} {:#010x}", call.offset, call.subchannel, call.method, name, call.data)
+    format!(
+        "{:08x}  subc {}  {:#06x} {:<20} {:#010x}",
+        call.offset, call.subchannel, call.method, name, call.data
+    )
 }

@@ -23,7 +23,14 @@ fn gp(address: u64, words: u32) -> [u8; 8] {
 
 /// SEM_ADDR_LO/HI, SEM_PAYLOAD_LO/HI, SEM_EXECUTE (0x5C..0x6C) in one incrementing header.
 fn sem(va: u64, payload: u32, exec: u32) -> Vec<u32> {
-    vec![inc(0, 0x5C, 5), va as u32, (va >> 32) as u32, payload, 0, exec]
+    vec![
+        inc(0, 0x5C, 5),
+        va as u32,
+        (va >> 32) as u32,
+        payload,
+        0,
+        exec,
+    ]
 }
 
 fn setup(d: &PathBuf, segments: &[(u64, Vec<u32>)], size: usize) -> (PathBuf, PathBuf, PathBuf) {
@@ -41,7 +48,14 @@ fn setup(d: &PathBuf, segments: &[(u64, Vec<u32>)], size: usize) -> (PathBuf, Pa
 }
 
 fn replay(m: &PathBuf, g: &PathBuf, o: &PathBuf, extra: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_sassport")).arg("replay").arg(m).arg(g).arg(o).args(extra).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_sassport"))
+        .arg("replay")
+        .arg(m)
+        .arg(g)
+        .arg(o)
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -50,11 +64,19 @@ fn writes_the_image_after_a_complete_stream() {
     // Release 0xAB (16-byte, timestamp) at 0x400, then acquire it back (EQ), then a 4-byte release.
     let (m, g, o) = setup(
         &d,
-        &[(0x100, sem(0x400, 0xAB, 1 | 1 << 25)), (0x200, sem(0x400, 0xAB, 0)), (0x300, sem(0x420, 7, 1))],
+        &[
+            (0x100, sem(0x400, 0xAB, 1 | 1 << 25)),
+            (0x200, sem(0x400, 0xAB, 0)),
+            (0x300, sem(0x420, 7, 1)),
+        ],
         0x1000,
     );
     let out = replay(&m, &g, &o, &["--clock-step-ns", "250"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let img = std::fs::read(&o).unwrap();
     assert_eq!(img.len(), 0x1000);
     assert_eq!(&img[0x400..0x408], &[0xAB, 0, 0, 0, 0, 0, 0, 0]);
@@ -67,11 +89,18 @@ fn writes_the_image_after_a_complete_stream() {
 #[test]
 fn an_unsatisfiable_wait_fails_naming_entry_and_method_and_writes_nothing() {
     let d = dir("wait");
-    let (m, g, o) = setup(&d, &[(0x100, sem(0x400, 1, 1)), (0x200, sem(0x400, 2, 0))], 0x1000);
+    let (m, g, o) = setup(
+        &d,
+        &[(0x100, sem(0x400, 1, 1)), (0x200, sem(0x400, 2, 0))],
+        0x1000,
+    );
     let out = replay(&m, &g, &o, &[]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("GP entry 1") && err.contains("SEM_EXECUTE") && err.contains("never complete"), "{err}");
+    assert!(
+        err.contains("GP entry 1") && err.contains("SEM_EXECUTE") && err.contains("never complete"),
+        "{err}"
+    );
     assert!(!o.exists());
 }
 
@@ -82,7 +111,10 @@ fn unsupported_commands_fail_by_name() {
     let out = replay(&m, &g, &o, &["--sector-layout", "16bx2"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("GP entry 0") && err.contains("CLEAR_FAULTED"), "{err}");
+    assert!(
+        err.contains("GP entry 0") && err.contains("CLEAR_FAULTED"),
+        "{err}"
+    );
     assert!(!o.exists());
     // A GP control entry other than NOP.
     std::fs::write(&g, (1u64 << 32).to_le_bytes()).unwrap();
@@ -111,7 +143,13 @@ fn streams_using_the_copy_engines_replay() {
     // Inline-to-memory on subchannel 2: LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT.
     w.extend([inc(2, 0x000, 1), 0xA140, inc(2, 0x180, 4), 8, 1, 0, 0x200]);
     // LAUNCH_DMA pitch destination, then LOAD_INLINE_DATA as a non-incrementing burst.
-    w.extend([inc(2, 0x1B0, 1), 1, non_inc(2, 0x1B4, 2), 0x1122_3344, 0x5566_7788]);
+    w.extend([
+        inc(2, 0x1B0, 1),
+        1,
+        non_inc(2, 0x1B4, 2),
+        0x1122_3344,
+        0x5566_7788,
+    ]);
     w.extend(sem(0x3E0, 0xAB, 1 | 1 << 25));
     let d = dir("copy");
     let (m, g, o) = setup(&d, &[(0x40, w)], 0x400);
@@ -119,10 +157,22 @@ fn streams_using_the_copy_engines_replay() {
     img[0x300..0x310].copy_from_slice(&(1..=16).collect::<Vec<u8>>());
     std::fs::write(&m, &img).unwrap();
     let out = replay(&m, &g, &o, &["--sector-layout", "16bx2"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let res = std::fs::read(&o).unwrap();
     assert_eq!(&res[0x380..0x390], &img[0x300..0x310], "DMA copy");
     assert_eq!(&res[0x3C0..0x3C4], &[7, 0, 0, 0], "DMA one-word semaphore");
-    assert_eq!(&res[0x200..0x208], &[0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55], "inline data");
-    assert_eq!(&res[0x3E0..0x3E8], &[0xAB, 0, 0, 0, 0, 0, 0, 0], "host release");
+    assert_eq!(
+        &res[0x200..0x208],
+        &[0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55],
+        "inline data"
+    );
+    assert_eq!(
+        &res[0x3E0..0x3E8],
+        &[0xAB, 0, 0, 0, 0, 0, 0, 0],
+        "host release"
+    );
 }

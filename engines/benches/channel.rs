@@ -33,7 +33,10 @@ fn bench(c: &mut Criterion) {
         let mut clock = SteppingClock::new(0, 1);
         b.iter(|| {
             let mut ch = Channel::new(vec![]);
-            let mut ctx = EngineContext { memory: &mut memory, clock: &mut clock };
+            let mut ctx = EngineContext {
+                memory: &mut memory,
+                clock: &mut clock,
+            };
             ch.feed(&mut ctx, &bytes).unwrap();
         })
     });

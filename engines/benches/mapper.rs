@@ -10,11 +10,25 @@ fn bench(c: &mut Criterion) {
     // 16 384 mappings of 4 KiB, every other page, cycling through the storage.
     let pages = 16_384u64;
     for i in 0..pages {
-        m.map(0x1_0000_0000 + i * 0x2000, 0x1000, s, ((i % 8192) * 0x1000) as usize, Access::READ_WRITE).unwrap();
+        m.map(
+            0x1_0000_0000 + i * 0x2000,
+            0x1000,
+            s,
+            ((i % 8192) * 0x1000) as usize,
+            Access::READ_WRITE,
+        )
+        .unwrap();
     }
     // One 32 MiB region made of 8192 adjacent 4 KiB mappings.
     for i in 0..8192u64 {
-        m.map(0x10_0000_0000 + i * 0x1000, 0x1000, s, (i * 0x1000) as usize, Access::READ_WRITE).unwrap();
+        m.map(
+            0x10_0000_0000 + i * 0x1000,
+            0x1000,
+            s,
+            (i * 0x1000) as usize,
+            Access::READ_WRITE,
+        )
+        .unwrap();
     }
     let mut g = c.benchmark_group("mapper");
     g.throughput(Throughput::Elements(1024));
@@ -22,9 +36,12 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut x = 0x9E37_79B9u64;
             for _ in 0..1024 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let page = (x >> 33) % pages;
-                m.write_u32(0x1_0000_0000 + page * 0x2000 + 16, x as u32).unwrap();
+                m.write_u32(0x1_0000_0000 + page * 0x2000 + 16, x as u32)
+                    .unwrap();
             }
         })
     });
@@ -33,7 +50,9 @@ fn bench(c: &mut Criterion) {
             let mut x = 0x9E37_79B9u64;
             let mut acc = 0u64;
             for _ in 0..1024 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let page = (x >> 33) % pages;
                 acc ^= m.read_u64(0x1_0000_0000 + page * 0x2000 + 8).unwrap();
             }

@@ -32,16 +32,29 @@ impl std::fmt::Display for EntryId {
 pub enum QueueError {
     /// The GP entry itself is refused.
     #[error("{entry}: {source}")]
-    Entry { entry: EntryId, source: GpEntryError },
+    Entry {
+        entry: EntryId,
+        source: GpEntryError,
+    },
     /// Its pushbuffer segment cannot be read.
     #[error("{entry}: fetching the pushbuffer segment at {address:#x}: {source}")]
-    Fetch { entry: EntryId, address: u64, source: MemoryError },
+    Fetch {
+        entry: EntryId,
+        address: u64,
+        source: MemoryError,
+    },
     /// A method or pushbuffer word failed.
     #[error("{entry}: {source}")]
-    Channel { entry: EntryId, source: ChannelError },
+    Channel {
+        entry: EntryId,
+        source: ChannelError,
+    },
     /// A segment ended with a partial word.
     #[error("{entry}: {source}")]
-    Segment { entry: EntryId, source: sassport_pushbuffer::IncompleteStream },
+    Segment {
+        entry: EntryId,
+        source: sassport_pushbuffer::IncompleteStream,
+    },
 }
 
 impl QueueError {
@@ -178,32 +191,53 @@ impl Queue {
     fn fail(&mut self, error: QueueError) -> RunReport {
         self.fault = Some(error);
         self.waiting = None;
-        RunReport { end: RunEnd::Faulted, progress: false }
+        RunReport {
+            end: RunEnd::Faulted,
+            progress: false,
+        }
     }
 
     /// Runs the queue for at most `budget` attempts (methods tried, including waiting and failing
     /// ones, and GP entries taken).
     pub fn run(&mut self, ctx: &mut EngineContext<'_>, budget: u64) -> RunReport {
         if self.fault.is_some() {
-            return RunReport { end: RunEnd::Faulted, progress: false };
+            return RunReport {
+                end: RunEnd::Faulted,
+                progress: false,
+            };
         }
         let mut budget = budget;
         let mut progress = false;
         loop {
             if budget == 0 {
-                return RunReport { end: RunEnd::Preempted, progress };
+                return RunReport {
+                    end: RunEnd::Preempted,
+                    progress,
+                };
             }
             let Some(mut active) = self.active else {
                 let Some((slot, raw)) = self.ring.pop() else {
-                    return RunReport { end: RunEnd::Drained, progress };
+                    return RunReport {
+                        end: RunEnd::Drained,
+                        progress,
+                    };
                 };
-                let entry = EntryId { sequence: self.taken, slot };
+                let entry = EntryId {
+                    sequence: self.taken,
+                    slot,
+                };
                 self.taken += 1;
                 budget -= 1;
                 progress = true;
                 match GpEntry::decode(raw) {
                     Ok(GpEntry::Nop { .. }) => {}
-                    Ok(GpEntry::Segment(segment)) => self.active = Some(Active { entry, segment, done: 0 }),
+                    Ok(GpEntry::Segment(segment)) => {
+                        self.active = Some(Active {
+                            entry,
+                            segment,
+                            done: 0,
+                        })
+                    }
                     Err(source) => return self.fail(QueueError::Entry { entry, source }),
                 }
                 continue;
@@ -213,10 +247,16 @@ impl Queue {
             let address = active.segment.address + active.done;
             self.scratch.resize(len, 0);
             if let Err(source) = ctx.memory.read(address, &mut self.scratch) {
-                return self.fail(QueueError::Fetch { entry: active.entry, address, source });
+                return self.fail(QueueError::Fetch {
+                    entry: active.entry,
+                    address,
+                    source,
+                });
             }
             let before = budget;
-            let result = self.channel.feed_with_budget(ctx, &self.scratch, &mut budget);
+            let result = self
+                .channel
+                .feed_with_budget(ctx, &self.scratch, &mut budget);
             let attempts = before - budget;
             match result {
                 Ok(fed) => {
@@ -231,13 +271,19 @@ impl Queue {
                         progress = true;
                         self.active = None;
                         if let Err(source) = self.channel.decoder_mut().end_segment() {
-                            return self.fail(QueueError::Segment { entry: active.entry, source });
+                            return self.fail(QueueError::Segment {
+                                entry: active.entry,
+                                source,
+                            });
                         }
                     } else {
                         self.active = Some(active);
                     }
                     if fed.end == FedEnd::Paused {
-                        return RunReport { end: RunEnd::Preempted, progress };
+                        return RunReport {
+                            end: RunEnd::Preempted,
+                            progress,
+                        };
                     }
                 }
                 Err(halt) => {
@@ -249,11 +295,21 @@ impl Queue {
                     self.active = Some(active);
                     match halt.stop {
                         ChannelStop::Wait { call, reason } => {
-                            self.waiting = Some(Waiting { entry: active.entry, call, reason });
-                            return RunReport { end: RunEnd::Waiting, progress };
+                            self.waiting = Some(Waiting {
+                                entry: active.entry,
+                                call,
+                                reason,
+                            });
+                            return RunReport {
+                                end: RunEnd::Waiting,
+                                progress,
+                            };
                         }
                         ChannelStop::Fault(source) => {
-                            let report = self.fail(QueueError::Channel { entry: active.entry, source });
+                            let report = self.fail(QueueError::Channel {
+                                entry: active.entry,
+                                source,
+                            });
                             return RunReport { progress, ..report };
                         }
                     }

@@ -26,7 +26,10 @@ pub struct ReplayOptions {
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        Self { engines: EngineOptions::default(), clock_step_ns: 1000 }
+        Self {
+            engines: EngineOptions::default(),
+            clock_step_ns: 1000,
+        }
     }
 }
 
@@ -47,7 +50,11 @@ pub enum ReplayError {
     Fault(#[from] QueueError),
     /// A method waits and nothing can ever satisfy it.
     #[error("{entry}: {} can never complete: {}", crate::channel::describe_call(.call, 0), crate::channel::describe_wait(.reason))]
-    Stalled { entry: EntryId, call: MethodCall, reason: WaitReason },
+    Stalled {
+        entry: EntryId,
+        call: MethodCall,
+        reason: WaitReason,
+    },
     /// The scheduler stopped with work left and no waiting method (should not happen; reported rather
     /// than assumed).
     #[error("the replay stopped after {entries} GP entries with work left")]
@@ -67,7 +74,11 @@ pub struct Replayed {
 }
 
 /// Replays `gpfifo` against `memory_image`.
-pub fn replay(memory_image: Vec<u8>, gpfifo: &[u8], options: &ReplayOptions) -> Result<Replayed, ReplayError> {
+pub fn replay(
+    memory_image: Vec<u8>,
+    gpfifo: &[u8],
+    options: &ReplayOptions,
+) -> Result<Replayed, ReplayError> {
     if gpfifo.len() % GP_ENTRY_BYTES != 0 {
         return Err(ReplayError::GpFifoLength { len: gpfifo.len() });
     }
@@ -75,7 +86,9 @@ pub fn replay(memory_image: Vec<u8>, gpfifo: &[u8], options: &ReplayOptions) -> 
     let image_len = memory_image.len() as u64;
     let storage = memory.add_storage(memory_image);
     if image_len > 0 {
-        memory.map(0, image_len, storage, 0, Access::READ_WRITE).map_err(ReplayError::Map)?;
+        memory
+            .map(0, image_len, storage, 0, Access::READ_WRITE)
+            .map_err(ReplayError::Map)?;
     }
     let count = gpfifo.len() / GP_ENTRY_BYTES;
     let mut ring = GpFifoRing::with_room_for(count)?;
@@ -85,7 +98,10 @@ pub fn replay(memory_image: Vec<u8>, gpfifo: &[u8], options: &ReplayOptions) -> 
         ring.push(u64::from_le_bytes(raw))?;
     }
     let mut scheduler = Scheduler::default();
-    let id = scheduler.add(Queue::new(Channel::with_standard_engines(&options.engines), ring));
+    let id = scheduler.add(Queue::new(
+        Channel::with_standard_engines(&options.engines),
+        ring,
+    ));
     let mut clock = SteppingClock::new(0, options.clock_step_ns);
     let outcome = scheduler.run(&mut memory, &mut clock, u64::MAX);
     let Some(queue) = scheduler.queue_mut(id) else {
@@ -96,11 +112,21 @@ pub fn replay(memory_image: Vec<u8>, gpfifo: &[u8], options: &ReplayOptions) -> 
     }
     if outcome != PassOutcome::Idle {
         return Err(match queue.waiting() {
-            Some(w) => ReplayError::Stalled { entry: w.entry, call: w.call, reason: w.reason },
-            None => ReplayError::Unfinished { entries: queue.entries_taken() },
+            Some(w) => ReplayError::Stalled {
+                entry: w.entry,
+                call: w.call,
+                reason: w.reason,
+            },
+            None => ReplayError::Unfinished {
+                entries: queue.entries_taken(),
+            },
         });
     }
-    queue.channel().decoder().finish().map_err(ReplayError::Incomplete)?;
+    queue
+        .channel()
+        .decoder()
+        .finish()
+        .map_err(ReplayError::Incomplete)?;
     let entries = queue.entries_taken();
     drop(scheduler);
     let mut storages = memory.into_storages();

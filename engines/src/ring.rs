@@ -39,7 +39,12 @@ impl GpFifoRing {
             return Err(RingError::BadSize { log2: log2_entries });
         }
         let n = 1u32 << log2_entries;
-        Ok(Self { slots: vec![0; n as usize], mask: n - 1, get: 0, put: 0 })
+        Ok(Self {
+            slots: vec![0; n as usize],
+            mask: n - 1,
+            get: 0,
+            put: 0,
+        })
     }
 
     /// The smallest ring that holds `entries` pending entries.
@@ -84,7 +89,9 @@ impl GpFifoRing {
     /// Appends one entry and advances PUT.
     pub fn push(&mut self, entry: u64) -> Result<(), RingError> {
         if self.free() == 0 {
-            return Err(RingError::Full { capacity: self.capacity() });
+            return Err(RingError::Full {
+                capacity: self.capacity(),
+            });
         }
         self.slots[self.put as usize] = entry;
         self.put = (self.put + 1) & self.mask;
@@ -96,7 +103,10 @@ impl GpFifoRing {
         let slot = self
             .slots
             .get_mut(index as usize)
-            .ok_or(RingError::IndexOutOfRange { index, capacity: self.mask + 1 })?;
+            .ok_or(RingError::IndexOutOfRange {
+                index,
+                capacity: self.mask + 1,
+            })?;
         *slot = entry;
         Ok(())
     }
@@ -104,7 +114,10 @@ impl GpFifoRing {
     /// Moves PUT (USERD GPPut). The new PUT may not pass GET: at most capacity − 1 entries pend.
     pub fn set_put(&mut self, put: u32) -> Result<(), RingError> {
         if put > self.mask {
-            return Err(RingError::IndexOutOfRange { index: put, capacity: self.mask + 1 });
+            return Err(RingError::IndexOutOfRange {
+                index: put,
+                capacity: self.mask + 1,
+            });
         }
         let added = put.wrapping_sub(self.put) & self.mask;
         if added > self.free() {

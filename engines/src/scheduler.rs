@@ -44,7 +44,11 @@ impl Default for Scheduler {
 impl Scheduler {
     /// A scheduler giving each queue `budget` attempts per turn (at least 1).
     pub fn new(budget: u64) -> Self {
-        Self { queues: Vec::new(), next: 0, budget: budget.max(1) }
+        Self {
+            queues: Vec::new(),
+            next: 0,
+            budget: budget.max(1),
+        }
     }
 
     /// Adds a queue.
@@ -67,7 +71,11 @@ impl Scheduler {
 
     /// Queues that are faulted.
     pub fn faulted(&self) -> impl Iterator<Item = QueueId> + '_ {
-        self.queues.iter().enumerate().filter(|(_, q)| q.fault().is_some()).map(|(i, _)| QueueId(i))
+        self.queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| q.fault().is_some())
+            .map(|(i, _)| QueueId(i))
     }
 
     /// One turn for every queue, starting one queue later than the previous pass.
@@ -83,7 +91,10 @@ impl Scheduler {
         let mut pending = false;
         for k in 0..n {
             let q = &mut self.queues[(start + k) % n];
-            let mut ctx = EngineContext { memory: &mut *memory, clock: &mut *clock };
+            let mut ctx = EngineContext {
+                memory: &mut *memory,
+                clock: &mut *clock,
+            };
             let report = q.run(&mut ctx, self.budget);
             progress |= report.progress;
             match report.end {
@@ -91,7 +102,8 @@ impl Scheduler {
                 RunEnd::Preempted => pending = true,
                 RunEnd::Waiting => {
                     pending = true;
-                    if matches!(q.waiting(), Some(w) if matches!(w.reason, WaitReason::Acquire { .. })) {
+                    if matches!(q.waiting(), Some(w) if matches!(w.reason, WaitReason::Acquire { .. }))
+                    {
                         acquire = true;
                     }
                 }
@@ -110,7 +122,12 @@ impl Scheduler {
 
     /// Runs passes until every queue is drained or faulted, or a pass makes no progress; at most
     /// `max_passes` passes. Returns the last outcome (`Progress` only if `max_passes` ran out).
-    pub fn run(&mut self, memory: &mut GpuMemory, clock: &mut dyn Clock, max_passes: u64) -> PassOutcome {
+    pub fn run(
+        &mut self,
+        memory: &mut GpuMemory,
+        clock: &mut dyn Clock,
+        max_passes: u64,
+    ) -> PassOutcome {
         let mut outcome = PassOutcome::Idle;
         for _ in 0..max_passes {
             outcome = self.pass(memory, clock);

@@ -179,7 +179,11 @@ pub enum SemaphoreError {
     Misaligned { va: u64, align: u64 },
     /// The reduction is not in the legal width/sign table.
     #[error("{} reduction is not legal with {format:?} {size:?} payloads", op.name())]
-    IllegalReduction { op: ReductionOp, format: ReductionFormat, size: PayloadSize },
+    IllegalReduction {
+        op: ReductionOp,
+        format: ReductionFormat,
+        size: PayloadSize,
+    },
 }
 
 /// Checks a reduction against the legal width/sign table.
@@ -191,7 +195,11 @@ pub fn check_reduction(
     use PayloadSize::*;
     use ReductionFormat::*;
     let legal = match op {
-        ReductionOp::Min | ReductionOp::Max | ReductionOp::Xor | ReductionOp::And | ReductionOp::Or => true,
+        ReductionOp::Min
+        | ReductionOp::Max
+        | ReductionOp::Xor
+        | ReductionOp::And
+        | ReductionOp::Or => true,
         ReductionOp::Add => !(size == Bits64 && format == Signed),
         ReductionOp::Inc | ReductionOp::Dec => size == Bits32 && format == Unsigned,
     };
@@ -275,7 +283,10 @@ impl ReleaseShape {
     /// Checks alignment and that every byte the release writes is mapped writable.
     pub fn check(self, memory: &GpuMemory, va: u64) -> Result<(), SemaphoreError> {
         if va % self.align() != 0 {
-            return Err(SemaphoreError::Misaligned { va, align: self.align() });
+            return Err(SemaphoreError::Misaligned {
+                va,
+                align: self.align(),
+            });
         }
         memory.check_write(va, self.bytes())?;
         Ok(())
@@ -295,15 +306,32 @@ pub struct ReleaseWrite {
 
 /// The writes of a release in hardware order: the timestamp (if any) first, then the payload (a 32-bit
 /// payload in a 16-byte release is written as 8 bytes with its upper half zero).
-pub fn release_writes(va: u64, payload: u64, shape: ReleaseShape, timestamp_ns: u64) -> Vec<ReleaseWrite> {
+pub fn release_writes(
+    va: u64,
+    payload: u64,
+    shape: ReleaseShape,
+    timestamp_ns: u64,
+) -> Vec<ReleaseWrite> {
     let mut out = Vec::with_capacity(2);
     if shape.timestamp {
-        out.push(ReleaseWrite { va: va + 8, bytes: timestamp_ns.to_le_bytes(), len: 8 });
+        out.push(ReleaseWrite {
+            va: va + 8,
+            bytes: timestamp_ns.to_le_bytes(),
+            len: 8,
+        });
         let value = payload & shape.size.mask();
-        out.push(ReleaseWrite { va, bytes: value.to_le_bytes(), len: 8 });
+        out.push(ReleaseWrite {
+            va,
+            bytes: value.to_le_bytes(),
+            len: 8,
+        });
     } else {
         let len = shape.size.bytes() as usize;
-        out.push(ReleaseWrite { va, bytes: (payload & shape.size.mask()).to_le_bytes(), len });
+        out.push(ReleaseWrite {
+            va,
+            bytes: (payload & shape.size.mask()).to_le_bytes(),
+            len,
+        });
     }
     out
 }
@@ -326,9 +354,16 @@ pub fn release(
 }
 
 /// Reads a semaphore value of `size` at `va` (alignment checked).
-pub fn read_semaphore(memory: &GpuMemory, va: u64, size: PayloadSize) -> Result<u64, SemaphoreError> {
+pub fn read_semaphore(
+    memory: &GpuMemory,
+    va: u64,
+    size: PayloadSize,
+) -> Result<u64, SemaphoreError> {
     if va % size.bytes() != 0 {
-        return Err(SemaphoreError::Misaligned { va, align: size.bytes() });
+        return Err(SemaphoreError::Misaligned {
+            va,
+            align: size.bytes(),
+        });
     }
     Ok(match size {
         PayloadSize::Bits32 => memory.read_u32(va)? as u64,

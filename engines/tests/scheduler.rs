@@ -34,13 +34,19 @@ fn ring_keeps_one_slot_free() {
     assert_eq!((r.get(), r.put()), (1, 0), "PUT wrapped");
     assert_eq!(r.len(), 3);
     assert!(matches!(r.set_put(1), Err(RingError::Overrun { .. })));
-    assert!(matches!(r.set_put(4), Err(RingError::IndexOutOfRange { .. })));
+    assert!(matches!(
+        r.set_put(4),
+        Err(RingError::IndexOutOfRange { .. })
+    ));
     assert!(matches!(GpFifoRing::new(0), Err(RingError::BadSize { .. })));
     let mut r = GpFifoRing::new(3).unwrap();
     r.write_slot(0, 10).unwrap();
     r.write_slot(1, 11).unwrap();
     r.set_put(2).unwrap();
-    assert_eq!((r.pop(), r.pop(), r.pop()), (Some((0, 10)), Some((1, 11)), None));
+    assert_eq!(
+        (r.pop(), r.pop(), r.pop()),
+        (Some((0, 10)), Some((1, 11)), None)
+    );
 }
 
 /// An address space with a pushbuffer area at 0x10000 and semaphores at 0x20000.
@@ -55,8 +61,13 @@ impl World {
     fn new() -> Self {
         let mut memory = GpuMemory::new();
         let s = memory.add_storage(vec![0; 0x20000]);
-        memory.map(0x10000, 0x20000, s, 0, Access::READ_WRITE).unwrap();
-        Self { memory, next_pb: 0x10000 }
+        memory
+            .map(0x10000, 0x20000, s, 0, Access::READ_WRITE)
+            .unwrap();
+        Self {
+            memory,
+            next_pb: 0x10000,
+        }
     }
 
     /// Writes a segment and returns its GP entry.
@@ -74,12 +85,24 @@ impl World {
 
 fn release(i: u64, value: u32) -> Vec<u32> {
     let va = SEMS + i * 16;
-    methods(&[(0x5C, va as u32), (0x60, (va >> 32) as u32), (0x64, value), (0x68, 0), (SEM_EXECUTE, 1)])
+    methods(&[
+        (0x5C, va as u32),
+        (0x60, (va >> 32) as u32),
+        (0x64, value),
+        (0x68, 0),
+        (SEM_EXECUTE, 1),
+    ])
 }
 
 fn acquire_geq(i: u64, value: u32) -> Vec<u32> {
     let va = SEMS + i * 16;
-    methods(&[(0x5C, va as u32), (0x60, (va >> 32) as u32), (0x64, value), (0x68, 0), (SEM_EXECUTE, 2)])
+    methods(&[
+        (0x5C, va as u32),
+        (0x60, (va >> 32) as u32),
+        (0x64, value),
+        (0x68, 0),
+        (SEM_EXECUTE, 2),
+    ])
 }
 
 fn queue(entries: &[u64]) -> Queue {
@@ -115,13 +138,19 @@ fn a_full_pass_without_progress_reports_waiting_instead_of_spinning() {
     let mut s = Scheduler::new(16);
     let q = s.add(queue(&[e]));
     let mut clock = SteppingClock::new(0, 1);
-    assert_eq!(s.run(&mut w.memory, &mut clock, u64::MAX), PassOutcome::Waiting);
+    assert_eq!(
+        s.run(&mut w.memory, &mut clock, u64::MAX),
+        PassOutcome::Waiting
+    );
     let waiting = s.queue(q).unwrap().waiting().unwrap();
     assert_eq!(waiting.entry.sequence, 0);
     assert_eq!(waiting.call.method, SEM_EXECUTE);
     // Satisfy it from outside and continue.
     w.memory.write_u32(SEMS + 3 * 16, 1).unwrap();
-    assert_eq!(s.run(&mut w.memory, &mut clock, u64::MAX), PassOutcome::Idle);
+    assert_eq!(
+        s.run(&mut w.memory, &mut clock, u64::MAX),
+        PassOutcome::Idle
+    );
 }
 
 #[test]
@@ -154,7 +183,13 @@ fn budgets_count_attempts_and_rotate_queues() {
     let mut w = World::new();
     let add = |i: u64| {
         let va = SEMS + i * 16;
-        methods(&[(0x5C, va as u32), (0x60, 0), (0x64, 1), (0x68, 0), (SEM_EXECUTE, 6 | 5 << 27 | 1 << 31)])
+        methods(&[
+            (0x5C, va as u32),
+            (0x60, 0),
+            (0x64, 1),
+            (0x68, 0),
+            (SEM_EXECUTE, 6 | 5 << 27 | 1 << 31),
+        ])
     };
     let mut wa = vec![];
     let mut wb = vec![];
@@ -170,7 +205,11 @@ fn budgets_count_attempts_and_rotate_queues() {
     let mut clock = SteppingClock::new(0, 1);
     // After one pass each queue ran at most 5 attempts (1 GP entry + 4 methods).
     assert_eq!(s.pass(&mut w.memory, &mut clock), PassOutcome::Progress);
-    assert_eq!((w.sem(0), w.sem(1)), (0, 0), "SEM_EXECUTE is the 5th method of each group");
+    assert_eq!(
+        (w.sem(0), w.sem(1)),
+        (0, 0),
+        "SEM_EXECUTE is the 5th method of each group"
+    );
     assert_eq!(s.pass(&mut w.memory, &mut clock), PassOutcome::Progress);
     assert_eq!((w.sem(0), w.sem(1)), (1, 1));
     assert_eq!(s.run(&mut w.memory, &mut clock, 1000), PassOutcome::Idle);
@@ -183,7 +222,10 @@ fn entries_are_checked_and_faults_name_them() {
     let ok = w.segment(&release(0, 1));
     let mut q = queue(&[ok, 1 << 32 /* ILLEGAL control */]);
     let mut clock = SteppingClock::new(0, 1);
-    let mut ctx = sassport_engines::channel::EngineContext { memory: &mut w.memory, clock: &mut clock };
+    let mut ctx = sassport_engines::channel::EngineContext {
+        memory: &mut w.memory,
+        clock: &mut clock,
+    };
     assert_eq!(q.run(&mut ctx, 100).end, RunEnd::Faulted);
     let f = q.fault().unwrap();
     assert_eq!(f.entry().sequence, 1);
@@ -191,7 +233,13 @@ fn entries_are_checked_and_faults_name_them() {
     // A segment outside the mapped memory.
     let mut q = queue(&[gp(0x9_0000_0000, 4)]);
     assert_eq!(q.run(&mut ctx, 100).end, RunEnd::Faulted);
-    assert!(matches!(q.fault(), Some(QueueError::Fetch { address: 0x9_0000_0000, .. })));
+    assert!(matches!(
+        q.fault(),
+        Some(QueueError::Fetch {
+            address: 0x9_0000_0000,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -202,7 +250,10 @@ fn method_data_straddles_gp_entries_and_end_segment_skips() {
     let part2 = w.segment(&[0x42, 0, 1, 0xE000_0000, 0xDEAD_BEEF /* ignored */]);
     let mut q = queue(&[part1, part2]);
     let mut clock = SteppingClock::new(0, 1);
-    let mut ctx = sassport_engines::channel::EngineContext { memory: &mut w.memory, clock: &mut clock };
+    let mut ctx = sassport_engines::channel::EngineContext {
+        memory: &mut w.memory,
+        clock: &mut clock,
+    };
     assert_eq!(q.run(&mut ctx, 100).end, RunEnd::Drained);
     assert_eq!(w.memory.read_u32(va).unwrap(), 0x42);
 }
@@ -218,44 +269,86 @@ fn image_with(words_at: &[(u64, Vec<u32>)], size: usize) -> Vec<u8> {
 
 #[test]
 fn replay_runs_a_stream_and_reports_stalls_and_faults() {
-    let rel = methods(&[(0x5C, 0x800), (0x60, 0), (0x64, 0xABCD), (0x68, 0), (SEM_EXECUTE, 1 | 1 << 25)]);
+    let rel = methods(&[
+        (0x5C, 0x800),
+        (0x60, 0),
+        (0x64, 0xABCD),
+        (0x68, 0),
+        (SEM_EXECUTE, 1 | 1 << 25),
+    ]);
     let img = image_with(&[(0x100, rel.clone())], 0x1000);
-    let gpfifo: Vec<u8> = [gp(0x100, rel.len() as u32), 0].iter().flat_map(|e| e.to_le_bytes()).collect();
-    let opts = ReplayOptions { clock_step_ns: 5, ..Default::default() };
+    let gpfifo: Vec<u8> = [gp(0x100, rel.len() as u32), 0]
+        .iter()
+        .flat_map(|e| e.to_le_bytes())
+        .collect();
+    let opts = ReplayOptions {
+        clock_step_ns: 5,
+        ..Default::default()
+    };
     let out = replay(img.clone(), &gpfifo, &opts).unwrap();
     assert_eq!(out.entries, 2);
     assert_eq!(&out.memory[0x800..0x804], &0xABCDu32.to_le_bytes());
-    assert_eq!(&out.memory[0x808..0x810], &0u64.to_le_bytes(), "first clock reading is 0");
+    assert_eq!(
+        &out.memory[0x808..0x810],
+        &0u64.to_le_bytes(),
+        "first clock reading is 0"
+    );
     assert_eq!(&out.memory[..0x800], &img[..0x800]);
 
     // An acquire nothing will satisfy fails promptly, naming the entry and the method.
-    let acq = methods(&[(0x5C, 0x900), (0x60, 0), (0x64, 1), (0x68, 0), (SEM_EXECUTE, 0)]);
+    let acq = methods(&[
+        (0x5C, 0x900),
+        (0x60, 0),
+        (0x64, 1),
+        (0x68, 0),
+        (SEM_EXECUTE, 0),
+    ]);
     let img = image_with(&[(0x100, acq.clone())], 0x1000);
-    let gpfifo: Vec<u8> = [0u64, gp(0x100, acq.len() as u32)].iter().flat_map(|e| e.to_le_bytes()).collect();
+    let gpfifo: Vec<u8> = [0u64, gp(0x100, acq.len() as u32)]
+        .iter()
+        .flat_map(|e| e.to_le_bytes())
+        .collect();
     let err = replay(img, &gpfifo, &opts).unwrap_err();
     assert!(matches!(err, ReplayError::Stalled { entry, .. } if entry.sequence == 1));
     let msg = err.to_string();
-    assert!(msg.contains("GP entry 1") && msg.contains("SEM_EXECUTE"), "{msg}");
+    assert!(
+        msg.contains("GP entry 1") && msg.contains("SEM_EXECUTE"),
+        "{msg}"
+    );
 
     // Unsupported pushbuffer entries fail, naming entry and offset.
     let img = image_with(&[(0x100, vec![0x0001_0050])], 0x1000);
     let gpfifo = gp(0x100, 1).to_le_bytes();
     let msg = replay(img, &gpfifo, &opts).unwrap_err().to_string();
-    assert!(msg.contains("GP entry 0") && msg.contains("SET_SUBDEVICE_MASK"), "{msg}");
+    assert!(
+        msg.contains("GP entry 0") && msg.contains("SET_SUBDEVICE_MASK"),
+        "{msg}"
+    );
 
     // A stream that ends inside a burst is incomplete.
     let img = image_with(&[(0x100, vec![inc(0, 0x5C, 2), 0])], 0x1000);
     let gpfifo = gp(0x100, 2).to_le_bytes();
-    assert!(matches!(replay(img, &gpfifo, &opts), Err(ReplayError::Incomplete(_))));
+    assert!(matches!(
+        replay(img, &gpfifo, &opts),
+        Err(ReplayError::Incomplete(_))
+    ));
 
-    assert!(matches!(replay(vec![], &[0; 7], &opts), Err(ReplayError::GpFifoLength { len: 7 })));
+    assert!(matches!(
+        replay(vec![], &[0; 7], &opts),
+        Err(ReplayError::GpFifoLength { len: 7 })
+    ));
 }
 
 #[test]
 fn gp_entries_built_here_decode_as_the_note_says() {
     assert_eq!(
         GpEntry::decode(gp(0x12_3456_7890, 9)).unwrap(),
-        GpEntry::Segment(Segment { address: 0x12_3456_7890, length_words: 9, level: Level::Main, sync: Sync::Proceed })
+        GpEntry::Segment(Segment {
+            address: 0x12_3456_7890,
+            length_words: 9,
+            level: Level::Main,
+            sync: Sync::Proceed
+        })
     );
 }
 
@@ -263,12 +356,28 @@ fn gp_entries_built_here_decode_as_the_note_says() {
 fn a_busy_engine_makes_the_pass_report_busy() {
     let mut w = World::new();
     // SET_OBJECT 0xC6B5 on subchannel 4, one engine method, then WFI (waits for that engine).
-    let e = w.segment(&[inc(4, 0x000, 1), 0xC6B5, inc(4, 0x300, 1), 0, inc(0, 0x078, 1), 0]);
-    let log = std::rc::Rc::new(std::cell::RefCell::new(Log { busy: true, ..Default::default() }));
+    let e = w.segment(&[
+        inc(4, 0x000, 1),
+        0xC6B5,
+        inc(4, 0x300, 1),
+        0,
+        inc(0, 0x078, 1),
+        0,
+    ]);
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Log {
+        busy: true,
+        ..Default::default()
+    }));
     let mut ring = GpFifoRing::with_room_for(1).unwrap();
     ring.push(e).unwrap();
     let mut s = Scheduler::new(16);
-    let q = s.add(Queue::new(Channel::new(vec![Box::new(Recorder { class: 0xC6B5, log: log.clone() })]), ring));
+    let q = s.add(Queue::new(
+        Channel::new(vec![Box::new(Recorder {
+            class: 0xC6B5,
+            log: log.clone(),
+        })]),
+        ring,
+    ));
     let mut clock = SteppingClock::new(0, 1);
     assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Busy);
     assert_eq!(s.queue(q).unwrap().waiting().unwrap().call.method, 0x078);
@@ -280,7 +389,13 @@ fn a_busy_engine_makes_the_pass_report_busy() {
 fn a_late_mapping_fault_leaves_the_word_retryable() {
     let mut w = World::new();
     let target = 0x7_0000_0000u64;
-    let words = methods(&[(0x5C, target as u32), (0x60, (target >> 32) as u32), (0x64, 0x99), (0x68, 0), (SEM_EXECUTE, 1)]);
+    let words = methods(&[
+        (0x5C, target as u32),
+        (0x60, (target >> 32) as u32),
+        (0x64, 0x99),
+        (0x68, 0),
+        (SEM_EXECUTE, 1),
+    ]);
     let e = w.segment(&words);
     let mut s = Scheduler::new(64);
     let q = s.add(queue(&[e]));
@@ -290,7 +405,9 @@ fn a_late_mapping_fault_leaves_the_word_retryable() {
     assert!(fault.to_string().contains("0x700000000"), "{fault}");
     // Map the page and retry: the held SEM_EXECUTE runs once.
     let st = w.memory.add_storage(vec![0; 0x1000]);
-    w.memory.map(target, 0x1000, st, 0, Access::READ_WRITE).unwrap();
+    w.memory
+        .map(target, 0x1000, st, 0, Access::READ_WRITE)
+        .unwrap();
     s.queue_mut(q).unwrap().retry();
     assert_eq!(s.run(&mut w.memory, &mut clock, 100), PassOutcome::Idle);
     assert_eq!(w.memory.read_u32(target).unwrap(), 0x99);

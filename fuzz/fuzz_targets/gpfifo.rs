@@ -8,7 +8,9 @@ use sassport_engines::ring::GpFifoRing;
 use sassport_pushbuffer::GpEntry;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&log2, rest)) = data.split_first() else { return };
+    let Some((&log2, rest)) = data.split_first() else {
+        return;
+    };
     let mut ring = match GpFifoRing::new(1 + log2 as u32 % 6) {
         Ok(r) => r,
         Err(_) => return,

@@ -9,12 +9,23 @@ use sassport_engines::sector_layout::SectorLayout;
 use sassport_engines::standard::EngineOptions;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, rest)) = data.split_first() else { return };
+    let Some((&head, rest)) = data.split_first() else {
+        return;
+    };
     let entries = (head & 7) as usize;
-    let layout = if head & 8 == 0 { SectorLayout::Turing2D } else { SectorLayout::Tegra16Bx2 };
+    let layout = if head & 8 == 0 {
+        SectorLayout::Turing2D
+    } else {
+        SectorLayout::Tegra16Bx2
+    };
     let split = (entries * 8).min(rest.len() / 8 * 8);
     let (gpfifo, image) = rest.split_at(split);
-    let options = ReplayOptions { engines: EngineOptions { sector_layout: layout }, clock_step_ns: 1 };
+    let options = ReplayOptions {
+        engines: EngineOptions {
+            sector_layout: layout,
+        },
+        clock_step_ns: 1,
+    };
     if let Ok(out) = replay(image.to_vec(), gpfifo, &options) {
         assert_eq!(out.memory.len(), image.len());
     }

@@ -72,7 +72,12 @@ pub struct DecodeError {
 pub enum IncompleteStream {
     /// A header promised more data words than the stream holds.
     #[error("stream ends inside a method burst: {remaining} data word(s) for method {method:#x} on subchannel {subchannel} missing after byte {offset:#x}")]
-    MissingData { subchannel: u8, method: u32, remaining: u32, offset: u64 },
+    MissingData {
+        subchannel: u8,
+        method: u32,
+        remaining: u32,
+        offset: u64,
+    },
     /// The stream ends with 1–3 bytes of a word.
     #[error("stream ends with {bytes} byte(s) of an incomplete word at byte {offset:#x}")]
     PartialWord { bytes: usize, offset: u64 },
@@ -176,7 +181,13 @@ impl State {
             Mode::NonIncrementing => (0, 0),
             Mode::IncrementOnce => (1, 0),
         };
-        State { remaining: count, method, step, next_step, subchannel }
+        State {
+            remaining: count,
+            method,
+            step,
+            next_step,
+            subchannel,
+        }
     }
 }
 
@@ -230,10 +241,15 @@ impl Decoder {
     /// Checks that the stream ended cleanly: no burst waiting for data, no partial word, nothing held.
     pub fn finish(&self) -> Result<(), IncompleteStream> {
         if self.held.is_some() {
-            return Err(IncompleteStream::HeldWord { offset: self.position });
+            return Err(IncompleteStream::HeldWord {
+                offset: self.position,
+            });
         }
         if self.carry_len != 0 {
-            return Err(IncompleteStream::PartialWord { bytes: self.carry_len, offset: self.position });
+            return Err(IncompleteStream::PartialWord {
+                bytes: self.carry_len,
+                offset: self.position,
+            });
         }
         if let Some(b) = self.burst() {
             return Err(IncompleteStream::MissingData {
@@ -252,7 +268,10 @@ impl Decoder {
         if self.carry_len != 0 {
             let bytes = self.carry_len;
             self.carry_len = 0;
-            return Err(IncompleteStream::PartialWord { bytes, offset: self.position });
+            return Err(IncompleteStream::PartialWord {
+                bytes,
+                offset: self.position,
+            });
         }
         Ok(())
     }
@@ -275,12 +294,26 @@ impl Decoder {
     }
 
     /// Decodes `input`, delivering calls to `sink`. A held word is retried first.
-    pub fn feed<S: MethodSink>(&mut self, input: &[u8], sink: &mut S) -> Result<Fed, Halt<S::Error>> {
+    pub fn feed<S: MethodSink>(
+        &mut self,
+        input: &[u8],
+        sink: &mut S,
+    ) -> Result<Fed, Halt<S::Error>> {
         if let Some(word) = self.held {
             match self.step(word, sink) {
                 Step::Continue => {}
-                Step::Pause => return Ok(Fed { consumed: 0, end: FedEnd::Paused }),
-                Step::EndSegment => return Ok(Fed { consumed: 0, end: FedEnd::EndOfSegment }),
+                Step::Pause => {
+                    return Ok(Fed {
+                        consumed: 0,
+                        end: FedEnd::Paused,
+                    })
+                }
+                Step::EndSegment => {
+                    return Ok(Fed {
+                        consumed: 0,
+                        end: FedEnd::EndOfSegment,
+                    })
+                }
                 Step::Halt(cause) => return Err(Halt { consumed: 0, cause }),
             }
         }
@@ -291,23 +324,37 @@ impl Decoder {
             self.carry_len += take;
             i = take;
             if self.carry_len < 4 {
-                return Ok(Fed { consumed: i, end: FedEnd::InputExhausted });
+                return Ok(Fed {
+                    consumed: i,
+                    end: FedEnd::InputExhausted,
+                });
             }
             self.carry_len = 0;
             let word = u32::from_le_bytes(self.carry);
             self.held = Some(word);
             match self.step(word, sink) {
                 Step::Continue => {}
-                Step::Pause => return Ok(Fed { consumed: i, end: FedEnd::Paused }),
-                Step::EndSegment => return Ok(Fed { consumed: i, end: FedEnd::EndOfSegment }),
+                Step::Pause => {
+                    return Ok(Fed {
+                        consumed: i,
+                        end: FedEnd::Paused,
+                    })
+                }
+                Step::EndSegment => {
+                    return Ok(Fed {
+                        consumed: i,
+                        end: FedEnd::EndOfSegment,
+                    })
+                }
                 Step::Halt(cause) => return Err(Halt { consumed: i, cause }),
             }
         }
         let body = &input[i..];
         let words = body.len() / 4;
-        let (consumed_words, end) = self
-            .run_words(&body[..words * 4], sink)
-            .map_err(|h| Halt { consumed: i + h.consumed, cause: h.cause })?;
+        let (consumed_words, end) = self.run_words(&body[..words * 4], sink).map_err(|h| Halt {
+            consumed: i + h.consumed,
+            cause: h.cause,
+        })?;
         let consumed = i + consumed_words * 4;
         if end != FedEnd::InputExhausted {
             return Ok(Fed { consumed, end });
@@ -315,7 +362,10 @@ impl Decoder {
         let rest = &body[words * 4..];
         self.carry[..rest.len()].copy_from_slice(rest);
         self.carry_len = rest.len();
-        Ok(Fed { consumed: input.len(), end: FedEnd::InputExhausted })
+        Ok(Fed {
+            consumed: input.len(),
+            end: FedEnd::InputExhausted,
+        })
     }
 
     /// The hot loop over whole words (`body.len()` is a multiple of 4), with the state in locals.
@@ -366,7 +416,10 @@ impl Decoder {
                         Err(e) => {
                             exit!(k, st);
                             self.held = Some(data);
-                            return Err(Halt { consumed: (k + 1) * 4, cause: HaltCause::Sink(e) });
+                            return Err(Halt {
+                                consumed: (k + 1) * 4,
+                                cause: HaltCause::Sink(e),
+                            });
                         }
                     }
                 }
@@ -379,15 +432,29 @@ impl Decoder {
                 sink.entry(offset, word, h);
             }
             match header {
-                Ok(Header::Methods { mode, subchannel, method, count }) => {
+                Ok(Header::Methods {
+                    mode,
+                    subchannel,
+                    method,
+                    count,
+                }) => {
                     if count != 0 {
                         st = State::start(mode, subchannel, method, count);
                     }
                     k += 1;
                 }
                 Ok(Header::Nop) => k += 1,
-                Ok(Header::Immediate { subchannel, method, data }) => {
-                    match sink.call(MethodCall { subchannel, method: method << 2, data, offset }) {
+                Ok(Header::Immediate {
+                    subchannel,
+                    method,
+                    data,
+                }) => {
+                    match sink.call(MethodCall {
+                        subchannel,
+                        method: method << 2,
+                        data,
+                        offset,
+                    }) {
                         Ok(Flow::Continue) => k += 1,
                         Ok(Flow::Pause) => {
                             exit!(k + 1, st);
@@ -396,7 +463,10 @@ impl Decoder {
                         Err(e) => {
                             exit!(k, st);
                             self.held = Some(word);
-                            return Err(Halt { consumed: (k + 1) * 4, cause: HaltCause::Sink(e) });
+                            return Err(Halt {
+                                consumed: (k + 1) * 4,
+                                cause: HaltCause::Sink(e),
+                            });
                         }
                     }
                 }
@@ -408,7 +478,10 @@ impl Decoder {
                     exit!(k, st);
                     self.held = Some(word);
                     let e = DecodeError { offset, word, kind };
-                    return Err(Halt { consumed: (k + 1) * 4, cause: HaltCause::Invalid(e) });
+                    return Err(Halt {
+                        consumed: (k + 1) * 4,
+                        cause: HaltCause::Invalid(e),
+                    });
                 }
             }
         }
@@ -422,7 +495,12 @@ impl Decoder {
         let offset = self.position;
         let flow = if self.state.remaining != 0 {
             let st = self.state;
-            let call = MethodCall { subchannel: st.subchannel, method: st.method << 2, data: word, offset };
+            let call = MethodCall {
+                subchannel: st.subchannel,
+                method: st.method << 2,
+                data: word,
+                offset,
+            };
             match sink.call(call) {
                 Ok(flow) => {
                     self.state.advance();
@@ -438,12 +516,26 @@ impl Decoder {
             match header {
                 Ok(Header::Nop) => Flow::Continue,
                 Ok(Header::Methods { count: 0, .. }) => Flow::Continue,
-                Ok(Header::Methods { mode, subchannel, method, count }) => {
+                Ok(Header::Methods {
+                    mode,
+                    subchannel,
+                    method,
+                    count,
+                }) => {
                     self.state = State::start(mode, subchannel, method, count);
                     Flow::Continue
                 }
-                Ok(Header::Immediate { subchannel, method, data }) => {
-                    match sink.call(MethodCall { subchannel, method: method << 2, data, offset }) {
+                Ok(Header::Immediate {
+                    subchannel,
+                    method,
+                    data,
+                }) => {
+                    match sink.call(MethodCall {
+                        subchannel,
+                        method: method << 2,
+                        data,
+                        offset,
+                    }) {
                         Ok(flow) => flow,
                         Err(e) => return Step::Halt(HaltCause::Sink(e)),
                     }
@@ -453,7 +545,9 @@ impl Decoder {
                     self.position += 4;
                     return Step::EndSegment;
                 }
-                Err(kind) => return Step::Halt(HaltCause::Invalid(DecodeError { offset, word, kind })),
+                Err(kind) => {
+                    return Step::Halt(HaltCause::Invalid(DecodeError { offset, word, kind }))
+                }
             }
         };
         self.held = None;

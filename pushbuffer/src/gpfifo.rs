@@ -84,8 +84,12 @@ impl fmt::Display for GpEntryErrorKind {
             GpEntryErrorKind::Illegal => f.write_str("control entry ILLEGAL"),
             GpEntryErrorKind::GpCrc => f.write_str("control entry GP_CRC is not supported"),
             GpEntryErrorKind::PbCrc => f.write_str("control entry PB_CRC is not supported"),
-            GpEntryErrorKind::UnknownControl { opcode } => write!(f, "unknown control opcode {opcode:#x}"),
-            GpEntryErrorKind::ConditionalFetch => f.write_str("conditional fetch (FETCH=1) is not supported"),
+            GpEntryErrorKind::UnknownControl { opcode } => {
+                write!(f, "unknown control opcode {opcode:#x}")
+            }
+            GpEntryErrorKind::ConditionalFetch => {
+                f.write_str("conditional fetch (FETCH=1) is not supported")
+            }
             GpEntryErrorKind::ReservedBits { mask } => write!(f, "reserved bits {mask:#x} are set"),
         }
     }
@@ -120,7 +124,9 @@ impl GpEntry {
             };
         }
         if raw & RESERVED != 0 {
-            return err(GpEntryErrorKind::ReservedBits { mask: raw & RESERVED });
+            return err(GpEntryErrorKind::ReservedBits {
+                mask: raw & RESERVED,
+            });
         }
         if entry0 & 1 != 0 {
             return err(GpEntryErrorKind::ConditionalFetch);
@@ -129,8 +135,16 @@ impl GpEntry {
         Ok(GpEntry::Segment(Segment {
             address,
             length_words,
-            level: if entry1 >> 9 & 1 == 0 { Level::Main } else { Level::Subroutine },
-            sync: if entry1 >> 31 == 0 { Sync::Proceed } else { Sync::Wait },
+            level: if entry1 >> 9 & 1 == 0 {
+                Level::Main
+            } else {
+                Level::Subroutine
+            },
+            sync: if entry1 >> 31 == 0 {
+                Sync::Proceed
+            } else {
+                Sync::Wait
+            },
         }))
     }
 

@@ -44,9 +44,18 @@ pub enum Header {
     /// The all-zero word.
     Nop,
     /// `count` method data words follow (count 0: a no-op).
-    Methods { mode: Mode, subchannel: u8, method: u32, count: u32 },
+    Methods {
+        mode: Mode,
+        subchannel: u8,
+        method: u32,
+        count: u32,
+    },
     /// One method whose 13-bit data is in the header itself.
-    Immediate { subchannel: u8, method: u32, data: u32 },
+    Immediate {
+        subchannel: u8,
+        method: u32,
+        data: u32,
+    },
     /// END_PB_SEGMENT: the rest of the GP segment is ignored.
     EndSegment,
 }
@@ -73,14 +82,22 @@ pub enum UnsupportedEntry {
 impl fmt::Display for UnsupportedEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UnsupportedEntry::SetSubdeviceMask { mask } => write!(f, "SET_SUBDEVICE_MASK {mask:#05x}"),
-            UnsupportedEntry::StoreSubdeviceMask { mask } => write!(f, "STORE_SUBDEVICE_MASK {mask:#05x}"),
+            UnsupportedEntry::SetSubdeviceMask { mask } => {
+                write!(f, "SET_SUBDEVICE_MASK {mask:#05x}")
+            }
+            UnsupportedEntry::StoreSubdeviceMask { mask } => {
+                write!(f, "STORE_SUBDEVICE_MASK {mask:#05x}")
+            }
             UnsupportedEntry::UseSubdeviceMask => f.write_str("USE_SUBDEVICE_MASK"),
-            UnsupportedEntry::LegacyIncrementing => f.write_str("legacy (obsolete) incrementing method header"),
+            UnsupportedEntry::LegacyIncrementing => {
+                f.write_str("legacy (obsolete) incrementing method header")
+            }
             UnsupportedEntry::LegacyNonIncrementing => {
                 f.write_str("legacy (obsolete) non-incrementing method header")
             }
-            UnsupportedEntry::ReservedGroup2 { tert_op } => write!(f, "reserved SEC_OP 2 entry with TERT_OP {tert_op}"),
+            UnsupportedEntry::ReservedGroup2 { tert_op } => {
+                write!(f, "reserved SEC_OP 2 entry with TERT_OP {tert_op}")
+            }
             UnsupportedEntry::Reserved6 => f.write_str("reserved SEC_OP 6 entry"),
         }
     }
@@ -127,7 +144,11 @@ impl Header {
                 if word & 0x1000 != 0 {
                     return Err(HeaderError::ReservedAddressBit);
                 }
-                return Ok(Header::Immediate { subchannel, method, data: count });
+                return Ok(Header::Immediate {
+                    subchannel,
+                    method,
+                    data: count,
+                });
             }
             7 => return Ok(Header::EndSegment),
             0 => {
@@ -152,7 +173,12 @@ impl Header {
         };
         if count == 0 {
             // "the other fields are ignored … effectively a no-op with no method data entries"
-            return Ok(Header::Methods { mode, subchannel, method, count: 0 });
+            return Ok(Header::Methods {
+                mode,
+                subchannel,
+                method,
+                count: 0,
+            });
         }
         if word & 0x1000 != 0 {
             return Err(HeaderError::ReservedAddressBit);
@@ -165,7 +191,12 @@ impl Header {
         if last > MAX_METHOD_INDEX {
             return Err(HeaderError::AddressOverflow { method, count });
         }
-        Ok(Header::Methods { mode, subchannel, method, count })
+        Ok(Header::Methods {
+            mode,
+            subchannel,
+            method,
+            count,
+        })
     }
 
     /// Encodes a header (the inverse of [`Header::decode`] for valid headers); for building streams.
@@ -176,7 +207,12 @@ impl Header {
         };
         match self {
             Header::Nop => 0,
-            Header::Methods { mode, subchannel, method, count } => {
+            Header::Methods {
+                mode,
+                subchannel,
+                method,
+                count,
+            } => {
                 let sec = match mode {
                     Mode::Incrementing => 1,
                     Mode::NonIncrementing => 3,
@@ -184,7 +220,11 @@ impl Header {
                 };
                 fields(sec, subchannel, method, count)
             }
-            Header::Immediate { subchannel, method, data } => fields(4, subchannel, method, data),
+            Header::Immediate {
+                subchannel,
+                method,
+                data,
+            } => fields(4, subchannel, method, data),
             Header::EndSegment => 7 << 29,
         }
     }

@@ -14,7 +14,8 @@ pub mod gpfifo;
 pub mod header;
 
 pub use decoder::{
-    Burst, DecodeError, Decoder, Fed, FedEnd, Flow, Halt, HaltCause, IncompleteStream, MethodCall, MethodSink,
+    Burst, DecodeError, Decoder, Fed, FedEnd, Flow, Halt, HaltCause, IncompleteStream, MethodCall,
+    MethodSink,
 };
 pub use gpfifo::{GpEntry, GpEntryError, GpEntryErrorKind, Level, Segment, Sync, GP_ENTRY_BYTES};
 pub use header::{Header, HeaderError, Mode, UnsupportedEntry, MAX_METHOD_INDEX};

@@ -27,17 +27,30 @@ fn keys(stream: &[u8]) -> Vec<(u8, u32, u32)> {
 #[test]
 fn incrementing_non_incrementing_increment_once_and_immediate() {
     let s = bytes(&[
-        inc(1, 0x300, 3), 10, 11, 12,
-        non_inc(2, 0x1B4, 2), 20, 21,
-        inc_once(3, 0x400, 3), 30, 31, 32,
+        inc(1, 0x300, 3),
+        10,
+        11,
+        12,
+        non_inc(2, 0x1B4, 2),
+        20,
+        21,
+        inc_once(3, 0x400, 3),
+        30,
+        31,
+        32,
         imm(4, 0x100, 0x1ABC),
     ]);
     assert_eq!(
         keys(&s),
         vec![
-            (1, 0x300, 10), (1, 0x304, 11), (1, 0x308, 12),
-            (2, 0x1B4, 20), (2, 0x1B4, 21),
-            (3, 0x400, 30), (3, 0x404, 31), (3, 0x404, 32),
+            (1, 0x300, 10),
+            (1, 0x304, 11),
+            (1, 0x308, 12),
+            (2, 0x1B4, 20),
+            (2, 0x1B4, 21),
+            (3, 0x400, 30),
+            (3, 0x404, 31),
+            (3, 0x404, 32),
             (4, 0x100, 0x1ABC),
         ]
     );
@@ -53,7 +66,14 @@ fn offsets_name_the_data_word() {
 #[test]
 fn zero_word_and_zero_count_headers_are_no_ops() {
     // Count 0: "the other fields are ignored", even the reserved bit and a would-be overflow.
-    let s = bytes(&[0, inc(0, 0x3FFC, 0), non_inc(7, 0x100, 0) | 0x1000, inc_once(1, 0x200, 0), 0, imm(0, 8, 1)]);
+    let s = bytes(&[
+        0,
+        inc(0, 0x3FFC, 0),
+        non_inc(7, 0x100, 0) | 0x1000,
+        inc_once(1, 0x200, 0),
+        0,
+        imm(0, 8, 1),
+    ]);
     assert_eq!(keys(&s), vec![(0, 8, 1)]);
 }
 
@@ -91,7 +111,12 @@ fn method_data_continues_into_the_next_segment() {
 
 #[test]
 fn reserved_bit_12_is_rejected() {
-    for w in [inc(0, 0x100, 1) | 0x1000, non_inc(0, 0x100, 1) | 0x1000, inc_once(0, 0x100, 2) | 0x1000, imm(0, 0x100, 1) | 0x1000] {
+    for w in [
+        inc(0, 0x100, 1) | 0x1000,
+        non_inc(0, 0x100, 1) | 0x1000,
+        inc_once(0, 0x100, 2) | 0x1000,
+        imm(0, 0x100, 1) | 0x1000,
+    ] {
         let e = decode_all(&bytes(&[w, 0])).unwrap_err();
         let HaltCause::Invalid(e) = e;
         assert_eq!(e.kind, HeaderError::ReservedAddressBit, "{w:#x}");
@@ -104,9 +129,18 @@ fn address_overflow_is_rejected() {
     // Incrementing: 0xFFF + 1 word is fine, 2 words wrap.
     assert_eq!(keys(&bytes(&[inc(0, 0x3FFC, 1), 7])), vec![(0, 0x3FFC, 7)]);
     let HaltCause::Invalid(e) = decode_all(&bytes(&[inc(0, 0x3FFC, 2), 1, 2])).unwrap_err();
-    assert_eq!(e.kind, HeaderError::AddressOverflow { method: 0xFFF, count: 2 });
+    assert_eq!(
+        e.kind,
+        HeaderError::AddressOverflow {
+            method: 0xFFF,
+            count: 2
+        }
+    );
     // Increment-once: the second word goes to method + 1.
-    assert_eq!(keys(&bytes(&[inc_once(0, 0x3FFC, 1), 7])), vec![(0, 0x3FFC, 7)]);
+    assert_eq!(
+        keys(&bytes(&[inc_once(0, 0x3FFC, 1), 7])),
+        vec![(0, 0x3FFC, 7)]
+    );
     assert!(decode_all(&bytes(&[inc_once(0, 0x3FFC, 2), 1, 2])).is_err());
     // Non-incrementing never moves.
     assert_eq!(keys(&bytes(&[non_inc(0, 0x3FFC, 2), 1, 2])).len(), 2);
@@ -118,8 +152,14 @@ fn address_overflow_is_rejected() {
 #[test]
 fn subdevice_mask_legacy_and_reserved_entries_are_refused_by_name() {
     let cases = [
-        (0x0001_0000 | 0x5 << 4, UnsupportedEntry::SetSubdeviceMask { mask: 5 }),
-        (0x0002_0000 | 0xABC << 4, UnsupportedEntry::StoreSubdeviceMask { mask: 0xABC }),
+        (
+            0x0001_0000 | 0x5 << 4,
+            UnsupportedEntry::SetSubdeviceMask { mask: 5 },
+        ),
+        (
+            0x0002_0000 | 0xABC << 4,
+            UnsupportedEntry::StoreSubdeviceMask { mask: 0xABC },
+        ),
         (0x0003_0000, UnsupportedEntry::UseSubdeviceMask),
         (0x0004_0040, UnsupportedEntry::LegacyIncrementing),
         (0x4004_0040, UnsupportedEntry::LegacyNonIncrementing),
@@ -159,11 +199,22 @@ fn finish_reports_missing_data_and_partial_words() {
     d.feed(&bytes(&[inc(2, 0x300, 3), 1]), &mut sink).unwrap();
     assert_eq!(
         d.finish(),
-        Err(IncompleteStream::MissingData { subchannel: 2, method: 0x304, remaining: 2, offset: 8 })
+        Err(IncompleteStream::MissingData {
+            subchannel: 2,
+            method: 0x304,
+            remaining: 2,
+            offset: 8
+        })
     );
     let mut d = Decoder::new();
     d.feed(&[0, 0, 0, 0, 1, 2], &mut sink).unwrap();
-    assert_eq!(d.finish(), Err(IncompleteStream::PartialWord { bytes: 2, offset: 4 }));
+    assert_eq!(
+        d.finish(),
+        Err(IncompleteStream::PartialWord {
+            bytes: 2,
+            offset: 4
+        })
+    );
     assert!(d.end_segment().is_err());
 }
 
@@ -191,10 +242,24 @@ impl sassport_pushbuffer::MethodSink for Flaky {
 
 #[test]
 fn a_failed_call_is_retried_and_nothing_else_repeats() {
-    let s = bytes(&[inc(0, 0x100, 3), 1, 2, 3, imm(1, 0x8, 9), non_inc(2, 0x200, 2), 4, 5]);
+    let s = bytes(&[
+        inc(0, 0x100, 3),
+        1,
+        2,
+        3,
+        imm(1, 0x8, 9),
+        non_inc(2, 0x200, 2),
+        4,
+        5,
+    ]);
     let expected = keys(&s);
     let mut d = Decoder::new();
-    let mut sink = Flaky { attempt: 0, fail_on: vec![1, 2, 4, 7], deliveries: vec![], accepted: vec![] };
+    let mut sink = Flaky {
+        attempt: 0,
+        fail_on: vec![1, 2, 4, 7],
+        deliveries: vec![],
+        accepted: vec![],
+    };
     let mut pos = 0;
     loop {
         match d.feed(&s[pos..], &mut sink) {
@@ -222,7 +287,11 @@ fn pause_accepts_the_call_and_stops() {
     let mut seen = vec![];
     let mut sink = |c: MethodCall| -> Result<Flow, Infallible> {
         seen.push(c.data);
-        Ok(if c.data == 2 { Flow::Pause } else { Flow::Continue })
+        Ok(if c.data == 2 {
+            Flow::Pause
+        } else {
+            Flow::Continue
+        })
     };
     let fed = d.feed(&s, &mut sink).unwrap();
     assert_eq!((fed.end, fed.consumed), (FedEnd::Paused, 12));
@@ -261,7 +330,11 @@ fn assemble(ops: &[Op]) -> (Vec<u8>, Vec<(u8, u32, u32)>) {
             Op::Inc(s, m, d) => {
                 words.push(inc(*s, *m, d.len() as u32));
                 words.extend(d);
-                calls.extend(d.iter().enumerate().map(|(i, &x)| (*s as u8, m + 4 * i as u32, x)));
+                calls.extend(
+                    d.iter()
+                        .enumerate()
+                        .map(|(i, &x)| (*s as u8, m + 4 * i as u32, x)),
+                );
             }
             Op::NonInc(s, m, d) => {
                 words.push(non_inc(*s, *m, d.len() as u32));
@@ -271,7 +344,11 @@ fn assemble(ops: &[Op]) -> (Vec<u8>, Vec<(u8, u32, u32)>) {
             Op::IncOnce(s, m, d) => {
                 words.push(inc_once(*s, *m, d.len() as u32));
                 words.extend(d);
-                calls.extend(d.iter().enumerate().map(|(i, &x)| (*s as u8, if i == 0 { *m } else { m + 4 }, x)));
+                calls.extend(
+                    d.iter()
+                        .enumerate()
+                        .map(|(i, &x)| (*s as u8, if i == 0 { *m } else { m + 4 }, x)),
+                );
             }
             Op::Imm(s, m, d) => {
                 words.push(imm(*s, *m, *d));
@@ -345,7 +422,14 @@ proptest! {
 /// caller that honours `consumed` would; returns the accepted calls.
 fn feed_with_failures(stream: &[u8], step: usize, fail_every: usize) -> Vec<(u8, u32, u32)> {
     let mut d = Decoder::new();
-    let mut sink = Flaky { attempt: 0, fail_on: (0..4096).filter(|a| a % fail_every == fail_every - 1).collect(), deliveries: vec![], accepted: vec![] };
+    let mut sink = Flaky {
+        attempt: 0,
+        fail_on: (0..4096)
+            .filter(|a| a % fail_every == fail_every - 1)
+            .collect(),
+        deliveries: vec![],
+        accepted: vec![],
+    };
     let mut pos = 0;
     let mut guard = 0;
     while pos < stream.len() || d.held_word().is_some() {

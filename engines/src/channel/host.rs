@@ -7,9 +7,7 @@
 use super::engine::{EngineContext, EngineError, MethodOutcome, WaitReason};
 use super::methods::{self as m, mem_op};
 use super::Channel;
-use crate::semaphore::{
-    self, AcquireOp, PayloadSize, ReductionFormat, ReductionOp, ReleaseShape,
-};
+use crate::semaphore::{self, AcquireOp, PayloadSize, ReductionFormat, ReductionOp, ReleaseShape};
 use sassport_pushbuffer::MethodCall;
 
 /// Bits of SEMAPHORED that clc56f.h defines: OPERATION 4:0, ACQUIRE_SWITCH 12, RELEASE_WFI 20,
@@ -79,7 +77,11 @@ impl Channel {
         let data = call.data;
         let r = &mut self.registers;
         match call.method {
-            m::SET_OBJECT => return self.set_object(call.subchannel, data).map(|_| MethodOutcome::Done),
+            m::SET_OBJECT => {
+                return self
+                    .set_object(call.subchannel, data)
+                    .map(|_| MethodOutcome::Done)
+            }
             m::ILLEGAL => return Err(invalid("ILLEGAL method")),
             m::NOP => {}
             m::SEMAPHOREA => r.semaphore_a = data,
@@ -119,7 +121,9 @@ impl Channel {
                         self.counters.yields += 1;
                         Ok(MethodOutcome::Yield)
                     }
-                    op => Err(invalid(format!("YIELD OP {op:#x} is not defined by AMPERE_CHANNEL_GPFIFO_A"))),
+                    op => Err(invalid(format!(
+                        "YIELD OP {op:#x} is not defined by AMPERE_CHANNEL_GPFIFO_A"
+                    ))),
                 }
             }
             m::CLEAR_FAULTED => {
@@ -138,31 +142,49 @@ impl Channel {
                 0 | 1 => self.counters.membars += 1,
                 t => return Err(invalid(format!("MEM_OP_C MEMBAR_TYPE {t} is not defined"))),
             },
-            mem_op::MMU_TLB_INVALIDATE | mem_op::MMU_TLB_INVALIDATE_TARGETED => self.counters.tlb_invalidates += 1,
+            mem_op::MMU_TLB_INVALIDATE | mem_op::MMU_TLB_INVALIDATE_TARGETED => {
+                self.counters.tlb_invalidates += 1
+            }
             mem_op::L2_PEERMEM_INVALIDATE
             | mem_op::L2_SYSMEM_INVALIDATE
             | mem_op::L2_CLEAN_COMPTAGS
             | mem_op::L2_FLUSH_DIRTY
             | mem_op::L2_WAIT_FOR_SYS_PENDING_READS => self.counters.l2_operations += 1,
             mem_op::ACCESS_COUNTER_CLR => {
-                return Err(EngineError::Unsupported("MEM_OP ACCESS_COUNTER_CLR (no access counters)".into()))
+                return Err(EngineError::Unsupported(
+                    "MEM_OP ACCESS_COUNTER_CLR (no access counters)".into(),
+                ))
             }
-            op => return Err(invalid(format!("MEM_OP_D OPERATION {op:#x} is not defined by AMPERE_CHANNEL_GPFIFO_A"))),
+            op => {
+                return Err(invalid(format!(
+                    "MEM_OP_D OPERATION {op:#x} is not defined by AMPERE_CHANNEL_GPFIFO_A"
+                )))
+            }
         }
         Ok(())
     }
 
     /// Legacy SEMAPHOREA–D. Polarity traps: RELEASE_WFI 0 = enabled, RELEASE_SIZE 0 = 16 bytes.
-    fn semaphored(&mut self, ctx: &mut EngineContext<'_>, call: MethodCall) -> Result<MethodOutcome, EngineError> {
+    fn semaphored(
+        &mut self,
+        ctx: &mut EngineContext<'_>,
+        call: MethodCall,
+    ) -> Result<MethodOutcome, EngineError> {
         let data = call.data;
         if data & !SEMAPHORED_DEFINED != 0 {
-            return Err(invalid(format!("SEMAPHORED reserved bits {:#x} set", data & !SEMAPHORED_DEFINED)));
+            return Err(invalid(format!(
+                "SEMAPHORED reserved bits {:#x} set",
+                data & !SEMAPHORED_DEFINED
+            )));
         }
         let r = self.registers;
         let va = ((r.semaphore_a & 0xFF) as u64) << 32 | (r.semaphore_b & !3) as u64;
         let payload = r.semaphore_c as u64;
         let release_wfi = data >> 20 & 1 == 0;
-        let shape = ReleaseShape { size: PayloadSize::Bits32, timestamp: data >> 24 & 1 == 0 };
+        let shape = ReleaseShape {
+            size: PayloadSize::Bits32,
+            timestamp: data >> 24 & 1 == 0,
+        };
         match data & 0x1F {
             0x01 => self.acquire(ctx, call.offset, va, payload, AcquireOp::Equal, PayloadSize::Bits32),
             // Legacy ACQ_GEQ compares with wrap-around, like SEM_EXECUTE's ACQ_CIRC_GEQ (the strict
@@ -181,20 +203,34 @@ impl Channel {
     }
 
     /// SEM_ADDR / SEM_PAYLOAD / SEM_EXECUTE (Volta+ semaphores).
-    fn sem_execute(&mut self, ctx: &mut EngineContext<'_>, call: MethodCall) -> Result<MethodOutcome, EngineError> {
+    fn sem_execute(
+        &mut self,
+        ctx: &mut EngineContext<'_>,
+        call: MethodCall,
+    ) -> Result<MethodOutcome, EngineError> {
         let data = call.data;
         if data & !SEM_EXECUTE_DEFINED != 0 {
-            return Err(invalid(format!("SEM_EXECUTE reserved bits {:#x} set", data & !SEM_EXECUTE_DEFINED)));
+            return Err(invalid(format!(
+                "SEM_EXECUTE reserved bits {:#x} set",
+                data & !SEM_EXECUTE_DEFINED
+            )));
         }
         let r = self.registers;
         let va = ((r.sem_addr_hi & 0xFF) as u64) << 32 | (r.sem_addr_lo & !3) as u64;
-        let size = if data >> 24 & 1 == 0 { PayloadSize::Bits32 } else { PayloadSize::Bits64 };
+        let size = if data >> 24 & 1 == 0 {
+            PayloadSize::Bits32
+        } else {
+            PayloadSize::Bits64
+        };
         let payload = match size {
             PayloadSize::Bits32 => r.sem_payload_lo as u64,
             PayloadSize::Bits64 => (r.sem_payload_hi as u64) << 32 | r.sem_payload_lo as u64,
         };
         let release_wfi = data >> 20 & 1 == 1;
-        let shape = ReleaseShape { size, timestamp: data >> 25 & 1 == 1 };
+        let shape = ReleaseShape {
+            size,
+            timestamp: data >> 25 & 1 == 1,
+        };
         let acquire = |op| (op, size);
         let op = match data & 7 {
             0 => acquire(AcquireOp::Equal),
@@ -218,8 +254,12 @@ impl Channel {
                 if data & 1 << 12 != 0 {
                     return Err(invalid("SEM_EXECUTE reduction with ACQUIRE_SWITCH_TSG set"));
                 }
-                let op = ReductionOp::from_field(data >> 27 & 0xF)
-                    .ok_or_else(|| invalid(format!("SEM_EXECUTE REDUCTION {:#x} is not defined", data >> 27 & 0xF)))?;
+                let op = ReductionOp::from_field(data >> 27 & 0xF).ok_or_else(|| {
+                    invalid(format!(
+                        "SEM_EXECUTE REDUCTION {:#x} is not defined",
+                        data >> 27 & 0xF
+                    ))
+                })?;
                 let format = ReductionFormat::from_bit(data >> 31);
                 return self.release(ctx, va, payload, shape, Some((op, format)), release_wfi);
             }
@@ -250,15 +290,28 @@ impl Channel {
     ) -> Result<MethodOutcome, EngineError> {
         let snapshot = match self.pending_acquire {
             Some(p) if p.offset == offset => p,
-            _ => PendingAcquire { offset, va, payload, op, size },
+            _ => PendingAcquire {
+                offset,
+                va,
+                payload,
+                op,
+                size,
+            },
         };
         let current = semaphore::read_semaphore(ctx.memory, snapshot.va, snapshot.size)?;
-        if snapshot.op.satisfied(snapshot.size, current, snapshot.payload) {
+        if snapshot
+            .op
+            .satisfied(snapshot.size, current, snapshot.payload)
+        {
             self.pending_acquire = None;
             Ok(MethodOutcome::Done)
         } else {
             self.pending_acquire = Some(snapshot);
-            Ok(MethodOutcome::Wait(WaitReason::Acquire { va: snapshot.va, current, payload: snapshot.payload }))
+            Ok(MethodOutcome::Wait(WaitReason::Acquire {
+                va: snapshot.va,
+                current,
+                payload: snapshot.payload,
+            }))
         }
     }
 

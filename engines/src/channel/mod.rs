@@ -15,7 +15,9 @@ pub use engine::{Engine, EngineContext, EngineError, MethodOutcome, WaitReason};
 pub use host::{HostCounters, HostRegisters, PendingAcquire};
 
 use crate::standard::{standard_engines, EngineOptions};
-use sassport_pushbuffer::{DecodeError, Decoder, Fed, FedEnd, Flow, HaltCause, IncompleteStream, MethodCall};
+use sassport_pushbuffer::{
+    DecodeError, Decoder, Fed, FedEnd, Flow, HaltCause, IncompleteStream, MethodCall,
+};
 use std::fmt;
 
 /// A method that failed, or a stream that is not valid, with everything needed to find it.
@@ -44,7 +46,9 @@ pub enum ChannelError {
 /// A one-line description of a call: subchannel, method (with its host name), data, offset.
 pub fn describe_call(call: &MethodCall, class: u32) -> String {
     let name = if call.method < methods::FIRST_ENGINE_METHOD {
-        methods::host_method_name(call.method).map(|n| format!(" {n}")).unwrap_or_default()
+        methods::host_method_name(call.method)
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default()
     } else if class != 0 {
         format!(" of class {class:#06x}")
     } else {
@@ -59,7 +63,11 @@ pub fn describe_call(call: &MethodCall, class: u32) -> String {
 /// What a waiting method waits for, in words.
 pub fn describe_wait(reason: &WaitReason) -> String {
     match reason {
-        WaitReason::Acquire { va, current, payload } => {
+        WaitReason::Acquire {
+            va,
+            current,
+            payload,
+        } => {
             format!("semaphore at {va:#x} holds {current:#x}, the acquire compares with payload {payload:#x}")
         }
         WaitReason::EngineBusy { class } => format!("engine {class:#06x} is busy"),
@@ -70,7 +78,10 @@ pub fn describe_wait(reason: &WaitReason) -> String {
 #[derive(Debug)]
 pub enum ChannelStop {
     /// A method cannot complete yet (an unsatisfied acquire, a busy engine); it is retried next time.
-    Wait { call: MethodCall, reason: WaitReason },
+    Wait {
+        call: MethodCall,
+        reason: WaitReason,
+    },
     /// A method or entry failed; it stays held, and feeding again retries it.
     Fault(ChannelError),
 }
@@ -79,7 +90,12 @@ impl fmt::Display for ChannelStop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ChannelStop::Wait { call, reason } => {
-                write!(f, "{} waits: {}", describe_call(call, 0), describe_wait(reason))
+                write!(
+                    f,
+                    "{} waits: {}",
+                    describe_call(call, 0),
+                    describe_wait(reason)
+                )
             }
             ChannelStop::Fault(e) => e.fmt(f),
         }
@@ -108,7 +124,10 @@ impl fmt::Debug for Channel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Channel")
             .field("decoder", &self.decoder)
-            .field("classes", &self.engines.iter().map(|e| e.class()).collect::<Vec<_>>())
+            .field(
+                "classes",
+                &self.engines.iter().map(|e| e.class()).collect::<Vec<_>>(),
+            )
             .field("bound", &self.bound)
             .field("registers", &self.registers)
             .finish()
@@ -172,15 +191,22 @@ impl Channel {
 
     pub(crate) fn set_object(&mut self, subchannel: u8, data: u32) -> Result<(), EngineError> {
         if data >> 21 != 0 {
-            return Err(EngineError::Invalid(format!("SET_OBJECT reserved bits {:#x} set", data & !0x1F_FFFF)));
+            return Err(EngineError::Invalid(format!(
+                "SET_OBJECT reserved bits {:#x} set",
+                data & !0x1F_FFFF
+            )));
         }
         let class = data & 0xFFFF;
         let engine = data >> 16 & 0x1F;
         if engine == 0x1F {
-            return Err(EngineError::Unsupported(format!("SET_OBJECT of class {class:#06x} on the software engine")));
+            return Err(EngineError::Unsupported(format!(
+                "SET_OBJECT of class {class:#06x} on the software engine"
+            )));
         }
         let Some(i) = self.engines.iter().position(|e| e.class() == class) else {
-            return Err(EngineError::Unsupported(format!("class {class:#06x} is not available on this channel")));
+            return Err(EngineError::Unsupported(format!(
+                "class {class:#06x} is not available on this channel"
+            )));
         };
         self.bound[subchannel as usize & 7] = Some(i);
         self.engines[i].bound(subchannel);
@@ -190,7 +216,10 @@ impl Channel {
     /// The class of an engine that is not idle: the last engine methods went to, or any when `all`.
     pub(crate) fn busy_engine(&self, all: bool) -> Option<u32> {
         if all {
-            self.engines.iter().find(|e| !e.is_idle()).map(|e| e.class())
+            self.engines
+                .iter()
+                .find(|e| !e.is_idle())
+                .map(|e| e.class())
         } else {
             let e = &self.engines[self.last_engine?];
             (!e.is_idle()).then(|| e.class())
@@ -198,7 +227,11 @@ impl Channel {
     }
 
     /// Carries out one method call directly (host method or bound engine), bypassing the decoder.
-    pub fn call(&mut self, ctx: &mut EngineContext<'_>, call: MethodCall) -> Result<MethodOutcome, ChannelError> {
+    pub fn call(
+        &mut self,
+        ctx: &mut EngineContext<'_>,
+        call: MethodCall,
+    ) -> Result<MethodOutcome, ChannelError> {
         if call.method < methods::FIRST_ENGINE_METHOD {
             let result = self.host_method(ctx, call);
             if matches!(result, Ok(MethodOutcome::Done | MethodOutcome::Yield)) {
@@ -218,7 +251,11 @@ impl Channel {
         let engine = &mut self.engines[i];
         engine
             .method(ctx, call.method, call.data)
-            .map_err(|source| ChannelError::Method { call, class: engine.class(), source })
+            .map_err(|source| ChannelError::Method {
+                call,
+                class: engine.class(),
+                source,
+            })
     }
 
     /// Decodes `bytes` and carries out their methods with no attempt limit.
@@ -236,7 +273,10 @@ impl Channel {
         budget: &mut u64,
     ) -> Result<Fed, ChannelHalt> {
         if *budget == 0 {
-            return Ok(Fed { consumed: 0, end: FedEnd::Paused });
+            return Ok(Fed {
+                consumed: 0,
+                end: FedEnd::Paused,
+            });
         }
         let mut decoder = std::mem::take(&mut self.decoder);
         let mut sink = |call: MethodCall| -> Result<Flow, ChannelStop> {

@@ -13,7 +13,11 @@ pub enum MemoryError {
     Unmapped { va: u64 },
     /// A byte of the access lies in a mapping without the needed right.
     #[error("GPU VA {va:#x} needs {needed} access but is mapped {granted}")]
-    Permission { va: u64, needed: Access, granted: Access },
+    Permission {
+        va: u64,
+        needed: Access,
+        granted: Access,
+    },
     /// The access is not aligned as the operation requires.
     #[error("GPU VA {va:#x} is not {align}-byte aligned")]
     Misaligned { va: u64, align: u64 },
@@ -24,8 +28,15 @@ pub enum MemoryError {
     #[error("mapping at {va:#x} has zero length")]
     EmptyMapping { va: u64 },
     /// A mapping would reach past the end of its storage.
-    #[error("storage {index} has {storage_len} bytes; cannot map {len:#x} bytes at offset {offset:#x}")]
-    StorageRange { index: usize, offset: usize, len: u64, storage_len: usize },
+    #[error(
+        "storage {index} has {storage_len} bytes; cannot map {len:#x} bytes at offset {offset:#x}"
+    )]
+    StorageRange {
+        index: usize,
+        offset: usize,
+        len: u64,
+        storage_len: usize,
+    },
     /// No storage has this handle.
     #[error("no storage {index}")]
     UnknownStorage { index: usize },

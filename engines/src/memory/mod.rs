@@ -121,7 +121,10 @@ pub struct GpuMemory {
 impl fmt::Debug for GpuMemory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GpuMemory")
-            .field("storages", &self.storages.iter().map(Vec::len).collect::<Vec<_>>())
+            .field(
+                "storages",
+                &self.storages.iter().map(Vec::len).collect::<Vec<_>>(),
+            )
             .field("mappings", &self.mappings)
             .finish()
     }
@@ -151,7 +154,11 @@ fn walk(
     }
     let mut at = va;
     // The mapping that starts at or before `va` is the only candidate for the first byte.
-    let mut iter = mappings.range(..=va).next_back().into_iter().chain(mappings.range(va + 1..end));
+    let mut iter = mappings
+        .range(..=va)
+        .next_back()
+        .into_iter()
+        .chain(mappings.range(va + 1..end));
     while at < end {
         let Some((&start, m)) = iter.next() else {
             return Err(MemoryError::Unmapped { va: at });
@@ -164,7 +171,11 @@ fn walk(
             return Err(MemoryError::Unmapped { va: at });
         }
         if !m.access.allows(needed) {
-            return Err(MemoryError::Permission { va: at, needed, granted: m.access });
+            return Err(MemoryError::Permission {
+                va: at,
+                needed,
+                granted: m.access,
+            });
         }
         let piece_end = m_end.min(end);
         piece(at, m, at - start, piece_end - at);
@@ -176,7 +187,12 @@ fn walk(
 /// The host range behind `va .. va + len` when it lies inside one mapping granting `needed`: the
 /// common case, served with a single tree lookup.
 #[inline]
-fn single(mappings: &BTreeMap<u64, Mapping>, va: u64, len: u64, needed: Access) -> Option<(usize, usize)> {
+fn single(
+    mappings: &BTreeMap<u64, Mapping>,
+    va: u64,
+    len: u64,
+    needed: Access,
+) -> Option<(usize, usize)> {
     let (&start, m) = mappings.range(..=va).next_back()?;
     let into = va - start;
     if len == 0 || into.checked_add(len)? > m.len || !m.access.allows(needed) {
@@ -199,7 +215,10 @@ impl GpuMemory {
 
     /// The bytes of a storage.
     pub fn storage(&self, id: StorageId) -> Result<&[u8], MemoryError> {
-        self.storages.get(id.0).map(Vec::as_slice).ok_or(MemoryError::UnknownStorage { index: id.0 })
+        self.storages
+            .get(id.0)
+            .map(Vec::as_slice)
+            .ok_or(MemoryError::UnknownStorage { index: id.0 })
     }
 
     /// The bytes of a storage, writable (its length is fixed: mappings depend on it).
@@ -236,14 +255,31 @@ impl GpuMemory {
             .and_then(|l| offset.checked_add(l))
             .is_some_and(|host_end| host_end <= storage_len);
         if !fits {
-            return Err(MemoryError::StorageRange { index: storage.0, offset, len, storage_len });
+            return Err(MemoryError::StorageRange {
+                index: storage.0,
+                offset,
+                len,
+                storage_len,
+            });
         }
         if let Some((&start, m)) = self.mappings.range(..end).next_back() {
             if start + m.len > va {
-                return Err(MemoryError::Overlap { va, len, existing: start });
+                return Err(MemoryError::Overlap {
+                    va,
+                    len,
+                    existing: start,
+                });
             }
         }
-        self.mappings.insert(va, Mapping { len, storage, offset, access });
+        self.mappings.insert(
+            va,
+            Mapping {
+                len,
+                storage,
+                offset,
+                access,
+            },
+        );
         Ok(())
     }
 
@@ -263,15 +299,30 @@ impl GpuMemory {
         hit.extend(self.mappings.range(va..end).map(|(&s, _)| s));
         let mut removed = 0;
         for start in hit {
-            let Some(m) = self.mappings.remove(&start) else { continue };
+            let Some(m) = self.mappings.remove(&start) else {
+                continue;
+            };
             let m_end = start + m.len;
             if start < va {
-                self.mappings.insert(start, Mapping { len: va - start, ..m });
+                self.mappings.insert(
+                    start,
+                    Mapping {
+                        len: va - start,
+                        ..m
+                    },
+                );
             }
             if m_end > end {
                 // Offsets fit in usize: the mapping was validated against its storage when created.
                 let skip = (end - start) as usize;
-                self.mappings.insert(end, Mapping { len: m_end - end, offset: m.offset + skip, ..m });
+                self.mappings.insert(
+                    end,
+                    Mapping {
+                        len: m_end - end,
+                        offset: m.offset + skip,
+                        ..m
+                    },
+                );
             }
             removed += m_end.min(end) - start.max(va);
         }
@@ -284,12 +335,18 @@ impl GpuMemory {
         let end = check_range(va, len)?;
         if let Some((&start, m)) = self.mappings.range(..va).next_back() {
             if start + m.len > va {
-                return Err(MemoryError::Straddles { va, existing: start });
+                return Err(MemoryError::Straddles {
+                    va,
+                    existing: start,
+                });
             }
         }
         for (&start, m) in self.mappings.range(va..end) {
             if start + m.len > end {
-                return Err(MemoryError::Straddles { va: end, existing: start });
+                return Err(MemoryError::Straddles {
+                    va: end,
+                    existing: start,
+                });
             }
         }
         for (_, m) in self.mappings.range_mut(va..end) {
@@ -333,7 +390,11 @@ impl GpuMemory {
         let mut out = Vec::new();
         walk(&self.mappings, va, len, needed, |at, m, into, n| {
             let host = m.offset + into as usize;
-            out.push(HostPiece { va: at, storage: m.storage, host: host..host + n as usize });
+            out.push(HostPiece {
+                va: at,
+                storage: m.storage,
+                host: host..host + n as usize,
+            });
         })?;
         Ok(out)
     }
@@ -368,7 +429,8 @@ impl GpuMemory {
         walk(&self.mappings, va, len, Access::READ, |at, m, into, n| {
             let dst = (at - va) as usize;
             let src = m.offset + into as usize;
-            out[dst..dst + n as usize].copy_from_slice(&storages[m.storage.0][src..src + n as usize]);
+            out[dst..dst + n as usize]
+                .copy_from_slice(&storages[m.storage.0][src..src + n as usize]);
         })
     }
 
@@ -392,7 +454,8 @@ impl GpuMemory {
         walk(&self.mappings, va, len, Access::WRITE, |at, m, into, n| {
             let src = (at - va) as usize;
             let dst = m.offset + into as usize;
-            storages[m.storage.0][dst..dst + n as usize].copy_from_slice(&bytes[src..src + n as usize]);
+            storages[m.storage.0][dst..dst + n as usize]
+                .copy_from_slice(&bytes[src..src + n as usize]);
         })
     }
 

@@ -55,7 +55,12 @@ impl Engine for Recorder {
     fn class(&self) -> u32 {
         self.class
     }
-    fn method(&mut self, _ctx: &mut EngineContext<'_>, method: u32, data: u32) -> Result<MethodOutcome, EngineError> {
+    fn method(
+        &mut self,
+        _ctx: &mut EngineContext<'_>,
+        method: u32,
+        data: u32,
+    ) -> Result<MethodOutcome, EngineError> {
         let mut log = self.log.borrow_mut();
         log.calls.push((method, data));
         if log.fail_method == Some(method) {
@@ -63,7 +68,9 @@ impl Engine for Recorder {
         }
         if log.waits > 0 {
             log.waits -= 1;
-            return Ok(MethodOutcome::Wait(WaitReason::EngineBusy { class: self.class }));
+            return Ok(MethodOutcome::Wait(WaitReason::EngineBusy {
+                class: self.class,
+            }));
         }
         Ok(MethodOutcome::Done)
     }
@@ -86,17 +93,31 @@ impl Rig {
         let s = memory.add_storage(vec![0; 0x1000]);
         memory.map(SEM, 0x1000, s, 0, Access::READ_WRITE).unwrap();
         let log = Rc::new(RefCell::new(Log::default()));
-        let channel = Channel::new(vec![Box::new(Recorder { class: 0xC6B5, log: log.clone() })]);
-        Self { memory, channel, clock: SteppingClock::new(0x1111_2222_3333_0000, 0x10), log }
+        let channel = Channel::new(vec![Box::new(Recorder {
+            class: 0xC6B5,
+            log: log.clone(),
+        })]);
+        Self {
+            memory,
+            channel,
+            clock: SteppingClock::new(0x1111_2222_3333_0000, 0x10),
+            log,
+        }
     }
 
     pub fn feed(&mut self, words: &[u32]) -> Result<Fed, ChannelHalt> {
-        let mut ctx = EngineContext { memory: &mut self.memory, clock: &mut self.clock };
+        let mut ctx = EngineContext {
+            memory: &mut self.memory,
+            clock: &mut self.clock,
+        };
         self.channel.feed(&mut ctx, &bytes(words))
     }
 
     pub fn resume(&mut self) -> Result<Fed, ChannelHalt> {
-        let mut ctx = EngineContext { memory: &mut self.memory, clock: &mut self.clock };
+        let mut ctx = EngineContext {
+            memory: &mut self.memory,
+            clock: &mut self.clock,
+        };
         self.channel.feed(&mut ctx, &[])
     }
 
