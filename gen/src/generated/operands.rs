@@ -8,7 +8,7 @@ use crate::render::Bits;
 use crate::word::Word;
 /// Modifier values: 0 `@P0 `, 1 `@P1 `, 2 `@P2 `, 3 `@P3 `, 4 `@P4 `, 5 `@P5 `, 6 `@P6 `, 7 `(none)`, 8 `@!P0 `, 9 `@!P1 `, 10 `@!P2 `, 11 `@!P3 `, 12 `@!P4 `, 13 `@!P5 `, 14 `@!P6 `, 15 `@!PT `.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Modifier0 {
+pub enum Guard {
     AtP0,
     AtP1,
     AtP2,
@@ -26,7 +26,7 @@ pub enum Modifier0 {
     AtNotP6,
     AtNotPt,
 }
-impl Modifier0 {
+impl Guard {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -94,11 +94,11 @@ impl Modifier0 {
 }
 /// Modifier values: 0 `(none)`, 1 `-`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Neg {
+pub enum NegFlag {
     Default,
     Neg,
 }
-impl Neg {
+impl NegFlag {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -124,13 +124,13 @@ impl Neg {
 }
 /// Modifier values: 0 `.MOV.U32`, 1 `.MOV`, 2 `.U32.X`, 3 `.X`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MovU32MovU32XX {
+pub enum ImadM {
     MovU32,
     Mov,
     U32X,
     X,
 }
-impl MovU32MovU32XX {
+impl ImadM {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -162,11 +162,11 @@ impl MovU32MovU32XX {
 }
 /// Modifier values: 0 `(none)`, 1 `.reuse`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Reuse {
+pub enum ReuseFlag {
     Default,
     Reuse,
 }
-impl Reuse {
+impl ReuseFlag {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -192,11 +192,11 @@ impl Reuse {
 }
 /// Modifier values: 0 `(none)`, 1 `.EX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Ex {
+pub enum ExFlag {
     Default,
     Ex,
 }
-impl Ex {
+impl ExFlag {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -222,12 +222,12 @@ impl Ex {
 }
 /// Modifier values: 0 `.AND`, 1 `.OR`, 2 `.XOR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AndOrXor {
+pub enum IsetpBop {
     And,
     Or,
     Xor,
 }
-impl AndOrXor {
+impl IsetpBop {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -256,7 +256,7 @@ impl AndOrXor {
 }
 /// Modifier values: 0 `.F`, 1 `.LT`, 2 `.EQ`, 3 `.LE`, 4 `.GT`, 5 `.NE`, 6 `.GE`, 7 `.T`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FLtEqLe {
+pub enum IsetpCmp {
     F,
     Lt,
     Eq,
@@ -266,7 +266,7 @@ pub enum FLtEqLe {
     Ge,
     T,
 }
-impl FLtEqLe {
+impl IsetpCmp {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -310,12 +310,12 @@ impl FLtEqLe {
 }
 /// Modifier values: 0 `(none)`, 1 `.U`, 2 `.DIV`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UDiv {
+pub enum BraM {
     Default,
     U,
     Div,
 }
-impl UDiv {
+impl BraM {
     /// The enum for a field value; `None` for values the table does not list.
     pub fn from_value(value: u64) -> Option<Self> {
         match value {
@@ -350,9 +350,9 @@ impl IMAD_0x624 {
     /// Field `pg`, bits 15:12.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn pg(&self) -> Option<Modifier0> {
+    pub fn pg(&self) -> Option<Guard> {
         let w = self.0;
-        Modifier0::from_value((w.bits(12, 4)))
+        Guard::from_value((w.bits(12, 4)))
     }
     /// Field `rd`, bits 23:16.
     ///
@@ -385,9 +385,9 @@ impl IMAD_0x624 {
     /// Field `nc`, bits 63.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn nc(&self) -> Option<Neg> {
+    pub fn nc(&self) -> Option<NegFlag> {
         let w = self.0;
-        Neg::from_value((w.bits(63, 1)))
+        NegFlag::from_value((w.bits(63, 1)))
     }
     /// Field `rb`, bits 71:64.
     ///
@@ -404,9 +404,9 @@ impl IMAD_0x624 {
     /// Field `m`, bits 74:73.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn m(&self) -> Option<MovU32MovU32XX> {
+    pub fn m(&self) -> Option<ImadM> {
         let w = self.0;
-        MovU32MovU32XX::from_value((w.bits(73, 2)))
+        ImadM::from_value((w.bits(73, 2)))
     }
     /// Field `cin`, bits 90:87.
     /// The predicate and whether it is negated (`!P0`).
@@ -428,16 +428,16 @@ impl IMAD_0x624 {
     /// Field `ra_reuse`, bits 122.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn ra_reuse(&self) -> Option<Reuse> {
+    pub fn ra_reuse(&self) -> Option<ReuseFlag> {
         let w = self.0;
-        Reuse::from_value((w.bits(122, 1)))
+        ReuseFlag::from_value((w.bits(122, 1)))
     }
     /// Field `rb_reuse`, bits 123.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn rb_reuse(&self) -> Option<Reuse> {
+    pub fn rb_reuse(&self) -> Option<ReuseFlag> {
         let w = self.0;
-        Reuse::from_value((w.bits(123, 1)))
+        ReuseFlag::from_value((w.bits(123, 1)))
     }
 }
 /// A decoded `ISETP` word (class `ISETP_0x80c`, opcode key 0x080c).
@@ -448,9 +448,9 @@ impl ISETP_0x80c {
     /// Field `pg`, bits 15:12.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn pg(&self) -> Option<Modifier0> {
+    pub fn pg(&self) -> Option<Guard> {
         let w = self.0;
-        Modifier0::from_value((w.bits(12, 4)))
+        Guard::from_value((w.bits(12, 4)))
     }
     /// Field `ra`, bits 31:24.
     ///
@@ -469,23 +469,23 @@ impl ISETP_0x80c {
     /// Field `ex`, bits 72.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn ex(&self) -> Option<Ex> {
+    pub fn ex(&self) -> Option<ExFlag> {
         let w = self.0;
-        Ex::from_value((w.bits(72, 1)))
+        ExFlag::from_value((w.bits(72, 1)))
     }
     /// Field `bop`, bits 75:74.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn bop(&self) -> Option<AndOrXor> {
+    pub fn bop(&self) -> Option<IsetpBop> {
         let w = self.0;
-        AndOrXor::from_value((w.bits(74, 2)))
+        IsetpBop::from_value((w.bits(74, 2)))
     }
     /// Field `cmp`, bits 78:76.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn cmp(&self) -> Option<FLtEqLe> {
+    pub fn cmp(&self) -> Option<IsetpCmp> {
         let w = self.0;
-        FLtEqLe::from_value((w.bits(76, 3)))
+        IsetpCmp::from_value((w.bits(76, 3)))
     }
     /// Field `pu`, bits 83:81.
     ///
@@ -527,16 +527,16 @@ impl BRA_0x947 {
     /// Field `pg`, bits 15:12.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn pg(&self) -> Option<Modifier0> {
+    pub fn pg(&self) -> Option<Guard> {
         let w = self.0;
-        Modifier0::from_value((w.bits(12, 4)))
+        Guard::from_value((w.bits(12, 4)))
     }
     /// Field `m`, bits 33:32.
     /// `None` only for values the decoder refuses.
     #[inline]
-    pub fn m(&self) -> Option<UDiv> {
+    pub fn m(&self) -> Option<BraM> {
         let w = self.0;
-        UDiv::from_value((w.bits(32, 2)))
+        BraM::from_value((w.bits(32, 2)))
     }
     /// Field `target`, bits 81:34.
     /// Bytes from the end of this instruction to the target.

@@ -214,6 +214,8 @@ impl<'t> Plan<'t> {
         let mut tables = Interner::new();
         let mut rules = Interner::new();
         let mut enum_tables: Interner<Vec<(u64, String)>> = Interner::new();
+        // For each enum table, the (class, field) that first used it: its name comes from them.
+        let mut enum_users: Vec<(String, String, u16)> = Vec::new();
         let mut classes = Vec::new();
         let mut opcodes: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
         let mut names = BTreeSet::new();
@@ -230,6 +232,11 @@ impl<'t> Plan<'t> {
             for field in &class.fields {
                 let bits = Bits::of(field).map_err(|e| anyhow::anyhow!("class {}: {e}", class.name))?;
                 let accessor = accessor_type(class, field, &bits, &mut enum_tables);
+                if let AccessorType::Enum(e) = accessor {
+                    if e == enum_users.len() {
+                        enum_users.push((class.mnemonic.clone(), field.name.clone(), class.opcode));
+                    }
+                }
                 let mut ident = ident_from(&field.name.to_ascii_lowercase());
                 while !idents.insert(ident.clone()) {
                     ident.push('_');
@@ -350,7 +357,7 @@ impl<'t> Plan<'t> {
                 }
             }
         }
-        let enums = name_enums(enum_tables.items);
+        let enums = name_enums(enum_tables.items, &enum_users);
         Ok(Plan { table, classes, opcodes, tables: tables.items, rules: rules.items, enums })
     }
 }
@@ -389,8 +396,23 @@ fn accessor_type(class: &Class, field: &Field, bits: &Bits, enums: &mut Interner
     }
 }
 
-/// Names each modifier enum after its texts (`RzRmRp`-like); long or clashing names get a number.
-fn name_enums(tables: Vec<Vec<(u64, String)>>) -> Vec<EnumPlan> {
+fn camel(text: &str) -> String {
+    let mut out = String::new();
+    let mut upper = true;
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if upper { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() });
+            upper = c.is_ascii_digit();
+        } else {
+            upper = true;
+        }
+    }
+    out
+}
+
+/// Names each modifier enum after the mnemonic and field that first use it (`ImadMods`, `IsetpM0`); a
+/// second table for the same pair gets the opcode appended (`ImadMods0x225`).
+fn name_enums(tables: Vec<Vec<(u64, String)>>, users: &[(String, String, u16)]) -> Vec<EnumPlan> {
     let mut used = BTreeSet::new();
     let mut out = Vec::new();
     for (i, entries) in tables.into_iter().enumerate() {
@@ -404,15 +426,34 @@ fn name_enums(tables: Vec<Vec<(u64, String)>>) -> Vec<EnumPlan> {
             }
             variants.push((*value, name, text.clone()));
         }
-        let joined: String = variants.iter().filter(|v| v.1 != "Default").take(4).map(|v| v.1.clone()).collect();
-        let mut ident = if joined.is_empty() || joined.len() > 32 || variants.len() > 8 {
-            format!("Modifier{i}")
-        } else {
-            joined
+        let (mnemonic, field, opcode) = users.get(i).cloned().unwrap_or_default();
+        let base = match camel(&mnemonic) {
+            m if m.is_empty() => format!("Modifier{}", camel(&field)),
+            m => format!("{m}{}", camel(&field)),
         };
-        if !used.insert(ident.clone()) {
-            ident = format!("{ident}{i}");
+        // Tables shared by many classes get names of their own: the guard predicate, one-flag tables.
+        let flags: Vec<&(u64, String, String)> = variants.iter().filter(|v| !v.2.is_empty()).collect();
+        let shared = if field == "pg" {
+            Some("Guard".to_owned())
+        } else if flags.len() == 1 && variants.len() == 2 {
+            Some(format!("{}Flag", flags[0].1))
+        } else {
+            None
+        };
+        let mut ident = base.clone();
+        if let Some(name) = shared.filter(|n| !used.contains(n)) {
+            ident = name;
             used.insert(ident.clone());
+        } else if !used.insert(ident.clone()) {
+            ident = format!("{base}0x{opcode:x}");
+            let mut n = 2;
+            while !used.insert(ident.clone()) {
+                ident = format!("{base}0x{opcode:x}_{n}");
+                n += 1;
+            }
+        }
+        if ident.starts_with(|c: char| c.is_ascii_digit()) {
+            ident.insert(0, 'M');
         }
         out.push(EnumPlan { ident, variants });
     }
