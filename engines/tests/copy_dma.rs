@@ -705,3 +705,18 @@ fn lines_on_the_same_bytes_leave_the_last_line_and_huge_launches_are_refused() {
     assert!(err.to_string().contains("limit of one launch"), "{err}");
     assert!(rig.bytes(rig.dst) == before);
 }
+
+/// Found by the copy_engines fuzz target: a one-line remapped copy of 2^30 + 16 one-byte source
+/// components into four-component destination elements (4 GiB + 64 bytes per line) must be refused
+/// before anything the size of a line is allocated.
+#[test]
+fn a_line_larger_than_the_staging_limit_is_refused_before_allocating() {
+    let mut rig = Rig::new();
+    let mut dma = DmaCopy::new(SectorLayout::Turing2D);
+    let before = rig.bytes(rig.dst);
+    let comps = 4 | (6 << 4) | (0 << 8) | (3 << 24); // X = CONST_A, Y = NO_WRITE, Z = SRC_X; 1 src, 4 dst
+    rig.run(&mut dma, &[(m::LINE_LENGTH_IN, 0x4000_0010), (m::SET_REMAP_COMPONENTS, comps)]);
+    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | REMAP).unwrap_err();
+    assert!(err.to_string().contains("limit of one launch"), "{err}");
+    assert!(rig.bytes(rig.dst) == before);
+}

@@ -29,7 +29,7 @@ pub const LINE_COST: u64 = 64;
 
 /// Most bytes one launch stages at once: a whole copy whose source and destination may share host
 /// bytes, or one line. Larger ones are refused by name instead of exhausting host memory.
-pub const STAGING_LIMIT: u64 = 512 << 20;
+pub const STAGING_LIMIT: u64 = 256 << 20;
 
 /// Staging per band of rows for copies whose source and destination share no host bytes.
 const BAND_BYTES: u64 = 1 << 20;
@@ -381,6 +381,11 @@ impl DmaCopy {
             return dst.scatter(memory, RowSource::Repeat(&line), mask.as_deref());
         }
         let src = self.placement(Side::Source, launch.src_pitch, src_element, elements, rows)?;
+        // At least one line of each side is staged (and a byte mask of a destination line).
+        let row_bytes = src.row_bytes.max(dst.row_bytes).max(1);
+        if row_bytes > STAGING_LIMIT {
+            return Err(CopyError::TooLarge { bytes: row_bytes, limit: STAGING_LIMIT });
+        }
         let remap = remap.filter(|r| !r.is_identity());
         let mask = remap.and_then(|r| r.line_mask(elements as usize));
         // Everything is validated before the first write: a later band cannot fail halfway.
@@ -389,12 +394,8 @@ impl DmaCopy {
         // Bands of rows keep the staging buffer small and cache-resident. When the source and the
         // destination may share host bytes (overlapping or aliased), the whole source is staged first
         // so the copy behaves as if it were read before anything is written.
-        let row_bytes = src.row_bytes.max(dst.row_bytes).max(1);
         let band_rows = if last_line_only {
             // Only the last line is moved, and nothing is written before it is read.
-            if row_bytes > STAGING_LIMIT {
-                return Err(CopyError::TooLarge { bytes: row_bytes, limit: STAGING_LIMIT });
-            }
             1
         } else if src.may_share_bytes_with(&dst, memory) {
             let total = row_bytes.saturating_mul(rows as u64);
@@ -403,9 +404,6 @@ impl DmaCopy {
             }
             rows as u64
         } else {
-            if row_bytes > STAGING_LIMIT {
-                return Err(CopyError::TooLarge { bytes: row_bytes, limit: STAGING_LIMIT });
-            }
             // Whole GOB rows (multiples of 8 lines) so block-linear bands keep the whole-GOB path.
             let fit = (BAND_BYTES / row_bytes).max(1);
             (if fit >= 8 { fit / 8 * 8 } else { fit }).min(rows as u64)
