@@ -1,9 +1,11 @@
-//! First-fit allocation of guest addresses inside the global-memory window.
+//! Best-fit allocation of guest addresses inside the global-memory window.
 //!
 //! Pure bookkeeping, no Vulkan: the window is `[base, base + size)`; every allocation starts on an
-//! [`ALLOCATION_ALIGNMENT`] boundary and occupies a multiple of it; freed neighbours coalesce.
+//! [`ALLOCATION_ALIGNMENT`] boundary and occupies a multiple of it; freed neighbours coalesce. Free ranges
+//! are indexed by offset (for coalescing) and by size (the smallest range that fits, lowest offset first),
+//! so allocation and free cost O(log n) however fragmented the window is.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sassport_translator::abi::ALLOCATION_ALIGNMENT;
 
@@ -16,6 +18,10 @@ pub struct WindowAllocator {
     size: u64,
     /// Free ranges: offset -> length, coalesced (no two adjacent).
     free: BTreeMap<u64, u64>,
+    /// The same ranges as (length, offset).
+    by_size: BTreeSet<(u64, u64)>,
+    /// Sum of free lengths.
+    free_total: u64,
     /// Live allocations: offset -> (reserved length, requested length).
     live: BTreeMap<u64, (u64, u64)>,
 }
@@ -25,16 +31,30 @@ impl WindowAllocator {
     pub fn new(base: u64, size: u64) -> Self {
         debug_assert_eq!(base % ALLOCATION_ALIGNMENT, 0);
         let size = size - size % ALLOCATION_ALIGNMENT;
-        let mut free = BTreeMap::new();
-        if size > 0 {
-            free.insert(0, size);
-        }
-        WindowAllocator {
+        let mut a = WindowAllocator {
             base,
             size,
-            free,
+            free: BTreeMap::new(),
+            by_size: BTreeSet::new(),
+            free_total: 0,
             live: BTreeMap::new(),
+        };
+        if size > 0 {
+            a.insert_free(0, size);
         }
+        a
+    }
+
+    fn insert_free(&mut self, offset: u64, len: u64) {
+        self.free.insert(offset, len);
+        self.by_size.insert((len, offset));
+        self.free_total += len;
+    }
+
+    fn remove_free(&mut self, offset: u64, len: u64) {
+        self.free.remove(&offset);
+        self.by_size.remove(&(len, offset));
+        self.free_total -= len;
     }
 
     /// First guest address of the window.
@@ -49,12 +69,12 @@ impl WindowAllocator {
 
     /// Largest free range in bytes.
     pub fn largest_free(&self) -> u64 {
-        self.free.values().copied().max().unwrap_or(0)
+        self.by_size.last().map_or(0, |&(len, _)| len)
     }
 
     /// Bytes not allocated.
     pub fn free_bytes(&self) -> u64 {
-        self.free.values().sum()
+        self.free_total
     }
 
     /// Number of live allocations.
@@ -74,14 +94,14 @@ impl WindowAllocator {
         let reserved = len
             .checked_next_multiple_of(ALLOCATION_ALIGNMENT)
             .ok_or_else(out_of_memory)?;
-        let (&offset, &free_len) = self
-            .free
-            .iter()
-            .find(|(_, &l)| l >= reserved)
+        let &(free_len, offset) = self
+            .by_size
+            .range((reserved, 0)..)
+            .next()
             .ok_or_else(out_of_memory)?;
-        self.free.remove(&offset);
+        self.remove_free(offset, free_len);
         if free_len > reserved {
-            self.free.insert(offset + reserved, free_len - reserved);
+            self.insert_free(offset + reserved, free_len - reserved);
         }
         self.live.insert(offset, (reserved, len));
         Ok(self.base + offset)
@@ -100,16 +120,16 @@ impl WindowAllocator {
         // Coalesce with the free range just before and just after.
         if let Some((&prev, &prev_len)) = self.free.range(..start).next_back() {
             if prev + prev_len == start {
-                self.free.remove(&prev);
+                self.remove_free(prev, prev_len);
                 start = prev;
                 len += prev_len;
             }
         }
         if let Some(&next_len) = self.free.get(&(start + len)) {
-            self.free.remove(&(start + len));
+            self.remove_free(start + len, next_len);
             len += next_len;
         }
-        self.free.insert(start, len);
+        self.insert_free(start, len);
         Ok(())
     }
 

@@ -9,7 +9,7 @@
 //!   receives.
 //! - [`Runtime`]: one instance, device and pipeline set reused across launches. Guest global memory is one
 //!   storage buffer, the window of the ABI, addressed from [`abi::DEFAULT_WINDOW_BASE`]; [`Runtime::alloc`]
-//!   hands out 256-byte-aligned guest addresses in it ([`WindowAllocator`], first fit).
+//!   hands out 256-byte-aligned guest addresses in it ([`WindowAllocator`], best fit).
 //! - Kernels are SPIR-V modules following [`abi`]: [`Runtime::load_kernel`] reflects their bindings and refuses
 //!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
 //!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
