@@ -59,18 +59,30 @@ pub const SPECIAL_WORDS: [u32; 64] = [
     0x3F7F_FFFF, // largest float below 1.0
     0x0040_0000, // denormal, half the smallest normal
     // FP64 as (low, high)
-    0x0000_0000, 0x0000_0000, // +0
-    0x0000_0000, 0x7FF0_0000, // +inf
-    0x0000_0000, 0xFFF0_0000, // -inf
-    0x0000_0000, 0x7FF8_0000, // quiet NaN
-    0x0000_0001, 0x0000_0000, // smallest denormal
-    0x0000_0000, 0x0010_0000, // smallest normal
-    0xFFFF_FFFF, 0x7FEF_FFFF, // largest finite
-    0x0000_0000, 0x3FF8_0000, // 1.5
-    0x0000_0000, 0xC004_0000, // -2.5
-    0x0000_0000, 0x41E0_0000, // 2^31
-    0x0000_0000, 0x43E0_0000, // 2^63
-    0x5555_5555, 0x3FD5_5555, // 1/3
+    0x0000_0000,
+    0x0000_0000, // +0
+    0x0000_0000,
+    0x7FF0_0000, // +inf
+    0x0000_0000,
+    0xFFF0_0000, // -inf
+    0x0000_0000,
+    0x7FF8_0000, // quiet NaN
+    0x0000_0001,
+    0x0000_0000, // smallest denormal
+    0x0000_0000,
+    0x0010_0000, // smallest normal
+    0xFFFF_FFFF,
+    0x7FEF_FFFF, // largest finite
+    0x0000_0000,
+    0x3FF8_0000, // 1.5
+    0x0000_0000,
+    0xC004_0000, // -2.5
+    0x0000_0000,
+    0x41E0_0000, // 2^31
+    0x0000_0000,
+    0x43E0_0000, // 2^63
+    0x5555_5555,
+    0x3FD5_5555, // 1/3
 ];
 
 /// The xorshift64* stream of 32-bit words for one seed (the high half of each 64-bit output).
@@ -82,7 +94,9 @@ pub struct WordStream {
 impl WordStream {
     pub fn new(seed: u64) -> WordStream {
         let state = seed ^ SEED_MIX;
-        WordStream { state: if state == 0 { SEED_MIX } else { state } }
+        WordStream {
+            state: if state == 0 { SEED_MIX } else { state },
+        }
     }
 }
 
@@ -114,7 +128,11 @@ pub fn generate(bytes: usize, seed: u64) -> Vec<u8> {
     let words = bytes.div_ceil(4);
     let mut out = Vec::with_capacity(words * 4);
     for (k, word) in WordStream::new(seed).take(words).enumerate() {
-        let word = if k < SPECIAL_WORDS.len() { special_word(k, seed) } else { word };
+        let word = if k < SPECIAL_WORDS.len() {
+            special_word(k, seed)
+        } else {
+            word
+        };
         out.extend_from_slice(&word.to_le_bytes());
     }
     out.truncate(bytes);
@@ -136,7 +154,9 @@ mod tests {
     }
 
     fn words(buf: &[u8]) -> Vec<u32> {
-        buf.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        buf.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
     }
 
     #[test]
@@ -158,8 +178,14 @@ mod tests {
     #[test]
     fn generated_words_are_pinned() {
         let w = words(&generate(66 * 4, 1));
-        assert_eq!(&w[..4], &[0x8000_0000, 0xFF80_0000, 0x3F80_0000, 0x7FC0_0000]);
-        assert_eq!(&w[62..], &[0x0000_0000, 0x7F80_0000, 0xFDA2_3A54, 0x098A_9EB0]);
+        assert_eq!(
+            &w[..4],
+            &[0x8000_0000, 0xFF80_0000, 0x3F80_0000, 0x7FC0_0000]
+        );
+        assert_eq!(
+            &w[62..],
+            &[0x0000_0000, 0x7F80_0000, 0xFDA2_3A54, 0x098A_9EB0]
+        );
     }
 
     #[test]
@@ -186,7 +212,9 @@ mod tests {
 
     #[test]
     fn special_table_has_the_documented_doubles() {
-        let double = |k: usize| f64::from_bits(((SPECIAL_WORDS[2 * k + 1] as u64) << 32) | SPECIAL_WORDS[2 * k] as u64);
+        let double = |k: usize| {
+            f64::from_bits(((SPECIAL_WORDS[2 * k + 1] as u64) << 32) | SPECIAL_WORDS[2 * k] as u64)
+        };
         assert_eq!(double(20), 0.0);
         assert_eq!(double(21), f64::INFINITY);
         assert_eq!(double(22), f64::NEG_INFINITY);

@@ -38,11 +38,19 @@ pub enum Arg {
     F32(f32),
     F64(f64),
     /// A by-value parameter given as raw little-endian bytes (a struct) with its alignment.
-    Raw { align: u32, bytes: Vec<u8> },
+    Raw {
+        align: u32,
+        bytes: Vec<u8>,
+    },
     /// A device buffer filled by [`inputs::generate`].
-    InBuffer { bytes: usize, seed: u64 },
+    InBuffer {
+        bytes: usize,
+        seed: u64,
+    },
     /// A zero-filled device buffer.
-    OutBuffer { bytes: usize },
+    OutBuffer {
+        bytes: usize,
+    },
 }
 
 impl Arg {
@@ -50,7 +58,11 @@ impl Arg {
     pub fn param_size_align(&self) -> (u32, u32) {
         match self {
             Arg::I32(_) | Arg::U32(_) | Arg::F32(_) => (4, 4),
-            Arg::I64(_) | Arg::U64(_) | Arg::F64(_) | Arg::InBuffer { .. } | Arg::OutBuffer { .. } => (8, 8),
+            Arg::I64(_)
+            | Arg::U64(_)
+            | Arg::F64(_)
+            | Arg::InBuffer { .. }
+            | Arg::OutBuffer { .. } => (8, 8),
             Arg::Raw { align, bytes } => (bytes.len() as u32, *align),
         }
     }
@@ -108,17 +120,23 @@ pub struct ParamSlot {
 impl Launch {
     /// The sm_86 cubin this launch runs from.
     pub fn cubin_sm86(&self) -> PathBuf {
-        crate::root().join("sm86").join(format!("{}.cubin", self.file))
+        crate::root()
+            .join("sm86")
+            .join(format!("{}.cubin", self.file))
     }
 
     /// The sm_90 cubin the silicon recorder launches.
     pub fn cubin_sm90(&self) -> PathBuf {
-        crate::root().join("sm90").join(format!("{}.cubin", self.file))
+        crate::root()
+            .join("sm90")
+            .join(format!("{}.cubin", self.file))
     }
 
     /// Where the silicon golden of argument `index` (a buffer) lives.
     pub fn golden(&self, index: usize) -> PathBuf {
-        crate::root().join("goldens").join(format!("{}.arg{index}.bin", self.kernel))
+        crate::root()
+            .join("goldens")
+            .join(format!("{}.arg{index}.bin", self.kernel))
     }
 
     /// Offsets and sizes of the parameters, in argument order, each aligned to its natural alignment.
@@ -158,7 +176,9 @@ impl Launch {
                 Arg::F32(v) => v.to_le_bytes().to_vec(),
                 Arg::F64(v) => v.to_le_bytes().to_vec(),
                 Arg::Raw { bytes, .. } => bytes.clone(),
-                Arg::InBuffer { .. } | Arg::OutBuffer { .. } => next_buffer.next()?.to_le_bytes().to_vec(),
+                Arg::InBuffer { .. } | Arg::OutBuffer { .. } => {
+                    next_buffer.next()?.to_le_bytes().to_vec()
+                }
             };
             let start = slot.offset as usize;
             out[start..start + bytes.len()].copy_from_slice(&bytes);
@@ -180,11 +200,19 @@ pub enum ManifestErrorKind {
     #[error("missing {0}")]
     Missing(&'static str),
     #[error("bad {what} `{text}`: {why}")]
-    BadDim { what: &'static str, text: String, why: &'static str },
+    BadDim {
+        what: &'static str,
+        text: String,
+        why: &'static str,
+    },
     #[error("bad option `{text}`: {why}")]
     BadOption { text: String, why: &'static str },
     #[error("bad argument {index} `{text}`: {why}")]
-    BadArg { index: usize, text: String, why: &'static str },
+    BadArg {
+        index: usize,
+        text: String,
+        why: &'static str,
+    },
     #[error("kernel `{0}` is already launched on line {1} (golden file names are per kernel)")]
     DuplicateKernel(String, usize),
     #[error("bad name `{0}`: use letters, digits and underscores")]
@@ -206,8 +234,14 @@ pub fn parse(text: &str) -> Result<Vec<Launch>, ManifestError> {
         }
         let launch = parse_line(line, content).map_err(|kind| ManifestError { line, kind })?;
         if !seen.insert(launch.kernel.clone()) {
-            let first = launches.iter().find(|l| l.kernel == launch.kernel).map_or(0, |l| l.line);
-            return Err(ManifestError { line, kind: ManifestErrorKind::DuplicateKernel(launch.kernel, first) });
+            let first = launches
+                .iter()
+                .find(|l| l.kernel == launch.kernel)
+                .map_or(0, |l| l.line);
+            return Err(ManifestError {
+                line,
+                kind: ManifestErrorKind::DuplicateKernel(launch.kernel, first),
+            });
         }
         launches.push(launch);
     }
@@ -218,29 +252,58 @@ fn parse_line(line: usize, content: &str) -> Result<Launch, ManifestErrorKind> {
     let mut tokens = content.split_whitespace().peekable();
     let file = name(tokens.next().ok_or(ManifestErrorKind::Missing("FILE"))?)?;
     let kernel = name(tokens.next().ok_or(ManifestErrorKind::Missing("KERNEL"))?)?;
-    let grid = dim3("GRID", tokens.next().ok_or(ManifestErrorKind::Missing("GRID"))?)?;
-    let block = dim3("BLOCK", tokens.next().ok_or(ManifestErrorKind::Missing("BLOCK"))?)?;
+    let grid = dim3(
+        "GRID",
+        tokens.next().ok_or(ManifestErrorKind::Missing("GRID"))?,
+    )?;
+    let block = dim3(
+        "BLOCK",
+        tokens.next().ok_or(ManifestErrorKind::Missing("BLOCK"))?,
+    )?;
     if block.count() > 1024 {
-        return Err(ManifestErrorKind::BadDim { what: "BLOCK", text: format!("{block:?}"), why: "more than 1024 threads" });
+        return Err(ManifestErrorKind::BadDim {
+            what: "BLOCK",
+            text: format!("{block:?}"),
+            why: "more than 1024 threads",
+        });
     }
     let mut shared_bytes = 0;
     let mut comparison = Comparison::Exact;
     while let Some(option) = tokens.next_if(|t| t.contains('=')) {
         let (key, value) = option.split_once('=').unwrap_or_default();
-        let bad = |why| ManifestErrorKind::BadOption { text: option.to_owned(), why };
+        let bad = |why| ManifestErrorKind::BadOption {
+            text: option.to_owned(),
+            why,
+        };
         match key {
             "smem" => shared_bytes = number::<u32>(value).ok_or(bad("smem wants a byte count"))?,
-            "cmp" => comparison = parse_comparison(value).ok_or(bad("cmp wants exact, f32ulp:N or f64ulp:N"))?,
+            "cmp" => {
+                comparison =
+                    parse_comparison(value).ok_or(bad("cmp wants exact, f32ulp:N or f64ulp:N"))?
+            }
             _ => return Err(bad("unknown option (known: smem, cmp)")),
         }
     }
     let args = tokens
         .enumerate()
         .map(|(index, text)| {
-            parse_arg(text).map_err(|why| ManifestErrorKind::BadArg { index, text: text.to_owned(), why })
+            parse_arg(text).map_err(|why| ManifestErrorKind::BadArg {
+                index,
+                text: text.to_owned(),
+                why,
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Launch { line, file, kernel, grid, block, shared_bytes, comparison, args })
+    Ok(Launch {
+        line,
+        file,
+        kernel,
+        grid,
+        block,
+        shared_bytes,
+        comparison,
+        args,
+    })
 }
 
 fn name(text: &str) -> Result<String, ManifestErrorKind> {
@@ -253,7 +316,11 @@ fn name(text: &str) -> Result<String, ManifestErrorKind> {
 }
 
 fn dim3(what: &'static str, text: &str) -> Result<Dim3, ManifestErrorKind> {
-    let bad = |why| ManifestErrorKind::BadDim { what, text: text.to_owned(), why };
+    let bad = |why| ManifestErrorKind::BadDim {
+        what,
+        text: text.to_owned(),
+        why,
+    };
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() > 3 {
         return Err(bad("more than three components"));
@@ -265,7 +332,11 @@ fn dim3(what: &'static str, text: &str) -> Result<Dim3, ManifestErrorKind> {
             return Err(bad("a component is zero"));
         }
     }
-    Ok(Dim3 { x: values[0], y: values[1], z: values[2] })
+    Ok(Dim3 {
+        x: values[0],
+        y: values[1],
+        z: values[2],
+    })
 }
 
 fn parse_comparison(text: &str) -> Option<Comparison> {
@@ -284,7 +355,10 @@ fn parse_comparison(text: &str) -> Option<Comparison> {
 fn parse_arg(text: &str) -> Result<Arg, &'static str> {
     let (kind, value) = text.split_once(':').ok_or("expected KIND:VALUE")?;
     match kind {
-        "i32" => signed(value).and_then(|v| i32::try_from(v).ok()).map(Arg::I32).ok_or("not an i32"),
+        "i32" => signed(value)
+            .and_then(|v| i32::try_from(v).ok())
+            .map(Arg::I32)
+            .ok_or("not an i32"),
         "u32" => number::<u32>(value).map(Arg::U32).ok_or("not a u32"),
         "i64" => signed(value).map(Arg::I64).ok_or("not an i64"),
         "u64" => number::<u64>(value).map(Arg::U64).ok_or("not a u64"),
@@ -306,13 +380,18 @@ fn parse_arg(text: &str) -> Result<Arg, &'static str> {
         }
         "raw" => {
             let (align, hex) = value.split_once(':').ok_or("expected raw:ALIGN:HEXBYTES")?;
-            let align = number::<u32>(align).filter(|a| a.is_power_of_two() && *a <= 16).ok_or("alignment must be 1, 2, 4, 8 or 16")?;
+            let align = number::<u32>(align)
+                .filter(|a| a.is_power_of_two() && *a <= 16)
+                .ok_or("alignment must be 1, 2, 4, 8 or 16")?;
             if hex.is_empty() || hex.len() % 2 != 0 {
                 return Err("raw bytes need an even, non-zero number of hex digits");
             }
             let bytes = (0..hex.len())
                 .step_by(2)
-                .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+                .map(|i| {
+                    hex.get(i..i + 2)
+                        .and_then(|h| u8::from_str_radix(h, 16).ok())
+                })
                 .collect::<Option<Vec<u8>>>()
                 .ok_or("raw bytes must be hex digits")?;
             Ok(Arg::Raw { align, bytes })
@@ -321,11 +400,15 @@ fn parse_arg(text: &str) -> Result<Arg, &'static str> {
             let fields: Vec<&str> = value.split(':').collect();
             match fields.as_slice() {
                 ["in", bytes, seed] => Ok(Arg::InBuffer {
-                    bytes: number::<usize>(bytes).filter(|b| *b > 0).ok_or("buffer size must be a positive byte count")?,
+                    bytes: number::<usize>(bytes)
+                        .filter(|b| *b > 0)
+                        .ok_or("buffer size must be a positive byte count")?,
                     seed: number::<u64>(seed).ok_or("seed must be a u64")?,
                 }),
                 ["out", bytes] => Ok(Arg::OutBuffer {
-                    bytes: number::<usize>(bytes).filter(|b| *b > 0).ok_or("buffer size must be a positive byte count")?,
+                    bytes: number::<usize>(bytes)
+                        .filter(|b| *b > 0)
+                        .ok_or("buffer size must be a positive byte count")?,
                 }),
                 _ => Err("expected buf:in:BYTES:SEED or buf:out:BYTES"),
             }
@@ -339,7 +422,9 @@ fn number<T: TryFrom<u64>>(text: &str) -> Option<T> {
     let v = match text.strip_prefix("0x") {
         Some(hex) if !hex.is_empty() => u64::from_str_radix(hex, 16).ok()?,
         Some(_) => return None,
-        None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => text.parse().ok()?,
+        None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()?
+        }
         None => return None,
     };
     T::try_from(v).ok()
@@ -401,7 +486,11 @@ impl fmt::Display for Comparison {
 /// The launch as one manifest line (without the line number).
 impl fmt::Display for Launch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} {} {}", self.file, self.kernel, self.grid, self.block)?;
+        write!(
+            f,
+            "{} {} {} {}",
+            self.file, self.kernel, self.grid, self.block
+        )?;
         if self.shared_bytes != 0 {
             write!(f, " smem={}", self.shared_bytes)?;
         }
@@ -423,10 +512,18 @@ mod tests {
             any::<u32>().prop_map(Arg::U32),
             any::<i64>().prop_map(Arg::I64),
             any::<u64>().prop_map(Arg::U64),
-            any::<f32>().prop_filter("finite", |v| v.is_finite()).prop_map(Arg::F32),
-            any::<f64>().prop_filter("finite", |v| v.is_finite()).prop_map(Arg::F64),
-            (0u32..5, proptest::collection::vec(any::<u8>(), 1..32))
-                .prop_map(|(a, bytes)| Arg::Raw { align: 1 << a, bytes }),
+            any::<f32>()
+                .prop_filter("finite", |v| v.is_finite())
+                .prop_map(Arg::F32),
+            any::<f64>()
+                .prop_filter("finite", |v| v.is_finite())
+                .prop_map(Arg::F64),
+            (0u32..5, proptest::collection::vec(any::<u8>(), 1..32)).prop_map(|(a, bytes)| {
+                Arg::Raw {
+                    align: 1 << a,
+                    bytes,
+                }
+            }),
             (1usize..1 << 20, any::<u64>()).prop_map(|(bytes, seed)| Arg::InBuffer { bytes, seed }),
             (1usize..1 << 20).prop_map(|bytes| Arg::OutBuffer { bytes }),
         ]
@@ -492,7 +589,8 @@ mod tests {
 
     #[test]
     fn parses_a_full_line() {
-        let l = one("int_arith int32_arith 2 128 buf:in:1024:1 buf:in:1024:0x2 buf:out:16384 i32:250");
+        let l =
+            one("int_arith int32_arith 2 128 buf:in:1024:1 buf:in:1024:0x2 buf:out:16384 i32:250");
         assert_eq!(l.line, 1);
         assert_eq!(l.file, "int_arith");
         assert_eq!(l.kernel, "int32_arith");
@@ -503,8 +601,14 @@ mod tests {
         assert_eq!(
             l.args,
             [
-                Arg::InBuffer { bytes: 1024, seed: 1 },
-                Arg::InBuffer { bytes: 1024, seed: 2 },
+                Arg::InBuffer {
+                    bytes: 1024,
+                    seed: 1
+                },
+                Arg::InBuffer {
+                    bytes: 1024,
+                    seed: 2
+                },
                 Arg::OutBuffer { bytes: 16384 },
                 Arg::I32(250)
             ]
@@ -532,16 +636,28 @@ mod tests {
                 Arg::U64(u64::MAX),
                 Arg::F32(-2.5),
                 Arg::F64(0.1),
-                Arg::Raw { align: 8, bytes: vec![7, 0, 0, 0] }
+                Arg::Raw {
+                    align: 8,
+                    bytes: vec![7, 0, 0, 0]
+                }
             ]
         );
     }
 
     #[test]
     fn param_layout_aligns_like_the_cuda_abi() {
-        let l = one("f k 1 32 i32:1 buf:out:4 f32:1.5 raw:8:000102030405060708090a0b i32:2 f64:2 u32:3");
-        let slots: Vec<(u32, u32)> = l.param_layout().iter().map(|s| (s.offset, s.size)).collect();
-        assert_eq!(slots, [(0, 4), (8, 8), (16, 4), (24, 12), (36, 4), (40, 8), (48, 4)]);
+        let l = one(
+            "f k 1 32 i32:1 buf:out:4 f32:1.5 raw:8:000102030405060708090a0b i32:2 f64:2 u32:3",
+        );
+        let slots: Vec<(u32, u32)> = l
+            .param_layout()
+            .iter()
+            .map(|s| (s.offset, s.size))
+            .collect();
+        assert_eq!(
+            slots,
+            [(0, 4), (8, 8), (16, 4), (24, 12), (36, 4), (40, 8), (48, 4)]
+        );
         assert_eq!(l.param_size(), 52);
         let bytes = l.param_bytes(&[0x1122_3344_5566_7788]).expect("one buffer");
         assert_eq!(&bytes[0..4], &1i32.to_le_bytes());
@@ -568,14 +684,40 @@ mod tests {
         assert_eq!(error("a b 1").kind, ManifestErrorKind::Missing("BLOCK"));
         let e = error("# x\na b 1 32\na c 0 32");
         assert_eq!(e.line, 3);
-        assert!(matches!(e.kind, ManifestErrorKind::BadDim { what: "GRID", .. }));
-        assert!(e.to_string().starts_with("launches.txt line 3: bad GRID `0`"));
-        assert!(matches!(error("a b 1 1,2,3,4").kind, ManifestErrorKind::BadDim { .. }));
-        assert!(matches!(error("a b 1 64,32").kind, ManifestErrorKind::BadDim { why: "more than 1024 threads", .. }));
-        assert!(matches!(error("a b 1 x").kind, ManifestErrorKind::BadDim { .. }));
-        assert!(matches!(error("a b 1 1 foo=3").kind, ManifestErrorKind::BadOption { .. }));
-        assert!(matches!(error("a b 1 1 cmp=f16ulp:1").kind, ManifestErrorKind::BadOption { .. }));
-        assert!(matches!(error("a-b k 1 1").kind, ManifestErrorKind::BadName(_)));
+        assert!(matches!(
+            e.kind,
+            ManifestErrorKind::BadDim { what: "GRID", .. }
+        ));
+        assert!(e
+            .to_string()
+            .starts_with("launches.txt line 3: bad GRID `0`"));
+        assert!(matches!(
+            error("a b 1 1,2,3,4").kind,
+            ManifestErrorKind::BadDim { .. }
+        ));
+        assert!(matches!(
+            error("a b 1 64,32").kind,
+            ManifestErrorKind::BadDim {
+                why: "more than 1024 threads",
+                ..
+            }
+        ));
+        assert!(matches!(
+            error("a b 1 x").kind,
+            ManifestErrorKind::BadDim { .. }
+        ));
+        assert!(matches!(
+            error("a b 1 1 foo=3").kind,
+            ManifestErrorKind::BadOption { .. }
+        ));
+        assert!(matches!(
+            error("a b 1 1 cmp=f16ulp:1").kind,
+            ManifestErrorKind::BadOption { .. }
+        ));
+        assert!(matches!(
+            error("a-b k 1 1").kind,
+            ManifestErrorKind::BadName(_)
+        ));
         for bad in [
             "i32:2147483648",
             "i32:",
@@ -596,9 +738,18 @@ mod tests {
             "plain",
         ] {
             let e = error(&format!("a b 1 1 i32:0 {bad}"));
-            assert!(matches!(&e.kind, ManifestErrorKind::BadArg { index: 1, .. }), "{bad}: {e}");
+            assert!(
+                matches!(&e.kind, ManifestErrorKind::BadArg { index: 1, .. }),
+                "{bad}: {e}"
+            );
         }
         let e = error("a k 1 1\nb k 1 1");
-        assert_eq!(e, ManifestError { line: 2, kind: ManifestErrorKind::DuplicateKernel("k".into(), 1) });
+        assert_eq!(
+            e,
+            ManifestError {
+                line: 2,
+                kind: ManifestErrorKind::DuplicateKernel("k".into(), 1)
+            }
+        );
     }
 }

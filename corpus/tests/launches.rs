@@ -11,7 +11,14 @@ use std::process::Command;
 fn listed_kernels(sass: &str) -> BTreeSet<String> {
     sass.lines()
         .filter(|l| l.contains("STO_CUDA_ENTRY"))
-        .filter_map(|l| l.trim().strip_prefix(".other")?.trim().split(',').next().map(str::to_owned))
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix(".other")?
+                .trim()
+                .split(',')
+                .next()
+                .map(str::to_owned)
+        })
         .collect()
 }
 
@@ -22,7 +29,8 @@ struct ElfParams {
 }
 
 fn hex(text: &str) -> u32 {
-    u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).expect("hex number in cuobjdump output")
+    u32::from_str_radix(text.trim().trim_start_matches("0x"), 16)
+        .expect("hex number in cuobjdump output")
 }
 
 fn elf_params(elf: &str, kernel: &str) -> ElfParams {
@@ -45,13 +53,21 @@ fn elf_params(elf: &str, kernel: &str) -> ElfParams {
                 // "Index : 0x0	Ordinal : 0x3	Offset  : 0x28	Size    : 0x4"
                 let field = |name: &str| {
                     let rest = &v[v.find(name).expect("KPARAM_INFO field") + name.len()..];
-                    hex(rest.trim_start().trim_start_matches(':').split_whitespace().next().expect("value"))
+                    hex(rest
+                        .trim_start()
+                        .trim_start_matches(':')
+                        .split_whitespace()
+                        .next()
+                        .expect("value"))
                 };
                 params.insert(field("Ordinal"), (field("Offset"), field("Size")));
             }
         }
     }
-    ElfParams { params, cbank_param_size }
+    ElfParams {
+        params,
+        cbank_param_size,
+    }
 }
 
 fn manifest() -> Vec<Launch> {
@@ -63,41 +79,90 @@ fn every_corpus_kernel_is_launched_exactly_once() {
     let launches = manifest();
     let mut launched: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for l in &launches {
-        launched.entry(l.file.clone()).or_default().insert(l.kernel.clone());
+        launched
+            .entry(l.file.clone())
+            .or_default()
+            .insert(l.kernel.clone());
     }
     let cubins = sassport_corpus::cubins();
-    assert!(cubins.len() >= 12, "expected the committed corpus, found {} cubins", cubins.len());
+    assert!(
+        cubins.len() >= 12,
+        "expected the committed corpus, found {} cubins",
+        cubins.len()
+    );
     for cubin in &cubins {
         let stem = cubin.file_stem().unwrap().to_string_lossy().into_owned();
-        let sass = std::fs::read_to_string(sassport_corpus::companion(cubin, ".sass")).expect("listing");
+        let sass =
+            std::fs::read_to_string(sassport_corpus::companion(cubin, ".sass")).expect("listing");
         let kernels = listed_kernels(&sass);
         assert!(!kernels.is_empty(), "{stem}: no kernels in the listing");
-        assert_eq!(launched.remove(&stem).unwrap_or_default(), kernels, "{stem}: launched kernels differ from the cubin's");
-        let sm90 = sassport_corpus::root().join("sm90").join(format!("{stem}.cubin"));
+        assert_eq!(
+            launched.remove(&stem).unwrap_or_default(),
+            kernels,
+            "{stem}: launched kernels differ from the cubin's"
+        );
+        let sm90 = sassport_corpus::root()
+            .join("sm90")
+            .join(format!("{stem}.cubin"));
         assert!(sm90.is_file(), "{} is missing", sm90.display());
     }
-    assert!(launched.is_empty(), "launches of files with no cubin: {launched:?}");
+    assert!(
+        launched.is_empty(),
+        "launches of files with no cubin: {launched:?}"
+    );
 }
 
 #[test]
 fn parameter_layouts_match_what_nvcc_compiled() {
     for l in manifest() {
-        let elf = std::fs::read_to_string(sassport_corpus::companion(&l.cubin_sm86(), ".elf.txt")).expect("elf dump");
+        let elf = std::fs::read_to_string(sassport_corpus::companion(&l.cubin_sm86(), ".elf.txt"))
+            .expect("elf dump");
         let info = elf_params(&elf, &l.kernel);
-        let ours: BTreeMap<u32, (u32, u32)> =
-            l.param_layout().iter().enumerate().map(|(k, s)| (k as u32, (s.offset, s.size))).collect();
-        assert_eq!(ours, info.params, "line {} ({}): parameter layout differs from the cubin", l.line, l.kernel);
-        assert_eq!(Some(l.param_size()), info.cbank_param_size, "line {} ({}): parameter size", l.line, l.kernel);
+        let ours: BTreeMap<u32, (u32, u32)> = l
+            .param_layout()
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (k as u32, (s.offset, s.size)))
+            .collect();
+        assert_eq!(
+            ours, info.params,
+            "line {} ({}): parameter layout differs from the cubin",
+            l.line, l.kernel
+        );
+        assert_eq!(
+            Some(l.param_size()),
+            info.cbank_param_size,
+            "line {} ({}): parameter size",
+            l.line,
+            l.kernel
+        );
     }
 }
 
 #[test]
 fn launch_shapes_are_sane() {
     for l in manifest() {
-        assert!(l.block.count() % 32 == 0, "line {}: block is not whole warps", l.line);
-        assert!(l.args.iter().any(|a| a.is_buffer()), "line {}: no buffer to record", l.line);
-        let total: usize = l.args.iter().filter_map(|a| a.initial_contents()).map(|b| b.len()).sum();
-        assert!(total <= 1 << 20, "line {}: buffers total {total} bytes; keep goldens small", l.line);
+        assert!(
+            l.block.count() % 32 == 0,
+            "line {}: block is not whole warps",
+            l.line
+        );
+        assert!(
+            l.args.iter().any(|a| a.is_buffer()),
+            "line {}: no buffer to record",
+            l.line
+        );
+        let total: usize = l
+            .args
+            .iter()
+            .filter_map(|a| a.initial_contents())
+            .map(|b| b.len())
+            .sum();
+        assert!(
+            total <= 1 << 20,
+            "line {}: buffers total {total} bytes; keep goldens small",
+            l.line
+        );
     }
 }
 
@@ -107,8 +172,14 @@ fn python(args: &[&str]) -> String {
         .arg(&script)
         .args(args)
         .output()
-        .expect("python3 is needed (it is also what `cargo xtask tools` builds the NVIDIA venv with)");
-    assert!(out.status.success(), "record_silicon.py {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        .expect(
+            "python3 is needed (it is also what `cargo xtask tools` builds the NVIDIA venv with)",
+        );
+    assert!(
+        out.status.success(),
+        "record_silicon.py {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
@@ -121,7 +192,11 @@ fn python_recorder_generates_the_same_inputs() {
             .chunks_exact(4)
             .map(|c| format!("{:08x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
             .collect();
-        assert_eq!(printed.split_whitespace().collect::<Vec<_>>(), ours, "seed {seed}");
+        assert_eq!(
+            printed.split_whitespace().collect::<Vec<_>>(),
+            ours,
+            "seed {seed}"
+        );
     }
 }
 
@@ -132,7 +207,11 @@ fn python_recorder_packs_the_same_parameters() {
     let ours: Vec<String> = manifest()
         .iter()
         .map(|l| {
-            let slots: Vec<String> = l.param_layout().iter().map(|s| format!("{}+{}", s.offset, s.size)).collect();
+            let slots: Vec<String> = l
+                .param_layout()
+                .iter()
+                .map(|s| format!("{}+{}", s.offset, s.size))
+                .collect();
             format!("{} {} {}", l.file, l.kernel, slots.join(" "))
         })
         .collect();

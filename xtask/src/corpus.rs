@@ -19,7 +19,12 @@ use std::process::Command;
 
 /// Every warning is an error, except ptxas's note that recursion makes the stack size unknowable
 /// statically (`calls.cu` recurses on purpose; the runtime provides the stack). Neither flag changes code.
-const WARNING_FLAGS: [&str; 4] = ["-Werror", "all-warnings", "-Xptxas", "-suppress-stack-size-warning"];
+const WARNING_FLAGS: [&str; 4] = [
+    "-Werror",
+    "all-warnings",
+    "-Xptxas",
+    "-suppress-stack-size-warning",
+];
 
 /// The corpus must stay small enough to commit comfortably.
 const SIZE_LIMIT_BYTES: u64 = 5 * 1024 * 1024;
@@ -37,7 +42,16 @@ struct Target {
     arch: &'static str,
 }
 
-const TARGETS: [Target; 2] = [Target { dir: "sm86", arch: "sm_86" }, Target { dir: "sm90", arch: "sm_90" }];
+const TARGETS: [Target; 2] = [
+    Target {
+        dir: "sm86",
+        arch: "sm_86",
+    },
+    Target {
+        dir: "sm90",
+        arch: "sm_90",
+    },
+];
 
 /// Everything one source produces, keyed by path relative to `corpus/`.
 type Outputs = BTreeMap<String, Vec<u8>>;
@@ -49,7 +63,11 @@ struct Tools {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let tools = Tools { nvcc: nvidia_tool("nvcc")?, nvdisasm: nvidia_tool("nvdisasm")?, cuobjdump: nvidia_tool("cuobjdump")? };
+    let tools = Tools {
+        nvcc: nvidia_tool("nvcc")?,
+        nvdisasm: nvidia_tool("nvdisasm")?,
+        cuobjdump: nvidia_tool("cuobjdump")?,
+    };
     let corpus = repo_root().join("corpus");
     let src = corpus.join("src");
     let sources = cu_sources(&src)?;
@@ -85,7 +103,11 @@ fn dir_size(dir: &Path) -> Result<u64> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let entry = entry?;
         let meta = entry.metadata()?;
-        total += if meta.is_dir() { dir_size(&entry.path())? } else { meta.len() };
+        total += if meta.is_dir() {
+            dir_size(&entry.path())?
+        } else {
+            meta.len()
+        };
     }
     Ok(total)
 }
@@ -96,7 +118,10 @@ fn cu_sources(dir: &Path) -> Result<Vec<String>> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "cu") {
-            let stem = path.file_stem().and_then(|s| s.to_str()).context("non-UTF-8 source name")?;
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .context("non-UTF-8 source name")?;
             stems.push(stem.to_owned());
         }
     }
@@ -120,11 +145,20 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
         )?;
         if !nvcc.is_empty() {
             // nvcc prints nothing on a clean compile; anything else is a diagnostic we do not accept.
-            bail!("nvcc -arch={} {file} printed diagnostics:\n{}", target.arch, String::from_utf8_lossy(&nvcc));
+            bail!(
+                "nvcc -arch={} {file} printed diagnostics:\n{}",
+                target.arch,
+                String::from_utf8_lossy(&nvcc)
+            );
         }
-        let cubin = std::fs::read(&cubin_path).with_context(|| format!("reading {}", cubin_path.display()))?;
+        let cubin = std::fs::read(&cubin_path)
+            .with_context(|| format!("reading {}", cubin_path.display()))?;
         if target.dir == "sm86" {
-            let sass = captured(Command::new(&tools.nvdisasm).args(["-c", "-raw", "-hex"]).arg(&cubin_path))?;
+            let sass = captured(
+                Command::new(&tools.nvdisasm)
+                    .args(["-c", "-raw", "-hex"])
+                    .arg(&cubin_path),
+            )?;
             let elf = captured(Command::new(&tools.cuobjdump).arg("-elf").arg(&cubin_path))?;
             out.insert(format!("sm86/{stem}.sass"), sass);
             out.insert(format!("sm86/{stem}.elf.txt"), elf);
@@ -137,7 +171,9 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
 /// Runs a tool and returns its stdout. Fails when it fails or writes anything to stderr: the tools are
 /// silent on success, and a warning would otherwise pass unnoticed.
 fn captured(cmd: &mut Command) -> Result<Vec<u8>> {
-    let output = cmd.output().with_context(|| format!("cannot start {cmd:?}"))?;
+    let output = cmd
+        .output()
+        .with_context(|| format!("cannot start {cmd:?}"))?;
     if !output.status.success() || !output.stderr.is_empty() {
         bail!(
             "{cmd:?} exited with {}:\n{}{}",
@@ -154,10 +190,15 @@ fn managed_files(corpus: &Path) -> Result<BTreeSet<String>> {
     let mut found = BTreeSet::new();
     for target in &TARGETS {
         let dir = corpus.join(target.dir);
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if [".cubin", ".sass", ".elf.txt"].iter().any(|ext| name.ends_with(ext)) {
+            if [".cubin", ".sass", ".elf.txt"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
+            {
                 found.insert(format!("{}/{name}", target.dir));
             }
         }
@@ -176,12 +217,18 @@ fn write(corpus: &Path, outputs: &Outputs) -> Result<()> {
         }
     }
     let mut removed = 0;
-    for stale in managed_files(corpus)?.iter().filter(|f| !outputs.contains_key(*f)) {
+    for stale in managed_files(corpus)?
+        .iter()
+        .filter(|f| !outputs.contains_key(*f))
+    {
         std::fs::remove_file(corpus.join(stale))?;
         println!("removed stale corpus/{stale}");
         removed += 1;
     }
-    println!("{} files up to date, {changed} written, {removed} removed", outputs.len() - changed);
+    println!(
+        "{} files up to date, {changed} written, {removed} removed",
+        outputs.len() - changed
+    );
     Ok(())
 }
 
@@ -194,11 +241,17 @@ fn check(corpus: &Path, outputs: &Outputs) -> Result<()> {
             Err(_) => problems.push(format!("corpus/{rel} is missing")),
         }
     }
-    for stale in managed_files(corpus)?.iter().filter(|f| !outputs.contains_key(*f)) {
+    for stale in managed_files(corpus)?
+        .iter()
+        .filter(|f| !outputs.contains_key(*f))
+    {
         problems.push(format!("corpus/{stale} has no source"));
     }
     if !problems.is_empty() {
-        bail!("corpus is out of date (run `cargo xtask corpus`):\n  {}", problems.join("\n  "));
+        bail!(
+            "corpus is out of date (run `cargo xtask corpus`):\n  {}",
+            problems.join("\n  ")
+        );
     }
     println!("corpus matches a rebuild ({} files)", outputs.len());
     Ok(())
@@ -214,8 +267,14 @@ struct Summary {
 
 impl Summary {
     fn of(stem: &str, outputs: &Outputs) -> Summary {
-        let sass = outputs.get(&format!("sm86/{stem}.sass")).map(|s| String::from_utf8_lossy(s).into_owned()).unwrap_or_default();
-        let kernels = sass.lines().filter(|l| l.contains("STO_CUDA_ENTRY")).count();
+        let sass = outputs
+            .get(&format!("sm86/{stem}.sass"))
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .unwrap_or_default();
+        let kernels = sass
+            .lines()
+            .filter(|l| l.contains("STO_CUDA_ENTRY"))
+            .count();
         let mut instructions = 0;
         let mut mnemonics = BTreeSet::new();
         for line in sass.lines() {
@@ -224,7 +283,12 @@ impl Summary {
                 mnemonics.insert(m.to_owned());
             }
         }
-        Summary { stem: stem.to_owned(), kernels, instructions, mnemonics }
+        Summary {
+            stem: stem.to_owned(),
+            kernels,
+            instructions,
+            mnemonics,
+        }
     }
 }
 
@@ -247,15 +311,34 @@ pub fn mnemonic(line: &str) -> Option<&str> {
 
 fn print_summary(summary: &[Summary], total: u64) {
     let mut all = BTreeSet::new();
-    println!("{:<28} {:>8} {:>13} {:>10}", "source", "kernels", "instructions", "mnemonics");
+    println!(
+        "{:<28} {:>8} {:>13} {:>10}",
+        "source", "kernels", "instructions", "mnemonics"
+    );
     for s in summary {
-        println!("{:<28} {:>8} {:>13} {:>10}", s.stem, s.kernels, s.instructions, s.mnemonics.len());
+        println!(
+            "{:<28} {:>8} {:>13} {:>10}",
+            s.stem,
+            s.kernels,
+            s.instructions,
+            s.mnemonics.len()
+        );
         all.extend(s.mnemonics.iter().cloned());
     }
     let kernels: usize = summary.iter().map(|s| s.kernels).sum();
     let instructions: usize = summary.iter().map(|s| s.instructions).sum();
-    println!("{:<28} {:>8} {:>13} {:>10}", "total", kernels, instructions, all.len());
-    println!("{} sources, {total} bytes of outputs; sm_86 mnemonics: {}", summary.len(), all.into_iter().collect::<Vec<_>>().join(" "));
+    println!(
+        "{:<28} {:>8} {:>13} {:>10}",
+        "total",
+        kernels,
+        instructions,
+        all.len()
+    );
+    println!(
+        "{} sources, {total} bytes of outputs; sm_86 mnemonics: {}",
+        summary.len(),
+        all.into_iter().collect::<Vec<_>>().join(" ")
+    );
 }
 
 /// A temporary directory removed on drop.
@@ -285,10 +368,24 @@ mod tests {
 
     #[test]
     fn mnemonic_of_listing_lines() {
-        assert_eq!(mnemonic("        /*0040*/                   ISETP.GE.AND P0, PT, R4, c[0x0][0x170], PT ;"), Some("ISETP"));
-        assert_eq!(mnemonic("        /*0050*/                   @!P0 EXIT ;"), Some("EXIT"));
-        assert_eq!(mnemonic("        /*0130*/                   NOP;"), Some("NOP"));
+        assert_eq!(
+            mnemonic(
+                "        /*0040*/                   ISETP.GE.AND P0, PT, R4, c[0x0][0x170], PT ;"
+            ),
+            Some("ISETP")
+        );
+        assert_eq!(
+            mnemonic("        /*0050*/                   @!P0 EXIT ;"),
+            Some("EXIT")
+        );
+        assert_eq!(
+            mnemonic("        /*0130*/                   NOP;"),
+            Some("NOP")
+        );
         assert_eq!(mnemonic(".L_x_1:"), None);
-        assert_eq!(mnemonic("        .section        .text.k,\"ax\",@progbits"), None);
+        assert_eq!(
+            mnemonic("        .section        .text.k,\"ax\",@progbits"),
+            None
+        );
     }
 }

@@ -1,0 +1,512 @@
+//! The silicon goldens against exact arithmetic computed here, for kernels whose results have a simple
+//! definition: integer arithmetic and bit operations, float-to-integer conversions (PTX `cvt` semantics,
+//! which are Rust's saturating `as` casts), rounding functions, exact small-integer matrix products,
+//! histograms, reductions, scans, warp reductions and launch geometry. Agreement shows that the recorder
+//! launched what the manifest says with the inputs the generator builds, and that the kernels compute
+//! what their comments claim.
+
+use sassport_corpus::{launches, Launch};
+
+fn launch(kernel: &str) -> Launch {
+    launches()
+        .expect("manifest")
+        .into_iter()
+        .find(|l| l.kernel == kernel)
+        .unwrap_or_else(|| panic!("no launch {kernel}"))
+}
+
+fn input(l: &Launch, index: usize) -> Vec<u8> {
+    l.args[index].initial_contents().expect("buffer argument")
+}
+
+fn golden(l: &Launch, index: usize) -> Vec<u8> {
+    std::fs::read(l.golden(index)).unwrap_or_else(|e| panic!("{}: {e}", l.golden(index).display()))
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn dwords(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
+fn n_arg(l: &Launch) -> usize {
+    match l.args.last() {
+        Some(sassport_corpus::Arg::I32(n)) => *n as usize,
+        other => panic!("{}: last argument is not n: {other:?}", l.kernel),
+    }
+}
+
+/// Compares K results per thread, reporting the first few mismatches with their (thread, result) index.
+fn check_rows<T: PartialEq + std::fmt::Debug>(
+    kernel: &str,
+    k: usize,
+    got: &[T],
+    want: impl Fn(usize, usize) -> Option<T>,
+    n: usize,
+) {
+    let mut bad = Vec::new();
+    for i in 0..n {
+        for j in 0..k {
+            if let Some(w) = want(i, j) {
+                if got[i * k + j] != w {
+                    bad.push(format!(
+                        "thread {i} result {j}: silicon {:?}, expected {w:?}",
+                        got[i * k + j]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{kernel}: {} mismatches, first: {:#?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+#[test]
+fn int32_arith_matches_exact_integer_arithmetic() {
+    let l = launch("int32_arith");
+    let (a, b) = (words(&input(&l, 0)), words(&input(&l, 1)));
+    let out = words(&golden(&l, 2));
+    let sext24 = |v: u32| (((v << 8) as i32) >> 8) as i64;
+    check_rows(
+        &l.kernel,
+        16,
+        &out,
+        |i, j| {
+            let (x, y) = (a[i] as i32, b[i] as i32);
+            let (ux, uy) = (a[i], b[i]);
+            let d = if y == 0 || (x == i32::MIN && y == -1) {
+                1
+            } else {
+                y
+            };
+            let ud = if uy == 0 { 1 } else { uy };
+            Some(match j {
+                0 => ux.wrapping_mul(uy),
+                1 => ((x as i64 * y as i64) >> 32) as u32,
+                2 => ((ux as u64 * uy as u64) >> 32) as u32,
+                3 => (x / d) as u32,
+                4 => (x % d) as u32,
+                5 => ux / ud,
+                6 => ux % ud,
+                7 => x.min(y) as u32,
+                8 => x.max(y) as u32,
+                9 => ux.min(uy),
+                10 => ux.max(uy),
+                11 => x.wrapping_abs() as u32,
+                12 => (sext24(ux) * sext24(uy)) as u32,
+                13 => (ux & 0xff_ffff).wrapping_mul(uy & 0xff_ffff),
+                14 => ux.wrapping_add(uy.wrapping_mul(5)).wrapping_sub(ux >> 3),
+                15 => ((x as i64 - y as i64).unsigned_abs() as u32).wrapping_add(ux & 0xff),
+                _ => unreachable!(),
+            })
+        },
+        n_arg(&l),
+    );
+}
+
+#[test]
+fn int64_arith_matches_exact_integer_arithmetic() {
+    let l = launch("int64_arith");
+    let (a, b) = (dwords(&input(&l, 0)), dwords(&input(&l, 1)));
+    let out = dwords(&golden(&l, 2));
+    check_rows(
+        &l.kernel,
+        24,
+        &out,
+        |i, j| {
+            let (x, y) = (a[i] as i64, b[i] as i64);
+            let (ux, uy) = (a[i], b[i]);
+            let d = if y == 0 || (x == i64::MIN && y == -1) {
+                1
+            } else {
+                y
+            };
+            let ud = if uy == 0 { 1 } else { uy };
+            let s = (uy & 63) as u32;
+            let ffs = if x == 0 {
+                0
+            } else {
+                ux.trailing_zeros() as u64 + 1
+            };
+            Some(match j {
+                0 => ux.wrapping_mul(uy),
+                1 => ((x as i128 * y as i128) >> 64) as u64,
+                2 => ((ux as u128 * uy as u128) >> 64) as u64,
+                3 => (x / d) as u64,
+                4 => (x % d) as u64,
+                5 => ux / ud,
+                6 => ux % ud,
+                7 => ux.wrapping_add(uy),
+                8 => ux.wrapping_sub(uy),
+                10 => x.min(y) as u64,
+                11 => ux.max(uy),
+                12 => x.wrapping_abs() as u64,
+                13 => ux << s,
+                14 => (x >> s) as u64,
+                15 => ux >> s,
+                16 => ux.reverse_bits(),
+                17 => ux.count_ones() as u64 | ((ux.leading_zeros() as u64) << 8) | (ffs << 16),
+                18 => (x / 1000) as u64,
+                19 => ux % 1_000_000_007,
+                20 => ((x as i32) as i64 * (y as i32) as i64) as u64,
+                21 => (ux as u32) as u64 * (uy as u32) as u64,
+                _ => return None,
+            })
+        },
+        n_arg(&l),
+    );
+}
+
+/// `__byte_perm(x, y, s)`: byte k of the result is byte `(s >> 4k) & 7` of the eight bytes of (y:x).
+fn byte_perm(x: u32, y: u32, s: u32) -> u32 {
+    let bytes = ((y as u64) << 32) | x as u64;
+    (0..4)
+        .map(|k| (((bytes >> (8 * ((s >> (4 * k)) & 7))) & 0xff) as u32) << (8 * k))
+        .fold(0, |a, b| a | b)
+}
+
+#[test]
+fn bit_ops32_matches_exact_bit_arithmetic() {
+    let l = launch("bit_ops32");
+    let (a, b, c) = (
+        words(&input(&l, 0)),
+        words(&input(&l, 1)),
+        words(&input(&l, 2)),
+    );
+    let out = words(&golden(&l, 3));
+    check_rows(
+        &l.kernel,
+        22,
+        &out,
+        |i, j| {
+            let (x, y, z) = (a[i], b[i], c[i]);
+            let s = z & 31;
+            let wide = ((y as u64) << 32) | x as u64;
+            let clamped = z.min(32);
+            Some(match j {
+                0 => x.count_ones(),
+                1 => x.leading_zeros(),
+                2 => {
+                    if x == 0 {
+                        0
+                    } else {
+                        x.trailing_zeros() + 1
+                    }
+                }
+                3 => x.reverse_bits(),
+                4 => byte_perm(x, y, 0x5140),
+                5 => byte_perm(x, y, z),
+                6 => ((wide << s) >> 32) as u32,
+                7 => (wide >> s) as u32,
+                8 => ((wide << clamped) >> 32) as u32,
+                9 => (wide >> clamped) as u32,
+                10 => x << s,
+                11 => x >> s,
+                12 => ((x as i32) >> s) as u32,
+                16 => (x & y) ^ (!x | z),
+                17 => x.rotate_left(7),
+                18 => {
+                    if s == 0 {
+                        0
+                    } else {
+                        (1u32 << s) - 1
+                    }
+                }
+                21 => (x & 0xff00_ff00) | ((y >> 8) & 0x00ff_00ff),
+                _ => return None,
+            })
+        },
+        n_arg(&l),
+    );
+}
+
+#[test]
+fn float_to_int_conversions_follow_saturating_cvt() {
+    let l = launch("fp32_to_int");
+    let a: Vec<f32> = words(&input(&l, 0))
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    let out = words(&golden(&l, 1));
+    check_rows(
+        &l.kernel,
+        16,
+        &out,
+        |i, j| {
+            let x = a[i];
+            let (rn, rz, ru, rd) = (x.round_ties_even(), x.trunc(), x.ceil(), x.floor());
+            // Silicon: NaN converts to 0 for 32-bit results but to 0x8000_0000_0000_0000 for 64-bit ones.
+            let s64 = |v: f32| if v.is_nan() { i64::MIN } else { v as i64 };
+            let u64_ = |v: f32| if v.is_nan() { 1u64 << 63 } else { v as u64 };
+            let (l0, l1, l2, l3) = (s64(rn), s64(rz), s64(ru), s64(rd));
+            let (u0, u1) = (u64_(rn), u64_(rz));
+            Some(match j {
+                0 => rn as i32 as u32,
+                1 => rz as i32 as u32,
+                2 => ru as i32 as u32,
+                3 => rd as i32 as u32,
+                4 => rn as u32,
+                5 => rz as u32,
+                6 => ru as u32,
+                7 => rd as u32,
+                8 => l0 as u32,
+                9 => (l1 >> 32) as u32,
+                10 => (l2 ^ (l2 >> 32)) as u32,
+                11 => (l3 ^ (l3 >> 32)) as u32,
+                12 => (u0 ^ (u0 >> 32)) as u32,
+                13 => (u1 >> 32) as u32,
+                14 => x as i32 as u32,
+                15 => x as u32,
+                _ => unreachable!(),
+            })
+        },
+        n_arg(&l),
+    );
+}
+
+#[test]
+fn rounding_functions_match_ieee() {
+    let l = launch("fp32_round_misc");
+    let (a, b) = (words(&input(&l, 0)), words(&input(&l, 1)));
+    let out = words(&golden(&l, 2));
+    // NaN results compare as "some NaN": the hardware returns a canonical NaN.
+    let same = |got: u32, want: f32| {
+        if want.is_nan() {
+            f32::from_bits(got).is_nan()
+        } else {
+            got == want.to_bits()
+        }
+    };
+    let mut bad = Vec::new();
+    for i in 0..n_arg(&l) {
+        let (x, y) = (f32::from_bits(a[i]), f32::from_bits(b[i]));
+        let want = [
+            (0, x.trunc()),
+            (1, x.floor()),
+            (2, x.ceil()),
+            (3, x.round_ties_even()),
+            (4, x.round()),
+            (5, x.round_ties_even()),
+            // __saturatef: NaN gives +0, and so does -0 (FADD.SAT adds +0).
+            (
+                6,
+                if x.is_nan() {
+                    0.0
+                } else {
+                    x.clamp(0.0, 1.0) + 0.0
+                },
+            ),
+            (9, x.copysign(y)),
+            (10, x.abs()),
+            (11, -x),
+        ];
+        for (j, w) in want {
+            if !same(out[i * 16 + j], w) {
+                bad.push(format!(
+                    "thread {i} result {j}: x={x:e} silicon {:#010x}, expected {:#010x}",
+                    out[i * 16 + j],
+                    w.to_bits()
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches: {:#?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+/// The integer in [-8, 7] in bits 19:16 of a word (matmul.cu's exact_small).
+fn exact_small(word: u32) -> i64 {
+    (((word as i32) >> 16) & 15) as i64 - 8
+}
+
+#[test]
+fn matmuls_are_exact_integer_products() {
+    for kernel in ["matmul_naive", "matmul_tiled", "matmul_regblock"] {
+        let l = launch(kernel);
+        let n = 32;
+        let (a, b) = (words(&input(&l, 0)), words(&input(&l, 1)));
+        let c = words(&golden(&l, 2));
+        for r in 0..n {
+            for col in 0..n {
+                let want: i64 = (0..n)
+                    .map(|k| exact_small(a[r * n + k]) * exact_small(b[k * n + col]))
+                    .sum();
+                assert_eq!(
+                    f32::from_bits(c[r * n + col]),
+                    want as f32,
+                    "{kernel} C[{r}][{col}]"
+                );
+            }
+        }
+    }
+    let l = launch("dmatmul_tiled");
+    let (a, b) = (dwords(&input(&l, 0)), dwords(&input(&l, 1)));
+    let c = dwords(&golden(&l, 2));
+    for r in 0..32 {
+        for col in 0..32 {
+            let want: i64 = (0..32)
+                .map(|k| {
+                    exact_small((a[r * 32 + k] >> 32) as u32)
+                        * exact_small((b[k * 32 + col] >> 32) as u32)
+                })
+                .sum();
+            assert_eq!(
+                f64::from_bits(c[r * 32 + col]),
+                want as f64,
+                "dmatmul_tiled C[{r}][{col}]"
+            );
+        }
+    }
+}
+
+#[test]
+fn histograms_count_exactly() {
+    let l = launch("histogram_shared");
+    let v = words(&input(&l, 0));
+    let mut want = [0u32; 64];
+    v[..n_arg(&l)]
+        .iter()
+        .for_each(|w| want[(w % 64) as usize] += 1);
+    assert_eq!(words(&golden(&l, 1)), want);
+
+    let l = launch("histogram_bytes_aggregated");
+    let bytes = input(&l, 0);
+    let mut want = [0u32; 256];
+    bytes[..4 * n_arg(&l)]
+        .iter()
+        .for_each(|&b| want[b as usize] += 1);
+    assert_eq!(words(&golden(&l, 1)), want);
+}
+
+#[test]
+fn reductions_and_scans_are_exact() {
+    let l = launch("reduce_shared_tree");
+    let v = words(&input(&l, 0));
+    let n = n_arg(&l);
+    let sums: Vec<u32> = (0..4)
+        .map(|blk| {
+            (blk * 256..((blk + 1) * 256).min(n))
+                .map(|i| v[i])
+                .fold(0u32, u32::wrapping_add)
+        })
+        .collect();
+    assert_eq!(words(&golden(&l, 1)), sums);
+
+    let l = launch("reduce_warp_shuffle");
+    let v = words(&input(&l, 0));
+    let blocks: Vec<u64> = (0..4)
+        .map(|blk| {
+            (blk * 256..((blk + 1) * 256).min(n))
+                .map(|i| v[i] as u64)
+                .sum()
+        })
+        .collect();
+    let out = dwords(&golden(&l, 1));
+    assert_eq!(out[0], blocks.iter().sum::<u64>());
+    assert_eq!(&out[1..], &blocks[..]);
+
+    for kernel in ["scan_shared_inclusive", "scan_warp_exclusive"] {
+        let l = launch(kernel);
+        let v = words(&input(&l, 0));
+        let out = words(&golden(&l, 1));
+        for (i, &got) in out.iter().enumerate().take(n) {
+            let start = i / 256 * 256;
+            let end = if kernel == "scan_shared_inclusive" {
+                i + 1
+            } else {
+                i
+            };
+            let want = v[start..end].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            assert_eq!(got, want, "{kernel} element {i}");
+        }
+    }
+}
+
+#[test]
+fn warp_reductions_are_exact() {
+    let l = launch("warp_reduce");
+    let v = words(&input(&l, 0));
+    let out = words(&golden(&l, 1));
+    check_rows(
+        &l.kernel,
+        9,
+        &out,
+        |i, j| {
+            let warp = &v[i / 32 * 32..i / 32 * 32 + 32];
+            Some(match j {
+                0 => warp.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+                1 => warp.iter().map(|&w| w as i32).min().unwrap() as u32,
+                2 => warp.iter().map(|&w| w as i32).max().unwrap() as u32,
+                3 => *warp.iter().min().unwrap(),
+                4 => *warp.iter().max().unwrap(),
+                5 => warp.iter().fold(!0, |a, &b| a & b),
+                6 => warp.iter().fold(0, |a, &b| a | b),
+                7 => warp.iter().fold(0, |a, &b| a ^ b),
+                // Only threads 0-15 of each block (threadIdx.x < 16) take part.
+                8 => {
+                    if i % 128 < 16 {
+                        warp[..16].iter().fold(0u32, |a, &b| a.wrapping_add(b >> 4))
+                    } else {
+                        0
+                    }
+                }
+                _ => unreachable!(),
+            })
+        },
+        n_arg(&l),
+    );
+}
+
+#[test]
+fn special_registers_describe_the_launch() {
+    let l = launch("special_registers");
+    let out = words(&golden(&l, 0));
+    let (g, b) = (l.grid, l.block);
+    for bz in 0..g.z {
+        for by in 0..g.y {
+            for bx in 0..g.x {
+                for tz in 0..b.z {
+                    for ty in 0..b.y {
+                        for tx in 0..b.x {
+                            let block = bx + g.x * (by + g.y * bz);
+                            let local = tx + b.x * (ty + b.y * tz);
+                            let i = (block * b.x * b.y * b.z + local) as usize;
+                            let lane = local % 32;
+                            let want = [
+                                tx | (ty << 10) | (tz << 20),
+                                bx | (by << 10) | (bz << 20),
+                                b.x | (b.y << 10) | (b.z << 20),
+                                g.x | (g.y << 10) | (g.z << 20),
+                                lane,
+                                ((2u64 << lane) - 1) as u32,
+                                !(((2u64 << lane) - 1) as u32),
+                                l.shared_bytes,
+                                1,
+                                lane,
+                                32,
+                                i as u32,
+                            ];
+                            assert_eq!(&out[i * 12..i * 12 + 12], &want, "thread {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
