@@ -1,6 +1,7 @@
 //! The silicon goldens against exact arithmetic computed here, for kernels whose results have a simple
 //! definition: integer arithmetic and bit operations, float-to-integer conversions (PTX `cvt` semantics,
-//! which are Rust's saturating `as` casts), rounding functions, exact small-integer matrix products,
+//! which are Rust's saturating `as` casts), integer-to-float and double-to-float conversions in all four
+//! rounding modes, rounding functions, exact small-integer matrix products,
 //! histograms, reductions, scans, warp reductions and launch geometry. Agreement shows that the recorder
 //! launched what the manifest says with the inputs the generator builds, and that the kernels compute
 //! what their comments claim.
@@ -509,4 +510,115 @@ fn special_registers_describe_the_launch() {
             }
         }
     }
+}
+
+fn next_up(f: f32) -> f32 {
+    match f {
+        _ if f == 0.0 => f32::from_bits(1),
+        _ if f > 0.0 => f32::from_bits(f.to_bits() + 1),
+        _ => f32::from_bits(f.to_bits() - 1),
+    }
+}
+
+fn next_down(f: f32) -> f32 {
+    -next_up(-f)
+}
+
+/// The directed roundings of a value, given its round-to-nearest result and how that compares with the
+/// exact value: [nearest, toward zero, toward +inf, toward -inf].
+fn roundings(
+    nearest: f32,
+    nearest_vs_exact: std::cmp::Ordering,
+    exact_is_negative: bool,
+) -> [f32; 4] {
+    use std::cmp::Ordering::*;
+    let up = if nearest_vs_exact == Less {
+        next_up(nearest)
+    } else {
+        nearest
+    };
+    let down = if nearest_vs_exact == Greater {
+        next_down(nearest)
+    } else {
+        nearest
+    };
+    [nearest, if exact_is_negative { up } else { down }, up, down]
+}
+
+fn int_roundings(v: i128) -> [f32; 4] {
+    let nearest = v as f32; // Rust's integer-to-float cast rounds to nearest even
+    let order = if nearest.is_infinite() {
+        nearest.partial_cmp(&0.0).unwrap()
+    } else {
+        (nearest as i128).cmp(&v)
+    };
+    roundings(nearest, order, v < 0)
+}
+
+#[test]
+fn int_to_float_conversions_round_in_every_mode() {
+    let l = launch("int_to_fp32");
+    let (a, b) = (words(&input(&l, 0)), dwords(&input(&l, 1)));
+    let out = words(&golden(&l, 2));
+    check_rows(
+        &l.kernel,
+        17,
+        &out,
+        |i, j| {
+            let (x, v) = (a[i], b[i]);
+            let want = match j / 4 {
+                0 => int_roundings(x as i32 as i128)[j % 4],
+                1 => int_roundings(x as i128)[j % 4],
+                2 => int_roundings(v as i64 as i128)[j % 4],
+                3 => int_roundings(v as i128)[j % 4],
+                _ => x as i16 as f32 + (x & 0xff) as f32,
+            };
+            Some(want.to_bits())
+        },
+        n_arg(&l),
+    );
+}
+
+#[test]
+fn double_to_float_conversions_round_in_every_mode() {
+    let l = launch("fp32_double_convert");
+    let (a, b) = (words(&input(&l, 0)), dwords(&input(&l, 1)));
+    let (out, out64) = (words(&golden(&l, 2)), dwords(&golden(&l, 3)));
+    let mut bad = Vec::new();
+    for i in 0..n_arg(&l) {
+        let (x, d) = (f32::from_bits(a[i]), f64::from_bits(b[i]));
+        let nearest = d as f32;
+        let want = if d.is_nan() {
+            [f32::NAN; 4]
+        } else {
+            roundings(
+                nearest,
+                (nearest as f64)
+                    .partial_cmp(&d)
+                    .expect("finite or infinite"),
+                d < 0.0,
+            )
+        };
+        for (j, w) in want.iter().chain([x * 3.0].iter()).enumerate() {
+            let got = f32::from_bits(out[i * 5 + j]);
+            if !(got.to_bits() == w.to_bits() || (got.is_nan() && w.is_nan())) {
+                bad.push(format!(
+                    "thread {i} result {j}: d={d:e} silicon {got:e}, expected {w:e}"
+                ));
+            }
+        }
+        let widened = x as f64;
+        if !(out64[i] == widened.to_bits() || (x.is_nan() && f64::from_bits(out64[i]).is_nan())) {
+            bad.push(format!(
+                "thread {i}: (double){x:e} silicon {:e}",
+                f64::from_bits(out64[i])
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches: {:#?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
 }
