@@ -388,7 +388,7 @@ fn accessor_type(class: &Class, field: &Field, bits: &Bits, enums: &mut Interner
             }
         }
         (FieldKind::Modifier, Some(Render::Table { entries, default: None }))
-            if bits.width() <= 16 && !entries.is_empty() && entries.len() <= 64 =>
+            if bits.width() <= 32 && !entries.is_empty() && entries.len() <= 512 =>
         {
             AccessorType::Enum(enums.intern(entries.clone()))
         }
