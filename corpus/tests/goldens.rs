@@ -125,3 +125,28 @@ fn outputs_are_not_all_zero() {
         );
     }
 }
+
+#[test]
+fn no_stray_goldens() {
+    let launches = launches().unwrap_or_else(|e| panic!("{e}"));
+    let expected: std::collections::BTreeSet<std::path::PathBuf> = launches
+        .iter()
+        .flat_map(|l| {
+            (0..l.args.len())
+                .filter(|&i| l.args[i].is_buffer())
+                .map(|i| l.golden(i))
+        })
+        .collect();
+    let dir = sassport_corpus::root().join("goldens");
+    for entry in std::fs::read_dir(&dir).expect("goldens directory") {
+        let path = entry.expect("entry").path();
+        if path.file_name().is_some_and(|n| n == "RECORDED.txt") {
+            continue;
+        }
+        assert!(
+            expected.contains(&path),
+            "{} belongs to no launch in launches.txt",
+            path.display()
+        );
+    }
+}
