@@ -1,0 +1,1172 @@
+//! Per-class analysis: modifier table, operand fields, renders and print template.
+//!
+//! For each class: pick a legal base word; the *modifier bits* M are the bits whose flip changes the
+//! mnemonic token (`IMAD.MOV.U32`); enumerating M gives the modifier table. For each legal modifier
+//! value (capped), flip every other analysable bit and diff the token sequences: bits whose changes
+//! touch the same place form one field (a *group*). Small groups are enumerated exhaustively (a value
+//! table); large ones get a number rule fitted to sampled values. The template is the base text with each
+//! changed place replaced by its field rendering. Modifier values whose operand templates differ become
+//! print variants, keyed by the smallest subset of M that separates them.
+
+use super::discover::{Found, OPEX_MASK};
+use super::nvdisasm::{Nvdisasm, Outcome};
+use super::rng::Rng;
+use super::text::{diff_sites, split_at_gaps, tokenize, Site};
+use anyhow::Result;
+use sassport_isa::eval::{format_number, rule_number};
+use sassport_isa::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Scheduling bits never printed and never part of an operand: 103:102 and 121:110.
+const SCHED_CLEAR: u128 = (3 << 102) | (0xfff << 110);
+/// Low five opex bits (stall and yield).
+const OPEX_LOW: u128 = 0x1f << 105;
+/// Base words use opex 0x01 (stall 1, legal everywhere seen) and wait-mask bit 116, so that every
+/// base prints ` ;` whatever the opex value.
+/// Scoreboards 7/7 ("none", bits 115:110): some classes (BRA) reject anything else.
+const BASE_OPEX: u128 = (1 << 105) | (1 << 116) | (0x3f << 110);
+/// Bits whose being non-zero makes nvdisasm print ` ;` instead of `;`.
+pub const SCHED_SPACE_BITS: [(u8, u8); 3] = [(102, 103), (105, 108), (116, 121)];
+/// Largest modifier group enumerated.
+const MAX_M_BITS: usize = 13;
+/// Modifier values analysed per class.
+const MAX_M_VALUES: usize = 40;
+
+/// A batch of words for one nvdisasm pass; word `i` sits at address `16 * i`.
+#[derive(Default)]
+pub struct Batch {
+    pub words: Vec<u128>,
+}
+
+impl Batch {
+    pub fn push(&mut self, w: u128) -> usize {
+        self.words.push(w);
+        self.words.len() - 1
+    }
+    pub fn run(&self, nv: &Nvdisasm) -> Result<Vec<Outcome>> {
+        if self.words.is_empty() {
+            return Ok(Vec::new());
+        }
+        nv.run(&self.words)
+    }
+}
+
+pub fn addr_of(i: usize) -> u64 {
+    16 * i as u64
+}
+
+/// Replaces an absolute branch target (the last hex number) by an address-independent token.
+pub fn normalize(text: &str, addr: u64) -> String {
+    let toks = tokenize(text);
+    let Some(ti) = toks.iter().rposition(|t| t.starts_with("0x") && u64::from_str_radix(&t[2..], 16).is_ok()) else {
+        return text.to_owned();
+    };
+    let v = u64::from_str_radix(&toks[ti][2..], 16).unwrap_or(0) as i64;
+    let neg = ti > 0 && toks[ti - 1] == "-";
+    let target = if neg { -v } else { v };
+    let rel = target.wrapping_sub(addr as i64);
+    let tok = if rel < 0 { format!("RELm{:x}", rel.unsigned_abs()) } else { format!("RELp{rel:x}") };
+    let start = if neg { ti - 1 } else { ti };
+    let mut out: String = toks[..start].concat();
+    out.push_str(&tok);
+    out.push_str(&toks[ti + 1..].concat());
+    out
+}
+
+fn bits_of(mask: u128) -> Vec<u32> {
+    (0..128).filter(|b| mask >> b & 1 == 1).collect()
+}
+
+fn insert_bits(word: u128, bits: &[u32], value: u64) -> u128 {
+    let mut w = word;
+    for (i, &b) in bits.iter().enumerate() {
+        w = (w & !(1u128 << b)) | (u128::from(value >> i & 1) << b);
+    }
+    w
+}
+
+fn extract_bits(word: u128, bits: &[u32]) -> u64 {
+    bits.iter().enumerate().fold(0, |v, (i, &b)| v | (((word >> b) & 1) as u64) << i)
+}
+
+/// Bit list → ranges (first least significant).
+pub fn ranges(bits: &[u32]) -> Vec<BitRange> {
+    let mut out: Vec<BitRange> = Vec::new();
+    for &b in bits {
+        match out.last_mut() {
+            Some(r) if u32::from(r.hi) + 1 == b => r.hi = b as u8,
+            _ => out.push(BitRange { lo: b as u8, hi: b as u8 }),
+        }
+    }
+    out
+}
+
+/// Start and end token of the mnemonic (after an optional `@P0 ` guard).
+fn mnemonic_region(toks: &[&str]) -> (usize, usize) {
+    let mut k0 = 0;
+    if toks.first() == Some(&"@") {
+        k0 = toks.iter().position(|t| *t == " ").map_or(toks.len(), |p| p + 1);
+    }
+    let mut k1 = k0;
+    while k1 < toks.len() && toks[k1] != " " && toks[k1] != ";" {
+        k1 += 1;
+    }
+    (k0, k1)
+}
+
+fn mnemonic_text(text: &str) -> String {
+    let toks = tokenize(text);
+    let (a, b) = mnemonic_region(&toks);
+    toks[a..b].concat()
+}
+
+/// Per-class working state.
+struct Work {
+    fi: usize,
+    base: u128,
+    base2: Option<u128>,
+    pcrel: bool,
+    flip: Vec<u32>,
+    m_bits: Vec<u32>,
+    mnemonic: String,
+    /// Legal modifier values → modifier text.
+    mods: BTreeMap<u64, String>,
+    opex_legal: Vec<u64>,
+    /// Reuse slots: (a representative opex value that sets only this slot, the values that set it).
+    reuse_slots: Vec<(u64, BTreeSet<u64>)>,
+    /// Analysed modifier values.
+    analyses: Vec<MAnalysis>,
+    notes: Vec<String>,
+}
+
+struct MAnalysis {
+    m: u64,
+    word: u128,
+    text: String,
+    groups: Vec<Group>,
+    /// Bits whose flip changed the mnemonic under this modifier value.
+    conflicts: Vec<u32>,
+    /// Bits whose flip made the word illegal and that are in no group.
+    illegal_bits: Vec<u32>,
+}
+
+#[derive(Clone)]
+struct Group {
+    bits: Vec<u32>,
+    sites: Vec<Site>,
+    /// value → site texts (None: illegal).
+    samples: BTreeMap<u64, Option<Vec<String>>>,
+    exhaustive: bool,
+    renders: Vec<Render>,
+    kind: FieldKind,
+    failed: bool,
+    /// A `.reuse` slot driven by the opex field (bits are empty; renders precomputed).
+    opex: bool,
+}
+
+pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String]) -> Result<Vec<Class>> {
+    // Stage 1: legal base words.
+    let mut batch = Batch::default();
+    let mut cands: Vec<Vec<(usize, u128)>> = Vec::new();
+    let wanted = |f: &Found| {
+        only.is_empty()
+            || only.iter().any(|o| {
+                o.eq_ignore_ascii_case(&format!("{:#x}", f.opcode)) || o.eq_ignore_ascii_case(&format!("{:#06x}", f.opcode))
+            })
+    };
+    for f in found {
+        let mut v = Vec::new();
+        if !wanted(f) {
+            cands.push(v);
+            continue;
+        }
+        let mut words: Vec<u128> = f.samples.iter().take(8).map(|&s| (s & !OPEX_MASK & !SCHED_CLEAR) | BASE_OPEX).collect();
+        words.push(f.fixed_value | BASE_OPEX);
+        let rz: u128 = (0xff_ffff << 16) | (0xff << 64) | (0x3ff << 81) | (7 << 12);
+        words.push((rz & !f.fixed_mask & !OPEX_MASK & !SCHED_CLEAR) | f.fixed_value | BASE_OPEX);
+        for w in words {
+            v.push((batch.push(w), w));
+        }
+        cands.push(v);
+    }
+    let out = batch.run(nv)?;
+    let mut works: Vec<Work> = Vec::new();
+    for (fi, f) in found.iter().enumerate() {
+        if !wanted(f) {
+            continue;
+        }
+        let legal: Vec<u128> = cands[fi].iter().filter(|(i, _)| out[*i].text().is_some()).map(|x| x.1).collect();
+        let Some(&base) = legal.first() else {
+            eprintln!("class {:#06x}/{}: no legal base word found", f.opcode, fi);
+            continue;
+        };
+        let flip_mask = !(f.fixed_mask | OPEX_MASK | SCHED_CLEAR) & !0xfff;
+        works.push(Work {
+            fi,
+            base,
+            base2: legal.get(1).copied(),
+            pcrel: false,
+            flip: bits_of(flip_mask).into_iter().filter(|&b| b >= 12).collect(),
+            m_bits: Vec::new(),
+            mnemonic: String::new(),
+            mods: BTreeMap::new(),
+            opex_legal: Vec::new(),
+            reuse_slots: Vec::new(),
+            analyses: Vec::new(),
+            notes: Vec::new(),
+        });
+    }
+
+    // Stage 2: modifier bits and PC-relative detection.
+    let mut batch = Batch::default();
+    let mut idx: Vec<(usize, usize, Vec<usize>, Option<(usize, Vec<usize>)>)> = Vec::new();
+    for w in &works {
+        let b0 = batch.push(w.base);
+        let b1 = batch.push(w.base);
+        let f0: Vec<usize> = w.flip.iter().map(|&b| batch.push(w.base ^ (1u128 << b))).collect();
+        let second = w.base2.map(|b2| {
+            let i = batch.push(b2);
+            (i, w.flip.iter().map(|&b| batch.push(b2 ^ (1u128 << b))).collect())
+        });
+        idx.push((b0, b1, f0, second));
+    }
+    let out = batch.run(nv)?;
+    for (w, (b0, b1, f0, second)) in works.iter_mut().zip(&idx) {
+        let t0 = out[*b0].text().unwrap_or("").to_owned();
+        let t1 = out[*b1].text().unwrap_or("").to_owned();
+        w.pcrel = t0 != t1;
+        let mut m = BTreeSet::new();
+        let mn = mnemonic_text(&t0);
+        for (k, &bit) in w.flip.iter().enumerate() {
+            if let Some(t) = out[f0[k]].text() {
+                if mnemonic_text(t) != mn {
+                    m.insert(bit);
+                }
+            }
+        }
+        if let Some((i2, f2)) = second {
+            if let Some(t2) = out[*i2].text() {
+                let mn2 = mnemonic_text(t2);
+                for (k, &bit) in w.flip.iter().enumerate() {
+                    if let Some(t) = out[f2[k]].text() {
+                        if mnemonic_text(t) != mn2 {
+                            m.insert(bit);
+                        }
+                    }
+                }
+            }
+        }
+        w.m_bits = m.into_iter().collect();
+    }
+
+    // Stages 3-5, with one retry for classes whose operand flips changed the mnemonic.
+    for round in 0..3 {
+        let todo: Vec<usize> = (0..works.len())
+            .filter(|&i| {
+                round == 0 || works[i].analyses.iter().any(|a| !a.conflicts.is_empty())
+            })
+            .collect();
+        if todo.is_empty() {
+            break;
+        }
+        if round > 0 {
+            for &i in &todo {
+                let w = &mut works[i];
+                let mut m: BTreeSet<u32> = w.m_bits.iter().copied().collect();
+                for a in &w.analyses {
+                    m.extend(a.conflicts.iter().copied());
+                }
+                w.m_bits = m.into_iter().collect();
+                w.analyses.clear();
+            }
+        }
+        modifier_stage(nv, &mut works, &todo)?;
+        operand_stage(nv, rng, &mut works, &todo)?;
+        let conflicted = todo.iter().filter(|&&i| works[i].analyses.iter().any(|a| !a.conflicts.is_empty())).count();
+        println!("  round {round}: {} classes analysed, {conflicted} with modifier conflicts", todo.len());
+    }
+
+    let mut classes = Vec::new();
+    for w in &works {
+        classes.push(build_class(&found[w.fi], w));
+    }
+    zero_register_variants(nv, &mut classes, &works)?;
+    Ok(classes)
+}
+
+/// Some modifiers depend on whether a register operand is RZ (`IMAD.MOV.U32 R1, RZ, RZ, c[..]` but
+/// `IMAD.U32 R1, R2, R3, c[..]`). For single-variant classes with few modifier bits, re-enumerate the
+/// modifier table with every register operand non-zero (the default), and with each one RZ in turn; a
+/// differing table becomes a variant `when` that register is all ones.
+fn zero_register_variants(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) -> Result<()> {
+    let mut batch = Batch::default();
+    let mut plans = Vec::new();
+    for (ci, (c, w)) in classes.iter().zip(works).enumerate() {
+        if c.variants.len() != 1 || w.m_bits.is_empty() || w.m_bits.len() > 8 {
+            continue;
+        }
+        let regs: Vec<&Field> = c
+            .fields
+            .iter()
+            .filter(|f| matches!(f.kind, FieldKind::Register(RegFile::Gpr) | FieldKind::Register(RegFile::Uniform)))
+            .collect();
+        if regs.is_empty() {
+            continue;
+        }
+        let mut nonzero = w.base;
+        for (k, f) in regs.iter().enumerate() {
+            let ones = (1u64 << f.width()) - 1;
+            if f.extract(nonzero) == ones {
+                nonzero = f.insert(nonzero, k as u64 + 1);
+            }
+        }
+        let mut words = vec![nonzero];
+        for f in &regs {
+            words.push(f.insert(nonzero, (1u64 << f.width()) - 1));
+        }
+        let idx: Vec<Vec<usize>> = words
+            .iter()
+            .map(|&wd| (0..1u64 << w.m_bits.len()).map(|m| batch.push(insert_bits(wd, &w.m_bits, m))).collect())
+            .collect();
+        plans.push((ci, regs.iter().map(|f| (f.name.clone(), f.mask())).collect::<Vec<_>>(), idx));
+    }
+    let out = batch.run(nv)?;
+    for (ci, regs, idx) in plans {
+        let c = &mut classes[ci];
+        let table = |ks: &Vec<usize>| -> Option<Vec<(u64, String)>> {
+            let mut e = Vec::new();
+            for (m, &k) in ks.iter().enumerate() {
+                if let Some(t) = out[k].text() {
+                    let mn = mnemonic_text(t);
+                    e.push((m as u64, mn.strip_prefix(c.mnemonic.as_str())?.to_owned()));
+                }
+            }
+            Some(e)
+        };
+        let Some(default) = table(&idx[0]) else { continue };
+        let mut alts = Vec::new();
+        for (k, (_, mask)) in regs.iter().enumerate() {
+            if let Some(t) = table(&idx[k + 1]) {
+                if t != default {
+                    alts.push((*mask, t));
+                }
+            }
+        }
+        let current = c.variants[0].pieces.iter().find_map(|p| match p {
+            Piece::Field { field, render: Render::Table { entries, .. } } if field == "mods" => Some(entries.clone()),
+            _ => None,
+        });
+        if alts.is_empty() && current.as_ref() == Some(&default) {
+            continue;
+        }
+        let with_mods = |pieces: &[Piece], entries: &[(u64, String)]| -> Vec<Piece> {
+            pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Field { field, .. } if field == "mods" => {
+                        Piece::Field { field: "mods".into(), render: Render::Table { entries: entries.to_vec(), default: None } }
+                    }
+                    other => other.clone(),
+                })
+                .collect()
+        };
+        let base_pieces = c.variants[0].pieces.clone();
+        let mut variants: Vec<Variant> = alts
+            .iter()
+            .map(|(mask, t)| Variant { when: Pattern { mask: *mask, value: *mask }, pieces: with_mods(&base_pieces, t) })
+            .collect();
+        variants.push(Variant { when: Pattern::ANY, pieces: with_mods(&base_pieces, &default) });
+        c.variants = variants;
+    }
+    Ok(())
+}
+
+/// Enumerates the modifier bits and the opex field on the base word.
+fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<()> {
+    let mut batch = Batch::default();
+    let mut plan: Vec<(usize, Vec<usize>, Vec<usize>)> = Vec::new();
+    for &i in todo {
+        let w = &mut works[i];
+        if w.m_bits.len() > MAX_M_BITS {
+            w.notes.push(format!("{} modifier bits; only {MAX_M_BITS} enumerated", w.m_bits.len()));
+            w.m_bits.truncate(MAX_M_BITS);
+        }
+        let mw: Vec<usize> =
+            (0..1u64 << w.m_bits.len()).map(|m| batch.push(insert_bits(w.base, &w.m_bits, m))).collect();
+        let ow: Vec<usize> = (0..256u64)
+            .map(|v| {
+                let bits = (u128::from(v & 0x1f) << 105) | (u128::from(v >> 5) << 122);
+                batch.push((w.base & !OPEX_MASK) | bits)
+            })
+            .collect();
+        plan.push((i, mw, ow));
+    }
+    let out = batch.run(nv)?;
+    for (i, mw, ow) in plan {
+        let w = &mut works[i];
+        let base_m = extract_bits(w.base, &w.m_bits);
+        let base_text = out[mw[base_m as usize]].text().unwrap_or("").to_owned();
+        let base_mn = mnemonic_text(&base_text);
+        w.mnemonic = base_mn.split('.').next().unwrap_or("").to_owned();
+        let mut mods = BTreeMap::new();
+        let mut all_prefixed = true;
+        let mut texts = BTreeMap::new();
+        for (m, &k) in mw.iter().enumerate() {
+            if let Some(t) = out[k].text() {
+                let mn = mnemonic_text(t);
+                if !mn.starts_with(&w.mnemonic) {
+                    all_prefixed = false;
+                }
+                texts.insert(m as u64, mn);
+            }
+        }
+        if !all_prefixed {
+            w.mnemonic.clear();
+        }
+        for (m, mn) in texts {
+            mods.insert(m, mn[w.mnemonic.len()..].to_owned());
+        }
+        w.mods = mods;
+        w.opex_legal = ow.iter().enumerate().filter(|(_, &k)| out[k].text().is_some()).map(|(v, _)| v as u64).collect();
+        // Reuse slots: opex values whose only effect is inserting `.reuse` after operands.
+        let base_opex = ((w.base >> 105) & 0x1f) as usize | (((w.base >> 122) & 7) as usize) << 5;
+        let Some(t0) = out[ow[base_opex]].text() else { continue };
+        let toks0 = tokenize(t0);
+        let mut slots: BTreeMap<usize, (u64, BTreeSet<u64>)> = BTreeMap::new();
+        for &v in &w.opex_legal {
+            let Some(t) = out[ow[v as usize]].text() else { continue };
+            let toks = tokenize(t);
+            let sites = diff_sites(&toks0, &toks);
+            // Only insertions, each of exactly `.reuse`.
+            if sites.is_empty() || sites.iter().any(|s| s.start != s.end) {
+                continue;
+            }
+            let inserted: usize = toks.len() - toks0.len();
+            if inserted != 2 * sites.len() || t.matches(".reuse").count() != sites.len() {
+                continue;
+            }
+            for s in &sites {
+                let e = slots.entry(s.start).or_insert((v, BTreeSet::new()));
+                if sites.len() == 1 && e.1.is_empty() {
+                    e.0 = v;
+                }
+                e.1.insert(v);
+            }
+        }
+        // A representative must set its slot alone.
+        w.reuse_slots = slots
+            .into_values()
+            .filter(|(rep, vals)| vals.contains(rep))
+            .collect();
+    }
+    Ok(())
+}
+
+/// Flips operand bits under each analysed modifier value, groups them, and renders each group.
+fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize]) -> Result<()> {
+    // Flip pass.
+    let mut batch = Batch::default();
+    struct Plan {
+        wi: usize,
+        m: u64,
+        word: u128,
+        base_idx: usize,
+        flips: Vec<(u32, usize)>,
+        reuse: Vec<usize>,
+    }
+    let mut plans: Vec<Plan> = Vec::new();
+    for &i in todo {
+        let w = &works[i];
+        let base_m = extract_bits(w.base, &w.m_bits);
+        let mut ms: Vec<u64> = w.mods.keys().copied().collect();
+        if ms.len() > MAX_M_VALUES {
+            // Keep the base's value and a deterministic spread of the rest.
+            let mut keep = vec![base_m];
+            let mut rest: Vec<u64> = ms.iter().copied().filter(|&m| m != base_m).collect();
+            while keep.len() < MAX_M_VALUES && !rest.is_empty() {
+                let k = rng.below(rest.len() as u64) as usize;
+                keep.push(rest.swap_remove(k));
+            }
+            keep.sort_unstable();
+            ms = keep;
+        }
+        let flip: Vec<u32> = w.flip.iter().copied().filter(|b| !w.m_bits.contains(b)).collect();
+        for m in ms {
+            let word = insert_bits(w.base, &w.m_bits, m);
+            let base_idx = batch.push(word);
+            let flips = flip.iter().map(|&b| (b, batch.push(word ^ (1u128 << b)))).collect();
+            let reuse = w
+                .reuse_slots
+                .iter()
+                .map(|(rep, _)| {
+                    let bits = (u128::from(rep & 0x1f) << 105) | (u128::from(rep >> 5) << 122);
+                    batch.push((word & !OPEX_MASK) | bits)
+                })
+                .collect();
+            plans.push(Plan { wi: i, m, word, base_idx, flips, reuse });
+        }
+    }
+    let out = batch.run(nv)?;
+    let norm = |k: usize, pcrel: bool| -> Option<String> {
+        out[k].text().map(|t| if pcrel { normalize(t, addr_of(k)) } else { t.to_owned() })
+    };
+
+    // Group bits by the places they change.
+    let mut analyses: Vec<(usize, MAnalysis)> = Vec::new();
+    for p in &plans {
+        let w = &works[p.wi];
+        let Some(t0) = norm(p.base_idx, w.pcrel) else { continue };
+        let toks0 = tokenize(&t0);
+        let (k0, k1) = mnemonic_region(&toks0);
+        let mn_site = Site { start: k0, end: k1 };
+        let mut bit_sites: Vec<(u32, Vec<Site>)> = Vec::new();
+        let mut conflicts = Vec::new();
+        let mut illegal_bits = Vec::new();
+        for &(b, k) in &p.flips {
+            match norm(k, w.pcrel) {
+                None => illegal_bits.push(b),
+                Some(t) => {
+                    if t == t0 {
+                        continue;
+                    }
+                    let toks = tokenize(&t);
+                    let sites = diff_sites(&toks0, &toks);
+                    if mnemonic_text(&t) != mnemonic_text(&t0) || sites.iter().any(|s| s.conflicts(&mn_site) || (s.start < k1 && s.end > k0)) {
+                        conflicts.push(b);
+                        continue;
+                    }
+                    bit_sites.push((b, sites));
+                }
+            }
+        }
+        // Union-find over conflicting sites.
+        let n = bit_sites.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(p: &mut Vec<usize>, x: usize) -> usize {
+            let mut r = x;
+            while p[r] != r {
+                r = p[r];
+            }
+            let mut y = x;
+            while p[y] != r {
+                let nx = p[y];
+                p[y] = r;
+                y = nx;
+            }
+            r
+        }
+        for a in 0..n {
+            for b in a + 1..n {
+                let hit = bit_sites[a].1.iter().any(|sa| bit_sites[b].1.iter().any(|sb| sa.conflicts(sb) || sa == sb));
+                if hit {
+                    let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+                    parent[ra] = rb;
+                }
+            }
+        }
+        let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for a in 0..n {
+            let r = find(&mut parent, a);
+            by_root.entry(r).or_default().push(a);
+        }
+        let mut groups = Vec::new();
+        for members in by_root.values() {
+            let mut bits: Vec<u32> = members.iter().map(|&a| bit_sites[a].0).collect();
+            bits.sort_unstable();
+            let mut sites: Vec<Site> = members.iter().flat_map(|&a| bit_sites[a].1.iter().copied()).collect();
+            sites.sort();
+            sites.dedup();
+            // Merge overlapping or touching sites: no literal text separates them.
+            let mut merged: Vec<Site> = Vec::new();
+            for s in sites {
+                match merged.last_mut() {
+                    Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+                    _ => merged.push(s),
+                }
+            }
+            groups.push(Group {
+                bits,
+                sites: merged,
+                samples: BTreeMap::new(),
+                exhaustive: false,
+                renders: Vec::new(),
+                kind: FieldKind::Other,
+                failed: false,
+                opex: false,
+            });
+        }
+        // Different groups' merged sites may now touch; merge such groups too (rare).
+        let mut groups = merge_touching(groups);
+        // Reuse slots: one insertion site each, rendered from the opex field.
+        for (slot, &k) in p.reuse.iter().enumerate() {
+            let Some(t) = norm(k, w.pcrel) else { continue };
+            let toks = tokenize(&t);
+            let sites = diff_sites(&toks0, &toks);
+            let [site] = sites.as_slice() else { continue };
+            if site.start != site.end || groups.iter().any(|g| g.sites.iter().any(|s| s.conflicts(site))) {
+                continue;
+            }
+            let on = &w.reuse_slots[slot].1;
+            let entries =
+                w.opex_legal.iter().map(|&v| (v, if on.contains(&v) { ".reuse".to_owned() } else { String::new() })).collect();
+            groups.push(Group {
+                bits: Vec::new(),
+                sites: vec![*site],
+                samples: BTreeMap::new(),
+                exhaustive: true,
+                renders: vec![Render::Table { entries, default: None }],
+                kind: FieldKind::Modifier,
+                failed: false,
+                opex: true,
+            });
+        }
+        let illegal_bits = illegal_bits.into_iter().filter(|b| !groups.iter().any(|g| g.bits.contains(b))).collect();
+        analyses.push((
+            p.wi,
+            MAnalysis { m: p.m, word: p.word, text: t0, groups, conflicts, illegal_bits },
+        ));
+    }
+
+    // Value passes: sampled values first, exhaustive enumeration where no rule fits.
+    for pass in 0..2 {
+        let mut batch = Batch::default();
+        let mut vplan: Vec<(usize, usize, Vec<(u64, usize)>)> = Vec::new();
+        for (ai, (wi, a)) in analyses.iter().enumerate() {
+            let _ = wi;
+            for (gi, g) in a.groups.iter().enumerate() {
+                if g.opex {
+                    continue;
+                }
+                let k = g.bits.len();
+                let values: Vec<u64> = if pass == 0 {
+                    sample_values(k, rng)
+                } else if g.failed && k <= 10 && !g.exhaustive {
+                    (0..1u64 << k).collect()
+                } else {
+                    continue;
+                };
+                let v = values.into_iter().map(|v| (v, batch.push(insert_bits(a.word, &g.bits, v)))).collect();
+                vplan.push((ai, gi, v));
+            }
+        }
+        let out = batch.run(nv)?;
+        for (ai, gi, vals) in vplan {
+            let pcrel = works[analyses[ai].0].pcrel;
+            let a = &mut analyses[ai].1;
+            let toks0 = tokenize(&a.text);
+            let (k0, k1) = mnemonic_region(&toks0);
+            let mut others: Vec<Site> = vec![Site { start: k0, end: k1 }];
+            for (gj, h) in a.groups.iter().enumerate() {
+                if gj != gi {
+                    others.extend(h.sites.iter().copied());
+                }
+            }
+            let g = &mut a.groups[gi];
+            let raw: Vec<(u64, Option<String>)> = vals
+                .iter()
+                .map(|&(v, k)| (v, out[k].text().map(|t| if pcrel { normalize(t, addr_of(k)) } else { t.to_owned() })))
+                .collect();
+            let ok = extract(g, &raw, &toks0, &others);
+            g.exhaustive = vals.len() as u64 == 1u64 << g.bits.len();
+            g.failed = !ok;
+            if ok {
+                match render_group(g, pcrel) {
+                    Some(r) => {
+                        g.renders = r;
+                        g.failed = false;
+                    }
+                    None => g.failed = true,
+                }
+            }
+        }
+    }
+    for (wi, a) in analyses {
+        works[wi].analyses.push(a);
+    }
+    Ok(())
+}
+
+/// Splits each sample text at the literal text around the group's sites; when that fails, retries with
+/// the sites widened by a token or two (a default value may delete the `.` before a modifier too).
+fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others: &[Site]) -> bool {
+    for (l, r) in [(0usize, 0usize), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 2)] {
+        let mut sites: Vec<Site> = Vec::new();
+        for s in &g.sites {
+            let w = Site { start: s.start.saturating_sub(l), end: (s.end + r).min(toks0.len()) };
+            match sites.last_mut() {
+                Some(p) if w.start <= p.end => p.end = p.end.max(w.end),
+                _ => sites.push(w),
+            }
+        }
+        let clash = sites.iter().any(|a| others.iter().any(|b| a.conflicts(b) || (a.start < b.end && b.start < a.end)));
+        if (l, r) != (0, 0) && clash {
+            continue;
+        }
+        let gaps = gaps_for(toks0, &sites);
+        let mut samples = BTreeMap::new();
+        let mut ok = true;
+        for (v, t) in raw {
+            match t {
+                None => {
+                    samples.insert(*v, None);
+                }
+                Some(t) => match split_at_gaps(t, &gaps) {
+                    Some(parts) => {
+                        samples.insert(*v, Some(parts));
+                    }
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                },
+            }
+        }
+        if ok {
+            g.sites = sites;
+            g.samples = samples;
+            return true;
+        }
+    }
+    false
+}
+
+fn merge_touching(mut groups: Vec<Group>) -> Vec<Group> {
+    loop {
+        let mut merged = false;
+        'outer: for i in 0..groups.len() {
+            for j in i + 1..groups.len() {
+                let touch = groups[i].sites.iter().any(|a| {
+                    groups[j].sites.iter().any(|b| a.conflicts(b) || a == b || (a.start < b.end && b.start < a.end))
+                });
+                if touch {
+                    let g = groups.remove(j);
+                    let h = &mut groups[i];
+                    h.bits.extend(g.bits);
+                    h.bits.sort_unstable();
+                    h.sites.extend(g.sites);
+                    h.sites.sort();
+                    let mut m: Vec<Site> = Vec::new();
+                    for s in h.sites.drain(..) {
+                        match m.last_mut() {
+                            Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+                            _ => m.push(s),
+                        }
+                    }
+                    h.sites = m;
+                    merged = true;
+                    break 'outer;
+                }
+            }
+        }
+        if !merged {
+            return groups;
+        }
+    }
+}
+
+fn gaps_for(toks: &[&str], sites: &[Site]) -> Vec<String> {
+    let mut gaps = Vec::new();
+    let mut pos = 0;
+    for s in sites {
+        gaps.push(toks[pos..s.start].concat());
+        pos = s.end;
+    }
+    gaps.push(toks[pos..].concat());
+    gaps
+}
+
+fn sample_values(k: usize, rng: &mut Rng) -> Vec<u64> {
+    if k <= 6 {
+        return (0..1u64 << k).collect();
+    }
+    let ones: u64 = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+    let mut v: BTreeSet<u64> = BTreeSet::new();
+    v.insert(0);
+    v.insert(ones);
+    v.insert(ones - 1);
+    for i in 0..k {
+        v.insert(1u64 << i);
+        v.insert(ones ^ (1u64 << i));
+    }
+    for _ in 0..12 {
+        v.insert(rng.next_u64() & ones);
+    }
+    // Small values: enum-like fields and register numbers.
+    for s in 0..8u64.min(ones) {
+        v.insert(s);
+    }
+    v.into_iter().collect()
+}
+
+/// Fits a render per site from the group's samples.
+fn render_group(g: &mut Group, pcrel: bool) -> Option<Vec<Render>> {
+    let nsites = g.sites.len();
+    let width = g.bits.len() as u32;
+    let mut renders = Vec::new();
+    for s in 0..nsites {
+        let samples: Vec<(u64, Option<&str>)> =
+            g.samples.iter().map(|(v, t)| (*v, t.as_ref().map(|p| p[s].as_str()))).collect();
+        let fitted = fit_number(&samples, width, pcrel, g.exhaustive);
+        match fitted {
+            Some(r) => renders.push(r),
+            None if g.exhaustive => {
+                let entries = samples.iter().filter_map(|(v, t)| t.map(|t| (*v, t.to_owned()))).collect();
+                renders.push(Render::Table { entries, default: None });
+            }
+            None => return None,
+        }
+    }
+    g.kind = infer_kind(&renders);
+    Some(renders)
+}
+
+fn infer_kind(renders: &[Render]) -> FieldKind {
+    for r in renders {
+        match r {
+            Render::Number { rule, .. } => {
+                if rule.pc_relative {
+                    return FieldKind::BranchTarget;
+                }
+                if rule.format == NumberFormat::Dec {
+                    match rule.prefix.as_str() {
+                        "R" => return FieldKind::Register(RegFile::Gpr),
+                        "UR" => return FieldKind::Register(RegFile::Uniform),
+                        "P" | "!P" => return FieldKind::Register(RegFile::Pred),
+                        "UP" | "!UP" => return FieldKind::Register(RegFile::UniformPred),
+                        "B" => return FieldKind::Register(RegFile::Barrier),
+                        _ => {}
+                    }
+                }
+                return FieldKind::Immediate;
+            }
+            Render::Table { entries, .. } => {
+                let texts: Vec<&str> = entries.iter().map(|e| e.1.as_str()).filter(|t| !t.is_empty()).collect();
+                let is = |p: &str| !texts.is_empty() && texts.iter().all(|t| t.trim_start_matches('!').starts_with(p));
+                if is("UP") {
+                    return FieldKind::Register(RegFile::UniformPred);
+                }
+                if is("P") && texts.iter().any(|t| t.ends_with("PT")) {
+                    return FieldKind::Register(RegFile::Pred);
+                }
+            }
+        }
+    }
+    FieldKind::Modifier
+}
+
+/// Tries number rules against the samples; specials allowed for at most three values (or illegal values).
+fn fit_number(samples: &[(u64, Option<&str>)], width: u32, pcrel: bool, exhaustive: bool) -> Option<Render> {
+    let legal: Vec<(u64, &str)> = samples.iter().filter_map(|(v, t)| t.map(|t| (*v, t))).collect();
+    if legal.len() < 4 {
+        return None;
+    }
+    let illegal: Vec<u64> = samples.iter().filter(|(_, t)| t.is_none()).map(|(v, _)| *v).collect();
+    if illegal.len() > 4 {
+        return None;
+    }
+    let mut candidates: Vec<NumberRule> = Vec::new();
+    if pcrel {
+        for shift in 0..5 {
+            candidates.push(NumberRule { signed: true, shift, pc_relative: true, ..NumberRule::plain(NumberFormat::SignedHex) });
+        }
+    }
+    for shift in 0..4u8 {
+        candidates.push(NumberRule { shift, ..NumberRule::plain(NumberFormat::Dec) });
+        candidates.push(NumberRule { shift, ..NumberRule::plain(NumberFormat::Hex) });
+        candidates.push(NumberRule { signed: true, shift, ..NumberRule::plain(NumberFormat::SignedHex) });
+        candidates.push(NumberRule { signed: true, shift, ..NumberRule::plain(NumberFormat::OffsetHex) });
+        candidates.push(NumberRule { shift, ..NumberRule::plain(NumberFormat::OffsetHex) });
+        candidates.push(NumberRule { signed: true, shift, ..NumberRule::plain(NumberFormat::Dec) });
+    }
+    if width == 32 {
+        candidates.push(NumberRule::plain(NumberFormat::F32));
+        candidates.push(NumberRule::plain(NumberFormat::F64Hi));
+    }
+    if width == 16 {
+        candidates.push(NumberRule::plain(NumberFormat::F16));
+    }
+    if width == 64 {
+        candidates.push(NumberRule::plain(NumberFormat::F64));
+    }
+    let mut best: Option<(usize, Render)> = None;
+    for rule in candidates {
+        let fmt = |v: u64| -> String {
+            if rule.pc_relative {
+                let n = rule_number(&NumberRule { pc_relative: false, ..rule.clone() }, v, width, 0) + 16;
+                if n < 0 {
+                    format!("RELm{:x}", n.unsigned_abs())
+                } else {
+                    format!("RELp{n:x}")
+                }
+            } else {
+                format_number(rule.format, rule_number(&rule, v, width, 0))
+            }
+        };
+        // Affixes from the first sample whose number is non-empty and found in its text.
+        let mut affix = None;
+        for &(v, t) in &legal {
+            let f = fmt(v);
+            if f.is_empty() {
+                continue;
+            }
+            if let Some(pos) = t.rfind(&f) {
+                affix = Some((t[..pos].to_owned(), t[pos + f.len()..].to_owned()));
+                break;
+            }
+        }
+        let Some((prefix, suffix)) = affix else { continue };
+        let mut specials: Vec<(u64, Special)> = Vec::new();
+        let mut matches = 0;
+        for &(v, t) in &legal {
+            let f = fmt(v);
+            let want = if f.is_empty() { String::new() } else { format!("{prefix}{f}{suffix}") };
+            if want == t {
+                matches += 1;
+            } else {
+                specials.push((v, Special::Text(t.to_owned())));
+            }
+        }
+        if specials.len() > 3 || matches < 4 {
+            continue;
+        }
+        // Exhaustive tables may keep a few illegal values; sampled ones must have none unexplained.
+        if !exhaustive && !illegal.is_empty() {
+            continue;
+        }
+        for &v in &illegal {
+            specials.push((v, Special::Illegal));
+        }
+        specials.sort_by_key(|s| s.0);
+        let mut rule = rule.clone();
+        rule.prefix = prefix;
+        rule.suffix = suffix;
+        let score = specials.len();
+        if best.as_ref().is_none_or(|(s, _)| score < *s) {
+            best = Some((score, Render::Number { rule, specials }));
+            if score == 0 {
+                break;
+            }
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Turns the analyses into one table class.
+fn build_class(f: &Found, w: &Work) -> Class {
+    let mut fields: Vec<Field> = Vec::new();
+    let mut names: BTreeMap<Vec<u32>, String> = BTreeMap::new();
+    let mut counters: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut name_for = |bits: &[u32], kind: FieldKind, fields: &mut Vec<Field>| -> String {
+        if let Some(n) = names.get(bits) {
+            return n.clone();
+        }
+        let prefix: &'static str = if bits == [12, 13, 14, 15] {
+            "pg"
+        } else {
+            match kind {
+                FieldKind::Register(RegFile::Gpr) => "r",
+                FieldKind::Register(RegFile::Uniform) => "ur",
+                FieldKind::Register(RegFile::Pred) => "p",
+                FieldKind::Register(RegFile::UniformPred) => "up",
+                FieldKind::Register(RegFile::Barrier) => "b",
+                FieldKind::Immediate => "imm",
+                FieldKind::ConstBank => "cb",
+                FieldKind::ConstOffset => "co",
+                FieldKind::BranchTarget => "target",
+                FieldKind::Modifier => "m",
+                FieldKind::Other => "x",
+            }
+        };
+        let n = counters.entry(prefix).or_insert(0);
+        let name = if prefix == "pg" { "pg".to_owned() } else { format!("{prefix}{n}") };
+        *n += 1;
+        names.insert(bits.to_vec(), name.clone());
+        fields.push(Field { name: name.clone(), bits: ranges(bits), kind });
+        name
+    };
+    let mods_field = Field { name: "mods".into(), bits: ranges(&w.m_bits), kind: FieldKind::Modifier };
+    let sched_bits: Vec<BitRange> = SCHED_SPACE_BITS.iter().map(|&(lo, hi)| BitRange { lo, hi }).collect();
+    let sched_field = Field { name: "sched".into(), bits: sched_bits, kind: FieldKind::Other };
+    let opex_field = Field {
+        name: "opex".into(),
+        bits: vec![BitRange { lo: 105, hi: 109 }, BitRange { lo: 122, hi: 124 }],
+        kind: FieldKind::Other,
+    };
+    let mods_render = Render::Table { entries: w.mods.iter().map(|(m, t)| (*m, t.clone())).collect(), default: None };
+
+    // Per analysed modifier value: pieces with group fields identified by their bits.
+    let mut per_m: Vec<(u64, Vec<Piece>, String)> = Vec::new();
+    for a in &w.analyses {
+        let toks = tokenize(&a.text);
+        let (k0, k1) = mnemonic_region(&toks);
+        let mut sites: Vec<(Site, Option<(usize, usize)>)> = vec![(Site { start: k0, end: k1 }, None)];
+        for (gi, g) in a.groups.iter().enumerate() {
+            for (si, s) in g.sites.iter().enumerate() {
+                sites.push((*s, Some((gi, si))));
+            }
+        }
+        sites.sort_by_key(|(s, _)| (s.start, s.end));
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut pos = 0;
+        let push_text = |pieces: &mut Vec<Piece>, t: String| {
+            if t.is_empty() {
+                return;
+            }
+            if let Some(Piece::Text(prev)) = pieces.last_mut() {
+                prev.push_str(&t);
+            } else {
+                pieces.push(Piece::Text(t));
+            }
+        };
+        for (s, who) in &sites {
+            if s.start < pos {
+                continue; // overlapping site (should not happen)
+            }
+            push_text(&mut pieces, toks[pos..s.start].concat());
+            match who {
+                None if w.m_bits.is_empty() => {
+                    let only = w.mods.get(&0).cloned().unwrap_or_default();
+                    push_text(&mut pieces, format!("{}{only}", w.mnemonic));
+                }
+                None => {
+                    push_text(&mut pieces, w.mnemonic.clone());
+                    pieces.push(Piece::Field { field: "mods".into(), render: mods_render.clone() });
+                }
+                Some((gi, si)) => {
+                    let g = &a.groups[*gi];
+                    if g.opex {
+                        pieces.push(Piece::Field { field: "opex".into(), render: g.renders[0].clone() });
+                    } else if g.failed || g.renders.len() <= *si {
+                        // Unresolved: print the base text (the check will count this class as partial).
+                        push_text(&mut pieces, toks[s.start..s.end].concat());
+                    } else {
+                        let name = name_for(&g.bits, g.kind, &mut fields);
+                        pieces.push(Piece::Field { field: name, render: g.renders[*si].clone() });
+                    }
+                }
+            }
+            pos = s.end;
+        }
+        let tail = toks[pos..].concat();
+        if let Some(head) = tail.strip_suffix(" ;") {
+            push_text(&mut pieces, head.to_owned());
+            pieces.push(Piece::Field {
+                field: "sched".into(),
+                render: Render::Table { entries: vec![(0, String::new())], default: Some(" ".into()) },
+            });
+            push_text(&mut pieces, ";".into());
+        } else {
+            push_text(&mut pieces, tail);
+        }
+        let legal: Vec<(u64, String)> = w.opex_legal.iter().map(|&v| (v, String::new())).collect();
+        let has_reuse = a.groups.iter().any(|g| g.opex);
+        if !has_reuse && !legal.is_empty() && legal.len() < 256 {
+            pieces.push(Piece::Field { field: "opex".into(), render: Render::Table { entries: legal, default: None } });
+        }
+        let sig = format!("{pieces:?}");
+        per_m.push((a.m, pieces, sig));
+    }
+
+    // Variants: the smallest subset of modifier bits that separates distinct templates.
+    let mut variants: Vec<Variant> = Vec::new();
+    let distinct: BTreeSet<&String> = per_m.iter().map(|p| &p.2).collect();
+    if distinct.len() <= 1 {
+        if let Some((_, pieces, _)) = per_m.first() {
+            variants.push(Variant { when: Pattern::ANY, pieces: pieces.clone() });
+        }
+    } else {
+        let nm = w.m_bits.len();
+        let mut sel: Vec<usize> = (0..nm).collect();
+        let separates = |sel: &[usize]| -> bool {
+            let mut seen: BTreeMap<u64, &String> = BTreeMap::new();
+            for (m, _, sig) in &per_m {
+                let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
+                if let Some(prev) = seen.insert(key, sig) {
+                    if prev != sig {
+                        return false;
+                    }
+                }
+            }
+            true
+        };
+        for i in (0..nm).rev() {
+            let trial: Vec<usize> = sel.iter().copied().filter(|&x| x != i).collect();
+            if separates(&trial) {
+                sel = trial;
+            }
+        }
+        // Default: the template of the most modifier values.
+        let mut count: BTreeMap<&String, usize> = BTreeMap::new();
+        for p in &per_m {
+            *count.entry(&p.2).or_insert(0) += 1;
+        }
+        let default_sig = count.iter().max_by_key(|(s, c)| (**c, std::cmp::Reverse(**s))).map(|(s, _)| (*s).clone());
+        let mut keys_done = BTreeSet::new();
+        let sel_mask: u128 = sel.iter().fold(0, |m, &i| m | 1u128 << w.m_bits[i]);
+        for (m, pieces, sig) in &per_m {
+            if Some(sig) == default_sig.as_ref() {
+                continue;
+            }
+            let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
+            if !keys_done.insert(key) {
+                continue;
+            }
+            let value: u128 = sel.iter().fold(0, |v, &i| v | u128::from(m >> i & 1) << w.m_bits[i]);
+            variants.push(Variant { when: Pattern { mask: sel_mask, value }, pieces: pieces.clone() });
+        }
+        if let Some((_, pieces, _)) = per_m.iter().find(|p| Some(&p.2) == default_sig.as_ref()) {
+            variants.push(Variant { when: Pattern::ANY, pieces: pieces.clone() });
+        }
+    }
+    if variants.is_empty() {
+        variants.push(Variant { when: Pattern::ANY, pieces: vec![Piece::Text(String::new())] });
+    }
+    let used: BTreeSet<&str> = variants
+        .iter()
+        .flat_map(|v| v.pieces.iter())
+        .filter_map(|p| if let Piece::Field { field, .. } = p { Some(field.as_str()) } else { None })
+        .collect();
+    let mut all_fields = Vec::new();
+    if used.contains("mods") {
+        all_fields.push(mods_field);
+    }
+    all_fields.extend(fields);
+    if used.contains("sched") {
+        all_fields.push(sched_field);
+    }
+    if used.contains("opex") {
+        all_fields.push(opex_field);
+    }
+    // Reserved bits: flips that made every analysed word illegal and belong to no field.
+    let mut reserved: u128 = 0;
+    if let Some(first) = w.analyses.first() {
+        let mut common: BTreeSet<u32> = first.illegal_bits.iter().copied().collect();
+        for a in &w.analyses[1..] {
+            let s: BTreeSet<u32> = a.illegal_bits.iter().copied().collect();
+            common = common.intersection(&s).copied().collect();
+        }
+        let in_fields: u128 = all_fields.iter().filter(|f| f.name != "sched" && f.name != "opex").fold(0, |m, f| m | f.mask());
+        for b in common {
+            if (in_fields >> b) & 1 == 0 && !(105..=109).contains(&b) && !(122..=124).contains(&b) {
+                reserved |= 1u128 << b;
+            }
+        }
+    }
+    let name = class_name(&w.mnemonic, f.opcode);
+    Class {
+        name,
+        mnemonic: w.mnemonic.clone(),
+        opcode: f.opcode,
+        fixed: Pattern { mask: f.fixed_mask | reserved, value: (f.fixed_value | (w.base & reserved)) & (f.fixed_mask | reserved) },
+        fields: all_fields,
+        variants,
+        accesses: Vec::new(),
+        golden: Vec::new(),
+    }
+}
+
+fn class_name(mnemonic: &str, opcode: u16) -> String {
+    let m: String = mnemonic.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let m = if m.is_empty() || !m.starts_with(|c: char| c.is_ascii_alphabetic()) { format!("X{m}") } else { m };
+    format!("{m}_{opcode:#06x}")
+}
