@@ -26,6 +26,10 @@ pub struct Types {
     pub uvec4: Id,
     pub fn_u32: Id,
     pub fn_bool: Id,
+    /// `Uniform` pointer to u32 (constant-bank and launch-value words).
+    pub uniform_u32: Id,
+    /// `StorageBuffer` pointer to u32 (window words).
+    pub storage_u32: Id,
 }
 
 impl Types {
@@ -39,7 +43,9 @@ impl Types {
         let uvec4 = m.ty(Type::Vector(u32, 4));
         let fn_u32 = m.t_ptr(StorageClass::Function, u32);
         let fn_bool = m.t_ptr(StorageClass::Function, bool);
-        Types { void, bool, u32, u64, f32, uvec3, uvec4, fn_u32, fn_bool }
+        let uniform_u32 = m.t_ptr(StorageClass::Uniform, u32);
+        let storage_u32 = m.t_ptr(StorageClass::StorageBuffer, u32);
+        Types { void, bool, u32, u64, f32, uvec3, uvec4, fn_u32, fn_bool, uniform_u32, storage_u32 }
     }
 }
 
@@ -199,11 +205,10 @@ impl State {
     /// Reads 32-bit word `word` of uniform block `index` at a constant position (a direct load).
     pub fn uniform_word(&mut self, m: &mut Module, t: &Types, index: usize, word: u32) -> Id {
         let var = self.uniform(m, index, word / 4 + 1);
-        let ptr = m.t_ptr(StorageClass::Uniform, t.u32);
         let zero = m.c_u32(0);
         let v = m.c_u32(word / 4);
         let c = m.c_u32(word % 4);
-        let p = m.access(ptr, var, &[zero, v, c]);
+        let p = m.access(t.uniform_u32, var, &[zero, v, c]);
         m.load(t.u32, p)
     }
 

@@ -124,7 +124,7 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
         t,
         st: State::new(local, shared),
         section: &program.section,
-        inst: match program.insts.values().next() {
+        inst: match program.insts.first() {
             Some(i) => *i,
             None => return Err(TranslateError::FallsOffCode { section: program.section.clone(), offset: program.entry }),
         },

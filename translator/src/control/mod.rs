@@ -151,17 +151,15 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     cx.m.switch(pc, default, &cases);
     for (block, label) in prog.blocks.iter().zip(&labels) {
         cx.m.label(*label);
-        let mut off = block.start;
-        while off < block.end {
-            let Some(inst) = prog.insts.get(&off) else { break };
+        let first = prog.insts.partition_point(|i| i.offset < block.start);
+        for inst in prog.insts[first..].iter().take_while(|i| i.offset < block.end) {
             cx.inst = *inst;
-            let is_last = off + 16 >= block.end;
+            let is_last = inst.offset + 16 >= block.end;
             if is_last && block.exit == Exit::Control {
                 lower_terminator(cx, block, inst)?;
             } else {
                 crate::lower::lower(cx)?;
             }
-            off += 16;
         }
         if block.exit == Exit::Fall {
             let n = cx.u32c(block.end);

@@ -103,8 +103,8 @@ fn build_window_check(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
     let pc = m.param(t.u32);
     let entry = m.id();
     m.label(entry);
-    let uptr = m.t_ptr(StorageClass::Uniform, t.u32);
-    let sptr = m.t_ptr(StorageClass::StorageBuffer, t.u32);
+    let uptr = t.uniform_u32;
+    let sptr = t.storage_u32;
     let zero = m.c_u32(0);
     let lvw = |m: &mut Module, w: u32| {
         let zero = m.c_u32(0);
@@ -214,7 +214,7 @@ fn window_access(cx: &mut Ctx<'_>, addr: Id, size: u32, kind: u32) -> (Id, Id) {
 fn window_ptr(cx: &mut Ctx<'_>, idx: Id, plus: u32) -> Id {
     let t = cx.t;
     let win = cx.st.window(&mut cx.m, &t);
-    let sptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u32);
+    let sptr = t.storage_u32;
     let i = if plus == 0 {
         idx
     } else {

@@ -3,7 +3,7 @@
 use super::{is_branch, Disassembler, Inst, Program};
 use crate::error::{display_name, TranslateError};
 use sassport_gen::{Word, WORD_BYTES};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// How control leaves a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,8 @@ fn word_at(code: &[u8], offset: u32) -> Option<Word> {
 pub(super) fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembler) -> Result<Program, TranslateError> {
     let len = code.len();
     let target_ok = |t: i64| t >= 0 && (t as usize) < len && t % 16 == 0;
-    let mut insts: BTreeMap<u32, Inst> = BTreeMap::new();
+    // Decoded instructions by word index (offsets are 16-byte aligned and within the code).
+    let mut slots: Vec<Option<Inst>> = vec![None; len / WORD_BYTES];
     let mut leaders: BTreeSet<u32> = BTreeSet::new();
     let mut return_points: BTreeSet<u32> = BTreeSet::new();
     let mut work = vec![entry];
@@ -47,7 +48,7 @@ pub(super) fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembl
     while let Some(start) = work.pop() {
         let mut at = start;
         loop {
-            if insts.contains_key(&at) {
+            if slots.get((at / 16) as usize).is_some_and(|s| s.is_some()) {
                 break;
             }
             let Some(word) = word_at(code, at) else {
@@ -60,7 +61,9 @@ pub(super) fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembl
                 reason,
             })?;
             let inst = Inst { offset: at, word, mnemonic };
-            insts.insert(at, inst);
+            if let Some(slot) = slots.get_mut((at / 16) as usize) {
+                *slot = Some(inst);
+            }
             let next = at + WORD_BYTES as u32;
             let guarded = inst.guard().is_some();
             let target = |leaders: &mut BTreeSet<u32>, work: &mut Vec<u32>| -> Result<(), TranslateError> {
@@ -116,7 +119,9 @@ pub(super) fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembl
     let mut blocks: Vec<Block> = Vec::new();
     let mut current: Option<Block> = None;
     let mut prev_end: Option<u32> = None;
-    for (&off, inst) in &insts {
+    let insts: Vec<Inst> = slots.into_iter().flatten().collect();
+    for inst in &insts {
+        let off = inst.offset;
         let contiguous = prev_end == Some(off);
         if current.is_some() && (leaders.contains(&off) || !contiguous) {
             if let Some(mut b) = current.take() {

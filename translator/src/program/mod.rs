@@ -12,7 +12,6 @@ pub use cfg::{Block, Exit};
 
 use crate::error::TranslateError;
 use sassport_gen::Word;
-use std::collections::BTreeMap;
 
 /// One decoded instruction.
 #[derive(Debug, Clone, Copy)]
@@ -84,8 +83,8 @@ pub struct Program {
     pub section: String,
     /// Entry offset within the section.
     pub entry: u32,
-    /// Reachable instructions by offset.
-    pub insts: BTreeMap<u32, Inst>,
+    /// Reachable instructions in offset order.
+    pub insts: Vec<Inst>,
     /// Basic blocks in offset order.
     pub blocks: Vec<Block>,
     /// Offsets that a `RET` may return to (the instruction after each `CALL`).
@@ -106,6 +105,11 @@ impl Program {
     /// The block starting at `offset`.
     pub fn block_at(&self, offset: u32) -> Option<&Block> {
         self.blocks.binary_search_by_key(&offset, |b| b.start).ok().and_then(|i| self.blocks.get(i))
+    }
+
+    /// The instruction at `offset`, if reachable.
+    pub fn inst_at(&self, offset: u32) -> Option<&Inst> {
+        self.insts.binary_search_by_key(&offset, |i| i.offset).ok().and_then(|i| self.insts.get(i))
     }
 
     /// Number of reachable instructions.

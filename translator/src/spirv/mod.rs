@@ -25,6 +25,42 @@ pub use rspirv::spirv::{
 pub use types::Type;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiplicative hasher for the id caches (keys are a few integers; SipHash dominated profiles).
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// A SPIR-V result id.
 pub type Id = u32;
@@ -61,9 +97,11 @@ pub struct Module {
     names: Vec<u32>,
     annotations: Vec<u32>,
     globals: Vec<u32>,
-    types: HashMap<Type, Id>,
-    constants: HashMap<ConstKey, Id>,
-    null_constants: HashMap<Id, Id>,
+    types: IdMap<Type, Id>,
+    constants: IdMap<ConstKey, Id>,
+    null_constants: IdMap<Id, Id>,
+    /// u32 constants 0..256 by value (the hot path of every lowering).
+    small_u32: Vec<Id>,
     /// Finished functions (helpers and the entry point), in completion order.
     functions: Vec<u32>,
     /// The function being built: body and its variables.
@@ -73,7 +111,7 @@ pub struct Module {
     var_insert: Option<usize>,
     /// Saved outer function while a helper is emitted (helpers may be requested mid-function).
     saved: Vec<(Vec<u32>, Vec<u32>, Option<usize>, Option<Id>)>,
-    helpers: HashMap<&'static str, Id>,
+    helpers: IdMap<&'static str, Id>,
     /// The block being emitted into, if any (None after a terminator).
     current_block: Option<Id>,
     interface: Vec<Id>,
@@ -120,15 +158,16 @@ impl Module {
             names: Vec::new(),
             annotations: Vec::new(),
             globals: Vec::with_capacity(1024),
-            types: HashMap::new(),
-            constants: HashMap::new(),
-            null_constants: HashMap::new(),
+            types: IdMap::with_capacity_and_hasher(64, Default::default()),
+            constants: IdMap::with_capacity_and_hasher(256, Default::default()),
+            null_constants: IdMap::default(),
+            small_u32: Vec::new(),
             functions: Vec::new(),
             body: Vec::with_capacity(4096),
             fn_vars: Vec::new(),
             var_insert: None,
             saved: Vec::new(),
-            helpers: HashMap::new(),
+            helpers: IdMap::default(),
             current_block: None,
             interface: Vec::new(),
         }
@@ -258,9 +297,22 @@ impl Module {
         id
     }
 
+    #[inline]
     pub fn c_u32(&mut self, v: u32) -> Id {
+        if let Some(&id) = self.small_u32.get(v as usize) {
+            if id != 0 {
+                return id;
+            }
+        }
         let t = self.t_u32();
-        self.constant(t, u64::from(v), false)
+        let id = self.constant(t, u64::from(v), false);
+        if v < 256 {
+            if self.small_u32.is_empty() {
+                self.small_u32 = vec![0; 256];
+            }
+            self.small_u32[v as usize] = id;
+        }
+        id
     }
     pub fn c_u64(&mut self, v: u64) -> Id {
         let t = self.t_u64();

@@ -3,7 +3,6 @@
 
 use sassport_gen::Word;
 use sassport_translator::program::Disassembler;
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -17,7 +16,8 @@ pub fn nvdisasm() -> Option<PathBuf> {
 
 /// Mnemonics of a code section as nvdisasm prints them (`-b SM86 -raw`), keyed by offset.
 pub struct Listing {
-    names: HashMap<u64, &'static str>,
+    /// By word index.
+    names: Vec<Option<&'static str>>,
 }
 
 impl Listing {
@@ -35,7 +35,7 @@ impl Listing {
         let out = Command::new(tool).args(["-b", "SM86", "-raw"]).arg(&path).output().unwrap();
         let _ = std::fs::remove_file(&path);
         let text = String::from_utf8_lossy(&out.stdout);
-        let mut names = HashMap::new();
+        let mut names = vec![None; code.len() / 16];
         for line in text.lines() {
             let line = line.trim();
             let Some(rest) = line.strip_prefix("/*") else { continue };
@@ -48,7 +48,9 @@ impl Listing {
             }
             let m = first.split('.').next().unwrap_or("").trim_end_matches(';');
             if !m.is_empty() {
-                names.insert(addr, &*Box::leak(m.to_string().into_boxed_str()));
+                if let Some(slot) = names.get_mut((addr / 16) as usize) {
+                    *slot = Some(&*Box::leak(m.to_string().into_boxed_str()));
+                }
             }
         }
         Listing { names }
@@ -57,7 +59,7 @@ impl Listing {
 
 impl Disassembler for Listing {
     fn mnemonic(&self, offset: u64, _word: Word) -> Result<&'static str, String> {
-        self.names.get(&offset).copied().ok_or_else(|| "nvdisasm printed nothing here".to_string())
+        self.names.get((offset / 16) as usize).copied().flatten().ok_or_else(|| "nvdisasm printed nothing here".to_string())
     }
 }
 
