@@ -1,5 +1,6 @@
 //! The silicon goldens against exact arithmetic computed here, for kernels whose results have a simple
-//! definition: integer arithmetic and bit operations, float-to-integer conversions (PTX `cvt` semantics,
+//! definition: integer arithmetic and bit operations, the FP32 rounding intrinsics (add, sub, mul, fma, div,
+//! rcp, sqrt in all four modes, rounded here from exact integer arithmetic), float-to-integer conversions (PTX `cvt` semantics,
 //! which are Rust's saturating `as` casts), integer-to-float and double-to-float conversions in all four
 //! rounding modes, rounding functions, exact small-integer matrix products,
 //! histograms, reductions, scans, warp reductions and launch geometry. Agreement shows that the recorder
@@ -613,6 +614,239 @@ fn double_to_float_conversions_round_in_every_mode() {
                 "thread {i}: (double){x:e} silicon {:e}",
                 f64::from_bits(out64[i])
             ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches: {:#?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+/// Exact value of a finite f32 as (negative, mantissa, exponent): value = ±mantissa * 2^exponent.
+fn decompose(f: f32) -> (bool, u64, i32) {
+    let bits = f.to_bits();
+    let (neg, exp, frac) = (
+        bits >> 31 == 1,
+        ((bits >> 23) & 0xff) as i32,
+        (bits & 0x7f_ffff) as u64,
+    );
+    if exp == 0 {
+        (neg, frac, -149)
+    } else {
+        (neg, frac | 0x80_0000, exp - 150)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Nearest,
+    Zero,
+    Up,
+    Down,
+}
+
+/// Rounds the exact value `sum * 2^exp` (a signed sum whose lowest bit may be a sticky bit far below the
+/// rounding position) to f32 in the given mode. `zero_negative` is the sign an exact zero takes.
+fn round_exact(sum: i128, exp: i32, mode: Mode, zero_negative: bool) -> f32 {
+    if sum == 0 {
+        return if zero_negative { -0.0 } else { 0.0 };
+    }
+    let neg = sum < 0;
+    let mag = sum.unsigned_abs();
+    let len = 128 - mag.leading_zeros() as i32;
+    let lsb = (exp + len - 24).max(-149);
+    let (mut q, inexact_up) = if lsb <= exp {
+        (mag << (exp - lsb), false)
+    } else {
+        let shift = (lsb - exp) as u32;
+        // Sums stay below 2^122, so from shift 127 on everything is below half an ulp of zero.
+        let (q, rem, half) = if shift >= 127 {
+            (0, mag, u128::MAX)
+        } else {
+            (
+                mag >> shift,
+                mag & ((1u128 << shift) - 1),
+                1u128 << (shift - 1),
+            )
+        };
+        let up = match mode {
+            Mode::Nearest => rem > half || (rem == half && q & 1 == 1),
+            Mode::Zero => false,
+            Mode::Up => rem != 0 && !neg,
+            Mode::Down => rem != 0 && neg,
+        };
+        (q, up)
+    };
+    if inexact_up {
+        q += 1;
+    }
+    // Overflow: the rounded magnitude reaches 2^128.
+    if (q as f64) * 2f64.powi(lsb) >= 2f64.powi(128) {
+        let to_inf = match mode {
+            Mode::Nearest => true,
+            Mode::Zero => false,
+            Mode::Up => !neg,
+            Mode::Down => neg,
+        };
+        let m = if to_inf { f32::INFINITY } else { f32::MAX };
+        return if neg { -m } else { m };
+    }
+    let v = (q as f64 * 2f64.powi(lsb)) as f32; // exact: q has at most 24 significant bits (or is 2^24)
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// x * y + z (or x * y, or x + y with y = 1) rounded once, in the given mode.
+fn fused(terms: &[(f32, f32)], mode: Mode) -> f32 {
+    if terms.iter().any(|&(a, b)| !a.is_finite() || !b.is_finite()) {
+        // Infinities and NaNs: f64 gets the special result right (finite f32 products cannot overflow f64).
+        return terms.iter().map(|&(a, b)| a as f64 * b as f64).sum::<f64>() as f32;
+    }
+    let parts: Vec<(bool, u128, i32)> = terms
+        .iter()
+        .map(|&(a, b)| {
+            let ((na, ma, ea), (nb, mb, eb)) = (decompose(a), decompose(b));
+            (na != nb, (ma * mb) as u128, ea + eb)
+        })
+        .collect();
+    let top = parts
+        .iter()
+        .filter(|p| p.1 != 0)
+        .map(|p| p.2 + 128 - p.1.leading_zeros() as i32)
+        .max();
+    let Some(top) = top else {
+        // Every term is zero: IEEE's sign of an exact zero sum.
+        let negs: Vec<bool> = parts.iter().map(|p| p.0).collect();
+        let all = negs.iter().all(|&n| n);
+        let any = negs.iter().any(|&n| n);
+        return round_exact(
+            0,
+            0,
+            mode,
+            if matches!(mode, Mode::Down) { any } else { all },
+        );
+    };
+    let e = top - 120;
+    let mut sum: i128 = 0;
+    for (neg, m, pe) in parts {
+        let aligned = if pe >= e {
+            (m << (pe - e)) as i128
+        } else {
+            let shift = (e - pe) as u32;
+            let kept = if shift >= 128 { 0 } else { m >> shift };
+            let sticky = if shift >= 128 {
+                m != 0
+            } else {
+                m & ((1u128 << shift) - 1) != 0
+            };
+            (kept | sticky as u128) as i128
+        };
+        sum += if neg { -aligned } else { aligned };
+    }
+    // Nonzero terms that cancel exactly give +0, or -0 when rounding down.
+    round_exact(sum, e, mode, matches!(mode, Mode::Down))
+}
+
+#[test]
+fn fp32_rounding_intrinsics_are_correctly_rounded() {
+    let l = launch("fp32_round_arith");
+    let (a, b, c) = (
+        words(&input(&l, 0)),
+        words(&input(&l, 1)),
+        words(&input(&l, 2)),
+    );
+    let out = words(&golden(&l, 3));
+    let modes = [Mode::Nearest, Mode::Zero, Mode::Up, Mode::Down];
+    let mut bad = Vec::new();
+    for i in 0..n_arg(&l) {
+        let (x, y, z) = (
+            f32::from_bits(a[i]),
+            f32::from_bits(b[i]),
+            f32::from_bits(c[i]),
+        );
+        for (j, &mode) in modes.iter().enumerate() {
+            let want = [
+                fused(&[(x, 1.0), (y, 1.0)], mode),
+                fused(&[(x, 1.0), (y, -1.0)], mode),
+                fused(&[(x, y)], mode),
+                fused(&[(x, y), (z, 1.0)], mode),
+            ];
+            for (op, w) in want.iter().enumerate() {
+                let got = f32::from_bits(out[i * 16 + op * 4 + j]);
+                if !(got.to_bits() == w.to_bits() || (got.is_nan() && w.is_nan())) {
+                    bad.push(format!("thread {i} op {op} mode {j}: x={x:e} y={y:e} z={z:e} silicon {got:e} ({:#x}), exact {w:e} ({:#x})", got.to_bits(), w.to_bits()));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches: {:#?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+fn divide(x: f32, y: f32, mode: Mode) -> f32 {
+    if !x.is_finite() || !y.is_finite() || x == 0.0 || y == 0.0 {
+        return (x as f64 / y as f64) as f32; // the special cases: signed zeros, infinities, NaN
+    }
+    let ((nx, mx, ex), (ny, my, ey)) = (decompose(x), decompose(y));
+    let (mx, my) = (mx as u128, my as u128);
+    let s = 100 + (128 - my.leading_zeros() as i32) - (128 - mx.leading_zeros() as i32);
+    let (q, r) = ((mx << s) / my, (mx << s) % my);
+    let q = ((q << 1) | (r != 0) as u128) as i128;
+    round_exact(if nx != ny { -q } else { q }, ex - ey - s - 1, mode, false)
+}
+
+fn square_root(x: f32, mode: Mode) -> f32 {
+    if !x.is_finite() || x <= 0.0 {
+        return (x as f64).sqrt() as f32; // ±0, +inf, NaN and negative inputs (NaN)
+    }
+    let (_, mut m, mut e) = decompose(x);
+    if e % 2 != 0 {
+        m <<= 1;
+        e -= 1;
+    }
+    let scaled = (m as u128) << 100;
+    let root = scaled.isqrt();
+    let q = ((root << 1) | (root * root != scaled) as u128) as i128;
+    round_exact(q, (e - 100) / 2 - 1, mode, false)
+}
+
+#[test]
+fn fp32_division_reciprocal_and_sqrt_are_correctly_rounded() {
+    let l = launch("fp32_round_div_sqrt");
+    let (a, b) = (words(&input(&l, 0)), words(&input(&l, 1)));
+    let out = words(&golden(&l, 2));
+    let modes = [Mode::Nearest, Mode::Zero, Mode::Up, Mode::Down];
+    let mut bad = Vec::new();
+    for i in 0..n_arg(&l) {
+        let (x, y) = (f32::from_bits(a[i]), f32::from_bits(b[i]));
+        let mut want: Vec<(usize, f32)> = Vec::new();
+        for (j, &mode) in modes.iter().enumerate() {
+            want.push((j, divide(x, y, mode)));
+            want.push((4 + j, divide(1.0, x, mode)));
+            want.push((8 + j, square_root(x, mode)));
+        }
+        want.extend([
+            (12, divide(x, y, Mode::Nearest)),
+            (13, square_root(x, Mode::Nearest)),
+        ]);
+        want.extend([
+            (14, divide(1.0, y, Mode::Nearest)),
+            (16, divide(x, 3.0, Mode::Nearest)),
+        ]);
+        for (j, w) in want {
+            let got = f32::from_bits(out[i * 17 + j]);
+            if !(got.to_bits() == w.to_bits() || (got.is_nan() && w.is_nan())) {
+                bad.push(format!("thread {i} result {j}: x={x:e} y={y:e} silicon {got:e} ({:#x}), exact {w:e} ({:#x})", got.to_bits(), w.to_bits()));
+            }
         }
     }
     assert!(
