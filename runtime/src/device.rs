@@ -281,15 +281,54 @@ pub fn choose_device<'a>(
     Ok(chosen)
 }
 
+/// The name of the Khronos validation layer.
+pub const VALIDATION_LAYER: &std::ffi::CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Validation-layer messages (errors and warnings) collected by a debug messenger.
+pub(crate) type ValidationLog = std::sync::Mutex<Vec<String>>;
+
 /// A Vulkan loader and instance; destroyed on drop.
 pub(crate) struct Instance {
     // Keeps libvulkan loaded for as long as the instance lives.
     _entry: ash::Entry,
     pub(crate) instance: ash::Instance,
+    /// Debug messenger and the log it writes, when validation is on.
+    pub(crate) validation: Option<(
+        ash::ext::debug_utils::Instance,
+        vk::DebugUtilsMessengerEXT,
+        Box<ValidationLog>,
+    )>,
+}
+
+unsafe extern "system" fn collect_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    log: *mut std::ffi::c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data; `log` is the boxed log owned by the Instance, which
+    // outlives the messenger.
+    let text = unsafe {
+        data.as_ref()
+            .filter(|d| !d.p_message.is_null())
+            .map(|d| CStr::from_ptr(d.p_message).to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let log = unsafe { &*(log as *const ValidationLog) };
+    if let Ok(mut v) = log.lock() {
+        v.push(format!("{severity:?}: {text}"));
+    }
+    vk::FALSE
 }
 
 impl Instance {
     pub(crate) fn new() -> Result<Self> {
+        Self::with_validation(false)
+    }
+
+    /// With `validation`, enables the Khronos validation layer when it is installed (silently not otherwise;
+    /// see [`Instance::validation`]) and collects its errors and warnings.
+    pub(crate) fn with_validation(validation: bool) -> Result<Self> {
         // SAFETY: loading libvulkan runs its initialisers; this is the documented way to use the `loaded` feature.
         let entry = unsafe { ash::Entry::load() }
             .map_err(|e| RuntimeError::LoaderMissing(e.to_string()))?;
@@ -306,14 +345,46 @@ impl Instance {
             .application_name(c"sassport")
             .engine_name(c"sassport")
             .api_version(REQUIRED_API_VERSION);
-        let info = vk::InstanceCreateInfo::default().application_info(&app);
+        let layer_present = validation
+            && unsafe { entry.enumerate_instance_layer_properties() }
+                .unwrap_or_default()
+                .iter()
+                .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
+        let layers = [VALIDATION_LAYER.as_ptr()];
+        let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+        let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+        if layer_present {
+            info = info
+                .enabled_layer_names(&layers)
+                .enabled_extension_names(&extensions);
+        }
         // SAFETY: valid create info; the instance is destroyed in Drop.
         let instance = unsafe { entry.create_instance(&info, None) }
             .map_err(RuntimeError::vk("vkCreateInstance"))?;
-        Ok(Instance {
+        let mut this = Instance {
             _entry: entry,
             instance,
-        })
+            validation: None,
+        };
+        if layer_present {
+            let log: Box<ValidationLog> = Box::default();
+            let loader = ash::ext::debug_utils::Instance::new(&this._entry, &this.instance);
+            let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL,
+                )
+                .pfn_user_callback(Some(collect_message))
+                .user_data(&*log as *const ValidationLog as *mut std::ffi::c_void);
+            let messenger = unsafe { loader.create_debug_utils_messenger(&messenger_info, None) }
+                .map_err(RuntimeError::vk("vkCreateDebugUtilsMessengerEXT"))?;
+            this.validation = Some((loader, messenger, log));
+        }
+        Ok(this)
     }
 
     pub(crate) fn physical_devices(&self) -> Result<Vec<vk::PhysicalDevice>> {
@@ -405,7 +476,9 @@ impl Instance {
                 storage_buffer_8bit: b(f12.storage_buffer8_bit_access),
                 int64_atomics: b(f12.shader_buffer_int64_atomics)
                     && b(f12.shader_shared_int64_atomics),
-                vulkan_memory_model: b(f12.vulkan_memory_model),
+                // Device-scope atomics (the fault record) need the device-scope part as well.
+                vulkan_memory_model: b(f12.vulkan_memory_model)
+                    && b(f12.vulkan_memory_model_device_scope),
                 subgroup_size_control: control,
                 compute_full_subgroups: b(f13.compute_full_subgroups),
                 maintenance4: b(f13.maintenance4),
@@ -448,7 +521,12 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         // SAFETY: every child object is destroyed before the instance (owners drop first).
-        unsafe { self.instance.destroy_instance(None) };
+        unsafe {
+            if let Some((loader, messenger, _log)) = &self.validation {
+                loader.destroy_debug_utils_messenger(*messenger, None);
+            }
+            self.instance.destroy_instance(None)
+        };
     }
 }
 

@@ -15,7 +15,7 @@ pub(crate) struct Gpu {
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) info: DeviceInfo,
     // Dropped after `device` is destroyed in Drop.
-    pub(crate) _instance: Instance,
+    pub(crate) instance: Instance,
 }
 
 /// A buffer with its own memory, mapped persistently when host-visible.
@@ -67,7 +67,8 @@ impl Gpu {
             .storage_buffer8_bit_access(f.storage_buffer_8bit)
             .shader_buffer_int64_atomics(f.int64_atomics)
             .shader_shared_int64_atomics(f.int64_atomics)
-            .vulkan_memory_model(f.vulkan_memory_model);
+            .vulkan_memory_model(f.vulkan_memory_model)
+            .vulkan_memory_model_device_scope(f.vulkan_memory_model);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(f.subgroup_size_control)
             .compute_full_subgroups(f.compute_full_subgroups)
@@ -94,7 +95,7 @@ impl Gpu {
             timestamp_bits,
             memory,
             info,
-            _instance: instance,
+            instance,
         })
     }
 

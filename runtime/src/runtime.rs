@@ -70,6 +70,9 @@ pub struct RuntimeOptions {
     /// Measure each launch's GPU time with timestamp queries ([`LaunchReport::kernel_time`]); costs a few
     /// microseconds per launch. Ignored on queues without timestamps.
     pub kernel_timing: bool,
+    /// Run under the Khronos validation layer where it is installed and collect its messages
+    /// ([`Runtime::validation_messages`]); for tests and debugging, slow.
+    pub validation: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -84,6 +87,7 @@ impl Default for RuntimeOptions {
             pipeline_timeout: None,
             max_dispatch_workgroups: None,
             kernel_timing: false,
+            validation: false,
         }
     }
 }
@@ -143,6 +147,9 @@ pub struct Runtime {
     scratch_generation: u64,
     command_pool: vk::CommandPool,
     command_buffer: vk::CommandBuffer,
+    /// Recorded launches by (kernel entry, block, dynamic shared bytes, grid), valid for one scratch buffer.
+    recorded: HashMap<(usize, [u32; 3], u32, [u32; 3]), vk::CommandBuffer>,
+    recorded_generation: u64,
     fence: vk::Fence,
     timestamps: vk::QueryPool,
     pipeline_cache: vk::PipelineCache,
@@ -158,7 +165,7 @@ pub struct Runtime {
 impl Runtime {
     /// Opens the device `options.device` names and creates the window and caches.
     pub fn new(options: RuntimeOptions) -> Result<Runtime> {
-        let instance = Instance::new()?;
+        let instance = Instance::with_validation(options.validation)?;
         let pds = instance.physical_devices()?;
         let infos: Vec<DeviceInfo> = pds
             .iter()
@@ -272,6 +279,8 @@ impl Runtime {
             scratch_generation: 0,
             command_pool: vk::CommandPool::null(),
             command_buffer: vk::CommandBuffer::null(),
+            recorded: HashMap::new(),
+            recorded_generation: 0,
             fence: vk::Fence::null(),
             timestamps: vk::QueryPool::null(),
             pipeline_cache: vk::PipelineCache::null(),
@@ -324,6 +333,22 @@ impl Runtime {
             }
         };
         Ok(rt)
+    }
+
+    /// Whether the validation layer is active ([`RuntimeOptions::validation`] and the layer installed).
+    pub fn validation_active(&self) -> bool {
+        self.gpu.instance.validation.is_some()
+    }
+
+    /// Takes the validation-layer errors and warnings collected so far (empty without validation).
+    pub fn validation_messages(&self) -> Vec<String> {
+        match &self.gpu.instance.validation {
+            Some((_, _, log)) => log
+                .lock()
+                .map(|mut v| std::mem::take(&mut *v))
+                .unwrap_or_default(),
+            None => Vec::new(),
+        }
     }
 
     /// The device in use.
@@ -484,22 +509,40 @@ impl Runtime {
         }
     }
 
-    /// Records `record` into the command buffer, submits it and waits for it.
+    /// Records `record` into the shared command buffer, submits it and waits for it.
     fn submit(&mut self, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<()> {
-        let d = &self.gpu.device;
         let cb = self.command_buffer;
+        self.record(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT, record)?;
+        self.submit_and_wait(cb)
+    }
+
+    /// Resets `cb` and records `record` into it.
+    fn record(
+        &self,
+        cb: vk::CommandBuffer,
+        usage: vk::CommandBufferUsageFlags,
+        record: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> Result<()> {
+        let d = &self.gpu.device;
         unsafe {
             d.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
                 .map_err(RuntimeError::vk("vkResetCommandBuffer"))?;
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            let begin = vk::CommandBufferBeginInfo::default().flags(usage);
             d.begin_command_buffer(cb, &begin)
                 .map_err(RuntimeError::vk("vkBeginCommandBuffer"))?;
             record(d, cb);
             d.end_command_buffer(cb)
                 .map_err(RuntimeError::vk("vkEndCommandBuffer"))?;
-            let cbs = [cb];
-            let submit = vk::SubmitInfo::default().command_buffers(&cbs);
+        }
+        Ok(())
+    }
+
+    /// Submits a recorded command buffer and waits for it.
+    fn submit_and_wait(&self, cb: vk::CommandBuffer) -> Result<()> {
+        let d = &self.gpu.device;
+        let cbs = [cb];
+        let submit = vk::SubmitInfo::default().command_buffers(&cbs);
+        unsafe {
             d.queue_submit(self.gpu.queue, &[submit], self.fence)
                 .map_err(RuntimeError::vk("vkQueueSubmit"))?;
             d.wait_for_fences(&[self.fence], true, u64::MAX)
@@ -508,6 +551,29 @@ impl Runtime {
                 .map_err(RuntimeError::vk("vkResetFences"))?;
         }
         Ok(())
+    }
+
+    /// A fresh primary command buffer from the runtime's pool.
+    fn allocate_command_buffer(&self) -> Result<vk::CommandBuffer> {
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        unsafe { self.gpu.device.allocate_command_buffers(&alloc) }
+            .map_err(RuntimeError::vk("vkAllocateCommandBuffers"))
+            .map(|v| v[0])
+    }
+
+    /// Frees every recorded launch (no submission is pending: launches wait for completion).
+    fn free_recorded(&mut self) {
+        let cbs: Vec<vk::CommandBuffer> = self.recorded.drain().map(|(_, cb)| cb).collect();
+        if !cbs.is_empty() {
+            unsafe {
+                self.gpu
+                    .device
+                    .free_command_buffers(self.command_pool, &cbs)
+            };
+        }
     }
 
     /// Writes the `VkPipelineCache` to its file (also done when the runtime is dropped). Returns the path, or

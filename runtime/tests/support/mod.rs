@@ -28,6 +28,11 @@ pub const PARAM_ADD: u32 = abi::bank0::PARAMS + 8;
 /// parameters in constant bank 0. `ctaid = WorkgroupId + workgroup_base` and the dims come from the launch
 /// values; the store is bounds-checked against the window and records a fault per the ABI.
 pub fn store_gid_kernel() -> Vec<u32> {
+    store_gid_kernel_with_pc(STORE_PC)
+}
+
+/// [`store_gid_kernel`] reporting `pc` for its store: a different module for each pc (driver caches miss).
+pub fn store_gid_kernel_with_pc(pc: u32) -> Vec<u32> {
     let mut b = Builder::new();
     b.set_version(1, 6);
     b.capability(Capability::Shader);
@@ -242,7 +247,7 @@ pub fn store_gid_kernel() -> Vec<u32> {
     let addr_hi64 = b.shift_right_logical(u64t, None, addr, k32).unwrap();
     let addr_hi = b.u_convert(u32t, None, addr_hi64).unwrap();
     let kind = c(&mut b, abi::FAULT_KIND_STORE);
-    let pc = c(&mut b, STORE_PC);
+    let pc = c(&mut b, pc);
     let size = c(&mut b, 4);
     for (f, v) in [
         (abi::fault_word::KIND, kind),
