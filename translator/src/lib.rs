@@ -9,6 +9,7 @@ pub mod abi;
 pub mod cubin;
 pub mod control;
 pub mod error;
+pub mod exact;
 pub mod lower;
 pub mod program;
 pub mod spirv;

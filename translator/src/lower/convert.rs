@@ -1,0 +1,226 @@
+//! Conversions: I2F, I2FP, F2I, F2F, FRND, F2FP — every width, signedness and rounding mode, exact.
+//!
+//! Fields (read from nvdisasm's listings of the corpus): rounding 79:78 (0 RN, 1 RM/FLOOR, 2 RP/CEIL,
+//! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (1 = 16, 2 = 32, 3 = 64 bits); I2F's source
+//! signedness bit 74; F2I's destination signedness bit 72 and `.NTZ` bit 77; `.FTZ` bit 80; the B slot's
+//! `|x|` and `-x` bits 62/63 on float sources. F2FP: A -> high half, B -> low half, bf16 when 76:75 = 2,
+//! rounding 80:79.
+//!
+//! Exactness: all of these are integer arithmetic through `crate::exact` (native conversions round only to
+//! nearest or toward zero, leave out-of-range and NaN results undefined and may flush denormals).
+//! SM86 rules: F2I saturates to the destination range and gives 0 for NaN with `.NTZ`, else the most negative
+//! value's bits; float results write canonical NaNs (all ones but the sign); `.FTZ` flushes denormal inputs
+//! and results (sign kept).
+
+use super::{Ctx, Src};
+use crate::error::TranslateError;
+use crate::exact::convert::{f2i_cfg, float_to_float, float_to_int, int_to_float};
+use crate::exact::decode::decode;
+use crate::exact::round::{Format, BF16, F16, F32, F64};
+use crate::exact::B;
+use crate::spirv::{Id, Op};
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "I2F" | "I2FP" => i2f(cx)?,
+        "F2I" => f2i(cx)?,
+        "FRND" => frnd(cx)?,
+        "F2F" => f2f(cx)?,
+        "F2FP" => f2fp(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn format(cx: &Ctx<'_>, code: u32) -> Result<Format, TranslateError> {
+    match code {
+        1 => Ok(F16),
+        2 => Ok(F32),
+        3 => Ok(F64),
+        _ => Err(cx.refuse("8-bit float format")),
+    }
+}
+
+/// Reads a float source of `fmt` as u64 bits (16/32-bit values from the low bits of a register), with the
+/// B slot's abs/neg modifiers applied to the sign bit.
+pub(super) fn read_float(cx: &mut Ctx<'_>, s: Src, fmt: Format, abs: bool, neg: bool) -> Result<Id, TranslateError> {
+    let t = cx.t;
+    let mut v = if fmt.width == 64 {
+        cx.read64(s)?
+    } else {
+        let r = cx.read(s)?;
+        let r = cx.m.un(Op::UConvert, t.u64, r);
+        let mask = cx.m.c_u64((1u64 << fmt.width) - 1);
+        cx.m.bin(Op::BitwiseAnd, t.u64, r, mask)
+    };
+    let sb = 1u64 << (fmt.width - 1);
+    if abs {
+        let k = cx.m.c_u64(!sb);
+        v = cx.m.bin(Op::BitwiseAnd, t.u64, v, k);
+    }
+    if neg {
+        let k = cx.m.c_u64(sb);
+        v = cx.m.bin(Op::BitwiseXor, t.u64, v, k);
+    }
+    Ok(v)
+}
+
+/// Writes a result of `width` bits held in a u64: a register pair for 64 bits, else one register.
+fn write(cx: &mut Ctx<'_>, width: u32, v: Id) {
+    if width == 64 {
+        cx.set_dst64(v);
+    } else {
+        let lo = cx.m.un(Op::UConvert, cx.t.u32, v);
+        cx.set_dst(lo);
+    }
+}
+
+fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let rnd = cx.inst.bits(78, 2);
+    let signed = cx.inst.bit(74);
+    let dst = format(cx, cx.inst.bits(75, 2))?;
+    let src = cx.inst.bits(84, 2);
+    let t = cx.t;
+    // The integer as a u64, sign-extended when signed.
+    let v = match src {
+        3 => cx.read64(s.b)?,
+        1 | 2 => {
+            let r = cx.read(s.b)?;
+            let bits = if src == 1 { 16 } else { 32 };
+            let zero = cx.u32c(0);
+            let w = cx.u32c(bits);
+            let op = if signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
+            let r = if bits == 32 { r } else { cx.m.op(op, t.u32, &[r, zero, w]) };
+            if signed {
+                cx.m.un(Op::SConvert, t.u64, r)
+            } else {
+                cx.m.un(Op::UConvert, t.u64, r)
+            }
+        }
+        _ => return Err(cx.refuse("I2F from an 8-bit integer not translated yet")),
+    };
+    let md = cx.u32c(rnd);
+    let mut b = B::new(&mut cx.m);
+    let (mag, sign) = if signed {
+        let z = b.c64(0);
+        let neg = b.b(Op::SLessThan, v, z);
+        let nv = b.m.un(Op::SNegate, t.u64, v);
+        (b.sel64(neg, nv, v), neg)
+    } else {
+        (v, b.cb(false))
+    };
+    let r = int_to_float(&mut b, dst, mag, sign, md);
+    write(cx, dst.width, r);
+    Ok(())
+}
+
+fn f2i(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let rnd = cx.inst.bits(78, 2);
+    let signed = cx.inst.bit(72);
+    let ntz = cx.inst.bit(77);
+    let ftz = cx.inst.bit(80);
+    let dst = cx.inst.bits(75, 2);
+    if dst == 0 {
+        return Err(cx.refuse("F2I to an 8-bit integer not translated yet"));
+    }
+    let src = format(cx, cx.inst.bits(84, 2))?;
+    let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
+    let cfg = cx.u32c(f2i_cfg(rnd, dst, signed, ntz, ftz));
+    let r = float_to_int(&mut cx.m, src, v, cfg);
+    write(cx, if dst == 3 { 64 } else { 32 }, r);
+    Ok(())
+}
+
+/// FRND: rounding to an integral value in the source format, in integer arithmetic: values with no fraction
+/// bits (and NaN, ±inf) pass through, others are rounded as integers (|q| <= 2^p, exact back in the format);
+/// a zero result keeps the input's sign (IEEE roundToIntegral).
+fn frnd(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let rnd = cx.inst.bits(78, 2);
+    let ftz = cx.inst.bit(80);
+    let src = format(cx, cx.inst.bits(84, 2))?;
+    let dst = format(cx, cx.inst.bits(75, 2))?;
+    if src != dst {
+        return Err(cx.refuse("FRND between formats not translated yet"));
+    }
+    let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
+    let r = round_integral(cx, src, v, rnd, ftz);
+    write(cx, src.width, r);
+    Ok(())
+}
+
+/// Rounds float bits `v` of `fmt` to an integral value in mode `rnd`; canonical NaN; `ftz` flushes a
+/// denormal input to zero.
+pub(super) fn round_integral(cx: &mut Ctx<'_>, fmt: Format, v: Id, rnd: u32, ftz: bool) -> Id {
+    let cfg = cx.u32c(f2i_cfg(rnd, 3, true, true, ftz));
+    let q = float_to_int(&mut cx.m, fmt, v, cfg);
+    let md = cx.u32c(0);
+    let mut b = B::new(&mut cx.m);
+    let t = b.t;
+    let d = decode(&mut b, fmt, v, ftz);
+    let z = b.c64(0);
+    let neg = b.b(Op::SLessThan, q, z);
+    let nq = b.m.un(Op::SNegate, t.u64, q);
+    let mag = b.sel64(neg, nq, q);
+    let r = int_to_float(&mut b, fmt, mag, neg, md);
+    let sb = b.c64(1u64 << (fmt.width - 1));
+    let sv = b.sel64(d.sign, sb, z);
+    let mag_zero = b.b(Op::IEqual, mag, z);
+    let r = b.sel64(mag_zero, sv, r);
+    // Already integral: exponent of the last significand bit >= 0.
+    let lim = b.c32(fmt.p - 1);
+    let integral = b.b(Op::SGreaterThanEqual, d.e, lim);
+    let nonzero = b.not(d.zero);
+    let finite_int = b.and(integral, nonzero);
+    let keep = b.or(finite_int, d.inf);
+    let r = b.sel64(keep, v, r);
+    let r = b.sel64(d.zero, sv, r);
+    let nan = b.c64(fmt.canonical_nan());
+    b.sel64(d.nan, nan, r)
+}
+
+fn f2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let rnd = cx.inst.bits(78, 2);
+    let ftz = cx.inst.bit(80);
+    let src = format(cx, cx.inst.bits(84, 2))?;
+    let dst = format(cx, cx.inst.bits(75, 2))?;
+    if src == dst {
+        let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
+        let r = round_integral(cx, src, v, rnd, ftz);
+        write(cx, src.width, r);
+        return Ok(());
+    }
+    let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
+    let md = cx.u32c(rnd);
+    let mut b = B::new(&mut cx.m);
+    let r = float_to_float(&mut b, src, dst, v, md, ftz);
+    write(cx, dst.width, r);
+    Ok(())
+}
+
+fn f2fp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let kind = cx.inst.bits(75, 2);
+    let dst = match kind {
+        0 => F16,
+        2 => BF16,
+        _ => return Err(cx.refuse("F2FP form not translated yet")),
+    };
+    let rnd = cx.inst.bits(79, 2);
+    let a = read_float(cx, s.a, F32, s.abs[0], s.neg[0])?;
+    let bb = read_float(cx, s.b, F32, s.abs[1], s.neg[1])?;
+    let md = cx.u32c(rnd);
+    let mut b = B::new(&mut cx.m);
+    let hi = float_to_float(&mut b, F32, dst, a, md, false);
+    let lo = float_to_float(&mut b, F32, dst, bb, md, false);
+    let hi = b.u32_of(hi);
+    let lo = b.u32_of(lo);
+    let k16 = b.c32(16);
+    let hi = b.i32(Op::ShiftLeftLogical, hi, k16);
+    let r = b.i32(Op::BitwiseOr, hi, lo);
+    cx.set_dst(r);
+    Ok(())
+}
