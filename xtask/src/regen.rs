@@ -23,6 +23,9 @@ pub struct Args {
     /// The table to generate from (default `isa/sm86.txt`).
     #[arg(long)]
     table: Option<PathBuf>,
+    /// Write the files under this directory instead of the repository (for trying a table out).
+    #[arg(long, conflicts_with = "check")]
+    out: Option<PathBuf>,
 }
 
 /// The directory the generated Rust modules live in; every `.rs` file in it is generated.
@@ -43,7 +46,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.check {
         check(&root, &files)
     } else {
-        write(&root, &files)
+        write(args.out.as_deref().unwrap_or(&root), &files)
     }
 }
 
