@@ -286,3 +286,74 @@ fn bit_ops32_matches_ptx_definitions() {
         }
     }
 }
+
+fn params(ptrs: &[u64], n: u32) -> Vec<u8> {
+    let mut p: Vec<u8> = ptrs.iter().flat_map(|a| a.to_le_bytes()).collect();
+    p.extend_from_slice(&n.to_le_bytes());
+    p
+}
+
+#[test]
+fn local_array_uses_the_stack() {
+    let mut rt = runtime();
+    let k = translate("memory", "local_array");
+    let mut rng = Rng(0x10ca1);
+    let n = 250usize;
+    const K: usize = 4;
+    let xs: Vec<u32> = (0..256).map(|_| rng.next()).collect();
+    let a = upload_u32(&mut rt, &xs);
+    let out = upload_u32(&mut rt, &vec![0; 256 * K]);
+    launch(&mut rt, &k, 2, 128, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 256 * K);
+    for i in 0..n {
+        let x = xs[i];
+        let mut buf = [0u32; 32];
+        for (k, b) in buf.iter_mut().enumerate() {
+            *b = x.wrapping_mul(k as u32 + 1) ^ k as u32;
+        }
+        for k in 0..8 {
+            let j = ((x >> (k * 4)) & 31) as usize;
+            buf[j] = buf[j].wrapping_add(buf[(j + 13) & 31]);
+        }
+        let sum = (0..32).fold(0u32, |s, k| s.wrapping_add(buf[k].wrapping_mul(2 * k as u32 + 1)));
+        let want = [buf[(x & 31) as usize], buf[((x >> 5) & 31) as usize], buf[((x >> 10) & 31) as usize] ^ buf[31], sum];
+        assert_eq!(&got[i * K..i * K + K], &want, "i={i} x={x:#x}");
+    }
+}
+
+#[test]
+fn calls_direct_calls_and_returns() {
+    let mut rt = runtime();
+    let k = translate("calls", "calls_direct");
+    let mut rng = Rng(0xca11);
+    let n = 250usize;
+    const K: usize = 5;
+    let xs: Vec<u32> = (0..256).map(|_| rng.next()).collect();
+    let ys = f32_inputs(&mut rng, 256);
+    let a = upload_u32(&mut rt, &xs);
+    let b = upload_u32(&mut rt, &ys);
+    let out = upload_u32(&mut rt, &vec![0; 256 * K]);
+    launch(&mut rt, &k, 2, 128, &params(&[a, b, out], n as u32));
+    let got = download_u32(&mut rt, out, 256 * K);
+    for i in 0..n {
+        let x = xs[i] as i32;
+        let y = f32::from_bits(ys[i]);
+        // add_mix(x, x >> 3, x * 1000, y * 0, x & 0xffff): (int)(y * 0.0f) is 0 (NaN converts to 0 here).
+        let d = y * 0.0;
+        let d_int = if d.is_nan() { 0 } else { d as i32 };
+        let add_mix = x
+            .wrapping_add(((x as u32) >> 3) as i32)
+            .wrapping_add(((x as i64 * 1000) >> 8) as i32)
+            .wrapping_add(d_int)
+            .wrapping_add(x & 0xffff);
+        let div = if i == 0 { 1 } else { i as u32 };
+        let want = [
+            add_mix as u32,
+            ys[i] ^ i as u32,
+            (x as u32) & 0x3fff_ffff,
+            (x as u32) / div,
+            (x as u32) % div,
+        ];
+        assert_eq!(&got[i * K..i * K + K], &want, "i={i} x={x:#x} y={:#x}", ys[i]);
+    }
+}

@@ -10,8 +10,13 @@
 //! - `.FTZ`: inputs and result flushed (sign kept) with integer tests; `.SAT`: clamp to [+0, 1], NaN -> +0.
 //! - FSETP: ordered/unordered SPIR-V comparisons (exact); FMNMX: integer total order on the bits, with SM86's
 //!   NaN rule (a NaN operand yields the other operand; two NaNs the canonical NaN) and -0 < +0.
-//! - `.RM/.RP/.RZ` rounding and FFMA's `.FMZ` are refused by name until the exact-arithmetic helpers land
-//!   (the hook is [`rounded`]).
+//! - MUFU: an approximation unit on SM86 (RCP/RSQ/SQRT within about 1 ulp, EX2/LG2/SIN/COS/TANH within a few).
+//!   Denormal inputs and results are flushed as the unit does; RCP and SQRT are computed correctly rounded
+//!   (f64 divide / square root, one rounding to f32), RSQ as 1/sqrt in f64, the others with the native f32
+//!   GLSL instructions. Results match silicon within MUFU's error bound, not bit for bit: goldens compare them
+//!   with an ulp tolerance.
+//! - `.RM/.RP/.RZ` rounding and FFMA's `.FMZ`: the exact helpers of `crate::exact::fma32` (the hook is
+//!   [`rounded`]).
 
 use super::{Ctx, Src};
 use crate::error::TranslateError;
@@ -24,6 +29,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "FSETP" => fsetp(cx)?,
         "FSEL" => fsel(cx)?,
         "FMNMX" => fmnmx(cx)?,
+        "MUFU" => mufu(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -72,14 +78,21 @@ fn to_u(cx: &mut Ctx<'_>, v: Id) -> Id {
     cx.m.un(Op::Bitcast, cx.t.u32, v)
 }
 
-/// Where a rounding mode other than round-to-nearest would be computed exactly; refused for now.
-fn rounded(cx: &Ctx<'_>, rnd: u32) -> Result<(), TranslateError> {
-    match rnd {
-        0 => Ok(()),
-        1 => Err(cx.refuse("rounding mode .RM not translated yet")),
-        2 => Err(cx.refuse("rounding mode .RP not translated yet")),
-        _ => Err(cx.refuse("rounding mode .RZ not translated yet")),
+/// Directed rounding (and FFMA's `.FMZ`) through the exact helpers of [`crate::exact::fma32`]: the result
+/// bits, or `None` for round-to-nearest without `.FMZ`, which stays native.
+fn rounded(cx: &mut Ctx<'_>, m: &str, rnd: u32, fmz: bool, a: Id, b: Id, c: Option<Id>) -> Option<Id> {
+    use crate::exact::fma32;
+    if rnd == 0 && !fmz {
+        return None;
     }
+    let md = cx.u32c(rnd);
+    let (a, b) = if fmz { fma32::fmz(&mut cx.m, a, b) } else { (a, b) };
+    Some(match (m, c) {
+        ("FADD", _) => fma32::fadd(&mut cx.m, a, b, md),
+        ("FMUL", _) => fma32::fmul(&mut cx.m, a, b, md),
+        (_, Some(c)) => fma32::ffma(&mut cx.m, a, b, c, md),
+        _ => return None,
+    })
 }
 
 fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
@@ -89,10 +102,6 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let sat = i.bit(77);
     let rnd = i.bits(78, 2);
     let ftz_mode = i.bit(80);
-    rounded(cx, rnd)?;
-    if fma && i.bit(76) {
-        return Err(cx.refuse("FFMA.FMZ not translated yet"));
-    }
     if m == "FMUL" && i.bits(84, 3) != 4 {
         return Err(cx.refuse("FMUL scaling (.D2/.M2...) not translated yet"));
     }
@@ -113,18 +122,22 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         (a, b, c)
     };
     let t = cx.t;
-    let fa = to_f(cx, a);
-    let fb = to_f(cx, b);
-    let r = match (m, c) {
-        ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
-        ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
-        (_, Some(c)) => {
-            let fc = to_f(cx, c);
-            ffma_rn(cx, fa, fb, fc)
-        }
-        _ => return Err(cx.refuse("malformed FFMA")),
+    let mut r = if let Some(r) = rounded(cx, m, rnd, fma && i.bit(76), a, b, c) {
+        r
+    } else {
+        let fa = to_f(cx, a);
+        let fb = to_f(cx, b);
+        let r = match (m, c) {
+            ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
+            ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
+            (_, Some(c)) => {
+                let fc = to_f(cx, c);
+                ffma_rn(cx, fa, fb, fc)
+            }
+            _ => return Err(cx.refuse("malformed FFMA")),
+        };
+        to_u(cx, r)
     };
-    let mut r = to_u(cx, r);
     if ftz_mode {
         r = ftz(cx, r);
     }
@@ -309,5 +322,45 @@ fn fmnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let r = cx.sel(na, b, r);
     let r = canonical(cx, r);
     cx.set_dst(r);
+    Ok(())
+}
+
+/// MUFU: op field 79:74 (0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT, 9 TANH); the source is the B slot.
+fn mufu(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let op = cx.inst.bits(74, 6);
+    let t = cx.t;
+    let v = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    let v = ftz(cx, v);
+    let f = to_f(cx, v);
+    let f64t = cx.m.t_f64();
+    let via_f64 = |cx: &mut Ctx<'_>, build: &dyn Fn(&mut Ctx<'_>, Id) -> Id| -> Id {
+        let d = cx.m.un(Op::FConvert, f64t, f);
+        let r = build(cx, d);
+        cx.m.un(Op::FConvert, t.f32, r)
+    };
+    use crate::spirv::glsl;
+    let r = match op {
+        0 => cx.m.ext(t.f32, 14, &[f]), // Cos
+        1 => cx.m.ext(t.f32, 13, &[f]), // Sin
+        2 => cx.m.ext(t.f32, 29, &[f]), // Exp2
+        3 => cx.m.ext(t.f32, 30, &[f]), // Log2
+        4 => via_f64(cx, &|cx, d| {
+            let one = cx.m.constant(f64t, 1f64.to_bits(), true);
+            cx.m.bin(Op::FDiv, f64t, one, d)
+        }),
+        5 => via_f64(cx, &|cx, d| {
+            let sq = cx.m.ext(f64t, glsl::SQRT, &[d]);
+            let one = cx.m.constant(f64t, 1f64.to_bits(), true);
+            cx.m.bin(Op::FDiv, f64t, one, sq)
+        }),
+        8 => via_f64(cx, &|cx, d| cx.m.ext(f64t, glsl::SQRT, &[d])),
+        9 => cx.m.ext(t.f32, 21, &[f]), // Tanh
+        _ => return Err(cx.refuse("MUFU operation not translated yet")),
+    };
+    let bits = to_u(cx, r);
+    let bits = ftz(cx, bits);
+    let bits = canonical(cx, bits);
+    cx.set_dst(bits);
     Ok(())
 }

@@ -9,9 +9,12 @@
 //! A guarded instruction (`@P0 ...`) becomes a structured selection around its body, so that stores, atomics
 //! and register writes all happen only when the guard holds.
 
+mod convert;
 pub(crate) mod float;
+mod fp64;
 mod integer;
 mod memory;
+mod mufu;
 mod special;
 mod uniform;
 
@@ -354,7 +357,11 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let m = cx.inst.mnemonic;
     if integer::lower(cx, m)? || uniform::lower(cx, m)? || memory::lower(cx, m)? || float::lower(cx, m)?
-        || special::lower(cx, m)? || crate::control::lower_inline(cx, m)?
+        || convert::lower(cx, m)?
+        || mufu::lower(cx, m)?
+        || fp64::lower(cx, m)?
+        || special::lower(cx, m)?
+        || crate::control::lower_inline(cx, m)?
     {
         return Ok(());
     }

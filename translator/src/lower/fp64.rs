@@ -1,0 +1,149 @@
+//! FP64: DADD, DMUL, DFMA, DSETP (including SM86's MIN/MAX selection forms).
+//!
+//! Fields as FP32: rounding 79:78, `-x`/`|x|` bits 72/73 (A), 63/62 (B), 75/74 (C); a 32-bit immediate is the
+//! high word of the double (low word zero); constant operands are word pairs.
+//!
+//! Exactness per operation:
+//! - DADD/DMUL round-to-nearest: native `OpFAdd`/`OpFMul` on f64 (Vulkan requires them correctly rounded);
+//!   lavapipe keeps f64 denormals.
+//! - DADD/DMUL in RM/RP/RZ and every DFMA: `crate::exact::fma64` (128-bit integer fused multiply-add;
+//!   `GLSL.std.450 Fma` is not fused on lavapipe).
+//! - NaN results: canonical 0x7fffffff_ffffffff... per [`NAN64`].
+//! - DSETP: ordered/unordered SPIR-V comparisons (exact). DSETP.MIN/.MAX (comparison codes 0 and 15 on
+//!   SM86, which has no DMNMX): the first predicate says "A is the minimum (maximum)" in the total order with
+//!   -0 < +0, a NaN operand losing to a number; the second says both operands are NaN (nvcc then sets the
+//!   quiet bit of the selected NaN).
+
+use super::{Ctx, Src};
+use crate::error::TranslateError;
+use crate::exact::fma64::{dfma, MUL_ONLY};
+use crate::spirv::{Id, Op};
+
+/// The NaN SM86 writes for FP64 results.
+pub const NAN64: u64 = 0x7fff_ffff_ffff_ffff;
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "DADD" | "DMUL" | "DFMA" => arith(cx, m)?,
+        "DSETP" => dsetp(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Reads an f64 source (u64 bits) with abs/neg applied.
+fn read_f64(cx: &mut Ctx<'_>, s: Src, abs: bool, neg: bool) -> Result<Id, TranslateError> {
+    let t = cx.t;
+    let mut v = match s {
+        Src::Imm(hi) => cx.m.c_u64(u64::from(hi) << 32),
+        _ => cx.read64(s)?,
+    };
+    if abs {
+        let k = cx.m.c_u64(u64::MAX >> 1);
+        v = cx.m.bin(Op::BitwiseAnd, t.u64, v, k);
+    }
+    if neg {
+        let k = cx.m.c_u64(1 << 63);
+        v = cx.m.bin(Op::BitwiseXor, t.u64, v, k);
+    }
+    Ok(v)
+}
+
+fn is_nan64(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let t = cx.t;
+    let absm = cx.m.c_u64(u64::MAX >> 1);
+    let a = cx.m.bin(Op::BitwiseAnd, t.u64, v, absm);
+    let inf = cx.m.c_u64(0x7ff0_0000_0000_0000);
+    cx.m.bin(Op::UGreaterThan, t.bool, a, inf)
+}
+
+fn canonical64(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let nan = is_nan64(cx, v);
+    let k = cx.m.c_u64(NAN64);
+    cx.m.select(cx.t.u64, nan, k, v)
+}
+
+fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let rnd = cx.inst.bits(78, 2);
+    let a = read_f64(cx, s.a, s.abs[0], s.neg[0])?;
+    let b = read_f64(cx, s.b, s.abs[1], s.neg[1])?;
+    let t = cx.t;
+    let f64t = cx.m.t_f64();
+    let r = match m {
+        "DFMA" => {
+            let c = read_f64(cx, s.c, s.abs[2], s.neg[2])?;
+            let md = cx.u32c(rnd);
+            dfma(&mut cx.m, a, b, c, md)
+        }
+        _ if rnd == 0 => {
+            let fa = cx.m.un(Op::Bitcast, f64t, a);
+            let fb = cx.m.un(Op::Bitcast, f64t, b);
+            let op = if m == "DADD" { Op::FAdd } else { Op::FMul };
+            let r = cx.m.bin(op, f64t, fa, fb);
+            cx.m.un(Op::Bitcast, t.u64, r)
+        }
+        "DADD" => {
+            let one = cx.m.c_u64(1f64.to_bits());
+            let md = cx.u32c(rnd);
+            dfma(&mut cx.m, a, one, b, md)
+        }
+        _ => {
+            let zero = cx.m.c_u64(0);
+            let md = cx.u32c(rnd | MUL_ONLY);
+            dfma(&mut cx.m, a, b, zero, md)
+        }
+    };
+    let r = canonical64(cx, r);
+    cx.set_dst64(r);
+    Ok(())
+}
+
+/// Total-order key of non-NaN f64 bits (unsigned comparison orders the values, -0 below +0).
+fn order_key64(cx: &mut Ctx<'_>, v: Id) -> Id {
+    let t = cx.t;
+    let k63 = cx.u32c(63);
+    let sign = cx.m.bin(Op::ShiftRightArithmetic, t.u64, v, k63);
+    let top = cx.m.c_u64(1 << 63);
+    let m = cx.m.bin(Op::BitwiseOr, t.u64, sign, top);
+    cx.m.bin(Op::BitwiseXor, t.u64, v, m)
+}
+
+fn dsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let cmp = cx.inst.bits(76, 4);
+    let bop = cx.inst.bits(74, 2);
+    let pu = cx.inst.bits(81, 3);
+    let pv = cx.inst.bits(84, 3);
+    let a = read_f64(cx, s.a, s.abs[0], s.neg[0])?;
+    let b = read_f64(cx, s.b, s.abs[1], s.neg[1])?;
+    let acc = cx.pred_at(87, 90);
+    let t = cx.t;
+    let (u, v) = if cmp == 0 || cmp == 15 {
+        let na = is_nan64(cx, a);
+        let nb = is_nan64(cx, b);
+        let ka = order_key64(cx, a);
+        let kb = order_key64(cx, b);
+        let op = if cmp == 0 { Op::ULessThanEqual } else { Op::UGreaterThanEqual };
+        let le = cx.m.bin(op, t.bool, ka, kb);
+        let not_na = cx.m.un(Op::LogicalNot, t.bool, na);
+        let num = cx.m.bin(Op::LogicalAnd, t.bool, le, not_na);
+        let pick_a = cx.m.bin(Op::LogicalOr, t.bool, num, nb);
+        let both = cx.m.bin(Op::LogicalAnd, t.bool, na, nb);
+        (pick_a, both)
+    } else {
+        let f64t = cx.m.t_f64();
+        let fa = cx.m.un(Op::Bitcast, f64t, a);
+        let fb = cx.m.un(Op::Bitcast, f64t, b);
+        let r = super::float::float_cmp(cx, cmp, fa, fb, f64t);
+        let nr = cx.m.un(Op::LogicalNot, t.bool, r);
+        (r, nr)
+    };
+    let Some(u) = super::integer::bool_op(cx, bop, u, acc) else {
+        return Err(cx.refuse("DSETP boolean operation 3"));
+    };
+    let v = super::integer::bool_op(cx, bop, v, acc).unwrap_or(u);
+    cx.set_pred(pu, u);
+    cx.set_pred(pv, v);
+    Ok(())
+}
