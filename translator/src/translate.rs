@@ -96,6 +96,16 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
         .ok()
         .filter(|s| *s <= 0x10_0000)
         .ok_or_else(|| TranslateError::Limit { kernel: name.into(), reason: "shared memory too large".into() })?;
+    translate_decoded(name, program, local, shared)
+}
+
+/// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
+/// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
+/// without a cubin (tests, fuzzing, emulators holding code in memory).
+pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
+    if local > 0x10_0000 || shared > 0x10_0000 {
+        return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
+    }
     let mut m = Module::new();
     let t = Types::declare(&mut m);
 
