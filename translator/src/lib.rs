@@ -14,6 +14,7 @@ pub mod lower;
 pub mod program;
 pub mod spirv;
 pub mod state;
+pub mod structure;
 pub mod translate;
 
 pub use cubin::{Cubin, CubinError};
