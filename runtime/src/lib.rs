@@ -16,9 +16,11 @@
 //!   disk per device, driver and version ([`PipelineCacheLocation`]); translated modules can be kept on disk
 //!   by cubin, kernel, device profile and translator version ([`SpirvCache`]).
 //! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and the launch
-//!   values, splits grids beyond the device's workgroup-count limit into several dispatches, waits, optionally
-//!   times the kernel with timestamp queries, and reports an out-of-window access as [`RuntimeError::Fault`]
-//!   naming kernel, pc and address.
+//!   values, splits grids beyond the device's workgroup-count limit into several dispatches (recorded once per
+//!   kernel, block and grid shape, then replayed), waits, optionally times the kernel with timestamp queries,
+//!   and reports an out-of-window access as [`RuntimeError::Fault`] naming kernel, pc and address.
+//! - Tests run on lavapipe under the Khronos validation layer where it is installed
+//!   ([`RuntimeOptions::validation`]).
 //! - [`Runtime::measure_float`]: a one-time self-test of what plain SPIR-V float ops do on the device (is `Fma`
 //!   fused, are denormals preserved), kept on disk per device and driver, for [`Runtime::profile`].
 //!

@@ -34,7 +34,7 @@ pub struct LaunchReport {
     pub dispatches: u32,
     /// Whether the pipeline for this block shape had to be created.
     pub pipeline_created: bool,
-    /// GPU time from before the first dispatch to after the last, when [`RuntimeOptions::kernel_timing`] is
+    /// GPU time from before the first dispatch to after the last, when [`crate::RuntimeOptions::kernel_timing`] is
     /// set and the queue supports timestamps.
     pub kernel_time: Option<Duration>,
 }
