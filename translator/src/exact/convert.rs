@@ -145,7 +145,7 @@ fn build_f2i(m: &mut Module, fmt: Format) -> Id {
 }
 
 /// A float of `src` (u64 bits) rounded to `dst` in mode `md`; u64 bits. `ftz` flushes denormal inputs and
-/// results to zero (sign kept). NaN gives `dst`'s canonical NaN.
+/// results to zero (sign kept). A NaN stays a NaN: quiet bit set, sign and leading payload bits kept.
 pub fn float_to_float(b: &mut B<'_>, src: Format, dst: Format, bits: Id, md: Id, ftz: bool) -> Id {
     let d = decode(b, src, bits, ftz);
     let f0 = b.cb(false);
@@ -157,7 +157,19 @@ pub fn float_to_float(b: &mut B<'_>, src: Format, dst: Format, bits: Id, md: Id,
     let s = b.sel64(d.sign, sb, z);
     let infb = b.c64(dst.inf());
     let inf = b.i64(Op::BitwiseOr, s, infb);
-    let nan = b.c64(dst.canonical_nan());
+    // NaN: quieted, sign and the top fraction bits kept (what the H200 goldens show for F2F).
+    let fmask = b.c64((1u64 << (src.p - 1)) - 1);
+    let frac = b.i64(Op::BitwiseAnd, bits, fmask);
+    let payload = if dst.p >= src.p {
+        let k = b.c32(dst.p - src.p);
+        b.i64(Op::ShiftLeftLogical, frac, k)
+    } else {
+        let k = b.c32(src.p - dst.p);
+        b.i64(Op::ShiftRightLogical, frac, k)
+    };
+    let quiet = b.c64(dst.inf() | (1u64 << (dst.p - 2)));
+    let nan = b.i64(Op::BitwiseOr, s, quiet);
+    let nan = b.i64(Op::BitwiseOr, nan, payload);
     let r = b.sel64(d.zero, s, r);
     let r = b.sel64(d.inf, inf, r);
     b.sel64(d.nan, nan, r)

@@ -31,13 +31,13 @@ pub fn fadd(m: &mut Module, a: Id, b: Id, md: Id) -> Id {
 
 /// `round_mode(a * b)` of two f32 bits: the f64 product is exact, one rounding to f32.
 pub fn fmul(m: &mut Module, a: Id, b: Id, md: Id) -> Id {
-    let bb = B::new(m);
+    let mut bb = B::new(m);
     let t = bb.t;
-    let fa = bb.m.un(Op::Bitcast, t.f32, a);
-    let fb = bb.m.un(Op::Bitcast, t.f32, b);
-    let da = bb.m.un(Op::FConvert, t.f64, fa);
-    let db = bb.m.un(Op::FConvert, t.f64, fb);
-    let p = bb.m.bin(Op::FMul, t.f64, da, db);
+    let wa = bb.widen_f32(a);
+    let wb = bb.widen_f32(b);
+    let da = bb.m.un(Op::Bitcast, t.f64, wa);
+    let db = bb.m.un(Op::Bitcast, t.f64, wb);
+    let p = bb.fx(Op::FMul, t.f64, da, db);
     let bits = bb.m.un(Op::Bitcast, t.u64, p);
     f64_to_f32(bb.m, bits, md)
 }
@@ -79,8 +79,8 @@ fn build_ffma(m: &mut Module) -> Id {
     let (a, bv, c, md) = (p[0], p[1], p[2], p[3]);
     let mut b = B { m, t };
     let wide = |b: &mut B<'_>, v: Id| {
-        let f = b.m.un(Op::Bitcast, t.f32, v);
-        b.m.un(Op::FConvert, t.f64, f)
+        let w = b.widen_f32(v);
+        b.m.un(Op::Bitcast, t.f64, w)
     };
     let da = wide(&mut b, a);
     let db = wide(&mut b, bv);
@@ -95,14 +95,14 @@ fn build_ffma(m: &mut Module) -> Id {
 /// `p = a * b` (exact), then `p + c` rounded to odd in f64, with the IEEE zero sign for mode `md`.
 fn odd_sum(b: &mut B<'_>, da: Id, db: Id, dc: Id, md: Id) -> Id {
     let t = b.t;
-    let p = b.m.bin(Op::FMul, t.f64, da, db);
-    let s = b.m.bin(Op::FAdd, t.f64, p, dc);
+    let p = b.fx(Op::FMul, t.f64, da, db);
+    let s = b.fx(Op::FAdd, t.f64, p, dc);
     // TwoSum: err = (p - (s - bb)) + (c - bb), bb = s - p.
-    let bb = b.m.bin(Op::FSub, t.f64, s, p);
-    let sb = b.m.bin(Op::FSub, t.f64, s, bb);
-    let e1 = b.m.bin(Op::FSub, t.f64, p, sb);
-    let e2 = b.m.bin(Op::FSub, t.f64, dc, bb);
-    let err = b.m.bin(Op::FAdd, t.f64, e1, e2);
+    let bb = b.fx(Op::FSub, t.f64, s, p);
+    let sb = b.fx(Op::FSub, t.f64, s, bb);
+    let e1 = b.fx(Op::FSub, t.f64, p, sb);
+    let e2 = b.fx(Op::FSub, t.f64, dc, bb);
+    let err = b.fx(Op::FAdd, t.f64, e1, e2);
     let zero = b.m.constant(t.f64, 0, true);
     let nz = b.b(Op::FUnordNotEqual, err, zero);
     let s_inf = b.m.un(Op::IsInf, t.bool, s);
@@ -120,7 +120,8 @@ fn odd_sum(b: &mut B<'_>, da: Id, db: Id, dc: Id, md: Id) -> Id {
     // Same signs of err and s: the exact value is larger in magnitude than s.
     let err_bits = b.m.un(Op::Bitcast, t.u64, err);
     let sx = b.i64(Op::BitwiseXor, err_bits, bits);
-    let same = b.b(Op::SGreaterThanEqual, sx, z64);
+    let opposite = b.neg64(sx);
+    let same = b.not(opposite);
     let up = b.i64(Op::IAdd, bits, one);
     let down = b.i64(Op::ISub, bits, one);
     let moved = b.sel64(same, up, down);

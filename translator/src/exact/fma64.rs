@@ -235,8 +235,8 @@ fn build(m: &mut Module) -> Id {
     let fa = b.m.un(Op::Bitcast, t.f64, a);
     let fb = b.m.un(Op::Bitcast, t.f64, bv);
     let fc = b.m.un(Op::Bitcast, t.f64, c);
-    let fp = b.m.bin(Op::FMul, t.f64, fa, fb);
-    let fs = b.m.bin(Op::FAdd, t.f64, fp, fc);
+    let fp = b.fx(Op::FMul, t.f64, fa, fb);
+    let fs = b.fx(Op::FAdd, t.f64, fp, fc);
     let nat = b.m.un(Op::Bitcast, t.u64, fs);
     let pbits = b.m.un(Op::Bitcast, t.u64, fp);
     // Zero product: the result is c exactly, or a zero whose sign follows the mode (or the product alone).

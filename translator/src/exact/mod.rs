@@ -165,6 +165,66 @@ impl<'a> B<'a> {
         let z = self.c64(0);
         self.sel64(big, z, r)
     }
+    /// Whether a u64 is negative as a two's-complement value: its bit 63, tested on the high word (lavapipe
+    /// compared 64-bit values as unsigned in `OpSLessThan` against zero in our tests, so signed 64-bit
+    /// comparisons are avoided throughout).
+    pub fn neg64(&mut self, v: Id) -> Id {
+        let h = self.hi32(v);
+        let k = self.c32(31);
+        let s = self.i32(Op::ShiftRightLogical, h, k);
+        let z = self.c32(0);
+        self.b(Op::INotEqual, s, z)
+    }
+    /// A float operation decorated `NoContraction`, so that no compiler fuses or reassociates it (the
+    /// TwoSum error terms depend on each rounding).
+    pub fn fx(&mut self, op: Op, ty: Id, a: Id, b: Id) -> Id {
+        let r = self.m.bin(op, ty, a, b);
+        self.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+        r
+    }
+    /// f32 bits widened to f64 bits in integer arithmetic (exact; no device denormal flushing).
+    pub fn widen_f32(&mut self, x: Id) -> Id {
+        let sgn = self.c32(0x8000_0000);
+        let s = self.i32(Op::BitwiseAnd, x, sgn);
+        let absm = self.c32(0x7fff_ffff);
+        let ax = self.i32(Op::BitwiseAnd, x, absm);
+        let k23 = self.c32(23);
+        let ex = self.i32(Op::ShiftRightLogical, ax, k23);
+        let fm = self.c32(0x7f_ffff);
+        let frac = self.i32(Op::BitwiseAnd, ax, fm);
+        // Normal: exponent + 896; denormal: normalise the fraction; 255 (inf/NaN): 2047.
+        let k896 = self.c32(896);
+        let en = self.i32(Op::IAdd, ex, k896);
+        let lz = self.clz32(frac);
+        let k8 = self.c32(8);
+        let sh = self.i32(Op::ISub, lz, k8);
+        let fd = self.i32(Op::ShiftLeftLogical, frac, sh);
+        let fd = self.i32(Op::BitwiseAnd, fd, fm);
+        let k897 = self.c32(897);
+        let ed = self.i32(Op::ISub, k897, sh);
+        let z = self.c32(0);
+        let is_den = self.b(Op::IEqual, ex, z);
+        let fz = self.b(Op::IEqual, frac, z);
+        let is_zero = self.and(is_den, fz);
+        let k255 = self.c32(255);
+        let is_top = self.b(Op::IEqual, ex, k255);
+        let k2047 = self.c32(2047);
+        let e = self.sel32(is_den, ed, en);
+        let e = self.sel32(is_top, k2047, e);
+        let e = self.sel32(is_zero, z, e);
+        let f = self.sel32(is_den, fd, frac);
+        let f = self.sel32(is_zero, z, f);
+        // hi word: sign | e << 20 | f >> 3; lo word: f << 29.
+        let k20 = self.c32(20);
+        let k3 = self.c32(3);
+        let k29 = self.c32(29);
+        let eh = self.i32(Op::ShiftLeftLogical, e, k20);
+        let fh = self.i32(Op::ShiftRightLogical, f, k3);
+        let hi = self.i32(Op::BitwiseOr, s, eh);
+        let hi = self.i32(Op::BitwiseOr, hi, fh);
+        let lo = self.i32(Op::ShiftLeftLogical, f, k29);
+        self.pack(lo, hi)
+    }
     /// Calls helper `f` returning `ty`.
     pub fn call(&mut self, ty: Id, f: Id, args: &[Id]) -> Id {
         let mut ops = vec![f];

@@ -103,8 +103,7 @@ fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let md = cx.u32c(rnd);
     let mut b = B::new(&mut cx.m);
     let (mag, sign) = if signed {
-        let z = b.c64(0);
-        let neg = b.b(Op::SLessThan, v, z);
+        let neg = b.neg64(v);
         let nv = b.m.un(Op::SNegate, t.u64, v);
         (b.sel64(neg, nv, v), neg)
     } else {
@@ -161,7 +160,7 @@ pub(super) fn round_integral(cx: &mut Ctx<'_>, fmt: Format, v: Id, rnd: u32, ftz
     let t = b.t;
     let d = decode(&mut b, fmt, v, ftz);
     let z = b.c64(0);
-    let neg = b.b(Op::SLessThan, q, z);
+    let neg = b.neg64(q);
     let nq = b.m.un(Op::SNegate, t.u64, q);
     let mag = b.sel64(neg, nq, q);
     let r = int_to_float(&mut b, fmt, mag, neg, md);
