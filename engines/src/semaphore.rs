@@ -304,6 +304,21 @@ pub struct ReleaseWrite {
     pub len: usize,
 }
 
+/// The one or two writes of a release, in order (a fixed array: releases are hot and allocate nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReleaseWrites {
+    writes: [ReleaseWrite; 2],
+    len: usize,
+}
+
+impl std::ops::Deref for ReleaseWrites {
+    type Target = [ReleaseWrite];
+
+    fn deref(&self) -> &[ReleaseWrite] {
+        &self.writes[..self.len]
+    }
+}
+
 /// The writes of a release in hardware order: the timestamp (if any) first, then the payload (a 32-bit
 /// payload in a 16-byte release is written as 8 bytes with its upper half zero).
 pub fn release_writes(
@@ -311,29 +326,35 @@ pub fn release_writes(
     payload: u64,
     shape: ReleaseShape,
     timestamp_ns: u64,
-) -> Vec<ReleaseWrite> {
-    let mut out = Vec::with_capacity(2);
+) -> ReleaseWrites {
+    let value = payload & shape.size.mask();
     if shape.timestamp {
-        out.push(ReleaseWrite {
-            va: va + 8,
-            bytes: timestamp_ns.to_le_bytes(),
-            len: 8,
-        });
-        let value = payload & shape.size.mask();
-        out.push(ReleaseWrite {
+        ReleaseWrites {
+            writes: [
+                ReleaseWrite {
+                    va: va + 8,
+                    bytes: timestamp_ns.to_le_bytes(),
+                    len: 8,
+                },
+                ReleaseWrite {
+                    va,
+                    bytes: value.to_le_bytes(),
+                    len: 8,
+                },
+            ],
+            len: 2,
+        }
+    } else {
+        let w = ReleaseWrite {
             va,
             bytes: value.to_le_bytes(),
-            len: 8,
-        });
-    } else {
-        let len = shape.size.bytes() as usize;
-        out.push(ReleaseWrite {
-            va,
-            bytes: (payload & shape.size.mask()).to_le_bytes(),
-            len,
-        });
+            len: shape.size.bytes() as usize,
+        };
+        ReleaseWrites {
+            writes: [w, w],
+            len: 1,
+        }
     }
-    out
 }
 
 /// Releases `payload` at `va`. Alignment and the whole destination are validated first, so a failing
@@ -347,7 +368,7 @@ pub fn release(
 ) -> Result<(), SemaphoreError> {
     shape.check(memory, va)?;
     let now = if shape.timestamp { clock.now_ns() } else { 0 };
-    for w in release_writes(va, payload, shape, now) {
+    for w in release_writes(va, payload, shape, now).iter() {
         memory.write(w.va, &w.bytes[..w.len])?;
     }
     Ok(())
