@@ -357,3 +357,90 @@ fn calls_direct_calls_and_returns() {
         assert_eq!(&got[i * K..i * K + K], &want, "i={i} x={x:#x} y={:#x}", ys[i]);
     }
 }
+
+fn ftz(b: u32) -> u32 {
+    if b & 0x7f80_0000 == 0 {
+        b & 0x8000_0000
+    } else {
+        b
+    }
+}
+
+#[test]
+fn atomics_on_owned_addresses() {
+    let mut rt = runtime();
+    let k = translate("atomics", "atomics_global_owned");
+    let mut rng = Rng(0xa70);
+    let n = 250usize;
+    const K: usize = 16;
+    let si0: Vec<u32> = (0..1024).map(|_| rng.next()).collect();
+    let su0: Vec<u32> = (0..1024).map(|_| rng.next() % 300).collect();
+    let su64_0: Vec<u32> = (0..2048).map(|_| rng.next()).collect();
+    let sf0: Vec<u32> = f32_inputs(&mut rng, 1024);
+    let args: Vec<u32> = (0..256).map(|i| if i % 3 == 0 { si0[4 * i] } else { rng.next() }).collect();
+    let si = upload_u32(&mut rt, &si0);
+    let su = upload_u32(&mut rt, &su0);
+    let su64 = upload_u32(&mut rt, &su64_0);
+    let sf = upload_u32(&mut rt, &sf0);
+    let arg = upload_u32(&mut rt, &args);
+    let old = upload_u32(&mut rt, &vec![0; 256 * K]);
+    launch(&mut rt, &k, 2, 128, &params(&[si, su, su64, sf, arg, old], n as u32));
+    let got_old = download_u32(&mut rt, old, 256 * K);
+    let got_si = download_u32(&mut rt, si, 1024);
+    let got_su = download_u32(&mut rt, su, 1024);
+    let got_su64 = download_u32(&mut rt, su64, 2048);
+    let got_sf = download_u32(&mut rt, sf, 1024);
+    let (mut si_m, mut su_m, mut sf_m) = (si0.clone(), su0.clone(), sf0.clone());
+    let mut su64_m: Vec<u64> = su64_0.chunks(2).map(|c| u64::from(c[0]) | (u64::from(c[1]) << 32)).collect();
+    for i in 0..n {
+        let v = args[i] as i32;
+        let uv = args[i];
+        let mut o = [0u32; K];
+        let s = &mut si_m[4 * i..4 * i + 4];
+        o[0] = s[0];
+        s[0] = s[0].wrapping_add(uv);
+        o[1] = s[1];
+        s[1] = s[1].wrapping_sub(uv);
+        o[2] = s[2];
+        s[2] = uv;
+        o[3] = s[3];
+        s[3] = (s[3] as i32).min(v) as u32;
+        o[4] = s[3];
+        s[3] = (s[3] as i32).max(v >> 3) as u32;
+        let u = &mut su_m[4 * i..4 * i + 4];
+        o[5] = u[0];
+        u[0] &= uv;
+        o[6] = u[1];
+        u[1] |= uv;
+        o[7] = u[2];
+        u[2] ^= uv;
+        o[8] = u[3];
+        u[3] = if u[3] >= (uv & 0xff) { 0 } else { u[3] + 1 };
+        o[9] = u[3];
+        u[3] = if u[3] == 0 || u[3] > (uv & 0xf) { uv & 0xf } else { u[3] - 1 };
+        o[10] = s[0];
+        if s[0] == uv {
+            s[0] = uv ^ 0x5a5a_5a5a;
+        }
+        o[11] = u[0];
+        u[0] = u[0].min(uv >> 1);
+        let w = (u64::from(uv) << 32) | u64::from(uv.wrapping_mul(2654435761));
+        let d = &mut su64_m[4 * i..4 * i + 4];
+        o[12] = d[0] as u32;
+        d[0] = d[0].wrapping_add(w);
+        o[13] = (d[1] >> 32) as u32;
+        d[1] = w;
+        o[14] = (d[2] >> 16) as u32;
+        d[2] = d[2].max(w);
+        let f = &mut sf_m[4 * i];
+        o[15] = *f;
+        let r = ftz((f32::from_bits(ftz(*f)) + f32::from_bits(ftz(uv))).to_bits());
+        *f = if f32::from_bits(r).is_nan() { 0x7fff_ffff } else { r };
+        assert_eq!(&got_old[i * K..i * K + K], &o, "returned values, i={i} v={v:#x}");
+    }
+    assert_eq!(got_si, si_m);
+    assert_eq!(got_su, su_m);
+    let got64: Vec<u64> = got_su64.chunks(2).map(|c| u64::from(c[0]) | (u64::from(c[1]) << 32)).collect();
+    assert_eq!(got64, su64_m);
+    assert_eq!(got_sf, sf_m);
+}

@@ -70,6 +70,8 @@ pub struct State {
     pub uniforms: Vec<Option<UniformBlock>>,
     /// Global window (binding 33): variable id.
     pub window: Option<Id>,
+    /// 64-bit view of the window (same binding), for 64-bit atomics.
+    pub window64: Option<Id>,
     /// Local memory: Function array variable and its length in words.
     pub local: Option<(Id, u32)>,
     /// Shared memory: Workgroup array variable and its static length in words.
@@ -87,6 +89,7 @@ impl State {
             upreds: [0; 8],
             uniforms: vec![None; 1 + abi::CONSTANT_BANK_COUNT as usize],
             window: None,
+            window64: None,
             local: None,
             shared: None,
             local_words: local_bytes.div_ceil(4),

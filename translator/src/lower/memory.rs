@@ -511,79 +511,188 @@ fn ldc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 /// Atomic operation field: 0 ADD, 1 MIN, 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH.
-fn atomic_op(cx: &Ctx<'_>, op: u32, signed: bool) -> Result<Op, TranslateError> {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AtomicKind {
+    Native(Op),
+    /// CUDA atomicInc: `old >= v ? 0 : old + 1`.
+    Inc,
+    /// CUDA atomicDec: `old == 0 || old > v ? v : old - 1`.
+    Dec,
+    /// f32 add with FTZ and round-to-nearest, NaN canonical.
+    FAdd,
+    Cas,
+}
+
+fn atomic_kind(cx: &Ctx<'_>, op: u32, signed: bool, float: bool) -> Result<AtomicKind, TranslateError> {
+    if float {
+        return match op {
+            0 => Ok(AtomicKind::FAdd),
+            _ => Err(cx.refuse("floating-point atomic operation not translated yet")),
+        };
+    }
     Ok(match op {
-        0 => Op::AtomicIAdd,
-        1 if signed => Op::AtomicSMin,
-        1 => Op::AtomicUMin,
-        2 if signed => Op::AtomicSMax,
-        2 => Op::AtomicUMax,
-        5 => Op::AtomicAnd,
-        6 => Op::AtomicOr,
-        7 => Op::AtomicXor,
-        8 => Op::AtomicExchange,
-        3 => return Err(cx.refuse("atomic INC not translated yet")),
-        4 => return Err(cx.refuse("atomic DEC not translated yet")),
+        0 => AtomicKind::Native(Op::AtomicIAdd),
+        1 if signed => AtomicKind::Native(Op::AtomicSMin),
+        1 => AtomicKind::Native(Op::AtomicUMin),
+        2 if signed => AtomicKind::Native(Op::AtomicSMax),
+        2 => AtomicKind::Native(Op::AtomicUMax),
+        3 => AtomicKind::Inc,
+        4 => AtomicKind::Dec,
+        5 => AtomicKind::Native(Op::AtomicAnd),
+        6 => AtomicKind::Native(Op::AtomicOr),
+        7 => AtomicKind::Native(Op::AtomicXor),
+        8 => AtomicKind::Native(Op::AtomicExchange),
         _ => return Err(cx.refuse("atomic operation not translated yet")),
     })
 }
 
-/// Atomic type field (bits 75:73): 0 U32, 1 S32; anything else is refused for now.
-fn atomic_signed(cx: &Ctx<'_>) -> Result<bool, TranslateError> {
+/// Atomic type field (bits 75:73): 0 U32, 1 S32, 2 U64, 3 F32 (FTZ, RN), 5 S64. Returns (bytes, signed, float).
+fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
     match cx.inst.bits(73, 3) {
-        0 => Ok(false),
-        1 => Ok(true),
-        2 | 5 => Err(cx.refuse("64-bit atomics not translated yet")),
-        _ => Err(cx.refuse("floating-point atomics not translated yet")),
+        0 => Ok((4, false, false)),
+        1 => Ok((4, true, false)),
+        2 => Ok((8, false, false)),
+        3 => Ok((4, false, true)),
+        5 => Ok((8, true, false)),
+        _ => Err(cx.refuse("atomic type not translated yet (F16x2, F64)")),
+    }
+}
+
+/// The 64-bit view of the window (binding 33 as `struct { uint64_t words[]; }`), for 64-bit atomics.
+fn window64(cx: &mut Ctx<'_>) -> Id {
+    let t = cx.t;
+    cx.m.capability(crate::spirv::Capability::Int64Atomics);
+    if let Some(v) = cx.st.window64 {
+        return v;
+    }
+    let rta = cx.m.ty(Type::RuntimeArray(t.u64, 8));
+    let block = cx.m.ty(Type::Block(rta));
+    let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, block);
+    let var = cx.m.global_var(ptr, StorageClass::StorageBuffer, None);
+    cx.m.decorate(var, crate::spirv::Decoration::DescriptorSet, &[abi::DESCRIPTOR_SET]);
+    cx.m.decorate(var, crate::spirv::Decoration::Binding, &[abi::GLOBAL_WINDOW_BINDING]);
+    cx.st.window64 = Some(var);
+    var
+}
+
+/// Emits the atomic at `p` (of integer type `ty`) and returns the old value. CAS loops for operations
+/// SPIR-V has no instruction for.
+fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: Id, scope: u32) -> Id {
+    let t = cx.t;
+    let scope = cx.u32c(scope);
+    let relaxed = cx.u32c(0);
+    match kind {
+        AtomicKind::Native(op) => cx.m.op(op, ty, &[p, scope, relaxed, v]),
+        AtomicKind::Cas => cx.m.op(Op::AtomicCompareExchange, ty, &[p, scope, relaxed, relaxed, newv, v]),
+        _ => {
+            let header = cx.m.id();
+            let body = cx.m.id();
+            let cont = cx.m.id();
+            let merge = cx.m.id();
+            cx.m.branch(header);
+            cx.m.label(header);
+            cx.m.loop_merge(merge, cont, crate::spirv::LoopControl::DONT_UNROLL);
+            cx.m.branch(body);
+            cx.m.label(body);
+            let old = cx.m.op(Op::AtomicLoad, ty, &[p, scope, relaxed]);
+            let new = match kind {
+                AtomicKind::Inc => {
+                    let ge = cx.m.bin(Op::UGreaterThanEqual, t.bool, old, v);
+                    let one = cx.u32c(1);
+                    let inc = cx.op2(Op::IAdd, old, one);
+                    let zero = cx.u32c(0);
+                    cx.sel(ge, zero, inc)
+                }
+                AtomicKind::Dec => {
+                    let zero = cx.u32c(0);
+                    let z = cx.m.bin(Op::IEqual, t.bool, old, zero);
+                    let gt = cx.m.bin(Op::UGreaterThan, t.bool, old, v);
+                    let c = cx.m.bin(Op::LogicalOr, t.bool, z, gt);
+                    let one = cx.u32c(1);
+                    let dec = cx.op2(Op::ISub, old, one);
+                    cx.sel(c, v, dec)
+                }
+                _ => {
+                    let a = super::float::ftz(cx, old);
+                    let b = super::float::ftz(cx, v);
+                    let fa = cx.m.un(Op::Bitcast, t.f32, a);
+                    let fb = cx.m.un(Op::Bitcast, t.f32, b);
+                    let r = cx.m.bin(Op::FAdd, t.f32, fa, fb);
+                    let r = cx.m.un(Op::Bitcast, t.u32, r);
+                    let r = super::float::ftz(cx, r);
+                    super::float::canonical(cx, r)
+                }
+            };
+            let prev = cx.m.op(Op::AtomicCompareExchange, ty, &[p, scope, relaxed, relaxed, new, old]);
+            let done = cx.m.bin(Op::IEqual, t.bool, prev, old);
+            cx.m.branch(cont);
+            cx.m.label(cont);
+            cx.m.branch_cond(done, merge, header);
+            cx.m.label(merge);
+            prev
+        }
     }
 }
 
 fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let base = cx.inst.opcode() & 0x1ff;
-    let cas = base == 0x1a9 || base == 0x08b;
+    let cas = base == 0x1a9;
     let red = m == "RED";
-    if m == "ATOM" && base != 0x18a {
-        return Err(cx.refuse("generic ATOM form not translated yet"));
+    if m == "ATOM" {
+        return Err(cx.refuse("generic ATOM not translated yet"));
     }
-    let signed = atomic_signed(cx)?;
+    let (bytes, signed, float) = atomic_type(cx)?;
     let opbits = if red { cx.inst.bits(87, 3) } else { cx.inst.bits(87, 4) };
-    let op = if cas { Op::AtomicCompareExchange } else { atomic_op(cx, opbits, signed)? };
+    let kind = if cas { AtomicKind::Cas } else { atomic_kind(cx, opbits, signed, float)? };
+    if bytes == 8 && !matches!(kind, AtomicKind::Native(_) | AtomicKind::Cas) {
+        return Err(cx.refuse("64-bit INC/DEC not translated yet"));
+    }
     if !red && cx.inst.bits(81, 3) != 7 {
         return Err(cx.refuse("atomic predicate output not translated yet"));
     }
     let rb = cx.inst.bits(32, 8) as u8;
     let rc = cx.inst.bits(64, 8) as u8;
-    let v = cx.reg(rb);
-    let newv = if cas { cx.reg(rc) } else { 0 };
+    let wide = bytes == 8;
+    let v = if wide { cx.read64(Src::Reg(rb))? } else { cx.reg(rb) };
+    let newv = match (cas, wide) {
+        (false, _) => 0,
+        (true, false) => cx.reg(rc),
+        (true, true) => cx.read64(Src::Reg(rc))?,
+    };
     let addr = global_addr(cx)?;
-    let (ok, idx) = window_access(cx, addr, 4, abi::FAULT_KIND_ATOMIC);
+    let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_ATOMIC);
     let t = cx.t;
-    let zero = cx.u32c(0);
+    let ty = if wide { t.u64 } else { t.u32 };
+    let zero = if wide { cx.m.c_u64(0) } else { cx.u32c(0) };
     // The atomic runs only in the window; its result reads 0 otherwise.
-    let merge_label;
     let then = cx.m.id();
     let merge = cx.m.id();
     let before = cx.m.current_block().unwrap_or(0);
     cx.m.selection_merge(merge);
     cx.m.branch_cond(ok, then, merge);
     cx.m.label(then);
-    let p = window_ptr(cx, idx, 0);
-    let scope = cx.u32c(crate::spirv::Scope::Device as u32);
-    let relaxed = cx.u32c(0);
-    let r = if cas {
-        cx.m.op(Op::AtomicCompareExchange, t.u32, &[p, scope, relaxed, relaxed, newv, v])
+    let p = if wide {
+        let win = window64(cx);
+        let one = cx.u32c(1);
+        let i = cx.op2(Op::ShiftRightLogical, idx, one);
+        let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
+        let z = cx.u32c(0);
+        cx.m.access(ptr, win, &[z, i])
     } else {
-        cx.m.op(op, t.u32, &[p, scope, relaxed, v])
+        window_ptr(cx, idx, 0)
     };
+    let r = emit_atomic(cx, kind, ty, p, v, newv, crate::spirv::Scope::Device as u32);
     let then_end = cx.m.current_block().unwrap_or(then);
     cx.m.branch(merge);
     cx.m.label(merge);
-    merge_label = merge;
-    let _ = merge_label;
-    let res = cx.m.op(Op::Phi, t.u32, &[r, then_end, zero, before]);
+    let res = cx.m.op(Op::Phi, ty, &[r, then_end, zero, before]);
     if !red {
-        let rd = dst_regs(cx);
-        cx.set_reg(rd, res);
+        if wide {
+            cx.write64(dst_regs(cx), res);
+        } else {
+            let rd = dst_regs(cx);
+            cx.set_reg(rd, res);
+        }
     }
     Ok(())
 }
@@ -594,8 +703,11 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     if cx.inst.opcode() & 0x1000 != 0 || (cas && cx.inst.bits(87, 4) != 0) {
         return Err(cx.refuse("ATOMS form not translated yet"));
     }
-    let signed = atomic_signed(cx)?;
-    let op = if cas { Op::AtomicCompareExchange } else { atomic_op(cx, cx.inst.bits(87, 4), signed)? };
+    let (bytes, signed, float) = atomic_type(cx)?;
+    if bytes != 4 {
+        return Err(cx.refuse("64-bit shared atomics not translated yet"));
+    }
+    let kind = if cas { AtomicKind::Cas } else { atomic_kind(cx, cx.inst.bits(87, 4), signed, float)? };
     let rb = cx.inst.bits(32, 8) as u8;
     let rc = cx.inst.bits(64, 8) as u8;
     let v = cx.reg(rb);
@@ -618,13 +730,7 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     cx.m.branch_cond(ok, then, merge);
     cx.m.label(then);
     let p = space_ptr(cx, ptr, var, idx, 0);
-    let scope = cx.u32c(crate::spirv::Scope::Workgroup as u32);
-    let relaxed = cx.u32c(0);
-    let r = if cas {
-        cx.m.op(Op::AtomicCompareExchange, t.u32, &[p, scope, relaxed, relaxed, newv, v])
-    } else {
-        cx.m.op(op, t.u32, &[p, scope, relaxed, v])
-    };
+    let r = emit_atomic(cx, kind, t.u32, p, v, newv, crate::spirv::Scope::Workgroup as u32);
     let then_end = cx.m.current_block().unwrap_or(then);
     cx.m.branch(merge);
     cx.m.label(merge);
