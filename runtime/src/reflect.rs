@@ -25,6 +25,9 @@ pub struct ModuleInterface {
     pub uses_window: bool,
     /// Capabilities declared by the module.
     pub capabilities: Vec<Capability>,
+    /// Bytes of `Workgroup` variables whose size is fixed in the module (static shared memory); arrays sized
+    /// by a specialisation constant (dynamic shared memory) are not counted.
+    pub static_shared_bytes: u64,
 }
 
 impl ModuleInterface {
@@ -154,9 +157,17 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
             continue;
         }
         // Result id: operand 0 for types, operand 1 for constants and variables.
-        let result = if [Op::TypePointer, Op::TypeStruct, Op::TypeArray]
-            .iter()
-            .any(|&o| i.op == o as u32)
+        let result = if [
+            Op::TypePointer,
+            Op::TypeStruct,
+            Op::TypeArray,
+            Op::TypeInt,
+            Op::TypeFloat,
+            Op::TypeVector,
+            Op::TypeBool,
+        ]
+        .iter()
+        .any(|&o| i.op == o as u32)
         {
             i.ops.first()
         } else if i.op == Op::Constant as u32 || i.op == Op::Variable as u32 {
@@ -169,6 +180,19 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         }
     }
     let def = |id: u32, op: Op| defs.get(&id).filter(|i| i.op == op as u32);
+
+    // Static shared memory: the sizes of Workgroup variables with a fixed layout.
+    interface.static_shared_bytes = insts
+        .iter()
+        .filter(|i| i.op == Op::Variable as u32)
+        .filter_map(|i| match *i.ops {
+            [ty, _, storage, ..] if storage == StorageClass::Workgroup as u32 => {
+                let pointee = *def(ty, Op::TypePointer)?.ops.get(2)?;
+                type_size(&defs, pointee, &mut 4096)
+            }
+            _ => None,
+        })
+        .fold(0u64, |a, b| a.saturating_add(b));
 
     let mut variables: Vec<(u32, u32, u32, u32)> = insts // (id, pointer type, storage class, binding)
         .iter()
@@ -252,6 +276,35 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         }
     }
     Ok(interface)
+}
+
+/// Size in bytes of a scalar, vector, constant-length array or struct type (members summed); `None` for
+/// anything else, including arrays whose length is a specialisation constant. `budget` bounds the work on
+/// malformed modules (self-referencing or hugely branching types).
+fn type_size(defs: &HashMap<u32, &Inst>, id: u32, budget: &mut u32) -> Option<u64> {
+    *budget = budget.checked_sub(1)?;
+    let i = defs.get(&id)?;
+    match i.op {
+        op if op == Op::TypeInt as u32 || op == Op::TypeFloat as u32 => {
+            Some(u64::from(*i.ops.get(1)?) / 8)
+        }
+        op if op == Op::TypeBool as u32 => Some(4),
+        op if op == Op::TypeVector as u32 => {
+            Some(type_size(defs, *i.ops.get(1)?, budget)? * u64::from(*i.ops.get(2)?))
+        }
+        op if op == Op::TypeArray as u32 => {
+            let len = defs
+                .get(i.ops.get(2)?)
+                .filter(|c| c.op == Op::Constant as u32)?;
+            type_size(defs, *i.ops.get(1)?, budget)?.checked_mul(u64::from(*len.ops.get(2)?))
+        }
+        op if op == Op::TypeStruct as u32 => i
+            .ops
+            .get(1..)?
+            .iter()
+            .try_fold(0u64, |a, &m| a.checked_add(type_size(defs, m, budget)?)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -627,3 +627,39 @@ fn dynamic_shared_memory_size_reaches_the_kernel() {
     ));
     assert_valid_usage(&rt);
 }
+
+#[test]
+fn static_shared_memory_is_checked_against_the_device() {
+    let mut rt = Runtime::new(options()).unwrap();
+    let max = rt.device().limits.max_shared_memory_bytes;
+    let fits = support::static_shared_kernel(1000);
+    support::spirv_val(&fits);
+    assert_eq!(
+        sassport_runtime::reflect("s", &fits)
+            .unwrap()
+            .static_shared_bytes,
+        4008
+    );
+    let k = rt.load_kernel("fits", &fits).unwrap();
+    let run = |rt: &mut Runtime, dynamic| {
+        rt.launch(&Launch {
+            kernel: k,
+            grid: [1; 3],
+            block: [1; 3],
+            dynamic_shared_bytes: dynamic,
+            banks: &[],
+        })
+    };
+    run(&mut rt, 0).unwrap();
+    assert!(matches!(
+        run(&mut rt, max - 4000),
+        Err(RuntimeError::InvalidLaunch { .. })
+    ));
+    let too_big = support::static_shared_kernel(max / 4);
+    support::spirv_val(&too_big);
+    assert!(matches!(
+        rt.load_kernel("too_big", &too_big),
+        Err(RuntimeError::MissingFeature { .. })
+    ));
+    assert_valid_usage(&rt);
+}

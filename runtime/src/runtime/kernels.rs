@@ -71,6 +71,15 @@ impl Runtime {
                 missing: format!("{missing} (kernel {name:?} needs it)"),
             });
         }
+        if interface.static_shared_bytes > u64::from(info.limits.max_shared_memory_bytes) {
+            return Err(RuntimeError::MissingFeature {
+                device: info.name.clone(),
+                missing: format!(
+                    "{} bytes of shared memory for kernel {name:?} (maxComputeSharedMemorySize {})",
+                    interface.static_shared_bytes, info.limits.max_shared_memory_bytes
+                ),
+            });
+        }
         let uniforms = interface.banks.len() as u32 + u32::from(interface.uses_launch_values);
         if uniforms > info.limits.max_per_stage_uniform_buffers {
             return Err(RuntimeError::AbiViolation {

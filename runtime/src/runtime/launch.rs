@@ -122,6 +122,16 @@ impl Runtime {
             )));
         }
         self.check_block(&name, launch.block, launch.dynamic_shared_bytes)?;
+        let shared = self.entries[entry].interface.static_shared_bytes
+            + u64::from(launch.dynamic_shared_bytes);
+        if shared > u64::from(self.gpu.info.limits.max_shared_memory_bytes) {
+            return Err(invalid(format!(
+                "{} bytes of static and {} of dynamic shared memory exceed the device's {}",
+                self.entries[entry].interface.static_shared_bytes,
+                launch.dynamic_shared_bytes,
+                self.gpu.info.limits.max_shared_memory_bytes
+            )));
+        }
         let mut max_count = self.gpu.info.limits.max_workgroup_count;
         if let Some(cap) = self.options.max_dispatch_workgroups {
             max_count = [0, 1, 2].map(|i| max_count[i].min(cap[i]).max(1));

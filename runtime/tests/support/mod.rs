@@ -514,3 +514,41 @@ pub fn dynamic_shared_kernel() -> Vec<u32> {
     );
     b.module().assemble()
 }
+
+/// A module whose only resource is a `Workgroup` array of `words` u32 plus a `uvec2` (static shared memory
+/// of `4 * words + 8` bytes), written by thread 0.
+pub fn static_shared_kernel(words: u32) -> Vec<u32> {
+    let mut b = Builder::new();
+    b.set_version(1, 6);
+    b.capability(Capability::Shader);
+    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let void = b.type_void();
+    let u32t = b.type_int(32, 0);
+    let uvec2 = b.type_vector(u32t, 2);
+    let uvec3 = b.type_vector(u32t, 3);
+    let len = b.constant_bit32(u32t, words);
+    let arr = b.type_array(u32t, len);
+    let st = b.type_struct([arr, uvec2]);
+    let ptr = b.type_pointer(None, StorageClass::Workgroup, st);
+    let shared = b.variable(ptr, None, StorageClass::Workgroup, None);
+    let one = b.constant_bit32(u32t, 1);
+    let wg_size = b.constant_composite(uvec3, [one, one, one]);
+    b.decorate(
+        wg_size,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+    );
+    let fn_ty = b.type_function(void, []);
+    let main = b
+        .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    let zero = b.constant_bit32(u32t, 0);
+    let elem = b.type_pointer(None, StorageClass::Workgroup, u32t);
+    let p = b.access_chain(elem, None, shared, [zero, zero]).unwrap();
+    b.store(p, one, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::GLCompute, main, abi::ENTRY_POINT, [shared]);
+    b.module().assemble()
+}
