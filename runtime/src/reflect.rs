@@ -188,7 +188,7 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         .filter_map(|i| match *i.ops {
             [ty, _, storage, ..] if storage == StorageClass::Workgroup as u32 => {
                 let pointee = *def(ty, Op::TypePointer)?.ops.get(2)?;
-                type_size(&defs, pointee, &mut 4096)
+                type_size(&defs, pointee, &mut 4096, 0)
             }
             _ => None,
         })
@@ -279,10 +279,13 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
 }
 
 /// Size in bytes of a scalar, vector, constant-length array or struct type (members summed); `None` for
-/// anything else, including arrays whose length is a specialisation constant. `budget` bounds the work on
-/// malformed modules (self-referencing or hugely branching types).
-fn type_size(defs: &HashMap<u32, &Inst>, id: u32, budget: &mut u32) -> Option<u64> {
+/// anything else, including arrays whose length is a specialisation constant. `budget` and `depth` bound the
+/// work and the stack on malformed modules (self-referencing or hugely branching types).
+fn type_size(defs: &HashMap<u32, &Inst>, id: u32, budget: &mut u32, depth: u32) -> Option<u64> {
     *budget = budget.checked_sub(1)?;
+    if depth > 32 {
+        return None;
+    }
     let i = defs.get(&id)?;
     match i.op {
         op if op == Op::TypeInt as u32 || op == Op::TypeFloat as u32 => {
@@ -290,19 +293,18 @@ fn type_size(defs: &HashMap<u32, &Inst>, id: u32, budget: &mut u32) -> Option<u6
         }
         op if op == Op::TypeBool as u32 => Some(4),
         op if op == Op::TypeVector as u32 => {
-            Some(type_size(defs, *i.ops.get(1)?, budget)? * u64::from(*i.ops.get(2)?))
+            Some(type_size(defs, *i.ops.get(1)?, budget, depth + 1)? * u64::from(*i.ops.get(2)?))
         }
         op if op == Op::TypeArray as u32 => {
             let len = defs
                 .get(i.ops.get(2)?)
                 .filter(|c| c.op == Op::Constant as u32)?;
-            type_size(defs, *i.ops.get(1)?, budget)?.checked_mul(u64::from(*len.ops.get(2)?))
+            type_size(defs, *i.ops.get(1)?, budget, depth + 1)?
+                .checked_mul(u64::from(*len.ops.get(2)?))
         }
-        op if op == Op::TypeStruct as u32 => i
-            .ops
-            .get(1..)?
-            .iter()
-            .try_fold(0u64, |a, &m| a.checked_add(type_size(defs, m, budget)?)),
+        op if op == Op::TypeStruct as u32 => i.ops.get(1..)?.iter().try_fold(0u64, |a, &m| {
+            a.checked_add(type_size(defs, m, budget, depth + 1)?)
+        }),
         _ => None,
     }
 }
@@ -330,6 +332,19 @@ mod tests {
             reflect("k", &[MAGIC, 0x10600, 0, 10, 0, 17]),
             Err(RuntimeError::MalformedModule { .. })
         ));
+    }
+
+    #[test]
+    fn self_referencing_types_end_quickly() {
+        // OpTypeStruct %2 with 200 members all %2; a Workgroup variable of it.
+        let mut w = vec![MAGIC, 0x10600, 0, 10, 0, (2 << 16) | 17, 1];
+        w.extend([(6 << 16) | 15, 5, 1, u32::from_le_bytes(*b"main"), 0, 3]);
+        w.extend([(202 << 16) | 30, 2]);
+        w.extend([2; 200]);
+        w.extend([(4 << 16) | 32, 4, StorageClass::Workgroup as u32, 2]);
+        w.extend([(4 << 16) | 59, 4, 3, StorageClass::Workgroup as u32]);
+        let i = reflect("k", &w).unwrap();
+        assert_eq!(i.static_shared_bytes, 0);
     }
 
     /// The input libFuzzer found to panic rspirv's loader (a string operand past the end of the module).
