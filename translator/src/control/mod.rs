@@ -8,7 +8,7 @@
 //! the instruction names). `EXIT` stores [`EXIT_PC`], which leaves the loop. An offset that is no block's
 //! start (a corrupted return address) also exits, through the switch's default.
 //!
-//! `BSSY`, `BSYNC`, `BREAK`, `WARPSYNC` and `YIELD` only order the threads of a warp; with one invocation per
+//! `BSSY`, `BSYNC`, `BREAK`, `WARPSYNC`, `YIELD`, `NANOSLEEP` and `BMOV` only order the threads of a warp; with one invocation per
 //! thread and no warp instructions (those are refused) they have nothing to do. `BAR.SYNC 0` reached by the
 //! whole block is `OpControlBarrier`; other barrier forms are refused.
 
@@ -25,7 +25,21 @@ pub fn is_control(m: &str) -> bool {
 /// Block-internal control instructions with no effect on one thread's state, and barriers.
 pub fn lower_inline(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
-        "NOP" | "BSSY" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" => Ok(true),
+        "NOP" | "BSSY" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "NANOSLEEP" => Ok(true),
+        "BMOV" => {
+            // Saving a convergence barrier (`BMOV.32 Rd, Bn`) reads an empty mask; restoring one is a no-op:
+            // with one invocation per thread there is no warp state to keep.
+            match cx.inst.opcode() {
+                0x0355 => {
+                    let rd = cx.inst.bits(16, 8) as u8;
+                    let zero = cx.u32c(0);
+                    cx.set_reg(rd, zero);
+                    Ok(true)
+                }
+                0x0356 => Ok(true),
+                _ => Err(cx.refuse("BMOV form not translated yet")),
+            }
+        }
         "BAR" => {
             // Only `BAR.SYNC 0` without a thread count (the form nvcc emits for __syncthreads()).
             let i = cx.inst;

@@ -232,8 +232,13 @@ pub(super) fn float_cmp(cx: &mut Ctx<'_>, cmp: u32, fa: Id, fb: Id, ty: Id) -> I
         4 => Op::FOrdGreaterThan,
         5 => Op::FOrdNotEqual,
         6 => Op::FOrdGreaterThanEqual,
-        7 => Op::Ordered,
-        8 => Op::Unordered,
+        7 | 8 => {
+            // OpOrdered/OpUnordered need the Kernel capability: build them from IsNan.
+            let na = cx.m.un(Op::IsNan, t.bool, fa);
+            let nb = cx.m.un(Op::IsNan, t.bool, fb);
+            let any = cx.m.bin(Op::LogicalOr, t.bool, na, nb);
+            return if cmp == 8 { any } else { cx.m.un(Op::LogicalNot, t.bool, any) };
+        }
         9 => Op::FUnordLessThan,
         10 => Op::FUnordEqual,
         11 => Op::FUnordLessThanEqual,
