@@ -115,6 +115,7 @@ impl Work {
 pub fn make_reducible(work: &mut Work, limits: &Limits, report: &mut StructureReport) {
     let mut budget = limits.split_words;
     let mut rounds = 0usize;
+    let mut scratch = Scratch::default();
     loop {
         let succ = work.csr();
         let dom = Dom::compute(&succ, work.entry);
@@ -131,34 +132,58 @@ pub fn make_reducible(work: &mut Work, limits: &Limits, report: &mut StructureRe
             budget = 0;
         }
         let pred = succ.reversed();
-        let Some((region, entries)) = first_region(work, &succ, &pred, &dom) else {
+        let regions = regions(work, &succ, &pred, &dom);
+        if regions.is_empty() {
             return;
-        };
-        let words: u64 = region.iter().map(|&v| u64::from(work.nodes[v as usize].weight)).sum();
-        let cost = words.saturating_mul(entries.len() as u64 - 1);
-        if cost <= budget {
-            budget -= cost;
-            split(work, &region, &entries, &pred, &dom);
-            report.split_regions += 1;
-            report.copied_nodes += region.len() * (entries.len() - 1);
-            report.copied_words += cost;
-        } else {
-            let why = format!(
-                "{} entries into {} blocks; copying ~{} words exceeds the {} left of the budget",
-                entries.len(),
-                region.len(),
-                cost,
-                budget
-            );
-            dispatch(work, &region, &entries, &pred);
-            report.dispatch_regions.push(why);
+        }
+        for (region, entries) in regions {
+            let words: u64 = region.iter().map(|&v| u64::from(work.nodes[v as usize].weight)).sum();
+            let cost = words.saturating_mul(entries.len() as u64 - 1);
+            if cost <= budget {
+                budget -= cost;
+                split(work, &region, &entries, &pred, &dom, &mut scratch);
+                report.split_regions += 1;
+                report.copied_nodes += region.len() * (entries.len() - 1);
+                report.copied_words += cost;
+            } else {
+                let why = format!(
+                    "{} entries into {} blocks; copying ~{} words exceeds the {} left of the budget",
+                    entries.len(),
+                    region.len(),
+                    cost,
+                    budget
+                );
+                dispatch(work, &entries, &pred, &mut scratch);
+                report.dispatch_regions.push(why);
+            }
         }
     }
 }
 
-/// The first strongly connected region with several entries, searched level by level: a single-entry
-/// component is a reducible loop whose body (without its header) is searched next.
-fn first_region(work: &Work, succ: &Csr, pred: &Csr, dom: &Dom) -> Option<(Vec<u32>, Vec<u32>)> {
+/// Scratch marks reused across regions (stamps, so that no per-region pass over all nodes is needed).
+#[derive(Default)]
+struct Scratch {
+    mark: Vec<u32>,
+    stamp: u32,
+    clone_of: Vec<u32>,
+}
+
+impl Scratch {
+    fn begin(&mut self, n: usize) -> u32 {
+        if self.mark.len() < n {
+            self.mark.resize(n, 0);
+            self.clone_of.resize(n, NONE);
+        }
+        self.stamp += 1;
+        self.stamp
+    }
+}
+
+/// The strongly connected regions with several entries, searched level by level (a single-entry component
+/// is a reducible loop whose body, without its header, is searched next). Within one level they come sinks
+/// first, so fixing them in order never leaves an edge from a copy into an entry already fixed.
+fn regions(work: &Work, succ: &Csr, pred: &Csr, dom: &Dom) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut found = Vec::new();
     let n = succ.len();
     let mut mark = vec![0u32; n];
     let mut stamp = 0u32;
@@ -192,7 +217,8 @@ fn first_region(work: &Work, succ: &Csr, pred: &Csr, dom: &Dom) -> Option<(Vec<u
                 entries.sort_by_key(|&v| dom.num[v as usize]);
                 let mut scc = scc;
                 scc.sort_by_key(|&v| dom.num[v as usize]);
-                return Some((scc, entries));
+                found.push((scc, entries));
+                continue;
             }
             if let Some(&h) = entries.first() {
                 let rest: Vec<u32> = scc.into_iter().filter(|&v| v != h).collect();
@@ -202,22 +228,24 @@ fn first_region(work: &Work, succ: &Csr, pred: &Csr, dom: &Dom) -> Option<(Vec<u
             }
         }
     }
-    None
+    found
 }
 
 /// Copies the region once per entry but the first; outside edges into entry j go to copy j.
-fn split(work: &mut Work, region: &[u32], entries: &[u32], pred: &Csr, dom: &Dom) {
+fn split(work: &mut Work, region: &[u32], entries: &[u32], pred: &Csr, dom: &Dom, sc: &mut Scratch) {
     let n0 = work.nodes.len();
-    let mut in_region = vec![false; n0];
+    let stamp = sc.begin(n0);
     for &v in region {
-        in_region[v as usize] = true;
+        sc.mark[v as usize] = stamp;
     }
+    let mark = &sc.mark;
+    let in_region = |v: u32| (v as usize) < n0 && mark[v as usize] == stamp;
     // The kernel entry (if in the region) keeps the originals.
     let mut order: Vec<u32> = entries.to_vec();
     if let Some(i) = order.iter().position(|&e| e == work.entry) {
         order.swap(0, i);
     }
-    let mut clone_of = vec![NONE; n0];
+    let clone_of = &mut sc.clone_of;
     for &e in &order[1..] {
         let base = work.nodes.len() as u32;
         for (k, &v) in region.iter().enumerate() {
@@ -230,14 +258,14 @@ fn split(work: &mut Work, region: &[u32], entries: &[u32], pred: &Csr, dom: &Dom
                 d => d,
             };
             node.term.for_each_mut(|ed| {
-                if (ed.to as usize) < n0 && in_region[ed.to as usize] {
+                if in_region(ed.to) {
                     ed.to = clone_of[ed.to as usize];
                 }
             });
             work.nodes.push(node);
         }
         let target = clone_of[e as usize];
-        let mut preds: Vec<u32> = pred.of(e).iter().copied().filter(|&p| !in_region[p as usize]).collect();
+        let mut preds: Vec<u32> = pred.of(e).iter().copied().filter(|&p| !in_region(p)).collect();
         preds.dedup();
         for p in preds {
             if !dom.reachable(p) {
@@ -253,15 +281,15 @@ fn split(work: &mut Work, region: &[u32], entries: &[u32], pred: &Csr, dom: &Dom
 }
 
 /// Gives the region one header that switches on a route variable; every edge into an entry sets it.
-fn dispatch(work: &mut Work, region: &[u32], entries: &[u32], pred: &Csr) {
-    let _ = region;
+fn dispatch(work: &mut Work, entries: &[u32], pred: &Csr, sc: &mut Scratch) {
     let d = work.nodes.len() as u32;
     let r = work.regions;
     work.regions += 1;
-    let mut is_entry = vec![false; work.nodes.len()];
+    let stamp = sc.begin(work.nodes.len());
     for &e in entries {
-        is_entry[e as usize] = true;
+        sc.mark[e as usize] = stamp;
     }
+    let is_entry = |v: u32| sc.mark.get(v as usize) == Some(&stamp);
     // Distinct (target, route) pairs, in entry order, then route order.
     let mut arms: Vec<Edge> = Vec::new();
     let mut sources: Vec<u32> = Vec::new();
@@ -284,7 +312,7 @@ fn dispatch(work: &mut Work, region: &[u32], entries: &[u32], pred: &Csr) {
     sources.dedup();
     for p in sources {
         work.nodes[p as usize].term.for_each_mut(|ed| {
-            if (ed.to as usize) < is_entry.len() && is_entry[ed.to as usize] {
+            if is_entry(ed.to) {
                 if let Ok(i) = arms.binary_search_by_key(
                     &(entries.iter().position(|&e| e == ed.to), ed.route),
                     |a| (entries.iter().position(|&e| e == a.to), a.route),
