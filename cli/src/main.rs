@@ -3,10 +3,12 @@
 
 use clap::{Parser, Subcommand};
 
+mod corpus;
 mod devices;
 mod dis;
 mod info;
 mod replay;
+mod run;
 mod surface;
 mod trace;
 mod translate;
@@ -26,6 +28,10 @@ enum Command {
     Dis(dis::Args),
     /// Translate each kernel of a cubin into a SPIR-V module.
     Translate(translate::Args),
+    /// Translate one kernel and launch it on a Vulkan device.
+    Run(run::Args),
+    /// The main job: translate and run the shipped corpus, compared with silicon.
+    Corpus(corpus::Args),
     /// List the Vulkan devices sassport can use.
     Devices(devices::Args),
     /// Print the methods of pushbuffer streams.
@@ -41,6 +47,8 @@ fn main() -> anyhow::Result<()> {
         Command::Info(args) => info::run(args),
         Command::Dis(args) => dis::run(args),
         Command::Translate(args) => translate::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Corpus(args) => corpus::run(args),
         Command::Devices(args) => devices::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Replay(args) => replay::run(args),

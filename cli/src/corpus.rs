@@ -1,0 +1,141 @@
+//! `sassport corpus`: the main job. Every launch of the shipped corpus (`corpus/launches.txt`) is translated,
+//! run on the chosen Vulkan device and compared with the outputs recorded on NVIDIA silicon; one table row
+//! per kernel.
+
+use anyhow::{Context, Result};
+use sassport::golden::compare;
+use sassport::kernel_run::{run_kernel, KernelArg, RunError};
+use sassport_corpus::Arg;
+use sassport_runtime::{DeviceSelector, Runtime, RuntimeOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Vulkan device: an index from `sassport devices` or part of its name.
+    #[arg(long, value_name = "N|NAME")]
+    device: Option<String>,
+    /// Only kernels whose name contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Exit non-zero unless every kernel runs and matches silicon.
+    #[arg(long)]
+    strict: bool,
+}
+
+enum Verdict {
+    Matches,
+    Differs(String),
+    Refused(String),
+    Failed(String),
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let launches = sassport_corpus::launches().context("reading the corpus manifest")?;
+    let device = args.device.as_deref().map_or(DeviceSelector::Default, |d| d.parse().expect("infallible"));
+    let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
+        .context("opening the Vulkan device")?;
+    println!("device: {}", rt.device().name);
+    println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "kernel");
+    let (mut matched, mut differed, mut refused, mut failed) = (0, 0, 0, 0);
+    for launch in launches.iter().filter(|l| args.filter.as_ref().is_none_or(|f| l.kernel.contains(f.as_str()))) {
+        let (verdict, times) = run_one(&mut rt, launch);
+        let (label, detail) = match &verdict {
+            Verdict::Matches => {
+                matched += 1;
+                ("matches silicon", String::new())
+            }
+            Verdict::Differs(d) => {
+                differed += 1;
+                ("DIFFERS", d.clone())
+            }
+            Verdict::Refused(r) => {
+                refused += 1;
+                ("refused", r.clone())
+            }
+            Verdict::Failed(e) => {
+                failed += 1;
+                ("FAILED", e.clone())
+            }
+        };
+        let (t, k) = times.map_or((String::from("-"), String::from("-")), |(t, k)| {
+            (format!("{:.1} ms", t * 1e3), format!("{:.3} ms", k * 1e3))
+        });
+        println!("{:<34} {:<16} {:>10} {:>11}  {}", launch.kernel, label, t, k, first_line(&detail));
+    }
+    let total = matched + differed + refused + failed;
+    println!(
+        "\n{total} kernels: {matched} match silicon, {differed} differ, {refused} refused by the translator, {failed} failed"
+    );
+    rt.save_pipeline_cache().ok();
+    if args.strict && matched != total {
+        anyhow::bail!("{} of {total} kernels did not match silicon", total - matched);
+    }
+    Ok(())
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+fn run_one(rt: &mut Runtime, launch: &sassport_corpus::Launch) -> (Verdict, Option<(f64, f64)>) {
+    let bytes = match std::fs::read(launch.cubin_sm86()) {
+        Ok(b) => b,
+        Err(e) => return (Verdict::Failed(format!("{}: {e}", launch.cubin_sm86().display())), None),
+    };
+    let args: Vec<KernelArg> = launch
+        .args
+        .iter()
+        .map(|a| match a.initial_contents() {
+            Some(init) => KernelArg::Buffer(init),
+            None => {
+                let (size, align) = a.param_size_align();
+                let mut bytes = vec![0u8; size as usize];
+                match a {
+                    Arg::I32(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Arg::U32(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Arg::I64(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Arg::U64(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Arg::F32(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Arg::F64(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Arg::Raw { bytes: raw, .. } => bytes.copy_from_slice(raw),
+                    Arg::InBuffer { .. } | Arg::OutBuffer { .. } => {}
+                }
+                KernelArg::Value { bytes, align }
+            }
+        })
+        .collect();
+    let grid = [launch.grid.x, launch.grid.y, launch.grid.z];
+    let block = [launch.block.x, launch.block.y, launch.block.z];
+    let run = match run_kernel(rt, &bytes, &launch.kernel, grid, block, launch.shared_bytes, &args) {
+        Ok(run) => run,
+        Err(RunError::Refused(r)) => return (Verdict::Refused(r), None),
+        Err(RunError::Other(e)) => return (Verdict::Failed(format!("{e:#}")), None),
+    };
+    let times = Some((run.translate_time.as_secs_f64(), run.kernel_time.as_secs_f64()));
+    let mut buffers = run.buffers.iter();
+    let mut problems = Vec::new();
+    for (index, arg) in launch.args.iter().enumerate() {
+        if !arg.is_buffer() {
+            continue;
+        }
+        let Some(got) = buffers.next() else { break };
+        let golden = launch.golden(index);
+        let want = match std::fs::read(&golden) {
+            Ok(w) => w,
+            Err(e) => return (Verdict::Failed(format!("{}: {e}", golden.display())), times),
+        };
+        let diff = compare(launch.comparison, got, &want);
+        if diff.mismatches > 0 {
+            problems.push(format!(
+                "arg{index}: {} of {} differ, e.g. {}",
+                diff.mismatches,
+                diff.checked,
+                diff.examples.first().map_or("", String::as_str)
+            ));
+        }
+    }
+    if problems.is_empty() {
+        (Verdict::Matches, times)
+    } else {
+        (Verdict::Differs(problems.join("; ")), times)
+    }
+}

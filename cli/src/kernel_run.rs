@@ -1,0 +1,139 @@
+//! Translating and launching one cubin kernel on a [`Runtime`]: the shared path of `sassport run`, the main
+//! job (`sassport corpus`) and the end-to-end tests.
+
+use anyhow::{anyhow, Context, Result};
+use sassport_runtime::{Bank0, Launch, Runtime};
+use sassport_translator::translate::{translate_kernel, Options, Translation};
+use sassport_translator::Cubin;
+use std::time::{Duration, Instant};
+
+/// A kernel argument as the launch sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A by-value parameter: its little-endian bytes and alignment.
+    Value { bytes: Vec<u8>, align: u32 },
+    /// A device buffer with these initial contents; the kernel receives its 64-bit GPU address.
+    Buffer(Vec<u8>),
+}
+
+/// What one launch produced.
+#[derive(Debug)]
+pub struct KernelRun {
+    pub translation: Translation,
+    /// Wall time of translation.
+    pub translate_time: Duration,
+    /// GPU time of the kernel when the device has timestamps, else the host-side launch time.
+    pub kernel_time: Duration,
+    /// Final contents of each [`KernelArg::Buffer`], in argument order.
+    pub buffers: Vec<Vec<u8>>,
+}
+
+/// Why a kernel did not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The translator refused the kernel (an instruction not translated yet, ...).
+    #[error("refused: {0}")]
+    Refused(String),
+    /// Anything else: missing kernel, device or launch errors.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// Lays out parameters at their natural alignment, as nvcc does for `KPARAM_INFO` (checked against the cubin
+/// by [`run_kernel`]).
+pub fn param_layout(args: &[KernelArg]) -> Vec<(u32, u32)> {
+    let mut offset = 0u32;
+    args.iter()
+        .map(|a| {
+            let (size, align) = match a {
+                KernelArg::Value { bytes, align } => (bytes.len() as u32, (*align).max(1)),
+                KernelArg::Buffer(_) => (8, 8),
+            };
+            offset = offset.div_ceil(align) * align;
+            let slot = (offset, size);
+            offset += size;
+            slot
+        })
+        .collect()
+}
+
+/// Translates `kernel` of `cubin_bytes` for the runtime's device and launches it with `args`.
+pub fn run_kernel(
+    rt: &mut Runtime,
+    cubin_bytes: &[u8],
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared_bytes: u32,
+    args: &[KernelArg],
+) -> Result<KernelRun, RunError> {
+    let cubin = Cubin::parse(cubin_bytes).context("reading the cubin")?;
+    let k = cubin.kernel(kernel).ok_or_else(|| {
+        let names: Vec<&str> = cubin.kernels.iter().map(|k| k.name()).collect();
+        anyhow!("no kernel `{kernel}` in the cubin (kernels: {})", names.join(", "))
+    })?;
+
+    // Parameters must land where the cubin says the kernel reads them.
+    let layout = param_layout(args);
+    let params = &k.info.params;
+    if params.len() != args.len() {
+        return Err(anyhow!("kernel `{kernel}` takes {} parameters, {} given", params.len(), args.len()).into());
+    }
+    let mut by_ordinal: Vec<_> = params.iter().collect();
+    by_ordinal.sort_by_key(|p| p.ordinal);
+    for (i, (p, (offset, size))) in by_ordinal.iter().zip(&layout).enumerate() {
+        if u32::from(p.offset) != *offset || u32::from(p.size) != *size {
+            return Err(anyhow!(
+                "argument {i}: the kernel expects {} bytes at parameter offset {:#x}, the argument gives {size} at {offset:#x}",
+                p.size,
+                p.offset
+            )
+            .into());
+        }
+    }
+
+    let options = Options { profile: Some(rt.profile()) };
+    let started = Instant::now();
+    let translation = translate_kernel(&cubin, kernel, &options).map_err(|e| RunError::Refused(e.to_string()))?;
+    let translate_time = started.elapsed();
+    let id = rt.load_kernel(kernel, &translation.words).context("creating the pipeline")?;
+
+    let mut addresses = Vec::new();
+    for arg in args {
+        if let KernelArg::Buffer(init) = arg {
+            let addr = rt.alloc(init.len().max(4) as u64).context("allocating a buffer")?;
+            rt.upload(addr, init).context("uploading a buffer")?;
+            addresses.push((addr, init.len()));
+        }
+    }
+    let mut param_bytes = vec![0u8; layout.last().map_or(0, |(o, s)| (o + s) as usize)];
+    let mut next = addresses.iter();
+    for (arg, (offset, _)) in args.iter().zip(&layout) {
+        let bytes = match arg {
+            KernelArg::Value { bytes, .. } => bytes.clone(),
+            KernelArg::Buffer(_) => next.next().map(|(a, _)| a.to_le_bytes().to_vec()).unwrap_or_default(),
+        };
+        param_bytes[*offset as usize..*offset as usize + bytes.len()].copy_from_slice(&bytes);
+    }
+    let bank0 = Bank0::new(grid, block).with_params(&param_bytes);
+    let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
+    for b in &cubin.constant_banks {
+        if b.bank != 0 && (b.function.is_none() || b.function == Some(kernel)) {
+            banks.push((b.bank, b.data));
+        }
+    }
+    let started = Instant::now();
+    let report = rt
+        .launch(&Launch { kernel: id, grid, block, dynamic_shared_bytes, banks: &banks })
+        .context("launching")?;
+    let kernel_time = report.kernel_time.unwrap_or_else(|| started.elapsed());
+
+    let mut buffers = Vec::new();
+    for (addr, len) in addresses {
+        let mut out = vec![0u8; len];
+        rt.download(addr, &mut out).context("reading a buffer back")?;
+        rt.free(addr).context("freeing a buffer")?;
+        buffers.push(out);
+    }
+    Ok(KernelRun { translation, translate_time, kernel_time, buffers })
+}

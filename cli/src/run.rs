@@ -1,0 +1,71 @@
+//! `sassport run`: translate one kernel of a cubin and launch it on a Vulkan device.
+
+use anyhow::{Context, Result};
+use sassport::kernel_run::{run_kernel, KernelArg, RunError};
+use sassport::spec::{parse_arg, parse_dim3};
+use sassport_runtime::{DeviceSelector, Runtime, RuntimeOptions};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The sm_86 cubin.
+    cubin: PathBuf,
+    /// The kernel to launch.
+    #[arg(long)]
+    kernel: String,
+    /// Grid dimensions, X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// Block dimensions, X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    block: String,
+    /// Dynamic shared memory per block, in bytes.
+    #[arg(long, default_value_t = 0)]
+    shared: u32,
+    /// A kernel argument, in order: i32:V, u32:V, i64:V, u64:V, f32:V, f64:V or buf:PATH.
+    #[arg(long = "arg", value_name = "SPEC")]
+    args: Vec<String>,
+    /// Where buffer arguments are written after the launch, as `arg<i>.bin` (i: position among all --arg).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Vulkan device: an index from `sassport devices` or part of its name.
+    #[arg(long, value_name = "N|NAME")]
+    device: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let grid = parse_dim3(&args.grid).context("--grid")?;
+    let block = parse_dim3(&args.block).context("--block")?;
+    let kernel_args: Vec<KernelArg> = args.args.iter().map(|s| parse_arg(s)).collect::<Result<_>>()?;
+    let bytes = std::fs::read(&args.cubin).with_context(|| format!("reading {}", args.cubin.display()))?;
+    let device = args.device.as_deref().map_or(DeviceSelector::Default, |d| d.parse().expect("infallible"));
+    let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
+        .context("opening the Vulkan device")?;
+    println!("device: {}", rt.device().name);
+    let run = match run_kernel(&mut rt, &bytes, &args.kernel, grid, block, args.shared, &kernel_args) {
+        Ok(run) => run,
+        Err(RunError::Refused(reason)) => anyhow::bail!("{}: {reason}", args.kernel),
+        Err(RunError::Other(e)) => return Err(e.context(format!("running {}", args.kernel))),
+    };
+    println!(
+        "{}: {} SASS instructions translated in {:.2} ms; kernel time {:.3} ms",
+        args.kernel,
+        run.translation.report.instructions,
+        run.translate_time.as_secs_f64() * 1e3,
+        run.kernel_time.as_secs_f64() * 1e3
+    );
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut buffers = run.buffers.iter();
+        for (i, arg) in kernel_args.iter().enumerate() {
+            if matches!(arg, KernelArg::Buffer(_)) {
+                let data = buffers.next().context("a buffer went missing")?;
+                let path = dir.join(format!("arg{i}.bin"));
+                std::fs::write(&path, data).with_context(|| format!("writing {}", path.display()))?;
+                println!("wrote {}", path.display());
+            }
+        }
+    }
+    rt.save_pipeline_cache().ok();
+    Ok(())
+}
