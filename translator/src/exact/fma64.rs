@@ -249,17 +249,20 @@ fn build(m: &mut Module) -> Id {
     let zz = b.sel64(mul_only, psb, zz);
     let c_or = b.sel64(mul_only, psb, c);
     let zprod_res = b.sel64(dc.zero, zz, c_or);
+    // NaN or infinite factors, or a NaN addend: native arithmetic (an infinite product is exact; NaN results
+    // are fixed up by the caller). An infinite addend with finite factors is the result itself (the exact
+    // product is finite, even when its f64 rounding would overflow).
     let pzero = b.or(da.zero, db.zero);
-    let any_nan = b.or(da.nan, db.nan);
-    let any_nan = b.or(any_nan, dc.nan);
-    let any_inf = b.or(da.inf, db.inf);
-    let c_special = b.or(dc.nan, dc.inf);
     let not_mul = b.not(mul_only);
-    let c_special = b.and(c_special, not_mul);
-    let special = b.or(any_nan, any_inf);
-    let special = b.or(special, c_special);
+    let ab_special = b.or(da.nan, db.nan);
+    let ab_inf = b.or(da.inf, db.inf);
+    let ab_special = b.or(ab_special, ab_inf);
+    let c_nan = b.and(dc.nan, not_mul);
+    let special = b.or(ab_special, c_nan);
+    let c_inf = b.and(dc.inf, not_mul);
     let nat_mul = b.sel64(mul_only, pbits, nat);
     let res = b.sel64(pzero, zprod_res, res);
+    let res = b.sel64(c_inf, c, res);
     let res = b.sel64(special, nat_mul, res);
     end_helper(b.m, res);
     f

@@ -8,7 +8,7 @@
 //!   lavapipe keeps f64 denormals.
 //! - DADD/DMUL in RM/RP/RZ and every DFMA: `crate::exact::fma64` (128-bit integer fused multiply-add;
 //!   `GLSL.std.450 Fma` is not fused on lavapipe).
-//! - NaN results: canonical 0x7fffffff_ffffffff... per [`NAN64`].
+//! - NaN results: the first NaN operand quieted, else [`NAN64`] (see [`propagate_nan`]).
 //! - DSETP: ordered/unordered SPIR-V comparisons (exact). DSETP.MIN/.MAX (comparison codes 0 and 15 on
 //!   SM86, which has no DMNMX): the first predicate says "A is the minimum (maximum)" in the total order with
 //!   -0 < +0, a NaN operand losing to a number; the second says both operands are NaN (nvcc then sets the
@@ -19,8 +19,8 @@ use crate::error::TranslateError;
 use crate::exact::fma64::{dfma, MUL_ONLY};
 use crate::spirv::{Id, Op};
 
-/// The NaN SM86 writes for FP64 results.
-pub const NAN64: u64 = 0x7fff_ffff_ffff_ffff;
+/// The NaN SM86 writes for an invalid FP64 operation (the H200 goldens: sqrt of a negative, 0/0).
+pub const NAN64: u64 = 0xfff8_0000_0000_0000;
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
@@ -57,10 +57,19 @@ fn is_nan64(cx: &mut Ctx<'_>, v: Id) -> Id {
     cx.m.bin(Op::UGreaterThan, t.bool, a, inf)
 }
 
-fn canonical64(cx: &mut Ctx<'_>, v: Id) -> Id {
-    let nan = is_nan64(cx, v);
-    let k = cx.m.c_u64(NAN64);
-    cx.m.select(cx.t.u64, nan, k, v)
+/// SM86 FP64 NaN results (the H200 goldens): the first NaN operand among a, b, c, quieted; an invalid
+/// operation on numbers (inf - inf, 0 * inf) gives [`NAN64`].
+fn propagate_nan(cx: &mut Ctx<'_>, r: Id, a: Id, b: Id, c: Option<Id>) -> Id {
+    let t = cx.t;
+    let quiet = cx.m.c_u64(1 << 51);
+    let mut pick = cx.m.c_u64(NAN64);
+    for v in [c, Some(b), Some(a)].into_iter().flatten() {
+        let n = is_nan64(cx, v);
+        let q = cx.m.bin(Op::BitwiseOr, t.u64, v, quiet);
+        pick = cx.m.select(t.u64, n, q, pick);
+    }
+    let rn = is_nan64(cx, r);
+    cx.m.select(t.u64, rn, pick, r)
 }
 
 fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
@@ -94,7 +103,8 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
             dfma(&mut cx.m, a, b, zero, md)
         }
     };
-    let r = canonical64(cx, r);
+    let c = if m == "DFMA" { Some(read_f64(cx, s.c, s.abs[2], s.neg[2])?) } else { None };
+    let r = propagate_nan(cx, r, a, b, c);
     cx.set_dst64(r);
     Ok(())
 }
@@ -135,7 +145,20 @@ fn dsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let f64t = cx.m.t_f64();
         let fa = cx.m.un(Op::Bitcast, f64t, a);
         let fb = cx.m.un(Op::Bitcast, f64t, b);
-        let r = super::float::float_cmp(cx, cmp, fa, fb, f64t);
+        // NUM/NAN through IsNan (OpOrdered/OpUnordered need the Kernel capability).
+        let r = match cmp {
+            7 | 8 => {
+                let na = cx.m.un(Op::IsNan, t.bool, fa);
+                let nb = cx.m.un(Op::IsNan, t.bool, fb);
+                let any = cx.m.bin(Op::LogicalOr, t.bool, na, nb);
+                if cmp == 8 {
+                    any
+                } else {
+                    cx.m.un(Op::LogicalNot, t.bool, any)
+                }
+            }
+            _ => super::float::float_cmp(cx, cmp, fa, fb, f64t),
+        };
         let nr = cx.m.un(Op::LogicalNot, t.bool, r);
         (r, nr)
     };
