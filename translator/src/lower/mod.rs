@@ -356,9 +356,9 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 
 fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let m = cx.inst.mnemonic;
-    if integer::lower(cx, m)? || uniform::lower(cx, m)? || memory::lower(cx, m)? || float::lower(cx, m)?
+    if integer::lower(cx, m)? || uniform::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
+        || float::lower(cx, m)?
         || convert::lower(cx, m)?
-        || mufu::lower(cx, m)?
         || fp64::lower(cx, m)?
         || special::lower(cx, m)?
         || crate::control::lower_inline(cx, m)?
