@@ -34,7 +34,7 @@ enum Line {
     Fixed(Pattern),
     Field(Field),
     Print { when: Pattern, template: String },
-    Render { placeholder: String, render: Render },
+    Render { placeholder: String, render: Option<Render> },
     Access(Access),
     Golden(Golden),
 }
@@ -260,10 +260,10 @@ fn directive(i: &str) -> Res<'_, Line> {
             template,
         })
         .parse(i),
-        "render" => map(separated_pair(placeholder, space1, render), |(p, r)| Line::Render {
-            placeholder: p.to_owned(),
-            render: r,
-        })
+        "render" => map(
+            separated_pair(placeholder, space1, alt((map(tag("same"), |_| None), map(render, Some)))),
+            |(p, r)| Line::Render { placeholder: p.to_owned(), render: r },
+        )
         .parse(i),
         "access" => map(
             (
@@ -353,6 +353,8 @@ struct PendingClass {
     opcode_seen: bool,
     fixed_seen: bool,
     variant: Option<PendingVariant>,
+    /// The previous variant's renders, for `render NAME same`.
+    previous: BTreeMap<String, Render>,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ParseError {
@@ -416,6 +418,7 @@ pub fn parse_table(text: &str) -> Result<Table, ParseError> {
                     opcode_seen: false,
                     fixed_seen: false,
                     variant: None,
+                    previous: BTreeMap::new(),
                 });
             }
             other => {
@@ -476,6 +479,7 @@ fn class_line(c: &mut PendingClass, line: Line, lno: usize) -> Result<(), ParseE
                 return Err(err(lno, 1, "`when` value has bits outside its mask"));
             }
             if let Some(v) = c.variant.take() {
+                c.previous = v.renders.clone();
                 let done = finish_variant(&c.class, v)?;
                 c.class.variants.push(done);
             }
@@ -485,6 +489,12 @@ fn class_line(c: &mut PendingClass, line: Line, lno: usize) -> Result<(), ParseE
         Line::Render { placeholder, render } => {
             let Some(v) = c.variant.as_mut() else {
                 return Err(err(lno, 1, "`render` before any `print`"));
+            };
+            let render = match render {
+                Some(r) => r,
+                None => c.previous.get(&placeholder).cloned().ok_or_else(|| {
+                    err(lno, 1, format!("`render {placeholder} same` but the previous variant has no `{placeholder}`"))
+                })?,
             };
             if v.renders.insert(placeholder.clone(), render).is_some() {
                 return Err(err(lno, 1, format!("placeholder `{placeholder}` rendered twice")));

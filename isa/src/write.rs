@@ -31,8 +31,9 @@ fn write_class(out: &mut String, c: &Class) {
         let ranges: Vec<String> = f.bits.iter().map(|r| r.to_string()).collect();
         let _ = writeln!(out, "  field {} {} {}", f.name, ranges.join(","), kind_name(f.kind));
     }
+    let mut previous: Vec<(String, Render)> = Vec::new();
     for v in &c.variants {
-        write_variant(out, v);
+        previous = write_variant(out, v, &previous);
     }
     for a in &c.accesses {
         let target = match (&a.field, &a.implicit) {
@@ -53,8 +54,9 @@ fn write_class(out: &mut String, c: &Class) {
 }
 
 /// Placeholder names: the field name for the first render of a field in a variant, `field#2`, `field#3`
-/// for further distinct renders.
-fn write_variant(out: &mut String, v: &Variant) {
+/// for further distinct renders. A render equal to the previous variant's render of the same
+/// placeholder is written `same`. Returns this variant's (placeholder, render) list.
+fn write_variant(out: &mut String, v: &Variant, previous: &[(String, Render)]) -> Vec<(String, Render)> {
     let mut names: Vec<(String, &Render, String)> = Vec::new(); // (field, render, placeholder)
     let mut template = String::new();
     for p in &v.pieces {
@@ -91,8 +93,13 @@ fn write_variant(out: &mut String, v: &Variant) {
         let _ = writeln!(out, "  print when {} {}", pattern(&v.when), quote(&template));
     }
     for (_, render, ph) in &names {
-        let _ = writeln!(out, "  render {ph} {}", render_text(render));
+        if previous.iter().any(|(p, r)| p == ph && r == *render) {
+            let _ = writeln!(out, "  render {ph} same");
+        } else {
+            let _ = writeln!(out, "  render {ph} {}", render_text(render));
+        }
     }
+    names.into_iter().map(|(_, r, ph)| (ph, r.clone())).collect()
 }
 
 fn render_text(r: &Render) -> String {
