@@ -444,3 +444,42 @@ fn atomics_on_owned_addresses() {
     assert_eq!(got64, su64_m);
     assert_eq!(got_sf, sf_m);
 }
+
+#[test]
+fn out_of_window_store_is_dropped_and_reported() {
+    let mut rt = runtime();
+    let k = translate("saxpy", "saxpy");
+    let xs = vec![0x3f80_0000u32; 256];
+    let x = upload_u32(&mut rt, &xs);
+    let y = upload_u32(&mut rt, &xs);
+    // `out` points below the window: every store faults and is dropped; the runtime reports the first.
+    let bad: u64 = 0x1000;
+    let mut p = Vec::new();
+    p.extend_from_slice(&1.0f32.to_bits().to_le_bytes());
+    p.extend_from_slice(&[0; 4]);
+    for a in [x, y, bad] {
+        p.extend_from_slice(&a.to_le_bytes());
+    }
+    p.extend_from_slice(&250u32.to_le_bytes());
+    let id = rt.load_kernel(&k.name, &k.words).unwrap();
+    let mut bank0 = vec![0u8; 0x160 + p.len()];
+    for (i, v) in [128u32, 1, 1, 2, 1, 1].iter().enumerate() {
+        bank0[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    bank0[0x160..].copy_from_slice(&p);
+    let err = rt
+        .launch(&Launch { kernel: id, grid: [2, 1, 1], block: [128, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &bank0)] })
+        .expect_err("stores outside the window must fault");
+    match err {
+        sassport_runtime::RuntimeError::Fault { pc, address, kind, .. } => {
+            // The STG of `saxpy` (nvdisasm listing) and an address of the bad array.
+            assert_eq!(pc, 0xe0, "{kind}");
+            assert!((bad..bad + 4 * 250).contains(&address), "{address:#x}");
+            assert_eq!(address % 4, 0);
+            assert!(kind.contains("store"), "{kind}");
+        }
+        other => panic!("expected a fault, got {other}"),
+    }
+    // The window is untouched: x and y still hold their values.
+    assert_eq!(download_u32(&mut rt, x, 256), xs);
+}
