@@ -483,3 +483,35 @@ fn out_of_window_store_is_dropped_and_reported() {
     // The window is untouched: x and y still hold their values.
     assert_eq!(download_u32(&mut rt, x, 256), xs);
 }
+
+#[test]
+fn recursive_calls_keep_their_frames() {
+    let mut rt = runtime();
+    let k = translate("calls", "calls_recursive");
+    let mut rng = Rng(0xf1b);
+    let n = 250usize;
+    let xs: Vec<u32> = (0..256).map(|_| rng.next()).collect();
+    let a = upload_u32(&mut rt, &xs);
+    let out = upload_u32(&mut rt, &vec![0; 512]);
+    launch(&mut rt, &k, 2, 128, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 512);
+    fn fib(k: u32) -> u32 {
+        if k < 2 {
+            k
+        } else {
+            fib(k - 1).wrapping_add(fib(k - 2))
+        }
+    }
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    for i in 0..n {
+        let x = xs[i];
+        let want = [fib(x & 15), gcd(u64::from(x) * 6, u64::from(x >> 7) * 4 + 2) as u32];
+        assert_eq!(&got[2 * i..2 * i + 2], &want, "i={i} x={x:#x}");
+    }
+}
