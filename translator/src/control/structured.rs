@@ -1,0 +1,481 @@
+//! Control flow, second form: structured selections and loops (the default goal; see `crate::structure`).
+//!
+//! The kernel's blocks become a [`Cfg`]: a branch with a guard or condition predicate is a two-way node,
+//! `@P EXIT` a conditional exit, `BRX` with a jump table from `.nv.info` a switch. Direct calls to device
+//! functions are inlined per call site (each call's blocks are their own nodes, and `RET` continues at that
+//! call's return point: nvcc's calling convention puts exactly that address in the return register), so
+//! the graph is static. Recursion, indirect calls, `BRX` without a table, `JMP`/`JMX`/`KILL` and
+//! structurizer refusals fall back to the whole-kernel dispatch loop, with the reason in [`Form`].
+//!
+//! Emission: every `Block` and `Loop` statement becomes a SPIR-V loop construct (`OpLoopMerge`; a block's
+//! continue target is unreachable), so that every `br` is a structured break or continue of some loop. A
+//! `br` to the innermost construct is a direct branch; one that leaves several constructs stores the target
+//! label (plus one) in a route variable, breaks out of the innermost construct, and each construct's merge
+//! tests the variable and keeps breaking outward until the target is reached. `If` is a selection, `Switch`
+//! an `OpSwitch` (on the computed `BRX` target offset, or on a dispatch header's route variable).
+
+use super::emit_dispatch;
+use crate::cubin::IndirectBranch;
+use crate::error::TranslateError;
+use crate::lower::Ctx;
+use crate::program::{Exit, Inst, Program};
+use crate::spirv::{Id, LoopControl, Op};
+use crate::structure::{structure, Cfg, Limits, Origin, Stmt, StructureReport, Structured, Term};
+use std::collections::HashMap;
+
+/// Which form a kernel's control flow got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    Structured(StructureReport),
+    /// The whole-kernel dispatch loop, and why.
+    Dispatch(String),
+}
+
+impl std::fmt::Display for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Form::Structured(r) => write!(f, "{r}"),
+            Form::Dispatch(why) => write!(f, "dispatch loop: {why}"),
+        }
+    }
+}
+
+/// Most nodes call inlining may create, as a multiple of the kernel's blocks (plus a constant).
+const INLINE_FACTOR: usize = 8;
+const INLINE_EXTRA: usize = 4096;
+/// Estimated SPIR-V words per SASS instruction (the splitting budget is in words).
+const WORDS_PER_INSTRUCTION: u32 = 12;
+
+/// A kernel's graph: nodes and the program block each stands for.
+#[derive(Debug, Clone)]
+pub struct KernelCfg {
+    pub cfg: Cfg,
+    pub node_block: Vec<u32>,
+}
+
+fn last_inst<'p>(prog: &'p Program, block: u32) -> Option<&'p Inst> {
+    let b = prog.blocks.get(block as usize)?;
+    prog.inst_at(b.end.checked_sub(16)?)
+}
+
+/// `BRA`/`EXIT` with a second predicate operand (bits 89:87 not PT, or negated by bit 90).
+fn has_condition(i: &Inst) -> bool {
+    i.bits(87, 3) != 7 || i.bit(90)
+}
+
+/// The graph of `prog` with calls inlined, or why the structured form does not apply.
+pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelCfg, String> {
+    let index_of = |off: u32| prog.blocks.binary_search_by_key(&off, |b| b.start).ok().map(|i| i as u32);
+    let entry_block = index_of(prog.entry).ok_or("no block at the entry")?;
+    // Call contexts: (parent context, return offset, callee entry offset); context 0 is the kernel.
+    let mut contexts: Vec<(u32, u32, u32)> = vec![(0, 0, prog.entry)];
+    let mut context_ids: HashMap<(u32, u32, u32), u32> = HashMap::new();
+    let mut node_of: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut node_block: Vec<u32> = Vec::new();
+    let mut node_ctx: Vec<u32> = Vec::new();
+    let limit = prog.blocks.len() * INLINE_FACTOR + INLINE_EXTRA;
+    let mut intern = |block: u32, ctx: u32, node_block: &mut Vec<u32>, node_ctx: &mut Vec<u32>| -> Result<u32, String> {
+        if let Some(&n) = node_of.get(&(block, ctx)) {
+            return Ok(n);
+        }
+        let n = node_block.len() as u32;
+        if n as usize >= limit {
+            return Err(format!("inlining calls would exceed {limit} blocks"));
+        }
+        node_of.insert((block, ctx), n);
+        node_block.push(block);
+        node_ctx.push(ctx);
+        Ok(n)
+    };
+    intern(entry_block, 0, &mut node_block, &mut node_ctx)?;
+    let mut terms: Vec<Term> = Vec::new();
+    let mut i = 0usize;
+    while i < node_block.len() {
+        let (b, ctx) = (node_block[i], node_ctx[i]);
+        let block = &prog.blocks[b as usize];
+        let mut node_at = |off: u32, c: u32, nb: &mut Vec<u32>, nc: &mut Vec<u32>| -> Result<u32, String> {
+            let t = index_of(off).ok_or_else(|| format!("no block at 0x{off:x}"))?;
+            intern(t, c, nb, nc)
+        };
+        let term = if block.exit == Exit::Fall {
+            Term::Goto(node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
+        } else {
+            let last = last_inst(prog, b).ok_or_else(|| format!("block at 0x{:x} has no last instruction", block.start))?;
+            let at = last.offset;
+            let guarded = last.guard().is_some();
+            match last.mnemonic {
+                "BRA" if last.opcode() & 0x1000 == 0 => {
+                    let target = node_at(last.branch_target() as u32, ctx, &mut node_block, &mut node_ctx)?;
+                    if guarded || has_condition(last) {
+                        Term::Cond(target, node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
+                    } else {
+                        Term::Goto(target)
+                    }
+                }
+                "EXIT" => {
+                    if guarded || has_condition(last) {
+                        Term::CondExit(node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
+                    } else {
+                        Term::Exit
+                    }
+                }
+                "BRX" => {
+                    if guarded {
+                        return Err(format!("predicated BRX at 0x{at:x}"));
+                    }
+                    let table = indirect
+                        .iter()
+                        .find(|t| t.offset == at)
+                        .ok_or_else(|| format!("BRX at 0x{at:x} has no jump table in .nv.info"))?;
+                    let mut seen = Vec::new();
+                    let mut targets = Vec::new();
+                    for &t in &table.targets {
+                        if !seen.contains(&t) {
+                            seen.push(t);
+                            targets.push(node_at(t, ctx, &mut node_block, &mut node_ctx)?);
+                        }
+                    }
+                    Term::Switch(targets)
+                }
+                "CALL" if last.opcode() == 0x0944 && !guarded => {
+                    let callee = last.branch_target() as u32;
+                    // Recursion: the callee is already active in this context chain.
+                    let mut c = ctx;
+                    loop {
+                        let (parent, _, entry) = contexts[c as usize];
+                        if c != 0 && entry == callee {
+                            return Err(format!("recursive call at 0x{at:x}"));
+                        }
+                        if c == 0 {
+                            break;
+                        }
+                        c = parent;
+                    }
+                    let key = (ctx, block.end, callee);
+                    let inner = match context_ids.get(&key) {
+                        Some(&c) => c,
+                        None => {
+                            contexts.push(key);
+                            let c = contexts.len() as u32 - 1;
+                            context_ids.insert(key, c);
+                            c
+                        }
+                    };
+                    Term::Goto(node_at(callee, inner, &mut node_block, &mut node_ctx)?)
+                }
+                "RET" if last.opcode() == 0x0950 => {
+                    if ctx == 0 {
+                        return Err(format!("RET at 0x{at:x} outside any call"));
+                    }
+                    let (parent, ret, _) = contexts[ctx as usize];
+                    let back = node_at(ret, parent, &mut node_block, &mut node_ctx)?;
+                    if guarded {
+                        Term::Cond(back, node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
+                    } else {
+                        Term::Goto(back)
+                    }
+                }
+                m => return Err(format!("{m} at 0x{at:x} (unbounded or unsupported control transfer)")),
+            }
+        };
+        terms.push(term);
+        i += 1;
+    }
+    let weights = node_block
+        .iter()
+        .map(|&b| {
+            let bl = &prog.blocks[b as usize];
+            (bl.end - bl.start) / 16 * WORDS_PER_INSTRUCTION
+        })
+        .collect();
+    Ok(KernelCfg { cfg: Cfg { entry: 0, terms, weights }, node_block })
+}
+
+/// Emits `prog` structured when it can be, else as the dispatch loop. The current function has just begun
+/// its first block.
+pub fn emit(cx: &mut Ctx<'_>, prog: &Program, indirect: &[IndirectBranch]) -> Result<Form, TranslateError> {
+    let kcfg = match kernel_cfg(prog, indirect) {
+        Ok(k) => k,
+        Err(why) => {
+            emit_dispatch(cx, prog)?;
+            return Ok(Form::Dispatch(why));
+        }
+    };
+    let s = match structure(&kcfg.cfg, &Limits::default()) {
+        Ok(s) => s,
+        Err(why) => {
+            emit_dispatch(cx, prog)?;
+            return Ok(Form::Dispatch(why.to_string()));
+        }
+    };
+    emit_structured(cx, prog, &kcfg, &s)?;
+    Ok(Form::Structured(s.report))
+}
+
+struct Frame {
+    label: u32,
+    is_loop: bool,
+    merge: Id,
+    cont: Id,
+    /// Some `br` leaves through this construct's merge towards an outer one.
+    routed: bool,
+}
+
+struct Emitter<'p> {
+    prog: &'p Program,
+    kcfg: &'p KernelCfg,
+    s: &'p Structured,
+    frames: Vec<Frame>,
+    /// Route variable of multi-level breaks (target label + 1; 0 = none).
+    brk: Option<Id>,
+    routes: HashMap<u32, Id>,
+}
+
+/// Emits a structured program into the current function.
+pub fn emit_structured(cx: &mut Ctx<'_>, prog: &Program, kcfg: &KernelCfg, s: &Structured) -> Result<(), TranslateError> {
+    let mut e = Emitter { prog, kcfg, s, frames: Vec::new(), brk: None, routes: HashMap::new() };
+    e.stmts(cx, &s.body)?;
+    if cx.m.current_block().is_some() {
+        cx.m.op_void(Op::Return, &[]);
+    }
+    Ok(())
+}
+
+impl Emitter<'_> {
+    fn ensure_open(&self, cx: &mut Ctx<'_>) {
+        if cx.m.current_block().is_none() {
+            // Code after a terminator is unreachable; SPIR-V still wants it in a block.
+            let l = cx.m.id();
+            cx.m.label(l);
+        }
+    }
+
+    fn brk(&mut self, cx: &mut Ctx<'_>) -> Id {
+        if let Some(v) = self.brk {
+            return v;
+        }
+        let zero = cx.u32c(0);
+        let v = cx.m.local_var(cx.t.fn_u32, Some(zero));
+        self.brk = Some(v);
+        v
+    }
+
+    fn route(&mut self, cx: &mut Ctx<'_>, node: u32) -> Id {
+        if let Some(&v) = self.routes.get(&node) {
+            return v;
+        }
+        let zero = cx.u32c(0);
+        let v = cx.m.local_var(cx.t.fn_u32, Some(zero));
+        self.routes.insert(node, v);
+        v
+    }
+
+    fn block_of(&self, node: u32) -> Option<u32> {
+        let input = self.s.nodes.get(node as usize)?.origin.input()?;
+        self.kcfg.node_block.get(input as usize).copied()
+    }
+
+    fn stmts(&mut self, cx: &mut Ctx<'_>, body: &[Stmt]) -> Result<(), TranslateError> {
+        for st in body {
+            self.ensure_open(cx);
+            match st {
+                Stmt::Code(x) => self.code(cx, *x)?,
+                Stmt::Block { label, body } | Stmt::Loop { label, body } => {
+                    let is_loop = matches!(st, Stmt::Loop { .. });
+                    self.construct(cx, *label, is_loop, body)?;
+                }
+                Stmt::If { node, then_, else_ } => {
+                    let c = self.condition(cx, *node)?;
+                    let merge = cx.m.id();
+                    let t = if then_.is_empty() { merge } else { cx.m.id() };
+                    let f = if else_.is_empty() { merge } else { cx.m.id() };
+                    cx.m.selection_merge(merge);
+                    cx.m.branch_cond(c, t, f);
+                    for (arm, label) in [(then_, t), (else_, f)] {
+                        if !arm.is_empty() {
+                            cx.m.label(label);
+                            self.stmts(cx, arm)?;
+                            if cx.m.current_block().is_some() {
+                                cx.m.branch(merge);
+                            }
+                        }
+                    }
+                    cx.m.label(merge);
+                }
+                Stmt::Switch { node, arms } => self.switch(cx, *node, arms)?,
+                Stmt::Br(l) => self.br(cx, *l),
+                Stmt::SetRoute { dispatch, value } => {
+                    let v = self.route(cx, *dispatch);
+                    let c = cx.u32c(*value);
+                    cx.m.store(v, c);
+                }
+                Stmt::Exit => cx.m.op_void(Op::Return, &[]),
+            }
+        }
+        Ok(())
+    }
+
+    fn construct(&mut self, cx: &mut Ctx<'_>, label: u32, is_loop: bool, body: &[Stmt]) -> Result<(), TranslateError> {
+        let header = cx.m.id();
+        let first = cx.m.id();
+        let merge = cx.m.id();
+        let cont = cx.m.id();
+        cx.m.branch(header);
+        cx.m.label(header);
+        cx.m.loop_merge(merge, cont, LoopControl::NONE);
+        cx.m.branch(first);
+        cx.m.label(first);
+        self.frames.push(Frame { label, is_loop, merge, cont, routed: false });
+        self.stmts(cx, body)?;
+        if cx.m.current_block().is_some() {
+            cx.m.branch(merge);
+        }
+        let frame = self.frames.pop();
+        cx.m.label(cont);
+        cx.m.branch(header);
+        cx.m.label(merge);
+        if frame.is_some_and(|f| f.routed) {
+            self.route_check(cx);
+        }
+        Ok(())
+    }
+
+    /// After a construct some `br` left early: continue breaking outward, or stop at the target.
+    fn route_check(&mut self, cx: &mut Ctx<'_>) {
+        let Some(p) = self.frames.last() else { return };
+        let (plabel, pmerge, pcont, ploop) = (p.label, p.merge, p.cont, p.is_loop);
+        let brk = self.brk(cx);
+        let t = cx.t;
+        let v = cx.m.load(t.u32, brk);
+        let zero = cx.u32c(0);
+        let pending = cx.m.bin(Op::INotEqual, t.bool, v, zero);
+        let go = cx.m.id();
+        let stay = cx.m.id();
+        cx.m.selection_merge(stay);
+        cx.m.branch_cond(pending, go, stay);
+        cx.m.label(go);
+        let me = cx.u32c(plabel + 1);
+        let here = cx.m.bin(Op::IEqual, t.bool, v, me);
+        let next = cx.sel(here, zero, v);
+        cx.m.store(brk, next);
+        if ploop {
+            cx.m.branch_cond(here, pcont, pmerge);
+        } else {
+            cx.m.branch(pmerge);
+        }
+        cx.m.label(stay);
+    }
+
+    fn br(&mut self, cx: &mut Ctx<'_>, label: u32) {
+        let Some(i) = self.frames.iter().rposition(|f| f.label == label) else {
+            // The checker rules this out; an unknown label leaves the kernel rather than panicking.
+            cx.m.op_void(Op::Return, &[]);
+            return;
+        };
+        let k = self.frames.len() - 1;
+        if i == k {
+            let f = &self.frames[k];
+            let to = if f.is_loop { f.cont } else { f.merge };
+            cx.m.branch(to);
+            return;
+        }
+        let brk = self.brk(cx);
+        let c = cx.u32c(label + 1);
+        cx.m.store(brk, c);
+        for f in &mut self.frames[i + 1..] {
+            f.routed = true;
+        }
+        let merge = self.frames[k].merge;
+        cx.m.branch(merge);
+    }
+
+    fn code(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
+        let Some(b) = self.block_of(node) else { return Ok(()) };
+        let block = &self.prog.blocks[b as usize];
+        let first = self.prog.insts.partition_point(|i| i.offset < block.start);
+        for inst in self.prog.insts[first..].iter().take_while(|i| i.offset < block.end) {
+            let is_last = inst.offset + 16 >= block.end;
+            if is_last && block.exit == Exit::Control {
+                break; // realised by the structure
+            }
+            cx.inst = *inst;
+            crate::lower::lower(cx)?;
+        }
+        Ok(())
+    }
+
+    /// The condition under which `node`'s terminator takes its first arm.
+    fn condition(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<Id, TranslateError> {
+        let last = self.block_of(node).and_then(|b| last_inst(self.prog, b)).copied();
+        let Some(last) = last else {
+            return Ok(cx.m.c_bool(false));
+        };
+        cx.inst = last;
+        let guard = last.guard().map(|(p, neg)| cx.pred(u32::from(p), neg));
+        let second = if matches!(last.mnemonic, "BRA" | "EXIT") && has_condition(&last) {
+            Some(cx.pred(last.bits(87, 3), last.bit(90)))
+        } else {
+            None
+        };
+        Ok(match (guard, second) {
+            (Some(a), Some(b)) => cx.m.bin(Op::LogicalAnd, cx.t.bool, a, b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => cx.m.c_bool(true),
+        })
+    }
+
+    fn switch(&mut self, cx: &mut Ctx<'_>, node: u32, arms: &[Vec<Stmt>]) -> Result<(), TranslateError> {
+        let merge = cx.m.id();
+        let labels: Vec<Id> = arms.iter().map(|_| cx.m.id()).collect();
+        let dispatch = matches!(self.s.nodes.get(node as usize).map(|n| n.origin), Some(Origin::Dispatch(_)));
+        let (selector, literals, default) = if dispatch {
+            let v = self.route(cx, node);
+            let sel = cx.m.load(cx.t.u32, v);
+            (sel, (0..arms.len() as u32).collect::<Vec<_>>(), merge)
+        } else {
+            let b = self.block_of(node);
+            let last = b.and_then(|b| last_inst(self.prog, b)).copied();
+            let Some(last) = last else { return Err(cx.refuse("switch without an indirect branch")) };
+            cx.inst = last;
+            let r = cx.reg(last.bits(24, 8) as u8);
+            let base = cx.u32c(last.branch_target() as u32);
+            let sel = cx.op2(Op::IAdd, r, base);
+            // Arm i is the i-th distinct target of the table (the order kernel_cfg built them in).
+            let mut lits = Vec::new();
+            let Some(Term::Switch(targets)) = self.s.nodes.get(node as usize).map(|n| &n.term) else {
+                return Err(cx.refuse("switch node without a table"));
+            };
+            for t in targets {
+                let off = self
+                    .s
+                    .nodes
+                    .get(*t as usize)
+                    .and_then(|n| n.origin.input())
+                    .and_then(|i| self.kcfg.node_block.get(i as usize))
+                    .and_then(|&b| self.prog.blocks.get(b as usize))
+                    .map(|bl| bl.start)
+                    .unwrap_or(u32::MAX);
+                lits.push(off);
+            }
+            let exit = cx.m.id();
+            (sel, lits, exit)
+        };
+        cx.m.selection_merge(merge);
+        let cases: Vec<(u32, Id)> = literals.iter().copied().zip(labels.iter().copied()).collect();
+        cx.m.switch(selector, default, &cases);
+        if default != merge {
+            // An offset outside the table leaves the kernel, as the dispatch loop's default does.
+            cx.m.label(default);
+            cx.m.op_void(Op::Return, &[]);
+        }
+        for (arm, label) in arms.iter().zip(&labels) {
+            cx.m.label(*label);
+            self.stmts(cx, arm)?;
+            if cx.m.current_block().is_some() {
+                cx.m.branch(merge);
+            }
+        }
+        cx.m.label(merge);
+        Ok(())
+    }
+}
