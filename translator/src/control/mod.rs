@@ -12,6 +12,8 @@
 //! thread and no warp instructions (those are refused) they have nothing to do. `BAR.SYNC 0` reached by the
 //! whole block is `OpControlBarrier`; other barrier forms are refused.
 
+pub mod structured;
+
 use crate::error::TranslateError;
 use crate::lower::{Ctx, EXIT_PC};
 use crate::program::{Block, Exit, Inst, Program};
