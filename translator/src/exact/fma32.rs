@@ -93,7 +93,7 @@ fn build_ffma(m: &mut Module) -> Id {
 }
 
 /// `p = a * b` (exact), then `p + c` rounded to odd in f64, with the IEEE zero sign for mode `md`.
-fn odd_sum(b: &mut B<'_>, da: Id, db: Id, dc: Id, md: Id) -> Id {
+pub(crate) fn odd_sum(b: &mut B<'_>, da: Id, db: Id, dc: Id, md: Id) -> Id {
     let t = b.t;
     let p = b.fx(Op::FMul, t.f64, da, db);
     let s = b.fx(Op::FAdd, t.f64, p, dc);

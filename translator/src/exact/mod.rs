@@ -22,6 +22,7 @@ pub mod convert;
 pub mod decode;
 pub mod fma32;
 pub mod fma64;
+pub mod half;
 pub mod round;
 
 use crate::spirv::{glsl, Id, Module, Op, Type};

@@ -4,7 +4,7 @@
 //! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (1 = 16, 2 = 32, 3 = 64 bits); I2F's source
 //! signedness bit 74; F2I's destination signedness bit 72 and `.NTZ` bit 77; `.FTZ` bit 80; the B slot's
 //! `|x|` and `-x` bits 62/63 on float sources. F2FP: A -> high half, B -> low half, bf16 when 76:75 = 2,
-//! rounding 80:79.
+//! rounding 80:79, NaN results 0x7fff.
 //!
 //! Exactness: all of these are integer arithmetic through `crate::exact` (native conversions round only to
 //! nearest or toward zero, leave out-of-range and NaN results undefined and may flush denormals).
@@ -196,6 +196,14 @@ fn f2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let md = cx.u32c(rnd);
     let mut b = B::new(&mut cx.m);
     let r = float_to_float(&mut b, src, dst, v, md, ftz);
+    // F32 -> F16: canonical NaN 0x7fff; from F64 and to wider formats the payload is kept (H200 goldens).
+    let r = if dst.width == 16 && src == F32 {
+        let r = b.u32_of(r);
+        let r = canonical16(&mut b, dst, r);
+        b.u64_of(r)
+    } else {
+        r
+    };
     write(cx, dst.width, r);
     Ok(())
 }
@@ -217,9 +225,21 @@ fn f2fp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let lo = float_to_float(&mut b, F32, dst, bb, md, false);
     let hi = b.u32_of(hi);
     let lo = b.u32_of(lo);
+    // F2FP writes the canonical NaN 0x7fff (H200 goldens), unlike F2F.
+    let hi = canonical16(&mut b, dst, hi);
+    let lo = canonical16(&mut b, dst, lo);
     let k16 = b.c32(16);
     let hi = b.i32(Op::ShiftLeftLogical, hi, k16);
     let r = b.i32(Op::BitwiseOr, hi, lo);
     cx.set_dst(r);
     Ok(())
+}
+
+/// Half bits (low 16) with a NaN replaced by 0x7fff.
+fn canonical16(b: &mut B<'_>, fmt: Format, v: Id) -> Id {
+    let absm = b.c32(0x7fff);
+    let a = b.i32(Op::BitwiseAnd, v, absm);
+    let inf = b.c32(fmt.inf() as u32);
+    let nan = b.b(Op::UGreaterThan, a, inf);
+    b.sel32(nan, absm, v)
 }

@@ -11,6 +11,7 @@
 
 mod convert;
 pub(crate) mod float;
+mod fp16;
 mod fp64;
 mod integer;
 mod memory;
@@ -360,6 +361,7 @@ fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         || float::lower(cx, m)?
         || convert::lower(cx, m)?
         || fp64::lower(cx, m)?
+        || fp16::lower(cx, m)?
         || special::lower(cx, m)?
         || crate::control::lower_inline(cx, m)?
     {
