@@ -48,6 +48,8 @@ impl Rng {
 struct Kernel {
     words: Vec<u32>,
     name: String,
+    /// Constant banks other than 0 from the cubin (jump tables, `__constant__` data), as the driver loads them.
+    banks: Vec<(u32, Vec<u8>)>,
 }
 
 fn translate(file: &str, kernel: &str) -> Kernel {
@@ -64,7 +66,13 @@ fn translate(file: &str, kernel: &str) -> Kernel {
     };
     let t = translate_kernel_with(&cubin, kernel, &Options::default(), dis).unwrap_or_else(|e| panic!("{e}"));
     support::spirv_val(&t.words).unwrap_or_else(|e| panic!("{kernel}: {e}"));
-    Kernel { words: t.words, name: kernel.to_string() }
+    let banks = cubin
+        .constant_banks
+        .iter()
+        .filter(|b| b.bank != 0 && b.function.is_none_or(|f| f == kernel))
+        .map(|b| (b.bank, b.data.to_vec()))
+        .collect();
+    Kernel { words: t.words, name: kernel.to_string(), banks }
 }
 
 /// Launches with CUDA's bank-0 layout: blockDim at 0x0, gridDim at 0xc, parameters at 0x160.
@@ -75,7 +83,9 @@ fn launch(rt: &mut Runtime, k: &Kernel, grid: u32, block: u32, params: &[u8]) {
         bank0[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
     bank0[0x160..].copy_from_slice(params);
-    rt.launch(&Launch { kernel: id, grid: [grid, 1, 1], block: [block, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &bank0)] })
+    let mut banks: Vec<(u32, &[u8])> = vec![(0, &bank0)];
+    banks.extend(k.banks.iter().map(|(b, d)| (*b, d.as_slice())));
+    rt.launch(&Launch { kernel: id, grid: [grid, 1, 1], block: [block, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
         .unwrap_or_else(|e| panic!("{}: {e}", k.name));
 }
 
@@ -514,4 +524,62 @@ fn recursive_calls_keep_their_frames() {
         let want = [fib(x & 15), gcd(u64::from(x) * 6, u64::from(x >> 7) * 4 + 2) as u32];
         assert_eq!(&got[2 * i..2 * i + 2], &want, "i={i} x={x:#x}");
     }
+}
+
+#[test]
+fn switches_through_jump_tables_and_compare_chains() {
+    let mut rt = runtime();
+    let mut rng = Rng(fix_0x5w());
+    let n = 250usize;
+    let mut xs: Vec<u32> = (0..256).map(|_| rng.next()).collect();
+    for (i, key) in [1u32, 17, 300, 301, 1024, 2047, 4000, 4095, 5, 0].iter().enumerate() {
+        xs[i] = (xs[i] & !0xfff) | key;
+    }
+    let a = upload_u32(&mut rt, &xs);
+    let out = upload_u32(&mut rt, &vec![0; 512]);
+
+    let k = translate("switch", "switch_sparse");
+    launch(&mut rt, &k, 2, 128, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 512);
+    for i in 0..n {
+        let x = xs[i] as i32;
+        let key = x & 0xfff;
+        let r = match key {
+            1 => 10,
+            17 => 20,
+            300 => 30 + 31,
+            301 => 31,
+            1024 => x >> 2,
+            2047 => x.wrapping_neg(),
+            4000 => x.wrapping_mul(7),
+            4095 => 1,
+            _ => key & 7,
+        };
+        let s = match x >> 28 {
+            -8 => 1,
+            -1 => 2,
+            0 => 3,
+            7 => 4,
+            _ => 5,
+        };
+        assert_eq!(&got[2 * i..2 * i + 2], &[r as u32, s as u32], "i={i} x={x:#x}");
+    }
+
+    let k = translate("switch", "switch_brx_ptx");
+    launch(&mut rt, &k, 2, 128, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 256);
+    for i in 0..n {
+        let x = xs[i];
+        let want = match x & 3 {
+            0 => x.wrapping_mul(3),
+            1 => x ^ 0x1234_5678,
+            2 => x >> 9,
+            _ => x.wrapping_add(77),
+        };
+        assert_eq!(got[i], want, "brx i={i} x={x:#x}");
+    }
+}
+
+const fn fix_0x5w() -> u64 {
+    0x5a17
 }

@@ -74,7 +74,8 @@ pub fn translate_kernel_with(
         .ok_or_else(|| TranslateError::NoCode { kernel: name.into(), section: section.into() })?;
     let entry = u32::try_from(kernel.function.offset)
         .map_err(|_| TranslateError::Limit { kernel: name.into(), reason: "entry offset beyond 4 GiB".into() })?;
-    let program = Program::build(section, code, entry, dis)?;
+    let targets: Vec<u32> = kernel.info.indirect_branches.iter().flat_map(|b| b.targets.iter().copied()).collect();
+    let program = Program::build_with_targets(section, code, entry, &targets, dis)?;
     translate_program(kernel, &program)
 }
 

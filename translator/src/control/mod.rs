@@ -122,9 +122,12 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, block: &Block, last: &Inst) -> Result<
             }
             cx.u32c(last.branch_target() as u32)
         }
-        "RET" => {
-            if last.opcode() != 0x0950 {
-                return Err(cx.refuse("RET form not translated yet"));
+        "RET" | "BRX" => {
+            // RET.REL Rn / BRX Rn: the register holds an offset from the function base the instruction
+            // encodes (return addresses put there by the caller; jump-table entries for BRX, whose targets
+            // the cubin lists and the CFG made block starts).
+            if !matches!(last.opcode(), 0x0950 | 0x0949) {
+                return Err(cx.refuse("form not translated yet"));
             }
             let ra = last.bits(24, 8) as u8;
             let r = cx.reg(ra);

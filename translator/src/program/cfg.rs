@@ -32,7 +32,13 @@ fn word_at(code: &[u8], offset: u32) -> Option<Word> {
     Some(Word::from_le_bytes(b))
 }
 
-pub(super) fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembler) -> Result<Program, TranslateError> {
+pub(super) fn build(
+    section: &str,
+    code: &[u8],
+    entry: u32,
+    indirect_targets: &[u32],
+    dis: &dyn Disassembler,
+) -> Result<Program, TranslateError> {
     let len = code.len();
     let target_ok = |t: i64| t >= 0 && (t as usize) < len && t % 16 == 0;
     // Decoded instructions by word index (offsets are 16-byte aligned and within the code).
@@ -43,6 +49,18 @@ pub(super) fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembl
     leaders.insert(entry);
     if !target_ok(i64::from(entry)) {
         return Err(TranslateError::FallsOffCode { section: section.into(), offset: entry });
+    }
+    for &t in indirect_targets {
+        if !target_ok(i64::from(t)) {
+            return Err(TranslateError::BadTarget {
+                name: "BRX".into(),
+                section: section.into(),
+                offset: entry,
+                target: i64::from(t),
+            });
+        }
+        leaders.insert(t);
+        work.push(t);
     }
 
     while let Some(start) = work.pop() {

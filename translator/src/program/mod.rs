@@ -99,7 +99,19 @@ pub(crate) fn is_branch(m: &str) -> bool {
 impl Program {
     /// Decodes the code reachable from `entry` in `code` (a whole code section) and builds the CFG.
     pub fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembler) -> Result<Program, TranslateError> {
-        cfg::build(section, code, entry, dis)
+        cfg::build(section, code, entry, &[], dis)
+    }
+
+    /// [`Program::build`] with the targets of indirect branches (`BRX`), which the cubin lists
+    /// (`EIATTR_INDIRECT_BRANCH_TARGETS`): they become block starts, reached through the dispatch loop.
+    pub fn build_with_targets(
+        section: &str,
+        code: &[u8],
+        entry: u32,
+        indirect_targets: &[u32],
+        dis: &dyn Disassembler,
+    ) -> Result<Program, TranslateError> {
+        cfg::build(section, code, entry, indirect_targets, dis)
     }
 
     /// The block starting at `offset`.
