@@ -123,13 +123,15 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
                     if guarded {
                         return Err(format!("predicated BRX at 0x{at:x}"));
                     }
-                    let table = indirect
-                        .iter()
-                        .find(|t| t.offset == at)
-                        .ok_or_else(|| format!("BRX at 0x{at:x} has no jump table in .nv.info"))?;
+                    // The table from `.nv.info`, or the successors the CFG gave the block.
+                    let table: &[u32] = match indirect.iter().find(|t| t.offset == at) {
+                        Some(t) => &t.targets,
+                        None if !block.successors.is_empty() => &block.successors,
+                        None => return Err(format!("BRX at 0x{at:x} has no jump table in .nv.info")),
+                    };
                     let mut seen = Vec::new();
                     let mut targets = Vec::new();
-                    for &t in &table.targets {
+                    for &t in table {
                         if !seen.contains(&t) {
                             seen.push(t);
                             targets.push(node_at(t, ctx, &mut node_block, &mut node_ctx)?);
@@ -212,6 +214,83 @@ pub fn emit(cx: &mut Ctx<'_>, prog: &Program, indirect: &[IndirectBranch]) -> Re
     Ok(Form::Structured(s.report))
 }
 
+/// What the emitter asks of the code it places: a node's straight-line code, the condition of its two-way
+/// terminator, and the selector of its indirect branch. Nodes are input nodes of the structured [`Cfg`].
+pub trait NodeCode {
+    /// Emits the code of input node `node` (its terminator excluded).
+    fn code(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError>;
+    /// The condition under which `node`'s terminator takes its first arm (`Cond`) or exits (`CondExit`).
+    fn condition(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<Id, TranslateError>;
+    /// The selector of `node`'s `Switch` and the selector value of each arm (distinct).
+    fn selector(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(Id, Vec<u32>), TranslateError>;
+}
+
+/// The blocks of a kernel as [`NodeCode`].
+pub struct ProgramCode<'p> {
+    pub prog: &'p Program,
+    pub kcfg: &'p KernelCfg,
+}
+
+impl ProgramCode<'_> {
+    fn block(&self, node: u32) -> Option<&crate::program::Block> {
+        self.prog.blocks.get(*self.kcfg.node_block.get(node as usize)? as usize)
+    }
+    fn last(&self, node: u32) -> Option<Inst> {
+        self.kcfg.node_block.get(node as usize).and_then(|&b| last_inst(self.prog, b)).copied()
+    }
+}
+
+impl NodeCode for ProgramCode<'_> {
+    fn code(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
+        let Some(block) = self.block(node) else { return Ok(()) };
+        let first = self.prog.insts.partition_point(|i| i.offset < block.start);
+        for inst in self.prog.insts[first..].iter().take_while(|i| i.offset < block.end) {
+            let is_last = inst.offset + 16 >= block.end;
+            if is_last && block.exit == Exit::Control {
+                break; // realised by the structure
+            }
+            cx.inst = *inst;
+            crate::lower::lower(cx)?;
+        }
+        Ok(())
+    }
+
+    fn condition(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<Id, TranslateError> {
+        let Some(last) = self.last(node) else { return Err(cx.refuse("branch without a block")) };
+        cx.inst = last;
+        let guard = last.guard().map(|(p, neg)| cx.pred(u32::from(p), neg));
+        let second = if matches!(last.mnemonic, "BRA" | "EXIT") && has_condition(&last) {
+            Some(cx.pred(last.bits(87, 3), last.bit(90)))
+        } else {
+            None
+        };
+        Ok(match (guard, second) {
+            (Some(a), Some(b)) => cx.m.bin(Op::LogicalAnd, cx.t.bool, a, b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => cx.m.c_bool(true),
+        })
+    }
+
+    fn selector(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(Id, Vec<u32>), TranslateError> {
+        let Some(last) = self.last(node) else { return Err(cx.refuse("switch without a block")) };
+        cx.inst = last;
+        // BRX Rn, imm: the target is Rn plus the encoded base; arm i is the i-th distinct table target
+        // (the order kernel_cfg built the switch in).
+        let r = cx.reg(last.bits(24, 8) as u8);
+        let base = cx.u32c(last.branch_target() as u32);
+        let sel = cx.op2(Op::IAdd, r, base);
+        let Some(Term::Switch(targets)) = self.kcfg.cfg.terms.get(node as usize) else {
+            return Err(cx.refuse("switch node without a table"));
+        };
+        let mut lits = Vec::with_capacity(targets.len());
+        for &t in targets {
+            let b = self.kcfg.node_block.get(t as usize).and_then(|&b| self.prog.blocks.get(b as usize));
+            lits.push(b.map_or(u32::MAX, |b| b.start));
+        }
+        Ok((sel, lits))
+    }
+}
+
 struct Frame {
     label: u32,
     is_loop: bool,
@@ -222,8 +301,7 @@ struct Frame {
 }
 
 struct Emitter<'p> {
-    prog: &'p Program,
-    kcfg: &'p KernelCfg,
+    src: &'p mut dyn NodeCode,
     s: &'p Structured,
     frames: Vec<Frame>,
     /// Route variable of multi-level breaks (target label + 1; 0 = none).
@@ -231,9 +309,15 @@ struct Emitter<'p> {
     routes: HashMap<u32, Id>,
 }
 
-/// Emits a structured program into the current function.
+/// Emits a structured program of a kernel into the current function.
 pub fn emit_structured(cx: &mut Ctx<'_>, prog: &Program, kcfg: &KernelCfg, s: &Structured) -> Result<(), TranslateError> {
-    let mut e = Emitter { prog, kcfg, s, frames: Vec::new(), brk: None, routes: HashMap::new() };
+    emit_with(cx, s, &mut ProgramCode { prog, kcfg })
+}
+
+/// Emits a structured program into the current function (which has an open block), taking node code from
+/// `src`.
+pub fn emit_with(cx: &mut Ctx<'_>, s: &Structured, src: &mut dyn NodeCode) -> Result<(), TranslateError> {
+    let mut e = Emitter { src, s, frames: Vec::new(), brk: None, routes: HashMap::new() };
     e.stmts(cx, &s.body)?;
     if cx.m.current_block().is_some() {
         cx.m.op_void(Op::Return, &[]);
@@ -270,9 +354,8 @@ impl Emitter<'_> {
         v
     }
 
-    fn block_of(&self, node: u32) -> Option<u32> {
-        let input = self.s.nodes.get(node as usize)?.origin.input()?;
-        self.kcfg.node_block.get(input as usize).copied()
+    fn input_of(&self, node: u32) -> Option<u32> {
+        self.s.nodes.get(node as usize)?.origin.input()
     }
 
     fn stmts(&mut self, cx: &mut Ctx<'_>, body: &[Stmt]) -> Result<(), TranslateError> {
@@ -390,38 +473,17 @@ impl Emitter<'_> {
     }
 
     fn code(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
-        let Some(b) = self.block_of(node) else { return Ok(()) };
-        let block = &self.prog.blocks[b as usize];
-        let first = self.prog.insts.partition_point(|i| i.offset < block.start);
-        for inst in self.prog.insts[first..].iter().take_while(|i| i.offset < block.end) {
-            let is_last = inst.offset + 16 >= block.end;
-            if is_last && block.exit == Exit::Control {
-                break; // realised by the structure
-            }
-            cx.inst = *inst;
-            crate::lower::lower(cx)?;
+        match self.input_of(node) {
+            Some(i) => self.src.code(cx, i),
+            None => Ok(()), // dispatch headers have no code
         }
-        Ok(())
     }
 
-    /// The condition under which `node`'s terminator takes its first arm.
     fn condition(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<Id, TranslateError> {
-        let last = self.block_of(node).and_then(|b| last_inst(self.prog, b)).copied();
-        let Some(last) = last else {
-            return Ok(cx.m.c_bool(false));
-        };
-        cx.inst = last;
-        let guard = last.guard().map(|(p, neg)| cx.pred(u32::from(p), neg));
-        let second = if matches!(last.mnemonic, "BRA" | "EXIT") && has_condition(&last) {
-            Some(cx.pred(last.bits(87, 3), last.bit(90)))
-        } else {
-            None
-        };
-        Ok(match (guard, second) {
-            (Some(a), Some(b)) => cx.m.bin(Op::LogicalAnd, cx.t.bool, a, b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => cx.m.c_bool(true),
-        })
+        match self.input_of(node) {
+            Some(i) => self.src.condition(cx, i),
+            None => Err(cx.refuse("branch on a dispatch header")),
+        }
     }
 
     fn switch(&mut self, cx: &mut Ctx<'_>, node: u32, arms: &[Vec<Stmt>]) -> Result<(), TranslateError> {
@@ -433,30 +495,8 @@ impl Emitter<'_> {
             let sel = cx.m.load(cx.t.u32, v);
             (sel, (0..arms.len() as u32).collect::<Vec<_>>(), merge)
         } else {
-            let b = self.block_of(node);
-            let last = b.and_then(|b| last_inst(self.prog, b)).copied();
-            let Some(last) = last else { return Err(cx.refuse("switch without an indirect branch")) };
-            cx.inst = last;
-            let r = cx.reg(last.bits(24, 8) as u8);
-            let base = cx.u32c(last.branch_target() as u32);
-            let sel = cx.op2(Op::IAdd, r, base);
-            // Arm i is the i-th distinct target of the table (the order kernel_cfg built them in).
-            let mut lits = Vec::new();
-            let Some(Term::Switch(targets)) = self.s.nodes.get(node as usize).map(|n| &n.term) else {
-                return Err(cx.refuse("switch node without a table"));
-            };
-            for t in targets {
-                let off = self
-                    .s
-                    .nodes
-                    .get(*t as usize)
-                    .and_then(|n| n.origin.input())
-                    .and_then(|i| self.kcfg.node_block.get(i as usize))
-                    .and_then(|&b| self.prog.blocks.get(b as usize))
-                    .map(|bl| bl.start)
-                    .unwrap_or(u32::MAX);
-                lits.push(off);
-            }
+            let Some(i) = self.input_of(node) else { return Err(cx.refuse("switch without a node")) };
+            let (sel, lits) = self.src.selector(cx, i)?;
             let exit = cx.m.id();
             (sel, lits, exit)
         };
