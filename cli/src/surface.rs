@@ -71,15 +71,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let raw = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
             (args.width, args.height, Vec::new(), Some(raw))
         }
-        (None, None) => (args.width, args.height, test_card(args.width, args.height), None),
+        (None, None) => (
+            args.width,
+            args.height,
+            test_card(args.width, args.height),
+            None,
+        ),
     };
     if width == 0 || height == 0 {
         bail!("the surface is empty ({width} × {height})");
     }
-    let block_height = args.block_height.unwrap_or_else(|| default_block_height(height));
+    let block_height = args
+        .block_height
+        .unwrap_or_else(|| default_block_height(height));
     let width_bytes = width.checked_mul(4).context("surface too wide")?;
-    let layout = BlockLinearLayout::new(width_bytes, height, 1, block_height, 0, args.sector_layout)
-        .context("block-linear layout")?;
+    let layout =
+        BlockLinearLayout::new(width_bytes, height, 1, block_height, 0, args.sector_layout)
+            .context("block-linear layout")?;
     let plan = Plan::new(width, height, &layout)?;
 
     let mut image = vec![0u8; plan.image_len];
@@ -97,11 +105,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for (i, w) in push.iter().enumerate() {
         image[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
     }
-    let options = ReplayOptions { engines: EngineOptions { sector_layout: args.sector_layout }, clock_step_ns: 1000 };
+    let options = ReplayOptions {
+        engines: EngineOptions {
+            sector_layout: args.sector_layout,
+        },
+        clock_step_ns: 1000,
+    };
     let replayed = replay(image, &gpfifo, &options).context("running the copy stream")?;
     let memory = replayed.memory;
 
-    let done = u32::from_le_bytes(memory[plan.semaphore as usize..][..4].try_into().unwrap_or_default());
+    let done = u32::from_le_bytes(
+        memory[plan.semaphore as usize..][..4]
+            .try_into()
+            .unwrap_or_default(),
+    );
     if done != SEMAPHORE_PAYLOAD {
         bail!("the copy engine did not release its completion semaphore");
     }
@@ -112,7 +129,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (view_width, view_height, pixels) = gob_view(&layout, tiled);
         write_png(view, view_width, view_height, &pixels)?;
     }
-    let what = if tiled_in.is_some() { "untiled" } else { "copied pitch → block-linear → pitch" };
+    let what = if tiled_in.is_some() {
+        "untiled"
+    } else {
+        "copied pitch → block-linear → pitch"
+    };
     eprintln!(
         "{what} a {width} × {height} RGBA8 surface ({} sectors, block height {} GOBs, {} bytes block-linear); wrote {}",
         args.sector_layout,
@@ -121,11 +142,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.out.display()
     );
     if tiled_in.is_none() {
-        let expected = if args.swap_red_blue { swap_red_blue(&pixels) } else { pixels.clone() };
+        let expected = if args.swap_red_blue {
+            swap_red_blue(&pixels)
+        } else {
+            pixels.clone()
+        };
         if expected != out {
             bail!("the round trip changed the picture");
         }
-        eprintln!("round trip: identical{}", if args.swap_red_blue { " after the red/blue swap" } else { "" });
+        eprintln!(
+            "round trip: identical{}",
+            if args.swap_red_blue {
+                " after the red/blue swap"
+            } else {
+                ""
+            }
+        );
     }
     Ok(())
 }
@@ -153,12 +185,26 @@ impl Plan {
         let dst = align(tiled + layout.size_bytes());
         let semaphore = align(dst + pitch_bytes as u64);
         let image_len = usize::try_from(semaphore + 16).context("surface too large")?;
-        Ok(Plan { width, height, pitch_bytes, src, tiled, dst, semaphore, image_len })
+        Ok(Plan {
+            width,
+            height,
+            pitch_bytes,
+            src,
+            tiled,
+            dst,
+            semaphore,
+            image_len,
+        })
     }
 
     /// The pushbuffer words and the GPFIFO bytes: bind the DMA engine on subchannel 4, optionally tile
     /// the pitch source, untile into the pitch destination, release the semaphore.
-    fn stream(&self, layout: &BlockLinearLayout, from_tiled: bool, swap: bool) -> (Vec<u32>, Vec<u8>) {
+    fn stream(
+        &self,
+        layout: &BlockLinearLayout,
+        from_tiled: bool,
+        swap: bool,
+    ) -> (Vec<u32>, Vec<u8>) {
         const SUBC: u32 = 4;
         let mut push = Vec::new();
         let mut set = |method: u32, data: &[u32]| {
@@ -172,27 +218,70 @@ impl Plan {
         set(0, &[0xC6B5]);
         // Both block-linear sides describe the same surface: width in elements of 4 bytes (remap on)
         // or in bytes (remap off), height, depth 1, layer 0, origin 0.
-        let surface = |elements: bool| [block, if elements { self.width } else { pitch }, self.height, 1, 0, 0];
+        let surface = |elements: bool| {
+            [
+                block,
+                if elements { self.width } else { pitch },
+                self.height,
+                1,
+                0,
+                0,
+            ]
+        };
         if !from_tiled {
-            set(m::OFFSET_IN_UPPER, &[hi(self.src), lo(self.src), hi(self.tiled), lo(self.tiled), pitch, 0]);
+            set(
+                m::OFFSET_IN_UPPER,
+                &[
+                    hi(self.src),
+                    lo(self.src),
+                    hi(self.tiled),
+                    lo(self.tiled),
+                    pitch,
+                    0,
+                ],
+            );
             if swap {
                 // DST_X = SRC_Z, DST_Y = SRC_Y, DST_Z = SRC_X, DST_W = SRC_W; 4 components of 1 byte.
-                set(m::SET_REMAP_COMPONENTS, &[2 | (1 << 4) | (3 << 12) | (3 << 20) | (3 << 24)]);
+                set(
+                    m::SET_REMAP_COMPONENTS,
+                    &[2 | (1 << 4) | (3 << 12) | (3 << 20) | (3 << 24)],
+                );
                 set(m::LINE_LENGTH_IN, &[self.width, self.height]);
             } else {
                 set(m::LINE_LENGTH_IN, &[pitch, self.height]);
             }
             set(m::SET_DST_BLOCK_SIZE, &surface(swap));
             // NON_PIPELINED, SRC pitch, DST block-linear, multi-line, remap when swapping.
-            set(m::LAUNCH_DMA, &[2 | (1 << 7) | (1 << 9) | if swap { 1 << 10 } else { 0 }]);
+            set(
+                m::LAUNCH_DMA,
+                &[2 | (1 << 7) | (1 << 9) | if swap { 1 << 10 } else { 0 }],
+            );
         }
-        set(m::OFFSET_IN_UPPER, &[hi(self.tiled), lo(self.tiled), hi(self.dst), lo(self.dst), 0, pitch]);
+        set(
+            m::OFFSET_IN_UPPER,
+            &[
+                hi(self.tiled),
+                lo(self.tiled),
+                hi(self.dst),
+                lo(self.dst),
+                0,
+                pitch,
+            ],
+        );
         set(m::LINE_LENGTH_IN, &[pitch, self.height]);
         set(m::SET_SRC_BLOCK_SIZE, &surface(false));
-        set(m::SET_SEMAPHORE_A, &[hi(self.semaphore), lo(self.semaphore), SEMAPHORE_PAYLOAD]);
+        set(
+            m::SET_SEMAPHORE_A,
+            &[hi(self.semaphore), lo(self.semaphore), SEMAPHORE_PAYLOAD],
+        );
         // NON_PIPELINED, four-word semaphore, SRC block-linear, DST pitch, multi-line.
         set(m::LAUNCH_DMA, &[2 | (2 << 3) | (1 << 8) | (1 << 9)]);
-        let entry = GpEntry::Segment(Segment { address: 0, length_words: push.len() as u32, level: Level::Main, sync: Sync::Proceed });
+        let entry = GpEntry::Segment(Segment {
+            address: 0,
+            length_words: push.len() as u32,
+            level: Level::Main,
+            sync: Sync::Proceed,
+        });
         (push, entry.encode().to_le_bytes().to_vec())
     }
 }
@@ -206,7 +295,8 @@ fn gob_view(layout: &BlockLinearLayout, tiled: &[u8]) -> (u32, u32, Vec<u8>) {
     let mut out = vec![0u8; pitch * gobs_y * 8];
     for gy in 0..gobs_y {
         for gx in 0..gobs_x {
-            let at = (layout.row_base(gy as u32 * 8, 0) + layout.gob_column_offset(gx as u32 * 64)) as usize;
+            let at = (layout.row_base(gy as u32 * 8, 0) + layout.gob_column_offset(gx as u32 * 64))
+                as usize;
             for row in 0..8 {
                 let src = &tiled[at + row * 64..at + row * 64 + 64];
                 out[(gy * 8 + row) * pitch + gx * 64..][..64].copy_from_slice(src);
@@ -217,7 +307,10 @@ fn gob_view(layout: &BlockLinearLayout, tiled: &[u8]) -> (u32, u32, Vec<u8>) {
 }
 
 fn swap_red_blue(pixels: &[u8]) -> Vec<u8> {
-    pixels.chunks_exact(4).flat_map(|p| [p[2], p[1], p[0], p[3]]).collect()
+    pixels
+        .chunks_exact(4)
+        .flat_map(|p| [p[2], p[1], p[0], p[3]])
+        .collect()
 }
 
 /// A test card: colour ramps, a checkerboard of 8-pixel squares (GOB rows are 8 pixels high and, in
@@ -236,7 +329,12 @@ fn test_card(width: u32, height: u32) -> Vec<u8> {
             } else if ring {
                 [255, (255 * y / height.max(1)) as u8, 40, 255]
             } else if check {
-                [(255 * x / width.max(1)) as u8, 64, (255 * y / height.max(1)) as u8, 255]
+                [
+                    (255 * x / width.max(1)) as u8,
+                    64,
+                    (255 * y / height.max(1)) as u8,
+                    255,
+                ]
             } else {
                 [20, (255 * x / width.max(1)) as u8, 120, 255]
             };
@@ -247,13 +345,20 @@ fn test_card(width: u32, height: u32) -> Vec<u8> {
 }
 
 fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> anyhow::Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().with_context(|| format!("writing {}", path.display()))?;
-    writer.write_image_data(rgba).with_context(|| format!("writing {}", path.display()))?;
-    writer.finish().with_context(|| format!("writing {}", path.display()))?;
+    let mut writer = encoder
+        .write_header()
+        .with_context(|| format!("writing {}", path.display()))?;
+    writer
+        .write_image_data(rgba)
+        .with_context(|| format!("writing {}", path.display()))?;
+    writer
+        .finish()
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -262,14 +367,24 @@ fn read_png(path: &Path) -> anyhow::Result<(u32, u32, Vec<u8>)> {
     let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
     decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().with_context(|| format!("reading {}", path.display()))?;
+    let mut reader = decoder
+        .read_info()
+        .with_context(|| format!("reading {}", path.display()))?;
     let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).with_context(|| format!("decoding {}", path.display()))?;
+    let info = reader
+        .next_frame(&mut buf)
+        .with_context(|| format!("decoding {}", path.display()))?;
     let data = &buf[..info.buffer_size()];
     let rgba = match info.color_type {
         png::ColorType::Rgba => data.to_vec(),
-        png::ColorType::Rgb => data.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
-        png::ColorType::GrayscaleAlpha => data.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+        png::ColorType::Rgb => data
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        png::ColorType::GrayscaleAlpha => data
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
         png::ColorType::Grayscale => data.iter().flat_map(|&g| [g, g, g, 255]).collect(),
         png::ColorType::Indexed => bail!("{}: indexed colour was not expanded", path.display()),
     };

@@ -12,7 +12,9 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn pixels(w: u32, h: u32, seed: u32) -> Vec<u8> {
-    (0..w * h * 4).map(|i| (i.wrapping_mul(2654435761).wrapping_add(seed) >> 13) as u8).collect()
+    (0..w * h * 4)
+        .map(|i| (i.wrapping_mul(2654435761).wrapping_add(seed) >> 13) as u8)
+        .collect()
 }
 
 fn write_png(path: &Path, w: u32, h: u32, rgba: &[u8]) {
@@ -23,7 +25,9 @@ fn write_png(path: &Path, w: u32, h: u32, rgba: &[u8]) {
 }
 
 fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let mut reader = png::Decoder::new(std::fs::File::open(path).unwrap()).read_info().unwrap();
+    let mut reader = png::Decoder::new(std::fs::File::open(path).unwrap())
+        .read_info()
+        .unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
     assert_eq!(info.color_type, png::ColorType::Rgba);
@@ -36,14 +40,24 @@ fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
 fn gob_xy(turing: bool, o: u64) -> (u64, u64) {
     let bit = |n: u32| (o >> n) & 1;
     if turing {
-        ((o & 15) | bit(6) << 4 | bit(8) << 5, bit(4) | bit(5) << 1 | bit(7) << 2)
+        (
+            (o & 15) | bit(6) << 4 | bit(8) << 5,
+            bit(4) | bit(5) << 1 | bit(7) << 2,
+        )
     } else {
-        ((o & 15) | bit(5) << 4 | bit(8) << 5, bit(4) | bit(6) << 1 | bit(7) << 2)
+        (
+            (o & 15) | bit(5) << 4 | bit(8) << 5,
+            bit(4) | bit(6) << 1 | bit(7) << 2,
+        )
     }
 }
 
 fn sassport(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_sassport")).arg("surface").args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_sassport"))
+        .arg("surface")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -69,7 +83,10 @@ fn round_trip_of_an_input_picture_and_the_gob_view() {
     // The view: GOB (gx, gy) at pixel (16 gx, 8 gy), its bytes in memory order, 64 per row.
     let (vw, vh, view) = read_png(&view);
     let gobs_x = (w as u64 * 4).div_ceil(64);
-    assert_eq!((vw as u64, vh as u64), (gobs_x * 16, (h as u64).div_ceil(8) * 8));
+    assert_eq!(
+        (vw as u64, vh as u64),
+        (gobs_x * 16, (h as u64).div_ceil(8) * 8)
+    );
     let pitch = gobs_x * 64;
     for gy in 0..(h as u64).div_ceil(8) {
         for gx in 0..gobs_x {
@@ -77,7 +94,11 @@ fn round_trip_of_an_input_picture_and_the_gob_view() {
                 let (x, y) = gob_xy(false, o);
                 let (px, py) = (gx * 64 + x, gy * 8 + y);
                 let shown = view[((gy * 8 + o / 64) * pitch + gx * 64 + o % 64) as usize];
-                let expected = if px < w as u64 * 4 && py < h as u64 { input[(py * w as u64 * 4 + px) as usize] } else { 0 };
+                let expected = if px < w as u64 * 4 && py < h as u64 {
+                    input[(py * w as u64 * 4 + px) as usize]
+                } else {
+                    0
+                };
                 assert_eq!(shown, expected, "GOB ({gx},{gy}) byte {o}");
             }
         }
@@ -152,6 +173,9 @@ fn remap_swaps_red_and_blue_in_the_generated_card() {
     }
     let (_, _, a) = read_png(&plain);
     let (_, _, b) = read_png(&swapped);
-    assert!(a.chunks(4).zip(b.chunks(4)).all(|(p, q)| p[0] == q[2] && p[1] == q[1] && p[2] == q[0] && p[3] == q[3]));
+    assert!(a
+        .chunks(4)
+        .zip(b.chunks(4))
+        .all(|(p, q)| p[0] == q[2] && p[1] == q[1] && p[2] == q[0] && p[3] == q[3]));
     assert!(a != b);
 }

@@ -14,9 +14,18 @@ fn bench_untile(c: &mut Criterion) {
         let bytes = (width_bytes * h) as u64;
         group.throughput(Throughput::Bytes(bytes));
         // Block height 16 GOBs: what NVIDIA's driver picks for surfaces at least 86 rows high (Mesa NIL).
-        let layout = BlockLinearLayout::new(width_bytes, h, 1, 4, 0, SectorLayout::Turing2D).expect("layout");
-        let region = Region { x: 0, y: 0, z: 0, width: width_bytes, height: h };
-        let tiled: Vec<u8> = (0..layout.size_bytes()).map(|i| (i * 7 + 3) as u8).collect();
+        let layout = BlockLinearLayout::new(width_bytes, h, 1, 4, 0, SectorLayout::Turing2D)
+            .expect("layout");
+        let region = Region {
+            x: 0,
+            y: 0,
+            z: 0,
+            width: width_bytes,
+            height: h,
+        };
+        let tiled: Vec<u8> = (0..layout.size_bytes())
+            .map(|i| (i * 7 + 3) as u8)
+            .collect();
         let mut linear = vec![0u8; bytes as usize];
         let label = format!("{w}x{h}");
 
@@ -27,12 +36,28 @@ fn bench_untile(c: &mut Criterion) {
         for sectors in [SectorLayout::Turing2D, SectorLayout::Tegra16Bx2] {
             let layout = BlockLinearLayout::new(width_bytes, h, 1, 4, 0, sectors).expect("layout");
             group.bench_function(BenchmarkId::new(format!("untile_{sectors}"), &label), |b| {
-                b.iter(|| untile(&layout, black_box(&tiled), &region, &mut linear, width_bytes as usize))
+                b.iter(|| {
+                    untile(
+                        &layout,
+                        black_box(&tiled),
+                        &region,
+                        &mut linear,
+                        width_bytes as usize,
+                    )
+                })
             });
         }
         let mut tiled_out = vec![0u8; layout.size_bytes() as usize];
         group.bench_function(BenchmarkId::new("tile_turing2d", &label), |b| {
-            b.iter(|| tile(&layout, black_box(&src), width_bytes as usize, &region, &mut tiled_out))
+            b.iter(|| {
+                tile(
+                    &layout,
+                    black_box(&src),
+                    width_bytes as usize,
+                    &region,
+                    &mut tiled_out,
+                )
+            })
         });
     }
     group.finish();
@@ -46,17 +71,32 @@ fn ratio_against_memcpy(_c: &mut Criterion) {
         let bytes = (width_bytes * h) as usize;
         let src = vec![0x5Au8; bytes];
         let mut linear = vec![0u8; bytes];
-        let region = Region { x: 0, y: 0, z: 0, width: width_bytes, height: h };
+        let region = Region {
+            x: 0,
+            y: 0,
+            z: 0,
+            width: width_bytes,
+            height: h,
+        };
         for sectors in [SectorLayout::Turing2D, SectorLayout::Tegra16Bx2] {
             let layout = BlockLinearLayout::new(width_bytes, h, 1, 4, 0, sectors).expect("layout");
-            let tiled: Vec<u8> = (0..layout.size_bytes()).map(|i| (i * 7 + 3) as u8).collect();
+            let tiled: Vec<u8> = (0..layout.size_bytes())
+                .map(|i| (i * 7 + 3) as u8)
+                .collect();
             let (mut best_copy, mut best_untile) = (f64::MAX, f64::MAX);
             for _ in 0..300 {
                 let t = std::time::Instant::now();
                 linear.copy_from_slice(black_box(&src));
                 best_copy = best_copy.min(t.elapsed().as_secs_f64());
                 let t = std::time::Instant::now();
-                untile(&layout, black_box(&tiled), &region, &mut linear, width_bytes as usize).expect("untile");
+                untile(
+                    &layout,
+                    black_box(&tiled),
+                    &region,
+                    &mut linear,
+                    width_bytes as usize,
+                )
+                .expect("untile");
                 best_untile = best_untile.min(t.elapsed().as_secs_f64());
                 black_box(&linear);
             }

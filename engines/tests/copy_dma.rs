@@ -37,12 +37,21 @@ fn offsets(src: u64, dst: u64) -> Vec<(u32, u32)> {
 }
 
 fn semaphore(va: u64, payload: u32) -> Vec<(u32, u32)> {
-    vec![(m::SET_SEMAPHORE_A, hi(va)), (m::SET_SEMAPHORE_B, lo(va)), (m::SET_SEMAPHORE_PAYLOAD, payload)]
+    vec![
+        (m::SET_SEMAPHORE_A, hi(va)),
+        (m::SET_SEMAPHORE_B, lo(va)),
+        (m::SET_SEMAPHORE_PAYLOAD, payload),
+    ]
 }
 
 fn pitch_copy(len: u32, lines: u32, pitch_in: u32, pitch_out: u32) -> Vec<(u32, u32)> {
     let mut c = offsets(SRC + 0x100, DST + 0x200);
-    c.extend([(m::PITCH_IN, pitch_in), (m::PITCH_OUT, pitch_out), (m::LINE_LENGTH_IN, len), (m::LINE_COUNT, lines)]);
+    c.extend([
+        (m::PITCH_IN, pitch_in),
+        (m::PITCH_OUT, pitch_out),
+        (m::LINE_LENGTH_IN, len),
+        (m::LINE_COUNT, lines),
+    ]);
     c
 }
 
@@ -53,7 +62,10 @@ fn one_dimensional_copy_moves_only_the_x_extent() {
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
     // LINE_COUNT 7 is ignored without MULTI_LINE_ENABLE.
     rig.run(&mut dma, &pitch_copy(1000, 7, 4096, 4096));
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH)]);
+    rig.run(
+        &mut dma,
+        &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH)],
+    );
     let mut expected = before;
     expected[0x200..0x200 + 1000].copy_from_slice(&src[0x100..0x100 + 1000]);
     assert!(rig.bytes(rig.dst) == expected);
@@ -65,7 +77,13 @@ fn multi_line_pitch_copy_keeps_padding() {
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
     rig.run(&mut dma, &pitch_copy(37, 9, 100, 64));
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE,
+        )],
+    );
     let mut expected = before;
     for r in 0..9 {
         expected[0x200 + r * 64..][..37].copy_from_slice(&src[0x100 + r * 100..][..37]);
@@ -81,9 +99,19 @@ fn negative_pitch_walks_lines_downwards_and_origins_are_ignored_for_pitch() {
     let mut calls = pitch_copy(16, 4, (-200i32) as u32, 32);
     calls[1] = (m::OFFSET_IN_LOWER, lo(SRC + 0x1000));
     // Pitch surfaces ignore the origin registers (Ryujinx #3121, hardware-tested).
-    calls.extend([(m::SET_SRC_ORIGIN, 0x0005_0003), (m::DST_ORIGIN_X, 9), (m::DST_ORIGIN_Y, 2)]);
+    calls.extend([
+        (m::SET_SRC_ORIGIN, 0x0005_0003),
+        (m::DST_ORIGIN_X, 9),
+        (m::DST_ORIGIN_Y, 2),
+    ]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE,
+        )],
+    );
     let mut expected = before;
     for r in 0..4 {
         expected[0x200 + r * 32..][..16].copy_from_slice(&src[0x1000 - r * 200..][..16]);
@@ -100,14 +128,25 @@ fn overlapping_copy_reads_the_whole_source_first() {
     let mut calls = offsets(DST + 0x100, DST + 0x103);
     calls.extend([(m::LINE_LENGTH_IN, 500)]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH)]);
+    rig.run(
+        &mut dma,
+        &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH)],
+    );
     let mut expected = before.clone();
     expected.copy_within(0x100..0x100 + 500, 0x103);
     assert!(rig.bytes(rig.dst) == expected);
 }
 
 /// Sets up a block-linear side: block size, width (in elements), height, depth, layer, origin.
-fn bl_side(dst: bool, s: &BlSurface, element: u64, layer: u32, x: u32, y: u32, packed: bool) -> Vec<(u32, u32)> {
+fn bl_side(
+    dst: bool,
+    s: &BlSurface,
+    element: u64,
+    layer: u32,
+    x: u32,
+    y: u32,
+    packed: bool,
+) -> Vec<(u32, u32)> {
     let w = (s.width_bytes / element) as u32;
     let mut c = if dst {
         vec![
@@ -141,13 +180,27 @@ fn pitch_to_block_linear_with_packed_origin() {
         let mut rig = Rig::new();
         let mut dma = DmaCopy::new(sectors);
         let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
-        let surf = BlSurface { width_bytes: 300, height: 70, depth: 1, block_h: 2, block_d: 0, sectors };
+        let surf = BlSurface {
+            width_bytes: 300,
+            height: 70,
+            depth: 1,
+            block_h: 2,
+            block_d: 0,
+            sectors,
+        };
         let (x0, y0, w, h, pitch) = (37u64, 11u64, 201u64, 45u64, 256u64);
         let mut calls = offsets(SRC, DST);
-        calls.extend([(m::PITCH_IN, pitch as u32), (m::LINE_LENGTH_IN, w as u32), (m::LINE_COUNT, h as u32)]);
+        calls.extend([
+            (m::PITCH_IN, pitch as u32),
+            (m::LINE_LENGTH_IN, w as u32),
+            (m::LINE_COUNT, h as u32),
+        ]);
         calls.extend(bl_side(true, &surf, 1, 0, x0 as u32, y0 as u32, true));
         rig.run(&mut dma, &calls);
-        rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE)]);
+        rig.run(
+            &mut dma,
+            &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE)],
+        );
         let mut expected = before;
         for r in 0..h {
             for c in 0..w {
@@ -163,18 +216,33 @@ fn block_linear_3d_slice_to_pitch_with_32_bit_origin() {
     let mut rig = Rig::new();
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
-    let surf = BlSurface { width_bytes: 256, height: 40, depth: 7, block_h: 1, block_d: 2, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 256,
+        height: 40,
+        depth: 7,
+        block_h: 1,
+        block_d: 2,
+        sectors: SectorLayout::Turing2D,
+    };
     assert!(surf.size() <= WINDOW);
     let (x0, y0, w, h, layer) = (70_000u64 % 256, 5u64, 120u64, 30u64, 6u32);
     let mut calls = offsets(SRC, DST + 0x40);
-    calls.extend([(m::PITCH_OUT, 128), (m::LINE_LENGTH_IN, w as u32), (m::LINE_COUNT, h as u32)]);
+    calls.extend([
+        (m::PITCH_OUT, 128),
+        (m::LINE_LENGTH_IN, w as u32),
+        (m::LINE_COUNT, h as u32),
+    ]);
     calls.extend(bl_side(false, &surf, 1, layer, x0 as u32, y0 as u32, false));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(m::LAUNCH_DMA, NON_PIPELINED | DST_PITCH | MULTI_LINE)],
+    );
     let mut expected = before;
     for r in 0..h {
         for c in 0..w {
-            expected[(0x40 + r * 128 + c) as usize] = src[surf.address(x0 + c, y0 + r, layer as u64) as usize];
+            expected[(0x40 + r * 128 + c) as usize] =
+                src[surf.address(x0 + c, y0 + r, layer as u64) as usize];
         }
     }
     assert!(rig.bytes(rig.dst) == expected);
@@ -186,12 +254,26 @@ fn a_32_bit_origin_beyond_16_bits_is_honoured() {
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
     // 70_000 bytes wide, 8 rows: the origin X does not fit the packed register's 16 bits.
-    let surf = BlSurface { width_bytes: 70_080, height: 8, depth: 1, block_h: 0, block_d: 0, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 70_080,
+        height: 8,
+        depth: 1,
+        block_h: 0,
+        block_d: 0,
+        sectors: SectorLayout::Turing2D,
+    };
     let mut calls = offsets(SRC, DST);
-    calls.extend([(m::PITCH_OUT, 64), (m::LINE_LENGTH_IN, 40), (m::LINE_COUNT, 3)]);
+    calls.extend([
+        (m::PITCH_OUT, 64),
+        (m::LINE_LENGTH_IN, 40),
+        (m::LINE_COUNT, 3),
+    ]);
     calls.extend(bl_side(false, &surf, 1, 0, 70_000, 2, false));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(m::LAUNCH_DMA, NON_PIPELINED | DST_PITCH | MULTI_LINE)],
+    );
     let mut expected = before;
     for r in 0..3u64 {
         for c in 0..40u64 {
@@ -208,13 +290,31 @@ fn remap_swaps_red_and_blue_in_element_units() {
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
     // BGRA8 pitch → RGBA8 block-linear: X = src Z, Y = src Y, Z = src X, W = src W; 4 × 1-byte components.
     let comps = 2 | (1 << 4) | (0 << 8) | (3 << 12) | (0 << 16) | (3 << 20) | (3 << 24);
-    let surf = BlSurface { width_bytes: 64 * 4, height: 16, depth: 1, block_h: 1, block_d: 0, sectors: SectorLayout::Tegra16Bx2 };
+    let surf = BlSurface {
+        width_bytes: 64 * 4,
+        height: 16,
+        depth: 1,
+        block_h: 1,
+        block_d: 0,
+        sectors: SectorLayout::Tegra16Bx2,
+    };
     let (x0, y0, w, h) = (5u64, 3u64, 50u64, 12u64); // elements
     let mut calls = offsets(SRC, DST);
-    calls.extend([(m::PITCH_IN, 400), (m::LINE_LENGTH_IN, w as u32), (m::LINE_COUNT, h as u32), (m::SET_REMAP_COMPONENTS, comps)]);
+    calls.extend([
+        (m::PITCH_IN, 400),
+        (m::LINE_LENGTH_IN, w as u32),
+        (m::LINE_COUNT, h as u32),
+        (m::SET_REMAP_COMPONENTS, comps),
+    ]);
     calls.extend(bl_side(true, &surf, 4, 0, x0 as u32, y0 as u32, true));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE | REMAP)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE | REMAP,
+        )],
+    );
     let mut expected = before;
     let order = [2usize, 1, 0, 3];
     for r in 0..h {
@@ -248,7 +348,13 @@ fn remap_constants_no_write_and_wider_components() {
         (m::SET_REMAP_COMPONENTS, comps),
     ]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP,
+        )],
+    );
     let mut expected = before;
     for r in 0..3usize {
         for e in 0..20usize {
@@ -280,19 +386,38 @@ fn constant_fill_never_reads_the_source() {
         (m::SET_REMAP_COMPONENTS, comps),
     ]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP,
+        )],
+    );
     let mut expected = before;
     for r in 0..5 {
         for e in 0..100 {
-            expected[0x1000 + r * 4096 + e * 4..][..4].copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+            expected[0x1000 + r * 4096 + e * 4..][..4]
+                .copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
         }
     }
     assert!(rig.bytes(rig.dst) == expected);
     // The same launch that needs the source fails on it, naming the address.
     let identity = (1 << 4) | (2 << 8) | (3 << 12) | (3 << 16);
     rig.run(&mut dma, &[(m::SET_REMAP_COMPONENTS, identity)]);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP).unwrap_err();
-    assert!(matches!(err, EngineError::Memory(MemoryError::Unmapped { va: 0x7_0000_0000 })), "{err}");
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EngineError::Memory(MemoryError::Unmapped { va: 0x7_0000_0000 })
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -300,14 +425,33 @@ fn block_linear_fill_with_remap_in_elements() {
     let mut rig = Rig::new();
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let before = rig.bytes(rig.dst);
-    let surf = BlSurface { width_bytes: 100 * 8, height: 24, depth: 2, block_h: 1, block_d: 1, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 100 * 8,
+        height: 24,
+        depth: 2,
+        block_h: 1,
+        block_d: 1,
+        sectors: SectorLayout::Turing2D,
+    };
     // 2 × 4-byte components: X = CONST_A, Y = CONST_B.
     let comps = 4 | (5 << 4) | (3 << 16) | (1 << 20) | (1 << 24);
     let mut calls = offsets(0, DST);
-    calls.extend([(m::LINE_LENGTH_IN, 33), (m::LINE_COUNT, 10), (m::SET_REMAP_CONST_A, 0x0102_0304), (m::SET_REMAP_CONST_B, 0x0506_0708), (m::SET_REMAP_COMPONENTS, comps)]);
+    calls.extend([
+        (m::LINE_LENGTH_IN, 33),
+        (m::LINE_COUNT, 10),
+        (m::SET_REMAP_CONST_A, 0x0102_0304),
+        (m::SET_REMAP_CONST_B, 0x0506_0708),
+        (m::SET_REMAP_COMPONENTS, comps),
+    ]);
     calls.extend(bl_side(true, &surf, 8, 1, 61, 9, false));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE | REMAP)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE | REMAP,
+        )],
+    );
     let mut expected = before;
     let element = [4u8, 3, 2, 1, 8, 7, 6, 5];
     for r in 0..10u64 {
@@ -325,8 +469,22 @@ fn block_linear_to_block_linear_across_block_sizes_and_slices() {
     let mut rig = Rig::new();
     let mut dma = DmaCopy::new(SectorLayout::Tegra16Bx2);
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
-    let s = BlSurface { width_bytes: 200, height: 50, depth: 5, block_h: 3, block_d: 1, sectors: SectorLayout::Tegra16Bx2 };
-    let d = BlSurface { width_bytes: 333, height: 90, depth: 3, block_h: 0, block_d: 2, sectors: SectorLayout::Tegra16Bx2 };
+    let s = BlSurface {
+        width_bytes: 200,
+        height: 50,
+        depth: 5,
+        block_h: 3,
+        block_d: 1,
+        sectors: SectorLayout::Tegra16Bx2,
+    };
+    let d = BlSurface {
+        width_bytes: 333,
+        height: 90,
+        depth: 3,
+        block_h: 0,
+        block_d: 2,
+        sectors: SectorLayout::Tegra16Bx2,
+    };
     let mut calls = offsets(SRC, DST);
     calls.extend([(m::LINE_LENGTH_IN, 150), (m::LINE_COUNT, 41)]);
     calls.extend(bl_side(false, &s, 1, 4, 13, 9, true));
@@ -336,7 +494,8 @@ fn block_linear_to_block_linear_across_block_sizes_and_slices() {
     let mut expected = before;
     for r in 0..41 {
         for c in 0..150 {
-            expected[d.address(100 + c, 44 + r, 2) as usize] = src[s.address(13 + c, 9 + r, 4) as usize];
+            expected[d.address(100 + c, 44 + r, 2) as usize] =
+                src[s.address(13 + c, 9 + r, 4) as usize];
         }
     }
     assert!(rig.bytes(rig.dst) == expected);
@@ -350,21 +509,41 @@ fn copies_through_split_and_aliased_mappings_match_one_mapping() {
     let va = 0x2_0000_0000u64;
     let a = rig.memory.add_storage(pattern(0x3000, 9));
     let b = rig.memory.add_storage(pattern(0x1000, 10));
-    rig.memory.map(va, 0x1000, a, 0, Access::READ_WRITE).unwrap();
-    rig.memory.map(va + 0x1000, 0x1000, b, 0, Access::READ_WRITE).unwrap();
-    rig.memory.map(va + 0x2000, 0x1000, a, 0x1000, Access::READ_WRITE).unwrap();
+    rig.memory
+        .map(va, 0x1000, a, 0, Access::READ_WRITE)
+        .unwrap();
+    rig.memory
+        .map(va + 0x1000, 0x1000, b, 0, Access::READ_WRITE)
+        .unwrap();
+    rig.memory
+        .map(va + 0x2000, 0x1000, a, 0x1000, Access::READ_WRITE)
+        .unwrap();
     let mut flat = pattern(0x1000, 9);
     flat.extend(pattern(0x1000, 10));
     flat.extend(&pattern(0x3000, 9)[0x1000..0x2000]);
     let src = rig.bytes(rig.src);
-    let surf = BlSurface { width_bytes: 128, height: 48, depth: 1, block_h: 1, block_d: 0, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 128,
+        height: 48,
+        depth: 1,
+        block_h: 1,
+        block_d: 0,
+        sectors: SectorLayout::Turing2D,
+    };
     assert_eq!(surf.size(), 0x3000 / 2);
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let mut calls = offsets(SRC, va + 0x800);
-    calls.extend([(m::PITCH_IN, 128), (m::LINE_LENGTH_IN, 100), (m::LINE_COUNT, 40)]);
+    calls.extend([
+        (m::PITCH_IN, 128),
+        (m::LINE_LENGTH_IN, 100),
+        (m::LINE_COUNT, 40),
+    ]);
     calls.extend(bl_side(true, &surf, 1, 0, 20, 3, true));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE)],
+    );
     for r in 0..40 {
         for c in 0..100 {
             flat[0x800 + surf.address(20 + c, 3 + r, 0) as usize] = src[(r * 128 + c) as usize];
@@ -374,10 +553,17 @@ fn copies_through_split_and_aliased_mappings_match_one_mapping() {
     assert!(got == flat);
     // And back out through the split mappings to pitch memory.
     let mut calls = offsets(va + 0x800, DST);
-    calls.extend([(m::PITCH_OUT, 100), (m::LINE_LENGTH_IN, 100), (m::LINE_COUNT, 40)]);
+    calls.extend([
+        (m::PITCH_OUT, 100),
+        (m::LINE_LENGTH_IN, 100),
+        (m::LINE_COUNT, 40),
+    ]);
     calls.extend(bl_side(false, &surf, 1, 0, 20, 3, true));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(m::LAUNCH_DMA, NON_PIPELINED | DST_PITCH | MULTI_LINE)],
+    );
     let out = rig.bytes(rig.dst);
     for r in 0..40 {
         assert_eq!(&out[r * 100..][..100], &src[r * 128..][..100]);
@@ -395,12 +581,21 @@ fn one_word_semaphore_release_after_the_copy() {
     let mut rig = Rig::new();
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     copy_with_semaphore(&mut rig, &mut dma, SEM + 0x24, 0x1234_5678);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | SEM_ONE_WORD)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | SEM_ONE_WORD,
+        )],
+    );
     let sem = rig.bytes(rig.sem);
     assert_eq!(&sem[0x24..0x28], &0x1234_5678u32.to_le_bytes());
     assert_eq!(&sem[0x20..0x24], &[0xCD; 4]);
     assert_eq!(&sem[0x28..0x30], &[0xCD; 8]);
-    assert_eq!(&rig.bytes(rig.dst)[0x200..0x240], &rig.bytes(rig.src)[0x100..0x140]);
+    assert_eq!(
+        &rig.bytes(rig.dst)[0x200..0x240],
+        &rig.bytes(rig.src)[0x100..0x140]
+    );
 }
 
 #[test]
@@ -417,7 +612,9 @@ fn four_word_semaphore_writes_payload_zero_and_timestamp() {
     assert_eq!(&sem[0x40..0x44], &[0xCD; 4]);
     // Misaligned for 16 bytes: refused, nothing written.
     copy_with_semaphore(&mut rig, &mut dma, SEM + 0x48, 1);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, SEM_FOUR_WORD).unwrap_err();
+    let err = rig
+        .call(&mut dma, m::LAUNCH_DMA, SEM_FOUR_WORD)
+        .unwrap_err();
     assert!(matches!(err, EngineError::Semaphore(_)), "{err}");
     assert!(rig.bytes(rig.sem) == sem);
 }
@@ -429,23 +626,30 @@ fn semaphore_reductions() {
     let va = SEM + 0x100;
     let cases: &[(u32, u32, u32, u32, u32)] = &[
         // (op, sign bit, initial, payload, expected)
-        (5, UNSIGNED, 40, 2, 42),                         // IADD
-        (0, 0, (-5i32) as u32, 3, (-5i32) as u32),        // IMIN signed
-        (0, UNSIGNED, (-5i32) as u32, 3, 3),              // IMIN unsigned
-        (1, 0, (-5i32) as u32, 3, 3),                     // IMAX signed
-        (2, UNSIGNED, 0xF0F0, 0xFF00, 0x0FF0),            // IXOR
-        (3, UNSIGNED, 0xF0F0, 0xFF00, 0xF000),            // IAND
-        (4, UNSIGNED, 0xF0F0, 0x0F00, 0xFFF0),            // IOR
-        (6, UNSIGNED, 7, 7, 0),                           // INC wraps at payload
-        (6, UNSIGNED, 3, 7, 4),                           // INC
-        (7, UNSIGNED, 0, 9, 9),                           // DEC from 0 reloads payload
-        (7, UNSIGNED, 5, 9, 4),                           // DEC
+        (5, UNSIGNED, 40, 2, 42),                  // IADD
+        (0, 0, (-5i32) as u32, 3, (-5i32) as u32), // IMIN signed
+        (0, UNSIGNED, (-5i32) as u32, 3, 3),       // IMIN unsigned
+        (1, 0, (-5i32) as u32, 3, 3),              // IMAX signed
+        (2, UNSIGNED, 0xF0F0, 0xFF00, 0x0FF0),     // IXOR
+        (3, UNSIGNED, 0xF0F0, 0xFF00, 0xF000),     // IAND
+        (4, UNSIGNED, 0xF0F0, 0x0F00, 0xFFF0),     // IOR
+        (6, UNSIGNED, 7, 7, 0),                    // INC wraps at payload
+        (6, UNSIGNED, 3, 7, 4),                    // INC
+        (7, UNSIGNED, 0, 9, 9),                    // DEC from 0 reloads payload
+        (7, UNSIGNED, 5, 9, 4),                    // DEC
     ];
     for &(op, sign, initial, payload, expected) in cases {
         rig.memory.write_u32(va, initial).unwrap();
         rig.run(&mut dma, &semaphore(va, payload));
-        rig.run(&mut dma, &[(m::LAUNCH_DMA, SEM_ONE_WORD | reduction(op) | sign)]);
-        assert_eq!(rig.memory.read_u32(va).unwrap(), expected, "op {op} sign {sign}");
+        rig.run(
+            &mut dma,
+            &[(m::LAUNCH_DMA, SEM_ONE_WORD | reduction(op) | sign)],
+        );
+        assert_eq!(
+            rig.memory.read_u32(va).unwrap(),
+            expected,
+            "op {op} sign {sign}"
+        );
     }
     // FADD (0xA): IEEE single add.
     rig.memory.write_u32(va, 1.5f32.to_bits()).unwrap();
@@ -454,7 +658,9 @@ fn semaphore_reductions() {
     assert_eq!(f32::from_bits(rig.memory.read_u32(va).unwrap()), 3.75);
     // INC signed is outside the legal table: refused, value unchanged.
     rig.memory.write_u32(va, 5).unwrap();
-    assert!(rig.call(&mut dma, m::LAUNCH_DMA, SEM_ONE_WORD | reduction(6)).is_err());
+    assert!(rig
+        .call(&mut dma, m::LAUNCH_DMA, SEM_ONE_WORD | reduction(6))
+        .is_err());
     assert_eq!(rig.memory.read_u32(va).unwrap(), 5);
 }
 
@@ -465,27 +671,67 @@ fn a_copy_into_a_hole_writes_nothing_and_releases_nothing() {
     let (dst, sem) = (rig.bytes(rig.dst), rig.bytes(rig.sem));
     // 40 lines of 4 KiB pitch starting 16 KiB before the end of the window: lines 4.. fall off the end.
     let mut calls = offsets(SRC, DST + WINDOW - 0x4000);
-    calls.extend([(m::PITCH_IN, 64), (m::PITCH_OUT, 0x1000), (m::LINE_LENGTH_IN, 64), (m::LINE_COUNT, 40)]);
+    calls.extend([
+        (m::PITCH_IN, 64),
+        (m::PITCH_OUT, 0x1000),
+        (m::LINE_LENGTH_IN, 64),
+        (m::LINE_COUNT, 40),
+    ]);
     calls.extend(semaphore(SEM, 1));
     rig.run(&mut dma, &calls);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | SEM_ONE_WORD).unwrap_err();
-    assert!(matches!(err, EngineError::Memory(MemoryError::Unmapped { va }) if va == DST + WINDOW), "{err}");
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | SEM_ONE_WORD,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, EngineError::Memory(MemoryError::Unmapped { va }) if va == DST + WINDOW),
+        "{err}"
+    );
     assert!(rig.bytes(rig.dst) == dst);
     assert!(rig.bytes(rig.sem) == sem);
     // Same for a block-linear destination whose last GOBs cross into the hole.
-    let surf = BlSurface { width_bytes: 512, height: 64, depth: 1, block_h: 3, block_d: 0, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 512,
+        height: 64,
+        depth: 1,
+        block_h: 3,
+        block_d: 0,
+        sectors: SectorLayout::Turing2D,
+    };
     let mut calls = offsets(SRC, DST + WINDOW - surf.size() + 512);
-    calls.extend([(m::PITCH_IN, 512), (m::LINE_LENGTH_IN, 512), (m::LINE_COUNT, 64)]);
+    calls.extend([
+        (m::PITCH_IN, 512),
+        (m::LINE_LENGTH_IN, 512),
+        (m::LINE_COUNT, 64),
+    ]);
     calls.extend(bl_side(true, &surf, 1, 0, 0, 0, true));
     rig.run(&mut dma, &calls);
-    assert!(rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE | SEM_ONE_WORD).is_err());
+    assert!(rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE | SEM_ONE_WORD
+        )
+        .is_err());
     assert!(rig.bytes(rig.dst) == dst);
     assert!(rig.bytes(rig.sem) == sem);
     // A read-only destination page is a permission failure, also before any write.
     rig.memory.protect(DST, WINDOW, Access::READ).unwrap();
     rig.run(&mut dma, &pitch_copy(64, 1, 0, 0));
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | SEM_ONE_WORD).unwrap_err();
-    assert!(matches!(err, EngineError::Memory(MemoryError::Permission { .. })), "{err}");
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | SEM_ONE_WORD,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, EngineError::Memory(MemoryError::Permission { .. })),
+        "{err}"
+    );
     assert!(rig.bytes(rig.sem) == sem);
 }
 
@@ -495,7 +741,13 @@ fn an_unmapped_semaphore_stops_the_copy_before_it_writes() {
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let dst = rig.bytes(rig.dst);
     copy_with_semaphore(&mut rig, &mut dma, 0x3_0000_0000, 7);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | SEM_ONE_WORD).unwrap_err();
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | SEM_ONE_WORD,
+        )
+        .unwrap_err();
     assert!(matches!(err, EngineError::Semaphore(_)), "{err}");
     assert!(rig.bytes(rig.dst) == dst);
 }
@@ -505,19 +757,60 @@ fn out_of_surface_regions_and_bad_fields_are_refused_by_name() {
     let mut rig = Rig::new();
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let dst = rig.bytes(rig.dst);
-    let surf = BlSurface { width_bytes: 128, height: 16, depth: 2, block_h: 1, block_d: 0, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 128,
+        height: 16,
+        depth: 2,
+        block_h: 1,
+        block_d: 0,
+        sectors: SectorLayout::Turing2D,
+    };
     let mut calls = offsets(SRC, DST);
-    calls.extend([(m::PITCH_IN, 128), (m::LINE_LENGTH_IN, 100), (m::LINE_COUNT, 16)]);
+    calls.extend([
+        (m::PITCH_IN, 128),
+        (m::LINE_LENGTH_IN, 100),
+        (m::LINE_COUNT, 16),
+    ]);
     calls.extend(bl_side(true, &surf, 1, 2, 0, 0, true)); // layer 2 of a 2-deep surface
     rig.run(&mut dma, &calls);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE).unwrap_err();
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE,
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("destination surface"), "{err}");
     rig.run(&mut dma, &[(m::SET_DST_LAYER, 1), (m::SET_DST_ORIGIN, 29)]); // x 29 + 100 > 128
-    assert!(rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE).is_err());
-    rig.run(&mut dma, &[(m::SET_DST_ORIGIN, 0), (m::SET_DST_BLOCK_SIZE, 6 << 4 | 1 << 12)]);
-    assert!(rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE).is_err());
+    assert!(rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE
+        )
+        .is_err());
+    rig.run(
+        &mut dma,
+        &[
+            (m::SET_DST_ORIGIN, 0),
+            (m::SET_DST_BLOCK_SIZE, 6 << 4 | 1 << 12),
+        ],
+    );
+    assert!(rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE
+        )
+        .is_err());
     rig.run(&mut dma, &[(m::SET_DST_BLOCK_SIZE, 1 << 4)]); // GOB_HEIGHT 0 (Tesla 4-row GOBs)
-    assert!(rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE).is_err());
+    assert!(rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE
+        )
+        .is_err());
     assert!(rig.bytes(rig.dst) == dst);
     for (word, name) in [
         (NON_PIPELINED | 1 << 5, "INTERRUPT"),
@@ -529,11 +822,23 @@ fn out_of_surface_regions_and_bad_fields_are_refused_by_name() {
         let err = rig.call(&mut dma, m::LAUNCH_DMA, word).unwrap_err();
         assert!(err.to_string().contains(name), "{name}: {err}");
     }
-    assert!(matches!(rig.call(&mut dma, 0x21C, 0), Err(EngineError::UnknownMethod)));
-    assert!(matches!(rig.call(&mut dma, 0x302, 0), Err(EngineError::UnknownMethod)));
+    assert!(matches!(
+        rig.call(&mut dma, 0x21C, 0),
+        Err(EngineError::UnknownMethod)
+    ));
+    assert!(matches!(
+        rig.call(&mut dma, 0x302, 0),
+        Err(EngineError::UnknownMethod)
+    ));
     let bad_remap = 3 | (1 << 20); // DST_X = SRC_W with 2 source components
     rig.run(&mut dma, &[(m::SET_REMAP_COMPONENTS, bad_remap)]);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | REMAP).unwrap_err();
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | REMAP,
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("DST_X"), "{err}");
     assert!(rig.bytes(rig.dst) == dst);
 }
@@ -585,23 +890,46 @@ fn copies_larger_than_a_band() {
     let (big_src, big_dst) = (0x10_0000_0000u64, 0x20_0000_0000u64);
     let s = rig.memory.add_storage(pattern(4 << 20, 21));
     let d = rig.memory.add_storage(pattern(4 << 20, 22));
-    rig.memory.map(big_src, 4 << 20, s, 0, Access::READ_WRITE).unwrap();
-    rig.memory.map(big_dst, 4 << 20, d, 0, Access::READ_WRITE).unwrap();
+    rig.memory
+        .map(big_src, 4 << 20, s, 0, Access::READ_WRITE)
+        .unwrap();
+    rig.memory
+        .map(big_dst, 4 << 20, d, 0, Access::READ_WRITE)
+        .unwrap();
     let (src, before) = (rig.bytes(s), rig.bytes(d));
-    let surf = BlSurface { width_bytes: 1024 * 4, height: 700, depth: 1, block_h: 4, block_d: 0, sectors: SectorLayout::Turing2D };
+    let surf = BlSurface {
+        width_bytes: 1024 * 4,
+        height: 700,
+        depth: 1,
+        block_h: 4,
+        block_d: 0,
+        sectors: SectorLayout::Turing2D,
+    };
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let swap = 2 | (1 << 4) | (0 << 8) | (3 << 12) | (0 << 16) | (3 << 20) | (3 << 24);
     let (x0, y0, w, h) = (3u64, 5u64, 1000u64, 690u64);
     let mut calls = offsets(big_src, big_dst);
-    calls.extend([(m::PITCH_IN, 4096), (m::LINE_LENGTH_IN, w as u32), (m::LINE_COUNT, h as u32), (m::SET_REMAP_COMPONENTS, swap)]);
+    calls.extend([
+        (m::PITCH_IN, 4096),
+        (m::LINE_LENGTH_IN, w as u32),
+        (m::LINE_COUNT, h as u32),
+        (m::SET_REMAP_COMPONENTS, swap),
+    ]);
     calls.extend(bl_side(true, &surf, 4, 0, x0 as u32, y0 as u32, false));
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | MULTI_LINE | REMAP)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | MULTI_LINE | REMAP,
+        )],
+    );
     let mut expected = before;
     for r in 0..h {
         for e in 0..w {
             for (k, sk) in [2u64, 1, 0, 3].into_iter().enumerate() {
-                expected[surf.address((x0 + e) * 4 + k as u64, y0 + r, 0) as usize] = src[(r * 4096 + e * 4 + sk) as usize];
+                expected[surf.address((x0 + e) * 4 + k as u64, y0 + r, 0) as usize] =
+                    src[(r * 4096 + e * 4 + sk) as usize];
             }
         }
     }
@@ -609,21 +937,45 @@ fn copies_larger_than_a_band() {
     // Overlap: 3 MiB of lines shifted down by one line inside the same storage.
     let before = rig.bytes(d);
     let mut calls = offsets(big_dst, big_dst + 4096);
-    calls.extend([(m::PITCH_IN, 4096), (m::PITCH_OUT, 4096), (m::LINE_LENGTH_IN, 4000), (m::LINE_COUNT, 768)]);
+    calls.extend([
+        (m::PITCH_IN, 4096),
+        (m::PITCH_OUT, 4096),
+        (m::LINE_LENGTH_IN, 4000),
+        (m::LINE_COUNT, 768),
+    ]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE,
+        )],
+    );
     let mut expected = before.clone();
     for r in 0..768 {
         expected[(r + 1) * 4096..][..4000].copy_from_slice(&before[r * 4096..][..4000]);
     }
     assert!(rig.bytes(d) == expected);
     // The same through an alias: a second mapping of the destination storage as the source.
-    rig.memory.map(0x30_0000_0000, 4 << 20, d, 0, Access::READ).unwrap();
+    rig.memory
+        .map(0x30_0000_0000, 4 << 20, d, 0, Access::READ)
+        .unwrap();
     let before = rig.bytes(d);
     let mut calls = offsets(0x30_0000_0000, big_dst + 4096);
-    calls.extend([(m::PITCH_IN, 4096), (m::PITCH_OUT, 4096), (m::LINE_LENGTH_IN, 4000), (m::LINE_COUNT, 768)]);
+    calls.extend([
+        (m::PITCH_IN, 4096),
+        (m::PITCH_OUT, 4096),
+        (m::LINE_LENGTH_IN, 4000),
+        (m::LINE_COUNT, 768),
+    ]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE,
+        )],
+    );
     let mut expected = before.clone();
     for r in 0..768 {
         expected[(r + 1) * 4096..][..4000].copy_from_slice(&before[r * 4096..][..4000]);
@@ -687,21 +1039,45 @@ fn lines_on_the_same_bytes_leave_the_last_line_and_huge_launches_are_refused() {
     let (src, before) = (rig.bytes(rig.src), rig.bytes(rig.dst));
     // 1000 lines, destination pitch 0: every line overwrites the same 24 bytes; the last one stays.
     rig.run(&mut dma, &pitch_copy(24, 1000, 100, 0));
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE)]);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE,
+        )],
+    );
     let mut expected = before;
     expected[0x200..0x200 + 24].copy_from_slice(&src[0x100 + 999 * 100..][..24]);
     assert!(rig.bytes(rig.dst) == expected);
     // A fill of 2^24 lines on one spot finishes at once.
     let comps = 4 | (3 << 16);
     let mut calls = pitch_copy(2, 1 << 24, 0, 0);
-    calls.extend([(m::SET_REMAP_CONST_A, 0x0BAD_F00D), (m::SET_REMAP_COMPONENTS, comps)]);
+    calls.extend([
+        (m::SET_REMAP_CONST_A, 0x0BAD_F00D),
+        (m::SET_REMAP_COMPONENTS, comps),
+    ]);
     rig.run(&mut dma, &calls);
-    rig.run(&mut dma, &[(m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP)]);
-    assert_eq!(rig.memory.read_u64(DST + 0x200).unwrap(), 0x0BAD_F00D_0BAD_F00D);
+    rig.run(
+        &mut dma,
+        &[(
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE | REMAP,
+        )],
+    );
+    assert_eq!(
+        rig.memory.read_u64(DST + 0x200).unwrap(),
+        0x0BAD_F00D_0BAD_F00D
+    );
     // 2^32 − 1 one-byte lines 64 bytes apart: refused by name, nothing written.
     let before = rig.bytes(rig.dst);
     rig.run(&mut dma, &pitch_copy(1, u32::MAX, 64, 64));
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE).unwrap_err();
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | MULTI_LINE,
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("limit of one launch"), "{err}");
     assert!(rig.bytes(rig.dst) == before);
 }
@@ -715,8 +1091,20 @@ fn a_line_larger_than_the_staging_limit_is_refused_before_allocating() {
     let mut dma = DmaCopy::new(SectorLayout::Turing2D);
     let before = rig.bytes(rig.dst);
     let comps = 4 | (6 << 4) | (0 << 8) | (3 << 24); // X = CONST_A, Y = NO_WRITE, Z = SRC_X; 1 src, 4 dst
-    rig.run(&mut dma, &[(m::LINE_LENGTH_IN, 0x4000_0010), (m::SET_REMAP_COMPONENTS, comps)]);
-    let err = rig.call(&mut dma, m::LAUNCH_DMA, NON_PIPELINED | SRC_PITCH | DST_PITCH | REMAP).unwrap_err();
+    rig.run(
+        &mut dma,
+        &[
+            (m::LINE_LENGTH_IN, 0x4000_0010),
+            (m::SET_REMAP_COMPONENTS, comps),
+        ],
+    );
+    let err = rig
+        .call(
+            &mut dma,
+            m::LAUNCH_DMA,
+            NON_PIPELINED | SRC_PITCH | DST_PITCH | REMAP,
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("limit of one launch"), "{err}");
     assert!(rig.bytes(rig.dst) == before);
 }

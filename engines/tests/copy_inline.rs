@@ -28,7 +28,11 @@ fn destination(va: u64, len: u32, lines: u32, pitch: u32) -> Vec<(u32, u32)> {
 }
 
 fn semaphore(va: u64, payload: u32) -> Vec<(u32, u32)> {
-    vec![(m::SET_I2M_SEMAPHORE_A, hi(va)), (m::SET_I2M_SEMAPHORE_B, lo(va)), (m::SET_I2M_SEMAPHORE_C, payload)]
+    vec![
+        (m::SET_I2M_SEMAPHORE_A, hi(va)),
+        (m::SET_I2M_SEMAPHORE_B, lo(va)),
+        (m::SET_I2M_SEMAPHORE_C, payload),
+    ]
 }
 
 /// The data words for `lines` lines of `len` bytes: each line starts a new word.
@@ -83,12 +87,22 @@ fn block_linear_destination_with_origin_and_layer() {
         let mut rig = Rig::new();
         let mut i2m = InlineToMemory::new(sectors);
         let before = rig.bytes(rig.dst);
-        let surf = BlSurface { width_bytes: 160, height: 40, depth: 3, block_h: 2, block_d: 1, sectors };
+        let surf = BlSurface {
+            width_bytes: 160,
+            height: 40,
+            depth: 3,
+            block_h: 2,
+            block_d: 1,
+            sectors,
+        };
         let (x0, y0, z, len, lines) = (23u32, 7u32, 2u32, 70usize, 9usize);
         let data = pattern(len * lines, 5);
         let mut calls = destination(DST, len as u32, lines as u32, 0);
         calls.extend([
-            (m::SET_DST_BLOCK_SIZE, (surf.block_h << 4) | (surf.block_d << 8)),
+            (
+                m::SET_DST_BLOCK_SIZE,
+                (surf.block_h << 4) | (surf.block_d << 8),
+            ),
             (m::SET_DST_WIDTH, 160),
             (m::SET_DST_HEIGHT, 40),
             (m::SET_DST_DEPTH, 3),
@@ -104,8 +118,8 @@ fn block_linear_destination_with_origin_and_layer() {
         let mut expected = before;
         for l in 0..lines {
             for c in 0..len {
-                expected[surf.address((x0 as usize + c) as u64, (y0 as usize + l) as u64, z as u64) as usize] =
-                    data[l * len + c];
+                expected[surf.address((x0 as usize + c) as u64, (y0 as usize + l) as u64, z as u64)
+                    as usize] = data[l * len + c];
             }
         }
         assert!(rig.bytes(rig.dst) == expected, "{sectors:?}");
@@ -122,22 +136,45 @@ fn a_late_mapping_fault_leaves_the_word_retryable() {
     calls.extend(semaphore(SEM, 99));
     calls.push((m::LAUNCH_DMA, PITCH | RELEASE | ONE_WORD));
     rig.run(&mut i2m, &calls);
-    rig.run(&mut i2m, &[(m::LOAD_INLINE_DATA, 0x0403_0201), (m::LOAD_INLINE_DATA, 0x0807_0605)]);
-    let err = rig.call(&mut i2m, m::LOAD_INLINE_DATA, 0x0C0B_0A09).unwrap_err();
+    rig.run(
+        &mut i2m,
+        &[
+            (m::LOAD_INLINE_DATA, 0x0403_0201),
+            (m::LOAD_INLINE_DATA, 0x0807_0605),
+        ],
+    );
+    let err = rig
+        .call(&mut i2m, m::LOAD_INLINE_DATA, 0x0C0B_0A09)
+        .unwrap_err();
     let line1 = DST + WINDOW + 0x1000;
-    assert!(matches!(err, EngineError::Memory(MemoryError::Unmapped { va }) if va == line1), "{err}");
+    assert!(
+        matches!(err, EngineError::Memory(MemoryError::Unmapped { va }) if va == line1),
+        "{err}"
+    );
     assert_eq!(i2m.remaining_words(), 2);
     assert_eq!(rig.memory.read_u32(SEM).unwrap(), 0xCDCD_CDCD);
     // Map the page and deliver the same word again: the transfer picks up where it stopped.
     let page = rig.memory.add_storage(vec![0; 0x1000]);
-    rig.memory.map(line1 & !0xFFF, 0x1000, page, 0, Access::READ_WRITE).unwrap();
+    rig.memory
+        .map(line1 & !0xFFF, 0x1000, page, 0, Access::READ_WRITE)
+        .unwrap();
     rig.run(&mut i2m, &[(m::LOAD_INLINE_DATA, 0x0C0B_0A09)]);
     assert_eq!(rig.memory.read_u32(SEM).unwrap(), 0xCDCD_CDCD);
     rig.run(&mut i2m, &[(m::LOAD_INLINE_DATA, 0x100F_0E0D)]);
-    assert_eq!(rig.memory.read_vec(base, 8).unwrap(), [1, 2, 3, 4, 5, 6, 7, 8]);
-    assert_eq!(rig.memory.read_vec(line1, 8).unwrap(), [9, 10, 11, 12, 13, 14, 15, 16]);
+    assert_eq!(
+        rig.memory.read_vec(base, 8).unwrap(),
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    );
+    assert_eq!(
+        rig.memory.read_vec(line1, 8).unwrap(),
+        [9, 10, 11, 12, 13, 14, 15, 16]
+    );
     assert_eq!(rig.memory.read_u32(SEM).unwrap(), 99);
-    assert_eq!(rig.memory.read_u32(SEM + 4).unwrap(), 0xCDCD_CDCD, "one-word release writes 4 bytes");
+    assert_eq!(
+        rig.memory.read_u32(SEM + 4).unwrap(),
+        0xCDCD_CDCD,
+        "one-word release writes 4 bytes"
+    );
 }
 
 #[test]
@@ -150,7 +187,9 @@ fn a_bad_semaphore_fails_the_last_word_before_it_is_written() {
     rig.run(&mut i2m, &calls);
     rig.run(&mut i2m, &[(m::LOAD_INLINE_DATA, 0x1111_1111)]);
     let before = rig.memory.read_u32(DST + 4).unwrap();
-    assert!(rig.call(&mut i2m, m::LOAD_INLINE_DATA, 0x2222_2222).is_err());
+    assert!(rig
+        .call(&mut i2m, m::LOAD_INLINE_DATA, 0x2222_2222)
+        .is_err());
     assert_eq!(rig.memory.read_u32(DST + 4).unwrap(), before);
     assert_eq!(i2m.remaining_words(), 1);
 }
@@ -167,17 +206,25 @@ fn reductions_zero_length_launches_and_refusals() {
     rig.run(&mut i2m, &calls);
     assert_eq!(rig.memory.read_u32(SEM).unwrap(), 42);
     // INC (I2M numbering 3): 42 >= 2 wraps to 0.
-    rig.run(&mut i2m, &[(m::LAUNCH_DMA, PITCH | RELEASE | ONE_WORD | 1 << 1 | 3 << 13)]);
+    rig.run(
+        &mut i2m,
+        &[(m::LAUNCH_DMA, PITCH | RELEASE | ONE_WORD | 1 << 1 | 3 << 13)],
+    );
     assert_eq!(rig.memory.read_u32(SEM).unwrap(), 0);
     // A launch while a transfer waits for data, and NOTIFY, are refused by name.
     rig.run(&mut i2m, &[(m::LINE_LENGTH_IN, 4), (m::LAUNCH_DMA, PITCH)]);
     let err = rig.call(&mut i2m, m::LAUNCH_DMA, PITCH).unwrap_err();
     assert!(err.to_string().contains("still expects 1"), "{err}");
     assert!(rig.call(&mut i2m, m::NOTIFY, 0).is_err());
-    assert!(matches!(rig.call(&mut i2m, 0x1B8, 0), Err(EngineError::UnknownMethod)));
+    assert!(matches!(
+        rig.call(&mut i2m, 0x1B8, 0),
+        Err(EngineError::UnknownMethod)
+    ));
     // INTERRUPT_TYPE INTERRUPT is refused by name on a fresh engine.
     let mut fresh = InlineToMemory::new(SectorLayout::Turing2D);
-    let err = rig.call(&mut fresh, m::LAUNCH_DMA, PITCH | 1 << 8).unwrap_err();
+    let err = rig
+        .call(&mut fresh, m::LAUNCH_DMA, PITCH | 1 << 8)
+        .unwrap_err();
     assert!(err.to_string().contains("INTERRUPT"), "{err}");
     assert_eq!(i2m.remaining_words(), 1);
 }
@@ -195,9 +242,14 @@ fn set(subc: u32, method: u32, data: u32) -> [u32; 2] {
 }
 
 fn gp_entry(address: u64, words: usize) -> [u8; 8] {
-    GpEntry::Segment(Segment { address, length_words: words as u32, level: Level::Main, sync: Sync::Proceed })
-        .encode()
-        .to_le_bytes()
+    GpEntry::Segment(Segment {
+        address,
+        length_words: words as u32,
+        level: Level::Main,
+        sync: Sync::Proceed,
+    })
+    .encode()
+    .to_le_bytes()
 }
 
 #[test]
@@ -223,7 +275,14 @@ fn replay_streams_inline_data_across_gpfifo_entries_and_copies_it_to_block_linea
     // Segment 2: the rest of the burst, then a DMA pitch → block-linear → pitch round trip with a
     // four-word semaphore at the end.
     let mut seg2: Vec<u32> = words[split..].to_vec();
-    let surf = BlSurface { width_bytes: 128, height: 24, depth: 1, block_h: 1, block_d: 0, sectors: SectorLayout::Tegra16Bx2 };
+    let surf = BlSurface {
+        width_bytes: 128,
+        height: 24,
+        depth: 1,
+        block_h: 1,
+        block_d: 0,
+        sectors: SectorLayout::Tegra16Bx2,
+    };
     let launch = |bits: u32| set(dma, dm::LAUNCH_DMA, bits);
     seg2.push(inc(dma, dm::OFFSET_IN_UPPER, 6));
     seg2.extend([hi(stage), lo(stage), hi(tiled), lo(tiled), w, 0]);
@@ -250,7 +309,12 @@ fn replay_streams_inline_data_across_gpfifo_entries_and_copies_it_to_block_linea
     let mut gpfifo = Vec::new();
     gpfifo.extend(gp_entry(0x0, seg1.len()));
     gpfifo.extend(gp_entry(0x8000, seg2.len()));
-    let options = ReplayOptions { engines: EngineOptions { sector_layout: SectorLayout::Tegra16Bx2 }, clock_step_ns: 10 };
+    let options = ReplayOptions {
+        engines: EngineOptions {
+            sector_layout: SectorLayout::Tegra16Bx2,
+        },
+        clock_step_ns: 10,
+    };
     let before = image.clone();
     let result = replay(image, &gpfifo, &options).expect("replay");
     let mem = result.memory;
@@ -282,6 +346,11 @@ fn replay_names_the_failing_copy_method() {
     for (i, w) in seg.iter().enumerate() {
         image[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
     }
-    let err = replay(image, &gp_entry(0, seg.len()), &ReplayOptions::default()).unwrap_err().to_string();
-    assert!(err.contains("0x300") && err.contains("0xc6b5") && err.contains("0x100000"), "{err}");
+    let err = replay(image, &gp_entry(0, seg.len()), &ReplayOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("0x300") && err.contains("0xc6b5") && err.contains("0x100000"),
+        "{err}"
+    );
 }

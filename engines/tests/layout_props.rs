@@ -15,10 +15,28 @@ const TEGRA_GRID: [[u32; 4]; 4] = [[0, 1, 8, 9], [2, 3, 10, 11], [4, 5, 12, 13],
 const TURING_GRID: [[u32; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 14], [5, 7, 13, 15]];
 
 /// Offset bit patterns b0..b8 from the note: ('x' | 'y', bit).
-const TEGRA_BITS: [(char, u32); 9] =
-    [('x', 0), ('x', 1), ('x', 2), ('x', 3), ('y', 0), ('x', 4), ('y', 1), ('y', 2), ('x', 5)];
-const TURING_BITS: [(char, u32); 9] =
-    [('x', 0), ('x', 1), ('x', 2), ('x', 3), ('y', 0), ('y', 1), ('x', 4), ('y', 2), ('x', 5)];
+const TEGRA_BITS: [(char, u32); 9] = [
+    ('x', 0),
+    ('x', 1),
+    ('x', 2),
+    ('x', 3),
+    ('y', 0),
+    ('x', 4),
+    ('y', 1),
+    ('y', 2),
+    ('x', 5),
+];
+const TURING_BITS: [(char, u32); 9] = [
+    ('x', 0),
+    ('x', 1),
+    ('x', 2),
+    ('x', 3),
+    ('y', 0),
+    ('y', 1),
+    ('x', 4),
+    ('y', 2),
+    ('x', 5),
+];
 
 fn gob_offset_from_grid(sectors: SectorLayout, x: u64, y: u64) -> u64 {
     let grid = match sectors {
@@ -49,7 +67,16 @@ fn div_ceil(a: u64, b: u64) -> u64 {
 /// Reference address of byte (x, y, z): blocks numbered row-major per slice of blocks, GOBs inside a
 /// block numbered down a column then through depth, 512 bytes per GOB.
 #[allow(clippy::too_many_arguments)]
-fn reference_offset(w: u64, h: u64, bh: u32, bd: u32, sectors: SectorLayout, x: u64, y: u64, z: u64) -> u64 {
+fn reference_offset(
+    w: u64,
+    h: u64,
+    bh: u32,
+    bd: u32,
+    sectors: SectorLayout,
+    x: u64,
+    y: u64,
+    z: u64,
+) -> u64 {
     let gob_h = 1u64 << bh;
     let gob_d = 1u64 << bd;
     let gobs_wide = div_ceil(w, 64);
@@ -58,11 +85,15 @@ fn reference_offset(w: u64, h: u64, bh: u32, bd: u32, sectors: SectorLayout, x: 
     let (block_x, block_y, block_z) = (gob_x, gob_y / gob_h, z / gob_d);
     let block_index = (block_z * blocks_high + block_y) * gobs_wide + block_x;
     let gob_in_block = (z % gob_d) * gob_h + gob_y % gob_h;
-    (block_index * gob_h * gob_d + gob_in_block) * 512 + gob_offset_from_grid(sectors, x % 64, y % 8)
+    (block_index * gob_h * gob_d + gob_in_block) * 512
+        + gob_offset_from_grid(sectors, x % 64, y % 8)
 }
 
 fn reference_size(w: u64, h: u64, d: u64, bh: u32, bd: u32) -> u64 {
-    div_ceil(w, 64) * div_ceil(div_ceil(h, 8), 1 << bh) * div_ceil(d, 1 << bd) * (512u64 << (bh + bd))
+    div_ceil(w, 64)
+        * div_ceil(div_ceil(h, 8), 1 << bh)
+        * div_ceil(d, 1 << bd)
+        * (512u64 << (bh + bd))
 }
 
 fn sector_layout() -> impl Strategy<Value = SectorLayout> {
@@ -76,8 +107,16 @@ fn grids_and_bit_patterns_agree() {
         for y in 0..8 {
             for x in 0..64 {
                 let a = gob_offset_from_grid(sectors, x, y);
-                assert_eq!(a, gob_offset_from_bits(sectors, x, y), "{sectors:?} ({x},{y})");
-                assert_eq!(sectors.offset(x as u32, y as u32) as u64, a, "{sectors:?} ({x},{y})");
+                assert_eq!(
+                    a,
+                    gob_offset_from_bits(sectors, x, y),
+                    "{sectors:?} ({x},{y})"
+                );
+                assert_eq!(
+                    sectors.offset(x as u32, y as u32) as u64,
+                    a,
+                    "{sectors:?} ({x},{y})"
+                );
                 assert!(!seen[a as usize]);
                 seen[a as usize] = true;
             }
@@ -88,7 +127,10 @@ fn grids_and_bit_patterns_agree() {
 #[test]
 fn the_two_sector_orders_differ_only_inside_columns_of_32_bytes() {
     // First row pair identical; row 2 of column 0 differs (Tegra sector 2 vs Turing sector 1).
-    assert_eq!(SectorLayout::Tegra16Bx2.offset(0, 1), SectorLayout::Turing2D.offset(0, 1));
+    assert_eq!(
+        SectorLayout::Tegra16Bx2.offset(0, 1),
+        SectorLayout::Turing2D.offset(0, 1)
+    );
     assert_eq!(SectorLayout::Tegra16Bx2.offset(16, 0), 32);
     assert_eq!(SectorLayout::Turing2D.offset(16, 0), 64);
     assert_eq!(SectorLayout::Tegra16Bx2.offset(0, 2), 64);
@@ -114,8 +156,20 @@ fn block_sizes_out_of_range_are_refused() {
 #[test]
 fn element_origins_convert_to_bytes_and_overflow_is_refused() {
     let r = Region::from_elements(3, 4, 5, 10, 2, 16).unwrap();
-    assert_eq!(r, Region { x: 48, y: 4, z: 5, width: 160, height: 2 });
-    assert!(matches!(Region::from_elements(1 << 30, 0, 0, 1, 1, 16), Err(LayoutError::ElementOverflow { .. })));
+    assert_eq!(
+        r,
+        Region {
+            x: 48,
+            y: 4,
+            z: 5,
+            width: 160,
+            height: 2
+        }
+    );
+    assert!(matches!(
+        Region::from_elements(1 << 30, 0, 0, 1, 1, 16),
+        Err(LayoutError::ElementOverflow { .. })
+    ));
 }
 
 #[test]
@@ -147,15 +201,35 @@ fn whole_blocks_form_a_permutation() {
 
 /// A layout and a region inside it.
 fn layout_and_region() -> impl Strategy<Value = (u32, u32, u32, u32, u32, SectorLayout, Region)> {
-    (1u32..300, 1u32..80, 1u32..12, 0u32..=5, 0u32..=5, sector_layout()).prop_flat_map(
-        |(w, h, d, bh, bd, s)| {
+    (
+        1u32..300,
+        1u32..80,
+        1u32..12,
+        0u32..=5,
+        0u32..=5,
+        sector_layout(),
+    )
+        .prop_flat_map(|(w, h, d, bh, bd, s)| {
             (0..w, 0..h, 0..d).prop_flat_map(move |(x, y, z)| {
                 (1..=w - x, 1..=h - y).prop_map(move |(rw, rh)| {
-                    (w, h, d, bh, bd, s, Region { x, y, z, width: rw, height: rh })
+                    (
+                        w,
+                        h,
+                        d,
+                        bh,
+                        bd,
+                        s,
+                        Region {
+                            x,
+                            y,
+                            z,
+                            width: rw,
+                            height: rh,
+                        },
+                    )
                 })
             })
-        },
-    )
+        })
 }
 
 proptest! {

@@ -2,7 +2,9 @@
 //! written first) release of a 32-bit payload, optionally a reduction of the value in memory.
 
 use crate::memory::GpuMemory;
-use crate::semaphore::{self, Clock, PayloadSize, ReductionFormat, ReductionOp, ReleaseShape, SemaphoreError};
+use crate::semaphore::{
+    self, Clock, PayloadSize, ReductionFormat, ReductionOp, ReleaseShape, SemaphoreError,
+};
 
 use super::error::CopyError;
 
@@ -33,11 +35,23 @@ pub(crate) struct CheckedSemaphore {
 }
 
 impl CheckedSemaphore {
-    pub(crate) fn check(memory: &GpuMemory, va: u64, payload: u32, kind: SemaphoreType, reduction: Option<SemaphoreReduction>) -> Result<Option<Self>, CopyError> {
+    pub(crate) fn check(
+        memory: &GpuMemory,
+        va: u64,
+        payload: u32,
+        kind: SemaphoreType,
+        reduction: Option<SemaphoreReduction>,
+    ) -> Result<Option<Self>, CopyError> {
         let shape = match kind {
             SemaphoreType::None => return Ok(None),
-            SemaphoreType::OneWord => ReleaseShape { size: PayloadSize::Bits32, timestamp: false },
-            SemaphoreType::FourWord => ReleaseShape { size: PayloadSize::Bits32, timestamp: true },
+            SemaphoreType::OneWord => ReleaseShape {
+                size: PayloadSize::Bits32,
+                timestamp: false,
+            },
+            SemaphoreType::FourWord => ReleaseShape {
+                size: PayloadSize::Bits32,
+                timestamp: true,
+            },
         };
         shape.check(memory, va)?;
         match reduction {
@@ -50,21 +64,37 @@ impl CheckedSemaphore {
             }
             None => {}
         }
-        Ok(Some(CheckedSemaphore { va, payload, shape, reduction }))
+        Ok(Some(CheckedSemaphore {
+            va,
+            payload,
+            shape,
+            reduction,
+        }))
     }
 
-    pub(crate) fn perform(self, memory: &mut GpuMemory, clock: &mut dyn Clock) -> Result<(), SemaphoreError> {
+    pub(crate) fn perform(
+        self,
+        memory: &mut GpuMemory,
+        clock: &mut dyn Clock,
+    ) -> Result<(), SemaphoreError> {
         match self.reduction {
             None => semaphore::release(memory, clock, self.va, self.payload as u64, self.shape),
-            Some(SemaphoreReduction::Integer(op, format)) => {
-                semaphore::reduce_release(memory, clock, self.va, op, format, self.payload as u64, self.shape).map(|_| ())
-            }
+            Some(SemaphoreReduction::Integer(op, format)) => semaphore::reduce_release(
+                memory,
+                clock,
+                self.va,
+                op,
+                format,
+                self.payload as u64,
+                self.shape,
+            )
+            .map(|_| ()),
             Some(SemaphoreReduction::FloatAdd) => {
-                let current = semaphore::read_semaphore(memory, self.va, PayloadSize::Bits32)? as u32;
+                let current =
+                    semaphore::read_semaphore(memory, self.va, PayloadSize::Bits32)? as u32;
                 let sum = f32::from_bits(current) + f32::from_bits(self.payload);
                 semaphore::release(memory, clock, self.va, sum.to_bits() as u64, self.shape)
             }
         }
     }
 }
-

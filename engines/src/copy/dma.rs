@@ -152,7 +152,11 @@ pub struct LaunchDma {
 }
 
 fn bad(field: &'static str, value: u32) -> CopyError {
-    CopyError::BadField { method: "LAUNCH_DMA", field, value }
+    CopyError::BadField {
+        method: "LAUNCH_DMA",
+        field,
+        value,
+    }
 }
 
 impl LaunchDma {
@@ -169,11 +173,19 @@ impl LaunchDma {
             0 => SemaphoreType::None,
             1 => SemaphoreType::OneWord,
             2 => SemaphoreType::FourWord,
-            _ => return Err(CopyError::Unsupported("LAUNCH_DMA SEMAPHORE_TYPE RELEASE_CONDITIONAL_INTR_SEMAPHORE")),
+            _ => {
+                return Err(CopyError::Unsupported(
+                    "LAUNCH_DMA SEMAPHORE_TYPE RELEASE_CONDITIONAL_INTR_SEMAPHORE",
+                ))
+            }
         };
         match bits(5, 2) {
             0 => {}
-            1 | 2 => return Err(CopyError::Unsupported("LAUNCH_DMA INTERRUPT_TYPE BLOCKING/NON_BLOCKING")),
+            1 | 2 => {
+                return Err(CopyError::Unsupported(
+                    "LAUNCH_DMA INTERRUPT_TYPE BLOCKING/NON_BLOCKING",
+                ))
+            }
             v => return Err(bad("INTERRUPT_TYPE", v)),
         }
         if bits(12, 1) != 0 {
@@ -187,12 +199,18 @@ impl LaunchDma {
             let r = match op {
                 0xA => SemaphoreReduction::FloatAdd,
                 _ => match ReductionOp::from_field(op) {
-                    Some(op) => SemaphoreReduction::Integer(op, ReductionFormat::from_bit(bits(18, 1))),
+                    Some(op) => {
+                        SemaphoreReduction::Integer(op, ReductionFormat::from_bit(bits(18, 1)))
+                    }
                     None => return Err(bad("SEMAPHORE_REDUCTION", op)),
                 },
             };
             if semaphore == SemaphoreType::None {
-                return Err(CopyError::BadField { method: "LAUNCH_DMA", field: "SEMAPHORE_REDUCTION_ENABLE without SEMAPHORE_TYPE", value: 1 });
+                return Err(CopyError::BadField {
+                    method: "LAUNCH_DMA",
+                    field: "SEMAPHORE_REDUCTION_ENABLE without SEMAPHORE_TYPE",
+                    value: 1,
+                });
             }
             Some(r)
         } else {
@@ -227,7 +245,10 @@ pub struct DmaCopy {
 impl DmaCopy {
     /// An engine whose block-linear surfaces use `sectors` inside each GOB.
     pub fn new(sectors: SectorLayout) -> Self {
-        DmaCopy { regs: Registers::default(), sectors }
+        DmaCopy {
+            regs: Registers::default(),
+            sectors,
+        }
     }
 
     /// The sector order in use.
@@ -297,7 +318,9 @@ impl DmaCopy {
         };
         let row_bytes = elements as u64 * element_bytes as u64;
         let shape = if pitch_layout {
-            Shape::Pitch { pitch: s.pitch as i32 as i64 }
+            Shape::Pitch {
+                pitch: s.pitch as i32 as i64,
+            }
         } else {
             let layout_error = |error| CopyError::Layout { side, error };
             let width_field = s.block_size & 0xF;
@@ -308,8 +331,13 @@ impl DmaCopy {
             if gob_height != 1 {
                 return Err(layout_error(LayoutError::GobHeight(gob_height)));
             }
-            let width_bytes = u32::try_from(s.width as u64 * element_bytes as u64)
-                .map_err(|_| layout_error(LayoutError::ElementOverflow { elements: s.width as u64, element_bytes }))?;
+            let width_bytes =
+                u32::try_from(s.width as u64 * element_bytes as u64).map_err(|_| {
+                    layout_error(LayoutError::ElementOverflow {
+                        elements: s.width as u64,
+                        element_bytes,
+                    })
+                })?;
             let layout = BlockLinearLayout::new(
                 width_bytes,
                 s.height,
@@ -319,25 +347,64 @@ impl DmaCopy {
                 self.sectors,
             )
             .map_err(layout_error)?;
-            let region = Region::from_elements(s.origin_x, s.origin_y, s.layer, elements, rows, element_bytes)
-                .map_err(layout_error)?;
+            let region = Region::from_elements(
+                s.origin_x,
+                s.origin_y,
+                s.layer,
+                elements,
+                rows,
+                element_bytes,
+            )
+            .map_err(layout_error)?;
             layout.check_region(&region).map_err(layout_error)?;
             Shape::BlockLinear { layout, region }
         };
-        Ok(Placement { side, base: s.base(), shape, row_bytes, rows: rows as u64 })
+        Ok(Placement {
+            side,
+            base: s.base(),
+            shape,
+            row_bytes,
+            rows: rows as u64,
+        })
     }
 
     /// Carries out LAUNCH_DMA: everything is validated, then the copy is written, then the semaphore.
-    fn launch(&mut self, memory: &mut GpuMemory, clock: &mut dyn Clock, word: u32) -> Result<(), CopyError> {
+    fn launch(
+        &mut self,
+        memory: &mut GpuMemory,
+        clock: &mut dyn Clock,
+        word: u32,
+    ) -> Result<(), CopyError> {
         let launch = LaunchDma::decode(word)?;
         match self.regs.render_enable_c & 7 {
             1 => {}
-            0 => return Err(CopyError::Unsupported("SET_RENDER_ENABLE_C MODE FALSE (launches skipped by render enable)")),
-            2..=4 => return Err(CopyError::Unsupported("SET_RENDER_ENABLE_C conditional modes")),
-            v => return Err(CopyError::BadField { method: "SET_RENDER_ENABLE_C", field: "MODE", value: v }),
+            0 => {
+                return Err(CopyError::Unsupported(
+                    "SET_RENDER_ENABLE_C MODE FALSE (launches skipped by render enable)",
+                ))
+            }
+            2..=4 => {
+                return Err(CopyError::Unsupported(
+                    "SET_RENDER_ENABLE_C conditional modes",
+                ))
+            }
+            v => {
+                return Err(CopyError::BadField {
+                    method: "SET_RENDER_ENABLE_C",
+                    field: "MODE",
+                    value: v,
+                })
+            }
         }
-        let semaphore_va = ((self.regs.semaphore_a as u64 & 0x1_FFFF) << 32) | self.regs.semaphore_b as u64;
-        let release = CheckedSemaphore::check(memory, semaphore_va, self.regs.semaphore_payload, launch.semaphore, launch.reduction)?;
+        let semaphore_va =
+            ((self.regs.semaphore_a as u64 & 0x1_FFFF) << 32) | self.regs.semaphore_b as u64;
+        let release = CheckedSemaphore::check(
+            memory,
+            semaphore_va,
+            self.regs.semaphore_payload,
+            launch.semaphore,
+            launch.reduction,
+        )?;
         if launch.transfer {
             self.copy(memory, &launch)?;
         }
@@ -349,7 +416,11 @@ impl DmaCopy {
 
     fn copy(&self, memory: &mut GpuMemory, launch: &LaunchDma) -> Result<(), CopyError> {
         let remap = if launch.remap {
-            Some(Remap::decode(self.regs.remap_components, self.regs.remap_const_a, self.regs.remap_const_b)?)
+            Some(Remap::decode(
+                self.regs.remap_components,
+                self.regs.remap_const_a,
+                self.regs.remap_const_b,
+            )?)
         } else {
             None
         };
@@ -359,32 +430,55 @@ impl DmaCopy {
         };
         let elements = self.regs.line_length_in;
         // Without MULTI_LINE_ENABLE only the X extent is used: one line.
-        let rows = if launch.multi_line { self.regs.line_count } else { 1 };
+        let rows = if launch.multi_line {
+            self.regs.line_count
+        } else {
+            1
+        };
         if elements == 0 || rows == 0 {
             return Ok(());
         }
-        let dst = self.placement(Side::Destination, launch.dst_pitch, dst_element, elements, rows)?;
+        let dst = self.placement(
+            Side::Destination,
+            launch.dst_pitch,
+            dst_element,
+            elements,
+            rows,
+        )?;
         let work = (dst.row_bytes + LINE_COST).saturating_mul(dst.rows);
         if work > WRITE_LIMIT {
-            return Err(CopyError::TooLarge { bytes: work, limit: WRITE_LIMIT });
+            return Err(CopyError::TooLarge {
+                bytes: work,
+                limit: WRITE_LIMIT,
+            });
         }
         // Lines that all land on the same bytes (pitch 0): only the last one's bytes remain.
         let last_line_only = matches!(dst.shape, Shape::Pitch { pitch: 0 }) && rows > 1;
         if let Some(fill) = remap.filter(|r| !r.reads_source()) {
             // A constant fill: the source registers are neither decoded nor read.
             if dst.row_bytes > STAGING_LIMIT {
-                return Err(CopyError::TooLarge { bytes: dst.row_bytes, limit: STAGING_LIMIT });
+                return Err(CopyError::TooLarge {
+                    bytes: dst.row_bytes,
+                    limit: STAGING_LIMIT,
+                });
             }
             let (line, mask) = fill.fill_line(elements as usize);
             dst.check_writable(memory, mask.as_deref())?;
-            let dst = if last_line_only { dst.band(rows as u64 - 1, 1)? } else { dst };
+            let dst = if last_line_only {
+                dst.band(rows as u64 - 1, 1)?
+            } else {
+                dst
+            };
             return dst.scatter(memory, RowSource::Repeat(&line), mask.as_deref());
         }
         let src = self.placement(Side::Source, launch.src_pitch, src_element, elements, rows)?;
         // At least one line of each side is staged (and a byte mask of a destination line).
         let row_bytes = src.row_bytes.max(dst.row_bytes).max(1);
         if row_bytes > STAGING_LIMIT {
-            return Err(CopyError::TooLarge { bytes: row_bytes, limit: STAGING_LIMIT });
+            return Err(CopyError::TooLarge {
+                bytes: row_bytes,
+                limit: STAGING_LIMIT,
+            });
         }
         let remap = remap.filter(|r| !r.is_identity());
         let mask = remap.and_then(|r| r.line_mask(elements as usize));
@@ -400,7 +494,10 @@ impl DmaCopy {
         } else if src.may_share_bytes_with(&dst, memory) {
             let total = row_bytes.saturating_mul(rows as u64);
             if total > STAGING_LIMIT {
-                return Err(CopyError::TooLarge { bytes: total, limit: STAGING_LIMIT });
+                return Err(CopyError::TooLarge {
+                    bytes: total,
+                    limit: STAGING_LIMIT,
+                });
             }
             rows as u64
         } else {
@@ -437,7 +534,12 @@ impl Engine for DmaCopy {
         "AMPERE_DMA_COPY_A"
     }
 
-    fn method(&mut self, ctx: &mut EngineContext<'_>, method: u32, data: u32) -> Result<MethodOutcome, EngineError> {
+    fn method(
+        &mut self,
+        ctx: &mut EngineContext<'_>,
+        method: u32,
+        data: u32,
+    ) -> Result<MethodOutcome, EngineError> {
         if method == method::LAUNCH_DMA {
             self.launch(ctx.memory, ctx.clock, data)?;
         } else if !self.store(method, data) {

@@ -21,12 +21,18 @@ pub enum CopyError {
     Layout { side: Side, error: LayoutError },
     /// A field value the class header does not define.
     #[error("{method} {field} = {value:#x} is not a defined value")]
-    BadField { method: &'static str, field: &'static str, value: u32 },
+    BadField {
+        method: &'static str,
+        field: &'static str,
+        value: u32,
+    },
     /// A defined feature this emulator does not model; refused by name rather than skipped.
     #[error("unsupported: {0}")]
     Unsupported(&'static str),
     /// The remap selects a source component beyond NUM_SRC_COMPONENTS.
-    #[error("remap DST_{dst} reads source component {src} but only {num_src} source components are set")]
+    #[error(
+        "remap DST_{dst} reads source component {src} but only {num_src} source components are set"
+    )]
     RemapComponent { dst: char, src: char, num_src: u32 },
     /// An address computation left the 49-bit GPU address space (e.g. a negative pitch past 0).
     #[error("{side} line {line} starts outside the GPU address space")]
@@ -38,7 +44,9 @@ pub enum CopyError {
     #[error("LOAD_INLINE_DATA with no inline transfer pending")]
     NoTransferPending,
     /// LAUNCH_DMA arrived while the previous inline transfer still expects data.
-    #[error("LAUNCH_DMA while the previous inline transfer still expects {remaining_words} data words")]
+    #[error(
+        "LAUNCH_DMA while the previous inline transfer still expects {remaining_words} data words"
+    )]
     TransferInProgress { remaining_words: u64 },
 }
 

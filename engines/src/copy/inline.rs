@@ -114,8 +114,15 @@ impl Default for Registers {
 /// Where the latched transfer writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Destination {
-    Pitch { base: u64, pitch: u64 },
-    BlockLinear { base: u64, layout: BlockLinearLayout, region: Region },
+    Pitch {
+        base: u64,
+        pitch: u64,
+    },
+    BlockLinear {
+        base: u64,
+        layout: BlockLinearLayout,
+        region: Region,
+    },
 }
 
 /// A launched transfer waiting for data words.
@@ -150,7 +157,11 @@ impl InlineLaunch {
     /// Decodes the word; undefined values and interrupts are refused.
     pub fn decode(word: u32) -> Result<InlineLaunch, CopyError> {
         let bits = |lo: u32, n: u32| (word >> lo) & ((1 << n) - 1);
-        let bad = |field, value| CopyError::BadField { method: "LAUNCH_DMA", field, value };
+        let bad = |field, value| CopyError::BadField {
+            method: "LAUNCH_DMA",
+            field,
+            value,
+        };
         // COMPLETION_TYPE 5:4: FLUSH_DISABLE, FLUSH_ONLY (nothing to flush here), RELEASE_SEMAPHORE.
         let release = match bits(4, 2) {
             0 | 1 => false,
@@ -159,7 +170,11 @@ impl InlineLaunch {
         };
         match bits(8, 2) {
             0 => {}
-            1 => return Err(CopyError::Unsupported("I2M LAUNCH_DMA INTERRUPT_TYPE INTERRUPT")),
+            1 => {
+                return Err(CopyError::Unsupported(
+                    "I2M LAUNCH_DMA INTERRUPT_TYPE INTERRUPT",
+                ))
+            }
             v => return Err(bad("INTERRUPT_TYPE", v)),
         }
         let semaphore = match (release, bits(12, 1)) {
@@ -185,13 +200,20 @@ impl InlineLaunch {
                 _ => ReductionOp::Xor,
             };
             if !release {
-                return Err(bad("REDUCTION_ENABLE without COMPLETION_TYPE RELEASE_SEMAPHORE", 1));
+                return Err(bad(
+                    "REDUCTION_ENABLE without COMPLETION_TYPE RELEASE_SEMAPHORE",
+                    1,
+                ));
             }
             Some(SemaphoreReduction::Integer(op, format))
         } else {
             None
         };
-        Ok(InlineLaunch { dst_pitch: bits(0, 1) != 0, semaphore, reduction })
+        Ok(InlineLaunch {
+            dst_pitch: bits(0, 1) != 0,
+            semaphore,
+            reduction,
+        })
     }
 }
 
@@ -207,7 +229,11 @@ pub struct InlineToMemory {
 impl InlineToMemory {
     /// An engine whose block-linear destinations use `sectors` inside each GOB.
     pub fn new(sectors: SectorLayout) -> Self {
-        InlineToMemory { regs: Registers::default(), transfer: None, sectors }
+        InlineToMemory {
+            regs: Registers::default(),
+            transfer: None,
+            sectors,
+        }
     }
 
     /// Data words the current transfer still expects (0 when none is pending).
@@ -221,7 +247,10 @@ impl InlineToMemory {
         let r = &mut self.regs;
         match method {
             NO_OPERATION | WAIT_FOR_IDLE | SEND_GO_IDLE | PM_TRIGGER | PM_TRIGGER_WFI => {}
-            SET_NOTIFY_A | SET_NOTIFY_B | SET_GLOBAL_RENDER_ENABLE_A | SET_GLOBAL_RENDER_ENABLE_B => {}
+            SET_NOTIFY_A
+            | SET_NOTIFY_B
+            | SET_GLOBAL_RENDER_ENABLE_A
+            | SET_GLOBAL_RENDER_ENABLE_B => {}
             SET_RENDER_ENABLE_A | SET_RENDER_ENABLE_B => {}
             NOTIFY => return Err(CopyError::Unsupported("I2M NOTIFY (notifier writes)")),
             SET_GLOBAL_RENDER_ENABLE_C => r.global_render_enable_c = data,
@@ -256,30 +285,60 @@ impl InlineToMemory {
             1 => Ok(()),
             0 => Err(CopyError::Unsupported(name)),
             2..=4 => Err(CopyError::Unsupported("I2M conditional render enable")),
-            v => Err(CopyError::BadField { method: "SET_*RENDER_ENABLE_C", field: "MODE", value: v }),
+            v => Err(CopyError::BadField {
+                method: "SET_*RENDER_ENABLE_C",
+                field: "MODE",
+                value: v,
+            }),
         };
         match r.render_enable_override & 3 {
             1 => return Ok(()), // ALWAYS_RENDER
-            2 => return Err(CopyError::Unsupported("I2M SET_RENDER_ENABLE_OVERRIDE NEVER_RENDER")),
-            3 => return Err(CopyError::BadField { method: "SET_RENDER_ENABLE_OVERRIDE", field: "MODE", value: 3 }),
+            2 => {
+                return Err(CopyError::Unsupported(
+                    "I2M SET_RENDER_ENABLE_OVERRIDE NEVER_RENDER",
+                ))
+            }
+            3 => {
+                return Err(CopyError::BadField {
+                    method: "SET_RENDER_ENABLE_OVERRIDE",
+                    field: "MODE",
+                    value: 3,
+                })
+            }
             _ => {}
         }
-        mode_true(r.global_render_enable_c, "I2M SET_GLOBAL_RENDER_ENABLE_C MODE FALSE")?;
+        mode_true(
+            r.global_render_enable_c,
+            "I2M SET_GLOBAL_RENDER_ENABLE_C MODE FALSE",
+        )?;
         mode_true(r.render_enable_c, "I2M SET_RENDER_ENABLE_C MODE FALSE")
     }
 
-    fn launch(&mut self, memory: &mut GpuMemory, clock: &mut dyn Clock, word: u32) -> Result<(), CopyError> {
+    fn launch(
+        &mut self,
+        memory: &mut GpuMemory,
+        clock: &mut dyn Clock,
+        word: u32,
+    ) -> Result<(), CopyError> {
         if let Some(t) = self.transfer {
-            return Err(CopyError::TransferInProgress { remaining_words: t.total_words - t.next_word });
+            return Err(CopyError::TransferInProgress {
+                remaining_words: t.total_words - t.next_word,
+            });
         }
         let launch = InlineLaunch::decode(word)?;
         self.check_render_enable()?;
         let r = self.regs;
         let base = ((r.offset_out_upper as u64) << 32) | r.offset_out as u64;
         let destination = if launch.dst_pitch {
-            Destination::Pitch { base, pitch: r.pitch_out as u64 }
+            Destination::Pitch {
+                base,
+                pitch: r.pitch_out as u64,
+            }
         } else {
-            let layout_error = |error| CopyError::Layout { side: Side::Destination, error };
+            let layout_error = |error| CopyError::Layout {
+                side: Side::Destination,
+                error,
+            };
             if r.block_size & 0xF != 0 {
                 return Err(layout_error(LayoutError::BlockWidth(r.block_size & 0xF)));
             }
@@ -292,9 +351,19 @@ impl InlineToMemory {
                 self.sectors,
             )
             .map_err(layout_error)?;
-            let region = Region { x: r.origin_x, y: r.origin_y, z: r.layer, width: r.line_length_in, height: r.line_count };
+            let region = Region {
+                x: r.origin_x,
+                y: r.origin_y,
+                z: r.layer,
+                width: r.line_length_in,
+                height: r.line_count,
+            };
             layout.check_region(&region).map_err(layout_error)?;
-            Destination::BlockLinear { base, layout, region }
+            Destination::BlockLinear {
+                base,
+                layout,
+                region,
+            }
         };
         let line_bytes = r.line_length_in as u64;
         let words_per_line = line_bytes.div_ceil(4);
@@ -314,7 +383,9 @@ impl InlineToMemory {
         if transfer.total_words == 0 {
             // Nothing to wait for: the transfer completes at launch.
             let s = transfer.semaphore;
-            if let Some(release) = CheckedSemaphore::check(memory, s.va, s.payload, s.kind, s.reduction)? {
+            if let Some(release) =
+                CheckedSemaphore::check(memory, s.va, s.payload, s.kind, s.reduction)?
+            {
                 release.perform(memory, clock)?;
             }
             return Ok(());
@@ -323,7 +394,12 @@ impl InlineToMemory {
         Ok(())
     }
 
-    fn load(&mut self, memory: &mut GpuMemory, clock: &mut dyn Clock, data: u32) -> Result<(), CopyError> {
+    fn load(
+        &mut self,
+        memory: &mut GpuMemory,
+        clock: &mut dyn Clock,
+        data: u32,
+    ) -> Result<(), CopyError> {
         let Some(mut t) = self.transfer else {
             return Err(CopyError::NoTransferPending);
         };
@@ -336,18 +412,29 @@ impl InlineToMemory {
             Destination::Pitch { base, pitch } => {
                 let va = (line as u128 * pitch as u128) + base as u128 + start as u128;
                 if va + len as u128 > VA_LIMIT as u128 {
-                    return Err(CopyError::AddressOverflow { side: Side::Destination, line });
+                    return Err(CopyError::AddressOverflow {
+                        side: Side::Destination,
+                        line,
+                    });
                 }
                 pieces[0] = (va as u64, &bytes[..len as usize]);
             }
-            Destination::BlockLinear { base, layout, region } => {
+            Destination::BlockLinear {
+                base,
+                layout,
+                region,
+            } => {
                 // Four bytes can cross a 16-byte piece boundary: at most two runs.
                 let y = region.y + line as u32;
                 let x = region.x + start as u32;
                 let first = (16 - x % 16).min(len as u32) as usize;
                 let at = |x: u32| {
-                    base.checked_add(layout.offset(x, y, region.z))
-                        .ok_or(CopyError::AddressOverflow { side: Side::Destination, line })
+                    base.checked_add(layout.offset(x, y, region.z)).ok_or(
+                        CopyError::AddressOverflow {
+                            side: Side::Destination,
+                            line,
+                        },
+                    )
                 };
                 pieces[0] = (at(x)?, &bytes[..first]);
                 if first < len as usize {
@@ -389,7 +476,12 @@ impl Engine for InlineToMemory {
         "KEPLER_INLINE_TO_MEMORY_B"
     }
 
-    fn method(&mut self, ctx: &mut EngineContext<'_>, method: u32, data: u32) -> Result<MethodOutcome, EngineError> {
+    fn method(
+        &mut self,
+        ctx: &mut EngineContext<'_>,
+        method: u32,
+        data: u32,
+    ) -> Result<MethodOutcome, EngineError> {
         match method {
             method::LAUNCH_DMA => self.launch(ctx.memory, ctx.clock, data)?,
             method::LOAD_INLINE_DATA => self.load(ctx.memory, ctx.clock, data)?,

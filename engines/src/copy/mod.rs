@@ -15,6 +15,11 @@ mod inline;
 mod remap;
 
 pub use completion::{SemaphoreReduction, SemaphoreType};
-pub use dma::{method as dma_method, DmaCopy, LaunchDma, AMPERE_DMA_COPY_A, LINE_COST, STAGING_LIMIT, WRITE_LIMIT};
+pub use dma::{
+    method as dma_method, DmaCopy, LaunchDma, AMPERE_DMA_COPY_A, LINE_COST, STAGING_LIMIT,
+    WRITE_LIMIT,
+};
+pub use inline::{
+    method as inline_method, InlineLaunch, InlineToMemory, KEPLER_INLINE_TO_MEMORY_B,
+};
 pub use remap::{ComponentSource, Remap};
-pub use inline::{method as inline_method, InlineLaunch, InlineToMemory, KEPLER_INLINE_TO_MEMORY_B};

@@ -55,11 +55,22 @@ impl Remap {
             };
             if let ComponentSource::Source(s) = *slot {
                 if (i as u32) < dst_components && s as u32 >= src_components {
-                    return Err(CopyError::RemapComponent { dst: NAMES[i], src: NAMES[s as usize], num_src: src_components });
+                    return Err(CopyError::RemapComponent {
+                        dst: NAMES[i],
+                        src: NAMES[s as usize],
+                        num_src: src_components,
+                    });
                 }
             }
         }
-        Ok(Remap { component_bytes, src_components, dst_components, dst, const_a, const_b })
+        Ok(Remap {
+            component_bytes,
+            src_components,
+            dst_components,
+            dst,
+            const_a,
+            const_b,
+        })
     }
 
     /// Bytes in one source element.
@@ -78,7 +89,9 @@ impl Remap {
 
     /// Whether any destination component is taken from the source (otherwise the source is never read).
     pub fn reads_source(&self) -> bool {
-        self.used().iter().any(|c| matches!(c, ComponentSource::Source(_)))
+        self.used()
+            .iter()
+            .any(|c| matches!(c, ComponentSource::Source(_)))
     }
 
     /// Whether some destination bytes are left unwritten.
@@ -89,7 +102,11 @@ impl Remap {
     /// Whether destination elements are the source elements unchanged.
     pub fn is_identity(&self) -> bool {
         self.src_components == self.dst_components
-            && self.used().iter().enumerate().all(|(i, c)| *c == ComponentSource::Source(i as u8))
+            && self
+                .used()
+                .iter()
+                .enumerate()
+                .all(|(i, c)| *c == ComponentSource::Source(i as u8))
     }
 
     /// One destination element as (bytes, written?) per byte, from one source element (`None` when the

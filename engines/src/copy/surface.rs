@@ -17,7 +17,10 @@ pub enum Shape {
     /// Line r starts at `base + r × pitch` (pitch may be negative: a vertical flip).
     Pitch { pitch: i64 },
     /// The lines are the rows of `region` in `layout`, whose first byte is at `base`.
-    BlockLinear { layout: BlockLinearLayout, region: Region },
+    BlockLinear {
+        layout: BlockLinearLayout,
+        region: Region,
+    },
 }
 
 /// One side of a copy: `rows` lines of `row_bytes` bytes.
@@ -59,7 +62,10 @@ impl Placement {
     fn pitch_line(&self, pitch: i64, r: u64) -> Result<u64, CopyError> {
         let va = self.base as i128 + pitch as i128 * r as i128;
         if va < 0 || va + self.row_bytes as i128 > VA_LIMIT as i128 {
-            return Err(CopyError::AddressOverflow { side: self.side, line: r });
+            return Err(CopyError::AddressOverflow {
+                side: self.side,
+                line: r,
+            });
         }
         Ok(va as u64)
     }
@@ -80,7 +86,10 @@ impl Placement {
                 let va_end = self.base.checked_add(end);
                 match (va_lo, va_end) {
                     (Some(a), Some(b)) if b <= VA_LIMIT => Ok((a, b - a)),
-                    _ => Err(CopyError::Memory(MemoryError::OutOfRange { va: self.base, len: end })),
+                    _ => Err(CopyError::Memory(MemoryError::OutOfRange {
+                        va: self.base,
+                        len: end,
+                    })),
                 }
             }
         }
@@ -91,7 +100,10 @@ impl Placement {
     }
 
     /// Calls `f(va, line, offset_in_line, len)` for each contiguous run, line by line.
-    fn runs(&self, mut f: impl FnMut(u64, u64, u64, u64) -> Result<(), CopyError>) -> Result<(), CopyError> {
+    fn runs(
+        &self,
+        mut f: impl FnMut(u64, u64, u64, u64) -> Result<(), CopyError>,
+    ) -> Result<(), CopyError> {
         if self.is_empty() {
             return Ok(());
         }
@@ -107,7 +119,12 @@ impl Placement {
                 let mut result = Ok(());
                 layout::for_each_run(&layout, &region, self.row_bytes, |t, lin, n| {
                     if result.is_ok() {
-                        result = f(self.base + t, lin / self.row_bytes, lin % self.row_bytes, n as u64);
+                        result = f(
+                            self.base + t,
+                            lin / self.row_bytes,
+                            lin % self.row_bytes,
+                            n as u64,
+                        );
                     }
                 });
                 result
@@ -121,10 +138,25 @@ impl Placement {
             Shape::Pitch { pitch } => (self.pitch_line(pitch, first)?, self.shape),
             Shape::BlockLinear { layout, region } => {
                 let y = region.y + first as u32; // first < rows = region.height: no overflow
-                (self.base, Shape::BlockLinear { layout, region: Region { y, height: n as u32, ..region } })
+                (
+                    self.base,
+                    Shape::BlockLinear {
+                        layout,
+                        region: Region {
+                            y,
+                            height: n as u32,
+                            ..region
+                        },
+                    },
+                )
             }
         };
-        Ok(Placement { base, shape, rows: n, ..*self })
+        Ok(Placement {
+            base,
+            shape,
+            rows: n,
+            ..*self
+        })
     }
 
     /// Validates that every byte the lines cover may be read.
@@ -138,15 +170,22 @@ impl Placement {
         if self.is_empty() || other.is_empty() {
             return false;
         }
-        let (Ok((a, an)), Ok((b, bn))) = (self.span(), other.span()) else { return true };
-        let (Ok(pa), Ok(pb)) = (memory.pieces(a, an, Access::NONE), memory.pieces(b, bn, Access::NONE)) else {
+        let (Ok((a, an)), Ok((b, bn))) = (self.span(), other.span()) else {
+            return true;
+        };
+        let (Ok(pa), Ok(pb)) = (
+            memory.pieces(a, an, Access::NONE),
+            memory.pieces(b, bn, Access::NONE),
+        ) else {
             return true;
         };
         if pa.len() * pb.len() > 4096 {
             return true;
         }
         pa.iter().any(|x| {
-            pb.iter().any(|y| x.storage == y.storage && x.host.start < y.host.end && y.host.start < x.host.end)
+            pb.iter().any(|y| {
+                x.storage == y.storage && x.host.start < y.host.end && y.host.start < x.host.end
+            })
         })
     }
 
@@ -170,8 +209,18 @@ impl Placement {
                 }
                 Shape::BlockLinear { layout, region } => {
                     // `bytes` starts at the region's first GOB (surface byte `lo - base`).
-                    layout::untile_from(&layout, bytes, lo - self.base, &region, out, self.row_bytes as usize)
-                        .map_err(|error| CopyError::Layout { side: self.side, error })?;
+                    layout::untile_from(
+                        &layout,
+                        bytes,
+                        lo - self.base,
+                        &region,
+                        out,
+                        self.row_bytes as usize,
+                    )
+                    .map_err(|error| CopyError::Layout {
+                        side: self.side,
+                        error,
+                    })?;
                 }
             }
             return Ok(());
@@ -186,11 +235,20 @@ impl Placement {
 
     /// Validates that every byte the lines cover may be written (`mask`, when given, names the bytes
     /// of a line that are written at all).
-    pub fn check_writable(&self, memory: &GpuMemory, mask: Option<&[bool]>) -> Result<(), CopyError> {
+    pub fn check_writable(
+        &self,
+        memory: &GpuMemory,
+        mask: Option<&[bool]>,
+    ) -> Result<(), CopyError> {
         self.check_access(memory, Access::WRITE, mask)
     }
 
-    fn check_access(&self, memory: &GpuMemory, needed: Access, mask: Option<&[bool]>) -> Result<(), CopyError> {
+    fn check_access(
+        &self,
+        memory: &GpuMemory,
+        needed: Access,
+        mask: Option<&[bool]>,
+    ) -> Result<(), CopyError> {
         if self.is_empty() {
             return Ok(());
         }
@@ -249,7 +307,10 @@ impl Placement {
                     };
                     let pitch = source.pitch(self.row_bytes);
                     layout::tile_into(&layout, linear, pitch, &region, bytes, lo - self.base)
-                        .map_err(|error| CopyError::Layout { side: self.side, error })?;
+                        .map_err(|error| CopyError::Layout {
+                            side: self.side,
+                            error,
+                        })?;
                 }
                 (_, Some(mask)) => {
                     let row = self.row_bytes;
@@ -257,7 +318,8 @@ impl Placement {
                         let line = source.row(r, row);
                         for (a, b) in masked_subruns(Some(mask), off, n) {
                             let dst = (va + (a - off) - lo) as usize;
-                            bytes[dst..dst + (b - a) as usize].copy_from_slice(&line[a as usize..b as usize]);
+                            bytes[dst..dst + (b - a) as usize]
+                                .copy_from_slice(&line[a as usize..b as usize]);
                         }
                         Ok(())
                     })?;
@@ -277,7 +339,11 @@ impl Placement {
 }
 
 /// The sub-ranges of line bytes `off .. off + n` whose mask entry is true (all of it without a mask).
-fn masked_subruns(mask: Option<&[bool]>, off: u64, n: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+fn masked_subruns(
+    mask: Option<&[bool]>,
+    off: u64,
+    n: u64,
+) -> impl Iterator<Item = (u64, u64)> + '_ {
     let end = off + n;
     let mut at = off;
     std::iter::from_fn(move || {

@@ -75,7 +75,11 @@ impl BlockLinearLayout {
         if block_depth_log2 > MAX_BLOCK_LOG2 as u32 {
             return Err(LayoutError::BlockDepth(block_depth_log2));
         }
-        let too_large = LayoutError::TooLarge { width: width_bytes, height, depth };
+        let too_large = LayoutError::TooLarge {
+            width: width_bytes,
+            height,
+            depth,
+        };
         let block_rows = (GOB_HEIGHT_ROWS as u64) << block_height_log2;
         let block_slices = 1u64 << block_depth_log2;
         let gobs_per_row = (width_bytes as u64).div_ceil(GOB_WIDTH_BYTES as u64);
@@ -84,9 +88,12 @@ impl BlockLinearLayout {
         let block_bytes = (GOB_SIZE_BYTES as u64) << (block_height_log2 + block_depth_log2);
         // gobs_per_row < 2^27 and block_bytes <= 2^19, so this product cannot overflow.
         let row_of_blocks_bytes = gobs_per_row * block_bytes;
-        let slice_of_blocks_bytes =
-            row_of_blocks_bytes.checked_mul(rows_of_blocks).ok_or(too_large.clone())?;
-        let size_bytes = slice_of_blocks_bytes.checked_mul(slices_of_blocks).ok_or(too_large)?;
+        let slice_of_blocks_bytes = row_of_blocks_bytes
+            .checked_mul(rows_of_blocks)
+            .ok_or(too_large.clone())?;
+        let size_bytes = slice_of_blocks_bytes
+            .checked_mul(slices_of_blocks)
+            .ok_or(too_large)?;
         Ok(BlockLinearLayout {
             width_bytes,
             height,
@@ -174,14 +181,16 @@ impl BlockLinearLayout {
     /// The offset of the GOB column holding byte `x`, relative to [`Self::row_base`].
     #[inline(always)]
     pub fn gob_column_offset(&self, x: u32) -> u64 {
-        ((x / GOB_WIDTH_BYTES) as u64) << (9 + self.block_height_log2 as u32 + self.block_depth_log2 as u32)
+        ((x / GOB_WIDTH_BYTES) as u64)
+            << (9 + self.block_height_log2 as u32 + self.block_depth_log2 as u32)
     }
 
     /// Checks that `region` lies inside the surface.
     pub fn check_region(&self, region: &Region) -> Result<(), LayoutError> {
         let inside = region.x as u64 + region.width as u64 <= self.width_bytes as u64
             && region.y as u64 + region.height as u64 <= self.height as u64
-            && ((region.z as u64) < self.depth as u64 || region.is_empty() && region.z <= self.depth);
+            && ((region.z as u64) < self.depth as u64
+                || region.is_empty() && region.z <= self.depth);
         if inside {
             Ok(())
         } else {
@@ -200,7 +209,12 @@ impl BlockLinearLayout {
 
     /// Hardware clamps a block to less than twice the surface extent at each mip level (Mesa NIL
     /// `Tiling::clamp`); texture code uses this, the copy engines take block sizes as programmed.
-    pub fn clamped_block_log2(height: u32, depth: u32, block_height_log2: u32, block_depth_log2: u32) -> (u32, u32) {
+    pub fn clamped_block_log2(
+        height: u32,
+        depth: u32,
+        block_height_log2: u32,
+        block_depth_log2: u32,
+    ) -> (u32, u32) {
         let mut h = block_height_log2.min(MAX_BLOCK_LOG2 as u32);
         while h > 0 && (GOB_HEIGHT_ROWS << (h - 1)) >= height {
             h -= 1;
@@ -236,10 +250,18 @@ impl Region {
     ) -> Result<Region, LayoutError> {
         let to_bytes = |elements: u32| {
             let bytes = elements as u64 * element_bytes as u64;
-            u32::try_from(bytes)
-                .map_err(|_| LayoutError::ElementOverflow { elements: elements as u64, element_bytes })
+            u32::try_from(bytes).map_err(|_| LayoutError::ElementOverflow {
+                elements: elements as u64,
+                element_bytes,
+            })
         };
-        Ok(Region { x: to_bytes(x_elements)?, y, z, width: to_bytes(width_elements)?, height })
+        Ok(Region {
+            x: to_bytes(x_elements)?,
+            y,
+            z,
+            width: to_bytes(width_elements)?,
+            height,
+        })
     }
 
     pub fn is_empty(&self) -> bool {

@@ -44,7 +44,12 @@ impl SectorLayout {
     /// Offsets of the four 16-byte pieces of GOB row `y`, left to right.
     #[inline(always)]
     pub const fn row_chunks(self, y: u32) -> [u32; 4] {
-        [self.offset(0, y), self.offset(16, y), self.offset(32, y), self.offset(48, y)]
+        [
+            self.offset(0, y),
+            self.offset(16, y),
+            self.offset(32, y),
+            self.offset(48, y),
+        ]
     }
 
     /// For each of the 32 16-byte pieces of a GOB in memory order: (row, byte column) of its first byte.

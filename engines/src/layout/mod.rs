@@ -8,7 +8,8 @@ mod transfer;
 
 pub use block_linear::{BlockLinearLayout, LayoutError, Region, MAX_BLOCK_LOG2};
 pub use gob::{
-    SectorLayout, UnknownSectorLayout, GOB_HEIGHT_ROWS, GOB_SIZE_BYTES, GOB_WIDTH_BYTES, SECTOR_ROW_BYTES,
+    SectorLayout, UnknownSectorLayout, GOB_HEIGHT_ROWS, GOB_SIZE_BYTES, GOB_WIDTH_BYTES,
+    SECTOR_ROW_BYTES,
 };
 pub use transfer::{
     for_each_run, linear_extent, region_start, tile, tile_into, tiled_extent, untile, untile_from,

@@ -16,7 +16,9 @@ pub fn tiled_extent(layout: &BlockLinearLayout, region: &Region) -> u64 {
     // the furthest one touched.
     let last_y = region.y + region.height - 1;
     let last_x = region.x + region.width - 1;
-    layout.row_base(last_y, region.z) + layout.gob_column_offset(last_x) + super::gob::GOB_SIZE_BYTES as u64
+    layout.row_base(last_y, region.z)
+        + layout.gob_column_offset(last_x)
+        + super::gob::GOB_SIZE_BYTES as u64
 }
 
 /// The lowest offset `region` touches: the start of its first GOB (every other byte of the region lies
@@ -30,7 +32,9 @@ pub fn linear_extent(width: u32, rows: u32, pitch: usize) -> Option<u64> {
     if width == 0 || rows == 0 {
         return Some(0);
     }
-    (rows as u64 - 1).checked_mul(pitch as u64)?.checked_add(width as u64)
+    (rows as u64 - 1)
+        .checked_mul(pitch as u64)?
+        .checked_add(width as u64)
 }
 
 fn check(
@@ -46,16 +50,28 @@ fn check(
         return Ok(());
     }
     if tiled_origin > region_start(layout, region) {
-        return Err(LayoutError::BufferStartsLate { origin: tiled_origin, needed: region_start(layout, region) });
+        return Err(LayoutError::BufferStartsLate {
+            origin: tiled_origin,
+            needed: region_start(layout, region),
+        });
     }
     let tiled_needed = tiled_extent(layout, region) - tiled_origin;
     if (tiled_len as u64) < tiled_needed {
-        return Err(LayoutError::BufferTooShort { len: tiled_len, needed: tiled_needed });
+        return Err(LayoutError::BufferTooShort {
+            len: tiled_len,
+            needed: tiled_needed,
+        });
     }
-    let linear_needed = linear_extent(region.width, region.height, pitch)
-        .ok_or(LayoutError::BufferTooShort { len: linear_len, needed: u64::MAX })?;
+    let linear_needed =
+        linear_extent(region.width, region.height, pitch).ok_or(LayoutError::BufferTooShort {
+            len: linear_len,
+            needed: u64::MAX,
+        })?;
     if (linear_len as u64) < linear_needed {
-        return Err(LayoutError::BufferTooShort { len: linear_len, needed: linear_needed });
+        return Err(LayoutError::BufferTooShort {
+            len: linear_len,
+            needed: linear_needed,
+        });
     }
     Ok(())
 }
@@ -90,11 +106,26 @@ pub fn untile_from(
     linear: &mut [u8],
     linear_pitch: usize,
 ) -> Result<(), LayoutError> {
-    check(layout, region, tiled.len(), tiled_origin, linear.len(), linear_pitch)?;
+    check(
+        layout,
+        region,
+        tiled.len(),
+        tiled_origin,
+        linear.len(),
+        linear_pitch,
+    )?;
     // SAFETY: `check` proved that every run below lies inside both buffers, and the two buffers are
     // distinct borrows; the tiled buffer is only read in this direction.
     unsafe {
-        transfer(layout, tiled.as_ptr() as *mut u8, tiled_origin, region, linear.as_mut_ptr(), linear_pitch, Direction::Untile)
+        transfer(
+            layout,
+            tiled.as_ptr() as *mut u8,
+            tiled_origin,
+            region,
+            linear.as_mut_ptr(),
+            linear_pitch,
+            Direction::Untile,
+        )
     };
     Ok(())
 }
@@ -121,10 +152,25 @@ pub fn tile_into(
     tiled: &mut [u8],
     tiled_origin: u64,
 ) -> Result<(), LayoutError> {
-    check(layout, region, tiled.len(), tiled_origin, linear.len(), linear_pitch)?;
+    check(
+        layout,
+        region,
+        tiled.len(),
+        tiled_origin,
+        linear.len(),
+        linear_pitch,
+    )?;
     // SAFETY: as in `untile_from`; the linear buffer is only read in this direction.
     unsafe {
-        transfer(layout, tiled.as_mut_ptr(), tiled_origin, region, linear.as_ptr() as *mut u8, linear_pitch, Direction::Tile)
+        transfer(
+            layout,
+            tiled.as_mut_ptr(),
+            tiled_origin,
+            region,
+            linear.as_ptr() as *mut u8,
+            linear_pitch,
+            Direction::Tile,
+        )
     };
     Ok(())
 }
@@ -150,8 +196,13 @@ pub fn for_each_run(
         let mut lin = r as u64 * linear_pitch;
         while x < end {
             let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(end - x);
-            let in_gob = chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
-            f(row_base + layout.gob_column_offset(x) + in_gob as u64, lin, len);
+            let in_gob =
+                chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
+            f(
+                row_base + layout.gob_column_offset(x) + in_gob as u64,
+                lin,
+                len,
+            );
             x += len;
             lin += len as u64;
         }
@@ -199,8 +250,10 @@ unsafe fn transfer(
         let mut x = from;
         while x < to {
             let len = (SECTOR_ROW_BYTES - x % SECTOR_ROW_BYTES).min(to - x);
-            let in_gob = chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
-            let t = tiled.add(row_base.wrapping_add(layout.gob_column_offset(x) as usize + in_gob as usize));
+            let in_gob =
+                chunks[((x % GOB_WIDTH_BYTES) / SECTOR_ROW_BYTES) as usize] + x % SECTOR_ROW_BYTES;
+            let t = tiled
+                .add(row_base.wrapping_add(layout.gob_column_offset(x) as usize + in_gob as usize));
             let l = lin_row.add((x - region.x) as usize);
             if len == SECTOR_ROW_BYTES {
                 match direction {
@@ -232,15 +285,24 @@ unsafe fn transfer(
             row_runs(r + k, region.x, body_start);
             row_runs(r + k, body_end, end);
         }
-        let gob_offset = layout.row_base(y, region.z) + layout.gob_column_offset(body_start) - origin;
+        let gob_offset =
+            layout.row_base(y, region.z) + layout.gob_column_offset(body_start) - origin;
         let gob = tiled.add(gob_offset as usize);
         let lin = linear.add(r * pitch + (body_start - region.x) as usize);
         // One instance per sector order and direction, so the 32 piece positions are constants.
         match (layout.sectors(), direction) {
-            (SectorLayout::Turing2D, Direction::Untile) => whole_gobs::<TURING, true>(gob, lin, pitch, column_stride, gobs),
-            (SectorLayout::Turing2D, Direction::Tile) => whole_gobs::<TURING, false>(gob, lin, pitch, column_stride, gobs),
-            (SectorLayout::Tegra16Bx2, Direction::Untile) => whole_gobs::<TEGRA, true>(gob, lin, pitch, column_stride, gobs),
-            (SectorLayout::Tegra16Bx2, Direction::Tile) => whole_gobs::<TEGRA, false>(gob, lin, pitch, column_stride, gobs),
+            (SectorLayout::Turing2D, Direction::Untile) => {
+                whole_gobs::<TURING, true>(gob, lin, pitch, column_stride, gobs)
+            }
+            (SectorLayout::Turing2D, Direction::Tile) => {
+                whole_gobs::<TURING, false>(gob, lin, pitch, column_stride, gobs)
+            }
+            (SectorLayout::Tegra16Bx2, Direction::Untile) => {
+                whole_gobs::<TEGRA, true>(gob, lin, pitch, column_stride, gobs)
+            }
+            (SectorLayout::Tegra16Bx2, Direction::Tile) => {
+                whole_gobs::<TEGRA, false>(gob, lin, pitch, column_stride, gobs)
+            }
         }
         r += 8;
     }

@@ -50,7 +50,12 @@ impl BlSurface {
 
     pub fn size(&self) -> u64 {
         let (gh, gd) = (1u64 << self.block_h, 1u64 << self.block_d);
-        ((self.width_bytes + 63) / 64) * (((self.height + 7) / 8 + gh - 1) / gh) * ((self.depth + gd - 1) / gd) * 512 * gh * gd
+        ((self.width_bytes + 63) / 64)
+            * (((self.height + 7) / 8 + gh - 1) / gh)
+            * ((self.depth + gd - 1) / gd)
+            * 512
+            * gh
+            * gd
     }
 
     /// SET_*_BLOCK_SIZE word: WIDTH one GOB, HEIGHT, DEPTH, GOB_HEIGHT_FERMI_8.
@@ -90,18 +95,33 @@ impl Rig {
         memory.map(SRC, WINDOW, src, 0, Access::READ_WRITE).unwrap();
         memory.map(DST, WINDOW, dst, 0, Access::READ_WRITE).unwrap();
         memory.map(SEM, 4096, sem, 0, Access::READ_WRITE).unwrap();
-        Rig { memory, clock: SteppingClock::new(0x1111_2222_3333_0000, 0x100), src, dst, sem }
+        Rig {
+            memory,
+            clock: SteppingClock::new(0x1111_2222_3333_0000, 0x100),
+            src,
+            dst,
+            sem,
+        }
     }
 
-    pub fn call(&mut self, engine: &mut dyn Engine, method: u32, data: u32) -> Result<MethodOutcome, EngineError> {
-        let mut ctx = EngineContext { memory: &mut self.memory, clock: &mut self.clock };
+    pub fn call(
+        &mut self,
+        engine: &mut dyn Engine,
+        method: u32,
+        data: u32,
+    ) -> Result<MethodOutcome, EngineError> {
+        let mut ctx = EngineContext {
+            memory: &mut self.memory,
+            clock: &mut self.clock,
+        };
         engine.method(&mut ctx, method, data)
     }
 
     /// Calls each (method, data) in order, panicking on the first failure.
     pub fn run(&mut self, engine: &mut dyn Engine, calls: &[(u32, u32)]) {
         for &(m, d) in calls {
-            self.call(engine, m, d).unwrap_or_else(|e| panic!("method {m:#x} data {d:#x}: {e}"));
+            self.call(engine, m, d)
+                .unwrap_or_else(|e| panic!("method {m:#x} data {d:#x}: {e}"));
         }
     }
 
