@@ -1,9 +1,13 @@
 //! Cubin loading, control-flow graphs, structurizing and SPIR-V lowering of SM86 machine code.
 //!
 //! One job: a cubin in, one Vulkan compute module per kernel out. Depends on `sassport-gen` for decoding;
-//! never on the runtime. So far: [`cubin`], the reader of `nvcc -cubin -arch=sm_86` files (kernels, device
-//! functions, code sections, `.nv.info` attributes, constant banks, relocations), and [`abi`], the contract
-//! with the runtime.
+//! never on the runtime. [`cubin`] reads `nvcc -cubin -arch=sm_86` files (kernels, device functions, code
+//! sections, `.nv.info` attributes, constant banks, relocations); [`abi`] is the contract with the runtime.
+//! [`translate`] is the entry point: [`program`] decodes the reachable code into basic blocks, [`control`]
+//! emits the pc-dispatch loop around them, [`lower`] lowers each instruction family onto the guest [`state`]
+//! (registers as Function variables, constant banks, the bounds-checked global window, shared and local
+//! memory) through the [`spirv`] module builder; unsupported instructions are refused by name and offset
+//! ([`error`]).
 
 pub mod abi;
 pub mod cubin;

@@ -328,11 +328,17 @@ fn subword_store(cx: &mut Ctx<'_>, p: Id, addr_lo: Id, bytes: u32, v: Id, class:
     cx.m.op(Op::AtomicOr, t.u32, &[p, scope, relaxed, val]);
 }
 
-/// Byte address of a shared/local access: `Ra` scaled (.X4/.X8/.X16, bits 79:78) plus the offset.
-fn space_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
-    if cx.inst.opcode() & 0x1000 != 0 {
-        return Err(cx.refuse("uniform-register address not translated yet"));
-    }
+/// Byte address of a shared/local access: `Ra` scaled (.X4/.X8/.X16, bits 79:78) plus the offset, plus a
+/// uniform register in the bit-91 forms (`[R5+UR5]`: bits 37:32 for loads, 69:64 for stores, whose data
+/// register takes 39:32).
+fn space_addr(cx: &mut Ctx<'_>, store: bool) -> Result<Id, TranslateError> {
+    let ur = if cx.inst.opcode() & 0x1000 != 0 {
+        let r = if store { cx.inst.bits(64, 6) } else { cx.inst.bits(32, 6) } as u8;
+        let t = cx.t;
+        Some(cx.st.ureg(&mut cx.m, &t, r))
+    } else {
+        None
+    };
     let ra = cx.inst.bits(24, 8) as u8;
     let scale = cx.inst.bits(78, 2);
     let mut a = cx.reg(ra);
@@ -344,6 +350,9 @@ fn space_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
     if off != 0 {
         let k = cx.u32c(off as u32);
         a = cx.op2(Op::IAdd, a, k);
+    }
+    if let Some(u) = ur {
+        a = cx.op2(Op::IAdd, a, u);
     }
     Ok(a)
 }
@@ -398,7 +407,7 @@ fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) -> Id {
 
 fn space_load(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
     let (bytes, signed) = size_of(cx)?;
-    let a = space_addr(cx)?;
+    let a = space_addr(cx, false)?;
     let (ptr, var, len, _) = space(cx, s);
     let (ok, idx) = space_check(cx, a, bytes, len);
     let t = cx.t;
@@ -428,7 +437,7 @@ fn space_store(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
     for k in 0..(bytes.max(4) / 4) {
         data.push(cx.reg(if rb == 255 { 255 } else { rb.wrapping_add(k as u8) }));
     }
-    let a = space_addr(cx)?;
+    let a = space_addr(cx, true)?;
     let (ptr, var, len, class) = space(cx, s);
     let (ok, idx) = space_check(cx, a, bytes, len);
     let merge = cx.begin_if(ok);
