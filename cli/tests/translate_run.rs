@@ -583,3 +583,30 @@ fn switches_through_jump_tables_and_compare_chains() {
 const fn fix_0x5w() -> u64 {
     0x5a17
 }
+
+#[test]
+fn shared_memory_reductions_and_scans_with_barriers() {
+    let mut rt = runtime();
+    let mut rng = Rng(0x5ca7);
+    let n = 1000usize;
+    let xs: Vec<u32> = (0..1024).map(|_| rng.next() >> 8).collect();
+    let a = upload_u32(&mut rt, &xs);
+    let out = upload_u32(&mut rt, &vec![0; 1024]);
+
+    let k = translate("reduce_scan", "reduce_shared_tree");
+    launch(&mut rt, &k, 4, 256, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 4);
+    for b in 0..4 {
+        let want = (b * 256..(b + 1) * 256).filter(|i| *i < n).fold(0u32, |s, i| s.wrapping_add(xs[i]));
+        assert_eq!(got[b], want, "block {b}");
+    }
+
+    let k = translate("reduce_scan", "scan_shared_inclusive");
+    launch(&mut rt, &k, 4, 256, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 1024);
+    for i in 0..n {
+        let b = i / 256;
+        let want = (b * 256..=i).fold(0u32, |s, j| s.wrapping_add(xs[j]));
+        assert_eq!(got[i], want, "i={i}");
+    }
+}
