@@ -26,18 +26,80 @@ use std::collections::HashMap;
 /// Which form a kernel's control flow got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    Structured(StructureReport),
+    Structured { report: StructureReport, reconvergence: Reconvergence },
     /// The whole-kernel dispatch loop, and why.
     Dispatch(String),
+}
+
+/// Where the structured form reconverges threads compared with SM86's `BSYNC`s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reconvergence {
+    /// Blocks starting with `BSYNC` (placements, copies counted).
+    pub points: usize,
+    /// Of those, placed right after a construct's merge or reached from one block only.
+    pub kept: usize,
+    /// Offsets of `BSYNC`s placed elsewhere (threads may arrive there apart).
+    pub moved: Vec<u32>,
 }
 
 impl std::fmt::Display for Form {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Form::Structured(r) => write!(f, "{r}"),
+            Form::Structured { report, reconvergence: r } => {
+                write!(f, "{report}; BSYNC reconvergence kept {}/{}", r.kept, r.points)?;
+                if !r.moved.is_empty() {
+                    let offs: Vec<String> = r.moved.iter().map(|o| format!("0x{o:x}")).collect();
+                    write!(f, " (moved: {})", offs.join(", "))?;
+                }
+                Ok(())
+            }
             Form::Dispatch(why) => write!(f, "dispatch loop: {why}"),
         }
     }
+}
+
+/// Checks each `BSYNC` block of `prog` against the structured program.
+pub fn reconvergence(prog: &Program, kcfg: &KernelCfg, s: &Structured) -> Reconvergence {
+    let mut indegree = vec![0u32; kcfg.cfg.terms.len()];
+    for t in &kcfg.cfg.terms {
+        t.for_each_target(|x| indegree[x as usize] += 1);
+    }
+    let after = crate::structure::after_construct(s);
+    let mut r = Reconvergence::default();
+    let mut placed = vec![false; s.nodes.len()];
+    let mut stack: Vec<&[Stmt]> = vec![&s.body];
+    while let Some(body) = stack.pop() {
+        for st in body {
+            match st {
+                Stmt::Code(x) => placed[*x as usize] = true,
+                Stmt::Block { body, .. } | Stmt::Loop { body, .. } => stack.push(body),
+                Stmt::If { then_, else_, .. } => {
+                    stack.push(then_);
+                    stack.push(else_);
+                }
+                Stmt::Switch { arms, .. } => arms.iter().for_each(|a| stack.push(a)),
+                _ => {}
+            }
+        }
+    }
+    for (i, node) in s.nodes.iter().enumerate() {
+        let Some(input) = node.origin.input() else { continue };
+        if !placed[i] {
+            continue;
+        }
+        let Some(&b) = kcfg.node_block.get(input as usize) else { continue };
+        let Some(block) = prog.blocks.get(b as usize) else { continue };
+        if prog.inst_at(block.start).map(|i| i.mnemonic) != Some("BSYNC") {
+            continue;
+        }
+        r.points += 1;
+        if after[i] || indegree[input as usize] <= 1 {
+            r.kept += 1;
+        } else {
+            r.moved.push(block.start);
+        }
+    }
+    r
 }
 
 /// Most nodes call inlining may create, as a multiple of the kernel's blocks (plus a constant).
@@ -211,7 +273,8 @@ pub fn emit(cx: &mut Ctx<'_>, prog: &Program, indirect: &[IndirectBranch]) -> Re
         }
     };
     emit_structured(cx, prog, &kcfg, &s)?;
-    Ok(Form::Structured(s.report))
+    let reconvergence = reconvergence(prog, &kcfg, &s);
+    Ok(Form::Structured { report: s.report, reconvergence })
 }
 
 /// What the emitter asks of the code it places: a node's straight-line code, the condition of its two-way

@@ -258,3 +258,31 @@ impl<F: FnMut(u32, u32) -> u32> Sim<'_, F> {
         }
     }
 }
+
+/// For each node of the structured program: its code directly follows a block or loop statement, so every
+/// thread that entered that construct and still runs arrives there together (a reconvergence point).
+pub fn after_construct(s: &Structured) -> Vec<bool> {
+    let mut out = vec![false; s.nodes.len()];
+    let mut stack: Vec<&[Stmt]> = vec![&s.body];
+    while let Some(body) = stack.pop() {
+        let mut prev_construct = false;
+        for st in body {
+            match st {
+                Stmt::Code(x) => {
+                    if let Some(o) = out.get_mut(*x as usize) {
+                        *o = prev_construct;
+                    }
+                }
+                Stmt::Block { body, .. } | Stmt::Loop { body, .. } => stack.push(body),
+                Stmt::If { then_, else_, .. } => {
+                    stack.push(then_);
+                    stack.push(else_);
+                }
+                Stmt::Switch { arms, .. } => arms.iter().for_each(|a| stack.push(a)),
+                _ => {}
+            }
+            prev_construct = matches!(st, Stmt::Block { .. } | Stmt::Loop { .. });
+        }
+    }
+    out
+}

@@ -31,7 +31,7 @@ mod graph;
 mod irreducible;
 mod relooper;
 
-pub use check::{check, simulate, walk_cfg, CheckError, End};
+pub use check::{after_construct, check, simulate, walk_cfg, CheckError, End};
 
 use std::fmt;
 
