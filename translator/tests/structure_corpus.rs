@@ -30,7 +30,12 @@ fn decide(seed: u64) -> impl FnMut(u32, u32) -> u32 {
 }
 
 /// The module of `program` in the structured form (the same module layout as `translate_decoded`).
-fn structured_module(program: &Program, local: u32, shared: u32, cubin_info: &[sassport_translator::cubin::IndirectBranch]) -> Result<(Vec<u32>, Form), String> {
+fn structured_module(
+    program: &Program,
+    local: u32,
+    shared: u32,
+    cubin_info: &[sassport_translator::cubin::IndirectBranch],
+) -> Result<(Vec<u32>, Form), String> {
     let mut m = Module::new();
     let t = Types::declare(&mut m);
     let in_ptr = m.t_ptr(StorageClass::Input, t.uvec3);
@@ -109,7 +114,7 @@ fn corpus_kernels_structure() {
                 assert_eq!(got, want, "{name}: seed {seed}");
             }
             structured += 1;
-            let local = (k.frame_size().max(1024) + 15) / 16 * 16;
+            let local = k.frame_size().max(1024).div_ceil(16) * 16;
             match structured_module(&program, local, k.shared_size.min(0x10_0000) as u32, indirect) {
                 Ok((words, form)) => {
                     let dispatch_words = translate_kernel_with(&cubin, k.name(), &Options::default(), dis)

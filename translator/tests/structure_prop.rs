@@ -12,7 +12,7 @@ fn term_of(kind: u8, t: [u32; 4], arms: u8, pick: impl Fn(u32) -> u32) -> Term {
     match kind % 8 {
         0 => Term::Exit,
         1 | 2 => Term::Goto(pick(t[0])),
-        3 | 4 | 5 => Term::Cond(pick(t[0]), pick(t[1])),
+        3..=5 => Term::Cond(pick(t[0]), pick(t[1])),
         6 => Term::CondExit(pick(t[0])),
         _ => Term::Switch((0..2 + u32::from(arms % 3)).map(|i| pick(t[i as usize])).collect()),
     }
@@ -31,8 +31,7 @@ fn reducible_cfg(raw: &[RawNode], barriers: &[bool]) -> Cfg {
     let n = raw.len() as u32;
     let is_barrier = |i: u32| i == 0 || barriers.get(i as usize).copied().unwrap_or(false);
     let next_barrier = |i: u32| (i + 1..n).find(|&j| is_barrier(j)).unwrap_or(n - 1);
-    let barriers_upto: Vec<Vec<u32>> =
-        (0..n).map(|i| (0..=i).filter(|&j| is_barrier(j)).collect()).collect();
+    let barriers_upto: Vec<Vec<u32>> = (0..n).map(|i| (0..=i).filter(|&j| is_barrier(j)).collect()).collect();
     let terms = raw
         .iter()
         .enumerate()

@@ -26,7 +26,10 @@ use std::collections::HashMap;
 /// Which form a kernel's control flow got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    Structured { report: StructureReport, reconvergence: Reconvergence },
+    Structured {
+        report: StructureReport,
+        reconvergence: Reconvergence,
+    },
     /// The whole-kernel dispatch loop, and why.
     Dispatch(String),
 }
@@ -115,7 +118,7 @@ pub struct KernelCfg {
     pub node_block: Vec<u32>,
 }
 
-fn last_inst<'p>(prog: &'p Program, block: u32) -> Option<&'p Inst> {
+fn last_inst(prog: &Program, block: u32) -> Option<&Inst> {
     let b = prog.blocks.get(block as usize)?;
     prog.inst_at(b.end.checked_sub(16)?)
 }
@@ -136,19 +139,20 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
     let mut node_block: Vec<u32> = Vec::new();
     let mut node_ctx: Vec<u32> = Vec::new();
     let limit = prog.blocks.len() * INLINE_FACTOR + INLINE_EXTRA;
-    let mut intern = |block: u32, ctx: u32, node_block: &mut Vec<u32>, node_ctx: &mut Vec<u32>| -> Result<u32, String> {
-        if let Some(&n) = node_of.get(&(block, ctx)) {
-            return Ok(n);
-        }
-        let n = node_block.len() as u32;
-        if n as usize >= limit {
-            return Err(format!("inlining calls would exceed {limit} blocks"));
-        }
-        node_of.insert((block, ctx), n);
-        node_block.push(block);
-        node_ctx.push(ctx);
-        Ok(n)
-    };
+    let mut intern =
+        |block: u32, ctx: u32, node_block: &mut Vec<u32>, node_ctx: &mut Vec<u32>| -> Result<u32, String> {
+            if let Some(&n) = node_of.get(&(block, ctx)) {
+                return Ok(n);
+            }
+            let n = node_block.len() as u32;
+            if n as usize >= limit {
+                return Err(format!("inlining calls would exceed {limit} blocks"));
+            }
+            node_of.insert((block, ctx), n);
+            node_block.push(block);
+            node_ctx.push(ctx);
+            Ok(n)
+        };
     intern(entry_block, 0, &mut node_block, &mut node_ctx)?;
     let mut terms: Vec<Term> = Vec::new();
     let mut i = 0usize;
@@ -162,7 +166,8 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
         let term = if block.exit == Exit::Fall {
             Term::Goto(node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
         } else {
-            let last = last_inst(prog, b).ok_or_else(|| format!("block at 0x{:x} has no last instruction", block.start))?;
+            let last =
+                last_inst(prog, b).ok_or_else(|| format!("block at 0x{:x} has no last instruction", block.start))?;
             let at = last.offset;
             let guarded = last.guard().is_some();
             match last.mnemonic {
@@ -373,7 +378,12 @@ struct Emitter<'p> {
 }
 
 /// Emits a structured program of a kernel into the current function.
-pub fn emit_structured(cx: &mut Ctx<'_>, prog: &Program, kcfg: &KernelCfg, s: &Structured) -> Result<(), TranslateError> {
+pub fn emit_structured(
+    cx: &mut Ctx<'_>,
+    prog: &Program,
+    kcfg: &KernelCfg,
+    s: &Structured,
+) -> Result<(), TranslateError> {
     emit_with(cx, s, &mut ProgramCode { prog, kcfg })
 }
 

@@ -74,7 +74,9 @@ fn walk(
                 *p = true;
             }
             Stmt::Block { label, body } | Stmt::Loop { label, body } => {
-                let Some(d) = defined.get_mut(*label as usize) else { return err(format!("label {label} out of range")) };
+                let Some(d) = defined.get_mut(*label as usize) else {
+                    return err(format!("label {label} out of range"));
+                };
                 if *d {
                     return err(format!("label {label} defined twice"));
                 }

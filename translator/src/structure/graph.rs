@@ -114,8 +114,8 @@ impl Dom {
         }
         // Dominator tree children (in RPO order) and DFS intervals.
         let mut child_count = vec![0u32; rpo.len() + 1];
-        for b in 1..rpo.len() {
-            child_count[idom_num[b] as usize + 1] += 1;
+        for &p in idom_num.iter().skip(1) {
+            child_count[p as usize + 1] += 1;
         }
         for i in 0..rpo.len() {
             child_count[i + 1] += child_count[i];

@@ -120,9 +120,10 @@ pub fn make_reducible(work: &mut Work, limits: &Limits, report: &mut StructureRe
         let succ = work.csr();
         let dom = Dom::compute(&succ, work.entry);
         // Quick test: a retreating edge whose target does not dominate its source.
-        let irreducible = dom.rpo.iter().any(|&u| {
-            succ.of(u).iter().any(|&v| dom.num[v as usize] <= dom.num[u as usize] && !dom.dominates(v, u))
-        });
+        let irreducible = dom
+            .rpo
+            .iter()
+            .any(|&u| succ.of(u).iter().any(|&v| dom.num[v as usize] <= dom.num[u as usize] && !dom.dominates(v, u)));
         if !irreducible {
             return;
         }
@@ -313,10 +314,9 @@ fn dispatch(work: &mut Work, entries: &[u32], pred: &Csr, sc: &mut Scratch) {
     for p in sources {
         work.nodes[p as usize].term.for_each_mut(|ed| {
             if is_entry(ed.to) {
-                if let Ok(i) = arms.binary_search_by_key(
-                    &(entries.iter().position(|&e| e == ed.to), ed.route),
-                    |a| (entries.iter().position(|&e| e == a.to), a.route),
-                ) {
+                if let Ok(i) = arms.binary_search_by_key(&(entries.iter().position(|&e| e == ed.to), ed.route), |a| {
+                    (entries.iter().position(|&e| e == a.to), a.route)
+                }) {
                     *ed = Edge { to: d, route: i as u32 };
                 }
             }

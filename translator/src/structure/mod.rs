@@ -128,17 +128,33 @@ pub enum Stmt {
     /// The straight-line code of a node (its terminator is realised by the statements that follow).
     Code(u32),
     /// `br label` leaves the block (continues after it).
-    Block { label: Label, body: Vec<Stmt> },
+    Block {
+        label: Label,
+        body: Vec<Stmt>,
+    },
     /// `br label` continues at the top. Falling off the end leaves the loop.
-    Loop { label: Label, body: Vec<Stmt> },
+    Loop {
+        label: Label,
+        body: Vec<Stmt>,
+    },
     /// Branches on the condition of `node`'s terminator (`Cond`: true arm first; `CondExit`: exit arm).
-    If { node: u32, then_: Vec<Stmt>, else_: Vec<Stmt> },
+    If {
+        node: u32,
+        then_: Vec<Stmt>,
+        else_: Vec<Stmt>,
+    },
     /// Branches on `node`'s selector: an indirect branch (arm i for table entry i) or a dispatch header
     /// (arm i for route value i). A selector outside the table leaves the kernel.
-    Switch { node: u32, arms: Vec<Vec<Stmt>> },
+    Switch {
+        node: u32,
+        arms: Vec<Vec<Stmt>>,
+    },
     Br(Label),
     /// Sets the route variable of dispatch node `dispatch` to `value`.
-    SetRoute { dispatch: u32, value: u32 },
+    SetRoute {
+        dispatch: u32,
+        value: u32,
+    },
     Exit,
 }
 

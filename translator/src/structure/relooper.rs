@@ -150,8 +150,7 @@ impl Relooper<'_> {
                 let l = self.label();
                 self.loop_label[x as usize] = l;
             }
-            let (inside, outside): (Vec<u32>, Vec<u32>) =
-                children.iter().partition(|&&c| header && self.in_loop(x, c));
+            let (inside, outside): (Vec<u32>, Vec<u32>) = children.iter().partition(|&&c| header && self.in_loop(x, c));
             let mut inner = Vec::new();
             self.node_code(x, &mut inner, depth)?;
             for &c in inside.iter().rev() {
