@@ -1,7 +1,8 @@
 //! FP64: DADD, DMUL, DFMA, DSETP (including SM86's MIN/MAX selection forms).
 //!
-//! Fields as FP32: rounding 79:78, `-x`/`|x|` bits 72/73 (A), 63/62 (B), 75/74 (C); a 32-bit immediate is the
-//! high word of the double (low word zero); constant operands are word pairs.
+//! Fields as FP32: rounding 79:78, `-x`/`|x|` bits 72/73 (A), 63/62 (B), 75/74 (C); DADD's second operand is
+//! in the C slot; a 32-bit immediate is the high word of the double (low word zero); constant operands are
+//! word pairs.
 //!
 //! Exactness per operation:
 //! - DADD/DMUL round-to-nearest: native `OpFAdd`/`OpFMul` on f64 (Vulkan requires them correctly rounded);
@@ -57,7 +58,7 @@ fn is_nan64(cx: &mut Ctx<'_>, v: Id) -> Id {
     cx.m.bin(Op::UGreaterThan, t.bool, a, inf)
 }
 
-/// SM86 FP64 NaN results (the H200 goldens): the first NaN operand among a, b, c, quieted; an invalid
+/// SM86 FP64 NaN results (the H200 goldens): the first NaN operand among a, b, c as read from the registers (modifiers not applied), quieted; an invalid
 /// operation on numbers (inf - inf, 0 * inf) gives [`NAN64`].
 fn propagate_nan(cx: &mut Ctx<'_>, r: Id, a: Id, b: Id, c: Option<Id>) -> Id {
     let t = cx.t;
@@ -72,11 +73,22 @@ fn propagate_nan(cx: &mut Ctx<'_>, r: Id, a: Id, b: Id, c: Option<Id>) -> Id {
     cx.m.select(t.u64, rn, pick, r)
 }
 
+/// Whether the second operand of a two-source FP64 instruction is in the C slot: DADD's register form
+/// (`DADD R16, R34, R32` has R32 in 71:64) and every form with an immediate or constant in the C slot.
+fn second_in_c(cx: &Ctx<'_>, m: &str) -> bool {
+    match cx.form() {
+        1 => m == "DADD",
+        2 | 3 => m != "DFMA",
+        _ => false,
+    }
+}
+
 fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let rnd = cx.inst.bits(78, 2);
     let a = read_f64(cx, s.a, s.abs[0], s.neg[0])?;
-    let b = read_f64(cx, s.b, s.abs[1], s.neg[1])?;
+    let second_in_c = second_in_c(cx, m);
+    let b = if second_in_c { read_f64(cx, s.c, s.abs[2], s.neg[2])? } else { read_f64(cx, s.b, s.abs[1], s.neg[1])? };
     let t = cx.t;
     let f64t = cx.m.t_f64();
     let r = match m {
@@ -103,8 +115,12 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
             dfma(&mut cx.m, a, b, zero, md)
         }
     };
-    let c = if m == "DFMA" { Some(read_f64(cx, s.c, s.abs[2], s.neg[2])?) } else { None };
-    let r = propagate_nan(cx, r, a, b, c);
+    // NaN operands propagate as they are in the registers, before `-`/`|x|` (H200 goldens: `x - y` with y NaN
+    // gives y's own sign).
+    let ra = read_f64(cx, s.a, false, false)?;
+    let rb = read_f64(cx, if second_in_c { s.c } else { s.b }, false, false)?;
+    let rc = if m == "DFMA" { Some(read_f64(cx, s.c, false, false)?) } else { None };
+    let r = propagate_nan(cx, r, ra, rb, rc);
     cx.set_dst64(r);
     Ok(())
 }
@@ -126,7 +142,11 @@ fn dsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let pu = cx.inst.bits(81, 3);
     let pv = cx.inst.bits(84, 3);
     let a = read_f64(cx, s.a, s.abs[0], s.neg[0])?;
-    let b = read_f64(cx, s.b, s.abs[1], s.neg[1])?;
+    let b = if second_in_c(cx, "DSETP") {
+        read_f64(cx, s.c, s.abs[2], s.neg[2])?
+    } else {
+        read_f64(cx, s.b, s.abs[1], s.neg[1])?
+    };
     let acc = cx.pred_at(87, 90);
     let t = cx.t;
     let (u, v) = if cmp == 0 || cmp == 15 {
@@ -145,11 +165,11 @@ fn dsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let f64t = cx.m.t_f64();
         let fa = cx.m.un(Op::Bitcast, f64t, a);
         let fb = cx.m.un(Op::Bitcast, f64t, b);
-        // NUM/NAN through IsNan (OpOrdered/OpUnordered need the Kernel capability).
+        // NUM/NAN on the bits (OpOrdered/OpUnordered need the Kernel capability).
         let r = match cmp {
             7 | 8 => {
-                let na = cx.m.un(Op::IsNan, t.bool, fa);
-                let nb = cx.m.un(Op::IsNan, t.bool, fb);
+                let na = is_nan64(cx, a);
+                let nb = is_nan64(cx, b);
                 let any = cx.m.bin(Op::LogicalOr, t.bool, na, nb);
                 if cmp == 8 {
                     any
