@@ -18,7 +18,8 @@ pub struct Args {
     /// Where to write the memory image after the stream.
     pub out: PathBuf,
     /// Sector order inside a GOB for block-linear surfaces: 16bx2 (Tegra X1) or turing2d.
-    #[arg(long, default_value = "turing2d")]
+    /// Required: the order is a property of the target GPU, never guessed.
+    #[arg(long)]
     pub sector_layout: SectorLayout,
     /// Nanoseconds the semaphore timestamp clock advances per reading (it starts at 0).
     #[arg(long, default_value_t = 1000)]

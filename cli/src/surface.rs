@@ -35,7 +35,8 @@ pub struct Args {
     #[arg(long, default_value_t = 360)]
     pub height: u32,
     /// Sector order inside a GOB: 16bx2 (Tegra X1) or turing2d.
-    #[arg(long, default_value = "turing2d")]
+    /// Required: the order is a property of the target GPU, never guessed.
+    #[arg(long)]
     pub sector_layout: SectorLayout,
     /// Block height as log2 GOBs (0..=5); by default what NVIDIA's driver picks for the height.
     #[arg(long)]

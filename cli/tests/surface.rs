@@ -139,6 +139,8 @@ fn untiling_a_raw_block_linear_dump() {
         "50",
         "--block-height",
         "2",
+        "--sector-layout",
+        "turing2d",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(read_png(&out), (w as u32, h as u32, picture));
@@ -155,6 +157,8 @@ fn untiling_a_raw_block_linear_dump() {
         "50",
         "--block-height",
         "2",
+        "--sector-layout",
+        "turing2d",
     ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains(&raw.len().to_string()));
@@ -166,7 +170,7 @@ fn remap_swaps_red_and_blue_in_the_generated_card() {
     let d = dir("swap");
     let (plain, swapped) = (d.join("plain.png"), d.join("swapped.png"));
     for (path, extra) in [(&plain, None), (&swapped, Some("--swap-red-blue"))] {
-        let mut args = vec![path.to_str().unwrap(), "--width", "48", "--height", "20"];
+        let mut args = vec![path.to_str().unwrap(), "--width", "48", "--height", "20", "--sector-layout", "16bx2"];
         args.extend(extra);
         let o = sassport(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
     }
     g.throughput(Throughput::Elements(4096));
     g.bench_function("replay_4096_entries", |b| {
-        b.iter(|| replay(image.clone(), &fifo, &ReplayOptions::default()).unwrap())
+        b.iter(|| replay(image.clone(), &fifo, &ReplayOptions::new(sassport_engines::sector_layout::SectorLayout::Turing2D)).unwrap())
     });
     g.finish();
 }

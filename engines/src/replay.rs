@@ -24,10 +24,12 @@ pub struct ReplayOptions {
     pub clock_step_ns: u64,
 }
 
-impl Default for ReplayOptions {
-    fn default() -> Self {
+impl ReplayOptions {
+    /// Options for a target GPU with this sector order (there is no default: it is never guessed), and a
+    /// clock that advances 1 µs per reading.
+    pub fn new(sector_layout: crate::sector_layout::SectorLayout) -> Self {
         Self {
-            engines: EngineOptions::default(),
+            engines: EngineOptions { sector_layout },
             clock_step_ns: 1000,
         }
     }

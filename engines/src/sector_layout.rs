@@ -5,13 +5,12 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The order of the sixteen 32-byte sectors (16 bytes × 2 rows) inside a 64 × 8-byte GOB.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SectorLayout {
     /// Tegra K1 … X1/TX2 ("16Bx2 … laid in Z-shape"; DRM sector layout 0): offset bits
     /// b8..b0 = x5 y2 y1 x4 y0 x3 x2 x1 x0.
     Tegra16Bx2,
     /// Turing and later desktop ("TuringColor2D"; DRM sector layout 1): b8..b0 = x5 y2 x4 y1 y0 x3 x2 x1 x0.
-    #[default]
     Turing2D,
 }
 

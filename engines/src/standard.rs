@@ -5,7 +5,7 @@ use crate::channel::Engine;
 use crate::sector_layout::SectorLayout;
 
 /// Settings the standard engines are built with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOptions {
     /// Intra-GOB sector order for block-linear surfaces.
     pub sector_layout: SectorLayout,

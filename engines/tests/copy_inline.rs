@@ -346,7 +346,7 @@ fn replay_names_the_failing_copy_method() {
     for (i, w) in seg.iter().enumerate() {
         image[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
     }
-    let err = replay(image, &gp_entry(0, seg.len()), &ReplayOptions::default())
+    let err = replay(image, &gp_entry(0, seg.len()), &ReplayOptions::new(sassport_engines::sector_layout::SectorLayout::Turing2D))
         .unwrap_err()
         .to_string();
     assert!(

@@ -283,7 +283,7 @@ fn replay_runs_a_stream_and_reports_stalls_and_faults() {
         .collect();
     let opts = ReplayOptions {
         clock_step_ns: 5,
-        ..Default::default()
+        ..ReplayOptions::new(sassport_engines::sector_layout::SectorLayout::Turing2D)
     };
     let out = replay(img.clone(), &gpfifo, &opts).unwrap();
     assert_eq!(out.entries, 2);
