@@ -40,27 +40,45 @@ pub fn in_ranges(ranges: &[(u64, u64)], value: u64) -> bool {
     ranges.get(i).is_some_and(|r| r.0 <= value)
 }
 
-// Which forms a table uses depends on its contents.
-#[allow(dead_code)]
-/// Field value → text: listed entries, else the default (values with neither were refused by the decoder).
+/// Every text the tables print, concatenated; text `i` ends at `ends[i]` and starts where text `i - 1`
+/// ends.
 #[derive(Debug)]
-pub enum Table {
-    /// Indexed by value; `None` falls back to the default.
-    Dense(&'static [Option<&'static str>], Option<&'static str>),
-    /// Sorted by value.
-    Sparse(&'static [(u64, &'static str)], Option<&'static str>),
+pub struct Pool {
+    pub text: &'static str,
+    pub ends: &'static [u32],
+}
+
+impl Pool {
+    #[inline]
+    fn get(&self, id: u32) -> Option<&'static str> {
+        let i = id as usize;
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { *self.ends.get(i - 1)? as usize };
+        self.text.get(start..end)
+    }
+}
+
+/// Field value → text: a text id per listed value, else the default (values with neither were refused by
+/// the decoder).
+#[derive(Debug)]
+pub struct Table {
+    /// Sorted values, parallel to `ids`; `None` when `ids` is indexed by the value itself.
+    pub keys: Option<&'static [u64]>,
+    /// Text ids in the pool; `u32::MAX` marks a value with no entry.
+    pub ids: &'static [u32],
+    pub default: Option<&'static str>,
 }
 
 impl Table {
     #[inline]
-    pub fn get(&self, value: u64) -> Option<&'static str> {
-        match self {
-            Table::Dense(entries, default) => {
-                usize::try_from(value).ok().and_then(|i| entries.get(i).copied().flatten()).or(*default)
-            }
-            Table::Sparse(entries, default) => {
-                entries.binary_search_by_key(&value, |e| e.0).ok().map(|i| entries[i].1).or(*default)
-            }
+    pub fn get(&self, pool: &Pool, value: u64) -> Option<&'static str> {
+        let slot = match self.keys {
+            None => usize::try_from(value).ok(),
+            Some(keys) => keys.binary_search(&value).ok(),
+        };
+        match slot.and_then(|i| self.ids.get(i)) {
+            Some(&id) if id != u32::MAX => pool.get(id),
+            _ => self.default,
         }
     }
 }
@@ -114,6 +132,7 @@ pub enum TargetStyle {
 #[inline]
 pub fn write_pieces<W: Write + ?Sized>(
     out: &mut W,
+    pool: &Pool,
     pieces: &[Piece],
     w: Word,
     address: u64,
@@ -122,7 +141,7 @@ pub fn write_pieces<W: Write + ?Sized>(
     for piece in pieces {
         match piece {
             Piece::Text(s) => out.write_str(s)?,
-            Piece::Table(bits, table) => out.write_str(table.get(bits.extract(w)).unwrap_or("<illegal>"))?,
+            Piece::Table(bits, table) => out.write_str(table.get(pool, bits.extract(w)).unwrap_or("<illegal>"))?,
             Piece::Number(bits, rule) => write_number(out, rule, bits.extract(w), bits.width, address, style)?,
         }
     }

@@ -2,87 +2,78 @@
 
 //! Print templates: for each class (in table order) its variants, each a list of pieces.
 #![allow(clippy::all)]
-use crate::render::{Bits, NumberFormat, NumberRule, Piece, Table};
-static TABLE_0: Table = Table::Dense(
-    &[
-        Some("@P0 "),
-        Some("@P1 "),
-        Some("@P2 "),
-        Some("@P3 "),
-        Some("@P4 "),
-        Some("@P5 "),
-        Some("@P6 "),
-        Some(""),
-        Some("@!P0 "),
-        Some("@!P1 "),
-        Some("@!P2 "),
-        Some("@!P3 "),
-        Some("@!P4 "),
-        Some("@!P5 "),
-        Some("@!P6 "),
-        Some("@!PT "),
-    ],
-    None,
-);
-static TABLE_1: Table = Table::Dense(
-    &[Some(".MOV.U32"), Some(".MOV"), Some(".U32.X"), Some(".X")],
-    None,
-);
-static TABLE_2: Table = Table::Dense(&[Some(""), Some(".reuse")], None);
-static TABLE_3: Table = Table::Dense(&[Some(""), Some("~")], None);
-static TABLE_4: Table = Table::Dense(
-    &[
-        Some("P0"),
-        Some("P1"),
-        Some("P2"),
-        Some("P3"),
-        Some("P4"),
-        Some("P5"),
-        Some("P6"),
-        Some("PT"),
-        Some("!P0"),
-        Some("!P1"),
-        Some("!P2"),
-        Some("!P3"),
-        Some("!P4"),
-        Some("!P5"),
-        Some("!P6"),
-        Some("!PT"),
-    ],
-    None,
-);
-static TABLE_5: Table = Table::Dense(&[Some("")], Some(" "));
-static TABLE_6: Table = Table::Dense(&[Some(""), Some("-")], None);
-static TABLE_7: Table = Table::Dense(
-    &[
-        Some(".F"),
-        Some(".LT"),
-        Some(".EQ"),
-        Some(".LE"),
-        Some(".GT"),
-        Some(".NE"),
-        Some(".GE"),
-        Some(".T"),
-    ],
-    None,
-);
-static TABLE_8: Table = Table::Dense(&[Some(".AND"), Some(".OR"), Some(".XOR")], None);
-static TABLE_9: Table = Table::Dense(&[Some(""), Some(".EX")], None);
-static TABLE_10: Table = Table::Dense(
-    &[
-        Some("P0"),
-        Some("P1"),
-        Some("P2"),
-        Some("P3"),
-        Some("P4"),
-        Some("P5"),
-        Some("P6"),
-        Some("PT"),
-    ],
-    None,
-);
-static TABLE_11: Table = Table::Dense(&[Some(""), Some(", PT")], None);
-static TABLE_12: Table = Table::Dense(&[Some(""), Some(".U"), Some(".DIV")], None);
+use super::format_data as data;
+use crate::render::{Bits, NumberFormat, NumberRule, Piece, Pool, Table};
+/// Every text the tables print, in one string.
+pub(crate) static POOL: Pool = Pool {
+    text: data::POOL_TEXT,
+    ends: &data::POOL_ENDS,
+};
+static TABLE_0: Table = Table {
+    keys: None,
+    ids: &data::IDS_0,
+    default: None,
+};
+static TABLE_1: Table = Table {
+    keys: None,
+    ids: &data::IDS_1,
+    default: None,
+};
+static TABLE_2: Table = Table {
+    keys: None,
+    ids: &data::IDS_2,
+    default: None,
+};
+static TABLE_3: Table = Table {
+    keys: None,
+    ids: &data::IDS_3,
+    default: None,
+};
+static TABLE_4: Table = Table {
+    keys: None,
+    ids: &data::IDS_4,
+    default: None,
+};
+static TABLE_5: Table = Table {
+    keys: None,
+    ids: &data::IDS_5,
+    default: Some(" "),
+};
+static TABLE_6: Table = Table {
+    keys: None,
+    ids: &data::IDS_6,
+    default: None,
+};
+static TABLE_7: Table = Table {
+    keys: None,
+    ids: &data::IDS_7,
+    default: None,
+};
+static TABLE_8: Table = Table {
+    keys: None,
+    ids: &data::IDS_8,
+    default: None,
+};
+static TABLE_9: Table = Table {
+    keys: None,
+    ids: &data::IDS_9,
+    default: None,
+};
+static TABLE_10: Table = Table {
+    keys: None,
+    ids: &data::IDS_10,
+    default: None,
+};
+static TABLE_11: Table = Table {
+    keys: None,
+    ids: &data::IDS_11,
+    default: None,
+};
+static TABLE_12: Table = Table {
+    keys: None,
+    ids: &data::IDS_12,
+    default: None,
+};
 static RULE_0: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,

@@ -40,6 +40,7 @@ fn module_root() -> TokenStream {
         pub mod classes;
         pub(crate) mod decode;
         pub(crate) mod format;
+        mod format_data;
         pub mod operands;
     }
 }
@@ -226,7 +227,7 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
             let mask = c.class.fixed.mask & !opcode_mask;
             let value = c.class.fixed.value & !opcode_mask;
             if mask == 0 {
-                tests.push(quote!(#f(w)));
+                tests.push(if tests.is_empty() { quote!(#f(w)) } else { quote!({ #f(w) }) });
                 exhaustive = true;
                 break;
             }
@@ -309,30 +310,21 @@ fn bits_const(bits: &Bits) -> TokenStream {
 }
 
 fn format(plan: &Plan<'_>) -> TokenStream {
+    let data = TableData::new(plan);
     let tables = plan.tables.iter().enumerate().map(|(i, t)| {
         let name = format_ident!("TABLE_{}", i);
-        let max = t.entries.iter().map(|e| e.0).max().unwrap_or(0);
+        let ids = format_ident!("IDS_{}", i);
         let default = match &t.default {
             Some(d) => quote!(Some(#d)),
             None => quote!(None),
         };
-        if max < 256 {
-            let mut dense: Vec<Option<&str>> = vec![None; max as usize + 1];
-            for (v, text) in &t.entries {
-                dense[*v as usize] = Some(text);
-            }
-            let items = dense.iter().map(|e| match e {
-                Some(s) => quote!(Some(#s)),
-                None => quote!(None),
-            });
-            quote!(static #name: Table = Table::Dense(&[ #( #items ),* ], #default);)
+        let keys = if data.dense[i] {
+            quote!(None)
         } else {
-            let items = t.entries.iter().map(|(v, s)| {
-                let v = lit_u64(*v);
-                quote!((#v, #s))
-            });
-            quote!(static #name: Table = Table::Sparse(&[ #( #items ),* ], #default);)
-        }
+            let k = format_ident!("KEYS_{}", i);
+            quote!(Some(&data::#k))
+        };
+        quote!(static #name: Table = Table { keys: #keys, ids: &data::#ids, default: #default };)
     });
     let rules = plan.rules.iter().enumerate().map(|(i, r)| {
         let name = format_ident!("RULE_{}", i);
@@ -373,7 +365,11 @@ fn format(plan: &Plan<'_>) -> TokenStream {
         //! Print templates: for each class (in table order) its variants, each a list of pieces.
         #![allow(clippy::all)]
 
-        use crate::render::{Bits, NumberFormat, NumberRule, Piece, Table};
+        use super::format_data as data;
+        use crate::render::{Bits, NumberFormat, NumberRule, Piece, Pool, Table};
+
+        /// Every text the tables print, in one string.
+        pub(crate) static POOL: Pool = Pool { text: data::POOL_TEXT, ends: &data::POOL_ENDS };
 
         #( #tables )*
         #( #rules )*
@@ -575,4 +571,104 @@ fn operands(plan: &Plan<'_>) -> TokenStream {
         /// Every class's fields, in table order.
         pub(crate) static FIELDS: [&[FieldInfo]; #n] = [ #( #field_lists ),* ];
     }
+}
+
+/// Table texts pooled and numbered, and each table's id (and key) arrays.
+pub struct TableData {
+    pool: Vec<String>,
+    /// Per table: whether it is indexed directly by value (else by sorted keys).
+    dense: Vec<bool>,
+    ids: Vec<Vec<u32>>,
+    keys: Vec<Vec<u64>>,
+}
+
+const MISSING: u32 = u32::MAX;
+
+impl TableData {
+    pub fn new(plan: &Plan<'_>) -> TableData {
+        let mut pool: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let mut id_of = |text: &str| -> u32 {
+            if let Some(&i) = index.get(text) {
+                return i;
+            }
+            let i = pool.len() as u32;
+            pool.push(text.to_owned());
+            index.insert(text.to_owned(), i);
+            i
+        };
+        let (mut dense_flags, mut all_ids, mut all_keys) = (Vec::new(), Vec::new(), Vec::new());
+        for t in &plan.tables {
+            let max = t.entries.iter().map(|e| e.0).max().unwrap_or(0);
+            let dense = max < 1 << 16 && max < 2 * t.entries.len() as u64 + 16;
+            if dense {
+                let mut ids = vec![MISSING; max as usize + 1];
+                for (v, text) in &t.entries {
+                    ids[*v as usize] = id_of(text);
+                }
+                all_ids.push(ids);
+                all_keys.push(Vec::new());
+            } else {
+                all_ids.push(t.entries.iter().map(|(_, text)| id_of(text)).collect());
+                all_keys.push(t.entries.iter().map(|e| e.0).collect());
+            }
+            dense_flags.push(dense);
+        }
+        TableData { pool, dense: dense_flags, ids: all_ids, keys: all_keys }
+    }
+
+    /// The data module as text. It is laid out here rather than by prettyplease, which would put each of
+    /// the hundreds of thousands of numbers on its own line.
+    pub fn module_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        out.push_str("//! Formatter data: every table text in one pooled string, and each table's text ids.\n");
+        out.push_str("#![allow(clippy::all)]\n\n");
+        // The pool: one string literal, continued over lines with `\` (a continued line's leading blanks
+        // are skipped, so a blank that starts a line is written as `\x20`).
+        out.push_str("pub(crate) static POOL_TEXT: &str = \"\\\n");
+        let mut line_len = 0;
+        let mut ends = Vec::with_capacity(self.pool.len());
+        let mut total = 0u32;
+        for text in &self.pool {
+            for c in text.chars() {
+                let escaped = match c {
+                    '\\' => "\\\\".to_owned(),
+                    '"' => "\\\"".to_owned(),
+                    ' ' if line_len == 0 => "\\x20".to_owned(),
+                    c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
+                    c => format!("\\u{{{:x}}}", c as u32),
+                };
+                out.push_str(&escaped);
+                line_len += escaped.len();
+            }
+            total += text.len() as u32;
+            ends.push(total);
+            if line_len >= 100 {
+                out.push_str("\\\n");
+                line_len = 0;
+            }
+        }
+        out.push_str("\";\n\n");
+        write_array(&mut out, "POOL_ENDS", "u32", &ends.iter().map(|e| e.to_string()).collect::<Vec<_>>());
+        for (i, ids) in self.ids.iter().enumerate() {
+            let items: Vec<String> = ids.iter().map(|&id| if id == MISSING { "NONE".to_owned() } else { id.to_string() }).collect();
+            write_array(&mut out, &format!("IDS_{i}"), "u32", &items);
+            if !self.dense[i] {
+                let keys: Vec<String> = self.keys[i].iter().map(|k| k.to_string()).collect();
+                write_array(&mut out, &format!("KEYS_{i}"), "u64", &keys);
+            }
+        }
+        let _ = writeln!(out, "/// Marks a value with no entry.\nconst NONE: u32 = u32::MAX;");
+        out
+    }
+}
+
+fn write_array(out: &mut String, name: &str, ty: &str, items: &[String]) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "pub(crate) static {name}: [{ty}; {}] = [", items.len());
+    for chunk in items.chunks(20) {
+        let _ = writeln!(out, "    {},", chunk.join(", "));
+    }
+    out.push_str("];\n\n");
 }

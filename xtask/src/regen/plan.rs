@@ -388,7 +388,7 @@ fn accessor_type(class: &Class, field: &Field, bits: &Bits, enums: &mut Interner
             }
         }
         (FieldKind::Modifier, Some(Render::Table { entries, default: None }))
-            if bits.width() <= 32 && !entries.is_empty() && entries.len() <= 512 =>
+            if bits.width() <= 32 && !entries.is_empty() && entries.len() <= 64 =>
         {
             AccessorType::Enum(enums.intern(entries.clone()))
         }
@@ -411,7 +411,7 @@ fn camel(text: &str) -> String {
 }
 
 /// Names each modifier enum after the mnemonic and field that first use it (`ImadMods`, `IsetpM0`); a
-/// second table for the same pair gets the opcode appended (`ImadMods0x225`).
+/// second table for the same pair gets the opcode appended (`ImadMods0225`), a third a number too.
 fn name_enums(tables: Vec<Vec<(u64, String)>>, users: &[(String, String, u16)]) -> Vec<EnumPlan> {
     let mut used = BTreeSet::new();
     let mut out = Vec::new();
@@ -445,10 +445,10 @@ fn name_enums(tables: Vec<Vec<(u64, String)>>, users: &[(String, String, u16)]) 
             ident = name;
             used.insert(ident.clone());
         } else if !used.insert(ident.clone()) {
-            ident = format!("{base}0x{opcode:x}");
+            ident = format!("{base}{opcode:04X}");
             let mut n = 2;
             while !used.insert(ident.clone()) {
-                ident = format!("{base}0x{opcode:x}_{n}");
+                ident = format!("{base}{opcode:04X}N{n}");
                 n += 1;
             }
         }
