@@ -26,12 +26,17 @@ use std::collections::HashMap;
 /// Which form a kernel's control flow got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    Structured {
-        report: StructureReport,
-        reconvergence: Reconvergence,
-    },
+    Structured { report: StructureReport, reconvergence: Reconvergence, inlined: Inlined },
     /// The whole-kernel dispatch loop, and why.
     Dispatch(String),
+}
+
+/// Device-function calls inlined into the kernel's graph.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Inlined {
+    pub call_sites: usize,
+    /// Nodes that are callee blocks (counted once per call site).
+    pub nodes: usize,
 }
 
 /// Where the structured form reconverges threads compared with SM86's `BSYNC`s.
@@ -48,8 +53,12 @@ pub struct Reconvergence {
 impl std::fmt::Display for Form {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Form::Structured { report, reconvergence: r } => {
-                write!(f, "{report}; BSYNC reconvergence kept {}/{}", r.kept, r.points)?;
+            Form::Structured { report, reconvergence: r, inlined } => {
+                write!(f, "{report}")?;
+                if inlined.call_sites > 0 {
+                    write!(f, ", {} call sites inlined ({} blocks)", inlined.call_sites, inlined.nodes)?;
+                }
+                write!(f, "; BSYNC reconvergence kept {}/{}", r.kept, r.points)?;
                 if !r.moved.is_empty() {
                     let offs: Vec<String> = r.moved.iter().map(|o| format!("0x{o:x}")).collect();
                     write!(f, " (moved: {})", offs.join(", "))?;
@@ -116,6 +125,9 @@ const WORDS_PER_INSTRUCTION: u32 = 12;
 pub struct KernelCfg {
     pub cfg: Cfg,
     pub node_block: Vec<u32>,
+    /// Nodes that are blocks of inlined device functions, and the call sites inlined.
+    pub inlined_nodes: usize,
+    pub call_sites: usize,
 }
 
 fn last_inst(prog: &Program, block: u32) -> Option<&Inst> {
@@ -257,7 +269,9 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
             (bl.end - bl.start) / 16 * WORDS_PER_INSTRUCTION
         })
         .collect();
-    Ok(KernelCfg { cfg: Cfg { entry: 0, terms, weights }, node_block })
+    let inlined_nodes = node_ctx.iter().filter(|&&c| c != 0).count();
+    let call_sites = contexts.len() - 1;
+    Ok(KernelCfg { cfg: Cfg { entry: 0, terms, weights }, node_block, inlined_nodes, call_sites })
 }
 
 /// Emits `prog` structured when it can be, else as the dispatch loop. The current function has just begun
@@ -279,7 +293,8 @@ pub fn emit(cx: &mut Ctx<'_>, prog: &Program, indirect: &[IndirectBranch]) -> Re
     };
     emit_structured(cx, prog, &kcfg, &s)?;
     let reconvergence = reconvergence(prog, &kcfg, &s);
-    Ok(Form::Structured { report: s.report, reconvergence })
+    let inlined = Inlined { call_sites: kcfg.call_sites, nodes: kcfg.inlined_nodes };
+    Ok(Form::Structured { report: s.report, reconvergence, inlined })
 }
 
 /// What the emitter asks of the code it places: a node's straight-line code, the condition of its two-way
