@@ -113,7 +113,13 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         return Err(cx.refuse("absolute-value modifier not translated yet"));
     }
     let a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
-    let b = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    // FADD's immediate/constant forms (2, 3) hold the second operand in the C slot (`FADD R15, R15, -24` is
+    // form 2 with the immediate in 63:32 and no register).
+    let b = if m == "FADD" && matches!(cx.form(), 2 | 3) {
+        read_mod(cx, s.c, s.abs[2], s.neg[2])?
+    } else {
+        read_mod(cx, s.b, s.abs[1], s.neg[1])?
+    };
     let c = if fma { Some(read_mod(cx, s.c, false, s.neg[2])?) } else { None };
     let (a, b, c) = if ftz_mode {
         let a = ftz(cx, a);
