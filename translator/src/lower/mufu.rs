@@ -32,7 +32,6 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
 mod gl {
     pub const ROUND_EVEN: u32 = 2;
     pub const SIN: u32 = 13;
-    pub const COS: u32 = 14;
     pub const TANH: u32 = 21;
     pub const EXP2: u32 = 29;
     pub const LOG2: u32 = 30;
