@@ -77,6 +77,9 @@ fn write(cx: &mut Ctx<'_>, width: u32, v: Id) {
 
 fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
+    if cx.form() == 1 && cx.inst.bits(60, 2) != 0 {
+        return Err(cx.refuse("byte/half source select not translated yet"));
+    }
     let rnd = cx.inst.bits(78, 2);
     let signed = cx.inst.bit(74);
     let dst = format(cx, cx.inst.bits(75, 2))?;
@@ -182,6 +185,12 @@ pub(super) fn round_integral(cx: &mut Ctx<'_>, fmt: Format, v: Id, rnd: u32, ftz
 
 fn f2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
+    if cx.inst.bit(77) {
+        return Err(cx.refuse(".SAT not translated yet"));
+    }
+    if cx.form() == 1 && cx.inst.bits(60, 2) != 0 {
+        return Err(cx.refuse("high-half source select not translated yet"));
+    }
     let rnd = cx.inst.bits(78, 2);
     let ftz = cx.inst.bit(80);
     let src = format(cx, cx.inst.bits(84, 2))?;

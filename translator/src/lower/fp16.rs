@@ -271,6 +271,11 @@ fn cmp16(b: &mut B<'_>, fmt: Format, cmp: u32, x: Id, y: Id) -> Id {
 }
 
 fn hsetp2(cx: &mut Ctx<'_>, set: bool) -> Result<(), TranslateError> {
+    // Only the forms nvcc emitted for the corpus are known: boolean AND with the accumulator, no `.FTZ`,
+    // no horizontal `.H_AND`; anything else is refused rather than guessed.
+    if cx.inst.bits(69, 2) != 0 || (!set && cx.inst.bit(71)) || cx.inst.bit(80) {
+        return Err(cx.refuse("boolean operation, .H_AND or .FTZ form not translated yet"));
+    }
     let (a, b, _) = sources(cx, false)?;
     // Bits 86:84 are HSETP2's second predicate, not a format: FP16 only here.
     let fmt = if set { fmt_of(cx) } else { F16 };
