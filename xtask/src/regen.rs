@@ -66,8 +66,8 @@ pub fn generate(root: &Path, table: &sassport_isa::Table) -> Result<BTreeMap<Pat
         files.insert(Path::new(GENERATED_DIR).join(name), text);
     }
     let data = emit::TableData::new(&plan).module_text();
-    syn::parse_file(&data).context("generated format_data.rs does not parse")?;
-    files.insert(Path::new(GENERATED_DIR).join("format_data.rs"), format!("{RUST_HEADER}\n{data}"));
+    syn::parse_file(&data).context("generated data.rs does not parse")?;
+    files.insert(Path::new(GENERATED_DIR).join("data.rs"), format!("{RUST_HEADER}\n{data}"));
     let previous = std::fs::read_to_string(root.join(COVERAGE_DOC)).unwrap_or_default();
     let figures = coverage::VerifyFigures::parse(&previous);
     files.insert(PathBuf::from(COVERAGE_DOC), coverage::render(&coverage_rows(table), &table_header(table), &figures));

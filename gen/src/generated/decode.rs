@@ -3,19 +3,23 @@
 //! Opcode dispatch, fixed-bit discrimination and field legality.
 #![allow(clippy::all, dead_code, non_snake_case, unused_imports, unused_parens)]
 use super::classes::ClassId;
+use super::data;
 use crate::render::in_ranges;
 use crate::word::Word;
 /// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a
 /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
 #[inline]
 pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    match w.opcode_key() {
-        0x624 => accept_IMAD_0x624(w),
-        0x80c => accept_ISETP_0x80c(w),
-        0x947 => accept_BRA_0x947(w),
+    match data::GROUPS[usize::from(w.opcode_key())] {
+        OPCODE_0624 => accept_IMAD_0x624(w),
+        OPCODE_080C => accept_ISETP_0x80c(w),
+        OPCODE_0947 => accept_BRA_0x947(w),
         _ => Err(None),
     }
 }
+const OPCODE_0624: u16 = 1;
+const OPCODE_080C: u16 = 2;
+const OPCODE_0947: u16 = 3;
 #[inline(always)]
 fn accept_IMAD_0x624(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {

@@ -2,7 +2,7 @@
 
 //! Print templates: for each class (in table order) its variants, each a list of pieces.
 #![allow(clippy::all)]
-use super::format_data as data;
+use super::data;
 use crate::render::{Bits, NumberFormat, NumberRule, Piece, Pool, Table};
 /// Every text the tables print, in one string.
 pub(crate) static POOL: Pool = Pool {

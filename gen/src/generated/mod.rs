@@ -4,5 +4,5 @@
 pub mod classes;
 pub(crate) mod decode;
 pub(crate) mod format;
-mod format_data;
+mod data;
 pub mod operands;

@@ -40,7 +40,7 @@ fn module_root() -> TokenStream {
         pub mod classes;
         pub(crate) mod decode;
         pub(crate) mod format;
-        mod format_data;
+        mod data;
         pub mod operands;
     }
 }
@@ -215,8 +215,16 @@ fn class_fn_ident(c: &ClassPlan<'_>) -> Ident {
 }
 
 fn decode(plan: &Plan<'_>) -> TokenStream {
+    // Keys map to dense group numbers through a table (`data::GROUPS`), so the match below compiles to
+    // one jump table instead of a search over sparse keys. Each group number is a constant named after
+    // its opcode key.
+    let group_consts = plan.opcodes.keys().enumerate().map(|(g, key)| {
+        let name = format_ident!("OPCODE_{:04X}", key);
+        let g = Literal::u16_unsuffixed(g as u16 + 1);
+        quote!(const #name: u16 = #g;)
+    });
     let arms = plan.opcodes.iter().map(|(key, members)| {
-        let key = hex(u128::from(*key));
+        let key = format_ident!("OPCODE_{:04X}", key);
         // The opcode bits are already known to match; test the rest of the fixed bits, in table order.
         let opcode_mask: u128 = (1u128 << 91) | 0xfff;
         let mut tests = Vec::new();
@@ -281,6 +289,7 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
         #![allow(clippy::all, dead_code, non_snake_case, unused_imports, unused_parens)]
 
         use super::classes::ClassId;
+        use super::data;
         use crate::render::in_ranges;
         use crate::word::Word;
 
@@ -290,11 +299,13 @@ fn decode(plan: &Plan<'_>) -> TokenStream {
         /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
         #[inline]
         pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-            match w.opcode_key() {
+            match data::GROUPS[usize::from(w.opcode_key())] {
                 #( #arms )*
                 _ => Err(None),
             }
         }
+
+        #( #group_consts )*
 
         #( #class_fns )*
     }
@@ -365,7 +376,7 @@ fn format(plan: &Plan<'_>) -> TokenStream {
         //! Print templates: for each class (in table order) its variants, each a list of pieces.
         #![allow(clippy::all)]
 
-        use super::format_data as data;
+        use super::data;
         use crate::render::{Bits, NumberFormat, NumberRule, Piece, Pool, Table};
 
         /// Every text the tables print, in one string.
@@ -575,6 +586,8 @@ fn operands(plan: &Plan<'_>) -> TokenStream {
 
 /// Table texts pooled and numbered, and each table's id (and key) arrays.
 pub struct TableData {
+    /// Opcode key → 1 + group number (0: unused key).
+    groups: Vec<u16>,
     pool: Vec<String>,
     /// Per table: whether it is indexed directly by value (else by sorted keys).
     dense: Vec<bool>,
@@ -614,7 +627,11 @@ impl TableData {
             }
             dense_flags.push(dense);
         }
-        TableData { pool, dense: dense_flags, ids: all_ids, keys: all_keys }
+        let mut groups = vec![0u16; 8192];
+        for (g, key) in plan.opcodes.keys().enumerate() {
+            groups[usize::from(*key)] = g as u16 + 1;
+        }
+        TableData { groups, pool, dense: dense_flags, ids: all_ids, keys: all_keys }
     }
 
     /// The data module as text. It is laid out here rather than by prettyplease, which would put each of
@@ -622,8 +639,11 @@ impl TableData {
     pub fn module_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
-        out.push_str("//! Formatter data: every table text in one pooled string, and each table's text ids.\n");
+        out.push_str("//! Decoder and formatter data: the opcode-key dispatch table, every table text in one pooled\n");
+        out.push_str("//! string, and each table's text ids.\n");
         out.push_str("#![allow(clippy::all)]\n\n");
+        out.push_str("/// Opcode key → 1 + its group in the decoder's match (0 for keys no class uses).\n");
+        write_array(&mut out, "GROUPS", "u16", &self.groups.iter().map(|g| g.to_string()).collect::<Vec<_>>());
         // The pool: one string literal, continued over lines with `\` (a continued line's leading blanks
         // are skipped, so a blank that starts a line is written as `\x20`).
         out.push_str("pub(crate) static POOL_TEXT: &str = \"\\\n");

@@ -335,7 +335,14 @@ impl<'t> Plan<'t> {
                         }
                     }
                 }
-                variants.push(VariantPlan { when: variant.when, pieces, checks });
+                // Two pieces printing the same field through tables with the same keys test the same thing.
+                let mut unique: Vec<Check> = Vec::new();
+                for c in checks {
+                    if !unique.iter().any(|u| u.bits == c.bits && u.legal == c.legal) {
+                        unique.push(c);
+                    }
+                }
+                variants.push(VariantPlan { when: variant.when, pieces, checks: unique });
             }
             classes.push(ClassPlan { class, fields, variants });
         }
