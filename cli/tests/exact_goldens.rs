@@ -159,11 +159,8 @@ fn run_kernel(rt: &mut Runtime, l: &Launch) -> Outcome {
         buf += 1;
         let want = std::fs::read(l.golden(idx)).unwrap();
         let out_words = got.len() / 4;
-        let per_thread = if l.grid.count() * l.block.count() > 0 {
-            (out_words as u64 / 250).max(1) as usize
-        } else {
-            1
-        };
+        let per_thread =
+            if l.grid.count() * l.block.count() > 0 { (out_words as u64 / 250).max(1) as usize } else { 1 };
         let mut bad = 0;
         let mut by_out = std::collections::BTreeMap::new();
         match l.comparison {
@@ -182,7 +179,8 @@ fn run_kernel(rt: &mut Runtime, l: &Launch) -> Outcome {
                         let thread = i / per_thread;
                         let k = i % per_thread;
                         let x = input0.as_ref().and_then(|v| v.get(thread)).copied().unwrap_or(0);
-                        if l.kernel == "fast_math_mufu" && [0, 1, 15].contains(&k) && f32::from_bits(x).abs() > 16384.0 {
+                        if l.kernel == "fast_math_mufu" && [0, 1, 15].contains(&k) && f32::from_bits(x).abs() > 16384.0
+                        {
                             excluded += 1;
                             continue;
                         }

@@ -73,7 +73,8 @@ impl Big {
         let mut out = vec![0u64; n];
         let mut carry = 0u128;
         for (i, slot) in out.iter_mut().enumerate() {
-            let s = u128::from(self.0.get(i).copied().unwrap_or(0)) + u128::from(o.0.get(i).copied().unwrap_or(0)) + carry;
+            let s =
+                u128::from(self.0.get(i).copied().unwrap_or(0)) + u128::from(o.0.get(i).copied().unwrap_or(0)) + carry;
             *slot = s as u64;
             carry = s >> 64;
         }
@@ -127,7 +128,11 @@ fn decode(f: Fmt, bits: u64) -> Val {
     if e == (1 << f.ebits()) - 1 {
         return if frac == 0 { Val::Inf(neg) } else { Val::Nan };
     }
-    let (m, ex) = if e == 0 { (frac, 1 - f.bias - (f.p as i32 - 1)) } else { (frac | 1 << (f.p - 1), e - f.bias - (f.p as i32 - 1)) };
+    let (m, ex) = if e == 0 {
+        (frac, 1 - f.bias - (f.p as i32 - 1))
+    } else {
+        (frac | 1 << (f.p - 1), e - f.bias - (f.p as i32 - 1))
+    };
     Val::Num { neg, mag: Big::from_u128(u128::from(m)), exp: ex }
 }
 
@@ -225,7 +230,11 @@ fn fma_ref(f: Fmt, a: u64, b: u64, c: Option<u64>, mode: u32) -> Option<u64> {
     };
     if mag.is_zero() {
         let z = if pm.is_zero() && cm.is_zero() {
-            if mode == 1 { pneg || cneg } else { pneg && cneg }
+            if mode == 1 {
+                pneg || cneg
+            } else {
+                pneg && cneg
+            }
         } else {
             mode == 1
         };
@@ -328,8 +337,14 @@ fn run(rt: &mut Runtime, name: &str, words: &[u32], inputs: &[Vec<u32>]) -> Vec<
     let mut bank0 = Vec::new();
     bank0.extend_from_slice(&base.to_le_bytes());
     bank0.extend_from_slice(&(n as u32).to_le_bytes());
-    rt.launch(&Launch { kernel: id, grid: [(n / 64) as u32, 1, 1], block: [64, 1, 1], dynamic_shared_bytes: 0, banks: &[(0, &bank0)] })
-        .unwrap();
+    rt.launch(&Launch {
+        kernel: id,
+        grid: [(n / 64) as u32, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared_bytes: 0,
+        banks: &[(0, &bank0)],
+    })
+    .unwrap();
     let mut out = vec![0u8; 8 * n];
     rt.download(addr + 4 * (inputs.len() * n) as u64, &mut out).unwrap();
     out.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
@@ -348,8 +363,22 @@ impl Rng {
 /// f32 inputs: specials, denormals, values near each other's magnitudes (so sums cancel and round).
 fn f32_inputs(rng: &mut Rng, n: usize) -> Vec<u32> {
     const SPECIAL: [u32; 16] = [
-        0, 0x8000_0000, 1, 0x8000_0001, 0x007f_ffff, 0x0080_0000, 0x7f7f_ffff, 0xff7f_ffff, 0x7f80_0000, 0xff80_0000,
-        0x7fc0_0000, 0x3f80_0000, 0xbf80_0000, 0x3f80_0001, 0x4b80_0000, 0x3400_0000,
+        0,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x007f_ffff,
+        0x0080_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x3f80_0001,
+        0x4b80_0000,
+        0x3400_0000,
     ];
     (0..n)
         .map(|i| {
@@ -367,8 +396,18 @@ fn f32_inputs(rng: &mut Rng, n: usize) -> Vec<u32> {
 
 fn f64_inputs(rng: &mut Rng, n: usize) -> Vec<u64> {
     const SPECIAL: [u64; 12] = [
-        0, 1 << 63, 1, 0x000f_ffff_ffff_ffff, 0x0010_0000_0000_0000, 0x7fef_ffff_ffff_ffff, 0x7ff0_0000_0000_0000,
-        0xfff0_0000_0000_0000, 0x7ff8_0000_0000_0000, 0x3ff0_0000_0000_0000, 0xbff0_0000_0000_0001, 0x4340_0000_0000_0000,
+        0,
+        1 << 63,
+        1,
+        0x000f_ffff_ffff_ffff,
+        0x0010_0000_0000_0000,
+        0x7fef_ffff_ffff_ffff,
+        0x7ff0_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0x3ff0_0000_0000_0000,
+        0xbff0_0000_0000_0001,
+        0x4340_0000_0000_0000,
     ];
     (0..n)
         .map(|i| {
@@ -481,7 +520,8 @@ fn f64_fma_rounds_exactly_in_every_mode() {
     for i in 0..N {
         let md = modes[i];
         let got = u64::from(out[2 * i]) | u64::from(out[2 * i + 1]) << 32;
-        let want = if md & 4 != 0 { fma_ref(F64, a[i], b[i], None, md & 3) } else { fma_ref(F64, a[i], b[i], Some(c[i]), md) };
+        let want =
+            if md & 4 != 0 { fma_ref(F64, a[i], b[i], None, md & 3) } else { fma_ref(F64, a[i], b[i], Some(c[i]), md) };
         if !same(F64, got, want) {
             bad.push(format!("dfma mode {md}: {:#x} {:#x} {:#x} -> {got:#x}, want {want:x?}", a[i], b[i], c[i]));
         }
@@ -548,9 +588,21 @@ fn f64_to_integer_saturates_like_sm86() {
     let mut rng = Rng(0x7777_0000_1111_2222);
     let mut d = f64_inputs(&mut rng, N);
     // Values around the integer ranges' ends and halves.
-    for (i, v) in [2147483647.5f64, -2147483648.5, 4294967295.5, 9.223372036854775e18, -9.3e18, 1.8446744073709552e19, 2.5, -2.5, 0.5, -0.5, 1.5]
-        .iter()
-        .enumerate()
+    for (i, v) in [
+        2147483647.5f64,
+        -2147483648.5,
+        4294967295.5,
+        9.223372036854775e18,
+        -9.3e18,
+        1.8446744073709552e19,
+        2.5,
+        -2.5,
+        0.5,
+        -0.5,
+        1.5,
+    ]
+    .iter()
+    .enumerate()
     {
         d[7 * i + 5] = v.to_bits();
     }

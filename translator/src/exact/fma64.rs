@@ -176,7 +176,7 @@ fn build(m: &mut Module) -> Id {
     let one32 = b.c32(1);
     let ep1 = b.i32(Op::IAdd, ep, one32);
     let ep = b.sel32(top, ep1, ep); // exponent of bit 126
-    // Addend at bit 126.
+                                    // Addend at bit 126.
     let k1 = b.c32(1);
     let k63 = b.c32(63);
     let chi = b.i64(Op::ShiftRightLogical, dc.mant, k1);

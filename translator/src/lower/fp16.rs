@@ -293,7 +293,15 @@ fn hsetp2(cx: &mut Ctx<'_>, set: bool) -> Result<(), TranslateError> {
     if set {
         let bf = cx.inst.bit(71);
         let mut bb = B::new(&mut cx.m);
-        let on = bb.c32(if bf { if fmt == BF16 { 0x3f80 } else { 0x3c00 } } else { 0xffff });
+        let on = bb.c32(if bf {
+            if fmt == BF16 {
+                0x3f80
+            } else {
+                0x3c00
+            }
+        } else {
+            0xffff
+        });
         let z = bb.c32(0);
         let lo = bb.sel32(rs[0], on, z);
         let hi = bb.sel32(rs[1], on, z);
