@@ -610,3 +610,26 @@ fn shared_memory_reductions_and_scans_with_barriers() {
         assert_eq!(got[i], want, "i={i}");
     }
 }
+
+#[test]
+fn generic_pointers_reach_shared_and_global_memory() {
+    let mut rt = runtime();
+    let k = translate("memory", "generic_pointers");
+    let mut rng = Rng(0x6e4);
+    let n = 250usize;
+    const K: usize = 3;
+    let xs: Vec<u32> = (0..256).map(|_| rng.next()).collect();
+    let a = upload_u32(&mut rt, &xs);
+    let out = upload_u32(&mut rt, &vec![0; 256 * K]);
+    launch(&mut rt, &k, 2, 128, &params(&[a, out], n as u32));
+    let got = download_u32(&mut rt, out, 256 * K);
+    let load = |v: u32| v.wrapping_mul(3).wrapping_add(1);
+    for i in 0..n {
+        let (b, t) = (i / 128, i % 128);
+        // tile[t] = in[i] (0 past n), per block of 128 threads.
+        let tile = |j: usize| if b * 128 + j < n { xs[b * 128 + j] } else { 0 };
+        let src = |j: usize| if xs[i] & 1 != 0 { tile(j) } else { xs[b * 128 + j] };
+        let want = [load(tile((t + 3) % 128)), load(xs[i]), load(src(t ^ 2))];
+        assert_eq!(&got[i * K..i * K + K], &want, "i={i}");
+    }
+}

@@ -16,8 +16,10 @@ use crate::state::Types;
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
-        "LDG" | "LD" => global_load(cx)?,
-        "STG" | "ST" => global_store(cx)?,
+        "LDG" => global_load(cx)?,
+        "STG" => global_store(cx)?,
+        "LD" => generic(cx, false)?,
+        "ST" => generic(cx, true)?,
         "LDS" => space_load(cx, Space::Shared)?,
         "STS" => space_store(cx, Space::Shared)?,
         "LDL" => space_load(cx, Space::Local)?,
@@ -41,6 +43,67 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// Generic address of shared memory's first byte: what `c[0x0][0x18]` reads. Above the 47-bit range of
+/// global (window) addresses, so the ranges never overlap.
+pub const SHARED_WINDOW: u64 = 0x0001_0000_0000_0000;
+/// Generic address of local memory's first byte: what `c[0x0][0x20]` reads.
+pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
+
+/// Generic LD/ST: the address's high word picks shared memory, local memory or the global window.
+fn generic(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError> {
+    let (bytes, signed) = size_of(cx)?;
+    let t = cx.t;
+    let data = if store { Some(store_data(cx, bytes)) } else { None };
+    let addr = global_addr(cx)?;
+    let (lo, hi) = cx.split64(addr);
+    let sh = cx.u32c((SHARED_WINDOW >> 32) as u32);
+    let lc = cx.u32c((LOCAL_WINDOW >> 32) as u32);
+    let is_sh = cx.m.bin(Op::IEqual, t.bool, hi, sh);
+    let is_lc = cx.m.bin(Op::IEqual, t.bool, hi, lc);
+    let rd = dst_regs(cx);
+    let run = |cx: &mut Ctx<'_>, which: u8| -> Result<(), TranslateError> {
+        match (which, &data) {
+            (0, Some(d)) => space_store_at(cx, Space::Shared, lo, bytes, d),
+            (1, Some(d)) => space_store_at(cx, Space::Local, lo, bytes, d),
+            (_, Some(d)) => global_store_at(cx, addr, bytes, d),
+            (0, None) => space_load_at(cx, Space::Shared, lo, bytes, signed, rd),
+            (1, None) => space_load_at(cx, Space::Local, lo, bytes, signed, rd),
+            (_, None) => global_load_at(cx, addr, bytes, signed, rd),
+        }
+    };
+    // if shared { .. } else { if local { .. } else { global } }
+    let then = cx.m.id();
+    let other = cx.m.id();
+    let merge = cx.m.id();
+    cx.m.selection_merge(merge);
+    cx.m.branch_cond(is_sh, then, other);
+    cx.m.label(then);
+    run(cx, 0)?;
+    cx.m.branch(merge);
+    cx.m.label(other);
+    let then2 = cx.m.id();
+    let other2 = cx.m.id();
+    let merge2 = cx.m.id();
+    cx.m.selection_merge(merge2);
+    cx.m.branch_cond(is_lc, then2, other2);
+    cx.m.label(then2);
+    run(cx, 1)?;
+    cx.m.branch(merge2);
+    cx.m.label(other2);
+    run(cx, 2)?;
+    cx.m.branch(merge2);
+    cx.m.label(merge2);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+    Ok(())
+}
+
+/// The data registers of a store (`Rb` 39:32 and its successors).
+fn store_data(cx: &mut Ctx<'_>, bytes: u32) -> Vec<Id> {
+    let rb = cx.inst.bits(32, 8) as u8;
+    (0..(bytes.max(4) / 4)).map(|k| cx.reg(if rb == 255 { 255 } else { rb.wrapping_add(k as u8) })).collect()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -252,6 +315,11 @@ fn write_words(cx: &mut Ctx<'_>, rd: u8, vals: &[Id]) {
 fn global_load(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let (bytes, signed) = size_of(cx)?;
     let addr = global_addr(cx)?;
+    let rd = dst_regs(cx);
+    global_load_at(cx, addr, bytes, signed, rd)
+}
+
+fn global_load_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, signed: bool, rd: u8) -> Result<(), TranslateError> {
     let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_LOAD);
     let zero = cx.u32c(0);
     let t = cx.t;
@@ -269,19 +337,18 @@ fn global_load(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             vals.push(cx.sel(ok, w, zero));
         }
     }
-    let rd = dst_regs(cx);
     write_words(cx, rd, &vals);
     Ok(())
 }
 
 fn global_store(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let (bytes, _) = size_of(cx)?;
-    let rb = cx.inst.bits(32, 8) as u8;
-    let mut data = Vec::new();
-    for k in 0..(bytes.max(4) / 4) {
-        data.push(cx.reg(if rb == 255 { 255 } else { rb.wrapping_add(k as u8) }));
-    }
+    let data = store_data(cx, bytes);
     let addr = global_addr(cx)?;
+    global_store_at(cx, addr, bytes, &data)
+}
+
+fn global_store_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
     let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_STORE);
     let merge = cx.begin_if(ok);
     let t = cx.t;
@@ -408,6 +475,11 @@ fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) -> Id {
 fn space_load(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
     let (bytes, signed) = size_of(cx)?;
     let a = space_addr(cx, false)?;
+    let rd = dst_regs(cx);
+    space_load_at(cx, s, a, bytes, signed, rd)
+}
+
+fn space_load_at(cx: &mut Ctx<'_>, s: Space, a: Id, bytes: u32, signed: bool, rd: u8) -> Result<(), TranslateError> {
     let (ptr, var, len, _) = space(cx, s);
     let (ok, idx) = space_check(cx, a, bytes, len);
     let t = cx.t;
@@ -425,19 +497,18 @@ fn space_load(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
             vals.push(cx.sel(ok, w, zero));
         }
     }
-    let rd = dst_regs(cx);
     write_words(cx, rd, &vals);
     Ok(())
 }
 
 fn space_store(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
     let (bytes, _) = size_of(cx)?;
-    let rb = cx.inst.bits(32, 8) as u8;
-    let mut data = Vec::new();
-    for k in 0..(bytes.max(4) / 4) {
-        data.push(cx.reg(if rb == 255 { 255 } else { rb.wrapping_add(k as u8) }));
-    }
+    let data = store_data(cx, bytes);
     let a = space_addr(cx, true)?;
+    space_store_at(cx, s, a, bytes, &data)
+}
+
+fn space_store_at(cx: &mut Ctx<'_>, s: Space, a: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
     let (ptr, var, len, class) = space(cx, s);
     let (ok, idx) = space_check(cx, a, bytes, len);
     let merge = cx.begin_if(ok);

@@ -14,7 +14,7 @@ pub(crate) mod float;
 mod fp16;
 mod fp64;
 mod integer;
-mod memory;
+pub(crate) mod memory;
 mod mufu;
 mod special;
 mod uniform;
@@ -222,6 +222,12 @@ impl<'a> Ctx<'a> {
     pub fn cbuf(&mut self, bank: u8, off: u32) -> Result<Id, TranslateError> {
         if bank == 0 && off == crate::abi::bank0::STACK_POINTER {
             return Ok(self.m.c_u32(self.local_bytes));
+        }
+        // The driver's generic-address windows of shared (0x18) and local (0x20) memory are the translator's:
+        // generic accesses compare against the same constants (see `memory`).
+        if bank == 0 && off % 4 == 0 && (0x18..0x28).contains(&off) {
+            let (base, word) = if off < 0x20 { (memory::SHARED_WINDOW, off - 0x18) } else { (memory::LOCAL_WINDOW, off - 0x20) };
+            return Ok(self.m.c_u32(if word == 0 { base as u32 } else { (base >> 32) as u32 }));
         }
         if off % 4 != 0 || off >= crate::abi::MAX_BANK_BYTES {
             return Err(self.refuse(format!("constant c[{bank:#x}][{off:#x}] is not an aligned word")));
