@@ -19,8 +19,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Scheduling bits never printed and never part of an operand: 103:102 and 121:110.
 const SCHED_CLEAR: u128 = (3 << 102) | (0xfff << 110);
-/// Low five opex bits (stall and yield).
-const OPEX_LOW: u128 = 0x1f << 105;
 /// Base words use opex 0x01 (stall 1, legal everywhere seen) and wait-mask bit 116, so that every
 /// base prints ` ;` whatever the opex value.
 /// Scoreboards 7/7 ("none", bits 115:110): some classes (BRA) reject anything else.
@@ -30,7 +28,7 @@ pub const SCHED_SPACE_BITS: [(u8, u8); 3] = [(102, 103), (105, 108), (116, 121)]
 /// Largest modifier group enumerated.
 const MAX_M_BITS: usize = 13;
 /// Modifier values analysed per class.
-const MAX_M_VALUES: usize = 40;
+const MAX_M_VALUES: usize = 24;
 
 /// A batch of words for one nvdisasm pass; word `i` sits at address `16 * i`.
 #[derive(Default)]
@@ -47,7 +45,10 @@ impl Batch {
         if self.words.is_empty() {
             return Ok(Vec::new());
         }
-        nv.run(&self.words)
+        let t = std::time::Instant::now();
+        let out = nv.run(&self.words)?;
+        println!("  nvdisasm pass: {} words, {:.1}s", self.words.len(), t.elapsed().as_secs_f64());
+        Ok(out)
     }
 }
 
@@ -184,7 +185,9 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         words.push(f.fixed_value | BASE_OPEX);
         let rz: u128 = (0xff_ffff << 16) | (0xff << 64) | (0x3ff << 81) | (7 << 12);
         words.push((rz & !f.fixed_mask & !OPEX_MASK & !SCHED_CLEAR) | f.fixed_value | BASE_OPEX);
-        for w in words {
+        // Fallbacks: opex 0 (some classes accept nothing else).
+        let fallback: Vec<u128> = words.iter().take(3).map(|&w| w & !OPEX_MASK).collect();
+        for w in words.into_iter().chain(fallback) {
             v.push((batch.push(w), w));
         }
         cands.push(v);
@@ -260,7 +263,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
     }
 
     // Stages 3-5, with one retry for classes whose operand flips changed the mnemonic.
-    for round in 0..3 {
+    for round in 0..2 {
         let todo: Vec<usize> = (0..works.len())
             .filter(|&i| {
                 round == 0 || works[i].analyses.iter().any(|a| !a.conflicts.is_empty())
@@ -302,7 +305,7 @@ fn zero_register_variants(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) 
     let mut batch = Batch::default();
     let mut plans = Vec::new();
     for (ci, (c, w)) in classes.iter().zip(works).enumerate() {
-        if c.variants.len() != 1 || w.m_bits.is_empty() || w.m_bits.len() > 8 {
+        if c.variants.len() != 1 || w.m_bits.is_empty() || w.m_bits.len() > 8 || c.field("mods").is_none() {
             continue;
         }
         let regs: Vec<&Field> = c
@@ -557,7 +560,10 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
         }
         for a in 0..n {
             for b in a + 1..n {
-                let hit = bit_sites[a].1.iter().any(|sa| bit_sites[b].1.iter().any(|sb| sa.conflicts(sb) || sa == sb));
+                // The guard (`@P0 `, `@!PT `, nothing for PT) is one field whatever its sites.
+                let guard = (12..=15).contains(&bit_sites[a].0) && (12..=15).contains(&bit_sites[b].0);
+                let hit = guard
+                    || bit_sites[a].1.iter().any(|sa| bit_sites[b].1.iter().any(|sb| sa.conflicts(sb) || sa == sb));
                 if hit {
                     let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
                     parent[ra] = rb;
@@ -603,7 +609,9 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
             let toks = tokenize(&t);
             let sites = diff_sites(&toks0, &toks);
             let [site] = sites.as_slice() else { continue };
-            if site.start != site.end || groups.iter().any(|g| g.sites.iter().any(|s| s.conflicts(site))) {
+            // `.reuse` sticks to its register: it may share an insertion point with an optional operand
+            // (printed after it), but never fall inside another field's text.
+            if site.start != site.end || groups.iter().any(|g| g.sites.iter().any(|s| s.start != s.end && s.conflicts(site))) {
                 continue;
             }
             let on = &w.reuse_slots[slot].1;
@@ -629,6 +637,11 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
 
     // Value passes: sampled values first, exhaustive enumeration where no rule fits.
     for pass in 0..2 {
+        if pass == 1 {
+            for (_, a) in analyses.iter_mut() {
+                merge_failed_neighbours(&mut a.groups);
+            }
+        }
         let mut batch = Batch::default();
         let mut vplan: Vec<(usize, usize, Vec<(u64, usize)>)> = Vec::new();
         for (ai, (wi, a)) in analyses.iter().enumerate() {
@@ -642,6 +655,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                     sample_values(k, rng)
                 } else if g.failed && k <= 10 && !g.exhaustive {
                     (0..1u64 << k).collect()
+                } else if g.failed && !g.exhaustive && g.samples.is_empty() {
+                    sample_values(k, rng)
                 } else {
                     continue;
                 };
@@ -686,6 +701,59 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
     Ok(())
 }
 
+/// Merges each group whose text could not be split with a neighbouring small group (e.g. a predicate
+/// whose PT value deletes the `!` that the negation field inserts): the pair is then enumerated jointly.
+fn merge_failed_neighbours(groups: &mut Vec<Group>) {
+    loop {
+        let mut merged = false;
+        'search: for i in 0..groups.len() {
+            if !groups[i].failed || groups[i].opex {
+                continue;
+            }
+            for j in 0..groups.len() {
+                if i == j || groups[j].opex {
+                    continue;
+                }
+                // A lone bit just above or below a failed number is its sign or low bit: always merge.
+                let lo = groups[i].bits.first().copied().unwrap_or(0);
+                let hi = groups[i].bits.last().copied().unwrap_or(0);
+                let edge = groups[j].bits.len() == 1 && (groups[j].bits[0] == hi + 1 || groups[j].bits[0] + 1 == lo);
+                if !edge && groups[i].bits.len() + groups[j].bits.len() > 8 {
+                    continue;
+                }
+                let near = groups[i].sites.iter().any(|a| {
+                    groups[j].sites.iter().any(|b| a.start <= b.end + 2 && b.start <= a.end + 2)
+                });
+                if near {
+                    let h = groups.remove(j);
+                    let i = if j < i { i - 1 } else { i };
+                    let g = &mut groups[i];
+                    g.bits.extend(h.bits);
+                    g.bits.sort_unstable();
+                    g.sites.extend(h.sites);
+                    g.sites.sort();
+                    let mut m: Vec<Site> = Vec::new();
+                    for s in g.sites.drain(..) {
+                        match m.last_mut() {
+                            Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+                            _ => m.push(s),
+                        }
+                    }
+                    g.sites = m;
+                    g.exhaustive = false;
+                    g.failed = true;
+                    g.samples.clear();
+                    merged = true;
+                    break 'search;
+                }
+            }
+        }
+        if !merged {
+            return;
+        }
+    }
+}
+
 /// Splits each sample text at the literal text around the group's sites; when that fails, retries with
 /// the sites widened by a token or two (a default value may delete the `.` before a modifier too).
 fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others: &[Site]) -> bool {
@@ -699,7 +767,11 @@ fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others:
             }
         }
         let clash = sites.iter().any(|a| others.iter().any(|b| a.conflicts(b) || (a.start < b.end && b.start < a.end)));
-        if (l, r) != (0, 0) && clash {
+        // Never swallow the scheduling space of the closing ` ;`.
+        let n = toks0.len();
+        let tail_space = n >= 2 && toks0[n - 2] == " " && toks0[n - 1] == ";";
+        let swallows = tail_space && sites.iter().any(|a| a.start <= n - 2 && a.end > n - 2);
+        if (l, r) != (0, 0) && (clash || swallows) {
             continue;
         }
         let gaps = gaps_for(toks0, &sites);
@@ -993,6 +1065,7 @@ fn build_class(f: &Found, w: &Work) -> Class {
         kind: FieldKind::Other,
     };
     let mods_render = Render::Table { entries: w.mods.iter().map(|(m, t)| (*m, t.clone())).collect(), default: None };
+    let factored = factor_mods(w);
 
     // Per analysed modifier value: pieces with group fields identified by their bits.
     let mut per_m: Vec<(u64, Vec<Piece>, String)> = Vec::new();
@@ -1005,7 +1078,26 @@ fn build_class(f: &Found, w: &Work) -> Class {
                 sites.push((*s, Some((gi, si))));
             }
         }
-        sites.sort_by_key(|(s, _)| (s.start, s.end));
+        // At one insertion point: an absolute-value bar, then `.reuse`, then anything else (`|R2|.reuse, 0x1`).
+        let rank = |who: &Option<(usize, usize)>| -> u8 {
+            match who {
+                None => 1,
+                Some((gi, si)) => {
+                    let g = &a.groups[*gi];
+                    let bar = g.renders.get(*si).is_some_and(|r| {
+                        matches!(r, Render::Table { entries, .. } if entries.iter().all(|e| e.1.is_empty() || e.1 == "|"))
+                    });
+                    if g.opex {
+                        1
+                    } else if bar {
+                        0
+                    } else {
+                        2
+                    }
+                }
+            }
+        };
+        sites.sort_by_key(|(s, who)| (s.start, s.end, rank(who)));
         let mut pieces: Vec<Piece> = Vec::new();
         let mut pos = 0;
         let push_text = |pieces: &mut Vec<Piece>, t: String| {
@@ -1030,7 +1122,17 @@ fn build_class(f: &Found, w: &Work) -> Class {
                 }
                 None => {
                     push_text(&mut pieces, w.mnemonic.clone());
-                    pieces.push(Piece::Field { field: "mods".into(), render: mods_render.clone() });
+                    match &factored {
+                        Some((parts, _)) => {
+                            for p in parts {
+                                match p {
+                                    Piece::Text(t) => push_text(&mut pieces, t.clone()),
+                                    other => pieces.push(other.clone()),
+                                }
+                            }
+                        }
+                        None => pieces.push(Piece::Field { field: "mods".into(), render: mods_render.clone() }),
+                    }
                 }
                 Some((gi, si)) => {
                     let g = &a.groups[*gi];
@@ -1130,6 +1232,9 @@ fn build_class(f: &Found, w: &Work) -> Class {
     if used.contains("mods") {
         all_fields.push(mods_field);
     }
+    if let Some((_, mfields)) = &factored {
+        all_fields.extend(mfields.iter().filter(|f| used.contains(f.name.as_str())).cloned());
+    }
     all_fields.extend(fields);
     if used.contains("sched") {
         all_fields.push(sched_field);
@@ -1169,4 +1274,233 @@ fn class_name(mnemonic: &str, opcode: u16) -> String {
     let m: String = mnemonic.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
     let m = if m.is_empty() || !m.starts_with(|c: char| c.is_ascii_alphabetic()) { format!("X{m}") } else { m };
     format!("{m}_{opcode:#06x}")
+}
+
+/// Splits the modifier table into independent parts (`.E` `.64` `.STRONG.GPU` ...) when the parts
+/// reproduce every enumerated modifier text exactly; `None` keeps the joint table. Returns the pieces
+/// that replace the joint `{mods}` and the part fields (`mods0`, `mods1`, ...).
+fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
+    let n = w.m_bits.len();
+    if n < 4 {
+        { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: few bits", w.mnemonic); } return None; }
+    }
+    let mb = extract_bits(w.base, &w.m_bits);
+    let t_b = w.mods.get(&mb)?;
+    let toks_b = tokenize(t_b);
+    // Sites of each modifier bit flipped from the base value.
+    let mut bit_sites: Vec<(usize, Vec<Site>)> = Vec::new();
+    let mut siteless = Vec::new();
+    for i in 0..n {
+        match w.mods.get(&(mb ^ (1 << i))) {
+            Some(t) if t != t_b => bit_sites.push((i, diff_sites(&toks_b, &tokenize(t)))),
+            _ => siteless.push(i),
+        }
+    }
+    let k = bit_sites.len();
+    let mut parent: Vec<usize> = (0..k).collect();
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while p[r] != r {
+            r = p[r];
+        }
+        r
+    }
+    for a in 0..k {
+        for b in a + 1..k {
+            let hit = bit_sites[a].1.iter().any(|x| bit_sites[b].1.iter().any(|y| x.conflicts(y) || x == y || (x.start < y.end && y.start < x.end)));
+            if hit {
+                let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+                parent[ra] = rb;
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, (Vec<usize>, Vec<Site>)> = BTreeMap::new();
+    for a in 0..k {
+        let r = find(&mut parent, a);
+        let e = groups.entry(r).or_default();
+        e.0.push(bit_sites[a].0);
+        e.1.extend(bit_sites[a].1.iter().copied());
+    }
+    if groups.len() < 2 {
+        { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: one group", w.mnemonic); } return None; }
+    }
+    // Merge sites within groups; give up if groups' sites touch.
+    let mut parts: Vec<(Vec<usize>, Vec<Site>)> = Vec::new();
+    for (_, (mut bits, mut sites)) in groups {
+        bits.sort_unstable();
+        sites.sort();
+        let mut m: Vec<Site> = Vec::new();
+        for s in sites {
+            match m.last_mut() {
+                Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+                _ => m.push(s),
+            }
+        }
+        parts.push((bits, m));
+    }
+    // Widen each part's sites to whole `.WORD` modifiers so that defaults (empty text) split cleanly.
+    let is_dot = |i: usize| toks_b.get(i) == Some(&".");
+    let every: Vec<Site> = parts.iter().flat_map(|(_, ss)| ss.iter().copied()).collect();
+    for (_, sites) in parts.iter_mut() {
+        for st in sites.iter_mut() {
+            let crowded = every.iter().any(|o| o != st && (o.end == st.start || o.start == st.start));
+            if st.start < st.end && st.start > 0 && is_dot(st.start - 1) && !is_dot(st.start) && !crowded {
+                st.start -= 1;
+            }
+        }
+    }
+    let all: Vec<(Site, usize)> = {
+        let mut v: Vec<(Site, usize)> =
+            parts.iter().enumerate().flat_map(|(pi, (_, ss))| ss.iter().map(move |s| (*s, pi))).collect();
+        v.sort_by_key(|(s, _)| (s.start, s.end));
+        v
+    };
+    for w2 in all.windows(2) {
+        if w2[0].0.end > w2[1].0.start || (w2[0].0.start == w2[1].0.start && w2[0].0.end == w2[1].0.start) {
+            { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: sites overlap", w.mnemonic); } return None; }
+        }
+    }
+    // Siteless bits (their flip from the base is illegal or invisible) join the first part that keeps
+    // every legal modifier value splittable and consistent.
+    let mut tables = build_part_tables(w, &toks_b, &parts, &all);
+    for &sb in &siteless {
+        let mut placed = false;
+        for pi in 0..parts.len() {
+            let mut trial = parts.clone();
+            trial[pi].0.push(sb);
+            trial[pi].0.sort_unstable();
+            if let Some(t) = build_part_tables(w, &toks_b, &trial, &all) {
+                parts = trial;
+                tables = Some(t);
+                placed = true;
+                break;
+            }
+        }
+        if !placed {
+            { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: siteless unplaced", w.mnemonic); } return None; }
+        }
+    }
+    // Dependent parts: merge neighbours (in print order, absorbing the text between them) until the
+    // parts split every legal text consistently.
+    let (parts, all, tables) = match tables {
+        Some(t) => (parts, all, Some(t)),
+        None => merge_parts_until_consistent(w, &toks_b, parts),
+    };
+    let Some(tables) = tables else { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: tables", w.mnemonic); } return None; };
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for (site, pi) in &all {
+        let lit = toks_b[pos..site.start].concat();
+        if !lit.is_empty() {
+            pieces.push(Piece::Text(lit));
+        }
+        let si = parts[*pi].1.iter().position(|s| s == site)?;
+        let entries = tables[*pi].iter().map(|(v, t)| (*v, t[si].clone())).collect();
+        pieces.push(Piece::Field { field: format!("mods{pi}"), render: Render::Table { entries, default: None } });
+        pos = site.end;
+    }
+    let lit = toks_b[pos..].concat();
+    if !lit.is_empty() {
+        pieces.push(Piece::Text(lit));
+    }
+    let fields = parts
+        .iter()
+        .enumerate()
+        .map(|(pi, (bits, _))| {
+            let word_bits: Vec<u32> = bits.iter().map(|&j| w.m_bits[j]).collect();
+            Field { name: format!("mods{pi}"), bits: ranges(&word_bits), kind: FieldKind::Modifier }
+        })
+        .collect();
+    Some((pieces, fields))
+}
+
+/// Splits every legal modifier text at the literal text between all parts' sites and records, per part,
+/// value → site texts. `None` when a text does not split or a part value prints two different ways
+/// (the parts are not independent).
+fn build_part_tables(
+    w: &Work,
+    toks_b: &[&str],
+    parts: &[(Vec<usize>, Vec<Site>)],
+    all: &[(Site, usize)],
+) -> Option<Vec<BTreeMap<u64, Vec<String>>>> {
+    let sites: Vec<Site> = all.iter().map(|x| x.0).collect();
+    let gaps = gaps_for(toks_b, &sites);
+    let mut tables: Vec<BTreeMap<u64, Vec<String>>> = vec![BTreeMap::new(); parts.len()];
+    let sub = |m: u64, bits: &[usize]| -> u64 { bits.iter().enumerate().fold(0, |v, (j, &b)| v | (m >> b & 1) << j) };
+    for (&m, text) in &w.mods {
+        let pieces = split_at_gaps(text, &gaps)?;
+        for (pi, (bits, psites)) in parts.iter().enumerate() {
+            let v = sub(m, bits);
+            let mine: Vec<String> = psites
+                .iter()
+                .map(|ps| all.iter().position(|(s, _)| s == ps).map(|k| pieces[k].clone()))
+                .collect::<Option<_>>()?;
+            match tables[pi].get(&v) {
+                Some(prev) if *prev != mine => return None,
+                Some(_) => {}
+                None => {
+                    tables[pi].insert(v, mine);
+                }
+            }
+        }
+    }
+    Some(tables)
+}
+
+type Parts = Vec<(Vec<usize>, Vec<Site>)>;
+
+fn sites_in_order(parts: &Parts) -> Vec<(Site, usize)> {
+    let mut v: Vec<(Site, usize)> = parts.iter().enumerate().flat_map(|(pi, (_, ss))| ss.iter().map(move |s| (*s, pi))).collect();
+    v.sort_by_key(|(s, _)| (s.start, s.end));
+    v
+}
+
+fn merge_parts_until_consistent(
+    w: &Work,
+    toks_b: &[&str],
+    mut parts: Parts,
+) -> (Parts, Vec<(Site, usize)>, Option<Vec<BTreeMap<u64, Vec<String>>>>) {
+    while parts.len() > 1 {
+        let order = sites_in_order(&parts);
+        let mut done = None;
+        for k in 0..order.len().saturating_sub(1) {
+            let (a, b) = (order[k].1, order[k + 1].1);
+            if a == b {
+                continue;
+            }
+            let mut trial: Parts = Vec::new();
+            let mut merged = (Vec::new(), Vec::new());
+            for (pi, p) in parts.iter().enumerate() {
+                if pi == a || pi == b {
+                    merged.0.extend(p.0.iter().copied());
+                    merged.1.extend(p.1.iter().copied());
+                } else {
+                    trial.push(p.clone());
+                }
+            }
+            merged.0.sort_unstable();
+            let lo = merged.1.iter().map(|s| s.start).min().unwrap_or(0);
+            let hi = merged.1.iter().map(|s| s.end).max().unwrap_or(0);
+            // One span from the first to the last site, unless another part lies inside it.
+            let inside = trial.iter().any(|p| p.1.iter().any(|s| s.start >= lo && s.end <= hi && !(s.start == hi || s.end == lo)));
+            if inside {
+                continue;
+            }
+            merged.1 = vec![Site { start: lo, end: hi }];
+            trial.push(merged);
+            let all = sites_in_order(&trial);
+            if let Some(t) = build_part_tables(w, toks_b, &trial, &all) {
+                return (trial, all, Some(t));
+            }
+            if done.is_none() {
+                done = Some(trial);
+            }
+        }
+        match done {
+            Some(t) => parts = t,
+            None => break,
+        }
+    }
+    let all = sites_in_order(&parts);
+    (parts, all, None)
 }

@@ -126,7 +126,11 @@ pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize
     for (pi, &(ci, _)) in plan.iter().enumerate() {
         for (bi, &b) in flip_bits.iter().enumerate() {
             let o = &out[pi * flip_bits.len() + bi];
-            if o.oracle_class() != Some(keys[ci].1.as_str()) {
+            // Another class, or no class at all. Other errors (a different table rejecting a value
+            // first) say nothing about class identity.
+            let other_class = o.oracle_class().is_some_and(|n| n != keys[ci].1);
+            let no_class = matches!(o, super::nvdisasm::Outcome::Error(e) if e.contains("Unrecognized operation"));
+            if other_class || no_class {
                 identity[ci] |= 1u128 << b;
             }
         }

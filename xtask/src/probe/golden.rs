@@ -134,11 +134,11 @@ impl Report {
 /// everything else random.
 fn random_word(class: &Class, rng: &mut Rng) -> u128 {
     let mut w = (rng.next_u128() & !class.fixed.mask) | class.fixed.value;
-    if let Some(mods) = class.field("mods") {
-        if let Some(Render::Table { entries, .. }) = find_render(class, "mods") {
+    for f in class.fields.iter().filter(|f| f.name.starts_with("mods")) {
+        if let Some(Render::Table { entries, .. }) = find_render(class, &f.name) {
             if !entries.is_empty() {
                 let k = rng.below(entries.len() as u64) as usize;
-                w = mods.insert(w, entries[k].0);
+                w = f.insert(w, entries[k].0);
             }
         }
     }
