@@ -93,11 +93,13 @@ fn corpus_kernels_structure() {
             } else {
                 &TableDecoder
             };
-            let Ok(program) = Program::build(k.function.section_name, code, k.function.offset as u32, dis) else {
+            let indirect = &k.info.indirect_branches;
+            let targets: Vec<u32> = indirect.iter().flat_map(|b| b.targets.iter().copied()).collect();
+            let entry = k.function.offset as u32;
+            let Ok(program) = Program::build_with_targets(k.function.section_name, code, entry, &targets, dis) else {
                 undecoded += 1;
                 continue;
             };
-            let indirect = &k.info.indirect_branches;
             let kcfg = match kernel_cfg(&program, indirect) {
                 Ok(c) => c,
                 Err(why) => {
