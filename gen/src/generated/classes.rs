@@ -6,29 +6,4981 @@ pub const ARCH: &str = "SM86";
 /// The nvdisasm version the table was derived from; the formatter prints its `-raw` syntax.
 pub const NVDISASM_VERSION: &str = "13.5.37";
 /// Number of instruction classes.
-pub const CLASS_COUNT: usize = 3usize;
+pub const CLASS_COUNT: usize = 974usize;
 /// One instruction class of the table: an opcode key plus fixed bits, with its own operand fields
 /// and print template.
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
 pub enum ClassId {
-    /// `IMAD` (opcode key 0x0624), e.g. `IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28] ;`
-    IMAD_0x624 = 0,
-    /// `ISETP` (opcode key 0x080c), e.g. `ISETP.GE.AND P0, PT, R2, 0x0, PT;`
-    ISETP_0x80c = 1,
-    /// `BRA` (opcode key 0x0947), e.g. `BRA 0x40 ;`
-    BRA_0x947 = 2,
+    /// `MOV` (opcode key 0x0202), e.g. `MOV R2, R6 ;`
+    MOV_0x0202 = 0,
+    /// `P2R` (opcode key 0x0203), e.g. `@P4 P2R R66, PR, R164, R104 ;`
+    P2R_0x0203 = 1,
+    /// `R2P` (opcode key 0x0204), e.g. `@P6 R2P PR, R107.reuse.B1, R233.reuse ;`
+    R2P_0x0204 = 2,
+    /// `SEL` (opcode key 0x0207), e.g. `SEL R11, R11, R8, P0 ;`
+    SEL_0x0207 = 3,
+    /// `FSEL` (opcode key 0x0208), e.g. `FSEL R9, R9, R6, !P0 ;`
+    FSEL_0x0208 = 4,
+    /// `FMNMX` (opcode key 0x0209), e.g. `FMNMX R7, R7, R4, !PT ;`
+    FMNMX_0x0209 = 5,
+    /// `FSET` (opcode key 0x020a), e.g. `FSET.BF.LT.AND R9, R4, R7, PT ;`
+    FSET_0x020a = 6,
+    /// `FSETP` (opcode key 0x020b), e.g. `FSETP.NEU.FTZ.AND P0, PT, R2, R3, PT ;`
+    FSETP_0x020b = 7,
+    /// `ISETP` (opcode key 0x020c), e.g. `ISETP.GT.AND P1, PT, R3, RZ, P1 ;`
+    ISETP_0x020c = 8,
+    /// `ISETP` (opcode key 0x020c), e.g. `ISETP.GT.U32.AND.EX P2, PT, R25, R5, PT, P2 ;`
+    ISETP_0x020c_2 = 9,
+    /// `(prints nothing)` (opcode key 0x020e), e.g. ``
+    X_0x020e = 10,
+    /// `IADD3` (opcode key 0x0210), e.g. `IADD3 R23, P6, RZ, -R4, RZ ;`
+    IADD3_0x0210 = 11,
+    /// `IADD3` (opcode key 0x0210), e.g. `IADD3.X R9, RZ, RZ, R9, P2, P1 ;`
+    IADD3_0x0210_2 = 12,
+    /// `LEA` (opcode key 0x0211), e.g. `LEA R12, P6, -R24, R12, 0x2 ;`
+    LEA_0x0211 = 13,
+    /// `LEA` (opcode key 0x0211), e.g. `@P3 LEA.X R193, P3, R73, ~R231, 0x1c, P6 ;`
+    LEA_0x0211_2 = 14,
+    /// `LEA` (opcode key 0x0211), e.g. `LEA.HI R7, R7, R3, RZ, 0x1f ;`
+    LEA_0x0211_3 = 15,
+    /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.SX32 R13, R8, R9, 0x1a ;`
+    LEA_0x0211_4 = 16,
+    /// `LEA` (opcode key 0x0211), e.g. `@!P3 LEA.HI.X R32, P2, R249, R22, R199, 0x18, !P4 ;`
+    LEA_0x0211_5 = 17,
+    /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X.SX32 R11, R15, RZ, 0x19, P0 ;`
+    LEA_0x0211_6 = 18,
+    /// `LOP3` (opcode key 0x0212), e.g. `LOP3.LUT R6, RZ, R6, RZ, 0x33, !PT ;`
+    LOP3_0x0212 = 19,
+    /// `IABS` (opcode key 0x0213), e.g. `IABS R13, R8 ;`
+    IABS_0x0213 = 20,
+    /// `VABSDIFF` (opcode key 0x0214), e.g. `VABSDIFF R15, R5, R0, R10 ;`
+    VABSDIFF_0x0214 = 21,
+    /// `VABSDIFF4` (opcode key 0x0215), e.g. `VABSDIFF4.U8 R25, R0, R5, RZ ;`
+    VABSDIFF4_0x0215 = 22,
+    /// `PRMT` (opcode key 0x0216), e.g. `PRMT R17, R0, R4, R5 ;`
+    PRMT_0x0216 = 23,
+    /// `IMNMX` (opcode key 0x0217), e.g. `IMNMX R8, R6, R3, !PT ;`
+    IMNMX_0x0217 = 24,
+    /// `(prints nothing)` (opcode key 0x0218), e.g. ``
+    X_0x0218 = 25,
+    /// `SHF` (opcode key 0x0219), e.g. `SHF.L.U32 R8, R11, R0, RZ ;`
+    SHF_0x0219 = 26,
+    /// `SGXT` (opcode key 0x021a), e.g. `SGXT R11, R11, R8 ;`
+    SGXT_0x021a = 27,
+    /// `BMSK` (opcode key 0x021b), e.g. `BMSK R12, R13, R12 ;`
+    BMSK_0x021b = 28,
+    /// `PLOP3` (opcode key 0x021d), e.g. `@P3 PLOP3.LUT P3, P4, P3, R176.SIGN, !P6, 0x9b, 0xb2 ;`
+    PLOP3_0x021d = 29,
+    /// `PLOP3` (opcode key 0x021e), e.g. `@P3 PLOP3.LUT PT, P0, P6, R90.SIGN, R42.SIGN, 0x42, 0x4a ;`
+    PLOP3_0x021e = 30,
+    /// `PLOP3` (opcode key 0x021f), e.g. `PLOP3.LUT P0, PT, R0.SIGN, R5.SIGN, R16.SIGN, 0x2, 0x0 ;`
+    PLOP3_0x021f = 31,
+    /// `FMUL` (opcode key 0x0220), e.g. `FMUL R18, R11, R18 ;`
+    FMUL_0x0220 = 32,
+    /// `FADD` (opcode key 0x0221), e.g. `FADD R31, R4, R31 ;`
+    FADD_0x0221 = 33,
+    /// `FFMA` (opcode key 0x0223), e.g. `FFMA R18, R18, R9, R13 ;`
+    FFMA_0x0223 = 34,
+    /// `IMAD` (opcode key 0x0224), e.g. `IMAD.MOV.U32 R2, RZ, RZ, R0 ;`
+    IMAD_0x0224 = 35,
+    /// `IMAD` (opcode key 0x0224), e.g. `IMAD.X R6, RZ, RZ, ~R6, P0 ;`
+    IMAD_0x0224_2 = 36,
+    /// `IMAD` (opcode key 0x0225), e.g. `IMAD.WIDE.U32 R10, R13, R2, RZ ;`
+    IMAD_0x0225 = 37,
+    /// `IMAD` (opcode key 0x0225), e.g. `IMAD.WIDE.U32.X R16, R25, R5, R16, P0 ;`
+    IMAD_0x0225_2 = 38,
+    /// `IDP` (opcode key 0x0226), e.g. `IDP.4A.U8.U8 R27, R0, R5, R7 ;`
+    IDP_0x0226 = 39,
+    /// `IDP` (opcode key 0x0226), e.g. `IDP.2A.LO.S16.S8 R5, R0, R5, R7.reuse ;`
+    IDP_0x0226_2 = 40,
+    /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.U32 R10, R11, R7, R10 ;`
+    IMAD_0x0227 = 41,
+    /// `IMAD` (opcode key 0x0227), e.g. `@P5 IMAD.HI.U32.X R193, P4, R91, R244, ~R230, P6 ;`
+    IMAD_0x0227_2 = 42,
+    /// `DMUL` (opcode key 0x0228), e.g. `@!P3 DMUL R8, R20, R12 ;`
+    DMUL_0x0228 = 43,
+    /// `DADD` (opcode key 0x0229), e.g. `DADD R10, R2, R2 ;`
+    DADD_0x0229 = 44,
+    /// `DSETP` (opcode key 0x022a), e.g. `DSETP.GEU.AND P2, PT, R6, RZ, PT ;`
+    DSETP_0x022a = 45,
+    /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
+    DFMA_0x022b = 46,
+    /// `CLMAD` (opcode key 0x022c), e.g. `@P2 CLMAD.LO R225, R247.reuse, R215.reuse, R182.reuse ;`
+    CLMAD_0x022c = 47,
+    /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
+    HADD2_0x0230 = 48,
+    /// `HADD2` (opcode key 0x0230), e.g. `HADD2.F32 R4, -RZ, R5.H0_H0 ;`
+    HADD2_0x0230_2 = 49,
+    /// `(prints nothing)` (opcode key 0x0231), e.g. ``
+    X_0x0231 = 50,
+    /// `(prints nothing)` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
+    X_0x0231_2 = 51,
+    /// `HMUL2` (opcode key 0x0232), e.g. `HMUL2 R16, R16, R17 ;`
+    HMUL2_0x0232 = 52,
+    /// `HSET2` (opcode key 0x0233), e.g. `HSET2.EQ.AND R4, R11, R11, PT ;`
+    HSET2_0x0233 = 53,
+    /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
+    HSETP2_0x0234 = 54,
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P5 HFMA2.MMA.INVALID3.RELU R86, R7, -R36, R57, P6 ;`
+    HFMA2_0x0235 = 55,
+    /// `HFMA2` (opcode key 0x0235), e.g. `@P0 HFMA2.MMA.FTZ R89, |R172|, |R188|, -R199;`
+    HFMA2_0x0235_2 = 56,
+    /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
+    IMMA_0x0237 = 57,
+    /// `(prints nothing)` (opcode key 0x0237), e.g. `@P3 IMMA.SP.INVALID4.INVALID2.U4 R158, R105.???1, R226.COL, R122, !UP6, R73.reuse, 0x2 ;`
+    X_0x0237 = 58,
+    /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
+    I2I_0x0238 = 59,
+    /// `I2IP` (opcode key 0x0239), e.g. `@P1 I2IP.U2.S32.INVALID3 R39, R66, R14, R185.28;`
+    I2IP_0x0239 = 60,
+    /// `I2IP` (opcode key 0x0239), e.g. `@!P5 I2IP.S4.S32 R5, R32, R127, R155.???1 ;`
+    I2IP_0x0239_2 = 61,
+    /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
+    I2IP_0x0239_3 = 62,
+    /// `(prints nothing)` (opcode key 0x023a), e.g. `MOVM.16.MT88 R10, R0 ;`
+    X_0x023a = 63,
+    /// `(prints nothing)` (opcode key 0x023c), e.g. `HMMA.1684.F32.TF32 R8, R2, R0, R4 ;`
+    X_0x023c = 64,
+    /// `(prints nothing)` (opcode key 0x023c), e.g. ``
+    X_0x023c_2 = 65,
+    /// `BMMA` (opcode key 0x023d), e.g. `@!P2 BMMA.INVALID3.INVALID3.???0 R79, R210.ROW, R62.???0, R81, UP3 ;`
+    BMMA_0x023d = 66,
+    /// `(prints nothing)` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
+    X_0x023e = 67,
+    /// `F2FP` (opcode key 0x023e), e.g. `@P1 F2FP.RELU.???3.PACK_AB.RS.REG_RS.10b.LTN25 R177, R192, R114, R120.H1 ;`
+    F2FP_0x023e = 68,
+    /// `(prints nothing)` (opcode key 0x023e), e.g. `@P4 F2FP.SATFINITE.RELU.INVALID3.MERGE_C R101, R188, R20.H1 ;`
+    X_0x023e_2 = 69,
+    /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
+    DMMA_0x023f = 70,
+    /// `(prints nothing)` (opcode key 0x0240), e.g. `HMNMX2.BF16_V2 R0, R0.H0_H0, R0.H1_H1, !PT ;`
+    X_0x0240 = 71,
+    /// `(prints nothing)` (opcode key 0x0241), e.g. ``
+    X_0x0241 = 72,
+    /// `(prints nothing)` (opcode key 0x0241), e.g. ``
+    X_0x0241_2 = 73,
+    /// `(prints nothing)` (opcode key 0x0242), e.g. ``
+    X_0x0242 = 74,
+    /// `F2IP` (opcode key 0x0243), e.g. `@!PT F2IP.INVALID2.F32.TRUNC.NTZ.RELU R152, R200, R113.reuse, R217.reuse ;`
+    F2IP_0x0243 = 75,
+    /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
+    I2FP_0x0245 = 76,
+    /// `FLO` (opcode key 0x0300), e.g. `FLO.U32.SH R4, R13 ;`
+    FLO_0x0300 = 77,
+    /// `BREV` (opcode key 0x0301), e.g. `BREV R5, R7 ;`
+    BREV_0x0301 = 78,
+    /// `FCHK` (opcode key 0x0302), e.g. `FCHK P0, R0, R3 ;`
+    FCHK_0x0302 = 79,
+    /// `F2F` (opcode key 0x0304), e.g. `@!P1 F2F.F32.F16.RM R247, |R157.INVALID2| ;`
+    F2F_0x0304 = 80,
+    /// `(prints nothing)` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
+    X_0x0304 = 81,
+    /// `F2I` (opcode key 0x0305), e.g. `F2I.U16.F16.TRUNC.NTZ R27, R5 ;`
+    F2I_0x0305 = 82,
+    /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
+    F2I_0x0305_2 = 83,
+    /// `I2F` (opcode key 0x0306), e.g. `@!P2 I2F.F16.S8 R254, R90.B1 ;`
+    I2F_0x0306 = 84,
+    /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
+    I2F_0x0306_2 = 85,
+    /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
+    I2F_0x0306_3 = 86,
+    /// `FRND` (opcode key 0x0307), e.g. `@P4 FRND.FTZ.F16.CEIL R147, R97.INVALID3 ;`
+    FRND_0x0307 = 87,
+    /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
+    FRND_0x0307_2 = 88,
+    /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
+    MUFU_0x0308 = 89,
+    /// `MUFU` (opcode key 0x0308), e.g. `@!P6 MUFU.INVALID15.F16 R191, -R240.H1 ;`
+    MUFU_0x0308_2 = 90,
+    /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
+    POPC_0x0309 = 91,
+    /// `F2F` (opcode key 0x0310), e.g. `@P6 F2F.F64.F16.RP R175, -R33 ;`
+    F2F_0x0310 = 92,
+    /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
+    F2F_0x0310_2 = 93,
+    /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
+    F2F_0x0310_3 = 94,
+    /// `F2I` (opcode key 0x0311), e.g. `@P0 F2I.FTZ.S64.F16.CEIL R162, -R5 ;`
+    F2I_0x0311 = 95,
+    /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
+    F2I_0x0311_2 = 96,
+    /// `F2I` (opcode key 0x0311), e.g. `F2I.S64.F64.TRUNC R12, R30 ;`
+    F2I_0x0311_3 = 97,
+    /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
+    F2I_0x0311_4 = 98,
+    /// `I2F` (opcode key 0x0312), e.g. `@!P3 I2F.F64.U8.RP R119, R115.B1 ;`
+    I2F_0x0312 = 99,
+    /// `I2F` (opcode key 0x0312), e.g. `@P3 I2F.F64.S16 R69, R166.H1 ;`
+    I2F_0x0312_2 = 100,
+    /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
+    I2F_0x0312_3 = 101,
+    /// `I2F` (opcode key 0x0312), e.g. `I2F.F64.S64 R8, R12 ;`
+    I2F_0x0312_4 = 102,
+    /// `I2F` (opcode key 0x0312), e.g. `I2F.U64.RM R31, R4 ;`
+    I2F_0x0312_5 = 103,
+    /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
+    FRND_0x0313 = 104,
+    /// `B2R` (opcode key 0x031c), e.g. `@P4 B2R R206, 0x9 ;`
+    B2R_0x031c = 105,
+    /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
+    B2R_0x031c_2 = 106,
+    /// `B2R` (opcode key 0x031c), e.g. `@P1 B2R.WARP R88 ;`
+    B2R_0x031c_3 = 107,
+    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.SYNC R198, R198 ;`
+    BAR_0x031d = 108,
+    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.ARV R187, R187 ;`
+    BAR_0x031d_2 = 109,
+    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.OR R163, R163, P2 ;`
+    BAR_0x031d_3 = 110,
+    /// `BAR` (opcode key 0x031d), e.g. `@P3 BAR.SCAN R104, R104, !P4 ;`
+    BAR_0x031d_4 = 111,
+    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.SYNC.DEFER_BLOCKING R95, R95 ;`
+    BAR_0x031d_5 = 112,
+    /// `BAR` (opcode key 0x031d), e.g. `@P4 BAR.RED.INVALID3.DEFER_BLOCKING R133, R133, P4 ;`
+    BAR_0x031d_6 = 113,
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@!P2 __HIR0X1F0.INVALID1 0x7, R39 ;`
+    HIR0X1F0_0x031e = 114,
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P1 SETCTAID.X R149 ;`
+    SETCTAID_0x031f = 115,
+    /// `ALD` (opcode key 0x0321), e.g. `@P4 ALD.O R157, a[0x348], R71 ;`
+    ALD_0x0321 = 116,
+    /// `ALD` (opcode key 0x0321)
+    ALD_0x0321_2 = 117,
+    /// `ALD` (opcode key 0x0321), e.g. `@!P2 ALD.O.PHYS.???3 R101, a[R185], R86 ;`
+    ALD_0x0321_3 = 118,
+    /// `AST` (opcode key 0x0322)
+    AST_0x0322 = 119,
+    /// `AST` (opcode key 0x0322), e.g. `@!P3 AST.PHYS.???2 a[R37], R81, R171 ;`
+    AST_0x0322_2 = 120,
+    /// `OUT` (opcode key 0x0324)
+    OUT_0x0324 = 121,
+    /// `OUT` (opcode key 0x0324)
+    OUT_0x0324_2 = 122,
+    /// `OUT` (opcode key 0x0324), e.g. `@P0 OUT.EMIT R9, R6, R171 ;`
+    OUT_0x0324_3 = 123,
+    /// `IPA` (opcode key 0x0326), e.g. `@P1 IPA.STATE.OFFSET R160, P4, a[0x74], R52 ;`
+    IPA_0x0326 = 124,
+    /// `IPA` (opcode key 0x0326), e.g. `@P5 IPA.CONSTANT.CENTROID R248, P4, a[0x120] ;`
+    IPA_0x0326_2 = 125,
+    /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
+    CALL_0x0343 = 126,
+    /// `CALL` (opcode key 0x0344), e.g. `CALL.REL.NOINC R18 0xcef30 ;`
+    CALL_0x0344 = 127,
+    /// `WARPSYNC` (opcode key 0x0348), e.g. `WARPSYNC R5 ;`
+    WARPSYNC_0x0348 = 128,
+    /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
+    LEPC_0x034e = 129,
+    /// `RPCMOV` (opcode key 0x0352), e.g. `@!P6 RPCMOV.32 Rpc.HI, R148 ;`
+    RPCMOV_0x0352 = 130,
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@P0 RPCMOV.32 R202, Rpc.HI ;`
+    RPCMOV_0x0353 = 131,
+    /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
+    BMOV_0x0355 = 132,
+    /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
+    BMOV_0x0356 = 133,
+    /// `BMOV` (opcode key 0x0357), e.g. `@P5 BMOV.64 ATEXIT_PC, R203 ;`
+    BMOV_0x0357 = 134,
+    /// `(prints nothing)` (opcode key 0x035a), e.g. ``
+    X_0x035a = 135,
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P1 NANOSLEEP.WARP !P5, R5 ;`
+    NANOSLEEP_0x035d = 136,
+    /// `TEX` (opcode key 0x0361), e.g. `@P0 TEX.B.F16.RZ.LB.AOFFI.DC.EU P0, R176, R229, R75, R115, INVALID6, 0xb ;`
+    TEX_0x0361 = 137,
+    /// `TEX` (opcode key 0x0361), e.g. `@!P5 TEX.SCR.???0.INVALID3.LB.NDV P2, R39, R11, R73, R192, INVALID6, 0x9 ;`
+    TEX_0x0361_2 = 138,
+    /// `TLD4` (opcode key 0x0364), e.g. `@!P1 TLD4.A.B.AOFFI.DC.INVALID6 P0, R78, R31, R230, R81, INVALID0, 0x4 ;`
+    TLD4_0x0364 = 139,
+    /// `TLD4` (opcode key 0x0364), e.g. `@P3 TLD4.SCR.R.B.INVALID3.AOFFI.EL.NODEP P6, R73, R184, R211, R241, ARRAY_2D, 0x7 ;`
+    TLD4_0x0364_2 = 140,
+    /// `TLD` (opcode key 0x0367), e.g. `@P6 TLD.B.INVALID3.INVALID5.MS.CL.NODEP P5, R60, R88, R220, R34, 1D, 0x7 ;`
+    TLD_0x0367 = 141,
+    /// `TLD` (opcode key 0x0367), e.g. `@P5 TLD.SCR.B.F16.RZ.INVALID2.AOFFI.EL.MS.CL.NODEP P3, R187, R253, R72, R160, 1D, 0xb ;`
+    TLD_0x0367_2 = 142,
+    /// `TMML` (opcode key 0x036a), e.g. `@P4 TMML.???0.LOD R53, R200, R248, R117, ARRAY_CUBE, 0xa ;`
+    TMML_0x036a = 143,
+    /// `TXD` (opcode key 0x036d), e.g. `@P0 TXD.B.INVALID3.LC.AOFFI P1, R233, R204, R163, R169, 1D, 0xe ;`
+    TXD_0x036d = 144,
+    /// `TXQ` (opcode key 0x0370), e.g. `@!PT TXQ.B R226, R58, R73, TEX_HEADER_DIMENSION, 0x2 ;`
+    TXQ_0x0370 = 145,
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P4 FOOTPRINT.???0.TXD.LB.LC.NDV.NODEP P5, R225, R226, R211, R111, INVALID7 ;`
+    FOOTPRINT_0x0373 = 146,
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P5 FOOTPRINT.SCR.B.TEX.LL.NODEP P2, R163, R83, R146, R99, 2D ;`
+    FOOTPRINT_0x0373_2 = 147,
+    /// `LDG` (opcode key 0x0381), e.g. `@P1 LDG.E.NA.LTC128B.64.CONSTANT.VC.PRIVATE P3, R18, [0xf1bb24], P2 ;`
+    LDG_0x0381 = 148,
+    /// `LDG` (opcode key 0x0381), e.g. `@!P4 LDG.E.EF.LTC128B.INVALID7.CONSTANT.CTA R146, [R4+0x10fb9], P1 ;`
+    LDG_0x0381_2 = 149,
+    /// `ST` (opcode key 0x0385), e.g. `@!PT ST.E.EU.64.STRONG.SYS [0x16ef4375], R210 ;`
+    ST_0x0385 = 150,
+    /// `ST` (opcode key 0x0385)
+    ST_0x0385_2 = 151,
+    /// `STG` (opcode key 0x0386), e.g. `@!P1 STG.E.EU.U16.STRONG.GPU.PRIVATE [0x645c7a], R14 ;`
+    STG_0x0386 = 152,
+    /// `STG` (opcode key 0x0386)
+    STG_0x0386_2 = 153,
+    /// `STL` (opcode key 0x0387), e.g. `@!P4 STL.EU.U16 [0xb0a32a], R36 ;`
+    STL_0x0387 = 154,
+    /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
+    STL_0x0387_2 = 155,
+    /// `STS` (opcode key 0x0388), e.g. `STS [0x18], R2 ;`
+    STS_0x0388 = 156,
+    /// `STS` (opcode key 0x0388), e.g. `STS.U8 [R4+0x1a0], R25 ;`
+    STS_0x0388_2 = 157,
+    /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
+    SHFL_0x0389 = 158,
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P6 ATOM.E.INVALID15.LU.INVALID12.MMIO.GPU P3, R23, [0x4f54ad], R1 ;`
+    ATOM_0x038a = 159,
+    /// `ATOM` (opcode key 0x038a), e.g. `@P2 ATOM.ADD.INVALID9.CONSTANT.CTA.PRIVATE P4, R13, [R129+0x2ed32b], R106 ;`
+    ATOM_0x038a_2 = 160,
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.CAS.INVALID6.INVALID11.STRONG.SM.PRIVATE P6, R13, [0x77db6], R3, R177 ;`
+    ATOM_0x038b = 161,
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P6 ATOM.E.CAST.NA.INVALID7 P2, R188, [0x80c86e], R50, R190 ;`
+    ATOM_0x038b_2 = 162,
+    /// `ATOM` (opcode key 0x038b), e.g. `@!PT ATOM.E.CAS.LU.INVALID15.CONSTANT.GPU P1, R62, [R193+-0x65d1d8], R77, R115 ;`
+    ATOM_0x038b_3 = 163,
+    /// `ATOM` (opcode key 0x038b)
+    ATOM_0x038b_4 = 164,
+    /// `ATOMS` (opcode key 0x038c), e.g. `@P0 ATOMS.ADD RZ, [RZ], R2 ;`
+    ATOMS_0x038c = 165,
+    /// `ATOMS` (opcode key 0x038c)
+    ATOMS_0x038c_2 = 166,
+    /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS R7, [0x10], R6, R7 ;`
+    ATOMS_0x038d = 167,
+    /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAST.SPIN R7, [0x30], R6, R7 ;`
+    ATOMS_0x038d_2 = 168,
+    /// `ATOMS` (opcode key 0x038d)
+    ATOMS_0x038d_3 = 169,
+    /// `ATOMS` (opcode key 0x038d), e.g. `@!P1 ATOMS.CAST.S32 RZ, [R28.X16+0x25a430], R250, R13 ;`
+    ATOMS_0x038d_4 = 170,
+    /// `CCTLT` (opcode key 0x0391), e.g. `@P2 CCTLT.IVTH R44 ;`
+    CCTLT_0x0391 = 171,
+    /// `SUATOM` (opcode key 0x0394)
+    SUATOM_0x0394 = 172,
+    /// `SUATOM` (opcode key 0x0396), e.g. `@!P6 SUATOM.D.BA.3D.CAS.EF.INVALID6.STRONG.GPU.TRAP P1, R101, [R139], R181, R156 ;`
+    SUATOM_0x0396 = 173,
+    /// `SURED` (opcode key 0x03a0), e.g. `@P0 SURED.D.3D.XOR.INVALID7.S64.CONSTANT.VC.PRIVATE.IGN [R191], R66, R231 ;`
+    SURED_0x03a0 = 174,
+    /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
+    MATCH_0x03a1 = 175,
+    /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
+    MATCH_0x03a1_2 = 176,
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.INVALID15.INVALID7.INVALID7.STRONG.GPU P4, R150, [0xe8e8e2], R22 ;`
+    ATOMG_0x03a8 = 177,
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@P1 ATOMG.E.ADD.F64.RN.STRONG.GPU.PRIVATE P0, R38, [R66+-0x6e681], R224 ;`
+    ATOMG_0x03a8_2 = 178,
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@P6 ATOMG.CAS.INVALID7.64.CONSTANT.SM P2, R36, [0xa4e06e], R106, R143 ;`
+    ATOMG_0x03a9 = 179,
+    /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
+    ATOMG_0x03a9_2 = 180,
+    /// `QSPC` (opcode key 0x03aa), e.g. `@!P0 QSPC.E.INVALID3 P5, R104, [0x69640d] ;`
+    QSPC_0x03aa = 181,
+    /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
+    QSPC_0x03aa_2 = 182,
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P3 GETLMEMBASE R27 ;`
+    GETLMEMBASE_0x03c0 = 183,
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P3 SETLMEMBASE R208 ;`
+    SETLMEMBASE_0x03c1 = 184,
+    /// `R2UR` (opcode key 0x03c2), e.g. `@P0 R2UR P0, UR44, R106 ;`
+    R2UR_0x03c2 = 185,
+    /// `R2UR` (opcode key 0x03c2), e.g. `@P2 R2UR.OR P0, UR1, R202 ;`
+    R2UR_0x03c2_2 = 186,
+    /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
+    REDUX_0x03c4 = 187,
+    /// `(prints nothing)` (opcode key 0x03d0), e.g. ``
+    X_0x03d0 = 188,
+    /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
+    X_0x03d5 = 189,
+    /// `LEA` (opcode key 0x0411), e.g. `@!P6 LEA.HI R50, P6, R242, R47, 0x40a4a8f4, 0x0 ;`
+    LEA_0x0411 = 190,
+    /// `LEA` (opcode key 0x0411), e.g. `@P0 LEA.???0.X R122, P0, R166, R121.reuse, 0x8e897d49, 0x1b, P0 ;`
+    LEA_0x0411_2 = 191,
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!PT VABSDIFF.U32 R194, P5, R248, R36, 0x37b9ba44 ;`
+    VABSDIFF_0x0414 = 192,
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P0 VABSDIFF4.U8 R254, P2, R5, R200, 0xc8436946 ;`
+    VABSDIFF4_0x0415 = 193,
+    /// `PRMT` (opcode key 0x0416), e.g. `@!P0 PRMT.INVALID7 R232, R17, R105, 0x1d57dbc0 ;`
+    PRMT_0x0416 = 194,
+    /// `SHF` (opcode key 0x0419), e.g. `SHF.R.S32.HI R200, R89, R187, 0x7c20f747 ;`
+    SHF_0x0419 = 195,
+    /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
+    FADD_0x0421 = 196,
+    /// `FFMA` (opcode key 0x0423), e.g. `FFMA R15, R12, R15, -0.16641564667224884033 ;`
+    FFMA_0x0423 = 197,
+    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
+    IMAD_0x0424 = 198,
+    /// `IMAD` (opcode key 0x0424), e.g. `@!P4 IMAD.X R190, R237, R86, 0x196c6765, P6 ;`
+    IMAD_0x0424_2 = 199,
+    /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
+    DADD_0x0429 = 200,
+    /// `DSETP` (opcode key 0x042a), e.g. `DSETP.GTU.AND P2, PT, |R6|, +INF , PT ;`
+    DSETP_0x042a = 201,
+    /// `DFMA` (opcode key 0x042b), e.g. `@P1 DFMA R6, R4, R6, +INF  ;`
+    DFMA_0x042b = 202,
+    /// `HADD2` (opcode key 0x0430)
+    HADD2_0x0430 = 203,
+    /// `HADD2` (opcode key 0x0430), e.g. `HADD2.F32 R188, R187.F32, -SNAN  ;`
+    HADD2_0x0430_2 = 204,
+    /// `(prints nothing)` (opcode key 0x0431), e.g. ``
+    X_0x0431 = 205,
+    /// `(prints nothing)` (opcode key 0x0431), e.g. ``
+    X_0x0431_2 = 206,
+    /// `HSET2` (opcode key 0x0433)
+    HSET2_0x0433 = 207,
+    /// `HSETP2` (opcode key 0x0434), e.g. `@P6 HSETP2.NUM.H_AND.FTZ.OR P4, P6, R111.H1_H1, 4.296875, 89.75, !P5 ;`
+    HSETP2_0x0434 = 208,
+    /// `HFMA2` (opcode key 0x0435), e.g. `@!PT HFMA2.MMA.FTZ.RELU R240, |R165|, -|R249|, -3072, -14.4609375, !P0 ;`
+    HFMA2_0x0435 = 209,
+    /// `HFMA2` (opcode key 0x0435)
+    HFMA2_0x0435_2 = 210,
+    /// `F2FP` (opcode key 0x043e), e.g. `@!P5 F2FP.RELU.???2.PACK_AB.RS R246, R161, R151, -1.19951261696000000000e+11.H1 ;`
+    F2FP_0x043e = 211,
+    /// `(prints nothing)` (opcode key 0x043e), e.g. ``
+    X_0x043e = 212,
+    /// `F2IP` (opcode key 0x0443)
+    F2IP_0x0443 = 213,
+    /// `BAR` (opcode key 0x051d), e.g. `@P4 BAR.SYNC R73, 0x980 ;`
+    BAR_0x051d = 214,
+    /// `BAR` (opcode key 0x051d), e.g. `@!P6 BAR.ARV R22, 0x3ea ;`
+    BAR_0x051d_2 = 215,
+    /// `BAR` (opcode key 0x051d), e.g. `BAR.RED.INVALID3 R102, 0x154, P5 ;`
+    BAR_0x051d_3 = 216,
+    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SCAN R105, 0x46c, P6 ;`
+    BAR_0x051d_4 = 217,
+    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SYNC.DEFER_BLOCKING R105, 0x931 ;`
+    BAR_0x051d_5 = 218,
+    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.RED.POPC.DEFER_BLOCKING R230, 0xc33, P5 ;`
+    BAR_0x051d_6 = 219,
+    /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
+    SHFL_0x0589 = 220,
+    /// `SUATOM` (opcode key 0x0593)
+    SUATOM_0x0593 = 221,
+    /// `SUATOM` (opcode key 0x0595), e.g. `@!P2 SUATOM.D.1D_BUFFER.CAS.EF.INVALID6.MMIO.GPU.IGN P2, R196, [R87], R147, 0x18, 0x267d ;`
+    SUATOM_0x0595 = 222,
+    /// `SURED` (opcode key 0x059f)
+    SURED_0x059f = 223,
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P1 VABSDIFF R16, R239, R145, c[0x1f][-0x4a50] ;`
+    VABSDIFF_0x0614 = 224,
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P5 VABSDIFF4.ACC R75, P2, R202, R93, c[0x5][-0xd20] ;`
+    VABSDIFF4_0x0615 = 225,
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P0 PRMT.F4E R165, R129, R223, c[0x12][-0x7698] ;`
+    PRMT_0x0616 = 226,
+    /// `SHF` (opcode key 0x0619), e.g. `@P6 SHF.L.U32.HI R14, R72, R38, c[0x16][0x221c] ;`
+    SHF_0x0619 = 227,
+    /// `FADD` (opcode key 0x0621), e.g. `@!P2 FADD.FTZ.RZ.SAT R99, |R88|, -|c[0x1d][-0x4710]| ;`
+    FADD_0x0621 = 228,
+    /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
+    FFMA_0x0623 = 229,
+    /// `IMAD` (opcode key 0x0624), e.g. `IMAD.MOV.U32 R10, RZ, RZ, c[0x4][0x8] ;`
+    IMAD_0x0624 = 230,
+    /// `IMAD` (opcode key 0x0624), e.g. `IMAD.X R15, RZ, RZ, c[0x0][0x18c], P2 ;`
+    IMAD_0x0624_2 = 231,
+    /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
+    IMAD_0x0625 = 232,
+    /// `IMAD` (opcode key 0x0625), e.g. `@P5 IMAD.WIDE.U32.X R254, P4, R55, R208, c[0x1e][0x4304], !PT ;`
+    IMAD_0x0625_2 = 233,
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P2 IMAD.HI R247, P5, R234, R174, -c[0x5][-0x2494] ;`
+    IMAD_0x0627 = 234,
+    /// `IMAD` (opcode key 0x0627), e.g. `IMAD.HI.X R199, P6, R68, R135, ~c[0xe][0x36f8], P2 ;`
+    IMAD_0x0627_2 = 235,
+    /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
+    DADD_0x0629 = 236,
+    /// `DSETP` (opcode key 0x062a), e.g. `@P2 DSETP.LE.XOR P2, P6, |R248|.reuse, c[0x13][0xecc], PT ;`
+    DSETP_0x062a = 237,
+    /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
+    DFMA_0x062b = 238,
+    /// `CLMAD` (opcode key 0x062c), e.g. `@!P2 CLMAD.LO R79, R73, R35, c[0x16][0x4974] ;`
+    CLMAD_0x062c = 239,
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P6 HADD2.SAT R192, -|R197|.F32, |c[0x18] [-0x212c].F32| ;`
+    HADD2_0x0630 = 240,
+    /// `HADD2` (opcode key 0x0630), e.g. `@!PT HADD2.F32.FTZ.SAT R218, -R97, -|c[0x3] [0x566c]| ;`
+    HADD2_0x0630_2 = 241,
+    /// `(prints nothing)` (opcode key 0x0631), e.g. ``
+    X_0x0631 = 242,
+    /// `(prints nothing)` (opcode key 0x0631), e.g. ``
+    X_0x0631_2 = 243,
+    /// `HSET2` (opcode key 0x0633), e.g. `@!P5 HSET2.BF.GT.AND R225, R30.H0_H0, -|c[0x1c] [-0x24c0].F32|, !P1 ;`
+    HSET2_0x0633 = 244,
+    /// `HSETP2` (opcode key 0x0634), e.g. `@!P5 HSETP2.LT.FTZ.OR P4, P0, |R135|.F32, c[0xa] [0x6f60].H1_H1, P0;`
+    HSETP2_0x0634 = 245,
+    /// `HFMA2` (opcode key 0x0635)
+    HFMA2_0x0635 = 246,
+    /// `HFMA2` (opcode key 0x0635), e.g. `@!P2 HFMA2.MMA.INVALID3.SAT R5, |R86|, -|R76|, -c[0xe][-0x4900] ;`
+    HFMA2_0x0635_2 = 247,
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.RELU.PACK_AB.RS.REG_RS.7b R77, R119, R224, c[0xf] [-0x3b70].H1 ;`
+    F2FP_0x063e = 248,
+    /// `(prints nothing)` (opcode key 0x063e), e.g. ``
+    X_0x063e = 249,
+    /// `F2IP` (opcode key 0x0643), e.g. `@P5 F2IP.U8.F32.TRUNC.NTZ R53, R91, R170, c[0x4] [0x7004];`
+    F2IP_0x0643 = 250,
+    /// `SUATOM` (opcode key 0x0793), e.g. `@!P2 SUATOM.D.2D_ARRAY.ADD.EF.F16x2.RN.MMIO.GPU.IGN R172, [R123], R237, 0xf, 0xc, 0xf9 ;`
+    SUATOM_0x0793 = 251,
+    /// `SUATOM` (opcode key 0x0795), e.g. `@P1 SUATOM.D.BA.1D_ARRAY.CAS.EF.INVALID6.CONSTANT.CTA.PRIVATE P5, R133, [R65], R193, 0x12, 0x20, 0xea ;`
+    SUATOM_0x0795 = 252,
+    /// `SULD` (opcode key 0x0797), e.g. `@!P3 SULD.P.1D_ARRAY.EF.CONSTANT.GPU.INVALID13 P6, R231, [R19], 0x5, 0x2f, 0xeb ;`
+    SULD_0x0797 = 253,
+    /// `SULD` (opcode key 0x0799), e.g. `@!P0 SULD.D.3D.EF.S16.CONSTANT.INVALID3 P5, R157, [R90], 0x15, 0x18, 0xee ;`
+    SULD_0x0799 = 254,
+    /// `SUST` (opcode key 0x079b), e.g. `@!P6 SUST.P.INVALID6.INVALID7.CONSTANT.SM.INVALID4.IGN [R191], R235, 0xe, 0x24, 0x4d ;`
+    SUST_0x079b = 255,
+    /// `SUST` (opcode key 0x079d), e.g. `@P3 SUST.D.BA.2D.INVALID7.S8.CONSTANT.PRIVATE [R165], R154, 0xc, 0x13, 0x52 ;`
+    SUST_0x079d = 256,
+    /// `SURED` (opcode key 0x079f)
+    SURED_0x079f = 257,
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `@!PT SUQUERY.BA.INVALID6 P6, R96, [R139], ???1, 0x1a, 0x3a, 0x83 ;`
+    SUQUERY_0x07b3 = 258,
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P2 PMTRIG !P3, 0xcc13 ;`
+    PMTRIG_0x0801 = 259,
+    /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
+    MOV_0x0802 = 260,
+    /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
+    P2R_0x0803 = 261,
+    /// `R2P` (opcode key 0x0804), e.g. `@P1 R2P PR, R80.B3, 0x59595743 ;`
+    R2P_0x0804 = 262,
+    /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
+    CS2R_0x0805 = 263,
+    /// `VOTE` (opcode key 0x0806), e.g. `VOTE.ANY R0, PT, !P0 ;`
+    VOTE_0x0806 = 264,
+    /// `SEL` (opcode key 0x0807), e.g. `SEL R7, RZ, 0x200, P3 ;`
+    SEL_0x0807 = 265,
+    /// `FSEL` (opcode key 0x0808), e.g. `FSEL R11, R11, 6.7498600401449948549e-05, P0 ;`
+    FSEL_0x0808 = 266,
+    /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
+    FMNMX_0x0809 = 267,
+    /// `FSET` (opcode key 0x080a), e.g. `@P1 FSET.BF.T.AND R197, -|R149|, 6.45455359926938571750e+32, PT ;`
+    FSET_0x080a = 268,
+    /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
+    FSETP_0x080b = 269,
+    /// `ISETP` (opcode key 0x080c), e.g. `ISETP.GE.U32.AND P0, PT, R0, 0x7fe00000, PT ;`
+    ISETP_0x080c = 270,
+    /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
+    ISETP_0x080c_2 = 271,
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@P2 CSMTEST.A.FCSM_TR.OR P5, P5, 0x7a822fb, P4 ;`
+    CSMTEST_0x080d = 272,
+    /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
+    IADD3_0x0810 = 273,
+    /// `IADD3` (opcode key 0x0810), e.g. `IADD3.X R33, R5, -0x1, RZ, P2, !PT ;`
+    IADD3_0x0810_2 = 274,
+    /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
+    LEA_0x0811 = 275,
+    /// `LEA` (opcode key 0x0811), e.g. `LEA.X R14, P1, ~R177, 0xd21991db, 0x12, !P0 ;`
+    LEA_0x0811_2 = 276,
+    /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
+    LEA_0x0811_3 = 277,
+    /// `LEA` (opcode key 0x0811), e.g. `@!P0 LEA.HI.SX32 R254, P1, -R104, 0x21b9cce, 0xa ;`
+    LEA_0x0811_4 = 278,
+    /// `LEA` (opcode key 0x0811), e.g. `@!P3 LEA.HI.X R97, P4, R56, 0x4d7aa9f0, R37, 0x1f, P6 ;`
+    LEA_0x0811_5 = 279,
+    /// `LEA` (opcode key 0x0811), e.g. `@P5 LEA.HI.X.SX32 R118, P5, R143, 0x208c8a82, 0x1a, P6 ;`
+    LEA_0x0811_6 = 280,
+    /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
+    LOP3_0x0812 = 281,
+    /// `IABS` (opcode key 0x0813), e.g. `@P2 IABS R124, 0x7d6c983c ;`
+    IABS_0x0813 = 282,
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P1 VABSDIFF.U32 R108, P6, R236, 0xba29e726, R28.reuse ;`
+    VABSDIFF_0x0814 = 283,
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `VABSDIFF4.ACC R105, P1, R88, 0xadb8ba73, R164 ;`
+    VABSDIFF4_0x0815 = 284,
+    /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
+    PRMT_0x0816 = 285,
+    /// `IMNMX` (opcode key 0x0817), e.g. `IMNMX.U32 R7, R3, 0xb800000, PT ;`
+    IMNMX_0x0817 = 286,
+    /// `SHF` (opcode key 0x0819), e.g. `SHF.L.U32 R0, R10, 0x2, RZ ;`
+    SHF_0x0819 = 287,
+    /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
+    SGXT_0x081a = 288,
+    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK R102, R4, 0xf7c721a7 ;`
+    BMSK_0x081b = 289,
+    /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
+    PLOP3_0x081c = 290,
+    /// `PLOP3` (opcode key 0x081c), e.g. `@!P4 PLOP3.LUT P0, P5, PT, !P1, UP5, 0x86, 0xde ;`
+    PLOP3_0x081c_2 = 291,
+    /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
+    FMUL_0x0820 = 292,
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@!PT FSWZADD.FTZ.NDV R242, R241, R145, NPPNNPNP ;`
+    FSWZADD_0x0822 = 293,
+    /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
+    FFMA_0x0823 = 294,
+    /// `IMAD` (opcode key 0x0824), e.g. `IMAD.SHL.U32 R2, R0, 0x2, RZ ;`
+    IMAD_0x0824 = 295,
+    /// `IMAD` (opcode key 0x0824), e.g. `IMAD.X R13, R25, 0x1, R5, P0 ;`
+    IMAD_0x0824_2 = 296,
+    /// `IMAD` (opcode key 0x0825), e.g. `IMAD.WIDE.U32 R12, R17, -0x5d067c92, RZ ;`
+    IMAD_0x0825 = 297,
+    /// `IMAD` (opcode key 0x0825), e.g. `IMAD.WIDE.U32.X R14, R5, 0x20c49ba5, R14, P3 ;`
+    IMAD_0x0825_2 = 298,
+    /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
+    IMAD_0x0827 = 299,
+    /// `IMAD` (opcode key 0x0827), e.g. `@P6 IMAD.HI.U32.X R168, R154, -0x62327cd2, ~R246.reuse, !P0 ;`
+    IMAD_0x0827_2 = 300,
+    /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
+    DMUL_0x0828 = 301,
+    /// `DFMA` (opcode key 0x082b), e.g. `@!P1 DFMA R2, R2, 2, -R16 ;`
+    DFMA_0x082b = 302,
+    /// `(prints nothing)` (opcode key 0x0831), e.g. ``
+    X_0x0831 = 303,
+    /// `(prints nothing)` (opcode key 0x0831), e.g. ``
+    X_0x0831_2 = 304,
+    /// `HMUL2` (opcode key 0x0832)
+    HMUL2_0x0832 = 305,
+    /// `HFMA2` (opcode key 0x0835)
+    HFMA2_0x0835 = 306,
+    /// `HFMA2` (opcode key 0x0835)
+    HFMA2_0x0835_2 = 307,
+    /// `I2I` (opcode key 0x0838), e.g. `@!P4 I2I.U8.S32.SAT R238, 0x4ab76d24 ;`
+    I2I_0x0838 = 308,
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S2.S32.INVALID3 R191, R75, 0x3c0844c3, R90.???0 ;`
+    I2IP_0x0839 = 309,
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P2 I2IP.S4.S32 R206, R7, -0x46540c50, R90.24 ;`
+    I2IP_0x0839_2 = 310,
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S8.S32.SAT R142, R197, 0x14e40718, R64.reuse ;`
+    I2IP_0x0839_3 = 311,
+    /// `(prints nothing)` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
+    X_0x083b = 312,
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P1 F2FP.RELU.???2.PACK_AB.RS.REG_RS.10b.LTN25 R220, R238.reuse, 0.044512949883937835693, R0.reuse.H1 ;`
+    F2FP_0x083e = 313,
+    /// `(prints nothing)` (opcode key 0x083e), e.g. `F2FP.RELU.PACK_AB R88, R59, -1.85922531628654389481e+33 ;`
+    X_0x083e = 314,
+    /// `(prints nothing)` (opcode key 0x083e), e.g. `@!PT F2FP.SATFINITE.RELU.BF16.MERGE_C R224, 4.4663539228528900055e-35, R170.H1 ;`
+    X_0x083e_2 = 315,
+    /// `(prints nothing)` (opcode key 0x0840), e.g. ``
+    X_0x0840 = 316,
+    /// `F2IP` (opcode key 0x0843), e.g. `@P3 F2IP.INVALID2.F32.TRUNC.RELU R182, R189, -2.6042848412591968397e-27, R146.H1 ;`
+    F2IP_0x0843 = 317,
+    /// `I2FP` (opcode key 0x0845), e.g. `@!P1 I2FP.???0.U32 R144, 0x941903e3 ;`
+    I2FP_0x0845 = 318,
+    /// `I2FP` (opcode key 0x0845), e.g. `I2FP.???5.S32 R204, -0x21915a3f ;`
+    I2FP_0x0845_2 = 319,
+    /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
+    UMOV_0x0882 = 320,
+    /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
+    VOTEU_0x0886 = 321,
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP2 UPLOP3.LUT UP5, UP6, !UP4, UP0, !UP5, 0x60, 0xb2;`
+    UPLOP3_0x089c = 322,
+    /// `FLO` (opcode key 0x0900), e.g. `@P6 FLO.SH R139, P4, 0x86e7bf3a ;`
+    FLO_0x0900 = 323,
+    /// `BREV` (opcode key 0x0901), e.g. `@P4 BREV R38, 0x7610dcd3 ;`
+    BREV_0x0901 = 324,
+    /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
+    FCHK_0x0902 = 325,
+    /// `F2I` (opcode key 0x0905), e.g. `@P3 F2I.???7.F16.TRUNC.NTZ R33, 0.0065460205078125 ;`
+    F2I_0x0905 = 326,
+    /// `F2I` (opcode key 0x0905), e.g. `@P0 F2I.U32 R75, 2.2806884262583710728e-19 ;`
+    F2I_0x0905_2 = 327,
+    /// `I2F` (opcode key 0x0906), e.g. `@!P3 I2F.F16.U32.RM R174, 0x8b6ae6e1 ;`
+    I2F_0x0906 = 328,
+    /// `I2F` (opcode key 0x0906), e.g. `@!P4 I2F.RZ R110, -0x7bab3cc7 ;`
+    I2F_0x0906_2 = 329,
+    /// `FRND` (opcode key 0x0907), e.g. `@!P6 FRND.FTZ.F16.TRUNC R174, -4.017353057861328125e-05 ;`
+    FRND_0x0907 = 330,
+    /// `FRND` (opcode key 0x0907), e.g. `@!P3 FRND.TRUNC R98, 40.532428741455078125 ;`
+    FRND_0x0907_2 = 331,
+    /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
+    MUFU_0x0908 = 332,
+    /// `MUFU` (opcode key 0x0908), e.g. `@P3 MUFU.INVALID14.F16 R155, +SNAN  ;`
+    MUFU_0x0908_2 = 333,
+    /// `POPC` (opcode key 0x0909), e.g. `@!P1 POPC R6, 0xb858105a ;`
+    POPC_0x0909 = 334,
+    /// `F2F` (opcode key 0x0910), e.g. `F2F.FTZ.F64.F16 R184, -0.10888671875 ;`
+    F2F_0x0910 = 335,
+    /// `F2F` (opcode key 0x0910), e.g. `@P2 F2F.F64.F32.RP R75, 6.20595108098101470410e+35 ;`
+    F2F_0x0910_2 = 336,
+    /// `F2F` (opcode key 0x0910), e.g. `@P1 F2F.FTZ.F32.F64 R241, 2.81470319442180060082e+261 ;`
+    F2F_0x0910_3 = 337,
+    /// `F2I` (opcode key 0x0911), e.g. `@P4 F2I.U64.F16.CEIL.NTZ R174, 0.00739288330078125 ;`
+    F2I_0x0911 = 338,
+    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.FTZ.U64.NTZ R75, 1.0392664159808440161e-11 ;`
+    F2I_0x0911_2 = 339,
+    /// `F2I` (opcode key 0x0911)
+    F2I_0x0911_3 = 340,
+    /// `F2I` (opcode key 0x0911), e.g. `@P2 F2I.U32.F64.CEIL.NTZ R133, -4.9568776894712267761e-281 ;`
+    F2I_0x0911_4 = 341,
+    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F64.U32.RP R113, 0x3ac0276f ;`
+    I2F_0x0912 = 342,
+    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F64.RM R248, -0x52b0566b ;`
+    I2F_0x0912_2 = 343,
+    /// `I2F` (opcode key 0x0912), e.g. `@!P3 I2F.F64.U64.RZ R41, 0x762de042 ;`
+    I2F_0x0912_3 = 344,
+    /// `I2F` (opcode key 0x0912), e.g. `@!P6 I2F.F64.S64.RM R92, 0x37786461 ;`
+    I2F_0x0912_4 = 345,
+    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F16.U64 R19, 0x82debe45 ;`
+    I2F_0x0912_5 = 346,
+    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F16.S64.RM R92, 0x7f6468c4 ;`
+    I2F_0x0912_6 = 347,
+    /// `FRND` (opcode key 0x0913), e.g. `@P5 FRND.???5.TRUNC R63, -1.4440874145382382516e-166 ;`
+    FRND_0x0913 = 348,
+    /// `NOP` (opcode key 0x0918), e.g. `NOP;`
+    NOP_0x0918 = 349,
+    /// `S2R` (opcode key 0x0919), e.g. `S2R R5, SR_LANEID ;`
+    S2R_0x0919 = 350,
+    /// `DEPBAR` (opcode key 0x091a)
+    DEPBAR_0x091a = 351,
+    /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
+    DEPBAR_0x091a_2 = 352,
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SYNC 0x4, R135;`
+    BAR_0x091d = 353,
+    /// `BAR` (opcode key 0x091d), e.g. `@!P0 BAR.ARV 0x0, R132 ;`
+    BAR_0x091d_2 = 354,
+    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.AND 0xb, R27, !P0 ;`
+    BAR_0x091d_3 = 355,
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SCAN 0xe, R65, !P5 ;`
+    BAR_0x091d_4 = 356,
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SYNC.DEFER_BLOCKING 0x0, R140 ;`
+    BAR_0x091d_5 = 357,
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.RED.POPC.DEFER_BLOCKING 0x7, R240, !P3 ;`
+    BAR_0x091d_6 = 358,
+    /// `AL2P` (opcode key 0x0920), e.g. `@!P1 AL2P.O R77, 0x13 ;`
+    AL2P_0x0920 = 359,
+    /// `AL2P` (opcode key 0x0920), e.g. `@P5 AL2P.O R12, R4, -0x129 ;`
+    AL2P_0x0920_2 = 360,
+    /// `ISBERD` (opcode key 0x0923), e.g. `@P4 ISBERD.PATCH.32 R44, [R223+0xd469] ;`
+    ISBERD_0x0923 = 361,
+    /// `OUT` (opcode key 0x0924), e.g. `@!P3 OUT.EMIT_THEN_CUT R221, R136, -0x3c9469e6 ;`
+    OUT_0x0924 = 362,
+    /// `PIXLD` (opcode key 0x0925), e.g. `@!PT PIXLD.MY_INDEX R253, P6 ;`
+    PIXLD_0x0925 = 363,
+    /// `IPA` (opcode key 0x0926), e.g. `@!P1 IPA.PASS.???3 R254, P0, a[0x280], 0x363d2b62 ;`
+    IPA_0x0926 = 364,
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P5 ISBEWR.???0.SKEW.INVALID3 [R108+0x46aa], R235 ;`
+    ISBEWR_0x0927 = 365,
+    /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
+    BSYNC_0x0941 = 366,
+    /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
+    BREAK_0x0942 = 367,
+    /// `CALL` (opcode key 0x0943), e.g. `@!P6 CALL.ABS.NOINC !P3, 0x38d26f0c8e08 ;`
+    CALL_0x0943 = 368,
+    /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
+    CALL_0x0944 = 369,
+    /// `BSSY` (opcode key 0x0945), e.g. `BSSY B0, 0xc0030 ;`
+    BSSY_0x0945 = 370,
+    /// `YIELD` (opcode key 0x0946), e.g. `YIELD ;`
+    YIELD_0x0946 = 371,
+    /// `BRA` (opcode key 0x0947), e.g. `BRA 0xbaa90;`
+    BRA_0x0947 = 372,
+    /// `WARPSYNC` (opcode key 0x0948), e.g. `WARPSYNC 0xffff ;`
+    WARPSYNC_0x0948 = 373,
+    /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
+    BRX_0x0949 = 374,
+    /// `JMP` (opcode key 0x094a), e.g. `@!P2 JMP.INC.CONV P4, 0x7539b08c68b0 ;`
+    JMP_0x094a = 375,
+    /// `JMX` (opcode key 0x094c), e.g. `@!P2 JMX.INVALID3 P6, R230 0x10867805ac034 ;`
+    JMX_0x094c = 376,
+    /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
+    EXIT_0x094d = 377,
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P0 __HIR0X1E0 ;`
+    HIR0X1E0_0x094f = 378,
+    /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
+    RET_0x0950 = 379,
+    /// `RET` (opcode key 0x0950), e.g. `@!P5 RET.ABS.NODEC !P0, R174 0x4abf3dc1e338 ;`
+    RET_0x0950_2 = 380,
+    /// `(prints nothing)` (opcode key 0x0951), e.g. ``
+    X_0x0951 = 381,
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P1 RPCMOV.32 Rpc.HI, 0x60f66f90 ;`
+    RPCMOV_0x0952 = 382,
+    /// `RPCMOV` (opcode key 0x0954), e.g. `@!P1 RPCMOV.64 Rpc, 0x1826eee8382e0 ;`
+    RPCMOV_0x0954 = 383,
+    /// `BMOV` (opcode key 0x0956), e.g. `@P0 BMOV.32 THREAD_STATE_ENUM.1, 0xf314cf83 ;`
+    BMOV_0x0956 = 384,
+    /// `BMOV` (opcode key 0x0957), e.g. `@P4 BMOV.64 ATEXIT_PC, 0x1cff670dcdeec ;`
+    BMOV_0x0957 = 385,
+    /// `(prints nothing)` (opcode key 0x095a), e.g. ``
+    X_0x095a = 386,
+    /// `KILL` (opcode key 0x095b), e.g. `@P4 KILL !P3 ;`
+    KILL_0x095b = 387,
+    /// `BPT` (opcode key 0x095c), e.g. `@!P6 BPT.PAUSE 0x4 ;`
+    BPT_0x095c = 388,
+    /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
+    BPT_0x095c_2 = 389,
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
+    NANOSLEEP_0x095d = 390,
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P0 NANOSLEEP.CLEAR P6 ;`
+    NANOSLEEP_0x095d_2 = 391,
+    /// `LD` (opcode key 0x0980), e.g. `@P5 LD.E.LU.LTC256B.CONSTANT.CTA R6, [0x1d2170b2], P0 ;`
+    LD_0x0980 = 392,
+    /// `LD` (opcode key 0x0980), e.g. `LD.EL.U8.STRONG.GPU R194, [R11+-0x5ea24136], P2 ;`
+    LD_0x0980_2 = 393,
+    /// `LDL` (opcode key 0x0983), e.g. `@P6 LDL.EU.INVALID7 R75, [0x37bcd7] ;`
+    LDL_0x0983 = 394,
+    /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
+    LDL_0x0983_2 = 395,
+    /// `LDS` (opcode key 0x0984), e.g. `LDS R5, [RZ] ;`
+    LDS_0x0984 = 396,
+    /// `LDS` (opcode key 0x0984), e.g. `LDS R7, [R6] ;`
+    LDS_0x0984_2 = 397,
+    /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
+    SHFL_0x0989 = 398,
+    /// `RED` (opcode key 0x098e), e.g. `@P5 RED.E.OR.NA.CONSTANT.SM [0x107dea], R233 ;`
+    RED_0x098e = 399,
+    /// `RED` (opcode key 0x098e), e.g. `@P4 RED.DEC.INVALID7.INVALID13.STRONG.SYS [R81+0x3a3eaa], R208 ;`
+    RED_0x098e_2 = 400,
+    /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
+    CCTL_0x098f = 401,
+    /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
+    CCTL_0x098f_2 = 402,
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P2 CCTLL.WB [0x594b4a] ;`
+    CCTLL_0x0990 = 403,
+    /// `CCTLL` (opcode key 0x0990)
+    CCTLL_0x0990_2 = 404,
+    /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
+    MEMBAR_0x0992 = 405,
+    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.INVALID6.EF.INVALID12.INVALID3 P2, R221, [R96], R55 ;`
+    SULD_0x0998 = 406,
+    /// `SULD` (opcode key 0x099a), e.g. `@P6 SULD.D.2D.EF.S8.STRONG.GPU.PRIVATE.IGN R121, [R18], R163 ;`
+    SULD_0x099a = 407,
+    /// `SUST` (opcode key 0x099c), e.g. `@!P3 SUST.P.2D.INVALID7.CONSTANT.VC.INVALID6 [R199], R23, R144 ;`
+    SUST_0x099c = 408,
+    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.1D.INVALID7.U16.STRONG.SM.PRIVATE.TRAP [R96], R69, R152 ;`
+    SUST_0x099e = 409,
+    /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
+    ERRBAR_0x09ab = 410,
+    /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
+    LDGDEPBAR_0x09af = 411,
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@P0 SUQUERY.BA.1D_BUFFER P5, R101, [R148], COMP_STATUS, R142 ;`
+    SUQUERY_0x09b3 = 412,
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP5 S2UR UR62, SR_SM_SPA_VERSION ;`
+    S2UR_0x09c3 = 413,
+    /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
+    X_0x09d4 = 414,
+    /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
+    MOV_0x0a02 = 415,
+    /// `P2R` (opcode key 0x0a03), e.g. `@P4 P2R R78, PR, R90, c[0x4][-0x6e04] ;`
+    P2R_0x0a03 = 416,
+    /// `R2P` (opcode key 0x0a04), e.g. `@!P6 R2P PR, R151.B1, c[0xe][-0x6ca4] ;`
+    R2P_0x0a04 = 417,
+    /// `SEL` (opcode key 0x0a07), e.g. `@P1 SEL R236, R154, c[0x16][-0x4788], !P0 ;`
+    SEL_0x0a07 = 418,
+    /// `FSEL` (opcode key 0x0a08), e.g. `@!P5 FSEL R146, R31, c[0x1b][0x54ec], P5 ;`
+    FSEL_0x0a08 = 419,
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@P2 FMNMX.NAN.XORSIGN R95, |R157|, |c[0x13][-0x752c]|, !P3 ;`
+    FMNMX_0x0a09 = 420,
+    /// `FSET` (opcode key 0x0a0a), e.g. `@!P2 FSET.BF.EQU.FTZ.AND R44, |R137|, |c[0x6][0x3f90]|, P0 ;`
+    FSET_0x0a0a = 421,
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@P0 FSETP.GEU.AND P2, P3, R65, c[0xd][0x1af8], !P3 ;`
+    FSETP_0x0a0b = 422,
+    /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
+    ISETP_0x0a0c = 423,
+    /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.GE.U32.AND.EX P4, PT, R5, c[0x0][0x54], PT, P4 ;`
+    ISETP_0x0a0c_2 = 424,
+    /// `IADD3` (opcode key 0x0a10), e.g. `@P0 IADD3 R12, R12, -c[0x0][0x0], RZ ;`
+    IADD3_0x0a10 = 425,
+    /// `IADD3` (opcode key 0x0a10), e.g. `IADD3.X R3, RZ, c[0x0][0x174], RZ, P1, !PT ;`
+    IADD3_0x0a10_2 = 426,
+    /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
+    LEA_0x0a11 = 427,
+    /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.X R23, P5, ~R39, c[0xf][0x1920], 0xa, !P0 ;`
+    LEA_0x0a11_2 = 428,
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P3 LEA.HI R249, P1, -R207.reuse, c[0x17][-0x42b8], R178, 0x1e ;`
+    LEA_0x0a11_3 = 429,
+    /// `LEA` (opcode key 0x0a11), e.g. `@P2 LEA.HI.SX32 R129, P5, R246, -c[0xb][-0x6098], 0x14 ;`
+    LEA_0x0a11_4 = 430,
+    /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
+    LEA_0x0a11_5 = 431,
+    /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X.SX32 R15, R15, c[0x0][0x164], 0x1, P0 ;`
+    LEA_0x0a11_6 = 432,
+    /// `LOP3` (opcode key 0x0a12), e.g. `LOP3.LUT R17, RZ, c[0x0][0x0], RZ, 0x33, !PT ;`
+    LOP3_0x0a12 = 433,
+    /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
+    IABS_0x0a13 = 434,
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@P4 VABSDIFF.U32 R30, R161, c[0x9][0x2270], R249 ;`
+    VABSDIFF_0x0a14 = 435,
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@!P5 VABSDIFF4.ACC R33, P6, R11, c[0xc][-0x3b2c], R86 ;`
+    VABSDIFF4_0x0a15 = 436,
+    /// `PRMT` (opcode key 0x0a16), e.g. `@P6 PRMT.RC8 R96, R99, c[0x1c][0x21ec], R118;`
+    PRMT_0x0a16 = 437,
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P1 IMNMX.U32 R109, R76, c[0x4][0x36dc], !PT ;`
+    IMNMX_0x0a17 = 438,
+    /// `SHF` (opcode key 0x0a19), e.g. `@P4 SHF.R.W.U32 R210, R50, c[0x13][0x4a8], R215 ;`
+    SHF_0x0a19 = 439,
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@P5 SGXT R146, R195, c[0x6][-0x69ec];`
+    SGXT_0x0a1a = 440,
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@P4 BMSK.W R244, R142, c[0xa][-0x104c] ;`
+    BMSK_0x0a1b = 441,
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P3 PLOP3.LUT P2, P6, P5, c[0x1a] [-0x4674].SIGN, !P4, 0x3, 0xd5 ;`
+    PLOP3_0x0a1d = 442,
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@P4 PLOP3.LUT P1, P0, P6, c[0xc] [-0x3e70].SIGN, R49.SIGN, 0x54, 0x3f ;`
+    PLOP3_0x0a1e = 443,
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P0 PLOP3.LUT P0, P2, R154.SIGN, c[0xf] [0x2c54].SIGN, R77.SIGN, 0x8a, 0x96;`
+    PLOP3_0x0a1f = 444,
+    /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
+    FMUL_0x0a20 = 445,
+    /// `FFMA` (opcode key 0x0a23), e.g. `FFMA R8, R8, c[0x0][0x160], R12 ;`
+    FFMA_0x0a23 = 446,
+    /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
+    IMAD_0x0a24 = 447,
+    /// `IMAD` (opcode key 0x0a24), e.g. `@!P6 IMAD.U32.X R93, R177, c[0x7][-0x6c70], R102, !PT ;`
+    IMAD_0x0a24_2 = 448,
+    /// `IMAD` (opcode key 0x0a25), e.g. `@P3 IMAD.WIDE R221, R215, c[0x1][-0xadc], R172 ;`
+    IMAD_0x0a25 = 449,
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P1 IMAD.WIDE.U32.X R107, P1, R252, c[0x7][-0x178], R217, P0 ;`
+    IMAD_0x0a25_2 = 450,
+    /// `IDP` (opcode key 0x0a26), e.g. `@P3 IDP.4A.U8.U8 R74, R75, c[0x12][0x1490], -R59 ;`
+    IDP_0x0a26 = 451,
+    /// `IDP` (opcode key 0x0a26), e.g. `@P6 IDP.2A.HI.S16.U8 R108, R203.reuse, c[0x1c][-0x408], R235 ;`
+    IDP_0x0a26_2 = 452,
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P0 IMAD.HI.U32 R210, P5, R119, c[0x1f][-0x69c4], -R4 ;`
+    IMAD_0x0a27 = 453,
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P2 IMAD.HI.X R93, R226, c[0x2][0x19c4], ~R43.reuse, P2 ;`
+    IMAD_0x0a27_2 = 454,
+    /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
+    DMUL_0x0a28 = 455,
+    /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
+    DFMA_0x0a2b = 456,
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P2 CLMAD.HI R51, R14, c[0x19][0x6680], R209 ;`
+    CLMAD_0x0a2c = 457,
+    /// `(prints nothing)` (opcode key 0x0a31), e.g. `HFMA2.RELU R185, |R108|, -c[0xd] [0x3bec].F32, -|R205|, !P4 ;`
+    X_0x0a31 = 458,
+    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P0 HFMA2.F32.FTZ.SAT R169, |R236|.H0_H0, c[0x4] [-0x65ac], |R21| ;`
+    X_0x0a31_2 = 459,
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P6 HMUL2.SAT R237, |R36|.H0_H0, c[0x19] [0x44c4] ;`
+    HMUL2_0x0a32 = 460,
+    /// `HFMA2` (opcode key 0x0a35), e.g. `HFMA2.MMA.INVALID3.RELU R42, -R175, -c[0x15][0x3e28], -|R228|, P1 ;`
+    HFMA2_0x0a35 = 461,
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P2 HFMA2.MMA.INVALID3.SAT R123, |R202|, -c[0xb][-0xeb4], -|R177|;`
+    HFMA2_0x0a35_2 = 462,
+    /// `I2I` (opcode key 0x0a38), e.g. `I2I.S8.S32.SAT R186, c[0x4][-0x86c] ;`
+    I2I_0x0a38 = 463,
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P3 I2IP.S2.S32.INVALID3 R243, R54, c[0x10][-0x234], R224.???1;`
+    I2IP_0x0a39 = 464,
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P5 I2IP.S4.S32.SATRELU R198, R121, c[0xe][-0x26c4], R30.24 ;`
+    I2IP_0x0a39_2 = 465,
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P2 I2IP.S16.S32.INVALID3 R61, R222, c[0x15][-0x1218], R93 ;`
+    I2IP_0x0a39_3 = 466,
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P0 F2FP.RELU.???1.PACK_AB.RS.REG_RS.7b.LTN25 R187, RZ.reuse, c[0x14][-0x76d0], R252 ;`
+    F2FP_0x0a3e = 467,
+    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P1 F2FP.SATFINITE.INVALID3.PACK_AB R1, R126, c[0x19][-0x18f4] ;`
+    X_0x0a3e = 468,
+    /// `(prints nothing)` (opcode key 0x0a3e), e.g. ``
+    X_0x0a3e_2 = 469,
+    /// `(prints nothing)` (opcode key 0x0a40), e.g. ``
+    X_0x0a40 = 470,
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!P3 F2IP.S8.F32.INVALID1.NTZ.RELU R223, R88, c[0x1][0x6cd0], R52 ;`
+    F2IP_0x0a43 = 471,
+    /// `I2FP` (opcode key 0x0a45), e.g. `@P5 I2FP.???4.???0 R22, c[0xe][0x4688] ;`
+    I2FP_0x0a45 = 472,
+    /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
+    ULDC_0x0ab9 = 473,
+    /// `FLO` (opcode key 0x0b00), e.g. `@!P0 FLO.U32.SH R112, P2, c[0x6][0x33d8] ;`
+    FLO_0x0b00 = 474,
+    /// `BREV` (opcode key 0x0b01), e.g. `BREV R153, c[0x1c][0x280] ;`
+    BREV_0x0b01 = 475,
+    /// `FCHK` (opcode key 0x0b02), e.g. `@!P3 FCHK P3, |R77|, |c[0x6][-0x46c8]| ;`
+    FCHK_0x0b02 = 476,
+    /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
+    X_0x0b04 = 477,
+    /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
+    X_0x0b04_2 = 478,
+    /// `F2I` (opcode key 0x0b05), e.g. `F2I.U32.F16.CEIL.NTZ R209, |c[0x8] [0x5648].H1| ;`
+    F2I_0x0b05 = 479,
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P1 F2I.FTZ.U8.CEIL.NTZ R6, |c[0x1f][0x6c68]| ;`
+    F2I_0x0b05_2 = 480,
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P5 I2F.U8 R236, c[0xc] [0x5e1c].B1 ;`
+    I2F_0x0b06 = 481,
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P3 I2F.U16.RZ R195, c[0xd] [-0xc2c].INVALID2 ;`
+    I2F_0x0b06_2 = 482,
+    /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
+    I2F_0x0b06_3 = 483,
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P4 FRND.FTZ.F16.TRUNC R119, |c[0x13] [0x461c].H1| ;`
+    FRND_0x0b07 = 484,
+    /// `FRND` (opcode key 0x0b07), e.g. `@P0 FRND R195, c[0x4][-0x1be0] ;`
+    FRND_0x0b07_2 = 485,
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P3 MUFU.RSQ64H R156, c[0x15][0x6b74] ;`
+    MUFU_0x0b08 = 486,
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P2 MUFU.TANH.F16 R11, -c[0x3] [-0x6f24].INVALID3 ;`
+    MUFU_0x0b08_2 = 487,
+    /// `POPC` (opcode key 0x0b09), e.g. `@!P1 POPC R250, c[0x13][-0x6838] ;`
+    POPC_0x0b09 = 488,
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P0 F2I.FTZ.U64.F16.FLOOR R150, |c[0x1c] [-0x27a0].INVALID3| ;`
+    F2I_0x0b11 = 489,
+    /// `F2I` (opcode key 0x0b11), e.g. `@P5 F2I.FTZ.U64.FLOOR R92, -c[0x17][-0xd54] ;`
+    F2I_0x0b11_2 = 490,
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P0 F2I.S64.F64.CEIL.NTZ R7, -c[0x15][-0x3528] ;`
+    F2I_0x0b11_3 = 491,
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P3 F2I.FTZ.F64.FLOOR R172, |c[0x19][-0x33f0]| ;`
+    F2I_0x0b11_4 = 492,
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.U8.RM R177, c[0x7] [0x2a18] ;`
+    I2F_0x0b12 = 493,
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.U16.RP R38, c[0xf] [-0x41d4] ;`
+    I2F_0x0b12_2 = 494,
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.RZ R176, c[0x15][-0x6dbc] ;`
+    I2F_0x0b12_3 = 495,
+    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.U64.RM R71, c[0xf][0xae8] ;`
+    I2F_0x0b12_4 = 496,
+    /// `I2F` (opcode key 0x0b12), e.g. `@!PT I2F.F16.U64 R215, c[0x16][0x2500] ;`
+    I2F_0x0b12_5 = 497,
+    /// `FRND` (opcode key 0x0b13), e.g. `@P2 FRND.FTZ.???4.FLOOR R254, c[0x8][0x31fc] ;`
+    FRND_0x0b13 = 498,
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNC 0xb, 0x207 ;`
+    BAR_0x0b1d = 499,
+    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
+    BAR_0x0b1d_2 = 500,
+    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.OR 0x5, 0xc12, !P3 ;`
+    BAR_0x0b1d_3 = 501,
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.SCAN 0xa, 0x30b, P5 ;`
+    BAR_0x0b1d_4 = 502,
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNCALL ;`
+    BAR_0x0b1d_5 = 503,
+    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
+    BAR_0x0b1d_6 = 504,
+    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
+    BAR_0x0b1d_7 = 505,
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P2 BAR.SYNCALL.DEFER_BLOCKING ;`
+    BAR_0x0b1d_8 = 506,
+    /// `IPA` (opcode key 0x0b26), e.g. `@P3 IPA.PASS.???3 R10, P0, a[0x8], c[0x15][-0x57f4] ;`
+    IPA_0x0b26 = 507,
+    /// `CALL` (opcode key 0x0b43), e.g. `@P5 CALL.ABS !P3, c[0x13][-0x569c] ;`
+    CALL_0x0b43 = 508,
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P3 WARPSYNC !P6, c[0x4][-0x6f3c] ;`
+    WARPSYNC_0x0b48 = 509,
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P1 JMP.INVALID3.U c[0x16][0x155c] ;`
+    JMP_0x0b4a = 510,
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P3 RPCMOV.32 Rpc.LO, c[0x5][-0x4448] ;`
+    RPCMOV_0x0b52 = 511,
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P1 RPCMOV.64 Rpc, c[0xe][0x7aa0] ;`
+    RPCMOV_0x0b54 = 512,
+    /// `BMOV` (opcode key 0x0b56), e.g. `@P5 BMOV.32.PQUAD OPT_STACK, c[0x14][0x715c] ;`
+    BMOV_0x0b56 = 513,
+    /// `BMOV` (opcode key 0x0b57), e.g. `@!P4 BMOV.64 ATEXIT_PC, c[0x3][0x5da4] ;`
+    BMOV_0x0b57 = 514,
+    /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
+    X_0x0b5a = 515,
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@!PT NANOSLEEP.RAND P3, c[0x16][0x5028] ;`
+    NANOSLEEP_0x0b5d = 516,
+    /// `TEX` (opcode key 0x0b60), e.g. `@P1 TEX.F16.RN.LL.DC.NODEP P1, R225, R207, R181, R198, 0x2, 0x13c7, ARRAY_CUBE, 0x6 ;`
+    TEX_0x0b60 = 517,
+    /// `TEX` (opcode key 0x0b60), e.g. `@!PT TEX.B.LB.LC.DC.EF P2, R153, R215, R5, R39, 0x4, 0x96a, INVALID6, 0x7 ;`
+    TEX_0x0b60_2 = 518,
+    /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.LZ.AOFFI.LU.NDV.NODEP R216, R246, R189, R36, 0x14, 0x26c8, 3D, 0x4 ;`
+    TEX_0x0b60_3 = 519,
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.SCR.B.INVALID3.LZ.AOFFI.DC.NDV.NODEP P4, R127, R117, R136, R113, 0x5, 0x3527, 2D, 0x0 ;`
+    TEX_0x0b60_4 = 520,
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P0 TEX.???0.LC.AOFFI.DC.NODEP R120, R140, R19, R122, 0x2, 0x35, 0x2d, ARRAY_2D, 0x2 ;`
+    TEX_0x0b62 = 521,
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P5 TEX.SCR.B.LB.DC.EU.NODEP P2, R32, R201, R167, R219, 0x14, 0x24, 0x86, ARRAY_1D, 0x0 ;`
+    TEX_0x0b62_2 = 522,
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!PT TLD4.R.F16.RZ.EU.NODEP R162, R8, R13, R171, 0xe, 0x34d1, INVALID6, 0xe ;`
+    TLD4_0x0b63 = 523,
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.A.B.F16.RN.DC.LU.NODEP P5, R74, R162, R142, R43, 0x16, 0x429, INVALID4, 0x9 ;`
+    TLD4_0x0b63_2 = 524,
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P6 TLD4.SCR.A.INVALID3.AOFFI.DC.INVALID7.NODEP P6, R23, R182, R113, R92, 0x1d, 0x1826, CUBE, 0x5 ;`
+    TLD4_0x0b63_3 = 525,
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P3 TLD4.SCR.G.B.F16.RN.PTP.DC.EF.NODEP P5, R222, R46, R121, R119, 0xa, 0x42, INVALID0, 0xa ;`
+    TLD4_0x0b63_4 = 526,
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P5 TLD4.B.???0.INVALID3.AOFFI.LU P4, R96, R41, R2, R201, 0x2, 0x3c, 0x54, CUBE, 0x4 ;`
+    TLD4_0x0b65 = 527,
+    /// `TLD4` (opcode key 0x0b65), e.g. `@P6 TLD4.SCR.A.???0.F16.RZ.INVALID7 P2, R224, R61, R137, R232, 0xa, 0x25, 0x65, ARRAY_CUBE, 0x1 ;`
+    TLD4_0x0b65_2 = 528,
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P3 TLD.INVALID3.INVALID7.NA.MS.CL P2, R29, R6, R141, R111, 0x1a, 0x2339, 3D ;`
+    TLD_0x0b66 = 529,
+    /// `TLD` (opcode key 0x0b66), e.g. `@P0 TLD.B.INVALID4.AOFFI.NA P6, R21, R244, R80, R156, 0x10, 0x2103, INVALID3, 0xb ;`
+    TLD_0x0b66_2 = 530,
+    /// `TLD` (opcode key 0x0b66), e.g. `@P0 TLD.SCR.F16.RN.INVALID5.EL.NODEP P5, R145, R30, R50, R215, 0x1d, 0x3a1f, 1D, 0xb ;`
+    TLD_0x0b66_3 = 531,
+    /// `TLD` (opcode key 0x0b66), e.g. `@P2 TLD.SCR.B.F16.RN.INVALID2.LU P0, R182, R42, R0, R167, 0x11, 0x1ca4, INVALID3 ;`
+    TLD_0x0b66_4 = 532,
+    /// `TLD` (opcode key 0x0b68), e.g. `@P2 TLD.???0.F16.RN.LL.AOFFI.INVALID6.CL.NODEP P1, R205, R90, R179, R14, 0x3, 0x3, 0x5a, INVALID7, 0x5 ;`
+    TLD_0x0b68 = 533,
+    /// `TLD` (opcode key 0x0b68), e.g. `TLD.SCR.???0.F16.RZ.INVALID6.EL.MS.NODEP R33, R184, R200, R58, 0x18, 0x12, 0xcd, INVALID3, 0xa ;`
+    TLD_0x0b68_2 = 534,
+    /// `TMML` (opcode key 0x0b69), e.g. `@P1 TMML.LOD R93, R143, R138, R46, 0x1a, 0x3e9f, 2D, 0x3 ;`
+    TMML_0x0b69 = 535,
+    /// `TMML` (opcode key 0x0b69), e.g. `@!P1 TMML.B.LOD.NODEP R93, R196, R233, R10, 0xc, 0x2450, 1D, 0x1 ;`
+    TMML_0x0b69_2 = 536,
+    /// `TMML` (opcode key 0x0b6b), e.g. `@!PT TMML.???0.LOD.NODEP R209, R12, R11, R103, 0x9, 0x8, 0xdc, 2D, 0xc ;`
+    TMML_0x0b6b = 537,
+    /// `TXD` (opcode key 0x0b6c), e.g. `@P6 TXD.F16.RN.LC.AOFFI.NA.NODEP P4, R159, R238, R73, R224, 0x15, 0x9bb, ARRAY_2D, 0x6 ;`
+    TXD_0x0b6c = 538,
+    /// `TXD` (opcode key 0x0b6c), e.g. `TXD.B.INVALID3.LC.INVALID6.NODEP P3, R27, R48, R241, R246, 0x13, 0x2e55, INVALID2, 0xe ;`
+    TXD_0x0b6c_2 = 539,
+    /// `TXD` (opcode key 0x0b6e), e.g. `@!P0 TXD.B.F16.RZ.INVALID6 P0, R141, R13, R142, R180, 0x0, 0x30, 0xd9, ARRAY_1D, 0x7 ;`
+    TXD_0x0b6e = 540,
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ R67, R161, R252, TEX_HEADER_SAMPLER_POS, 0x14, 0x164d, 0x7 ;`
+    TXQ_0x0b6f = 541,
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P3 TXQ.B.NODEP R107, R93, R226, INVALID3, 0x10, 0x418, 0xf ;`
+    TXQ_0x0b6f_2 = 542,
+    /// `TXQ` (opcode key 0x0b71), e.g. `TXQ.B.NODEP R198, R106, R88, TEX_HEADER_SAMPLER_POS, 0x2, 0x1c, 0x1a, 0xc ;`
+    TXQ_0x0b71 = 543,
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.TXD.NDV R190, R53, R163, R187, 0xf, 0x3790, 3D ;`
+    FOOTPRINT_0x0b72 = 544,
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.B.TXD.LB.LC.NODEP P6, R117, R142, R160, R143, 0x6, 0x3d0e, INVALID5 ;`
+    FOOTPRINT_0x0b72_2 = 545,
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.SCR.???1.INVALID7.NODEP R106, R239, R87, R167, 0x15, 0x167f, INVALID4 ;`
+    FOOTPRINT_0x0b72_3 = 546,
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P6 FOOTPRINT.SCR.B.???1.COARSE.LZ P0, R194, R87, R144, R199, 0x2, 0x292e, INVALID4 ;`
+    FOOTPRINT_0x0b72_4 = 547,
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P2 FOOTPRINT.???0.TXD.LC.FDV.NDV P2, R219, R49, R39, R4, 0x1a, 0xd, 0x45, INVALID4 ;`
+    FOOTPRINT_0x0b74 = 548,
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P2 FOOTPRINT.SCR.???0.TEX.COARSE.LZ.NODEP P6, R31, R4, R193, R185, 0x4, 0x5, 0x35, 3D ;`
+    FOOTPRINT_0x0b74_2 = 549,
+    /// `LDC` (opcode key 0x0b82), e.g. `LDC.U16.ISL R224, c[0xa][-0x6cd0] ;`
+    LDC_0x0b82 = 550,
+    /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
+    LDC_0x0b82_2 = 551,
+    /// `CCTLT` (opcode key 0x0b91), e.g. `CCTLT.???3 0x12, 0x1786 ;`
+    CCTLT_0x0b91 = 552,
+    /// `SULD` (opcode key 0x0b97), e.g. `@!P5 SULD.P.INVALID6.EF.STRONG.GPU.PRIVATE.INVALID5 P6, R89, [R67], 0x12, 0x362d ;`
+    SULD_0x0b97 = 553,
+    /// `SULD` (opcode key 0x0b99), e.g. `@!P5 SULD.D.INVALID7.EF.INVALID7.CONSTANT.SM.TRAP R244, [R5], 0x1c, 0xd30 ;`
+    SULD_0x0b99 = 554,
+    /// `SUST` (opcode key 0x0b9b), e.g. `@!P0 SUST.P.1D.INVALID7.STRONG.GPU.PRIVATE.INVALID12.INVALID3 [R59], R240, 0xd, 0x268d ;`
+    SUST_0x0b9b = 555,
+    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.1D_ARRAY.INVALID7.S8.MMIO.SYS.IGN [R206], R43, 0x19, 0x3a31 ;`
+    SUST_0x0b9d = 556,
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P0 SUQUERY.2D_ARRAY P3, R242, [R8], COMP_STATUS, 0xa, 0x4af ;`
+    SUQUERY_0x0bb3 = 557,
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!PT BMOV.32 B2, THREAD_STATE_ENUM.0 ;`
+    BMOV_0x0f55 = 558,
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P2 BMOV.32.CLEAR B12, ???63 ;`
+    BMOV_0x0f55_2 = 559,
+    /// `BMOV` (opcode key 0x0f56), e.g. `@P0 BMOV.32.PQUAD ???50, B7 ;`
+    BMOV_0x0f56 = 560,
+    /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
+    SHFL_0x0f89 = 561,
+    /// `USEL` (opcode key 0x1287), e.g. `@!UP1 USEL UR42, UR7, UR52, UP6 ;`
+    USEL_0x1287 = 562,
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP0 UISETP.GE.AND UP5, UP0, UR39, UR40, !UP2 ;`
+    UISETP_0x128c = 563,
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP4 UISETP.LT.AND.EX UPT, UP3, UR20, UR61, UPT, !UP3 ;`
+    UISETP_0x128c_2 = 564,
+    /// `UIADD3` (opcode key 0x1290), e.g. `@UP0 UIADD3 UR36, UP4, -UR0, -UR19, UR8 ;`
+    UIADD3_0x1290 = 565,
+    /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
+    UIADD3_0x1290_2 = 566,
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA UR20, UP2, -UR12, UR45, 0x3 ;`
+    ULEA_0x1291 = 567,
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP3 ULEA.X UR15, ~UR3, ~UR31, 0x11, !UP4 ;`
+    ULEA_0x1291_2 = 568,
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI UR4, UP0, UR23, -UR8, UR30, 0x9;`
+    ULEA_0x1291_3 = 569,
+    /// `ULEA` (opcode key 0x1291), e.g. `ULEA.HI.SX32 UR49, UP6, -UR36, UR9, 0x3 ;`
+    ULEA_0x1291_4 = 570,
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X UR5, UP5, ~UR17, ~UR37, UR43, 0x18, UP1 ;`
+    ULEA_0x1291_5 = 571,
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.HI.X.SX32 UR21, UP2, ~UR48, ~UR10, 0x1f, !UP1 ;`
+    ULEA_0x1291_6 = 572,
+    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP5 ULOP3.LUT UP4, UR10, UR7, UR38, UR38, 0x9f, !UPT ;`
+    ULOP3_0x1292 = 573,
+    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT.???1 UR62, UR15, UR4, UR24 ;`
+    UPRMT_0x1296 = 574,
+    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP3 UIADD3.64 UR2, UP5, UP5, UR30, -UR45, -UR50 ;`
+    UIADD3_0x1297 = 575,
+    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP4 UIADD3.64.X UR17, UP4, UP5, ~UR41, UR61, UR16, UP1, !UPT ;`
+    UIADD3_0x1297_2 = 576,
+    /// `USHF` (opcode key 0x1299), e.g. `@!UP3 USHF.L.W.S32 UR41, UR21, UR24, UR45 ;`
+    USHF_0x1299 = 577,
+    /// `USGXT` (opcode key 0x129a), e.g. `@UP0 USGXT.W.U32 UR11, UR59, UR21 ;`
+    USGXT_0x129a = 578,
+    /// `UBMSK` (opcode key 0x129b), e.g. `@!UP3 UBMSK UR46, UR26, UR27;`
+    UBMSK_0x129b = 579,
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP3 UPLOP3.LUT UP1, UP1, UP3, UR44.SIGN, UP2, 0x2c, 0xa ;`
+    UPLOP3_0x129d = 580,
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP0 UPLOP3.LUT UP1, UP2, UP3, UR15.SIGN, UR55.SIGN, 0x3b, 0x6b ;`
+    UPLOP3_0x129e = 581,
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP4 UPLOP3.LUT UP2, UPT, UR47.SIGN, UR2.SIGN, UR57.SIGN, 0x6f, 0x57 ;`
+    UPLOP3_0x129f = 582,
+    /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
+    UIMAD_0x12a4 = 583,
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP6 UIMAD.X UR26, UR28, UR40, ~UR23, !UP4 ;`
+    UIMAD_0x12a4_2 = 584,
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP2 UIMAD.WIDE.U32 UR60, UP2, UR31, UR17, -UR21 ;`
+    UIMAD_0x12a5 = 585,
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP2 UIMAD.WIDE.U32.X UR46, UP4, UR29, UR3, ~UR58, UP0;`
+    UIMAD_0x12a5_2 = 586,
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UPT UF2FP.???15.PACK_AB.???6 UR16, UR60, UR46 ;`
+    UF2FP_0x12ba = 587,
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP0 UF2FP.???7.MERGE_C UR28, UR24, UR40 ;`
+    UF2FP_0x12ba_2 = 588,
+    /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
+    UFLO_0x12bd = 589,
+    /// `UBREV` (opcode key 0x12be), e.g. `@!UP3 UBREV UR13, UR51 ;`
+    UBREV_0x12be = 590,
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UPT UPOPC UR19, UR18 ;`
+    UPOPC_0x12bf = 591,
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P4 LDTRAM.AB R37, a[UR0+0x3d4] ;`
+    LDTRAM_0x13ad = 592,
+    /// `(prints nothing)` (opcode key 0x1478), e.g. ``
+    X_0x1478 = 593,
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP4 ULEA.???0 UR11, UP6, -UR37, UR16, 0x55571cfe, 0x11 ;`
+    ULEA_0x1491 = 594,
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP4 ULEA.???0.X UR41, UP1, ~UR32, UR23, 0xc1d6661b, 0xd, !UPT ;`
+    ULEA_0x1491_2 = 595,
+    /// `USHF` (opcode key 0x1499), e.g. `@!UP4 USHF.L.W.S32 UR44, UR48, UR33, 0xa4e92ee4 ;`
+    USHF_0x1499 = 596,
+    /// `UIMAD` (opcode key 0x14a4), e.g. `UIMAD.U32 UR28, UR30, UR0, -0x78220479 ;`
+    UIMAD_0x14a4 = 597,
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP1 UIMAD.X UR1, UR34, UR1, 0x30c181f8, !UP5 ;`
+    UIMAD_0x14a4_2 = 598,
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP1 UF2FP.???14.???0.???6 UR54, UR61, -5.26667456025259295323e+25 ;`
+    UF2FP_0x14ba = 599,
+    /// `ALD` (opcode key 0x1521), e.g. `@!P0 ALD.96 R154, a[UR10+0x341], R180 ;`
+    ALD_0x1521 = 600,
+    /// `ALD` (opcode key 0x1521)
+    ALD_0x1521_2 = 601,
+    /// `IPA` (opcode key 0x1526), e.g. `@P2 IPA.PASS.OFFSET R244, P4, a[UR2+0xd0], R136 ;`
+    IPA_0x1526 = 602,
+    /// `IPA` (opcode key 0x1526), e.g. `@!P2 IPA.STATE R83, P1, a[UR53+0x228] ;`
+    IPA_0x1526_2 = 603,
+    /// `BRA` (opcode key 0x1547), e.g. `@!PT BRA.DEC.U !PT, UP5, -0x1be54ae022328 ;`
+    BRA_0x1547 = 604,
+    /// `JMP` (opcode key 0x154a), e.g. `@P5 JMP.DEC.U P2, !UP0, 0xbc8ab85be4dc ;`
+    JMP_0x154a = 605,
+    /// `LDC` (opcode key 0x1582), e.g. `@!P3 LDC.IL R5, cx[UR31][0x9fb1] ;`
+    LDC_0x1582 = 606,
+    /// `LDC` (opcode key 0x1582), e.g. `@!P6 LDC.S16.IS R91, cx[UR32][R222+-0x17ac] ;`
+    LDC_0x1582_2 = 607,
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P0 VABSDIFF.U32 R95, R46, R35, cx[UR53][0xb3e8] ;`
+    VABSDIFF_0x1614 = 608,
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P4 VABSDIFF4.U8 R232, P3, R68, R233, cx[UR26][0x618] ;`
+    VABSDIFF4_0x1615 = 609,
+    /// `PRMT` (opcode key 0x1616), e.g. `@P5 PRMT.RC16 R252, R48.reuse, R95.reuse, cx[UR8][0x4894] ;`
+    PRMT_0x1616 = 610,
+    /// `SHF` (opcode key 0x1619), e.g. `@P0 SHF.R.W.U64.HI R196, R100, R218, cx[UR20][0xb2c] ;`
+    SHF_0x1619 = 611,
+    /// `FADD` (opcode key 0x1621), e.g. `@!P2 FADD.FTZ.RM.SAT R250, R201, cx[UR51][0xb32c] ;`
+    FADD_0x1621 = 612,
+    /// `FFMA` (opcode key 0x1623), e.g. `@P1 FFMA.FMZ.RM.SAT R2, -|R110|, -R148, cx[UR8][0xbb24] ;`
+    FFMA_0x1623 = 613,
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P0 IMAD R125, R225, R169, -cx[UR49][0x5b78] ;`
+    IMAD_0x1624 = 614,
+    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.X R35, R133, R157, cx[UR17][0x32a0], !P0 ;`
+    IMAD_0x1624_2 = 615,
+    /// `IMAD` (opcode key 0x1625), e.g. `@!P3 IMAD.WIDE.U32 R45, P3, R95, R7, cx[UR39][0xb140] ;`
+    IMAD_0x1625 = 616,
+    /// `IMAD` (opcode key 0x1625), e.g. `@!P3 IMAD.WIDE.U32.X R125, P0, R142, R75, ~cx[UR15][0x8f6c], P4 ;`
+    IMAD_0x1625_2 = 617,
+    /// `IMAD` (opcode key 0x1627), e.g. `IMAD.HI.U32 R57, P0, R16, R62, -cx[UR60][0x8400] ;`
+    IMAD_0x1627 = 618,
+    /// `IMAD` (opcode key 0x1627), e.g. `@P1 IMAD.HI.X R203, P5, R112, R249, cx[UR38][0xd248], PT ;`
+    IMAD_0x1627_2 = 619,
+    /// `DADD` (opcode key 0x1629), e.g. `@!P3 DADD R101, R72, -|cx[UR12][0x81c8]| ;`
+    DADD_0x1629 = 620,
+    /// `DSETP` (opcode key 0x162a), e.g. `@!P2 DSETP.NEU.OR P4, P0, -|R190|, cx[UR29][0x7c64], P0 ;`
+    DSETP_0x162a = 621,
+    /// `DFMA` (opcode key 0x162b), e.g. `DFMA R65, R170, -|R109|, cx[UR11][0x8d44] ;`
+    DFMA_0x162b = 622,
+    /// `CLMAD` (opcode key 0x162c), e.g. `@P5 CLMAD.HI R217, R212, R220, cx[UR37][0x2cfc] ;`
+    CLMAD_0x162c = 623,
+    /// `HADD2` (opcode key 0x1630), e.g. `@!P6 HADD2.SAT R250, |R27|.H1_H1, -|cx[UR31] [0xc3c].H0_H0|;`
+    HADD2_0x1630 = 624,
+    /// `HADD2` (opcode key 0x1630), e.g. `@!P5 HADD2.F32 R96, R243.H1_H1, |cx[UR2] [0xd968].F32|;`
+    HADD2_0x1630_2 = 625,
+    /// `(prints nothing)` (opcode key 0x1631), e.g. ``
+    X_0x1631 = 626,
+    /// `(prints nothing)` (opcode key 0x1631), e.g. `@P1 HFMA2.F32.FMZ R114, -R198.H0_H0, |R67|.F32, -|cx[UR40] [0xa728].H0_H0| ;`
+    X_0x1631_2 = 627,
+    /// `HSET2` (opcode key 0x1633), e.g. `@P2 HSET2.GE.FTZ.AND R47, R121.F32, -|cx[UR44] [0xaa18]|, !P1 ;`
+    HSET2_0x1633 = 628,
+    /// `HSETP2` (opcode key 0x1634), e.g. `@!P0 HSETP2.NAN.FTZ.OR P4, P3, R28.H1_H1, |cx[UR45] [0x9b58].H1_H1|, !P4 ;`
+    HSETP2_0x1634 = 629,
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.FTZ.RELU R71, -R17, -|R84|, cx[UR54][0x3cd0], P5 ;`
+    HFMA2_0x1635 = 630,
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.FMZ R252, |R174|, -|R246|, -|cx[UR18][0xf888]| ;`
+    HFMA2_0x1635_2 = 631,
+    /// `F2FP` (opcode key 0x163e), e.g. `@P2 F2FP.SATFINITE.RELU.PACK_AB.RS.9b.LTN25 R232, R214.reuse, R145.reuse, cx[UR4] [0x2f88] ;`
+    F2FP_0x163e = 632,
+    /// `(prints nothing)` (opcode key 0x163e), e.g. `@!PT F2FP.SATFINITE.MERGE_C R46, R28, cx[UR13] [0xd178] ;`
+    X_0x163e = 633,
+    /// `F2IP` (opcode key 0x1643), e.g. `@P5 F2IP.S8.F32.INVALID2 R39, R149, R87, cx[UR11] [0xed74] ;`
+    F2IP_0x1643 = 634,
+    /// `JMP` (opcode key 0x174a), e.g. `@!P4 JMP.INC.???3 !UP6, c[0xf][-0x2fc0] ;`
+    JMP_0x174a = 635,
+    /// `(prints nothing)` (opcode key 0x183b), e.g. ``
+    X_0x183b = 636,
+    /// `(prints nothing)` (opcode key 0x1878), e.g. ``
+    X_0x1878 = 637,
+    /// `UP2UR` (opcode key 0x1883), e.g. `UP2UR UR29, UPR, UR47, 0xd3e237ae ;`
+    UP2UR_0x1883 = 638,
+    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP3 UR2UP UPR, UR50.B1, 0xed1fad7 ;`
+    UR2UP_0x1884 = 639,
+    /// `USEL` (opcode key 0x1887), e.g. `USEL UR13, UR43, 0x1aabfbbe, !UP2 ;`
+    USEL_0x1887 = 640,
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP3 UISETP.GT.INVALID3 UP3, UP5, UR52, -0x6b3cdbc7, !UP4 ;`
+    UISETP_0x188c = 641,
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP4 UISETP.EQ.U32.XOR.EX UP5, UP1, UR21, 0x2a168924, UP3, !UP2 ;`
+    UISETP_0x188c_2 = 642,
+    /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
+    UIADD3_0x1890 = 643,
+    /// `UIADD3` (opcode key 0x1890), e.g. `@UP2 UIADD3.X UR60, UP5, UP3, ~UR16, 0x35063b42, UR46, !UP2, !UPT ;`
+    UIADD3_0x1890_2 = 644,
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP6 ULEA UR5, UP2, UR33, 0xbdff2d73, 0xb ;`
+    ULEA_0x1891 = 645,
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA.X UR32, UP5, UR50, 0x5de5aa84, 0x13, !UP5 ;`
+    ULEA_0x1891_2 = 646,
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP6 ULEA.HI UR49, UP1, UR46, 0xc6dd780f, UR62, 0x13 ;`
+    ULEA_0x1891_3 = 647,
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.SX32 UR38, UP6, -UR1, 0xcdb1ee4e, 0x1f ;`
+    ULEA_0x1891_4 = 648,
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA.HI.X UR58, UP6, UR12, 0x2dea3bf5, UR34, 0x19, !UP1 ;`
+    ULEA_0x1891_5 = 649,
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP3 ULEA.HI.X.SX32 UR46, UP6, UR56, 0xb573d586, 0xa, !UP5 ;`
+    ULEA_0x1891_6 = 650,
+    /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
+    ULOP3_0x1892 = 651,
+    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP3 UPRMT UR15, UR11, 0xd9940c1c, UR0 ;`
+    UPRMT_0x1896 = 652,
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP3 UIADD3.64 UR46, UP5, UP6, UR48, -0x6e43c5a3, UR4 ;`
+    UIADD3_0x1897 = 653,
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP5 UIADD3.64.X UR21, UP0, UP2, ~UR36, -0x44d8e434, UR49, UP3, UP6 ;`
+    UIADD3_0x1897_2 = 654,
+    /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
+    USHF_0x1899 = 655,
+    /// `USGXT` (opcode key 0x189a), e.g. `@!UP6 USGXT.U32 UR24, UR41, 0x90cda74b ;`
+    USGXT_0x189a = 656,
+    /// `UBMSK` (opcode key 0x189b), e.g. `@UP6 UBMSK UR14, UR32, 0x8d4cab60 ;`
+    UBMSK_0x189b = 657,
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP4 UIMAD UR21, UR44, -0x7e338940, -UR2 ;`
+    UIMAD_0x18a4 = 658,
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP4 UIMAD.U32.X UR62, UR62, -0x79858555, ~UR49, UP0 ;`
+    UIMAD_0x18a4_2 = 659,
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE UR50, UP6, UR22, -0x57ce198b, UR50;`
+    UIMAD_0x18a5 = 660,
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR55, UP6, UR29, 0x34c64f77, UR33, !UP0 ;`
+    UIMAD_0x18a5_2 = 661,
+    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP1 ULDC.S16 UR17, [0x4cd8afba] ;`
+    ULDC_0x18b8 = 662,
+    /// `ULDC` (opcode key 0x18b8), e.g. `@UP2 ULDC.U8 UR46, [UR0+-0x6afa1a7c], UP2 ;`
+    ULDC_0x18b8_2 = 663,
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP5 UF2FP.???6.PACK_AB UR58, UR19, -2.64880518127687659684e+22 ;`
+    UF2FP_0x18ba = 664,
+    /// `UF2FP` (opcode key 0x18ba)
+    UF2FP_0x18ba_2 = 665,
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@!UP1 UCLEA UR22, UP5, UR43, 0x67a9, 0x9 ;`
+    UCLEA_0x18bc = 666,
+    /// `UFLO` (opcode key 0x18bd), e.g. `@UP4 UFLO.SH UR41, UP1, 0x80517fea ;`
+    UFLO_0x18bd = 667,
+    /// `UBREV` (opcode key 0x18be), e.g. `@UP2 UBREV UR43, 0x8067618e ;`
+    UBREV_0x18be = 668,
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@UP1 UPOPC UR29, 0x934de81a ;`
+    UPOPC_0x18bf = 669,
+    /// `IPA` (opcode key 0x1926), e.g. `@!P6 IPA.INVALID3.???1 R248, a[UR33+0x39c], 0xd981fdb5 ;`
+    IPA_0x1926 = 670,
+    /// `CALL` (opcode key 0x1943), e.g. `@P4 CALL.ABS.NOINC !PT, UR38 0xa0af5a434c94 ;`
+    CALL_0x1943 = 671,
+    /// `CALL` (opcode key 0x1944), e.g. `@P3 CALL.REL.NOINC P2, UR54 0xbe110a05c4fc ;`
+    CALL_0x1944 = 672,
+    /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
+    BRA_0x1947 = 673,
+    /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DEC.INVALID0 !P1, ~UR20, 0x1b2d1436e87b0 ;`
+    JMP_0x194a = 674,
+    /// `RET` (opcode key 0x1950), e.g. `@!P3 RET.REL !P1, UR55 -0x1b6d307f48e40 ;`
+    RET_0x1950 = 675,
+    /// `RET` (opcode key 0x1950), e.g. `@!P5 RET.ABS P0, UR51 0x12056cdb7a6c ;`
+    RET_0x1950_2 = 676,
+    /// `BRXU` (opcode key 0x1958), e.g. `@!P1 BRXU.INC.DIV P4, UR24 -0x40b3c648f24c ;`
+    BRXU_0x1958 = 677,
+    /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.INVALID3.U !P4, UR15 -0x79d67c09d124 ;`
+    JMXU_0x1959 = 678,
+    /// `LD` (opcode key 0x1980), e.g. `@!P0 LD.NA.U16 R47, [UR39+0x4e261], P1 ;`
+    LD_0x1980 = 679,
+    /// `LD` (opcode key 0x1980)
+    LD_0x1980_2 = 680,
+    /// `LD` (opcode key 0x1980)
+    LD_0x1980_3 = 681,
+    /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
+    LD_0x1980_4 = 682,
+    /// `LDG` (opcode key 0x1981), e.g. `@P5 LDG.NA.LTC256B.U16.CONSTANT.CTA P4, R189, [UR26+0x62edd5], !P5 ;`
+    LDG_0x1981 = 683,
+    /// `LDG` (opcode key 0x1981)
+    LDG_0x1981_2 = 684,
+    /// `LDG` (opcode key 0x1981), e.g. `@P4 LDG.E.EF.LTC64B.64.STRONG.GPU P3, R50, [R68.64+UR42+-0x5ba8c9], P4 ;`
+    LDG_0x1981_3 = 685,
+    /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
+    LDG_0x1981_4 = 686,
+    /// `LDL` (opcode key 0x1983), e.g. `LDL.EU R162, [R82+UR58+-0x3dd555] ;`
+    LDL_0x1983 = 687,
+    /// `LDL` (opcode key 0x1983), e.g. `@!P5 LDL.EU.S16 R62, [R237+-0x77b8ba] ;`
+    LDL_0x1983_2 = 688,
+    /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
+    LDS_0x1984 = 689,
+    /// `ST` (opcode key 0x1985)
+    ST_0x1985 = 690,
+    /// `ST` (opcode key 0x1985)
+    ST_0x1985_2 = 691,
+    /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
+    ST_0x1985_3 = 692,
+    /// `STG` (opcode key 0x1986), e.g. `@!P6 STG.E.EU.INVALID7.CONSTANT.CTA.PRIVATE [UR13+0x71e75d], R55 ;`
+    STG_0x1986 = 693,
+    /// `STG` (opcode key 0x1986)
+    STG_0x1986_2 = 694,
+    /// `STG` (opcode key 0x1986)
+    STG_0x1986_3 = 695,
+    /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
+    STG_0x1986_4 = 696,
+    /// `STL` (opcode key 0x1987), e.g. `@P0 STL.NA.S16 [R122+UR36+0xe1e2c], R60 ;`
+    STL_0x1987 = 697,
+    /// `STL` (opcode key 0x1987), e.g. `@!P4 STL.U8 desc[UR62][R20+0x8cb37], R186 ;`
+    STL_0x1987_2 = 698,
+    /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
+    STS_0x1988 = 699,
+    /// `ATOM` (opcode key 0x198a)
+    ATOM_0x198a = 700,
+    /// `ATOM` (opcode key 0x198a)
+    ATOM_0x198a_2 = 701,
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.E.MAX.EL.STRONG.SM P0, R170, [R203.64+0x1037d9], R252 ;`
+    ATOM_0x198a_3 = 702,
+    /// `ATOMS` (opcode key 0x198c)
+    ATOMS_0x198c = 703,
+    /// `RED` (opcode key 0x198e)
+    RED_0x198e = 704,
+    /// `RED` (opcode key 0x198e)
+    RED_0x198e_2 = 705,
+    /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
+    RED_0x198e_3 = 706,
+    /// `ATOMG` (opcode key 0x19a8)
+    ATOMG_0x19a8 = 707,
+    /// `ATOMG` (opcode key 0x19a8)
+    ATOMG_0x19a8_2 = 708,
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
+    ATOMG_0x19a8_3 = 709,
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P3 QSPC.G P0, R150, [UR42+-0x8d507] ;`
+    QSPC_0x19aa = 710,
+    /// `QSPC` (opcode key 0x19aa)
+    QSPC_0x19aa_2 = 711,
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P1 QSPC.???0.INVALID3 P2, R108, [R175.64+UR61+-0x37e119] ;`
+    QSPC_0x19aa_3 = 712,
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P6 ARRIVES.LDGSTSBAR.???2 [R177+UR1+-0x5f0e7a] ;`
+    ARRIVES_0x19b0 = 713,
+    /// `MOV` (opcode key 0x1a02), e.g. `@P1 MOV R76, cx[UR55][0x9570], 0x9 ;`
+    MOV_0x1a02 = 714,
+    /// `P2R` (opcode key 0x1a03), e.g. `P2R R178, PR, R75, cx[UR38][0x43b0] ;`
+    P2R_0x1a03 = 715,
+    /// `R2P` (opcode key 0x1a04), e.g. `@!P5 R2P PR, R122.B3, cx[UR41][0x27c4] ;`
+    R2P_0x1a04 = 716,
+    /// `SEL` (opcode key 0x1a07), e.g. `@P6 SEL R213, R104, cx[UR8][0xa40], P3 ;`
+    SEL_0x1a07 = 717,
+    /// `FSEL` (opcode key 0x1a08), e.g. `@P2 FSEL.FTZ R0, R130.reuse, cx[UR17][0x505c], !PT ;`
+    FSEL_0x1a08 = 718,
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@P6 FMNMX.FTZ.NAN.XORSIGN R17, R227, |cx[UR37][0x9dc0]|, !P4;`
+    FMNMX_0x1a09 = 719,
+    /// `FSET` (opcode key 0x1a0a), e.g. `@P0 FSET.BF.GTU.XOR R47, -|R202|, |cx[UR13][0x3b4c]|, P1 ;`
+    FSET_0x1a0a = 720,
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P5 FSETP.NUM.OR P5, P1, |R132|, -|cx[UR42][0xed24]|, P6 ;`
+    FSETP_0x1a0b = 721,
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P2 ISETP.T.U32.INVALID3 P3, P3, R245, cx[UR5][0x3cd8], !P0 ;`
+    ISETP_0x1a0c = 722,
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P4 ISETP.GT.U32.OR.EX P5, P5, R180.reuse, cx[UR56][0x186c], !P5, P0 ;`
+    ISETP_0x1a0c_2 = 723,
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!PT IADD3 R50, P3, P0, -R106, cx[UR4][0xb5f0], -R107 ;`
+    IADD3_0x1a10 = 724,
+    /// `IADD3` (opcode key 0x1a10), e.g. `@P3 IADD3.X R27, P2, RZ, ~cx[UR17][0x25d8], R46, !P1, !P5 ;`
+    IADD3_0x1a10_2 = 725,
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA R76, P2, R231, -cx[UR48][0x7238], 0x5 ;`
+    LEA_0x1a11 = 726,
+    /// `LEA` (opcode key 0x1a11), e.g. `@P3 LEA.X R174, P5, ~R131.reuse, cx[UR58][0xf2c0], 0xd, P4 ;`
+    LEA_0x1a11_2 = 727,
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI R68, R144, -cx[UR53][0xc948], R79, 0x1e ;`
+    LEA_0x1a11_3 = 728,
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.SX32 R97, P6, R22, -cx[UR5][0xf9f0], 0x3 ;`
+    LEA_0x1a11_4 = 729,
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.X R123, P3, R62.reuse, cx[UR54][0x6064], R190.reuse, 0x1, !P5 ;`
+    LEA_0x1a11_5 = 730,
+    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI.X.SX32 R67, R202, cx[UR40][0x8f5c], 0x4, !P6 ;`
+    LEA_0x1a11_6 = 731,
+    /// `LOP3` (opcode key 0x1a12), e.g. `@P1 LOP3.LUT.PAND P0, R195, R79, cx[UR34][0x75c8], R210, 0xc1, P0 ;`
+    LOP3_0x1a12 = 732,
+    /// `IABS` (opcode key 0x1a13), e.g. `@!P5 IABS R67, cx[UR19][0x5d24] ;`
+    IABS_0x1a13 = 733,
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P3 VABSDIFF R240, P6, R201, cx[UR39][0xf674], R227 ;`
+    VABSDIFF_0x1a14 = 734,
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P3 VABSDIFF4.ACC R202, P4, R131, cx[UR34][0x9b90], R32;`
+    VABSDIFF4_0x1a15 = 735,
+    /// `PRMT` (opcode key 0x1a16), e.g. `@!P4 PRMT R62, R30, cx[UR30][0xa1ac], R192 ;`
+    PRMT_0x1a16 = 736,
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P4 IMNMX.U32 R195, R162.reuse, cx[UR31][0xf6a8], P0 ;`
+    IMNMX_0x1a17 = 737,
+    /// `SHF` (opcode key 0x1a19), e.g. `@!P5 SHF.R.S32 R76, R155.reuse, cx[UR42][0xf08], R135 ;`
+    SHF_0x1a19 = 738,
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P5 SGXT R170, R217, cx[UR2][0xbdec] ;`
+    SGXT_0x1a1a = 739,
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P4 BMSK.W R195, R214, cx[UR39][0x1358] ;`
+    BMSK_0x1a1b = 740,
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P0 PLOP3.LUT P1, P3, !P4, cx[UR39] [0xad08].SIGN, P5, 0x7b, 0xed ;`
+    PLOP3_0x1a1d = 741,
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P1 PLOP3.LUT P2, P4, !P1, cx[UR61] [0x5f0].SIGN, R250.SIGN, 0x9, 0xa3;`
+    PLOP3_0x1a1e = 742,
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P4 PLOP3.LUT PT, P0, R34.SIGN, cx[UR53] [0x7c8].SIGN, R210.SIGN, 0x59, 0xce ;`
+    PLOP3_0x1a1f = 743,
+    /// `FMUL` (opcode key 0x1a20), e.g. `@!P4 FMUL.FTZ.RZ R33, -|R189|, cx[UR42][0x782c] ;`
+    FMUL_0x1a20 = 744,
+    /// `FFMA` (opcode key 0x1a23), e.g. `@!P5 FFMA.INVALID3.RZ R159, -|R49|, -|cx[UR46][0xa5b4]|, |R146| ;`
+    FFMA_0x1a23 = 745,
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P1 IMAD.U32 R195, R24, cx[UR55][0x3ba4], R252 ;`
+    IMAD_0x1a24 = 746,
+    /// `IMAD` (opcode key 0x1a24), e.g. `@!P5 IMAD.U32.X R26, R114, cx[URZ][0x720c], ~R82, P3 ;`
+    IMAD_0x1a24_2 = 747,
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P2 IMAD.WIDE.U32 R229, P4, R187, cx[UR10][0x8f54], -R152.reuse ;`
+    IMAD_0x1a25 = 748,
+    /// `IMAD` (opcode key 0x1a25), e.g. `@P0 IMAD.WIDE.X R21, P3, R208, cx[UR15][0xabfc], R228, P2 ;`
+    IMAD_0x1a25_2 = 749,
+    /// `IDP` (opcode key 0x1a26), e.g. `@P5 IDP.4A.S8.S8 R78, R219, cx[UR36][0x45c], R117 ;`
+    IDP_0x1a26 = 750,
+    /// `IDP` (opcode key 0x1a26), e.g. `@P2 IDP.2A.LO.U16.U8 R69, R38, cx[UR30][0xb3bc], R36.reuse ;`
+    IDP_0x1a26_2 = 751,
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!P6 IMAD.HI.U32 R143, P2, R128.reuse, cx[UR49][0xf0f8], R222.reuse ;`
+    IMAD_0x1a27 = 752,
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!P0 IMAD.HI.U32.X R177, P4, R42, cx[UR29][0x59f4], R37, !P0 ;`
+    IMAD_0x1a27_2 = 753,
+    /// `DMUL` (opcode key 0x1a28), e.g. `@!PT DMUL.RM R89, -|R240|, -|cx[UR42][0xa7b0]| ;`
+    DMUL_0x1a28 = 754,
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@!P4 DFMA R167, -R94, |cx[UR44][0xa0ec]|, |R101| ;`
+    DFMA_0x1a2b = 755,
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@P6 CLMAD.HI R175, R163, cx[UR48][0xdc5c], R122 ;`
+    CLMAD_0x1a2c = 756,
+    /// `(prints nothing)` (opcode key 0x1a31), e.g. ``
+    X_0x1a31 = 757,
+    /// `(prints nothing)` (opcode key 0x1a31), e.g. `@P3 HFMA2.FTZ.SAT R68, -R124.F32, -cx[UR7] [0xdfc4], -|R145|.H1_H1 ;`
+    X_0x1a31_2 = 758,
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@P5 HMUL2.F32.FMZ.SAT R0, R168, -cx[UR2] [0x6724].H1_H1 ;`
+    HMUL2_0x1a32 = 759,
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P4 HFMA2.MMA.FMZ.RELU R43, R27.reuse, -cx[UR12][0x6b08], -R117.reuse, P6 ;`
+    HFMA2_0x1a35 = 760,
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@P1 HFMA2.MMA.SAT R14, -|R130|, -|cx[UR33][0x716c]|, R106 ;`
+    HFMA2_0x1a35_2 = 761,
+    /// `I2I` (opcode key 0x1a38), e.g. `@!P1 I2I.S16.S32.SAT R61, cx[UR43][0x3154] ;`
+    I2I_0x1a38 = 762,
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P4 I2IP.S2.S32.INVALID3 R0, R210, cx[UR6][0x5810], R207.???1 ;`
+    I2IP_0x1a39 = 763,
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P6 I2IP.S4.S32.INVALID3 R20, R0, cx[UR30][0xdc68], R212.???0 ;`
+    I2IP_0x1a39_2 = 764,
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P1 I2IP.U16.S32.SATRELU R190, R211, cx[UR37][0xfdf0], R198 ;`
+    I2IP_0x1a39_3 = 765,
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P6 F2FP.RELU.???3.PACK_AB.RS.REG_RS.7b.LTN25 R142, R52, cx[UR20][0xd67c], R139 ;`
+    F2FP_0x1a3e = 766,
+    /// `(prints nothing)` (opcode key 0x1a3e), e.g. `@!P3 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R93, R137, cx[UR52][0x4338] ;`
+    X_0x1a3e = 767,
+    /// `(prints nothing)` (opcode key 0x1a3e), e.g. ``
+    X_0x1a3e_2 = 768,
+    /// `(prints nothing)` (opcode key 0x1a40), e.g. `@!P3 HMNMX2.BF16_V2.FTZ.NAN.XORSIGN R136, R235.H1_H1, cx[UR26] [0x4f04].H0_H0, PT ;`
+    X_0x1a40 = 769,
+    /// `F2IP` (opcode key 0x1a43), e.g. `@!P1 F2IP.INVALID2.F32.INVALID2.NTZ R83, R80, cx[UR54][0xb934], R89.H1 ;`
+    F2IP_0x1a43 = 770,
+    /// `I2FP` (opcode key 0x1a45), e.g. `@P2 I2FP.???0.???1 R15, cx[UR52][0xb4a4] ;`
+    I2FP_0x1a45 = 771,
+    /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
+    X_0x1a78 = 772,
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@UP5 ULDC.S8 UR22, cx[UR4][0x54d2] ;`
+    ULDC_0x1ab9 = 773,
+    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP3 ULDC.S16 UR54, c[0xf][UR11+0x562] ;`
+    ULDC_0x1abb = 774,
+    /// `FLO` (opcode key 0x1b00), e.g. `@P3 FLO.SH R20, P0, cx[UR4][0x752c] ;`
+    FLO_0x1b00 = 775,
+    /// `BREV` (opcode key 0x1b01), e.g. `@!P0 BREV R73, cx[UR1][0xb6b8] ;`
+    BREV_0x1b01 = 776,
+    /// `FCHK` (opcode key 0x1b02), e.g. `@P1 FCHK P2, |R176|, |cx[UR16][0xac28]| ;`
+    FCHK_0x1b02 = 777,
+    /// `(prints nothing)` (opcode key 0x1b04), e.g. ``
+    X_0x1b04 = 778,
+    /// `(prints nothing)` (opcode key 0x1b04), e.g. `@!P6 F2F.F16.F32.RP R179, -cx[UR3][0x97c4] ;`
+    X_0x1b04_2 = 779,
+    /// `F2I` (opcode key 0x1b05), e.g. `@P6 F2I.FTZ.U16.F16.FLOOR R152, -|cx[URZ] [0x4228]| ;`
+    F2I_0x1b05 = 780,
+    /// `F2I` (opcode key 0x1b05), e.g. `F2I.FTZ.U16.CEIL R91, -|cx[UR37][0x1eb4]| ;`
+    F2I_0x1b05_2 = 781,
+    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.???0.U8.RZ R8, cx[UR8] [0xb564].B2 ;`
+    I2F_0x1b06 = 782,
+    /// `I2F` (opcode key 0x1b06), e.g. `@P3 I2F.???3.U16.RM R156, cx[UR0] [0x1f58].H1 ;`
+    I2F_0x1b06_2 = 783,
+    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.???3.RZ R109, cx[UR27][0xf7f4] ;`
+    I2F_0x1b06_3 = 784,
+    /// `FRND` (opcode key 0x1b07), e.g. `@P4 FRND.FTZ.F16.FLOOR R5, -cx[UR9] [0x6088] ;`
+    FRND_0x1b07 = 785,
+    /// `FRND` (opcode key 0x1b07), e.g. `@P1 FRND.CEIL R237, |cx[UR42][0xd870]| ;`
+    FRND_0x1b07_2 = 786,
+    /// `MUFU` (opcode key 0x1b08), e.g. `@!PT MUFU.INVALID10 R91, cx[UR51][0xf3a8] ;`
+    MUFU_0x1b08 = 787,
+    /// `MUFU` (opcode key 0x1b08), e.g. `@!P2 MUFU.SIN.F16 R19, -|cx[UR14] [0x38cc].INVALID3| ;`
+    MUFU_0x1b08_2 = 788,
+    /// `POPC` (opcode key 0x1b09), e.g. `@!P0 POPC R133, ~cx[UR36][0x7998] ;`
+    POPC_0x1b09 = 789,
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P2 F2F.F64.F16.RM R72, -cx[URZ] [0xa008].H1 ;`
+    F2F_0x1b10 = 790,
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P5 F2F.FTZ.F64.F32 R49, |cx[UR12][0xfa74]| ;`
+    F2F_0x1b10_2 = 791,
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P2 F2F.FTZ.F16.F64.RZ R240, -|cx[UR44][0xfe40]| ;`
+    F2F_0x1b10_3 = 792,
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P1 F2I.U64.F16.TRUNC R195, -cx[UR37] [0xe2b0].INVALID3 ;`
+    F2I_0x1b11 = 793,
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.S64.NTZ R173, -cx[UR5][0x4b68] ;`
+    F2I_0x1b11_2 = 794,
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.S64.F64.FLOOR.NTZ R213, cx[UR21][0x551c] ;`
+    F2I_0x1b11_3 = 795,
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P2 F2I.FTZ.U32.F64 R243, |cx[UR52][0x562c]| ;`
+    F2I_0x1b11_4 = 796,
+    /// `I2F` (opcode key 0x1b12), e.g. `@P0 I2F.F64.U8 R134, cx[UR45] [0x2388].B1 ;`
+    I2F_0x1b12 = 797,
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P1 I2F.F64.U16.RZ R168, cx[UR49] [0xf428].INVALID2 ;`
+    I2F_0x1b12_2 = 798,
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.RZ R90, cx[UR6][0xa940] ;`
+    I2F_0x1b12_3 = 799,
+    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.U64.RZ R24, cx[UR58][0x9618] ;`
+    I2F_0x1b12_4 = 800,
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P5 I2F.F16.U64.RZ R194, cx[UR49][0x994] ;`
+    I2F_0x1b12_5 = 801,
+    /// `FRND` (opcode key 0x1b13), e.g. `@P0 FRND.FTZ.???11.CEIL R236, -|cx[UR38][0xbec4]| ;`
+    FRND_0x1b13 = 802,
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P3 WARPSYNC !P3, cx[URZ][0x65f8] ;`
+    WARPSYNC_0x1b48 = 803,
+    /// `JMP` (opcode key 0x1b4a), e.g. `@P2 JMP.DEC.DIV ~UR26, c[0x4][0x7994] ;`
+    JMP_0x1b4a = 804,
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P0 RPCMOV.32 Rpc.LO, cx[UR37][0x8fe0] ;`
+    RPCMOV_0x1b52 = 805,
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `@!P2 RPCMOV.64 Rpc, cx[UR3][0x28f4] ;`
+    RPCMOV_0x1b54 = 806,
+    /// `BMOV` (opcode key 0x1b56), e.g. `@P5 BMOV.32.PQUAD ???35, cx[UR27][0xbae8] ;`
+    BMOV_0x1b56 = 807,
+    /// `BMOV` (opcode key 0x1b57), e.g. `@!P1 BMOV.64 ATEXIT_PC, cx[UR5][0xe9dc] ;`
+    BMOV_0x1b57 = 808,
+    /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
+    X_0x1b5a = 809,
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P4 NANOSLEEP.WARP !PT, cx[UR16][0xcbdc] ;`
+    NANOSLEEP_0x1b5d = 810,
+    /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
+    MOV_0x1c02 = 811,
+    /// `P2R` (opcode key 0x1c03), e.g. `P2R R155, PR, R43, UR10 ;`
+    P2R_0x1c03 = 812,
+    /// `R2P` (opcode key 0x1c04), e.g. `@P6 R2P PR, RZ.B2, UR43 ;`
+    R2P_0x1c04 = 813,
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P3 SEL RZ, R219, UR11, !P5 ;`
+    SEL_0x1c07 = 814,
+    /// `FSEL` (opcode key 0x1c08), e.g. `@!P5 FSEL R206, R46, |UR60|, !P0 ;`
+    FSEL_0x1c08 = 815,
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@P0 FMNMX.FTZ.XORSIGN R240, |R1|, UR18, !PT ;`
+    FMNMX_0x1c09 = 816,
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!P0 FSET.BF.EQ.FTZ.AND R64, -R108.reuse, UR61, P3 ;`
+    FSET_0x1c0a = 817,
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@P6 FSETP.EQ.AND PT, P1, -R243, -UR60, !P0;`
+    FSETP_0x1c0b = 818,
+    /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
+    ISETP_0x1c0c = 819,
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@P6 ISETP.T.U32.XOR.EX P2, P5, R231.reuse, UR17, P3, !PT ;`
+    ISETP_0x1c0c_2 = 820,
+    /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
+    IADD3_0x1c10 = 821,
+    /// `IADD3` (opcode key 0x1c10), e.g. `@P3 IADD3.X R77, P6, P4, ~R154, UR40, R142, P6, P0 ;`
+    IADD3_0x1c10_2 = 822,
+    /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
+    LEA_0x1c11 = 823,
+    /// `LEA` (opcode key 0x1c11), e.g. `@P0 LEA.X R174, P2, R32, UR55, 0x1d, !P6 ;`
+    LEA_0x1c11_2 = 824,
+    /// `LEA` (opcode key 0x1c11), e.g. `@P4 LEA.HI R63, P5, R174, UR38, R210, 0xd ;`
+    LEA_0x1c11_3 = 825,
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P1 LEA.HI.SX32 R189, P1, -R131, UR47, 0x1e ;`
+    LEA_0x1c11_4 = 826,
+    /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
+    LEA_0x1c11_5 = 827,
+    /// `LEA` (opcode key 0x1c11), e.g. `@P0 LEA.HI.X.SX32 R57, R17.reuse, UR19, 0x8, !P5 ;`
+    LEA_0x1c11_6 = 828,
+    /// `LOP3` (opcode key 0x1c12), e.g. `@!PT LOP3.LUT P0, R17, R17, UR32, R51, 0x0, P0 ;`
+    LOP3_0x1c12 = 829,
+    /// `IABS` (opcode key 0x1c13), e.g. `@!PT IABS R31, UR38 ;`
+    IABS_0x1c13 = 830,
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@P4 VABSDIFF.U32 R109, R59, UR51, R147 ;`
+    VABSDIFF_0x1c14 = 831,
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P3 VABSDIFF4 R188, P3, R235, UR23, R210 ;`
+    VABSDIFF4_0x1c15 = 832,
+    /// `PRMT` (opcode key 0x1c16), e.g. `@P4 PRMT.INVALID7 R188, R71, UR37, R2.reuse ;`
+    PRMT_0x1c16 = 833,
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P4 IMNMX R155, R41, UR26, !P1 ;`
+    IMNMX_0x1c17 = 834,
+    /// `SHF` (opcode key 0x1c19), e.g. `@P2 SHF.L.W.U64 R156, R254, UR5, R207 ;`
+    SHF_0x1c19 = 835,
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P0 SGXT.W R252, R248, UR27 ;`
+    SGXT_0x1c1a = 836,
+    /// `BMSK` (opcode key 0x1c1b), e.g. `@!PT BMSK.W R238, R94, UR10 ;`
+    BMSK_0x1c1b = 837,
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P0 PLOP3.LUT P6, PT, !P4, UR11.SIGN, PT, 0x55, 0xd ;`
+    PLOP3_0x1c1d = 838,
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P1 PLOP3.LUT P3, P6, P5, UR6.SIGN, R112.SIGN, 0x74, 0xcc ;`
+    PLOP3_0x1c1e = 839,
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@P4 PLOP3.LUT P3, PT, R30.SIGN, UR38.SIGN, R68.SIGN, 0x13, 0x4b ;`
+    PLOP3_0x1c1f = 840,
+    /// `FMUL` (opcode key 0x1c20), e.g. `@!P6 FMUL.FTZ.M8.RP R114, R128, |UR18| ;`
+    FMUL_0x1c20 = 841,
+    /// `FFMA` (opcode key 0x1c23), e.g. `@!P2 FFMA.FTZ.RZ.SAT R60, |R232|, UR47, R93 ;`
+    FFMA_0x1c23 = 842,
+    /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
+    IMAD_0x1c24 = 843,
+    /// `IMAD` (opcode key 0x1c24), e.g. `@!P3 IMAD.U32.X R51, R213.reuse, UR19, ~R149, P5 ;`
+    IMAD_0x1c24_2 = 844,
+    /// `IMAD` (opcode key 0x1c25), e.g. `@P2 IMAD.WIDE.U32 R68, P4, R236, UR50, R93 ;`
+    IMAD_0x1c25 = 845,
+    /// `IMAD` (opcode key 0x1c25), e.g. `IMAD.WIDE.X R162, P1, R99, UR39, ~R56, P1 ;`
+    IMAD_0x1c25_2 = 846,
+    /// `IDP` (opcode key 0x1c26), e.g. `@P0 IDP.4A.U8.S8 R219, R51, UR26, R79.reuse ;`
+    IDP_0x1c26 = 847,
+    /// `IDP` (opcode key 0x1c26), e.g. `@!PT IDP.2A.LO.S16.S8 R135, R203, UR46, -R253 ;`
+    IDP_0x1c26_2 = 848,
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P4 IMAD.HI.U32 R3, P3, R201, UR6, -R242 ;`
+    IMAD_0x1c27 = 849,
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P3 IMAD.HI.X R205, P4, R155, UR1, ~R164, !P4 ;`
+    IMAD_0x1c27_2 = 850,
+    /// `DMUL` (opcode key 0x1c28), e.g. `@P0 DMUL.RP R143, |R217|, -|UR11| ;`
+    DMUL_0x1c28 = 851,
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@P2 DFMA R36, -R94, -UR12, |R213| ;`
+    DFMA_0x1c2b = 852,
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P2 CLMAD.HI R210, R181, UR43, R56 ;`
+    CLMAD_0x1c2c = 853,
+    /// `(prints nothing)` (opcode key 0x1c31), e.g. `HFMA2.F32.FTZ.RELU R30, R89.F32, UR2.H1_H1, R143.H0_H0, P3 ;`
+    X_0x1c31 = 854,
+    /// `(prints nothing)` (opcode key 0x1c31), e.g. ``
+    X_0x1c31_2 = 855,
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@P5 HMUL2.F32.INVALID3.SAT R45, -R2, -UR12.H1_H1 ;`
+    HMUL2_0x1c32 = 856,
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R70, -|R152|, -|UR31|, |R219|, P3 ;`
+    HFMA2_0x1c35 = 857,
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P2 HFMA2.MMA.FTZ R252, R205, -|UR31|, R213 ;`
+    HFMA2_0x1c35_2 = 858,
+    /// `I2I` (opcode key 0x1c38), e.g. `@!P2 I2I.U8.S32.SAT R204, UR61 ;`
+    I2I_0x1c38 = 859,
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P5 I2IP.S2.S32.SATRELU R50, R224.reuse, UR12, R3.???1 ;`
+    I2IP_0x1c39 = 860,
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U4.S32.INVALID3 R2, R208, UR15, R125.???3 ;`
+    I2IP_0x1c39_2 = 861,
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!PT I2IP.S8.S32.SATRELU R80, R168, UR5, R126 ;`
+    I2IP_0x1c39_3 = 862,
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P0 F2FP.???2.MERGE_C.RS.REG_RS.10b R83, R115, UR35, R185 ;`
+    F2FP_0x1c3e = 863,
+    /// `(prints nothing)` (opcode key 0x1c3e), e.g. `@!P5 F2FP.RELU.PACK_AB R117, R9, UR3 ;`
+    X_0x1c3e = 864,
+    /// `(prints nothing)` (opcode key 0x1c3e), e.g. ``
+    X_0x1c3e_2 = 865,
+    /// `(prints nothing)` (opcode key 0x1c40), e.g. ``
+    X_0x1c40 = 866,
+    /// `F2IP` (opcode key 0x1c43), e.g. `@P6 F2IP.INVALID2.F32.NTZ.RELU R129, R111, UR3, R80.H1 ;`
+    F2IP_0x1c43 = 867,
+    /// `I2FP` (opcode key 0x1c45), e.g. `@!PT I2FP.???1.S32.INVALID1 R90, UR8 ;`
+    I2FP_0x1c45 = 868,
+    /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
+    X_0x1c78 = 869,
+    /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
+    UMOV_0x1c82 = 870,
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP3 UP2UR.B1 UR28, UPR, UR46, UR40 ;`
+    UP2UR_0x1c83 = 871,
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP6 UR2UP UPR, UR12.B3, UR61 ;`
+    UR2UP_0x1c84 = 872,
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR36, UP0, UR9, UR30, 0xc ;`
+    UCLEA_0x1cbc = 873,
+    /// `FLO` (opcode key 0x1d00), e.g. `@!P4 FLO.SH R86, P3, ~UR28 ;`
+    FLO_0x1d00 = 874,
+    /// `BREV` (opcode key 0x1d01), e.g. `@!P2 BREV R161, UR39 ;`
+    BREV_0x1d01 = 875,
+    /// `FCHK` (opcode key 0x1d02), e.g. `@!P4 FCHK P6, |R59|, |UR22| ;`
+    FCHK_0x1d02 = 876,
+    /// `(prints nothing)` (opcode key 0x1d04), e.g. ``
+    X_0x1d04 = 877,
+    /// `(prints nothing)` (opcode key 0x1d04), e.g. `@!P4 F2F.FTZ.BF16.F32.RZ R191, UR44 ;`
+    X_0x1d04_2 = 878,
+    /// `F2I` (opcode key 0x1d05), e.g. `F2I.FTZ.U32.F16.TRUNC.NTZ R4, |UR35.INVALID2| ;`
+    F2I_0x1d05 = 879,
+    /// `F2I` (opcode key 0x1d05), e.g. `@P6 F2I.CEIL.NTZ R233, UR18 ;`
+    F2I_0x1d05_2 = 880,
+    /// `I2F` (opcode key 0x1d06), e.g. `I2F.U8.RP R168, UR41.B2 ;`
+    I2F_0x1d06 = 881,
+    /// `I2F` (opcode key 0x1d06), e.g. `I2F.???3.U16.RM R91, UR47.INVALID3 ;`
+    I2F_0x1d06_2 = 882,
+    /// `I2F` (opcode key 0x1d06), e.g. `@P3 I2F.???0.U32.RP R48, UR9 ;`
+    I2F_0x1d06_3 = 883,
+    /// `FRND` (opcode key 0x1d07), e.g. `@P2 FRND.F16.TRUNC R161, |UR20.INVALID2| ;`
+    FRND_0x1d07 = 884,
+    /// `FRND` (opcode key 0x1d07), e.g. `FRND.FLOOR R104, -UR15 ;`
+    FRND_0x1d07_2 = 885,
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P2 MUFU.SQRT R206, -UR19 ;`
+    MUFU_0x1d08 = 886,
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P5 MUFU.LG2.F16 R121, -|UR20.INVALID3| ;`
+    MUFU_0x1d08_2 = 887,
+    /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
+    POPC_0x1d09 = 888,
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.FTZ.F64.F16.RM R120, |UR19.H1| ;`
+    F2F_0x1d10 = 889,
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P1 F2F.FTZ.F64.F32 R114, -|UR30| ;`
+    F2F_0x1d10_2 = 890,
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.FTZ.F16.F64.RZ R13, -UR9;`
+    F2F_0x1d10_3 = 891,
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.S64.F16.TRUNC.NTZ R208, -UR10.INVALID2 ;`
+    F2I_0x1d11 = 892,
+    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.FTZ.U64.TRUNC.NTZ R120, -|UR60| ;`
+    F2I_0x1d11_2 = 893,
+    /// `F2I` (opcode key 0x1d11), e.g. `@P6 F2I.S64.F64.TRUNC R88, -|UR57| ;`
+    F2I_0x1d11_3 = 894,
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.U32.F64.NTZ R89, -|UR46| ;`
+    F2I_0x1d11_4 = 895,
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P6 I2F.F64.S8.RP R71, UR14 ;`
+    I2F_0x1d12 = 896,
+    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S16 R6, UR22.INVALID2 ;`
+    I2F_0x1d12_2 = 897,
+    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.U32 R230, UR43 ;`
+    I2F_0x1d12_3 = 898,
+    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64.S64.RZ R115, UR15 ;`
+    I2F_0x1d12_4 = 899,
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P3 I2F.S64.RP R245, UR1 ;`
+    I2F_0x1d12_5 = 900,
+    /// `FRND` (opcode key 0x1d13), e.g. `@!P6 FRND.FTZ.F64.FLOOR R143, UR9 ;`
+    FRND_0x1d13 = 901,
+    /// `OUT` (opcode key 0x1d24), e.g. `@P5 OUT.EMIT R74, R22, UR24 ;`
+    OUT_0x1d24 = 902,
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!PT WARPSYNC P6, UR29 ;`
+    WARPSYNC_0x1d48 = 903,
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@P1 RPCMOV.32 Rpc.LO, UR28 ;`
+    RPCMOV_0x1d52 = 904,
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@!PT RPCMOV.64 Rpc, UR5 ;`
+    RPCMOV_0x1d54 = 905,
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!PT BMOV.32.PQUAD ???49, UR59 ;`
+    BMOV_0x1d56 = 906,
+    /// `BMOV` (opcode key 0x1d57), e.g. `@!P3 BMOV.64 ATEXIT_PC, UR42 ;`
+    BMOV_0x1d57 = 907,
+    /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
+    X_0x1d5a = 908,
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P6 NANOSLEEP !P2, UR13 ;`
+    NANOSLEEP_0x1d5d = 909,
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P4 CCTL.???5.WB [UR29] ;`
+    CCTL_0x1d8f = 910,
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@P1 CCTL.E.PF2 [R148+UR38] ;`
+    CCTL_0x1d8f_2 = 911,
+    /// `CCTLL` (opcode key 0x1d90), e.g. `CCTLL.WB [UR22] ;`
+    CCTLL_0x1d90 = 912,
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P0 CCTLL.???9 [R161+UR12] ;`
+    CCTLL_0x1d90_2 = 913,
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@P5 CCTLT.???2 UR38 ;`
+    CCTLT_0x1d91 = 914,
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P1 LDGSTS.E.INVALID6.LTC64B.CONSTANT.SM.PRIVATE [R19+UR36+0x577f], [R13.64+0x234], !P3 ;`
+    LDGSTS_0x1dae = 915,
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P5 LDGSTS.E.BYPASS.INVALID7.INVALID2.CONSTANT.SM [R250+UR22+0x4def], [R192.64+-0x662], !P1 ;`
+    LDGSTS_0x1dae_2 = 916,
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P1 VABSDIFF R200, P6, R195, R127.reuse, UR31 ;`
+    VABSDIFF_0x1e14 = 917,
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P1 VABSDIFF4.U8.ACC R103, P2, R211, R218, UR0 ;`
+    VABSDIFF4_0x1e15 = 918,
+    /// `PRMT` (opcode key 0x1e16), e.g. `@P6 PRMT.F4E R42, R67.reuse, R7, UR44 ;`
+    PRMT_0x1e16 = 919,
+    /// `SHF` (opcode key 0x1e19), e.g. `@P2 SHF.R.W.U64 R28, R72, R117, UR40 ;`
+    SHF_0x1e19 = 920,
+    /// `FADD` (opcode key 0x1e21), e.g. `@P4 FADD.RM.SAT R219, |R239|, -UR56 ;`
+    FADD_0x1e21 = 921,
+    /// `FFMA` (opcode key 0x1e23), e.g. `@!P2 FFMA.FTZ.RZ R190, |R222|.reuse, -|R106|.reuse, |UR22| ;`
+    FFMA_0x1e23 = 922,
+    /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
+    IMAD_0x1e24 = 923,
+    /// `IMAD` (opcode key 0x1e24), e.g. `@!P4 IMAD.X R15, R238, R172, ~UR9, P5 ;`
+    IMAD_0x1e24_2 = 924,
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P3 IMAD.WIDE R180, P5, R32, R162, UR26 ;`
+    IMAD_0x1e25 = 925,
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P5 IMAD.WIDE.X R202, P6, R144, R217, UR9, P6 ;`
+    IMAD_0x1e25_2 = 926,
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI R233, P1, R155, R191, UR15 ;`
+    IMAD_0x1e27 = 927,
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P1 IMAD.HI.X R82, P3, R114, R133, ~UR60, !P2 ;`
+    IMAD_0x1e27_2 = 928,
+    /// `DADD` (opcode key 0x1e29), e.g. `@P5 DADD R83, |R101|, |UR26| ;`
+    DADD_0x1e29 = 929,
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@!P4 DSETP.GTU.XOR P2, P1, R39, -UR56, !P2 ;`
+    DSETP_0x1e2a = 930,
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@P6 DFMA R110, R192.reuse, R121, |UR18| ;`
+    DFMA_0x1e2b = 931,
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P2 CLMAD.LO R119, R209.reuse, R209, UR14 ;`
+    CLMAD_0x1e2c = 932,
+    /// `HADD2` (opcode key 0x1e30), e.g. `@P1 HADD2.SAT R168, R22.reuse.H0_H0, -|UR30.H0_H0| ;`
+    HADD2_0x1e30 = 933,
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P4 HADD2.F32.FTZ R54, R178.H0_H0, |UR50.H1_H1| ;`
+    HADD2_0x1e30_2 = 934,
+    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@P6 HFMA2.F32.FTZ.RELU R6, |R228|.F32, R215.H0_H0, -UR60.F32, !P0;`
+    X_0x1e31 = 935,
+    /// `(prints nothing)` (opcode key 0x1e31), e.g. ``
+    X_0x1e31_2 = 936,
+    /// `HSET2` (opcode key 0x1e33), e.g. `@!P6 HSET2.GE.FTZ.INVALID3 R66, -|R51|, UR46.H0_H0, !P4 ;`
+    HSET2_0x1e33 = 937,
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P2 HSETP2.LEU.FTZ.OR P6, PT, -|R201|.H1_H1, UR40.H1_H1, !PT ;`
+    HSETP2_0x1e34 = 938,
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R169, R64, |R11|, |UR38|, !P5 ;`
+    HFMA2_0x1e35 = 939,
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@P3 HFMA2.MMA.FTZ.SAT R170, R211, R193.reuse, -UR21 ;`
+    HFMA2_0x1e35_2 = 940,
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P6 F2FP.RELU.???1.MERGE_C.RS.REG_RS R112, R28, R169, UR19.H1 ;`
+    F2FP_0x1e3e = 941,
+    /// `(prints nothing)` (opcode key 0x1e3e), e.g. `@!P2 F2FP.RELU.BF16.???0 R93, R92, UR62.H1 ;`
+    X_0x1e3e = 942,
+    /// `F2IP` (opcode key 0x1e43), e.g. `@!P6 F2IP.INVALID2.F32.INVALID2.RELU R88, R215, R36, UR12 ;`
+    F2IP_0x1e43 = 943,
+    /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
+    X_0x1e79 = 944,
+    /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
+    X_0x1e79_2 = 945,
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P0 TEX.LB.NA.NODEP P2, R1, R172, R164, R249, UR45, 0xab, INVALID6, 0x2 ;`
+    TEX_0x1f60 = 946,
+    /// `TEX` (opcode key 0x1f60), e.g. `@!PT TEX.SCR.INVALID3.AOFFI.DC.NDV P1, R18, R42, R227, R82, UR37, 0x91, ARRAY_1D, 0x7 ;`
+    TEX_0x1f60_2 = 947,
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!P0 TLD4.R.INVALID3.PTP P0, R184, R230, R68, R0, UR6, 0xa0, ARRAY_2D, 0xb ;`
+    TLD4_0x1f63 = 948,
+    /// `TLD4` (opcode key 0x1f63), e.g. `@P1 TLD4.SCR.B.F16.RN.PTP.DC.LU P5, R97, R1, R90, R226, UR62, 0x8d, 2D, 0x5 ;`
+    TLD4_0x1f63_2 = 949,
+    /// `TLD` (opcode key 0x1f66), e.g. `@P3 TLD.F16.RZ.LZ.INVALID6.NODEP P2, R3, R166, R77, R70, UR17, 0x84, INVALID6, 0x5 ;`
+    TLD_0x1f66 = 950,
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P6 TLD.SCR.F16.RZ.LZ.AOFFI.INVALID6.CL P3, R182, R148, R142, R232, UR51, 0xee, ARRAY_1D ;`
+    TLD_0x1f66_2 = 951,
+    /// `TMML` (opcode key 0x1f69), e.g. `@!PT TMML.LOD.NODEP R165, R226, R198, R185, UR32, 0x72, ARRAY_2D, 0x8 ;`
+    TMML_0x1f69 = 952,
+    /// `TXD` (opcode key 0x1f6c), e.g. `@!P1 TXD.F16.RN.LC.LU.NODEP P4, R68, R9, R177, R113, UR61, 0xb2, ARRAY_2D, 0x0 ;`
+    TXD_0x1f6c = 953,
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P0 TXQ R137, R131, R26, TEX_HEADER_TEXTURE_TYPE, UR12, 0x2, 0x5 ;`
+    TXQ_0x1f6f = 954,
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.TEX.COARSE.LC P5, R235, R115, R244, R189, UR20, 0x66, INVALID5 ;`
+    FOOTPRINT_0x1f74 = 955,
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.SCR.???1.COARSE.LC.FDV.NDV.NODEP P5, R207, R108, R198, R29, UR0, 0x2a, INVALID6 ;`
+    FOOTPRINT_0x1f74_2 = 956,
+    /// `ATOM` (opcode key 0x1f8a)
+    ATOM_0x1f8a = 957,
+    /// `ATOM` (opcode key 0x1f8a)
+    ATOM_0x1f8a_2 = 958,
+    /// `ATOM` (opcode key 0x1f8a)
+    ATOM_0x1f8a_3 = 959,
+    /// `ATOM` (opcode key 0x1f8a)
+    ATOM_0x1f8a_4 = 960,
+    /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
+    ATOMS_0x1f8c = 961,
+    /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
+    ATOMS_0x1f8c_2 = 962,
+    /// `SUATOM` (opcode key 0x1f93)
+    SUATOM_0x1f93 = 963,
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@P1 SUATOM.D.BA.2D_ARRAY.CAS.EF.S32.CONSTANT.CTA.PRIVATE.INVALID3 P4, R120, [R216], R25, UR41, 0xc6 ;`
+    SUATOM_0x1f95 = 964,
+    /// `SULD` (opcode key 0x1f97), e.g. `@!PT SULD.P.1D_ARRAY.EF.MMIO.GPU.INVALID12.TRAP P0, R56, [R213], UR52, 0x9d ;`
+    SULD_0x1f97 = 965,
+    /// `SULD` (opcode key 0x1f99), e.g. `@!PT SULD.D.BA.2D.EF.S8.TRAP P3, R7, [R133], UR17, 0x61 ;`
+    SULD_0x1f99 = 966,
+    /// `SUST` (opcode key 0x1f9b), e.g. `SUST.P.INVALID7.INVALID7.R.TRAP [R36], R239, UR43, 0x7a ;`
+    SUST_0x1f9b = 967,
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P3 SUST.D.BA.INVALID7.INVALID7.S8.INVALID3 [R216], R82, UR21, 0xda ;`
+    SUST_0x1f9d = 968,
+    /// `SURED` (opcode key 0x1f9f)
+    SURED_0x1f9f = 969,
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P1 LDGSTS.E.EL.LTC128B.INVALID7.ZFILL.CONSTANT.GPU [R219+-0x65bfb], [R171.U32+UR51+0x2da], !P4 ;`
+    LDGSTS_0x1fae = 970,
+    /// `LDGSTS` (opcode key 0x1fae)
+    LDGSTS_0x1fae_2 = 971,
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
+    LDGSTS_0x1fae_3 = 972,
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P5 SUQUERY.3D P2, R152, [R213], COMP_STATUS, UR35, 0xfa ;`
+    SUQUERY_0x1fb3 = 973,
 }
-static NAMES: [&str; 3usize] = ["IMAD_0x624", "ISETP_0x80c", "BRA_0x947"];
-static MNEMONICS: [&str; 3usize] = ["IMAD", "ISETP", "BRA"];
-static OPCODES: [u16; 3usize] = [0x624, 0x80c, 0x947];
+static NAMES: [&str; 974usize] = [
+    "MOV_0x0202",
+    "P2R_0x0203",
+    "R2P_0x0204",
+    "SEL_0x0207",
+    "FSEL_0x0208",
+    "FMNMX_0x0209",
+    "FSET_0x020a",
+    "FSETP_0x020b",
+    "ISETP_0x020c",
+    "ISETP_0x020c_2",
+    "X_0x020e",
+    "IADD3_0x0210",
+    "IADD3_0x0210_2",
+    "LEA_0x0211",
+    "LEA_0x0211_2",
+    "LEA_0x0211_3",
+    "LEA_0x0211_4",
+    "LEA_0x0211_5",
+    "LEA_0x0211_6",
+    "LOP3_0x0212",
+    "IABS_0x0213",
+    "VABSDIFF_0x0214",
+    "VABSDIFF4_0x0215",
+    "PRMT_0x0216",
+    "IMNMX_0x0217",
+    "X_0x0218",
+    "SHF_0x0219",
+    "SGXT_0x021a",
+    "BMSK_0x021b",
+    "PLOP3_0x021d",
+    "PLOP3_0x021e",
+    "PLOP3_0x021f",
+    "FMUL_0x0220",
+    "FADD_0x0221",
+    "FFMA_0x0223",
+    "IMAD_0x0224",
+    "IMAD_0x0224_2",
+    "IMAD_0x0225",
+    "IMAD_0x0225_2",
+    "IDP_0x0226",
+    "IDP_0x0226_2",
+    "IMAD_0x0227",
+    "IMAD_0x0227_2",
+    "DMUL_0x0228",
+    "DADD_0x0229",
+    "DSETP_0x022a",
+    "DFMA_0x022b",
+    "CLMAD_0x022c",
+    "HADD2_0x0230",
+    "HADD2_0x0230_2",
+    "X_0x0231",
+    "X_0x0231_2",
+    "HMUL2_0x0232",
+    "HSET2_0x0233",
+    "HSETP2_0x0234",
+    "HFMA2_0x0235",
+    "HFMA2_0x0235_2",
+    "IMMA_0x0237",
+    "X_0x0237",
+    "I2I_0x0238",
+    "I2IP_0x0239",
+    "I2IP_0x0239_2",
+    "I2IP_0x0239_3",
+    "X_0x023a",
+    "X_0x023c",
+    "X_0x023c_2",
+    "BMMA_0x023d",
+    "X_0x023e",
+    "F2FP_0x023e",
+    "X_0x023e_2",
+    "DMMA_0x023f",
+    "X_0x0240",
+    "X_0x0241",
+    "X_0x0241_2",
+    "X_0x0242",
+    "F2IP_0x0243",
+    "I2FP_0x0245",
+    "FLO_0x0300",
+    "BREV_0x0301",
+    "FCHK_0x0302",
+    "F2F_0x0304",
+    "X_0x0304",
+    "F2I_0x0305",
+    "F2I_0x0305_2",
+    "I2F_0x0306",
+    "I2F_0x0306_2",
+    "I2F_0x0306_3",
+    "FRND_0x0307",
+    "FRND_0x0307_2",
+    "MUFU_0x0308",
+    "MUFU_0x0308_2",
+    "POPC_0x0309",
+    "F2F_0x0310",
+    "F2F_0x0310_2",
+    "F2F_0x0310_3",
+    "F2I_0x0311",
+    "F2I_0x0311_2",
+    "F2I_0x0311_3",
+    "F2I_0x0311_4",
+    "I2F_0x0312",
+    "I2F_0x0312_2",
+    "I2F_0x0312_3",
+    "I2F_0x0312_4",
+    "I2F_0x0312_5",
+    "FRND_0x0313",
+    "B2R_0x031c",
+    "B2R_0x031c_2",
+    "B2R_0x031c_3",
+    "BAR_0x031d",
+    "BAR_0x031d_2",
+    "BAR_0x031d_3",
+    "BAR_0x031d_4",
+    "BAR_0x031d_5",
+    "BAR_0x031d_6",
+    "HIR0X1F0_0x031e",
+    "SETCTAID_0x031f",
+    "ALD_0x0321",
+    "ALD_0x0321_2",
+    "ALD_0x0321_3",
+    "AST_0x0322",
+    "AST_0x0322_2",
+    "OUT_0x0324",
+    "OUT_0x0324_2",
+    "OUT_0x0324_3",
+    "IPA_0x0326",
+    "IPA_0x0326_2",
+    "CALL_0x0343",
+    "CALL_0x0344",
+    "WARPSYNC_0x0348",
+    "LEPC_0x034e",
+    "RPCMOV_0x0352",
+    "RPCMOV_0x0353",
+    "BMOV_0x0355",
+    "BMOV_0x0356",
+    "BMOV_0x0357",
+    "X_0x035a",
+    "NANOSLEEP_0x035d",
+    "TEX_0x0361",
+    "TEX_0x0361_2",
+    "TLD4_0x0364",
+    "TLD4_0x0364_2",
+    "TLD_0x0367",
+    "TLD_0x0367_2",
+    "TMML_0x036a",
+    "TXD_0x036d",
+    "TXQ_0x0370",
+    "FOOTPRINT_0x0373",
+    "FOOTPRINT_0x0373_2",
+    "LDG_0x0381",
+    "LDG_0x0381_2",
+    "ST_0x0385",
+    "ST_0x0385_2",
+    "STG_0x0386",
+    "STG_0x0386_2",
+    "STL_0x0387",
+    "STL_0x0387_2",
+    "STS_0x0388",
+    "STS_0x0388_2",
+    "SHFL_0x0389",
+    "ATOM_0x038a",
+    "ATOM_0x038a_2",
+    "ATOM_0x038b",
+    "ATOM_0x038b_2",
+    "ATOM_0x038b_3",
+    "ATOM_0x038b_4",
+    "ATOMS_0x038c",
+    "ATOMS_0x038c_2",
+    "ATOMS_0x038d",
+    "ATOMS_0x038d_2",
+    "ATOMS_0x038d_3",
+    "ATOMS_0x038d_4",
+    "CCTLT_0x0391",
+    "SUATOM_0x0394",
+    "SUATOM_0x0396",
+    "SURED_0x03a0",
+    "MATCH_0x03a1",
+    "MATCH_0x03a1_2",
+    "ATOMG_0x03a8",
+    "ATOMG_0x03a8_2",
+    "ATOMG_0x03a9",
+    "ATOMG_0x03a9_2",
+    "QSPC_0x03aa",
+    "QSPC_0x03aa_2",
+    "GETLMEMBASE_0x03c0",
+    "SETLMEMBASE_0x03c1",
+    "R2UR_0x03c2",
+    "R2UR_0x03c2_2",
+    "REDUX_0x03c4",
+    "X_0x03d0",
+    "X_0x03d5",
+    "LEA_0x0411",
+    "LEA_0x0411_2",
+    "VABSDIFF_0x0414",
+    "VABSDIFF4_0x0415",
+    "PRMT_0x0416",
+    "SHF_0x0419",
+    "FADD_0x0421",
+    "FFMA_0x0423",
+    "IMAD_0x0424",
+    "IMAD_0x0424_2",
+    "DADD_0x0429",
+    "DSETP_0x042a",
+    "DFMA_0x042b",
+    "HADD2_0x0430",
+    "HADD2_0x0430_2",
+    "X_0x0431",
+    "X_0x0431_2",
+    "HSET2_0x0433",
+    "HSETP2_0x0434",
+    "HFMA2_0x0435",
+    "HFMA2_0x0435_2",
+    "F2FP_0x043e",
+    "X_0x043e",
+    "F2IP_0x0443",
+    "BAR_0x051d",
+    "BAR_0x051d_2",
+    "BAR_0x051d_3",
+    "BAR_0x051d_4",
+    "BAR_0x051d_5",
+    "BAR_0x051d_6",
+    "SHFL_0x0589",
+    "SUATOM_0x0593",
+    "SUATOM_0x0595",
+    "SURED_0x059f",
+    "VABSDIFF_0x0614",
+    "VABSDIFF4_0x0615",
+    "PRMT_0x0616",
+    "SHF_0x0619",
+    "FADD_0x0621",
+    "FFMA_0x0623",
+    "IMAD_0x0624",
+    "IMAD_0x0624_2",
+    "IMAD_0x0625",
+    "IMAD_0x0625_2",
+    "IMAD_0x0627",
+    "IMAD_0x0627_2",
+    "DADD_0x0629",
+    "DSETP_0x062a",
+    "DFMA_0x062b",
+    "CLMAD_0x062c",
+    "HADD2_0x0630",
+    "HADD2_0x0630_2",
+    "X_0x0631",
+    "X_0x0631_2",
+    "HSET2_0x0633",
+    "HSETP2_0x0634",
+    "HFMA2_0x0635",
+    "HFMA2_0x0635_2",
+    "F2FP_0x063e",
+    "X_0x063e",
+    "F2IP_0x0643",
+    "SUATOM_0x0793",
+    "SUATOM_0x0795",
+    "SULD_0x0797",
+    "SULD_0x0799",
+    "SUST_0x079b",
+    "SUST_0x079d",
+    "SURED_0x079f",
+    "SUQUERY_0x07b3",
+    "PMTRIG_0x0801",
+    "MOV_0x0802",
+    "P2R_0x0803",
+    "R2P_0x0804",
+    "CS2R_0x0805",
+    "VOTE_0x0806",
+    "SEL_0x0807",
+    "FSEL_0x0808",
+    "FMNMX_0x0809",
+    "FSET_0x080a",
+    "FSETP_0x080b",
+    "ISETP_0x080c",
+    "ISETP_0x080c_2",
+    "CSMTEST_0x080d",
+    "IADD3_0x0810",
+    "IADD3_0x0810_2",
+    "LEA_0x0811",
+    "LEA_0x0811_2",
+    "LEA_0x0811_3",
+    "LEA_0x0811_4",
+    "LEA_0x0811_5",
+    "LEA_0x0811_6",
+    "LOP3_0x0812",
+    "IABS_0x0813",
+    "VABSDIFF_0x0814",
+    "VABSDIFF4_0x0815",
+    "PRMT_0x0816",
+    "IMNMX_0x0817",
+    "SHF_0x0819",
+    "SGXT_0x081a",
+    "BMSK_0x081b",
+    "PLOP3_0x081c",
+    "PLOP3_0x081c_2",
+    "FMUL_0x0820",
+    "FSWZADD_0x0822",
+    "FFMA_0x0823",
+    "IMAD_0x0824",
+    "IMAD_0x0824_2",
+    "IMAD_0x0825",
+    "IMAD_0x0825_2",
+    "IMAD_0x0827",
+    "IMAD_0x0827_2",
+    "DMUL_0x0828",
+    "DFMA_0x082b",
+    "X_0x0831",
+    "X_0x0831_2",
+    "HMUL2_0x0832",
+    "HFMA2_0x0835",
+    "HFMA2_0x0835_2",
+    "I2I_0x0838",
+    "I2IP_0x0839",
+    "I2IP_0x0839_2",
+    "I2IP_0x0839_3",
+    "X_0x083b",
+    "F2FP_0x083e",
+    "X_0x083e",
+    "X_0x083e_2",
+    "X_0x0840",
+    "F2IP_0x0843",
+    "I2FP_0x0845",
+    "I2FP_0x0845_2",
+    "UMOV_0x0882",
+    "VOTEU_0x0886",
+    "UPLOP3_0x089c",
+    "FLO_0x0900",
+    "BREV_0x0901",
+    "FCHK_0x0902",
+    "F2I_0x0905",
+    "F2I_0x0905_2",
+    "I2F_0x0906",
+    "I2F_0x0906_2",
+    "FRND_0x0907",
+    "FRND_0x0907_2",
+    "MUFU_0x0908",
+    "MUFU_0x0908_2",
+    "POPC_0x0909",
+    "F2F_0x0910",
+    "F2F_0x0910_2",
+    "F2F_0x0910_3",
+    "F2I_0x0911",
+    "F2I_0x0911_2",
+    "F2I_0x0911_3",
+    "F2I_0x0911_4",
+    "I2F_0x0912",
+    "I2F_0x0912_2",
+    "I2F_0x0912_3",
+    "I2F_0x0912_4",
+    "I2F_0x0912_5",
+    "I2F_0x0912_6",
+    "FRND_0x0913",
+    "NOP_0x0918",
+    "S2R_0x0919",
+    "DEPBAR_0x091a",
+    "DEPBAR_0x091a_2",
+    "BAR_0x091d",
+    "BAR_0x091d_2",
+    "BAR_0x091d_3",
+    "BAR_0x091d_4",
+    "BAR_0x091d_5",
+    "BAR_0x091d_6",
+    "AL2P_0x0920",
+    "AL2P_0x0920_2",
+    "ISBERD_0x0923",
+    "OUT_0x0924",
+    "PIXLD_0x0925",
+    "IPA_0x0926",
+    "ISBEWR_0x0927",
+    "BSYNC_0x0941",
+    "BREAK_0x0942",
+    "CALL_0x0943",
+    "CALL_0x0944",
+    "BSSY_0x0945",
+    "YIELD_0x0946",
+    "BRA_0x0947",
+    "WARPSYNC_0x0948",
+    "BRX_0x0949",
+    "JMP_0x094a",
+    "JMX_0x094c",
+    "EXIT_0x094d",
+    "HIR0X1E0_0x094f",
+    "RET_0x0950",
+    "RET_0x0950_2",
+    "X_0x0951",
+    "RPCMOV_0x0952",
+    "RPCMOV_0x0954",
+    "BMOV_0x0956",
+    "BMOV_0x0957",
+    "X_0x095a",
+    "KILL_0x095b",
+    "BPT_0x095c",
+    "BPT_0x095c_2",
+    "NANOSLEEP_0x095d",
+    "NANOSLEEP_0x095d_2",
+    "LD_0x0980",
+    "LD_0x0980_2",
+    "LDL_0x0983",
+    "LDL_0x0983_2",
+    "LDS_0x0984",
+    "LDS_0x0984_2",
+    "SHFL_0x0989",
+    "RED_0x098e",
+    "RED_0x098e_2",
+    "CCTL_0x098f",
+    "CCTL_0x098f_2",
+    "CCTLL_0x0990",
+    "CCTLL_0x0990_2",
+    "MEMBAR_0x0992",
+    "SULD_0x0998",
+    "SULD_0x099a",
+    "SUST_0x099c",
+    "SUST_0x099e",
+    "ERRBAR_0x09ab",
+    "LDGDEPBAR_0x09af",
+    "SUQUERY_0x09b3",
+    "S2UR_0x09c3",
+    "X_0x09d4",
+    "MOV_0x0a02",
+    "P2R_0x0a03",
+    "R2P_0x0a04",
+    "SEL_0x0a07",
+    "FSEL_0x0a08",
+    "FMNMX_0x0a09",
+    "FSET_0x0a0a",
+    "FSETP_0x0a0b",
+    "ISETP_0x0a0c",
+    "ISETP_0x0a0c_2",
+    "IADD3_0x0a10",
+    "IADD3_0x0a10_2",
+    "LEA_0x0a11",
+    "LEA_0x0a11_2",
+    "LEA_0x0a11_3",
+    "LEA_0x0a11_4",
+    "LEA_0x0a11_5",
+    "LEA_0x0a11_6",
+    "LOP3_0x0a12",
+    "IABS_0x0a13",
+    "VABSDIFF_0x0a14",
+    "VABSDIFF4_0x0a15",
+    "PRMT_0x0a16",
+    "IMNMX_0x0a17",
+    "SHF_0x0a19",
+    "SGXT_0x0a1a",
+    "BMSK_0x0a1b",
+    "PLOP3_0x0a1d",
+    "PLOP3_0x0a1e",
+    "PLOP3_0x0a1f",
+    "FMUL_0x0a20",
+    "FFMA_0x0a23",
+    "IMAD_0x0a24",
+    "IMAD_0x0a24_2",
+    "IMAD_0x0a25",
+    "IMAD_0x0a25_2",
+    "IDP_0x0a26",
+    "IDP_0x0a26_2",
+    "IMAD_0x0a27",
+    "IMAD_0x0a27_2",
+    "DMUL_0x0a28",
+    "DFMA_0x0a2b",
+    "CLMAD_0x0a2c",
+    "X_0x0a31",
+    "X_0x0a31_2",
+    "HMUL2_0x0a32",
+    "HFMA2_0x0a35",
+    "HFMA2_0x0a35_2",
+    "I2I_0x0a38",
+    "I2IP_0x0a39",
+    "I2IP_0x0a39_2",
+    "I2IP_0x0a39_3",
+    "F2FP_0x0a3e",
+    "X_0x0a3e",
+    "X_0x0a3e_2",
+    "X_0x0a40",
+    "F2IP_0x0a43",
+    "I2FP_0x0a45",
+    "ULDC_0x0ab9",
+    "FLO_0x0b00",
+    "BREV_0x0b01",
+    "FCHK_0x0b02",
+    "X_0x0b04",
+    "X_0x0b04_2",
+    "F2I_0x0b05",
+    "F2I_0x0b05_2",
+    "I2F_0x0b06",
+    "I2F_0x0b06_2",
+    "I2F_0x0b06_3",
+    "FRND_0x0b07",
+    "FRND_0x0b07_2",
+    "MUFU_0x0b08",
+    "MUFU_0x0b08_2",
+    "POPC_0x0b09",
+    "F2I_0x0b11",
+    "F2I_0x0b11_2",
+    "F2I_0x0b11_3",
+    "F2I_0x0b11_4",
+    "I2F_0x0b12",
+    "I2F_0x0b12_2",
+    "I2F_0x0b12_3",
+    "I2F_0x0b12_4",
+    "I2F_0x0b12_5",
+    "FRND_0x0b13",
+    "BAR_0x0b1d",
+    "BAR_0x0b1d_2",
+    "BAR_0x0b1d_3",
+    "BAR_0x0b1d_4",
+    "BAR_0x0b1d_5",
+    "BAR_0x0b1d_6",
+    "BAR_0x0b1d_7",
+    "BAR_0x0b1d_8",
+    "IPA_0x0b26",
+    "CALL_0x0b43",
+    "WARPSYNC_0x0b48",
+    "JMP_0x0b4a",
+    "RPCMOV_0x0b52",
+    "RPCMOV_0x0b54",
+    "BMOV_0x0b56",
+    "BMOV_0x0b57",
+    "X_0x0b5a",
+    "NANOSLEEP_0x0b5d",
+    "TEX_0x0b60",
+    "TEX_0x0b60_2",
+    "TEX_0x0b60_3",
+    "TEX_0x0b60_4",
+    "TEX_0x0b62",
+    "TEX_0x0b62_2",
+    "TLD4_0x0b63",
+    "TLD4_0x0b63_2",
+    "TLD4_0x0b63_3",
+    "TLD4_0x0b63_4",
+    "TLD4_0x0b65",
+    "TLD4_0x0b65_2",
+    "TLD_0x0b66",
+    "TLD_0x0b66_2",
+    "TLD_0x0b66_3",
+    "TLD_0x0b66_4",
+    "TLD_0x0b68",
+    "TLD_0x0b68_2",
+    "TMML_0x0b69",
+    "TMML_0x0b69_2",
+    "TMML_0x0b6b",
+    "TXD_0x0b6c",
+    "TXD_0x0b6c_2",
+    "TXD_0x0b6e",
+    "TXQ_0x0b6f",
+    "TXQ_0x0b6f_2",
+    "TXQ_0x0b71",
+    "FOOTPRINT_0x0b72",
+    "FOOTPRINT_0x0b72_2",
+    "FOOTPRINT_0x0b72_3",
+    "FOOTPRINT_0x0b72_4",
+    "FOOTPRINT_0x0b74",
+    "FOOTPRINT_0x0b74_2",
+    "LDC_0x0b82",
+    "LDC_0x0b82_2",
+    "CCTLT_0x0b91",
+    "SULD_0x0b97",
+    "SULD_0x0b99",
+    "SUST_0x0b9b",
+    "SUST_0x0b9d",
+    "SUQUERY_0x0bb3",
+    "BMOV_0x0f55",
+    "BMOV_0x0f55_2",
+    "BMOV_0x0f56",
+    "SHFL_0x0f89",
+    "USEL_0x1287",
+    "UISETP_0x128c",
+    "UISETP_0x128c_2",
+    "UIADD3_0x1290",
+    "UIADD3_0x1290_2",
+    "ULEA_0x1291",
+    "ULEA_0x1291_2",
+    "ULEA_0x1291_3",
+    "ULEA_0x1291_4",
+    "ULEA_0x1291_5",
+    "ULEA_0x1291_6",
+    "ULOP3_0x1292",
+    "UPRMT_0x1296",
+    "UIADD3_0x1297",
+    "UIADD3_0x1297_2",
+    "USHF_0x1299",
+    "USGXT_0x129a",
+    "UBMSK_0x129b",
+    "UPLOP3_0x129d",
+    "UPLOP3_0x129e",
+    "UPLOP3_0x129f",
+    "UIMAD_0x12a4",
+    "UIMAD_0x12a4_2",
+    "UIMAD_0x12a5",
+    "UIMAD_0x12a5_2",
+    "UF2FP_0x12ba",
+    "UF2FP_0x12ba_2",
+    "UFLO_0x12bd",
+    "UBREV_0x12be",
+    "UPOPC_0x12bf",
+    "LDTRAM_0x13ad",
+    "X_0x1478",
+    "ULEA_0x1491",
+    "ULEA_0x1491_2",
+    "USHF_0x1499",
+    "UIMAD_0x14a4",
+    "UIMAD_0x14a4_2",
+    "UF2FP_0x14ba",
+    "ALD_0x1521",
+    "ALD_0x1521_2",
+    "IPA_0x1526",
+    "IPA_0x1526_2",
+    "BRA_0x1547",
+    "JMP_0x154a",
+    "LDC_0x1582",
+    "LDC_0x1582_2",
+    "VABSDIFF_0x1614",
+    "VABSDIFF4_0x1615",
+    "PRMT_0x1616",
+    "SHF_0x1619",
+    "FADD_0x1621",
+    "FFMA_0x1623",
+    "IMAD_0x1624",
+    "IMAD_0x1624_2",
+    "IMAD_0x1625",
+    "IMAD_0x1625_2",
+    "IMAD_0x1627",
+    "IMAD_0x1627_2",
+    "DADD_0x1629",
+    "DSETP_0x162a",
+    "DFMA_0x162b",
+    "CLMAD_0x162c",
+    "HADD2_0x1630",
+    "HADD2_0x1630_2",
+    "X_0x1631",
+    "X_0x1631_2",
+    "HSET2_0x1633",
+    "HSETP2_0x1634",
+    "HFMA2_0x1635",
+    "HFMA2_0x1635_2",
+    "F2FP_0x163e",
+    "X_0x163e",
+    "F2IP_0x1643",
+    "JMP_0x174a",
+    "X_0x183b",
+    "X_0x1878",
+    "UP2UR_0x1883",
+    "UR2UP_0x1884",
+    "USEL_0x1887",
+    "UISETP_0x188c",
+    "UISETP_0x188c_2",
+    "UIADD3_0x1890",
+    "UIADD3_0x1890_2",
+    "ULEA_0x1891",
+    "ULEA_0x1891_2",
+    "ULEA_0x1891_3",
+    "ULEA_0x1891_4",
+    "ULEA_0x1891_5",
+    "ULEA_0x1891_6",
+    "ULOP3_0x1892",
+    "UPRMT_0x1896",
+    "UIADD3_0x1897",
+    "UIADD3_0x1897_2",
+    "USHF_0x1899",
+    "USGXT_0x189a",
+    "UBMSK_0x189b",
+    "UIMAD_0x18a4",
+    "UIMAD_0x18a4_2",
+    "UIMAD_0x18a5",
+    "UIMAD_0x18a5_2",
+    "ULDC_0x18b8",
+    "ULDC_0x18b8_2",
+    "UF2FP_0x18ba",
+    "UF2FP_0x18ba_2",
+    "UCLEA_0x18bc",
+    "UFLO_0x18bd",
+    "UBREV_0x18be",
+    "UPOPC_0x18bf",
+    "IPA_0x1926",
+    "CALL_0x1943",
+    "CALL_0x1944",
+    "BRA_0x1947",
+    "JMP_0x194a",
+    "RET_0x1950",
+    "RET_0x1950_2",
+    "BRXU_0x1958",
+    "JMXU_0x1959",
+    "LD_0x1980",
+    "LD_0x1980_2",
+    "LD_0x1980_3",
+    "LD_0x1980_4",
+    "LDG_0x1981",
+    "LDG_0x1981_2",
+    "LDG_0x1981_3",
+    "LDG_0x1981_4",
+    "LDL_0x1983",
+    "LDL_0x1983_2",
+    "LDS_0x1984",
+    "ST_0x1985",
+    "ST_0x1985_2",
+    "ST_0x1985_3",
+    "STG_0x1986",
+    "STG_0x1986_2",
+    "STG_0x1986_3",
+    "STG_0x1986_4",
+    "STL_0x1987",
+    "STL_0x1987_2",
+    "STS_0x1988",
+    "ATOM_0x198a",
+    "ATOM_0x198a_2",
+    "ATOM_0x198a_3",
+    "ATOMS_0x198c",
+    "RED_0x198e",
+    "RED_0x198e_2",
+    "RED_0x198e_3",
+    "ATOMG_0x19a8",
+    "ATOMG_0x19a8_2",
+    "ATOMG_0x19a8_3",
+    "QSPC_0x19aa",
+    "QSPC_0x19aa_2",
+    "QSPC_0x19aa_3",
+    "ARRIVES_0x19b0",
+    "MOV_0x1a02",
+    "P2R_0x1a03",
+    "R2P_0x1a04",
+    "SEL_0x1a07",
+    "FSEL_0x1a08",
+    "FMNMX_0x1a09",
+    "FSET_0x1a0a",
+    "FSETP_0x1a0b",
+    "ISETP_0x1a0c",
+    "ISETP_0x1a0c_2",
+    "IADD3_0x1a10",
+    "IADD3_0x1a10_2",
+    "LEA_0x1a11",
+    "LEA_0x1a11_2",
+    "LEA_0x1a11_3",
+    "LEA_0x1a11_4",
+    "LEA_0x1a11_5",
+    "LEA_0x1a11_6",
+    "LOP3_0x1a12",
+    "IABS_0x1a13",
+    "VABSDIFF_0x1a14",
+    "VABSDIFF4_0x1a15",
+    "PRMT_0x1a16",
+    "IMNMX_0x1a17",
+    "SHF_0x1a19",
+    "SGXT_0x1a1a",
+    "BMSK_0x1a1b",
+    "PLOP3_0x1a1d",
+    "PLOP3_0x1a1e",
+    "PLOP3_0x1a1f",
+    "FMUL_0x1a20",
+    "FFMA_0x1a23",
+    "IMAD_0x1a24",
+    "IMAD_0x1a24_2",
+    "IMAD_0x1a25",
+    "IMAD_0x1a25_2",
+    "IDP_0x1a26",
+    "IDP_0x1a26_2",
+    "IMAD_0x1a27",
+    "IMAD_0x1a27_2",
+    "DMUL_0x1a28",
+    "DFMA_0x1a2b",
+    "CLMAD_0x1a2c",
+    "X_0x1a31",
+    "X_0x1a31_2",
+    "HMUL2_0x1a32",
+    "HFMA2_0x1a35",
+    "HFMA2_0x1a35_2",
+    "I2I_0x1a38",
+    "I2IP_0x1a39",
+    "I2IP_0x1a39_2",
+    "I2IP_0x1a39_3",
+    "F2FP_0x1a3e",
+    "X_0x1a3e",
+    "X_0x1a3e_2",
+    "X_0x1a40",
+    "F2IP_0x1a43",
+    "I2FP_0x1a45",
+    "X_0x1a78",
+    "ULDC_0x1ab9",
+    "ULDC_0x1abb",
+    "FLO_0x1b00",
+    "BREV_0x1b01",
+    "FCHK_0x1b02",
+    "X_0x1b04",
+    "X_0x1b04_2",
+    "F2I_0x1b05",
+    "F2I_0x1b05_2",
+    "I2F_0x1b06",
+    "I2F_0x1b06_2",
+    "I2F_0x1b06_3",
+    "FRND_0x1b07",
+    "FRND_0x1b07_2",
+    "MUFU_0x1b08",
+    "MUFU_0x1b08_2",
+    "POPC_0x1b09",
+    "F2F_0x1b10",
+    "F2F_0x1b10_2",
+    "F2F_0x1b10_3",
+    "F2I_0x1b11",
+    "F2I_0x1b11_2",
+    "F2I_0x1b11_3",
+    "F2I_0x1b11_4",
+    "I2F_0x1b12",
+    "I2F_0x1b12_2",
+    "I2F_0x1b12_3",
+    "I2F_0x1b12_4",
+    "I2F_0x1b12_5",
+    "FRND_0x1b13",
+    "WARPSYNC_0x1b48",
+    "JMP_0x1b4a",
+    "RPCMOV_0x1b52",
+    "RPCMOV_0x1b54",
+    "BMOV_0x1b56",
+    "BMOV_0x1b57",
+    "X_0x1b5a",
+    "NANOSLEEP_0x1b5d",
+    "MOV_0x1c02",
+    "P2R_0x1c03",
+    "R2P_0x1c04",
+    "SEL_0x1c07",
+    "FSEL_0x1c08",
+    "FMNMX_0x1c09",
+    "FSET_0x1c0a",
+    "FSETP_0x1c0b",
+    "ISETP_0x1c0c",
+    "ISETP_0x1c0c_2",
+    "IADD3_0x1c10",
+    "IADD3_0x1c10_2",
+    "LEA_0x1c11",
+    "LEA_0x1c11_2",
+    "LEA_0x1c11_3",
+    "LEA_0x1c11_4",
+    "LEA_0x1c11_5",
+    "LEA_0x1c11_6",
+    "LOP3_0x1c12",
+    "IABS_0x1c13",
+    "VABSDIFF_0x1c14",
+    "VABSDIFF4_0x1c15",
+    "PRMT_0x1c16",
+    "IMNMX_0x1c17",
+    "SHF_0x1c19",
+    "SGXT_0x1c1a",
+    "BMSK_0x1c1b",
+    "PLOP3_0x1c1d",
+    "PLOP3_0x1c1e",
+    "PLOP3_0x1c1f",
+    "FMUL_0x1c20",
+    "FFMA_0x1c23",
+    "IMAD_0x1c24",
+    "IMAD_0x1c24_2",
+    "IMAD_0x1c25",
+    "IMAD_0x1c25_2",
+    "IDP_0x1c26",
+    "IDP_0x1c26_2",
+    "IMAD_0x1c27",
+    "IMAD_0x1c27_2",
+    "DMUL_0x1c28",
+    "DFMA_0x1c2b",
+    "CLMAD_0x1c2c",
+    "X_0x1c31",
+    "X_0x1c31_2",
+    "HMUL2_0x1c32",
+    "HFMA2_0x1c35",
+    "HFMA2_0x1c35_2",
+    "I2I_0x1c38",
+    "I2IP_0x1c39",
+    "I2IP_0x1c39_2",
+    "I2IP_0x1c39_3",
+    "F2FP_0x1c3e",
+    "X_0x1c3e",
+    "X_0x1c3e_2",
+    "X_0x1c40",
+    "F2IP_0x1c43",
+    "I2FP_0x1c45",
+    "X_0x1c78",
+    "UMOV_0x1c82",
+    "UP2UR_0x1c83",
+    "UR2UP_0x1c84",
+    "UCLEA_0x1cbc",
+    "FLO_0x1d00",
+    "BREV_0x1d01",
+    "FCHK_0x1d02",
+    "X_0x1d04",
+    "X_0x1d04_2",
+    "F2I_0x1d05",
+    "F2I_0x1d05_2",
+    "I2F_0x1d06",
+    "I2F_0x1d06_2",
+    "I2F_0x1d06_3",
+    "FRND_0x1d07",
+    "FRND_0x1d07_2",
+    "MUFU_0x1d08",
+    "MUFU_0x1d08_2",
+    "POPC_0x1d09",
+    "F2F_0x1d10",
+    "F2F_0x1d10_2",
+    "F2F_0x1d10_3",
+    "F2I_0x1d11",
+    "F2I_0x1d11_2",
+    "F2I_0x1d11_3",
+    "F2I_0x1d11_4",
+    "I2F_0x1d12",
+    "I2F_0x1d12_2",
+    "I2F_0x1d12_3",
+    "I2F_0x1d12_4",
+    "I2F_0x1d12_5",
+    "FRND_0x1d13",
+    "OUT_0x1d24",
+    "WARPSYNC_0x1d48",
+    "RPCMOV_0x1d52",
+    "RPCMOV_0x1d54",
+    "BMOV_0x1d56",
+    "BMOV_0x1d57",
+    "X_0x1d5a",
+    "NANOSLEEP_0x1d5d",
+    "CCTL_0x1d8f",
+    "CCTL_0x1d8f_2",
+    "CCTLL_0x1d90",
+    "CCTLL_0x1d90_2",
+    "CCTLT_0x1d91",
+    "LDGSTS_0x1dae",
+    "LDGSTS_0x1dae_2",
+    "VABSDIFF_0x1e14",
+    "VABSDIFF4_0x1e15",
+    "PRMT_0x1e16",
+    "SHF_0x1e19",
+    "FADD_0x1e21",
+    "FFMA_0x1e23",
+    "IMAD_0x1e24",
+    "IMAD_0x1e24_2",
+    "IMAD_0x1e25",
+    "IMAD_0x1e25_2",
+    "IMAD_0x1e27",
+    "IMAD_0x1e27_2",
+    "DADD_0x1e29",
+    "DSETP_0x1e2a",
+    "DFMA_0x1e2b",
+    "CLMAD_0x1e2c",
+    "HADD2_0x1e30",
+    "HADD2_0x1e30_2",
+    "X_0x1e31",
+    "X_0x1e31_2",
+    "HSET2_0x1e33",
+    "HSETP2_0x1e34",
+    "HFMA2_0x1e35",
+    "HFMA2_0x1e35_2",
+    "F2FP_0x1e3e",
+    "X_0x1e3e",
+    "F2IP_0x1e43",
+    "X_0x1e79",
+    "X_0x1e79_2",
+    "TEX_0x1f60",
+    "TEX_0x1f60_2",
+    "TLD4_0x1f63",
+    "TLD4_0x1f63_2",
+    "TLD_0x1f66",
+    "TLD_0x1f66_2",
+    "TMML_0x1f69",
+    "TXD_0x1f6c",
+    "TXQ_0x1f6f",
+    "FOOTPRINT_0x1f74",
+    "FOOTPRINT_0x1f74_2",
+    "ATOM_0x1f8a",
+    "ATOM_0x1f8a_2",
+    "ATOM_0x1f8a_3",
+    "ATOM_0x1f8a_4",
+    "ATOMS_0x1f8c",
+    "ATOMS_0x1f8c_2",
+    "SUATOM_0x1f93",
+    "SUATOM_0x1f95",
+    "SULD_0x1f97",
+    "SULD_0x1f99",
+    "SUST_0x1f9b",
+    "SUST_0x1f9d",
+    "SURED_0x1f9f",
+    "LDGSTS_0x1fae",
+    "LDGSTS_0x1fae_2",
+    "LDGSTS_0x1fae_3",
+    "SUQUERY_0x1fb3",
+];
+static MNEMONICS: [&str; 974usize] = [
+    "MOV",
+    "P2R",
+    "R2P",
+    "SEL",
+    "FSEL",
+    "FMNMX",
+    "FSET",
+    "FSETP",
+    "ISETP",
+    "ISETP",
+    "",
+    "IADD3",
+    "IADD3",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LOP3",
+    "IABS",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "IMNMX",
+    "",
+    "SHF",
+    "SGXT",
+    "BMSK",
+    "PLOP3",
+    "PLOP3",
+    "PLOP3",
+    "FMUL",
+    "FADD",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IDP",
+    "IDP",
+    "IMAD",
+    "IMAD",
+    "DMUL",
+    "DADD",
+    "DSETP",
+    "DFMA",
+    "CLMAD",
+    "HADD2",
+    "HADD2",
+    "",
+    "",
+    "HMUL2",
+    "HSET2",
+    "HSETP2",
+    "HFMA2",
+    "HFMA2",
+    "IMMA",
+    "",
+    "I2I",
+    "I2IP",
+    "I2IP",
+    "I2IP",
+    "",
+    "",
+    "",
+    "BMMA",
+    "",
+    "F2FP",
+    "",
+    "DMMA",
+    "",
+    "",
+    "",
+    "",
+    "F2IP",
+    "I2FP",
+    "FLO",
+    "BREV",
+    "FCHK",
+    "F2F",
+    "",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "FRND",
+    "MUFU",
+    "MUFU",
+    "POPC",
+    "F2F",
+    "F2F",
+    "F2F",
+    "F2I",
+    "F2I",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "B2R",
+    "B2R",
+    "B2R",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "__HIR0X1F0",
+    "SETCTAID",
+    "ALD",
+    "ALD",
+    "ALD",
+    "AST",
+    "AST",
+    "OUT",
+    "OUT",
+    "OUT",
+    "IPA",
+    "IPA",
+    "CALL",
+    "CALL",
+    "WARPSYNC",
+    "LEPC",
+    "RPCMOV",
+    "RPCMOV",
+    "BMOV",
+    "BMOV",
+    "BMOV",
+    "",
+    "NANOSLEEP",
+    "TEX",
+    "TEX",
+    "TLD4",
+    "TLD4",
+    "TLD",
+    "TLD",
+    "TMML",
+    "TXD",
+    "TXQ",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "LDG",
+    "LDG",
+    "ST",
+    "ST",
+    "STG",
+    "STG",
+    "STL",
+    "STL",
+    "STS",
+    "STS",
+    "SHFL",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOMS",
+    "ATOMS",
+    "ATOMS",
+    "ATOMS",
+    "ATOMS",
+    "ATOMS",
+    "CCTLT",
+    "SUATOM",
+    "SUATOM",
+    "SURED",
+    "MATCH",
+    "MATCH",
+    "ATOMG",
+    "ATOMG",
+    "ATOMG",
+    "ATOMG",
+    "QSPC",
+    "QSPC",
+    "GETLMEMBASE",
+    "SETLMEMBASE",
+    "R2UR",
+    "R2UR",
+    "REDUX",
+    "",
+    "",
+    "LEA",
+    "LEA",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "SHF",
+    "FADD",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "DADD",
+    "DSETP",
+    "DFMA",
+    "HADD2",
+    "HADD2",
+    "",
+    "",
+    "HSET2",
+    "HSETP2",
+    "HFMA2",
+    "HFMA2",
+    "F2FP",
+    "",
+    "F2IP",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "SHFL",
+    "SUATOM",
+    "SUATOM",
+    "SURED",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "SHF",
+    "FADD",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "DADD",
+    "DSETP",
+    "DFMA",
+    "CLMAD",
+    "HADD2",
+    "HADD2",
+    "",
+    "",
+    "HSET2",
+    "HSETP2",
+    "HFMA2",
+    "HFMA2",
+    "F2FP",
+    "",
+    "F2IP",
+    "SUATOM",
+    "SUATOM",
+    "SULD",
+    "SULD",
+    "SUST",
+    "SUST",
+    "SURED",
+    "SUQUERY",
+    "PMTRIG",
+    "MOV",
+    "P2R",
+    "R2P",
+    "CS2R",
+    "VOTE",
+    "SEL",
+    "FSEL",
+    "FMNMX",
+    "FSET",
+    "FSETP",
+    "ISETP",
+    "ISETP",
+    "CSMTEST",
+    "IADD3",
+    "IADD3",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LOP3",
+    "IABS",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "IMNMX",
+    "SHF",
+    "SGXT",
+    "BMSK",
+    "PLOP3",
+    "PLOP3",
+    "FMUL",
+    "FSWZADD",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "DMUL",
+    "DFMA",
+    "",
+    "",
+    "HMUL2",
+    "HFMA2",
+    "HFMA2",
+    "I2I",
+    "I2IP",
+    "I2IP",
+    "I2IP",
+    "",
+    "F2FP",
+    "",
+    "",
+    "",
+    "F2IP",
+    "I2FP",
+    "I2FP",
+    "UMOV",
+    "VOTEU",
+    "UPLOP3",
+    "FLO",
+    "BREV",
+    "FCHK",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "FRND",
+    "FRND",
+    "MUFU",
+    "MUFU",
+    "POPC",
+    "F2F",
+    "F2F",
+    "F2F",
+    "F2I",
+    "F2I",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "NOP",
+    "S2R",
+    "DEPBAR",
+    "DEPBAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "AL2P",
+    "AL2P",
+    "ISBERD",
+    "OUT",
+    "PIXLD",
+    "IPA",
+    "ISBEWR",
+    "BSYNC",
+    "BREAK",
+    "CALL",
+    "CALL",
+    "BSSY",
+    "YIELD",
+    "BRA",
+    "WARPSYNC",
+    "BRX",
+    "JMP",
+    "JMX",
+    "EXIT",
+    "__HIR0X1E0",
+    "RET",
+    "RET",
+    "",
+    "RPCMOV",
+    "RPCMOV",
+    "BMOV",
+    "BMOV",
+    "",
+    "KILL",
+    "BPT",
+    "BPT",
+    "NANOSLEEP",
+    "NANOSLEEP",
+    "LD",
+    "LD",
+    "LDL",
+    "LDL",
+    "LDS",
+    "LDS",
+    "SHFL",
+    "RED",
+    "RED",
+    "CCTL",
+    "CCTL",
+    "CCTLL",
+    "CCTLL",
+    "MEMBAR",
+    "SULD",
+    "SULD",
+    "SUST",
+    "SUST",
+    "ERRBAR",
+    "LDGDEPBAR",
+    "SUQUERY",
+    "S2UR",
+    "",
+    "MOV",
+    "P2R",
+    "R2P",
+    "SEL",
+    "FSEL",
+    "FMNMX",
+    "FSET",
+    "FSETP",
+    "ISETP",
+    "ISETP",
+    "IADD3",
+    "IADD3",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LOP3",
+    "IABS",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "IMNMX",
+    "SHF",
+    "SGXT",
+    "BMSK",
+    "PLOP3",
+    "PLOP3",
+    "PLOP3",
+    "FMUL",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IDP",
+    "IDP",
+    "IMAD",
+    "IMAD",
+    "DMUL",
+    "DFMA",
+    "CLMAD",
+    "",
+    "",
+    "HMUL2",
+    "HFMA2",
+    "HFMA2",
+    "I2I",
+    "I2IP",
+    "I2IP",
+    "I2IP",
+    "F2FP",
+    "",
+    "",
+    "",
+    "F2IP",
+    "I2FP",
+    "ULDC",
+    "FLO",
+    "BREV",
+    "FCHK",
+    "",
+    "",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "FRND",
+    "MUFU",
+    "MUFU",
+    "POPC",
+    "F2I",
+    "F2I",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "BAR",
+    "IPA",
+    "CALL",
+    "WARPSYNC",
+    "JMP",
+    "RPCMOV",
+    "RPCMOV",
+    "BMOV",
+    "BMOV",
+    "",
+    "NANOSLEEP",
+    "TEX",
+    "TEX",
+    "TEX",
+    "TEX",
+    "TEX",
+    "TEX",
+    "TLD4",
+    "TLD4",
+    "TLD4",
+    "TLD4",
+    "TLD4",
+    "TLD4",
+    "TLD",
+    "TLD",
+    "TLD",
+    "TLD",
+    "TLD",
+    "TLD",
+    "TMML",
+    "TMML",
+    "TMML",
+    "TXD",
+    "TXD",
+    "TXD",
+    "TXQ",
+    "TXQ",
+    "TXQ",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "LDC",
+    "LDC",
+    "CCTLT",
+    "SULD",
+    "SULD",
+    "SUST",
+    "SUST",
+    "SUQUERY",
+    "BMOV",
+    "BMOV",
+    "BMOV",
+    "SHFL",
+    "USEL",
+    "UISETP",
+    "UISETP",
+    "UIADD3",
+    "UIADD3",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULOP3",
+    "UPRMT",
+    "UIADD3",
+    "UIADD3",
+    "USHF",
+    "USGXT",
+    "UBMSK",
+    "UPLOP3",
+    "UPLOP3",
+    "UPLOP3",
+    "UIMAD",
+    "UIMAD",
+    "UIMAD",
+    "UIMAD",
+    "UF2FP",
+    "UF2FP",
+    "UFLO",
+    "UBREV",
+    "UPOPC",
+    "LDTRAM",
+    "",
+    "ULEA",
+    "ULEA",
+    "USHF",
+    "UIMAD",
+    "UIMAD",
+    "UF2FP",
+    "ALD",
+    "ALD",
+    "IPA",
+    "IPA",
+    "BRA",
+    "JMP",
+    "LDC",
+    "LDC",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "SHF",
+    "FADD",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "DADD",
+    "DSETP",
+    "DFMA",
+    "CLMAD",
+    "HADD2",
+    "HADD2",
+    "",
+    "",
+    "HSET2",
+    "HSETP2",
+    "HFMA2",
+    "HFMA2",
+    "F2FP",
+    "",
+    "F2IP",
+    "JMP",
+    "",
+    "",
+    "UP2UR",
+    "UR2UP",
+    "USEL",
+    "UISETP",
+    "UISETP",
+    "UIADD3",
+    "UIADD3",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULEA",
+    "ULOP3",
+    "UPRMT",
+    "UIADD3",
+    "UIADD3",
+    "USHF",
+    "USGXT",
+    "UBMSK",
+    "UIMAD",
+    "UIMAD",
+    "UIMAD",
+    "UIMAD",
+    "ULDC",
+    "ULDC",
+    "UF2FP",
+    "UF2FP",
+    "UCLEA",
+    "UFLO",
+    "UBREV",
+    "UPOPC",
+    "IPA",
+    "CALL",
+    "CALL",
+    "BRA",
+    "JMP",
+    "RET",
+    "RET",
+    "BRXU",
+    "JMXU",
+    "LD",
+    "LD",
+    "LD",
+    "LD",
+    "LDG",
+    "LDG",
+    "LDG",
+    "LDG",
+    "LDL",
+    "LDL",
+    "LDS",
+    "ST",
+    "ST",
+    "ST",
+    "STG",
+    "STG",
+    "STG",
+    "STG",
+    "STL",
+    "STL",
+    "STS",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOMS",
+    "RED",
+    "RED",
+    "RED",
+    "ATOMG",
+    "ATOMG",
+    "ATOMG",
+    "QSPC",
+    "QSPC",
+    "QSPC",
+    "ARRIVES",
+    "MOV",
+    "P2R",
+    "R2P",
+    "SEL",
+    "FSEL",
+    "FMNMX",
+    "FSET",
+    "FSETP",
+    "ISETP",
+    "ISETP",
+    "IADD3",
+    "IADD3",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LOP3",
+    "IABS",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "IMNMX",
+    "SHF",
+    "SGXT",
+    "BMSK",
+    "PLOP3",
+    "PLOP3",
+    "PLOP3",
+    "FMUL",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IDP",
+    "IDP",
+    "IMAD",
+    "IMAD",
+    "DMUL",
+    "DFMA",
+    "CLMAD",
+    "",
+    "",
+    "HMUL2",
+    "HFMA2",
+    "HFMA2",
+    "I2I",
+    "I2IP",
+    "I2IP",
+    "I2IP",
+    "F2FP",
+    "",
+    "",
+    "",
+    "F2IP",
+    "I2FP",
+    "",
+    "ULDC",
+    "ULDC",
+    "FLO",
+    "BREV",
+    "FCHK",
+    "",
+    "",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "FRND",
+    "MUFU",
+    "MUFU",
+    "POPC",
+    "F2F",
+    "F2F",
+    "F2F",
+    "F2I",
+    "F2I",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "WARPSYNC",
+    "JMP",
+    "RPCMOV",
+    "RPCMOV",
+    "BMOV",
+    "BMOV",
+    "",
+    "NANOSLEEP",
+    "MOV",
+    "P2R",
+    "R2P",
+    "SEL",
+    "FSEL",
+    "FMNMX",
+    "FSET",
+    "FSETP",
+    "ISETP",
+    "ISETP",
+    "IADD3",
+    "IADD3",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LEA",
+    "LOP3",
+    "IABS",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "IMNMX",
+    "SHF",
+    "SGXT",
+    "BMSK",
+    "PLOP3",
+    "PLOP3",
+    "PLOP3",
+    "FMUL",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IDP",
+    "IDP",
+    "IMAD",
+    "IMAD",
+    "DMUL",
+    "DFMA",
+    "CLMAD",
+    "",
+    "",
+    "HMUL2",
+    "HFMA2",
+    "HFMA2",
+    "I2I",
+    "I2IP",
+    "I2IP",
+    "I2IP",
+    "F2FP",
+    "",
+    "",
+    "",
+    "F2IP",
+    "I2FP",
+    "",
+    "UMOV",
+    "UP2UR",
+    "UR2UP",
+    "UCLEA",
+    "FLO",
+    "BREV",
+    "FCHK",
+    "",
+    "",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "FRND",
+    "MUFU",
+    "MUFU",
+    "POPC",
+    "F2F",
+    "F2F",
+    "F2F",
+    "F2I",
+    "F2I",
+    "F2I",
+    "F2I",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "I2F",
+    "FRND",
+    "OUT",
+    "WARPSYNC",
+    "RPCMOV",
+    "RPCMOV",
+    "BMOV",
+    "BMOV",
+    "",
+    "NANOSLEEP",
+    "CCTL",
+    "CCTL",
+    "CCTLL",
+    "CCTLL",
+    "CCTLT",
+    "LDGSTS",
+    "LDGSTS",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "PRMT",
+    "SHF",
+    "FADD",
+    "FFMA",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "IMAD",
+    "DADD",
+    "DSETP",
+    "DFMA",
+    "CLMAD",
+    "HADD2",
+    "HADD2",
+    "",
+    "",
+    "HSET2",
+    "HSETP2",
+    "HFMA2",
+    "HFMA2",
+    "F2FP",
+    "",
+    "F2IP",
+    "",
+    "",
+    "TEX",
+    "TEX",
+    "TLD4",
+    "TLD4",
+    "TLD",
+    "TLD",
+    "TMML",
+    "TXD",
+    "TXQ",
+    "FOOTPRINT",
+    "FOOTPRINT",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOM",
+    "ATOMS",
+    "ATOMS",
+    "SUATOM",
+    "SUATOM",
+    "SULD",
+    "SULD",
+    "SUST",
+    "SUST",
+    "SURED",
+    "LDGSTS",
+    "LDGSTS",
+    "LDGSTS",
+    "SUQUERY",
+];
+static OPCODES: [u16; 974usize] = [
+    0x202, 0x203, 0x204, 0x207, 0x208, 0x209, 0x20a, 0x20b, 0x20c, 0x20c, 0x20e, 0x210,
+    0x210, 0x211, 0x211, 0x211, 0x211, 0x211, 0x211, 0x212, 0x213, 0x214, 0x215, 0x216,
+    0x217, 0x218, 0x219, 0x21a, 0x21b, 0x21d, 0x21e, 0x21f, 0x220, 0x221, 0x223, 0x224,
+    0x224, 0x225, 0x225, 0x226, 0x226, 0x227, 0x227, 0x228, 0x229, 0x22a, 0x22b, 0x22c,
+    0x230, 0x230, 0x231, 0x231, 0x232, 0x233, 0x234, 0x235, 0x235, 0x237, 0x237, 0x238,
+    0x239, 0x239, 0x239, 0x23a, 0x23c, 0x23c, 0x23d, 0x23e, 0x23e, 0x23e, 0x23f, 0x240,
+    0x241, 0x241, 0x242, 0x243, 0x245, 0x300, 0x301, 0x302, 0x304, 0x304, 0x305, 0x305,
+    0x306, 0x306, 0x306, 0x307, 0x307, 0x308, 0x308, 0x309, 0x310, 0x310, 0x310, 0x311,
+    0x311, 0x311, 0x311, 0x312, 0x312, 0x312, 0x312, 0x312, 0x313, 0x31c, 0x31c, 0x31c,
+    0x31d, 0x31d, 0x31d, 0x31d, 0x31d, 0x31d, 0x31e, 0x31f, 0x321, 0x321, 0x321, 0x322,
+    0x322, 0x324, 0x324, 0x324, 0x326, 0x326, 0x343, 0x344, 0x348, 0x34e, 0x352, 0x353,
+    0x355, 0x356, 0x357, 0x35a, 0x35d, 0x361, 0x361, 0x364, 0x364, 0x367, 0x367, 0x36a,
+    0x36d, 0x370, 0x373, 0x373, 0x381, 0x381, 0x385, 0x385, 0x386, 0x386, 0x387, 0x387,
+    0x388, 0x388, 0x389, 0x38a, 0x38a, 0x38b, 0x38b, 0x38b, 0x38b, 0x38c, 0x38c, 0x38d,
+    0x38d, 0x38d, 0x38d, 0x391, 0x394, 0x396, 0x3a0, 0x3a1, 0x3a1, 0x3a8, 0x3a8, 0x3a9,
+    0x3a9, 0x3aa, 0x3aa, 0x3c0, 0x3c1, 0x3c2, 0x3c2, 0x3c4, 0x3d0, 0x3d5, 0x411, 0x411,
+    0x414, 0x415, 0x416, 0x419, 0x421, 0x423, 0x424, 0x424, 0x429, 0x42a, 0x42b, 0x430,
+    0x430, 0x431, 0x431, 0x433, 0x434, 0x435, 0x435, 0x43e, 0x43e, 0x443, 0x51d, 0x51d,
+    0x51d, 0x51d, 0x51d, 0x51d, 0x589, 0x593, 0x595, 0x59f, 0x614, 0x615, 0x616, 0x619,
+    0x621, 0x623, 0x624, 0x624, 0x625, 0x625, 0x627, 0x627, 0x629, 0x62a, 0x62b, 0x62c,
+    0x630, 0x630, 0x631, 0x631, 0x633, 0x634, 0x635, 0x635, 0x63e, 0x63e, 0x643, 0x793,
+    0x795, 0x797, 0x799, 0x79b, 0x79d, 0x79f, 0x7b3, 0x801, 0x802, 0x803, 0x804, 0x805,
+    0x806, 0x807, 0x808, 0x809, 0x80a, 0x80b, 0x80c, 0x80c, 0x80d, 0x810, 0x810, 0x811,
+    0x811, 0x811, 0x811, 0x811, 0x811, 0x812, 0x813, 0x814, 0x815, 0x816, 0x817, 0x819,
+    0x81a, 0x81b, 0x81c, 0x81c, 0x820, 0x822, 0x823, 0x824, 0x824, 0x825, 0x825, 0x827,
+    0x827, 0x828, 0x82b, 0x831, 0x831, 0x832, 0x835, 0x835, 0x838, 0x839, 0x839, 0x839,
+    0x83b, 0x83e, 0x83e, 0x83e, 0x840, 0x843, 0x845, 0x845, 0x882, 0x886, 0x89c, 0x900,
+    0x901, 0x902, 0x905, 0x905, 0x906, 0x906, 0x907, 0x907, 0x908, 0x908, 0x909, 0x910,
+    0x910, 0x910, 0x911, 0x911, 0x911, 0x911, 0x912, 0x912, 0x912, 0x912, 0x912, 0x912,
+    0x913, 0x918, 0x919, 0x91a, 0x91a, 0x91d, 0x91d, 0x91d, 0x91d, 0x91d, 0x91d, 0x920,
+    0x920, 0x923, 0x924, 0x925, 0x926, 0x927, 0x941, 0x942, 0x943, 0x944, 0x945, 0x946,
+    0x947, 0x948, 0x949, 0x94a, 0x94c, 0x94d, 0x94f, 0x950, 0x950, 0x951, 0x952, 0x954,
+    0x956, 0x957, 0x95a, 0x95b, 0x95c, 0x95c, 0x95d, 0x95d, 0x980, 0x980, 0x983, 0x983,
+    0x984, 0x984, 0x989, 0x98e, 0x98e, 0x98f, 0x98f, 0x990, 0x990, 0x992, 0x998, 0x99a,
+    0x99c, 0x99e, 0x9ab, 0x9af, 0x9b3, 0x9c3, 0x9d4, 0xa02, 0xa03, 0xa04, 0xa07, 0xa08,
+    0xa09, 0xa0a, 0xa0b, 0xa0c, 0xa0c, 0xa10, 0xa10, 0xa11, 0xa11, 0xa11, 0xa11, 0xa11,
+    0xa11, 0xa12, 0xa13, 0xa14, 0xa15, 0xa16, 0xa17, 0xa19, 0xa1a, 0xa1b, 0xa1d, 0xa1e,
+    0xa1f, 0xa20, 0xa23, 0xa24, 0xa24, 0xa25, 0xa25, 0xa26, 0xa26, 0xa27, 0xa27, 0xa28,
+    0xa2b, 0xa2c, 0xa31, 0xa31, 0xa32, 0xa35, 0xa35, 0xa38, 0xa39, 0xa39, 0xa39, 0xa3e,
+    0xa3e, 0xa3e, 0xa40, 0xa43, 0xa45, 0xab9, 0xb00, 0xb01, 0xb02, 0xb04, 0xb04, 0xb05,
+    0xb05, 0xb06, 0xb06, 0xb06, 0xb07, 0xb07, 0xb08, 0xb08, 0xb09, 0xb11, 0xb11, 0xb11,
+    0xb11, 0xb12, 0xb12, 0xb12, 0xb12, 0xb12, 0xb13, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d,
+    0xb1d, 0xb1d, 0xb1d, 0xb26, 0xb43, 0xb48, 0xb4a, 0xb52, 0xb54, 0xb56, 0xb57, 0xb5a,
+    0xb5d, 0xb60, 0xb60, 0xb60, 0xb60, 0xb62, 0xb62, 0xb63, 0xb63, 0xb63, 0xb63, 0xb65,
+    0xb65, 0xb66, 0xb66, 0xb66, 0xb66, 0xb68, 0xb68, 0xb69, 0xb69, 0xb6b, 0xb6c, 0xb6c,
+    0xb6e, 0xb6f, 0xb6f, 0xb71, 0xb72, 0xb72, 0xb72, 0xb72, 0xb74, 0xb74, 0xb82, 0xb82,
+    0xb91, 0xb97, 0xb99, 0xb9b, 0xb9d, 0xbb3, 0xf55, 0xf55, 0xf56, 0xf89, 0x1287, 0x128c,
+    0x128c, 0x1290, 0x1290, 0x1291, 0x1291, 0x1291, 0x1291, 0x1291, 0x1291, 0x1292,
+    0x1296, 0x1297, 0x1297, 0x1299, 0x129a, 0x129b, 0x129d, 0x129e, 0x129f, 0x12a4,
+    0x12a4, 0x12a5, 0x12a5, 0x12ba, 0x12ba, 0x12bd, 0x12be, 0x12bf, 0x13ad, 0x1478,
+    0x1491, 0x1491, 0x1499, 0x14a4, 0x14a4, 0x14ba, 0x1521, 0x1521, 0x1526, 0x1526,
+    0x1547, 0x154a, 0x1582, 0x1582, 0x1614, 0x1615, 0x1616, 0x1619, 0x1621, 0x1623,
+    0x1624, 0x1624, 0x1625, 0x1625, 0x1627, 0x1627, 0x1629, 0x162a, 0x162b, 0x162c,
+    0x1630, 0x1630, 0x1631, 0x1631, 0x1633, 0x1634, 0x1635, 0x1635, 0x163e, 0x163e,
+    0x1643, 0x174a, 0x183b, 0x1878, 0x1883, 0x1884, 0x1887, 0x188c, 0x188c, 0x1890,
+    0x1890, 0x1891, 0x1891, 0x1891, 0x1891, 0x1891, 0x1891, 0x1892, 0x1896, 0x1897,
+    0x1897, 0x1899, 0x189a, 0x189b, 0x18a4, 0x18a4, 0x18a5, 0x18a5, 0x18b8, 0x18b8,
+    0x18ba, 0x18ba, 0x18bc, 0x18bd, 0x18be, 0x18bf, 0x1926, 0x1943, 0x1944, 0x1947,
+    0x194a, 0x1950, 0x1950, 0x1958, 0x1959, 0x1980, 0x1980, 0x1980, 0x1980, 0x1981,
+    0x1981, 0x1981, 0x1981, 0x1983, 0x1983, 0x1984, 0x1985, 0x1985, 0x1985, 0x1986,
+    0x1986, 0x1986, 0x1986, 0x1987, 0x1987, 0x1988, 0x198a, 0x198a, 0x198a, 0x198c,
+    0x198e, 0x198e, 0x198e, 0x19a8, 0x19a8, 0x19a8, 0x19aa, 0x19aa, 0x19aa, 0x19b0,
+    0x1a02, 0x1a03, 0x1a04, 0x1a07, 0x1a08, 0x1a09, 0x1a0a, 0x1a0b, 0x1a0c, 0x1a0c,
+    0x1a10, 0x1a10, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a12, 0x1a13,
+    0x1a14, 0x1a15, 0x1a16, 0x1a17, 0x1a19, 0x1a1a, 0x1a1b, 0x1a1d, 0x1a1e, 0x1a1f,
+    0x1a20, 0x1a23, 0x1a24, 0x1a24, 0x1a25, 0x1a25, 0x1a26, 0x1a26, 0x1a27, 0x1a27,
+    0x1a28, 0x1a2b, 0x1a2c, 0x1a31, 0x1a31, 0x1a32, 0x1a35, 0x1a35, 0x1a38, 0x1a39,
+    0x1a39, 0x1a39, 0x1a3e, 0x1a3e, 0x1a3e, 0x1a40, 0x1a43, 0x1a45, 0x1a78, 0x1ab9,
+    0x1abb, 0x1b00, 0x1b01, 0x1b02, 0x1b04, 0x1b04, 0x1b05, 0x1b05, 0x1b06, 0x1b06,
+    0x1b06, 0x1b07, 0x1b07, 0x1b08, 0x1b08, 0x1b09, 0x1b10, 0x1b10, 0x1b10, 0x1b11,
+    0x1b11, 0x1b11, 0x1b11, 0x1b12, 0x1b12, 0x1b12, 0x1b12, 0x1b12, 0x1b13, 0x1b48,
+    0x1b4a, 0x1b52, 0x1b54, 0x1b56, 0x1b57, 0x1b5a, 0x1b5d, 0x1c02, 0x1c03, 0x1c04,
+    0x1c07, 0x1c08, 0x1c09, 0x1c0a, 0x1c0b, 0x1c0c, 0x1c0c, 0x1c10, 0x1c10, 0x1c11,
+    0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c12, 0x1c13, 0x1c14, 0x1c15, 0x1c16,
+    0x1c17, 0x1c19, 0x1c1a, 0x1c1b, 0x1c1d, 0x1c1e, 0x1c1f, 0x1c20, 0x1c23, 0x1c24,
+    0x1c24, 0x1c25, 0x1c25, 0x1c26, 0x1c26, 0x1c27, 0x1c27, 0x1c28, 0x1c2b, 0x1c2c,
+    0x1c31, 0x1c31, 0x1c32, 0x1c35, 0x1c35, 0x1c38, 0x1c39, 0x1c39, 0x1c39, 0x1c3e,
+    0x1c3e, 0x1c3e, 0x1c40, 0x1c43, 0x1c45, 0x1c78, 0x1c82, 0x1c83, 0x1c84, 0x1cbc,
+    0x1d00, 0x1d01, 0x1d02, 0x1d04, 0x1d04, 0x1d05, 0x1d05, 0x1d06, 0x1d06, 0x1d06,
+    0x1d07, 0x1d07, 0x1d08, 0x1d08, 0x1d09, 0x1d10, 0x1d10, 0x1d10, 0x1d11, 0x1d11,
+    0x1d11, 0x1d11, 0x1d12, 0x1d12, 0x1d12, 0x1d12, 0x1d12, 0x1d13, 0x1d24, 0x1d48,
+    0x1d52, 0x1d54, 0x1d56, 0x1d57, 0x1d5a, 0x1d5d, 0x1d8f, 0x1d8f, 0x1d90, 0x1d90,
+    0x1d91, 0x1dae, 0x1dae, 0x1e14, 0x1e15, 0x1e16, 0x1e19, 0x1e21, 0x1e23, 0x1e24,
+    0x1e24, 0x1e25, 0x1e25, 0x1e27, 0x1e27, 0x1e29, 0x1e2a, 0x1e2b, 0x1e2c, 0x1e30,
+    0x1e30, 0x1e31, 0x1e31, 0x1e33, 0x1e34, 0x1e35, 0x1e35, 0x1e3e, 0x1e3e, 0x1e43,
+    0x1e79, 0x1e79, 0x1f60, 0x1f60, 0x1f63, 0x1f63, 0x1f66, 0x1f66, 0x1f69, 0x1f6c,
+    0x1f6f, 0x1f74, 0x1f74, 0x1f8a, 0x1f8a, 0x1f8a, 0x1f8a, 0x1f8c, 0x1f8c, 0x1f93,
+    0x1f95, 0x1f97, 0x1f99, 0x1f9b, 0x1f9d, 0x1f9f, 0x1fae, 0x1fae, 0x1fae, 0x1fb3,
+];
 impl ClassId {
     /// Every class, in table order.
-    pub const ALL: [ClassId; 3usize] = [
-        ClassId::IMAD_0x624,
-        ClassId::ISETP_0x80c,
-        ClassId::BRA_0x947,
+    pub const ALL: [ClassId; 974usize] = [
+        ClassId::MOV_0x0202,
+        ClassId::P2R_0x0203,
+        ClassId::R2P_0x0204,
+        ClassId::SEL_0x0207,
+        ClassId::FSEL_0x0208,
+        ClassId::FMNMX_0x0209,
+        ClassId::FSET_0x020a,
+        ClassId::FSETP_0x020b,
+        ClassId::ISETP_0x020c,
+        ClassId::ISETP_0x020c_2,
+        ClassId::X_0x020e,
+        ClassId::IADD3_0x0210,
+        ClassId::IADD3_0x0210_2,
+        ClassId::LEA_0x0211,
+        ClassId::LEA_0x0211_2,
+        ClassId::LEA_0x0211_3,
+        ClassId::LEA_0x0211_4,
+        ClassId::LEA_0x0211_5,
+        ClassId::LEA_0x0211_6,
+        ClassId::LOP3_0x0212,
+        ClassId::IABS_0x0213,
+        ClassId::VABSDIFF_0x0214,
+        ClassId::VABSDIFF4_0x0215,
+        ClassId::PRMT_0x0216,
+        ClassId::IMNMX_0x0217,
+        ClassId::X_0x0218,
+        ClassId::SHF_0x0219,
+        ClassId::SGXT_0x021a,
+        ClassId::BMSK_0x021b,
+        ClassId::PLOP3_0x021d,
+        ClassId::PLOP3_0x021e,
+        ClassId::PLOP3_0x021f,
+        ClassId::FMUL_0x0220,
+        ClassId::FADD_0x0221,
+        ClassId::FFMA_0x0223,
+        ClassId::IMAD_0x0224,
+        ClassId::IMAD_0x0224_2,
+        ClassId::IMAD_0x0225,
+        ClassId::IMAD_0x0225_2,
+        ClassId::IDP_0x0226,
+        ClassId::IDP_0x0226_2,
+        ClassId::IMAD_0x0227,
+        ClassId::IMAD_0x0227_2,
+        ClassId::DMUL_0x0228,
+        ClassId::DADD_0x0229,
+        ClassId::DSETP_0x022a,
+        ClassId::DFMA_0x022b,
+        ClassId::CLMAD_0x022c,
+        ClassId::HADD2_0x0230,
+        ClassId::HADD2_0x0230_2,
+        ClassId::X_0x0231,
+        ClassId::X_0x0231_2,
+        ClassId::HMUL2_0x0232,
+        ClassId::HSET2_0x0233,
+        ClassId::HSETP2_0x0234,
+        ClassId::HFMA2_0x0235,
+        ClassId::HFMA2_0x0235_2,
+        ClassId::IMMA_0x0237,
+        ClassId::X_0x0237,
+        ClassId::I2I_0x0238,
+        ClassId::I2IP_0x0239,
+        ClassId::I2IP_0x0239_2,
+        ClassId::I2IP_0x0239_3,
+        ClassId::X_0x023a,
+        ClassId::X_0x023c,
+        ClassId::X_0x023c_2,
+        ClassId::BMMA_0x023d,
+        ClassId::X_0x023e,
+        ClassId::F2FP_0x023e,
+        ClassId::X_0x023e_2,
+        ClassId::DMMA_0x023f,
+        ClassId::X_0x0240,
+        ClassId::X_0x0241,
+        ClassId::X_0x0241_2,
+        ClassId::X_0x0242,
+        ClassId::F2IP_0x0243,
+        ClassId::I2FP_0x0245,
+        ClassId::FLO_0x0300,
+        ClassId::BREV_0x0301,
+        ClassId::FCHK_0x0302,
+        ClassId::F2F_0x0304,
+        ClassId::X_0x0304,
+        ClassId::F2I_0x0305,
+        ClassId::F2I_0x0305_2,
+        ClassId::I2F_0x0306,
+        ClassId::I2F_0x0306_2,
+        ClassId::I2F_0x0306_3,
+        ClassId::FRND_0x0307,
+        ClassId::FRND_0x0307_2,
+        ClassId::MUFU_0x0308,
+        ClassId::MUFU_0x0308_2,
+        ClassId::POPC_0x0309,
+        ClassId::F2F_0x0310,
+        ClassId::F2F_0x0310_2,
+        ClassId::F2F_0x0310_3,
+        ClassId::F2I_0x0311,
+        ClassId::F2I_0x0311_2,
+        ClassId::F2I_0x0311_3,
+        ClassId::F2I_0x0311_4,
+        ClassId::I2F_0x0312,
+        ClassId::I2F_0x0312_2,
+        ClassId::I2F_0x0312_3,
+        ClassId::I2F_0x0312_4,
+        ClassId::I2F_0x0312_5,
+        ClassId::FRND_0x0313,
+        ClassId::B2R_0x031c,
+        ClassId::B2R_0x031c_2,
+        ClassId::B2R_0x031c_3,
+        ClassId::BAR_0x031d,
+        ClassId::BAR_0x031d_2,
+        ClassId::BAR_0x031d_3,
+        ClassId::BAR_0x031d_4,
+        ClassId::BAR_0x031d_5,
+        ClassId::BAR_0x031d_6,
+        ClassId::HIR0X1F0_0x031e,
+        ClassId::SETCTAID_0x031f,
+        ClassId::ALD_0x0321,
+        ClassId::ALD_0x0321_2,
+        ClassId::ALD_0x0321_3,
+        ClassId::AST_0x0322,
+        ClassId::AST_0x0322_2,
+        ClassId::OUT_0x0324,
+        ClassId::OUT_0x0324_2,
+        ClassId::OUT_0x0324_3,
+        ClassId::IPA_0x0326,
+        ClassId::IPA_0x0326_2,
+        ClassId::CALL_0x0343,
+        ClassId::CALL_0x0344,
+        ClassId::WARPSYNC_0x0348,
+        ClassId::LEPC_0x034e,
+        ClassId::RPCMOV_0x0352,
+        ClassId::RPCMOV_0x0353,
+        ClassId::BMOV_0x0355,
+        ClassId::BMOV_0x0356,
+        ClassId::BMOV_0x0357,
+        ClassId::X_0x035a,
+        ClassId::NANOSLEEP_0x035d,
+        ClassId::TEX_0x0361,
+        ClassId::TEX_0x0361_2,
+        ClassId::TLD4_0x0364,
+        ClassId::TLD4_0x0364_2,
+        ClassId::TLD_0x0367,
+        ClassId::TLD_0x0367_2,
+        ClassId::TMML_0x036a,
+        ClassId::TXD_0x036d,
+        ClassId::TXQ_0x0370,
+        ClassId::FOOTPRINT_0x0373,
+        ClassId::FOOTPRINT_0x0373_2,
+        ClassId::LDG_0x0381,
+        ClassId::LDG_0x0381_2,
+        ClassId::ST_0x0385,
+        ClassId::ST_0x0385_2,
+        ClassId::STG_0x0386,
+        ClassId::STG_0x0386_2,
+        ClassId::STL_0x0387,
+        ClassId::STL_0x0387_2,
+        ClassId::STS_0x0388,
+        ClassId::STS_0x0388_2,
+        ClassId::SHFL_0x0389,
+        ClassId::ATOM_0x038a,
+        ClassId::ATOM_0x038a_2,
+        ClassId::ATOM_0x038b,
+        ClassId::ATOM_0x038b_2,
+        ClassId::ATOM_0x038b_3,
+        ClassId::ATOM_0x038b_4,
+        ClassId::ATOMS_0x038c,
+        ClassId::ATOMS_0x038c_2,
+        ClassId::ATOMS_0x038d,
+        ClassId::ATOMS_0x038d_2,
+        ClassId::ATOMS_0x038d_3,
+        ClassId::ATOMS_0x038d_4,
+        ClassId::CCTLT_0x0391,
+        ClassId::SUATOM_0x0394,
+        ClassId::SUATOM_0x0396,
+        ClassId::SURED_0x03a0,
+        ClassId::MATCH_0x03a1,
+        ClassId::MATCH_0x03a1_2,
+        ClassId::ATOMG_0x03a8,
+        ClassId::ATOMG_0x03a8_2,
+        ClassId::ATOMG_0x03a9,
+        ClassId::ATOMG_0x03a9_2,
+        ClassId::QSPC_0x03aa,
+        ClassId::QSPC_0x03aa_2,
+        ClassId::GETLMEMBASE_0x03c0,
+        ClassId::SETLMEMBASE_0x03c1,
+        ClassId::R2UR_0x03c2,
+        ClassId::R2UR_0x03c2_2,
+        ClassId::REDUX_0x03c4,
+        ClassId::X_0x03d0,
+        ClassId::X_0x03d5,
+        ClassId::LEA_0x0411,
+        ClassId::LEA_0x0411_2,
+        ClassId::VABSDIFF_0x0414,
+        ClassId::VABSDIFF4_0x0415,
+        ClassId::PRMT_0x0416,
+        ClassId::SHF_0x0419,
+        ClassId::FADD_0x0421,
+        ClassId::FFMA_0x0423,
+        ClassId::IMAD_0x0424,
+        ClassId::IMAD_0x0424_2,
+        ClassId::DADD_0x0429,
+        ClassId::DSETP_0x042a,
+        ClassId::DFMA_0x042b,
+        ClassId::HADD2_0x0430,
+        ClassId::HADD2_0x0430_2,
+        ClassId::X_0x0431,
+        ClassId::X_0x0431_2,
+        ClassId::HSET2_0x0433,
+        ClassId::HSETP2_0x0434,
+        ClassId::HFMA2_0x0435,
+        ClassId::HFMA2_0x0435_2,
+        ClassId::F2FP_0x043e,
+        ClassId::X_0x043e,
+        ClassId::F2IP_0x0443,
+        ClassId::BAR_0x051d,
+        ClassId::BAR_0x051d_2,
+        ClassId::BAR_0x051d_3,
+        ClassId::BAR_0x051d_4,
+        ClassId::BAR_0x051d_5,
+        ClassId::BAR_0x051d_6,
+        ClassId::SHFL_0x0589,
+        ClassId::SUATOM_0x0593,
+        ClassId::SUATOM_0x0595,
+        ClassId::SURED_0x059f,
+        ClassId::VABSDIFF_0x0614,
+        ClassId::VABSDIFF4_0x0615,
+        ClassId::PRMT_0x0616,
+        ClassId::SHF_0x0619,
+        ClassId::FADD_0x0621,
+        ClassId::FFMA_0x0623,
+        ClassId::IMAD_0x0624,
+        ClassId::IMAD_0x0624_2,
+        ClassId::IMAD_0x0625,
+        ClassId::IMAD_0x0625_2,
+        ClassId::IMAD_0x0627,
+        ClassId::IMAD_0x0627_2,
+        ClassId::DADD_0x0629,
+        ClassId::DSETP_0x062a,
+        ClassId::DFMA_0x062b,
+        ClassId::CLMAD_0x062c,
+        ClassId::HADD2_0x0630,
+        ClassId::HADD2_0x0630_2,
+        ClassId::X_0x0631,
+        ClassId::X_0x0631_2,
+        ClassId::HSET2_0x0633,
+        ClassId::HSETP2_0x0634,
+        ClassId::HFMA2_0x0635,
+        ClassId::HFMA2_0x0635_2,
+        ClassId::F2FP_0x063e,
+        ClassId::X_0x063e,
+        ClassId::F2IP_0x0643,
+        ClassId::SUATOM_0x0793,
+        ClassId::SUATOM_0x0795,
+        ClassId::SULD_0x0797,
+        ClassId::SULD_0x0799,
+        ClassId::SUST_0x079b,
+        ClassId::SUST_0x079d,
+        ClassId::SURED_0x079f,
+        ClassId::SUQUERY_0x07b3,
+        ClassId::PMTRIG_0x0801,
+        ClassId::MOV_0x0802,
+        ClassId::P2R_0x0803,
+        ClassId::R2P_0x0804,
+        ClassId::CS2R_0x0805,
+        ClassId::VOTE_0x0806,
+        ClassId::SEL_0x0807,
+        ClassId::FSEL_0x0808,
+        ClassId::FMNMX_0x0809,
+        ClassId::FSET_0x080a,
+        ClassId::FSETP_0x080b,
+        ClassId::ISETP_0x080c,
+        ClassId::ISETP_0x080c_2,
+        ClassId::CSMTEST_0x080d,
+        ClassId::IADD3_0x0810,
+        ClassId::IADD3_0x0810_2,
+        ClassId::LEA_0x0811,
+        ClassId::LEA_0x0811_2,
+        ClassId::LEA_0x0811_3,
+        ClassId::LEA_0x0811_4,
+        ClassId::LEA_0x0811_5,
+        ClassId::LEA_0x0811_6,
+        ClassId::LOP3_0x0812,
+        ClassId::IABS_0x0813,
+        ClassId::VABSDIFF_0x0814,
+        ClassId::VABSDIFF4_0x0815,
+        ClassId::PRMT_0x0816,
+        ClassId::IMNMX_0x0817,
+        ClassId::SHF_0x0819,
+        ClassId::SGXT_0x081a,
+        ClassId::BMSK_0x081b,
+        ClassId::PLOP3_0x081c,
+        ClassId::PLOP3_0x081c_2,
+        ClassId::FMUL_0x0820,
+        ClassId::FSWZADD_0x0822,
+        ClassId::FFMA_0x0823,
+        ClassId::IMAD_0x0824,
+        ClassId::IMAD_0x0824_2,
+        ClassId::IMAD_0x0825,
+        ClassId::IMAD_0x0825_2,
+        ClassId::IMAD_0x0827,
+        ClassId::IMAD_0x0827_2,
+        ClassId::DMUL_0x0828,
+        ClassId::DFMA_0x082b,
+        ClassId::X_0x0831,
+        ClassId::X_0x0831_2,
+        ClassId::HMUL2_0x0832,
+        ClassId::HFMA2_0x0835,
+        ClassId::HFMA2_0x0835_2,
+        ClassId::I2I_0x0838,
+        ClassId::I2IP_0x0839,
+        ClassId::I2IP_0x0839_2,
+        ClassId::I2IP_0x0839_3,
+        ClassId::X_0x083b,
+        ClassId::F2FP_0x083e,
+        ClassId::X_0x083e,
+        ClassId::X_0x083e_2,
+        ClassId::X_0x0840,
+        ClassId::F2IP_0x0843,
+        ClassId::I2FP_0x0845,
+        ClassId::I2FP_0x0845_2,
+        ClassId::UMOV_0x0882,
+        ClassId::VOTEU_0x0886,
+        ClassId::UPLOP3_0x089c,
+        ClassId::FLO_0x0900,
+        ClassId::BREV_0x0901,
+        ClassId::FCHK_0x0902,
+        ClassId::F2I_0x0905,
+        ClassId::F2I_0x0905_2,
+        ClassId::I2F_0x0906,
+        ClassId::I2F_0x0906_2,
+        ClassId::FRND_0x0907,
+        ClassId::FRND_0x0907_2,
+        ClassId::MUFU_0x0908,
+        ClassId::MUFU_0x0908_2,
+        ClassId::POPC_0x0909,
+        ClassId::F2F_0x0910,
+        ClassId::F2F_0x0910_2,
+        ClassId::F2F_0x0910_3,
+        ClassId::F2I_0x0911,
+        ClassId::F2I_0x0911_2,
+        ClassId::F2I_0x0911_3,
+        ClassId::F2I_0x0911_4,
+        ClassId::I2F_0x0912,
+        ClassId::I2F_0x0912_2,
+        ClassId::I2F_0x0912_3,
+        ClassId::I2F_0x0912_4,
+        ClassId::I2F_0x0912_5,
+        ClassId::I2F_0x0912_6,
+        ClassId::FRND_0x0913,
+        ClassId::NOP_0x0918,
+        ClassId::S2R_0x0919,
+        ClassId::DEPBAR_0x091a,
+        ClassId::DEPBAR_0x091a_2,
+        ClassId::BAR_0x091d,
+        ClassId::BAR_0x091d_2,
+        ClassId::BAR_0x091d_3,
+        ClassId::BAR_0x091d_4,
+        ClassId::BAR_0x091d_5,
+        ClassId::BAR_0x091d_6,
+        ClassId::AL2P_0x0920,
+        ClassId::AL2P_0x0920_2,
+        ClassId::ISBERD_0x0923,
+        ClassId::OUT_0x0924,
+        ClassId::PIXLD_0x0925,
+        ClassId::IPA_0x0926,
+        ClassId::ISBEWR_0x0927,
+        ClassId::BSYNC_0x0941,
+        ClassId::BREAK_0x0942,
+        ClassId::CALL_0x0943,
+        ClassId::CALL_0x0944,
+        ClassId::BSSY_0x0945,
+        ClassId::YIELD_0x0946,
+        ClassId::BRA_0x0947,
+        ClassId::WARPSYNC_0x0948,
+        ClassId::BRX_0x0949,
+        ClassId::JMP_0x094a,
+        ClassId::JMX_0x094c,
+        ClassId::EXIT_0x094d,
+        ClassId::HIR0X1E0_0x094f,
+        ClassId::RET_0x0950,
+        ClassId::RET_0x0950_2,
+        ClassId::X_0x0951,
+        ClassId::RPCMOV_0x0952,
+        ClassId::RPCMOV_0x0954,
+        ClassId::BMOV_0x0956,
+        ClassId::BMOV_0x0957,
+        ClassId::X_0x095a,
+        ClassId::KILL_0x095b,
+        ClassId::BPT_0x095c,
+        ClassId::BPT_0x095c_2,
+        ClassId::NANOSLEEP_0x095d,
+        ClassId::NANOSLEEP_0x095d_2,
+        ClassId::LD_0x0980,
+        ClassId::LD_0x0980_2,
+        ClassId::LDL_0x0983,
+        ClassId::LDL_0x0983_2,
+        ClassId::LDS_0x0984,
+        ClassId::LDS_0x0984_2,
+        ClassId::SHFL_0x0989,
+        ClassId::RED_0x098e,
+        ClassId::RED_0x098e_2,
+        ClassId::CCTL_0x098f,
+        ClassId::CCTL_0x098f_2,
+        ClassId::CCTLL_0x0990,
+        ClassId::CCTLL_0x0990_2,
+        ClassId::MEMBAR_0x0992,
+        ClassId::SULD_0x0998,
+        ClassId::SULD_0x099a,
+        ClassId::SUST_0x099c,
+        ClassId::SUST_0x099e,
+        ClassId::ERRBAR_0x09ab,
+        ClassId::LDGDEPBAR_0x09af,
+        ClassId::SUQUERY_0x09b3,
+        ClassId::S2UR_0x09c3,
+        ClassId::X_0x09d4,
+        ClassId::MOV_0x0a02,
+        ClassId::P2R_0x0a03,
+        ClassId::R2P_0x0a04,
+        ClassId::SEL_0x0a07,
+        ClassId::FSEL_0x0a08,
+        ClassId::FMNMX_0x0a09,
+        ClassId::FSET_0x0a0a,
+        ClassId::FSETP_0x0a0b,
+        ClassId::ISETP_0x0a0c,
+        ClassId::ISETP_0x0a0c_2,
+        ClassId::IADD3_0x0a10,
+        ClassId::IADD3_0x0a10_2,
+        ClassId::LEA_0x0a11,
+        ClassId::LEA_0x0a11_2,
+        ClassId::LEA_0x0a11_3,
+        ClassId::LEA_0x0a11_4,
+        ClassId::LEA_0x0a11_5,
+        ClassId::LEA_0x0a11_6,
+        ClassId::LOP3_0x0a12,
+        ClassId::IABS_0x0a13,
+        ClassId::VABSDIFF_0x0a14,
+        ClassId::VABSDIFF4_0x0a15,
+        ClassId::PRMT_0x0a16,
+        ClassId::IMNMX_0x0a17,
+        ClassId::SHF_0x0a19,
+        ClassId::SGXT_0x0a1a,
+        ClassId::BMSK_0x0a1b,
+        ClassId::PLOP3_0x0a1d,
+        ClassId::PLOP3_0x0a1e,
+        ClassId::PLOP3_0x0a1f,
+        ClassId::FMUL_0x0a20,
+        ClassId::FFMA_0x0a23,
+        ClassId::IMAD_0x0a24,
+        ClassId::IMAD_0x0a24_2,
+        ClassId::IMAD_0x0a25,
+        ClassId::IMAD_0x0a25_2,
+        ClassId::IDP_0x0a26,
+        ClassId::IDP_0x0a26_2,
+        ClassId::IMAD_0x0a27,
+        ClassId::IMAD_0x0a27_2,
+        ClassId::DMUL_0x0a28,
+        ClassId::DFMA_0x0a2b,
+        ClassId::CLMAD_0x0a2c,
+        ClassId::X_0x0a31,
+        ClassId::X_0x0a31_2,
+        ClassId::HMUL2_0x0a32,
+        ClassId::HFMA2_0x0a35,
+        ClassId::HFMA2_0x0a35_2,
+        ClassId::I2I_0x0a38,
+        ClassId::I2IP_0x0a39,
+        ClassId::I2IP_0x0a39_2,
+        ClassId::I2IP_0x0a39_3,
+        ClassId::F2FP_0x0a3e,
+        ClassId::X_0x0a3e,
+        ClassId::X_0x0a3e_2,
+        ClassId::X_0x0a40,
+        ClassId::F2IP_0x0a43,
+        ClassId::I2FP_0x0a45,
+        ClassId::ULDC_0x0ab9,
+        ClassId::FLO_0x0b00,
+        ClassId::BREV_0x0b01,
+        ClassId::FCHK_0x0b02,
+        ClassId::X_0x0b04,
+        ClassId::X_0x0b04_2,
+        ClassId::F2I_0x0b05,
+        ClassId::F2I_0x0b05_2,
+        ClassId::I2F_0x0b06,
+        ClassId::I2F_0x0b06_2,
+        ClassId::I2F_0x0b06_3,
+        ClassId::FRND_0x0b07,
+        ClassId::FRND_0x0b07_2,
+        ClassId::MUFU_0x0b08,
+        ClassId::MUFU_0x0b08_2,
+        ClassId::POPC_0x0b09,
+        ClassId::F2I_0x0b11,
+        ClassId::F2I_0x0b11_2,
+        ClassId::F2I_0x0b11_3,
+        ClassId::F2I_0x0b11_4,
+        ClassId::I2F_0x0b12,
+        ClassId::I2F_0x0b12_2,
+        ClassId::I2F_0x0b12_3,
+        ClassId::I2F_0x0b12_4,
+        ClassId::I2F_0x0b12_5,
+        ClassId::FRND_0x0b13,
+        ClassId::BAR_0x0b1d,
+        ClassId::BAR_0x0b1d_2,
+        ClassId::BAR_0x0b1d_3,
+        ClassId::BAR_0x0b1d_4,
+        ClassId::BAR_0x0b1d_5,
+        ClassId::BAR_0x0b1d_6,
+        ClassId::BAR_0x0b1d_7,
+        ClassId::BAR_0x0b1d_8,
+        ClassId::IPA_0x0b26,
+        ClassId::CALL_0x0b43,
+        ClassId::WARPSYNC_0x0b48,
+        ClassId::JMP_0x0b4a,
+        ClassId::RPCMOV_0x0b52,
+        ClassId::RPCMOV_0x0b54,
+        ClassId::BMOV_0x0b56,
+        ClassId::BMOV_0x0b57,
+        ClassId::X_0x0b5a,
+        ClassId::NANOSLEEP_0x0b5d,
+        ClassId::TEX_0x0b60,
+        ClassId::TEX_0x0b60_2,
+        ClassId::TEX_0x0b60_3,
+        ClassId::TEX_0x0b60_4,
+        ClassId::TEX_0x0b62,
+        ClassId::TEX_0x0b62_2,
+        ClassId::TLD4_0x0b63,
+        ClassId::TLD4_0x0b63_2,
+        ClassId::TLD4_0x0b63_3,
+        ClassId::TLD4_0x0b63_4,
+        ClassId::TLD4_0x0b65,
+        ClassId::TLD4_0x0b65_2,
+        ClassId::TLD_0x0b66,
+        ClassId::TLD_0x0b66_2,
+        ClassId::TLD_0x0b66_3,
+        ClassId::TLD_0x0b66_4,
+        ClassId::TLD_0x0b68,
+        ClassId::TLD_0x0b68_2,
+        ClassId::TMML_0x0b69,
+        ClassId::TMML_0x0b69_2,
+        ClassId::TMML_0x0b6b,
+        ClassId::TXD_0x0b6c,
+        ClassId::TXD_0x0b6c_2,
+        ClassId::TXD_0x0b6e,
+        ClassId::TXQ_0x0b6f,
+        ClassId::TXQ_0x0b6f_2,
+        ClassId::TXQ_0x0b71,
+        ClassId::FOOTPRINT_0x0b72,
+        ClassId::FOOTPRINT_0x0b72_2,
+        ClassId::FOOTPRINT_0x0b72_3,
+        ClassId::FOOTPRINT_0x0b72_4,
+        ClassId::FOOTPRINT_0x0b74,
+        ClassId::FOOTPRINT_0x0b74_2,
+        ClassId::LDC_0x0b82,
+        ClassId::LDC_0x0b82_2,
+        ClassId::CCTLT_0x0b91,
+        ClassId::SULD_0x0b97,
+        ClassId::SULD_0x0b99,
+        ClassId::SUST_0x0b9b,
+        ClassId::SUST_0x0b9d,
+        ClassId::SUQUERY_0x0bb3,
+        ClassId::BMOV_0x0f55,
+        ClassId::BMOV_0x0f55_2,
+        ClassId::BMOV_0x0f56,
+        ClassId::SHFL_0x0f89,
+        ClassId::USEL_0x1287,
+        ClassId::UISETP_0x128c,
+        ClassId::UISETP_0x128c_2,
+        ClassId::UIADD3_0x1290,
+        ClassId::UIADD3_0x1290_2,
+        ClassId::ULEA_0x1291,
+        ClassId::ULEA_0x1291_2,
+        ClassId::ULEA_0x1291_3,
+        ClassId::ULEA_0x1291_4,
+        ClassId::ULEA_0x1291_5,
+        ClassId::ULEA_0x1291_6,
+        ClassId::ULOP3_0x1292,
+        ClassId::UPRMT_0x1296,
+        ClassId::UIADD3_0x1297,
+        ClassId::UIADD3_0x1297_2,
+        ClassId::USHF_0x1299,
+        ClassId::USGXT_0x129a,
+        ClassId::UBMSK_0x129b,
+        ClassId::UPLOP3_0x129d,
+        ClassId::UPLOP3_0x129e,
+        ClassId::UPLOP3_0x129f,
+        ClassId::UIMAD_0x12a4,
+        ClassId::UIMAD_0x12a4_2,
+        ClassId::UIMAD_0x12a5,
+        ClassId::UIMAD_0x12a5_2,
+        ClassId::UF2FP_0x12ba,
+        ClassId::UF2FP_0x12ba_2,
+        ClassId::UFLO_0x12bd,
+        ClassId::UBREV_0x12be,
+        ClassId::UPOPC_0x12bf,
+        ClassId::LDTRAM_0x13ad,
+        ClassId::X_0x1478,
+        ClassId::ULEA_0x1491,
+        ClassId::ULEA_0x1491_2,
+        ClassId::USHF_0x1499,
+        ClassId::UIMAD_0x14a4,
+        ClassId::UIMAD_0x14a4_2,
+        ClassId::UF2FP_0x14ba,
+        ClassId::ALD_0x1521,
+        ClassId::ALD_0x1521_2,
+        ClassId::IPA_0x1526,
+        ClassId::IPA_0x1526_2,
+        ClassId::BRA_0x1547,
+        ClassId::JMP_0x154a,
+        ClassId::LDC_0x1582,
+        ClassId::LDC_0x1582_2,
+        ClassId::VABSDIFF_0x1614,
+        ClassId::VABSDIFF4_0x1615,
+        ClassId::PRMT_0x1616,
+        ClassId::SHF_0x1619,
+        ClassId::FADD_0x1621,
+        ClassId::FFMA_0x1623,
+        ClassId::IMAD_0x1624,
+        ClassId::IMAD_0x1624_2,
+        ClassId::IMAD_0x1625,
+        ClassId::IMAD_0x1625_2,
+        ClassId::IMAD_0x1627,
+        ClassId::IMAD_0x1627_2,
+        ClassId::DADD_0x1629,
+        ClassId::DSETP_0x162a,
+        ClassId::DFMA_0x162b,
+        ClassId::CLMAD_0x162c,
+        ClassId::HADD2_0x1630,
+        ClassId::HADD2_0x1630_2,
+        ClassId::X_0x1631,
+        ClassId::X_0x1631_2,
+        ClassId::HSET2_0x1633,
+        ClassId::HSETP2_0x1634,
+        ClassId::HFMA2_0x1635,
+        ClassId::HFMA2_0x1635_2,
+        ClassId::F2FP_0x163e,
+        ClassId::X_0x163e,
+        ClassId::F2IP_0x1643,
+        ClassId::JMP_0x174a,
+        ClassId::X_0x183b,
+        ClassId::X_0x1878,
+        ClassId::UP2UR_0x1883,
+        ClassId::UR2UP_0x1884,
+        ClassId::USEL_0x1887,
+        ClassId::UISETP_0x188c,
+        ClassId::UISETP_0x188c_2,
+        ClassId::UIADD3_0x1890,
+        ClassId::UIADD3_0x1890_2,
+        ClassId::ULEA_0x1891,
+        ClassId::ULEA_0x1891_2,
+        ClassId::ULEA_0x1891_3,
+        ClassId::ULEA_0x1891_4,
+        ClassId::ULEA_0x1891_5,
+        ClassId::ULEA_0x1891_6,
+        ClassId::ULOP3_0x1892,
+        ClassId::UPRMT_0x1896,
+        ClassId::UIADD3_0x1897,
+        ClassId::UIADD3_0x1897_2,
+        ClassId::USHF_0x1899,
+        ClassId::USGXT_0x189a,
+        ClassId::UBMSK_0x189b,
+        ClassId::UIMAD_0x18a4,
+        ClassId::UIMAD_0x18a4_2,
+        ClassId::UIMAD_0x18a5,
+        ClassId::UIMAD_0x18a5_2,
+        ClassId::ULDC_0x18b8,
+        ClassId::ULDC_0x18b8_2,
+        ClassId::UF2FP_0x18ba,
+        ClassId::UF2FP_0x18ba_2,
+        ClassId::UCLEA_0x18bc,
+        ClassId::UFLO_0x18bd,
+        ClassId::UBREV_0x18be,
+        ClassId::UPOPC_0x18bf,
+        ClassId::IPA_0x1926,
+        ClassId::CALL_0x1943,
+        ClassId::CALL_0x1944,
+        ClassId::BRA_0x1947,
+        ClassId::JMP_0x194a,
+        ClassId::RET_0x1950,
+        ClassId::RET_0x1950_2,
+        ClassId::BRXU_0x1958,
+        ClassId::JMXU_0x1959,
+        ClassId::LD_0x1980,
+        ClassId::LD_0x1980_2,
+        ClassId::LD_0x1980_3,
+        ClassId::LD_0x1980_4,
+        ClassId::LDG_0x1981,
+        ClassId::LDG_0x1981_2,
+        ClassId::LDG_0x1981_3,
+        ClassId::LDG_0x1981_4,
+        ClassId::LDL_0x1983,
+        ClassId::LDL_0x1983_2,
+        ClassId::LDS_0x1984,
+        ClassId::ST_0x1985,
+        ClassId::ST_0x1985_2,
+        ClassId::ST_0x1985_3,
+        ClassId::STG_0x1986,
+        ClassId::STG_0x1986_2,
+        ClassId::STG_0x1986_3,
+        ClassId::STG_0x1986_4,
+        ClassId::STL_0x1987,
+        ClassId::STL_0x1987_2,
+        ClassId::STS_0x1988,
+        ClassId::ATOM_0x198a,
+        ClassId::ATOM_0x198a_2,
+        ClassId::ATOM_0x198a_3,
+        ClassId::ATOMS_0x198c,
+        ClassId::RED_0x198e,
+        ClassId::RED_0x198e_2,
+        ClassId::RED_0x198e_3,
+        ClassId::ATOMG_0x19a8,
+        ClassId::ATOMG_0x19a8_2,
+        ClassId::ATOMG_0x19a8_3,
+        ClassId::QSPC_0x19aa,
+        ClassId::QSPC_0x19aa_2,
+        ClassId::QSPC_0x19aa_3,
+        ClassId::ARRIVES_0x19b0,
+        ClassId::MOV_0x1a02,
+        ClassId::P2R_0x1a03,
+        ClassId::R2P_0x1a04,
+        ClassId::SEL_0x1a07,
+        ClassId::FSEL_0x1a08,
+        ClassId::FMNMX_0x1a09,
+        ClassId::FSET_0x1a0a,
+        ClassId::FSETP_0x1a0b,
+        ClassId::ISETP_0x1a0c,
+        ClassId::ISETP_0x1a0c_2,
+        ClassId::IADD3_0x1a10,
+        ClassId::IADD3_0x1a10_2,
+        ClassId::LEA_0x1a11,
+        ClassId::LEA_0x1a11_2,
+        ClassId::LEA_0x1a11_3,
+        ClassId::LEA_0x1a11_4,
+        ClassId::LEA_0x1a11_5,
+        ClassId::LEA_0x1a11_6,
+        ClassId::LOP3_0x1a12,
+        ClassId::IABS_0x1a13,
+        ClassId::VABSDIFF_0x1a14,
+        ClassId::VABSDIFF4_0x1a15,
+        ClassId::PRMT_0x1a16,
+        ClassId::IMNMX_0x1a17,
+        ClassId::SHF_0x1a19,
+        ClassId::SGXT_0x1a1a,
+        ClassId::BMSK_0x1a1b,
+        ClassId::PLOP3_0x1a1d,
+        ClassId::PLOP3_0x1a1e,
+        ClassId::PLOP3_0x1a1f,
+        ClassId::FMUL_0x1a20,
+        ClassId::FFMA_0x1a23,
+        ClassId::IMAD_0x1a24,
+        ClassId::IMAD_0x1a24_2,
+        ClassId::IMAD_0x1a25,
+        ClassId::IMAD_0x1a25_2,
+        ClassId::IDP_0x1a26,
+        ClassId::IDP_0x1a26_2,
+        ClassId::IMAD_0x1a27,
+        ClassId::IMAD_0x1a27_2,
+        ClassId::DMUL_0x1a28,
+        ClassId::DFMA_0x1a2b,
+        ClassId::CLMAD_0x1a2c,
+        ClassId::X_0x1a31,
+        ClassId::X_0x1a31_2,
+        ClassId::HMUL2_0x1a32,
+        ClassId::HFMA2_0x1a35,
+        ClassId::HFMA2_0x1a35_2,
+        ClassId::I2I_0x1a38,
+        ClassId::I2IP_0x1a39,
+        ClassId::I2IP_0x1a39_2,
+        ClassId::I2IP_0x1a39_3,
+        ClassId::F2FP_0x1a3e,
+        ClassId::X_0x1a3e,
+        ClassId::X_0x1a3e_2,
+        ClassId::X_0x1a40,
+        ClassId::F2IP_0x1a43,
+        ClassId::I2FP_0x1a45,
+        ClassId::X_0x1a78,
+        ClassId::ULDC_0x1ab9,
+        ClassId::ULDC_0x1abb,
+        ClassId::FLO_0x1b00,
+        ClassId::BREV_0x1b01,
+        ClassId::FCHK_0x1b02,
+        ClassId::X_0x1b04,
+        ClassId::X_0x1b04_2,
+        ClassId::F2I_0x1b05,
+        ClassId::F2I_0x1b05_2,
+        ClassId::I2F_0x1b06,
+        ClassId::I2F_0x1b06_2,
+        ClassId::I2F_0x1b06_3,
+        ClassId::FRND_0x1b07,
+        ClassId::FRND_0x1b07_2,
+        ClassId::MUFU_0x1b08,
+        ClassId::MUFU_0x1b08_2,
+        ClassId::POPC_0x1b09,
+        ClassId::F2F_0x1b10,
+        ClassId::F2F_0x1b10_2,
+        ClassId::F2F_0x1b10_3,
+        ClassId::F2I_0x1b11,
+        ClassId::F2I_0x1b11_2,
+        ClassId::F2I_0x1b11_3,
+        ClassId::F2I_0x1b11_4,
+        ClassId::I2F_0x1b12,
+        ClassId::I2F_0x1b12_2,
+        ClassId::I2F_0x1b12_3,
+        ClassId::I2F_0x1b12_4,
+        ClassId::I2F_0x1b12_5,
+        ClassId::FRND_0x1b13,
+        ClassId::WARPSYNC_0x1b48,
+        ClassId::JMP_0x1b4a,
+        ClassId::RPCMOV_0x1b52,
+        ClassId::RPCMOV_0x1b54,
+        ClassId::BMOV_0x1b56,
+        ClassId::BMOV_0x1b57,
+        ClassId::X_0x1b5a,
+        ClassId::NANOSLEEP_0x1b5d,
+        ClassId::MOV_0x1c02,
+        ClassId::P2R_0x1c03,
+        ClassId::R2P_0x1c04,
+        ClassId::SEL_0x1c07,
+        ClassId::FSEL_0x1c08,
+        ClassId::FMNMX_0x1c09,
+        ClassId::FSET_0x1c0a,
+        ClassId::FSETP_0x1c0b,
+        ClassId::ISETP_0x1c0c,
+        ClassId::ISETP_0x1c0c_2,
+        ClassId::IADD3_0x1c10,
+        ClassId::IADD3_0x1c10_2,
+        ClassId::LEA_0x1c11,
+        ClassId::LEA_0x1c11_2,
+        ClassId::LEA_0x1c11_3,
+        ClassId::LEA_0x1c11_4,
+        ClassId::LEA_0x1c11_5,
+        ClassId::LEA_0x1c11_6,
+        ClassId::LOP3_0x1c12,
+        ClassId::IABS_0x1c13,
+        ClassId::VABSDIFF_0x1c14,
+        ClassId::VABSDIFF4_0x1c15,
+        ClassId::PRMT_0x1c16,
+        ClassId::IMNMX_0x1c17,
+        ClassId::SHF_0x1c19,
+        ClassId::SGXT_0x1c1a,
+        ClassId::BMSK_0x1c1b,
+        ClassId::PLOP3_0x1c1d,
+        ClassId::PLOP3_0x1c1e,
+        ClassId::PLOP3_0x1c1f,
+        ClassId::FMUL_0x1c20,
+        ClassId::FFMA_0x1c23,
+        ClassId::IMAD_0x1c24,
+        ClassId::IMAD_0x1c24_2,
+        ClassId::IMAD_0x1c25,
+        ClassId::IMAD_0x1c25_2,
+        ClassId::IDP_0x1c26,
+        ClassId::IDP_0x1c26_2,
+        ClassId::IMAD_0x1c27,
+        ClassId::IMAD_0x1c27_2,
+        ClassId::DMUL_0x1c28,
+        ClassId::DFMA_0x1c2b,
+        ClassId::CLMAD_0x1c2c,
+        ClassId::X_0x1c31,
+        ClassId::X_0x1c31_2,
+        ClassId::HMUL2_0x1c32,
+        ClassId::HFMA2_0x1c35,
+        ClassId::HFMA2_0x1c35_2,
+        ClassId::I2I_0x1c38,
+        ClassId::I2IP_0x1c39,
+        ClassId::I2IP_0x1c39_2,
+        ClassId::I2IP_0x1c39_3,
+        ClassId::F2FP_0x1c3e,
+        ClassId::X_0x1c3e,
+        ClassId::X_0x1c3e_2,
+        ClassId::X_0x1c40,
+        ClassId::F2IP_0x1c43,
+        ClassId::I2FP_0x1c45,
+        ClassId::X_0x1c78,
+        ClassId::UMOV_0x1c82,
+        ClassId::UP2UR_0x1c83,
+        ClassId::UR2UP_0x1c84,
+        ClassId::UCLEA_0x1cbc,
+        ClassId::FLO_0x1d00,
+        ClassId::BREV_0x1d01,
+        ClassId::FCHK_0x1d02,
+        ClassId::X_0x1d04,
+        ClassId::X_0x1d04_2,
+        ClassId::F2I_0x1d05,
+        ClassId::F2I_0x1d05_2,
+        ClassId::I2F_0x1d06,
+        ClassId::I2F_0x1d06_2,
+        ClassId::I2F_0x1d06_3,
+        ClassId::FRND_0x1d07,
+        ClassId::FRND_0x1d07_2,
+        ClassId::MUFU_0x1d08,
+        ClassId::MUFU_0x1d08_2,
+        ClassId::POPC_0x1d09,
+        ClassId::F2F_0x1d10,
+        ClassId::F2F_0x1d10_2,
+        ClassId::F2F_0x1d10_3,
+        ClassId::F2I_0x1d11,
+        ClassId::F2I_0x1d11_2,
+        ClassId::F2I_0x1d11_3,
+        ClassId::F2I_0x1d11_4,
+        ClassId::I2F_0x1d12,
+        ClassId::I2F_0x1d12_2,
+        ClassId::I2F_0x1d12_3,
+        ClassId::I2F_0x1d12_4,
+        ClassId::I2F_0x1d12_5,
+        ClassId::FRND_0x1d13,
+        ClassId::OUT_0x1d24,
+        ClassId::WARPSYNC_0x1d48,
+        ClassId::RPCMOV_0x1d52,
+        ClassId::RPCMOV_0x1d54,
+        ClassId::BMOV_0x1d56,
+        ClassId::BMOV_0x1d57,
+        ClassId::X_0x1d5a,
+        ClassId::NANOSLEEP_0x1d5d,
+        ClassId::CCTL_0x1d8f,
+        ClassId::CCTL_0x1d8f_2,
+        ClassId::CCTLL_0x1d90,
+        ClassId::CCTLL_0x1d90_2,
+        ClassId::CCTLT_0x1d91,
+        ClassId::LDGSTS_0x1dae,
+        ClassId::LDGSTS_0x1dae_2,
+        ClassId::VABSDIFF_0x1e14,
+        ClassId::VABSDIFF4_0x1e15,
+        ClassId::PRMT_0x1e16,
+        ClassId::SHF_0x1e19,
+        ClassId::FADD_0x1e21,
+        ClassId::FFMA_0x1e23,
+        ClassId::IMAD_0x1e24,
+        ClassId::IMAD_0x1e24_2,
+        ClassId::IMAD_0x1e25,
+        ClassId::IMAD_0x1e25_2,
+        ClassId::IMAD_0x1e27,
+        ClassId::IMAD_0x1e27_2,
+        ClassId::DADD_0x1e29,
+        ClassId::DSETP_0x1e2a,
+        ClassId::DFMA_0x1e2b,
+        ClassId::CLMAD_0x1e2c,
+        ClassId::HADD2_0x1e30,
+        ClassId::HADD2_0x1e30_2,
+        ClassId::X_0x1e31,
+        ClassId::X_0x1e31_2,
+        ClassId::HSET2_0x1e33,
+        ClassId::HSETP2_0x1e34,
+        ClassId::HFMA2_0x1e35,
+        ClassId::HFMA2_0x1e35_2,
+        ClassId::F2FP_0x1e3e,
+        ClassId::X_0x1e3e,
+        ClassId::F2IP_0x1e43,
+        ClassId::X_0x1e79,
+        ClassId::X_0x1e79_2,
+        ClassId::TEX_0x1f60,
+        ClassId::TEX_0x1f60_2,
+        ClassId::TLD4_0x1f63,
+        ClassId::TLD4_0x1f63_2,
+        ClassId::TLD_0x1f66,
+        ClassId::TLD_0x1f66_2,
+        ClassId::TMML_0x1f69,
+        ClassId::TXD_0x1f6c,
+        ClassId::TXQ_0x1f6f,
+        ClassId::FOOTPRINT_0x1f74,
+        ClassId::FOOTPRINT_0x1f74_2,
+        ClassId::ATOM_0x1f8a,
+        ClassId::ATOM_0x1f8a_2,
+        ClassId::ATOM_0x1f8a_3,
+        ClassId::ATOM_0x1f8a_4,
+        ClassId::ATOMS_0x1f8c,
+        ClassId::ATOMS_0x1f8c_2,
+        ClassId::SUATOM_0x1f93,
+        ClassId::SUATOM_0x1f95,
+        ClassId::SULD_0x1f97,
+        ClassId::SULD_0x1f99,
+        ClassId::SUST_0x1f9b,
+        ClassId::SUST_0x1f9d,
+        ClassId::SURED_0x1f9f,
+        ClassId::LDGSTS_0x1fae,
+        ClassId::LDGSTS_0x1fae_2,
+        ClassId::LDGSTS_0x1fae_3,
+        ClassId::SUQUERY_0x1fb3,
     ];
     /// The class's name in the table (`IMAD_0x624`).
     pub fn name(self) -> &'static str {

@@ -6,40 +6,15534 @@ use super::classes::ClassId;
 use super::data;
 use crate::render::in_ranges;
 use crate::word::Word;
+static LEGAL_BITS_0: [u64; 4usize] = [
+    0xfffe0ffeffff, 0xfffe0ffefffe, 0xfffe0000fffe, 0x0,
+];
+static LEGAL_BITS_1: [u64; 4usize] = [
+    0xffefffe0ffeffff, 0xffefffe0ffefffe, 0xfffe0000fffe, 0x0,
+];
+static LEGAL_BITS_2: [u64; 4usize] = [
+    0xfffe0ffeffff, 0xfffe0ffefffe, 0xfffe0ffefffe, 0xffe0000,
+];
+static LEGAL_BITS_3: [u64; 4usize] = [
+    0xffefffe0ffeffff, 0xffefffe0ffefffe, 0xffefffe0ffefffe, 0xffe00000ffe0000,
+];
+static LEGAL_BITS_4: [u64; 4usize] = [
+    0xffefffe0ffeffff, 0xfffe0000fffe, 0xffefffe0ffefffe, 0x0,
+];
+static LEGAL_BITS_5: [u64; 4usize] = [
+    0xfffe0ffeffff, 0xfffe0000fffe, 0xfffe0ffefffe, 0x0,
+];
+static LEGAL_BITS_6: [u64; 4usize] = [
+    0xffefffe0ffeffff, 0xffefffe0ffefffe, 0xffefffe0ffefffe, 0x0,
+];
+static LEGAL_BITS_7: [u64; 4usize] = [0xfffe0ffeffff, 0xfffe, 0xfffe0000fffe, 0x0];
+static LEGAL_BITS_8: [u64; 4usize] = [
+    0xffefffe0ffeffff, 0xfffe0000fffe, 0xfffe0000fffe, 0x0,
+];
+static LEGAL_BITS_9: [u64; 4usize] = [
+    0xffffffffffffffff, 0xff00ffffff00ff, 0xffffffffffff00ff, 0x0,
+];
+static LEGAL_BITS_10: [u64; 4usize] = [0xfffe0ffeffff, 0xfffe0000fffe, 0xfffe, 0x0];
 /// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a
 /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
 #[inline]
 pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     match data::GROUPS[usize::from(w.opcode_key())] {
-        OPCODE_0624 => accept_IMAD_0x624(w),
-        OPCODE_080C => accept_ISETP_0x80c(w),
-        OPCODE_0947 => accept_BRA_0x947(w),
+        OPCODE_0202 => accept_MOV_0x0202(w),
+        OPCODE_0203 => accept_P2R_0x0203(w),
+        OPCODE_0204 => accept_R2P_0x0204(w),
+        OPCODE_0207 => accept_SEL_0x0207(w),
+        OPCODE_0208 => accept_FSEL_0x0208(w),
+        OPCODE_0209 => accept_FMNMX_0x0209(w),
+        OPCODE_020A => accept_FSET_0x020a(w),
+        OPCODE_020B => accept_FSETP_0x020b(w),
+        OPCODE_020C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_ISETP_0x020c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_ISETP_0x020c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_020E => accept_X_0x020e(w),
+        OPCODE_0210 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IADD3_0x0210(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IADD3_0x0210_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0211 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_LEA_0x0211(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_LEA_0x0211_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_LEA_0x0211_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_LEA_0x0211_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_LEA_0x0211_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_LEA_0x0211_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0212 => accept_LOP3_0x0212(w),
+        OPCODE_0213 => accept_IABS_0x0213(w),
+        OPCODE_0214 => accept_VABSDIFF_0x0214(w),
+        OPCODE_0215 => accept_VABSDIFF4_0x0215(w),
+        OPCODE_0216 => accept_PRMT_0x0216(w),
+        OPCODE_0217 => accept_IMNMX_0x0217(w),
+        OPCODE_0218 => accept_X_0x0218(w),
+        OPCODE_0219 => accept_SHF_0x0219(w),
+        OPCODE_021A => accept_SGXT_0x021a(w),
+        OPCODE_021B => accept_BMSK_0x021b(w),
+        OPCODE_021D => accept_PLOP3_0x021d(w),
+        OPCODE_021E => accept_PLOP3_0x021e(w),
+        OPCODE_021F => accept_PLOP3_0x021f(w),
+        OPCODE_0220 => accept_FMUL_0x0220(w),
+        OPCODE_0221 => accept_FADD_0x0221(w),
+        OPCODE_0223 => accept_FFMA_0x0223(w),
+        OPCODE_0224 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0224(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0224_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0225 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0225(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0225_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0226 => {
+            if w.0 & 0x30000000000000000000 == 0x0 {
+                accept_IDP_0x0226(w)
+            } else if w.0 & 0x10000000000000000000 == 0x10000000000000000000 {
+                accept_IDP_0x0226_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0227 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0227(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0227_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0228 => accept_DMUL_0x0228(w),
+        OPCODE_0229 => accept_DADD_0x0229(w),
+        OPCODE_022A => accept_DSETP_0x022a(w),
+        OPCODE_022B => accept_DFMA_0x022b(w),
+        OPCODE_022C => accept_CLMAD_0x022c(w),
+        OPCODE_0230 => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_HADD2_0x0230(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_HADD2_0x0230_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0231 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x0231(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x0231_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0232 => accept_HMUL2_0x0232(w),
+        OPCODE_0233 => accept_HSET2_0x0233(w),
+        OPCODE_0234 => accept_HSETP2_0x0234(w),
+        OPCODE_0235 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x0235(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x0235_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0237 => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_IMMA_0x0237(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_X_0x0237(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0238 => accept_I2I_0x0238(w),
+        OPCODE_0239 => {
+            if w.0 & 0x60000000000000000000 == 0x40000000000000000000 {
+                accept_I2IP_0x0239(w)
+            } else if w.0 & 0x60000000000000000000 == 0x60000000000000000000 {
+                accept_I2IP_0x0239_2(w)
+            } else if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_I2IP_0x0239_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_023A => accept_X_0x023a(w),
+        OPCODE_023C => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_X_0x023c(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_X_0x023c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_023D => accept_BMMA_0x023d(w),
+        OPCODE_023E => {
+            if w.0 & 0x3c0000000000000000000 == 0x0 {
+                accept_X_0x023e(w)
+            } else if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x023e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+                accept_X_0x023e_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_023F => accept_DMMA_0x023f(w),
+        OPCODE_0240 => accept_X_0x0240(w),
+        OPCODE_0241 => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_X_0x0241(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_X_0x0241_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0242 => accept_X_0x0242(w),
+        OPCODE_0243 => accept_F2IP_0x0243(w),
+        OPCODE_0245 => accept_I2FP_0x0245(w),
+        OPCODE_0300 => accept_FLO_0x0300(w),
+        OPCODE_0301 => accept_BREV_0x0301(w),
+        OPCODE_0302 => accept_FCHK_0x0302(w),
+        OPCODE_0304 => {
+            if w.0 & 0x7038000000000000000000 == 0x1010000000000000000000 {
+                accept_F2F_0x0304(w)
+            } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
+                accept_X_0x0304(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0305 => {
+            if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_F2I_0x0305(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_F2I_0x0305_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0306 => {
+            if w.0 & 0x3000000000000000000000 == 0x0 {
+                accept_I2F_0x0306(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_I2F_0x0306_2(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_I2F_0x0306_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0307 => {
+            if w.0 & 0x3018000000000000000000 == 0x1008000000000000000000 {
+                accept_FRND_0x0307(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2010000000000000000000 {
+                accept_FRND_0x0307_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0308 => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_MUFU_0x0308(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_MUFU_0x0308_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0309 => accept_POPC_0x0309(w),
+        OPCODE_0310 => {
+            if w.0 & 0x7038000000000000000000 == 0x1018000000000000000000 {
+                accept_F2F_0x0310(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
+                accept_F2F_0x0310_2(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x3010000000000000000000 {
+                accept_F2F_0x0310_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0311 => {
+            if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_F2I_0x0311(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_F2I_0x0311_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_F2I_0x0311_3(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_F2I_0x0311_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0312 => {
+            if w.0 & 0x3018000000000000000000 == 0x18000000000000000000 {
+                accept_I2F_0x0312(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_I2F_0x0312_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_I2F_0x0312_3(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_I2F_0x0312_4(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_I2F_0x0312_5(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0313 => accept_FRND_0x0313(w),
+        OPCODE_031C => {
+            if w.0 & 0xc0000000000000000000 == 0x0 {
+                accept_B2R_0x031c(w)
+            } else if w.0 & 0xc0000000000000000000 == 0x40000000000000000000 {
+                accept_B2R_0x031c_2(w)
+            } else if w.0 & 0xc0000000000000000000 == 0x80000000000000000000 {
+                accept_B2R_0x031c_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_031D => {
+            if w.0 & 0x1c0000001e0000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_BAR_0x031d(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000020000000000000000000
+            {
+                accept_BAR_0x031d_2(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000040000000000000000000
+            {
+                accept_BAR_0x031d_3(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000060000000000000000000
+            {
+                accept_BAR_0x031d_4(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000100000000000000000000
+            {
+                accept_BAR_0x031d_5(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000140000000000000000000
+            {
+                accept_BAR_0x031d_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_031E => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_HIR0X1F0_0x031e(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_031F => accept_SETCTAID_0x031f(w),
+        OPCODE_0321 => {
+            if w.0 & 0x300000000000ff000000 == 0xff000000 {
+                accept_ALD_0x0321(w)
+            } else if w.0 & 0x30000000000000000000 == 0x10000000000000000000 {
+                accept_ALD_0x0321_2(w)
+            } else if w.0 & 0x30000000000000000000 == 0x20000000000000000000 {
+                accept_ALD_0x0321_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0322 => {
+            if w.0 & 0x1c000000030000000000000000000 == 0x1c000000010000000000000000000 {
+                accept_AST_0x0322(w)
+            } else if w.0 & 0x1c000000030000000000000000000
+                == 0x1c000000020000000000000000000
+            {
+                accept_AST_0x0322_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0324 => {
+            if w.0 & 0x1c0000000c0000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_OUT_0x0324(w)
+            } else if w.0 & 0xc0000000000000000000 == 0x80000000000000000000 {
+                accept_OUT_0x0324_2(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_OUT_0x0324_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0326 => {
+            if w.0 & 0x30000000000000000000 == 0x20000000000000000000 {
+                accept_IPA_0x0326(w)
+            } else if w.0 & 0x20000000000000000000 == 0x0 {
+                accept_IPA_0x0326_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0343 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x0343(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0344 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x0344(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0348 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_WARPSYNC_0x0348(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_034E => accept_LEPC_0x034e(w),
+        OPCODE_0352 => accept_RPCMOV_0x0352(w),
+        OPCODE_0353 => accept_RPCMOV_0x0353(w),
+        OPCODE_0355 => {
+            if w.0 & 0xe0000000000000000000000000000 == 0xe0000000000000000000000000000 {
+                accept_BMOV_0x0355(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0356 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_BMOV_0x0356(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0357 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_BMOV_0x0357(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_035A => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_X_0x035a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_035D => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_NANOSLEEP_0x035d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0361 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TEX_0x0361(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TEX_0x0361_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0364 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TLD4_0x0364(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TLD4_0x0364_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0367 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TLD_0x0367(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TLD_0x0367_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_036A => accept_TMML_0x036a(w),
+        OPCODE_036D => accept_TXD_0x036d(w),
+        OPCODE_0370 => accept_TXQ_0x0370(w),
+        OPCODE_0373 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_FOOTPRINT_0x0373(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_FOOTPRINT_0x0373_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0381 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_LDG_0x0381(w)
+            } else {
+                accept_LDG_0x0381_2(w)
+            }
+        }
+        OPCODE_0385 => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_ST_0x0385(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_ST_0x0385_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0386 => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_STG_0x0386(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_STG_0x0386_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0387 => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_STL_0x0387(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_STL_0x0387_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0388 => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_STS_0x0388(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_STS_0x0388_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0389 => accept_SHFL_0x0389(w),
+        OPCODE_038A => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_ATOM_0x038a(w)
+            } else {
+                accept_ATOM_0x038a_2(w)
+            }
+        }
+        OPCODE_038B => {
+            if w.0 & 0x80000000000000ff000000 == 0xff000000 {
+                accept_ATOM_0x038b(w)
+            } else if w.0 & 0x80000000000000ff000000 == 0x80000000000000ff000000 {
+                accept_ATOM_0x038b_2(w)
+            } else if w.0 & 0x8000000000000000000000 == 0x0 {
+                accept_ATOM_0x038b_3(w)
+            } else if w.0 & 0x8000000000000000000000 == 0x8000000000000000000000 {
+                accept_ATOM_0x038b_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_038C => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_ATOMS_0x038c(w)
+            } else {
+                accept_ATOMS_0x038c_2(w)
+            }
+        }
+        OPCODE_038D => {
+            if w.0 & 0x80000000000000ff000000 == 0xff000000 {
+                accept_ATOMS_0x038d(w)
+            } else if w.0 & 0x80000000000000ff000000 == 0x80000000000000ff000000 {
+                accept_ATOMS_0x038d_2(w)
+            } else if w.0 & 0x8000000000000000000000 == 0x0 {
+                accept_ATOMS_0x038d_3(w)
+            } else if w.0 & 0x8000000000000000000000 == 0x8000000000000000000000 {
+                accept_ATOMS_0x038d_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0391 => {
+            if w.0 & 0x1c000006000000000000000000000 == 0x1c000002000000000000000000000 {
+                accept_CCTLT_0x0391(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0394 => accept_SUATOM_0x0394(w),
+        OPCODE_0396 => accept_SUATOM_0x0396(w),
+        OPCODE_03A0 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SURED_0x03a0(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_03A1 => {
+            if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_MATCH_0x03a1(w)
+            } else if w.0 & 0x80000000000000000000 == 0x80000000000000000000 {
+                accept_MATCH_0x03a1_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_03A8 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_ATOMG_0x03a8(w)
+            } else {
+                accept_ATOMG_0x03a8_2(w)
+            }
+        }
+        OPCODE_03A9 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_ATOMG_0x03a9(w)
+            } else {
+                accept_ATOMG_0x03a9_2(w)
+            }
+        }
+        OPCODE_03AA => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_QSPC_0x03aa(w)
+            } else {
+                accept_QSPC_0x03aa_2(w)
+            }
+        }
+        OPCODE_03C0 => accept_GETLMEMBASE_0x03c0(w),
+        OPCODE_03C1 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SETLMEMBASE_0x03c1(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_03C2 => {
+            if w.0 & 0x1000000000000000000000 == 0x0 {
+                accept_R2UR_0x03c2(w)
+            } else if w.0 & 0x1000000000000000000000 == 0x1000000000000000000000 {
+                accept_R2UR_0x03c2_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_03C4 => accept_REDUX_0x03c4(w),
+        OPCODE_03D0 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_X_0x03d0(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_03D5 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_X_0x03d5(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0411 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_LEA_0x0411(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_LEA_0x0411_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0414 => accept_VABSDIFF_0x0414(w),
+        OPCODE_0415 => accept_VABSDIFF4_0x0415(w),
+        OPCODE_0416 => accept_PRMT_0x0416(w),
+        OPCODE_0419 => accept_SHF_0x0419(w),
+        OPCODE_0421 => accept_FADD_0x0421(w),
+        OPCODE_0423 => accept_FFMA_0x0423(w),
+        OPCODE_0424 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0424(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0424_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0429 => accept_DADD_0x0429(w),
+        OPCODE_042A => accept_DSETP_0x042a(w),
+        OPCODE_042B => accept_DFMA_0x042b(w),
+        OPCODE_0430 => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_HADD2_0x0430(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_HADD2_0x0430_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0431 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x0431(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x0431_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0433 => accept_HSET2_0x0433(w),
+        OPCODE_0434 => accept_HSETP2_0x0434(w),
+        OPCODE_0435 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x0435(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x0435_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_043E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x043e(w)
+            } else if w.0 & 0x380000000000000000000 == 0x0 {
+                accept_X_0x043e(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0443 => accept_F2IP_0x0443(w),
+        OPCODE_051D => {
+            if w.0 & 0x1c0000001e0000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_BAR_0x051d(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000020000000000000000000
+            {
+                accept_BAR_0x051d_2(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000040000000000000000000
+            {
+                accept_BAR_0x051d_3(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000060000000000000000000
+            {
+                accept_BAR_0x051d_4(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000100000000000000000000
+            {
+                accept_BAR_0x051d_5(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000140000000000000000000
+            {
+                accept_BAR_0x051d_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0589 => accept_SHFL_0x0589(w),
+        OPCODE_0593 => accept_SUATOM_0x0593(w),
+        OPCODE_0595 => accept_SUATOM_0x0595(w),
+        OPCODE_059F => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SURED_0x059f(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0614 => accept_VABSDIFF_0x0614(w),
+        OPCODE_0615 => accept_VABSDIFF4_0x0615(w),
+        OPCODE_0616 => accept_PRMT_0x0616(w),
+        OPCODE_0619 => accept_SHF_0x0619(w),
+        OPCODE_0621 => accept_FADD_0x0621(w),
+        OPCODE_0623 => accept_FFMA_0x0623(w),
+        OPCODE_0624 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0624(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0624_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0625 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0625(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0625_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0627 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0627(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0627_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0629 => accept_DADD_0x0629(w),
+        OPCODE_062A => accept_DSETP_0x062a(w),
+        OPCODE_062B => accept_DFMA_0x062b(w),
+        OPCODE_062C => accept_CLMAD_0x062c(w),
+        OPCODE_0630 => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_HADD2_0x0630(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_HADD2_0x0630_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0631 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x0631(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x0631_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0633 => accept_HSET2_0x0633(w),
+        OPCODE_0634 => accept_HSETP2_0x0634(w),
+        OPCODE_0635 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x0635(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x0635_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_063E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x063e(w)
+            } else if w.0 & 0x380000000000000000000 == 0x0 {
+                accept_X_0x063e(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0643 => accept_F2IP_0x0643(w),
+        OPCODE_0793 => accept_SUATOM_0x0793(w),
+        OPCODE_0795 => accept_SUATOM_0x0795(w),
+        OPCODE_0797 => accept_SULD_0x0797(w),
+        OPCODE_0799 => accept_SULD_0x0799(w),
+        OPCODE_079B => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x079b(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_079D => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x079d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_079F => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SURED_0x079f(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_07B3 => accept_SUQUERY_0x07b3(w),
+        OPCODE_0801 => accept_PMTRIG_0x0801(w),
+        OPCODE_0802 => accept_MOV_0x0802(w),
+        OPCODE_0803 => accept_P2R_0x0803(w),
+        OPCODE_0804 => accept_R2P_0x0804(w),
+        OPCODE_0805 => accept_CS2R_0x0805(w),
+        OPCODE_0806 => accept_VOTE_0x0806(w),
+        OPCODE_0807 => accept_SEL_0x0807(w),
+        OPCODE_0808 => accept_FSEL_0x0808(w),
+        OPCODE_0809 => accept_FMNMX_0x0809(w),
+        OPCODE_080A => accept_FSET_0x080a(w),
+        OPCODE_080B => accept_FSETP_0x080b(w),
+        OPCODE_080C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_ISETP_0x080c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_ISETP_0x080c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_080D => accept_CSMTEST_0x080d(w),
+        OPCODE_0810 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IADD3_0x0810(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IADD3_0x0810_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0811 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_LEA_0x0811(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_LEA_0x0811_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_LEA_0x0811_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_LEA_0x0811_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_LEA_0x0811_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_LEA_0x0811_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0812 => accept_LOP3_0x0812(w),
+        OPCODE_0813 => accept_IABS_0x0813(w),
+        OPCODE_0814 => accept_VABSDIFF_0x0814(w),
+        OPCODE_0815 => accept_VABSDIFF4_0x0815(w),
+        OPCODE_0816 => accept_PRMT_0x0816(w),
+        OPCODE_0817 => accept_IMNMX_0x0817(w),
+        OPCODE_0819 => accept_SHF_0x0819(w),
+        OPCODE_081A => accept_SGXT_0x081a(w),
+        OPCODE_081B => accept_BMSK_0x081b(w),
+        OPCODE_081C => {
+            if w.0 & 0x80000000000000000 == 0x0 {
+                accept_PLOP3_0x081c(w)
+            } else if w.0 & 0x80000000000000000 == 0x80000000000000000 {
+                accept_PLOP3_0x081c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0820 => accept_FMUL_0x0820(w),
+        OPCODE_0822 => accept_FSWZADD_0x0822(w),
+        OPCODE_0823 => accept_FFMA_0x0823(w),
+        OPCODE_0824 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0824(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0824_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0825 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0825(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0825_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0827 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0827(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0827_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0828 => accept_DMUL_0x0828(w),
+        OPCODE_082B => accept_DFMA_0x082b(w),
+        OPCODE_0831 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x0831(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x0831_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0832 => accept_HMUL2_0x0832(w),
+        OPCODE_0835 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x0835(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x0835_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0838 => accept_I2I_0x0838(w),
+        OPCODE_0839 => {
+            if w.0 & 0x60000000000000000000 == 0x40000000000000000000 {
+                accept_I2IP_0x0839(w)
+            } else if w.0 & 0x60000000000000000000 == 0x60000000000000000000 {
+                accept_I2IP_0x0839_2(w)
+            } else if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_I2IP_0x0839_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_083B => accept_X_0x083b(w),
+        OPCODE_083E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x083e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+                accept_X_0x083e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+                accept_X_0x083e_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0840 => accept_X_0x0840(w),
+        OPCODE_0843 => accept_F2IP_0x0843(w),
+        OPCODE_0845 => {
+            if w.0 & 0x3004000000000000000000 == 0x2000000000000000000000 {
+                accept_I2FP_0x0845(w)
+            } else if w.0 & 0x3004000000000000000000 == 0x2004000000000000000000 {
+                accept_I2FP_0x0845_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0882 => accept_UMOV_0x0882(w),
+        OPCODE_0886 => accept_VOTEU_0x0886(w),
+        OPCODE_089C => accept_UPLOP3_0x089c(w),
+        OPCODE_0900 => accept_FLO_0x0900(w),
+        OPCODE_0901 => accept_BREV_0x0901(w),
+        OPCODE_0902 => accept_FCHK_0x0902(w),
+        OPCODE_0905 => {
+            if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_F2I_0x0905(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_F2I_0x0905_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0906 => {
+            if w.0 & 0x3004000000000000000000 == 0x2000000000000000000000 {
+                accept_I2F_0x0906(w)
+            } else if w.0 & 0x3004000000000000000000 == 0x2004000000000000000000 {
+                accept_I2F_0x0906_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0907 => {
+            if w.0 & 0x3018000000000000000000 == 0x1008000000000000000000 {
+                accept_FRND_0x0907(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2010000000000000000000 {
+                accept_FRND_0x0907_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0908 => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_MUFU_0x0908(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_MUFU_0x0908_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0909 => accept_POPC_0x0909(w),
+        OPCODE_0910 => {
+            if w.0 & 0x7038000000000000000000 == 0x1018000000000000000000 {
+                accept_F2F_0x0910(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
+                accept_F2F_0x0910_2(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x3010000000000000000000 {
+                accept_F2F_0x0910_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0911 => {
+            if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_F2I_0x0911(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_F2I_0x0911_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_F2I_0x0911_3(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_F2I_0x0911_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0912 => {
+            if w.0 & 0x301c000000000000000000 == 0x2018000000000000000000 {
+                accept_I2F_0x0912(w)
+            } else if w.0 & 0x301c000000000000000000 == 0x201c000000000000000000 {
+                accept_I2F_0x0912_2(w)
+            } else if w.0 & 0x301c000000000000000000 == 0x3018000000000000000000 {
+                accept_I2F_0x0912_3(w)
+            } else if w.0 & 0x301c000000000000000000 == 0x301c000000000000000000 {
+                accept_I2F_0x0912_4(w)
+            } else if w.0 & 0x3004000000000000000000 == 0x3000000000000000000000 {
+                accept_I2F_0x0912_5(w)
+            } else if w.0 & 0x3004000000000000000000 == 0x3004000000000000000000 {
+                accept_I2F_0x0912_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0913 => accept_FRND_0x0913(w),
+        OPCODE_0918 => accept_NOP_0x0918(w),
+        OPCODE_0919 => accept_S2R_0x0919(w),
+        OPCODE_091A => {
+            if w.0 & 0xfc000000000000000800000000000 == 0xfc000000000000000000000000000 {
+                accept_DEPBAR_0x091a(w)
+            } else if w.0 & 0xfc000000000000000800000000000
+                == 0xfc000000000000000800000000000
+            {
+                accept_DEPBAR_0x091a_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_091D => {
+            if w.0 & 0x1c0000001e0000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_BAR_0x091d(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000020000000000000000000
+            {
+                accept_BAR_0x091d_2(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000040000000000000000000
+            {
+                accept_BAR_0x091d_3(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000060000000000000000000
+            {
+                accept_BAR_0x091d_4(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000100000000000000000000
+            {
+                accept_BAR_0x091d_5(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000140000000000000000000
+            {
+                accept_BAR_0x091d_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0920 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_AL2P_0x0920(w)
+            } else {
+                accept_AL2P_0x0920_2(w)
+            }
+        }
+        OPCODE_0923 => accept_ISBERD_0x0923(w),
+        OPCODE_0924 => accept_OUT_0x0924(w),
+        OPCODE_0925 => accept_PIXLD_0x0925(w),
+        OPCODE_0926 => accept_IPA_0x0926(w),
+        OPCODE_0927 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_ISBEWR_0x0927(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0941 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BSYNC_0x0941(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0942 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BREAK_0x0942(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0943 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x0943(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0944 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x0944(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0945 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BSSY_0x0945(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0946 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_YIELD_0x0946(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0947 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BRA_0x0947(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0948 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_WARPSYNC_0x0948(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0949 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BRX_0x0949(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_094A => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMP_0x094a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_094C => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMX_0x094c(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_094D => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_EXIT_0x094d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_094F => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_HIR0X1E0_0x094f(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0950 => {
+            if w.0 & 0xfc000002000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_RET_0x0950(w)
+            } else if w.0 & 0xfc000002000000000000000000000
+                == 0xfc000002000000000000000000000
+            {
+                accept_RET_0x0950_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0951 => accept_X_0x0951(w),
+        OPCODE_0952 => accept_RPCMOV_0x0952(w),
+        OPCODE_0954 => accept_RPCMOV_0x0954(w),
+        OPCODE_0956 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x0956(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0957 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x0957(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_095A => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_X_0x095a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_095B => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_KILL_0x095b(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_095C => {
+            if w.0 & 0xfc000003000000000000000000000 == 0xfc000002000000000000000000000 {
+                accept_BPT_0x095c(w)
+            } else if w.0 & 0xfc000007000000000000000000000
+                == 0xfc000003000000000000000000000
+            {
+                accept_BPT_0x095c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_095D => {
+            if w.0 & 0xfc000000800000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_NANOSLEEP_0x095d(w)
+            } else if w.0 & 0xfc000000800000000000000000000
+                == 0xfc000000800000000000000000000
+            {
+                accept_NANOSLEEP_0x095d_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0980 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_LD_0x0980(w)
+            } else {
+                accept_LD_0x0980_2(w)
+            }
+        }
+        OPCODE_0983 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_LDL_0x0983(w)
+            } else {
+                accept_LDL_0x0983_2(w)
+            }
+        }
+        OPCODE_0984 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_LDS_0x0984(w)
+            } else {
+                accept_LDS_0x0984_2(w)
+            }
+        }
+        OPCODE_0989 => accept_SHFL_0x0989(w),
+        OPCODE_098E => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_RED_0x098e(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_RED_0x098e_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_098F => {
+            if w.0 & 0xfc0000681800000000000ff000000 == 0xfc0000200000000000000ff000000 {
+                accept_CCTL_0x098f(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_CCTL_0x098f_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0990 => {
+            if w.0 & 0x1c0000600000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_CCTLL_0x0990(w)
+            } else if w.0 & 0x1c000040000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_CCTLL_0x0990_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0992 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_MEMBAR_0x0992(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0998 => accept_SULD_0x0998(w),
+        OPCODE_099A => accept_SULD_0x099a(w),
+        OPCODE_099C => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x099c(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_099E => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x099e(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_09AB => accept_ERRBAR_0x09ab(w),
+        OPCODE_09AF => accept_LDGDEPBAR_0x09af(w),
+        OPCODE_09B3 => accept_SUQUERY_0x09b3(w),
+        OPCODE_09C3 => accept_S2UR_0x09c3(w),
+        OPCODE_09D4 => accept_X_0x09d4(w),
+        OPCODE_0A02 => accept_MOV_0x0a02(w),
+        OPCODE_0A03 => accept_P2R_0x0a03(w),
+        OPCODE_0A04 => accept_R2P_0x0a04(w),
+        OPCODE_0A07 => accept_SEL_0x0a07(w),
+        OPCODE_0A08 => accept_FSEL_0x0a08(w),
+        OPCODE_0A09 => accept_FMNMX_0x0a09(w),
+        OPCODE_0A0A => accept_FSET_0x0a0a(w),
+        OPCODE_0A0B => accept_FSETP_0x0a0b(w),
+        OPCODE_0A0C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_ISETP_0x0a0c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_ISETP_0x0a0c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A10 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IADD3_0x0a10(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IADD3_0x0a10_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A11 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_LEA_0x0a11(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_LEA_0x0a11_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_LEA_0x0a11_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_LEA_0x0a11_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_LEA_0x0a11_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_LEA_0x0a11_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A12 => accept_LOP3_0x0a12(w),
+        OPCODE_0A13 => accept_IABS_0x0a13(w),
+        OPCODE_0A14 => accept_VABSDIFF_0x0a14(w),
+        OPCODE_0A15 => accept_VABSDIFF4_0x0a15(w),
+        OPCODE_0A16 => accept_PRMT_0x0a16(w),
+        OPCODE_0A17 => accept_IMNMX_0x0a17(w),
+        OPCODE_0A19 => accept_SHF_0x0a19(w),
+        OPCODE_0A1A => accept_SGXT_0x0a1a(w),
+        OPCODE_0A1B => accept_BMSK_0x0a1b(w),
+        OPCODE_0A1D => accept_PLOP3_0x0a1d(w),
+        OPCODE_0A1E => accept_PLOP3_0x0a1e(w),
+        OPCODE_0A1F => accept_PLOP3_0x0a1f(w),
+        OPCODE_0A20 => accept_FMUL_0x0a20(w),
+        OPCODE_0A23 => accept_FFMA_0x0a23(w),
+        OPCODE_0A24 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0a24(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0a24_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A25 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0a25(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0a25_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A26 => {
+            if w.0 & 0x30000000000000000000 == 0x0 {
+                accept_IDP_0x0a26(w)
+            } else if w.0 & 0x10000000000000000000 == 0x10000000000000000000 {
+                accept_IDP_0x0a26_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A27 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x0a27(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x0a27_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A28 => accept_DMUL_0x0a28(w),
+        OPCODE_0A2B => accept_DFMA_0x0a2b(w),
+        OPCODE_0A2C => accept_CLMAD_0x0a2c(w),
+        OPCODE_0A31 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x0a31(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x0a31_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A32 => accept_HMUL2_0x0a32(w),
+        OPCODE_0A35 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x0a35(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x0a35_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A38 => accept_I2I_0x0a38(w),
+        OPCODE_0A39 => {
+            if w.0 & 0x60000000000000000000 == 0x40000000000000000000 {
+                accept_I2IP_0x0a39(w)
+            } else if w.0 & 0x60000000000000000000 == 0x60000000000000000000 {
+                accept_I2IP_0x0a39_2(w)
+            } else if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_I2IP_0x0a39_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A3E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x0a3e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+                accept_X_0x0a3e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+                accept_X_0x0a3e_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0A40 => accept_X_0x0a40(w),
+        OPCODE_0A43 => accept_F2IP_0x0a43(w),
+        OPCODE_0A45 => accept_I2FP_0x0a45(w),
+        OPCODE_0AB9 => accept_ULDC_0x0ab9(w),
+        OPCODE_0B00 => accept_FLO_0x0b00(w),
+        OPCODE_0B01 => accept_BREV_0x0b01(w),
+        OPCODE_0B02 => accept_FCHK_0x0b02(w),
+        OPCODE_0B04 => {
+            if w.0 & 0x7038000000000000000000 == 0x4010000000000000000000 {
+                accept_X_0x0b04(w)
+            } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
+                accept_X_0x0b04_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B05 => {
+            if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_F2I_0x0b05(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_F2I_0x0b05_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B06 => {
+            if w.0 & 0x3000000000000000000000 == 0x0 {
+                accept_I2F_0x0b06(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_I2F_0x0b06_2(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_I2F_0x0b06_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B07 => {
+            if w.0 & 0x3018000000000000000000 == 0x1008000000000000000000 {
+                accept_FRND_0x0b07(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2010000000000000000000 {
+                accept_FRND_0x0b07_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B08 => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_MUFU_0x0b08(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_MUFU_0x0b08_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B09 => accept_POPC_0x0b09(w),
+        OPCODE_0B11 => {
+            if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_F2I_0x0b11(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_F2I_0x0b11_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_F2I_0x0b11_3(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_F2I_0x0b11_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B12 => {
+            if w.0 & 0x3018000000000000000000 == 0x18000000000000000000 {
+                accept_I2F_0x0b12(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_I2F_0x0b12_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_I2F_0x0b12_3(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_I2F_0x0b12_4(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_I2F_0x0b12_5(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B13 => accept_FRND_0x0b13(w),
+        OPCODE_0B1D => {
+            if w.0 & 0x1c0000001e0000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_BAR_0x0b1d(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000020000000000000000000
+            {
+                accept_BAR_0x0b1d_2(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000040000000000000000000
+            {
+                accept_BAR_0x0b1d_3(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000060000000000000000000
+            {
+                accept_BAR_0x0b1d_4(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000080000000000000000000
+            {
+                accept_BAR_0x0b1d_5(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000100000000000000000000
+            {
+                accept_BAR_0x0b1d_6(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000140000000000000000000
+            {
+                accept_BAR_0x0b1d_7(w)
+            } else if w.0 & 0x1c0000001e0000000000000000000
+                == 0x1c000000180000000000000000000
+            {
+                accept_BAR_0x0b1d_8(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B26 => accept_IPA_0x0b26(w),
+        OPCODE_0B43 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x0b43(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B48 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_WARPSYNC_0x0b48(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B4A => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMP_0x0b4a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B52 => accept_RPCMOV_0x0b52(w),
+        OPCODE_0B54 => accept_RPCMOV_0x0b54(w),
+        OPCODE_0B56 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x0b56(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B57 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x0b57(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B5A => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_X_0x0b5a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B5D => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_NANOSLEEP_0x0b5d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B60 => {
+            if w.0 & 0x1800000000000000 == 0x0 {
+                accept_TEX_0x0b60(w)
+            } else if w.0 & 0x1800000000000000 == 0x800000000000000 {
+                accept_TEX_0x0b60_2(w)
+            } else if w.0 & 0x1800000000000000 == 0x1000000000000000 {
+                accept_TEX_0x0b60_3(w)
+            } else if w.0 & 0x1800000000000000 == 0x1800000000000000 {
+                accept_TEX_0x0b60_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B62 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TEX_0x0b62(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TEX_0x0b62_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B63 => {
+            if w.0 & 0x1800000000000000 == 0x0 {
+                accept_TLD4_0x0b63(w)
+            } else if w.0 & 0x1800000000000000 == 0x800000000000000 {
+                accept_TLD4_0x0b63_2(w)
+            } else if w.0 & 0x1800000000000000 == 0x1000000000000000 {
+                accept_TLD4_0x0b63_3(w)
+            } else if w.0 & 0x1800000000000000 == 0x1800000000000000 {
+                accept_TLD4_0x0b63_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B65 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TLD4_0x0b65(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TLD4_0x0b65_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B66 => {
+            if w.0 & 0x1800000000000000 == 0x0 {
+                accept_TLD_0x0b66(w)
+            } else if w.0 & 0x1800000000000000 == 0x800000000000000 {
+                accept_TLD_0x0b66_2(w)
+            } else if w.0 & 0x1800000000000000 == 0x1000000000000000 {
+                accept_TLD_0x0b66_3(w)
+            } else if w.0 & 0x1800000000000000 == 0x1800000000000000 {
+                accept_TLD_0x0b66_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B68 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TLD_0x0b68(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TLD_0x0b68_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B69 => {
+            if w.0 & 0x800000000000000 == 0x0 {
+                accept_TMML_0x0b69(w)
+            } else if w.0 & 0x800000000000000 == 0x800000000000000 {
+                accept_TMML_0x0b69_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B6B => accept_TMML_0x0b6b(w),
+        OPCODE_0B6C => {
+            if w.0 & 0x800000000000000 == 0x0 {
+                accept_TXD_0x0b6c(w)
+            } else if w.0 & 0x800000000000000 == 0x800000000000000 {
+                accept_TXD_0x0b6c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B6E => accept_TXD_0x0b6e(w),
+        OPCODE_0B6F => {
+            if w.0 & 0x800000000000000 == 0x0 {
+                accept_TXQ_0x0b6f(w)
+            } else if w.0 & 0x800000000000000 == 0x800000000000000 {
+                accept_TXQ_0x0b6f_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B71 => accept_TXQ_0x0b71(w),
+        OPCODE_0B72 => {
+            if w.0 & 0x1800000000000000 == 0x0 {
+                accept_FOOTPRINT_0x0b72(w)
+            } else if w.0 & 0x1800000000000000 == 0x800000000000000 {
+                accept_FOOTPRINT_0x0b72_2(w)
+            } else if w.0 & 0x1800000000000000 == 0x1000000000000000 {
+                accept_FOOTPRINT_0x0b72_3(w)
+            } else if w.0 & 0x1800000000000000 == 0x1800000000000000 {
+                accept_FOOTPRINT_0x0b72_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B74 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_FOOTPRINT_0x0b74(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_FOOTPRINT_0x0b74_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B82 => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_LDC_0x0b82(w)
+            } else {
+                accept_LDC_0x0b82_2(w)
+            }
+        }
+        OPCODE_0B91 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_CCTLT_0x0b91(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B97 => accept_SULD_0x0b97(w),
+        OPCODE_0B99 => accept_SULD_0x0b99(w),
+        OPCODE_0B9B => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x0b9b(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0B9D => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x0b9d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0BB3 => accept_SUQUERY_0x0bb3(w),
+        OPCODE_0F55 => {
+            if w.0 & 0xfc000001000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x0f55(w)
+            } else if w.0 & 0xfc000001000000000000000000000
+                == 0xfc000001000000000000000000000
+            {
+                accept_BMOV_0x0f55_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0F56 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x0f56(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_0F89 => accept_SHFL_0x0f89(w),
+        OPCODE_1287 => accept_USEL_0x1287(w),
+        OPCODE_128C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_UISETP_0x128c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_UISETP_0x128c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1290 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIADD3_0x1290(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIADD3_0x1290_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1291 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_ULEA_0x1291(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_ULEA_0x1291_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_ULEA_0x1291_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_ULEA_0x1291_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_ULEA_0x1291_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_ULEA_0x1291_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1292 => accept_ULOP3_0x1292(w),
+        OPCODE_1296 => accept_UPRMT_0x1296(w),
+        OPCODE_1297 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIADD3_0x1297(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIADD3_0x1297_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1299 => accept_USHF_0x1299(w),
+        OPCODE_129A => accept_USGXT_0x129a(w),
+        OPCODE_129B => accept_UBMSK_0x129b(w),
+        OPCODE_129D => accept_UPLOP3_0x129d(w),
+        OPCODE_129E => accept_UPLOP3_0x129e(w),
+        OPCODE_129F => accept_UPLOP3_0x129f(w),
+        OPCODE_12A4 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIMAD_0x12a4(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIMAD_0x12a4_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_12A5 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIMAD_0x12a5(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIMAD_0x12a5_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_12BA => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_UF2FP_0x12ba(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_UF2FP_0x12ba_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_12BD => accept_UFLO_0x12bd(w),
+        OPCODE_12BE => accept_UBREV_0x12be(w),
+        OPCODE_12BF => accept_UPOPC_0x12bf(w),
+        OPCODE_13AD => accept_LDTRAM_0x13ad(w),
+        OPCODE_1478 => accept_X_0x1478(w),
+        OPCODE_1491 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_ULEA_0x1491(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_ULEA_0x1491_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1499 => accept_USHF_0x1499(w),
+        OPCODE_14A4 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIMAD_0x14a4(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIMAD_0x14a4_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_14BA => accept_UF2FP_0x14ba(w),
+        OPCODE_1521 => {
+            if w.0 & 0x30000000000000000000 == 0x0 {
+                accept_ALD_0x1521(w)
+            } else if w.0 & 0x30000000000000000000 == 0x10000000000000000000 {
+                accept_ALD_0x1521_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1526 => {
+            if w.0 & 0x30000000000000000000 == 0x20000000000000000000 {
+                accept_IPA_0x1526(w)
+            } else if w.0 & 0x20000000000000000000 == 0x0 {
+                accept_IPA_0x1526_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1547 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BRA_0x1547(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_154A => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMP_0x154a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1582 => {
+            if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
+                accept_LDC_0x1582(w)
+            } else {
+                accept_LDC_0x1582_2(w)
+            }
+        }
+        OPCODE_1614 => accept_VABSDIFF_0x1614(w),
+        OPCODE_1615 => accept_VABSDIFF4_0x1615(w),
+        OPCODE_1616 => accept_PRMT_0x1616(w),
+        OPCODE_1619 => accept_SHF_0x1619(w),
+        OPCODE_1621 => accept_FADD_0x1621(w),
+        OPCODE_1623 => accept_FFMA_0x1623(w),
+        OPCODE_1624 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1624(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1624_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1625 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1625(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1625_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1627 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1627(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1627_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1629 => accept_DADD_0x1629(w),
+        OPCODE_162A => accept_DSETP_0x162a(w),
+        OPCODE_162B => accept_DFMA_0x162b(w),
+        OPCODE_162C => accept_CLMAD_0x162c(w),
+        OPCODE_1630 => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_HADD2_0x1630(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_HADD2_0x1630_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1631 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x1631(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x1631_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1633 => accept_HSET2_0x1633(w),
+        OPCODE_1634 => accept_HSETP2_0x1634(w),
+        OPCODE_1635 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x1635(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x1635_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_163E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x163e(w)
+            } else if w.0 & 0x380000000000000000000 == 0x0 {
+                accept_X_0x163e(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1643 => accept_F2IP_0x1643(w),
+        OPCODE_174A => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMP_0x174a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_183B => accept_X_0x183b(w),
+        OPCODE_1878 => accept_X_0x1878(w),
+        OPCODE_1883 => accept_UP2UR_0x1883(w),
+        OPCODE_1884 => accept_UR2UP_0x1884(w),
+        OPCODE_1887 => accept_USEL_0x1887(w),
+        OPCODE_188C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_UISETP_0x188c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_UISETP_0x188c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1890 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIADD3_0x1890(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIADD3_0x1890_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1891 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_ULEA_0x1891(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_ULEA_0x1891_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_ULEA_0x1891_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_ULEA_0x1891_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_ULEA_0x1891_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_ULEA_0x1891_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1892 => accept_ULOP3_0x1892(w),
+        OPCODE_1896 => accept_UPRMT_0x1896(w),
+        OPCODE_1897 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIADD3_0x1897(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIADD3_0x1897_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1899 => accept_USHF_0x1899(w),
+        OPCODE_189A => accept_USGXT_0x189a(w),
+        OPCODE_189B => accept_UBMSK_0x189b(w),
+        OPCODE_18A4 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIMAD_0x18a4(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIMAD_0x18a4_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_18A5 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_UIMAD_0x18a5(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_UIMAD_0x18a5_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_18B8 => {
+            if w.0 & 0x3f000000 == 0x3f000000 {
+                accept_ULDC_0x18b8(w)
+            } else {
+                accept_ULDC_0x18b8_2(w)
+            }
+        }
+        OPCODE_18BA => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_UF2FP_0x18ba(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_UF2FP_0x18ba_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_18BC => accept_UCLEA_0x18bc(w),
+        OPCODE_18BD => accept_UFLO_0x18bd(w),
+        OPCODE_18BE => accept_UBREV_0x18be(w),
+        OPCODE_18BF => accept_UPOPC_0x18bf(w),
+        OPCODE_1926 => accept_IPA_0x1926(w),
+        OPCODE_1943 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x1943(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1944 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_CALL_0x1944(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1947 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BRA_0x1947(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_194A => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMP_0x194a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1950 => {
+            if w.0 & 0xfc000002000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_RET_0x1950(w)
+            } else if w.0 & 0xfc000002000000000000000000000
+                == 0xfc000002000000000000000000000
+            {
+                accept_RET_0x1950_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1958 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BRXU_0x1958(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1959 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMXU_0x1959(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1980 => {
+            if w.0 & 0x100000000000ff000000 == 0xff000000 {
+                accept_LD_0x1980(w)
+            } else if w.0 & 0x40010000000000000000000 == 0x0 {
+                accept_LD_0x1980_2(w)
+            } else if w.0 & 0x40010000000000000000000 == 0x40000000000000000000000 {
+                accept_LD_0x1980_3(w)
+            } else if w.0 & 0x40010000000000000000000 == 0x40010000000000000000000 {
+                accept_LD_0x1980_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1981 => {
+            if w.0 & 0x100000000000ff000000 == 0xff000000 {
+                accept_LDG_0x1981(w)
+            } else if w.0 & 0x40010000000000000000000 == 0x0 {
+                accept_LDG_0x1981_2(w)
+            } else if w.0 & 0x40010000000000000000000 == 0x40000000000000000000000 {
+                accept_LDG_0x1981_3(w)
+            } else if w.0 & 0x40010000000000000000000 == 0x40010000000000000000000 {
+                accept_LDG_0x1981_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1983 => {
+            if w.0 & 0x10000000000000000000 == 0x0 {
+                accept_LDL_0x1983(w)
+            } else if w.0 & 0x10000000000000000000 == 0x10000000000000000000 {
+                accept_LDL_0x1983_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1984 => accept_LDS_0x1984(w),
+        OPCODE_1985 => {
+            if w.0 & 0x1c000040010000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_ST_0x1985(w)
+            } else if w.0 & 0x1c000040010000000000000000000
+                == 0x1c000040000000000000000000000
+            {
+                accept_ST_0x1985_2(w)
+            } else if w.0 & 0x1c000040010000000000000000000
+                == 0x1c000040010000000000000000000
+            {
+                accept_ST_0x1985_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1986 => {
+            if w.0 & 0x1c0000000100000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_STG_0x1986(w)
+            } else if w.0 & 0x1c000040010000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_STG_0x1986_2(w)
+            } else if w.0 & 0x1c000040010000000000000000000
+                == 0x1c000040000000000000000000000
+            {
+                accept_STG_0x1986_3(w)
+            } else if w.0 & 0x1c000040010000000000000000000
+                == 0x1c000040010000000000000000000
+            {
+                accept_STG_0x1986_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1987 => {
+            if w.0 & 0x1c000000010000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_STL_0x1987(w)
+            } else if w.0 & 0x1c000000010000000000000000000
+                == 0x1c000000010000000000000000000
+            {
+                accept_STL_0x1987_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1988 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_STS_0x1988(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_198A => {
+            if w.0 & 0xc00000000000000000 == 0x0 {
+                accept_ATOM_0x198a(w)
+            } else if w.0 & 0xc00000000000000000 == 0x400000000000000000 {
+                accept_ATOM_0x198a_2(w)
+            } else if w.0 & 0xc00000000000000000 == 0xc00000000000000000 {
+                accept_ATOM_0x198a_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_198C => accept_ATOMS_0x198c(w),
+        OPCODE_198E => {
+            if w.0 & 0x1c000040000800000000000000000 == 0x1c000000000000000000000000000 {
+                accept_RED_0x198e(w)
+            } else if w.0 & 0x1c000040000800000000000000000
+                == 0x1c000040000000000000000000000
+            {
+                accept_RED_0x198e_2(w)
+            } else if w.0 & 0x1c000040000800000000000000000
+                == 0x1c000040000800000000000000000
+            {
+                accept_RED_0x198e_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_19A8 => {
+            if w.0 & 0xc00000000000000000 == 0x0 {
+                accept_ATOMG_0x19a8(w)
+            } else if w.0 & 0xc00000000000000000 == 0x400000000000000000 {
+                accept_ATOMG_0x19a8_2(w)
+            } else if w.0 & 0xc00000000000000000 == 0xc00000000000000000 {
+                accept_ATOMG_0x19a8_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_19AA => {
+            if w.0 & 0xff000000 == 0xff000000 {
+                accept_QSPC_0x19aa(w)
+            } else if w.0 & 0x40000000000000000000000 == 0x0 {
+                accept_QSPC_0x19aa_2(w)
+            } else if w.0 & 0x40000000000000000000000 == 0x40000000000000000000000 {
+                accept_QSPC_0x19aa_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_19B0 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_ARRIVES_0x19b0(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A02 => accept_MOV_0x1a02(w),
+        OPCODE_1A03 => accept_P2R_0x1a03(w),
+        OPCODE_1A04 => accept_R2P_0x1a04(w),
+        OPCODE_1A07 => accept_SEL_0x1a07(w),
+        OPCODE_1A08 => accept_FSEL_0x1a08(w),
+        OPCODE_1A09 => accept_FMNMX_0x1a09(w),
+        OPCODE_1A0A => accept_FSET_0x1a0a(w),
+        OPCODE_1A0B => accept_FSETP_0x1a0b(w),
+        OPCODE_1A0C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_ISETP_0x1a0c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_ISETP_0x1a0c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A10 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IADD3_0x1a10(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IADD3_0x1a10_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A11 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_LEA_0x1a11(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_LEA_0x1a11_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_LEA_0x1a11_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_LEA_0x1a11_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_LEA_0x1a11_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_LEA_0x1a11_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A12 => accept_LOP3_0x1a12(w),
+        OPCODE_1A13 => accept_IABS_0x1a13(w),
+        OPCODE_1A14 => accept_VABSDIFF_0x1a14(w),
+        OPCODE_1A15 => accept_VABSDIFF4_0x1a15(w),
+        OPCODE_1A16 => accept_PRMT_0x1a16(w),
+        OPCODE_1A17 => accept_IMNMX_0x1a17(w),
+        OPCODE_1A19 => accept_SHF_0x1a19(w),
+        OPCODE_1A1A => accept_SGXT_0x1a1a(w),
+        OPCODE_1A1B => accept_BMSK_0x1a1b(w),
+        OPCODE_1A1D => accept_PLOP3_0x1a1d(w),
+        OPCODE_1A1E => accept_PLOP3_0x1a1e(w),
+        OPCODE_1A1F => accept_PLOP3_0x1a1f(w),
+        OPCODE_1A20 => accept_FMUL_0x1a20(w),
+        OPCODE_1A23 => accept_FFMA_0x1a23(w),
+        OPCODE_1A24 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1a24(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1a24_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A25 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1a25(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1a25_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A26 => {
+            if w.0 & 0x30000000000000000000 == 0x0 {
+                accept_IDP_0x1a26(w)
+            } else if w.0 & 0x10000000000000000000 == 0x10000000000000000000 {
+                accept_IDP_0x1a26_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A27 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1a27(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1a27_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A28 => accept_DMUL_0x1a28(w),
+        OPCODE_1A2B => accept_DFMA_0x1a2b(w),
+        OPCODE_1A2C => accept_CLMAD_0x1a2c(w),
+        OPCODE_1A31 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x1a31(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x1a31_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A32 => accept_HMUL2_0x1a32(w),
+        OPCODE_1A35 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x1a35(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x1a35_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A38 => accept_I2I_0x1a38(w),
+        OPCODE_1A39 => {
+            if w.0 & 0x60000000000000000000 == 0x40000000000000000000 {
+                accept_I2IP_0x1a39(w)
+            } else if w.0 & 0x60000000000000000000 == 0x60000000000000000000 {
+                accept_I2IP_0x1a39_2(w)
+            } else if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_I2IP_0x1a39_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A3E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x1a3e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+                accept_X_0x1a3e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x1c0000000000000000000 {
+                accept_X_0x1a3e_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1A40 => accept_X_0x1a40(w),
+        OPCODE_1A43 => accept_F2IP_0x1a43(w),
+        OPCODE_1A45 => accept_I2FP_0x1a45(w),
+        OPCODE_1A78 => accept_X_0x1a78(w),
+        OPCODE_1AB9 => accept_ULDC_0x1ab9(w),
+        OPCODE_1ABB => accept_ULDC_0x1abb(w),
+        OPCODE_1B00 => accept_FLO_0x1b00(w),
+        OPCODE_1B01 => accept_BREV_0x1b01(w),
+        OPCODE_1B02 => accept_FCHK_0x1b02(w),
+        OPCODE_1B04 => {
+            if w.0 & 0x7038000000000000000000 == 0x4010000000000000000000 {
+                accept_X_0x1b04(w)
+            } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
+                accept_X_0x1b04_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B05 => {
+            if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_F2I_0x1b05(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_F2I_0x1b05_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B06 => {
+            if w.0 & 0x3000000000000000000000 == 0x0 {
+                accept_I2F_0x1b06(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_I2F_0x1b06_2(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_I2F_0x1b06_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B07 => {
+            if w.0 & 0x3018000000000000000000 == 0x1008000000000000000000 {
+                accept_FRND_0x1b07(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2010000000000000000000 {
+                accept_FRND_0x1b07_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B08 => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_MUFU_0x1b08(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_MUFU_0x1b08_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B09 => accept_POPC_0x1b09(w),
+        OPCODE_1B10 => {
+            if w.0 & 0x7038000000000000000000 == 0x1018000000000000000000 {
+                accept_F2F_0x1b10(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
+                accept_F2F_0x1b10_2(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x3008000000000000000000 {
+                accept_F2F_0x1b10_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B11 => {
+            if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_F2I_0x1b11(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_F2I_0x1b11_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_F2I_0x1b11_3(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_F2I_0x1b11_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B12 => {
+            if w.0 & 0x3018000000000000000000 == 0x18000000000000000000 {
+                accept_I2F_0x1b12(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_I2F_0x1b12_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_I2F_0x1b12_3(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_I2F_0x1b12_4(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_I2F_0x1b12_5(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B13 => accept_FRND_0x1b13(w),
+        OPCODE_1B48 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_WARPSYNC_0x1b48(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B4A => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_JMP_0x1b4a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B52 => accept_RPCMOV_0x1b52(w),
+        OPCODE_1B54 => accept_RPCMOV_0x1b54(w),
+        OPCODE_1B56 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x1b56(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B57 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x1b57(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B5A => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_X_0x1b5a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1B5D => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_NANOSLEEP_0x1b5d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C02 => accept_MOV_0x1c02(w),
+        OPCODE_1C03 => accept_P2R_0x1c03(w),
+        OPCODE_1C04 => accept_R2P_0x1c04(w),
+        OPCODE_1C07 => accept_SEL_0x1c07(w),
+        OPCODE_1C08 => accept_FSEL_0x1c08(w),
+        OPCODE_1C09 => accept_FMNMX_0x1c09(w),
+        OPCODE_1C0A => accept_FSET_0x1c0a(w),
+        OPCODE_1C0B => accept_FSETP_0x1c0b(w),
+        OPCODE_1C0C => {
+            if w.0 & 0x1000000000000000000 == 0x0 {
+                accept_ISETP_0x1c0c(w)
+            } else if w.0 & 0x1000000000000000000 == 0x1000000000000000000 {
+                accept_ISETP_0x1c0c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C10 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IADD3_0x1c10(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IADD3_0x1c10_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C11 => {
+            if w.0 & 0x106000000000000000000 == 0x0 {
+                accept_LEA_0x1c11(w)
+            } else if w.0 & 0x106000000000000000000 == 0x4000000000000000000 {
+                accept_LEA_0x1c11_2(w)
+            } else if w.0 & 0x106000000000000000000 == 0x100000000000000000000 {
+                accept_LEA_0x1c11_3(w)
+            } else if w.0 & 0x106000000000000000000 == 0x102000000000000000000 {
+                accept_LEA_0x1c11_4(w)
+            } else if w.0 & 0x106000000000000000000 == 0x104000000000000000000 {
+                accept_LEA_0x1c11_5(w)
+            } else if w.0 & 0x106000000000000000000 == 0x106000000000000000000 {
+                accept_LEA_0x1c11_6(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C12 => accept_LOP3_0x1c12(w),
+        OPCODE_1C13 => accept_IABS_0x1c13(w),
+        OPCODE_1C14 => accept_VABSDIFF_0x1c14(w),
+        OPCODE_1C15 => accept_VABSDIFF4_0x1c15(w),
+        OPCODE_1C16 => accept_PRMT_0x1c16(w),
+        OPCODE_1C17 => accept_IMNMX_0x1c17(w),
+        OPCODE_1C19 => accept_SHF_0x1c19(w),
+        OPCODE_1C1A => accept_SGXT_0x1c1a(w),
+        OPCODE_1C1B => accept_BMSK_0x1c1b(w),
+        OPCODE_1C1D => accept_PLOP3_0x1c1d(w),
+        OPCODE_1C1E => accept_PLOP3_0x1c1e(w),
+        OPCODE_1C1F => accept_PLOP3_0x1c1f(w),
+        OPCODE_1C20 => accept_FMUL_0x1c20(w),
+        OPCODE_1C23 => accept_FFMA_0x1c23(w),
+        OPCODE_1C24 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1c24(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1c24_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C25 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1c25(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1c25_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C26 => {
+            if w.0 & 0x30000000000000000000 == 0x0 {
+                accept_IDP_0x1c26(w)
+            } else if w.0 & 0x10000000000000000000 == 0x10000000000000000000 {
+                accept_IDP_0x1c26_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C27 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1c27(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1c27_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C28 => accept_DMUL_0x1c28(w),
+        OPCODE_1C2B => accept_DFMA_0x1c2b(w),
+        OPCODE_1C2C => accept_CLMAD_0x1c2c(w),
+        OPCODE_1C31 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x1c31(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x1c31_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C32 => accept_HMUL2_0x1c32(w),
+        OPCODE_1C35 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x1c35(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x1c35_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C38 => accept_I2I_0x1c38(w),
+        OPCODE_1C39 => {
+            if w.0 & 0x60000000000000000000 == 0x40000000000000000000 {
+                accept_I2IP_0x1c39(w)
+            } else if w.0 & 0x60000000000000000000 == 0x60000000000000000000 {
+                accept_I2IP_0x1c39_2(w)
+            } else if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_I2IP_0x1c39_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C3E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x1c3e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+                accept_X_0x1c3e(w)
+            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+                accept_X_0x1c3e_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1C40 => accept_X_0x1c40(w),
+        OPCODE_1C43 => accept_F2IP_0x1c43(w),
+        OPCODE_1C45 => accept_I2FP_0x1c45(w),
+        OPCODE_1C78 => accept_X_0x1c78(w),
+        OPCODE_1C82 => accept_UMOV_0x1c82(w),
+        OPCODE_1C83 => accept_UP2UR_0x1c83(w),
+        OPCODE_1C84 => accept_UR2UP_0x1c84(w),
+        OPCODE_1CBC => accept_UCLEA_0x1cbc(w),
+        OPCODE_1D00 => accept_FLO_0x1d00(w),
+        OPCODE_1D01 => accept_BREV_0x1d01(w),
+        OPCODE_1D02 => accept_FCHK_0x1d02(w),
+        OPCODE_1D04 => {
+            if w.0 & 0x7038000000000000000000 == 0x4010000000000000000000 {
+                accept_X_0x1d04(w)
+            } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
+                accept_X_0x1d04_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D05 => {
+            if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_F2I_0x1d05(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_F2I_0x1d05_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D06 => {
+            if w.0 & 0x3000000000000000000000 == 0x0 {
+                accept_I2F_0x1d06(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x1000000000000000000000 {
+                accept_I2F_0x1d06_2(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x2000000000000000000000 {
+                accept_I2F_0x1d06_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D07 => {
+            if w.0 & 0x3018000000000000000000 == 0x1008000000000000000000 {
+                accept_FRND_0x1d07(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2010000000000000000000 {
+                accept_FRND_0x1d07_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D08 => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_MUFU_0x1d08(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_MUFU_0x1d08_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D09 => accept_POPC_0x1d09(w),
+        OPCODE_1D10 => {
+            if w.0 & 0x7038000000000000000000 == 0x1018000000000000000000 {
+                accept_F2F_0x1d10(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
+                accept_F2F_0x1d10_2(w)
+            } else if w.0 & 0x7038000000000000000000 == 0x3008000000000000000000 {
+                accept_F2F_0x1d10_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D11 => {
+            if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_F2I_0x1d11(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_F2I_0x1d11_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_F2I_0x1d11_3(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_F2I_0x1d11_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D12 => {
+            if w.0 & 0x3018000000000000000000 == 0x18000000000000000000 {
+                accept_I2F_0x1d12(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x1018000000000000000000 {
+                accept_I2F_0x1d12_2(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x2018000000000000000000 {
+                accept_I2F_0x1d12_3(w)
+            } else if w.0 & 0x3018000000000000000000 == 0x3018000000000000000000 {
+                accept_I2F_0x1d12_4(w)
+            } else if w.0 & 0x3000000000000000000000 == 0x3000000000000000000000 {
+                accept_I2F_0x1d12_5(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D13 => accept_FRND_0x1d13(w),
+        OPCODE_1D24 => accept_OUT_0x1d24(w),
+        OPCODE_1D48 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_WARPSYNC_0x1d48(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D52 => accept_RPCMOV_0x1d52(w),
+        OPCODE_1D54 => accept_RPCMOV_0x1d54(w),
+        OPCODE_1D56 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x1d56(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D57 => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_BMOV_0x1d57(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D5A => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_X_0x1d5a(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D5D => {
+            if w.0 & 0xfc000000000000000000000000000 == 0xfc000000000000000000000000000 {
+                accept_NANOSLEEP_0x1d5d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D8F => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_CCTL_0x1d8f(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_CCTL_0x1d8f_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D90 => {
+            if w.0 & 0x1c0000000000000000000ff000000 == 0x1c0000000000000000000ff000000 {
+                accept_CCTLL_0x1d90(w)
+            } else if w.0 & 0x1c000000000000000000000000000
+                == 0x1c000000000000000000000000000
+            {
+                accept_CCTLL_0x1d90_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1D91 => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_CCTLT_0x1d91(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1DAE => {
+            if w.0 & 0x10400000000000000000 == 0x400000000000000000 {
+                accept_LDGSTS_0x1dae(w)
+            } else if w.0 & 0x10400000000000000000 == 0x10400000000000000000 {
+                accept_LDGSTS_0x1dae_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E14 => accept_VABSDIFF_0x1e14(w),
+        OPCODE_1E15 => accept_VABSDIFF4_0x1e15(w),
+        OPCODE_1E16 => accept_PRMT_0x1e16(w),
+        OPCODE_1E19 => accept_SHF_0x1e19(w),
+        OPCODE_1E21 => accept_FADD_0x1e21(w),
+        OPCODE_1E23 => accept_FFMA_0x1e23(w),
+        OPCODE_1E24 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1e24(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1e24_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E25 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1e25(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1e25_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E27 => {
+            if w.0 & 0x4000000000000000000 == 0x0 {
+                accept_IMAD_0x1e27(w)
+            } else if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
+                accept_IMAD_0x1e27_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E29 => accept_DADD_0x1e29(w),
+        OPCODE_1E2A => accept_DSETP_0x1e2a(w),
+        OPCODE_1E2B => accept_DFMA_0x1e2b(w),
+        OPCODE_1E2C => accept_CLMAD_0x1e2c(w),
+        OPCODE_1E30 => {
+            if w.0 & 0x40000000000000000000 == 0x0 {
+                accept_HADD2_0x1e30(w)
+            } else if w.0 & 0x40000000000000000000 == 0x40000000000000000000 {
+                accept_HADD2_0x1e30_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E31 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_X_0x1e31(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_X_0x1e31_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E33 => accept_HSET2_0x1e33(w),
+        OPCODE_1E34 => accept_HSETP2_0x1e34(w),
+        OPCODE_1E35 => {
+            if w.0 & 0xa0000000000000000000 == 0x80000000000000000000 {
+                accept_HFMA2_0x1e35(w)
+            } else if w.0 & 0x80000000000000000000 == 0x0 {
+                accept_HFMA2_0x1e35_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E3E => {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+                accept_F2FP_0x1e3e(w)
+            } else if w.0 & 0x380000000000000000000 == 0x0 {
+                accept_X_0x1e3e(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1E43 => accept_F2IP_0x1e43(w),
+        OPCODE_1E79 => {
+            if w.0 & 0x2000000000000000000 == 0x0 {
+                accept_X_0x1e79(w)
+            } else if w.0 & 0x2000000000000000000 == 0x2000000000000000000 {
+                accept_X_0x1e79_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F60 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TEX_0x1f60(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TEX_0x1f60_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F63 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TLD4_0x1f63(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TLD4_0x1f63_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F66 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_TLD_0x1f66(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_TLD_0x1f66_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F69 => accept_TMML_0x1f69(w),
+        OPCODE_1F6C => accept_TXD_0x1f6c(w),
+        OPCODE_1F6F => accept_TXQ_0x1f6f(w),
+        OPCODE_1F74 => {
+            if w.0 & 0x1000000000000000 == 0x0 {
+                accept_FOOTPRINT_0x1f74(w)
+            } else if w.0 & 0x1000000000000000 == 0x1000000000000000 {
+                accept_FOOTPRINT_0x1f74_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F8A => {
+            if w.0 & 0x78000400000000000000000 == 0x48000000000000000000000 {
+                accept_ATOM_0x1f8a(w)
+            } else if w.0 & 0x78000400000000000000000 == 0x48000400000000000000000 {
+                accept_ATOM_0x1f8a_2(w)
+            } else if w.0 & 0x78000400000000000000000 == 0x50000000000000000000000 {
+                accept_ATOM_0x1f8a_3(w)
+            } else if w.0 & 0x78000400000000000000000 == 0x50000400000000000000000 {
+                accept_ATOM_0x1f8a_4(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F8C => {
+            if w.0 & 0x78000000000000000000000 == 0x48000000000000000000000 {
+                accept_ATOMS_0x1f8c(w)
+            } else if w.0 & 0x78000000000000000000000 == 0x50000000000000000000000 {
+                accept_ATOMS_0x1f8c_2(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F93 => accept_SUATOM_0x1f93(w),
+        OPCODE_1F95 => accept_SUATOM_0x1f95(w),
+        OPCODE_1F97 => accept_SULD_0x1f97(w),
+        OPCODE_1F99 => accept_SULD_0x1f99(w),
+        OPCODE_1F9B => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x1f9b(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F9D => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SUST_0x1f9d(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1F9F => {
+            if w.0 & 0x1c000000000000000000000000000 == 0x1c000000000000000000000000000 {
+                accept_SURED_0x1f9f(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1FAE => {
+            if w.0 & 0x10400000000000000000 == 0x0 {
+                accept_LDGSTS_0x1fae(w)
+            } else if w.0 & 0x10400000000000000000 == 0x400000000000000000 {
+                accept_LDGSTS_0x1fae_2(w)
+            } else if w.0 & 0x10400000000000000000 == 0x10400000000000000000 {
+                accept_LDGSTS_0x1fae_3(w)
+            } else {
+                Err(None)
+            }
+        }
+        OPCODE_1FB3 => accept_SUQUERY_0x1fb3(w),
         _ => Err(None),
     }
 }
-const OPCODE_0624: u16 = 1;
-const OPCODE_080C: u16 = 2;
-const OPCODE_0947: u16 = 3;
+const OPCODE_0202: u16 = 1;
+const OPCODE_0203: u16 = 2;
+const OPCODE_0204: u16 = 3;
+const OPCODE_0207: u16 = 4;
+const OPCODE_0208: u16 = 5;
+const OPCODE_0209: u16 = 6;
+const OPCODE_020A: u16 = 7;
+const OPCODE_020B: u16 = 8;
+const OPCODE_020C: u16 = 9;
+const OPCODE_020E: u16 = 10;
+const OPCODE_0210: u16 = 11;
+const OPCODE_0211: u16 = 12;
+const OPCODE_0212: u16 = 13;
+const OPCODE_0213: u16 = 14;
+const OPCODE_0214: u16 = 15;
+const OPCODE_0215: u16 = 16;
+const OPCODE_0216: u16 = 17;
+const OPCODE_0217: u16 = 18;
+const OPCODE_0218: u16 = 19;
+const OPCODE_0219: u16 = 20;
+const OPCODE_021A: u16 = 21;
+const OPCODE_021B: u16 = 22;
+const OPCODE_021D: u16 = 23;
+const OPCODE_021E: u16 = 24;
+const OPCODE_021F: u16 = 25;
+const OPCODE_0220: u16 = 26;
+const OPCODE_0221: u16 = 27;
+const OPCODE_0223: u16 = 28;
+const OPCODE_0224: u16 = 29;
+const OPCODE_0225: u16 = 30;
+const OPCODE_0226: u16 = 31;
+const OPCODE_0227: u16 = 32;
+const OPCODE_0228: u16 = 33;
+const OPCODE_0229: u16 = 34;
+const OPCODE_022A: u16 = 35;
+const OPCODE_022B: u16 = 36;
+const OPCODE_022C: u16 = 37;
+const OPCODE_0230: u16 = 38;
+const OPCODE_0231: u16 = 39;
+const OPCODE_0232: u16 = 40;
+const OPCODE_0233: u16 = 41;
+const OPCODE_0234: u16 = 42;
+const OPCODE_0235: u16 = 43;
+const OPCODE_0237: u16 = 44;
+const OPCODE_0238: u16 = 45;
+const OPCODE_0239: u16 = 46;
+const OPCODE_023A: u16 = 47;
+const OPCODE_023C: u16 = 48;
+const OPCODE_023D: u16 = 49;
+const OPCODE_023E: u16 = 50;
+const OPCODE_023F: u16 = 51;
+const OPCODE_0240: u16 = 52;
+const OPCODE_0241: u16 = 53;
+const OPCODE_0242: u16 = 54;
+const OPCODE_0243: u16 = 55;
+const OPCODE_0245: u16 = 56;
+const OPCODE_0300: u16 = 57;
+const OPCODE_0301: u16 = 58;
+const OPCODE_0302: u16 = 59;
+const OPCODE_0304: u16 = 60;
+const OPCODE_0305: u16 = 61;
+const OPCODE_0306: u16 = 62;
+const OPCODE_0307: u16 = 63;
+const OPCODE_0308: u16 = 64;
+const OPCODE_0309: u16 = 65;
+const OPCODE_0310: u16 = 66;
+const OPCODE_0311: u16 = 67;
+const OPCODE_0312: u16 = 68;
+const OPCODE_0313: u16 = 69;
+const OPCODE_031C: u16 = 70;
+const OPCODE_031D: u16 = 71;
+const OPCODE_031E: u16 = 72;
+const OPCODE_031F: u16 = 73;
+const OPCODE_0321: u16 = 74;
+const OPCODE_0322: u16 = 75;
+const OPCODE_0324: u16 = 76;
+const OPCODE_0326: u16 = 77;
+const OPCODE_0343: u16 = 78;
+const OPCODE_0344: u16 = 79;
+const OPCODE_0348: u16 = 80;
+const OPCODE_034E: u16 = 81;
+const OPCODE_0352: u16 = 82;
+const OPCODE_0353: u16 = 83;
+const OPCODE_0355: u16 = 84;
+const OPCODE_0356: u16 = 85;
+const OPCODE_0357: u16 = 86;
+const OPCODE_035A: u16 = 87;
+const OPCODE_035D: u16 = 88;
+const OPCODE_0361: u16 = 89;
+const OPCODE_0364: u16 = 90;
+const OPCODE_0367: u16 = 91;
+const OPCODE_036A: u16 = 92;
+const OPCODE_036D: u16 = 93;
+const OPCODE_0370: u16 = 94;
+const OPCODE_0373: u16 = 95;
+const OPCODE_0381: u16 = 96;
+const OPCODE_0385: u16 = 97;
+const OPCODE_0386: u16 = 98;
+const OPCODE_0387: u16 = 99;
+const OPCODE_0388: u16 = 100;
+const OPCODE_0389: u16 = 101;
+const OPCODE_038A: u16 = 102;
+const OPCODE_038B: u16 = 103;
+const OPCODE_038C: u16 = 104;
+const OPCODE_038D: u16 = 105;
+const OPCODE_0391: u16 = 106;
+const OPCODE_0394: u16 = 107;
+const OPCODE_0396: u16 = 108;
+const OPCODE_03A0: u16 = 109;
+const OPCODE_03A1: u16 = 110;
+const OPCODE_03A8: u16 = 111;
+const OPCODE_03A9: u16 = 112;
+const OPCODE_03AA: u16 = 113;
+const OPCODE_03C0: u16 = 114;
+const OPCODE_03C1: u16 = 115;
+const OPCODE_03C2: u16 = 116;
+const OPCODE_03C4: u16 = 117;
+const OPCODE_03D0: u16 = 118;
+const OPCODE_03D5: u16 = 119;
+const OPCODE_0411: u16 = 120;
+const OPCODE_0414: u16 = 121;
+const OPCODE_0415: u16 = 122;
+const OPCODE_0416: u16 = 123;
+const OPCODE_0419: u16 = 124;
+const OPCODE_0421: u16 = 125;
+const OPCODE_0423: u16 = 126;
+const OPCODE_0424: u16 = 127;
+const OPCODE_0429: u16 = 128;
+const OPCODE_042A: u16 = 129;
+const OPCODE_042B: u16 = 130;
+const OPCODE_0430: u16 = 131;
+const OPCODE_0431: u16 = 132;
+const OPCODE_0433: u16 = 133;
+const OPCODE_0434: u16 = 134;
+const OPCODE_0435: u16 = 135;
+const OPCODE_043E: u16 = 136;
+const OPCODE_0443: u16 = 137;
+const OPCODE_051D: u16 = 138;
+const OPCODE_0589: u16 = 139;
+const OPCODE_0593: u16 = 140;
+const OPCODE_0595: u16 = 141;
+const OPCODE_059F: u16 = 142;
+const OPCODE_0614: u16 = 143;
+const OPCODE_0615: u16 = 144;
+const OPCODE_0616: u16 = 145;
+const OPCODE_0619: u16 = 146;
+const OPCODE_0621: u16 = 147;
+const OPCODE_0623: u16 = 148;
+const OPCODE_0624: u16 = 149;
+const OPCODE_0625: u16 = 150;
+const OPCODE_0627: u16 = 151;
+const OPCODE_0629: u16 = 152;
+const OPCODE_062A: u16 = 153;
+const OPCODE_062B: u16 = 154;
+const OPCODE_062C: u16 = 155;
+const OPCODE_0630: u16 = 156;
+const OPCODE_0631: u16 = 157;
+const OPCODE_0633: u16 = 158;
+const OPCODE_0634: u16 = 159;
+const OPCODE_0635: u16 = 160;
+const OPCODE_063E: u16 = 161;
+const OPCODE_0643: u16 = 162;
+const OPCODE_0793: u16 = 163;
+const OPCODE_0795: u16 = 164;
+const OPCODE_0797: u16 = 165;
+const OPCODE_0799: u16 = 166;
+const OPCODE_079B: u16 = 167;
+const OPCODE_079D: u16 = 168;
+const OPCODE_079F: u16 = 169;
+const OPCODE_07B3: u16 = 170;
+const OPCODE_0801: u16 = 171;
+const OPCODE_0802: u16 = 172;
+const OPCODE_0803: u16 = 173;
+const OPCODE_0804: u16 = 174;
+const OPCODE_0805: u16 = 175;
+const OPCODE_0806: u16 = 176;
+const OPCODE_0807: u16 = 177;
+const OPCODE_0808: u16 = 178;
+const OPCODE_0809: u16 = 179;
+const OPCODE_080A: u16 = 180;
+const OPCODE_080B: u16 = 181;
+const OPCODE_080C: u16 = 182;
+const OPCODE_080D: u16 = 183;
+const OPCODE_0810: u16 = 184;
+const OPCODE_0811: u16 = 185;
+const OPCODE_0812: u16 = 186;
+const OPCODE_0813: u16 = 187;
+const OPCODE_0814: u16 = 188;
+const OPCODE_0815: u16 = 189;
+const OPCODE_0816: u16 = 190;
+const OPCODE_0817: u16 = 191;
+const OPCODE_0819: u16 = 192;
+const OPCODE_081A: u16 = 193;
+const OPCODE_081B: u16 = 194;
+const OPCODE_081C: u16 = 195;
+const OPCODE_0820: u16 = 196;
+const OPCODE_0822: u16 = 197;
+const OPCODE_0823: u16 = 198;
+const OPCODE_0824: u16 = 199;
+const OPCODE_0825: u16 = 200;
+const OPCODE_0827: u16 = 201;
+const OPCODE_0828: u16 = 202;
+const OPCODE_082B: u16 = 203;
+const OPCODE_0831: u16 = 204;
+const OPCODE_0832: u16 = 205;
+const OPCODE_0835: u16 = 206;
+const OPCODE_0838: u16 = 207;
+const OPCODE_0839: u16 = 208;
+const OPCODE_083B: u16 = 209;
+const OPCODE_083E: u16 = 210;
+const OPCODE_0840: u16 = 211;
+const OPCODE_0843: u16 = 212;
+const OPCODE_0845: u16 = 213;
+const OPCODE_0882: u16 = 214;
+const OPCODE_0886: u16 = 215;
+const OPCODE_089C: u16 = 216;
+const OPCODE_0900: u16 = 217;
+const OPCODE_0901: u16 = 218;
+const OPCODE_0902: u16 = 219;
+const OPCODE_0905: u16 = 220;
+const OPCODE_0906: u16 = 221;
+const OPCODE_0907: u16 = 222;
+const OPCODE_0908: u16 = 223;
+const OPCODE_0909: u16 = 224;
+const OPCODE_0910: u16 = 225;
+const OPCODE_0911: u16 = 226;
+const OPCODE_0912: u16 = 227;
+const OPCODE_0913: u16 = 228;
+const OPCODE_0918: u16 = 229;
+const OPCODE_0919: u16 = 230;
+const OPCODE_091A: u16 = 231;
+const OPCODE_091D: u16 = 232;
+const OPCODE_0920: u16 = 233;
+const OPCODE_0923: u16 = 234;
+const OPCODE_0924: u16 = 235;
+const OPCODE_0925: u16 = 236;
+const OPCODE_0926: u16 = 237;
+const OPCODE_0927: u16 = 238;
+const OPCODE_0941: u16 = 239;
+const OPCODE_0942: u16 = 240;
+const OPCODE_0943: u16 = 241;
+const OPCODE_0944: u16 = 242;
+const OPCODE_0945: u16 = 243;
+const OPCODE_0946: u16 = 244;
+const OPCODE_0947: u16 = 245;
+const OPCODE_0948: u16 = 246;
+const OPCODE_0949: u16 = 247;
+const OPCODE_094A: u16 = 248;
+const OPCODE_094C: u16 = 249;
+const OPCODE_094D: u16 = 250;
+const OPCODE_094F: u16 = 251;
+const OPCODE_0950: u16 = 252;
+const OPCODE_0951: u16 = 253;
+const OPCODE_0952: u16 = 254;
+const OPCODE_0954: u16 = 255;
+const OPCODE_0956: u16 = 256;
+const OPCODE_0957: u16 = 257;
+const OPCODE_095A: u16 = 258;
+const OPCODE_095B: u16 = 259;
+const OPCODE_095C: u16 = 260;
+const OPCODE_095D: u16 = 261;
+const OPCODE_0980: u16 = 262;
+const OPCODE_0983: u16 = 263;
+const OPCODE_0984: u16 = 264;
+const OPCODE_0989: u16 = 265;
+const OPCODE_098E: u16 = 266;
+const OPCODE_098F: u16 = 267;
+const OPCODE_0990: u16 = 268;
+const OPCODE_0992: u16 = 269;
+const OPCODE_0998: u16 = 270;
+const OPCODE_099A: u16 = 271;
+const OPCODE_099C: u16 = 272;
+const OPCODE_099E: u16 = 273;
+const OPCODE_09AB: u16 = 274;
+const OPCODE_09AF: u16 = 275;
+const OPCODE_09B3: u16 = 276;
+const OPCODE_09C3: u16 = 277;
+const OPCODE_09D4: u16 = 278;
+const OPCODE_0A02: u16 = 279;
+const OPCODE_0A03: u16 = 280;
+const OPCODE_0A04: u16 = 281;
+const OPCODE_0A07: u16 = 282;
+const OPCODE_0A08: u16 = 283;
+const OPCODE_0A09: u16 = 284;
+const OPCODE_0A0A: u16 = 285;
+const OPCODE_0A0B: u16 = 286;
+const OPCODE_0A0C: u16 = 287;
+const OPCODE_0A10: u16 = 288;
+const OPCODE_0A11: u16 = 289;
+const OPCODE_0A12: u16 = 290;
+const OPCODE_0A13: u16 = 291;
+const OPCODE_0A14: u16 = 292;
+const OPCODE_0A15: u16 = 293;
+const OPCODE_0A16: u16 = 294;
+const OPCODE_0A17: u16 = 295;
+const OPCODE_0A19: u16 = 296;
+const OPCODE_0A1A: u16 = 297;
+const OPCODE_0A1B: u16 = 298;
+const OPCODE_0A1D: u16 = 299;
+const OPCODE_0A1E: u16 = 300;
+const OPCODE_0A1F: u16 = 301;
+const OPCODE_0A20: u16 = 302;
+const OPCODE_0A23: u16 = 303;
+const OPCODE_0A24: u16 = 304;
+const OPCODE_0A25: u16 = 305;
+const OPCODE_0A26: u16 = 306;
+const OPCODE_0A27: u16 = 307;
+const OPCODE_0A28: u16 = 308;
+const OPCODE_0A2B: u16 = 309;
+const OPCODE_0A2C: u16 = 310;
+const OPCODE_0A31: u16 = 311;
+const OPCODE_0A32: u16 = 312;
+const OPCODE_0A35: u16 = 313;
+const OPCODE_0A38: u16 = 314;
+const OPCODE_0A39: u16 = 315;
+const OPCODE_0A3E: u16 = 316;
+const OPCODE_0A40: u16 = 317;
+const OPCODE_0A43: u16 = 318;
+const OPCODE_0A45: u16 = 319;
+const OPCODE_0AB9: u16 = 320;
+const OPCODE_0B00: u16 = 321;
+const OPCODE_0B01: u16 = 322;
+const OPCODE_0B02: u16 = 323;
+const OPCODE_0B04: u16 = 324;
+const OPCODE_0B05: u16 = 325;
+const OPCODE_0B06: u16 = 326;
+const OPCODE_0B07: u16 = 327;
+const OPCODE_0B08: u16 = 328;
+const OPCODE_0B09: u16 = 329;
+const OPCODE_0B11: u16 = 330;
+const OPCODE_0B12: u16 = 331;
+const OPCODE_0B13: u16 = 332;
+const OPCODE_0B1D: u16 = 333;
+const OPCODE_0B26: u16 = 334;
+const OPCODE_0B43: u16 = 335;
+const OPCODE_0B48: u16 = 336;
+const OPCODE_0B4A: u16 = 337;
+const OPCODE_0B52: u16 = 338;
+const OPCODE_0B54: u16 = 339;
+const OPCODE_0B56: u16 = 340;
+const OPCODE_0B57: u16 = 341;
+const OPCODE_0B5A: u16 = 342;
+const OPCODE_0B5D: u16 = 343;
+const OPCODE_0B60: u16 = 344;
+const OPCODE_0B62: u16 = 345;
+const OPCODE_0B63: u16 = 346;
+const OPCODE_0B65: u16 = 347;
+const OPCODE_0B66: u16 = 348;
+const OPCODE_0B68: u16 = 349;
+const OPCODE_0B69: u16 = 350;
+const OPCODE_0B6B: u16 = 351;
+const OPCODE_0B6C: u16 = 352;
+const OPCODE_0B6E: u16 = 353;
+const OPCODE_0B6F: u16 = 354;
+const OPCODE_0B71: u16 = 355;
+const OPCODE_0B72: u16 = 356;
+const OPCODE_0B74: u16 = 357;
+const OPCODE_0B82: u16 = 358;
+const OPCODE_0B91: u16 = 359;
+const OPCODE_0B97: u16 = 360;
+const OPCODE_0B99: u16 = 361;
+const OPCODE_0B9B: u16 = 362;
+const OPCODE_0B9D: u16 = 363;
+const OPCODE_0BB3: u16 = 364;
+const OPCODE_0F55: u16 = 365;
+const OPCODE_0F56: u16 = 366;
+const OPCODE_0F89: u16 = 367;
+const OPCODE_1287: u16 = 368;
+const OPCODE_128C: u16 = 369;
+const OPCODE_1290: u16 = 370;
+const OPCODE_1291: u16 = 371;
+const OPCODE_1292: u16 = 372;
+const OPCODE_1296: u16 = 373;
+const OPCODE_1297: u16 = 374;
+const OPCODE_1299: u16 = 375;
+const OPCODE_129A: u16 = 376;
+const OPCODE_129B: u16 = 377;
+const OPCODE_129D: u16 = 378;
+const OPCODE_129E: u16 = 379;
+const OPCODE_129F: u16 = 380;
+const OPCODE_12A4: u16 = 381;
+const OPCODE_12A5: u16 = 382;
+const OPCODE_12BA: u16 = 383;
+const OPCODE_12BD: u16 = 384;
+const OPCODE_12BE: u16 = 385;
+const OPCODE_12BF: u16 = 386;
+const OPCODE_13AD: u16 = 387;
+const OPCODE_1478: u16 = 388;
+const OPCODE_1491: u16 = 389;
+const OPCODE_1499: u16 = 390;
+const OPCODE_14A4: u16 = 391;
+const OPCODE_14BA: u16 = 392;
+const OPCODE_1521: u16 = 393;
+const OPCODE_1526: u16 = 394;
+const OPCODE_1547: u16 = 395;
+const OPCODE_154A: u16 = 396;
+const OPCODE_1582: u16 = 397;
+const OPCODE_1614: u16 = 398;
+const OPCODE_1615: u16 = 399;
+const OPCODE_1616: u16 = 400;
+const OPCODE_1619: u16 = 401;
+const OPCODE_1621: u16 = 402;
+const OPCODE_1623: u16 = 403;
+const OPCODE_1624: u16 = 404;
+const OPCODE_1625: u16 = 405;
+const OPCODE_1627: u16 = 406;
+const OPCODE_1629: u16 = 407;
+const OPCODE_162A: u16 = 408;
+const OPCODE_162B: u16 = 409;
+const OPCODE_162C: u16 = 410;
+const OPCODE_1630: u16 = 411;
+const OPCODE_1631: u16 = 412;
+const OPCODE_1633: u16 = 413;
+const OPCODE_1634: u16 = 414;
+const OPCODE_1635: u16 = 415;
+const OPCODE_163E: u16 = 416;
+const OPCODE_1643: u16 = 417;
+const OPCODE_174A: u16 = 418;
+const OPCODE_183B: u16 = 419;
+const OPCODE_1878: u16 = 420;
+const OPCODE_1883: u16 = 421;
+const OPCODE_1884: u16 = 422;
+const OPCODE_1887: u16 = 423;
+const OPCODE_188C: u16 = 424;
+const OPCODE_1890: u16 = 425;
+const OPCODE_1891: u16 = 426;
+const OPCODE_1892: u16 = 427;
+const OPCODE_1896: u16 = 428;
+const OPCODE_1897: u16 = 429;
+const OPCODE_1899: u16 = 430;
+const OPCODE_189A: u16 = 431;
+const OPCODE_189B: u16 = 432;
+const OPCODE_18A4: u16 = 433;
+const OPCODE_18A5: u16 = 434;
+const OPCODE_18B8: u16 = 435;
+const OPCODE_18BA: u16 = 436;
+const OPCODE_18BC: u16 = 437;
+const OPCODE_18BD: u16 = 438;
+const OPCODE_18BE: u16 = 439;
+const OPCODE_18BF: u16 = 440;
+const OPCODE_1926: u16 = 441;
+const OPCODE_1943: u16 = 442;
+const OPCODE_1944: u16 = 443;
+const OPCODE_1947: u16 = 444;
+const OPCODE_194A: u16 = 445;
+const OPCODE_1950: u16 = 446;
+const OPCODE_1958: u16 = 447;
+const OPCODE_1959: u16 = 448;
+const OPCODE_1980: u16 = 449;
+const OPCODE_1981: u16 = 450;
+const OPCODE_1983: u16 = 451;
+const OPCODE_1984: u16 = 452;
+const OPCODE_1985: u16 = 453;
+const OPCODE_1986: u16 = 454;
+const OPCODE_1987: u16 = 455;
+const OPCODE_1988: u16 = 456;
+const OPCODE_198A: u16 = 457;
+const OPCODE_198C: u16 = 458;
+const OPCODE_198E: u16 = 459;
+const OPCODE_19A8: u16 = 460;
+const OPCODE_19AA: u16 = 461;
+const OPCODE_19B0: u16 = 462;
+const OPCODE_1A02: u16 = 463;
+const OPCODE_1A03: u16 = 464;
+const OPCODE_1A04: u16 = 465;
+const OPCODE_1A07: u16 = 466;
+const OPCODE_1A08: u16 = 467;
+const OPCODE_1A09: u16 = 468;
+const OPCODE_1A0A: u16 = 469;
+const OPCODE_1A0B: u16 = 470;
+const OPCODE_1A0C: u16 = 471;
+const OPCODE_1A10: u16 = 472;
+const OPCODE_1A11: u16 = 473;
+const OPCODE_1A12: u16 = 474;
+const OPCODE_1A13: u16 = 475;
+const OPCODE_1A14: u16 = 476;
+const OPCODE_1A15: u16 = 477;
+const OPCODE_1A16: u16 = 478;
+const OPCODE_1A17: u16 = 479;
+const OPCODE_1A19: u16 = 480;
+const OPCODE_1A1A: u16 = 481;
+const OPCODE_1A1B: u16 = 482;
+const OPCODE_1A1D: u16 = 483;
+const OPCODE_1A1E: u16 = 484;
+const OPCODE_1A1F: u16 = 485;
+const OPCODE_1A20: u16 = 486;
+const OPCODE_1A23: u16 = 487;
+const OPCODE_1A24: u16 = 488;
+const OPCODE_1A25: u16 = 489;
+const OPCODE_1A26: u16 = 490;
+const OPCODE_1A27: u16 = 491;
+const OPCODE_1A28: u16 = 492;
+const OPCODE_1A2B: u16 = 493;
+const OPCODE_1A2C: u16 = 494;
+const OPCODE_1A31: u16 = 495;
+const OPCODE_1A32: u16 = 496;
+const OPCODE_1A35: u16 = 497;
+const OPCODE_1A38: u16 = 498;
+const OPCODE_1A39: u16 = 499;
+const OPCODE_1A3E: u16 = 500;
+const OPCODE_1A40: u16 = 501;
+const OPCODE_1A43: u16 = 502;
+const OPCODE_1A45: u16 = 503;
+const OPCODE_1A78: u16 = 504;
+const OPCODE_1AB9: u16 = 505;
+const OPCODE_1ABB: u16 = 506;
+const OPCODE_1B00: u16 = 507;
+const OPCODE_1B01: u16 = 508;
+const OPCODE_1B02: u16 = 509;
+const OPCODE_1B04: u16 = 510;
+const OPCODE_1B05: u16 = 511;
+const OPCODE_1B06: u16 = 512;
+const OPCODE_1B07: u16 = 513;
+const OPCODE_1B08: u16 = 514;
+const OPCODE_1B09: u16 = 515;
+const OPCODE_1B10: u16 = 516;
+const OPCODE_1B11: u16 = 517;
+const OPCODE_1B12: u16 = 518;
+const OPCODE_1B13: u16 = 519;
+const OPCODE_1B48: u16 = 520;
+const OPCODE_1B4A: u16 = 521;
+const OPCODE_1B52: u16 = 522;
+const OPCODE_1B54: u16 = 523;
+const OPCODE_1B56: u16 = 524;
+const OPCODE_1B57: u16 = 525;
+const OPCODE_1B5A: u16 = 526;
+const OPCODE_1B5D: u16 = 527;
+const OPCODE_1C02: u16 = 528;
+const OPCODE_1C03: u16 = 529;
+const OPCODE_1C04: u16 = 530;
+const OPCODE_1C07: u16 = 531;
+const OPCODE_1C08: u16 = 532;
+const OPCODE_1C09: u16 = 533;
+const OPCODE_1C0A: u16 = 534;
+const OPCODE_1C0B: u16 = 535;
+const OPCODE_1C0C: u16 = 536;
+const OPCODE_1C10: u16 = 537;
+const OPCODE_1C11: u16 = 538;
+const OPCODE_1C12: u16 = 539;
+const OPCODE_1C13: u16 = 540;
+const OPCODE_1C14: u16 = 541;
+const OPCODE_1C15: u16 = 542;
+const OPCODE_1C16: u16 = 543;
+const OPCODE_1C17: u16 = 544;
+const OPCODE_1C19: u16 = 545;
+const OPCODE_1C1A: u16 = 546;
+const OPCODE_1C1B: u16 = 547;
+const OPCODE_1C1D: u16 = 548;
+const OPCODE_1C1E: u16 = 549;
+const OPCODE_1C1F: u16 = 550;
+const OPCODE_1C20: u16 = 551;
+const OPCODE_1C23: u16 = 552;
+const OPCODE_1C24: u16 = 553;
+const OPCODE_1C25: u16 = 554;
+const OPCODE_1C26: u16 = 555;
+const OPCODE_1C27: u16 = 556;
+const OPCODE_1C28: u16 = 557;
+const OPCODE_1C2B: u16 = 558;
+const OPCODE_1C2C: u16 = 559;
+const OPCODE_1C31: u16 = 560;
+const OPCODE_1C32: u16 = 561;
+const OPCODE_1C35: u16 = 562;
+const OPCODE_1C38: u16 = 563;
+const OPCODE_1C39: u16 = 564;
+const OPCODE_1C3E: u16 = 565;
+const OPCODE_1C40: u16 = 566;
+const OPCODE_1C43: u16 = 567;
+const OPCODE_1C45: u16 = 568;
+const OPCODE_1C78: u16 = 569;
+const OPCODE_1C82: u16 = 570;
+const OPCODE_1C83: u16 = 571;
+const OPCODE_1C84: u16 = 572;
+const OPCODE_1CBC: u16 = 573;
+const OPCODE_1D00: u16 = 574;
+const OPCODE_1D01: u16 = 575;
+const OPCODE_1D02: u16 = 576;
+const OPCODE_1D04: u16 = 577;
+const OPCODE_1D05: u16 = 578;
+const OPCODE_1D06: u16 = 579;
+const OPCODE_1D07: u16 = 580;
+const OPCODE_1D08: u16 = 581;
+const OPCODE_1D09: u16 = 582;
+const OPCODE_1D10: u16 = 583;
+const OPCODE_1D11: u16 = 584;
+const OPCODE_1D12: u16 = 585;
+const OPCODE_1D13: u16 = 586;
+const OPCODE_1D24: u16 = 587;
+const OPCODE_1D48: u16 = 588;
+const OPCODE_1D52: u16 = 589;
+const OPCODE_1D54: u16 = 590;
+const OPCODE_1D56: u16 = 591;
+const OPCODE_1D57: u16 = 592;
+const OPCODE_1D5A: u16 = 593;
+const OPCODE_1D5D: u16 = 594;
+const OPCODE_1D8F: u16 = 595;
+const OPCODE_1D90: u16 = 596;
+const OPCODE_1D91: u16 = 597;
+const OPCODE_1DAE: u16 = 598;
+const OPCODE_1E14: u16 = 599;
+const OPCODE_1E15: u16 = 600;
+const OPCODE_1E16: u16 = 601;
+const OPCODE_1E19: u16 = 602;
+const OPCODE_1E21: u16 = 603;
+const OPCODE_1E23: u16 = 604;
+const OPCODE_1E24: u16 = 605;
+const OPCODE_1E25: u16 = 606;
+const OPCODE_1E27: u16 = 607;
+const OPCODE_1E29: u16 = 608;
+const OPCODE_1E2A: u16 = 609;
+const OPCODE_1E2B: u16 = 610;
+const OPCODE_1E2C: u16 = 611;
+const OPCODE_1E30: u16 = 612;
+const OPCODE_1E31: u16 = 613;
+const OPCODE_1E33: u16 = 614;
+const OPCODE_1E34: u16 = 615;
+const OPCODE_1E35: u16 = 616;
+const OPCODE_1E3E: u16 = 617;
+const OPCODE_1E43: u16 = 618;
+const OPCODE_1E79: u16 = 619;
+const OPCODE_1F60: u16 = 620;
+const OPCODE_1F63: u16 = 621;
+const OPCODE_1F66: u16 = 622;
+const OPCODE_1F69: u16 = 623;
+const OPCODE_1F6C: u16 = 624;
+const OPCODE_1F6F: u16 = 625;
+const OPCODE_1F74: u16 = 626;
+const OPCODE_1F8A: u16 = 627;
+const OPCODE_1F8C: u16 = 628;
+const OPCODE_1F93: u16 = 629;
+const OPCODE_1F95: u16 = 630;
+const OPCODE_1F97: u16 = 631;
+const OPCODE_1F99: u16 = 632;
+const OPCODE_1F9B: u16 = 633;
+const OPCODE_1F9D: u16 = 634;
+const OPCODE_1F9F: u16 = 635;
+const OPCODE_1FAE: u16 = 636;
+const OPCODE_1FB3: u16 = 637;
 #[inline(always)]
-fn accept_IMAD_0x624(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x4000000000000000000 == 0x4000000000000000000 {
-        return Ok((ClassId::IMAD_0x624, 0));
+fn accept_MOV_0x0202(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MOV_0x0202, 0))
+    } else {
+        Err(Some(ClassId::MOV_0x0202))
     }
-    Ok((ClassId::IMAD_0x624, 1))
 }
 #[inline(always)]
-fn accept_ISETP_0x80c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if ((0x7 as u128) >> (w.bits(74, 2))) & 1 != 0 {
-        Ok((ClassId::ISETP_0x80c, 0))
+fn accept_P2R_0x0203(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::P2R_0x0203, 0))
     } else {
-        Err(Some(ClassId::ISETP_0x80c))
+        Err(Some(ClassId::P2R_0x0203))
     }
 }
 #[inline(always)]
-fn accept_BRA_0x947(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if ((0x7 as u128) >> (w.bits(32, 2))) & 1 != 0 {
-        Ok((ClassId::BRA_0x947, 0))
+fn accept_R2P_0x0204(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2P_0x0204, 0))
     } else {
-        Err(Some(ClassId::BRA_0x947))
+        Err(Some(ClassId::R2P_0x0204))
+    }
+}
+#[inline(always)]
+fn accept_SEL_0x0207(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SEL_0x0207, 0))
+    } else {
+        Err(Some(ClassId::SEL_0x0207))
+    }
+}
+#[inline(always)]
+fn accept_FSEL_0x0208(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSEL_0x0208, 0))
+    } else {
+        Err(Some(ClassId::FSEL_0x0208))
+    }
+}
+#[inline(always)]
+fn accept_FMNMX_0x0209(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMNMX_0x0209, 0))
+    } else {
+        Err(Some(ClassId::FMNMX_0x0209))
+    }
+}
+#[inline(always)]
+fn accept_FSET_0x020a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSET_0x020a, 0))
+    } else {
+        Err(Some(ClassId::FSET_0x020a))
+    }
+}
+#[inline(always)]
+fn accept_FSETP_0x020b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSETP_0x020b, 0))
+    } else {
+        Err(Some(ClassId::FSETP_0x020b))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x020c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x020c, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x020c))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x020c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x020c_2, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x020c_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x020e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x020e, 0))
+    } else {
+        Err(Some(ClassId::X_0x020e))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x0210(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x0210, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x0210))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x0210_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x0210_2, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x0210_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0211(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0211, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0211))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0211_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0211_2, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0211_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0211_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0211_3, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0211_3))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0211_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0211_4, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0211_4))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0211_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0211_5, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0211_5))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0211_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0211_6, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0211_6))
+    }
+}
+#[inline(always)]
+fn accept_LOP3_0x0212(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LOP3_0x0212, 0))
+    } else {
+        Err(Some(ClassId::LOP3_0x0212))
+    }
+}
+#[inline(always)]
+fn accept_IABS_0x0213(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IABS_0x0213, 0))
+    } else {
+        Err(Some(ClassId::IABS_0x0213))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x0214(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x0214, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x0214))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x0215(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x0215, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x0215))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x0216(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x0216, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x0216))
+    }
+}
+#[inline(always)]
+fn accept_IMNMX_0x0217(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMNMX_0x0217, 0))
+    } else {
+        Err(Some(ClassId::IMNMX_0x0217))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0218(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0218, 0))
+    } else {
+        Err(Some(ClassId::X_0x0218))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x0219(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x0219, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x0219))
+    }
+}
+#[inline(always)]
+fn accept_SGXT_0x021a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SGXT_0x021a, 0))
+    } else {
+        Err(Some(ClassId::SGXT_0x021a))
+    }
+}
+#[inline(always)]
+fn accept_BMSK_0x021b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMSK_0x021b, 0))
+    } else {
+        Err(Some(ClassId::BMSK_0x021b))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x021d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x021d, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x021d))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x021e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x021e, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x021e))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x021f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x021f, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x021f))
+    }
+}
+#[inline(always)]
+fn accept_FMUL_0x0220(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMUL_0x0220, 0))
+    } else {
+        Err(Some(ClassId::FMUL_0x0220))
+    }
+}
+#[inline(always)]
+fn accept_FADD_0x0221(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FADD_0x0221, 0))
+    } else {
+        Err(Some(ClassId::FADD_0x0221))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x0223(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x0223, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x0223))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0224(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0224, 0))
+        } else {
+            Err(Some(ClassId::IMAD_0x0224))
+        };
+    }
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0224, 1))
+        } else {
+            Err(Some(ClassId::IMAD_0x0224))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0224, 2))
+    } else {
+        Err(Some(ClassId::IMAD_0x0224))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0224_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0224_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0224_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0225(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0225, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0225))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0225_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0225_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0225_2))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x0226(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x0226, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x0226))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x0226_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x0226_2, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x0226_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0227(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0227, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0227))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0227_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0227_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0227_2))
+    }
+}
+#[inline(always)]
+fn accept_DMUL_0x0228(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DMUL_0x0228, 0))
+    } else {
+        Err(Some(ClassId::DMUL_0x0228))
+    }
+}
+#[inline(always)]
+fn accept_DADD_0x0229(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DADD_0x0229, 0))
+    } else {
+        Err(Some(ClassId::DADD_0x0229))
+    }
+}
+#[inline(always)]
+fn accept_DSETP_0x022a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DSETP_0x022a, 0))
+    } else {
+        Err(Some(ClassId::DSETP_0x022a))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x022b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x022b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x022b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x022c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x022c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x022c))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x0230(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x0230, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x0230))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x0230_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x0230_2, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x0230_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0231(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0231, 0))
+        } else {
+            Err(Some(ClassId::X_0x0231))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0231, 1))
+    } else {
+        Err(Some(ClassId::X_0x0231))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0231_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0231_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0231_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0231_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x0231_2))
+    }
+}
+#[inline(always)]
+fn accept_HMUL2_0x0232(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HMUL2_0x0232, 0))
+    } else {
+        Err(Some(ClassId::HMUL2_0x0232))
+    }
+}
+#[inline(always)]
+fn accept_HSET2_0x0233(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSET2_0x0233, 0))
+    } else {
+        Err(Some(ClassId::HSET2_0x0233))
+    }
+}
+#[inline(always)]
+fn accept_HSETP2_0x0234(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSETP2_0x0234, 0))
+    } else {
+        Err(Some(ClassId::HSETP2_0x0234))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0235(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0235, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0235))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0235_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0235_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0235_2))
+    }
+}
+#[inline(always)]
+fn accept_IMMA_0x0237(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMMA_0x0237, 0))
+    } else {
+        Err(Some(ClassId::IMMA_0x0237))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0237(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x200000000000000000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0237, 0))
+        } else {
+            Err(Some(ClassId::X_0x0237))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0237, 1))
+    } else {
+        Err(Some(ClassId::X_0x0237))
+    }
+}
+#[inline(always)]
+fn accept_I2I_0x0238(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2I_0x0238, 0))
+    } else {
+        Err(Some(ClassId::I2I_0x0238))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0239(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0239, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0239))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0239_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0239_2, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0239_2))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0239_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0239_3, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0239_3))
+    }
+}
+#[inline(always)]
+fn accept_X_0x023a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x38000000000000000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023a, 0))
+        } else {
+            Err(Some(ClassId::X_0x023a))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023a, 1))
+        } else {
+            Err(Some(ClassId::X_0x023a))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x30000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023a, 2))
+        } else {
+            Err(Some(ClassId::X_0x023a))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023a, 3))
+        } else {
+            Err(Some(ClassId::X_0x023a))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x023a, 4))
+    } else {
+        Err(Some(ClassId::X_0x023a))
+    }
+}
+#[inline(always)]
+fn accept_X_0x023c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xc00000000000000000000 == 0xc00000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023c, 0))
+        } else {
+            Err(Some(ClassId::X_0x023c))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x023c, 1))
+    } else {
+        Err(Some(ClassId::X_0x023c))
+    }
+}
+#[inline(always)]
+fn accept_X_0x023c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xe00000000000000000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023c_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x023c_2))
+        };
+    }
+    if w.0 & 0xe00000000000000000000 == 0x400000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023c_2, 1))
+        } else {
+            Err(Some(ClassId::X_0x023c_2))
+        };
+    }
+    if w.0 & 0xe00000000000000000000 == 0x800000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023c_2, 2))
+        } else {
+            Err(Some(ClassId::X_0x023c_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x023c_2, 3))
+    } else {
+        Err(Some(ClassId::X_0x023c_2))
+    }
+}
+#[inline(always)]
+fn accept_BMMA_0x023d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMMA_0x023d, 0))
+    } else {
+        Err(Some(ClassId::BMMA_0x023d))
+    }
+}
+#[inline(always)]
+fn accept_X_0x023e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023e, 0))
+        } else {
+            Err(Some(ClassId::X_0x023e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x023e, 1))
+    } else {
+        Err(Some(ClassId::X_0x023e))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x023e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x023e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x023e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x023e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x023e_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x023e_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x023e_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x023e_2))
+    }
+}
+#[inline(always)]
+fn accept_DMMA_0x023f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DMMA_0x023f, 0))
+    } else {
+        Err(Some(ClassId::DMMA_0x023f))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0240(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0240, 0))
+        } else {
+            Err(Some(ClassId::X_0x0240))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0240, 1))
+    } else {
+        Err(Some(ClassId::X_0x0240))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0241(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0241, 0))
+    } else {
+        Err(Some(ClassId::X_0x0241))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0241_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0241_2, 0))
+    } else {
+        Err(Some(ClassId::X_0x0241_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0242(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0242, 0))
+    } else {
+        Err(Some(ClassId::X_0x0242))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x0243(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x0243, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x0243))
+    }
+}
+#[inline(always)]
+fn accept_I2FP_0x0245(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2FP_0x0245, 0))
+    } else {
+        Err(Some(ClassId::I2FP_0x0245))
+    }
+}
+#[inline(always)]
+fn accept_FLO_0x0300(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FLO_0x0300, 0))
+    } else {
+        Err(Some(ClassId::FLO_0x0300))
+    }
+}
+#[inline(always)]
+fn accept_BREV_0x0301(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BREV_0x0301, 0))
+    } else {
+        Err(Some(ClassId::BREV_0x0301))
+    }
+}
+#[inline(always)]
+fn accept_FCHK_0x0302(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FCHK_0x0302, 0))
+    } else {
+        Err(Some(ClassId::FCHK_0x0302))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0304(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0304, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0304))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0304(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x28000000000000000000 == 0x28000000000000000000 {
+        return if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1
+            != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x0304, 0))
+        } else {
+            Err(Some(ClassId::X_0x0304))
+        };
+    }
+    if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x0304, 1))
+    } else {
+        Err(Some(ClassId::X_0x0304))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0305(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0305, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0305))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0305_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0305_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0305_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0306(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0306, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0306))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0306_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0306_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0306_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0306_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0306_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0306_3))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0307(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0307, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0307))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0307_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0307_2, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0307_2))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x0308(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x0308, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x0308))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x0308_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x0308_2, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x0308_2))
+    }
+}
+#[inline(always)]
+fn accept_POPC_0x0309(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::POPC_0x0309, 0))
+    } else {
+        Err(Some(ClassId::POPC_0x0309))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0310(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0310, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0310))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0310_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0310_2, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0310_2))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0310_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0310_3, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0310_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0311(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0311, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0311))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0311_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0311_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0311_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0311_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0311_3, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0311_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0311_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0311_4, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0311_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0312(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0312, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0312))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0312_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0312_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0312_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0312_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0312_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0312_3))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0312_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0312_4, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0312_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0312_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0xfcfcfcfc as u128) >> (w.bits(74, 3) | (w.bits(78, 2) << 3))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::I2F_0x0312_5, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0312_5))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0313(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0313, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0313))
+    }
+}
+#[inline(always)]
+fn accept_B2R_0x031c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::B2R_0x031c, 0))
+    } else {
+        Err(Some(ClassId::B2R_0x031c))
+    }
+}
+#[inline(always)]
+fn accept_B2R_0x031c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::B2R_0x031c_2, 0))
+    } else {
+        Err(Some(ClassId::B2R_0x031c_2))
+    }
+}
+#[inline(always)]
+fn accept_B2R_0x031c_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::B2R_0x031c_3, 0))
+    } else {
+        Err(Some(ClassId::B2R_0x031c_3))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x031d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x031d, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x031d))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x031d_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x031d_2, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x031d_2))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x031d_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x031d_3, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x031d_3))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x031d_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x031d_4, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x031d_4))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x031d_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x031d_5, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x031d_5))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x031d_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x031d_6, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x031d_6))
+    }
+}
+#[inline(always)]
+fn accept_HIR0X1F0_0x031e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HIR0X1F0_0x031e, 0))
+    } else {
+        Err(Some(ClassId::HIR0X1F0_0x031e))
+    }
+}
+#[inline(always)]
+fn accept_SETCTAID_0x031f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SETCTAID_0x031f, 0))
+    } else {
+        Err(Some(ClassId::SETCTAID_0x031f))
+    }
+}
+#[inline(always)]
+fn accept_ALD_0x0321(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ALD_0x0321, 0))
+    } else {
+        Err(Some(ClassId::ALD_0x0321))
+    }
+}
+#[inline(always)]
+fn accept_ALD_0x0321_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ALD_0x0321_2, 0))
+    } else {
+        Err(Some(ClassId::ALD_0x0321_2))
+    }
+}
+#[inline(always)]
+fn accept_ALD_0x0321_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if ((0x0 as u128) >> (w.bits(74, 2) | (w.bits(79, 1) << 2))) & 1 != 0
+            && matches!((w.bits(24, 8)), 0..= 0xfe)
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::ALD_0x0321_3, 0))
+        } else {
+            Err(Some(ClassId::ALD_0x0321_3))
+        };
+    }
+    if matches!((w.bits(24, 8)), 0..= 0xfe)
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::ALD_0x0321_3, 1))
+    } else {
+        Err(Some(ClassId::ALD_0x0321_3))
+    }
+}
+#[inline(always)]
+fn accept_AST_0x0322(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::AST_0x0322, 0))
+    } else {
+        Err(Some(ClassId::AST_0x0322))
+    }
+}
+#[inline(always)]
+fn accept_AST_0x0322_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if ((0x0 as u128) >> (w.bits(74, 2))) & 1 != 0
+            && matches!((w.bits(24, 8)), 0..= 0xfe)
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::AST_0x0322_2, 0))
+        } else {
+            Err(Some(ClassId::AST_0x0322_2))
+        };
+    }
+    if matches!((w.bits(24, 8)), 0..= 0xfe)
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::AST_0x0322_2, 1))
+    } else {
+        Err(Some(ClassId::AST_0x0322_2))
+    }
+}
+#[inline(always)]
+fn accept_OUT_0x0324(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::OUT_0x0324, 0))
+    } else {
+        Err(Some(ClassId::OUT_0x0324))
+    }
+}
+#[inline(always)]
+fn accept_OUT_0x0324_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::OUT_0x0324_2, 0))
+    } else {
+        Err(Some(ClassId::OUT_0x0324_2))
+    }
+}
+#[inline(always)]
+fn accept_OUT_0x0324_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::OUT_0x0324_3, 0))
+    } else {
+        Err(Some(ClassId::OUT_0x0324_3))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x0326(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x0326, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x0326))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x0326_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x0326_2, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x0326_2))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x0343(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x0343, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x0343))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x0344(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x0344, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x0344))
+    }
+}
+#[inline(always)]
+fn accept_WARPSYNC_0x0348(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::WARPSYNC_0x0348, 0))
+    } else {
+        Err(Some(ClassId::WARPSYNC_0x0348))
+    }
+}
+#[inline(always)]
+fn accept_LEPC_0x034e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEPC_0x034e, 0))
+    } else {
+        Err(Some(ClassId::LEPC_0x034e))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x0352(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x0352, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x0352))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x0353(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x0353, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x0353))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0355(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0355, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0355))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0356(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0356, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0356))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0357(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0357, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0357))
+    }
+}
+#[inline(always)]
+fn accept_X_0x035a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x035a, 0))
+    } else {
+        Err(Some(ClassId::X_0x035a))
+    }
+}
+#[inline(always)]
+fn accept_NANOSLEEP_0x035d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NANOSLEEP_0x035d, 0))
+    } else {
+        Err(Some(ClassId::NANOSLEEP_0x035d))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0361(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0361, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0361))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0361_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0361_2, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0361_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0364(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0364, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0364))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0364_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0364_2, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0364_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0367(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0367, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0367))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0367_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0367_2, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0367_2))
+    }
+}
+#[inline(always)]
+fn accept_TMML_0x036a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TMML_0x036a, 0))
+    } else {
+        Err(Some(ClassId::TMML_0x036a))
+    }
+}
+#[inline(always)]
+fn accept_TXD_0x036d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXD_0x036d, 0))
+    } else {
+        Err(Some(ClassId::TXD_0x036d))
+    }
+}
+#[inline(always)]
+fn accept_TXQ_0x0370(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXQ_0x0370, 0))
+    } else {
+        Err(Some(ClassId::TXQ_0x0370))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0373(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0373, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0373))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0373_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0373_2, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0373_2))
+    }
+}
+#[inline(always)]
+fn accept_LDG_0x0381(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDG_0x0381, 0))
+    } else {
+        Err(Some(ClassId::LDG_0x0381))
+    }
+}
+#[inline(always)]
+fn accept_LDG_0x0381_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDG_0x0381_2, 0))
+    } else {
+        Err(Some(ClassId::LDG_0x0381_2))
+    }
+}
+#[inline(always)]
+fn accept_ST_0x0385(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ST_0x0385, 0))
+    } else {
+        Err(Some(ClassId::ST_0x0385))
+    }
+}
+#[inline(always)]
+fn accept_ST_0x0385_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ST_0x0385_2, 0))
+    } else {
+        Err(Some(ClassId::ST_0x0385_2))
+    }
+}
+#[inline(always)]
+fn accept_STG_0x0386(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STG_0x0386, 0))
+    } else {
+        Err(Some(ClassId::STG_0x0386))
+    }
+}
+#[inline(always)]
+fn accept_STG_0x0386_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STG_0x0386_2, 0))
+    } else {
+        Err(Some(ClassId::STG_0x0386_2))
+    }
+}
+#[inline(always)]
+fn accept_STL_0x0387(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STL_0x0387, 0))
+    } else {
+        Err(Some(ClassId::STL_0x0387))
+    }
+}
+#[inline(always)]
+fn accept_STL_0x0387_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STL_0x0387_2, 0))
+    } else {
+        Err(Some(ClassId::STL_0x0387_2))
+    }
+}
+#[inline(always)]
+fn accept_STS_0x0388(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STS_0x0388, 0))
+    } else {
+        Err(Some(ClassId::STS_0x0388))
+    }
+}
+#[inline(always)]
+fn accept_STS_0x0388_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STS_0x0388_2, 0))
+    } else {
+        Err(Some(ClassId::STS_0x0388_2))
+    }
+}
+#[inline(always)]
+fn accept_SHFL_0x0389(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHFL_0x0389, 0))
+    } else {
+        Err(Some(ClassId::SHFL_0x0389))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x038a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x038a, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x038a))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x038a_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x038a_2, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x038a_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x038b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x038b, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x038b))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x038b_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x038b_2, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x038b_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x038b_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x038b_3, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x038b_3))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x038b_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x038b_4, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x038b_4))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x038c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x038c, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x038c))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x038c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x038c_2, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x038c_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x038d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x038d, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x038d))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x038d_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x038d_2, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x038d_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x038d_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x038d_3, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x038d_3))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x038d_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x038d_4, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x038d_4))
+    }
+}
+#[inline(always)]
+fn accept_CCTLT_0x0391(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTLT_0x0391, 0))
+    } else {
+        Err(Some(ClassId::CCTLT_0x0391))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x0394(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x0394, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x0394))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x0396(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x0396, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x0396))
+    }
+}
+#[inline(always)]
+fn accept_SURED_0x03a0(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SURED_0x03a0, 0))
+    } else {
+        Err(Some(ClassId::SURED_0x03a0))
+    }
+}
+#[inline(always)]
+fn accept_MATCH_0x03a1(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MATCH_0x03a1, 0))
+    } else {
+        Err(Some(ClassId::MATCH_0x03a1))
+    }
+}
+#[inline(always)]
+fn accept_MATCH_0x03a1_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MATCH_0x03a1_2, 0))
+    } else {
+        Err(Some(ClassId::MATCH_0x03a1_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x03a8(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMG_0x03a8, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x03a8))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x03a8_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMG_0x03a8_2, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x03a8_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x03a9(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMG_0x03a9, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x03a9))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x03a9_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMG_0x03a9_2, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x03a9_2))
+    }
+}
+#[inline(always)]
+fn accept_QSPC_0x03aa(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::QSPC_0x03aa, 0))
+    } else {
+        Err(Some(ClassId::QSPC_0x03aa))
+    }
+}
+#[inline(always)]
+fn accept_QSPC_0x03aa_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::QSPC_0x03aa_2, 0))
+    } else {
+        Err(Some(ClassId::QSPC_0x03aa_2))
+    }
+}
+#[inline(always)]
+fn accept_GETLMEMBASE_0x03c0(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::GETLMEMBASE_0x03c0, 0))
+    } else {
+        Err(Some(ClassId::GETLMEMBASE_0x03c0))
+    }
+}
+#[inline(always)]
+fn accept_SETLMEMBASE_0x03c1(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SETLMEMBASE_0x03c1, 0))
+    } else {
+        Err(Some(ClassId::SETLMEMBASE_0x03c1))
+    }
+}
+#[inline(always)]
+fn accept_R2UR_0x03c2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2UR_0x03c2, 0))
+    } else {
+        Err(Some(ClassId::R2UR_0x03c2))
+    }
+}
+#[inline(always)]
+fn accept_R2UR_0x03c2_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2UR_0x03c2_2, 0))
+    } else {
+        Err(Some(ClassId::R2UR_0x03c2_2))
+    }
+}
+#[inline(always)]
+fn accept_REDUX_0x03c4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::REDUX_0x03c4, 0))
+    } else {
+        Err(Some(ClassId::REDUX_0x03c4))
+    }
+}
+#[inline(always)]
+fn accept_X_0x03d0(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x03d0, 0))
+    } else {
+        Err(Some(ClassId::X_0x03d0))
+    }
+}
+#[inline(always)]
+fn accept_X_0x03d5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x03d5, 0))
+    } else {
+        Err(Some(ClassId::X_0x03d5))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0411(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0411, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0411))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0411_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0411_2, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0411_2))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x0414(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x0414, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x0414))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x0415(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x0415, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x0415))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x0416(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x0416, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x0416))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x0419(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x0419, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x0419))
+    }
+}
+#[inline(always)]
+fn accept_FADD_0x0421(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FADD_0x0421, 0))
+    } else {
+        Err(Some(ClassId::FADD_0x0421))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x0423(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x0423, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x0423))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0424(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0424, 0))
+        } else {
+            Err(Some(ClassId::IMAD_0x0424))
+        };
+    }
+    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0424, 1))
+        } else {
+            Err(Some(ClassId::IMAD_0x0424))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0424, 2))
+    } else {
+        Err(Some(ClassId::IMAD_0x0424))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0424_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0424_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0424_2))
+    }
+}
+#[inline(always)]
+fn accept_DADD_0x0429(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DADD_0x0429, 0))
+    } else {
+        Err(Some(ClassId::DADD_0x0429))
+    }
+}
+#[inline(always)]
+fn accept_DSETP_0x042a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DSETP_0x042a, 0))
+    } else {
+        Err(Some(ClassId::DSETP_0x042a))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x042b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x042b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x042b))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x0430(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x0430, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x0430))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x0430_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x0430_2, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x0430_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0431(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0431, 0))
+        } else {
+            Err(Some(ClassId::X_0x0431))
+        };
+    }
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0431, 1))
+        } else {
+            Err(Some(ClassId::X_0x0431))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0431, 2))
+    } else {
+        Err(Some(ClassId::X_0x0431))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0431_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0431_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0431_2))
+        };
+    }
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0431_2, 1))
+        } else {
+            Err(Some(ClassId::X_0x0431_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0431_2, 2))
+    } else {
+        Err(Some(ClassId::X_0x0431_2))
+    }
+}
+#[inline(always)]
+fn accept_HSET2_0x0433(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSET2_0x0433, 0))
+    } else {
+        Err(Some(ClassId::HSET2_0x0433))
+    }
+}
+#[inline(always)]
+fn accept_HSETP2_0x0434(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSETP2_0x0434, 0))
+    } else {
+        Err(Some(ClassId::HSETP2_0x0434))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0435(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0435, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0435))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0435_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0435_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0435_2))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x043e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x043e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x043e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x043e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x043e, 0))
+        } else {
+            Err(Some(ClassId::X_0x043e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x043e, 1))
+    } else {
+        Err(Some(ClassId::X_0x043e))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x0443(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x0443, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x0443))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x051d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x051d, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x051d))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x051d_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x051d_2, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x051d_2))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x051d_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x051d_3, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x051d_3))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x051d_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x051d_4, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x051d_4))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x051d_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x051d_5, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x051d_5))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x051d_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x051d_6, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x051d_6))
+    }
+}
+#[inline(always)]
+fn accept_SHFL_0x0589(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHFL_0x0589, 0))
+    } else {
+        Err(Some(ClassId::SHFL_0x0589))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x0593(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x0593, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x0593))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x0595(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x0595, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x0595))
+    }
+}
+#[inline(always)]
+fn accept_SURED_0x059f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SURED_0x059f, 0))
+    } else {
+        Err(Some(ClassId::SURED_0x059f))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x0614(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x0614, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x0614))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x0615(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x0615, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x0615))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x0616(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x0616, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x0616))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x0619(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x0619, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x0619))
+    }
+}
+#[inline(always)]
+fn accept_FADD_0x0621(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FADD_0x0621, 0))
+    } else {
+        Err(Some(ClassId::FADD_0x0621))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x0623(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x0623, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x0623))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0624(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0624, 0))
+        } else {
+            Err(Some(ClassId::IMAD_0x0624))
+        };
+    }
+    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0624, 1))
+        } else {
+            Err(Some(ClassId::IMAD_0x0624))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0624, 2))
+    } else {
+        Err(Some(ClassId::IMAD_0x0624))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0624_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0624_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0624_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0625(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0625, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0625))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0625_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0625_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0625_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0627(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0627, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0627))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0627_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0627_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0627_2))
+    }
+}
+#[inline(always)]
+fn accept_DADD_0x0629(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DADD_0x0629, 0))
+    } else {
+        Err(Some(ClassId::DADD_0x0629))
+    }
+}
+#[inline(always)]
+fn accept_DSETP_0x062a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DSETP_0x062a, 0))
+    } else {
+        Err(Some(ClassId::DSETP_0x062a))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x062b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x062b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x062b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x062c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x062c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x062c))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x0630(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x0630, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x0630))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x0630_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x0630_2, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x0630_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0631(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0631, 0))
+        } else {
+            Err(Some(ClassId::X_0x0631))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0631, 1))
+    } else {
+        Err(Some(ClassId::X_0x0631))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0631_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0631_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0631_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0631_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x0631_2))
+    }
+}
+#[inline(always)]
+fn accept_HSET2_0x0633(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSET2_0x0633, 0))
+    } else {
+        Err(Some(ClassId::HSET2_0x0633))
+    }
+}
+#[inline(always)]
+fn accept_HSETP2_0x0634(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSETP2_0x0634, 0))
+    } else {
+        Err(Some(ClassId::HSETP2_0x0634))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0635(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0635, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0635))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0635_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0635_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0635_2))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x063e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x063e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x063e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x063e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x063e, 0))
+        } else {
+            Err(Some(ClassId::X_0x063e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x063e, 1))
+    } else {
+        Err(Some(ClassId::X_0x063e))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x0643(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x0643, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x0643))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x0793(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x0793, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x0793))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x0795(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x0795, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x0795))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x0797(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x0797, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x0797))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x0799(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x0799, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x0799))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x079b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x079b, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x079b))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x079d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x079d, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x079d))
+    }
+}
+#[inline(always)]
+fn accept_SURED_0x079f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SURED_0x079f, 0))
+    } else {
+        Err(Some(ClassId::SURED_0x079f))
+    }
+}
+#[inline(always)]
+fn accept_SUQUERY_0x07b3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUQUERY_0x07b3, 0))
+    } else {
+        Err(Some(ClassId::SUQUERY_0x07b3))
+    }
+}
+#[inline(always)]
+fn accept_PMTRIG_0x0801(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PMTRIG_0x0801, 0))
+    } else {
+        Err(Some(ClassId::PMTRIG_0x0801))
+    }
+}
+#[inline(always)]
+fn accept_MOV_0x0802(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MOV_0x0802, 0))
+    } else {
+        Err(Some(ClassId::MOV_0x0802))
+    }
+}
+#[inline(always)]
+fn accept_P2R_0x0803(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::P2R_0x0803, 0))
+    } else {
+        Err(Some(ClassId::P2R_0x0803))
+    }
+}
+#[inline(always)]
+fn accept_R2P_0x0804(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2P_0x0804, 0))
+    } else {
+        Err(Some(ClassId::R2P_0x0804))
+    }
+}
+#[inline(always)]
+fn accept_CS2R_0x0805(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CS2R_0x0805, 0))
+    } else {
+        Err(Some(ClassId::CS2R_0x0805))
+    }
+}
+#[inline(always)]
+fn accept_VOTE_0x0806(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VOTE_0x0806, 0))
+    } else {
+        Err(Some(ClassId::VOTE_0x0806))
+    }
+}
+#[inline(always)]
+fn accept_SEL_0x0807(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SEL_0x0807, 0))
+    } else {
+        Err(Some(ClassId::SEL_0x0807))
+    }
+}
+#[inline(always)]
+fn accept_FSEL_0x0808(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSEL_0x0808, 0))
+    } else {
+        Err(Some(ClassId::FSEL_0x0808))
+    }
+}
+#[inline(always)]
+fn accept_FMNMX_0x0809(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMNMX_0x0809, 0))
+    } else {
+        Err(Some(ClassId::FMNMX_0x0809))
+    }
+}
+#[inline(always)]
+fn accept_FSET_0x080a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSET_0x080a, 0))
+    } else {
+        Err(Some(ClassId::FSET_0x080a))
+    }
+}
+#[inline(always)]
+fn accept_FSETP_0x080b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSETP_0x080b, 0))
+    } else {
+        Err(Some(ClassId::FSETP_0x080b))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x080c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x080c, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x080c))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x080c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x080c_2, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x080c_2))
+    }
+}
+#[inline(always)]
+fn accept_CSMTEST_0x080d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CSMTEST_0x080d, 0))
+    } else {
+        Err(Some(ClassId::CSMTEST_0x080d))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x0810(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x0810, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x0810))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x0810_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x0810_2, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x0810_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0811(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0811, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0811))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0811_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0811_2, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0811_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0811_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0811_3, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0811_3))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0811_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0811_4, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0811_4))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0811_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0811_5, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0811_5))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0811_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0811_6, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0811_6))
+    }
+}
+#[inline(always)]
+fn accept_LOP3_0x0812(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LOP3_0x0812, 0))
+    } else {
+        Err(Some(ClassId::LOP3_0x0812))
+    }
+}
+#[inline(always)]
+fn accept_IABS_0x0813(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IABS_0x0813, 0))
+    } else {
+        Err(Some(ClassId::IABS_0x0813))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x0814(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x0814, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x0814))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x0815(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x0815, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x0815))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x0816(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x0816, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x0816))
+    }
+}
+#[inline(always)]
+fn accept_IMNMX_0x0817(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMNMX_0x0817, 0))
+    } else {
+        Err(Some(ClassId::IMNMX_0x0817))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x0819(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x0819, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x0819))
+    }
+}
+#[inline(always)]
+fn accept_SGXT_0x081a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SGXT_0x081a, 0))
+    } else {
+        Err(Some(ClassId::SGXT_0x081a))
+    }
+}
+#[inline(always)]
+fn accept_BMSK_0x081b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMSK_0x081b, 0))
+    } else {
+        Err(Some(ClassId::BMSK_0x081b))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x081c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x081c, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x081c))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x081c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x081c_2, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x081c_2))
+    }
+}
+#[inline(always)]
+fn accept_FMUL_0x0820(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMUL_0x0820, 0))
+    } else {
+        Err(Some(ClassId::FMUL_0x0820))
+    }
+}
+#[inline(always)]
+fn accept_FSWZADD_0x0822(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSWZADD_0x0822, 0))
+    } else {
+        Err(Some(ClassId::FSWZADD_0x0822))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x0823(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x0823, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x0823))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xc1f00000000 == 0x200000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 0))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xe00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 1))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x1c00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 2))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xd00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 3))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xa00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 4))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x41400000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 5))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x41700000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 6))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x41500000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 7))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x40c00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 8))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x41d00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 9))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x40300000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 10))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xc0b00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 11))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xc1400000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 12))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xc0400000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 13))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x1a00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 14))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x40500000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 15))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x81c00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 16))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x80200000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 17))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x80900000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 18))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x81500000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 19))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0x80600000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 20))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xc0a00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 21))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xc1f00000000 == 0xc1b00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 22))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0824, 23))
+    } else {
+        Err(Some(ClassId::IMAD_0x0824))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0824_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0824_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0824_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0825(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0825, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0825))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0825_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0825_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0825_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0827(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0827, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0827))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0827_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0827_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0827_2))
+    }
+}
+#[inline(always)]
+fn accept_DMUL_0x0828(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DMUL_0x0828, 0))
+    } else {
+        Err(Some(ClassId::DMUL_0x0828))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x082b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x082b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x082b))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0831(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0831, 0))
+        } else {
+            Err(Some(ClassId::X_0x0831))
+        };
+    }
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0831, 1))
+        } else {
+            Err(Some(ClassId::X_0x0831))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0831, 2))
+    } else {
+        Err(Some(ClassId::X_0x0831))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0831_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0831_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0831_2))
+        };
+    }
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0831_2, 1))
+        } else {
+            Err(Some(ClassId::X_0x0831_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0831_2, 2))
+    } else {
+        Err(Some(ClassId::X_0x0831_2))
+    }
+}
+#[inline(always)]
+fn accept_HMUL2_0x0832(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HMUL2_0x0832, 0))
+    } else {
+        Err(Some(ClassId::HMUL2_0x0832))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0835(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0835, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0835))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0835_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0835_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0835_2))
+    }
+}
+#[inline(always)]
+fn accept_I2I_0x0838(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2I_0x0838, 0))
+    } else {
+        Err(Some(ClassId::I2I_0x0838))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0839(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0839, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0839))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0839_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0839_2, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0839_2))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0839_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0839_3, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0839_3))
+    }
+}
+#[inline(always)]
+fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x38000000000000000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x083b, 0))
+        } else {
+            Err(Some(ClassId::X_0x083b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x083b, 1))
+        } else {
+            Err(Some(ClassId::X_0x083b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x083b, 2))
+        } else {
+            Err(Some(ClassId::X_0x083b))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x083b, 3))
+    } else {
+        Err(Some(ClassId::X_0x083b))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x083e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x083e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x083e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x083e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x083e, 0))
+        } else {
+            Err(Some(ClassId::X_0x083e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x083e, 1))
+    } else {
+        Err(Some(ClassId::X_0x083e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x083e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x083e_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x083e_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x083e_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x083e_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0840(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0840, 0))
+        } else {
+            Err(Some(ClassId::X_0x0840))
+        };
+    }
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0840, 1))
+        } else {
+            Err(Some(ClassId::X_0x0840))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0840, 2))
+    } else {
+        Err(Some(ClassId::X_0x0840))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x0843(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x0843, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x0843))
+    }
+}
+#[inline(always)]
+fn accept_I2FP_0x0845(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2FP_0x0845, 0))
+    } else {
+        Err(Some(ClassId::I2FP_0x0845))
+    }
+}
+#[inline(always)]
+fn accept_I2FP_0x0845_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2FP_0x0845_2, 0))
+    } else {
+        Err(Some(ClassId::I2FP_0x0845_2))
+    }
+}
+#[inline(always)]
+fn accept_UMOV_0x0882(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UMOV_0x0882, 0))
+    } else {
+        Err(Some(ClassId::UMOV_0x0882))
+    }
+}
+#[inline(always)]
+fn accept_VOTEU_0x0886(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VOTEU_0x0886, 0))
+    } else {
+        Err(Some(ClassId::VOTEU_0x0886))
+    }
+}
+#[inline(always)]
+fn accept_UPLOP3_0x089c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPLOP3_0x089c, 0))
+    } else {
+        Err(Some(ClassId::UPLOP3_0x089c))
+    }
+}
+#[inline(always)]
+fn accept_FLO_0x0900(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FLO_0x0900, 0))
+    } else {
+        Err(Some(ClassId::FLO_0x0900))
+    }
+}
+#[inline(always)]
+fn accept_BREV_0x0901(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BREV_0x0901, 0))
+    } else {
+        Err(Some(ClassId::BREV_0x0901))
+    }
+}
+#[inline(always)]
+fn accept_FCHK_0x0902(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FCHK_0x0902, 0))
+    } else {
+        Err(Some(ClassId::FCHK_0x0902))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0905(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0905, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0905))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0905_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0905_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0905_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0906(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0906, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0906))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0906_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0906_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0906_2))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0907(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0907, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0907))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0907_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0907_2, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0907_2))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x0908(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::MUFU_0x0908, 0))
+        } else {
+            Err(Some(ClassId::MUFU_0x0908))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x0908, 1))
+    } else {
+        Err(Some(ClassId::MUFU_0x0908))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x0908_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x0908_2, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x0908_2))
+    }
+}
+#[inline(always)]
+fn accept_POPC_0x0909(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::POPC_0x0909, 0))
+    } else {
+        Err(Some(ClassId::POPC_0x0909))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0910(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0910, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0910))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0910_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0910_2, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0910_2))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x0910_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x0910_3, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x0910_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0911(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0911, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0911))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0911_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0911_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0911_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0911_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0911_3, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0911_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0911_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0911_4, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0911_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0912(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0912, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0912))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0912_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0912_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0912_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0912_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0912_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0912_3))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0912_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0912_4, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0912_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0912_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0xeeee as u128) >> (w.bits(75, 2) | (w.bits(78, 2) << 2))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::I2F_0x0912_5, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0912_5))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0912_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0xeeee as u128) >> (w.bits(75, 2) | (w.bits(78, 2) << 2))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::I2F_0x0912_6, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0912_6))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0913(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0913, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0913))
+    }
+}
+#[inline(always)]
+fn accept_NOP_0x0918(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NOP_0x0918, 0))
+    } else {
+        Err(Some(ClassId::NOP_0x0918))
+    }
+}
+#[inline(always)]
+fn accept_S2R_0x0919(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::S2R_0x0919, 0))
+    } else {
+        Err(Some(ClassId::S2R_0x0919))
+    }
+}
+#[inline(always)]
+fn accept_DEPBAR_0x091a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DEPBAR_0x091a, 0))
+    } else {
+        Err(Some(ClassId::DEPBAR_0x091a))
+    }
+}
+#[inline(always)]
+fn accept_DEPBAR_0x091a_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DEPBAR_0x091a_2, 0))
+    } else {
+        Err(Some(ClassId::DEPBAR_0x091a_2))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x091d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x091d, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x091d))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x091d_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x091d_2, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x091d_2))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x091d_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x091d_3, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x091d_3))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x091d_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x091d_4, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x091d_4))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x091d_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x091d_5, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x091d_5))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x091d_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x091d_6, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x091d_6))
+    }
+}
+#[inline(always)]
+fn accept_AL2P_0x0920(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::AL2P_0x0920, 0))
+    } else {
+        Err(Some(ClassId::AL2P_0x0920))
+    }
+}
+#[inline(always)]
+fn accept_AL2P_0x0920_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::AL2P_0x0920_2, 0))
+    } else {
+        Err(Some(ClassId::AL2P_0x0920_2))
+    }
+}
+#[inline(always)]
+fn accept_ISBERD_0x0923(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISBERD_0x0923, 0))
+    } else {
+        Err(Some(ClassId::ISBERD_0x0923))
+    }
+}
+#[inline(always)]
+fn accept_OUT_0x0924(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::OUT_0x0924, 0))
+    } else {
+        Err(Some(ClassId::OUT_0x0924))
+    }
+}
+#[inline(always)]
+fn accept_PIXLD_0x0925(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PIXLD_0x0925, 0))
+    } else {
+        Err(Some(ClassId::PIXLD_0x0925))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x0926(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x0926, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x0926))
+    }
+}
+#[inline(always)]
+fn accept_ISBEWR_0x0927(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISBEWR_0x0927, 0))
+    } else {
+        Err(Some(ClassId::ISBEWR_0x0927))
+    }
+}
+#[inline(always)]
+fn accept_BSYNC_0x0941(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BSYNC_0x0941, 0))
+    } else {
+        Err(Some(ClassId::BSYNC_0x0941))
+    }
+}
+#[inline(always)]
+fn accept_BREAK_0x0942(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BREAK_0x0942, 0))
+    } else {
+        Err(Some(ClassId::BREAK_0x0942))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x0943(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x0943, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x0943))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x0944(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x0944, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x0944))
+    }
+}
+#[inline(always)]
+fn accept_BSSY_0x0945(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BSSY_0x0945, 0))
+    } else {
+        Err(Some(ClassId::BSSY_0x0945))
+    }
+}
+#[inline(always)]
+fn accept_YIELD_0x0946(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::YIELD_0x0946, 0))
+    } else {
+        Err(Some(ClassId::YIELD_0x0946))
+    }
+}
+#[inline(always)]
+fn accept_BRA_0x0947(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BRA_0x0947, 0))
+    } else {
+        Err(Some(ClassId::BRA_0x0947))
+    }
+}
+#[inline(always)]
+fn accept_WARPSYNC_0x0948(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::WARPSYNC_0x0948, 0))
+    } else {
+        Err(Some(ClassId::WARPSYNC_0x0948))
+    }
+}
+#[inline(always)]
+fn accept_BRX_0x0949(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BRX_0x0949, 0))
+    } else {
+        Err(Some(ClassId::BRX_0x0949))
+    }
+}
+#[inline(always)]
+fn accept_JMP_0x094a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMP_0x094a, 0))
+    } else {
+        Err(Some(ClassId::JMP_0x094a))
+    }
+}
+#[inline(always)]
+fn accept_JMX_0x094c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMX_0x094c, 0))
+    } else {
+        Err(Some(ClassId::JMX_0x094c))
+    }
+}
+#[inline(always)]
+fn accept_EXIT_0x094d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::EXIT_0x094d, 0))
+    } else {
+        Err(Some(ClassId::EXIT_0x094d))
+    }
+}
+#[inline(always)]
+fn accept_HIR0X1E0_0x094f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if matches!((w.bits(105, 5) | (w.bits(122, 3) << 5)), 0) {
+        Ok((ClassId::HIR0X1E0_0x094f, 0))
+    } else {
+        Err(Some(ClassId::HIR0X1E0_0x094f))
+    }
+}
+#[inline(always)]
+fn accept_RET_0x0950(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RET_0x0950, 0))
+    } else {
+        Err(Some(ClassId::RET_0x0950))
+    }
+}
+#[inline(always)]
+fn accept_RET_0x0950_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RET_0x0950_2, 0))
+    } else {
+        Err(Some(ClassId::RET_0x0950_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0951(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0951, 0))
+    } else {
+        Err(Some(ClassId::X_0x0951))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x0952(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x0952, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x0952))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x0954(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x0954, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x0954))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0956(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0956, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0956))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0957(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0957, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0957))
+    }
+}
+#[inline(always)]
+fn accept_X_0x095a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x095a, 0))
+    } else {
+        Err(Some(ClassId::X_0x095a))
+    }
+}
+#[inline(always)]
+fn accept_KILL_0x095b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::KILL_0x095b, 0))
+    } else {
+        Err(Some(ClassId::KILL_0x095b))
+    }
+}
+#[inline(always)]
+fn accept_BPT_0x095c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if matches!((w.bits(105, 5) | (w.bits(122, 3) << 5)), 0) {
+        Ok((ClassId::BPT_0x095c, 0))
+    } else {
+        Err(Some(ClassId::BPT_0x095c))
+    }
+}
+#[inline(always)]
+fn accept_BPT_0x095c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BPT_0x095c_2, 0))
+    } else {
+        Err(Some(ClassId::BPT_0x095c_2))
+    }
+}
+#[inline(always)]
+fn accept_NANOSLEEP_0x095d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NANOSLEEP_0x095d, 0))
+    } else {
+        Err(Some(ClassId::NANOSLEEP_0x095d))
+    }
+}
+#[inline(always)]
+fn accept_NANOSLEEP_0x095d_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NANOSLEEP_0x095d_2, 0))
+    } else {
+        Err(Some(ClassId::NANOSLEEP_0x095d_2))
+    }
+}
+#[inline(always)]
+fn accept_LD_0x0980(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LD_0x0980, 0))
+    } else {
+        Err(Some(ClassId::LD_0x0980))
+    }
+}
+#[inline(always)]
+fn accept_LD_0x0980_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LD_0x0980_2, 0))
+    } else {
+        Err(Some(ClassId::LD_0x0980_2))
+    }
+}
+#[inline(always)]
+fn accept_LDL_0x0983(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDL_0x0983, 0))
+    } else {
+        Err(Some(ClassId::LDL_0x0983))
+    }
+}
+#[inline(always)]
+fn accept_LDL_0x0983_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDL_0x0983_2, 0))
+    } else {
+        Err(Some(ClassId::LDL_0x0983_2))
+    }
+}
+#[inline(always)]
+fn accept_LDS_0x0984(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDS_0x0984, 0))
+    } else {
+        Err(Some(ClassId::LDS_0x0984))
+    }
+}
+#[inline(always)]
+fn accept_LDS_0x0984_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDS_0x0984_2, 0))
+    } else {
+        Err(Some(ClassId::LDS_0x0984_2))
+    }
+}
+#[inline(always)]
+fn accept_SHFL_0x0989(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHFL_0x0989, 0))
+    } else {
+        Err(Some(ClassId::SHFL_0x0989))
+    }
+}
+#[inline(always)]
+fn accept_RED_0x098e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RED_0x098e, 0))
+    } else {
+        Err(Some(ClassId::RED_0x098e))
+    }
+}
+#[inline(always)]
+fn accept_RED_0x098e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RED_0x098e_2, 0))
+    } else {
+        Err(Some(ClassId::RED_0x098e_2))
+    }
+}
+#[inline(always)]
+fn accept_CCTL_0x098f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTL_0x098f, 0))
+    } else {
+        Err(Some(ClassId::CCTL_0x098f))
+    }
+}
+#[inline(always)]
+fn accept_CCTL_0x098f_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(72, 1) | (w.bits(78, 3) << 1) | (w.bits(87, 4) << 4));
+            (LEGAL_BITS_9[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::CCTL_0x098f_2, 0))
+        } else {
+            Err(Some(ClassId::CCTL_0x098f_2))
+        };
+    }
+    if matches!(
+        (w.bits(72, 1) | (w.bits(78, 3) << 1) | (w.bits(87, 4) << 4)), 0..= 0x3f | 0x50
+        ..= 0x5f | 0x90..= 0xbf
+    )
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::CCTL_0x098f_2, 1))
+    } else {
+        Err(Some(ClassId::CCTL_0x098f_2))
+    }
+}
+#[inline(always)]
+fn accept_CCTLL_0x0990(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTLL_0x0990, 0))
+    } else {
+        Err(Some(ClassId::CCTLL_0x0990))
+    }
+}
+#[inline(always)]
+fn accept_CCTLL_0x0990_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0x2f as u128) >> (w.bits(87, 3))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::CCTLL_0x0990_2, 0))
+    } else {
+        Err(Some(ClassId::CCTLL_0x0990_2))
+    }
+}
+#[inline(always)]
+fn accept_MEMBAR_0x0992(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MEMBAR_0x0992, 0))
+    } else {
+        Err(Some(ClassId::MEMBAR_0x0992))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x0998(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x0998, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x0998))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x099a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x099a, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x099a))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x099c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x099c, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x099c))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x099e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x099e, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x099e))
+    }
+}
+#[inline(always)]
+fn accept_ERRBAR_0x09ab(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ERRBAR_0x09ab, 0))
+    } else {
+        Err(Some(ClassId::ERRBAR_0x09ab))
+    }
+}
+#[inline(always)]
+fn accept_LDGDEPBAR_0x09af(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDGDEPBAR_0x09af, 0))
+    } else {
+        Err(Some(ClassId::LDGDEPBAR_0x09af))
+    }
+}
+#[inline(always)]
+fn accept_SUQUERY_0x09b3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUQUERY_0x09b3, 0))
+    } else {
+        Err(Some(ClassId::SUQUERY_0x09b3))
+    }
+}
+#[inline(always)]
+fn accept_S2UR_0x09c3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::S2UR_0x09c3, 0))
+    } else {
+        Err(Some(ClassId::S2UR_0x09c3))
+    }
+}
+#[inline(always)]
+fn accept_X_0x09d4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_10[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x09d4, 0))
+    } else {
+        Err(Some(ClassId::X_0x09d4))
+    }
+}
+#[inline(always)]
+fn accept_MOV_0x0a02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MOV_0x0a02, 0))
+    } else {
+        Err(Some(ClassId::MOV_0x0a02))
+    }
+}
+#[inline(always)]
+fn accept_P2R_0x0a03(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::P2R_0x0a03, 0))
+    } else {
+        Err(Some(ClassId::P2R_0x0a03))
+    }
+}
+#[inline(always)]
+fn accept_R2P_0x0a04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2P_0x0a04, 0))
+    } else {
+        Err(Some(ClassId::R2P_0x0a04))
+    }
+}
+#[inline(always)]
+fn accept_SEL_0x0a07(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SEL_0x0a07, 0))
+    } else {
+        Err(Some(ClassId::SEL_0x0a07))
+    }
+}
+#[inline(always)]
+fn accept_FSEL_0x0a08(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSEL_0x0a08, 0))
+    } else {
+        Err(Some(ClassId::FSEL_0x0a08))
+    }
+}
+#[inline(always)]
+fn accept_FMNMX_0x0a09(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMNMX_0x0a09, 0))
+    } else {
+        Err(Some(ClassId::FMNMX_0x0a09))
+    }
+}
+#[inline(always)]
+fn accept_FSET_0x0a0a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSET_0x0a0a, 0))
+    } else {
+        Err(Some(ClassId::FSET_0x0a0a))
+    }
+}
+#[inline(always)]
+fn accept_FSETP_0x0a0b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSETP_0x0a0b, 0))
+    } else {
+        Err(Some(ClassId::FSETP_0x0a0b))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x0a0c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x0a0c, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x0a0c))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x0a0c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x0a0c_2, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x0a0c_2))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x0a10(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x0a10, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x0a10))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x0a10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x0a10_2, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x0a10_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0a11(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0a11, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0a11))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0a11_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0a11_2, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0a11_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0a11_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0a11_3, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0a11_3))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0a11_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0a11_4, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0a11_4))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0a11_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0a11_5, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0a11_5))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x0a11_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x0a11_6, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x0a11_6))
+    }
+}
+#[inline(always)]
+fn accept_LOP3_0x0a12(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LOP3_0x0a12, 0))
+    } else {
+        Err(Some(ClassId::LOP3_0x0a12))
+    }
+}
+#[inline(always)]
+fn accept_IABS_0x0a13(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IABS_0x0a13, 0))
+    } else {
+        Err(Some(ClassId::IABS_0x0a13))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x0a14(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x0a14, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x0a14))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x0a15(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x0a15, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x0a15))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x0a16(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x0a16, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x0a16))
+    }
+}
+#[inline(always)]
+fn accept_IMNMX_0x0a17(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMNMX_0x0a17, 0))
+    } else {
+        Err(Some(ClassId::IMNMX_0x0a17))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x0a19(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x0a19, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x0a19))
+    }
+}
+#[inline(always)]
+fn accept_SGXT_0x0a1a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SGXT_0x0a1a, 0))
+    } else {
+        Err(Some(ClassId::SGXT_0x0a1a))
+    }
+}
+#[inline(always)]
+fn accept_BMSK_0x0a1b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMSK_0x0a1b, 0))
+    } else {
+        Err(Some(ClassId::BMSK_0x0a1b))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x0a1d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x0a1d, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x0a1d))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x0a1e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x0a1e, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x0a1e))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x0a1f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x0a1f, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x0a1f))
+    }
+}
+#[inline(always)]
+fn accept_FMUL_0x0a20(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMUL_0x0a20, 0))
+    } else {
+        Err(Some(ClassId::FMUL_0x0a20))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x0a23(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x0a23, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x0a23))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0a24(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0a24, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0a24))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0a24_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0a24_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0a24_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0a25(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0a25, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0a25))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0a25_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0a25_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0a25_2))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x0a26(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x0a26, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x0a26))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x0a26_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x0a26_2, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x0a26_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0a27(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0a27, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0a27))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x0a27_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x0a27_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x0a27_2))
+    }
+}
+#[inline(always)]
+fn accept_DMUL_0x0a28(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DMUL_0x0a28, 0))
+    } else {
+        Err(Some(ClassId::DMUL_0x0a28))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x0a2b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x0a2b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x0a2b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x0a2c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x0a2c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x0a2c))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0a31(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0a31, 0))
+        } else {
+            Err(Some(ClassId::X_0x0a31))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0a31, 1))
+    } else {
+        Err(Some(ClassId::X_0x0a31))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0a31_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0a31_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0a31_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0a31_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x0a31_2))
+    }
+}
+#[inline(always)]
+fn accept_HMUL2_0x0a32(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HMUL2_0x0a32, 0))
+    } else {
+        Err(Some(ClassId::HMUL2_0x0a32))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0a35(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0a35, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0a35))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x0a35_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x0a35_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x0a35_2))
+    }
+}
+#[inline(always)]
+fn accept_I2I_0x0a38(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2I_0x0a38, 0))
+    } else {
+        Err(Some(ClassId::I2I_0x0a38))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0a39(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0a39, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0a39))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0a39_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0a39_2, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0a39_2))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x0a39_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x0a39_3, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x0a39_3))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x0a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x0a3e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x0a3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0a3e, 0))
+        } else {
+            Err(Some(ClassId::X_0x0a3e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0a3e, 1))
+    } else {
+        Err(Some(ClassId::X_0x0a3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0a3e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0a3e_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0a3e_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0a3e_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x0a3e_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0a40(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x0a40, 0))
+        } else {
+            Err(Some(ClassId::X_0x0a40))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0a40, 1))
+    } else {
+        Err(Some(ClassId::X_0x0a40))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x0a43(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x0a43, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x0a43))
+    }
+}
+#[inline(always)]
+fn accept_I2FP_0x0a45(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2FP_0x0a45, 0))
+    } else {
+        Err(Some(ClassId::I2FP_0x0a45))
+    }
+}
+#[inline(always)]
+fn accept_ULDC_0x0ab9(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULDC_0x0ab9, 0))
+    } else {
+        Err(Some(ClassId::ULDC_0x0ab9))
+    }
+}
+#[inline(always)]
+fn accept_FLO_0x0b00(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FLO_0x0b00, 0))
+    } else {
+        Err(Some(ClassId::FLO_0x0b00))
+    }
+}
+#[inline(always)]
+fn accept_BREV_0x0b01(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BREV_0x0b01, 0))
+    } else {
+        Err(Some(ClassId::BREV_0x0b01))
+    }
+}
+#[inline(always)]
+fn accept_FCHK_0x0b02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FCHK_0x0b02, 0))
+    } else {
+        Err(Some(ClassId::FCHK_0x0b02))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0b04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0b04, 0))
+    } else {
+        Err(Some(ClassId::X_0x0b04))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0b04_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x28000000000000000000 == 0x28000000000000000000 {
+        return if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1
+            != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x0b04_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0b04_2))
+        };
+    }
+    if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x0b04_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x0b04_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0b05(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0b05, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0b05))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0b05_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0b05_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0b05_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b06(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b06, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b06))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b06_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b06_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b06_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b06_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b06_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b06_3))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0b07(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0b07, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0b07))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0b07_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0b07_2, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0b07_2))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x0b08(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x0b08, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x0b08))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x0b08_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x0b08_2, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x0b08_2))
+    }
+}
+#[inline(always)]
+fn accept_POPC_0x0b09(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::POPC_0x0b09, 0))
+    } else {
+        Err(Some(ClassId::POPC_0x0b09))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0b11(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0b11, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0b11))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0b11_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0b11_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0b11_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0b11_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0b11_3, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0b11_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x0b11_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x0b11_4, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x0b11_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b12(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b12, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b12))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b12_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b12_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b12_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b12_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b12_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b12_3))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b12_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x0b12_4, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b12_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x0b12_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0xfcfcfcfc as u128) >> (w.bits(74, 3) | (w.bits(78, 2) << 3))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::I2F_0x0b12_5, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x0b12_5))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x0b13(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x0b13, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x0b13))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_2, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_2))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_3, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_3))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_4, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_4))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_5, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_5))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_6, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_6))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_7(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_7, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_7))
+    }
+}
+#[inline(always)]
+fn accept_BAR_0x0b1d_8(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BAR_0x0b1d_8, 0))
+    } else {
+        Err(Some(ClassId::BAR_0x0b1d_8))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x0b26(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x0b26, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x0b26))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x0b43(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x0b43, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x0b43))
+    }
+}
+#[inline(always)]
+fn accept_WARPSYNC_0x0b48(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::WARPSYNC_0x0b48, 0))
+    } else {
+        Err(Some(ClassId::WARPSYNC_0x0b48))
+    }
+}
+#[inline(always)]
+fn accept_JMP_0x0b4a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMP_0x0b4a, 0))
+    } else {
+        Err(Some(ClassId::JMP_0x0b4a))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x0b52(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x0b52, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x0b52))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x0b54(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x0b54, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x0b54))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0b56(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0b56, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0b56))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0b57(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0b57, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0b57))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0b5a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x0b5a, 0))
+    } else {
+        Err(Some(ClassId::X_0x0b5a))
+    }
+}
+#[inline(always)]
+fn accept_NANOSLEEP_0x0b5d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NANOSLEEP_0x0b5d, 0))
+    } else {
+        Err(Some(ClassId::NANOSLEEP_0x0b5d))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0b60(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0b60, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0b60))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0b60_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0b60_2, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0b60_2))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0b60_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0b60_3, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0b60_3))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0b60_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0b60_4, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0b60_4))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0b62(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0b62, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0b62))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x0b62_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x0b62_2, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x0b62_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0b63(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0b63, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0b63))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0b63_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0b63_2, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0b63_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0b63_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0b63_3, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0b63_3))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0b63_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0b63_4, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0b63_4))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0b65(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0b65, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0b65))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x0b65_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x0b65_2, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x0b65_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0b66(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0b66, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0b66))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0b66_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0b66_2, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0b66_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0b66_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0b66_3, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0b66_3))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0b66_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0b66_4, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0b66_4))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0b68(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0b68, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0b68))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x0b68_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x0b68_2, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x0b68_2))
+    }
+}
+#[inline(always)]
+fn accept_TMML_0x0b69(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TMML_0x0b69, 0))
+    } else {
+        Err(Some(ClassId::TMML_0x0b69))
+    }
+}
+#[inline(always)]
+fn accept_TMML_0x0b69_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TMML_0x0b69_2, 0))
+    } else {
+        Err(Some(ClassId::TMML_0x0b69_2))
+    }
+}
+#[inline(always)]
+fn accept_TMML_0x0b6b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TMML_0x0b6b, 0))
+    } else {
+        Err(Some(ClassId::TMML_0x0b6b))
+    }
+}
+#[inline(always)]
+fn accept_TXD_0x0b6c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXD_0x0b6c, 0))
+    } else {
+        Err(Some(ClassId::TXD_0x0b6c))
+    }
+}
+#[inline(always)]
+fn accept_TXD_0x0b6c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXD_0x0b6c_2, 0))
+    } else {
+        Err(Some(ClassId::TXD_0x0b6c_2))
+    }
+}
+#[inline(always)]
+fn accept_TXD_0x0b6e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXD_0x0b6e, 0))
+    } else {
+        Err(Some(ClassId::TXD_0x0b6e))
+    }
+}
+#[inline(always)]
+fn accept_TXQ_0x0b6f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXQ_0x0b6f, 0))
+    } else {
+        Err(Some(ClassId::TXQ_0x0b6f))
+    }
+}
+#[inline(always)]
+fn accept_TXQ_0x0b6f_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXQ_0x0b6f_2, 0))
+    } else {
+        Err(Some(ClassId::TXQ_0x0b6f_2))
+    }
+}
+#[inline(always)]
+fn accept_TXQ_0x0b71(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXQ_0x0b71, 0))
+    } else {
+        Err(Some(ClassId::TXQ_0x0b71))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0b72(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0b72, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0b72))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0b72_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0b72_2, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0b72_2))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0b72_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0b72_3, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0b72_3))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0b72_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0b72_4, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0b72_4))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0b74(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0b74, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0b74))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x0b74_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x0b74_2, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x0b74_2))
+    }
+}
+#[inline(always)]
+fn accept_LDC_0x0b82(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDC_0x0b82, 0))
+    } else {
+        Err(Some(ClassId::LDC_0x0b82))
+    }
+}
+#[inline(always)]
+fn accept_LDC_0x0b82_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDC_0x0b82_2, 0))
+    } else {
+        Err(Some(ClassId::LDC_0x0b82_2))
+    }
+}
+#[inline(always)]
+fn accept_CCTLT_0x0b91(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTLT_0x0b91, 0))
+    } else {
+        Err(Some(ClassId::CCTLT_0x0b91))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x0b97(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x0b97, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x0b97))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x0b99(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x0b99, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x0b99))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x0b9b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x0b9b, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x0b9b))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x0b9d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x0b9d, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x0b9d))
+    }
+}
+#[inline(always)]
+fn accept_SUQUERY_0x0bb3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUQUERY_0x0bb3, 0))
+    } else {
+        Err(Some(ClassId::SUQUERY_0x0bb3))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0f55(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0f55, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0f55))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0f55_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0f55_2, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0f55_2))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x0f56(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x0f56, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x0f56))
+    }
+}
+#[inline(always)]
+fn accept_SHFL_0x0f89(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHFL_0x0f89, 0))
+    } else {
+        Err(Some(ClassId::SHFL_0x0f89))
+    }
+}
+#[inline(always)]
+fn accept_USEL_0x1287(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USEL_0x1287, 0))
+    } else {
+        Err(Some(ClassId::USEL_0x1287))
+    }
+}
+#[inline(always)]
+fn accept_UISETP_0x128c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UISETP_0x128c, 0))
+    } else {
+        Err(Some(ClassId::UISETP_0x128c))
+    }
+}
+#[inline(always)]
+fn accept_UISETP_0x128c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UISETP_0x128c_2, 0))
+    } else {
+        Err(Some(ClassId::UISETP_0x128c_2))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1290(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1290, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1290))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1290_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1290_2, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1290_2))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1291(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1291, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1291))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1291_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1291_2, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1291_2))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1291_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1291_3, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1291_3))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1291_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1291_4, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1291_4))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1291_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1291_5, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1291_5))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1291_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1291_6, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1291_6))
+    }
+}
+#[inline(always)]
+fn accept_ULOP3_0x1292(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULOP3_0x1292, 0))
+    } else {
+        Err(Some(ClassId::ULOP3_0x1292))
+    }
+}
+#[inline(always)]
+fn accept_UPRMT_0x1296(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPRMT_0x1296, 0))
+    } else {
+        Err(Some(ClassId::UPRMT_0x1296))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1297(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1297, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1297))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1297_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1297_2, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1297_2))
+    }
+}
+#[inline(always)]
+fn accept_USHF_0x1299(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USHF_0x1299, 0))
+    } else {
+        Err(Some(ClassId::USHF_0x1299))
+    }
+}
+#[inline(always)]
+fn accept_USGXT_0x129a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USGXT_0x129a, 0))
+    } else {
+        Err(Some(ClassId::USGXT_0x129a))
+    }
+}
+#[inline(always)]
+fn accept_UBMSK_0x129b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UBMSK_0x129b, 0))
+    } else {
+        Err(Some(ClassId::UBMSK_0x129b))
+    }
+}
+#[inline(always)]
+fn accept_UPLOP3_0x129d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPLOP3_0x129d, 0))
+    } else {
+        Err(Some(ClassId::UPLOP3_0x129d))
+    }
+}
+#[inline(always)]
+fn accept_UPLOP3_0x129e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPLOP3_0x129e, 0))
+    } else {
+        Err(Some(ClassId::UPLOP3_0x129e))
+    }
+}
+#[inline(always)]
+fn accept_UPLOP3_0x129f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPLOP3_0x129f, 0))
+    } else {
+        Err(Some(ClassId::UPLOP3_0x129f))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x12a4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x12a4, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x12a4))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x12a4_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x12a4_2, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x12a4_2))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x12a5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x12a5, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x12a5))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x12a5_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x12a5_2, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x12a5_2))
+    }
+}
+#[inline(always)]
+fn accept_UF2FP_0x12ba(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UF2FP_0x12ba, 0))
+    } else {
+        Err(Some(ClassId::UF2FP_0x12ba))
+    }
+}
+#[inline(always)]
+fn accept_UF2FP_0x12ba_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UF2FP_0x12ba_2, 0))
+    } else {
+        Err(Some(ClassId::UF2FP_0x12ba_2))
+    }
+}
+#[inline(always)]
+fn accept_UFLO_0x12bd(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UFLO_0x12bd, 0))
+    } else {
+        Err(Some(ClassId::UFLO_0x12bd))
+    }
+}
+#[inline(always)]
+fn accept_UBREV_0x12be(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UBREV_0x12be, 0))
+    } else {
+        Err(Some(ClassId::UBREV_0x12be))
+    }
+}
+#[inline(always)]
+fn accept_UPOPC_0x12bf(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPOPC_0x12bf, 0))
+    } else {
+        Err(Some(ClassId::UPOPC_0x12bf))
+    }
+}
+#[inline(always)]
+fn accept_LDTRAM_0x13ad(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDTRAM_0x13ad, 0))
+    } else {
+        Err(Some(ClassId::LDTRAM_0x13ad))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1478(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1478, 0))
+    } else {
+        Err(Some(ClassId::X_0x1478))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1491(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1491, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1491))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1491_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1491_2, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1491_2))
+    }
+}
+#[inline(always)]
+fn accept_USHF_0x1499(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USHF_0x1499, 0))
+    } else {
+        Err(Some(ClassId::USHF_0x1499))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x14a4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x14a4, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x14a4))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x14a4_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x14a4_2, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x14a4_2))
+    }
+}
+#[inline(always)]
+fn accept_UF2FP_0x14ba(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UF2FP_0x14ba, 0))
+    } else {
+        Err(Some(ClassId::UF2FP_0x14ba))
+    }
+}
+#[inline(always)]
+fn accept_ALD_0x1521(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ALD_0x1521, 0))
+    } else {
+        Err(Some(ClassId::ALD_0x1521))
+    }
+}
+#[inline(always)]
+fn accept_ALD_0x1521_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ALD_0x1521_2, 0))
+    } else {
+        Err(Some(ClassId::ALD_0x1521_2))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x1526(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x1526, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x1526))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x1526_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x1526_2, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x1526_2))
+    }
+}
+#[inline(always)]
+fn accept_BRA_0x1547(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BRA_0x1547, 0))
+    } else {
+        Err(Some(ClassId::BRA_0x1547))
+    }
+}
+#[inline(always)]
+fn accept_JMP_0x154a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMP_0x154a, 0))
+    } else {
+        Err(Some(ClassId::JMP_0x154a))
+    }
+}
+#[inline(always)]
+fn accept_LDC_0x1582(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDC_0x1582, 0))
+    } else {
+        Err(Some(ClassId::LDC_0x1582))
+    }
+}
+#[inline(always)]
+fn accept_LDC_0x1582_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDC_0x1582_2, 0))
+    } else {
+        Err(Some(ClassId::LDC_0x1582_2))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x1614(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x1614, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x1614))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x1615(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x1615, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x1615))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x1616(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x1616, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x1616))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x1619(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x1619, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x1619))
+    }
+}
+#[inline(always)]
+fn accept_FADD_0x1621(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FADD_0x1621, 0))
+    } else {
+        Err(Some(ClassId::FADD_0x1621))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x1623(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x1623, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x1623))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1624(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1624, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1624))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1624_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1624_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1624_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1625(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1625, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1625))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1625_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1625_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1625_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1627(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1627, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1627))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1627_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1627_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1627_2))
+    }
+}
+#[inline(always)]
+fn accept_DADD_0x1629(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DADD_0x1629, 0))
+    } else {
+        Err(Some(ClassId::DADD_0x1629))
+    }
+}
+#[inline(always)]
+fn accept_DSETP_0x162a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DSETP_0x162a, 0))
+    } else {
+        Err(Some(ClassId::DSETP_0x162a))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x162b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x162b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x162b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x162c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x162c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x162c))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x1630(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x1630, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x1630))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x1630_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x1630_2, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x1630_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1631(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1631, 0))
+        } else {
+            Err(Some(ClassId::X_0x1631))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1631, 1))
+    } else {
+        Err(Some(ClassId::X_0x1631))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1631_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1631_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1631_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1631_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1631_2))
+    }
+}
+#[inline(always)]
+fn accept_HSET2_0x1633(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSET2_0x1633, 0))
+    } else {
+        Err(Some(ClassId::HSET2_0x1633))
+    }
+}
+#[inline(always)]
+fn accept_HSETP2_0x1634(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSETP2_0x1634, 0))
+    } else {
+        Err(Some(ClassId::HSETP2_0x1634))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1635(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1635, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1635))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1635_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1635_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1635_2))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x163e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x163e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x163e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x163e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x163e, 0))
+        } else {
+            Err(Some(ClassId::X_0x163e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x163e, 1))
+    } else {
+        Err(Some(ClassId::X_0x163e))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x1643(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x1643, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x1643))
+    }
+}
+#[inline(always)]
+fn accept_JMP_0x174a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMP_0x174a, 0))
+    } else {
+        Err(Some(ClassId::JMP_0x174a))
+    }
+}
+#[inline(always)]
+fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x38000000000000000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 0))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 1))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x30000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 2))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 3))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x183b, 4))
+    } else {
+        Err(Some(ClassId::X_0x183b))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1878(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1878, 0))
+    } else {
+        Err(Some(ClassId::X_0x1878))
+    }
+}
+#[inline(always)]
+fn accept_UP2UR_0x1883(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UP2UR_0x1883, 0))
+    } else {
+        Err(Some(ClassId::UP2UR_0x1883))
+    }
+}
+#[inline(always)]
+fn accept_UR2UP_0x1884(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UR2UP_0x1884, 0))
+    } else {
+        Err(Some(ClassId::UR2UP_0x1884))
+    }
+}
+#[inline(always)]
+fn accept_USEL_0x1887(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USEL_0x1887, 0))
+    } else {
+        Err(Some(ClassId::USEL_0x1887))
+    }
+}
+#[inline(always)]
+fn accept_UISETP_0x188c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UISETP_0x188c, 0))
+    } else {
+        Err(Some(ClassId::UISETP_0x188c))
+    }
+}
+#[inline(always)]
+fn accept_UISETP_0x188c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UISETP_0x188c_2, 0))
+    } else {
+        Err(Some(ClassId::UISETP_0x188c_2))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1890(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1890, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1890))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1890_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1890_2, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1890_2))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1891(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1891, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1891))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1891_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1891_2, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1891_2))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1891_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1891_3, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1891_3))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1891_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1891_4, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1891_4))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1891_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1891_5, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1891_5))
+    }
+}
+#[inline(always)]
+fn accept_ULEA_0x1891_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULEA_0x1891_6, 0))
+    } else {
+        Err(Some(ClassId::ULEA_0x1891_6))
+    }
+}
+#[inline(always)]
+fn accept_ULOP3_0x1892(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULOP3_0x1892, 0))
+    } else {
+        Err(Some(ClassId::ULOP3_0x1892))
+    }
+}
+#[inline(always)]
+fn accept_UPRMT_0x1896(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPRMT_0x1896, 0))
+    } else {
+        Err(Some(ClassId::UPRMT_0x1896))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1897(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1897, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1897))
+    }
+}
+#[inline(always)]
+fn accept_UIADD3_0x1897_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIADD3_0x1897_2, 0))
+    } else {
+        Err(Some(ClassId::UIADD3_0x1897_2))
+    }
+}
+#[inline(always)]
+fn accept_USHF_0x1899(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USHF_0x1899, 0))
+    } else {
+        Err(Some(ClassId::USHF_0x1899))
+    }
+}
+#[inline(always)]
+fn accept_USGXT_0x189a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::USGXT_0x189a, 0))
+    } else {
+        Err(Some(ClassId::USGXT_0x189a))
+    }
+}
+#[inline(always)]
+fn accept_UBMSK_0x189b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UBMSK_0x189b, 0))
+    } else {
+        Err(Some(ClassId::UBMSK_0x189b))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x18a4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x18a4, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x18a4))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x18a4_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x18a4_2, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x18a4_2))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x18a5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x18a5, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x18a5))
+    }
+}
+#[inline(always)]
+fn accept_UIMAD_0x18a5_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UIMAD_0x18a5_2, 0))
+    } else {
+        Err(Some(ClassId::UIMAD_0x18a5_2))
+    }
+}
+#[inline(always)]
+fn accept_ULDC_0x18b8(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULDC_0x18b8, 0))
+    } else {
+        Err(Some(ClassId::ULDC_0x18b8))
+    }
+}
+#[inline(always)]
+fn accept_ULDC_0x18b8_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULDC_0x18b8_2, 0))
+    } else {
+        Err(Some(ClassId::ULDC_0x18b8_2))
+    }
+}
+#[inline(always)]
+fn accept_UF2FP_0x18ba(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UF2FP_0x18ba, 0))
+    } else {
+        Err(Some(ClassId::UF2FP_0x18ba))
+    }
+}
+#[inline(always)]
+fn accept_UF2FP_0x18ba_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UF2FP_0x18ba_2, 0))
+    } else {
+        Err(Some(ClassId::UF2FP_0x18ba_2))
+    }
+}
+#[inline(always)]
+fn accept_UCLEA_0x18bc(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UCLEA_0x18bc, 0))
+    } else {
+        Err(Some(ClassId::UCLEA_0x18bc))
+    }
+}
+#[inline(always)]
+fn accept_UFLO_0x18bd(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UFLO_0x18bd, 0))
+    } else {
+        Err(Some(ClassId::UFLO_0x18bd))
+    }
+}
+#[inline(always)]
+fn accept_UBREV_0x18be(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UBREV_0x18be, 0))
+    } else {
+        Err(Some(ClassId::UBREV_0x18be))
+    }
+}
+#[inline(always)]
+fn accept_UPOPC_0x18bf(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UPOPC_0x18bf, 0))
+    } else {
+        Err(Some(ClassId::UPOPC_0x18bf))
+    }
+}
+#[inline(always)]
+fn accept_IPA_0x1926(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IPA_0x1926, 0))
+    } else {
+        Err(Some(ClassId::IPA_0x1926))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x1943(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x1943, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x1943))
+    }
+}
+#[inline(always)]
+fn accept_CALL_0x1944(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CALL_0x1944, 0))
+    } else {
+        Err(Some(ClassId::CALL_0x1944))
+    }
+}
+#[inline(always)]
+fn accept_BRA_0x1947(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BRA_0x1947, 0))
+    } else {
+        Err(Some(ClassId::BRA_0x1947))
+    }
+}
+#[inline(always)]
+fn accept_JMP_0x194a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMP_0x194a, 0))
+    } else {
+        Err(Some(ClassId::JMP_0x194a))
+    }
+}
+#[inline(always)]
+fn accept_RET_0x1950(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RET_0x1950, 0))
+    } else {
+        Err(Some(ClassId::RET_0x1950))
+    }
+}
+#[inline(always)]
+fn accept_RET_0x1950_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RET_0x1950_2, 0))
+    } else {
+        Err(Some(ClassId::RET_0x1950_2))
+    }
+}
+#[inline(always)]
+fn accept_BRXU_0x1958(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BRXU_0x1958, 0))
+    } else {
+        Err(Some(ClassId::BRXU_0x1958))
+    }
+}
+#[inline(always)]
+fn accept_JMXU_0x1959(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMXU_0x1959, 0))
+    } else {
+        Err(Some(ClassId::JMXU_0x1959))
+    }
+}
+#[inline(always)]
+fn accept_LD_0x1980(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LD_0x1980, 0))
+    } else {
+        Err(Some(ClassId::LD_0x1980))
+    }
+}
+#[inline(always)]
+fn accept_LD_0x1980_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LD_0x1980_2, 0))
+    } else {
+        Err(Some(ClassId::LD_0x1980_2))
+    }
+}
+#[inline(always)]
+fn accept_LD_0x1980_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LD_0x1980_3, 0))
+    } else {
+        Err(Some(ClassId::LD_0x1980_3))
+    }
+}
+#[inline(always)]
+fn accept_LD_0x1980_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LD_0x1980_4, 0))
+    } else {
+        Err(Some(ClassId::LD_0x1980_4))
+    }
+}
+#[inline(always)]
+fn accept_LDG_0x1981(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDG_0x1981, 0))
+    } else {
+        Err(Some(ClassId::LDG_0x1981))
+    }
+}
+#[inline(always)]
+fn accept_LDG_0x1981_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDG_0x1981_2, 0))
+    } else {
+        Err(Some(ClassId::LDG_0x1981_2))
+    }
+}
+#[inline(always)]
+fn accept_LDG_0x1981_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDG_0x1981_3, 0))
+    } else {
+        Err(Some(ClassId::LDG_0x1981_3))
+    }
+}
+#[inline(always)]
+fn accept_LDG_0x1981_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDG_0x1981_4, 0))
+    } else {
+        Err(Some(ClassId::LDG_0x1981_4))
+    }
+}
+#[inline(always)]
+fn accept_LDL_0x1983(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDL_0x1983, 0))
+    } else {
+        Err(Some(ClassId::LDL_0x1983))
+    }
+}
+#[inline(always)]
+fn accept_LDL_0x1983_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDL_0x1983_2, 0))
+    } else {
+        Err(Some(ClassId::LDL_0x1983_2))
+    }
+}
+#[inline(always)]
+fn accept_LDS_0x1984(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDS_0x1984, 0))
+    } else {
+        Err(Some(ClassId::LDS_0x1984))
+    }
+}
+#[inline(always)]
+fn accept_ST_0x1985(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ST_0x1985, 0))
+    } else {
+        Err(Some(ClassId::ST_0x1985))
+    }
+}
+#[inline(always)]
+fn accept_ST_0x1985_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ST_0x1985_2, 0))
+    } else {
+        Err(Some(ClassId::ST_0x1985_2))
+    }
+}
+#[inline(always)]
+fn accept_ST_0x1985_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ST_0x1985_3, 0))
+    } else {
+        Err(Some(ClassId::ST_0x1985_3))
+    }
+}
+#[inline(always)]
+fn accept_STG_0x1986(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STG_0x1986, 0))
+    } else {
+        Err(Some(ClassId::STG_0x1986))
+    }
+}
+#[inline(always)]
+fn accept_STG_0x1986_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STG_0x1986_2, 0))
+    } else {
+        Err(Some(ClassId::STG_0x1986_2))
+    }
+}
+#[inline(always)]
+fn accept_STG_0x1986_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STG_0x1986_3, 0))
+    } else {
+        Err(Some(ClassId::STG_0x1986_3))
+    }
+}
+#[inline(always)]
+fn accept_STG_0x1986_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STG_0x1986_4, 0))
+    } else {
+        Err(Some(ClassId::STG_0x1986_4))
+    }
+}
+#[inline(always)]
+fn accept_STL_0x1987(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STL_0x1987, 0))
+    } else {
+        Err(Some(ClassId::STL_0x1987))
+    }
+}
+#[inline(always)]
+fn accept_STL_0x1987_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STL_0x1987_2, 0))
+    } else {
+        Err(Some(ClassId::STL_0x1987_2))
+    }
+}
+#[inline(always)]
+fn accept_STS_0x1988(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::STS_0x1988, 0))
+    } else {
+        Err(Some(ClassId::STS_0x1988))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x198a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x198a, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x198a))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x198a_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x198a_2, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x198a_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x198a_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if matches!((w.bits(24, 8)), 0..= 0xfe)
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::ATOM_0x198a_3, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x198a_3))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x198c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x198c, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x198c))
+    }
+}
+#[inline(always)]
+fn accept_RED_0x198e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RED_0x198e, 0))
+    } else {
+        Err(Some(ClassId::RED_0x198e))
+    }
+}
+#[inline(always)]
+fn accept_RED_0x198e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RED_0x198e_2, 0))
+    } else {
+        Err(Some(ClassId::RED_0x198e_2))
+    }
+}
+#[inline(always)]
+fn accept_RED_0x198e_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RED_0x198e_3, 0))
+    } else {
+        Err(Some(ClassId::RED_0x198e_3))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x19a8(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMG_0x19a8, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x19a8))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x19a8_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMG_0x19a8_2, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x19a8_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOMG_0x19a8_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if matches!((w.bits(24, 8)), 0..= 0xfe)
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::ATOMG_0x19a8_3, 0))
+    } else {
+        Err(Some(ClassId::ATOMG_0x19a8_3))
+    }
+}
+#[inline(always)]
+fn accept_QSPC_0x19aa(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::QSPC_0x19aa, 0))
+    } else {
+        Err(Some(ClassId::QSPC_0x19aa))
+    }
+}
+#[inline(always)]
+fn accept_QSPC_0x19aa_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::QSPC_0x19aa_2, 0))
+    } else {
+        Err(Some(ClassId::QSPC_0x19aa_2))
+    }
+}
+#[inline(always)]
+fn accept_QSPC_0x19aa_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::QSPC_0x19aa_3, 0))
+    } else {
+        Err(Some(ClassId::QSPC_0x19aa_3))
+    }
+}
+#[inline(always)]
+fn accept_ARRIVES_0x19b0(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ARRIVES_0x19b0, 0))
+    } else {
+        Err(Some(ClassId::ARRIVES_0x19b0))
+    }
+}
+#[inline(always)]
+fn accept_MOV_0x1a02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MOV_0x1a02, 0))
+    } else {
+        Err(Some(ClassId::MOV_0x1a02))
+    }
+}
+#[inline(always)]
+fn accept_P2R_0x1a03(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::P2R_0x1a03, 0))
+    } else {
+        Err(Some(ClassId::P2R_0x1a03))
+    }
+}
+#[inline(always)]
+fn accept_R2P_0x1a04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2P_0x1a04, 0))
+    } else {
+        Err(Some(ClassId::R2P_0x1a04))
+    }
+}
+#[inline(always)]
+fn accept_SEL_0x1a07(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SEL_0x1a07, 0))
+    } else {
+        Err(Some(ClassId::SEL_0x1a07))
+    }
+}
+#[inline(always)]
+fn accept_FSEL_0x1a08(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSEL_0x1a08, 0))
+    } else {
+        Err(Some(ClassId::FSEL_0x1a08))
+    }
+}
+#[inline(always)]
+fn accept_FMNMX_0x1a09(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMNMX_0x1a09, 0))
+    } else {
+        Err(Some(ClassId::FMNMX_0x1a09))
+    }
+}
+#[inline(always)]
+fn accept_FSET_0x1a0a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSET_0x1a0a, 0))
+    } else {
+        Err(Some(ClassId::FSET_0x1a0a))
+    }
+}
+#[inline(always)]
+fn accept_FSETP_0x1a0b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSETP_0x1a0b, 0))
+    } else {
+        Err(Some(ClassId::FSETP_0x1a0b))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x1a0c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x1a0c, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x1a0c))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x1a0c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x1a0c_2, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x1a0c_2))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x1a10(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x1a10, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x1a10))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x1a10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x1a10_2, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x1a10_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1a11(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1a11, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1a11))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1a11_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1a11_2, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1a11_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1a11_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1a11_3, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1a11_3))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1a11_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1a11_4, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1a11_4))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1a11_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1a11_5, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1a11_5))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1a11_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1a11_6, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1a11_6))
+    }
+}
+#[inline(always)]
+fn accept_LOP3_0x1a12(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LOP3_0x1a12, 0))
+    } else {
+        Err(Some(ClassId::LOP3_0x1a12))
+    }
+}
+#[inline(always)]
+fn accept_IABS_0x1a13(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IABS_0x1a13, 0))
+    } else {
+        Err(Some(ClassId::IABS_0x1a13))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x1a14(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x1a14, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x1a14))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x1a15(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x1a15, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x1a15))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x1a16(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x1a16, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x1a16))
+    }
+}
+#[inline(always)]
+fn accept_IMNMX_0x1a17(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMNMX_0x1a17, 0))
+    } else {
+        Err(Some(ClassId::IMNMX_0x1a17))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x1a19(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x1a19, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x1a19))
+    }
+}
+#[inline(always)]
+fn accept_SGXT_0x1a1a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SGXT_0x1a1a, 0))
+    } else {
+        Err(Some(ClassId::SGXT_0x1a1a))
+    }
+}
+#[inline(always)]
+fn accept_BMSK_0x1a1b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMSK_0x1a1b, 0))
+    } else {
+        Err(Some(ClassId::BMSK_0x1a1b))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x1a1d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x1a1d, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x1a1d))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x1a1e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x1a1e, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x1a1e))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x1a1f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x1a1f, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x1a1f))
+    }
+}
+#[inline(always)]
+fn accept_FMUL_0x1a20(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMUL_0x1a20, 0))
+    } else {
+        Err(Some(ClassId::FMUL_0x1a20))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x1a23(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x1a23, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x1a23))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1a24(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1a24, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1a24))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1a24_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1a24_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1a24_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1a25(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1a25, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1a25))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1a25_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1a25_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1a25_2))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x1a26(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x1a26, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x1a26))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x1a26_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x1a26_2, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x1a26_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1a27(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1a27, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1a27))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1a27_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1a27_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1a27_2))
+    }
+}
+#[inline(always)]
+fn accept_DMUL_0x1a28(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DMUL_0x1a28, 0))
+    } else {
+        Err(Some(ClassId::DMUL_0x1a28))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x1a2b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x1a2b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x1a2b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x1a2c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x1a2c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x1a2c))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1a31(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1a31, 0))
+        } else {
+            Err(Some(ClassId::X_0x1a31))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1a31, 1))
+    } else {
+        Err(Some(ClassId::X_0x1a31))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1a31_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1a31_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1a31_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1a31_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1a31_2))
+    }
+}
+#[inline(always)]
+fn accept_HMUL2_0x1a32(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HMUL2_0x1a32, 0))
+    } else {
+        Err(Some(ClassId::HMUL2_0x1a32))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1a35(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1a35, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1a35))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1a35_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1a35_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1a35_2))
+    }
+}
+#[inline(always)]
+fn accept_I2I_0x1a38(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2I_0x1a38, 0))
+    } else {
+        Err(Some(ClassId::I2I_0x1a38))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x1a39(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x1a39, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x1a39))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x1a39_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x1a39_2, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x1a39_2))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x1a39_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x1a39_3, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x1a39_3))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x1a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x1a3e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x1a3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1a3e, 0))
+        } else {
+            Err(Some(ClassId::X_0x1a3e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1a3e, 1))
+    } else {
+        Err(Some(ClassId::X_0x1a3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1a3e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1a3e_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1a3e_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1a3e_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1a3e_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1a40(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1a40, 0))
+        } else {
+            Err(Some(ClassId::X_0x1a40))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1a40, 1))
+    } else {
+        Err(Some(ClassId::X_0x1a40))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x1a43(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x1a43, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x1a43))
+    }
+}
+#[inline(always)]
+fn accept_I2FP_0x1a45(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2FP_0x1a45, 0))
+    } else {
+        Err(Some(ClassId::I2FP_0x1a45))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1a78(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1a78, 0))
+    } else {
+        Err(Some(ClassId::X_0x1a78))
+    }
+}
+#[inline(always)]
+fn accept_ULDC_0x1ab9(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULDC_0x1ab9, 0))
+    } else {
+        Err(Some(ClassId::ULDC_0x1ab9))
+    }
+}
+#[inline(always)]
+fn accept_ULDC_0x1abb(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ULDC_0x1abb, 0))
+    } else {
+        Err(Some(ClassId::ULDC_0x1abb))
+    }
+}
+#[inline(always)]
+fn accept_FLO_0x1b00(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FLO_0x1b00, 0))
+    } else {
+        Err(Some(ClassId::FLO_0x1b00))
+    }
+}
+#[inline(always)]
+fn accept_BREV_0x1b01(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BREV_0x1b01, 0))
+    } else {
+        Err(Some(ClassId::BREV_0x1b01))
+    }
+}
+#[inline(always)]
+fn accept_FCHK_0x1b02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FCHK_0x1b02, 0))
+    } else {
+        Err(Some(ClassId::FCHK_0x1b02))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1b04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1b04, 0))
+    } else {
+        Err(Some(ClassId::X_0x1b04))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1b04_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x28000000000000000000 == 0x28000000000000000000 {
+        return if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1
+            != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x1b04_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1b04_2))
+        };
+    }
+    if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x1b04_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1b04_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1b05(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1b05, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1b05))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1b05_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1b05_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1b05_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b06(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b06, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b06))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b06_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b06_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b06_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b06_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b06_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b06_3))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x1b07(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x1b07, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x1b07))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x1b07_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x1b07_2, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x1b07_2))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x1b08(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x1b08, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x1b08))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x1b08_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x1b08_2, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x1b08_2))
+    }
+}
+#[inline(always)]
+fn accept_POPC_0x1b09(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::POPC_0x1b09, 0))
+    } else {
+        Err(Some(ClassId::POPC_0x1b09))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x1b10(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x1b10, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x1b10))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x1b10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x1b10_2, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x1b10_2))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x1b10_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x1b10_3, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x1b10_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1b11(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1b11, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1b11))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1b11_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1b11_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1b11_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1b11_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1b11_3, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1b11_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1b11_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1b11_4, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1b11_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b12(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b12, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b12))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b12_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b12_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b12_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b12_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b12_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b12_3))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b12_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1b12_4, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b12_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1b12_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0xfcfcfcfc as u128) >> (w.bits(74, 3) | (w.bits(78, 2) << 3))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::I2F_0x1b12_5, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1b12_5))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x1b13(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x1b13, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x1b13))
+    }
+}
+#[inline(always)]
+fn accept_WARPSYNC_0x1b48(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::WARPSYNC_0x1b48, 0))
+    } else {
+        Err(Some(ClassId::WARPSYNC_0x1b48))
+    }
+}
+#[inline(always)]
+fn accept_JMP_0x1b4a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::JMP_0x1b4a, 0))
+    } else {
+        Err(Some(ClassId::JMP_0x1b4a))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x1b52(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x1b52, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x1b52))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x1b54(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x1b54, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x1b54))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x1b56(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x1b56, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x1b56))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x1b57(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x1b57, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x1b57))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1b5a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1b5a, 0))
+    } else {
+        Err(Some(ClassId::X_0x1b5a))
+    }
+}
+#[inline(always)]
+fn accept_NANOSLEEP_0x1b5d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NANOSLEEP_0x1b5d, 0))
+    } else {
+        Err(Some(ClassId::NANOSLEEP_0x1b5d))
+    }
+}
+#[inline(always)]
+fn accept_MOV_0x1c02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MOV_0x1c02, 0))
+    } else {
+        Err(Some(ClassId::MOV_0x1c02))
+    }
+}
+#[inline(always)]
+fn accept_P2R_0x1c03(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::P2R_0x1c03, 0))
+    } else {
+        Err(Some(ClassId::P2R_0x1c03))
+    }
+}
+#[inline(always)]
+fn accept_R2P_0x1c04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::R2P_0x1c04, 0))
+    } else {
+        Err(Some(ClassId::R2P_0x1c04))
+    }
+}
+#[inline(always)]
+fn accept_SEL_0x1c07(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SEL_0x1c07, 0))
+    } else {
+        Err(Some(ClassId::SEL_0x1c07))
+    }
+}
+#[inline(always)]
+fn accept_FSEL_0x1c08(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSEL_0x1c08, 0))
+    } else {
+        Err(Some(ClassId::FSEL_0x1c08))
+    }
+}
+#[inline(always)]
+fn accept_FMNMX_0x1c09(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMNMX_0x1c09, 0))
+    } else {
+        Err(Some(ClassId::FMNMX_0x1c09))
+    }
+}
+#[inline(always)]
+fn accept_FSET_0x1c0a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSET_0x1c0a, 0))
+    } else {
+        Err(Some(ClassId::FSET_0x1c0a))
+    }
+}
+#[inline(always)]
+fn accept_FSETP_0x1c0b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FSETP_0x1c0b, 0))
+    } else {
+        Err(Some(ClassId::FSETP_0x1c0b))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x1c0c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x1c0c, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x1c0c))
+    }
+}
+#[inline(always)]
+fn accept_ISETP_0x1c0c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ISETP_0x1c0c_2, 0))
+    } else {
+        Err(Some(ClassId::ISETP_0x1c0c_2))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x1c10(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x1c10, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x1c10))
+    }
+}
+#[inline(always)]
+fn accept_IADD3_0x1c10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IADD3_0x1c10_2, 0))
+    } else {
+        Err(Some(ClassId::IADD3_0x1c10_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1c11(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1c11, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1c11))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1c11_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1c11_2, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1c11_2))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1c11_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1c11_3, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1c11_3))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1c11_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1c11_4, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1c11_4))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1c11_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1c11_5, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1c11_5))
+    }
+}
+#[inline(always)]
+fn accept_LEA_0x1c11_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LEA_0x1c11_6, 0))
+    } else {
+        Err(Some(ClassId::LEA_0x1c11_6))
+    }
+}
+#[inline(always)]
+fn accept_LOP3_0x1c12(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LOP3_0x1c12, 0))
+    } else {
+        Err(Some(ClassId::LOP3_0x1c12))
+    }
+}
+#[inline(always)]
+fn accept_IABS_0x1c13(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IABS_0x1c13, 0))
+    } else {
+        Err(Some(ClassId::IABS_0x1c13))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x1c14(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x1c14, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x1c14))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x1c15(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x1c15, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x1c15))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x1c16(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x1c16, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x1c16))
+    }
+}
+#[inline(always)]
+fn accept_IMNMX_0x1c17(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMNMX_0x1c17, 0))
+    } else {
+        Err(Some(ClassId::IMNMX_0x1c17))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x1c19(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x1c19, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x1c19))
+    }
+}
+#[inline(always)]
+fn accept_SGXT_0x1c1a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SGXT_0x1c1a, 0))
+    } else {
+        Err(Some(ClassId::SGXT_0x1c1a))
+    }
+}
+#[inline(always)]
+fn accept_BMSK_0x1c1b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMSK_0x1c1b, 0))
+    } else {
+        Err(Some(ClassId::BMSK_0x1c1b))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x1c1d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x1c1d, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x1c1d))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x1c1e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x1c1e, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x1c1e))
+    }
+}
+#[inline(always)]
+fn accept_PLOP3_0x1c1f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PLOP3_0x1c1f, 0))
+    } else {
+        Err(Some(ClassId::PLOP3_0x1c1f))
+    }
+}
+#[inline(always)]
+fn accept_FMUL_0x1c20(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FMUL_0x1c20, 0))
+    } else {
+        Err(Some(ClassId::FMUL_0x1c20))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x1c23(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x1c23, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x1c23))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1c24(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1c24, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1c24))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1c24_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1c24_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1c24_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1c25(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1c25, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1c25))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1c25_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1c25_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1c25_2))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x1c26(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x1c26, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x1c26))
+    }
+}
+#[inline(always)]
+fn accept_IDP_0x1c26_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IDP_0x1c26_2, 0))
+    } else {
+        Err(Some(ClassId::IDP_0x1c26_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1c27(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1c27, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1c27))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1c27_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1c27_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1c27_2))
+    }
+}
+#[inline(always)]
+fn accept_DMUL_0x1c28(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DMUL_0x1c28, 0))
+    } else {
+        Err(Some(ClassId::DMUL_0x1c28))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x1c2b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x1c2b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x1c2b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x1c2c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x1c2c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x1c2c))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1c31(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1c31, 0))
+        } else {
+            Err(Some(ClassId::X_0x1c31))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1c31, 1))
+    } else {
+        Err(Some(ClassId::X_0x1c31))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1c31_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1c31_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1c31_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1c31_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1c31_2))
+    }
+}
+#[inline(always)]
+fn accept_HMUL2_0x1c32(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HMUL2_0x1c32, 0))
+    } else {
+        Err(Some(ClassId::HMUL2_0x1c32))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1c35(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1c35, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1c35))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1c35_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1c35_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1c35_2))
+    }
+}
+#[inline(always)]
+fn accept_I2I_0x1c38(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2I_0x1c38, 0))
+    } else {
+        Err(Some(ClassId::I2I_0x1c38))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x1c39(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x1c39, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x1c39))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x1c39_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x1c39_2, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x1c39_2))
+    }
+}
+#[inline(always)]
+fn accept_I2IP_0x1c39_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2IP_0x1c39_3, 0))
+    } else {
+        Err(Some(ClassId::I2IP_0x1c39_3))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x1c3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x1c3e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x1c3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1c3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1c3e, 0))
+        } else {
+            Err(Some(ClassId::X_0x1c3e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1c3e, 1))
+    } else {
+        Err(Some(ClassId::X_0x1c3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1c3e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1c3e_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1c3e_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1c3e_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1c3e_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1c40(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1c40, 0))
+        } else {
+            Err(Some(ClassId::X_0x1c40))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1c40, 1))
+    } else {
+        Err(Some(ClassId::X_0x1c40))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x1c43(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x1c43, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x1c43))
+    }
+}
+#[inline(always)]
+fn accept_I2FP_0x1c45(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2FP_0x1c45, 0))
+    } else {
+        Err(Some(ClassId::I2FP_0x1c45))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1c78(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1c78, 0))
+    } else {
+        Err(Some(ClassId::X_0x1c78))
+    }
+}
+#[inline(always)]
+fn accept_UMOV_0x1c82(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UMOV_0x1c82, 0))
+    } else {
+        Err(Some(ClassId::UMOV_0x1c82))
+    }
+}
+#[inline(always)]
+fn accept_UP2UR_0x1c83(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UP2UR_0x1c83, 0))
+    } else {
+        Err(Some(ClassId::UP2UR_0x1c83))
+    }
+}
+#[inline(always)]
+fn accept_UR2UP_0x1c84(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UR2UP_0x1c84, 0))
+    } else {
+        Err(Some(ClassId::UR2UP_0x1c84))
+    }
+}
+#[inline(always)]
+fn accept_UCLEA_0x1cbc(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::UCLEA_0x1cbc, 0))
+    } else {
+        Err(Some(ClassId::UCLEA_0x1cbc))
+    }
+}
+#[inline(always)]
+fn accept_FLO_0x1d00(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FLO_0x1d00, 0))
+    } else {
+        Err(Some(ClassId::FLO_0x1d00))
+    }
+}
+#[inline(always)]
+fn accept_BREV_0x1d01(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BREV_0x1d01, 0))
+    } else {
+        Err(Some(ClassId::BREV_0x1d01))
+    }
+}
+#[inline(always)]
+fn accept_FCHK_0x1d02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FCHK_0x1d02, 0))
+    } else {
+        Err(Some(ClassId::FCHK_0x1d02))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1d04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1d04, 0))
+    } else {
+        Err(Some(ClassId::X_0x1d04))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1d04_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x28000000000000000000 == 0x28000000000000000000 {
+        return if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1
+            != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x1d04_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1d04_2))
+        };
+    }
+    if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x1d04_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1d04_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1d05(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1d05, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1d05))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1d05_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1d05_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1d05_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d06(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d06, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d06))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d06_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d06_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d06_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d06_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d06_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d06_3))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x1d07(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x1d07, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x1d07))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x1d07_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x1d07_2, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x1d07_2))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x1d08(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x1d08, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x1d08))
+    }
+}
+#[inline(always)]
+fn accept_MUFU_0x1d08_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::MUFU_0x1d08_2, 0))
+    } else {
+        Err(Some(ClassId::MUFU_0x1d08_2))
+    }
+}
+#[inline(always)]
+fn accept_POPC_0x1d09(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::POPC_0x1d09, 0))
+    } else {
+        Err(Some(ClassId::POPC_0x1d09))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x1d10(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x1d10, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x1d10))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x1d10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x1d10_2, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x1d10_2))
+    }
+}
+#[inline(always)]
+fn accept_F2F_0x1d10_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2F_0x1d10_3, 0))
+    } else {
+        Err(Some(ClassId::F2F_0x1d10_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1d11(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1d11, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1d11))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1d11_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1d11_2, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1d11_2))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1d11_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1d11_3, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1d11_3))
+    }
+}
+#[inline(always)]
+fn accept_F2I_0x1d11_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2I_0x1d11_4, 0))
+    } else {
+        Err(Some(ClassId::F2I_0x1d11_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d12(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d12, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d12))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d12_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d12_2, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d12_2))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d12_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d12_3, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d12_3))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d12_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::I2F_0x1d12_4, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d12_4))
+    }
+}
+#[inline(always)]
+fn accept_I2F_0x1d12_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if ((0xfcfcfcfc as u128) >> (w.bits(74, 3) | (w.bits(78, 2) << 3))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::I2F_0x1d12_5, 0))
+    } else {
+        Err(Some(ClassId::I2F_0x1d12_5))
+    }
+}
+#[inline(always)]
+fn accept_FRND_0x1d13(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FRND_0x1d13, 0))
+    } else {
+        Err(Some(ClassId::FRND_0x1d13))
+    }
+}
+#[inline(always)]
+fn accept_OUT_0x1d24(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::OUT_0x1d24, 0))
+    } else {
+        Err(Some(ClassId::OUT_0x1d24))
+    }
+}
+#[inline(always)]
+fn accept_WARPSYNC_0x1d48(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::WARPSYNC_0x1d48, 0))
+    } else {
+        Err(Some(ClassId::WARPSYNC_0x1d48))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x1d52(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x1d52, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x1d52))
+    }
+}
+#[inline(always)]
+fn accept_RPCMOV_0x1d54(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::RPCMOV_0x1d54, 0))
+    } else {
+        Err(Some(ClassId::RPCMOV_0x1d54))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x1d56(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x1d56, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x1d56))
+    }
+}
+#[inline(always)]
+fn accept_BMOV_0x1d57(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::BMOV_0x1d57, 0))
+    } else {
+        Err(Some(ClassId::BMOV_0x1d57))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1d5a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1d5a, 0))
+    } else {
+        Err(Some(ClassId::X_0x1d5a))
+    }
+}
+#[inline(always)]
+fn accept_NANOSLEEP_0x1d5d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::NANOSLEEP_0x1d5d, 0))
+    } else {
+        Err(Some(ClassId::NANOSLEEP_0x1d5d))
+    }
+}
+#[inline(always)]
+fn accept_CCTL_0x1d8f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTL_0x1d8f, 0))
+    } else {
+        Err(Some(ClassId::CCTL_0x1d8f))
+    }
+}
+#[inline(always)]
+fn accept_CCTL_0x1d8f_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTL_0x1d8f_2, 0))
+    } else {
+        Err(Some(ClassId::CCTL_0x1d8f_2))
+    }
+}
+#[inline(always)]
+fn accept_CCTLL_0x1d90(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTLL_0x1d90, 0))
+    } else {
+        Err(Some(ClassId::CCTLL_0x1d90))
+    }
+}
+#[inline(always)]
+fn accept_CCTLL_0x1d90_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTLL_0x1d90_2, 0))
+    } else {
+        Err(Some(ClassId::CCTLL_0x1d90_2))
+    }
+}
+#[inline(always)]
+fn accept_CCTLT_0x1d91(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CCTLT_0x1d91, 0))
+    } else {
+        Err(Some(ClassId::CCTLT_0x1d91))
+    }
+}
+#[inline(always)]
+fn accept_LDGSTS_0x1dae(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDGSTS_0x1dae, 0))
+    } else {
+        Err(Some(ClassId::LDGSTS_0x1dae))
+    }
+}
+#[inline(always)]
+fn accept_LDGSTS_0x1dae_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDGSTS_0x1dae_2, 0))
+    } else {
+        Err(Some(ClassId::LDGSTS_0x1dae_2))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF_0x1e14(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF_0x1e14, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF_0x1e14))
+    }
+}
+#[inline(always)]
+fn accept_VABSDIFF4_0x1e15(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::VABSDIFF4_0x1e15, 0))
+    } else {
+        Err(Some(ClassId::VABSDIFF4_0x1e15))
+    }
+}
+#[inline(always)]
+fn accept_PRMT_0x1e16(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::PRMT_0x1e16, 0))
+    } else {
+        Err(Some(ClassId::PRMT_0x1e16))
+    }
+}
+#[inline(always)]
+fn accept_SHF_0x1e19(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SHF_0x1e19, 0))
+    } else {
+        Err(Some(ClassId::SHF_0x1e19))
+    }
+}
+#[inline(always)]
+fn accept_FADD_0x1e21(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FADD_0x1e21, 0))
+    } else {
+        Err(Some(ClassId::FADD_0x1e21))
+    }
+}
+#[inline(always)]
+fn accept_FFMA_0x1e23(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FFMA_0x1e23, 0))
+    } else {
+        Err(Some(ClassId::FFMA_0x1e23))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1e24(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1e24, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1e24))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1e24_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1e24_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1e24_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1e25(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1e25, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1e25))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1e25_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1e25_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1e25_2))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1e27(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1e27, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1e27))
+    }
+}
+#[inline(always)]
+fn accept_IMAD_0x1e27_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::IMAD_0x1e27_2, 0))
+    } else {
+        Err(Some(ClassId::IMAD_0x1e27_2))
+    }
+}
+#[inline(always)]
+fn accept_DADD_0x1e29(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DADD_0x1e29, 0))
+    } else {
+        Err(Some(ClassId::DADD_0x1e29))
+    }
+}
+#[inline(always)]
+fn accept_DSETP_0x1e2a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DSETP_0x1e2a, 0))
+    } else {
+        Err(Some(ClassId::DSETP_0x1e2a))
+    }
+}
+#[inline(always)]
+fn accept_DFMA_0x1e2b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::DFMA_0x1e2b, 0))
+    } else {
+        Err(Some(ClassId::DFMA_0x1e2b))
+    }
+}
+#[inline(always)]
+fn accept_CLMAD_0x1e2c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::CLMAD_0x1e2c, 0))
+    } else {
+        Err(Some(ClassId::CLMAD_0x1e2c))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x1e30(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x1e30, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x1e30))
+    }
+}
+#[inline(always)]
+fn accept_HADD2_0x1e30_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HADD2_0x1e30_2, 0))
+    } else {
+        Err(Some(ClassId::HADD2_0x1e30_2))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1e31(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1e31, 0))
+        } else {
+            Err(Some(ClassId::X_0x1e31))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1e31, 1))
+    } else {
+        Err(Some(ClassId::X_0x1e31))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1e31_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x2040000000000000000000 == 0x2040000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1e31_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x1e31_2))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1e31_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x1e31_2))
+    }
+}
+#[inline(always)]
+fn accept_HSET2_0x1e33(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSET2_0x1e33, 0))
+    } else {
+        Err(Some(ClassId::HSET2_0x1e33))
+    }
+}
+#[inline(always)]
+fn accept_HSETP2_0x1e34(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HSETP2_0x1e34, 0))
+    } else {
+        Err(Some(ClassId::HSETP2_0x1e34))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1e35(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1e35, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1e35))
+    }
+}
+#[inline(always)]
+fn accept_HFMA2_0x1e35_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::HFMA2_0x1e35_2, 0))
+    } else {
+        Err(Some(ClassId::HFMA2_0x1e35_2))
+    }
+}
+#[inline(always)]
+fn accept_F2FP_0x1e3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2FP_0x1e3e, 0))
+    } else {
+        Err(Some(ClassId::F2FP_0x1e3e))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1e3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x1e3e, 0))
+        } else {
+            Err(Some(ClassId::X_0x1e3e))
+        };
+    }
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1e3e, 1))
+    } else {
+        Err(Some(ClassId::X_0x1e3e))
+    }
+}
+#[inline(always)]
+fn accept_F2IP_0x1e43(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::F2IP_0x1e43, 0))
+    } else {
+        Err(Some(ClassId::F2IP_0x1e43))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1e79(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1e79, 0))
+    } else {
+        Err(Some(ClassId::X_0x1e79))
+    }
+}
+#[inline(always)]
+fn accept_X_0x1e79_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::X_0x1e79_2, 0))
+    } else {
+        Err(Some(ClassId::X_0x1e79_2))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x1f60(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x1f60, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x1f60))
+    }
+}
+#[inline(always)]
+fn accept_TEX_0x1f60_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TEX_0x1f60_2, 0))
+    } else {
+        Err(Some(ClassId::TEX_0x1f60_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x1f63(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x1f63, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x1f63))
+    }
+}
+#[inline(always)]
+fn accept_TLD4_0x1f63_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD4_0x1f63_2, 0))
+    } else {
+        Err(Some(ClassId::TLD4_0x1f63_2))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x1f66(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x1f66, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x1f66))
+    }
+}
+#[inline(always)]
+fn accept_TLD_0x1f66_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TLD_0x1f66_2, 0))
+    } else {
+        Err(Some(ClassId::TLD_0x1f66_2))
+    }
+}
+#[inline(always)]
+fn accept_TMML_0x1f69(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TMML_0x1f69, 0))
+    } else {
+        Err(Some(ClassId::TMML_0x1f69))
+    }
+}
+#[inline(always)]
+fn accept_TXD_0x1f6c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXD_0x1f6c, 0))
+    } else {
+        Err(Some(ClassId::TXD_0x1f6c))
+    }
+}
+#[inline(always)]
+fn accept_TXQ_0x1f6f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::TXQ_0x1f6f, 0))
+    } else {
+        Err(Some(ClassId::TXQ_0x1f6f))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x1f74(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x1f74, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x1f74))
+    }
+}
+#[inline(always)]
+fn accept_FOOTPRINT_0x1f74_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::FOOTPRINT_0x1f74_2, 0))
+    } else {
+        Err(Some(ClassId::FOOTPRINT_0x1f74_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x1f8a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x1f8a, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x1f8a))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x1f8a_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x1f8a_2, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x1f8a_2))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x1f8a_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x1f8a_3, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x1f8a_3))
+    }
+}
+#[inline(always)]
+fn accept_ATOM_0x1f8a_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOM_0x1f8a_4, 0))
+    } else {
+        Err(Some(ClassId::ATOM_0x1f8a_4))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x1f8c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x1f8c, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x1f8c))
+    }
+}
+#[inline(always)]
+fn accept_ATOMS_0x1f8c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::ATOMS_0x1f8c_2, 0))
+    } else {
+        Err(Some(ClassId::ATOMS_0x1f8c_2))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x1f93(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x1f93, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x1f93))
+    }
+}
+#[inline(always)]
+fn accept_SUATOM_0x1f95(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUATOM_0x1f95, 0))
+    } else {
+        Err(Some(ClassId::SUATOM_0x1f95))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x1f97(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x1f97, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x1f97))
+    }
+}
+#[inline(always)]
+fn accept_SULD_0x1f99(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SULD_0x1f99, 0))
+    } else {
+        Err(Some(ClassId::SULD_0x1f99))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x1f9b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x1f9b, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x1f9b))
+    }
+}
+#[inline(always)]
+fn accept_SUST_0x1f9d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUST_0x1f9d, 0))
+    } else {
+        Err(Some(ClassId::SUST_0x1f9d))
+    }
+}
+#[inline(always)]
+fn accept_SURED_0x1f9f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SURED_0x1f9f, 0))
+    } else {
+        Err(Some(ClassId::SURED_0x1f9f))
+    }
+}
+#[inline(always)]
+fn accept_LDGSTS_0x1fae(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDGSTS_0x1fae, 0))
+    } else {
+        Err(Some(ClassId::LDGSTS_0x1fae))
+    }
+}
+#[inline(always)]
+fn accept_LDGSTS_0x1fae_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDGSTS_0x1fae_2, 0))
+    } else {
+        Err(Some(ClassId::LDGSTS_0x1fae_2))
+    }
+}
+#[inline(always)]
+fn accept_LDGSTS_0x1fae_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::LDGSTS_0x1fae_3, 0))
+    } else {
+        Err(Some(ClassId::LDGSTS_0x1fae_3))
+    }
+}
+#[inline(always)]
+fn accept_SUQUERY_0x1fb3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if {
+        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+    } {
+        Ok((ClassId::SUQUERY_0x1fb3, 0))
+    } else {
+        Err(Some(ClassId::SUQUERY_0x1fb3))
     }
 }

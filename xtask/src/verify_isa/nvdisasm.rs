@@ -94,7 +94,8 @@ pub fn rejected_addresses(stderr: &str) -> BTreeSet<u64> {
         .collect()
 }
 
-/// Parses `nvdisasm -raw` output of `count` words starting at `base` into one text per word.
+/// Parses `nvdisasm -raw` output of `count` words starting at `base` into one text per word (empty for
+/// words nvdisasm printed no line for).
 pub fn parse_raw_listing(stdout: &str, base: u64, count: usize) -> Result<Vec<Option<String>>> {
     let mut texts = vec![None; count];
     for line in stdout.lines() {
@@ -107,10 +108,8 @@ pub fn parse_raw_listing(stdout: &str, base: u64, count: usize) -> Result<Vec<Op
             .with_context(|| format!("nvdisasm printed address {address:#x} outside the batch: {line}"))?;
         texts[index] = Some(text.to_owned());
     }
-    if let Some(missing) = texts.iter().position(Option::is_none) {
-        bail!("nvdisasm printed no line for the word at {:#x}", base + missing as u64 * WORD_BYTES);
-    }
-    Ok(texts)
+    // Some classes decode but print nothing at all, not even the address: their text is empty.
+    Ok(texts.into_iter().map(|t| Some(t.unwrap_or_default())).collect())
 }
 
 /// `        /*0010*/                   MOV R5, 0xff ;` → (0x10, "MOV R5, 0xff ;"): the text keeps its `;`
