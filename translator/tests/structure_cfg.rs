@@ -2,7 +2,9 @@
 //! by running the graph and the structured program under the same branch decisions (many decision
 //! sequences per graph): the sequences of nodes run must be identical.
 
-use sassport_translator::structure::{check, simulate, structure, walk_cfg, Cfg, Limits, Stmt, Structured, Term};
+use sassport_translator::structure::{
+    check, simulate, structure, walk_cfg, Cfg, Limits, Refusal, Stmt, Structured, Term,
+};
 use Term::*;
 
 fn cfg(terms: Vec<Term>) -> Cfg {
@@ -256,8 +258,21 @@ fn deep_nesting_refused_not_overflowed() {
         terms.push(Exit);
     }
     let g = cfg(terms);
-    let r = structure(&g, &Limits { max_depth: 500, ..Limits::default() });
-    assert!(r.is_err());
+    // Default limits, on a test thread's 2 MiB stack, in a debug build.
+    let r = structure(&g, &Limits::default());
+    assert!(matches!(r, Err(Refusal::TooDeep(_))), "{:?}", r.map(|s| s.report));
+    // Just under the limit still structures.
+    let n = Limits::default().max_depth / 2 - 2;
+    let mut terms = Vec::new();
+    for i in 0..n {
+        terms.push(Cond(i + 1, n + 1 + i));
+    }
+    terms.push(Exit);
+    for _ in 0..n {
+        terms.push(Exit);
+    }
+    let s = structure(&cfg(terms.clone()), &Limits::default()).expect("structures");
+    check(&cfg(terms), &s).expect("valid");
 }
 
 #[test]
