@@ -199,6 +199,8 @@ pub const FAULT_KIND_LOAD: u32 = 1;
 pub const FAULT_KIND_STORE: u32 = 2;
 /// Fault kind: an atomic or reduction outside the window (dropped; an atomic's result reads 0).
 pub const FAULT_KIND_ATOMIC: u32 = 3;
+/// Fault kind: the kernel executed a trap (`BPT.TRAP`, CUDA `__trap()`); address and size are 0.
+pub const FAULT_KIND_TRAP: u32 = 4;
 
 impl FaultRecord {
     /// Decodes a record from the eight little-endian words the shader wrote.

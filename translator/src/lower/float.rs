@@ -1,35 +1,28 @@
-//! FP32 basics: FADD, FMUL, FFMA, FSETP, FSEL, FMNMX.
+//! FP32 basics: FADD, FMUL, FFMA, FSETP, FSET, FSEL, FMNMX (MUFU is `mufu`).
 //!
 //! Exactness per operation (SM86 results on every conformant Vulkan device, given the device preserves f32
 //! denormals, as lavapipe measurably does):
 //! - FADD/FMUL round-to-nearest: native `OpFAdd`/`OpFMul` (Vulkan requires them correctly rounded), then NaN
 //!   results canonicalised to 0x7fffffff as SM86 writes them.
-//! - FFMA round-to-nearest: `GLSL.std.450 Fma` is not fused on every device (lavapipe), so FFMA is the shared
-//!   helper `ffma_rn`: the f32 product is exact in f64, the sum is rounded to odd using its TwoSum error, and
-//!   one f64 -> f32 conversion gives the correctly rounded fused result.
+//! - FFMA in every rounding mode: `GLSL.std.450 Fma` is not fused on every device (lavapipe), so FFMA is the
+//!   exact integer helper of `crate::exact::fma32`.
 //! - `.FTZ`: inputs and result flushed (sign kept) with integer tests; `.SAT`: clamp to [+0, 1], NaN -> +0.
 //! - FSETP: ordered/unordered SPIR-V comparisons (exact); FMNMX: integer total order on the bits, with SM86's
 //!   NaN rule (a NaN operand yields the other operand; two NaNs the canonical NaN) and -0 < +0.
-//! - MUFU: an approximation unit on SM86 (RCP/RSQ/SQRT within about 1 ulp, EX2/LG2/SIN/COS/TANH within a few).
-//!   Denormal inputs and results are flushed as the unit does; RCP and SQRT are computed correctly rounded
-//!   (f64 divide / square root, one rounding to f32), RSQ as 1/sqrt in f64, the others with the native f32
-//!   GLSL instructions. Results match silicon within MUFU's error bound, not bit for bit: goldens compare them
-//!   with an ulp tolerance.
 //! - `.RM/.RP/.RZ` rounding and FFMA's `.FMZ`: the exact helpers of `crate::exact::fma32` (the hook is
 //!   [`rounded`]).
 
 use super::{Ctx, Src};
 use crate::error::TranslateError;
-use crate::spirv::{FunctionControl, Id, Module, Op, Type};
-use crate::state::Types;
+use crate::spirv::{Id, Op};
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
         "FADD" | "FMUL" | "FFMA" => arith(cx, m)?,
         "FSETP" => fsetp(cx)?,
+        "FSET" => fset(cx)?,
         "FSEL" => fsel(cx)?,
         "FMNMX" => fmnmx(cx)?,
-        "MUFU" => mufu(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -138,10 +131,7 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         let r = match (m, c) {
             ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
             ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
-            (_, Some(c)) => {
-                let fc = to_f(cx, c);
-                ffma_rn(cx, fa, fb, fc)
-            }
+            // FFMA always takes the exact helper (`rounded`).
             _ => return Err(cx.refuse("malformed FFMA")),
         };
         to_u(cx, r)
@@ -169,62 +159,6 @@ fn saturate(cx: &mut Ctx<'_>, r: Id) -> Id {
     let o = cx.u32c(0x3f80_0000);
     let x = cx.sel(big, o, r);
     cx.sel(pos, x, z)
-}
-
-/// Correctly rounded fused multiply-add (round to nearest even) of three f32 values.
-pub fn ffma_rn(cx: &mut Ctx<'_>, a: Id, b: Id, c: Id) -> Id {
-    let t = cx.t;
-    let f = cx.m.helper("ffma_rn_f32", move |m| build_ffma_rn(m, &t));
-    cx.m.op(Op::FunctionCall, t.f32, &[f, a, b, c])
-}
-
-fn build_ffma_rn(m: &mut Module, t: &Types) -> Id {
-    let f64t = m.t_f64();
-    let fty = m.ty(Type::Function(t.f32, [t.f32, t.f32, t.f32, 0]));
-    let f = m.begin_function(t.f32, fty, FunctionControl::NONE);
-    let a = m.param(t.f32);
-    let b = m.param(t.f32);
-    let c = m.param(t.f32);
-    let l = m.id();
-    m.label(l);
-    let da = m.un(Op::FConvert, f64t, a);
-    let db = m.un(Op::FConvert, f64t, b);
-    let dc = m.un(Op::FConvert, f64t, c);
-    let p = m.bin(Op::FMul, f64t, da, db); // exact: 24 x 24 bits
-    let s = m.bin(Op::FAdd, f64t, p, dc);
-    // TwoSum: err = (p - (s - bb)) + (dc - bb), bb = s - p.
-    let bb = m.bin(Op::FSub, f64t, s, p);
-    let sb = m.bin(Op::FSub, f64t, s, bb);
-    let e1 = m.bin(Op::FSub, f64t, p, sb);
-    let e2 = m.bin(Op::FSub, f64t, dc, bb);
-    let err = m.bin(Op::FAdd, f64t, e1, e2);
-    let zero = m.constant(f64t, 0, true);
-    let nz = m.bin(Op::FUnordNotEqual, t.bool, err, zero);
-    let s_inf = m.un(Op::IsInf, t.bool, s);
-    let s_nan = m.un(Op::IsNan, t.bool, s);
-    let e_nan = m.un(Op::IsNan, t.bool, err);
-    let bad = m.bin(Op::LogicalOr, t.bool, s_inf, s_nan);
-    let bad = m.bin(Op::LogicalOr, t.bool, bad, e_nan);
-    let finite = m.un(Op::LogicalNot, t.bool, bad);
-    let inexact = m.bin(Op::LogicalAnd, t.bool, nz, finite);
-    let bits = m.un(Op::Bitcast, t.u64, s);
-    let one = m.c_u64(1);
-    let low = m.bin(Op::BitwiseAnd, t.u64, bits, one);
-    let zero64 = m.c_u64(0);
-    let even = m.bin(Op::IEqual, t.bool, low, zero64);
-    let err_pos = m.bin(Op::FOrdGreaterThan, t.bool, err, zero);
-    let s_pos = m.bin(Op::FOrdGreaterThan, t.bool, s, zero);
-    let same = m.bin(Op::LogicalEqual, t.bool, err_pos, s_pos);
-    let up = m.bin(Op::IAdd, t.u64, bits, one);
-    let down = m.bin(Op::ISub, t.u64, bits, one);
-    let moved = m.select(t.u64, same, up, down);
-    let fix = m.bin(Op::LogicalAnd, t.bool, inexact, even);
-    let odd_bits = m.select(t.u64, fix, moved, bits);
-    let odd = m.un(Op::Bitcast, f64t, odd_bits);
-    let r = m.un(Op::FConvert, t.f32, odd);
-    m.op_void(Op::ReturnValue, &[r]);
-    m.end_function();
-    f
 }
 
 /// Float comparison (4-bit code: F LT EQ LE GT NE GE NUM NAN LTU EQU LEU GTU NEU GEU T).
@@ -285,6 +219,35 @@ fn fsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// FSET.BF: the FSETP comparison and boolean operation, written as 1.0 (0x3f800000) or +0 to a register.
+/// Bits as FSETP's (comparison 79:76, boolean operation 75:74, `.FTZ` 80, predicate 89:87 negated by 90);
+/// the B operand's modifiers are bits 63 (negate) and 62 (absolute value).
+fn fset(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let s = cx.abc()?;
+    let cmp = cx.inst.bits(76, 4);
+    let bop = cx.inst.bits(74, 2);
+    let ftz_mode = cx.inst.bit(80);
+    let mut a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
+    let mut b = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
+    let acc = cx.pred_at(87, 90);
+    if ftz_mode {
+        a = ftz(cx, a);
+        b = ftz(cx, b);
+    }
+    let fa = to_f(cx, a);
+    let fb = to_f(cx, b);
+    let f32t = cx.t.f32;
+    let r = float_cmp(cx, cmp, fa, fb, f32t);
+    let Some(u) = super::integer::bool_op(cx, bop, r, acc) else {
+        return Err(cx.refuse("FSET boolean operation 3"));
+    };
+    let one = cx.u32c(0x3f80_0000);
+    let zero = cx.u32c(0);
+    let v = cx.sel(u, one, zero);
+    cx.set_dst(v);
+    Ok(())
+}
+
 fn fsel(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
@@ -335,45 +298,5 @@ fn fmnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let r = cx.sel(na, b, r);
     let r = canonical(cx, r);
     cx.set_dst(r);
-    Ok(())
-}
-
-/// MUFU: op field 79:74 (0 COS, 1 SIN, 2 EX2, 3 LG2, 4 RCP, 5 RSQ, 8 SQRT, 9 TANH); the source is the B slot.
-fn mufu(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let op = cx.inst.bits(74, 6);
-    let t = cx.t;
-    let v = read_mod(cx, s.b, s.abs[1], s.neg[1])?;
-    let v = ftz(cx, v);
-    let f = to_f(cx, v);
-    let f64t = cx.m.t_f64();
-    let via_f64 = |cx: &mut Ctx<'_>, build: &dyn Fn(&mut Ctx<'_>, Id) -> Id| -> Id {
-        let d = cx.m.un(Op::FConvert, f64t, f);
-        let r = build(cx, d);
-        cx.m.un(Op::FConvert, t.f32, r)
-    };
-    use crate::spirv::glsl;
-    let r = match op {
-        0 => cx.m.ext(t.f32, 14, &[f]), // Cos
-        1 => cx.m.ext(t.f32, 13, &[f]), // Sin
-        2 => cx.m.ext(t.f32, 29, &[f]), // Exp2
-        3 => cx.m.ext(t.f32, 30, &[f]), // Log2
-        4 => via_f64(cx, &|cx, d| {
-            let one = cx.m.constant(f64t, 1f64.to_bits(), true);
-            cx.m.bin(Op::FDiv, f64t, one, d)
-        }),
-        5 => via_f64(cx, &|cx, d| {
-            let sq = cx.m.ext(f64t, glsl::SQRT, &[d]);
-            let one = cx.m.constant(f64t, 1f64.to_bits(), true);
-            cx.m.bin(Op::FDiv, f64t, one, sq)
-        }),
-        8 => via_f64(cx, &|cx, d| cx.m.ext(f64t, glsl::SQRT, &[d])),
-        9 => cx.m.ext(t.f32, 21, &[f]), // Tanh
-        _ => return Err(cx.refuse("MUFU operation not translated yet")),
-    };
-    let bits = to_u(cx, r);
-    let bits = ftz(cx, bits);
-    let bits = canonical(cx, bits);
-    cx.set_dst(bits);
     Ok(())
 }

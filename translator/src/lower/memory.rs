@@ -107,7 +107,7 @@ fn store_data(cx: &mut Ctx<'_>, bytes: u32) -> Vec<Id> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Space {
+pub(super) enum Space {
     Shared,
     Local,
 }
@@ -127,7 +127,7 @@ fn size_of(cx: &Ctx<'_>) -> Result<(u32, bool), TranslateError> {
 }
 
 /// Signed 24-bit immediate offset (bits 63:40).
-fn imm24(cx: &Ctx<'_>) -> i32 {
+pub(super) fn imm24(cx: &Ctx<'_>) -> i32 {
     (cx.inst.bits(40, 24) << 8) as i32 >> 8
 }
 
@@ -150,7 +150,7 @@ fn global_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
 }
 
 /// Emits (once) `bool window_check(u64 addr, u32 size, u32 kind, u32 pc)`.
-fn window_check_fn(cx: &mut Ctx<'_>) -> Id {
+pub(super) fn window_check_fn(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     let lv = cx.st.uniform(&mut cx.m, 0, 2);
     let win = cx.st.window(&mut cx.m, &t);
@@ -255,7 +255,7 @@ fn build_window_check(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
 }
 
 /// Checks a window access; returns (ok, word index of the first word, 0 when not ok).
-fn window_access(cx: &mut Ctx<'_>, addr: Id, size: u32, kind: u32) -> (Id, Id) {
+pub(super) fn window_access(cx: &mut Ctx<'_>, addr: Id, size: u32, kind: u32) -> (Id, Id) {
     let t = cx.t;
     let f = window_check_fn(cx);
     let sz = cx.u32c(size);
@@ -274,7 +274,7 @@ fn window_access(cx: &mut Ctx<'_>, addr: Id, size: u32, kind: u32) -> (Id, Id) {
     (ok, idx)
 }
 
-fn window_ptr(cx: &mut Ctx<'_>, idx: Id, plus: u32) -> Id {
+pub(super) fn window_ptr(cx: &mut Ctx<'_>, idx: Id, plus: u32) -> Id {
     let t = cx.t;
     let win = cx.st.window(&mut cx.m, &t);
     let sptr = t.storage_u32;
@@ -425,7 +425,7 @@ fn space_addr(cx: &mut Ctx<'_>, store: bool) -> Result<Id, TranslateError> {
 }
 
 /// Pointer type, variable and word length (an id) of a space.
-fn space(cx: &mut Ctx<'_>, s: Space) -> (Id, Id, Id, StorageClass) {
+pub(super) fn space(cx: &mut Ctx<'_>, s: Space) -> (Id, Id, Id, StorageClass) {
     let t = cx.t;
     match s {
         Space::Shared => {
@@ -443,7 +443,7 @@ fn space(cx: &mut Ctx<'_>, s: Space) -> (Id, Id, Id, StorageClass) {
 }
 
 /// (ok, word index or 0) of an access of `bytes` at byte address `a`.
-fn space_check(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
+pub(super) fn space_check(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
     let t = cx.t;
     let two = cx.u32c(2);
     let idx = cx.op2(Op::ShiftRightLogical, a, two);
@@ -462,7 +462,7 @@ fn space_check(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
     (ok, idx)
 }
 
-fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) -> Id {
+pub(super) fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) -> Id {
     let i = if plus == 0 {
         idx
     } else {
@@ -508,7 +508,7 @@ fn space_store(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
     space_store_at(cx, s, a, bytes, &data)
 }
 
-fn space_store_at(cx: &mut Ctx<'_>, s: Space, a: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
+pub(super) fn space_store_at(cx: &mut Ctx<'_>, s: Space, a: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
     let (ptr, var, len, class) = space(cx, s);
     let (ok, idx) = space_check(cx, a, bytes, len);
     let merge = cx.begin_if(ok);

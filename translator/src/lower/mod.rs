@@ -9,13 +9,19 @@
 //! A guarded instruction (`@P0 ...`) becomes a structured selection around its body, so that stores, atomics
 //! and register writes all happen only when the guard holds.
 
+mod async_copy;
 mod convert;
 pub(crate) mod float;
 mod fp16;
 mod fp64;
 mod integer;
 pub(crate) mod memory;
+mod misc;
 mod mufu;
+mod narrow;
+mod predicate;
+mod shared_counter;
+mod simd;
 mod special;
 mod uniform;
 
@@ -363,12 +369,16 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 
 fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let m = cx.inst.mnemonic;
-    if integer::lower(cx, m)? || uniform::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
+    if predicate::lower(cx, m)? || integer::lower(cx, m)? || uniform::lower(cx, m)? || shared_counter::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
         || float::lower(cx, m)?
         || convert::lower(cx, m)?
         || fp64::lower(cx, m)?
         || fp16::lower(cx, m)?
         || special::lower(cx, m)?
+        || simd::lower(cx, m)?
+        || narrow::lower(cx, m)?
+        || async_copy::lower(cx, m)?
+        || misc::lower(cx, m)?
         || crate::control::lower_inline(cx, m)?
     {
         return Ok(());
