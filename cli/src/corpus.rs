@@ -1,6 +1,7 @@
 //! `sassport corpus`: the main job. Every launch of the shipped corpus (`corpus/launches.txt`) is translated,
 //! run on the chosen Vulkan device and compared with the outputs recorded on NVIDIA silicon; one table row
-//! per kernel.
+//! per kernel. `launch` is the GPU time of the kernel where the device has timestamp queries, else the host
+//! time of the first launch, pipeline creation included.
 
 use anyhow::{Context, Result};
 use sassport::golden::compare;
@@ -34,7 +35,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
         .context("opening the Vulkan device")?;
     println!("device: {}", rt.device().name);
-    println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "kernel");
+    println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "launch");
     let (mut matched, mut differed, mut refused, mut failed) = (0, 0, 0, 0);
     for launch in launches.iter().filter(|l| args.filter.as_ref().is_none_or(|f| l.kernel.contains(f.as_str()))) {
         let (verdict, times) = run_one(&mut rt, launch);

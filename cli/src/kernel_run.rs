@@ -92,7 +92,7 @@ pub fn run_kernel(
         }
     }
 
-    let options = Options { profile: Some(rt.profile()) };
+    let options = Options { profile: Some(rt.profile()), ..Options::default() };
     let started = Instant::now();
     let translation = translate_kernel(&cubin, kernel, &options).map_err(|e| RunError::Refused(e.to_string()))?;
     let translate_time = started.elapsed();

@@ -7,7 +7,7 @@
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use sassport_translator::translate::{translate_kernel, Options};
+use sassport_translator::translate::{translate_kernel, ControlForm, Options};
 use sassport_translator::Cubin;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -22,6 +22,9 @@ pub struct Args {
     /// Translate only this kernel.
     #[arg(long)]
     pub kernel: Option<String>,
+    /// Emit the whole-kernel pc-dispatch loop instead of structured control flow.
+    #[arg(long)]
+    pub dispatch: bool,
 }
 
 /// A file name for a kernel: its name with path separators replaced.
@@ -54,7 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         ProgressBar::hidden()
     };
-    let options = Options::default();
+    let control = if args.dispatch { ControlForm::Dispatch } else { ControlForm::Structured };
+    let options = Options { control, ..Options::default() };
     let results: Vec<_> = names
         .par_iter()
         .map(|name| {
@@ -73,8 +77,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let out: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 std::fs::write(&path, out).with_context(|| format!("writing {}", path.display()))?;
                 println!(
-                    "{name}: translated: {} words, {} blocks, {} instructions",
-                    t.report.words, t.report.blocks, t.report.instructions
+                    "{name}: translated: {} words, {} blocks, {} instructions; {}",
+                    t.report.words, t.report.blocks, t.report.instructions, t.report.form
                 );
             }
             Err(e) => {

@@ -24,6 +24,19 @@ use crate::state::{State, Types};
 pub struct Options {
     /// The target device, if known (selects native or emulated lowerings as they become device-dependent).
     pub profile: Option<abi::DeviceProfile>,
+    /// Which control-flow form to emit.
+    pub control: ControlForm,
+}
+
+/// The control-flow form of the emitted module.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ControlForm {
+    /// Structured selections and loops (Beyond Relooper), falling back to a dispatch loop only where the
+    /// structurizer cannot place the code; what each kernel got is in [`Report::form`].
+    #[default]
+    Structured,
+    /// The whole kernel as one pc-dispatch loop (for comparisons and as a reference form).
+    Dispatch,
 }
 
 /// Figures about one translation.
@@ -38,6 +51,8 @@ pub struct Report {
     pub local_bytes: u32,
     /// Bytes of static shared memory.
     pub shared_bytes: u32,
+    /// The control-flow form the kernel got, and why when it is not the structured one.
+    pub form: String,
 }
 
 /// One translated kernel.
@@ -65,7 +80,6 @@ pub fn translate_kernel_with(
     options: &Options,
     dis: &dyn Disassembler,
 ) -> Result<Translation, TranslateError> {
-    let _ = options;
     let kernel = cubin.kernel(name).ok_or_else(|| TranslateError::NoKernel(name.to_string()))?;
     let section = kernel.function.section_name;
     let code = cubin
@@ -76,7 +90,16 @@ pub fn translate_kernel_with(
         .map_err(|_| TranslateError::Limit { kernel: name.into(), reason: "entry offset beyond 4 GiB".into() })?;
     let targets: Vec<u32> = kernel.info.indirect_branches.iter().flat_map(|b| b.targets.iter().copied()).collect();
     let program = Program::build_with_targets(section, code, entry, &targets, dis)?;
-    translate_program(kernel, &program)
+    let local = local_bytes(kernel, &program);
+    let shared = shared_bytes(kernel)?;
+    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches)
+}
+
+fn shared_bytes(kernel: &Kernel<'_>) -> Result<u32, TranslateError> {
+    u32::try_from(kernel.shared_size)
+        .ok()
+        .filter(|s| *s <= 0x10_0000)
+        .ok_or_else(|| TranslateError::Limit { kernel: kernel.name().into(), reason: "shared memory too large".into() })
 }
 
 fn local_bytes(kernel: &Kernel<'_>, program: &Program) -> u32 {
@@ -93,17 +116,37 @@ fn local_bytes(kernel: &Kernel<'_>, program: &Program) -> u32 {
 pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Translation, TranslateError> {
     let name = kernel.name();
     let local = local_bytes(kernel, program);
-    let shared = u32::try_from(kernel.shared_size)
-        .ok()
-        .filter(|s| *s <= 0x10_0000)
-        .ok_or_else(|| TranslateError::Limit { kernel: name.into(), reason: "shared memory too large".into() })?;
-    translate_decoded(name, program, local, shared)
+    let shared = shared_bytes(kernel)?;
+    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches)
 }
 
 /// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
 /// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
 /// without a cubin (tests, fuzzing, emulators holding code in memory).
 pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
+    emit_module(name, program, local, shared, ControlForm::default(), &[])
+}
+
+/// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
+pub fn translate_decoded_with(
+    name: &str,
+    program: &Program,
+    local: u32,
+    shared: u32,
+    control: ControlForm,
+    jump_tables: &[crate::cubin::IndirectBranch],
+) -> Result<Translation, TranslateError> {
+    emit_module(name, program, local, shared, control, jump_tables)
+}
+
+fn emit_module(
+    name: &str,
+    program: &Program,
+    local: u32,
+    shared: u32,
+    control: ControlForm,
+    jump_tables: &[crate::cubin::IndirectBranch],
+) -> Result<Translation, TranslateError> {
     if local > 0x10_0000 || shared > 0x10_0000 {
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
     }
@@ -145,7 +188,16 @@ pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32)
         local_bytes: local,
         uniform: false,
     };
-    crate::control::emit_dispatch(&mut cx, program)?;
+    let form = match control {
+        ControlForm::Structured => match crate::control::structured::emit(&mut cx, program, jump_tables)? {
+            crate::control::structured::Form::Structured { .. } => "structured".to_string(),
+            crate::control::structured::Form::Dispatch(why) => format!("dispatch loop ({why})"),
+        },
+        ControlForm::Dispatch => {
+            crate::control::emit_dispatch(&mut cx, program)?;
+            "dispatch loop (requested)".to_string()
+        }
+    };
     let Ctx { mut m, st, .. } = cx;
     m.end_function();
     st.declare_uniforms(&mut m, &t);
@@ -159,6 +211,7 @@ pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32)
             words: words.len(),
             local_bytes: local,
             shared_bytes: shared,
+            form,
         },
         words,
     })

@@ -27,7 +27,7 @@ fn cargo() -> Command {
 /// The README's test command: what the tests need, then the whole workspace's tests.
 pub fn test(args: TestArgs) -> Result<()> {
     tools::ensure_apt_packages()?;
-    tools::run_checked(cargo().args(["test", "--workspace", "--locked"]).args(&args.cargo_args))
+    tools::run_checked(cargo().args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(&args.cargo_args))
 }
 
 /// The README's main job: the shipped corpus through sassport on the default Vulkan device.
