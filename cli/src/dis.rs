@@ -134,10 +134,16 @@ fn annotate_branch_targets(out: &mut String, start: usize, targets: &[u64]) {
     let text = out[start..].trim_end().trim_end_matches(';').trim_end().len();
     out.truncate(start + text);
     out.push_str("          (*\"BRANCH_TARGETS ");
-    for (i, t) in targets.iter().enumerate() {
-        if i > 0 {
+    // Each target once, in the order the jump table first names it (as nvdisasm lists them).
+    let mut seen = Vec::new();
+    for t in targets {
+        if seen.contains(t) {
+            continue;
+        }
+        if !seen.is_empty() {
             out.push(',');
         }
+        seen.push(*t);
         let _ = write!(out, "{t:#x}");
     }
     out.push_str("\"*);");
