@@ -2,14 +2,12 @@
 //! allocated, which are deterministic), or the refusal with its reason and place. Review changes with
 //! `cargo insta review`.
 //!
-//! Mnemonics come from the generated decoder where it knows every word, else from the pinned nvdisasm's
-//! listing (the same instructions either way); without either the test is skipped.
+//! Decoding is the product's own (the generated decoder), so a word it cannot decode shows here as a refusal.
 
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
 
-use sassport_translator::program::{Disassembler, TableDecoder};
-use sassport_translator::translate::{translate_kernel_with, Options};
+use sassport_translator::translate::{translate_kernel, Options};
 use sassport_translator::Cubin;
 
 #[test]
@@ -18,25 +16,14 @@ fn corpus_kernels() {
     settings.set_prepend_module_to_snapshot(false);
     settings.set_snapshot_path("../snapshots");
     let _guard = settings.bind_to_scope();
-    for path in sassport_corpus::cubins() {
+    let cubins = sassport_corpus::cubins();
+    assert!(cubins.len() >= 20, "the corpus is missing");
+    for path in cubins {
         let bytes = std::fs::read(&path).unwrap();
         let cubin = Cubin::parse(&bytes).unwrap();
         let file = path.file_stem().unwrap().to_string_lossy().to_string();
         for k in &cubin.kernels {
-            let table = translate_kernel_with(&cubin, k.name(), &Options::default(), &TableDecoder);
-            let listing;
-            let result = match table {
-                Err(sassport_translator::error::TranslateError::Undecodable { .. }) => {
-                    if support::nvdisasm().is_none() {
-                        eprintln!("{file}:{}: neither the table nor nvdisasm decodes it; skipped", k.name());
-                        continue;
-                    }
-                    listing = support::Listing::of(cubin.code_section(k.function.section_name).unwrap().bytes);
-                    let dis: &dyn Disassembler = &listing;
-                    translate_kernel_with(&cubin, k.name(), &Options::default(), dis)
-                }
-                other => other,
-            };
+            let result = translate_kernel(&cubin, k.name(), &Options::default());
             let text = match result {
                 Ok(t) => support::spirv_dis(&t.words),
                 Err(e) => format!("refused: {e}\n"),
