@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use sassport::golden::compare;
-use sassport::kernel_run::{run_kernel, KernelArg, RunError};
+use sassport::kernel_run::{default_spirv_cache, run_kernel, KernelArg, RunError};
 use sassport_corpus::Arg;
 use sassport_runtime::{DeviceSelector, Runtime, RuntimeOptions};
 
@@ -14,6 +14,9 @@ pub struct Args {
     /// Vulkan device: an index from `sassport devices` or part of its name.
     #[arg(long, value_name = "N|NAME")]
     device: Option<String>,
+    /// Translate even when the on-disk cache holds the module (and do not store it).
+    #[arg(long)]
+    no_cache: bool,
     /// Only kernels whose name contains this text.
     #[arg(long)]
     filter: Option<String>,
@@ -35,10 +38,11 @@ pub fn run(args: Args) -> Result<()> {
     let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
         .context("opening the Vulkan device")?;
     println!("device: {}", rt.device().name);
+    let cache = if args.no_cache { None } else { default_spirv_cache() };
     println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "launch");
     let (mut matched, mut differed, mut refused, mut failed) = (0, 0, 0, 0);
     for launch in launches.iter().filter(|l| args.filter.as_ref().is_none_or(|f| l.kernel.contains(f.as_str()))) {
-        let (verdict, times) = run_one(&mut rt, launch);
+        let (verdict, times) = run_one(&mut rt, cache.as_ref(), launch);
         let (label, detail) = match &verdict {
             Verdict::Matches => {
                 matched += 1;
@@ -77,7 +81,7 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
 
-fn run_one(rt: &mut Runtime, launch: &sassport_corpus::Launch) -> (Verdict, Option<(f64, f64)>) {
+fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launch: &sassport_corpus::Launch) -> (Verdict, Option<(f64, f64)>) {
     let bytes = match std::fs::read(launch.cubin_sm86()) {
         Ok(b) => b,
         Err(e) => return (Verdict::Failed(format!("{}: {e}", launch.cubin_sm86().display())), None),
@@ -106,7 +110,7 @@ fn run_one(rt: &mut Runtime, launch: &sassport_corpus::Launch) -> (Verdict, Opti
         .collect();
     let grid = [launch.grid.x, launch.grid.y, launch.grid.z];
     let block = [launch.block.x, launch.block.y, launch.block.z];
-    let run = match run_kernel(rt, &bytes, &launch.kernel, grid, block, launch.shared_bytes, &args) {
+    let run = match run_kernel(rt, cache, &bytes, &launch.kernel, grid, block, launch.shared_bytes, &args) {
         Ok(run) => run,
         Err(RunError::Refused(r)) => return (Verdict::Refused(r), None),
         Err(RunError::Other(e)) => return (Verdict::Failed(format!("{e:#}")), None),
@@ -119,6 +123,7 @@ fn run_one(rt: &mut Runtime, launch: &sassport_corpus::Launch) -> (Verdict, Opti
             continue;
         }
         let Some(got) = buffers.next() else { break };
+        if let Ok(d) = std::env::var("TMP_DUMP_H12") { let _ = std::fs::write(format!("{d}/{}.arg{index}.bin", launch.kernel), got); }
         let golden = launch.golden(index);
         let want = match std::fs::read(&golden) {
             Ok(w) => w,

@@ -2,8 +2,8 @@
 //! job (`sassport corpus`) and the end-to-end tests.
 
 use anyhow::{anyhow, Context, Result};
-use sassport_runtime::{Bank0, Launch, Runtime};
-use sassport_translator::translate::{translate_kernel, Options, Translation};
+use sassport_runtime::{Bank0, Launch, PipelineCacheLocation, Runtime, SpirvCache, TranslationKey};
+use sassport_translator::translate::{translate_kernel, Options, Report, Translation, TRANSLATOR_VERSION};
 use sassport_translator::Cubin;
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,9 @@ pub enum KernelArg {
 #[derive(Debug)]
 pub struct KernelRun {
     pub translation: Translation,
-    /// Wall time of translation.
+    /// Whether the module came from the on-disk SPIR-V cache (then the report holds no figures).
+    pub cached: bool,
+    /// Wall time of translation (or of the cache lookup).
     pub translate_time: Duration,
     /// GPU time of the kernel when the device has timestamps, else the host-side launch time.
     pub kernel_time: Duration,
@@ -57,9 +59,17 @@ pub fn param_layout(args: &[KernelArg]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Translates `kernel` of `cubin_bytes` for the runtime's device and launches it with `args`.
+/// The default on-disk cache of translated modules: `spirv/` in the user's sassport cache directory.
+pub fn default_spirv_cache() -> Option<SpirvCache> {
+    PipelineCacheLocation::UserCache.dir().map(|d| SpirvCache::new(d.join("spirv")))
+}
+
+/// Translates `kernel` of `cubin_bytes` for the runtime's device (or takes the module from `cache`) and
+/// launches it with `args`.
+#[allow(clippy::too_many_arguments)]
 pub fn run_kernel(
     rt: &mut Runtime,
+    cache: Option<&SpirvCache>,
     cubin_bytes: &[u8],
     kernel: &str,
     grid: [u32; 3],
@@ -92,9 +102,27 @@ pub fn run_kernel(
         }
     }
 
-    let options = Options { profile: Some(rt.profile()), ..Options::default() };
+    let profile = rt.profile();
+    let options = Options { profile: Some(profile.clone()), ..Options::default() };
+    let key = TranslationKey { cubin: cubin_bytes, kernel, profile: &profile, translator_version: TRANSLATOR_VERSION };
     let started = Instant::now();
-    let translation = translate_kernel(&cubin, kernel, &options).map_err(|e| RunError::Refused(e.to_string()))?;
+    let hit = cache.and_then(|c| c.get(&key));
+    let cached = hit.is_some();
+    let translation = match hit {
+        Some(words) => Translation {
+            kernel: kernel.to_string(),
+            report: Report { words: words.len(), form: "cached".into(), ..Report::default() },
+            words,
+        },
+        None => {
+            let t = translate_kernel(&cubin, kernel, &options).map_err(|e| RunError::Refused(e.to_string()))?;
+            if let Some(c) = cache {
+                // A cache that cannot be written only costs the next run a translation.
+                let _ = c.put(&key, &t.words);
+            }
+            t
+        }
+    };
     let translate_time = started.elapsed();
     let id = rt.load_kernel(kernel, &translation.words).context("creating the pipeline")?;
 
@@ -135,5 +163,5 @@ pub fn run_kernel(
         rt.free(addr).context("freeing a buffer")?;
         buffers.push(out);
     }
-    Ok(KernelRun { translation, translate_time, kernel_time, buffers })
+    Ok(KernelRun { translation, cached, translate_time, kernel_time, buffers })
 }

@@ -1,7 +1,7 @@
 //! `sassport run`: translate one kernel of a cubin and launch it on a Vulkan device.
 
 use anyhow::{Context, Result};
-use sassport::kernel_run::{run_kernel, KernelArg, RunError};
+use sassport::kernel_run::{default_spirv_cache, run_kernel, KernelArg, RunError};
 use sassport::spec::{parse_arg, parse_dim3};
 use sassport_runtime::{DeviceSelector, Runtime, RuntimeOptions};
 use std::path::PathBuf;
@@ -31,6 +31,9 @@ pub struct Args {
     /// Vulkan device: an index from `sassport devices` or part of its name.
     #[arg(long, value_name = "N|NAME")]
     device: Option<String>,
+    /// Translate even when the on-disk cache holds the module (and do not store it).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -42,18 +45,26 @@ pub fn run(args: Args) -> Result<()> {
     let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
         .context("opening the Vulkan device")?;
     println!("device: {}", rt.device().name);
-    let run = match run_kernel(&mut rt, &bytes, &args.kernel, grid, block, args.shared, &kernel_args) {
+    let cache = if args.no_cache { None } else { default_spirv_cache() };
+    let run = match run_kernel(&mut rt, cache.as_ref(), &bytes, &args.kernel, grid, block, args.shared, &kernel_args) {
         Ok(run) => run,
         Err(RunError::Refused(reason)) => anyhow::bail!("{}: {reason}", args.kernel),
         Err(RunError::Other(e)) => return Err(e.context(format!("running {}", args.kernel))),
     };
-    println!(
-        "{}: {} SASS instructions translated in {:.2} ms; kernel time {:.3} ms",
-        args.kernel,
-        run.translation.report.instructions,
-        run.translate_time.as_secs_f64() * 1e3,
-        run.kernel_time.as_secs_f64() * 1e3
-    );
+    if run.cached {
+        println!("{}: translated module from the cache ({} words)", args.kernel, run.translation.words.len());
+    } else {
+        let r = &run.translation.report;
+        println!(
+            "{}: {} SASS instructions translated in {:.2} ms ({} words; {})",
+            args.kernel,
+            r.instructions,
+            run.translate_time.as_secs_f64() * 1e3,
+            r.words,
+            r.form
+        );
+    }
+    println!("{}: kernel time {:.3} ms", args.kernel, run.kernel_time.as_secs_f64() * 1e3);
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut buffers = run.buffers.iter();

@@ -19,6 +19,10 @@ use crate::program::{Disassembler, Program, TableDecoder};
 use crate::spirv::{BuiltIn, Decoration, FunctionControl, Module, Op, StorageClass, Type};
 use crate::state::{State, Types};
 
+/// Identifies the code this build of the translator emits: the crate version and a hash of the translator's
+/// sources, the generated decoder and the encoding table. Key caches of translated modules with it.
+pub const TRANSLATOR_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("SASSPORT_TRANSLATOR_STAMP"));
+
 /// Translation options.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
