@@ -107,7 +107,7 @@ pub enum ClassId {
     DSETP_0x022a = 45,
     /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
     DFMA_0x022b = 46,
-    /// `CLMAD` (opcode key 0x022c), e.g. `@P2 CLMAD.LO R225, R247.reuse, R215.reuse, R182.reuse ;`
+    /// `CLMAD` (opcode key 0x022c), e.g. `@P2 CLMAD.HI R16, R91.reuse, R173, R60 ;`
     CLMAD_0x022c = 47,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
     HADD2_0x0230 = 48,
@@ -123,19 +123,19 @@ pub enum ClassId {
     HSET2_0x0233 = 53,
     /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
     HSETP2_0x0234 = 54,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P5 HFMA2.MMA.INVALID3.RELU R86, R7, -R36, R57, P6 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `HFMA2.MMA.FTZ.RELU R159, |R103|, -|R223|, |R167|, !P0 ;`
     HFMA2_0x0235 = 55,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@P0 HFMA2.MMA.FTZ R89, |R172|, |R188|, -R199;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P1 HFMA2.MMA.FMZ.SAT R8, |R90|, R184, R49 ;`
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
-    /// `(prints nothing)` (opcode key 0x0237), e.g. `@P3 IMMA.SP.INVALID4.INVALID2.U4 R158, R105.???1, R226.COL, R122, !UP6, R73.reuse, 0x2 ;`
+    /// `(prints nothing)` (opcode key 0x0237), e.g. `@!P3 IMMA.SP.8864.INVALID6.INVALID2 R218, R191.ROW, R104.COL, R120, !UP1, R110.reuse, 0x2 ;`
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
-    /// `I2IP` (opcode key 0x0239), e.g. `@P1 I2IP.U2.S32.INVALID3 R39, R66, R14, R185.28;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@!P6 I2IP.S2.S32.SATRELU R250, R214.reuse, R240.reuse, R144.???2 ;`
     I2IP_0x0239 = 60,
-    /// `I2IP` (opcode key 0x0239), e.g. `@!P5 I2IP.S4.S32 R5, R32, R127, R155.???1 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@P6 I2IP.U4.S32 R212, R213, R20, R117.???3 ;`
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
@@ -145,13 +145,13 @@ pub enum ClassId {
     X_0x023c = 64,
     /// `(prints nothing)` (opcode key 0x023c), e.g. ``
     X_0x023c_2 = 65,
-    /// `BMMA` (opcode key 0x023d), e.g. `@!P2 BMMA.INVALID3.INVALID3.???0 R79, R210.ROW, R62.???0, R81, UP3 ;`
+    /// `BMMA` (opcode key 0x023d), e.g. `@P3 BMMA.168128.INVALID3.POPC R202, R137.???1, R161.COL, R107, UP0 ;`
     BMMA_0x023d = 66,
     /// `(prints nothing)` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
     X_0x023e = 67,
-    /// `F2FP` (opcode key 0x023e), e.g. `@P1 F2FP.RELU.???3.PACK_AB.RS.REG_RS.10b.LTN25 R177, R192, R114, R120.H1 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@P6 F2FP.SATFINITE.???3.PACK_AB.RS.9b.LTN25 R200, R153.reuse, R167, R201.H1 ;`
     F2FP_0x023e = 68,
-    /// `(prints nothing)` (opcode key 0x023e), e.g. `@P4 F2FP.SATFINITE.RELU.INVALID3.MERGE_C R101, R188, R20.H1 ;`
+    /// `(prints nothing)` (opcode key 0x023e), e.g. `@P1 F2FP.RELU.BF16.MERGE_C R177, R114, R120.H1 ;`
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
@@ -163,7 +163,7 @@ pub enum ClassId {
     X_0x0241_2 = 73,
     /// `(prints nothing)` (opcode key 0x0242), e.g. ``
     X_0x0242 = 74,
-    /// `F2IP` (opcode key 0x0243), e.g. `@!PT F2IP.INVALID2.F32.TRUNC.NTZ.RELU R152, R200, R113.reuse, R217.reuse ;`
+    /// `F2IP` (opcode key 0x0243), e.g. `@P0 F2IP.S8.F32.TRUNC.RELU R152, R69, R192, R97.H1 ;`
     F2IP_0x0243 = 75,
     /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
     I2FP_0x0245 = 76,
@@ -173,7 +173,7 @@ pub enum ClassId {
     BREV_0x0301 = 78,
     /// `FCHK` (opcode key 0x0302), e.g. `FCHK P0, R0, R3 ;`
     FCHK_0x0302 = 79,
-    /// `F2F` (opcode key 0x0304), e.g. `@!P1 F2F.F32.F16.RM R247, |R157.INVALID2| ;`
+    /// `F2F` (opcode key 0x0304), e.g. `@P6 F2F.F32.F16.RP R12, |R67.INVALID3| ;`
     F2F_0x0304 = 80,
     /// `(prints nothing)` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
     X_0x0304 = 81,
@@ -181,29 +181,29 @@ pub enum ClassId {
     F2I_0x0305 = 82,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
     F2I_0x0305_2 = 83,
-    /// `I2F` (opcode key 0x0306), e.g. `@!P2 I2F.F16.S8 R254, R90.B1 ;`
+    /// `I2F` (opcode key 0x0306), e.g. `@!P1 I2F.???0.S8.RZ R210, R67 ;`
     I2F_0x0306 = 84,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
     I2F_0x0306_2 = 85,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
     I2F_0x0306_3 = 86,
-    /// `FRND` (opcode key 0x0307), e.g. `@P4 FRND.FTZ.F16.CEIL R147, R97.INVALID3 ;`
+    /// `FRND` (opcode key 0x0307), e.g. `@P1 FRND.FTZ.F16.TRUNC R14, R109.H1 ;`
     FRND_0x0307 = 87,
     /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
     FRND_0x0307_2 = 88,
     /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
     MUFU_0x0308 = 89,
-    /// `MUFU` (opcode key 0x0308), e.g. `@!P6 MUFU.INVALID15.F16 R191, -R240.H1 ;`
+    /// `MUFU` (opcode key 0x0308), e.g. `@P1 MUFU.INVALID10.F16 R75, R241 ;`
     MUFU_0x0308_2 = 90,
     /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
     POPC_0x0309 = 91,
-    /// `F2F` (opcode key 0x0310), e.g. `@P6 F2F.F64.F16.RP R175, -R33 ;`
+    /// `F2F` (opcode key 0x0310), e.g. `@!P0 F2F.FTZ.F64.F16.RZ R56, -R56.H1 ;`
     F2F_0x0310 = 92,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
     F2F_0x0310_2 = 93,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
     F2F_0x0310_3 = 94,
-    /// `F2I` (opcode key 0x0311), e.g. `@P0 F2I.FTZ.S64.F16.CEIL R162, -R5 ;`
+    /// `F2I` (opcode key 0x0311), e.g. `@P5 F2I.FTZ.S64.F16.TRUNC R244, -|R4.H1| ;`
     F2I_0x0311 = 95,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
     F2I_0x0311_2 = 96,
@@ -211,9 +211,9 @@ pub enum ClassId {
     F2I_0x0311_3 = 97,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
     F2I_0x0311_4 = 98,
-    /// `I2F` (opcode key 0x0312), e.g. `@!P3 I2F.F64.U8.RP R119, R115.B1 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@P2 I2F.F64.U8.RP R19, R202 ;`
     I2F_0x0312 = 99,
-    /// `I2F` (opcode key 0x0312), e.g. `@P3 I2F.F64.S16 R69, R166.H1 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@P2 I2F.F64.S16 R170, R118.INVALID3 ;`
     I2F_0x0312_2 = 100,
     /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
     I2F_0x0312_3 = 101,
@@ -223,47 +223,47 @@ pub enum ClassId {
     I2F_0x0312_5 = 103,
     /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
     FRND_0x0313 = 104,
-    /// `B2R` (opcode key 0x031c), e.g. `@P4 B2R R206, 0x9 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@P6 B2R R45, 0xa ;`
     B2R_0x031c = 105,
     /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
     B2R_0x031c_2 = 106,
-    /// `B2R` (opcode key 0x031c), e.g. `@P1 B2R.WARP R88 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@P4 B2R.WARP R206 ;`
     B2R_0x031c_3 = 107,
-    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.SYNC R198, R198 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P4 BAR.SYNC R61, R61 ;`
     BAR_0x031d = 108,
-    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.ARV R187, R187 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.ARV R249, R249 ;`
     BAR_0x031d_2 = 109,
-    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.OR R163, R163, P2 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.POPC R198, R198, P6 ;`
     BAR_0x031d_3 = 110,
-    /// `BAR` (opcode key 0x031d), e.g. `@P3 BAR.SCAN R104, R104, !P4 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SCAN R77, R77, PT ;`
     BAR_0x031d_4 = 111,
-    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.SYNC.DEFER_BLOCKING R95, R95 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SYNC.DEFER_BLOCKING R12, R12 ;`
     BAR_0x031d_5 = 112,
-    /// `BAR` (opcode key 0x031d), e.g. `@P4 BAR.RED.INVALID3.DEFER_BLOCKING R133, R133, P4 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.RED.AND.DEFER_BLOCKING R63, R63, !P6 ;`
     BAR_0x031d_6 = 113,
-    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@!P2 __HIR0X1F0.INVALID1 0x7, R39 ;`
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P5 __HIR0X1F0.WARP 0x3, R89 ;`
     HIR0X1F0_0x031e = 114,
-    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P1 SETCTAID.X R149 ;`
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P0 SETCTAID.X R0 ;`
     SETCTAID_0x031f = 115,
-    /// `ALD` (opcode key 0x0321), e.g. `@P4 ALD.O R157, a[0x348], R71 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P0 ALD.O.128 R253, a[0x351], R53 ;`
     ALD_0x0321 = 116,
     /// `ALD` (opcode key 0x0321)
     ALD_0x0321_2 = 117,
-    /// `ALD` (opcode key 0x0321), e.g. `@!P2 ALD.O.PHYS.???3 R101, a[R185], R86 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `ALD.O.PHYS.???2 R71, a[R82], R77 ;`
     ALD_0x0321_3 = 118,
     /// `AST` (opcode key 0x0322)
     AST_0x0322 = 119,
-    /// `AST` (opcode key 0x0322), e.g. `@!P3 AST.PHYS.???2 a[R37], R81, R171 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@!P5 AST.PHYS.???2 a[R74], R20, R4 ;`
     AST_0x0322_2 = 120,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324 = 121,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324_2 = 122,
-    /// `OUT` (opcode key 0x0324), e.g. `@P0 OUT.EMIT R9, R6, R171 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!P0 OUT.EMIT_THEN_CUT R64, R45, R19 ;`
     OUT_0x0324_3 = 123,
-    /// `IPA` (opcode key 0x0326), e.g. `@P1 IPA.STATE.OFFSET R160, P4, a[0x74], R52 ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P5 IPA.STATE.OFFSET R26, P6, a[0x34], R4;`
     IPA_0x0326 = 124,
-    /// `IPA` (opcode key 0x0326), e.g. `@P5 IPA.CONSTANT.CENTROID R248, P4, a[0x120] ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@P6 IPA.INVALID3 R96, P0, a[0x254] ;`
     IPA_0x0326_2 = 125,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
     CALL_0x0343 = 126,
@@ -273,55 +273,55 @@ pub enum ClassId {
     WARPSYNC_0x0348 = 128,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
     LEPC_0x034e = 129,
-    /// `RPCMOV` (opcode key 0x0352), e.g. `@!P6 RPCMOV.32 Rpc.HI, R148 ;`
+    /// `RPCMOV` (opcode key 0x0352), e.g. `@P6 RPCMOV.32 Rpc.LO, R41.reuse ;`
     RPCMOV_0x0352 = 130,
-    /// `RPCMOV` (opcode key 0x0353), e.g. `@P0 RPCMOV.32 R202, Rpc.HI ;`
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P4 RPCMOV.32 R17, Rpc.LO ;`
     RPCMOV_0x0353 = 131,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
     BMOV_0x0355 = 132,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
     BMOV_0x0356 = 133,
-    /// `BMOV` (opcode key 0x0357), e.g. `@P5 BMOV.64 ATEXIT_PC, R203 ;`
+    /// `BMOV` (opcode key 0x0357), e.g. `@!PT BMOV.64 ATEXIT_PC, R102 ;`
     BMOV_0x0357 = 134,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
     X_0x035a = 135,
-    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P1 NANOSLEEP.WARP !P5, R5 ;`
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P5 NANOSLEEP P5, R203 ;`
     NANOSLEEP_0x035d = 136,
-    /// `TEX` (opcode key 0x0361), e.g. `@P0 TEX.B.F16.RZ.LB.AOFFI.DC.EU P0, R176, R229, R75, R115, INVALID6, 0xb ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P4 TEX.B.F16.RN.LZ.DC.EU.NDV.NODEP P6, R49, R177, R226, R156, 2D, 0xa ;`
     TEX_0x0361 = 137,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P5 TEX.SCR.???0.INVALID3.LB.NDV P2, R39, R11, R73, R192, INVALID6, 0x9 ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P3 TEX.SCR.???0.LC.AOFFI.EU.NODEP P3, R247, R183, R247, R121, ARRAY_2D, 0xe ;`
     TEX_0x0361_2 = 138,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!P1 TLD4.A.B.AOFFI.DC.INVALID6 P0, R78, R31, R230, R81, INVALID0, 0x4 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@!P2 TLD4.B.B.INVALID3.NODEP P2, R216, R26, R186, R212, ARRAY_CUBE, 0xd ;`
     TLD4_0x0364 = 139,
-    /// `TLD4` (opcode key 0x0364), e.g. `@P3 TLD4.SCR.R.B.INVALID3.AOFFI.EL.NODEP P6, R73, R184, R211, R241, ARRAY_2D, 0x7 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@!P5 TLD4.SCR.B.???0.INVALID3.PTP P2, R39, R11, R73, R192, INVALID6, 0x9 ;`
     TLD4_0x0364_2 = 140,
-    /// `TLD` (opcode key 0x0367), e.g. `@P6 TLD.B.INVALID3.INVALID5.MS.CL.NODEP P5, R60, R88, R220, R34, 1D, 0x7 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@P6 TLD.???0.INVALID3.INVALID0.CL.NODEP P3, R161, R0, R220, R101, ARRAY_1D, 0xb ;`
     TLD_0x0367 = 141,
-    /// `TLD` (opcode key 0x0367), e.g. `@P5 TLD.SCR.B.F16.RZ.INVALID2.AOFFI.EL.MS.CL.NODEP P3, R187, R253, R72, R160, 1D, 0xb ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.SCR.???0.F16.RN.INVALID0.AOFFI.NA.MS.NODEP P4, R28, R149, R190, R139, INVALID7, 0xc ;`
     TLD_0x0367_2 = 142,
-    /// `TMML` (opcode key 0x036a), e.g. `@P4 TMML.???0.LOD R53, R200, R248, R117, ARRAY_CUBE, 0xa ;`
+    /// `TMML` (opcode key 0x036a), e.g. `@!P2 TMML.???0.LOD R34, R227, R144, R149, CUBE, 0x4 ;`
     TMML_0x036a = 143,
-    /// `TXD` (opcode key 0x036d), e.g. `@P0 TXD.B.INVALID3.LC.AOFFI P1, R233, R204, R163, R169, 1D, 0xe ;`
+    /// `TXD` (opcode key 0x036d), e.g. `@P4 TXD.???0.F16.RZ.AOFFI.EL.NODEP P0, R139, R22, R80, R234, INVALID6, 0xc ;`
     TXD_0x036d = 144,
-    /// `TXQ` (opcode key 0x0370), e.g. `@!PT TXQ.B R226, R58, R73, TEX_HEADER_DIMENSION, 0x2 ;`
+    /// `TXQ` (opcode key 0x0370), e.g. `TXQ.???0.NODEP R3, R38, R163, TEX_HEADER_DIMENSION, 0x2 ;`
     TXQ_0x0370 = 145,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P4 FOOTPRINT.???0.TXD.LB.LC.NDV.NODEP P5, R225, R226, R211, R111, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P3 FOOTPRINT.???0.TEX.COARSE.LL.NDV P4, R240, R202, R88, R184, INVALID0 ;`
     FOOTPRINT_0x0373 = 146,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P5 FOOTPRINT.SCR.B.TEX.LL.NODEP P2, R163, R83, R146, R99, 2D ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P4 FOOTPRINT.SCR.B.TEX.LL P6, R197, R204, R194, R94, INVALID6 ;`
     FOOTPRINT_0x0373_2 = 147,
-    /// `LDG` (opcode key 0x0381), e.g. `@P1 LDG.E.NA.LTC128B.64.CONSTANT.VC.PRIVATE P3, R18, [0xf1bb24], P2 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P1 LDG.LU.LTC128B.S8.STRONG.SM P2, R229, [0x2bc053], !P5 ;`
     LDG_0x0381 = 148,
-    /// `LDG` (opcode key 0x0381), e.g. `@!P4 LDG.E.EF.LTC128B.INVALID7.CONSTANT.CTA R146, [R4+0x10fb9], P1 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P5 LDG.INVALID6.LTC256B.128.STRONG.GPU P4, R238, [R187+0x40e963], P3 ;`
     LDG_0x0381_2 = 149,
-    /// `ST` (opcode key 0x0385), e.g. `@!PT ST.E.EU.64.STRONG.SYS [0x16ef4375], R210 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@!P5 ST.E.NA.U8.CONSTANT.CTA.PRIVATE [0xffdcaa80], R81 ;`
     ST_0x0385 = 150,
     /// `ST` (opcode key 0x0385)
     ST_0x0385_2 = 151,
-    /// `STG` (opcode key 0x0386), e.g. `@!P1 STG.E.EU.U16.STRONG.GPU.PRIVATE [0x645c7a], R14 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@P5 STG.E.EF.INVALID7.CONSTANT.SM.PRIVATE [0x7bd4f], R200 ;`
     STG_0x0386 = 152,
     /// `STG` (opcode key 0x0386)
     STG_0x0386_2 = 153,
-    /// `STL` (opcode key 0x0387), e.g. `@!P4 STL.EU.U16 [0xb0a32a], R36 ;`
+    /// `STL` (opcode key 0x0387), e.g. `@P3 STL.EL.U8 [0x42393b], R160 ;`
     STL_0x0387 = 154,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
     STL_0x0387_2 = 155,
@@ -331,15 +331,15 @@ pub enum ClassId {
     STS_0x0388_2 = 157,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
     SHFL_0x0389 = 158,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!P6 ATOM.E.INVALID15.LU.INVALID12.MMIO.GPU P3, R23, [0x4f54ad], R1 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P0 ATOM.E.INVALID15.EF.S64.CONSTANT.SM.PRIVATE P0, R207, [0x417575], R211 ;`
     ATOM_0x038a = 159,
-    /// `ATOM` (opcode key 0x038a), e.g. `@P2 ATOM.ADD.INVALID9.CONSTANT.CTA.PRIVATE P4, R13, [R129+0x2ed32b], R106 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@P2 ATOM.E.MIN.LU.F16x2.RN P3, R140, [R249+-0x2e5d17], R206 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.CAS.INVALID6.INVALID11.STRONG.SM.PRIVATE P6, R13, [0x77db6], R3, R177 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P6 ATOM.CAS.LU.INVALID9 PT, R35, [0x504d4f], R135, R216 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P6 ATOM.E.CAST.NA.INVALID7 P2, R188, [0x80c86e], R50, R190 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P4 ATOM.CAST.EL.INVALID8.CONSTANT.CTA P4, R80, [0xd75896], R77, R230 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!PT ATOM.E.CAS.LU.INVALID15.CONSTANT.GPU P1, R62, [R193+-0x65d1d8], R77, R115 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P0 ATOM.E.CAS.NA.INVALID4.CONSTANT.VC.PRIVATE P5, R184, [R46+0x37535e], R103, R183 ;`
     ATOM_0x038b_3 = 163,
     /// `ATOM` (opcode key 0x038b)
     ATOM_0x038b_4 = 164,
@@ -353,39 +353,39 @@ pub enum ClassId {
     ATOMS_0x038d_2 = 168,
     /// `ATOMS` (opcode key 0x038d)
     ATOMS_0x038d_3 = 169,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@!P1 ATOMS.CAST.S32 RZ, [R28.X16+0x25a430], R250, R13 ;`
+    /// `ATOMS` (opcode key 0x038d)
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `@P2 CCTLT.IVTH R44 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `@P0 CCTLT.IVTH R199 ;`
     CCTLT_0x0391 = 171,
     /// `SUATOM` (opcode key 0x0394)
     SUATOM_0x0394 = 172,
-    /// `SUATOM` (opcode key 0x0396), e.g. `@!P6 SUATOM.D.BA.3D.CAS.EF.INVALID6.STRONG.GPU.TRAP P1, R101, [R139], R181, R156 ;`
+    /// `SUATOM` (opcode key 0x0396), e.g. `@!P5 SUATOM.D.1D.CAS.EF.INVALID4.CONSTANT.CTA.PRIVATE P1, R168, [R0], R0, R238 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0), e.g. `@P0 SURED.D.3D.XOR.INVALID7.S64.CONSTANT.VC.PRIVATE.IGN [R191], R66, R231 ;`
+    /// `SURED` (opcode key 0x03a0), e.g. `@!P5 SURED.D.INVALID7.XOR.INVALID7.F32.FTZ.RN.STRONG.GPU.PRIVATE [R130], R210, R169 ;`
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.INVALID15.INVALID7.INVALID7.STRONG.GPU P4, R150, [0xe8e8e2], R22 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P0 ATOMG.INVALID15.EF.INVALID13.MMIO.SYS PT, R224, [0x649093], R137 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P1 ATOMG.E.ADD.F64.RN.STRONG.GPU.PRIVATE P0, R38, [R66+-0x6e681], R224 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@P1 ATOMG.E.MIN.NA.INVALID13.CONSTANT.CTA.PRIVATE P6, R34, [R127+0x1b2d0a], R104 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@P6 ATOMG.CAS.INVALID7.64.CONSTANT.SM P2, R36, [0xa4e06e], R106, R143 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P2 ATOMG.CAS.EL.INVALID5.STRONG.SM P3, R55, [0x4c8df5], R97, R20 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `@!P0 QSPC.E.INVALID3 P5, R104, [0x69640d] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `@P5 QSPC.E.S P0, R141, [0x382923] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P3 GETLMEMBASE R27 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P1 GETLMEMBASE R243 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P3 SETLMEMBASE R208 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P6 SETLMEMBASE R221 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P0 R2UR P0, UR44, R106 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@!P0 R2UR P4, UR20, R131 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P2 R2UR.OR P0, UR1, R202 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `R2UR.OR P0, UR43, R118 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,17 +393,17 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@!P6 LEA.HI R50, P6, R242, R47, 0x40a4a8f4, 0x0 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@P4 LEA.???0 R244, P1, R125, R160, 0x506149b, 0x13 ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@P0 LEA.???0.X R122, P0, R166, R121.reuse, 0x8e897d49, 0x1b, P0 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P3 LEA.???0.X R143, P6, R131, R185, 0xd8293bcd, 0x16, !P4 ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!PT VABSDIFF.U32 R194, P5, R248, R36, 0x37b9ba44 ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P0 VABSDIFF.U32 R127, P1, R71, R62, 0x79518380 ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P0 VABSDIFF4.U8 R254, P2, R5, R200, 0xc8436946 ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P6 VABSDIFF4.ACC R162, P6, R219, R46, 0x42a86497 ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `@!P0 PRMT.INVALID7 R232, R17, R105, 0x1d57dbc0 ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `@!P6 PRMT.ECR R50, R242, R47, 0x40a4a8f4 ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `SHF.R.S32.HI R200, R89, R187, 0x7c20f747 ;`
+    /// `SHF` (opcode key 0x0419), e.g. `@P0 SHF.L.W.S32 R122, R166, R121.reuse, 0x8e897d49 ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
@@ -411,7 +411,7 @@ pub enum ClassId {
     FFMA_0x0423 = 197,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `@!P4 IMAD.X R190, R237, R86, 0x196c6765, P6 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.U32.X R200, R89, R187, 0x7c20f747, P6 ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -421,7 +421,7 @@ pub enum ClassId {
     DFMA_0x042b = 202,
     /// `HADD2` (opcode key 0x0430)
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430), e.g. `HADD2.F32 R188, R187.F32, -SNAN  ;`
+    /// `HADD2` (opcode key 0x0430)
     HADD2_0x0430_2 = 204,
     /// `(prints nothing)` (opcode key 0x0431), e.g. ``
     X_0x0431 = 205,
@@ -429,47 +429,47 @@ pub enum ClassId {
     X_0x0431_2 = 206,
     /// `HSET2` (opcode key 0x0433)
     HSET2_0x0433 = 207,
-    /// `HSETP2` (opcode key 0x0434), e.g. `@P6 HSETP2.NUM.H_AND.FTZ.OR P4, P6, R111.H1_H1, 4.296875, 89.75, !P5 ;`
+    /// `HSETP2` (opcode key 0x0434), e.g. `@!P0 HSETP2.LE.FTZ.AND P4, P6, -R209.F32, -0.0034465789794921875, 62.75, !P6 ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@!PT HFMA2.MMA.FTZ.RELU R240, |R165|, -|R249|, -3072, -14.4609375, !P0 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P6 HFMA2.MMA.FMZ.RELU R189, -|R119|, -|R79|, -91.4375, 0.282470703125, !P3 ;`
     HFMA2_0x0435 = 209,
     /// `HFMA2` (opcode key 0x0435)
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!P5 F2FP.RELU.???2.PACK_AB.RS R246, R161, R151, -1.19951261696000000000e+11.H1 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@P0 F2FP.???2.PACK_AB.RS.REG_RS.10b R89, R217, R61, 2.9839382375586309681e-13.H1 ;`
     F2FP_0x043e = 211,
     /// `(prints nothing)` (opcode key 0x043e), e.g. ``
     X_0x043e = 212,
     /// `F2IP` (opcode key 0x0443)
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `@P4 BAR.SYNC R73, 0x980 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P0 BAR.SYNC R237, 0x12a ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P6 BAR.ARV R22, 0x3ea ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.ARV R23, 0xf4e ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `BAR.RED.INVALID3 R102, 0x154, P5 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.OR R21, 0xdf3, !P0 ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SCAN R105, 0x46c, P6 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.SCAN R86, 0x3a, P0 ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SYNC.DEFER_BLOCKING R105, 0x931 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.SYNC.DEFER_BLOCKING R74, 0x507 ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.RED.POPC.DEFER_BLOCKING R230, 0xc33, P5 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.RED.OR.DEFER_BLOCKING R61, 0xd7b, P4 ;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
     /// `SUATOM` (opcode key 0x0593)
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `@!P2 SUATOM.D.1D_BUFFER.CAS.EF.INVALID6.MMIO.GPU.IGN P2, R196, [R87], R147, 0x18, 0x267d ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@P1 SUATOM.D.2D.CAS.EF.INVALID7.CONSTANT.CTA.INVALID3 P1, R3, [R25], R24, 0x18, 0x28fa ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f)
+    /// `SURED` (opcode key 0x059f), e.g. `@!P2 SURED.D.BA.3D.XOR.INVALID7.STRONG.GPU.PRIVATE.INVALID3 [R118], R102, 0x17, 0x27 ;`
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P1 VABSDIFF R16, R239, R145, c[0x1f][-0x4a50] ;`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P5 VABSDIFF R179, P4, R193, R120, c[0x18][-0x6e1c] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P5 VABSDIFF4.ACC R75, P2, R202, R93, c[0x5][-0xd20] ;`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P6 VABSDIFF4.U8.ACC R145, P3, R96, R139, c[0x7][0xe94] ;`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!P0 PRMT.F4E R165, R129, R223, c[0x12][-0x7698] ;`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P4 PRMT.RC8 R234, R243, R1, c[0x8][0x5d64];`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@P6 SHF.L.U32.HI R14, R72, R38, c[0x16][0x221c] ;`
+    /// `SHF` (opcode key 0x0619), e.g. `@!P6 SHF.R.S32 R219, R138, R117, c[0xa][-0x4f98] ;`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@!P2 FADD.FTZ.RZ.SAT R99, |R88|, -|c[0x1d][-0x4710]| ;`
+    /// `FADD` (opcode key 0x0621), e.g. `@P5 FADD.FTZ R233, |R107|, c[0x13][0x3220];`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,65 +479,65 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@P5 IMAD.WIDE.U32.X R254, P4, R55, R208, c[0x1e][0x4304], !PT ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@!P4 IMAD.WIDE.U32.X R14, P1, R223, R106.reuse, ~c[0x1f][-0x405c], !P2 ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P2 IMAD.HI R247, P5, R234, R174, -c[0x5][-0x2494] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P2 IMAD.HI.U32 R47, P6, R81, R233, -c[0x16][0xa98] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `IMAD.HI.X R199, P6, R68, R135, ~c[0xe][0x36f8], P2 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@P2 IMAD.HI.X R80, R33, R206, ~c[0x7][0x644c], !P1 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@P2 DSETP.LE.XOR P2, P6, |R248|.reuse, c[0x13][0xecc], PT ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@P4 DSETP.NUM.AND PT, P6, -R163, -c[0x1b][0x4970], PT ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `@!P2 CLMAD.LO R79, R73, R35, c[0x16][0x4974] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `@!P3 CLMAD.LO R10, R31, R192.reuse, c[0x0][0x1fa4] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P6 HADD2.SAT R192, -|R197|.F32, |c[0x18] [-0x212c].F32| ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `HADD2 R236, -|R9|.F32, c[0x7] [-0x9c0].F32 ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!PT HADD2.F32.FTZ.SAT R218, -R97, -|c[0x3] [0x566c]| ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@P1 HADD2.F32.FTZ R142, -R87, -c[0x1] [-0x2398].F32 ;`
     HADD2_0x0630_2 = 241,
     /// `(prints nothing)` (opcode key 0x0631), e.g. ``
     X_0x0631 = 242,
     /// `(prints nothing)` (opcode key 0x0631), e.g. ``
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@!P5 HSET2.BF.GT.AND R225, R30.H0_H0, -|c[0x1c] [-0x24c0].F32|, !P1 ;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@P3 HSET2.BF.NEU.FTZ.INVALID3 R186, R190.F32, -c[0x1d] [-0xdbc].F32, P2 ;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@!P5 HSETP2.LT.FTZ.OR P4, P0, |R135|.F32, c[0xa] [0x6f60].H1_H1, P0;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@!P1 HSETP2.GE.H_AND.FTZ.XOR P4, P3, -R189.F32, |c[0x18] [0x2cb8].H0_H0|, PT;`
     HSETP2_0x0634 = 245,
-    /// `HFMA2` (opcode key 0x0635)
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P6 HFMA2.MMA.RELU R62, -|R138|, -|R206|, -c[0xa][0x3124], P0 ;`
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@!P2 HFMA2.MMA.INVALID3.SAT R5, |R86|, -|R76|, -c[0xe][-0x4900] ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P5 HFMA2.MMA.FTZ.SAT R130, |R156|, |R150|, c[0x1b][0x1340] ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.RELU.PACK_AB.RS.REG_RS.7b R77, R119, R224, c[0xf] [-0x3b70].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@P6 F2FP.???3.MERGE_C.RS.LTN25 R59, R79, R245, c[0x3] [0x2fcc].H1 ;`
     F2FP_0x063e = 248,
-    /// `(prints nothing)` (opcode key 0x063e), e.g. ``
+    /// `(prints nothing)` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.INVALID3.???0 R90, R171, c[0x18] [0x1400].H1 ;`
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@P5 F2IP.U8.F32.TRUNC.NTZ R53, R91, R170, c[0x4] [0x7004];`
+    /// `F2IP` (opcode key 0x0643), e.g. `@P1 F2IP.INVALID3.F32.INVALID1.NTZ R221, R152.reuse, R207, c[0x17] [-0x1ffc].H1 ;`
     F2IP_0x0643 = 250,
-    /// `SUATOM` (opcode key 0x0793), e.g. `@!P2 SUATOM.D.2D_ARRAY.ADD.EF.F16x2.RN.MMIO.GPU.IGN R172, [R123], R237, 0xf, 0xc, 0xf9 ;`
+    /// `SUATOM` (opcode key 0x0793)
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@P1 SUATOM.D.BA.1D_ARRAY.CAS.EF.INVALID6.CONSTANT.CTA.PRIVATE P5, R133, [R65], R193, 0x12, 0x20, 0xea ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@P4 SUATOM.D.BA.INVALID7.CAS.EF.INVALID7.STRONG.SM.PRIVATE P4, R176, [R185], R137, 0x11, 0x7, 0x72 ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `@!P3 SULD.P.1D_ARRAY.EF.CONSTANT.GPU.INVALID13 P6, R231, [R19], 0x5, 0x2f, 0xeb ;`
+    /// `SULD` (opcode key 0x0797), e.g. `@!P1 SULD.P.1D.EF.STRONG.SM.INVALID3 P2, R28, [R131], 0x5, 0xa, 0xe3 ;`
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `@!P0 SULD.D.3D.EF.S16.CONSTANT.INVALID3 P5, R157, [R90], 0x15, 0x18, 0xee ;`
+    /// `SULD` (opcode key 0x0799), e.g. `SULD.D.BA.2D_ARRAY.EF.U8.MMIO.SYS.IGN P6, R136, [R32], 0x14, 0x34, 0xf9 ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@!P6 SUST.P.INVALID6.INVALID7.CONSTANT.SM.INVALID4.IGN [R191], R235, 0xe, 0x24, 0x4d ;`
+    /// `SUST` (opcode key 0x079b), e.g. `@P2 SUST.P.2D.INVALID7.INVALID6.TRAP [R129], R66, 0x11, 0x23, 0xa9 ;`
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `@P3 SUST.D.BA.2D.INVALID7.S8.CONSTANT.PRIVATE [R165], R154, 0xc, 0x13, 0x52 ;`
+    /// `SUST` (opcode key 0x079d), e.g. `@!P1 SUST.D.BA.2D_ARRAY.INVALID7.S8.CONSTANT.VC [R190], R20, 0xc, 0x1c, 0xbb ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f)
+    /// `SURED` (opcode key 0x079f), e.g. `@!P0 SURED.D.1D_BUFFER.XOR.INVALID7.S32.CONSTANT.GPU [R19], R190, 0xf, 0x28, 0xa4 ;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@!PT SUQUERY.BA.INVALID6 P6, R96, [R139], ???1, 0x1a, 0x3a, 0x83 ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P2 SUQUERY.2D_ARRAY P3, R63, [R114], ???1, 0x1e, 0x1e, 0x70 ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P2 PMTRIG !P3, 0xcc13 ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P0 PMTRIG P6, 0x10b2 ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@P1 R2P PR, R80.B3, 0x59595743 ;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!P0 R2P PR, R63.B2, 0xb23d872f ;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
@@ -549,7 +549,7 @@ pub enum ClassId {
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@P1 FSET.BF.T.AND R197, -|R149|, 6.45455359926938571750e+32, PT ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@P0 FSET.BF.LE.AND R233, -|R147|, 2.209872368069885634e-32, !P1 ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@P2 CSMTEST.A.FCSM_TR.OR P5, P5, 0x7a822fb, P4 ;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P2 CSMTEST.A.CSM_TA.XOR P6, P3, 0x8ca648b, !P1 ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `LEA.X R14, P1, ~R177, 0xd21991db, 0x12, !P0 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P1 LEA.X R213, P1, R28, 0x41bd9824, 0x6, P3 ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P0 LEA.HI.SX32 R254, P1, -R104, 0x21b9cce, 0xa ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.HI.SX32 R70, -R204, 0x905f6277, 0x8 ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P3 LEA.HI.X R97, P4, R56, 0x4d7aa9f0, R37, 0x1f, P6 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P0 LEA.HI.X R68, P3, R197, 0xf72c9e78, R2, 0x6, P5 ;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@P5 LEA.HI.X.SX32 R118, P5, R143, 0x208c8a82, 0x1a, P6 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P4 LEA.HI.X.SX32 R60, R102, 0x618700d2, 0x1c, !PT ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@P2 IABS R124, 0x7d6c983c ;`
+    /// `IABS` (opcode key 0x0813), e.g. `@!P6 IABS R146, 0x2f9c0144 ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P1 VABSDIFF.U32 R108, P6, R236, 0xba29e726, R28.reuse ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `VABSDIFF.U32 R165, P3, R144, 0x61228c3b, R186 ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `VABSDIFF4.ACC R105, P1, R88, 0xadb8ba73, R164 ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P4 VABSDIFF4 R60, R16, 0x2232103b, R182 ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK R102, R4, 0xf7c721a7 ;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@!P2 BMSK.W R157, R246, 0x13a480e4;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@!P4 PLOP3.LUT P0, P5, PT, !P1, UP5, 0x86, 0xde ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P1 PLOP3.LUT PT, P6, P2, !P1, UP3, 0x2b, 0x6 ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `@!PT FSWZADD.FTZ.NDV R242, R241, R145, NPPNNPNP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@!PT FSWZADD.RP.NDV R131, R112, R106, ZPNPNPZP ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,7 +613,7 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `@P6 IMAD.HI.U32.X R168, R154, -0x62327cd2, ~R246.reuse, !P0 ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@P4 IMAD.HI.X R233, P1, R15, 0x76e76e7d, R110, !PT ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
@@ -625,91 +625,91 @@ pub enum ClassId {
     X_0x0831_2 = 304,
     /// `HMUL2` (opcode key 0x0832)
     HMUL2_0x0832 = 305,
-    /// `HFMA2` (opcode key 0x0835)
+    /// `HFMA2` (opcode key 0x0835), e.g. `@P5 HFMA2.MMA.FTZ.RELU R74, -R215, 15048, 3360, R243, P4 ;`
     HFMA2_0x0835 = 306,
     /// `HFMA2` (opcode key 0x0835)
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `@!P4 I2I.U8.S32.SAT R238, 0x4ab76d24 ;`
+    /// `I2I` (opcode key 0x0838), e.g. `I2I.S8.S32.SAT R32, 0x4fcc2730 ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S2.S32.INVALID3 R191, R75, 0x3c0844c3, R90.???0 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P0 I2IP.S2.S32.SATRELU R204, R149, -0x4b3603d0, R251.???0 ;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P2 I2IP.S4.S32 R206, R7, -0x46540c50, R90.24 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P2 I2IP.S4.S32.INVALID3 R69, R198, -0x2d2cd7c4, R66.???1 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S8.S32.SAT R142, R197, 0x14e40718, R64.reuse ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P2 I2IP.U16.S32.SAT R146, R55.reuse, 0x7ba2f04b, R14 ;`
     I2IP_0x0839_3 = 311,
     /// `(prints nothing)` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P1 F2FP.RELU.???2.PACK_AB.RS.REG_RS.10b.LTN25 R220, R238.reuse, 0.044512949883937835693, R0.reuse.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@P6 F2FP.SATFINITE.MERGE_C.RS.REG_RS.9b R90, R219.reuse, -2.73032046823289651200e+19, R44.reuse ;`
     F2FP_0x083e = 313,
-    /// `(prints nothing)` (opcode key 0x083e), e.g. `F2FP.RELU.PACK_AB R88, R59, -1.85922531628654389481e+33 ;`
+    /// `(prints nothing)` (opcode key 0x083e), e.g. ``
     X_0x083e = 314,
-    /// `(prints nothing)` (opcode key 0x083e), e.g. `@!PT F2FP.SATFINITE.RELU.BF16.MERGE_C R224, 4.4663539228528900055e-35, R170.H1 ;`
+    /// `(prints nothing)` (opcode key 0x083e), e.g. ``
     X_0x083e_2 = 315,
     /// `(prints nothing)` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@P3 F2IP.INVALID2.F32.TRUNC.RELU R182, R189, -2.6042848412591968397e-27, R146.H1 ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@!P3 F2IP.INVALID2.F32.TRUNC R86, R30, 3.5071834456588886727e-23, R147.H1 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@!P1 I2FP.???0.U32 R144, 0x941903e3 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P5 I2FP.???1.U32.INVALID1 R223, 0x6ed622db ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `I2FP.???5.S32 R204, -0x21915a3f ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@!P2 I2FP.???3.S32.RZ R102, -0x51cea58d ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP2 UPLOP3.LUT UP5, UP6, !UP4, UP0, !UP5, 0x60, 0xb2;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP1 UPLOP3.LUT UP6, UPT, UP4, UP6, !UP0, 0x3a, 0xf5 ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@P6 FLO.SH R139, P4, 0x86e7bf3a ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@!P0 FLO R237, P0, 0x17f5c441 ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `@P4 BREV R38, 0x7610dcd3 ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@P0 BREV R133, 0xf52eccc ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `@P3 F2I.???7.F16.TRUNC.NTZ R33, 0.0065460205078125 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P2 F2I.U8.F16.FLOOR R219, -60.75 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@P0 F2I.U32 R75, 2.2806884262583710728e-19 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P2 F2I.FTZ.???7.TRUNC.NTZ R178, -1.0353184087819045089e-08 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P3 I2F.F16.U32.RM R174, 0x8b6ae6e1 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@P3 I2F.F16.U32.RM R64, 0x8c22d876 ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P4 I2F.RZ R110, -0x7bab3cc7 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P1 I2F.F16 R189, 0x31ef23a8 ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P6 FRND.FTZ.F16.TRUNC R174, -4.017353057861328125e-05 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@!P3 FRND.F16.TRUNC R1, -83.1875 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P3 FRND.TRUNC R98, 40.532428741455078125 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@!P2 FRND.FLOOR R247, -0.46435829997062683105 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
-    /// `MUFU` (opcode key 0x0908), e.g. `@P3 MUFU.INVALID14.F16 R155, +SNAN  ;`
+    /// `MUFU` (opcode key 0x0908)
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@!P1 POPC R6, 0xb858105a ;`
+    /// `POPC` (opcode key 0x0909), e.g. `@P5 POPC R122, 0x701a23d7 ;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `F2F.FTZ.F64.F16 R184, -0.10888671875 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P4 F2F.F64.F16.RZ R229, 1866 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@P2 F2F.F64.F32.RP R75, 6.20595108098101470410e+35 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P5 F2F.FTZ.F64.F32.RZ R197, -8.5042049791095308819e-11 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@P1 F2F.FTZ.F32.F64 R241, 2.81470319442180060082e+261 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P6 F2F.FTZ.F32.F64.RZ R103, 1.1971773561283396743e-102 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `@P4 F2I.U64.F16.CEIL.NTZ R174, 0.00739288330078125 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `F2I.S64.F16.FLOOR.NTZ R206, -0.26708984375 ;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.FTZ.U64.NTZ R75, 1.0392664159808440161e-11 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P0 F2I.FTZ.U64.CEIL R0, 15281716 ;`
     F2I_0x0911_2 = 339,
     /// `F2I` (opcode key 0x0911)
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `@P2 F2I.U32.F64.CEIL.NTZ R133, -4.9568776894712267761e-281 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P5 F2I.FTZ.F64.FLOOR R146, -1.097756058123079791e-99 ;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F64.U32.RP R113, 0x3ac0276f ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P6 I2F.F64.U32.RM R157, 0x3b5cb066;`
     I2F_0x0912 = 342,
-    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F64.RM R248, -0x52b0566b ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P5 I2F.F64 R192, 0x13808bfb ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P3 I2F.F64.U64.RZ R41, 0x762de042 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F64.U64.RP R111, 0x5619fceb ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P6 I2F.F64.S64.RM R92, 0x37786461 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F64.S64 R230, 0x7a23e6ff ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F16.U64 R19, 0x82debe45 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.U64 R126, 0x7b4eb5af ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F16.S64.RM R92, 0x7f6468c4 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F16.S64.RP R195, 0xdb38cc9 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@P5 FRND.???5.TRUNC R63, -1.4440874145382382516e-166 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@P1 FRND.FTZ.???6 R106, -1.01935874844974022081e+142 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
@@ -719,37 +719,37 @@ pub enum ClassId {
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SYNC 0x4, R135;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SYNC 0x1, R180;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P0 BAR.ARV 0x0, R132 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P5 BAR.ARV 0xc, R192 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.AND 0xb, R27, !P0 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.RED.AND 0xc, R43, !PT ;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SCAN 0xe, R65, !P5 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.SCAN 0x4, R130, P6 ;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SYNC.DEFER_BLOCKING 0x0, R140 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P6 BAR.SYNC.DEFER_BLOCKING 0x3, R48 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.RED.POPC.DEFER_BLOCKING 0x7, R240, !P3 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.RED.POPC.DEFER_BLOCKING 0x9, R58, !P0 ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!P1 AL2P.O R77, 0x13 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@P6 AL2P R181, 0x38 ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@P5 AL2P.O R12, R4, -0x129 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!P4 AL2P.128 R213, R30, 0x250 ;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `@P4 ISBERD.PATCH.32 R44, [R223+0xd469] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@!P1 ISBERD.O.PRIM.32 R77, [R76+0x336f] ;`
     ISBERD_0x0923 = 361,
-    /// `OUT` (opcode key 0x0924), e.g. `@!P3 OUT.EMIT_THEN_CUT R221, R136, -0x3c9469e6 ;`
+    /// `OUT` (opcode key 0x0924), e.g. `@P3 OUT.EMIT_THEN_CUT R101, R97, 0x2f4d1f61 ;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `@!PT PIXLD.MY_INDEX R253, P6 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `@P3 PIXLD.???5 R164, P6 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@!P1 IPA.PASS.???3 R254, P0, a[0x280], 0x363d2b62 ;`
+    /// `IPA` (opcode key 0x0926), e.g. `@P5 IPA.PASS.???3 R38, P3, a[0x1d0], 0x7b326bb3 ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P5 ISBEWR.???0.SKEW.INVALID3 [R108+0x46aa], R235 ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@P2 ISBEWR.???0.SKEW.U16 [R243+0x8228], R182 ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@!P6 CALL.ABS.NOINC !P3, 0x38d26f0c8e08 ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@P6 CALL.ABS.NOINC P0, 0x13b25ece816e0 ;`
     CALL_0x0943 = 368,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
     CALL_0x0944 = 369,
@@ -763,45 +763,45 @@ pub enum ClassId {
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@!P2 JMP.INC.CONV P4, 0x7539b08c68b0 ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@!P1 JMP.CONV !P6, 0xdc4473acfd34 ;`
     JMP_0x094a = 375,
-    /// `JMX` (opcode key 0x094c), e.g. `@!P2 JMX.INVALID3 P6, R230 0x10867805ac034 ;`
+    /// `JMX` (opcode key 0x094c), e.g. `@P5 JMX.DEC !P2, R52 -0x8c6964395e50 ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P0 __HIR0X1E0 ;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P4 __HIR0X1E0;`
     HIR0X1E0_0x094f = 378,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@!P5 RET.ABS.NODEC !P0, R174 0x4abf3dc1e338 ;`
+    /// `RET` (opcode key 0x0950), e.g. `@!P4 RET.ABS P6, R183 0x1c9eec29be65c ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P1 RPCMOV.32 Rpc.HI, 0x60f66f90 ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P1 RPCMOV.32 Rpc.LO, 0x38b92135 ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `@!P1 RPCMOV.64 Rpc, 0x1826eee8382e0 ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `@P3 RPCMOV.64 Rpc, 0x1fd962c484c18 ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@P0 BMOV.32 THREAD_STATE_ENUM.1, 0xf314cf83 ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `@!P3 BMOV.32.PQUAD B14, 0x84e34980 ;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@P4 BMOV.64 ATEXIT_PC, 0x1cff670dcdeec ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@!P0 BMOV.64 ATEXIT_PC, 0xed7ea4bdc6f0 ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `@P4 KILL !P3 ;`
+    /// `KILL` (opcode key 0x095b), e.g. `@P5 KILL !P3 ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `@!P6 BPT.PAUSE 0x4 ;`
+    /// `BPT` (opcode key 0x095c), e.g. `@P3 BPT.PAUSE 0x2 ;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P0 NANOSLEEP.CLEAR P6 ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@!PT NANOSLEEP.CLEAR !P0 ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `@P5 LD.E.LU.LTC256B.CONSTANT.CTA R6, [0x1d2170b2], P0 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.EF.LTC64B.U16.STRONG.GPU.PRIVATE R122, [0x7aa39166], !P1 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `LD.EL.U8.STRONG.GPU R194, [R11+-0x5ea24136], P2 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.E.EU.LTC128B.64 R126, [R109+0x70c1ac25] ;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@P6 LDL.EU.INVALID7 R75, [0x37bcd7] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@P4 LDL.EL R97, [0x43d29] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,53 +811,53 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `@P5 RED.E.OR.NA.CONSTANT.SM [0x107dea], R233 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@!P5 RED.E.OR.INVALID6.F16x2.RN.STRONG.SM.PRIVATE [0x153551], R13 ;`
     RED_0x098e = 399,
-    /// `RED` (opcode key 0x098e), e.g. `@P4 RED.DEC.INVALID7.INVALID13.STRONG.SYS [R81+0x3a3eaa], R208 ;`
+    /// `RED` (opcode key 0x098e)
     RED_0x098e_2 = 400,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P2 CCTLL.WB [0x594b4a] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P1 CCTLL.WB [0x35a57] ;`
     CCTLL_0x0990 = 403,
     /// `CCTLL` (opcode key 0x0990)
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.INVALID6.EF.INVALID12.INVALID3 P2, R221, [R96], R55 ;`
+    /// `SULD` (opcode key 0x0998), e.g. `@P1 SULD.P.1D.EF.CONSTANT.VC.PRIVATE.INVALID12.INVALID3 P4, R169, [R223], R209 ;`
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `@P6 SULD.D.2D.EF.S8.STRONG.GPU.PRIVATE.IGN R121, [R18], R163 ;`
+    /// `SULD` (opcode key 0x099a), e.g. `SULD.D.BA.INVALID7.EF.U8.CONSTANT.CTA.IGN P2, R26, [R135], R80 ;`
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@!P3 SUST.P.2D.INVALID7.CONSTANT.VC.INVALID6 [R199], R23, R144 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@!P1 SUST.P.1D_BUFFER.INVALID7.CONSTANT.SM.INVALID6 [R125], R108, R43 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.1D.INVALID7.U16.STRONG.SM.PRIVATE.TRAP [R96], R69, R152 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.BA.INVALID6.INVALID7.STRONG.SM.IGN [R156], R104, R45 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@P0 SUQUERY.BA.1D_BUFFER P5, R101, [R148], COMP_STATUS, R142 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P3 SUQUERY.BA.2D P2, R34, [R155], COMP_STATUS, R43 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP5 S2UR UR62, SR_SM_SPA_VERSION ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP3 S2UR UR55, SR217 ;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `@P4 P2R R78, PR, R90, c[0x4][-0x6e04] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `@P5 P2R R88, PR, R53, c[0x3][0xa4c] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@!P6 R2P PR, R151.B1, c[0xe][-0x6ca4] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@P6 R2P PR, R22, c[0x8][-0x36c] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@P1 SEL R236, R154, c[0x16][-0x4788], !P0 ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `@!P5 SEL R62, R213, c[0x1a][-0x483c], P5 ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@!P5 FSEL R146, R31, c[0x1b][0x54ec], P5 ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@!P6 FSEL.FTZ R71, -R188, -c[0x5][-0x22a4], PT ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@P2 FMNMX.NAN.XORSIGN R95, |R157|, |c[0x13][-0x752c]|, !P3 ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@!P3 FMNMX.FTZ.NAN R219, -R18, -|c[0x17][0x6100]|, !P2 ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@!P2 FSET.BF.EQU.FTZ.AND R44, |R137|, |c[0x6][0x3f90]|, P0 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@P5 FSET.BF.LT.INVALID3 R153, -R232, -c[0x1b][-0x5c2c], !P1 ;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@P0 FSETP.GEU.AND P2, P3, R65, c[0xd][0x1af8], !P3 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P1 FSETP.LEU.FTZ.AND P5, P2, |R176|, -|c[0x17][0x5d18]|, P5 ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.X R23, P5, ~R39, c[0xf][0x1920], 0xa, !P0 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P2 LEA.X R11, P5, R57, ~c[0x14][0x1838], 0x11, !P3 ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P3 LEA.HI R249, P1, -R207.reuse, c[0x17][-0x42b8], R178, 0x1e ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P2 LEA.HI R58, P3, -R23.reuse, -c[0xd][0x18f4], R230.reuse, 0xd ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P2 LEA.HI.SX32 R129, P5, R246, -c[0xb][-0x6098], 0x14 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P4 LEA.HI.SX32 R94, P4, R167, -c[0x16][-0x7db4], 0x18 ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@P4 VABSDIFF.U32 R30, R161, c[0x9][0x2270], R249 ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P0 VABSDIFF R92, P2, R205, c[0x9][-0x62c], R200 ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@!P5 VABSDIFF4.ACC R33, P6, R11, c[0xc][-0x3b2c], R86 ;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P2 VABSDIFF4 R39, P6, R159, c[0x1b][-0x591c], R75 ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `@P6 PRMT.RC8 R96, R99, c[0x1c][0x21ec], R118;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `PRMT.F4E R114, R169, c[0xa][-0x720c], R51 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P1 IMNMX.U32 R109, R76, c[0x4][0x36dc], !PT ;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P4 IMNMX R188, R203.reuse, c[0x7][-0x3d30], P1 ;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `@P4 SHF.R.W.U32 R210, R50, c[0x13][0x4a8], R215 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `@!P2 SHF.R.W.U32.HI R234, R225.reuse, c[0x1e][0x3148], R65 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@P5 SGXT R146, R195, c[0x6][-0x69ec];`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P2 SGXT.U32 R31, R103, c[0x4][-0x1fe0] ;`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@P4 BMSK.W R244, R142, c[0xa][-0x104c] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@!P4 BMSK R3, R186, c[0xf][-0x72d8] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P3 PLOP3.LUT P2, P6, P5, c[0x1a] [-0x4674].SIGN, !P4, 0x3, 0xd5 ;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@P5 PLOP3.LUT P6, P1, P2, c[0x11] [0x3df4].SIGN, P0, 0x42, 0xe2 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@P4 PLOP3.LUT P1, P0, P6, c[0xc] [-0x3e70].SIGN, R49.SIGN, 0x54, 0x3f ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P2 PLOP3.LUT P4, P0, P1, c[0xa] [-0x1ae8].SIGN, R199.SIGN, 0xb7, 0xdb ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P0 PLOP3.LUT P0, P2, R154.SIGN, c[0xf] [0x2c54].SIGN, R77.SIGN, 0x8a, 0x96;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P3 PLOP3.LUT P4, P6, R160.SIGN, c[0x14] [0xf0].SIGN, R103.SIGN, 0x8d, 0x7 ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,117 +909,117 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@!P6 IMAD.U32.X R93, R177, c[0x7][-0x6c70], R102, !PT ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@P6 IMAD.X R250, R178, c[0x9][-0x4f18], ~R9, !P6 ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@P3 IMAD.WIDE R221, R215, c[0x1][-0xadc], R172 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P1 IMAD.WIDE.U32 R169, R232, c[0x7][0x6c28], R17;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P1 IMAD.WIDE.U32.X R107, P1, R252, c[0x7][-0x178], R217, P0 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P1 IMAD.WIDE.X R48, P6, R47, c[0x13][0x760], R30, P2 ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P3 IDP.4A.U8.U8 R74, R75, c[0x12][0x1490], -R59 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@P1 IDP.4A.U8.S8 R233, R134, c[0x12][-0x3978], -R125 ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P6 IDP.2A.HI.S16.U8 R108, R203.reuse, c[0x1c][-0x408], R235 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P1 IDP.2A.LO.U16.U8 R88, R44, c[0x1b][-0x5b14], R182 ;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P0 IMAD.HI.U32 R210, P5, R119, c[0x1f][-0x69c4], -R4 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P3 IMAD.HI R191, P0, R203, c[0x17][0xcc0], R1 ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P2 IMAD.HI.X R93, R226, c[0x2][0x19c4], ~R43.reuse, P2 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `IMAD.HI.X R33, P6, R211, c[0x10][-0x7d8c], ~R5, !P4 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P2 CLMAD.HI R51, R14, c[0x19][0x6680], R209 ;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P5 CLMAD.HI R119, R204, c[0x8][-0x18fc], R8 ;`
     CLMAD_0x0a2c = 457,
-    /// `(prints nothing)` (opcode key 0x0a31), e.g. `HFMA2.RELU R185, |R108|, -c[0xd] [0x3bec].F32, -|R205|, !P4 ;`
+    /// `(prints nothing)` (opcode key 0x0a31), e.g. ``
     X_0x0a31 = 458,
-    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P0 HFMA2.F32.FTZ.SAT R169, |R236|.H0_H0, c[0x4] [-0x65ac], |R21| ;`
+    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P2 HFMA2.BF16_V2.INVALID3 R124, |R48|.F32, -|c[0x17] [-0x6ffc].INVALID5|, -|R104| ;`
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P6 HMUL2.SAT R237, |R36|.H0_H0, c[0x19] [0x44c4] ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P5 HMUL2.INVALID3.SAT R128, |R188|, -c[0x1c] [-0xd54] ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `HFMA2.MMA.INVALID3.RELU R42, -R175, -c[0x15][0x3e28], -|R228|, P1 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R19, |R2|, c[0x18][0x6cfc], R247, P1 ;`
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P2 HFMA2.MMA.INVALID3.SAT R123, |R202|, -c[0xb][-0xeb4], -|R177|;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P5 HFMA2.MMA.FTZ.SAT R130, -R95.reuse, -c[0x13][0xde4], -R182 ;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `I2I.S8.S32.SAT R186, c[0x4][-0x86c] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@!PT I2I.S8.S32.SAT R147, c[0x1b][0x53b8] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P3 I2IP.S2.S32.INVALID3 R243, R54, c[0x10][-0x234], R224.???1;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P6 I2IP.U2.S32.SAT R83, R236, c[0x3][-0x5ee8], R5.???2 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P5 I2IP.S4.S32.SATRELU R198, R121, c[0xe][-0x26c4], R30.24 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P0 I2IP.S4.S32 R18, R63, c[0x9][-0x21d0], R233.???0 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P2 I2IP.S16.S32.INVALID3 R61, R222, c[0x15][-0x1218], R93 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P1 I2IP.U8.S32.INVALID3 R18, R226, c[0x5][-0x2178], R21.???3 ;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P0 F2FP.RELU.???1.PACK_AB.RS.REG_RS.7b.LTN25 R187, RZ.reuse, c[0x14][-0x76d0], R252 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!PT F2FP.RELU.???2.PACK_AB.RS.REG_RS.9b R187, R7, c[0x19][0x2424], R123 ;`
     F2FP_0x0a3e = 467,
-    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P1 F2FP.SATFINITE.INVALID3.PACK_AB R1, R126, c[0x19][-0x18f4] ;`
+    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@P2 F2FP.PACK_AB R111, R236, c[0x1][0x2574] ;`
     X_0x0a3e = 468,
-    /// `(prints nothing)` (opcode key 0x0a3e), e.g. ``
+    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P4 F2FP.SATFINITE.RELU.MERGE_C R30, c[0xd][0x7ae4], R243 ;`
     X_0x0a3e_2 = 469,
     /// `(prints nothing)` (opcode key 0x0a40), e.g. ``
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@!P3 F2IP.S8.F32.INVALID1.NTZ.RELU R223, R88, c[0x1][0x6cd0], R52 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!PT F2IP.U8.F32.INVALID2.RELU R138, R98, c[0x5][-0x22a8], R77 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `@P5 I2FP.???4.???0 R22, c[0xe][0x4688] ;`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@!P5 I2FP.F32.???0.INVALID1 R29, c[0x1f][0x398];`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@!P0 FLO.U32.SH R112, P2, c[0x6][0x33d8] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@!P1 FLO.SH R145, P2, ~c[0x0][0x245c] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `BREV R153, c[0x1c][0x280] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@P6 BREV R245, c[0x1b][-0x7d88] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@!P3 FCHK P3, |R77|, |c[0x6][-0x46c8]| ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@!P2 FCHK P0, |R139|, |c[0x6][0x640]| ;`
     FCHK_0x0b02 = 476,
     /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
     X_0x0b04 = 477,
     /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `F2I.U32.F16.CEIL.NTZ R209, |c[0x8] [0x5648].H1| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P0 F2I.U16.F16.CEIL R112, |c[0x6] [0x33d8]| ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P1 F2I.FTZ.U8.CEIL.NTZ R6, |c[0x1f][0x6c68]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P6 F2I.FTZ.NTZ R61, -|c[0x2][0x1b00]|;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P5 I2F.U8 R236, c[0xc] [0x5e1c].B1 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@P1 I2F.???3.S8.RM R9, c[0x1b] [0x1178].B3 ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P3 I2F.U16.RZ R195, c[0xd] [-0xc2c].INVALID2 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P4 I2F.???0.S16.RM R121, c[0x7] [-0x503c] ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P4 FRND.FTZ.F16.TRUNC R119, |c[0x13] [0x461c].H1| ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!PT FRND.F16 R226, -c[0x18] [0x7440].INVALID3 ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@P0 FRND R195, c[0x4][-0x1be0] ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P2 FRND.FTZ R200, -c[0x8][0x28] ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P3 MUFU.RSQ64H R156, c[0x15][0x6b74] ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@!P0 MUFU.SQRT R56, -|c[0x1e][0x5080]| ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P2 MUFU.TANH.F16 R11, -c[0x3] [-0x6f24].INVALID3 ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@!P1 MUFU.RSQ.F16 R115, c[0x6] [0x7fac].INVALID3 ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@!P1 POPC R250, c[0x13][-0x6838] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@!P4 POPC R253, c[0x12][-0x5350] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P0 F2I.FTZ.U64.F16.FLOOR R150, |c[0x1c] [-0x27a0].INVALID3| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P4 F2I.FTZ.S64.F16.FLOOR.NTZ R119, |c[0x13] [0x461c].H1| ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P5 F2I.FTZ.U64.FLOOR R92, -c[0x17][-0xd54] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.U64.CEIL R195, c[0x4][-0x1be0] ;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P0 F2I.S64.F64.CEIL.NTZ R7, -c[0x15][-0x3528] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.S64.F64.CEIL.NTZ R156, c[0x15][0x6b74] ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P3 F2I.FTZ.F64.FLOOR R172, |c[0x19][-0x33f0]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!PT F2I.S16.F64.TRUNC.NTZ RZ, -|c[0xb][-0x36e8]| ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.U8.RM R177, c[0x7] [0x2a18] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P0 I2F.F64.S8.RZ R195, c[0x1f] [-0x1dd8] ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.U16.RP R38, c[0xf] [-0x41d4] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.S16.RZ R146, c[0x15] [-0x2048].INVALID2 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.RZ R176, c[0x15][-0x6dbc] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.U32.RM R172, c[0x15][0x217c] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.U64.RM R71, c[0xf][0xae8] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P1 I2F.F64.S64.RM R239, c[0x9][0x7448] ;`
     I2F_0x0b12_4 = 496,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!PT I2F.F16.U64 R215, c[0x16][0x2500] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P6 I2F.F16.U64.RM R180, c[0x4][-0x64b0] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@P2 FRND.FTZ.???4.FLOOR R254, c[0x8][0x31fc] ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@!PT FRND.???1 R154, c[0x7][0x400] ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNC 0xb, 0x207 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P1 BAR.SYNC 0xb, 0x464 ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.OR 0x5, 0xc12, !P3 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.RED.OR 0xf, 0xae, !P3 ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.SCAN 0xa, 0x30b, P5 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SCAN 0x6, 0x250, P1 ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
@@ -1027,351 +1027,351 @@ pub enum ClassId {
     BAR_0x0b1d_7 = 505,
     /// `BAR` (opcode key 0x0b1d), e.g. `@!P2 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@P3 IPA.PASS.???3 R10, P0, a[0x8], c[0x15][-0x57f4] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@!P2 IPA.CONSTANT.???1 R225, P0, a[0x2d0], c[0x7][0x18ac] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@P5 CALL.ABS !P3, c[0x13][-0x569c] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@!P1 CALL.ABS.NOINC !PT, c[0xd][0x7618] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P3 WARPSYNC !P6, c[0x4][-0x6f3c] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P1 WARPSYNC P5, c[0x1e][0x46fc] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@!P1 JMP.INVALID3.U c[0x16][0x155c] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@P3 JMP.DEC.CONV P1, c[0xc][-0x40dc] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P3 RPCMOV.32 Rpc.LO, c[0x5][-0x4448] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P2 RPCMOV.32 Rpc.LO, c[0xa][-0x7a0c] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P1 RPCMOV.64 Rpc, c[0xe][0x7aa0] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P3 RPCMOV.64 Rpc, c[0x15][-0x57f4] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@P5 BMOV.32.PQUAD OPT_STACK, c[0x14][0x715c] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@P4 BMOV.32.PQUAD ???54, c[0x18][-0x4210] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@!P4 BMOV.64 ATEXIT_PC, c[0x3][0x5da4] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@P3 BMOV.64 ATEXIT_PC, c[0x1e][0x6694] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@!PT NANOSLEEP.RAND P3, c[0x16][0x5028] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P4 NANOSLEEP.RAND.WARP !PT, c[0x10][-0x20c0] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P1 TEX.F16.RN.LL.DC.NODEP P1, R225, R207, R181, R198, 0x2, 0x13c7, ARRAY_CUBE, 0x6 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.F16.RN.LB.AOFFI.EF P6, R28, R226, R243, R216, 0x1b, 0x3b24, ARRAY_CUBE, 0x3 ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!PT TEX.B.LB.LC.DC.EF P2, R153, R215, R5, R39, 0x4, 0x96a, INVALID6, 0x7 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P6 TEX.B.F16.RZ.LC.AOFFI.DC.LU.NDV.NODEP P2, R54, R147, R138, R63, 0x2, 0x3e19, 1D ;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.LZ.AOFFI.LU.NDV.NODEP R216, R246, R189, R36, 0x14, 0x26c8, 3D, 0x4 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.SCR.LC.INVALID6.NDV R23, R40, R70, R6, 0x17, 0x1a7b, 1D, 0x3 ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.SCR.B.INVALID3.LZ.AOFFI.DC.NDV.NODEP P4, R127, R117, R136, R113, 0x5, 0x3527, 2D, 0x0 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `TEX.SCR.B.LC.FDV.AOFFI.INVALID7.NODEP P5, R64, R188, R140, R132, 0xb, 0x205c, 2D, 0xb ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P0 TEX.???0.LC.AOFFI.DC.NODEP R120, R140, R19, R122, 0x2, 0x35, 0x2d, ARRAY_2D, 0x2 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!PT TEX.???0.F16.RN.LC.FDV.AOFFI.EL P6, R7, R3, R77, R133, 0x16, 0xa, 0x50, ARRAY_2D, 0x9 ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P5 TEX.SCR.B.LB.DC.EU.NODEP P2, R32, R201, R167, R219, 0x14, 0x24, 0x86, ARRAY_1D, 0x0 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@P1 TEX.SCR.???0.F16.RN.AOFFI.INVALID6.NDV P1, R225, R207, R181, R198, 0x2, 0x7, 0x4f, ARRAY_CUBE, 0x6 ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!PT TLD4.R.F16.RZ.EU.NODEP R162, R8, R13, R171, 0xe, 0x34d1, INVALID6, 0xe ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.G.INVALID3.PTP.DC.EL P2, R74, R123, R68, R167, 0x14, 0x32da, INVALID6, 0xb ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.A.B.F16.RN.DC.LU.NODEP P5, R74, R162, R142, R43, 0x16, 0x429, INVALID4, 0x9 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P2 TLD4.R.B.INVALID3.INVALID3.NA.NODEP P6, R172, R68, R103, R102, 0x12, 0x2021, ARRAY_2D, 0xe ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P6 TLD4.SCR.A.INVALID3.AOFFI.DC.INVALID7.NODEP P6, R23, R182, R113, R92, 0x1d, 0x1826, CUBE, 0x5 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.SCR.G.F16.RZ.INVALID3.DC.NA P1, R171, R106, R133, R131, 0x4, 0x513, INVALID6, 0xe ;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P3 TLD4.SCR.G.B.F16.RN.PTP.DC.EF.NODEP P5, R222, R46, R121, R119, 0xa, 0x42, INVALID0, 0xa ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.SCR.B.B.F16.RZ.INVALID3.DC.EU.NODEP P1, R185, R159, R89, R138, 0x5, 0x6c3, 2D, 0x7 ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P5 TLD4.B.???0.INVALID3.AOFFI.LU P4, R96, R41, R2, R201, 0x2, 0x3c, 0x54, CUBE, 0x4 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@P4 TLD4.A.B.INVALID3.PTP.INVALID7.NODEP P6, R30, R121, R152, R202, 0x1c, 0x7, 0x8d, INVALID6, 0xa ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@P6 TLD4.SCR.A.???0.F16.RZ.INVALID7 P2, R224, R61, R137, R232, 0xa, 0x25, 0x65, ARRAY_CUBE, 0x1 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P6 TLD4.SCR.B.???0.F16.RN.INVALID3.DC.INVALID7 P6, R216, R99, R121, R241, 0x3, 0x19, 0x81, INVALID6, 0x6 ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P3 TLD.INVALID3.INVALID7.NA.MS.CL P2, R29, R6, R141, R111, 0x1a, 0x2339, 3D ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P3 TLD.F16.RN.INVALID5.EL.MS.CL P6, R174, R92, R105, R82, 0x17, 0x1fad, ARRAY_2D, 0x5 ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P0 TLD.B.INVALID4.AOFFI.NA P6, R21, R244, R80, R156, 0x10, 0x2103, INVALID3, 0xb ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P5 TLD.B.F16.RN.INVALID2.EU.MS P5, R230, R129, R123, R243, 0x19, 0x2bda, INVALID6, 0xa ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P0 TLD.SCR.F16.RN.INVALID5.EL.NODEP P5, R145, R30, R50, R215, 0x1d, 0x3a1f, 1D, 0xb ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.SCR.LL.AOFFI.EF.MS P6, R82, R183, R233, R179, 0x15, 0x3cf, INVALID3, 0x9 ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P2 TLD.SCR.B.F16.RN.INVALID2.LU P0, R182, R42, R0, R167, 0x11, 0x1ca4, INVALID3 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.SCR.B.LL.NA.MS P3, R90, R131, R107, R96, 0x13, 0x286a, ARRAY_2D, 0x6 ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P2 TLD.???0.F16.RN.LL.AOFFI.INVALID6.CL.NODEP P1, R205, R90, R179, R14, 0x3, 0x3, 0x5a, INVALID7, 0x5 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P4 TLD.???0.F16.RN.INVALID0.AOFFI.EL.NODEP P1, R226, R118, R100, R193, 0x7, 0x17, 0xb9, INVALID3, 0x1 ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `TLD.SCR.???0.F16.RZ.INVALID6.EL.MS.NODEP R33, R184, R200, R58, 0x18, 0x12, 0xcd, INVALID3, 0xa ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@!P4 TLD.SCR.B.F16.RN.INVALID6.AOFFI.LU.CL.NODEP P3, R126, R165, R242, R120, 0xe, 0x1a, 0xc4, INVALID3, 0x0 ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P1 TMML.LOD R93, R143, R138, R46, 0x1a, 0x3e9f, 2D, 0x3 ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `TMML.LOD.NDV R44, R250, R82, R30, 0xe, 0x2373, CUBE, 0xd ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `@!P1 TMML.B.LOD.NODEP R93, R196, R233, R10, 0xc, 0x2450, 1D, 0x1 ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P4 TMML.B.LOD.NDV.NODEP R224, R196, R55, R67, 0x10, 0x270, 2D ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `@!PT TMML.???0.LOD.NODEP R209, R12, R11, R103, 0x9, 0x8, 0xdc, 2D, 0xc ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@!P2 TMML.B.LOD.NDV R163, R143, R77, R201, 0x1f, 0x3b, 0x86, 1D, 0xb ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P6 TXD.F16.RN.LC.AOFFI.NA.NODEP P4, R159, R238, R73, R224, 0x15, 0x9bb, ARRAY_2D, 0x6 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@P2 TXD.INVALID3.LC.INVALID7 P5, R200, R158, R99, R11, 0xd, 0x3886, 1D ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `TXD.B.INVALID3.LC.INVALID6.NODEP P3, R27, R48, R241, R246, 0x13, 0x2e55, INVALID2, 0xe ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!PT TXD.B.F16.RN.LC.AOFFI.LU.NODEP P5, R148, R253, R148, R95, 0x19, 0x1a4e, INVALID2, 0x3 ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@!P0 TXD.B.F16.RZ.INVALID6 P0, R141, R13, R142, R180, 0x0, 0x30, 0xd9, ARRAY_1D, 0x7 ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `@!P6 TXD.???0.LC.AOFFI.INVALID7.NODEP P0, R12, R20, R194, R217, 0x18, 0x1f, 0xad, INVALID2, 0x7 ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ R67, R161, R252, TEX_HEADER_SAMPLER_POS, 0x14, 0x164d, 0x7 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ.NODEP R205, R13, R50, INVALID3, 0x1f, 0x36f5, 0x3 ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@P3 TXQ.B.NODEP R107, R93, R226, INVALID3, 0x10, 0x418, 0xf ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P4 TXQ.B.NODEP R212, R220, R247, INVALID3, 0x3, 0x245a, 0xf ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `TXQ.B.NODEP R198, R106, R88, TEX_HEADER_SAMPLER_POS, 0x2, 0x1c, 0x1a, 0xc ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `@!P6 TXQ.???0.NODEP R126, R158, R124, TEX_HEADER_SAMPLER_POS, 0x11, 0x21, 0x24, 0xe ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.TXD.NDV R190, R53, R163, R187, 0xf, 0x3790, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.TXD.COARSE.LC.NDV.NODEP P5, R181, R66, R203, R132, 0x15, 0x2282, INVALID5 ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.B.TXD.LB.LC.NODEP P6, R117, R142, R160, R143, 0x6, 0x3d0e, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P1 FOOTPRINT.B.TXD.COARSE.LC R228, R81, R201, R27, 0x6, 0x123e, INVALID5 ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.SCR.???1.INVALID7.NODEP R106, R239, R87, R167, 0x15, 0x167f, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P5 FOOTPRINT.SCR.TEX.NDV.NODEP P1, R253, R161, R99, R166, 0x17, 0x311e, INVALID6 ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P6 FOOTPRINT.SCR.B.???1.COARSE.LZ P0, R194, R87, R144, R199, 0x2, 0x292e, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P4 FOOTPRINT.SCR.B.???1.INVALID7.NDV P5, R167, R44, R125, R141, 0x0, 0x321, INVALID7 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P2 FOOTPRINT.???0.TXD.LC.FDV.NDV P2, R219, R49, R39, R4, 0x1a, 0xd, 0x45, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P3 FOOTPRINT.B.TEX.LC.NODEP P1, R97, R26, R65, R144, 0x19, 0x25, 0x86, INVALID0 ;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P2 FOOTPRINT.SCR.???0.TEX.COARSE.LZ.NODEP P6, R31, R4, R193, R185, 0x4, 0x5, 0x35, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P0 FOOTPRINT.SCR.???0.???1.LZ.NODEP P2, R64, R116, R66, R73, 0x5, 0x22, 0xe2, INVALID5 ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `LDC.U16.ISL R224, c[0xa][-0x6cd0] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@!P6 LDC.S8 R102, c[0xa][-0x5dee] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `CCTLT.???3 0x12, 0x1786 ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@P3 CCTLT.???0 0x6, 0x3d0e ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `@!P5 SULD.P.INVALID6.EF.STRONG.GPU.PRIVATE.INVALID5 P6, R89, [R67], 0x12, 0x362d ;`
+    /// `SULD` (opcode key 0x0b97), e.g. `@P5 SULD.P.INVALID7.EF.STRONG.GPU.INVALID9.IGN P6, R160, [R53], 0x4, 0x1afd ;`
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@!P5 SULD.D.INVALID7.EF.INVALID7.CONSTANT.SM.TRAP R244, [R5], 0x1c, 0xd30 ;`
+    /// `SULD` (opcode key 0x0b99), e.g. `@!P0 SULD.D.BA.2D.EF.INVALID7.CONSTANT.SM.PRIVATE.TRAP P3, R248, [R159], 0x1f, 0x3ff ;`
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `@!P0 SUST.P.1D.INVALID7.STRONG.GPU.PRIVATE.INVALID12.INVALID3 [R59], R240, 0xd, 0x268d ;`
+    /// `SUST` (opcode key 0x0b9b), e.g. `@!PT SUST.P.INVALID7.INVALID7.CONSTANT.CTA.INVALID2.INVALID3 [R46], R152, 0x1e, 0x17b1 ;`
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.1D_ARRAY.INVALID7.S8.MMIO.SYS.IGN [R206], R43, 0x19, 0x3a31 ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.1D.INVALID7.S8.CONSTANT.VC.PRIVATE [R161], R52, 0x1a, 0xac8 ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P0 SUQUERY.2D_ARRAY P3, R242, [R8], COMP_STATUS, 0xa, 0x4af ;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P4 SUQUERY.BA.INVALID7 P6, R175, [R216], ???1, 0xb, 0x8c9;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!PT BMOV.32 B2, THREAD_STATE_ENUM.0 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@P4 BMOV.32 B13, ???37 ;`
     BMOV_0x0f55 = 558,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!P2 BMOV.32.CLEAR B12, ???63 ;`
+    /// `BMOV` (opcode key 0x0f55)
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `@P0 BMOV.32.PQUAD ???50, B7 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `BMOV.32.PQUAD B10, B10 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@!UP1 USEL UR42, UR7, UR52, UP6 ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@UP5 USEL UR47, UR59, UR25, !UP2 ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP0 UISETP.GE.AND UP5, UP0, UR39, UR40, !UP2 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP0 UISETP.LT.OR UPT, UP4, UR26, UR8, !UP4;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP4 UISETP.LT.AND.EX UPT, UP3, UR20, UR61, UPT, !UP3 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@UP3 UISETP.GE.OR.EX UP6, UP4, UR8, UR25, !UP3, !UP0 ;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `@UP0 UIADD3 UR36, UP4, -UR0, -UR19, UR8 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `@!UP4 UIADD3 UR7, UP5, UP1, UR25, -UR27, -UR1 ;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA UR20, UP2, -UR12, UR45, 0x3 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP1 ULEA UR6, UP3, -UR37, -UR18, 0x9 ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP3 ULEA.X UR15, ~UR3, ~UR31, 0x11, !UP4 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP2 ULEA.X UR44, UP2, ~UR25, ~UR49, 0xe, !UP6 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI UR4, UP0, UR23, -UR8, UR30, 0x9;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.HI UR24, UP3, -UR56, UR8, UR38, 0x1d ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `ULEA.HI.SX32 UR49, UP6, -UR36, UR9, 0x3 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA.HI.SX32 UR8, UP1, -UR1, -UR27, 0x9 ;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X UR5, UP5, ~UR17, ~UR37, UR43, 0x18, UP1 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP3 ULEA.HI.X UR16, UP2, ~UR60, UR34, UR16, 0x1b, !UP2 ;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.HI.X.SX32 UR21, UP2, ~UR48, ~UR10, 0x1f, !UP1 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI.X.SX32 UR5, UP5, UR49, UR29, 0x12, UP2 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP5 ULOP3.LUT UP4, UR10, UR7, UR38, UR38, 0x9f, !UPT ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP4 ULOP3.LUT.PAND UR5, UR20, UR61, UR52, 0x11, UPT ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT.???1 UR62, UR15, UR4, UR24 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT.???1 UR36, UR0, UR19, UR8 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP3 UIADD3.64 UR2, UP5, UP5, UR30, -UR45, -UR50 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64 UR32, UP3, UP2, -UR46, -UR32, -UR5 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP4 UIADD3.64.X UR17, UP4, UP5, ~UR41, UR61, UR16, UP1, !UPT ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP1 UIADD3.64.X UR23, UP0, UP6, ~UR29, ~UR9, UR18, UP5, !UP4 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `@!UP3 USHF.L.W.S32 UR41, UR21, UR24, UR45 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `@!UP4 USHF.R.W.U32 UR30, UR1, UR30, UR61 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@UP0 USGXT.W.U32 UR11, UR59, UR21 ;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@!UP3 USGXT.W UR42, UR26, UR10;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@!UP3 UBMSK UR46, UR26, UR27;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@!UP2 UBMSK UR50, UR62, UR35 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP3 UPLOP3.LUT UP1, UP1, UP3, UR44.SIGN, UP2, 0x2c, 0xa ;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP2 UPLOP3.LUT UP6, UP4, !UPT, UR25.SIGN, !UP6, 0x41, 0x7b ;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP0 UPLOP3.LUT UP1, UP2, UP3, UR15.SIGN, UR55.SIGN, 0x3b, 0x6b ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP0 UPLOP3.LUT UP2, UP0, UP1, UR58.SIGN, UR19.SIGN, 0x8a, 0xe2 ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP4 UPLOP3.LUT UP2, UPT, UR47.SIGN, UR2.SIGN, UR57.SIGN, 0x6f, 0x57 ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP3 UPLOP3.LUT UPT, UP6, UR26.SIGN, UR5.SIGN, UR38.SIGN, 0x88, 0x30 ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP6 UIMAD.X UR26, UR28, UR40, ~UR23, !UP4 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UPT UIMAD.X UR9, UR43, UR2, UR61, UP0 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP2 UIMAD.WIDE.U32 UR60, UP2, UR31, UR17, -UR21 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP4 UIMAD.WIDE UR46, UP3, UR31, UR4, -UR48 ;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP2 UIMAD.WIDE.U32.X UR46, UP4, UR29, UR3, ~UR58, UP0;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP2 UIMAD.WIDE.U32.X UR52, UP0, UR28, UR5, ~UR50, UP2 ;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UPT UF2FP.???15.PACK_AB.???6 UR16, UR60, UR46 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP0 UF2FP.???10.PACK_AB.???2 UR23, UR37, UR44 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP0 UF2FP.???7.MERGE_C UR28, UR24, UR40 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP4 UF2FP.???1.MERGE_C UR10, UR54, UR46 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@!UP3 UBREV UR13, UR51 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@!UPT UBREV UR49, UR28 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UPT UPOPC UR19, UR18 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP6 UPOPC UR30, UR18 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P4 LDTRAM.AB R37, a[UR0+0x3d4] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P6 LDTRAM.C R154, a[UR28+0x35c] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UP4 ULEA.???0 UR11, UP6, -UR37, UR16, 0x55571cfe, 0x11 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP2 ULEA.HI UR6, UR17, UR60, 0xa86ca130, 0x11 ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UP4 ULEA.???0.X UR41, UP1, ~UR32, UR23, 0xc1d6661b, 0xd, !UPT ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UPT ULEA.???0.X UR58, UP5, UR6, UR24, 0x35d51de8, 0x4, UP4 ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@!UP4 USHF.L.W.S32 UR44, UR48, UR33, 0xa4e92ee4 ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@UP3 USHF.L.U64 UR55, UR34, UR5, 0x39ae13bb ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `UIMAD.U32 UR28, UR30, UR0, -0x78220479 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP3 UIMAD.U32 UR27, UR0, UR24, 0x26106f0a ;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP1 UIMAD.X UR1, UR34, UR1, 0x30c181f8, !UP5 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP1 UIMAD.U32.X UR6, UR17, UR20, -0x22c45131, !UPT ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP1 UF2FP.???14.???0.???6 UR54, UR61, -5.26667456025259295323e+25 ;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@UP2 UF2FP.???6.MERGE_C.???5 UR0, UR12, 1.33524341383085202130e+35 ;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@!P0 ALD.96 R154, a[UR10+0x341], R180 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@!PT ALD.O.96 R83, a[UR46+0x100], R26 ;`
     ALD_0x1521 = 600,
     /// `ALD` (opcode key 0x1521)
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `@P2 IPA.PASS.OFFSET R244, P4, a[UR2+0xd0], R136 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!PT IPA.CONSTANT.OFFSET R145, P0, a[UR41+0x394], R227 ;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P2 IPA.STATE R83, P1, a[UR53+0x228] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P3 IPA.STATE.CENTROID R192, a[URZ+0x2cc] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@!PT BRA.DEC.U !PT, UP5, -0x1be54ae022328 ;`
+    /// `BRA` (opcode key 0x1547), e.g. `@P1 BRA.DEC.???2 !P3, !UP5, -0x1981fb3376e7c ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@P5 JMP.DEC.U P2, !UP0, 0xbc8ab85be4dc ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@!P1 JMP.???0 P1, UP1, 0x10e635db797f8 ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@!P3 LDC.IL R5, cx[UR31][0x9fb1] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P2 LDC.S8.ISL R62, cx[UR11][0x3ff] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@!P6 LDC.S16.IS R91, cx[UR32][R222+-0x17ac] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@P1 LDC.U8.ISL R238, cx[UR14][R122+-0x7df5] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P0 VABSDIFF.U32 R95, R46, R35, cx[UR53][0xb3e8] ;`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P1 VABSDIFF R67, P1, R98, R161, cx[UR52][0x9a3c] ;`
     VABSDIFF_0x1614 = 608,
-    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P4 VABSDIFF4.U8 R232, P3, R68, R233, cx[UR26][0x618] ;`
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P5 VABSDIFF4.U8.ACC R27, P0, R20, R70, cx[UR19][0x1248] ;`
     VABSDIFF4_0x1615 = 609,
-    /// `PRMT` (opcode key 0x1616), e.g. `@P5 PRMT.RC16 R252, R48.reuse, R95.reuse, cx[UR8][0x4894] ;`
+    /// `PRMT` (opcode key 0x1616), e.g. `@!P1 PRMT.F4E R157, R250, R204, cx[UR0][0x58cc] ;`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `@P0 SHF.R.W.U64.HI R196, R100, R218, cx[UR20][0xb2c] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `@P1 SHF.L.S32 R10, R113, R202, cx[UR28][0x30fc] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `@!P2 FADD.FTZ.RM.SAT R250, R201, cx[UR51][0xb32c] ;`
+    /// `FADD` (opcode key 0x1621), e.g. `@P2 FADD.FTZ R112, R125, |cx[UR2][0x454]| ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@P1 FFMA.FMZ.RM.SAT R2, -|R110|, -R148, cx[UR8][0xbb24] ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@!P6 FFMA.FTZ.SAT R231, -|R25|.reuse, R242, -cx[UR32][0x6e84] ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@!P0 IMAD R125, R225, R169, -cx[UR49][0x5b78] ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P3 IMAD.U32 R5, R95, R219, -cx[UR16][0x9fb0] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.X R35, R133, R157, cx[UR17][0x32a0], !P0 ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.U32.X R182, R109.reuse, R72.reuse, cx[UR52][0xfde8], !P6 ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!P3 IMAD.WIDE.U32 R45, P3, R95, R7, cx[UR39][0xb140] ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!P5 IMAD.WIDE.U32 R119, P3, R246, R82, cx[UR49][0x7bc8];`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!P3 IMAD.WIDE.U32.X R125, P0, R142, R75, ~cx[UR15][0x8f6c], P4 ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P0 IMAD.WIDE.U32.X R170, P2, R1.reuse, R55, ~cx[UR13][0x9404], !P6 ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `IMAD.HI.U32 R57, P0, R16, R62, -cx[UR60][0x8400] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P2 IMAD.HI.U32 R160, P0, R186.reuse, R97.reuse, cx[UR9][0x65d0] ;`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@P1 IMAD.HI.X R203, P5, R112, R249, cx[UR38][0xd248], PT ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P3 IMAD.HI.X R4, P4, R224, R67, ~cx[UR56][0x5010], P0 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@!P3 DADD R101, R72, -|cx[UR12][0x81c8]| ;`
+    /// `DADD` (opcode key 0x1629), e.g. `@!P6 DADD R175, |R194|, cx[UR62][0x2430] ;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@!P2 DSETP.NEU.OR P4, P0, -|R190|, cx[UR29][0x7c64], P0 ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@P4 DSETP.EQ.INVALID3 P3, P1, |R62|.reuse, -|cx[UR26][0xa288]|, P0 ;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `DFMA R65, R170, -|R109|, cx[UR11][0x8d44] ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `@!PT DFMA R145, -|R110|.reuse, R135.reuse, -|cx[UR58][0x87f0]| ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@P5 CLMAD.HI R217, R212, R220, cx[UR37][0x2cfc] ;`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@!P5 CLMAD.HI R32, R180, R40, cx[UR24][0x9504] ;`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!P6 HADD2.SAT R250, |R27|.H1_H1, -|cx[UR31] [0xc3c].H0_H0|;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@!P4 HADD2.SAT R228, |R220|, cx[UR22] [0x98f0].H0_H0 ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!P5 HADD2.F32 R96, R243.H1_H1, |cx[UR2] [0xd968].F32|;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.FTZ R147, R94, -cx[UR10] [0x6dc].H0_H0 ;`
     HADD2_0x1630_2 = 625,
     /// `(prints nothing)` (opcode key 0x1631), e.g. ``
     X_0x1631 = 626,
-    /// `(prints nothing)` (opcode key 0x1631), e.g. `@P1 HFMA2.F32.FMZ R114, -R198.H0_H0, |R67|.F32, -|cx[UR40] [0xa728].H0_H0| ;`
+    /// `(prints nothing)` (opcode key 0x1631), e.g. `@!P5 HFMA2.BF16_V2.FTZ R54, |R150|.H0_H0, -R197.H0_NH1, cx[UR45] [0xc334] ;`
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@P2 HSET2.GE.FTZ.AND R47, R121.F32, -|cx[UR44] [0xaa18]|, !P1 ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `@P1 HSET2.BF.LE.FTZ.XOR R240, |R167|.H1_H1, -cx[UR18] [0x5540].H0_H0, P0 ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@!P0 HSETP2.NAN.FTZ.OR P4, P3, R28.H1_H1, |cx[UR45] [0x9b58].H1_H1|, !P4 ;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@P1 HSETP2.NUM.INVALID3 PT, P2, -R119, -|cx[UR3] [0x6088].H0_H0|, P3 ;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.FTZ.RELU R71, -R17, -|R84|, cx[UR54][0x3cd0], P5 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.FMZ.RELU R127, -|R17|, -|R138|, -|cx[UR7][0x2b98]|, P4 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.FMZ R252, |R174|, -|R246|, -|cx[UR18][0xf888]| ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@!P5 HFMA2.MMA.INVALID3.SAT R114, -R158, R27, -cx[UR42][0x77cc] ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@P2 F2FP.SATFINITE.RELU.PACK_AB.RS.9b.LTN25 R232, R214.reuse, R145.reuse, cx[UR4] [0x2f88] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@!P1 F2FP.RELU.???1.MERGE_C.RS.REG_RS.10b R18, R28.reuse, R57.reuse, cx[UR9] [0x70ac].H1 ;`
     F2FP_0x163e = 632,
-    /// `(prints nothing)` (opcode key 0x163e), e.g. `@!PT F2FP.SATFINITE.MERGE_C R46, R28, cx[UR13] [0xd178] ;`
+    /// `(prints nothing)` (opcode key 0x163e), e.g. `@P4 F2FP.SATFINITE.RELU.MERGE_C R166, R66, cx[UR39] [0xe4] ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@P5 F2IP.S8.F32.INVALID2 R39, R149, R87, cx[UR11] [0xed74] ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@!PT F2IP.U8.F32.RELU R171, R164, R118, cx[UR27] [0x6634].H1 ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@!P4 JMP.INC.???3 !UP6, c[0xf][-0x2fc0] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@!P2 JMP.INC.U !PT, !UP3, c[0x9][-0x5220] ;`
     JMP_0x174a = 635,
-    /// `(prints nothing)` (opcode key 0x183b), e.g. ``
+    /// `(prints nothing)` (opcode key 0x183b), e.g. `@P5 LDSM.INVALID5.M88.4 R22, [R12+UR59+0x715177] ;`
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `UP2UR UR29, UPR, UR47, 0xd3e237ae ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@!UPT UP2UR.B1 UR3, UPR, UR48, 0x8130590c ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP3 UR2UP UPR, UR50.B1, 0xed1fad7 ;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@UP5 UR2UP UPR, UR34.B2, 0x70fa5274;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `USEL UR13, UR43, 0x1aabfbbe, !UP2 ;`
+    /// `USEL` (opcode key 0x1887), e.g. `@UP3 USEL UR58, UR6, 0xdbad874a, UP1 ;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP3 UISETP.GT.INVALID3 UP3, UP5, UR52, -0x6b3cdbc7, !UP4 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@UP2 UISETP.GE.U32.OR UP2, UPT, UR30, -0x4ef6e5b2, UP6 ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP4 UISETP.EQ.U32.XOR.EX UP5, UP1, UR21, 0x2a168924, UP3, !UP2 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP4 UISETP.LT.INVALID3.EX UPT, UP3, UR44, 0x3ce3603b, !UP1, UP2 ;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@UP2 UIADD3.X UR60, UP5, UP3, ~UR16, 0x35063b42, UR46, !UP2, !UPT ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP3 UIADD3.X UR28, UP3, ~UR53, -0xd95a4a9, UR13, UP4, !UP0 ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP6 ULEA UR5, UP2, UR33, 0xbdff2d73, 0xb ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA URZ, UP4, -UR50, 0x7d7a43d9, 0xd ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA.X UR32, UP5, UR50, 0x5de5aa84, 0x13, !UP5 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.X UR11, UP4, UR54, 0x7d6c527b, 0x1, !UP2;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP6 ULEA.HI UR49, UP1, UR46, 0xc6dd780f, UR62, 0x13 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI UR21, UP1, -UR49, 0xfa922672, UR9, 0x9 ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.SX32 UR38, UP6, -UR1, 0xcdb1ee4e, 0x1f ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.SX32 UR16, UR47, 0xf2bb6d01, 0x19 ;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA.HI.X UR58, UP6, UR12, 0x2dea3bf5, UR34, 0x19, !UP1 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI.X UR4, UP5, UR50, 0xed1fad7, UR16, 0xb, !UPT ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP3 ULEA.HI.X.SX32 UR46, UP6, UR56, 0xb573d586, 0xa, !UP5 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI.X.SX32 UR13, UP5, UR43, 0x1aabfbbe, 0x1e, !UP2 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP3 UPRMT UR15, UR11, 0xd9940c1c, UR0 ;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP4 UPRMT UR62, UR21, 0x2a168924, UR36 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP3 UIADD3.64 UR46, UP5, UP6, UR48, -0x6e43c5a3, UR4 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP5 UIADD3.64 UR37, UP0, UR26, -0x16c16dd0, UR19 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP5 UIADD3.64.X UR21, UP0, UP2, ~UR36, -0x44d8e434, UR49, UP3, UP6 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP2 UIADD3.64.X UR60, UP5, UP3, ~UR16, 0x35063b42, UR46, !UP2, !UPT ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `@!UP6 USGXT.U32 UR24, UR41, 0x90cda74b ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `@UP2 USGXT.W UR10, UR56, 0x803e6779 ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@UP6 UBMSK UR14, UR32, 0x8d4cab60 ;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP6 UBMSK.W UR54, UR4, 0x5fcb0403 ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP4 UIMAD UR21, UR44, -0x7e338940, -UR2 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP3 UIMAD.U32 UR26, UR29, -0x2ef7ba83, UR52 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP4 UIMAD.U32.X UR62, UR62, -0x79858555, ~UR49, UP0 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP1 UIMAD.X UR43, UR55, 0x5ec61f00, UR7, !UP2 ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE UR50, UP6, UR22, -0x57ce198b, UR50;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE UR12, UP5, UR59, 0x4ad68dc3, UR14 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR55, UP6, UR29, 0x34c64f77, UR33, !UP0 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR15, UP1, UR11, -0x266bf3e4, ~UR0, UP1 ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP1 ULDC.S16 UR17, [0x4cd8afba] ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP3 ULDC.U8 UR46, [0x1246f0e9];`
     ULDC_0x18b8 = 662,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@UP2 ULDC.U8 UR46, [UR0+-0x6afa1a7c], UP2 ;`
+    /// `ULDC` (opcode key 0x18b8)
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP5 UF2FP.???6.PACK_AB UR58, UR19, -2.64880518127687659684e+22 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `UF2FP.???2.PACK_AB.???7 UR27, UR26, -8.1568339344994382978e-35 ;`
     UF2FP_0x18ba = 664,
-    /// `UF2FP` (opcode key 0x18ba)
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP2 UF2FP.???0.MERGE_C.???6 UR61, -SNAN , UR56;`
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@!UP1 UCLEA UR22, UP5, UR43, 0x67a9, 0x9 ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@!UP3 UCLEA UR11, UP0, UR29, 0x1ea, 0x6 ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `@UP4 UFLO.SH UR41, UP1, 0x80517fea ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `@UP2 UFLO UR12, UP0, 0xa6c0a24f ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@UP2 UBREV UR43, 0x8067618e ;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@!UP6 UBREV UR50, 0xd92b90b8 ;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `@UP1 UPOPC UR29, 0x934de81a ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP2 UPOPC UR38, 0x2361d95e ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@!P6 IPA.INVALID3.???1 R248, a[UR33+0x39c], 0xd981fdb5 ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@P3 IPA.PASS.OFFSET R240, P2, a[UR24], 0xf7c2d46 ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@P4 CALL.ABS.NOINC !PT, UR38 0xa0af5a434c94 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@!P5 CALL.ABS !P1, UR39 0x178965c7fcfe0 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `@P3 CALL.REL.NOINC P2, UR54 0xbe110a05c4fc ;`
+    /// `CALL` (opcode key 0x1944), e.g. `@!P3 CALL.REL.NOINC !P5, UR7 -0x1117b08b627c8 ;`
     CALL_0x1944 = 672,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DEC.INVALID0 !P1, ~UR20, 0x1b2d1436e87b0 ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@P0 JMP.INVALID0 !P6, UR46, 0x45ba8d985fc8 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `@!P3 RET.REL !P1, UR55 -0x1b6d307f48e40 ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P2 RET.REL !P4, UR1 -0x35ae69be298c ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@!P5 RET.ABS P0, UR51 0x12056cdb7a6c ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P4 RET.ABS.NODEC UR15 -0x43347fae8018 ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@!P1 BRXU.INC.DIV P4, UR24 -0x40b3c648f24c ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@!P1 BRXU.INC.U UR42 -0x16ba24a586c2c ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.INVALID3.U !P4, UR15 -0x79d67c09d124 ;`
+    /// `JMXU` (opcode key 0x1959), e.g. `@P5 JMXU.INC.U P5, UR53 -0xf8a164bbc83c ;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@!P0 LD.NA.U16 R47, [UR39+0x4e261], P1 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@!P3 LD.LU.S16.CONSTANT.CTA.PRIVATE R245, [UR10+0x4888e9], !P2 ;`
     LD_0x1980 = 679,
     /// `LD` (opcode key 0x1980)
     LD_0x1980_2 = 680,
@@ -1379,17 +1379,17 @@ pub enum ClassId {
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `@P5 LDG.NA.LTC256B.U16.CONSTANT.CTA P4, R189, [UR26+0x62edd5], !P5 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `LDG.EL.LTC64B.S8.STRONG.GPU P6, R117, [URZ+0x2843ba], P6 ;`
     LDG_0x1981 = 683,
     /// `LDG` (opcode key 0x1981)
     LDG_0x1981_2 = 684,
-    /// `LDG` (opcode key 0x1981), e.g. `@P4 LDG.E.EF.LTC64B.64.STRONG.GPU P3, R50, [R68.64+UR42+-0x5ba8c9], P4 ;`
+    /// `LDG` (opcode key 0x1981)
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `LDL.EU R162, [R82+UR58+-0x3dd555] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P5 LDL.EL.INVALID7 R150, [R110+UR42+-0x304bec] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P5 LDL.EU.S16 R62, [R237+-0x77b8ba] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!P4 LDL.NA.S8 R91, desc[UR21][R29+-0x672812] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
@@ -1399,7 +1399,7 @@ pub enum ClassId {
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@!P6 STG.E.EU.INVALID7.CONSTANT.CTA.PRIVATE [UR13+0x71e75d], R55 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P5 STG.INVALID6.128.STRONG.SM.PRIVATE [UR29+0x4b4833], R218 ;`
     STG_0x1986 = 693,
     /// `STG` (opcode key 0x1986)
     STG_0x1986_2 = 694,
@@ -1407,9 +1407,9 @@ pub enum ClassId {
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@P0 STL.NA.S16 [R122+UR36+0xe1e2c], R60 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@P4 STL.INVALID7.U16 [R154+UR14+-0x38c562], R172 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@!P4 STL.U8 desc[UR62][R20+0x8cb37], R186 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@P2 STL.EU.U8 [R27+-0x665308], R126 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
@@ -1417,7 +1417,7 @@ pub enum ClassId {
     ATOM_0x198a = 700,
     /// `ATOM` (opcode key 0x198a)
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.E.MAX.EL.STRONG.SM P0, R170, [R203.64+0x1037d9], R252 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P4 ATOM.???0.INC.INVALID11.MMIO.GPU P3, R53, [R37.64+-0x62102c], R198 ;`
     ATOM_0x198a_3 = 702,
     /// `ATOMS` (opcode key 0x198c)
     ATOMS_0x198c = 703,
@@ -1433,501 +1433,501 @@ pub enum ClassId {
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!P3 QSPC.G P0, R150, [UR42+-0x8d507] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P1 QSPC.L P3, R177, [UR44+-0x7aa0a] ;`
     QSPC_0x19aa = 710,
     /// `QSPC` (opcode key 0x19aa)
     QSPC_0x19aa_2 = 711,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P1 QSPC.???0.INVALID3 P2, R108, [R175.64+UR61+-0x37e119] ;`
+    /// `QSPC` (opcode key 0x19aa)
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P6 ARRIVES.LDGSTSBAR.???2 [R177+UR1+-0x5f0e7a] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P4 ARRIVES.LDGSTSBAR.???3 [R190+UR60+0x2f5c90] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@P1 MOV R76, cx[UR55][0x9570], 0x9 ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@!P5 MOV R132, cx[UR0][0xaadc], 0xe ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `P2R R178, PR, R75, cx[UR38][0x43b0] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@!P6 P2R.B2 R162, PR, R231.reuse, cx[UR61][0x28dc] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `@!P5 R2P PR, R122.B3, cx[UR41][0x27c4] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `R2P PR, R20.B2, cx[UR41][0x3a60] ;`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@P6 SEL R213, R104, cx[UR8][0xa40], P3 ;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@P1 SEL R122, R165, cx[UR31][0x89cc], P4 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `@P2 FSEL.FTZ R0, R130.reuse, cx[UR17][0x505c], !PT ;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `@!PT FSEL R102, |R231|, -|cx[UR36][0x7648]|, P0 ;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@P6 FMNMX.FTZ.NAN.XORSIGN R17, R227, |cx[UR37][0x9dc0]|, !P4;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@!P5 FMNMX.NAN.XORSIGN R208, -R185, -cx[UR18][0xde8c], !P6 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `@P0 FSET.BF.GTU.XOR R47, -|R202|, |cx[UR13][0x3b4c]|, P1 ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `FSET.BF.LEU.XOR R215, R16.reuse, cx[UR11][0x7d64], !P3 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P5 FSETP.NUM.OR P5, P1, |R132|, -|cx[UR42][0xed24]|, P6 ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@!PT FSETP.F.AND P3, PT, |R88|.reuse, |cx[UR60][0x5f18]|, P6 ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P2 ISETP.T.U32.INVALID3 P3, P3, R245, cx[UR5][0x3cd8], !P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P1 ISETP.GE.AND P1, P6, R160, cx[UR46][0x892c], P0 ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P4 ISETP.GT.U32.OR.EX P5, P5, R180.reuse, cx[UR56][0x186c], !P5, P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P1 ISETP.GT.U32.OR.EX P6, P5, R31.reuse, cx[UR43][0x1300], !P5, !P1 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!PT IADD3 R50, P3, P0, -R106, cx[UR4][0xb5f0], -R107 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P6 IADD3 R60, P4, P0, R144, -cx[UR37][0x86a4], -R248 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P3 IADD3.X R27, P2, RZ, ~cx[UR17][0x25d8], R46, !P1, !P5 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@P5 IADD3.X R209, P2, P4, R131, cx[UR48][0xa704], ~R160, P0, !P2 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA R76, P2, R231, -cx[UR48][0x7238], 0x5 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P1 LEA R40, P5, R135.reuse, -cx[UR36][0x2e30], 0x1b ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P3 LEA.X R174, P5, ~R131.reuse, cx[UR58][0xf2c0], 0xd, P4 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.X R105, P5, ~R237.reuse, cx[UR47][0x883c], 0x8, PT ;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI R68, R144, -cx[UR53][0xc948], R79, 0x1e ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.HI R168, R149, cx[UR41][0xb990], R44, 0x1e ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.SX32 R97, P6, R22, -cx[UR5][0xf9f0], 0x3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P6 LEA.HI.SX32 R61, P5, -R23, cx[UR2][0xe304], 0x17 ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.X R123, P3, R62.reuse, cx[UR54][0x6064], R190.reuse, 0x1, !P5 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `LEA.HI.X R107, P4, R95, cx[UR43][0x6c1c], R215, 0xa, !P5 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI.X.SX32 R67, R202, cx[UR40][0x8f5c], 0x4, !P6 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI.X.SX32 R89, P2, R143, cx[UR11][0x427c], 0x1a, !P1 ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@P1 LOP3.LUT.PAND P0, R195, R79, cx[UR34][0x75c8], R210, 0xc1, P0 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `@!PT LOP3.LUT R163, R207.reuse, cx[UR59][0xf744], R133, 0x57, P3 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `@!P5 IABS R67, cx[UR19][0x5d24] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `@P6 IABS R223, cx[UR58][0xa8dc] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P3 VABSDIFF R240, P6, R201, cx[UR39][0xf674], R227 ;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P3 VABSDIFF R9, P0, R104, cx[UR15][0xc2cc], R244;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P3 VABSDIFF4.ACC R202, P4, R131, cx[UR34][0x9b90], R32;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P2 VABSDIFF4.U8.ACC R33, P6, R59, cx[UR5][0x8a04], R115 ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P4 PRMT R62, R30, cx[UR30][0xa1ac], R192 ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@!P2 PRMT.RC8 R70, R58, cx[UR20][0x158], R12 ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P4 IMNMX.U32 R195, R162.reuse, cx[UR31][0xf6a8], P0 ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P0 IMNMX.U32 R200, R129, cx[UR20][0xb958], P6 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `@!P5 SHF.R.S32 R76, R155.reuse, cx[UR42][0xf08], R135 ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `@!P3 SHF.L.W.S64 R143, R229, cx[UR37][0xa5a4], R90 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P5 SGXT R170, R217, cx[UR2][0xbdec] ;`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P2 SGXT.U32 R175, R141, cx[UR37][0xbcf8] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P4 BMSK.W R195, R214, cx[UR39][0x1358] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P5 BMSK R160, R47, cx[UR52][0x9424] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P0 PLOP3.LUT P1, P3, !P4, cx[UR39] [0xad08].SIGN, P5, 0x7b, 0xed ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@!P5 PLOP3.LUT P1, P4, !P2, cx[UR23] [0x8a70].SIGN, !P6, 0x4a, 0xce ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P1 PLOP3.LUT P2, P4, !P1, cx[UR61] [0x5f0].SIGN, R250.SIGN, 0x9, 0xa3;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P4 PLOP3.LUT P0, P6, PT, cx[UR9] [0xa70c].SIGN, R168.SIGN, 0xd3, 0xd7;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P4 PLOP3.LUT PT, P0, R34.SIGN, cx[UR53] [0x7c8].SIGN, R210.SIGN, 0x59, 0xce ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P2 PLOP3.LUT P6, P6, R124.SIGN, cx[UR62] [0xae38].SIGN, R254.SIGN, 0xbc, 0x20 ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@!P4 FMUL.FTZ.RZ R33, -|R189|, cx[UR42][0x782c] ;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@!P1 FMUL.INVALID0.RM.SAT R98, -|R254|, cx[UR44][0xbe04] ;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `@!P5 FFMA.INVALID3.RZ R159, -|R49|, -|cx[UR46][0xa5b4]|, |R146| ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `@P1 FFMA.INVALID3.RM R195, -R79, cx[UR34][0x75c8], R210 ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@P1 IMAD.U32 R195, R24, cx[UR55][0x3ba4], R252 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@!P5 IMAD.U32 R67, R87.reuse, cx[UR19][0x5d24], R35.reuse ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!P5 IMAD.U32.X R26, R114, cx[URZ][0x720c], ~R82, P3 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@!PT IMAD.U32.X R97, R45, cx[UR13][0x5d60], ~R19, P6 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!P2 IMAD.WIDE.U32 R229, P4, R187, cx[UR10][0x8f54], -R152.reuse ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P4 IMAD.WIDE R166, P2, R215, cx[UR39][0xf1ac], -R39 ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@P0 IMAD.WIDE.X R21, P3, R208, cx[UR15][0xabfc], R228, P2 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!PT IMAD.WIDE.X R17, P0, R131, cx[UR14][0x3020], R105, !P6 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P5 IDP.4A.S8.S8 R78, R219, cx[UR36][0x45c], R117 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P6 IDP.4A.S8.S8 R154, R217, cx[UR41][0xbbe4], -R176.reuse ;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P2 IDP.2A.LO.U16.U8 R69, R38, cx[UR30][0xb3bc], R36.reuse ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@!P1 IDP.2A.HI.U16.S8 R89, R235, cx[UR21][0xf600], -R120.reuse ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P6 IMAD.HI.U32 R143, P2, R128.reuse, cx[UR49][0xf0f8], R222.reuse ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P6 IMAD.HI.U32 R120, P2, R235.reuse, cx[URZ][0x3fc], -R155.reuse ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P0 IMAD.HI.U32.X R177, P4, R42, cx[UR29][0x59f4], R37, !P0 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P0 IMAD.HI.U32.X R240, P1, R152, cx[UR5][0x2f9c], R109, !P4 ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@!PT DMUL.RM R89, -|R240|, -|cx[UR42][0xa7b0]| ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@P0 DMUL.RP R104, |R199|, cx[UR59][0x97ac] ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@!P4 DFMA R167, -R94, |cx[UR44][0xa0ec]|, |R101| ;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@!P4 DFMA.RM R95, -RZ.reuse, |cx[UR52][0xb9d4]|, -|R131|.reuse ;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `@P6 CLMAD.HI R175, R163, cx[UR48][0xdc5c], R122 ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `CLMAD.LO R129, R118, cx[UR40][0xec20], R52 ;`
     CLMAD_0x1a2c = 756,
     /// `(prints nothing)` (opcode key 0x1a31), e.g. ``
     X_0x1a31 = 757,
-    /// `(prints nothing)` (opcode key 0x1a31), e.g. `@P3 HFMA2.FTZ.SAT R68, -R124.F32, -cx[UR7] [0xdfc4], -|R145|.H1_H1 ;`
+    /// `(prints nothing)` (opcode key 0x1a31), e.g. `@P4 HFMA2.INVALID3.SAT R160, R209, |cx[UR34] [0x7110].H0_NH1|, -|R101|.H1_H1;`
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@P5 HMUL2.F32.FMZ.SAT R0, R168, -cx[UR2] [0x6724].H1_H1 ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.F32.FTZ.SAT R232, R181.H1_H1, -cx[UR50] [0x3664].H1_H1 ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P4 HFMA2.MMA.FMZ.RELU R43, R27.reuse, -cx[UR12][0x6b08], -R117.reuse, P6 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@P2 HFMA2.MMA.FMZ.RELU R248, |R47|, cx[UR31][0xc150], -|R194|, P6 ;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@P1 HFMA2.MMA.SAT R14, -|R130|, -|cx[UR33][0x716c]|, R106 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `HFMA2.MMA.FTZ R35, -R42, |cx[UR32][0xda48]|, R139 ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `@!P1 I2I.S16.S32.SAT R61, cx[UR43][0x3154] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `@!P4 I2I.U8.S32.SAT R85, cx[UR61][0xcbe4] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P4 I2IP.S2.S32.INVALID3 R0, R210, cx[UR6][0x5810], R207.???1 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P4 I2IP.S2.S32.INVALID3 R89, R82, cx[UR39][0x5bc4], R173.???0 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P6 I2IP.S4.S32.INVALID3 R20, R0, cx[UR30][0xdc68], R212.???0 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!PT I2IP.U4.S32 R166, R157, cx[UR45][0xd85c], R133.24 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P1 I2IP.U16.S32.SATRELU R190, R211, cx[UR37][0xfdf0], R198 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P5 I2IP.S16.S32.INVALID3 R195, R73, cx[UR56][0x7f14], R217.???2 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P6 F2FP.RELU.???3.PACK_AB.RS.REG_RS.7b.LTN25 R142, R52, cx[UR20][0xd67c], R139 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P0 F2FP.MERGE_C.RS.LTN25 R188, R213, cx[UR0][0x8b44], R135 ;`
     F2FP_0x1a3e = 766,
-    /// `(prints nothing)` (opcode key 0x1a3e), e.g. `@!P3 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R93, R137, cx[UR52][0x4338] ;`
+    /// `(prints nothing)` (opcode key 0x1a3e), e.g. `@P4 F2FP.SATFINITE.RELU.BF16.PACK_AB R186, R94, cx[UR22][0xe7d8] ;`
     X_0x1a3e = 767,
     /// `(prints nothing)` (opcode key 0x1a3e), e.g. ``
     X_0x1a3e_2 = 768,
-    /// `(prints nothing)` (opcode key 0x1a40), e.g. `@!P3 HMNMX2.BF16_V2.FTZ.NAN.XORSIGN R136, R235.H1_H1, cx[UR26] [0x4f04].H0_H0, PT ;`
+    /// `(prints nothing)` (opcode key 0x1a40), e.g. `@!PT HMNMX2.BF16_V2.FTZ.XORSIGN R66, -|R236|.H1_H1, -|cx[UR57] [0x1754]|, P0 ;`
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `@!P1 F2IP.INVALID2.F32.INVALID2.NTZ R83, R80, cx[UR54][0xb934], R89.H1 ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `@P5 F2IP.INVALID3.F32.INVALID2.RELU R87, R173, cx[UR51][0x6828], R131 ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@P2 I2FP.???0.???1 R15, cx[UR52][0xb4a4] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@!P0 I2FP.???4.U32 R157, cx[UR45][0x6da4] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `@UP5 ULDC.S8 UR22, cx[UR4][0x54d2] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `ULDC.U16 UR44, cx[UR59][0x63e5] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP3 ULDC.S16 UR54, c[0xf][UR11+0x562] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@!UPT ULDC.INVALID7 UR14, c[0xd][UR6+0x1d2f] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@P3 FLO.SH R20, P0, cx[UR4][0x752c] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@!P6 FLO.U32.SH R233, P4, ~cx[UR18][0xd8c4] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@!P0 BREV R73, cx[UR1][0xb6b8] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `@!P4 BREV R1, cx[UR5][0xefc0] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@P1 FCHK P2, |R176|, |cx[UR16][0xac28]| ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@!P1 FCHK P3, |R146|, -cx[UR12][0x62a4] ;`
     FCHK_0x1b02 = 777,
     /// `(prints nothing)` (opcode key 0x1b04), e.g. ``
     X_0x1b04 = 778,
-    /// `(prints nothing)` (opcode key 0x1b04), e.g. `@!P6 F2F.F16.F32.RP R179, -cx[UR3][0x97c4] ;`
+    /// `(prints nothing)` (opcode key 0x1b04), e.g. `@!P6 F2F.F16.F32.RM R142, -cx[UR20][0xd67c] ;`
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@P6 F2I.FTZ.U16.F16.FLOOR R152, -|cx[URZ] [0x4228]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P3 F2I.???7.F16.TRUNC.NTZ R93, |cx[UR52] [0x4338].INVALID3| ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `F2I.FTZ.U16.CEIL R91, -|cx[UR37][0x1eb4]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.CEIL.NTZ R248, -|cx[UR19][0xb5c8]| ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.???0.U8.RZ R8, cx[UR8] [0xb564].B2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P3 I2F.???3.U8.RZ R136, cx[UR26] [0x4f04].B2 ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P3 I2F.???3.U16.RM R156, cx[UR0] [0x1f58].H1 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P1 I2F.???3.U16 R83, cx[UR54] [0xb934].INVALID2 ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.???3.RZ R109, cx[UR27][0xf7f4] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P5 I2F.RM R202, cx[UR48][0x4b3c] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P4 FRND.FTZ.F16.FLOOR R5, -cx[UR9] [0x6088] ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@!P3 FRND.FTZ.F16.CEIL R193, |cx[UR9] [0xc730].H1| ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P1 FRND.CEIL R237, |cx[UR42][0xd870]| ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P2 FRND R142, |cx[UR25][0x9540]| ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@!PT MUFU.INVALID10 R91, cx[UR51][0xf3a8] ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@!P6 MUFU.INVALID10 R180, -|cx[UR42][0x13f0]| ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@!P2 MUFU.SIN.F16 R19, -|cx[UR14] [0x38cc].INVALID3| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P5 MUFU.SIN.F16 R39, -|cx[URZ] [0xf4a0].H1| ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `@!P0 POPC R133, ~cx[UR36][0x7998] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `@!P0 POPC R201, ~cx[UR35][0x7114] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P2 F2F.F64.F16.RM R72, -cx[URZ] [0xa008].H1 ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P4 F2F.FTZ.F64.F16.RP R6, -|cx[UR9] [0x4728]| ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P5 F2F.FTZ.F64.F32 R49, |cx[UR12][0xfa74]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P1 F2F.FTZ.F64.F32.RM R192, -cx[UR18][0xbd40] ;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P2 F2F.FTZ.F16.F64.RZ R240, -|cx[UR44][0xfe40]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P6 F2F.FTZ.F16.F64.RP R179, -cx[UR3][0x97c4] ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P1 F2I.U64.F16.TRUNC R195, -cx[UR37] [0xe2b0].INVALID3 ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P6 F2I.FTZ.U64.F16.CEIL.NTZ R152, -|cx[URZ] [0x4228]| ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.S64.NTZ R173, -cx[UR5][0x4b68] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `F2I.FTZ.S64.CEIL.NTZ R19, cx[UR52][0xab78] ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.S64.F64.FLOOR.NTZ R213, cx[UR21][0x551c] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P2 F2I.S64.F64.FLOOR R121, -|cx[UR51][0xd800]| ;`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P2 F2I.FTZ.U32.F64 R243, |cx[UR52][0x562c]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P6 F2I.U32.F64.NTZ R62, |cx[UR43][0x7a10]| ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P0 I2F.F64.U8 R134, cx[UR45] [0x2388].B1 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P6 I2F.F64.U8 R43, cx[UR5] [0x8648].B1 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P1 I2F.F64.U16.RZ R168, cx[UR49] [0xf428].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.U16.RM R76, cx[UR28] [0xf414] ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.RZ R90, cx[UR6][0xa940] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U32.RP R184, cx[UR56][0xc22c] ;`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.U64.RZ R24, cx[UR58][0x9618] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P6 I2F.F64.U64.RZ R253, cx[UR0][0x1738] ;`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P5 I2F.F16.U64.RZ R194, cx[UR49][0x994] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.U64 R25, cx[UR54][0x1fdc] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `@P0 FRND.FTZ.???11.CEIL R236, -|cx[UR38][0xbec4]| ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `@!P1 FRND.???7.CEIL R41, -cx[UR2][0xa494] ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P3 WARPSYNC !P3, cx[URZ][0x65f8] ;`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P1 WARPSYNC !P1, cx[UR30][0xec88] ;`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `@P2 JMP.DEC.DIV ~UR26, c[0x4][0x7994] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `JMP.DEC.INVALID1 P4, UR0, c[0x2][-0x7958] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P0 RPCMOV.32 Rpc.LO, cx[UR37][0x8fe0] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P6 RPCMOV.32 Rpc.LO, cx[UR58][0xd6b8] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `@!P2 RPCMOV.64 Rpc, cx[UR3][0x28f4] ;`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P2 RPCMOV.64 Rpc, cx[UR29][0xf840] ;`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@P5 BMOV.32.PQUAD ???35, cx[UR27][0xbae8] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@!P3 BMOV.32.PQUAD THREAD_STATE_ENUM.0, cx[UR5][0x4b68] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@!P1 BMOV.64 ATEXIT_PC, cx[UR5][0xe9dc] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@P6 BMOV.64 ATEXIT_PC, cx[UR36][0x51c4] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P4 NANOSLEEP.WARP !PT, cx[UR16][0xcbdc] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!P2 NANOSLEEP.RAND !P6, cx[UR4][0x6620] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `P2R R155, PR, R43, UR10 ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@!P4 P2R.B2 R27, PR, R192, UR31 ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@P6 R2P PR, RZ.B2, UR43 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@P0 R2P PR, R4, UR37 ;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@!P3 SEL RZ, R219, UR11, !P5 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P5 SEL R142, R182, UR24, P2 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@!P5 FSEL R206, R46, |UR60|, !P0 ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `@!P3 FSEL R241, -|R171|, UR5, P1 ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@P0 FMNMX.FTZ.XORSIGN R240, |R1|, UR18, !PT ;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ.XORSIGN R168, -R53, -|UR33|, !P6 ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@!P0 FSET.BF.EQ.FTZ.AND R64, -R108.reuse, UR61, P3 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!P3 FSET.BF.NUM.FTZ.INVALID3 R237, R193, UR45, !P6 ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@P6 FSETP.EQ.AND PT, P1, -R243, -UR60, !P0;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P6 FSETP.NEU.FTZ.OR P1, P4, -R21, |UR6|, !P1 ;`
     FSETP_0x1c0b = 818,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@P6 ISETP.T.U32.XOR.EX P2, P5, R231.reuse, UR17, P3, !PT ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@P6 ISETP.F.XOR.EX P5, P4, R87, UR54, P2, !P0 ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@P3 IADD3.X R77, P6, P4, ~R154, UR40, R142, P6, P0 ;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@P6 IADD3.X R174, P4, P4, R156, UR3, ~R181, P6, !P1 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P0 LEA.X R174, P2, R32, UR55, 0x1d, !P6 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P4 LEA.X R177, P0, ~R37, ~UR18, 0x1d, !P4 ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P4 LEA.HI R63, P5, R174, UR38, R210, 0xd ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.HI R20, P0, -R174, -UR13, R58, 0x16 ;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P1 LEA.HI.SX32 R189, P1, -R131, UR47, 0x1e ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.HI.SX32 R187, R10, UR53, 0x6 ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P0 LEA.HI.X.SX32 R57, R17.reuse, UR19, 0x8, !P5 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P3 LEA.HI.X.SX32 RZ, P0, R219, UR11, 0x18, !P5 ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `@!PT LOP3.LUT P0, R17, R17, UR32, R51, 0x0, P0 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `@!P5 LOP3.LUT R206, R46, UR60, R209, 0xc8, !P0 ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@!PT IABS R31, UR38 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@P0 IABS R240, UR18 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@P4 VABSDIFF.U32 R109, R59, UR51, R147 ;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P4 VABSDIFF.U32 R10, P3, R119, UR53, R155 ;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P3 VABSDIFF4 R188, P3, R235, UR23, R210 ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P4 VABSDIFF4.U8 R4, P2, R211, UR1, R181.reuse ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `@P4 PRMT.INVALID7 R188, R71, UR37, R2.reuse ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@!P5 PRMT.B4E R113, R23, UR29, R170 ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P4 IMNMX R155, R41, UR26, !P1 ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P3 IMNMX R11, R174, UR1, !P4 ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@P2 SHF.L.W.U64 R156, R254, UR5, R207 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@P0 SHF.L.S32 R168, R38, UR16, R170 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P0 SGXT.W R252, R248, UR27 ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P6 SGXT R146, R41, UR31 ;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `@!PT BMSK.W R238, R94, UR10 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P6 BMSK R161, R172, UR30 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P0 PLOP3.LUT P6, PT, !P4, UR11.SIGN, PT, 0x55, 0xd ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!PT PLOP3.LUT PT, P5, !P0, UR12.SIGN, !P6, 0x56, 0x6b ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P1 PLOP3.LUT P3, P6, P5, UR6.SIGN, R112.SIGN, 0x74, 0xcc ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P6 PLOP3.LUT P5, P3, P3, URZ.SIGN, R92.SIGN, 0x15, 0x55 ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `@P4 PLOP3.LUT P3, PT, R30.SIGN, UR38.SIGN, R68.SIGN, 0x13, 0x4b ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@P3 PLOP3.LUT P1, P5, R252.SIGN, UR5.SIGN, R51.SIGN, 0x72, 0x5f ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@!P6 FMUL.FTZ.M8.RP R114, R128, |UR18| ;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@P6 FMUL.INVALID3.D2.SAT R86, -R105, |UR62| ;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@!P2 FFMA.FTZ.RZ.SAT R60, |R232|, UR47, R93 ;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@!P1 FFMA.INVALID3.RZ R192, |R40|, -UR34, -|R51| ;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@!P3 IMAD.U32.X R51, R213.reuse, UR19, ~R149, P5 ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@P2 IMAD.U32.X R211, R175, UR40, R215, !P1 ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P2 IMAD.WIDE.U32 R68, P4, R236, UR50, R93 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@P3 IMAD.WIDE R37, P2, R34, UR47, -R3 ;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `IMAD.WIDE.X R162, P1, R99, UR39, ~R56, P1 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P5 IMAD.WIDE.U32.X R56, P6, R8.reuse, UR59, ~R141, !PT ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P0 IDP.4A.U8.S8 R219, R51, UR26, R79.reuse ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@P2 IDP.4A.U8.S8 R168, R242, UR23, R221 ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!PT IDP.2A.LO.S16.S8 R135, R203, UR46, -R253 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P1 IDP.2A.HI.S16.S8 R98, R80, UR1, -R2 ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!P4 IMAD.HI.U32 R3, P3, R201, UR6, -R242 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@P2 IMAD.HI R204, P2, R242.reuse, UR26, R46.reuse ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!P3 IMAD.HI.X R205, P4, R155, UR1, ~R164, !P4 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `IMAD.HI.U32.X R251, P3, R93, UR15, ~R32, P2 ;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `@P0 DMUL.RP R143, |R217|, -|UR11| ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `DMUL.RM R116, -|R170|, |UR31| ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@P2 DFMA R36, -R94, -UR12, |R213| ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@P5 DFMA.RM R70, R48, UR2, -R73 ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P2 CLMAD.HI R210, R181, UR43, R56 ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!PT CLMAD.HI R123, R227, UR7, R251 ;`
     CLMAD_0x1c2c = 853,
-    /// `(prints nothing)` (opcode key 0x1c31), e.g. `HFMA2.F32.FTZ.RELU R30, R89.F32, UR2.H1_H1, R143.H0_H0, P3 ;`
+    /// `(prints nothing)` (opcode key 0x1c31), e.g. ``
     X_0x1c31 = 854,
     /// `(prints nothing)` (opcode key 0x1c31), e.g. ``
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@P5 HMUL2.F32.INVALID3.SAT R45, -R2, -UR12.H1_H1 ;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P0 HMUL2.SAT R244, R90.F32, -UR3.H1_H1 ;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R70, -|R152|, -|UR31|, |R219|, P3 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@P5 HFMA2.MMA.FTZ.RELU R206, -R62, -|UR13|, R138, P6 ;`
     HFMA2_0x1c35 = 857,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P2 HFMA2.MMA.FTZ R252, R205, -|UR31|, R213 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P2 HFMA2.MMA.SAT R178, R138, UR23, |R54| ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@!P2 I2I.U8.S32.SAT R204, UR61 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@P0 I2I.U16.S32.SAT R190, UR39 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P5 I2IP.S2.S32.SATRELU R50, R224.reuse, UR12, R3.???1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P3 I2IP.S2.S32 R60, R126, UR41, R199.???2 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U4.S32.INVALID3 R2, R208, UR15, R125.???3 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U4.S32 R180, R149, UR1, R236.???3 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!PT I2IP.S8.S32.SATRELU R80, R168, UR5, R126 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P2 I2IP.U8.S32.INVALID3 R30, R14.reuse, UR3, R244.reuse.H1 ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P0 F2FP.???2.MERGE_C.RS.REG_RS.10b R83, R115, UR35, R185 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P3 F2FP.SATFINITE.RELU.???2.PACK_AB.RS.REG_RS.10b R227, RZ, UR51, R113.H1 ;`
     F2FP_0x1c3e = 863,
-    /// `(prints nothing)` (opcode key 0x1c3e), e.g. `@!P5 F2FP.RELU.PACK_AB R117, R9, UR3 ;`
+    /// `(prints nothing)` (opcode key 0x1c3e), e.g. `@!P2 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R192, R64, UR27 ;`
     X_0x1c3e = 864,
     /// `(prints nothing)` (opcode key 0x1c3e), e.g. ``
     X_0x1c3e_2 = 865,
-    /// `(prints nothing)` (opcode key 0x1c40), e.g. ``
+    /// `(prints nothing)` (opcode key 0x1c40), e.g. `HMNMX2.F32.NAN.XORSIGN R240, -R211.reuse, UR1.H0_H0, !P0 ;`
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `@P6 F2IP.INVALID2.F32.NTZ.RELU R129, R111, UR3, R80.H1 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `@P5 F2IP.INVALID3.F32.RELU R195, R211, UR56, R42.H1 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `@!PT I2FP.???1.S32.INVALID1 R90, UR8 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `@!P2 I2FP.F32.U32.RZ R189, UR28 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP3 UP2UR.B1 UR28, UPR, UR46, UR40 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP3 UP2UR.B3 UR54, UPR, UR13, UR23 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP6 UR2UP UPR, UR12.B3, UR61 ;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP5 UR2UP UPR, UR62, UR7;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR36, UP0, UR9, UR30, 0xc ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP5 UCLEA UR50, UP0, UR32, UR12, 0x2 ;`
     UCLEA_0x1cbc = 873,
-    /// `FLO` (opcode key 0x1d00), e.g. `@!P4 FLO.SH R86, P3, ~UR28 ;`
+    /// `FLO` (opcode key 0x1d00), e.g. `@!P5 FLO R17, P2, UR16 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@!P2 BREV R161, UR39 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@P2 BREV R151, UR35 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@!P4 FCHK P6, |R59|, |UR22| ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@!P2 FCHK P4, R241, |UR15| ;`
     FCHK_0x1d02 = 876,
     /// `(prints nothing)` (opcode key 0x1d04), e.g. ``
     X_0x1d04 = 877,
-    /// `(prints nothing)` (opcode key 0x1d04), e.g. `@!P4 F2F.FTZ.BF16.F32.RZ R191, UR44 ;`
+    /// `(prints nothing)` (opcode key 0x1d04), e.g. `@!P3 F2F.BF16.F32 R58, UR58 ;`
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `F2I.FTZ.U32.F16.TRUNC.NTZ R4, |UR35.INVALID2| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@!P2 F2I.???7.F16.CEIL R12, UR15.H1 ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P6 F2I.CEIL.NTZ R233, UR18 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P1 F2I.???7.CEIL.NTZ R185, |UR42| ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `I2F.U8.RP R168, UR41.B2 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P0 I2F.???0.U8.RM R198, UR58.B3 ;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `I2F.???3.U16.RM R91, UR47.INVALID3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P4 I2F.???3.S16.RZ R153, UR38.INVALID3 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P3 I2F.???0.U32.RP R48, UR9 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P3 I2F.???3.RZ R206, UR58 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P2 FRND.F16.TRUNC R161, |UR20.INVALID2| ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@P1 FRND.F16.TRUNC R242, -UR34.INVALID3 ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `FRND.FLOOR R104, -UR15 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P4 FRND R11, UR17 ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P2 MUFU.SQRT R206, -UR19 ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `MUFU.SQRT R131, UR8 ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P5 MUFU.LG2.F16 R121, -|UR20.INVALID3| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P6 MUFU.TANH.F16 R185, -UR25.H1 ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.FTZ.F64.F16.RM R120, |UR19.H1| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P6 F2F.F64.F16.RZ R217, -UR5.H1 ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P1 F2F.FTZ.F64.F32 R114, -|UR30| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.F64.F32.RZ R242, -|UR0| ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.FTZ.F16.F64.RZ R13, -UR9;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P4 F2F.FTZ.F16.F64 R120, |UR53| ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.S64.F16.TRUNC.NTZ R208, -UR10.INVALID2 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.U64.F16.FLOOR R194, -|UR10.INVALID2| ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.FTZ.U64.TRUNC.NTZ R120, -|UR60| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.FTZ.S64.FLOOR R164, -|UR55| ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P6 F2I.S64.F64.TRUNC R88, -|UR57| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P1 F2I.S64.F64.CEIL.NTZ R123, -UR29 ;`
     F2I_0x1d11_3 = 894,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.U32.F64.NTZ R89, -|UR46| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.U8.F64 R41, UR25 ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P6 I2F.F64.S8.RP R71, UR14 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.U8 R48, UR9.B2 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S16 R6, UR22.INVALID2 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.S16.RM R161, UR20.INVALID2 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.U32 R230, UR43 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64 R104, UR15 ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64.S64.RZ R115, UR15 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U64 R206, UR19 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P3 I2F.S64.RP R245, UR1 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P5 I2F.F16.S64.RZ R121, UR20 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@!P6 FRND.FTZ.F64.FLOOR R143, UR9 ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@P2 FRND.???7.TRUNC R48, |UR39| ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@P5 OUT.EMIT R74, R22, UR24 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@P1 OUT.EMIT_THEN_CUT R200, R180, UR58 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!PT WARPSYNC P6, UR29 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@P3 WARPSYNC !P2, UR7 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `@P1 RPCMOV.32 Rpc.LO, UR28 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P6 RPCMOV.32 Rpc.HI, UR33 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@!PT RPCMOV.64 Rpc, UR5 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P5 RPCMOV.64 Rpc, UR58 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!PT BMOV.32.PQUAD ???49, UR59 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!P4 BMOV.32.PQUAD ATEXIT_PC.LO, UR47 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@!P3 BMOV.64 ATEXIT_PC, UR42 ;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@P4 BMOV.64 ATEXIT_PC, UR59 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P6 NANOSLEEP !P2, UR13 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P6 NANOSLEEP P5, UR33 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P4 CCTL.???5.WB [UR29] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `CCTL.U.PF2 [UR29] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@P1 CCTL.E.PF2 [R148+UR38] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P1 CCTL.E.???5.???8 [R9+UR44] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `CCTLL.WB [UR22] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P4 CCTLL.???12 [UR37] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P0 CCTLL.???9 [R161+UR12] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P5 CCTLL.???4 [R109+UR55] ;`
     CCTLL_0x1d90_2 = 913,
-    /// `CCTLT` (opcode key 0x1d91), e.g. `@P5 CCTLT.???2 UR38 ;`
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@!P2 CCTLT.???3 UR13 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P1 LDGSTS.E.INVALID6.LTC64B.CONSTANT.SM.PRIVATE [R19+UR36+0x577f], [R13.64+0x234], !P3 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P4 LDGSTS.E.BYPASS.INVALID7.LTC256B.64.CONSTANT.GPU [R225+UR6+0x3d27d], [R252.64+0x551], !P5 ;`
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P5 LDGSTS.E.BYPASS.INVALID7.INVALID2.CONSTANT.SM [R250+UR22+0x4def], [R192.64+-0x662], !P1 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P1 LDGSTS.E.INVALID6.LTC128B.64.CONSTANT [R44+UR1+0x4135c], [R27.64+0x385], !P4 ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P1 VABSDIFF R200, P6, R195, R127.reuse, UR31 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P3 VABSDIFF R115, P6, R214, R83, UR43 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P1 VABSDIFF4.U8.ACC R103, P2, R211, R218, UR0 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P2 VABSDIFF4.ACC R21, P6, R108, R50.reuse, UR12 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@P6 PRMT.F4E R42, R67.reuse, R7, UR44 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@P0 PRMT.INVALID7 R66, R65, R230, UR11 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `@P2 SHF.R.W.U64 R28, R72, R117, UR40 ;`
+    /// `SHF` (opcode key 0x1e19), e.g. `SHF.L.U32.HI R234, R131.reuse, R139.reuse, UR4 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@P4 FADD.RM.SAT R219, |R239|, -UR56 ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@P2 FADD.RP.SAT R159, -R15, -|UR50| ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `@!P2 FFMA.FTZ.RZ R190, |R222|.reuse, -|R106|.reuse, |UR22| ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `@!P4 FFMA.RP.SAT R189, R96, -R221, UR57 ;`
     FFMA_0x1e23 = 922,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@!P4 IMAD.X R15, R238, R172, ~UR9, P5 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@P0 IMAD.U32.X R144, R158, R124, UR49, P4 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P3 IMAD.WIDE R180, P5, R32, R162, UR26 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@P1 IMAD.WIDE R167, P1, R27, R73, -UR21 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P5 IMAD.WIDE.X R202, P6, R144, R217, UR9, P6 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P3 IMAD.WIDE.U32.X R88, P3, R86, R201, ~UR53, !PT ;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI R233, P1, R155, R191, UR15 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P6 IMAD.HI R115, R133.reuse, R64.reuse, -UR12 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@P1 IMAD.HI.X R82, P3, R114, R133, ~UR60, !P2 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P2 IMAD.HI.X R56, P3, R139, R180, ~UR55, P6 ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@P5 DADD R83, |R101|, |UR26| ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `@!P1 DADD.RZ R216, |R26|, |UR19| ;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@!P4 DSETP.GTU.XOR P2, P1, R39, -UR56, !P2 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@!P0 DSETP.LEU.AND PT, P1, -R143, |UR29|, !P5 ;`
     DSETP_0x1e2a = 930,
-    /// `DFMA` (opcode key 0x1e2b), e.g. `@P6 DFMA R110, R192.reuse, R121, |UR18| ;`
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA.RZ R106, |R175|.reuse, |R206|, -|UR27| ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P2 CLMAD.LO R119, R209.reuse, R209, UR14 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P1 CLMAD.LO R66, R39, R211.reuse, UR56 ;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@P1 HADD2.SAT R168, R22.reuse.H0_H0, -|UR30.H0_H0| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.SAT R155, |R108|.F32, |UR28.F32| ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P4 HADD2.F32.FTZ R54, R178.H0_H0, |UR50.H1_H1| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@P3 HADD2.F32.SAT R237, R36, -|UR38.H1_H1|;`
     HADD2_0x1e30_2 = 934,
-    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@P6 HFMA2.F32.FTZ.RELU R6, |R228|.F32, R215.H0_H0, -UR60.F32, !P0;`
+    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@!P0 HFMA2.RELU R177, |R241|.F32, -|R158|.H0_H0, -UR0.H1_H1, P1 ;`
     X_0x1e31 = 935,
-    /// `(prints nothing)` (opcode key 0x1e31), e.g. ``
+    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@!P3 HFMA2.FTZ.SAT R18, R78.H1_H1, R40.H0_H0, |UR16.H1_H1| ;`
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@!P6 HSET2.GE.FTZ.INVALID3 R66, -|R51|, UR46.H0_H0, !P4 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@!P0 HSET2.GE.FTZ.AND R201, R219.F32, -UR9, P6 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P2 HSETP2.LEU.FTZ.OR P6, PT, -|R201|.H1_H1, UR40.H1_H1, !PT ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P2 HSETP2.T.H_AND.AND P1, P5, -|R47|.F32, |UR27.F32|, P6 ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R169, R64, |R11|, |UR38|, !P5 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P0 HFMA2.MMA.FTZ.RELU R40, -|R115|.reuse, -|R102|.reuse, UR52, !P0 ;`
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@P3 HFMA2.MMA.FTZ.SAT R170, R211, R193.reuse, -UR21 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `HFMA2.MMA.FMZ R121, -|R56|, |R125|, -UR27 ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P6 F2FP.RELU.???1.MERGE_C.RS.REG_RS R112, R28, R169, UR19.H1 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P3 F2FP.SATFINITE.???2.MERGE_C.RS.REG_RS.7b.LTN25 R224, R205.reuse, R73, UR10 ;`
     F2FP_0x1e3e = 941,
-    /// `(prints nothing)` (opcode key 0x1e3e), e.g. `@!P2 F2FP.RELU.BF16.???0 R93, R92, UR62.H1 ;`
+    /// `(prints nothing)` (opcode key 0x1e3e), e.g. `F2FP.SATFINITE.INVALID3.MERGE_C R207, R187, UR20.H1 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `@!P6 F2IP.INVALID2.F32.INVALID2.RELU R88, R215, R36, UR12 ;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `F2IP.INVALID3.F32 R114, R46, R153, UR28.H1 ;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!P0 TEX.LB.NA.NODEP P2, R1, R172, R164, R249, UR45, 0xab, INVALID6, 0x2 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P4 TEX.INVALID3.AOFFI.DC.EL.NDV P6, R142, R184, R47, R254, UR11, 0x21, 1D, 0xa ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!PT TEX.SCR.INVALID3.AOFFI.DC.NDV P1, R18, R42, R227, R82, UR37, 0x91, ARRAY_1D, 0x7 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `TEX.SCR.F16.RZ.LZ.EF P0, R121, R209, R254, R39, UR60, 0xbd, ARRAY_2D ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P0 TLD4.R.INVALID3.PTP P0, R184, R230, R68, R0, UR6, 0xa0, ARRAY_2D, 0xb ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!P2 TLD4.G.AOFFI.DC.NA P3, R112, R221, R221, R1, UR51, 0x85, INVALID0, 0x5 ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@P1 TLD4.SCR.B.F16.RN.PTP.DC.LU P5, R97, R1, R90, R226, UR62, 0x8d, 2D, 0x5 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!P4 TLD4.SCR.G.INVALID3.INVALID6 P1, R22, R181, R189, R214, UR4, 0xc9, ARRAY_2D, 0xa ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@P3 TLD.F16.RZ.LZ.INVALID6.NODEP P2, R3, R166, R77, R70, UR17, 0x84, INVALID6, 0x5 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P6 TLD.F16.RZ.INVALID0.EF.MS P4, R112, R232, R180, R99, UR59, 0xab, 2D, 0x8 ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P6 TLD.SCR.F16.RZ.LZ.AOFFI.INVALID6.CL P3, R182, R148, R142, R232, UR51, 0xee, ARRAY_1D ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P1 TLD.SCR.INVALID3.LZ.AOFFI.INVALID6.CL.NODEP P2, R111, R75, R104, R205, UR41, 0xf, 2D, 0x4 ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@!PT TMML.LOD.NODEP R165, R226, R198, R185, UR32, 0x72, ARRAY_2D, 0x8 ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@!P5 TMML.LOD.NDV R85, R246, R66, R159, UR56, 0x17, ARRAY_CUBE, 0x7 ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@!P1 TXD.F16.RN.LC.LU.NODEP P4, R68, R9, R177, R113, UR61, 0xb2, ARRAY_2D, 0x0 ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@!P4 TXD.F16.RZ.AOFFI.NA.NODEP RZ, R145, R40, R139, UR11, 0xd4, ARRAY_1D, 0x6 ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P0 TXQ R137, R131, R26, TEX_HEADER_TEXTURE_TYPE, UR12, 0x2, 0x5 ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@P4 TXQ.NODEP R246, R46, R85, TEX_HEADER_SAMPLER_POS, UR13, 0x6c, 0x5 ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.TEX.COARSE.LC P5, R235, R115, R244, R189, UR20, 0x66, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P4 FOOTPRINT.TXD.COARSE.LB.NDV.NODEP P5, R219, R251, R224, R241, UR36, 0x92, INVALID4 ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.SCR.???1.COARSE.LC.FDV.NDV.NODEP P5, R207, R108, R198, R29, UR0, 0x2a, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!PT FOOTPRINT.SCR.TEX.COARSE.LB.LC P0, R121, R73, R51, R111, UR38, 0xca, INVALID0 ;`
     FOOTPRINT_0x1f74_2 = 956,
-    /// `ATOM` (opcode key 0x1f8a)
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.E.ARRIVE.INVALID6.???7.STRONG.SM.PRIVATE P4, R4, [R217.U32+UR60+-0x48f495] ;`
     ATOM_0x1f8a = 957,
     /// `ATOM` (opcode key 0x1f8a)
     ATOM_0x1f8a_2 = 958,
@@ -1939,27 +1939,27 @@ pub enum ClassId {
     ATOMS_0x1f8c = 961,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
     ATOMS_0x1f8c_2 = 962,
-    /// `SUATOM` (opcode key 0x1f93)
+    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P4 SUATOM.D.INVALID6.ADD.EF.F32.FTZ.RN.CONSTANT.VC.INVALID3 P6, R68, [R23], R145, UR56, 0xaa ;`
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@P1 SUATOM.D.BA.2D_ARRAY.CAS.EF.S32.CONSTANT.CTA.PRIVATE.INVALID3 P4, R120, [R216], R25, UR41, 0xc6 ;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@!P0 SUATOM.D.BA.INVALID6.CAS.EF.INVALID5.CONSTANT.PRIVATE.TRAP P5, R42, [R38], R150, UR13, 0x7 ;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `@!PT SULD.P.1D_ARRAY.EF.MMIO.GPU.INVALID12.TRAP P0, R56, [R213], UR52, 0x9d ;`
+    /// `SULD` (opcode key 0x1f97), e.g. `@P2 SULD.P.3D.EF.STRONG.SYS.INVALID8.IGN P3, R130, [R32], UR33, 0x92 ;`
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `@!PT SULD.D.BA.2D.EF.S8.TRAP P3, R7, [R133], UR17, 0x61 ;`
+    /// `SULD` (opcode key 0x1f99), e.g. `@!P0 SULD.D.1D_BUFFER.EF.INVALID7.STRONG.GPU.PRIVATE.INVALID3 P2, R28, [R73], UR33, 0x1b ;`
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `SUST.P.INVALID7.INVALID7.R.TRAP [R36], R239, UR43, 0x7a ;`
+    /// `SUST` (opcode key 0x1f9b), e.g. `@P6 SUST.P.1D_BUFFER.INVALID7.STRONG.SM.INVALID4.IGN [R152], R146, UR23, 0xa8 ;`
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@!P3 SUST.D.BA.INVALID7.INVALID7.S8.INVALID3 [R216], R82, UR21, 0xda ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P1 SUST.D.3D.INVALID7.S16.CONSTANT.VC.TRAP [R223], R193, UR58, 0x26 ;`
     SUST_0x1f9d = 968,
     /// `SURED` (opcode key 0x1f9f)
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P1 LDGSTS.E.EL.LTC128B.INVALID7.ZFILL.CONSTANT.GPU [R219+-0x65bfb], [R171.U32+UR51+0x2da], !P4 ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P5 LDGSTS.E.LU.LTC64B.64.ZFILL.MMIO.GPU [R183+0x367d9], [R77.U32+UR17+0x495], P3 ;`
     LDGSTS_0x1fae = 970,
     /// `LDGSTS` (opcode key 0x1fae)
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P5 SUQUERY.3D P2, R152, [R213], COMP_STATUS, UR35, 0xfa ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P5 SUQUERY.2D P1, R22, [R44], ???1, UR55, 0x43 ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [

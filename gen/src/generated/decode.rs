@@ -8306,7 +8306,7 @@ fn accept_I2F_0x0912_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_I2F_0x0912_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if ((0xeeee as u128) >> (w.bits(75, 2) | (w.bits(78, 2) << 2))) & 1 != 0
+    if ((0xe as u128) >> (w.bits(75, 2))) & 1 != 0
         && {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -8319,7 +8319,7 @@ fn accept_I2F_0x0912_5(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_I2F_0x0912_6(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if ((0xeeee as u128) >> (w.bits(75, 2) | (w.bits(78, 2) << 2))) & 1 != 0
+    if ((0xe as u128) >> (w.bits(75, 2))) & 1 != 0
         && {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
