@@ -1,8 +1,9 @@
 //! Every corpus kernel: translated (or refused by name with its offset), every module valid for Vulkan 1.3
 //! according to spirv-val, and translation deterministic.
 //!
-//! Mnemonics come from nvdisasm's listing (independent of our decoder) when the pinned tool is installed, and
-//! from the generated decoder otherwise; both runs must agree with the rules above.
+//! Mnemonics come from the generated decoder (the product path). With the pinned nvdisasm installed
+//! (`cargo xtask tools`), an ignored test cross-checks: taking mnemonics from nvdisasm's own listing instead
+//! must give the very same modules.
 
 mod support;
 
@@ -77,18 +78,21 @@ fn report(label: &str, o: &Outcome) {
 fn corpus_with_generated_decoder() {
     let o = run_corpus(false);
     report("decoder", &o);
+    assert!(o.translated.len() + o.refused.len() >= 70, "the corpus is missing");
+    // A floor that only rises: kernels without warp instructions translate.
+    assert!(o.translated.len() >= 50, "only {} kernels translated", o.translated.len());
+    for k in ["saxpy:saxpy", "saxpy:saxpy_vec4", "saxpy:saxpy_grid_stride", "control:loops", "switch:switch_brx_ptx"] {
+        assert!(o.translated.iter().any(|(n, _, _)| n == k), "{k} was not translated");
+    }
 }
 
 #[test]
-fn corpus_with_nvdisasm_mnemonics() {
-    if support::nvdisasm().is_none() {
-        eprintln!("pinned nvdisasm not installed; skipped");
-        return;
-    }
-    let o = run_corpus(true);
-    report("nvdisasm", &o);
-    // The simplest kernels must translate.
-    for k in ["saxpy:saxpy", "saxpy:saxpy_vec4", "saxpy:saxpy_grid_stride"] {
-        assert!(o.translated.iter().any(|(n, _, _)| n == k), "{k} was not translated");
-    }
+#[ignore = "needs the pinned nvdisasm (cargo xtask tools)"]
+fn nvdisasm_mnemonics_give_the_same_modules() {
+    assert!(support::nvdisasm().is_some(), "pinned nvdisasm not installed: run `cargo xtask tools`");
+    let ours = run_corpus(false);
+    let theirs = run_corpus(true);
+    report("nvdisasm", &theirs);
+    let names = |o: &Outcome| o.translated.iter().map(|(n, i, w)| (n.clone(), *i, *w)).collect::<Vec<_>>();
+    assert_eq!(names(&ours), names(&theirs));
 }
