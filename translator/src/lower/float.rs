@@ -123,7 +123,20 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         (a, b, c)
     };
     let t = cx.t;
-    let mut r = if let Some(r) = rounded(cx, m, rnd, fma && i.bit(76), a, b, c) {
+    let zero_src = |x: Src| matches!(x, Src::Reg(255)) || matches!(x, Src::Imm(v) if v & 0x7fff_ffff == 0);
+    let mut r = if m == "FMUL" && (zero_src(s.a) || zero_src(s.b)) {
+        // A product with a literal zero, in integers: Mesa folds `x * 0.0` to 0 even for x = inf or NaN
+        // (NoContraction does not stop it), where IEEE and SM86 give NaN (precise_math's `FMUL R11, RZ, R2`).
+        let (zero, other) = if zero_src(s.a) { (a, b) } else { (b, a) };
+        let k = cx.u32c(0x7fff_ffff);
+        let mag = cx.op2(Op::BitwiseAnd, other, k);
+        let inf = cx.u32c(0x7f80_0000);
+        let special = cx.m.bin(Op::UGreaterThanEqual, t.bool, mag, inf);
+        let x = cx.op2(Op::BitwiseXor, zero, other);
+        let sign = cx.u32c(0x8000_0000);
+        let signed_zero = cx.op2(Op::BitwiseAnd, x, sign);
+        cx.sel(special, k, signed_zero)
+    } else if let Some(r) = rounded(cx, m, rnd, fma && i.bit(76), a, b, c) {
         r
     } else {
         let fa = to_f(cx, a);
@@ -134,6 +147,8 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
             // FFMA always takes the exact helper (`rounded`).
             _ => return Err(cx.refuse("malformed FFMA")),
         };
+        // No compiler may fuse or reassociate it.
+        cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
         to_u(cx, r)
     };
     if ftz_mode {
