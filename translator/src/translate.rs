@@ -16,7 +16,7 @@ use crate::cubin::{Cubin, Kernel};
 use crate::error::TranslateError;
 use crate::lower::{Builtins, Ctx};
 use crate::program::{Disassembler, Program, TableDecoder};
-use crate::spirv::{BuiltIn, Decoration, FunctionControl, Module, Op, StorageClass, Type};
+use crate::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, FunctionControl, Module, Op, StorageClass, Type};
 use crate::state::{State, Types};
 
 /// Identifies the code this build of the translator emits: the crate version and a hash of the translator's
@@ -205,7 +205,16 @@ fn emit_module(
     let Ctx { mut m, st, .. } = cx;
     m.end_function();
     st.declare_uniforms(&mut m, &t);
-    m.entry_point(main, abi::ENTRY_POINT, &[]);
+    // SM86 arithmetic keeps zero signs, infinities and NaNs (`0 * inf` is NaN, `x + +0` turns -0 into +0);
+    // without these modes a driver may fold such operations (Mesa folds `x * 0.0` to 0 and `x + 0.0` to x),
+    // as precise_math's sinf(inf) and sinf(-0) showed against the silicon goldens. Every desktop Vulkan
+    // driver reports `shaderSignedZeroInfNanPreserveFloat32/64`.
+    m.capability(Capability::SignedZeroInfNanPreserve);
+    m.entry_point(
+        main,
+        abi::ENTRY_POINT,
+        &[(ExecutionMode::SignedZeroInfNanPreserve, &[32]), (ExecutionMode::SignedZeroInfNanPreserve, &[64])],
+    );
     let words = m.finish();
     Ok(Translation {
         kernel: name.to_string(),

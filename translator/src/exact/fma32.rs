@@ -127,19 +127,26 @@ pub(crate) fn odd_sum(b: &mut B<'_>, da: Id, db: Id, dc: Id, md: Id) -> Id {
     let moved = b.sel64(same, up, down);
     let fix = b.and(inexact, even);
     let odd = b.sel64(fix, moved, bits);
-    // Exact zero: sign(p) & sign(c) from f64 arithmetic; round-down wants sign(p) | sign(c).
-    let pb = b.m.un(Op::Bitcast, t.u64, p);
+    // Exact zero: sign(p) & sign(c), or sign(p) | sign(c) in round-down (IEEE 754 6.3), in integer
+    // arithmetic: a driver may fold `p + 0.0` to p when the zero is a constant (lavapipe does, even with
+    // SignedZeroInfNanPreserve: `FFMA R7, R0, R7, RZ` with R0 = -0 gave -0; silicon +0). sign(p) is
+    // sign(a) ^ sign(b) (a zero product of f32 factors is exact, and so is a cancelling sum's product).
+    let ab = b.m.un(Op::Bitcast, t.u64, da);
+    let bb_bits = b.m.un(Op::Bitcast, t.u64, db);
+    let pb = b.i64(Op::BitwiseXor, ab, bb_bits);
     let cbits = b.m.un(Op::Bitcast, t.u64, dc);
     let either = b.i64(Op::BitwiseOr, pb, cbits);
+    let both = b.i64(Op::BitwiseAnd, pb, cbits);
     let sgn = b.c64(1u64 << 63);
     let neg0 = b.i64(Op::BitwiseAnd, either, sgn);
+    let nearest0 = b.i64(Op::BitwiseAnd, both, sgn);
     let absm = b.c64(u64::MAX >> 1);
     let mag = b.i64(Op::BitwiseAnd, bits, absm);
     let is_zero = b.b(Op::IEqual, mag, z64);
     let rm = b.c32(mode::RM);
     let is_rm = b.b(Op::IEqual, md, rm);
-    let fix0 = b.and(is_zero, is_rm);
-    let odd = b.sel64(fix0, neg0, odd);
+    let zero = b.sel64(is_rm, neg0, nearest0);
+    let odd = b.sel64(is_zero, zero, odd);
     b.m.un(Op::Bitcast, t.f64, odd)
 }
 

@@ -215,8 +215,12 @@ fn lea(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let b = cx.read(s.b)?;
     let c = cx.read(s.c)?;
     let cin = if x { Some(cx.pred_at(87, 90)) } else { None };
-    if s.neg[0] {
-        a = if x { cx.not(a) } else { cx.ineg(a) };
+    // A negated A in the plain form is ~(a << shift) + 1, the +1 entering the adder as a carry-in, so the
+    // carry-out is that of a subtraction (b >= a << shift; nvcc's 64-bit `x - (y << 2)` relies on it, also
+    // when a << shift is 0). In the .X form the negation is ~a with no +1.
+    let neg_plus_one = s.neg[0] && !x && !hi;
+    if s.neg[0] && x {
+        a = cx.not(a);
     }
     let shifted = if hi {
         // High word of ({c:a} << shift): the 64-bit value's bits 63-shift..32-shift... i.e. ({c:a} >> (32-shift)).
@@ -233,10 +237,22 @@ fn lea(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         h
     } else {
         let k = cx.u32c(shift);
-        cx.op2(Op::ShiftLeftLogical, a, k)
+        let v = cx.op2(Op::ShiftLeftLogical, a, k);
+        if neg_plus_one {
+            cx.not(v)
+        } else {
+            v
+        }
     };
-    let s1 = cx.op2(Op::IAdd, shifted, b);
+    let mut s1 = cx.op2(Op::IAdd, shifted, b);
     let mut carry = carry_add(cx, s1, shifted);
+    if neg_plus_one {
+        let one = cx.u32c(1);
+        let s2 = cx.op2(Op::IAdd, s1, one);
+        let c2 = carry_add(cx, s2, s1);
+        carry = cx.m.bin(Op::LogicalOr, t.bool, carry, c2);
+        s1 = s2;
+    }
     let mut r = s1;
     if let Some(ci) = cin {
         let ci = cx.bool_to_u32(ci);
