@@ -20,9 +20,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
         "QSPC" => qspc(cx)?,
         "BPT" => bpt(cx)?,
-        "LEPC" => {
-            return Err(cx.refuse("LEPC (return address for a call outside the kernel) not translated yet"))
-        }
+        "LEPC" => return Err(cx.refuse("LEPC (return address for a call outside the kernel) not translated yet")),
         _ => return Ok(false),
     }
     Ok(true)
