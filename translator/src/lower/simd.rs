@@ -3,7 +3,8 @@
 //!
 //! Bit fields (checked against nvdisasm on the corpus words and the table's probed goldens):
 //! - IDP: `.4A` sources signed per bit 73 (a) and 74 (b); bit 76 selects `.2A` (a as two 16-bit halves, b's
-//!   low (`.LO`) bytes); bit 75 negates c. The sum wraps modulo 2^32 as PTX specifies.
+//!   low (`.LO`) or, with bit 77, high (`.HI`) bytes); bit 75 negates c. The sum wraps modulo 2^32 as PTX
+//!   specifies.
 //! - VABSDIFF: bit 73 clear is `.U32`, set is signed; result `|a - b| + c` with the difference taken exactly
 //!   (33 bits) and the sum wrapping; a predicate destination (bits 83:81) other than PT is refused.
 //! - VABSDIFF4: bit 73 set is signed bytes, bit 75 `.ACC` (sum of the four differences plus c); without
@@ -37,9 +38,11 @@ fn idp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let i = cx.inst;
     let (sa, sb) = (i.bit(73), i.bit(74));
     let two = i.bit(76);
-    if i.bit(77) {
-        return Err(cx.refuse("IDP.2A.HI not translated yet"));
+    if !two && i.bit(77) {
+        return Err(cx.refuse("IDP.4A with bit 77 set is no form nvdisasm knows"));
     }
+    // `.2A.HI` takes b's upper two bytes.
+    let b_base = if two && i.bit(77) { 16 } else { 0 };
     let a = cx.read(s.a)?;
     let b = cx.read(s.b)?;
     let mut acc = cx.read(s.c)?;
@@ -51,7 +54,7 @@ fn idp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             if k >= 2 {
                 break;
             }
-            (field(cx, a, 16 * k, 16, sa), field(cx, b, 8 * k, 8, sb))
+            (field(cx, a, 16 * k, 16, sa), field(cx, b, b_base + 8 * k, 8, sb))
         } else {
             (field(cx, a, 8 * k, 8, sa), field(cx, b, 8 * k, 8, sb))
         };
