@@ -10,6 +10,20 @@
 //! exactly (`x - roundEven(x)`) before scaling by 2π. RCP64H/RSQ64H: the high word of the f64 reciprocal
 //! (square root) of the double whose high word is the operand and low word zero; nvcc refines them with DFMA.
 //!
+//! What the native approximations cannot match (fast_math_mufu against the H200 goldens, 4 ulp bound; 43 of
+//! 4096 words differ by more, all below; the hardware's tables are not public, so these are not faked):
+//! - SIN/COS near a zero of the result: the unit's error is absolute (about 2^-21.4 in CUDA's tables), so
+//!   relative to a result near 0 it is hundreds of ulp and not reproducible without the tables: sin of
+//!   x = 6.0976e-5 (silicon 0x387f43da, exact 0x387f4121 on the quantised argument), sin(±π) (silicon ±0,
+//!   0x34490fdb here), arguments of 1 or 2 quanta (silicon 0x34491200/0x34c91200); further 5-42 ulp on
+//!   results of magnitude 0.05-0.4 (about 2^-24 absolute).
+//! - LG2 of 1 - 2^-24 (silicon -1.18e-8, exact -8.6e-8): absolute error again; __log2f/__logf/lg2.approx.
+//! - TANH: `tanh.approx` is specified to 2^-11 relative error; silicon and native tanh differ by 15-114 ulp
+//!   on |x| in [0.4, 2.5].
+//! - Compositions that amplify those: __powf(FLT_MAX, y) (44 ulp), __powf on tiny results (66 ulp),
+//!   __tanf (7 ulp).
+//! Special cases (±0, ±inf, NaN, whole turns, denormal flushing) are exact.
+//!
 //! FCHK P, a, b: whether `a / b` must take the slow path. The translation is a conservative superset of the
 //! hardware's check (any operand zero, denormal, infinite or NaN; exponents of b outside [-125, 125], of
 //! a outside [-100, 125] or of a/b outside [-100, 125]): the slow path nvcc emits is correct for every input,
@@ -90,6 +104,12 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
             // negligible next to a result near 1), so results near a zero crossing come from a small exact g.
             // The argument is quantised to 2^-25 revolutions, truncating (the H200 goldens: sin of
             // x = 6.0976e-5 is sin(2π * 325 * 2^-25), and tiny arguments give 0).
+            // From 2^23 revolutions on every float is a whole number of turns: SIN gives a zero of the
+            // argument's sign, COS 1 (the H200 goldens for ±FLT_MAX); scaling by 2^25 would overflow to inf.
+            let whole_k = b.c32(0x4b00_0000); // 2^23
+            let whole = b.b(Op::UGreaterThanEqual, ax, whole_k);
+            let szero = b.m.un(Op::Bitcast, t.f32, sbits);
+            let f = b.m.select(t.f32, whole, szero, f);
             let up = b.m.c_f32_bits(0x4c00_0000); // 2^25
             let down = b.m.c_f32_bits(0x3300_0000); // 2^-25
             let sc = b.fx(Op::FMul, t.f32, f, up);
@@ -116,7 +136,9 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
             let a = b.fx(Op::FMul, t.f32, g, two_pi);
             let v = b.m.ext(t.f32, gl::SIN, &[a]);
             let v = b.m.un(Op::Bitcast, t.u32, v);
-            let v = if op == 1 { b.sel32(is_zero, x, v) } else { v };
+            // A whole number of turns (zero fraction, ±0 included): SIN is a zero of the argument's sign.
+            let whole_turns = b.b(Op::IEqual, af, z);
+            let v = if op == 1 { b.sel32(whole_turns, sbits, v) } else { v };
             b.sel32(is_inf, nan, v)
         }
         2 => {
