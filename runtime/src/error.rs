@@ -144,6 +144,14 @@ pub enum RuntimeError {
         /// How many accesses faulted in the launch.
         count: u32,
     },
+    /// A kernel executed a trap (`BPT.TRAP`, CUDA's `__trap()`).
+    #[error("kernel {kernel:?} trapped at pc 0x{pc:x}")]
+    Trap {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the trapping SASS instruction in the kernel's code.
+        pc: u32,
+    },
     /// Reading or writing the on-disk pipeline cache failed.
     #[error("pipeline cache {path}: {source}")]
     CacheIo {

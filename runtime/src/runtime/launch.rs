@@ -352,6 +352,9 @@ impl Runtime {
                         record.kernel_id
                     )
                 });
+            if record.kind == abi::FAULT_KIND_TRAP {
+                return Err(RuntimeError::Trap { kernel, pc: record.pc });
+            }
             let kind = match record.kind {
                 abi::FAULT_KIND_LOAD => "load".to_string(),
                 abi::FAULT_KIND_STORE => "store".to_string(),
