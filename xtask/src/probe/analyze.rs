@@ -1384,7 +1384,10 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
     // parts split every legal text consistently.
     let (parts, all, tables) = match tables {
         Some(t) => (parts, all, Some(t)),
-        None => merge_parts_until_consistent(w, &toks_b, parts),
+        None => match merge_conflicting_parts(w, &toks_b, parts.clone()) {
+            Some((p, a, t)) => (p, a, Some(t)),
+            None => merge_parts_until_consistent(w, &toks_b, parts),
+        },
     };
     let Some(tables) = tables else { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: tables", w.mnemonic); } return None; };
     let mut pieces = Vec::new();
@@ -1436,7 +1439,12 @@ fn build_part_tables(
                 .map(|ps| all.iter().position(|(s, _)| s == ps).map(|k| pieces[k].clone()))
                 .collect::<Option<_>>()?;
             match tables[pi].get(&v) {
-                Some(prev) if *prev != mine => return None,
+                Some(prev) if *prev != mine => {
+                    // Remember who disagreed, for conflict-directed merging.
+                    let first = w.mods.iter().find(|(mm, _)| sub(**mm, bits) == v).map(|(mm, _)| *mm).unwrap_or(m);
+                    LAST_CONFLICT.with(|c| c.set(Some((pi, first, m))));
+                    return None;
+                }
                 Some(_) => {}
                 None => {
                     tables[pi].insert(v, mine);
@@ -1448,6 +1456,34 @@ fn build_part_tables(
 }
 
 type Parts = Vec<(Vec<usize>, Vec<Site>)>;
+
+thread_local! {
+    /// The last inconsistency `build_part_tables` met: (part, modifier value, modifier value).
+    static LAST_CONFLICT: std::cell::Cell<Option<(usize, u64, u64)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Merges the parts that make one part print two ways, until consistent; `None` if they never are.
+fn merge_conflicting_parts(w: &Work, toks_b: &[&str], mut parts: Parts) -> Option<(Parts, Vec<(Site, usize)>, Vec<BTreeMap<u64, Vec<String>>>)> {
+    let sub = |m: u64, bits: &[usize]| -> u64 { bits.iter().enumerate().fold(0, |v, (j, &b)| v | (m >> b & 1) << j) };
+    for _ in 0..16 {
+        let all = sites_in_order(&parts);
+        LAST_CONFLICT.with(|c| c.set(None));
+        if let Some(t) = build_part_tables(w, toks_b, &parts, &all) {
+            return Some((parts, all, t));
+        }
+        let (pi, m1, m2) = LAST_CONFLICT.with(|c| c.get())?;
+        let pj = (0..parts.len())
+            .filter(|&j| j != pi && sub(m1, &parts[j].0) != sub(m2, &parts[j].0))
+            .min_by_key(|&j| parts[j].0.len())?;
+        let other = parts[pj].clone();
+        parts[pi].0.extend(other.0);
+        parts[pi].0.sort_unstable();
+        parts[pi].1.extend(other.1);
+        parts[pi].1.sort();
+        parts.remove(pj);
+    }
+    None
+}
 
 fn sites_in_order(parts: &Parts) -> Vec<(Site, usize)> {
     let mut v: Vec<(Site, usize)> = parts.iter().enumerate().flat_map(|(pi, (_, ss))| ss.iter().map(move |s| (*s, pi))).collect();
