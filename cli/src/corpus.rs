@@ -123,7 +123,6 @@ fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launc
             continue;
         }
         let Some(got) = buffers.next() else { break };
-        if let Ok(d) = std::env::var("TMP_DUMP_H12") { let _ = std::fs::write(format!("{d}/{}.arg{index}.bin", launch.kernel), got); }
         let golden = launch.golden(index);
         let want = match std::fs::read(&golden) {
             Ok(w) => w,
