@@ -96,7 +96,13 @@ pub fn translate_kernel_with(
     let program = Program::build_with_targets(section, code, entry, &targets, dis)?;
     let local = local_bytes(kernel, &program);
     let shared = shared_bytes(kernel)?;
-    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches)
+    // Where the device cannot keep zero signs, infinities and NaNs the mode is left out (a module must not
+    // request it); results around ±0, inf and NaN then depend on the driver's folding.
+    let preserve = options.profile.as_ref().map_or([true; 2], |p| {
+        let fc = &p.float_controls.signed_zero_inf_nan_preserve;
+        [fc[1], fc[2]]
+    });
+    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, preserve)
 }
 
 fn shared_bytes(kernel: &Kernel<'_>) -> Result<u32, TranslateError> {
@@ -121,14 +127,14 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
     let name = kernel.name();
     let local = local_bytes(kernel, program);
     let shared = shared_bytes(kernel)?;
-    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches)
+    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, [true; 2])
 }
 
 /// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
 /// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
 /// without a cubin (tests, fuzzing, emulators holding code in memory).
 pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, ControlForm::default(), &[])
+    emit_module(name, program, local, shared, ControlForm::default(), &[], [true; 2])
 }
 
 /// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
@@ -140,7 +146,7 @@ pub fn translate_decoded_with(
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
 ) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, control, jump_tables)
+    emit_module(name, program, local, shared, control, jump_tables, [true; 2])
 }
 
 fn emit_module(
@@ -150,6 +156,7 @@ fn emit_module(
     shared: u32,
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
+    preserve: [bool; 2],
 ) -> Result<Translation, TranslateError> {
     if local > 0x10_0000 || shared > 0x10_0000 {
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
@@ -208,13 +215,18 @@ fn emit_module(
     // SM86 arithmetic keeps zero signs, infinities and NaNs (`0 * inf` is NaN, `x + +0` turns -0 into +0);
     // without these modes a driver may fold such operations (Mesa folds `x * 0.0` to 0 and `x + 0.0` to x),
     // as precise_math's sinf(inf) and sinf(-0) showed against the silicon goldens. Every desktop Vulkan
-    // driver reports `shaderSignedZeroInfNanPreserveFloat32/64`.
-    m.capability(Capability::SignedZeroInfNanPreserve);
-    m.entry_point(
-        main,
-        abi::ENTRY_POINT,
-        &[(ExecutionMode::SignedZeroInfNanPreserve, &[32]), (ExecutionMode::SignedZeroInfNanPreserve, &[64])],
-    );
+    // driver reports `shaderSignedZeroInfNanPreserveFloat32/64`; `preserve` says which widths the device allows.
+    let mut modes: Vec<(ExecutionMode, &[u32])> = Vec::new();
+    if preserve[0] {
+        modes.push((ExecutionMode::SignedZeroInfNanPreserve, &[32]));
+    }
+    if preserve[1] {
+        modes.push((ExecutionMode::SignedZeroInfNanPreserve, &[64]));
+    }
+    if !modes.is_empty() {
+        m.capability(Capability::SignedZeroInfNanPreserve);
+    }
+    m.entry_point(main, abi::ENTRY_POINT, &modes);
     let words = m.finish();
     Ok(Translation {
         kernel: name.to_string(),
