@@ -143,7 +143,7 @@ pub fn run_kernel(
         };
         param_bytes[*offset as usize..*offset as usize + bytes.len()].copy_from_slice(&bytes);
     }
-    let bank0 = Bank0::new(grid, block).with_params(&param_bytes);
+    let bank0 = Bank0::new(grid, block).with_dynamic_shared(dynamic_shared_bytes).with_params(&param_bytes);
     let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     for b in &cubin.constant_banks {
         if b.bank != 0 && (b.function.is_none() || b.function == Some(kernel)) {

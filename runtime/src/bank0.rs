@@ -25,6 +25,12 @@ impl Bank0 {
         b
     }
 
+    /// Records the launch's dynamic shared memory size (0x2c), which nvcc code reads for `%dynamic_smem_size`.
+    pub fn with_dynamic_shared(mut self, bytes: u32) -> Self {
+        self.set_u32(bank0::DYNAMIC_SHARED_SIZE, bytes);
+        self
+    }
+
     /// Writes a parameter block (the kernel's parameters laid out as the cubin's `KPARAM_INFO` says) at 0x160.
     pub fn with_params(mut self, params: &[u8]) -> Self {
         self.set_bytes(bank0::PARAMS, params);

@@ -227,6 +227,8 @@ pub mod bank0 {
     pub const GRID_DIM: u32 = 0xc;
     /// Initial stack pointer (R1), a local-memory address.
     pub const STACK_POINTER: u32 = 0x28;
+    /// Dynamic shared memory of the launch in bytes (`%dynamic_smem_size`; nvcc reads it from here).
+    pub const DYNAMIC_SHARED_SIZE: u32 = 0x2c;
     /// The 64-bit global-memory descriptor read by `ULDC.64` for `desc[URx]` accesses.
     pub const GLOBAL_MEMORY_DESCRIPTOR: u32 = 0x118;
     /// First byte of the kernel parameters.
