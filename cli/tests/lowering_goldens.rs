@@ -56,13 +56,9 @@ fn launch(
     let bytes = std::fs::read(l.cubin_sm86()).unwrap();
     let cubin = Cubin::parse(&bytes).unwrap();
     let k = cubin.kernel(&l.kernel).ok_or("no kernel")?;
-    let listing;
-    let dis: &dyn Disassembler = if support::nvdisasm().is_some() {
-        listing = support::Listing::of(cubin.code_section(k.function.section_name).unwrap().bytes);
-        &listing
-    } else {
-        &TableDecoder
-    };
+    // The product's own decoder: what users get.
+    let dis: &dyn Disassembler = &TableDecoder;
+    let _ = &k;
     let t = translate_kernel_with(&cubin, &l.kernel, &Options::default(), dis).map_err(|e| e.to_string())?;
     support::spirv_val(&t.words).map_err(|e| format!("spirv-val: {e}"))?;
     let id = rt.load_kernel(&l.kernel, &t.words).map_err(|e| format!("load: {e}"))?;

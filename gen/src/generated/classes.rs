@@ -115,7 +115,7 @@ pub enum ClassId {
     HADD2_0x0230_2 = 49,
     /// `(prints nothing)` (opcode key 0x0231), e.g. ``
     X_0x0231 = 50,
-    /// `(prints nothing)` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
+    /// `HFMA2` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
     X_0x0231_2 = 51,
     /// `HMUL2` (opcode key 0x0232), e.g. `HMUL2 R16, R16, R17 ;`
     HMUL2_0x0232 = 52,
@@ -129,7 +129,7 @@ pub enum ClassId {
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
-    /// `(prints nothing)` (opcode key 0x0237), e.g. `@!P3 IMMA.SP.8864.INVALID6.INVALID2 R218, R191.ROW, R104.COL, R120, !UP1, R110.reuse, 0x2 ;`
+    /// `IMMA` (opcode key 0x0237), e.g. `@!P3 IMMA.SP.8864.INVALID6.INVALID2 R218, R191.ROW, R104.COL, R120, !UP1, R110.reuse, 0x2 ;`
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
@@ -139,23 +139,23 @@ pub enum ClassId {
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
-    /// `(prints nothing)` (opcode key 0x023a), e.g. `MOVM.16.MT88 R10, R0 ;`
+    /// `MOVM` (opcode key 0x023a), e.g. `MOVM.16.MT88 R10, R0 ;`
     X_0x023a = 63,
-    /// `(prints nothing)` (opcode key 0x023c), e.g. `HMMA.1684.F32.TF32 R8, R2, R0, R4 ;`
+    /// `HMMA` (opcode key 0x023c), e.g. `HMMA.1684.F32.TF32 R8, R2, R0, R4 ;`
     X_0x023c = 64,
-    /// `(prints nothing)` (opcode key 0x023c), e.g. ``
+    /// `HMMA` (opcode key 0x023c), e.g. ``
     X_0x023c_2 = 65,
     /// `BMMA` (opcode key 0x023d), e.g. `@P3 BMMA.168128.INVALID3.POPC R202, R137.???1, R161.COL, R107, UP0 ;`
     BMMA_0x023d = 66,
-    /// `(prints nothing)` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
     X_0x023e = 67,
     /// `F2FP` (opcode key 0x023e), e.g. `@P6 F2FP.SATFINITE.???3.PACK_AB.RS.9b.LTN25 R200, R153.reuse, R167, R201.H1 ;`
     F2FP_0x023e = 68,
-    /// `(prints nothing)` (opcode key 0x023e), e.g. `@P1 F2FP.RELU.BF16.MERGE_C R177, R114, R120.H1 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@P1 F2FP.RELU.BF16.MERGE_C R177, R114, R120.H1 ;`
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
-    /// `(prints nothing)` (opcode key 0x0240), e.g. `HMNMX2.BF16_V2 R0, R0.H0_H0, R0.H1_H1, !PT ;`
+    /// `HMNMX2` (opcode key 0x0240), e.g. `HMNMX2.BF16_V2 R0, R0.H0_H0, R0.H1_H1, !PT ;`
     X_0x0240 = 71,
     /// `(prints nothing)` (opcode key 0x0241), e.g. ``
     X_0x0241 = 72,
@@ -175,7 +175,7 @@ pub enum ClassId {
     FCHK_0x0302 = 79,
     /// `F2F` (opcode key 0x0304), e.g. `@P6 F2F.F32.F16.RP R12, |R67.INVALID3| ;`
     F2F_0x0304 = 80,
-    /// `(prints nothing)` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
+    /// `F2F` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
     X_0x0304 = 81,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.U16.F16.TRUNC.NTZ R27, R5 ;`
     F2I_0x0305 = 82,
@@ -497,9 +497,9 @@ pub enum ClassId {
     HADD2_0x0630 = 240,
     /// `HADD2` (opcode key 0x0630), e.g. `@P6 HADD2.F32 R196, R252.H1_H1, -c[0x1a] [-0x46b8].H1_H1 ;`
     HADD2_0x0630_2 = 241,
-    /// `(prints nothing)` (opcode key 0x0631), e.g. ``
+    /// `HFMA2` (opcode key 0x0631), e.g. ``
     X_0x0631 = 242,
-    /// `(prints nothing)` (opcode key 0x0631), e.g. `@P3 HFMA2.F32.INVALID3.SAT R186, R190.F32, -R174.H0_NH1, -c[0x1d] [-0xdbc].F32 ;`
+    /// `HFMA2` (opcode key 0x0631), e.g. `@P3 HFMA2.F32.INVALID3.SAT R186, R190.F32, -R174.H0_NH1, -c[0x1d] [-0xdbc].F32 ;`
     X_0x0631_2 = 243,
     /// `HSET2` (opcode key 0x0633), e.g. `@!P1 HSET2.BF.GE.FTZ.XOR R169, -R189.F32, |c[0x18] [0x2cb8].H0_H0|, PT;`
     HSET2_0x0633 = 244,
@@ -511,7 +511,7 @@ pub enum ClassId {
     HFMA2_0x0635_2 = 247,
     /// `F2FP` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.???1.PACK_AB.RS.REG_RS R90, R144, R171, c[0x18] [0x1400].H1 ;`
     F2FP_0x063e = 248,
-    /// `(prints nothing)` (opcode key 0x063e), e.g. `@P1 F2FP.RELU.BF16.???0 R221, R207, c[0x17] [-0x1ffc].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@P1 F2FP.RELU.BF16.???0 R221, R207, c[0x17] [-0x1ffc].H1 ;`
     X_0x063e = 249,
     /// `F2IP` (opcode key 0x0643), e.g. `@!P4 F2IP.U8.F32.INVALID2 R68, R161, R93, c[0x16] [0x6714].H1 ;`
     F2IP_0x0643 = 250,
@@ -619,9 +619,9 @@ pub enum ClassId {
     DMUL_0x0828 = 301,
     /// `DFMA` (opcode key 0x082b), e.g. `@!P1 DFMA R2, R2, 2, -R16 ;`
     DFMA_0x082b = 302,
-    /// `(prints nothing)` (opcode key 0x0831), e.g. ``
+    /// `HFMA2` (opcode key 0x0831), e.g. ``
     X_0x0831 = 303,
-    /// `(prints nothing)` (opcode key 0x0831), e.g. ``
+    /// `HFMA2` (opcode key 0x0831), e.g. ``
     X_0x0831_2 = 304,
     /// `HMUL2` (opcode key 0x0832)
     HMUL2_0x0832 = 305,
@@ -637,13 +637,13 @@ pub enum ClassId {
     I2IP_0x0839_2 = 310,
     /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.U8.S32.SAT R11, R220, -0x3c7e3ca4, R109.H1;`
     I2IP_0x0839_3 = 311,
-    /// `(prints nothing)` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
+    /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
     /// `F2FP` (opcode key 0x083e), e.g. `@!P6 F2FP.???2.PACK_AB.RS.REG_RS.7b R166, R21.reuse, 6.2159886632651999121e-22, R204.reuse ;`
     F2FP_0x083e = 313,
-    /// `(prints nothing)` (opcode key 0x083e), e.g. `@P1 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R4, R83, -4.41575423176867840000e+16 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@P1 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R4, R83, -4.41575423176867840000e+16 ;`
     X_0x083e = 314,
-    /// `(prints nothing)` (opcode key 0x083e), e.g. `@!P6 F2FP.RELU.INVALID3.MERGE_C R202, 3.8269411717785654444e-32, R66.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P6 F2FP.RELU.INVALID3.MERGE_C R202, 3.8269411717785654444e-32, R66.H1 ;`
     X_0x083e_2 = 315,
     /// `(prints nothing)` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
@@ -929,9 +929,9 @@ pub enum ClassId {
     DFMA_0x0a2b = 456,
     /// `CLMAD` (opcode key 0x0a2c), e.g. `@P6 CLMAD.HI R225, R213, c[0xe][-0x32fc], R5;`
     CLMAD_0x0a2c = 457,
-    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P0 HFMA2.FMZ.RELU R194, -R248.H0_H0, |c[0x4] [0x57bc].H1_H1|, |R178|, P6 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P0 HFMA2.FMZ.RELU R194, -R248.H0_H0, |c[0x4] [0x57bc].H1_H1|, |R178|, P6 ;`
     X_0x0a31 = 458,
-    /// `(prints nothing)` (opcode key 0x0a31), e.g. `@!P3 HFMA2.F32.SAT R83, |R15|.H0_H0, c[0x3] [-0x6208].INVALID7, |R190|.H0_H0;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P3 HFMA2.F32.SAT R83, |R15|.H0_H0, c[0x3] [-0x6208].INVALID7, |R190|.H0_H0;`
     X_0x0a31_2 = 459,
     /// `HMUL2` (opcode key 0x0a32), e.g. `@!PT HMUL2.F32.FTZ.SAT R46, -|R66|, -|c[0x1e] [0x7938].H0_H0| ;`
     HMUL2_0x0a32 = 460,
@@ -949,11 +949,11 @@ pub enum ClassId {
     I2IP_0x0a39_3 = 466,
     /// `F2FP` (opcode key 0x0a3e), e.g. `@P3 F2FP.SATFINITE.RELU.???3.PACK_AB.RS.7b R243, R54, c[0x10][-0x234], R224.H1;`
     F2FP_0x0a3e = 467,
-    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P5 F2FP.SATFINITE.RELU.BF16.PACK_AB R7, R134, c[0x1c][0x612c];`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P5 F2FP.SATFINITE.RELU.BF16.PACK_AB R7, R134, c[0x1c][0x612c];`
     X_0x0a3e = 468,
-    /// `(prints nothing)` (opcode key 0x0a3e), e.g. `@!P2 F2FP.RELU.INVALID3.MERGE_C R149, c[0x4][0x539c], R110.H1 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P2 F2FP.RELU.INVALID3.MERGE_C R149, c[0x4][0x539c], R110.H1 ;`
     X_0x0a3e_2 = 469,
-    /// `(prints nothing)` (opcode key 0x0a40), e.g. `@P3 HMNMX2.FTZ R233, R92.reuse.F32, c[0x16] [-0x4d0c].F32, !P3 ;`
+    /// `HMNMX2` (opcode key 0x0a40), e.g. `@P3 HMNMX2.FTZ R233, R92.reuse.F32, c[0x16] [-0x4d0c].F32, !P3 ;`
     X_0x0a40 = 470,
     /// `F2IP` (opcode key 0x0a43), e.g. `@!P5 F2IP.U8.F32.TRUNC.NTZ.RELU R29, R157, c[0x1f][0x398], R141 ;`
     F2IP_0x0a43 = 471,
@@ -969,7 +969,7 @@ pub enum ClassId {
     FCHK_0x0b02 = 476,
     /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
     X_0x0b04 = 477,
-    /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
+    /// `F2F` (opcode key 0x0b04), e.g. ``
     X_0x0b04_2 = 478,
     /// `F2I` (opcode key 0x0b05), e.g. `@!P3 F2I.FTZ.U8.F16 R248, |c[0xb] [0x5570].INVALID3| ;`
     F2I_0x0b05 = 479,
@@ -1267,7 +1267,7 @@ pub enum ClassId {
     HADD2_0x1630_2 = 625,
     /// `(prints nothing)` (opcode key 0x1631), e.g. ``
     X_0x1631 = 626,
-    /// `(prints nothing)` (opcode key 0x1631), e.g. ``
+    /// `HFMA2` (opcode key 0x1631), e.g. ``
     X_0x1631_2 = 627,
     /// `HSET2` (opcode key 0x1633), e.g. `@P0 HSET2.BF.LT.FTZ.INVALID3 R146, -|R246|.H0_H0, -cx[UR34] [0x8f0], PT ;`
     HSET2_0x1633 = 628,
@@ -1279,13 +1279,13 @@ pub enum ClassId {
     HFMA2_0x1635_2 = 631,
     /// `F2FP` (opcode key 0x163e), e.g. `@!PT F2FP.SATFINITE.RELU.???2.PACK_AB.RS.LTN25 R57, R187, R217, cx[UR5] [0x1554].H1 ;`
     F2FP_0x163e = 632,
-    /// `(prints nothing)` (opcode key 0x163e), e.g. `F2FP.RELU.BF16.???0 R243, R189, cx[UR62] [0xfde8] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `F2FP.RELU.BF16.???0 R243, R189, cx[UR62] [0xfde8] ;`
     X_0x163e = 633,
     /// `F2IP` (opcode key 0x1643), e.g. `@!P2 F2IP.S8.F32.INVALID1.NTZ.RELU R229, R171, R248, cx[UR47] [0xade0] ;`
     F2IP_0x1643 = 634,
     /// `JMP` (opcode key 0x174a), e.g. `@P2 JMP.???0 !P2, UP2, c[0x2][-0x2144] ;`
     JMP_0x174a = 635,
-    /// `(prints nothing)` (opcode key 0x183b), e.g. `@!P3 LDSM.INVALID5.M816 R183, [R44+UR58+-0x5daa2a] ;`
+    /// `LDSM` (opcode key 0x183b), e.g. `@!P3 LDSM.INVALID5.M816 R183, [R44+UR58+-0x5daa2a] ;`
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
@@ -1529,7 +1529,7 @@ pub enum ClassId {
     CLMAD_0x1a2c = 756,
     /// `(prints nothing)` (opcode key 0x1a31), e.g. ``
     X_0x1a31 = 757,
-    /// `(prints nothing)` (opcode key 0x1a31), e.g. `@P1 HFMA2.BF16_V2.FTZ.SAT R91, R233.H0_H0, |cx[UR7] [0x7824].INVALID6|, -|R162|.H0_H0;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@P1 HFMA2.BF16_V2.FTZ.SAT R91, R233.H0_H0, |cx[UR7] [0x7824].INVALID6|, -|R162|.H0_H0;`
     X_0x1a31_2 = 758,
     /// `HMUL2` (opcode key 0x1a32), e.g. `@P0 HMUL2.FMZ.SAT R236, R103.reuse.F32, -|cx[UR51] [0x2f14].H1_H1| ;`
     HMUL2_0x1a32 = 759,
@@ -1547,11 +1547,11 @@ pub enum ClassId {
     I2IP_0x1a39_3 = 765,
     /// `F2FP` (opcode key 0x1a3e), e.g. `F2FP.???3.PACK_AB.RS.REG_RS.7b R11, R217, cx[UR58][0x6820], R154 ;`
     F2FP_0x1a3e = 766,
-    /// `(prints nothing)` (opcode key 0x1a3e), e.g. ``
+    /// `F2FP` (opcode key 0x1a3e), e.g. ``
     X_0x1a3e = 767,
-    /// `(prints nothing)` (opcode key 0x1a3e), e.g. `@!P4 F2FP.MERGE_C.RZ R197, cx[UR35][0x7ed4], R224 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P4 F2FP.MERGE_C.RZ R197, cx[UR35][0x7ed4], R224 ;`
     X_0x1a3e_2 = 768,
-    /// `(prints nothing)` (opcode key 0x1a40), e.g. `@P5 HMNMX2.BF16_V2.FTZ.XORSIGN R201, -R10.F32, -|cx[UR18] [0x3048].F32|, !P2 ;`
+    /// `HMNMX2` (opcode key 0x1a40), e.g. `@P5 HMNMX2.BF16_V2.FTZ.XORSIGN R201, -R10.F32, -|cx[UR18] [0x3048].F32|, !P2 ;`
     X_0x1a40 = 769,
     /// `F2IP` (opcode key 0x1a43), e.g. `@!P4 F2IP.INVALID3.F32.RELU R146, R45, cx[UR45][0x7ed8], R181.reuse ;`
     F2IP_0x1a43 = 770,
@@ -1571,7 +1571,7 @@ pub enum ClassId {
     FCHK_0x1b02 = 777,
     /// `(prints nothing)` (opcode key 0x1b04), e.g. ``
     X_0x1b04 = 778,
-    /// `(prints nothing)` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R149, -|cx[UR11][0xa7c8]| ;`
+    /// `F2F` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R149, -|cx[UR11][0xa7c8]| ;`
     X_0x1b04_2 = 779,
     /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.FTZ.S8.F16.TRUNC R63, cx[UR25] [0xdebc].H1 ;`
     F2I_0x1b05 = 780,
@@ -1721,9 +1721,9 @@ pub enum ClassId {
     DFMA_0x1c2b = 852,
     /// `CLMAD` (opcode key 0x1c2c), e.g. `@P5 CLMAD.LO R142, R210, UR26, R108 ;`
     CLMAD_0x1c2c = 853,
-    /// `(prints nothing)` (opcode key 0x1c31), e.g. `@!P1 HFMA2.BF16_V2.RELU R31, -R73.H0_H0, -|UR38.INVALID5|, -|R72|.F32 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@!P1 HFMA2.BF16_V2.RELU R31, -R73.H0_H0, -|UR38.INVALID5|, -|R72|.F32 ;`
     X_0x1c31 = 854,
-    /// `(prints nothing)` (opcode key 0x1c31), e.g. `@P2 HFMA2.BF16_V2.INVALID3.SAT R9, R43.reuse.F32, |UR23.INVALID6|, |R70|.F32 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P2 HFMA2.BF16_V2.INVALID3.SAT R9, R43.reuse.F32, |UR23.INVALID6|, |R70|.F32 ;`
     X_0x1c31_2 = 855,
     /// `HMUL2` (opcode key 0x1c32), e.g. `@!P2 HMUL2.F32.FTZ R182, R19.F32, -|UR42.H1_H1|;`
     HMUL2_0x1c32 = 856,
@@ -1741,11 +1741,11 @@ pub enum ClassId {
     I2IP_0x1c39_3 = 862,
     /// `F2FP` (opcode key 0x1c3e), e.g. `@P2 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.REG_RS.LTN25 R12, R26, UR58, R75.H1 ;`
     F2FP_0x1c3e = 863,
-    /// `(prints nothing)` (opcode key 0x1c3e), e.g. ``
+    /// `F2FP` (opcode key 0x1c3e), e.g. ``
     X_0x1c3e = 864,
-    /// `(prints nothing)` (opcode key 0x1c3e), e.g. `@P6 F2FP.SATFINITE.BF16.MERGE_C R156, UR42, R125.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P6 F2FP.SATFINITE.BF16.MERGE_C R156, UR42, R125.H1 ;`
     X_0x1c3e_2 = 865,
-    /// `(prints nothing)` (opcode key 0x1c40), e.g. `@!P2 HMNMX2.FTZ.XORSIGN R21, R58, UR56.H0_H0, !P1 ;`
+    /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P2 HMNMX2.FTZ.XORSIGN R21, R58, UR56.H0_H0, !P1 ;`
     X_0x1c40 = 866,
     /// `F2IP` (opcode key 0x1c43), e.g. `F2IP.S8.F32.TRUNC R220, R229, UR5, R250.H1 ;`
     F2IP_0x1c43 = 867,
@@ -1769,7 +1769,7 @@ pub enum ClassId {
     FCHK_0x1d02 = 876,
     /// `(prints nothing)` (opcode key 0x1d04), e.g. ``
     X_0x1d04 = 877,
-    /// `(prints nothing)` (opcode key 0x1d04), e.g. `@!P5 F2F.FTZ.F16.F32.RP R67, -|UR1| ;`
+    /// `F2F` (opcode key 0x1d04), e.g. `@!P5 F2F.FTZ.F16.F32.RP R67, -|UR1| ;`
     X_0x1d04_2 = 878,
     /// `F2I` (opcode key 0x1d05), e.g. `@P1 F2I.FTZ.S8.F16 R124, UR32 ;`
     F2I_0x1d05 = 879,
@@ -1883,9 +1883,9 @@ pub enum ClassId {
     HADD2_0x1e30 = 933,
     /// `HADD2` (opcode key 0x1e30), e.g. `@!P5 HADD2.F32 R192, -R192.F32, -|UR34.F32| ;`
     HADD2_0x1e30_2 = 934,
-    /// `(prints nothing)` (opcode key 0x1e31), e.g. `@P5 HFMA2.BF16_V2.RELU R119, |R223|.F32, R198.H0_NH1, -UR61.H0_H0, !P4 ;`
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@P5 HFMA2.BF16_V2.RELU R119, |R223|.F32, R198.H0_NH1, -UR61.H0_H0, !P4 ;`
     X_0x1e31 = 935,
-    /// `(prints nothing)` (opcode key 0x1e31), e.g. ``
+    /// `HFMA2` (opcode key 0x1e31), e.g. ``
     X_0x1e31_2 = 936,
     /// `HSET2` (opcode key 0x1e33), e.g. `@P4 HSET2.BF.LTU.XOR R55, -|R223|.F32, |UR49|, !P5 ;`
     HSET2_0x1e33 = 937,
@@ -1897,7 +1897,7 @@ pub enum ClassId {
     HFMA2_0x1e35_2 = 940,
     /// `F2FP` (opcode key 0x1e3e), e.g. `@!P2 F2FP.SATFINITE.RELU.PACK_AB.RS.REG_RS R199, R93, R175, UR43.H1 ;`
     F2FP_0x1e3e = 941,
-    /// `(prints nothing)` (opcode key 0x1e3e), e.g. `@!P1 F2FP.RELU.BF16.???0 R168, R86, UR49.H1 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P1 F2FP.RELU.BF16.???0 R168, R86, UR49.H1 ;`
     X_0x1e3e = 942,
     /// `F2IP` (opcode key 0x1e43), e.g. `@P1 F2IP.S8.F32.TRUNC.NTZ R99, R224, R93, UR17 ;`
     F2IP_0x1e43 = 943,
@@ -2990,27 +2990,27 @@ static MNEMONICS: [&str; 974usize] = [
     "HADD2",
     "HADD2",
     "",
-    "",
+    "HFMA2",
     "HMUL2",
     "HSET2",
     "HSETP2",
     "HFMA2",
     "HFMA2",
     "IMMA",
-    "",
+    "IMMA",
     "I2I",
     "I2IP",
     "I2IP",
     "I2IP",
-    "",
-    "",
-    "",
+    "MOVM",
+    "HMMA",
+    "HMMA",
     "BMMA",
-    "",
     "F2FP",
-    "",
+    "F2FP",
+    "F2FP",
     "DMMA",
-    "",
+    "HMNMX2",
     "",
     "",
     "",
@@ -3020,7 +3020,7 @@ static MNEMONICS: [&str; 974usize] = [
     "BREV",
     "FCHK",
     "F2F",
-    "",
+    "F2F",
     "F2I",
     "F2I",
     "I2F",
@@ -3181,14 +3181,14 @@ static MNEMONICS: [&str; 974usize] = [
     "CLMAD",
     "HADD2",
     "HADD2",
-    "",
-    "",
+    "HFMA2",
+    "HFMA2",
     "HSET2",
     "HSETP2",
     "HFMA2",
     "HFMA2",
     "F2FP",
-    "",
+    "F2FP",
     "F2IP",
     "SUATOM",
     "SUATOM",
@@ -3242,8 +3242,8 @@ static MNEMONICS: [&str; 974usize] = [
     "IMAD",
     "DMUL",
     "DFMA",
-    "",
-    "",
+    "HFMA2",
+    "HFMA2",
     "HMUL2",
     "HFMA2",
     "HFMA2",
@@ -3251,10 +3251,10 @@ static MNEMONICS: [&str; 974usize] = [
     "I2IP",
     "I2IP",
     "I2IP",
-    "",
+    "LDSM",
     "F2FP",
-    "",
-    "",
+    "F2FP",
+    "F2FP",
     "",
     "F2IP",
     "I2FP",
@@ -3397,8 +3397,8 @@ static MNEMONICS: [&str; 974usize] = [
     "DMUL",
     "DFMA",
     "CLMAD",
-    "",
-    "",
+    "HFMA2",
+    "HFMA2",
     "HMUL2",
     "HFMA2",
     "HFMA2",
@@ -3407,9 +3407,9 @@ static MNEMONICS: [&str; 974usize] = [
     "I2IP",
     "I2IP",
     "F2FP",
-    "",
-    "",
-    "",
+    "F2FP",
+    "F2FP",
+    "HMNMX2",
     "F2IP",
     "I2FP",
     "ULDC",
@@ -3417,7 +3417,7 @@ static MNEMONICS: [&str; 974usize] = [
     "BREV",
     "FCHK",
     "",
-    "",
+    "F2F",
     "F2I",
     "F2I",
     "I2F",
@@ -3566,16 +3566,16 @@ static MNEMONICS: [&str; 974usize] = [
     "HADD2",
     "HADD2",
     "",
-    "",
+    "HFMA2",
     "HSET2",
     "HSETP2",
     "HFMA2",
     "HFMA2",
     "F2FP",
-    "",
+    "F2FP",
     "F2IP",
     "JMP",
-    "",
+    "LDSM",
     "",
     "UP2UR",
     "UR2UP",
@@ -3697,7 +3697,7 @@ static MNEMONICS: [&str; 974usize] = [
     "DFMA",
     "CLMAD",
     "",
-    "",
+    "HFMA2",
     "HMUL2",
     "HFMA2",
     "HFMA2",
@@ -3706,9 +3706,9 @@ static MNEMONICS: [&str; 974usize] = [
     "I2IP",
     "I2IP",
     "F2FP",
-    "",
-    "",
-    "",
+    "F2FP",
+    "F2FP",
+    "HMNMX2",
     "F2IP",
     "I2FP",
     "",
@@ -3718,7 +3718,7 @@ static MNEMONICS: [&str; 974usize] = [
     "BREV",
     "FCHK",
     "",
-    "",
+    "F2F",
     "F2I",
     "F2I",
     "I2F",
@@ -3793,8 +3793,8 @@ static MNEMONICS: [&str; 974usize] = [
     "DMUL",
     "DFMA",
     "CLMAD",
-    "",
-    "",
+    "HFMA2",
+    "HFMA2",
     "HMUL2",
     "HFMA2",
     "HFMA2",
@@ -3803,9 +3803,9 @@ static MNEMONICS: [&str; 974usize] = [
     "I2IP",
     "I2IP",
     "F2FP",
-    "",
-    "",
-    "",
+    "F2FP",
+    "F2FP",
+    "HMNMX2",
     "F2IP",
     "I2FP",
     "",
@@ -3817,7 +3817,7 @@ static MNEMONICS: [&str; 974usize] = [
     "BREV",
     "FCHK",
     "",
-    "",
+    "F2F",
     "F2I",
     "F2I",
     "I2F",
@@ -3874,14 +3874,14 @@ static MNEMONICS: [&str; 974usize] = [
     "CLMAD",
     "HADD2",
     "HADD2",
-    "",
-    "",
+    "HFMA2",
+    "HFMA2",
     "HSET2",
     "HSETP2",
     "HFMA2",
     "HFMA2",
     "F2FP",
-    "",
+    "F2FP",
     "F2IP",
     "",
     "",

@@ -1260,13 +1260,24 @@ fn build_class(f: &Found, w: &Work) -> Class {
     let name = class_name(&w.mnemonic, f.opcode);
     Class {
         name,
-        mnemonic: w.mnemonic.clone(),
+        mnemonic: if w.mnemonic.is_empty() { common_mnemonic(&w.mods) } else { w.mnemonic.clone() },
         opcode: f.opcode,
         fixed: Pattern { mask: f.fixed_mask | reserved, value: (f.fixed_value | (w.base & reserved)) & (f.fixed_mask | reserved) },
         fields: all_fields,
         variants,
         accesses: Vec::new(),
         golden: Vec::new(),
+    }
+}
+
+/// The mnemonic of a class whose modifier table carries it (the template prints the whole token from the
+/// table, e.g. `F2FP.PACK_AB`, because some values print nothing): the first token every non-empty value
+/// shares, or nothing when they disagree. It only names the class; printing does not use it.
+fn common_mnemonic(mods: &BTreeMap<u64, String>) -> String {
+    let mut firsts = mods.values().filter(|t| !t.is_empty()).map(|t| t.split(['.', ' ']).next().unwrap_or(""));
+    match firsts.next() {
+        Some(first) if firsts.all(|t| t == first) => first.to_owned(),
+        _ => String::new(),
     }
 }
 
