@@ -7,33 +7,17 @@
 
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
+mod common;
 
 use sassport_corpus::{Arg, Comparison, Launch};
-use sassport_runtime::{DeviceSelector, Launch as RtLaunch, PipelineCacheLocation, Runtime, RuntimeOptions};
+use sassport_runtime::{Launch as RtLaunch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
 use sassport_translator::translate::{translate_kernel_with, Options};
 use sassport_translator::Cubin;
 use std::time::Duration;
 
 fn runtime() -> Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let dir = std::env::temp_dir().join(format!("sassport-xdg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            // SAFETY: set once, before any thread of this test binary reads the environment.
-            unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
-        }
-    });
-    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
-    Runtime::new(RuntimeOptions {
-        device: device.parse().unwrap_or(DeviceSelector::Default),
-        window_bytes: Some(16 << 20),
-        pipeline_cache: PipelineCacheLocation::Disabled,
-        pipeline_timeout: Some(Duration::from_secs(300)),
-        ..Default::default()
-    })
-    .expect("Vulkan device (lavapipe)")
+    common::runtime(Duration::from_secs(300))
 }
 
 /// What happened to one kernel.
@@ -84,10 +68,11 @@ fn words(b: &[u8]) -> Vec<u32> {
 fn run_kernel(rt: &mut Runtime, l: &Launch) -> Outcome {
     let bytes = std::fs::read(l.cubin_sm86()).unwrap();
     let cubin = Cubin::parse(&bytes).unwrap();
-    let Some(k) = cubin.kernel(&l.kernel) else { return Outcome::Refused("no kernel".into()) };
+    if cubin.kernel(&l.kernel).is_none() {
+        return Outcome::Refused("no kernel".into());
+    }
     // The product's own decoder: what users get.
     let dis: &dyn Disassembler = &TableDecoder;
-    let _ = &k;
     let t = match translate_kernel_with(&cubin, &l.kernel, &Options::default(), dis) {
         Ok(t) => t,
         Err(e) => return Outcome::Refused(e.to_string()),

@@ -6,8 +6,9 @@
 
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
+mod common;
 
-use sassport_runtime::{DeviceSelector, Launch, PipelineCacheLocation, Runtime, RuntimeOptions};
+use sassport_runtime::{Launch, Runtime};
 use sassport_translator::exact::{self, B};
 use sassport_translator::spirv::{BuiltIn, Decoration, FunctionControl, Id, Module, Op, StorageClass, Type};
 use sassport_translator::state::{State, Types};
@@ -246,24 +247,7 @@ fn fma_ref(f: Fmt, a: u64, b: u64, c: Option<u64>, mode: u32) -> Option<u64> {
 // ---- kernels -----------------------------------------------------------------------------------------
 
 fn runtime() -> Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let dir = std::env::temp_dir().join(format!("sassport-xdg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            // SAFETY: set once, before any thread of this test binary reads the environment.
-            unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
-        }
-    });
-    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
-    Runtime::new(RuntimeOptions {
-        device: device.parse().unwrap_or(DeviceSelector::Default),
-        window_bytes: Some(16 << 20),
-        pipeline_cache: PipelineCacheLocation::Disabled,
-        pipeline_timeout: Some(Duration::from_secs(120)),
-        ..Default::default()
-    })
-    .expect("Vulkan device (lavapipe)")
+    common::runtime(Duration::from_secs(120))
 }
 
 /// A kernel: thread `i` reads `nin` words `in_k[i]` (arrays of `n` words after each other at the word

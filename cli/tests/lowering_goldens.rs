@@ -7,30 +7,17 @@
 
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
+mod common;
 
 use sassport_corpus::{Arg, Comparison, Launch};
-use sassport_runtime::{DeviceSelector, Launch as RtLaunch, PipelineCacheLocation, Runtime, RuntimeOptions};
+use sassport_runtime::{Launch as RtLaunch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
 use sassport_translator::translate::{translate_kernel_with, Options};
 use sassport_translator::Cubin;
 use std::time::Duration;
 
 fn runtime() -> Runtime {
-    let dir = std::env::temp_dir().join(format!("sassport-xdg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        // SAFETY: set before any other thread of this test binary reads the environment (one test).
-        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
-    }
-    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
-    Runtime::new(RuntimeOptions {
-        device: device.parse().unwrap_or(DeviceSelector::Default),
-        window_bytes: Some(16 << 20),
-        pipeline_cache: PipelineCacheLocation::Disabled,
-        pipeline_timeout: Some(Duration::from_secs(300)),
-        ..Default::default()
-    })
-    .expect("Vulkan device (lavapipe)")
+    common::runtime(Duration::from_secs(300))
 }
 
 fn words(b: &[u8]) -> Vec<u32> {
@@ -55,10 +42,9 @@ fn launch(
 ) -> Result<(Result<(), String>, Vec<Vec<u8>>), String> {
     let bytes = std::fs::read(l.cubin_sm86()).unwrap();
     let cubin = Cubin::parse(&bytes).unwrap();
-    let k = cubin.kernel(&l.kernel).ok_or("no kernel")?;
+    cubin.kernel(&l.kernel).ok_or("no kernel")?;
     // The product's own decoder: what users get.
     let dis: &dyn Disassembler = &TableDecoder;
-    let _ = &k;
     let t = translate_kernel_with(&cubin, &l.kernel, &Options::default(), dis).map_err(|e| e.to_string())?;
     support::spirv_val(&t.words).map_err(|e| format!("spirv-val: {e}"))?;
     let id = rt.load_kernel(&l.kernel, &t.words).map_err(|e| format!("load: {e}"))?;

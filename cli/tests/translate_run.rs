@@ -4,32 +4,16 @@
 
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
+mod common;
 
-use sassport_runtime::{DeviceSelector, Launch, PipelineCacheLocation, Runtime, RuntimeOptions};
+use sassport_runtime::{Launch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
 use sassport_translator::translate::{translate_kernel_with, Options};
 use sassport_translator::Cubin;
 use std::time::Duration;
 
 fn runtime() -> Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let dir = std::env::temp_dir().join(format!("sassport-xdg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            // SAFETY: set once, before any thread of this test binary reads the environment.
-            unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
-        }
-    });
-    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
-    Runtime::new(RuntimeOptions {
-        device: device.parse().unwrap_or(DeviceSelector::Default),
-        window_bytes: Some(16 << 20),
-        pipeline_cache: PipelineCacheLocation::Disabled,
-        pipeline_timeout: Some(Duration::from_secs(120)),
-        ..Default::default()
-    })
-    .expect("Vulkan device (lavapipe)")
+    common::runtime(Duration::from_secs(120))
 }
 
 /// Deterministic test inputs (xorshift).
@@ -56,10 +40,9 @@ fn translate(file: &str, kernel: &str) -> Kernel {
     let path = sassport_corpus::root().join("sm86").join(format!("{file}.cubin"));
     let bytes = std::fs::read(&path).unwrap();
     let cubin = Cubin::parse(&bytes).unwrap();
-    let k = cubin.kernel(kernel).unwrap();
+    assert!(cubin.kernel(kernel).is_some(), "no kernel {kernel}");
     // The product's own decoder: what users get.
     let dis: &dyn Disassembler = &TableDecoder;
-    let _ = &k;
     let t = translate_kernel_with(&cubin, kernel, &Options::default(), dis).unwrap_or_else(|e| panic!("{e}"));
     support::spirv_val(&t.words).unwrap_or_else(|e| panic!("{kernel}: {e}"));
     let banks = cubin
