@@ -111,7 +111,7 @@ pub fn run_kernel(
     let translation = match hit {
         Some(words) => Translation {
             kernel: kernel.to_string(),
-            report: Report { words: words.len(), form: "cached".into(), ..Report::default() },
+            report: Report { words: words.len(), ..Report::default() },
             words,
         },
         None => {

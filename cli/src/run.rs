@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<()> {
             r.instructions,
             run.translate_time.as_secs_f64() * 1e3,
             r.words,
-            r.form
+            r.form.as_ref().map_or_else(|| "form unknown".to_string(), ToString::to_string)
         );
     }
     println!("{}: kernel time {:.3} ms", args.kernel, run.kernel_time.as_secs_f64() * 1e3);

@@ -78,7 +78,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 std::fs::write(&path, out).with_context(|| format!("writing {}", path.display()))?;
                 println!(
                     "{name}: translated: {} words, {} blocks, {} instructions; {}",
-                    t.report.words, t.report.blocks, t.report.instructions, t.report.form
+                    t.report.words,
+                    t.report.blocks,
+                    t.report.instructions,
+                    t.report.form.as_ref().map_or_else(|| "form unknown".to_string(), ToString::to_string)
                 );
             }
             Err(e) => {

@@ -55,8 +55,9 @@ pub struct Report {
     pub local_bytes: u32,
     /// Bytes of static shared memory.
     pub shared_bytes: u32,
-    /// The control-flow form the kernel got, and why when it is not the structured one.
-    pub form: String,
+    /// The control-flow form the kernel got (with the structurizer's figures, or why it is a dispatch loop);
+    /// `None` for a report not made by a translation (a module taken from a cache).
+    pub form: Option<crate::control::structured::Form>,
 }
 
 /// One translated kernel.
@@ -200,13 +201,10 @@ fn emit_module(
         uniform: false,
     };
     let form = match control {
-        ControlForm::Structured => match crate::control::structured::emit(&mut cx, program, jump_tables)? {
-            crate::control::structured::Form::Structured { .. } => "structured".to_string(),
-            crate::control::structured::Form::Dispatch(why) => format!("dispatch loop ({why})"),
-        },
+        ControlForm::Structured => crate::control::structured::emit(&mut cx, program, jump_tables)?,
         ControlForm::Dispatch => {
             crate::control::emit_dispatch(&mut cx, program)?;
-            "dispatch loop (requested)".to_string()
+            crate::control::structured::Form::Dispatch("requested".into())
         }
     };
     let Ctx { mut m, st, .. } = cx;
@@ -236,7 +234,7 @@ fn emit_module(
             words: words.len(),
             local_bytes: local,
             shared_bytes: shared,
-            form,
+            form: Some(form),
         },
         words,
     })

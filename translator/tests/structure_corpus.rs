@@ -3,18 +3,15 @@
 //! decision sequences. Every kernel whose instructions all lower is then emitted in the structured form and
 //! must pass `spirv-val --target-env vulkan1.3`.
 //!
-//! Mnemonics come from nvdisasm's listing (independent of our decoder) when the pinned tool is installed.
+//! Mnemonics come from the product decoder; modules come from the public entry in both control forms.
 
 mod support;
 
-use sassport_translator::control::structured::{emit, kernel_cfg, Form};
-use sassport_translator::lower::{Builtins, Ctx};
-use sassport_translator::program::{Disassembler, Program, TableDecoder};
-use sassport_translator::spirv::{BuiltIn, Decoration, FunctionControl, Module, Op, StorageClass, Type};
-use sassport_translator::state::{State, Types};
+use sassport_translator::control::structured::{kernel_cfg, Form};
+use sassport_translator::program::{Program, TableDecoder};
 use sassport_translator::structure::{check, simulate, structure, walk_cfg, Limits};
-use sassport_translator::translate::{translate_kernel_with, Options};
-use sassport_translator::{abi, Cubin};
+use sassport_translator::translate::{translate_decoded_with, ControlForm};
+use sassport_translator::Cubin;
 
 fn decide(seed: u64) -> impl FnMut(u32, u32) -> u32 {
     let mut visits = std::collections::HashMap::<u32, u64>::new();
@@ -29,52 +26,6 @@ fn decide(seed: u64) -> impl FnMut(u32, u32) -> u32 {
     }
 }
 
-/// The module of `program` in the structured form (the same module layout as `translate_decoded`).
-fn structured_module(
-    program: &Program,
-    local: u32,
-    shared: u32,
-    cubin_info: &[sassport_translator::cubin::IndirectBranch],
-) -> Result<(Vec<u32>, Form), String> {
-    let mut m = Module::new();
-    let t = Types::declare(&mut m);
-    let in_ptr = m.t_ptr(StorageClass::Input, t.uvec3);
-    let local_id = m.global_var(in_ptr, StorageClass::Input, None);
-    m.decorate(local_id, Decoration::BuiltIn, &[BuiltIn::LocalInvocationId as u32]);
-    let group_id = m.global_var(in_ptr, StorageClass::Input, None);
-    m.decorate(group_id, Decoration::BuiltIn, &[BuiltIn::WorkgroupId as u32]);
-    let sx = m.spec_u32(abi::SPEC_ID_BLOCK_DIM_X, 1);
-    let sy = m.spec_u32(abi::SPEC_ID_BLOCK_DIM_Y, 1);
-    let sz = m.spec_u32(abi::SPEC_ID_BLOCK_DIM_Z, 1);
-    let wg = m.id();
-    m.global_inst(Op::SpecConstantComposite, &[t.uvec3, wg, sx, sy, sz]);
-    m.decorate(wg, Decoration::BuiltIn, &[BuiltIn::WorkgroupSize as u32]);
-    let fn_ty = m.ty(Type::Function(t.void, [0; 4]));
-    let main = m.begin_function(t.void, fn_ty, FunctionControl::NONE);
-    let first = m.id();
-    m.label(first);
-    let zero = m.c_u32(0);
-    let next_pc = m.local_var(t.fn_u32, Some(zero));
-    let mut cx = Ctx {
-        m,
-        t,
-        st: State::new(local, shared),
-        section: &program.section,
-        inst: program.insts[0],
-        next_pc,
-        builtins: Builtins { local_id, group_id },
-        clock: None,
-        local_bytes: local,
-        uniform: false,
-    };
-    let form = emit(&mut cx, program, cubin_info).map_err(|e| e.to_string())?;
-    let Ctx { mut m, st, .. } = cx;
-    m.end_function();
-    st.declare_uniforms(&mut m, &t);
-    m.entry_point(main, abi::ENTRY_POINT, &[]);
-    Ok((m.finish(), form))
-}
-
 #[test]
 fn corpus_kernels_structure() {
     let (mut structured, mut fallback, mut valid, mut lower_refused, mut undecoded) = (0, 0, 0, 0, 0);
@@ -86,17 +37,10 @@ fn corpus_kernels_structure() {
         for k in &cubin.kernels {
             let name = format!("{}:{}", path.file_stem().unwrap().to_string_lossy(), k.name());
             let code = cubin.code_section(k.function.section_name).unwrap().bytes;
-            let listing;
-            let dis: &dyn Disassembler = if support::nvdisasm().is_some() {
-                listing = support::Listing::of(code);
-                &listing
-            } else {
-                &TableDecoder
-            };
             let indirect = &k.info.indirect_branches;
             let targets: Vec<u32> = indirect.iter().flat_map(|b| b.targets.iter().copied()).collect();
             let entry = k.function.offset as u32;
-            let Ok(program) = Program::build_with_targets(k.function.section_name, code, entry, &targets, dis) else {
+            let Ok(program) = Program::build_with_targets(k.function.section_name, code, entry, &targets, &TableDecoder) else {
                 undecoded += 1;
                 continue;
             };
@@ -117,11 +61,12 @@ fn corpus_kernels_structure() {
             }
             structured += 1;
             let local = k.frame_size().max(1024).div_ceil(16) * 16;
-            match structured_module(&program, local, k.shared_size.min(0x10_0000) as u32, indirect) {
-                Ok((words, form)) => {
-                    let dispatch_words = translate_kernel_with(&cubin, k.name(), &Options::default(), dis)
-                        .map(|t| t.words.len())
-                        .unwrap_or(0);
+            let shared = k.shared_size.min(0x10_0000) as u32;
+            let module = |form| translate_decoded_with(k.name(), &program, local, shared, form, indirect);
+            match module(ControlForm::Structured) {
+                Ok(t) => {
+                    let (words, form) = (t.words, t.report.form.expect("a translation reports its form"));
+                    let dispatch_words = module(ControlForm::Dispatch).map(|t| t.words.len()).unwrap_or(0);
                     println!("  {name}: {form}; {} words (dispatch form: {dispatch_words})", words.len());
                     if dispatch_words > 0 {
                         sizes.0 += words.len();
