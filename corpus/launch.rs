@@ -73,6 +73,20 @@ impl Arg {
     }
 
     /// The initial contents of a buffer argument; `None` for scalars.
+    /// The little-endian bytes of a by-value parameter; `None` for buffers (they pass an address).
+    pub fn value_bytes(&self) -> Option<Vec<u8>> {
+        Some(match self {
+            Arg::I32(v) => v.to_le_bytes().to_vec(),
+            Arg::U32(v) => v.to_le_bytes().to_vec(),
+            Arg::I64(v) => v.to_le_bytes().to_vec(),
+            Arg::U64(v) => v.to_le_bytes().to_vec(),
+            Arg::F32(v) => v.to_le_bytes().to_vec(),
+            Arg::F64(v) => v.to_le_bytes().to_vec(),
+            Arg::Raw { bytes, .. } => bytes.clone(),
+            Arg::InBuffer { .. } | Arg::OutBuffer { .. } => return None,
+        })
+    }
+
     pub fn initial_contents(&self) -> Option<Vec<u8>> {
         match *self {
             Arg::InBuffer { bytes, seed } => Some(inputs::generate(bytes, seed)),
@@ -168,17 +182,9 @@ impl Launch {
         let mut out = vec![0u8; self.param_size() as usize];
         let mut next_buffer = addresses.iter();
         for (arg, slot) in self.args.iter().zip(self.param_layout()) {
-            let bytes = match arg {
-                Arg::I32(v) => v.to_le_bytes().to_vec(),
-                Arg::U32(v) => v.to_le_bytes().to_vec(),
-                Arg::I64(v) => v.to_le_bytes().to_vec(),
-                Arg::U64(v) => v.to_le_bytes().to_vec(),
-                Arg::F32(v) => v.to_le_bytes().to_vec(),
-                Arg::F64(v) => v.to_le_bytes().to_vec(),
-                Arg::Raw { bytes, .. } => bytes.clone(),
-                Arg::InBuffer { .. } | Arg::OutBuffer { .. } => {
-                    next_buffer.next()?.to_le_bytes().to_vec()
-                }
+            let bytes = match arg.value_bytes() {
+                Some(bytes) => bytes,
+                None => next_buffer.next()?.to_le_bytes().to_vec(),
             };
             let start = slot.offset as usize;
             out[start..start + bytes.len()].copy_from_slice(&bytes);

@@ -6,7 +6,6 @@
 use anyhow::{Context, Result};
 use sassport::golden::compare;
 use sassport::kernel_run::{default_spirv_cache, run_kernel, KernelArg, RunError};
-use sassport_corpus::Arg;
 use sassport_runtime::{DeviceSelector, Runtime, RuntimeOptions};
 
 #[derive(clap::Args)]
@@ -89,23 +88,9 @@ fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launc
     let args: Vec<KernelArg> = launch
         .args
         .iter()
-        .map(|a| match a.initial_contents() {
-            Some(init) => KernelArg::Buffer(init),
-            None => {
-                let (size, align) = a.param_size_align();
-                let mut bytes = vec![0u8; size as usize];
-                match a {
-                    Arg::I32(v) => bytes.copy_from_slice(&v.to_le_bytes()),
-                    Arg::U32(v) => bytes.copy_from_slice(&v.to_le_bytes()),
-                    Arg::I64(v) => bytes.copy_from_slice(&v.to_le_bytes()),
-                    Arg::U64(v) => bytes.copy_from_slice(&v.to_le_bytes()),
-                    Arg::F32(v) => bytes.copy_from_slice(&v.to_le_bytes()),
-                    Arg::F64(v) => bytes.copy_from_slice(&v.to_le_bytes()),
-                    Arg::Raw { bytes: raw, .. } => bytes.copy_from_slice(raw),
-                    Arg::InBuffer { .. } | Arg::OutBuffer { .. } => {}
-                }
-                KernelArg::Value { bytes, align }
-            }
+        .map(|a| match (a.initial_contents(), a.value_bytes()) {
+            (Some(init), _) => KernelArg::Buffer(init),
+            (None, bytes) => KernelArg::Value { bytes: bytes.unwrap_or_default(), align: a.param_size_align().1 },
         })
         .collect();
     let grid = [launch.grid.x, launch.grid.y, launch.grid.z];
