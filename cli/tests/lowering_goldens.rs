@@ -10,7 +10,7 @@ mod support;
 mod common;
 
 use sassport_corpus::{Arg, Comparison, Launch};
-use sassport_runtime::{Launch as RtLaunch, Runtime};
+use sassport_runtime::{Bank0, Launch as RtLaunch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
 use sassport_translator::translate::{translate_kernel_with, Options};
 use sassport_translator::Cubin;
@@ -62,12 +62,9 @@ fn launch(
         }
     }
     let params = l.param_bytes(&addrs.iter().map(|a| a.0).collect::<Vec<_>>()).unwrap();
-    let mut bank0 = vec![0u8; 0x160 + params.len()];
-    for (i, v) in [l.block.x, l.block.y, l.block.z, l.grid.x, l.grid.y, l.grid.z].iter().enumerate() {
-        bank0[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
-    }
-    bank0[0x160..].copy_from_slice(&params);
-    let mut banks: Vec<(u32, &[u8])> = vec![(0, &bank0)];
+    // Bank 0 as the CUDA driver fills it (the same builder the product uses).
+    let bank0 = Bank0::new([l.grid.x, l.grid.y, l.grid.z], [l.block.x, l.block.y, l.block.z]).with_dynamic_shared(l.shared_bytes).with_params(&params);
+    let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     for b in &cubin.constant_banks {
         if b.bank != 0 && (b.function.is_none() || b.function == Some(l.kernel.as_str())) {
             banks.push((b.bank, b.data));

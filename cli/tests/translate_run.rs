@@ -6,7 +6,7 @@
 mod support;
 mod common;
 
-use sassport_runtime::{Launch, Runtime};
+use sassport_runtime::{Bank0, Launch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
 use sassport_translator::translate::{translate_kernel_with, Options};
 use sassport_translator::Cubin;
@@ -57,12 +57,9 @@ fn translate(file: &str, kernel: &str) -> Kernel {
 /// Launches with CUDA's bank-0 layout: blockDim at 0x0, gridDim at 0xc, parameters at 0x160.
 fn launch(rt: &mut Runtime, k: &Kernel, grid: u32, block: u32, params: &[u8]) {
     let id = rt.load_kernel(&k.name, &k.words).unwrap();
-    let mut bank0 = vec![0u8; 0x160 + params.len()];
-    for (i, v) in [block, 1, 1, grid, 1, 1].iter().enumerate() {
-        bank0[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
-    }
-    bank0[0x160..].copy_from_slice(params);
-    let mut banks: Vec<(u32, &[u8])> = vec![(0, &bank0)];
+    // Bank 0 as the CUDA driver fills it (the same builder the product uses).
+    let bank0 = Bank0::new([grid, 1, 1], [block, 1, 1]).with_params(params);
+    let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     banks.extend(k.banks.iter().map(|(b, d)| (*b, d.as_slice())));
     rt.launch(&Launch { kernel: id, grid: [grid, 1, 1], block: [block, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
         .unwrap_or_else(|e| panic!("{}: {e}", k.name));
