@@ -102,6 +102,8 @@ pub fn run_kernel(
         }
     }
 
+    // The float self-test (once per device and driver, kept on disk) decides native or exact lowerings.
+    rt.measure_float().context("measuring the device's float behaviour")?;
     let profile = rt.profile();
     let options = Options { profile: Some(profile.clone()), ..Options::default() };
     let key = TranslationKey { cubin: cubin_bytes, kernel, profile: &profile, translator_version: TRANSLATOR_VERSION };

@@ -14,7 +14,7 @@
 use crate::abi;
 use crate::cubin::{Cubin, Kernel};
 use crate::error::TranslateError;
-use crate::lower::{Builtins, Ctx};
+use crate::lower::{Builtins, Ctx, FloatSupport};
 use crate::program::{Disassembler, Program, TableDecoder};
 use crate::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, FunctionControl, Module, Op, StorageClass, Type};
 use crate::state::{State, Types};
@@ -97,13 +97,8 @@ pub fn translate_kernel_with(
     let program = Program::build_with_targets(section, code, entry, &targets, dis)?;
     let local = local_bytes(kernel, &program);
     let shared = shared_bytes(kernel)?;
-    // Where the device cannot keep zero signs, infinities and NaNs the mode is left out (a module must not
-    // request it); results around ±0, inf and NaN then depend on the driver's folding.
-    let preserve = options.profile.as_ref().map_or([true; 2], |p| {
-        let fc = &p.float_controls.signed_zero_inf_nan_preserve;
-        [fc[1], fc[2]]
-    });
-    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, preserve)
+    let float = FloatSupport::for_profile(options.profile.as_ref());
+    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, float)
 }
 
 fn shared_bytes(kernel: &Kernel<'_>) -> Result<u32, TranslateError> {
@@ -128,14 +123,14 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
     let name = kernel.name();
     let local = local_bytes(kernel, program);
     let shared = shared_bytes(kernel)?;
-    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, [true; 2])
+    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, FloatSupport::default())
 }
 
 /// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
 /// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
 /// without a cubin (tests, fuzzing, emulators holding code in memory).
 pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, ControlForm::default(), &[], [true; 2])
+    emit_module(name, program, local, shared, ControlForm::default(), &[], FloatSupport::default())
 }
 
 /// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
@@ -147,7 +142,7 @@ pub fn translate_decoded_with(
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
 ) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, control, jump_tables, [true; 2])
+    emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default())
 }
 
 fn emit_module(
@@ -157,7 +152,7 @@ fn emit_module(
     shared: u32,
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
-    preserve: [bool; 2],
+    float: FloatSupport,
 ) -> Result<Translation, TranslateError> {
     if local > 0x10_0000 || shared > 0x10_0000 {
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
@@ -199,6 +194,7 @@ fn emit_module(
         clock: None,
         local_bytes: local,
         uniform: false,
+        float,
     };
     let form = match control {
         ControlForm::Structured => crate::control::structured::emit(&mut cx, program, jump_tables)?,
@@ -207,18 +203,18 @@ fn emit_module(
             crate::control::structured::Form::Dispatch("requested".into())
         }
     };
-    let Ctx { mut m, st, .. } = cx;
+    let Ctx { mut m, st, float, .. } = cx;
     m.end_function();
     st.declare_uniforms(&mut m, &t);
     // SM86 arithmetic keeps zero signs, infinities and NaNs (`0 * inf` is NaN, `x + +0` turns -0 into +0);
     // without these modes a driver may fold such operations (Mesa folds `x * 0.0` to 0 and `x + 0.0` to x),
     // as precise_math's sinf(inf) and sinf(-0) showed against the silicon goldens. Every desktop Vulkan
-    // driver reports `shaderSignedZeroInfNanPreserveFloat32/64`; `preserve` says which widths the device allows.
+    // driver reports `shaderSignedZeroInfNanPreserveFloat32/64`; [`FloatSupport`] says which widths the device allows.
     let mut modes: Vec<(ExecutionMode, &[u32])> = Vec::new();
-    if preserve[0] {
+    if float.signed_zero_inf_nan_preserve[0] {
         modes.push((ExecutionMode::SignedZeroInfNanPreserve, &[32]));
     }
-    if preserve[1] {
+    if float.signed_zero_inf_nan_preserve[1] {
         modes.push((ExecutionMode::SignedZeroInfNanPreserve, &[64]));
     }
     if !modes.is_empty() {

@@ -96,3 +96,26 @@ fn nvdisasm_mnemonics_give_the_same_modules() {
     let names = |o: &Outcome| o.translated.iter().map(|(n, i, w)| (n.clone(), *i, *w)).collect::<Vec<_>>();
     assert_eq!(names(&ours), names(&theirs));
 }
+
+/// On a device whose self-test measured a fused `Fma` and preserved f32 denormals, round-to-nearest FFMA is
+/// native: the modules still validate, and they are smaller than the exact-helper ones (the matmul kernels are
+/// FFMA chains). Results on such a device are checked against the silicon goldens by the main job there.
+#[test]
+fn native_fma_on_a_fusing_device() {
+    use sassport_translator::abi::{DeviceProfile, MeasuredFloat};
+    let mut profile = DeviceProfile::default();
+    profile.float_controls.signed_zero_inf_nan_preserve = [true; 3];
+    profile.measured = MeasuredFloat { fma_f32_fused: Some(true), denorm_f32_preserved: Some(true), fma_f64_fused: None };
+    let fusing = Options { profile: Some(profile), ..Options::default() };
+    let path = sassport_corpus::cubins().into_iter().find(|p| p.file_stem().is_some_and(|s| s == "matmul")).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    for kernel in ["matmul_naive", "matmul_tiled", "matmul_regblock"] {
+        let exact = translate_kernel_with(&cubin, kernel, &Options::default(), &TableDecoder).unwrap();
+        let native = translate_kernel_with(&cubin, kernel, &fusing, &TableDecoder).unwrap();
+        if let Err(e) = support::spirv_val(&native.words) {
+            panic!("{kernel}: spirv-val rejected the module:\n{e}");
+        }
+        assert!(native.words.len() < exact.words.len(), "{kernel}: {} words native, {} exact", native.words.len(), exact.words.len());
+    }
+}

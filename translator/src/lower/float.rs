@@ -4,8 +4,10 @@
 //! denormals, as lavapipe measurably does):
 //! - FADD/FMUL round-to-nearest: native `OpFAdd`/`OpFMul` (Vulkan requires them correctly rounded), then NaN
 //!   results canonicalised to 0x7fffffff as SM86 writes them.
-//! - FFMA in every rounding mode: `GLSL.std.450 Fma` is not fused on every device (lavapipe), so FFMA is the
-//!   exact integer helper of `crate::exact::fma32`.
+//! - FFMA: `GLSL.std.450 Fma` is not fused on every device (lavapipe), so FFMA is the exact integer helper of
+//!   `crate::exact::fma32`, except round-to-nearest without `.FMZ` on a device whose measured self-test showed
+//!   a fused `Fma` and preserved f32 denormals ([`FloatSupport::native_fma32`]; NVIDIA): there it is native
+//!   `Fma`, NaN results canonicalised like every other path.
 //! - `.FTZ`: inputs and result flushed (sign kept) with integer tests; `.SAT`: clamp to [+0, 1], NaN -> +0.
 //! - FSETP: ordered/unordered SPIR-V comparisons (exact); FMNMX: integer total order on the bits, with SM86's
 //!   NaN rule (a NaN operand yields the other operand; two NaNs the canonical NaN) and -0 < +0.
@@ -13,8 +15,41 @@
 //!   [`rounded`]).
 
 use super::{Ctx, Src};
+use crate::abi::DeviceProfile;
 use crate::error::TranslateError;
-use crate::spirv::{Id, Op};
+use crate::spirv::{glsl, Id, Op};
+
+/// Which native float operations and execution modes give SM86 results on the target device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatSupport {
+    /// `SignedZeroInfNanPreserve` may be requested for f32 (index 0) and f64 (index 1).
+    pub signed_zero_inf_nan_preserve: [bool; 2],
+    /// `GLSL.std.450 Fma` on f32 is fused and f32 denormals survive without execution modes, both measured
+    /// on the device: round-to-nearest FFMA may then be native (the exact helper costs ~40 instructions).
+    pub native_fma32: bool,
+}
+
+impl Default for FloatSupport {
+    /// Nothing measured: every mode requested, every FFMA exact in integers.
+    fn default() -> Self {
+        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false }
+    }
+}
+
+impl FloatSupport {
+    /// From the runtime's device profile; `None` gives the default. Where the device cannot keep zero signs,
+    /// infinities and NaNs the mode is left out (a module must not request it); results around ±0, inf and
+    /// NaN then depend on the driver's folding.
+    pub fn for_profile(profile: Option<&DeviceProfile>) -> Self {
+        let Some(p) = profile else { return Self::default() };
+        let fc = &p.float_controls.signed_zero_inf_nan_preserve;
+        let m = &p.measured;
+        Self {
+            signed_zero_inf_nan_preserve: [fc[1], fc[2]],
+            native_fma32: m.fma_f32_fused == Some(true) && m.denorm_f32_preserved == Some(true),
+        }
+    }
+}
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
@@ -75,9 +110,9 @@ fn to_u(cx: &mut Ctx<'_>, v: Id) -> Id {
 /// bits, or `None` for round-to-nearest without `.FMZ`, which stays native.
 fn rounded(cx: &mut Ctx<'_>, m: &str, rnd: u32, fmz: bool, a: Id, b: Id, c: Option<Id>) -> Option<Id> {
     use crate::exact::fma32;
-    // FFMA in every mode: the exact helper (the silicon goldens showed `ffma_rn` off by one ulp on lavapipe,
-    // whose compiler may contract or reassociate its unmarked TwoSum steps and flush the f32 -> f64 widening).
-    if rnd == 0 && !fmz && m != "FFMA" {
+    // FFMA: the exact helper unless the device measurably fuses (the silicon goldens showed `ffma_rn` off by
+    // one ulp on lavapipe, whose `Fma` is a multiply and an add).
+    if rnd == 0 && !fmz && (m != "FFMA" || cx.float.native_fma32) {
         return None;
     }
     let md = cx.u32c(rnd);
@@ -144,11 +179,16 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         let r = match (m, c) {
             ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
             ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
-            // FFMA always takes the exact helper (`rounded`).
+            (_, Some(c)) => {
+                let fc = to_f(cx, c);
+                cx.m.ext(t.f32, glsl::FMA, &[fa, fb, fc])
+            }
             _ => return Err(cx.refuse("malformed FFMA")),
         };
-        // No compiler may fuse or reassociate it.
-        cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+        if c.is_none() {
+            // No compiler may fuse or reassociate it.
+            cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+        }
         to_u(cx, r)
     };
     if ftz_mode {

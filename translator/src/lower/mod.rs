@@ -25,6 +25,8 @@ mod simd;
 mod special;
 mod uniform;
 
+pub use float::FloatSupport;
+
 use crate::error::{display_name, TranslateError};
 use crate::program::Inst;
 use crate::spirv::{Id, Module, Op};
@@ -77,6 +79,8 @@ pub struct Ctx<'a> {
     pub local_bytes: u32,
     /// The instruction runs on the uniform datapath: ALU operands, destinations and predicates are UR/UP.
     pub uniform: bool,
+    /// Which native float operations give SM86 results on the target device.
+    pub float: FloatSupport,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
