@@ -201,6 +201,31 @@ pub const FAULT_KIND_STORE: u32 = 2;
 pub const FAULT_KIND_ATOMIC: u32 = 3;
 /// Fault kind: the kernel executed a trap (`BPT.TRAP`, CUDA `__trap()`); address and size are 0.
 pub const FAULT_KIND_TRAP: u32 = 4;
+/// Fault kind: a register-indirect control transfer (`CALL Rn`, `RET Rn`, `BRX Rn`) to a value that is none
+/// of the targets the translator knows for that instruction (address-taken functions, return points, jump-table
+/// entries). `address` is the 64-bit value the instruction would have jumped to (for the relative forms the
+/// register plus the instruction's base, as a section offset), size 0; the invocation stops there.
+pub const FAULT_KIND_CONTROL: u32 = 5;
+
+/// Tag in bits 63:48 of a code address (see [`code_address`]).
+pub const CODE_ADDRESS_TAG: u64 = 0xc0de;
+
+/// The value of an absolute code address: what the runtime writes for a relocation against a function
+/// symbol (`R_CUDA_64 f` in `.nv.global.init` or a constant bank), what `CALL.ABS Rn` jumps to, and what
+/// `LEPC` reads. `section` is the ELF section index of the code section, `offset` the byte offset in it.
+///
+/// Code does not live in the global window, so a code address is a name, not a place: the tag keeps it out
+/// of every window (guest addresses are below 2^47) so a load through a function pointer faults, and the
+/// section index keeps functions of different kernels apart. Function pointers of whole-program cubins are
+/// not code addresses at all but bank-2 descriptor offsets (see `cubin::functions`), which need no value
+/// from the runtime.
+pub const fn code_address(section: u16, offset: u32) -> u64 {
+    (CODE_ADDRESS_TAG << 48) | ((section as u64) << 32) | offset as u64
+}
+
+/// Section index used in [`code_address`] for functions the cubin declares but does not define (`vprintf`,
+/// `malloc`, `__assertfail`): their address is `code_address(EXTERN_SECTION, symbol table index)`.
+pub const EXTERN_SECTION: u16 = 0xffff;
 
 impl FaultRecord {
     /// Decodes a record from the eight little-endian words the shader wrote.

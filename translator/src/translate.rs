@@ -15,7 +15,7 @@ use crate::abi;
 use crate::cubin::{Cubin, Kernel};
 use crate::error::TranslateError;
 use crate::lower::{Builtins, Ctx, FloatSupport};
-use crate::program::{Disassembler, Program, TableDecoder};
+use crate::program::{Disassembler, Program, TableDecoder, Targets};
 use crate::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, FunctionControl, Module, Op, StorageClass, Type};
 use crate::state::{State, Types};
 
@@ -94,7 +94,10 @@ pub fn translate_kernel_with(
     let entry = u32::try_from(kernel.function.offset)
         .map_err(|_| TranslateError::Limit { kernel: name.into(), reason: "entry offset beyond 4 GiB".into() })?;
     let targets: Vec<u32> = kernel.info.indirect_branches.iter().flat_map(|b| b.targets.iter().copied()).collect();
-    let program = Program::build_with_targets(section, code, entry, &targets, dis)?;
+    let calls = cubin.address_taken_functions(section);
+    let code_section = cubin.code_section(section).and_then(|c| u16::try_from(c.index).ok()).unwrap_or(0);
+    let program =
+        Program::build_with(section, code, entry, &Targets { branches: &targets, calls: &calls, code_section }, dis)?;
     let local = local_bytes(kernel, &program);
     let shared = shared_bytes(kernel)?;
     let float = FloatSupport::for_profile(options.profile.as_ref());

@@ -16,8 +16,9 @@ pub mod structured;
 
 use crate::error::TranslateError;
 use crate::lower::{Ctx, EXIT_PC};
-use crate::program::{Block, Exit, Inst, Program};
-use crate::spirv::{LoopControl, MemorySemantics, Op, Scope};
+use crate::program::{is_indirect_call, Block, Exit, Inst, Program};
+use crate::abi;
+use crate::spirv::{FunctionControl, Id, LoopControl, MemorySemantics, Module, Op, Scope, Type};
 
 /// Instructions that end a block and are lowered by [`lower_terminator`], guard included.
 pub fn is_control(m: &str) -> bool {
@@ -62,7 +63,7 @@ pub fn lower_inline(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
 }
 
 /// Lowers the control instruction ending a block: stores the next offset into `next_pc`.
-pub fn lower_terminator(cx: &mut Ctx<'_>, block: &Block, last: &Inst) -> Result<(), TranslateError> {
+pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &Inst) -> Result<(), TranslateError> {
     let t = cx.t;
     let fall = block.end;
     let guard = match last.guard() {
@@ -114,32 +115,31 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, block: &Block, last: &Inst) -> Result<
             }
         }
         "CALL" => {
-            if last.opcode() != 0x0944 {
-                return Err(cx.refuse("indirect or absolute CALL not translated yet"));
-            }
-            if guard.is_some() {
+            if guard.is_some() || cond_pred(cx).is_some() {
                 return Err(cx.refuse("predicated CALL not translated yet"));
             }
-            cx.u32c(last.branch_target() as u32)
+            if last.opcode() == 0x0944 {
+                cx.u32c(last.branch_target() as u32)
+            } else if is_indirect_call(last) {
+                if prog.call_targets.is_empty() {
+                    return Err(cx.refuse("CALL through a register, and no function of the cubin has its address taken"));
+                }
+                let (sel, value) = indirect_target(cx, prog, last)?;
+                checked_target(cx, sel, value, &prog.call_targets, None, fall)
+            } else {
+                return Err(cx.refuse("absolute CALL to an immediate address not translated yet"));
+            }
         }
         "RET" | "BRX" => {
             // RET.REL Rn / BRX Rn: the register holds an offset from the function base the instruction
             // encodes (return addresses put there by the caller; jump-table entries for BRX, whose targets
-            // the cubin lists and the CFG made block starts).
+            // the cubin lists and the CFG made block starts). Anything else is a control fault.
             if !matches!(last.opcode(), 0x0950 | 0x0949) {
                 return Err(cx.refuse("form not translated yet"));
             }
-            let ra = last.bits(24, 8) as u8;
-            let r = cx.reg(ra);
-            let base = cx.u32c(last.branch_target() as u32);
-            let target = cx.op2(Op::IAdd, r, base);
-            match guard {
-                None => target,
-                Some(g) => {
-                    let b = cx.u32c(fall);
-                    cx.sel(g, target, b)
-                }
-            }
+            let (sel, value) = indirect_target(cx, prog, last)?;
+            let known: &[u32] = if last.mnemonic == "RET" { &prog.return_points } else { &block.successors };
+            checked_target(cx, sel, value, known, guard, fall)
         }
         _ => return Err(cx.refuse("not translated yet")),
     };
@@ -175,7 +175,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
             cx.inst = *inst;
             let is_last = inst.offset + 16 >= block.end;
             if is_last && block.exit == Exit::Control {
-                lower_terminator(cx, block, inst)?;
+                lower_terminator(cx, prog, block, inst)?;
             } else {
                 crate::lower::lower(cx)?;
             }
@@ -200,4 +200,150 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     cx.m.label(merge);
     cx.m.op_void(Op::Return, &[]);
     Ok(())
+}
+
+/// The target of a register-indirect control transfer ending in `last`: (selector, value). The selector is the
+/// section offset to compare with known targets (u32; `u32::MAX`, never a target, when the value is no offset
+/// of this section); the value is the 64-bit target reported by a control fault.
+///
+/// - `BRX Rn` and `RET.REL Rn`: the 32-bit register plus the base the instruction encodes (the function the
+///   return address or table entry is relative to).
+/// - `CALL.REL Rn`: the 64-bit register pair plus the encoded base; only values below 2^32 are offsets.
+/// - `CALL.ABS Rn, imm`: the register pair plus the immediate is an absolute code address
+///   ([`abi::code_address`]); it names this program's code only with this section's index in bits 47:32.
+pub fn indirect_target(cx: &mut Ctx<'_>, prog: &Program, last: &Inst) -> Result<(Id, Id), TranslateError> {
+    let t = cx.t;
+    let ra = last.bits(24, 8) as u8;
+    let lo = cx.reg(ra);
+    match last.opcode() {
+        0x0949 | 0x0950 => {
+            let base = cx.u32c(last.branch_target() as u32);
+            let sel = cx.op2(Op::IAdd, lo, base);
+            let value = cx.m.un(Op::UConvert, t.u64, sel);
+            Ok((sel, value))
+        }
+        0x0343 | 0x0344 => {
+            let hi = if ra >= 254 { cx.u32c(0) } else { cx.reg(ra + 1) };
+            let r = cx.pack64(lo, hi);
+            let (add, expect_hi) = if last.opcode() == 0x0344 {
+                (last.branch_target() as u64, 0u32)
+            } else {
+                let imm = (last.word.signed_bits(34, 48) << 2) as u64;
+                (imm, (abi::code_address(prog.code_section, 0) >> 32) as u32)
+            };
+            let k = cx.m.c_u64(add);
+            let value = cx.m.bin(Op::IAdd, t.u64, r, k);
+            let (vlo, vhi) = cx.split64(value);
+            let want = cx.u32c(expect_hi);
+            let ours = cx.m.bin(Op::IEqual, t.bool, vhi, want);
+            let none = cx.u32c(u32::MAX);
+            let sel = cx.sel(ours, vlo, none);
+            Ok((sel, value))
+        }
+        _ => Err(cx.refuse("indirect control transfer form not translated yet")),
+    }
+}
+
+/// `next_pc` for an indirect transfer to `sel` (taken when `guard` holds, else `fall`): the target when it is
+/// one of `known`, else a control fault and [`EXIT_PC`].
+fn checked_target(cx: &mut Ctx<'_>, sel: Id, value: Id, known: &[u32], guard: Option<Id>, fall: u32) -> Id {
+    let t = cx.t;
+    let mut ok = cx.m.c_bool(false);
+    for &k in known {
+        let kc = cx.u32c(k);
+        let eq = cx.m.bin(Op::IEqual, t.bool, sel, kc);
+        ok = cx.m.bin(Op::LogicalOr, t.bool, ok, eq);
+    }
+    let fine = match guard {
+        None => ok,
+        Some(g) => {
+            let ng = cx.m.un(Op::LogicalNot, t.bool, g);
+            cx.m.bin(Op::LogicalOr, t.bool, ng, ok)
+        }
+    };
+    let bad = cx.m.un(Op::LogicalNot, t.bool, fine);
+    let merge = cx.begin_if(bad);
+    control_fault(cx, value);
+    cx.end_if(merge);
+    let target = match guard {
+        None => sel,
+        Some(g) => {
+            let f = cx.u32c(fall);
+            cx.sel(g, sel, f)
+        }
+    };
+    let exit = cx.u32c(EXIT_PC);
+    cx.sel(fine, target, exit)
+}
+
+/// Records a control fault ([`abi::FAULT_KIND_CONTROL`]) at the current instruction with target `value` (u64).
+/// The caller stops the invocation.
+pub fn control_fault(cx: &mut Ctx<'_>, value: Id) {
+    let t = cx.t;
+    let lv = cx.st.uniform(&mut cx.m, 0, 2);
+    let win = cx.st.window(&mut cx.m, &t);
+    let f = cx.m.helper("control_fault", move |m| build_control_fault(m, &t, lv, win));
+    let pc = cx.u32c(cx.inst.offset);
+    cx.m.op(Op::FunctionCall, t.void, &[f, value, pc]);
+}
+
+/// `void control_fault(u64 value, u32 pc)`: the fault-record protocol of `docs/abi.md` with kind
+/// [`abi::FAULT_KIND_CONTROL`], address `value`, size 0.
+fn build_control_fault(m: &mut Module, t: &crate::state::Types, lv: Id, win: Id) -> Id {
+    let fty = m.ty(Type::Function(t.void, [t.u64, t.u32, 0, 0]));
+    let f = m.begin_function(t.void, fty, FunctionControl::NONE);
+    let value = m.param(t.u64);
+    let pc = m.param(t.u32);
+    let entry = m.id();
+    m.label(entry);
+    let lvw = |m: &mut Module, w: u32| {
+        let zero = m.c_u32(0);
+        let v = m.c_u32(w / 4);
+        let c = m.c_u32(w % 4);
+        let p = m.access(t.uniform_u32, lv, &[zero, v, c]);
+        m.load(t.u32, p)
+    };
+    let fw = lvw(m, abi::launch_word::FAULT_RECORD_WORD);
+    let word = |m: &mut Module, k: u32| {
+        let kc = m.c_u32(k);
+        let i = m.bin(Op::IAdd, t.u32, fw, kc);
+        let zero = m.c_u32(0);
+        m.access(t.storage_u32, win, &[zero, i])
+    };
+    let scope = m.c_u32(Scope::Device as u32);
+    let relaxed = m.c_u32(0);
+    let one = m.c_u32(1);
+    let zero = m.c_u32(0);
+    let pcount = word(m, abi::fault_word::COUNT);
+    m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
+    let pflag = word(m, abi::fault_word::FLAG);
+    let prev = m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
+    let first = m.bin(Op::IEqual, t.bool, prev, zero);
+    let write = m.id();
+    let after = m.id();
+    m.selection_merge(after);
+    m.branch_cond(first, write, after);
+    m.label(write);
+    let kid = lvw(m, abi::launch_word::KERNEL_ID);
+    let kind = m.c_u32(abi::FAULT_KIND_CONTROL);
+    let k32 = m.c_u32(32);
+    let alo = m.un(Op::UConvert, t.u32, value);
+    let ahi64 = m.bin(Op::ShiftRightLogical, t.u64, value, k32);
+    let ahi = m.un(Op::UConvert, t.u32, ahi64);
+    for (k, v) in [
+        (abi::fault_word::KIND, kind),
+        (abi::fault_word::KERNEL_ID, kid),
+        (abi::fault_word::PC, pc),
+        (abi::fault_word::ADDRESS, alo),
+        (abi::fault_word::ADDRESS + 1, ahi),
+        (abi::fault_word::SIZE, zero),
+    ] {
+        let p = word(m, k);
+        m.store(p, v);
+    }
+    m.branch(after);
+    m.label(after);
+    m.op_void(Op::Return, &[]);
+    m.end_function();
+    f
 }

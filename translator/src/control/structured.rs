@@ -18,7 +18,7 @@ use super::emit_dispatch;
 use crate::cubin::IndirectBranch;
 use crate::error::TranslateError;
 use crate::lower::Ctx;
-use crate::program::{Exit, Inst, Program};
+use crate::program::{is_indirect_call, Exit, Inst, Program};
 use crate::spirv::{Id, LoopControl, Op};
 use crate::structure::{structure, Cfg, Limits, Origin, Stmt, StructureReport, Structured, Term};
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ use std::collections::HashMap;
 /// Which form a kernel's control flow got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    Structured { report: StructureReport, reconvergence: Reconvergence, inlined: Inlined },
+    Structured { report: StructureReport, reconvergence: Reconvergence, inlined: Inlined, shared: Vec<SharedFunction> },
     /// The whole-kernel dispatch loop, and why.
     Dispatch(String),
 }
@@ -48,20 +48,43 @@ pub struct Reconvergence {
     pub kept: usize,
     /// Offsets of `BSYNC`s placed elsewhere (threads may arrive there apart).
     pub moved: Vec<u32>,
+    /// Offsets of `BSYNC`s inside functions kept as one copy (recursion) that are not after a merge: the
+    /// return switch joins frames of different depths there, which SM86 keeps apart. Unobservable without
+    /// warp instructions.
+    pub moved_in_recursion: Vec<u32>,
 }
 
 impl std::fmt::Display for Form {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Form::Structured { report, reconvergence: r, inlined } => {
+            Form::Structured { report, reconvergence: r, inlined, shared } => {
                 write!(f, "{report}")?;
                 if inlined.call_sites > 0 {
                     write!(f, ", {} call sites inlined ({} blocks)", inlined.call_sites, inlined.nodes)?;
+                }
+                if !shared.is_empty() {
+                    let fs: Vec<String> = shared
+                        .iter()
+                        .map(|s| {
+                            let kind = if s.recursive { "recursive" } else { "calls a recursive one" };
+                            format!("0x{:x} ({kind}, returns to {} points)", s.entry, s.return_points)
+                        })
+                        .collect();
+                    write!(
+                        f,
+                        ", {} functions kept as one copy returning through a switch on the return register: {}",
+                        shared.len(),
+                        fs.join(", ")
+                    )?;
                 }
                 write!(f, "; BSYNC reconvergence kept {}/{}", r.kept, r.points)?;
                 if !r.moved.is_empty() {
                     let offs: Vec<String> = r.moved.iter().map(|o| format!("0x{o:x}")).collect();
                     write!(f, " (moved: {})", offs.join(", "))?;
+                }
+                if !r.moved_in_recursion.is_empty() {
+                    let offs: Vec<String> = r.moved_in_recursion.iter().map(|o| format!("0x{o:x}")).collect();
+                    write!(f, " (inside recursion, not at a merge: {})", offs.join(", "))?;
                 }
                 Ok(())
             }
@@ -107,6 +130,8 @@ pub fn reconvergence(prog: &Program, kcfg: &KernelCfg, s: &Structured) -> Reconv
         r.points += 1;
         if after[i] || indegree[input as usize] <= 1 {
             r.kept += 1;
+        } else if kcfg.node_shared.get(input as usize).copied().unwrap_or(false) {
+            r.moved_in_recursion.push(block.start);
         } else {
             r.moved.push(block.start);
         }
@@ -128,6 +153,21 @@ pub struct KernelCfg {
     /// Nodes that are blocks of inlined device functions, and the call sites inlined.
     pub inlined_nodes: usize,
     pub call_sites: usize,
+    /// Functions kept as one copy (recursive ones and their callers), by entry.
+    pub shared: Vec<SharedFunction>,
+    /// For each node: it is a block of a function kept as one copy.
+    pub node_shared: Vec<bool>,
+}
+
+/// A device function the structured form keeps as one copy, returning through a switch over its return
+/// points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedFunction {
+    pub entry: u32,
+    /// On a cycle of the call graph (otherwise it calls one that is).
+    pub recursive: bool,
+    /// Return points its `RET` switches over.
+    pub return_points: usize,
 }
 
 fn last_inst(prog: &Program, block: u32) -> Option<&Inst> {
@@ -144,9 +184,10 @@ fn has_condition(i: &Inst) -> bool {
 pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelCfg, String> {
     let index_of = |off: u32| prog.blocks.binary_search_by_key(&off, |b| b.start).ok().map(|i| i as u32);
     let entry_block = index_of(prog.entry).ok_or("no block at the entry")?;
-    // Call contexts: (parent context, return offset, callee entry offset); context 0 is the kernel.
-    let mut contexts: Vec<(u32, u32, u32)> = vec![(0, 0, prog.entry)];
-    let mut context_ids: HashMap<(u32, u32, u32), u32> = HashMap::new();
+    let calls = CallGraph::build(prog, indirect)?;
+    // Contexts: the kernel (0), one per inlined call site, one per shared function.
+    let mut contexts: Vec<Context> = vec![Context::Kernel];
+    let mut context_ids: HashMap<Context, u32> = HashMap::new();
     let mut node_of: HashMap<(u32, u32), u32> = HashMap::new();
     let mut node_block: Vec<u32> = Vec::new();
     let mut node_ctx: Vec<u32> = Vec::new();
@@ -202,60 +243,55 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
                     if guarded {
                         return Err(format!("predicated BRX at 0x{at:x}"));
                     }
-                    // The table from `.nv.info`, or the successors the CFG gave the block.
-                    let table: &[u32] = match indirect.iter().find(|t| t.offset == at) {
-                        Some(t) => &t.targets,
-                        None if !block.successors.is_empty() => &block.successors,
-                        None => return Err(format!("BRX at 0x{at:x} has no jump table in .nv.info")),
-                    };
-                    let mut seen = Vec::new();
                     let mut targets = Vec::new();
-                    for &t in table {
-                        if !seen.contains(&t) {
-                            seen.push(t);
-                            targets.push(node_at(t, ctx, &mut node_block, &mut node_ctx)?);
-                        }
+                    for t in jump_table(prog, indirect, b)? {
+                        targets.push(node_at(t, ctx, &mut node_block, &mut node_ctx)?);
                     }
                     Term::Switch(targets)
                 }
-                "CALL" if last.opcode() == 0x0944 && !guarded => {
+                "CALL" if guarded || has_condition(last) => return Err(format!("predicated CALL at 0x{at:x}")),
+                "CALL" if last.opcode() == 0x0944 => {
                     let callee = last.branch_target() as u32;
-                    // Recursion: the callee is already active in this context chain.
-                    let mut c = ctx;
-                    loop {
-                        let (parent, _, entry) = contexts[c as usize];
-                        if c != 0 && entry == callee {
-                            return Err(format!("recursive call at 0x{at:x}"));
-                        }
-                        if c == 0 {
-                            break;
-                        }
-                        c = parent;
-                    }
-                    let key = (ctx, block.end, callee);
-                    let inner = match context_ids.get(&key) {
-                        Some(&c) => c,
-                        None => {
-                            contexts.push(key);
-                            let c = contexts.len() as u32 - 1;
-                            context_ids.insert(key, c);
-                            c
-                        }
-                    };
-                    Term::Goto(node_at(callee, inner, &mut node_block, &mut node_ctx)?)
+                    let c = callee_context(&calls, ctx, block.end, callee, &mut contexts, &mut context_ids)?;
+                    Term::Goto(node_at(callee, c, &mut node_block, &mut node_ctx)?)
                 }
-                "RET" if last.opcode() == 0x0950 => {
-                    if ctx == 0 {
-                        return Err(format!("RET at 0x{at:x} outside any call"));
+                "CALL" if is_indirect_call(last) => {
+                    if prog.call_targets.is_empty() {
+                        return Err(format!("CALL through a register at 0x{at:x} and no address-taken function"));
                     }
-                    let (parent, ret, _) = contexts[ctx as usize];
-                    let back = node_at(ret, parent, &mut node_block, &mut node_ctx)?;
-                    if guarded {
-                        Term::Cond(back, node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
-                    } else {
-                        Term::Goto(back)
+                    let mut targets = Vec::new();
+                    for &f in &prog.call_targets {
+                        let c = callee_context(&calls, ctx, block.end, f, &mut contexts, &mut context_ids)?;
+                        targets.push(node_at(f, c, &mut node_block, &mut node_ctx)?);
                     }
+                    Term::Switch(targets)
                 }
+                "RET" if last.opcode() == 0x0950 => match contexts[ctx as usize] {
+                    Context::Kernel => return Err(format!("RET at 0x{at:x} outside any call")),
+                    Context::Inlined { parent, ret, .. } => {
+                        let back = node_at(ret, parent, &mut node_block, &mut node_ctx)?;
+                        if guarded {
+                            Term::Cond(back, node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
+                        } else {
+                            Term::Goto(back)
+                        }
+                    }
+                    Context::Shared { entry } => {
+                        if guarded {
+                            return Err(format!("predicated RET at 0x{at:x} in a recursive function"));
+                        }
+                        // Every call site of the function, each in the one context its caller has.
+                        let mut targets = Vec::new();
+                        for &(ret, caller) in calls.return_points.get(&entry).map_or(&[][..], |v| v) {
+                            let c = match caller {
+                                None => 0,
+                                Some(g) => intern_context(Context::Shared { entry: g }, &mut contexts, &mut context_ids),
+                            };
+                            targets.push(node_at(ret, c, &mut node_block, &mut node_ctx)?);
+                        }
+                        Term::Switch(targets)
+                    }
+                },
                 m => return Err(format!("{m} at 0x{at:x} (unbounded or unsupported control transfer)")),
             }
         };
@@ -269,9 +305,234 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
             (bl.end - bl.start) / 16 * WORDS_PER_INSTRUCTION
         })
         .collect();
-    let inlined_nodes = node_ctx.iter().filter(|&&c| c != 0).count();
-    let call_sites = contexts.len() - 1;
-    Ok(KernelCfg { cfg: Cfg { entry: 0, terms, weights }, node_block, inlined_nodes, call_sites })
+    let inlined_nodes =
+        node_ctx.iter().filter(|&&c| matches!(contexts[c as usize], Context::Inlined { .. })).count();
+    let call_sites = contexts.iter().filter(|c| matches!(c, Context::Inlined { .. })).count();
+    let shared = calls
+        .shared
+        .iter()
+        .map(|&entry| SharedFunction {
+            entry,
+            recursive: calls.recursive.contains(&entry),
+            return_points: calls.return_points.get(&entry).map_or(0, |v| v.len()),
+        })
+        .collect();
+    let node_shared = node_ctx.iter().map(|&c| matches!(contexts[c as usize], Context::Shared { .. })).collect();
+    Ok(KernelCfg { cfg: Cfg { entry: 0, terms, weights }, node_block, inlined_nodes, call_sites, shared, node_shared })
+}
+
+fn intern_context(c: Context, contexts: &mut Vec<Context>, ids: &mut HashMap<Context, u32>) -> u32 {
+    *ids.entry(c).or_insert_with(|| {
+        contexts.push(c);
+        contexts.len() as u32 - 1
+    })
+}
+
+/// The context a call from `ctx` (returning to `ret`) runs `callee` in: the shared function's one copy, or a
+/// copy of the callee for this call site.
+fn callee_context(
+    calls: &CallGraph,
+    ctx: u32,
+    ret: u32,
+    callee: u32,
+    contexts: &mut Vec<Context>,
+    ids: &mut HashMap<Context, u32>,
+) -> Result<u32, String> {
+    if calls.shared.binary_search(&callee).is_ok() {
+        return Ok(intern_context(Context::Shared { entry: callee }, contexts, ids));
+    }
+    // Not shared means not recursive: the callee is never active in this context chain.
+    let mut c = ctx;
+    while let Context::Inlined { parent, callee: active, .. } = contexts[c as usize] {
+        if active == callee {
+            return Err(format!("recursive call of 0x{callee:x} outside the call graph"));
+        }
+        c = parent;
+    }
+    Ok(intern_context(Context::Inlined { parent: ctx, ret, callee }, contexts, ids))
+}
+
+/// Where a node's code runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Context {
+    /// The kernel's own code.
+    Kernel,
+    /// A copy of `callee` for the call in context `parent` that returns to `ret`.
+    Inlined { parent: u32, ret: u32, callee: u32 },
+    /// The one copy of a shared function (recursive, or a caller of one).
+    Shared { entry: u32 },
+}
+
+/// The targets of the `BRX` ending block `b`: the table from `.nv.info`, or the CFG's successors, deduplicated.
+fn jump_table(prog: &Program, indirect: &[IndirectBranch], b: u32) -> Result<Vec<u32>, String> {
+    let block = &prog.blocks[b as usize];
+    let at = block.end - 16;
+    let table: &[u32] = match indirect.iter().find(|t| t.offset == at) {
+        Some(t) => &t.targets,
+        None if !block.successors.is_empty() => &block.successors,
+        None => return Err(format!("BRX at 0x{at:x} has no jump table in .nv.info")),
+    };
+    let mut seen = Vec::new();
+    for &t in table {
+        if !seen.contains(&t) {
+            seen.push(t);
+        }
+    }
+    Ok(seen)
+}
+
+/// The device functions of a program and who calls whom.
+///
+/// A function's blocks are those reached from its entry without entering a callee (a `CALL` continues at its
+/// return point). A function on a cycle of the call graph is recursive; it and every function that can reach
+/// it are *shared*: they get one copy in the structured graph instead of one per call site, and their `RET`
+/// becomes a switch over the return points of all their calls. That is exact because the return register
+/// holds the return point (nvcc's convention, and the callee saves it in its local-memory frame across nested
+/// calls, so the guest's own stack is the return stack); a value that is none of them is a runtime fault.
+struct CallGraph {
+    /// Shared functions, sorted by entry.
+    shared: Vec<u32>,
+    recursive: Vec<u32>,
+    /// For each shared function: (return point, the shared function making the call or `None` for the
+    /// kernel) of every call that may reach it, sorted by return point.
+    return_points: HashMap<u32, Vec<(u32, Option<u32>)>>,
+}
+
+/// Most device functions the call graph analysis takes (each is walked once per function).
+const MAX_FUNCTIONS: usize = 4096;
+
+impl CallGraph {
+    fn build(prog: &Program, indirect: &[IndirectBranch]) -> Result<CallGraph, String> {
+        let index_of = |off: u32| prog.blocks.binary_search_by_key(&off, |b| b.start).ok();
+        // Function entries: direct call targets and address-taken functions.
+        let mut entries: Vec<u32> = prog.call_targets.clone();
+        for b in &prog.blocks {
+            if let Some(last) = last_inst_of(prog, b) {
+                if last.mnemonic == "CALL" && last.opcode() == 0x0944 {
+                    entries.push(last.branch_target() as u32);
+                }
+            }
+        }
+        entries.sort_unstable();
+        entries.dedup();
+        if entries.is_empty() {
+            return Ok(CallGraph { shared: Vec::new(), recursive: Vec::new(), return_points: HashMap::new() });
+        }
+        if entries.len() > MAX_FUNCTIONS {
+            return Err(format!("more than {MAX_FUNCTIONS} device functions"));
+        }
+        // Blocks and callees of each function (index 0 is the kernel).
+        let roots: Vec<u32> = std::iter::once(prog.entry).chain(entries.iter().copied()).collect();
+        let mut blocks_of: Vec<Vec<usize>> = Vec::with_capacity(roots.len());
+        let mut callees_of: Vec<Vec<usize>> = Vec::with_capacity(roots.len());
+        for &root in &roots {
+            let mut seen = vec![false; prog.blocks.len()];
+            let mut mine = Vec::new();
+            let mut callees = Vec::new();
+            let mut work: Vec<usize> = index_of(root).into_iter().collect();
+            while let Some(b) = work.pop() {
+                if std::mem::replace(&mut seen[b], true) {
+                    continue;
+                }
+                mine.push(b);
+                let block = &prog.blocks[b];
+                let mut next: Vec<u32> = Vec::new();
+                match last_inst_of(prog, block) {
+                    Some(last) if block.exit == Exit::Control && last.mnemonic == "CALL" => {
+                        let targets: Vec<u32> = if last.opcode() == 0x0944 {
+                            vec![last.branch_target() as u32]
+                        } else if is_indirect_call(last) {
+                            prog.call_targets.clone()
+                        } else {
+                            Vec::new()
+                        };
+                        for t in targets {
+                            if let Ok(k) = entries.binary_search(&t) {
+                                callees.push(k + 1);
+                            }
+                        }
+                        next.push(block.end);
+                    }
+                    Some(last) if block.exit == Exit::Control && last.mnemonic == "BRX" => {
+                        next.extend(jump_table(prog, indirect, b as u32).unwrap_or_default());
+                    }
+                    _ => next.extend_from_slice(&block.successors),
+                }
+                work.extend(next.into_iter().filter_map(index_of));
+            }
+            callees.sort_unstable();
+            callees.dedup();
+            blocks_of.push(mine);
+            callees_of.push(callees);
+        }
+        // What each function reaches through calls.
+        let n = roots.len();
+        let reach: Vec<Vec<bool>> = (0..n)
+            .map(|f| {
+                let mut r = vec![false; n];
+                let mut work = callees_of[f].clone();
+                while let Some(g) = work.pop() {
+                    if !std::mem::replace(&mut r[g], true) {
+                        work.extend_from_slice(&callees_of[g]);
+                    }
+                }
+                r
+            })
+            .collect();
+        let recursive_idx: Vec<usize> = (1..n).filter(|&f| reach[f][f]).collect();
+        let shared_idx: Vec<usize> =
+            (1..n).filter(|&f| reach[f][f] || recursive_idx.iter().any(|&r| reach[f][r])).collect();
+        if shared_idx.is_empty() {
+            return Ok(CallGraph { shared: Vec::new(), recursive: Vec::new(), return_points: HashMap::new() });
+        }
+        // The one context of each block that may call a shared function: the kernel or a shared function.
+        let mut owner: HashMap<usize, Option<u32>> = HashMap::new();
+        for f in std::iter::once(0).chain(shared_idx.iter().copied()) {
+            let who = (f != 0).then(|| roots[f]);
+            for &b in &blocks_of[f] {
+                if let Some(prev) = owner.insert(b, who) {
+                    if prev != who {
+                        return Err(format!(
+                            "block at 0x{:x} belongs to two functions on a recursive call path",
+                            prog.blocks[b].start
+                        ));
+                    }
+                }
+            }
+        }
+        let mut return_points: HashMap<u32, Vec<(u32, Option<u32>)>> = HashMap::new();
+        for (&b, &who) in &owner {
+            let block = &prog.blocks[b];
+            let Some(last) = last_inst_of(prog, block) else { continue };
+            if block.exit != Exit::Control || last.mnemonic != "CALL" {
+                continue;
+            }
+            let targets: Vec<u32> = if last.opcode() == 0x0944 {
+                vec![last.branch_target() as u32]
+            } else if is_indirect_call(last) {
+                prog.call_targets.clone()
+            } else {
+                Vec::new()
+            };
+            for t in targets {
+                if shared_idx.iter().any(|&s| roots[s] == t) {
+                    return_points.entry(t).or_default().push((block.end, who));
+                }
+            }
+        }
+        for v in return_points.values_mut() {
+            v.sort_unstable();
+        }
+        Ok(CallGraph {
+            shared: shared_idx.iter().map(|&f| roots[f]).collect(),
+            recursive: recursive_idx.iter().map(|&f| roots[f]).collect(),
+            return_points,
+        })
+    }
+}
+
+fn last_inst_of<'p>(prog: &'p Program, b: &crate::program::Block) -> Option<&'p Inst> {
+    prog.inst_at(b.end.checked_sub(16)?)
 }
 
 /// Emits `prog` structured when it can be, else as the dispatch loop. The current function has just begun
@@ -294,7 +555,7 @@ pub fn emit(cx: &mut Ctx<'_>, prog: &Program, indirect: &[IndirectBranch]) -> Re
     emit_structured(cx, prog, &kcfg, &s)?;
     let reconvergence = reconvergence(prog, &kcfg, &s);
     let inlined = Inlined { call_sites: kcfg.call_sites, nodes: kcfg.inlined_nodes };
-    Ok(Form::Structured { report: s.report, reconvergence, inlined })
+    Ok(Form::Structured { report: s.report, reconvergence, inlined, shared: kcfg.shared })
 }
 
 /// What the emitter asks of the code it places: a node's straight-line code, the condition of its two-way
@@ -306,12 +567,19 @@ pub trait NodeCode {
     fn condition(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<Id, TranslateError>;
     /// The selector of `node`'s `Switch` and the selector value of each arm (distinct).
     fn selector(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(Id, Vec<u32>), TranslateError>;
+    /// Emits what happens when `node`'s selector matches no arm, before the invocation stops (a fault record
+    /// for a translated kernel; nothing by default).
+    fn unknown_target(&mut self, _cx: &mut Ctx<'_>, _node: u32) -> Result<(), TranslateError> {
+        Ok(())
+    }
 }
 
 /// The blocks of a kernel as [`NodeCode`].
 pub struct ProgramCode<'p> {
     pub prog: &'p Program,
     pub kcfg: &'p KernelCfg,
+    /// The 64-bit target value of the last selector computed (reported by a control fault).
+    pub target: Option<Id>,
 }
 
 impl ProgramCode<'_> {
@@ -357,11 +625,10 @@ impl NodeCode for ProgramCode<'_> {
     fn selector(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(Id, Vec<u32>), TranslateError> {
         let Some(last) = self.last(node) else { return Err(cx.refuse("switch without a block")) };
         cx.inst = last;
-        // BRX Rn, imm: the target is Rn plus the encoded base; arm i is the i-th distinct table target
-        // (the order kernel_cfg built the switch in).
-        let r = cx.reg(last.bits(24, 8) as u8);
-        let base = cx.u32c(last.branch_target() as u32);
-        let sel = cx.op2(Op::IAdd, r, base);
+        // BRX Rn / RET.REL Rn / CALL Rn: the register (plus the encoded base) names the target; arm i is the
+        // i-th target of the node's Switch (jump-table entry, return point or address-taken function).
+        let (sel, target) = super::indirect_target(cx, self.prog, &last)?;
+        self.target = Some(target);
         let Some(Term::Switch(targets)) = self.kcfg.cfg.terms.get(node as usize) else {
             return Err(cx.refuse("switch node without a table"));
         };
@@ -371,6 +638,17 @@ impl NodeCode for ProgramCode<'_> {
             lits.push(b.map_or(u32::MAX, |b| b.start));
         }
         Ok((sel, lits))
+    }
+
+    fn unknown_target(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
+        let Some(last) = self.last(node) else { return Ok(()) };
+        cx.inst = last;
+        let value = match self.target {
+            Some(v) => v,
+            None => cx.m.c_u64(0),
+        };
+        super::control_fault(cx, value);
+        Ok(())
     }
 }
 
@@ -399,7 +677,7 @@ pub fn emit_structured(
     kcfg: &KernelCfg,
     s: &Structured,
 ) -> Result<(), TranslateError> {
-    emit_with(cx, s, &mut ProgramCode { prog, kcfg })
+    emit_with(cx, s, &mut ProgramCode { prog, kcfg, target: None })
 }
 
 /// Emits a structured program into the current function (which has an open block), taking node code from
@@ -592,8 +870,11 @@ impl Emitter<'_> {
         let cases: Vec<(u32, Id)> = literals.iter().copied().zip(labels.iter().copied()).collect();
         cx.m.switch(selector, default, &cases);
         if default != merge {
-            // An offset outside the table leaves the kernel, as the dispatch loop's default does.
+            // A target outside the table is a control fault; the invocation stops.
             cx.m.label(default);
+            if let Some(i) = self.input_of(node) {
+                self.src.unknown_target(cx, i)?;
+            }
             cx.m.op_void(Op::Return, &[]);
         }
         for (arm, label) in arms.iter().zip(&labels) {

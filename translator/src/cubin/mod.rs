@@ -7,6 +7,7 @@
 
 mod attributes;
 mod error;
+mod functions;
 mod nv_info;
 mod relocations;
 mod sections;

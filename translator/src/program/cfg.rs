@@ -37,6 +37,7 @@ pub(super) fn build(
     code: &[u8],
     entry: u32,
     indirect_targets: &[u32],
+    call_targets: &[u32],
     dis: &dyn Disassembler,
 ) -> Result<Program, TranslateError> {
     let len = code.len();
@@ -63,6 +64,8 @@ pub(super) fn build(
         work.push(t);
     }
 
+    // Address-taken functions are walked only once a register-indirect CALL shows they can be reached.
+    let mut indirect_call = false;
     while let Some(start) = work.pop() {
         let mut at = start;
         loop {
@@ -103,6 +106,24 @@ pub(super) fn build(
                 "BRA" if inst.opcode() & 0x1000 == 0 => target(&mut leaders, &mut work)?,
                 "CALL" if inst.opcode() == 0x0944 => {
                     target(&mut leaders, &mut work)?;
+                    return_points.insert(next);
+                }
+                "CALL" if is_indirect_call(&inst) => {
+                    if !indirect_call {
+                        indirect_call = true;
+                        for &t in call_targets {
+                            if !target_ok(i64::from(t)) {
+                                return Err(TranslateError::BadTarget {
+                                    name: display_name(word, mnemonic),
+                                    section: section.into(),
+                                    offset: at,
+                                    target: i64::from(t),
+                                });
+                            }
+                            leaders.insert(t);
+                            work.push(t);
+                        }
+                    }
                     return_points.insert(next);
                 }
                 "BSSY" => target(&mut leaders, &mut work)?,
@@ -165,6 +186,7 @@ pub(super) fn build(
                     }
                 }
                 "CALL" if inst.opcode() == 0x0944 => succ.push(inst.branch_target() as u32),
+                "CALL" if is_indirect_call(inst) => succ.extend_from_slice(call_targets),
                 _ if guarded => succ.push(b.end),
                 _ => {}
             }
@@ -190,7 +212,14 @@ pub(super) fn build(
         insts,
         blocks,
         return_points: return_points.into_iter().collect(),
+        call_targets: if indirect_call { call_targets.to_vec() } else { Vec::new() },
+        code_section: 0,
     })
+}
+
+/// `CALL.REL Rn` (0x0344) or `CALL.ABS Rn` (0x0343): a call through a register.
+pub(crate) fn is_indirect_call(inst: &Inst) -> bool {
+    inst.mnemonic == "CALL" && matches!(inst.opcode(), 0x0343 | 0x0344)
 }
 
 /// `BRA Pn, target` (bits 89:87 not PT or negated by 90): a branch with a condition besides its guard.

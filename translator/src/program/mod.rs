@@ -9,6 +9,7 @@
 mod cfg;
 
 pub use cfg::{Block, Exit};
+pub(crate) use cfg::is_indirect_call;
 
 use crate::error::TranslateError;
 use sassport_gen::Word;
@@ -89,6 +90,23 @@ pub struct Program {
     pub blocks: Vec<Block>,
     /// Offsets that a `RET` may return to (the instruction after each `CALL`).
     pub return_points: Vec<u32>,
+    /// Entries of the functions a register-indirect `CALL` may reach (the address-taken functions of the
+    /// section, `Cubin::address_taken_functions`), sorted; empty when the program makes no such call.
+    pub call_targets: Vec<u32>,
+    /// ELF index of the code section, for absolute code addresses (`abi::code_address`, `CALL.ABS Rn`); 0
+    /// when the program does not come from a cubin.
+    pub code_section: u16,
+}
+
+/// What the cubin says about a program's indirect control transfers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Targets<'a> {
+    /// Targets of indirect branches (`BRX`), from `EIATTR_INDIRECT_BRANCH_TARGETS`.
+    pub branches: &'a [u32],
+    /// Entries of address-taken functions, the possible targets of `CALL Rn`.
+    pub calls: &'a [u32],
+    /// ELF index of the code section.
+    pub code_section: u16,
 }
 
 /// Mnemonics that end a block and never fall through unconditionally.
@@ -99,7 +117,7 @@ pub(crate) fn is_branch(m: &str) -> bool {
 impl Program {
     /// Decodes the code reachable from `entry` in `code` (a whole code section) and builds the CFG.
     pub fn build(section: &str, code: &[u8], entry: u32, dis: &dyn Disassembler) -> Result<Program, TranslateError> {
-        cfg::build(section, code, entry, &[], dis)
+        cfg::build(section, code, entry, &[], &[], dis)
     }
 
     /// [`Program::build`] with the targets of indirect branches (`BRX`), which the cubin lists
@@ -111,7 +129,21 @@ impl Program {
         indirect_targets: &[u32],
         dis: &dyn Disassembler,
     ) -> Result<Program, TranslateError> {
-        cfg::build(section, code, entry, indirect_targets, dis)
+        cfg::build(section, code, entry, indirect_targets, &[], dis)
+    }
+
+    /// [`Program::build`] with everything the cubin says about indirect control transfers: `BRX` targets
+    /// become block starts, and the address-taken functions are decoded when a `CALL Rn` can reach them.
+    pub fn build_with(
+        section: &str,
+        code: &[u8],
+        entry: u32,
+        targets: &Targets<'_>,
+        dis: &dyn Disassembler,
+    ) -> Result<Program, TranslateError> {
+        let mut p = cfg::build(section, code, entry, targets.branches, targets.calls, dis)?;
+        p.code_section = targets.code_section;
+        Ok(p)
     }
 
     /// The block starting at `offset`.
