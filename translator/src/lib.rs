@@ -12,6 +12,7 @@
 pub mod abi;
 pub mod cubin;
 pub mod control;
+pub mod coverage;
 pub mod error;
 pub mod exact;
 pub mod lower;
