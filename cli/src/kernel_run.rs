@@ -146,16 +146,15 @@ pub fn run_kernel(
         param_bytes[*offset as usize..*offset as usize + bytes.len()].copy_from_slice(&bytes);
     }
     let bank0 = Bank0::new(grid, block).with_dynamic_shared(dynamic_shared_bytes).with_params(&param_bytes);
+    // `__device__` variables placed in the window, constant banks with their relocations applied.
+    let module = rt.load_module_data(&cubin).context("placing the cubin's global data")?;
     let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
-    for b in &cubin.constant_banks {
-        if b.bank != 0 && (b.function.is_none() || b.function == Some(kernel)) {
-            banks.push((b.bank, b.data));
-        }
-    }
+    banks.extend(module.banks_for(kernel));
     let started = Instant::now();
-    let report = rt
-        .launch(&Launch { kernel: id, grid, block, dynamic_shared_bytes, banks: &banks })
-        .context("launching")?;
+    let launched = rt.launch(&Launch { kernel: id, grid, block, dynamic_shared_bytes, banks: &banks });
+    drop(banks);
+    module.free(rt).context("freeing the cubin's global data")?;
+    let report = launched.context("launching")?;
     let kernel_time = report.kernel_time.unwrap_or_else(|| started.elapsed());
 
     let mut buffers = Vec::new();

@@ -144,6 +144,28 @@ pub enum RuntimeError {
         /// How many accesses faulted in the launch.
         count: u32,
     },
+    /// A kernel made a register-indirect call, return or branch to a value that is no known target.
+    #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: indirect control transfer to 0x{target:x}, which is none of its known targets ({count} faulting invocations)")]
+    ControlFault {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the `CALL`, `RET` or `BRX` in the kernel's code.
+        pc: u32,
+        /// The value it would have jumped to.
+        target: u64,
+        /// How many invocations faulted in the launch.
+        count: u32,
+    },
+    /// A relocation of a cubin's module data could not be applied.
+    #[error("relocating {section}+0x{offset:x}: {reason}")]
+    Relocation {
+        /// The section patched.
+        section: String,
+        /// Byte offset of the place.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
     /// A kernel executed a trap (`BPT.TRAP`, CUDA's `__trap()`).
     #[error("kernel {kernel:?} trapped at pc 0x{pc:x}")]
     Trap {

@@ -60,6 +60,7 @@ mod bank0;
 mod device;
 mod disk_cache;
 mod error;
+mod globals;
 mod gpu;
 mod grid;
 mod reflect;
@@ -77,6 +78,7 @@ pub use device::{
 };
 pub use disk_cache::{cache_file, PipelineCacheLocation};
 pub use error::{Result, RuntimeError};
+pub use globals::ModuleData;
 pub use grid::{chunk_count, split_grid, DispatchChunk};
 pub use reflect::{reflect, ModuleInterface};
 pub use runtime::{

@@ -355,6 +355,14 @@ impl Runtime {
             if record.kind == abi::FAULT_KIND_TRAP {
                 return Err(RuntimeError::Trap { kernel, pc: record.pc });
             }
+            if record.kind == abi::FAULT_KIND_CONTROL {
+                return Err(RuntimeError::ControlFault {
+                    kernel,
+                    pc: record.pc,
+                    target: record.address,
+                    count: record.count,
+                });
+            }
             let kind = match record.kind {
                 abi::FAULT_KIND_LOAD => "load".to_string(),
                 abi::FAULT_KIND_STORE => "store".to_string(),

@@ -1,0 +1,107 @@
+//! Device-function calls on lavapipe: the call kernels of the corpus (`corpus/src/calls.cu`: direct calls,
+//! recursion, calls through a `__device__` table of function pointers) run in both control forms, the cubin's
+//! module data placed by the runtime (`op_table` in `.nv.global.init`, `&op_table` relocated into bank 4), and
+//! match the outputs recorded on NVIDIA silicon (`corpus/goldens/`) and each other. A null function pointer is
+//! a control fault naming the call and the value, in both forms.
+
+mod common;
+
+use sassport::golden::compare;
+use sassport_runtime::{Bank0, Launch, Runtime, RuntimeError};
+use sassport_translator::translate::{translate_kernel, ControlForm, Options};
+use sassport_translator::Cubin;
+use std::time::Duration;
+
+fn runtime() -> Runtime {
+    common::runtime(Duration::from_secs(120))
+}
+
+/// Runs `kernel`'s corpus launch in `form`; `patch` may change the placed module data first. Returns the
+/// final contents of every buffer argument, or the launch's error.
+fn run(
+    rt: &mut Runtime,
+    kernel: &str,
+    form: ControlForm,
+    patch: &dyn Fn(&mut Runtime, &Cubin<'_>, &sassport_runtime::ModuleData),
+) -> Result<Vec<Vec<u8>>, RuntimeError> {
+    let launches = sassport_corpus::launches().unwrap();
+    let l = launches.iter().find(|l| l.kernel == kernel).unwrap();
+    let bytes = std::fs::read(l.cubin_sm86()).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let t = translate_kernel(&cubin, kernel, &Options { profile: Some(rt.profile()), control: form })
+        .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    let id = rt.load_kernel(kernel, &t.words).unwrap();
+    let module = rt.load_module_data(&cubin).unwrap();
+    patch(rt, &cubin, &module);
+    let mut addresses = Vec::new();
+    for a in &l.args {
+        if let Some(init) = a.initial_contents() {
+            let addr = rt.alloc(init.len().max(4) as u64).unwrap();
+            rt.upload(addr, &init).unwrap();
+            addresses.push((addr, init.len()));
+        }
+    }
+    let params = l.param_bytes(&addresses.iter().map(|(a, _)| *a).collect::<Vec<_>>()).unwrap();
+    let (grid, block) = ([l.grid.x, l.grid.y, l.grid.z], [l.block.x, l.block.y, l.block.z]);
+    let bank0 = Bank0::new(grid, block).with_params(&params);
+    let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
+    banks.extend(module.banks_for(kernel));
+    let launched = rt.launch(&Launch { kernel: id, grid, block, dynamic_shared_bytes: 0, banks: &banks });
+    let mut out = Vec::new();
+    for (addr, len) in addresses {
+        let mut b = vec![0u8; len];
+        rt.download(addr, &mut b).unwrap();
+        rt.free(addr).unwrap();
+        out.push(b);
+    }
+    module.free(rt).unwrap();
+    launched.map(|_| out)
+}
+
+fn goldens(kernel: &str) -> Vec<(sassport_corpus::Comparison, Vec<u8>)> {
+    let launches = sassport_corpus::launches().unwrap();
+    let l = launches.iter().find(|l| l.kernel == kernel).unwrap();
+    l.args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.is_buffer())
+        .map(|(i, _)| (l.comparison, std::fs::read(l.golden(i)).unwrap()))
+        .collect()
+}
+
+#[test]
+fn call_kernels_match_silicon_in_both_forms() {
+    let mut rt = runtime();
+    for kernel in ["calls_direct", "calls_recursive", "calls_indirect"] {
+        let want = goldens(kernel);
+        let structured = run(&mut rt, kernel, ControlForm::Structured, &|_, _, _| {}).unwrap();
+        let dispatch = run(&mut rt, kernel, ControlForm::Dispatch, &|_, _, _| {}).unwrap();
+        assert_eq!(structured, dispatch, "{kernel}: the two control forms differ");
+        for (i, ((cmp, golden), got)) in want.iter().zip(&structured).enumerate() {
+            let diff = compare(*cmp, got, golden);
+            assert_eq!(diff.mismatches, 0, "{kernel} buffer {i}: {:?}", diff.examples);
+        }
+    }
+}
+
+#[test]
+fn null_function_pointer_is_a_control_fault() {
+    let mut rt = runtime();
+    // op_table[0] = 0: a null pointer, whose bank-2 descriptor (the word at c[0x2][0x0], 1) names no function.
+    let null_first: &dyn Fn(&mut Runtime, &Cubin<'_>, &sassport_runtime::ModuleData) = &|rt, cubin, module| {
+        let init = cubin.sections.iter().find(|s| s.name == ".nv.global.init").unwrap();
+        let op_table = cubin.variables.iter().find(|v| v.name == "op_table").unwrap();
+        let at = module.section_address(init.index).unwrap() + op_table.offset;
+        rt.upload(at, &0u64.to_le_bytes()).unwrap();
+    };
+    for form in [ControlForm::Structured, ControlForm::Dispatch] {
+        match run(&mut rt, "calls_indirect", form, null_first) {
+            // Inputs with x & 3 == 0 call op_table[0] at the first indirect call (pc 0x190).
+            Err(RuntimeError::ControlFault { kernel, pc, target, count }) => {
+                assert_eq!((kernel.as_str(), pc, target), ("calls_indirect", 0x190, 1), "{form:?}");
+                assert!(count > 0);
+            }
+            other => panic!("{form:?}: expected a control fault, got {other:?}"),
+        }
+    }
+}
