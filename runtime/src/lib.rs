@@ -62,6 +62,7 @@ mod disk_cache;
 mod error;
 mod globals;
 mod gpu;
+pub mod printf;
 mod grid;
 mod reflect;
 mod runtime;
@@ -79,6 +80,7 @@ pub use device::{
 pub use disk_cache::{cache_file, PipelineCacheLocation};
 pub use error::{Result, RuntimeError};
 pub use globals::ModuleData;
+pub use printf::PrintfOutput;
 pub use grid::{chunk_count, split_grid, DispatchChunk};
 pub use reflect::{reflect, ModuleInterface};
 pub use runtime::{

@@ -23,8 +23,12 @@ pub use launch::{Launch, LaunchReport};
 /// Largest window chosen when [`RuntimeOptions::window_bytes`] is `None`.
 pub const DEFAULT_MAX_WINDOW_BYTES: u64 = 256 << 20;
 
-/// Bytes after the window that hold the fault record.
+/// Bytes after the window that hold the fault record, the assert record and the printf area's counters;
+/// zeroed before every launch. The rest of the printf area follows.
 const FAULT_RESERVE: u64 = abi::FAULT_RECORD_ALIGNMENT;
+
+/// Default size of the printf area after the fault block (CUDA's default `cudaLimitPrintfFifoSize` is 1 MiB).
+pub const DEFAULT_PRINTF_BUFFER_BYTES: u64 = 1 << 20;
 
 /// Size of the staging buffer used when the window is not host-visible.
 const STAGING_BYTES: u64 = 4 << 20;
@@ -73,6 +77,9 @@ pub struct RuntimeOptions {
     /// Run under the Khronos validation layer where it is installed and collect its messages
     /// ([`Runtime::validation_messages`]); for tests and debugging, slow.
     pub validation: bool,
+    /// Bytes of device `printf` records a launch may leave (rounded up to 256); records beyond are dropped
+    /// and counted ([`crate::PrintfOutput::dropped`]).
+    pub printf_buffer_bytes: u64,
 }
 
 impl Default for RuntimeOptions {
@@ -88,6 +95,7 @@ impl Default for RuntimeOptions {
             max_dispatch_workgroups: None,
             kernel_timing: false,
             validation: false,
+            printf_buffer_bytes: DEFAULT_PRINTF_BUFFER_BYTES,
         }
     }
 }
@@ -159,6 +167,10 @@ pub struct Runtime {
     uniform_stride: u64,
     options: RuntimeOptions,
     measured: abi::MeasuredFloat,
+    /// Bytes reserved after the window: the fault block and the printf area.
+    reserve: u64,
+    /// Printf output of the last launch that failed (faults, traps, assertions).
+    failed_printf: crate::PrintfOutput,
     gpu: Gpu,
 }
 
@@ -181,15 +193,16 @@ impl Runtime {
     fn with_gpu(gpu: Gpu, options: RuntimeOptions) -> Result<Runtime> {
         let info = &gpu.info;
         let limits = &info.limits;
+        let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE);
         let max_window = (u64::from(limits.max_storage_buffer_range))
             .min(limits.max_memory_allocation_size.max(1 << 20))
-            .saturating_sub(FAULT_RESERVE);
+            .saturating_sub(reserve);
         let window_bytes = match options.window_bytes {
             Some(w) if w > max_window || w == 0 => {
                 return Err(RuntimeError::WindowTooLarge {
                     requested: w,
                     max: u64::from(limits.max_storage_buffer_range),
-                    reserved: FAULT_RESERVE,
+                    reserved: reserve,
                 })
             }
             Some(w) => w,
@@ -206,7 +219,7 @@ impl Runtime {
                 end: options.window_base.wrapping_add(window_bytes),
             });
         }
-        let total = window_bytes + FAULT_RESERVE;
+        let total = window_bytes + reserve;
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
@@ -290,6 +303,8 @@ impl Runtime {
             uniform_stride,
             options,
             measured: Default::default(),
+            reserve,
+            failed_printf: Default::default(),
             gpu,
         };
         let d = &rt.gpu.device;

@@ -76,8 +76,10 @@ pub struct LaunchValues {
     pub fault_record_word: u32,
     /// Identifier of the kernel being run, copied into the fault record (word 5).
     pub kernel_id: u32,
-    /// Reserved, zero (words 6, 7).
-    pub reserved: [u32; 2],
+    /// Index of the printf area's first word within the binding-33 buffer (word 6); see [`printf_word`].
+    pub printf_area_word: u32,
+    /// Words of the printf area available for records, after its two counters (word 7).
+    pub printf_capacity_words: u32,
     /// CUDA `gridDim` of the whole launch, w = 0 (words 8..11).
     pub grid_dim: [u32; 4],
     /// CUDA `blockDim`, w = 0 (words 12..15). Equal to the specialised workgroup size.
@@ -100,6 +102,10 @@ pub mod launch_word {
     pub const FAULT_RECORD_WORD: u32 = 4;
     /// `kernel_id`.
     pub const KERNEL_ID: u32 = 5;
+    /// `printf_area_word`.
+    pub const PRINTF_AREA_WORD: u32 = 6;
+    /// `printf_capacity_words`.
+    pub const PRINTF_CAPACITY_WORDS: u32 = 7;
     /// `grid_dim.x`; y and z follow.
     pub const GRID_DIM: u32 = 8;
     /// `block_dim.x`; y and z follow.
@@ -135,7 +141,8 @@ impl LaunchValues {
         words[3] = (self.window_size >> 32) as u32;
         words[4] = self.fault_record_word;
         words[5] = self.kernel_id;
-        words[6..8].copy_from_slice(&self.reserved);
+        words[6] = self.printf_area_word;
+        words[7] = self.printf_capacity_words;
         words[8..12].copy_from_slice(&self.grid_dim);
         words[12..16].copy_from_slice(&self.block_dim);
         words[16..20].copy_from_slice(&self.workgroup_base);
@@ -331,3 +338,88 @@ pub struct MeasuredFloat {
     /// `GLSL.std.450 Fma` on f64 rounds once.
     pub fma_f64_fused: Option<bool>,
 }
+
+// ---- Functions the CUDA driver provides outside the cubin: device printf and assert ------------------------
+
+/// Fault kind: a failed device-side `assert` (the kernel called `__assertfail`). `address` is the guest address
+/// of the assertion's message, size 0; the details are in the assert record. The invocation stops there.
+pub const FAULT_KIND_ASSERT: u32 = 6;
+
+/// Where the assert record starts, in words after the fault record's first word. It lies in the same
+/// [`FAULT_RECORD_ALIGNMENT`]-byte block after the window, which the runtime zeroes before every launch.
+pub const ASSERT_RECORD_OFFSET: u32 = FAULT_RECORD_WORDS;
+
+/// Size of the assert record in 32-bit words.
+pub const ASSERT_RECORD_WORDS: u32 = 16;
+
+/// Word offsets within the assert record. The first failing invocation claims `FLAG` (compare-exchange
+/// 0 -> 1) and writes the rest: `__assertfail(message, file, line, function, charSize)` as called.
+pub mod assert_word {
+    /// 0: no assertion failed; 1: the fields describe the first one.
+    pub const FLAG: u32 = 0;
+    /// Byte offset of the `CALL` to `__assertfail` in the kernel's code section.
+    pub const PC: u32 = 1;
+    /// Guest address of the message (the asserted expression), low word first.
+    pub const MESSAGE: u32 = 2;
+    /// Guest address of the source file name, low word first.
+    pub const FILE: u32 = 4;
+    /// Source line.
+    pub const LINE: u32 = 6;
+    /// Guest address of the function name, low word first.
+    pub const FUNCTION: u32 = 7;
+    /// `charSize` (1 for `char` strings).
+    pub const CHAR_SIZE: u32 = 9;
+    /// `blockIdx.x`; y and z follow.
+    pub const CTAID: u32 = 10;
+    /// `threadIdx.x`; y and z follow.
+    pub const TID: u32 = 13;
+}
+
+/// Where the printf area starts, in words after the fault record's first word (after the assert record, so
+/// the area's two counters are in the block the runtime zeroes before every launch).
+pub const PRINTF_AREA_OFFSET: u32 = ASSERT_RECORD_OFFSET + ASSERT_RECORD_WORDS;
+
+/// Word offsets within the printf area at [`LaunchValues::printf_area_word`].
+///
+/// Protocol for a `vprintf` call: `off = OpAtomicIAdd(USED, len)`; when `off + len <= capacity` the record
+/// goes to words `RECORDS + off ..`; otherwise `OpAtomicIAdd(DROPPED, 1)`, and the one invocation whose
+/// record straddles the end (`off < capacity`) writes a 0 length at `RECORDS + off`, which ends the list.
+/// Records never leave the area; the host reads `min(USED, capacity)` words and stops at a 0 length.
+pub mod printf_word {
+    /// Record words claimed (including claims that did not fit).
+    pub const USED: u32 = 0;
+    /// Records that did not fit.
+    pub const DROPPED: u32 = 1;
+    /// First record word.
+    pub const RECORDS: u32 = 2;
+}
+
+/// Word offsets within one printf record; the argument bytes follow the header.
+pub mod printf_record {
+    /// Length of the record in words, header included (never 0).
+    pub const LEN: u32 = 0;
+    /// Byte offset of the `CALL` to `vprintf` in the kernel's code section.
+    pub const PC: u32 = 1;
+    /// Guest address of the format string, low word first.
+    pub const FORMAT: u32 = 2;
+    /// Bytes of argument data copied after the header (a multiple of 4).
+    pub const ARG_BYTES: u32 = 4;
+    /// Where the arguments came from: one of the `PRINTF_ARGS_*` values.
+    pub const ARG_SOURCE: u32 = 5;
+    /// `blockIdx.x`; y and z follow.
+    pub const CTAID: u32 = 6;
+    /// `threadIdx.x`; y and z follow.
+    pub const TID: u32 = 9;
+    /// Words of the header.
+    pub const HEADER_WORDS: u32 = 12;
+}
+
+/// Most argument bytes a printf record carries: CUDA allows 32 arguments of at most 8 bytes each.
+pub const PRINTF_MAX_ARG_BYTES: u32 = 256;
+/// The argument buffer was in the thread's local memory (nvcc's stack) and was copied at call time, up to
+/// [`PRINTF_MAX_ARG_BYTES`] or the end of local memory.
+pub const PRINTF_ARGS_LOCAL: u32 = 0;
+/// The argument pointer was null (a format without arguments).
+pub const PRINTF_ARGS_NONE: u32 = 1;
+/// The argument pointer was neither null nor in local memory; nothing was copied.
+pub const PRINTF_ARGS_ELSEWHERE: u32 = 2;

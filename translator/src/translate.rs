@@ -98,10 +98,12 @@ pub fn translate_kernel_with(
     let code_section = cubin.code_section(section).and_then(|c| u16::try_from(c.index).ok()).unwrap_or(0);
     let program =
         Program::build_with(section, code, entry, &Targets { branches: &targets, calls: &calls, code_section }, dis)?;
+    let mut program = program;
+    let externs = crate::lower::externs::bind_extern_calls(cubin, kernel, &mut program)?;
     let local = local_bytes(kernel, &program);
     let shared = shared_bytes(kernel)?;
     let float = FloatSupport::for_profile(options.profile.as_ref());
-    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, float)
+    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, float, externs)
 }
 
 fn shared_bytes(kernel: &Kernel<'_>) -> Result<u32, TranslateError> {
@@ -126,14 +128,14 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
     let name = kernel.name();
     let local = local_bytes(kernel, program);
     let shared = shared_bytes(kernel)?;
-    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, FloatSupport::default())
+    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, FloatSupport::default(), Default::default())
 }
 
 /// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
 /// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
 /// without a cubin (tests, fuzzing, emulators holding code in memory).
 pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, ControlForm::default(), &[], FloatSupport::default())
+    emit_module(name, program, local, shared, ControlForm::default(), &[], FloatSupport::default(), Default::default())
 }
 
 /// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
@@ -145,7 +147,7 @@ pub fn translate_decoded_with(
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
 ) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default())
+    emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default(), Default::default())
 }
 
 fn emit_module(
@@ -156,6 +158,7 @@ fn emit_module(
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
     float: FloatSupport,
+    externs: crate::lower::externs::ExternCalls,
 ) -> Result<Translation, TranslateError> {
     if local > 0x10_0000 || shared > 0x10_0000 {
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
@@ -198,6 +201,7 @@ fn emit_module(
         local_bytes: local,
         uniform: false,
         float,
+        externs,
     };
     let form = match control {
         ControlForm::Structured => crate::control::structured::emit(&mut cx, program, jump_tables)?,

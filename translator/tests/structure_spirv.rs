@@ -62,6 +62,8 @@ fn module(g: &Cfg, limits: &Limits) -> (Vec<u32>, Vec<Stmt>) {
         clock: None,
         local_bytes: 16,
         uniform: false,
+        float: Default::default(),
+        externs: Default::default(),
     };
     emit_with(&mut cx, &s, &mut Synthetic(g)).expect("emits");
     let Ctx { mut m, st, .. } = cx;

@@ -10,6 +10,7 @@ use super::{Backing, KernelId, Runtime, FAULT_RESERVE};
 /// Most recorded launch command buffers kept; past it, all are freed and recording starts over.
 const MAX_RECORDED: usize = 256;
 use crate::error::{Result, RuntimeError};
+use crate::printf::{self, PrintfOutput, PrintfRecord};
 use crate::grid::{chunk_count, split_grid};
 
 /// One kernel launch.
@@ -28,7 +29,7 @@ pub struct Launch<'a> {
 }
 
 /// What a launch did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchReport {
     /// Number of `vkCmdDispatch` calls the grid was split into.
     pub dispatches: u32,
@@ -37,7 +38,13 @@ pub struct LaunchReport {
     /// GPU time from before the first dispatch to after the last, when [`crate::RuntimeOptions::kernel_timing`] is
     /// set and the queue supports timestamps.
     pub kernel_time: Option<Duration>,
+    /// What the kernel printed with device `printf` (empty for kernels that print nothing).
+    pub printf: PrintfOutput,
 }
+
+/// Words at the fault record's start that the host reads back after every launch: the fault record, the
+/// assert record and the printf area's two counters.
+const HEAD_WORDS: usize = (abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS) as usize;
 
 impl Runtime {
     pub(super) fn check_block(
@@ -185,13 +192,16 @@ impl Runtime {
             dst[..n].copy_from_slice(&given[..n]);
             dst[n..].fill(0);
         }
-        let fault_offset = self.window.size - FAULT_RESERVE;
+        let fault_offset = self.window.size - self.reserve;
+        let fault_word = (fault_offset / 4) as u32;
+        let printf_capacity = ((self.reserve / 4) as u32).saturating_sub(abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS);
         let mut values = LaunchValues {
             window_base: self.allocator.base(),
             window_size: self.allocator.size(),
-            fault_record_word: (fault_offset / 4) as u32,
+            fault_record_word: fault_word,
             kernel_id: kernel.0,
-            reserved: [0; 2],
+            printf_area_word: fault_word + abi::PRINTF_AREA_OFFSET,
+            printf_capacity_words: printf_capacity,
             grid_dim: [grid[0], grid[1], grid[2], 0],
             block_dim: [launch.block[0], launch.block[1], launch.block[2], 0],
             workgroup_base: [0; 4],
@@ -303,7 +313,7 @@ impl Runtime {
                         let region = vk::BufferCopy {
                             src_offset: fault_offset,
                             dst_offset: 0,
-                            size: 4 * u64::from(abi::FAULT_RECORD_WORDS),
+                            size: 4 * HEAD_WORDS as u64,
                         };
                         d.cmd_copy_buffer(cb, window, scratch_buffer, &[region]);
                         barrier(
@@ -330,18 +340,22 @@ impl Runtime {
         };
         self.submit_and_wait(cb)?;
 
-        let record_bytes: Vec<u8> = if staged {
-            self.scratch.bytes_mut().expect("scratch")[..32].to_vec()
+        let head_bytes: Vec<u8> = if staged {
+            self.scratch.bytes_mut().expect("scratch")[..4 * HEAD_WORDS].to_vec()
         } else {
             let w = self.window.bytes_mut().expect("mapped window");
-            w[fault_offset as usize..fault_offset as usize + 32].to_vec()
+            w[fault_offset as usize..fault_offset as usize + 4 * HEAD_WORDS].to_vec()
         };
+        let head: Vec<u32> = head_bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         let mut words = [0u32; abi::FAULT_RECORD_WORDS as usize];
-        for (w, b) in words.iter_mut().zip(record_bytes.chunks_exact(4)) {
-            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        }
+        words.copy_from_slice(&head[..abi::FAULT_RECORD_WORDS as usize]);
+        let printf_out = self.read_printf(fault_offset, &head, printf_capacity)?;
         let record = FaultRecord::from_words(&words);
         if record.flag != 0 {
+            self.failed_printf = printf_out;
             let kernel = self
                 .names
                 .get(record.kernel_id as usize)
@@ -354,6 +368,9 @@ impl Runtime {
                 });
             if record.kind == abi::FAULT_KIND_TRAP {
                 return Err(RuntimeError::Trap { kernel, pc: record.pc });
+            }
+            if record.kind == abi::FAULT_KIND_ASSERT {
+                return Err(self.assertion(kernel, record.pc, &head));
             }
             if record.kind == abi::FAULT_KIND_CONTROL {
                 return Err(RuntimeError::ControlFault {
@@ -405,7 +422,91 @@ impl Runtime {
             dispatches: chunks as u32,
             pipeline_created,
             kernel_time,
+            printf: printf_out,
         })
+    }
+
+    /// Printf output of the last launch that failed (a fault, trap or failed assertion): what the kernel
+    /// printed before it stopped, as CUDA still flushes it. Taken: a second call returns nothing.
+    pub fn take_failed_launch_printf(&mut self) -> PrintfOutput {
+        std::mem::take(&mut self.failed_printf)
+    }
+
+    /// Reads and formats the printf records a launch left (`head`: the words read back at the fault record).
+    fn read_printf(&mut self, fault_offset: u64, head: &[u32], capacity: u32) -> Result<PrintfOutput> {
+        let area = abi::PRINTF_AREA_OFFSET as usize;
+        let used = head[area + abi::printf_word::USED as usize];
+        let dropped = head[area + abi::printf_word::DROPPED as usize];
+        let words = used.min(capacity) as usize;
+        let mut out = PrintfOutput { dropped, ..Default::default() };
+        if words == 0 {
+            return Ok(out);
+        }
+        let mut bytes = vec![0u8; 4 * words];
+        self.read_window(fault_offset + 4 * HEAD_WORDS as u64, &mut bytes)?;
+        let (records, problem) = printf::parse_records(&bytes);
+        out.problem = problem;
+        let mut strings = |address: u64| self.read_guest_string(address);
+        for r in &records {
+            let text = printf::format_record(r, &mut strings);
+            out.records.push(PrintfRecord {
+                pc: r.pc,
+                block: r.block,
+                thread: r.thread,
+                format_address: r.format,
+                text,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A NUL-terminated string of guest memory, at most [`printf::MAX_STRING_BYTES`] long.
+    fn read_guest_string(&mut self, address: u64) -> std::result::Result<Vec<u8>, String> {
+        let (base, size) = (self.allocator.base(), self.allocator.size());
+        if address < base || address - base >= size {
+            return Err("outside the window".into());
+        }
+        let mut offset = address - base;
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 256];
+        while out.len() < printf::MAX_STRING_BYTES {
+            let n = (size - offset).min(chunk.len() as u64) as usize;
+            if n == 0 {
+                return Err("not terminated before the end of the window".into());
+            }
+            self.read_window(offset, &mut chunk[..n]).map_err(|e| e.to_string())?;
+            match chunk[..n].iter().position(|&b| b == 0) {
+                Some(end) => {
+                    out.extend_from_slice(&chunk[..end]);
+                    return Ok(out);
+                }
+                None => out.extend_from_slice(&chunk[..n]),
+            }
+            offset += n as u64;
+        }
+        Err(format!("not terminated within {} bytes", printf::MAX_STRING_BYTES))
+    }
+
+    /// The error of a failed `assert`, from the assert record in `head`.
+    fn assertion(&mut self, kernel: String, pc: u32, head: &[u32]) -> RuntimeError {
+        let a = |k: u32| head[(abi::ASSERT_RECORD_OFFSET + k) as usize];
+        let addr = |k: u32| u64::from(a(k)) | (u64::from(a(k + 1)) << 32);
+        use abi::assert_word as w;
+        let mut text = |address: u64| match self.read_guest_string(address) {
+            Ok(s) => String::from_utf8_lossy(&s).into_owned(),
+            Err(why) => format!("<string at {address:#x}: {why}>"),
+        };
+        let recorded = a(w::FLAG) != 0;
+        RuntimeError::AssertionFailed {
+            kernel,
+            pc: if recorded { a(w::PC) } else { pc },
+            message: text(addr(w::MESSAGE)),
+            file: text(addr(w::FILE)),
+            line: a(w::LINE),
+            function: text(addr(w::FUNCTION)),
+            block: [a(w::CTAID), a(w::CTAID + 1), a(w::CTAID + 2)],
+            thread: [a(w::TID), a(w::TID + 1), a(w::TID + 2)],
+        }
     }
 }
 

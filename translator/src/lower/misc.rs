@@ -1,4 +1,4 @@
-//! Address-space queries, traps and program-counter reads: QSPC (PTX `isspacep`), BPT.TRAP (`trap`) and LEPC.
+//! Address-space queries and traps: QSPC (PTX `isspacep`) and BPT.TRAP (`trap`).
 //!
 //! - `QSPC.E.{G,L,S} Pd, RZ, [Ra.64 + imm]` (space in bits 74:73: 0 global, 1 local, 2 shared; bit 72 `.E`,
 //!   a 64-bit address; offset bits 63:40; predicate destination 83:81): an address is shared or local when
@@ -7,8 +7,8 @@
 //! - `BPT.TRAP`: the kernel stops with a fault; the invocation writes the fault record
 //!   ([`crate::abi::FaultRecord`]) with kind [`crate::abi::FAULT_KIND_TRAP`], its pc, address 0 and size 0,
 //!   by the record's protocol, and returns. Other BPT forms (`.PAUSE`, debugger breakpoints) are refused.
-//! - `LEPC` (the address of the next instruction, used before `CALL.ABS` to an extern such as `vprintf`):
-//!   refused, since sassport runs no code outside the kernel's own section.
+//!
+//! `LEPC` is lowered with the extern calls it serves (`externs`).
 
 use super::memory::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::Ctx;
@@ -20,7 +20,6 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
         "QSPC" => qspc(cx)?,
         "BPT" => bpt(cx)?,
-        "LEPC" => return Err(cx.refuse("LEPC (return address for a call outside the kernel) not translated yet")),
         _ => return Ok(false),
     }
     Ok(true)

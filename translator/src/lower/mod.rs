@@ -11,6 +11,7 @@
 
 mod async_copy;
 mod convert;
+pub mod externs;
 pub(crate) mod float;
 mod fp16;
 mod fp64;
@@ -79,6 +80,8 @@ pub struct Ctx<'a> {
     pub local_bytes: u32,
     /// The instruction runs on the uniform datapath: ALU operands, destinations and predicates are UR/UP.
     pub uniform: bool,
+    /// Calls to `vprintf`/`__assertfail` and the code section `LEPC` reads (see [`externs`]).
+    pub externs: externs::ExternCalls,
     /// Which native float operations give SM86 results on the target device.
     pub float: FloatSupport,
 }
@@ -382,6 +385,7 @@ fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         || simd::lower(cx, m)?
         || narrow::lower(cx, m)?
         || async_copy::lower(cx, m)?
+        || externs::lower(cx, m)?
         || misc::lower(cx, m)?
         || crate::control::lower_inline(cx, m)?
     {

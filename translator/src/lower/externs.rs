@@ -1,0 +1,655 @@
+//! Calls to the functions the CUDA driver provides outside the cubin: `vprintf` (device `printf`) and
+//! `__assertfail` (a failed `assert`), and `LEPC`, which makes their return address.
+//!
+//! nvcc calls an extern through a register: `LDC.64 Rt, c[0x4][Rk]` reads a constant-bank-4 word that the
+//! cubin relocates (`R_CUDA_64 vprintf`), then `CALL.ABS.NOINC Rt`, after `LEPC` and an `IADD3` pair that put
+//! the return address in `R20:R21`. [`bind_extern_calls`] follows the target register back through the
+//! call's block to that `LDC` (and its index register to a `MOV` of an immediate), looks the bank word up
+//! in the bank's relocations, and when the symbol is a known extern makes the call an ordinary instruction
+//! of its block (it returns to the next instruction); an extern it does not know is refused by name. A
+//! `CALL.ABS` with an immediate target relocated against the extern (`-rdc` code) is recognised the same way.
+//! A target it cannot follow (another definition in between, a guarded `LDC`) is left to the indirect-call
+//! machinery, which refuses or faults; resolution never guesses.
+//!
+//! The calls follow nvcc's ABI (`vprintf(const char *fmt, void *args)`: `R4:R5`, `R6:R7`, result in `R4`;
+//! `__assertfail(message, file, line, function, charSize)`: `R4:R5`, `R6:R7`, `R8`, `R10:R11`, `R12:R13`):
+//! - `vprintf` appends a record to the printf area (`abi::printf_word`): the format string's address, a copy
+//!   of the argument bytes made at call time (they are on the thread's stack in local memory: up to
+//!   [`abi::PRINTF_MAX_ARG_BYTES`], never past the end of local memory), pc, block and thread. A record that
+//!   does not fit is counted, never written out of bounds. It returns what CUDA's returns: the number of
+//!   conversions in the format (a scan of the string in the window, `%%` excluded), -1 for a null format.
+//! - `__assertfail` writes the fault record (kind [`abi::FAULT_KIND_ASSERT`]) and the assert record, and the
+//!   invocation stops, as `BPT.TRAP` does.
+//! - `LEPC Rd` reads the code address of the `LEPC` itself (`abi::code_address` of the kernel's code section
+//!   and the instruction's offset), all the return-address arithmetic before an extern call needs.
+
+use super::memory::{space, Space, LOCAL_WINDOW};
+use super::{Ctx, Src};
+use crate::abi;
+use crate::cubin::{Cubin, Kernel};
+use crate::error::{display_name, TranslateError};
+use crate::program::{Exit, Inst, Program};
+use crate::spirv::{FunctionControl, Id, LoopControl, Module, Op, Scope, Type};
+use crate::state::Types;
+use sassport_gen::TargetStyle;
+
+/// A function outside the cubin that the translator provides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExternFunction {
+    /// `int vprintf(const char *format, void *args)`: device `printf`.
+    Vprintf,
+    /// `void __assertfail(const char *message, const char *file, unsigned line, const char *function,
+    /// size_t charSize)`: a failed `assert`.
+    AssertFail,
+}
+
+impl ExternFunction {
+    /// The symbol name nvcc calls.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExternFunction::Vprintf => "vprintf",
+            ExternFunction::AssertFail => "__assertfail",
+        }
+    }
+
+    /// The extern with this symbol name.
+    pub fn from_name(name: &str) -> Option<ExternFunction> {
+        match name {
+            "vprintf" => Some(ExternFunction::Vprintf),
+            "__assertfail" => Some(ExternFunction::AssertFail),
+            _ => None,
+        }
+    }
+}
+
+/// The extern calls of one program, for the lowering.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExternCalls {
+    /// ELF index of the kernel's code section (what `LEPC` reads in bits 47:32).
+    pub code_section: u16,
+    /// Offsets of `CALL`s that are extern calls, sorted, with the function each calls.
+    pub sites: Vec<(u32, ExternFunction)>,
+}
+
+impl ExternCalls {
+    /// The extern called at `offset`, if that is an extern call site.
+    pub fn at(&self, offset: u32) -> Option<ExternFunction> {
+        self.sites.binary_search_by_key(&offset, |s| s.0).ok().map(|i| self.sites[i].1)
+    }
+}
+
+/// Finds the extern calls of `program` (a kernel of `cubin`) and makes each an ordinary instruction of its
+/// block that continues at the next instruction. A call to an extern other than `vprintf` and
+/// `__assertfail` is refused by name.
+pub fn bind_extern_calls(
+    cubin: &Cubin<'_>,
+    kernel: &Kernel<'_>,
+    program: &mut Program,
+) -> Result<ExternCalls, TranslateError> {
+    let mut calls = ExternCalls { code_section: u16::try_from(kernel.function.section).unwrap_or(0), sites: Vec::new() };
+    let candidates: Vec<Inst> =
+        program.insts.iter().filter(|i| i.mnemonic == "CALL" && matches!(i.opcode(), 0x0343 | 0x0943)).copied().collect();
+    for call in candidates {
+        let Some(symbol) = call_symbol(cubin, kernel, program, &call) else { continue };
+        let defined = cubin.symbols.iter().any(|s| s.name == symbol && s.section.is_some());
+        if defined {
+            continue; // a device function of the cubin: the indirect-call machinery's business
+        }
+        let Some(f) = ExternFunction::from_name(symbol) else {
+            return Err(TranslateError::NotTranslated {
+                name: display_name(call.word, call.mnemonic),
+                section: program.section.clone(),
+                offset: call.offset,
+                reason: format!("call to the extern function `{symbol}` not translated yet (vprintf and __assertfail are)"),
+            });
+        };
+        calls.sites.push((call.offset, f));
+    }
+    calls.sites.sort_unstable_by_key(|s| s.0);
+    for &(offset, _) in &calls.sites {
+        let next = offset + 16;
+        if let Some(b) = program.blocks.iter_mut().find(|b| b.end == next && b.exit == Exit::Control) {
+            b.exit = Exit::Fall;
+            b.successors = vec![next];
+        }
+        // Only calls that come back through RET make return points.
+        let still_called = program
+            .insts
+            .iter()
+            .any(|i| i.offset + 16 == next && i.mnemonic == "CALL" && calls.at(i.offset).is_none());
+        if !still_called {
+            program.return_points.retain(|&r| r != next);
+        }
+    }
+    Ok(calls)
+}
+
+/// The symbol a `CALL.ABS` reaches, when its target can be followed to a relocation.
+fn call_symbol<'a>(cubin: &Cubin<'a>, kernel: &Kernel<'_>, program: &Program, call: &Inst) -> Option<&'a str> {
+    if call.opcode() == 0x0943 {
+        // Immediate target, patched by a relocation of the code section at this instruction.
+        let code = cubin.code_section(&program.section)?;
+        return code.relocations.iter().find(|r| r.offset == u64::from(call.offset)).map(|r| r.symbol_name);
+    }
+    if call.word.signed_bits(34, 48) != 0 {
+        return None;
+    }
+    let target = call.bits(24, 8) as u8;
+    let before = block_before(program, call.offset);
+    // The LDC.64 that defines the target pair, with nothing in between writing either register.
+    let (at, ldc) = find_definition(before, &[target, target.wrapping_add(1)])?;
+    if ldc.mnemonic != "LDC" || ldc.opcode() != 0x0b82 || ldc.guard().is_some() || ldc.bits(73, 3) != 5 {
+        return None;
+    }
+    if ldc.bits(16, 8) as u8 != target || ldc.bits(78, 2) != 0 {
+        return None;
+    }
+    let bank = ldc.bits(54, 5);
+    let mut address = u64::from(ldc.bits(38, 16));
+    let index = ldc.bits(24, 8) as u8;
+    if index != 255 {
+        let (_, mov) = find_definition(&before[..at], &[index])?;
+        // MOV Rk, imm32 (0x0802 with the full write mask).
+        if mov.mnemonic != "MOV" || mov.opcode() != 0x0802 || mov.guard().is_some() || mov.bits(72, 4) != 0xf {
+            return None;
+        }
+        address = address.checked_add(u64::from(mov.bits(32, 32)))?;
+    }
+    let module_bank = format!(".nv.constant{bank}");
+    let kernel_bank = format!(".nv.constant{bank}.{}", kernel.name());
+    cubin
+        .relocation_sections
+        .iter()
+        .filter(|rs| rs.target_name == module_bank || rs.target_name == kernel_bank)
+        .flat_map(|rs| rs.entries.iter())
+        .find(|r| r.offset == address && r.addend.unwrap_or(0) == 0)
+        .map(|r| r.symbol_name)
+}
+
+/// The instructions of `offset`'s block before it, in order.
+fn block_before(program: &Program, offset: u32) -> &[Inst] {
+    let end = program.insts.partition_point(|i| i.offset < offset);
+    let start = program
+        .blocks
+        .iter()
+        .find(|b| b.start <= offset && offset < b.end)
+        .map_or(end, |b| program.insts.partition_point(|i| i.offset < b.start));
+    let run = &program.insts[start..end];
+    // Only the contiguous run right before the call.
+    let mut first = run.len();
+    while first > 0 && run[first - 1].offset + 16 * (run.len() - first + 1) as u32 == offset {
+        first -= 1;
+    }
+    &run[first..]
+}
+
+/// The last instruction of `insts` that may write any of `regs`, with its index; `None` when one that may
+/// write them cannot be told apart (a write of unknown width) or none does.
+fn find_definition<'p>(insts: &'p [Inst], regs: &[u8]) -> Option<(usize, &'p Inst)> {
+    for (k, inst) in insts.iter().enumerate().rev() {
+        match writes(inst) {
+            Writes::Nothing => {}
+            Writes::Regs(first, count) => {
+                let hit = regs.iter().any(|&r| r >= first && u32::from(r) < u32::from(first) + u32::from(count));
+                if hit {
+                    return Some((k, inst));
+                }
+            }
+            Writes::Unknown => return None,
+        }
+    }
+    None
+}
+
+enum Writes {
+    Nothing,
+    /// First register and count.
+    Regs(u8, u8),
+    Unknown,
+}
+
+/// Which general registers an instruction may write, from its nvdisasm text: the first operand that is not
+/// a predicate, when it is a register; its width from the modifiers (`.64`, `.WIDE`, `.128`, 64-bit types).
+/// Conservative: instructions that write several registers in ways the text does not show are `Unknown`.
+fn writes(inst: &Inst) -> Writes {
+    let Ok(decoded) = sassport_gen::decode(inst.word) else { return Writes::Unknown };
+    let text = decoded.text(u64::from(inst.offset), TargetStyle::Absolute);
+    let text = text.trim_start();
+    let text = match text.strip_prefix('@') {
+        Some(rest) => rest.split_once(' ').map_or("", |(_, r)| r).trim_start(),
+        None => text,
+    };
+    let (head, operands) = text.split_once(' ').unwrap_or((text.trim_end_matches(';'), ""));
+    let mnemonic = head.split('.').next().unwrap_or("");
+    if matches!(
+        mnemonic,
+        "CALL" | "RET" | "BRX" | "JMX" | "JMP" | "HMMA" | "IMMA" | "DMMA" | "BMMA" | "LDSM" | "MOVM" | "TEX" | "TLD"
+            | "TLD4" | "TXD" | "TXQ" | "TMML" | "TEXS" | "TLDS" | "TLD4S" | "SULD" | "SUATOM" | "SURED"
+    ) {
+        return Writes::Unknown;
+    }
+    let first = operands
+        .split(',')
+        .map(|o| o.trim().trim_end_matches(';').trim())
+        .find(|o| !(o.starts_with('P') || o.starts_with("!P")));
+    let Some(first) = first else { return Writes::Nothing };
+    let Some(num) = first.strip_prefix('R') else { return Writes::Nothing };
+    let Ok(reg) = num.parse::<u8>() else { return Writes::Nothing }; // RZ, or not a register
+    let mods = &head[mnemonic.len()..];
+    let wide = mods.contains(".64") || mods.contains(".WIDE") || mods.contains("64") || mods.contains(".X2");
+    let count = if mods.contains(".128") || mods.contains(".X4") {
+        4
+    } else if wide || matches!(mnemonic, "LEPC" | "DADD" | "DMUL" | "DFMA" | "DMNMX") || (mnemonic == "CS2R" && !mods.contains(".32"))
+    {
+        2
+    } else {
+        1
+    };
+    Writes::Regs(reg, count)
+}
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "LEPC" => lepc(cx)?,
+        "CALL" => match cx.externs.at(cx.inst.offset) {
+            Some(f) => {
+                let merge = match cx.inst.guard() {
+                    Some((p, neg)) => {
+                        let g = cx.pred(u32::from(p), neg);
+                        Some(cx.begin_if(g))
+                    }
+                    None => None,
+                };
+                match f {
+                    ExternFunction::Vprintf => vprintf(cx)?,
+                    ExternFunction::AssertFail => assertfail(cx)?,
+                }
+                if let Some(merge) = merge {
+                    cx.end_if(merge);
+                }
+            }
+            None => return Ok(false),
+        },
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn lepc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    if cx.inst.opcode() != 0x034e {
+        return Err(cx.refuse("LEPC form not translated yet"));
+    }
+    let rd = cx.inst.bits(16, 8) as u8;
+    let value = abi::code_address(cx.externs.code_section, cx.inst.offset);
+    let v = cx.m.c_u64(value);
+    cx.write64(rd, v);
+    Ok(())
+}
+
+/// Pointer to word `base + k` of the window.
+fn window_word(cx: &mut Ctx<'_>, base: Id, k: u32) -> Id {
+    let t = cx.t;
+    let win = cx.st.window(&mut cx.m, &t);
+    let i = if k == 0 {
+        base
+    } else {
+        let kc = cx.u32c(k);
+        cx.op2(Op::IAdd, base, kc)
+    };
+    let zero = cx.u32c(0);
+    cx.m.access(t.storage_u32, win, &[zero, i])
+}
+
+fn launch_word(cx: &mut Ctx<'_>, w: u32) -> Id {
+    let t = cx.t;
+    cx.st.uniform_word(&mut cx.m, &t, 0, w)
+}
+
+/// `blockIdx` and `threadIdx` of the invocation.
+fn ids(cx: &mut Ctx<'_>) -> [Id; 6] {
+    let t = cx.t;
+    let g = cx.m.load(t.uvec3, cx.builtins.group_id);
+    let l = cx.m.load(t.uvec3, cx.builtins.local_id);
+    let mut out = [0; 6];
+    for k in 0..3u32 {
+        let gk = cx.m.op(Op::CompositeExtract, t.u32, &[g, k]);
+        let base = launch_word(cx, abi::launch_word::WORKGROUP_BASE + k);
+        out[k as usize] = cx.op2(Op::IAdd, gk, base);
+        out[3 + k as usize] = cx.m.op(Op::CompositeExtract, t.u32, &[l, k]);
+    }
+    out
+}
+
+fn vprintf(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let fmt = cx.read64(Src::Reg(4))?;
+    let args = cx.read64(Src::Reg(6))?;
+    let (flo, fhi) = cx.split64(fmt);
+    let (alo, ahi) = cx.split64(args);
+
+    // Where the arguments are, and how many words to copy.
+    let zero64 = cx.m.c_u64(0);
+    let is_null = cx.m.bin(Op::IEqual, t.bool, args, zero64);
+    let lw = cx.u32c((LOCAL_WINDOW >> 32) as u32);
+    let in_local = cx.m.bin(Op::IEqual, t.bool, ahi, lw);
+    let local_bytes = cx.u32c(cx.local_bytes);
+    let inside = cx.m.bin(Op::ULessThanEqual, t.bool, alo, local_bytes);
+    let three = cx.u32c(3);
+    let low = cx.op2(Op::BitwiseAnd, alo, three);
+    let zero = cx.u32c(0);
+    let aligned = cx.m.bin(Op::IEqual, t.bool, low, zero);
+    let ok = cx.m.bin(Op::LogicalAnd, t.bool, in_local, inside);
+    let ok = cx.m.bin(Op::LogicalAnd, t.bool, ok, aligned);
+    let room = cx.op2(Op::ISub, local_bytes, alo);
+    let room = cx.sel(ok, room, zero);
+    let two = cx.u32c(2);
+    let room_words = cx.op2(Op::ShiftRightLogical, room, two);
+    let most = cx.u32c(abi::PRINTF_MAX_ARG_BYTES / 4);
+    let fewer = cx.m.bin(Op::ULessThan, t.bool, room_words, most);
+    let words = cx.sel(fewer, room_words, most);
+    let s_local = cx.u32c(abi::PRINTF_ARGS_LOCAL);
+    let s_none = cx.u32c(abi::PRINTF_ARGS_NONE);
+    let s_else = cx.u32c(abi::PRINTF_ARGS_ELSEWHERE);
+    let s = cx.sel(ok, s_local, s_else);
+    let source = cx.sel(is_null, s_none, s);
+    let words = cx.sel(is_null, zero, words);
+
+    // The result: conversions in the format.
+    let count_fn = printf_count_fn(cx);
+    let result = cx.m.op(Op::FunctionCall, t.u32, &[count_fn, fmt]);
+
+    // Claim room in the printf area.
+    let area = launch_word(cx, abi::launch_word::PRINTF_AREA_WORD);
+    let cap = launch_word(cx, abi::launch_word::PRINTF_CAPACITY_WORDS);
+    let header = cx.u32c(abi::printf_record::HEADER_WORDS);
+    let len = cx.op2(Op::IAdd, header, words);
+    let scope = cx.u32c(Scope::Device as u32);
+    let relaxed = cx.u32c(0);
+    let pused = window_word(cx, area, abi::printf_word::USED);
+    let off = cx.m.op(Op::AtomicIAdd, t.u32, &[pused, scope, relaxed, len]);
+    let starts_inside = cx.m.bin(Op::ULessThan, t.bool, off, cap);
+    let left = cx.op2(Op::ISub, cap, off);
+    let enough = cx.m.bin(Op::UGreaterThanEqual, t.bool, left, len);
+    let fits = cx.m.bin(Op::LogicalAnd, t.bool, starts_inside, enough);
+
+    let then = cx.m.id();
+    let other = cx.m.id();
+    let merge = cx.m.id();
+    cx.m.selection_merge(merge);
+    cx.m.branch_cond(fits, then, other);
+
+    // The record.
+    cx.m.label(then);
+    let rk = cx.u32c(abi::printf_word::RECORDS);
+    let base = cx.op2(Op::IAdd, area, rk);
+    let base = cx.op2(Op::IAdd, base, off);
+    let pc = cx.u32c(cx.inst.offset);
+    let arg_bytes = cx.op2(Op::ShiftLeftLogical, words, two);
+    let id = ids(cx);
+    use abi::printf_record as r;
+    let fields = [
+        (r::LEN, len),
+        (r::PC, pc),
+        (r::FORMAT, flo),
+        (r::FORMAT + 1, fhi),
+        (r::ARG_BYTES, arg_bytes),
+        (r::ARG_SOURCE, source),
+        (r::CTAID, id[0]),
+        (r::CTAID + 1, id[1]),
+        (r::CTAID + 2, id[2]),
+        (r::TID, id[3]),
+        (r::TID + 1, id[4]),
+        (r::TID + 2, id[5]),
+    ];
+    for (k, v) in fields {
+        let p = window_word(cx, base, k);
+        cx.m.store(p, v);
+    }
+    // Copy the argument words: for k in 0..words { record[HEADER + k] = local[alo / 4 + k] }.
+    let (lptr, lvar, _, _) = space(cx, Space::Local);
+    let first = cx.op2(Op::ShiftRightLogical, alo, two);
+    let first = cx.sel(ok, first, zero);
+    let data = cx.op2(Op::IAdd, base, header);
+    let k_var = cx.m.local_var(t.fn_u32, None);
+    cx.m.store(k_var, zero);
+    let head = cx.m.id();
+    let body = cx.m.id();
+    let cont = cx.m.id();
+    let done = cx.m.id();
+    cx.m.branch(head);
+    cx.m.label(head);
+    let k = cx.m.load(t.u32, k_var);
+    let more = cx.m.bin(Op::ULessThan, t.bool, k, words);
+    cx.m.loop_merge(done, cont, LoopControl::NONE);
+    cx.m.branch_cond(more, body, done);
+    cx.m.label(body);
+    let src_i = cx.op2(Op::IAdd, first, k);
+    let sp = cx.m.access(lptr, lvar, &[src_i]);
+    let v = cx.m.load(t.u32, sp);
+    let dst_i = cx.op2(Op::IAdd, data, k);
+    let dp = window_word(cx, dst_i, 0);
+    cx.m.store(dp, v);
+    cx.m.branch(cont);
+    cx.m.label(cont);
+    let one = cx.u32c(1);
+    let k1 = cx.op2(Op::IAdd, k, one);
+    cx.m.store(k_var, k1);
+    cx.m.branch(head);
+    cx.m.label(done);
+    cx.m.branch(merge);
+
+    // No room: count it; the record straddling the end marks the end of the list.
+    cx.m.label(other);
+    let pdropped = window_word(cx, area, abi::printf_word::DROPPED);
+    let one = cx.u32c(1);
+    cx.m.op(Op::AtomicIAdd, t.u32, &[pdropped, scope, relaxed, one]);
+    let mark = cx.begin_if(starts_inside);
+    let rk = cx.u32c(abi::printf_word::RECORDS);
+    let at = cx.op2(Op::IAdd, area, rk);
+    let at = cx.op2(Op::IAdd, at, off);
+    let p = window_word(cx, at, 0);
+    cx.m.store(p, zero);
+    cx.end_if(mark);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+
+    cx.set_reg(4, result);
+    Ok(())
+}
+
+/// Most format bytes the device scans to count conversions.
+const MAX_FORMAT_SCAN: u32 = 4096;
+
+/// Emits (once) `u32 printf_count(u64 format)`: the number of conversions in the NUL-terminated format
+/// string at guest address `format` (a `%` not followed by `%`), `-1` for a null format, `-2` for a format
+/// outside the window (CUDA's "internal error"). Scans at most [`MAX_FORMAT_SCAN`] bytes.
+fn printf_count_fn(cx: &mut Ctx<'_>) -> Id {
+    let t = cx.t;
+    let lv = cx.st.uniform(&mut cx.m, 0, 2);
+    let win = cx.st.window(&mut cx.m, &t);
+    cx.m.helper("printf_count", move |m| build_printf_count(m, &t, lv, win))
+}
+
+fn build_printf_count(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
+    let fty = m.ty(Type::Function(t.u32, [t.u64, 0, 0, 0]));
+    let f = m.begin_function(t.u32, fty, FunctionControl::NONE);
+    let fmt = m.param(t.u64);
+    let entry = m.id();
+    m.label(entry);
+    let lvw = |m: &mut Module, w: u32| {
+        let zero = m.c_u32(0);
+        let v = m.c_u32(w / 4);
+        let c = m.c_u32(w % 4);
+        let p = m.access(t.uniform_u32, lv, &[zero, v, c]);
+        m.load(t.u32, p)
+    };
+    let pack = |m: &mut Module, lo: Id, hi: Id| {
+        let l = m.un(Op::UConvert, t.u64, lo);
+        let h = m.un(Op::UConvert, t.u64, hi);
+        let k = m.c_u32(32);
+        let h = m.bin(Op::ShiftLeftLogical, t.u64, h, k);
+        m.bin(Op::BitwiseOr, t.u64, l, h)
+    };
+    let b0 = lvw(m, abi::launch_word::WINDOW_BASE);
+    let b1 = lvw(m, abi::launch_word::WINDOW_BASE + 1);
+    let s0 = lvw(m, abi::launch_word::WINDOW_SIZE);
+    let s1 = lvw(m, abi::launch_word::WINDOW_SIZE + 1);
+    let base = pack(m, b0, b1);
+    let size = pack(m, s0, s1);
+    let zero64 = m.c_u64(0);
+    let null = m.bin(Op::IEqual, t.bool, fmt, zero64);
+    let above = m.bin(Op::UGreaterThanEqual, t.bool, fmt, base);
+    let off = m.bin(Op::ISub, t.u64, fmt, base);
+    let below_end = m.bin(Op::ULessThan, t.bool, off, size);
+    let inside = m.bin(Op::LogicalAnd, t.bool, above, below_end);
+    // Bytes that may be scanned: min(size - off, MAX_FORMAT_SCAN), 0 outside.
+    let room = m.bin(Op::ISub, t.u64, size, off);
+    let cap = m.c_u64(u64::from(MAX_FORMAT_SCAN));
+    let small = m.bin(Op::ULessThan, t.bool, room, cap);
+    let room = m.select(t.u64, small, room, cap);
+    let room = m.select(t.u64, inside, room, zero64);
+    let limit = m.un(Op::UConvert, t.u32, room);
+    let zero = m.c_u32(0);
+    let one = m.c_u32(1);
+    let fls = m.c_bool(false);
+    let i_var = m.local_var(t.fn_u32, Some(zero));
+    let count_var = m.local_var(t.fn_u32, Some(zero));
+    let bool_ptr = t.fn_bool;
+    let pct_var = m.local_var(bool_ptr, Some(fls));
+    let done_var = m.local_var(bool_ptr, Some(fls));
+    let off32 = m.un(Op::UConvert, t.u32, off);
+    let head = m.id();
+    let body = m.id();
+    let cont = m.id();
+    let exit = m.id();
+    m.branch(head);
+    m.label(head);
+    let i = m.load(t.u32, i_var);
+    let d = m.load(t.bool, done_var);
+    let in_range = m.bin(Op::ULessThan, t.bool, i, limit);
+    let nd = m.un(Op::LogicalNot, t.bool, d);
+    let go = m.bin(Op::LogicalAnd, t.bool, in_range, nd);
+    m.loop_merge(exit, cont, LoopControl::NONE);
+    m.branch_cond(go, body, exit);
+    m.label(body);
+    // The byte at off + i (the window offset fits in 32 bits: the window is one storage buffer).
+    let a = m.bin(Op::IAdd, t.u32, off32, i);
+    let two = m.c_u32(2);
+    let wi = m.bin(Op::ShiftRightLogical, t.u32, a, two);
+    let p = m.access(t.storage_u32, win, &[zero, wi]);
+    let w = m.load(t.u32, p);
+    let three = m.c_u32(3);
+    let sub = m.bin(Op::BitwiseAnd, t.u32, a, three);
+    let sh = m.bin(Op::ShiftLeftLogical, t.u32, sub, three);
+    let byte = m.bin(Op::ShiftRightLogical, t.u32, w, sh);
+    let ff = m.c_u32(0xff);
+    let byte = m.bin(Op::BitwiseAnd, t.u32, byte, ff);
+    let is_nul = m.bin(Op::IEqual, t.bool, byte, zero);
+    let percent = m.c_u32(u32::from(b'%'));
+    let is_pct = m.bin(Op::IEqual, t.bool, byte, percent);
+    let prev = m.load(t.bool, pct_var);
+    // A conversion starts at a byte after a lone '%' that is neither '%' nor the end.
+    let not_pct = m.un(Op::LogicalNot, t.bool, is_pct);
+    let not_nul = m.un(Op::LogicalNot, t.bool, is_nul);
+    let conv = m.bin(Op::LogicalAnd, t.bool, prev, not_pct);
+    let conv = m.bin(Op::LogicalAnd, t.bool, conv, not_nul);
+    let c = m.load(t.u32, count_var);
+    let c1 = m.bin(Op::IAdd, t.u32, c, one);
+    let c = m.select(t.u32, conv, c1, c);
+    m.store(count_var, c);
+    // '%' after a lone '%' is an escaped percent sign.
+    let np = m.un(Op::LogicalNot, t.bool, prev);
+    let starts = m.bin(Op::LogicalAnd, t.bool, is_pct, np);
+    m.store(pct_var, starts);
+    m.store(done_var, is_nul);
+    m.branch(cont);
+    m.label(cont);
+    let i1 = m.bin(Op::IAdd, t.u32, i, one);
+    m.store(i_var, i1);
+    m.branch(head);
+    m.label(exit);
+    let count = m.load(t.u32, count_var);
+    let minus_two = m.c_u32(-2i32 as u32);
+    let minus_one = m.c_u32(u32::MAX);
+    let r = m.select(t.u32, inside, count, minus_two);
+    let r = m.select(t.u32, null, minus_one, r);
+    m.op_void(Op::ReturnValue, &[r]);
+    m.end_function();
+    f
+}
+
+fn assertfail(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let message = cx.read64(Src::Reg(4))?;
+    let file = cx.read64(Src::Reg(6))?;
+    let line = cx.reg(8);
+    let function = cx.read64(Src::Reg(10))?;
+    let char_size = cx.reg(12);
+    let (mlo, mhi) = cx.split64(message);
+    let (filo, fihi) = cx.split64(file);
+    let (fnlo, fnhi) = cx.split64(function);
+    let id = ids(cx);
+    let fw = launch_word(cx, abi::launch_word::FAULT_RECORD_WORD);
+    let scope = cx.u32c(Scope::Device as u32);
+    let relaxed = cx.u32c(0);
+    let one = cx.u32c(1);
+    let zero = cx.u32c(0);
+    let pc = cx.u32c(cx.inst.offset);
+
+    // The fault record, by its protocol.
+    let pcount = window_word(cx, fw, abi::fault_word::COUNT);
+    cx.m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
+    let pflag = window_word(cx, fw, abi::fault_word::FLAG);
+    let prev = cx.m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
+    let first = cx.m.bin(Op::IEqual, t.bool, prev, zero);
+    let merge = cx.begin_if(first);
+    let kid = launch_word(cx, abi::launch_word::KERNEL_ID);
+    let kind = cx.u32c(abi::FAULT_KIND_ASSERT);
+    for (k, v) in [
+        (abi::fault_word::KIND, kind),
+        (abi::fault_word::KERNEL_ID, kid),
+        (abi::fault_word::PC, pc),
+        (abi::fault_word::ADDRESS, mlo),
+        (abi::fault_word::ADDRESS + 1, mhi),
+        (abi::fault_word::SIZE, zero),
+    ] {
+        let p = window_word(cx, fw, k);
+        cx.m.store(p, v);
+    }
+    cx.end_if(merge);
+
+    // The assert record: the first failing invocation's call.
+    let off = cx.u32c(abi::ASSERT_RECORD_OFFSET);
+    let ar = cx.op2(Op::IAdd, fw, off);
+    let aflag = window_word(cx, ar, abi::assert_word::FLAG);
+    let prev = cx.m.op(Op::AtomicCompareExchange, t.u32, &[aflag, scope, relaxed, relaxed, one, zero]);
+    let first = cx.m.bin(Op::IEqual, t.bool, prev, zero);
+    let merge = cx.begin_if(first);
+    use abi::assert_word as a;
+    for (k, v) in [
+        (a::PC, pc),
+        (a::MESSAGE, mlo),
+        (a::MESSAGE + 1, mhi),
+        (a::FILE, filo),
+        (a::FILE + 1, fihi),
+        (a::LINE, line),
+        (a::FUNCTION, fnlo),
+        (a::FUNCTION + 1, fnhi),
+        (a::CHAR_SIZE, char_size),
+        (a::CTAID, id[0]),
+        (a::CTAID + 1, id[1]),
+        (a::CTAID + 2, id[2]),
+        (a::TID, id[3]),
+        (a::TID + 1, id[4]),
+        (a::TID + 2, id[5]),
+    ] {
+        let p = window_word(cx, ar, k);
+        cx.m.store(p, v);
+    }
+    cx.end_if(merge);
+    // The invocation ends here; what follows in the block is unreachable.
+    cx.m.op_void(Op::Return, &[]);
+    let dead = cx.m.id();
+    cx.m.label(dead);
+    Ok(())
+}
