@@ -15,9 +15,9 @@ pub const CLASS_COUNT: usize = 974usize;
 pub enum ClassId {
     /// `MOV` (opcode key 0x0202), e.g. `MOV R2, R6 ;`
     MOV_0x0202 = 0,
-    /// `P2R` (opcode key 0x0203), e.g. `@P4 P2R R66, PR, R164, R104 ;`
+    /// `P2R` (opcode key 0x0203), e.g. `@!P5 P2R.B2 R190, PR, R5, R247 ;`
     P2R_0x0203 = 1,
-    /// `R2P` (opcode key 0x0204), e.g. `@P6 R2P PR, R107.reuse.B1, R233.reuse ;`
+    /// `R2P` (opcode key 0x0204), e.g. `@P3 R2P PR, R46, R222 ;`
     R2P_0x0204 = 2,
     /// `SEL` (opcode key 0x0207), e.g. `SEL R11, R11, R8, P0 ;`
     SEL_0x0207 = 3,
@@ -41,13 +41,13 @@ pub enum ClassId {
     IADD3_0x0210_2 = 12,
     /// `LEA` (opcode key 0x0211), e.g. `LEA R12, P6, -R24, R12, 0x2 ;`
     LEA_0x0211 = 13,
-    /// `LEA` (opcode key 0x0211), e.g. `@P3 LEA.X R193, P3, R73, ~R231, 0x1c, P6 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@!P5 LEA.X R10, P6, ~R243, R117.reuse, 0x10, !P4 ;`
     LEA_0x0211_2 = 14,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI R7, R7, R3, RZ, 0x1f ;`
     LEA_0x0211_3 = 15,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.SX32 R13, R8, R9, 0x1a ;`
     LEA_0x0211_4 = 16,
-    /// `LEA` (opcode key 0x0211), e.g. `@!P3 LEA.HI.X R32, P2, R249, R22, R199, 0x18, !P4 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@!P2 LEA.HI.X R41, P6, ~R228, R124, R152, 0x1a, P6 ;`
     LEA_0x0211_5 = 17,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X.SX32 R11, R15, RZ, 0x19, P0 ;`
     LEA_0x0211_6 = 18,
@@ -71,9 +71,9 @@ pub enum ClassId {
     SGXT_0x021a = 27,
     /// `BMSK` (opcode key 0x021b), e.g. `BMSK R12, R13, R12 ;`
     BMSK_0x021b = 28,
-    /// `PLOP3` (opcode key 0x021d), e.g. `@P3 PLOP3.LUT P3, P4, P3, R176.SIGN, !P6, 0x9b, 0xb2 ;`
+    /// `PLOP3` (opcode key 0x021d), e.g. `@P1 PLOP3.LUT P6, P1, P3, R70.SIGN, !P4, 0x1f, 0xa0 ;`
     PLOP3_0x021d = 29,
-    /// `PLOP3` (opcode key 0x021e), e.g. `@P3 PLOP3.LUT PT, P0, P6, R90.SIGN, R42.SIGN, 0x42, 0x4a ;`
+    /// `PLOP3` (opcode key 0x021e), e.g. `@!P1 PLOP3.LUT P5, P6, !PT, R179.SIGN, R1.SIGN, 0xb4, 0xbb;`
     PLOP3_0x021e = 30,
     /// `PLOP3` (opcode key 0x021f), e.g. `PLOP3.LUT P0, PT, R0.SIGN, R5.SIGN, R16.SIGN, 0x2, 0x0 ;`
     PLOP3_0x021f = 31,
@@ -97,7 +97,7 @@ pub enum ClassId {
     IDP_0x0226_2 = 40,
     /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.U32 R10, R11, R7, R10 ;`
     IMAD_0x0227 = 41,
-    /// `IMAD` (opcode key 0x0227), e.g. `@P5 IMAD.HI.U32.X R193, P4, R91, R244, ~R230, P6 ;`
+    /// `IMAD` (opcode key 0x0227), e.g. `@P1 IMAD.HI.U32.X R247, P4, R215, R135, R72.reuse, !P2 ;`
     IMAD_0x0227_2 = 42,
     /// `DMUL` (opcode key 0x0228), e.g. `@!P3 DMUL R8, R20, R12 ;`
     DMUL_0x0228 = 43,
@@ -107,13 +107,13 @@ pub enum ClassId {
     DSETP_0x022a = 45,
     /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
     DFMA_0x022b = 46,
-    /// `CLMAD` (opcode key 0x022c), e.g. `@P2 CLMAD.HI R16, R91.reuse, R173, R60 ;`
+    /// `CLMAD` (opcode key 0x022c), e.g. `@!P5 CLMAD.HI R51, R221, R44.reuse, R68.reuse ;`
     CLMAD_0x022c = 47,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
     HADD2_0x0230 = 48,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.F32 R4, -RZ, R5.H0_H0 ;`
     HADD2_0x0230_2 = 49,
-    /// `(prints nothing)` (opcode key 0x0231), e.g. ``
+    /// `HFMA2` (opcode key 0x0231), e.g. ``
     X_0x0231 = 50,
     /// `HFMA2` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
     X_0x0231_2 = 51,
@@ -123,19 +123,19 @@ pub enum ClassId {
     HSET2_0x0233 = 53,
     /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
     HSETP2_0x0234 = 54,
-    /// `HFMA2` (opcode key 0x0235), e.g. `HFMA2.MMA.FTZ.RELU R159, |R103|, -|R223|, |R167|, !P0 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P4 HFMA2.MMA.FMZ.RELU R36, |R145|, |R127|, -R236, P0 ;`
     HFMA2_0x0235 = 55,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P1 HFMA2.MMA.FMZ.SAT R8, |R90|, R184, R49 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P3 HFMA2.MMA.FMZ.SAT R248, |R230|, -|R65|, |R231| ;`
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
-    /// `IMMA` (opcode key 0x0237), e.g. `@!P3 IMMA.SP.8864.INVALID6.INVALID2 R218, R191.ROW, R104.COL, R120, !UP1, R110.reuse, 0x2 ;`
+    /// `IMMA` (opcode key 0x0237), e.g. `@!PT IMMA.SP.INVALID4.U4.INVALID7 R196, R151.???1, R143.???0, R237, UP3, R79, 0x2 ;`
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
-    /// `I2IP` (opcode key 0x0239), e.g. `@!P6 I2IP.S2.S32.SATRELU R250, R214.reuse, R240.reuse, R144.???2 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@P4 I2IP.S2.S32 R105, R7, R174, R203.28;`
     I2IP_0x0239 = 60,
-    /// `I2IP` (opcode key 0x0239), e.g. `@P6 I2IP.U4.S32 R212, R213, R20, R117.???3 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@P1 I2IP.U4.S32 R221, R240, R25, R62.24 ;`
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
@@ -143,15 +143,15 @@ pub enum ClassId {
     X_0x023a = 63,
     /// `HMMA` (opcode key 0x023c), e.g. `HMMA.1684.F32.TF32 R8, R2, R0, R4 ;`
     X_0x023c = 64,
-    /// `HMMA` (opcode key 0x023c), e.g. ``
+    /// `HMMA` (opcode key 0x023c), e.g. `@!P1 HMMA.SP.INVALID2.F16.BF16 RZ, -R81, R235, R19, UP0, R110, 0x2 ;`
     X_0x023c_2 = 65,
-    /// `BMMA` (opcode key 0x023d), e.g. `@P3 BMMA.168128.INVALID3.POPC R202, R137.???1, R161.COL, R107, UP0 ;`
+    /// `BMMA` (opcode key 0x023d), e.g. `BMMA.168128.INVALID1.???0 R243, R48.???1, R209.COL, R1, UP1 ;`
     BMMA_0x023d = 66,
+    /// `F2FP` (opcode key 0x023e), e.g. `@P3 F2FP.SATFINITE.RELU.???2.MERGE_C.RS.REG_RS.7b.LTN25 R29, R60, R179, R248.H1 ;`
+    F2FP_0x023e = 67,
     /// `F2FP` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
-    X_0x023e = 67,
-    /// `F2FP` (opcode key 0x023e), e.g. `@P6 F2FP.SATFINITE.???3.PACK_AB.RS.9b.LTN25 R200, R153.reuse, R167, R201.H1 ;`
-    F2FP_0x023e = 68,
-    /// `F2FP` (opcode key 0x023e), e.g. `@P1 F2FP.RELU.BF16.MERGE_C R177, R114, R120.H1 ;`
+    X_0x023e = 68,
+    /// `F2FP` (opcode key 0x023e), e.g. `@!P4 F2FP.SATFINITE.BF16.MERGE_C.RZ R82, R107, R222 ;`
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
@@ -163,7 +163,7 @@ pub enum ClassId {
     X_0x0241_2 = 73,
     /// `(prints nothing)` (opcode key 0x0242), e.g. ``
     X_0x0242 = 74,
-    /// `F2IP` (opcode key 0x0243), e.g. `@P0 F2IP.S8.F32.TRUNC.RELU R152, R69, R192, R97.H1 ;`
+    /// `F2IP` (opcode key 0x0243), e.g. `F2IP.INVALID2.F32.NTZ R128, R122.reuse, R127, R24 ;`
     F2IP_0x0243 = 75,
     /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
     I2FP_0x0245 = 76,
@@ -173,37 +173,37 @@ pub enum ClassId {
     BREV_0x0301 = 78,
     /// `FCHK` (opcode key 0x0302), e.g. `FCHK P0, R0, R3 ;`
     FCHK_0x0302 = 79,
-    /// `F2F` (opcode key 0x0304), e.g. `@P6 F2F.F32.F16.RP R12, |R67.INVALID3| ;`
-    F2F_0x0304 = 80,
+    /// `F2F` (opcode key 0x0304), e.g. ``
+    X_0x0304 = 80,
     /// `F2F` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
-    X_0x0304 = 81,
+    X_0x0304_2 = 81,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.U16.F16.TRUNC.NTZ R27, R5 ;`
     F2I_0x0305 = 82,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
     F2I_0x0305_2 = 83,
-    /// `I2F` (opcode key 0x0306), e.g. `@!P1 I2F.???0.S8.RZ R210, R67 ;`
+    /// `I2F` (opcode key 0x0306), e.g. `@!P2 I2F.F16.S8 R144, R74.B3 ;`
     I2F_0x0306 = 84,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
     I2F_0x0306_2 = 85,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
     I2F_0x0306_3 = 86,
-    /// `FRND` (opcode key 0x0307), e.g. `@P1 FRND.FTZ.F16.TRUNC R14, R109.H1 ;`
+    /// `FRND` (opcode key 0x0307), e.g. `@!P0 FRND.FTZ.F16.FLOOR R247, -|R35.INVALID2| ;`
     FRND_0x0307 = 87,
     /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
     FRND_0x0307_2 = 88,
     /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
     MUFU_0x0308 = 89,
-    /// `MUFU` (opcode key 0x0308), e.g. `@P1 MUFU.INVALID10.F16 R75, R241 ;`
+    /// `MUFU` (opcode key 0x0308), e.g. `@P6 MUFU.INVALID7.F16 R34, |R17.INVALID2| ;`
     MUFU_0x0308_2 = 90,
     /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
     POPC_0x0309 = 91,
-    /// `F2F` (opcode key 0x0310), e.g. `@!P0 F2F.FTZ.F64.F16.RZ R56, -R56.H1 ;`
+    /// `F2F` (opcode key 0x0310), e.g. `@P1 F2F.FTZ.F64.F16.RP R64, R241.H1 ;`
     F2F_0x0310 = 92,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
     F2F_0x0310_2 = 93,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
     F2F_0x0310_3 = 94,
-    /// `F2I` (opcode key 0x0311), e.g. `@P5 F2I.FTZ.S64.F16.TRUNC R244, -|R4.H1| ;`
+    /// `F2I` (opcode key 0x0311), e.g. `@P2 F2I.U64.F16 R50, -R31 ;`
     F2I_0x0311 = 95,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
     F2I_0x0311_2 = 96,
@@ -211,9 +211,9 @@ pub enum ClassId {
     F2I_0x0311_3 = 97,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
     F2I_0x0311_4 = 98,
-    /// `I2F` (opcode key 0x0312), e.g. `@P2 I2F.F64.U8.RP R19, R202 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@P0 I2F.F64.S8 R32, R245 ;`
     I2F_0x0312 = 99,
-    /// `I2F` (opcode key 0x0312), e.g. `@P2 I2F.F64.S16 R170, R118.INVALID3 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@!P4 I2F.F64.U16.RZ R221, R211.INVALID2 ;`
     I2F_0x0312_2 = 100,
     /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
     I2F_0x0312_3 = 101,
@@ -223,47 +223,47 @@ pub enum ClassId {
     I2F_0x0312_5 = 103,
     /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
     FRND_0x0313 = 104,
-    /// `B2R` (opcode key 0x031c), e.g. `@P6 B2R R45, 0xa ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@!P2 B2R R87, 0xa ;`
     B2R_0x031c = 105,
     /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
     B2R_0x031c_2 = 106,
-    /// `B2R` (opcode key 0x031c), e.g. `@P4 B2R.WARP R206 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@P2 B2R.WARP R44 ;`
     B2R_0x031c_3 = 107,
-    /// `BAR` (opcode key 0x031d), e.g. `@P4 BAR.SYNC R61, R61 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P5 BAR.SYNC R251, R251 ;`
     BAR_0x031d = 108,
-    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.ARV R249, R249 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.ARV R110, R110 ;`
     BAR_0x031d_2 = 109,
-    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.POPC R198, R198, P6 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.RED.OR R31, R31, P2 ;`
     BAR_0x031d_3 = 110,
-    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SCAN R77, R77, PT ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P2 BAR.SCAN R222, R222, P2 ;`
     BAR_0x031d_4 = 111,
-    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SYNC.DEFER_BLOCKING R12, R12 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P4 BAR.SYNC.DEFER_BLOCKING R44, R44 ;`
     BAR_0x031d_5 = 112,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.RED.AND.DEFER_BLOCKING R63, R63, !P6 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.RED.INVALID3.DEFER_BLOCKING R47, R47, P3 ;`
     BAR_0x031d_6 = 113,
-    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P5 __HIR0X1F0.WARP 0x3, R89 ;`
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P6 __HIR0X1F0.INVALID3 0xb, R51;`
     HIR0X1F0_0x031e = 114,
-    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P0 SETCTAID.X R0 ;`
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P3 SETCTAID.X R198 ;`
     SETCTAID_0x031f = 115,
-    /// `ALD` (opcode key 0x0321), e.g. `@!P0 ALD.O.128 R253, a[0x351], R53 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@P6 ALD.O.128 R185, a[0x3e5], R241 ;`
     ALD_0x0321 = 116,
     /// `ALD` (opcode key 0x0321)
     ALD_0x0321_2 = 117,
-    /// `ALD` (opcode key 0x0321), e.g. `ALD.O.PHYS.???2 R71, a[R82], R77 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P0 ALD.PHYS.???3 R142, a[R69], R1 ;`
     ALD_0x0321_3 = 118,
     /// `AST` (opcode key 0x0322)
     AST_0x0322 = 119,
-    /// `AST` (opcode key 0x0322), e.g. `@!P5 AST.PHYS.???2 a[R74], R20, R4 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@!P1 AST.PHYS.???1 a[R170], R120, R144 ;`
     AST_0x0322_2 = 120,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324 = 121,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324_2 = 122,
-    /// `OUT` (opcode key 0x0324), e.g. `@!P0 OUT.EMIT_THEN_CUT R64, R45, R19 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!P2 OUT.EMIT_THEN_CUT R35, R250, R41 ;`
     OUT_0x0324_3 = 123,
-    /// `IPA` (opcode key 0x0326), e.g. `@!P5 IPA.STATE.OFFSET R26, P6, a[0x34], R4;`
+    /// `IPA` (opcode key 0x0326), e.g. `@P3 IPA.CONSTANT.OFFSET R254, P4, a[0x340], R43 ;`
     IPA_0x0326 = 124,
-    /// `IPA` (opcode key 0x0326), e.g. `@P6 IPA.INVALID3 R96, P0, a[0x254] ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P6 IPA.INVALID3 R40, P4, a[0x20] ;`
     IPA_0x0326_2 = 125,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
     CALL_0x0343 = 126,
@@ -273,55 +273,55 @@ pub enum ClassId {
     WARPSYNC_0x0348 = 128,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
     LEPC_0x034e = 129,
-    /// `RPCMOV` (opcode key 0x0352), e.g. `@P6 RPCMOV.32 Rpc.LO, R41.reuse ;`
+    /// `RPCMOV` (opcode key 0x0352), e.g. `@P6 RPCMOV.32 Rpc.HI, R150 ;`
     RPCMOV_0x0352 = 130,
-    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P4 RPCMOV.32 R17, Rpc.LO ;`
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P6 RPCMOV.32 R137, Rpc.LO ;`
     RPCMOV_0x0353 = 131,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
     BMOV_0x0355 = 132,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
     BMOV_0x0356 = 133,
-    /// `BMOV` (opcode key 0x0357), e.g. `@!PT BMOV.64 ATEXIT_PC, R102 ;`
+    /// `BMOV` (opcode key 0x0357), e.g. `@!P2 BMOV.64 ATEXIT_PC, R36 ;`
     BMOV_0x0357 = 134,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
     X_0x035a = 135,
-    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P5 NANOSLEEP P5, R203 ;`
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P2 NANOSLEEP P5, R91 ;`
     NANOSLEEP_0x035d = 136,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P4 TEX.B.F16.RN.LZ.DC.EU.NDV.NODEP P6, R49, R177, R226, R156, 2D, 0xa ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P2 TEX.B.F16.RN.INVALID7.AOFFI P3, R173, R31, R253, R12, 2D, 0x4 ;`
     TEX_0x0361 = 137,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P3 TEX.SCR.???0.LC.AOFFI.EU.NODEP P3, R247, R183, R247, R121, ARRAY_2D, 0xe ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@P5 TEX.SCR.???0.F16.RN.LZ.DC.INVALID7 P4, R236, R216, R187, R93, 1D, 0xc ;`
     TEX_0x0361_2 = 138,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!P2 TLD4.B.B.INVALID3.NODEP P2, R216, R26, R186, R212, ARRAY_CUBE, 0xd ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@!P0 TLD4.G.B.F16.RN.PTP.DC.INVALID6.NODEP P4, R8, R183, R159, R85, CUBE, 0x9 ;`
     TLD4_0x0364 = 139,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!P5 TLD4.SCR.B.???0.INVALID3.PTP P2, R39, R11, R73, R192, INVALID6, 0x9 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@P6 TLD4.SCR.B.???0.INVALID3.PTP.DC.EL.NODEP P2, R117, R165, R250, R121, CUBE, 0xd ;`
     TLD4_0x0364_2 = 140,
-    /// `TLD` (opcode key 0x0367), e.g. `@P6 TLD.???0.INVALID3.INVALID0.CL.NODEP P3, R161, R0, R220, R101, ARRAY_1D, 0xb ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.???0.INVALID3.INVALID0.LU.MS.CL.NODEP P5, R19, R126, R178, R239, INVALID3, 0xd ;`
     TLD_0x0367 = 141,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.SCR.???0.F16.RN.INVALID0.AOFFI.NA.MS.NODEP P4, R28, R149, R190, R139, INVALID7, 0xc ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.SCR.???0.LZ.AOFFI.INVALID6.MS.CL P2, R119, R33, R32, R158, 2D, 0xb ;`
     TLD_0x0367_2 = 142,
-    /// `TMML` (opcode key 0x036a), e.g. `@!P2 TMML.???0.LOD R34, R227, R144, R149, CUBE, 0x4 ;`
+    /// `TMML` (opcode key 0x036a), e.g. `@!P0 TMML.???0.LOD R153, R52, R187, R22, 2D, 0x8 ;`
     TMML_0x036a = 143,
-    /// `TXD` (opcode key 0x036d), e.g. `@P4 TXD.???0.F16.RZ.AOFFI.EL.NODEP P0, R139, R22, R80, R234, INVALID6, 0xc ;`
+    /// `TXD` (opcode key 0x036d), e.g. `@P1 TXD.B.F16.RZ.AOFFI.LU.NODEP P3, R96, R223, R207, R211, INVALID3, 0x1 ;`
     TXD_0x036d = 144,
-    /// `TXQ` (opcode key 0x0370), e.g. `TXQ.???0.NODEP R3, R38, R163, TEX_HEADER_DIMENSION, 0x2 ;`
+    /// `TXQ` (opcode key 0x0370), e.g. `@!P5 TXQ.???0.NODEP R93, R116, R31, INVALID3, 0x8 ;`
     TXQ_0x0370 = 145,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P3 FOOTPRINT.???0.TEX.COARSE.LL.NDV P4, R240, R202, R88, R184, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P3 FOOTPRINT.???0.TXD.INVALID7.NODEP P0, R218, R13, R6, R220, INVALID5 ;`
     FOOTPRINT_0x0373 = 146,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P4 FOOTPRINT.SCR.B.TEX.LL P6, R197, R204, R194, R94, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P5 FOOTPRINT.SCR.???0.TEX.COARSE.LB.LC.NDV P4, R98, R91, R254, R36, INVALID7 ;`
     FOOTPRINT_0x0373_2 = 147,
-    /// `LDG` (opcode key 0x0381), e.g. `@P1 LDG.LU.LTC128B.S8.STRONG.SM P2, R229, [0x2bc053], !P5 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@!P1 LDG.E.EL.CONSTANT.SM.PRIVATE P5, R160, [0x6dd7db], P5 ;`
     LDG_0x0381 = 148,
-    /// `LDG` (opcode key 0x0381), e.g. `@P5 LDG.INVALID6.LTC256B.128.STRONG.GPU P4, R238, [R187+0x40e963], P3 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P3 LDG.LU.LTC128B.U8.MMIO.GPU P6, R144, [R144+0x2eb317], P0 ;`
     LDG_0x0381_2 = 149,
-    /// `ST` (opcode key 0x0385), e.g. `@!P5 ST.E.NA.U8.CONSTANT.CTA.PRIVATE [0xffdcaa80], R81 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@!P1 ST.INVALID7.S16 [0x4ae48720], R107 ;`
     ST_0x0385 = 150,
     /// `ST` (opcode key 0x0385)
     ST_0x0385_2 = 151,
-    /// `STG` (opcode key 0x0386), e.g. `@P5 STG.E.EF.INVALID7.CONSTANT.SM.PRIVATE [0x7bd4f], R200 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@P2 STG.U16.CONSTANT.SM.PRIVATE [0xd5c275], R3 ;`
     STG_0x0386 = 152,
     /// `STG` (opcode key 0x0386)
     STG_0x0386_2 = 153,
-    /// `STL` (opcode key 0x0387), e.g. `@P3 STL.EL.U8 [0x42393b], R160 ;`
+    /// `STL` (opcode key 0x0387), e.g. `STL.INVALID7 [0x80dffb], R80 ;`
     STL_0x0387 = 154,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
     STL_0x0387_2 = 155,
@@ -331,15 +331,15 @@ pub enum ClassId {
     STS_0x0388_2 = 157,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
     SHFL_0x0389 = 158,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!P0 ATOM.E.INVALID15.EF.S64.CONSTANT.SM.PRIVATE P0, R207, [0x417575], R211 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@P6 ATOM.E.INVALID15.EU.INVALID11.CONSTANT.SM.PRIVATE P2, R133, [0xdcf0e0], R178 ;`
     ATOM_0x038a = 159,
-    /// `ATOM` (opcode key 0x038a), e.g. `@P2 ATOM.E.MIN.LU.F16x2.RN P3, R140, [R249+-0x2e5d17], R206 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P0 ATOM.E.ADD.NA.F16x2.RN.STRONG.SM.PRIVATE P2, R153, [R44+-0x34545d], R245 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P4 ATOM.E.CAS.INVALID7.INVALID5.MMIO.GPU PT, R122, [0x2591e7], R76, R135 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P2 ATOM.CAS.LU.INVALID13 P2, R72, [0x68958f], R131, R232 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P6 ATOM.CAST.NA.INVALID11.STRONG.GPU PT, R244, [0xdc23b1], R250, R156 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.CAST.EF.S32.CONSTANT.SM.PRIVATE P1, R6, [0x3fe495], R92, R104 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `ATOM.E.CAS.EL.INVALID15.STRONG.GPU P0, R193, [R179+-0x1d4222], R181, R252 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P2 ATOM.CAS.NA.INVALID14.CONSTANT.CTA.PRIVATE P0, R100, [R91+-0x5c7c87], R203, R237 ;`
     ATOM_0x038b_3 = 163,
     /// `ATOM` (opcode key 0x038b)
     ATOM_0x038b_4 = 164,
@@ -353,39 +353,39 @@ pub enum ClassId {
     ATOMS_0x038d_2 = 168,
     /// `ATOMS` (opcode key 0x038d)
     ATOMS_0x038d_3 = 169,
-    /// `ATOMS` (opcode key 0x038d)
+    /// `ATOMS` (opcode key 0x038d), e.g. `@P4 ATOMS.CAST.64 R141, [R28.X16+0x32467], R31, R42 ;`
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `@!P0 CCTLT.IVTH R249 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `CCTLT.IVTH R179 ;`
     CCTLT_0x0391 = 171,
     /// `SUATOM` (opcode key 0x0394)
     SUATOM_0x0394 = 172,
-    /// `SUATOM` (opcode key 0x0396), e.g. `@!P5 SUATOM.D.1D.CAS.EF.INVALID4.CONSTANT.CTA.PRIVATE P1, R168, [R0], R0, R238 ;`
+    /// `SUATOM` (opcode key 0x0396), e.g. `@!P1 SUATOM.D.2D.CAS.EF.CONSTANT.PRIVATE.IGN P6, R154, [R209], R193, R168 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0)
+    /// `SURED` (opcode key 0x03a0), e.g. `@P3 SURED.D.1D_BUFFER.XOR.INVALID7.F32.FTZ.RN.STRONG.GPU.PRIVATE.IGN [R82], R97, R231 ;`
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.INVALID14.EF.INVALID11.STRONG.GPU P2, R201, [0x8931df], R230 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@P2 ATOMG.E.INVALID14.NA.64.STRONG.GPU.PRIVATE P2, R56, [0x47db35], R166 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `ATOMG.E.ADD.EF.F64.RN.CONSTANT.SM.PRIVATE P4, R107, [R93+-0x7e8b6e], R184 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.E.ADD.INVALID6.F16x2.RN.STRONG.SYS P4, R203, [R230+-0x4dd33], R81 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@P6 ATOMG.E.CAS.EL.INVALID5.CONSTANT.GPU P2, R233, [0xaddf7d], R144, R184 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P3 ATOMG.CAS.EF.S32.CONSTANT.CTA.PRIVATE P6, R177, [0xc26ace], R245, R237 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `@!P2 QSPC.E.S P3, R102, [0x500942] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `@!P5 QSPC.INVALID3 P4, R203, [0x316a5a] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P6 GETLMEMBASE R227 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P1 GETLMEMBASE R122 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P0 SETLMEMBASE R131 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P5 SETLMEMBASE R194 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `R2UR P0, UR43, R118 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@!P3 R2UR P4, UR20, R132 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@!P0 R2UR.OR P6, UR41, R116 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@P0 R2UR.OR P4, UR15, R181 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,17 +393,17 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@!PT LEA.HI R87, P2, R147, R192, 0x42f51286, 0x0 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P6 LEA.???0 R39, P0, -R214, R247, 0x88b368d3, 0xd ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@!P5 LEA.HI.X R92, P1, ~R149, R159, 0xe255dbed, 0x8, P0 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@P1 LEA.???0.X R173, P0, ~R117, R25, 0x30e936b7, 0x1, !P1 ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@P0 VABSDIFF.U32 R89, P2, R244, R217, 0x587b583c ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P4 VABSDIFF.U32 R94, P1, R136.reuse, R42, 0xb67f5f59 ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P6 VABSDIFF4 R141, P4, R52, R212.reuse, 0x8f3f698e ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P0 VABSDIFF4.U8 R213, P4, R174.reuse, R95.reuse, 0x1e9f6138 ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `PRMT.INVALID7 R64, R216, R150, 0x31cbbe1a ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `@P0 PRMT R89, R119, R153, 0xcd6bdaee ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `@!P3 SHF.L.U64 R237, R169, R186, 0xcead3265 ;`
+    /// `SHF` (opcode key 0x0419), e.g. `@P2 SHF.L.W.U64.HI R39, R135, R121, 0x95597d27 ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
@@ -411,7 +411,7 @@ pub enum ClassId {
     FFMA_0x0423 = 197,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `@!P1 IMAD.U32.X R229, R144, R140, -0x70059ee9, !PT ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `@P1 IMAD.U32.X R173, R148, R67, -0x27b6cd55, !P0 ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -421,55 +421,55 @@ pub enum ClassId {
     DFMA_0x042b = 202,
     /// `HADD2` (opcode key 0x0430)
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430), e.g. `@P0 HADD2.F32.SAT R215, -R246.H0_H0, -SNAN  ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@P4 HADD2.F32.FTZ R223, R61, -QNAN  ;`
     HADD2_0x0430_2 = 204,
-    /// `(prints nothing)` (opcode key 0x0431), e.g. ``
+    /// `HFMA2` (opcode key 0x0431), e.g. ``
     X_0x0431 = 205,
-    /// `(prints nothing)` (opcode key 0x0431), e.g. ``
+    /// `HFMA2` (opcode key 0x0431), e.g. ``
     X_0x0431_2 = 206,
     /// `HSET2` (opcode key 0x0433)
     HSET2_0x0433 = 207,
-    /// `HSETP2` (opcode key 0x0434), e.g. `@!P3 HSETP2.LEU.H_AND.FTZ.AND P4, P5, -|R130|, 0.3935546875, -1.69277191162109375e-05, !P6 ;`
+    /// `HSETP2` (opcode key 0x0434), e.g. `@!PT HSETP2.GE.H_AND.XOR P5, P0, |R213|, -10528, -0.00024139881134033203125, P0 ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@!P3 HFMA2.MMA.RELU R200, R195, -R111, 0.2548828125, -29904, !P3 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P2 HFMA2.MMA.RELU R226, |R127|, |R12|, -9.596347808837890625e-06, -16248, P2 ;`
     HFMA2_0x0435 = 209,
     /// `HFMA2` (opcode key 0x0435)
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!P0 F2FP.RELU.???2.PACK_AB.RS.REG_RS.10b R10, R212, R169, 0.00024730889708735048771 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@!P3 F2FP.SATFINITE.RELU.???2.PACK_AB.RS.LTN25 R210, R231, R208, -4.7357868737663011416e-08 ;`
     F2FP_0x043e = 211,
-    /// `(prints nothing)` (opcode key 0x043e), e.g. ``
+    /// `F2FP` (opcode key 0x043e), e.g. ``
     X_0x043e = 212,
     /// `F2IP` (opcode key 0x0443)
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.SYNC R23, 0xf4e ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SYNC R246, 0xbbb ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.ARV R39, 0x42f ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.ARV R18, 0x96b ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.RED.INVALID3 R98, 0x3d2, !P3 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.RED.OR R86, 0x19a, P6 ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.SCAN R74, 0x507, P4 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P6 BAR.SCAN R63, 0xae, !PT ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `@P0 BAR.SYNC.DEFER_BLOCKING R73, 0x660 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P0 BAR.SYNC.DEFER_BLOCKING R253, 0xbed ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.RED.POPC.DEFER_BLOCKING R16, 0x9ae, !P0 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.POPC.DEFER_BLOCKING R144, 0xee1, !P3 ;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
     /// `SUATOM` (opcode key 0x0593)
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `@!P0 SUATOM.D.1D_BUFFER.CAS.EF.INVALID7.CONSTANT.SM.INVALID3 P5, R101, [R53], R201, 0x12, 0x19ca ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@P5 SUATOM.D.3D.CAS.EF.INVALID3.CONSTANT.VC.INVALID3 P2, R13, [R106], R104, 0x1d, 0x241c ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f)
+    /// `SURED` (opcode key 0x059f), e.g. `@!P6 SURED.D.INVALID7.XOR.INVALID7.F16x2.RN.CONSTANT.CTA.INVALID3 [R35], R66, 0xf, 0x1b10 ;`
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P6 VABSDIFF.U32 R145, P3, R96, R139, c[0x7][0xe94] ;`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P5 VABSDIFF R163, P4, R150, R189, c[0x19][0x7658] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P4 VABSDIFF4.ACC R234, P1, R243, R1, c[0x8][0x5d64];`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@P4 VABSDIFF4.U8 R254, P3, R56, R132, c[0x4][0x7044] ;`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!P6 PRMT.B4E R219, R138, R117, c[0xa][-0x4f98] ;`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P2 PRMT.B4E R156, R217, R0, c[0x11][-0x5ebc] ;`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@P5 SHF.R.S64 R233, R107, R162, c[0x13][0x3220];`
+    /// `SHF` (opcode key 0x0619), e.g. `@!P6 SHF.L.W.S32.HI R7, R66, R252, c[0x1a][0x243c] ;`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@P2 FADD.FTZ.RM R51, R186, c[0xe][0x7a14] ;`
+    /// `FADD` (opcode key 0x0621), e.g. `@!P3 FADD.FTZ R236, -|R87|, -|c[0x0][-0x2224]| ;`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,65 +479,65 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@!P2 IMAD.WIDE.U32.X R47, P6, R81, R233, ~c[0x16][0xa98], P1 ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@P2 IMAD.WIDE.U32.X R35, P4, R89, R242, ~c[0x17][0x63c], !P3 ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@P2 IMAD.HI R80, R33, R206, -c[0x7][0x644c] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P6 IMAD.HI.U32 R147, P5, R19, R34, -c[0xa][-0x1ac0] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `IMAD.HI.U32.X R206, P1, R246, R106, ~c[0x19][0xfdc], !P0 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@P5 IMAD.HI.X R61, P4, R240, R242, c[0xf][-0x7eec], !P0 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@P2 DSETP.GTU.AND P6, P3, -R224, |c[0x11][0x9cc]|, !P6 ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@!P6 DSETP.NEU.AND PT, P2, -|R190|, |c[0xb][-0x40ac]|, !P3 ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `CLMAD.LO R236, R9, R101, c[0x7][-0x9c0] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `@P1 CLMAD.HI R153, R23, R175, c[0x0][-0x34f8] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `@P1 HADD2.FTZ R142, -R87, -c[0x1] [-0x2398].F32 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P3 HADD2.SAT R168, R28.H1_H1, c[0x1b] [0x414].H0_H0 ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@P6 HADD2.F32 R196, R252.H1_H1, -c[0x1a] [-0x46b8].H1_H1 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P6 HADD2.F32 R70, -R228.F32, -c[0x6] [0x5c2c].H0_H0 ;`
     HADD2_0x0630_2 = 241,
     /// `HFMA2` (opcode key 0x0631), e.g. ``
     X_0x0631 = 242,
-    /// `HFMA2` (opcode key 0x0631), e.g. `@P3 HFMA2.F32.INVALID3.SAT R186, R190.F32, -R174.H0_NH1, -c[0x1d] [-0xdbc].F32 ;`
+    /// `HFMA2` (opcode key 0x0631), e.g. ``
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@!P1 HSET2.BF.GE.FTZ.XOR R169, -R189.F32, |c[0x18] [0x2cb8].H0_H0|, PT;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@P5 HSET2.NEU.FTZ.OR R40, -|R81|.H0_H0, -c[0xa] [-0x7418].H1_H1, !P4 ;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@!P1 HSETP2.GT.XOR P3, P5, |R117|, -|c[0x19] [0x1ec4].F32|, !P6 ;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@P6 HSETP2.NUM.H_AND.AND P2, P6, -R116.reuse.F32, -|c[0x1f] [0x706c].F32|, !P0 ;`
     HSETP2_0x0634 = 245,
     /// `HFMA2` (opcode key 0x0635)
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@P6 HFMA2.MMA.SAT R59, -R79, -R245, -c[0x3][0x2fcc] ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@!P6 HFMA2.MMA.INVALID3 R234, |R248|, -R22, -c[0x7][-0x55fc] ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `@!P3 F2FP.SATFINITE.???1.PACK_AB.RS.REG_RS R90, R144, R171, c[0x18] [0x1400].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P5 F2FP.RELU.???2.PACK_AB.RS.REG_RS.7b R137, R172, R135, c[0x1a] [-0x4084] ;`
     F2FP_0x063e = 248,
-    /// `F2FP` (opcode key 0x063e), e.g. `@P1 F2FP.RELU.BF16.???0 R221, R207, c[0x17] [-0x1ffc].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P0 F2FP.INVALID3.???0.RZ R101, R205, c[0xf] [-0x3abc] ;`
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@!P4 F2IP.U8.F32.INVALID2 R68, R161, R93, c[0x16] [0x6714].H1 ;`
+    /// `F2IP` (opcode key 0x0643), e.g. `@!P5 F2IP.S8.F32.INVALID1.NTZ.RELU R227, R185, R164, c[0x11] [-0x320].H1 ;`
     F2IP_0x0643 = 250,
     /// `SUATOM` (opcode key 0x0793)
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@!P1 SUATOM.D.BA.1D.CAS.EF.INVALID7.STRONG.SM.INVALID3 P2, R28, [R131], R81, 0x5, 0xa, 0xe3 ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@!P1 SUATOM.D.BA.1D_BUFFER.CAS.EF.INVALID4.CONSTANT.CTA.IGN P0, R105, [R29], R238, 0x15, 0x27, 0xe2 ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `SULD.P.2D_ARRAY.EF.MMIO.SYS.R.IGN P6, R136, [R32], 0x14, 0x34, 0xf9 ;`
+    /// `SULD` (opcode key 0x0797), e.g. `@P3 SULD.P.3D.EF.CONSTANT.CTA.INVALID6.IGN P2, R36, [R98], 0x7, 0x9, 0x1b ;`
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `@P6 SULD.D.BA.2D.EF.128.MMIO.GPU.IGN P0, R143, [R216], 0x14, 0x2d, 0x6a ;`
+    /// `SULD` (opcode key 0x0799), e.g. `@P3 SULD.D.BA.2D_ARRAY.EF.S16.CONSTANT.SM.TRAP P3, R198, [R111], 0x1a, 0x2d, 0xc6 ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@!P1 SUST.P.2D_ARRAY.INVALID7.CONSTANT.VC.RG [R190], R20, 0xc, 0x1c, 0xbb ;`
+    /// `SUST` (opcode key 0x079b), e.g. `@!P6 SUST.P.3D.INVALID7.MMIO.SYS.INVALID11.TRAP [R34], R205, 0x1d, 0x3e, 0x21 ;`
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `@!P1 SUST.D.1D_ARRAY.INVALID7.S16.STRONG.SYS [R230], R178, 0x15, 0xa, 0xe1 ;`
+    /// `SUST` (opcode key 0x079d), e.g. `@!P1 SUST.D.2D_ARRAY.INVALID7.INVALID7.MMIO.SYS [R102], R235, 0x12, 0x3f, 0x48 ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f), e.g. `SURED.D.1D.XOR.INVALID7.SD64.CONSTANT.VC.PRIVATE.IGN [R153], R161, 0x1a, 0x7, 0x3e ;`
+    /// `SURED` (opcode key 0x079f), e.g. `@P5 SURED.D.BA.INVALID7.XOR.INVALID7.S64.STRONG.SYS [R45], R123, 0x6, 0x1b, 0x52 ;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P0 SUQUERY.BA.1D P4, R21, [R170], COMP_STATUS, 0x13, 0x6, 0x5e ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P6 SUQUERY.1D_BUFFER P0, R5, [R158], ???1, 0x2, 0x11, 0x18 ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `PMTRIG !P4, 0xd9a0 ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@P6 PMTRIG !P3, 0x64a8 ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@!P1 R2P PR, R72.B3, 0x44cef904 ;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!P3 R2P PR, R65, 0xacb0935e;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
@@ -549,7 +549,7 @@ pub enum ClassId {
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@!P3 FSET.BF.NUM.OR R66, |R137|, 3.8187309314707817975e-08, !P2 ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@P5 FSET.BF.NEU.FTZ.AND R223, -|R15|, 9.88058828800000000000e+09, !P1 ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P6 CSMTEST.INVALID0.FCSM_TA.AND P4, P3, 0x115887b, !PT ;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@P1 CSMTEST.RA.CSM_MX.INVALID3 P6, P1, 0x2eb2d0a, !P4 ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `@P1 LEA.X R158, P1, ~R107, 0xcb86fe95, 0x13, !P0 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P0 LEA.X R102, P2, ~R8, 0x5df6f153, 0x5, !P6 ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `@!PT LEA.HI.SX32 R182, P0, R121, 0x54add9c8, 0x14 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.HI.SX32 R135, P3, -R177, 0x6bdefdb1, 0x9 ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@P5 LEA.HI.X R37, P5, R68, 0xc3d0e68b, R150, 0x14, P1 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P2 LEA.HI.X R35, P6, R252, 0x2809e05b, R74, 0x13, !P2;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P2 LEA.HI.X.SX32 R31, P2, ~R202, 0x619c1866, 0x1d, !P5 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P6 LEA.HI.X.SX32 R104, P5, ~R125, 0x503a0ec6, 0x1c, P4 ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@!P0 IABS R254, 0x21b9cce ;`
+    /// `IABS` (opcode key 0x0813), e.g. `@!P0 IABS R1, -0xbf77043 ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P3 VABSDIFF.U32 R97, P4, R56, 0x4d7aa9f0, R37 ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P1 VABSDIFF.U32 R247, P5, R133, 0x64eaeb8c, R63 ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P6 VABSDIFF4.ACC R239, R159, 0xa9c3de64, R16 ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `VABSDIFF4.U8 R237, P1, R158.reuse, 0xb8f3c5f0, R18.reuse ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK.W R8, RZ, 0x7908a481 ;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@P2 BMSK.W R148, R146.reuse, 0xea62e92b ;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@P6 PLOP3.LUT P5, P1, !P6, P1, UP5, 0x78, 0x7b ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P4 PLOP3.LUT P5, P6, !P5, !P0, !UP3, 0xf8, 0x65 ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `@P0 FSWZADD.FTZ.RZ.NDV R176, R5, R105, NPZPNPZP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@P3 FSWZADD.FTZ.NDV R164, R77, R252, NPZPZPNP ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,7 +613,7 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `@P6 IMAD.HI.X R73, R141, 0x21424179, ~R80, !P2 ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@!P6 IMAD.HI.U32.X R71, R253, -0x54f81819, ~R146, !P4 ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
@@ -629,127 +629,127 @@ pub enum ClassId {
     HFMA2_0x0835 = 306,
     /// `HFMA2` (opcode key 0x0835)
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `@P6 I2I.S16.S32.SAT R225, -0x3788fa12 ;`
+    /// `I2I` (opcode key 0x0838), e.g. `@!P6 I2I.S8.S32.SAT R254, -0x2d4cf116 ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.S2.S32.SAT R175, R248.reuse, 0x742eb860, R199.???2 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.U2.S32.SAT R219, R81, 0x7800a5a0, R159.???1 ;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P6 I2IP.U4.S32.SAT R240, R189, 0x74ddb925, R130.???3 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P2 I2IP.U4.S32.INVALID3 R98, R150, 0x6f5061b2, R161.???3 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.U8.S32.SAT R11, R220, -0x3c7e3ca4, R109.H1;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P5 I2IP.S16.S32.SAT R65, R204, -0x693c5d70, R176.H1 ;`
     I2IP_0x0839_3 = 311,
     /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P6 F2FP.???2.PACK_AB.RS.REG_RS.7b R166, R21.reuse, 6.2159886632651999121e-22, R204.reuse ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@P4 F2FP.RELU.???2.PACK_AB.RS.9b R84, R68, 1.95076950805269898511e+37, R4.H1 ;`
     F2FP_0x083e = 313,
-    /// `F2FP` (opcode key 0x083e), e.g. `@P1 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R4, R83, -4.41575423176867840000e+16 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. ``
     X_0x083e = 314,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P6 F2FP.RELU.INVALID3.MERGE_C R202, 3.8269411717785654444e-32, R66.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P5 F2FP.RELU.BF16.MERGE_C R246, 1.45046457244712960000e+16, R80.H1 ;`
     X_0x083e_2 = 315,
-    /// `(prints nothing)` (opcode key 0x0840), e.g. ``
+    /// `HMNMX2` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@P5 F2IP.S8.F32.NTZ R223, R95, 3.31359648889472452757e+28, R230.H1 ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@!P6 F2IP.U8.F32.RELU R43, R57, -3.29257859134582580838e+21, R203 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@!P2 I2FP.???3.U32.RZ R102, 0xae315a73 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@!PT I2FP.F32.U32 R244, 0x5c9050b8 ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `@!PT I2FP.???1.S32.INVALID1 R234, 0x5616d369 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P5 I2FP.???0.S32.RZ R129, -0x4ebd294a ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP4 UPLOP3.LUT UP5, UP2, UP5, !UP2, UP3, 0x5c, 0x24 ;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP5 UPLOP3.LUT UP3, UP0, !UPT, !UP6, UP1, 0xba, 0xef ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@!P0 FLO R162, P0, 0xce20f405 ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@P3 FLO.SH R237, P2, 0x5cc769cb ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `@!P4 BREV R38, 0x39af19ed ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@P4 BREV R51, 0xefed257 ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P2 F2I.FTZ.???7.F16.TRUNC.NTZ R178, -370.25 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P6 F2I.FTZ.S16.F16.TRUNC R133, 0.00022804737091064453125 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@P2 F2I.S8.TRUNC R128, 4.67242745731329871556e+25 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P4 F2I.FTZ.???7.FLOOR.NTZ R165, 1.38297587200000000000e+09 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P4 I2F.???3.U32 R150, 0x86aab0f9 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P0 I2F.???3.U32.RZ R148, 0x8d464e66 ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P5 I2F.F16.RM R116, -0x7c7b51a7 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `I2F.???0.RZ R34, -0xa877a43 ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@P4 FRND.FTZ.F16.FLOOR R69, -652 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P3 FRND.FTZ.F16 R200, -2.80859375 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@P1 FRND.CEIL R52, 4.48204061447929672499e+21 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@!P6 FRND.TRUNC R57, 2.9700807094268835403e-34 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
-    /// `MUFU` (opcode key 0x0908), e.g. `@!P0 MUFU.INVALID14.F16 R165, +SNAN  ;`
+    /// `MUFU` (opcode key 0x0908), e.g. `@P4 MUFU.LG2.F16 R31, +QNAN  ;`
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@P4 POPC R254, 0x27f22242 ;`
+    /// `POPC` (opcode key 0x0909), e.g. `@!P5 POPC R168, 0x47ed3019;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P3 F2F.FTZ.F64.F16.RZ R251, 0.47705078125 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P6 F2F.FTZ.F64.F16.RM R238, -31424 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P6 F2F.F64.F32 R42, -6.27968673443238983500e+23 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.F64.F32.RP R177, -8.25611675238400000000e+12 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@P3 F2F.FTZ.F32.F64.RP R185, 3.60915516177384161494e+39 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P2 F2F.FTZ.F16.F64.RM R145, -4.30039487622446635470e+189 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `@P2 F2I.U64.F16.CEIL R246, -97.125 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P3 F2I.FTZ.U64.F16 R28, 39.75 ;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.FTZ.U64.NTZ R199, -3.39615068023600471646e+30 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P6 F2I.S64 R244, -3.9669040515215104567e-34 ;`
     F2I_0x0911_2 = 339,
     /// `F2I` (opcode key 0x0911)
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `@P4 F2I.U16.F64.CEIL.NTZ R174, 3.4159541326119828759e-125 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P0 F2I.FTZ.S8.F64.CEIL.NTZ R131, -1.24819655643761678539e+256 ;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.F64.U32.RP R75, 0x2d36d466 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P5 I2F.F64.U32.RP R0, 0x86f465bb ;`
     I2F_0x0912 = 342,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.F64 R174, 0x308c827 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P6 I2F.F64.RZ R81, 0x3566b95a ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.F64.U64.RZ R227, 0xa9305f53 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P4 I2F.F64.U64.RP R3, 0x4296a823 ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F64.S64.RP R113, 0x3ac0276f ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P4 I2F.F64.S64.RZ R1, -0x4441140f ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.F16.U64.RP R195, 0xdb38cc9 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.U64.RM R27, 0xcd4a44c4 ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F16.S64 R106, -0x22954013 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.S64.RZ R159, 0x7a9b42d4 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@!P6 FRND.F64.CEIL R114, 1.0757804718516725371e-165 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@!P2 FRND.???11.FLOOR R17, 2.0888301087625540257e-82 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
     /// `S2R` (opcode key 0x0919), e.g. `S2R R5, SR_LANEID ;`
     S2R_0x0919 = 350,
-    /// `DEPBAR` (opcode key 0x091a), e.g. `@!P4 DEPBAR {5,3} ;`
+    /// `DEPBAR` (opcode key 0x091a)
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `@P2 BAR.SYNC 0x1, R245 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.SYNC 0xd, R150 ;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.ARV 0x6, R112 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `BAR.ARV 0x0, R70 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.RED.INVALID3 0xd, R72, !P5 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.RED.INVALID3 0x2, R209, P5 ;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SCAN 0x4, R135, P4;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.SCAN 0x7, R127, P6 ;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P0 BAR.SYNC.DEFER_BLOCKING 0x0, R132 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P6 BAR.SYNC.DEFER_BLOCKING 0xc, R76 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.AND.DEFER_BLOCKING 0xb, R27, !P0 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.INVALID3.DEFER_BLOCKING 0x7, R209, P5 ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `@P3 AL2P.128 R169, 0x1ac ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!PT AL2P.O R196, 0x253 ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!P1 AL2P.64 R178, R33, -0x149 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!P1 AL2P R47, R145, 0x381;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `@!P1 ISBERD.ATTR.SKEW R243, [R41+0x60f8] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@!P0 ISBERD.PRIM.INVALID3 R39, [R167+0xa872] ;`
     ISBERD_0x0923 = 361,
-    /// `OUT` (opcode key 0x0924), e.g. `@P5 OUT.EMIT_THEN_CUT R234, R161, -0x2f6cbfb6 ;`
+    /// `OUT` (opcode key 0x0924), e.g. `@P4 OUT.???2 R91, R142, 0x248e15bf ;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `@!PT PIXLD R37, P5 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `@!P3 PIXLD.INNER_COVERAGE R107, P4 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@P0 IPA.STATE.???3 R47, P6, a[0x248], 0xf3281a5c ;`
+    /// `IPA` (opcode key 0x0926), e.g. `@P5 IPA.CONSTANT.???0 R247, P0, a[0x208], 0x87e73e72 ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P5 ISBEWR.O.INVALID2.SKEW.32 [R92+0xc75f], R96 ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P5 ISBEWR.O.U16 [R195+0xad6f], RZ ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@!P6 CALL.ABS !P3, 0x1786b98e88d74 ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@P0 CALL.ABS P0, 0x1aa4dd5a66a50 ;`
     CALL_0x0943 = 368,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
     CALL_0x0944 = 369,
@@ -763,45 +763,45 @@ pub enum ClassId {
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@!PT JMP.CONV P5, 0x1c6a83ccfff58 ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@!P0 JMP.INC.U !P3, 0x1271db9b21264 ;`
     JMP_0x094a = 375,
-    /// `JMX` (opcode key 0x094c), e.g. `@P6 JMX.INVALID3 R27 0x10c84875aea40 ;`
+    /// `JMX` (opcode key 0x094c), e.g. `@!P6 JMX.DEC P2, R177 0x1ae455eb605d8 ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P1 __HIR0X1E0 ;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P5 __HIR0X1E0 ;`
     HIR0X1E0_0x094f = 378,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@P4 RET.ABS.NODEC P3, R130 0x190ba586cb980 ;`
+    /// `RET` (opcode key 0x0950), e.g. `@!P6 RET.ABS.NODEC !PT, R160 -0x193a12bb0afe8 ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P3 RPCMOV.32 Rpc.HI, 0x5e2cc2fd ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@P3 RPCMOV.32 Rpc.HI, 0x275b29a ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `RPCMOV.64 Rpc, 0xb5634c902e8 ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `@P2 RPCMOV.64 Rpc, 0xdec7fd62a260 ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@P2 BMOV.32.PQUAD ???41, 0x358740c6 ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `@P6 BMOV.32 B4, 0x13f58896 ;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@!P6 BMOV.64 ATEXIT_PC, 0x53e18e1e7e50 ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@!P5 BMOV.64 ATEXIT_PC, 0xc91a2a23ba84 ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `@!P2 KILL !P2 ;`
+    /// `KILL` (opcode key 0x095b), e.g. `@P1 KILL ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `@P4 BPT.PAUSE 0x5 ;`
+    /// `BPT` (opcode key 0x095c), e.g. `@!P1 BPT.PAUSE_QUIET 0x6 ;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP.CLEAR P2 ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@!PT NANOSLEEP.CLEAR P1 ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `LD.E.INVALID7.LTC256B.STRONG.SYS R216, [0xbca2f028], P1 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P4 LD.LTC64B.128.CONSTANT.SM R17, [0x80311f35], P5 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `@P5 LD.EL.LTC256B.U16.CONSTANT.SM R10, [R237+0x7c3fa373], P5 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.EF.LTC128B.INVALID7.CONSTANT.PRIVATE R234, [R253+-0x6279db58], !PT ;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@!P0 LDL.INVALID7.64 R132, [0x7ae58a] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@!P3 LDL.NA.128 R10, [0xe2ec6e] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,7 +811,7 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `@P1 RED.E.XOR.EU.INVALID15.STRONG.SM [0x4a3e35], R127 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@!P2 RED.XOR.EU.INVALID15.CONSTANT.SM.PRIVATE [0xe6ed48], R226 ;`
     RED_0x098e = 399,
     /// `RED` (opcode key 0x098e)
     RED_0x098e_2 = 400,
@@ -819,45 +819,45 @@ pub enum ClassId {
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P6 CCTLL.IV [0xcc06c8] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@!P6 CCTLL.PF2 [0x29cf44] ;`
     CCTLL_0x0990 = 403,
-    /// `CCTLL` (opcode key 0x0990)
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P4 CCTLL.RS [R34+0x7decce] ;`
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.3D.EF.STRONG.GPU.PRIVATE.RG.TRAP R71, [R64], R197 ;`
+    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.INVALID6.EF.STRONG.GPU.PRIVATE.INVALID10.IGN P6, R213, [R125], R236 ;`
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `@P4 SULD.D.BA.2D.EF.128.CONSTANT.SM P0, R229, [R104], R191 ;`
+    /// `SULD` (opcode key 0x099a), e.g. `@P5 SULD.D.BA.3D.EF.64.CONSTANT.VC.IGN P2, R98, [R1], R78 ;`
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@P4 SUST.P.1D.INVALID7.INVALID6.IGN [R4], R143, R134 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@P6 SUST.P.1D.INVALID7.CONSTANT.GPU.RG.TRAP [R138], R250, R26 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@!P4 SUST.D.1D_ARRAY.INVALID7.U8.CONSTANT.PRIVATE.IGN [R140], R131, R243 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `@!P5 SUST.D.1D_BUFFER.INVALID7.64.CONSTANT.PRIVATE [R103], R19, R225 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P1 SUQUERY.BA.1D_BUFFER P1, R253, [R128], COMP_STATUS, R193 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P4 SUQUERY.BA.1D R225, [R102], COMP_STATUS, R212 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP4 S2UR UR53, SR247 ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP0 S2UR UR29, SR177 ;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `P2R.B3 R0, PR, R195, c[0x14][-0x80c] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `@!P0 P2R.B3 R38, PR, R22, c[0xb][0x3a8] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@P5 R2P PR, R81, c[0x3][-0x3404] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@P1 R2P PR, R101, c[0x1a][0x6824] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@P6 SEL R234, R59, c[0x10][0x7b54], !PT ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `@P2 SEL R75, R253, c[0x1a][-0x3c04], P2 ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@P4 FSEL.FTZ R244, -R35, |c[0x11][-0x5ba8]|, P5 ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@!P5 FSEL R2, R174.reuse, -c[0x4][-0x36e0], P1 ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@!PT FMNMX.FTZ.NAN.XORSIGN R136, -R5, -|c[0xd][0x5a7c]|, !P5 ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@P5 FMNMX.FTZ.NAN R137, -R124, -|c[0xe][-0x3118]|, !PT ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@!P5 FSET.BF.NAN.FTZ.XOR R127, R90, -|c[0x12][0x39e8]|, !P4 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@P6 FSET.BF.NAN.AND R106, -|R147|, -|c[0xc][-0x6594]|, !P4 ;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@P6 FSETP.T.AND P1, P2, |R238|, -c[0x8][0x6668], !P1 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P5 FSETP.NEU.OR P3, P6, R244, -c[0x5][0x2ccc], P4 ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P1 LEA.X R215, P2, ~R91, ~c[0x6][-0x74b4], 0xf, !P2 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P5 LEA.X R142, ~R243, ~c[0x3][0x5794], 0x6, P1 ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P1 LEA.HI R218, P3, -R117, -c[0x15][0x2598], R97.reuse, 0xd ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P4 LEA.HI R38, P5, R145, c[0x3][-0x660c], R26.reuse, 0x5 ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P4 LEA.HI.SX32 R101, P2, R236, c[0x1f][0x75c8], 0xa ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P0 LEA.HI.SX32 R50, P0, -R63, -c[0x9][0x410], 0x10 ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P4 VABSDIFF.U32 R247, P6, R176, c[0x8][-0x58dc], R197 ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@P1 VABSDIFF R29, P2, R253, c[0x1e][0x3524], R216 ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P0 VABSDIFF4 R236, R139.reuse, c[0x5][-0x44b8], R183.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P6 VABSDIFF4.U8.ACC R108, P0, R88, c[0xc][0x66a8], R113 ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `PRMT.B4E R14, R253, c[0x4][0x4e54], R186 ;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `@!PT PRMT.RC16 R218, R187, c[0x1b][-0x6878], R145 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `IMNMX R174, R36, c[0xf][0x6638], P2;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P5 IMNMX R254, R14, c[0x13][0x4198], P6 ;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `@!P2 SHF.R.S32.HI R163, R110, c[0x1d][0x2b94], R79 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `SHF.R.W.S32 R236, R5, c[0x14][-0x5630], R228 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P5 SGXT.W R142, R109, c[0x1f][0x358c] ;`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@P4 SGXT R196, R219, c[0x16][-0x346c] ;`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@!P5 BMSK R194, R41, c[0x1f][0x4454] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@P5 BMSK R64, R176, c[0x8][0xdd8] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P3 PLOP3.LUT P0, P1, P5, c[0x11] [0x10cc].SIGN, P0, 0x64, 0x30 ;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P4 PLOP3.LUT P5, P2, PT, c[0x1f] [0x1d54].SIGN, P1, 0x65, 0x56 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P3 PLOP3.LUT P2, P0, !P3, c[0x19] [0x7068].SIGN, R161.SIGN, 0x8d, 0x5 ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@P1 PLOP3.LUT P6, P1, P4, c[0x18] [-0x2f44].SIGN, R91.SIGN, 0x53, 0xe3 ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P1 PLOP3.LUT P0, P1, R177.SIGN, c[0x12] [-0x2570].SIGN, R17.SIGN, 0xf7, 0xf4 ;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P5 PLOP3.LUT P3, P5, R106.SIGN, c[0x2] [-0x479c].SIGN, R232.SIGN, 0xfe, 0xc2 ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,469 +909,469 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@!P0 IMAD.U32.X R213, R230, c[0x8][0x7630], ~R195, !P3 ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@P1 IMAD.X R159, R142, c[0x19][-0x20ac], R60, !P1 ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P5 IMAD.WIDE.U32 R0, P4, R59, c[0x3][0x76c8], R9.reuse ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P4 IMAD.WIDE R49, P3, R12, c[0x1a][0x6ed4], -R124 ;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P2 IMAD.WIDE.U32.X R57, P4, R5.reuse, c[0x6][0x3d18], R14, P5 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P3 IMAD.WIDE.U32.X R49, P4, R121, c[0x11][0x7d4c], R45, PT ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P2 IDP.4A.S8.U8 R124, R185, c[0xa][0x16e8], R17 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P6 IDP.4A.U8.S8 R218, R26, c[0xd][-0x4e90], R20 ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `@!P2 IDP.2A.HI.S16.U8 R52, R219.reuse, c[0x1e][0x5130], -R115.reuse ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `IDP.2A.HI.U16.U8 R187, R217, c[0x13][0x3d2c], R187;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@!PT IMAD.HI.U32 R236, P4, R248, c[0x1f][-0x69c], R183 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P1 IMAD.HI.U32 R38, P1, R81, c[0x12][0xe24], -R193 ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P4 IMAD.HI.U32.X R75, R5, c[0xc][0x580c], R24, !P3 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P6 IMAD.HI.U32.X R124, P5, R55, c[0x6][-0x5ab4], ~R177, P5 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `@P6 CLMAD.HI R225, R213, c[0xe][-0x32fc], R5;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@P2 CLMAD.HI R20, R246, c[0x6][-0x6144], R231 ;`
     CLMAD_0x0a2c = 457,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P0 HFMA2.FMZ.RELU R194, -R248.H0_H0, |c[0x4] [0x57bc].H1_H1|, |R178|, P6 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@P6 HFMA2.F32.INVALID3.RELU R138, |R160|.F32, |c[0x4] [0x2a24].F32|, -R153.F32, !P1 ;`
     X_0x0a31 = 458,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P3 HFMA2.F32.SAT R83, |R15|.H0_H0, c[0x3] [-0x6208].INVALID7, |R190|.H0_H0;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P6 HFMA2.F32.SAT R171, -|R140|.F32, |c[0x6] [-0x43d8].INVALID7|, -R64 ;`
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@!PT HMUL2.F32.FTZ.SAT R46, -|R66|, -|c[0x1e] [0x7938].H0_H0| ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P5 HMUL2.FMZ.SAT R225, R195, -|c[0x1d] [0x57b4].H0_H0| ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P4 HFMA2.MMA.FMZ.RELU R114, R178, c[0x7][0x4420], R57, P0 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P5 HFMA2.MMA.INVALID3.RELU R252, -|R26|, -c[0xf][0x18], -|R190|, !PT ;`
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@!PT HFMA2.MMA.FTZ.SAT R104, R165.reuse, c[0x16][-0x221c], -R133 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P0 HFMA2.MMA.FTZ R76, -|R226|, c[0x9][-0x22a8], R207;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `@P1 I2I.S16.S32.SAT R151, c[0x12][-0x1818] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@P1 I2I.S8.S32.SAT R28, c[0x4][0x5e0] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P2 I2IP.S2.S32.INVALID3 R100, R240, c[0x1a][-0x15b8], R5.???2 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P5 I2IP.U2.S32.SAT R91, R48, c[0xd][-0x5308], R20.???2 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P2 I2IP.S4.S32 R116, R20, c[0x1e][-0x7114], R48.???3 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P4 I2IP.U4.S32.INVALID3 R155, R69, c[0xd][-0x6954], R188.???3 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!PT I2IP.S8.S32 R187, R7, c[0x19][0x2424], R123 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P2 I2IP.U8.S32.INVALID3 R253, R184, c[0x15][-0xf04], R138.reuse.???2 ;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P3 F2FP.SATFINITE.RELU.???3.PACK_AB.RS.7b R243, R54, c[0x10][-0x234], R224.H1;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P4 F2FP.SATFINITE.???2.MERGE_C.RS.REG_RS R65, R188, c[0xe][0x4544], R253.H1 ;`
     F2FP_0x0a3e = 467,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P5 F2FP.SATFINITE.RELU.BF16.PACK_AB R7, R134, c[0x1c][0x612c];`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P3 F2FP.SATFINITE.PACK_AB.RZ R205, R106, c[0x7][-0x62cc] ;`
     X_0x0a3e = 468,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P2 F2FP.RELU.INVALID3.MERGE_C R149, c[0x4][0x539c], R110.H1 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.RELU.INVALID3.MERGE_C R83, c[0xf][-0x2a48], R77 ;`
     X_0x0a3e_2 = 469,
-    /// `HMNMX2` (opcode key 0x0a40), e.g. `@P3 HMNMX2.FTZ R233, R92.reuse.F32, c[0x16] [-0x4d0c].F32, !P3 ;`
+    /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P0 HMNMX2.FTZ.NAN.XORSIGN R129, R7.reuse, |c[0x1e] [-0x45c4].H0_H0|, P3 ;`
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@!P5 F2IP.U8.F32.TRUNC.NTZ.RELU R29, R157, c[0x1f][0x398], R141 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!P2 F2IP.U8.F32.INVALID1 R97, R218, c[0x0][0x6400], R144.H1 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `@P1 I2FP.???6.???7 R152, c[0x1d][0x43c] ;`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@!P1 I2FP.???1.S32.RZ R149, c[0x1a][-0x62cc] ;`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@!P3 FLO R223, P0, c[0x1][0x6cd0] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@!P5 FLO.SH R67, P1, ~c[0x11][-0x594] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `@P3 BREV R102, c[0x15][0x2848] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@P2 BREV R62, c[0xc][0x563c] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@!P3 FCHK P1, -R22, -c[0x3][-0x3ca0] ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@!P3 FCHK P6, -R0, -c[0x3][0x6f70] ;`
     FCHK_0x0b02 = 476,
-    /// `(prints nothing)` (opcode key 0x0b04), e.g. ``
+    /// `F2F` (opcode key 0x0b04), e.g. ``
     X_0x0b04 = 477,
     /// `F2F` (opcode key 0x0b04), e.g. ``
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P3 F2I.FTZ.U8.F16 R248, |c[0xb] [0x5570].INVALID3| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.U16.F16.TRUNC R74, |c[0x0] [-0x6274]| ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.FTZ.???7.TRUNC.NTZ R213, c[0x15][0x5ce8] ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@P5 F2I.FTZ.???7.TRUNC.NTZ R17, |c[0x9][0x60ec]| ;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P2 I2F.???3.U8.RP R164, c[0x6] [-0x3af0] ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@P3 I2F.???3.U8.RZ R74, c[0x13] [0x73f4].B3 ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P1 I2F.F16.U16.RP R10, c[0x6] [0x7148].H1 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P4 I2F.S16.RM R77, c[0x4] [0x3264].INVALID3 ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P6 FRND.F16.TRUNC R216, -c[0xd] [0x3bbc] ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P5 FRND.F16.TRUNC R2, |c[0x9] [-0x618].INVALID2| ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@P6 FRND.TRUNC R225, |c[0x9][-0x3f88]| ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@P3 FRND.FTZ R143, -|c[0x16][-0x46a8]| ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P0 MUFU.LG2 R13, |c[0x1d][0x3dc]| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@!PT MUFU.SQRT R160, c[0x6][-0x1730] ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P4 MUFU.INVALID6.F16 R181, |c[0x10] [-0x5934].INVALID3| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P1 MUFU.LG2.F16 R23, -c[0x1c] [-0x8c8].INVALID3 ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@P4 POPC R154, c[0x12][0x2834] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@P6 POPC R113, ~c[0xd][0x5f4c] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P4 F2I.FTZ.U64.F16.FLOOR R117, -c[0x14] [0x4ba0] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P1 F2I.S64.F16.NTZ R67, -|c[0x11] [0x2954].INVALID2| ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P2 F2I.FTZ.U64.TRUNC RZ, -|c[0x10][0x7458]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P2 F2I.FTZ.U64.TRUNC R244, -|c[0x19][-0x32ac]| ;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P6 F2I.FTZ.S64.F64.TRUNC.NTZ R231, c[0x1d][0x1adc] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.FTZ.U64.F64.CEIL R195, -|c[0x1d][0x1f4]| ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P4 F2I.FTZ.S8.F64.FLOOR.NTZ R198, |c[0x1d][-0x650c]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P5 F2I.U32.F64.CEIL R16, |c[0x1][-0x4f3c]| ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P1 I2F.F64.U8.RM R239, c[0x1a] [0x127c].B1 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F64.U8.RZ R242, c[0xa] [0x3334].B3 ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P1 I2F.F64.S16.RM R167, c[0xf] [-0x6e9c].INVALID2 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P2 I2F.F64.U16.RM R7, c[0x2] [-0x68f0].INVALID3 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.RP R82, c[0x14][-0x1698] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.RP R135, c[0xa][-0x80] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.S64.RZ R96, c[0xe][0x42c0] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P3 I2F.F64.S64.RM R166, c[0x8][0x4098] ;`
     I2F_0x0b12_4 = 496,
-    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F16.U64.RZ R11, c[0x17][0x6008] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F16.U64.RZ R22, c[0xf][0x4c10] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@P3 FRND.???10.CEIL R59, |c[0x7][0x6ab4]| ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@!P4 FRND.???4 R235, -|c[0x15][-0x402c]| ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNC 0x4, 0xd93 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P0 BAR.SYNC 0xc, 0x12e ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.RED.INVALID3 0x0, 0x978, !P3 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P4 BAR.RED.POPC 0x6, 0x4db, P6 ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P3 BAR.SCAN 0xc, 0x1a2, !P1 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SCAN 0x9, 0xb0e, !P1 ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P2 BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
     BAR_0x0b1d_7 = 505,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.SYNCALL.DEFER_BLOCKING ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@P0 IPA.CONSTANT.???1 R56, P0, a[0x2c], c[0xa][0x75b8] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@P6 IPA.PASS.OFFSET R22, P5, a[0x3dc], c[0x5][0x1758] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@P1 CALL.ABS !P5, c[0x19][0xf74] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@!P1 CALL.ABS c[0x15][-0x5dbc] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `WARPSYNC !P1, c[0x1f][0x289c] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P4 WARPSYNC !P3, c[0x7][0x68e8] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@!P0 JMP P5, c[0x7][-0xb30] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P5 JMP.DEC.U !P5, c[0xe][0x5af0] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P2 RPCMOV.32 Rpc.HI, c[0x2][0x12b8] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P2 RPCMOV.32 Rpc.HI, c[0x15][0x7fec] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P5 RPCMOV.64 Rpc, c[0x13][-0x569c] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P5 RPCMOV.64 Rpc, c[0x5][0x3554] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@!P3 BMOV.32 B3, c[0x1d][-0x1c] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@!P4 BMOV.32 ???35, c[0xf][-0x60d0] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@!P1 BMOV.64 ATEXIT_PC, c[0x16][0x155c] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@!P4 BMOV.64 ATEXIT_PC, c[0x5][0x68e8] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P5 NANOSLEEP !P6, c[0x0][0x3acc] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P6 NANOSLEEP.RAND P1, c[0x8][-0x371c] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P2 TEX.F16.RZ.LZ.AOFFI.NA R177, R186, R37, R197, 0x5, 0x1982, ARRAY_CUBE, 0x6 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P0 TEX.DC.INVALID6.NODEP P0, R9, R136, R208, R178, 0x0, 0x1bdd, 2D, 0x9 ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.B.LC.FDV.DC.EL.NDV.NODEP P0, R52, R236, R238, R137, 0x1d, 0xab2, ARRAY_1D, 0x5 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P4 TEX.B.F16.RN.LB.LC.AOFFI.NODEP P1, R225, R204, R166, R45, 0x1e, 0x1d62, ARRAY_CUBE, 0xd ;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.F16.RN.INVALID7.DC.NA.NODEP P0, R163, R226, R43, R32, 0xb, 0x2ae4, 2D, 0x0 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P2 TEX.SCR.INVALID3.LC.DC.LU P6, R183, R216, R85, R86, 0x1d, 0x1af9, CUBE, 0x8 ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P4 TEX.SCR.B.INVALID3.LL.NA.NDV.NODEP P2, R239, R242, R36, R181, 0x19, 0x1a07, INVALID6, 0x5 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P2 TEX.SCR.B.INVALID3.INVALID6 P4, R176, R195, R5, R81, 0x13, 0x1638, INVALID6, 0x6 ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P5 TEX.???0.LB.AOFFI.NA.NDV P2, R140, R222, R147, R30, 0xf, 0x2f, 0x3c, ARRAY_1D, 0x5 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.???0.LB.LC.AOFFI.DC.INVALID6.NODEP R33, R230, R159, R63, 0x18, 0x32, 0x24, ARRAY_2D, 0x7 ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!PT TEX.SCR.???0.LB.EU.NDV P2, R153, R215, R5, R39, 0x4, 0x2a, 0x25, INVALID6, 0x7 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P3 TEX.SCR.B.LL.INVALID6.NDV P6, R179, R215, R17, R196, 0xe, 0x34, 0xda, ARRAY_CUBE, 0x6 ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P3 TLD4.G.INVALID3.LU R216, R246, R189, R36, 0x14, 0x26c8, INVALID2, 0x4 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.R.F16.RN.PTP.DC P5, R62, R172, R248, R149, 0x4, 0x909, ARRAY_2D, 0xc ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P1 TLD4.G.B.INVALID3.INVALID3.DC P4, R127, R117, R136, R113, 0x5, 0x3527, 2D, 0x0 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.R.B.F16.RN.AOFFI.NA P2, R83, R98, R171, R151, 0x11, 0x2e1f, INVALID0, 0xd ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P0 TLD4.SCR.B.INVALID3.NA.NODEP R120, R140, R19, R122, 0x2, 0xb75, ARRAY_2D, 0x2 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.SCR.G.F16.RN.PTP.EL.NODEP P5, R179, R136, R25, R96, 0x0, 0x1a76, ARRAY_2D, 0x8 ;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.B.B.INVALID3.DC R190, R215, R235, R147, 0x6, 0x3e27, CUBE, 0xe ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.G.B.F16.RZ.DC.LU.NODEP R131, R11, R92, R99, 0x4, 0x3ace, ARRAY_2D, 0xc ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!PT TLD4.B.???0.INVALID3.AOFFI.DC.INVALID6.NODEP P1, R105, R217, R123, R106, 0x18, 0x39, 0xf8, ARRAY_2D, 0xe ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P2 TLD4.R.???0.INVALID3.DC.EL.NODEP P0, R155, R171, R243, R141, 0x4, 0x10, 0x6a, CUBE, 0x5 ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P5 TLD4.SCR.A.B.INVALID6 P2, R253, R78, R43, R246, 0x18, 0x8, 0x64, INVALID0, 0xe ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!PT TLD4.SCR.B.B.INVALID3.AOFFI.DC.NA.NODEP R113, R55, R66, R71, 0x7, 0xc, 0x4c, INVALID4, 0x2 ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.F16.RZ.INVALID7.MS.CL P5, R138, R75, R80, R248, 0xf, 0x3111, ARRAY_1D, 0x8 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.F16.RZ.INVALID7.EL.MS P4, R211, R79, R144, R142, 0x11, 0x26f4, INVALID6, 0xc ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P2 TLD.B.LL.AOFFI.INVALID6.MS P3, R8, R254, R204, R174, 0x7, 0x17d5, 3D, 0x1 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.B.F16.RZ.INVALID4.AOFFI.NA.MS.NODEP P1, R5, R129, R190, R225, 0x7, 0x4d6, 1D, 0x1 ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P1 TLD.SCR.F16.RZ.INVALID7.AOFFI.INVALID7 P3, R130, R142, R241, R30, 0x1a, 0x32de, ARRAY_2D, 0xa ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P1 TLD.SCR.F16.RN.INVALID4.AOFFI.EU.CL.NODEP P4, R164, R47, R246, R22, 0x5, 0x33d4, 3D, 0xe ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P6 TLD.SCR.B.INVALID3.LZ.AOFFI.EF.MS.CL P3, R59, R142, R129, R78, 0x3, 0x2062, INVALID6, 0xc ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.SCR.B.INVALID3.LZ.AOFFI.EF.NODEP P6, R49, R11, R254, R135, 0x4, 0x1136, 1D, 0xe ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P5 TLD.???0.INVALID0.CL R212, R0, R192, R83, 0x1b, 0x11, 0x75, ARRAY_2D, 0xd ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@!P6 TLD.???0.F16.RN.INVALID4.LU.MS P4, R137, R115, R187, R219, 0x1f, 0x23, 0x32, 3D, 0x3 ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P3 TLD.SCR.B.F16.RN.LL.AOFFI.LU P4, R64, R170, R50, R79, 0x13, 0x1c, 0xa2, ARRAY_1D, 0x5 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P2 TLD.SCR.???0.INVALID3.INVALID7.EU.MS P4, R246, R94, R136, R52, 0xe, 0x11, 0x3a, 3D, 0xa ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P2 TMML.LOD.NDV R156, R227, R229, R230, 0xf, 0x268b, ARRAY_2D ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P5 TMML.LOD.NDV.NODEP R221, R222, R208, R93, 0x1d, 0x1ebc, ARRAY_CUBE, 0x7 ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P5 TMML.B.LOD.NDV R143, R40, R134, R51, 0x1c, 0xc20, 1D, 0x7 ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@!P1 TMML.B.LOD.NDV.NODEP R127, R240, R13, R63, 0xf, 0x30dc, INVALID6, 0xd ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `@P0 TMML.B.LOD.NDV R186, R165, R68, R65, 0x4, 0x2a, 0x6a, 2D, 0x9 ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@P3 TMML.???0.LOD R45, R152, R161, R152, 0x2, 0x11, 0x47, 3D, 0xb ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@!P1 TXD.INVALID3.LU P6, R79, R188, R144, R132, 0x1f, 0xe84, ARRAY_2D, 0xd ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@P4 TXD.INVALID3.INVALID6.NODEP P5, R208, R185, R221, R183, 0x16, 0x117b, 2D ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P3 TXD.B.F16.RZ.INVALID7 P4, R247, R89, R41, R12, 0x11, 0x67, ARRAY_1D, 0x8 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!PT TXD.B.INVALID3.AOFFI.INVALID6 P0, R187, R185, R36, R111, 0x1, 0x304f, INVALID7, 0xe ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@P5 TXD.B.INVALID3.LC.EU P4, R219, R151, R108, R132, 0x14, 0x12, 0x3f, ARRAY_1D, 0x4 ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `@P0 TXD.B.F16.RN R132, R51, R130, R57, 0xc, 0x29, 0x15, ARRAY_1D, 0x0 ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P1 TXQ.NODEP R244, R62, R133, INVALID3, 0x13, 0x161b, 0x1 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P1 TXQ.NODEP R182, R10, R236, TEX_HEADER_TEXTURE_TYPE, 0x6, 0x3512, 0x3 ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P4 TXQ.B R144, R219, R144, TEX_HEADER_DIMENSION, 0x15, 0x36f3, 0x0 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P4 TXQ.B.NODEP R185, R236, R29, TEX_HEADER_TEXTURE_TYPE, 0x12, 0xf87, 0x0 ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `@P2 TXQ.???0.NODEP R235, R171, R59, TEX_HEADER_TEXTURE_TYPE, 0x6, 0x3c, 0x54, 0x6 ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `@!PT TXQ.???0.NODEP R63, R91, R177, TEX_HEADER_DIMENSION, 0x1d, 0x3a, 0xe8, 0x7 ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P1 FOOTPRINT.TXD.COARSE.LB.NDV.NODEP P5, R208, R114, R228, R146, 0x1b, 0x2a3f, 2D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.TXD.LC.FDV.NDV.NODEP P0, R43, R130, R12, R70, 0x10, 0x3869, INVALID3 ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.B.TXD.COARSE.INVALID7.NDV P6, R130, R246, R86, R53, 0x9, 0x3389, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.B.TXD.COARSE.LB.LC P2, R184, R157, R91, R30, 0x19, 0x928, INVALID3 ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.SCR.TEX.COARSE.INVALID7.NDV P2, R99, R55, R57, R231, 0xe, 0x2ce3, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!PT FOOTPRINT.SCR.???1.LL.NODEP P6, R89, R187, R218, R83, 0x1f, 0x963, INVALID4 ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P3 FOOTPRINT.SCR.B.???1.COARSE P2, R233, R226, R77, R253, 0x4, 0x2a5a, INVALID3 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P0 FOOTPRINT.SCR.B.TEX.COARSE.LC.FDV.NDV P4, R190, R193, R245, R97, 0x16, 0x280a, INVALID7 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P4 FOOTPRINT.B.TEX.LB.NDV P2, R116, R10, R139, R235, 0x8, 0xf, 0xeb, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P3 FOOTPRINT.B.TXD.LC.NDV.NODEP P4, R83, R10, R95, R218, 0x8, 0x30, 0xf1, INVALID3 ;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P5 FOOTPRINT.SCR.???0.???1.COARSE.LB.LC.NDV.NODEP P6, R12, R66, R124, R65, 0x1d, 0x10, 0x7a, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P5 FOOTPRINT.SCR.B.???1.LZ.NDV.NODEP P3, R230, R20, R44, R208, 0x13, 0x20, 0x7f, INVALID4 ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `@P1 LDC.INVALID7 R3, c[0x19][0x31b7] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@P1 LDC.64 R172, c[0x19][0x745] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `@P4 CCTLT.IVTH 0x17, 0x26e7 ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@!P4 CCTLT.???0 0x11, 0x4db ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `@P2 SULD.P.1D_ARRAY.EF.CONSTANT.PRIVATE.INVALID3 P2, R51, [R159], 0xe, 0xfc1 ;`
+    /// `SULD` (opcode key 0x0b97), e.g. `@!P6 SULD.P.3D.EF.STRONG.SM.INVALID0.IGN P1, R236, [R229], 0x1c, 0xc07 ;`
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@!P4 SULD.D.2D_ARRAY.EF.64.CONSTANT.GPU.TRAP P6, R94, [R104], 0xd, 0x14f ;`
+    /// `SULD` (opcode key 0x0b99), e.g. `@P0 SULD.D.BA.INVALID7.EF.U8.INVALID3 P3, R126, [R7], 0x1d, 0x2da1 ;`
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `@!P6 SUST.P.1D.INVALID7.CONSTANT.VC.PRIVATE.INVALID2 [R161], R52, 0x1a, 0xac8 ;`
+    /// `SUST` (opcode key 0x0b9b), e.g. `@P0 SUST.P.1D.INVALID7.CONSTANT.CTA.INVALID11.INVALID3 [R54], R8, 0xe, 0x3761 ;`
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `SUST.D.2D_ARRAY.INVALID7.STRONG.SYS.TRAP [R79], R30, 0xa, 0x24cc ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.3D.INVALID7.STRONG.GPU.PRIVATE.IGN [R61], R53, 0x1c, 0x2538 ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P5 SUQUERY.BA.2D_ARRAY P3, R156, [R5], ???1, 0x1b, 0x1255 ;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `SUQUERY.BA.2D_ARRAY P2, R37, [R33], ???1, 0x6, 0x491 ;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!P5 BMOV.32 B3, ???33 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P0 BMOV.32 B13, TRAP_RETURN_PC.HI ;`
     BMOV_0x0f55 = 558,
     /// `BMOV` (opcode key 0x0f55)
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `@P5 BMOV.32 ???49, B4 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `@!P5 BMOV.32.PQUAD B6, B2 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@!UP4 USEL UR33, UR0, UR33, UPT ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@!UP0 USEL UR10, UR33, UR19, UP5 ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP2 UISETP.GE.U32.AND UP1, UP0, UR52, UR53, UP2 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP6 UISETP.GT.XOR UP5, UP0, UR58, UR38, UP1;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP0 UISETP.EQ.U32.XOR.EX UP3, UP1, UR8, URZ, !UP2, !UP2 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@UP5 UISETP.GT.INVALID3.EX UP6, UP4, UR4, UR28, UP0, !UP2 ;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `@!UPT UIADD3 UR50, UP4, -UR16, UR4, -UR26 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3 UR46, UP3, UP0, -UR44, UR61, UR51 ;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA UR55, UP3, UR17, -UR17, 0x14 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA UR34, UP5, UR36, -UR19, 0x1c ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.X UR16, ~UR24, ~UR61, 0x6, UP4 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.X UR48, UP0, UR6, UR0, 0x9, !UP3 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA.HI UR15, UP5, UR42, UR11, UR46, 0x7 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP6 ULEA.HI UR13, UP5, -UR35, -UR4, UR2, 0x19 ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA.HI.SX32 UR50, UP4, -UR52, UR44, 0x1d;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.HI.SX32 UR8, -UR58, UR17, 0x17 ;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X UR27, UP3, ~UR11, ~UR1, UR35, 0x13, !UP1 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP0 ULEA.HI.X UR10, UP4, UR50, ~UR37, UR26, 0x1e, UP5 ;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.HI.X.SX32 UR9, UP0, ~UR20, ~UR13, 0x1a, !UP0 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.HI.X.SX32 UR44, UP4, UR50, UR51, 0x3, !UP5 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@UP1 ULOP3.LUT.PAND UP2, UR58, UR61, UR14, UR43, 0x8e, UP6 ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `@UP5 ULOP3.LUT.PAND UP6, UR6, UR14, UR27, UR39, 0x1, !UP2 ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT UR44, UR10, UR12, UR54 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `@!UPT UPRMT UR3, UR9, UR40, UR55 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64 UR33, UP4, UP6, UR7, UR51, -UR33 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP0 UIADD3.64 UR29, -UR56, UR7, -UR55 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP0 UIADD3.64.X UR13, UP4, UP5, UR33, ~UR8, UR26, !UP3, UP5 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64.X UR3, UP4, UP1, UR29, UR34, ~UR25, !UP3, !UP3 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `@!UPT USHF.R.S32.HI UR10, UR47, UR14, UR40 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `USHF.L.U64.HI UR36, UR56, UR35, UR59 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@UP0 USGXT UR19, UR16, UR6 ;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@UP5 USGXT.W.U32 UR9, UR59, UR39 ;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK.W UR21, UR48, UR10 ;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK UR43, UR6, UR57 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP6 UPLOP3.LUT UP1, UP5, UP6, UR54.SIGN, !UP5, 0x3b, 0x7;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP2 UPLOP3.LUT UP3, UP5, !UP4, UR56.SIGN, !UP0, 0x36, 0xb4 ;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP3 UPLOP3.LUT UP0, UP4, !UP3, UR55.SIGN, UR32.SIGN, 0xae, 0x40 ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP5 UPLOP3.LUT UP1, UP5, UP6, UR27.SIGN, UR32.SIGN, 0x4a, 0x79 ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP6 UPLOP3.LUT UPT, UPT, UR24.SIGN, UR5.SIGN, UR61.SIGN, 0xa2, 0x4a ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP3 UPLOP3.LUT UP5, UP6, UR5.SIGN, UR24.SIGN, UR47.SIGN, 0x89, 0xf2 ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP3 UIMAD.U32.X UR41, UR21, UR24, UR45, !UP0 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@UP4 UIMAD.U32.X UR40, UR21, UR37, ~UR52, UP4 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP0 UIMAD.WIDE.U32 UR11, UP4, UR59, UR21, -UR14 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE UR0, UP5, UR8, UR29, -UR24 ;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR46, UP6, UR26, UR27, UR27, !UP0;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP5 UIMAD.WIDE.U32.X UR5, UP3, UR17, UR13, UR32, !UP4 ;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP1 UF2FP.PACK_AB.???1 UR0, UR3, UR12 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP0 UF2FP.???15.PACK_AB UR31, UR34, UR29 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `UF2FP.???11.MERGE_C.???4 UR4, UR3, UR38 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `UF2FP.???8.MERGE_C.RZ UR31, UR40, UR48 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@UP6 UBREV UR4, UR25 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@!UP5 UBREV UR50, UR17 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP2 UPOPC UR4, UR61 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@UP4 UPOPC UR56, ~UR53 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P2 LDTRAM.C R238, a[UR17+0x38c] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!PT LDTRAM.C R179, a[UR61+0x30] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UPT ULEA.HI UR16, UP5, -UR60, UR13, 0xd79244ee, 0xd ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@UP1 ULEA.HI UR14, UP1, -UR49, UR18, 0x46446b7, 0x18 ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UP0 ULEA.HI.X UR28, UP0, UR56, UR40, 0x7ff66e98, 0x5, UP3 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UPT ULEA.???0.X UR18, UP2, ~UR42, UR49, 0x3bfeaca0, 0x0, !UP0 ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@!UP0 USHF.R.W.U64.HI UR26, UR58, UR30, 0x9a4daaaf ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@UP5 USHF.L.W.S64.HI UR43, UR12, UR13, 0x91551115 ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP5 UIMAD.U32 UR22, UR45, UR28, -0x3d910246 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP3 UIMAD UR53, UR23, UR48, 0x4f689914 ;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD.U32.X UR62, UR54, UR40, 0x28b79099, UP6 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `UIMAD.U32.X UR20, UR38, UR10, 0x6db67937, UP4 ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP0 UF2FP.???15.???0.???5 UR3, UR53, 2209.8076171875;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP5 UF2FP.???12.MERGE_C UR29, UR31, 1.6305889870835325146e-31 ;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@P5 ALD.96 R253, a[UR54+-0x31f], R228 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@!P1 ALD.O.64 R112, a[UR28+-0x2e5], R245 ;`
     ALD_0x1521 = 600,
     /// `ALD` (opcode key 0x1521)
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P2 IPA.PASS.OFFSET R93, P1, a[UR6+0x2dc], R113 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P1 IPA.CONSTANT.OFFSET R228, a[UR2+0x354], R50 ;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@!PT IPA.CONSTANT.CENTROID R211, P2, a[UR29+0x264] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P6 IPA.CONSTANT.CENTROID R194, P0, a[UR33+0x358] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@P0 BRA.INVALID3.U P3, !UP2, -0x192670f922034 ;`
+    /// `BRA` (opcode key 0x1547), e.g. `@!P2 BRA.INC.U !P0, !UP4, 0x1b8c4b8c11e34 ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@P4 JMP.???0 P2, !UPT, 0xdadb786f9e6c ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@!P4 JMP.INVALID3.???2 !P6, !UP5, 0x161382152f860 ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@P5 LDC.64 R110, cx[UR33][0x835] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@P6 LDC.U16.ISL R96, cx[UR31][0xbd48] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@P6 LDC.ISL R74, cx[UR58][R104+0x756d] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P5 LDC.ISL R178, cx[UR3][R233+0x6719] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P0 VABSDIFF R63, P5, R53, R45, cx[UR61][0xb07c] ;`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P1 VABSDIFF R201, P2, R193, R192, cx[UR51][0x6684];`
     VABSDIFF_0x1614 = 608,
-    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!P5 VABSDIFF4 R64, P5, R203, R72, cx[UR3][0xd108] ;`
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P3 VABSDIFF4.U8 R220, P4, R164.reuse, R230, cx[UR29][0xb5dc] ;`
     VABSDIFF4_0x1615 = 609,
-    /// `PRMT` (opcode key 0x1616), e.g. `@!P2 PRMT.ECL R70, R200, R207, cx[UR43][0x9e58] ;`
+    /// `PRMT` (opcode key 0x1616), e.g. `@!PT PRMT.F4E R2, R174, R99, cx[UR24][0xee98];`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `SHF.R.W.U32 R224, R206, R128, cx[UR12][0x3abc] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `@!P2 SHF.R.W.U32.HI R169, R196, R71, cx[UR25][0xd330] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `@!P6 FADD.FTZ R184, R240, -cx[UR0][0x8154] ;`
+    /// `FADD` (opcode key 0x1621), e.g. `FADD.RZ R135, |R183|, |cx[UR46][0xd660]| ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@!P1 FFMA.INVALID3.RZ R225, -|R194|, |R82|, |cx[UR43][0xd8c8]| ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@!PT FFMA.INVALID3.SAT R78, R176, |R109|, -|cx[UR32][0xf414]| ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@!P6 IMAD R91, R160, R222, cx[UR59][0xe854] ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P1 IMAD.U32 R143, R86, R246, -cx[UR58][0x3c04] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.X R60, R92, R192, cx[UR42][0x42d0], !PT ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P6 IMAD.U32.X R210, R16, R24, cx[UR13][0xc74c], P0 ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!PT IMAD.WIDE R149, P3, R23, R20, cx[UR13][0xb180] ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P2 IMAD.WIDE.U32 R173, P5, R233, R202.reuse, -cx[UR25][0xaca4] ;`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P4 IMAD.WIDE.U32.X R9, P5, R43.reuse, R242, ~cx[UR32][0xb634], P3 ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P1 IMAD.WIDE.U32.X R88, P6, R162, R73, cx[UR39][0x243c], PT ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!PT IMAD.HI R244, P2, R50, R83, cx[UR33][0x86f0] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `IMAD.HI R81, P2, R123, R114.reuse, cx[UR16][0xeedc] ;`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P3 IMAD.HI.U32.X R168, P4, R8, R10, cx[UR15][0x294], !P5 ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P5 IMAD.HI.U32.X R242, P4, R61, R86, cx[UR2][0x8eec], P5 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@P5 DADD.RP R131, -|R145|, -|cx[UR34][0x6b58]|;`
+    /// `DADD` (opcode key 0x1629), e.g. `@P4 DADD.RP R210, R106, -|cx[UR41][0x8d18]| ;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@!P2 DSETP.NE.AND P6, P3, R189, cx[UR40][0x9ae8], P4 ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@!P6 DSETP.NEU.OR P5, P6, R86, -cx[UR26][0xc028], !P3 ;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `DFMA.RM R45, |R238|, |R161|, cx[UR9][0x65d4] ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `@!P6 DFMA R223, -R239.reuse, -R142.reuse, cx[UR14][0xb388] ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@!P4 CLMAD.HI R55, R200, R189, cx[UR34][0x6978];`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@!P2 CLMAD.LO R113, R50, R74.reuse, cx[UR12][0x69b8] ;`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!PT HADD2.FTZ R40, -|R106|.F32, -|cx[UR5] [0x26e8].F32| ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@!P5 HADD2.FTZ R73, R100.H1_H1, cx[URZ] [0xcbdc].F32 ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@P0 HADD2.F32.SAT R175, R89.H0_H0, cx[UR39] [0x423c].H0_H0 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.FTZ R117, R68, cx[UR47] [0x5948].H1_H1 ;`
     HADD2_0x1630_2 = 625,
-    /// `(prints nothing)` (opcode key 0x1631), e.g. ``
-    X_0x1631 = 626,
     /// `HFMA2` (opcode key 0x1631), e.g. ``
+    X_0x1631 = 626,
+    /// `HFMA2` (opcode key 0x1631), e.g. `@!PT HFMA2.FMZ R234, |R24|.H1_H1, R48.INVALID5, cx[UR35] [0xfb40] ;`
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@P0 HSET2.BF.LT.FTZ.INVALID3 R146, -|R246|.H0_H0, -cx[UR34] [0x8f0], PT ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `@!P6 HSET2.BF.EQ.AND R98, R144.F32, -|cx[UR39] [0x157c].H0_H0|, !P2 ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@!P0 HSETP2.NUM.H_AND.FTZ.OR PT, P0, -R219, -|cx[UR27] [0x2fec].H1_H1|, P3 ;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@!P0 HSETP2.NUM.OR PT, P0, R105, cx[UR57] [0x5388].F32, !P5;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P2 HFMA2.MMA.INVALID3.RELU R24, |R91|, R130, |cx[UR51][0xb304]|, P0 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `HFMA2.MMA.INVALID3.RELU R237, R227, |R124|, -cx[UR0][0xbca8], !P4 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@!P5 HFMA2.MMA.FTZ R143, -|R166|, -|R81|, |cx[UR54][0x40b8]| ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@!P6 HFMA2.MMA.FMZ.SAT R9, -|R27|, -|R1|.reuse, -|cx[UR56][0xe6a4]| ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@!PT F2FP.SATFINITE.RELU.???2.PACK_AB.RS.LTN25 R57, R187, R217, cx[UR5] [0x1554].H1 ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@P5 F2FP.SATFINITE.???1.MERGE_C.RS.7b.LTN25 R211, R190, R167, cx[UR31] [0x3d04] ;`
     F2FP_0x163e = 632,
-    /// `F2FP` (opcode key 0x163e), e.g. `F2FP.RELU.BF16.???0 R243, R189, cx[UR62] [0xfde8] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@!P6 F2FP.RELU.???0.RZ R152, R200, cx[UR37] [0xa004].H1 ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@!P2 F2IP.S8.F32.INVALID1.NTZ.RELU R229, R171, R248, cx[UR47] [0xade0] ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@!P4 F2IP.S8.F32.INVALID1 R227, R57, R40, cx[UR33] [0x7344] ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@P2 JMP.???0 !P2, UP2, c[0x2][-0x2144] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@!P5 JMP.INVALID3.???2 P4, !UP5, c[0xf][-0x712c] ;`
     JMP_0x174a = 635,
-    /// `LDSM` (opcode key 0x183b), e.g. `@!P3 LDSM.INVALID5.M816 R183, [R44+UR58+-0x5daa2a] ;`
+    /// `LDSM` (opcode key 0x183b), e.g. `@P4 LDSM.INVALID7.M816.2 R212, [R51+UR43+0x320918] ;`
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `@UP6 UP2UR UR23, UPR, UR62, 0x996c6ad7 ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@!UP4 UP2UR.B3 UR30, UPR, UR7, 0xb6f5111d ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP4 UR2UP UPR, UR48.B1, 0x59c8bcdb ;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@UP2 UR2UP UPR, UR34.B3, 0xbde00c20 ;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `@UP6 USEL UR8, UR10, 0xbd6d6538, !UP6 ;`
+    /// `USEL` (opcode key 0x1887), e.g. `@!UP4 USEL UR4, UR28, 0xbc84fdd4, UP3 ;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP0 UISETP.GT.OR UP2, UPT, UR58, 0x47ed4aa, UP0 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UPT UISETP.F.OR UP3, UP6, UR39, -0x55d0e678, !UP0 ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@UP2 UISETP.GE.U32.XOR.EX UP1, UP1, UR47, 0x72fac72d, UP0, !UP0 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@UP3 UISETP.T.U32.INVALID3.EX UP0, UP5, UR9, 0x64ce5c83, !UP3, UP3 ;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP3 UIADD3.X UR50, UP2, UP0, UR32, 0x36a73b1, UR20, !UP0, UP1 ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@UP6 UIADD3.X UR56, UP0, UR4, 0x61421ba0, ~UR0, !UP6, !UP0 ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP5 ULEA UR10, UP3, UR13, 0xb84f0cc1, 0x9 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA UR29, UP2, -UR7, 0xd92530d6, 0x3 ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP6 ULEA.X UR32, UP3, ~UR36, 0x454ec512, 0x3, !UP1 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.X UR6, UP1, UR11, 0x4504320e, 0x12, !UPT ;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI UR1, UP6, -UR19, 0xe049262c, UR22, 0x1c ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI UR58, UR19, 0x4f68647a, UR51, 0xc ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.HI.SX32 UR45, UP4, UR56, 0x93f81c00, 0x6 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.SX32 UR37, UP1, -UR54, 0x1c34c451, 0x13 ;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.X UR45, UP3, UR30, 0xab701ece, UR28, 0x0, !UP1 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UPT ULEA.HI.X UR58, UP4, ~UR6, 0x2ae511fc, UR6, 0x5, !UP0 ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA.HI.X.SX32 UR12, UP5, ~UR33, 0x6d3cc8b2, 0xd, UP6 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA.HI.X.SX32 UR35, UP2, UR48, 0xf3ca503a, 0x1a, UP4 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP2 UPRMT.???1 UR20, UR13, 0x45e240ad, UR30 ;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `UPRMT.???1 UR23, UR62, 0x59544fc0, UR46 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP6 UIADD3.64 UR60, UP6, UR21, -0x52722f1e, UR18 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP6 UIADD3.64 UR31, UP4, UP4, -UR62, 0x37112d86, -UR43 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP1 UIADD3.64.X UR33, UP2, UP6, ~UR33, -0x77f07109, UR56, UP2, UP3 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UPT UIADD3.64.X UR48, UP5, UP5, ~UR25, 0x78530b37, ~URZ, UP5, !UP6 ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `USGXT UR22, UR15, 0x5ca62dce ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `@UP5 USGXT.U32 UR13, UR13, 0x99867313 ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@UP5 UBMSK.W UR0, UR13, 0x6f0a9242 ;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP3 UBMSK.W UR50, UR18, 0x48c6cfe3 ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.U32 UR46, UR56, -0x4a8c2a7a, UR56 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP5 UIMAD UR49, UR11, 0x5d9785d2, UR59 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP3 UIMAD.X UR49, UR5, 0x2e1c4998, UR16, !UP3 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP6 UIMAD.U32.X UR0, UR30, 0x429b7e67, UR14, !UP4 ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE.U32 UR15, UP3, UR8, -0x3f24f6d3, -UR51 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE UR30, UR58, -0x61997abe, -UR36 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR22, UP1, UR53, -0x763f9ee2, ~UR53, UP6 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP3 UIMAD.WIDE.U32.X UR16, UP0, UR3, 0x11d6fd3d, ~UR26, UP6 ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP6 ULDC.INVALID7 UR37, [0xa9cf167b] ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@UP1 ULDC.S8 UR21, [0x45d6f854] ;`
     ULDC_0x18b8 = 662,
     /// `ULDC` (opcode key 0x18b8)
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@UP2 UF2FP.???2.PACK_AB.???4 URZ, UR15, 9.566826497664493445e-11 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP4 UF2FP.???0.PACK_AB.???7 UR36, UR54, -1.31154954944512000000e+14 ;`
     UF2FP_0x18ba = 664,
     /// `UF2FP` (opcode key 0x18ba)
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP4 UCLEA UR40, UP4, UR39, 0x43fc, 0xf ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP2 UCLEA UR24, UP3, UR4, 0x1d96, 0x1 ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `UFLO.U32.SH UR33, UP5, 0x7916bf33 ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `@!UP0 UFLO.U32.SH UR61, UP6, 0x4aa71d0b ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@!UP1 UBREV UR19, 0xc43c1aa7 ;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@UP4 UBREV UR29, 0x17bd71bf;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UPT UPOPC UR54, 0x7b6690f3 ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@UP3 UPOPC UR50, 0x525493f9 ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@!P1 IPA.STATE.???3 R17, P5, a[UR19+0x34c], 0x362beeb7 ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@P3 IPA.STATE.???1 R4, a[UR8+0x260], 0x36a7aae6 ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@P6 CALL.ABS P1, UR59 0x16d8e0ef490d4 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@!P5 CALL.ABS.NOINC P4, UR31 0x10067e2daae74 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `@!P5 CALL.REL UR19 0x1854e4bb5d80 ;`
+    /// `CALL` (opcode key 0x1944), e.g. `@P1 CALL.REL.NOINC P4, UR34 -0x1b89c4034bc58 ;`
     CALL_0x1944 = 672,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@!P1 JMP.DEC.CONV UR43, 0x1f37e8f7b67a8 ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DEC.INVALID1 P1, ~UR53, 0x10fc735060fd0 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `@!P2 RET.REL.NODEC !P2, UR53 0x34d6872f889c ;`
+    /// `RET` (opcode key 0x1950), e.g. `@!P5 RET.REL.NODEC !P2, UR40 0x11186dcd08d44 ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@P0 RET.ABS.NODEC !P0, UR2 -0x82b462a83548 ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P4 RET.ABS.NODEC P4, UR36 0x14fa4474e576c ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@P0 BRXU.U !PT, UR21 -0xf5305883f610 ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@!P5 BRXU.CONV P5, UR21 -0xce8eb9e5ef6c ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.DIV !P5, UR3 -0x68cb07f1fe3c ;`
+    /// `JMXU` (opcode key 0x1959), e.g. `@!P3 JMXU.DEC.CONV P1, UR35 0x1fa6a4c002290 ;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@!P2 LD.E.EF.LTC64B.64.CONSTANT.SM R231, [UR42+0x491b63], !PT ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P3 LD.EF.LTC256B.128.CONSTANT.GPU R77, [UR9+0x36ceee], !P1 ;`
     LD_0x1980 = 679,
     /// `LD` (opcode key 0x1980)
     LD_0x1980_2 = 680,
@@ -1379,7 +1379,7 @@ pub enum ClassId {
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `@!PT LDG.LU.U8.STRONG.SYS P2, R94, [UR55+-0x70287f], !P2 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P0 LDG.E.EU.LTC256B.128.CONSTANT.SM.PRIVATE R182, [UR18+-0x3f930c], !P5 ;`
     LDG_0x1981 = 683,
     /// `LDG` (opcode key 0x1981)
     LDG_0x1981_2 = 684,
@@ -1387,19 +1387,19 @@ pub enum ClassId {
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `@!PT LDL.EU.S16 R144, [R124+UR10+-0x2e64f6] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!P4 LDL.S16 R212, [R152+UR18+0x4fda1f] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P0 LDL.INVALID7.U8 R44, desc[UR15][R117+-0x6642ca] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P6 LDL.INVALID6.INVALID7 R205, [R90+-0x57b2e3] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
-    /// `ST` (opcode key 0x1985), e.g. `@!P5 ST.NA.S16.MMIO.GPU [R224.U32+UR35+0x7e28d6], R170 ;`
+    /// `ST` (opcode key 0x1985)
     ST_0x1985 = 690,
     /// `ST` (opcode key 0x1985)
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@P4 STG.E.EF.S16.STRONG.GPU [UR12+-0x708d9f], R170 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@!P2 STG.E.INVALID7.INVALID7.CONSTANT.VC [UR48+-0x6bfc60], R92 ;`
     STG_0x1986 = 693,
     /// `STG` (opcode key 0x1986)
     STG_0x1986_2 = 694,
@@ -1407,9 +1407,9 @@ pub enum ClassId {
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@P1 STL.INVALID7.INVALID7 [R0+UR32+-0x46ed40], R160 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P3 STL.INVALID7.S8 [R248+UR19+0x3e1e1c], R143 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@!P1 STL.EF.INVALID7 [R131+0x2f0a56], R57 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P2 STL.EU desc[UR4][R91+-0x2ce4c5], R137 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
@@ -1417,7 +1417,7 @@ pub enum ClassId {
     ATOM_0x198a = 700,
     /// `ATOM` (opcode key 0x198a)
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `@P0 ATOM.???0.MAX.NA.S64.CONSTANT.VC.PRIVATE P5, R74, [R104.64+-0x13947f], R31 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.E.MAX.INVALID10.STRONG.SYS P3, R196, [R251.64+-0x1c551f], R18 ;`
     ATOM_0x198a_3 = 702,
     /// `ATOMS` (opcode key 0x198c)
     ATOMS_0x198c = 703,
@@ -1433,499 +1433,499 @@ pub enum ClassId {
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P6 QSPC.INVALID3 P4, R249, [UR42+0x62f125] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P1 QSPC.E.S P1, R195, [UR19+-0x5d0cbe] ;`
     QSPC_0x19aa = 710,
     /// `QSPC` (opcode key 0x19aa)
     QSPC_0x19aa_2 = 711,
-    /// `QSPC` (opcode key 0x19aa)
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P4 QSPC.???0.INVALID3 P6, R24, [R175.64+UR23+0x778daf] ;`
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P4 ARRIVES.???1.???4 [R234+UR60+0x2c660c] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `ARRIVES.LDGSTSBAR.???6 [R120+UR46+-0x5c5ec1] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@P4 MOV R23, cx[UR22][0xb4d0] ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@!P1 MOV R218, cx[UR59][0x97b4], 0x1 ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `@!P1 P2R.B2 R110, PR, R191, cx[UR58][0xc1a0] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@!P4 P2R.B3 R97, PR, R23, cx[UR17][0xdd78] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `@P5 R2P PR, R195, cx[UR2][0x60bc] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `@!P0 R2P PR, R43.B2, cx[UR49][0x710] ;`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@!P1 SEL R134, R194, cx[UR51][0x58], P2 ;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@!P3 SEL R141, R224, cx[UR27][0x4a64], P2 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `@!P2 FSEL.FTZ R200, -R25, cx[UR59][0x95c], PT;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `FSEL.FTZ R34, -R226, -|cx[UR26][0x1f2c]|, !P1 ;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@P6 FMNMX.FTZ.NAN.XORSIGN R245, |R148|, -cx[UR57][0x2bfc], P1 ;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@!P3 FMNMX.FTZ.NAN R19, R48, |cx[UR48][0x4a68]|, P4 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `@P2 FSET.BF.LT.INVALID3 R240, R48, |cx[UR53][0xe94c]|, !P3 ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `@P0 FSET.BF.LE.AND R240, |R90|, -|cx[UR27][0x2890]|, !P2 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P4 FSETP.GEU.INVALID3 P3, P0, -R230, cx[UR48][0x9d70], P1 ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@P6 FSETP.GE.OR P5, P1, -R200, cx[UR42][0xd470], !PT ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P6 ISETP.T.XOR P5, P3, R93, cx[UR16][0xc70c], !P6 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P3 ISETP.T.U32.INVALID3 P4, P3, R135, cx[UR44][0xb81c], !P2 ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P4 ISETP.NE.AND.EX P6, P1, R59, cx[UR43][0x5994], PT, !P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P4 ISETP.GT.OR.EX P5, P5, R58, cx[UR7][0xc2bc], !PT, P1 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3 R157, P5, P3, -R133, cx[UR46][0x3200], -R190 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3 R61, P2, P0, R135, -cx[UR30][0xca0], -R129 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!P1 IADD3.X R195, P1, P2, R190, ~cx[UR12][0xa62c], R218, P5, !P1 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3.X R9, P3, P2, R241, ~cx[UR21][0x50ac], R152, !P1, P3 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P1 LEA R76, P6, -R83, -cx[UR55][0x9570], 0x1d ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P5 LEA R141, P6, R3, -cx[UR32][0x4390], 0x10 ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA.X R152, P6, ~R15, cx[UR2][0xe08c], 0x1e, P5 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.X R94, P2, ~R240, cx[UR50][0x4980], 0xf, !P4 ;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P3 LEA.HI R217, P0, -R53, cx[UR13][0x40ac], R163, 0x14 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI R68, P2, R48, cx[UR20][0xc6e8], R1, 0x7 ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P3 LEA.HI.SX32 R245, P4, -R112, cx[UR17][0x8980], 0x1d ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P6 LEA.HI.SX32 R158, P2, -R234, cx[UR25][0xf5ec], 0xb ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P6 LEA.HI.X R125, ~R148, ~cx[UR14][0xf7e4], R246, 0x0, P1 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P4 LEA.HI.X R64, P2, R143, cx[UR9][0x666c], R196, 0x1c, !P3 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P4 LEA.HI.X.SX32 R225, P1, R70, cx[UR13][0xbf1c], 0x19, P1 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.HI.X.SX32 R79, ~R242, ~cx[UR44][0x4ee4], 0x1c, !PT ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@P6 LOP3.LUT.PAND P4, R190, R223, cx[UR30][0x9c9c], R240.reuse, 0xa3, P4 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `@P3 LOP3.LUT P5, R65, R76, cx[UR61][0x9864], R103, 0x87, !P5 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `@!P1 IABS R129, cx[UR35][0xbb4c] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `@!P6 IABS R102, cx[UR7][0x85a0] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P2 VABSDIFF R164, P1, R40, cx[UR4][0x409c], R209 ;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P5 VABSDIFF R221, P3, R96, cx[UR38][0xfcc0], R43 ;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P1 VABSDIFF4 R192, P0, R61, cx[UR39][0x105c], R128 ;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P6 VABSDIFF4.ACC R153, P3, R101, cx[UR17][0x2c94], R28 ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P2 PRMT.INVALID7 R72, R91.reuse, cx[UR53][0x20ec], R141.reuse ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@!P6 PRMT.B4E R239, R194.reuse, cx[UR0][0x408], R98 ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P5 IMNMX R45, R111, cx[UR55][0x5204], P0 ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P5 IMNMX R210, R134, cx[UR46][0x327c], !P1 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `@!P6 SHF.L.W.U32.HI R251, R113, cx[UR40][0x6014], R205 ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `@P0 SHF.L.U32 R222, R129, cx[UR31][0xff90], R203 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P3 SGXT R126, R219, cx[UR25][0x6bbc] ;`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P3 SGXT.W R230, R99, cx[UR56][0x410c] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P0 BMSK.W R68, R144, cx[UR53][0xc948] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@P1 BMSK R12, R161, cx[UR39][0xfe10] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P3 PLOP3.LUT P1, P0, P2, cx[UR3] [0x6558].SIGN, !P1, 0x8a, 0x1b ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P2 PLOP3.LUT P6, P3, !P2, cx[UR44] [0xe5d0].SIGN, !P4, 0x2d, 0x19 ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!P2 PLOP3.LUT P4, P6, P1, cx[UR29] [0x2320].SIGN, R232.SIGN, 0x65, 0x8c ;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P3 PLOP3.LUT P2, P5, P0, cx[UR36] [0x8a8].SIGN, R117.SIGN, 0xcd, 0x4e ;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P5 PLOP3.LUT P0, P6, R35.SIGN, cx[UR22] [0x1e5c].SIGN, R21.SIGN, 0xd1, 0x30 ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P1 PLOP3.LUT P0, PT, R119.SIGN, cx[UR17] [0xce68].SIGN, R20.SIGN, 0x7a, 0x1c ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@!P6 FMUL.M2.RM R180, |R131|.reuse, -|cx[UR21][0x8acc]| ;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@!P5 FMUL.M8 R67, |R212|.reuse, -|cx[UR15][0xb570]| ;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `@!P1 FFMA.SAT R14, |R111|, cx[UR59][0x9900], -|R184| ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `FFMA.FTZ.RM R35, -R35, cx[UR46][0xa0f8], -R36 ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `IMAD R99, R85, cx[UR15][0xbec4], -R32 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@!P0 IMAD.U32 R126, R108, cx[UR6][0x4e68], R113 ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@P4 IMAD.U32.X R47, R41, cx[UR6][0x8784], R1, P4 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P4 IMAD.X R134, R132, cx[UR59][0x4e0], ~R243, !P4 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@P2 IMAD.WIDE R23, P0, R137, cx[UR56][0x694], -R8 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P6 IMAD.WIDE.U32 R142, R34, cx[UR48][0x42ec], R236 ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `IMAD.WIDE.X R114, P3, R28, cx[URZ][0xd588], R149, P2 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P2 IMAD.WIDE.U32.X R53, P2, R47.reuse, cx[URZ][0x7564], R67.reuse, !P5 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@!P1 IDP.4A.U8.U8 R175, R200, cx[UR28][0xa138], -R129.reuse ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P4 IDP.4A.U8.S8 R176, R162, cx[UR37][0x5560], -R11 ;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P3 IDP.2A.HI.U16.S8 R171, R206.reuse, cx[UR26][0xf88], R70 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@!P6 IDP.2A.HI.U16.S8 R143, R243, cx[UR31][0x568], -R59 ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P4 IMAD.HI.U32 R242, R10, cx[URZ][0x9e38], R60 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P2 IMAD.HI.U32 R23, P0, R27.reuse, cx[UR38][0x21fc], -R1 ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P6 IMAD.HI.X RZ, R225.reuse, cx[UR23][0x2cb8], R194, P2 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!P4 IMAD.HI.X R34, P2, R215.reuse, cx[UR62][0x9a00], R233, !P3 ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@P4 DMUL R21, -R155, -|cx[UR35][0xfc78]| ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@!P1 DMUL.RZ R44, -R84, -cx[UR4][0xf254] ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@P0 DFMA.RZ R149, -|R13|, -cx[UR47][0x8fb8], -R212 ;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@P0 DFMA.RZ R39, |R70|, -|cx[UR33][0x808]|, -|R100|.reuse ;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P2 CLMAD.HI R120, R232.reuse, cx[UR32][0x954], R254.reuse ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P3 CLMAD.HI R225, R163, cx[UR59][0xd7a0], R197 ;`
     CLMAD_0x1a2c = 756,
-    /// `(prints nothing)` (opcode key 0x1a31), e.g. ``
+    /// `HFMA2` (opcode key 0x1a31), e.g. ``
     X_0x1a31 = 757,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@P1 HFMA2.BF16_V2.FTZ.SAT R91, R233.H0_H0, |cx[UR7] [0x7824].INVALID6|, -|R162|.H0_H0;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P5 HFMA2.BF16_V2.FTZ.SAT R58, -|R19|.H0_H0, -cx[UR42] [0x5788].INVALID6, R246.H0_H0 ;`
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@P0 HMUL2.FMZ.SAT R236, R103.reuse.F32, -|cx[UR51] [0x2f14].H1_H1| ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@!P1 HMUL2 R9, -R61.H0_H0, |cx[UR44] [0x880].H0_H0| ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P4 HFMA2.MMA.FMZ.RELU R94, R78, cx[UR62][0xe7c0], |R200|, P1 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P4 HFMA2.MMA.RELU R243, |R125|, |cx[UR41][0x1538]|, -|R225|, !P1 ;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P1 HFMA2.MMA R191, |R31|, cx[UR15][0x46e0], R146 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P6 HFMA2.MMA.INVALID3 R111, R146, cx[UR32][0x4c30], R172 ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `@P1 I2I.U16.S32.SAT R242, cx[UR14][0xf848] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `@!P0 I2I.U8.S32.SAT R144, cx[UR18][0xf44] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P2 I2IP.S2.S32.INVALID3 R30, R27, cx[UR24][0xa6d4], R26.???1 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P2 I2IP.U2.S32.INVALID3 R40, R110, cx[UR58][0x9058], R85.???2 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P1 I2IP.S4.S32.SAT R38, R51, cx[UR8][0x5d7c], R183.???3 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.U4.S32.SATRELU R226, R70.reuse, cx[UR56][0x1b94], R130.???0 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `I2IP.U8.S32.INVALID3 R93, R242.reuse, cx[UR6][0xfd90], R58.H1 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P1 I2IP.S8.S32 R19, R40, cx[UR60][0x6eec], R206.???3 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `F2FP.???3.PACK_AB.RS.REG_RS.7b R11, R217, cx[UR58][0x6820], R154 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P2 F2FP.RELU.???2.PACK_AB.RS.7b R23, R40, cx[UR0][0xa16c], R36 ;`
     F2FP_0x1a3e = 766,
-    /// `F2FP` (opcode key 0x1a3e), e.g. ``
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P6 F2FP.BF16.PACK_AB.RZ R88, R182, cx[UR4][0x4920] ;`
     X_0x1a3e = 767,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P4 F2FP.MERGE_C.RZ R197, cx[UR35][0x7ed4], R224 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P6 F2FP.SATFINITE.RELU.BF16.MERGE_C.RZ R72, cx[UR11][0x4cf8], R252.H1 ;`
     X_0x1a3e_2 = 768,
-    /// `HMNMX2` (opcode key 0x1a40), e.g. `@P5 HMNMX2.BF16_V2.FTZ.XORSIGN R201, -R10.F32, -|cx[UR18] [0x3048].F32|, !P2 ;`
+    /// `HMNMX2` (opcode key 0x1a40), e.g. ``
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `@!P4 F2IP.INVALID3.F32.RELU R146, R45, cx[UR45][0x7ed8], R181.reuse ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `F2IP.U8.F32.INVALID2.RELU R183, R33, cx[UR43][0x5a0c], R218.H1 ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@!P4 I2FP.F32.???3.INVALID2 R43, cx[UR12][0x6b08] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@!P3 I2FP.???7.U32.RZ R107, cx[UR37][0x257c] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP0 ULDC.S16 UR60, cx[UR5][0x4370] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@UP2 ULDC.U8 UR19, cx[UR32][0xd64f] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP0 ULDC.S8 UR43, c[0x2][UR62+-0x7399] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP5 ULDC.INVALID6 UR2, c[0x3][UR40+0x31d0] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@!P5 FLO.SH R104, P0, cx[UR13][0x9168] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@P1 FLO.U32 R46, P0, ~cx[URZ][0x2634] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@P4 BREV R125, cx[UR32][0x5cf0] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `@P5 BREV R114, cx[UR50][0x3b28] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@P0 FCHK P2, |R147|, -cx[UR30][0x2410] ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@!P6 FCHK P3, -R111, |cx[UR62][0x4e54]| ;`
     FCHK_0x1b02 = 777,
-    /// `(prints nothing)` (opcode key 0x1b04), e.g. ``
+    /// `F2F` (opcode key 0x1b04), e.g. `@!P3 F2F.F32.F16.RM R82, -|cx[UR32] [0x8930]| ;`
     X_0x1b04 = 778,
-    /// `F2F` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R149, -|cx[UR11][0xa7c8]| ;`
+    /// `F2F` (opcode key 0x1b04), e.g. ``
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.FTZ.S8.F16.TRUNC R63, cx[UR25] [0xdebc].H1 ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.S8.F16.CEIL R155, -|cx[UR24] [0x94c0].H1| ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P0 F2I.CEIL.NTZ R105, -cx[UR24][0xd9fc] ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P1 F2I.FTZ.U16.TRUNC.NTZ R235, cx[UR34][0x6868] ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.F16.U8.RM R3, cx[UR35] [0xa03c].B1 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.F16.S8 R103, cx[UR2] [0xf0].B1 ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.???0.U16.RM R15, cx[UR52] [0xb4a4].H1 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P6 I2F.???3.U16.RP R234, cx[UR4] [0x9dfc].INVALID2 ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.U32.RM R61, cx[UR33][0x5278] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P0 I2F.???0.RZ R46, cx[UR9][0x5704] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P0 FRND.FTZ.F16.CEIL R226, cx[UR6] [0x17b0].H1 ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@!PT FRND.FTZ.F16 R153, cx[UR30] [0x6c68].H1 ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `@!P4 FRND.TRUNC R237, -cx[UR30][0xee7c] ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P0 FRND R249, -cx[UR37][0x4304] ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P6 MUFU.COS R38, -cx[UR56][0x8d6c] ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P4 MUFU.INVALID10 R198, |cx[UR59][0x91f8]| ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@!P6 MUFU.SIN.F16 R155, -|cx[UR53] [0x7dd8].INVALID2| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P1 MUFU.TANH.F16 R222, |cx[UR14] [0xe978]| ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `@P1 POPC R237, cx[UR16][0xac28] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `POPC R76, cx[UR42][0x7dec] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P3 F2F.FTZ.F64.F16 R103, |cx[UR16] [0xdb20]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `F2F.FTZ.F64.F16.RP R166, cx[UR5] [0x7724] ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P3 F2F.F64.F32.RM R214, |cx[UR19][0xf40c]|;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P4 F2F.F64.F32 R65, -|cx[UR57][0x28c]| ;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.FTZ.F16.F64.RM R48, -cx[UR8][0xdc58] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.F16.F64.RM R225, cx[UR21][0x58e8] ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `F2I.FTZ.S64.F16.CEIL.NTZ R19, cx[UR52] [0xab78].INVALID3 ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.S64.F16.NTZ R109, cx[UR12] [0x1110].INVALID3 ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.U64.CEIL R140, -cx[UR25][0x9654] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.S64.CEIL.NTZ R228, cx[UR12][0xdec4] ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P6 F2I.U64.F64.FLOOR R62, |cx[UR43][0x7a10]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!PT F2I.U64.F64.NTZ R110, cx[UR0][0x4060] ;`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P4 F2I.U32.F64.TRUNC R241, -|cx[UR5][0xafa8]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.S16.F64.CEIL R29, -|cx[UR42][0xfe68]| ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.U8.RM R190, cx[UR31] [0x8a00].B2 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U8.RZ R187, cx[UR42] [0x51f0].B3 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.S16.RM R97, cx[UR2] [0x1a20].INVALID3 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.S16.RP R136, cx[UR8] [0x6914].INVALID2 ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `I2F.F64.U32.RM R50, cx[UR8][0xbbec] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.RZ R238, cx[UR50][0x7e18];`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P6 I2F.F64.S64.RM R129, cx[UR30][0x784c] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P3 I2F.F64.U64.RM R148, cx[UR10][0xbd70] ;`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F16.U64 R56, cx[UR52][0x2560] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P0 I2F.U64.RM R17, cx[UR46][0x80b4] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `@!PT FRND.???10.FLOOR R126, |cx[UR37][0xa3d4]| ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `FRND.???6.CEIL R223, cx[UR60][0x4f70] ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P6 WARPSYNC !P4, cx[UR4][0xb8b0] ;`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P0 WARPSYNC !PT, cx[UR51][0xae1c];`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `@!P5 JMP.INC.CONV !P0, UR39, c[0x13][-0x44f8] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `@!P1 JMP.INVALID3.INVALID0 P1, ~UR35, c[0x1b][-0x2140] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P3 RPCMOV.32 Rpc.HI, cx[UR20][0x6eb8] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P2 RPCMOV.32 Rpc.LO, cx[UR13][0xe2e4] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `@!PT RPCMOV.64 Rpc, cx[UR28][0x9e14] ;`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `RPCMOV.64 Rpc, cx[UR42][0xef30] ;`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@!P4 BMOV.32 ???50, cx[UR18][0x8020] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@!P2 BMOV.32 MEXITED, cx[UR21][0x8d40] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@P0 BMOV.64 ATEXIT_PC, cx[URZ][0xf044] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@P3 BMOV.64 ATEXIT_PC, cx[UR26][0x4680] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P1 NANOSLEEP.RAND.WARP !PT, cx[UR38][0xf3b4] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!P3 NANOSLEEP.WARP P0, cx[UR56][0xe688] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `@P2 P2R.B2 R28, PR, R30, UR6 ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@P0 P2R.B2 R210, PR, R191, UR41 ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@P4 R2P PR, R190, UR17 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@!P4 R2P PR, R80.B3, UR13 ;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@!P6 SEL R95, R111, UR32, P5 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@P4 SEL R183, R171, UR20, !P5 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@!P6 FSEL R3, |R245|, -|UR22|, !P6 ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `@P3 FSEL.FTZ R32, R6, UR35, !PT ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P3 FMNMX.FTZ.NAN.XORSIGN R45, -|R55|, |UR1|, P2 ;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ R100, -|R29|.reuse, |UR33|, !P1 ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@!P5 FSET.BF.GTU.INVALID3 R233, -R185, UR59, P2 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!P0 FSET.BF.LTU.FTZ.INVALID3 R81, |R18|, UR9, P6 ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P5 FSETP.F.FTZ.OR P6, P6, |R158|, UR39, !P1 ;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P3 FSETP.LEU.OR P5, P4, |R31|, |UR40|, P1 ;`
     FSETP_0x1c0b = 818,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@P5 ISETP.T.U32.AND.EX P2, P0, R206, UR53, !PT, !P3 ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@!P3 ISETP.EQ.XOR.EX P2, P6, R197, UR31, P3, P1 ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@!P1 IADD3.X R165, P4, P0, ~R82, ~UR1, ~R46, !P6, P5 ;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@!P3 IADD3.X R239, P3, R7, UR38, ~R124, !P2, !P6 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P1 LEA.X R155, P3, R187, UR14, 0x18, P2 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `LEA.X R240, P1, ~R118, UR48, 0xf, P5 ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P4 LEA.HI R167, P4, -R46, -UR7, R141.reuse, 0x1c ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P5 LEA.HI R153, P4, -R168, -UR55, R154, 0x14 ;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.HI.SX32 R81, P5, -R241, -UR46, 0x3 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P2 LEA.HI.SX32 R118, P4, R68, UR43, 0x15 ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.HI.X.SX32 R143, R192, ~UR57, 0x1b, !P4 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P4 LEA.HI.X.SX32 R208, P6, R120, ~UR33, 0x0, PT ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `@P2 LOP3.LUT.PAND P4, R135, R202, UR34, R9, 0xee, !P3 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `@P2 LOP3.LUT P3, R175, R141, UR35, R24, 0xb, !P3 ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@!P5 IABS R123, UR33 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@!P1 IABS R56, UR11 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P0 VABSDIFF R126, P4, R11, UR51, R139 ;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@P2 VABSDIFF.U32 R58, P1, R37, UR34, R179 ;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P0 VABSDIFF4 R75, P6, R87, UR24, R107 ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P4 VABSDIFF4.U8 R64, P5, R30, UR11, R158 ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `@P6 PRMT.ECL R236, R231, UR17, R253 ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@P0 PRMT.ECR R192, R116, UR58, R149 ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P4 IMNMX.U32 R254, R145, UR36, P2 ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!PT IMNMX R1, R43, UR0, PT ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@P5 SHF.L.S64 R0, R192, UR59, R165 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@!P2 SHF.R.W.U32.HI R98, R62, UR0, R94 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `SGXT R166, R208, UR9 ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@!PT SGXT.W.U32 R39, R211, UR30 ;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `BMSK R95, R221, UR60 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `BMSK R77, R132, UR22 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P6 PLOP3.LUT P2, P3, P0, UR52.SIGN, !P4, 0xd6, 0x23 ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P2 PLOP3.LUT P0, P2, P2, UR44.SIGN, P3, 0x9c, 0xb ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P3 PLOP3.LUT P1, P3, P5, UR42.SIGN, R40.SIGN, 0x80, 0xdc ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P6 PLOP3.LUT P6, P3, !P6, UR50.SIGN, R31.SIGN, 0xb7, 0x5f ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P6 PLOP3.LUT P6, PT, R96.SIGN, UR56.SIGN, R162.SIGN, 0x4f, 0xcd ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P3 PLOP3.LUT P4, P1, R235.SIGN, UR21.SIGN, R21.SIGN, 0x45, 0x61 ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@P3 FMUL.INVALID3.D8 R190, R24, -UR30 ;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@!P2 FMUL.INVALID3.D2.RP R214, -R53, -|UR44| ;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@P3 FFMA.RP R8, -|R22|, UR54, R178;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@P1 FFMA.INVALID3.RP.SAT R20, R116, UR35, -|R200|.reuse ;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@P3 IMAD.X R188, R235, UR23, R210, P6 ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@!P6 IMAD.X R165, R109, UR25, ~R167, !P6 ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P4 IMAD.WIDE R188, P2, R71, UR37, R2.reuse ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P6 IMAD.WIDE R41, P1, R121, UR49, R215 ;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@!P4 IMAD.WIDE.X R155, P6, R41, UR26, R31.reuse, !P1 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@P1 IMAD.WIDE.X R202, P3, R187, UR54, R128, !P0 ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P2 IDP.4A.S8.U8 R156, R254, UR5, R207 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P5 IDP.4A.U8.S8 R49, R68, UR23, -R52 ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!P0 IDP.2A.LO.S16.S8 R252, R248, UR27, R252 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@P6 IDP.2A.HI.S16.S8 R182, R158, UR14, R106 ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!PT IMAD.HI R238, P6, R94, UR10, -R18 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@P1 IMAD.HI.U32 R76, R183, UR35, -R65 ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI.U32.X R13, P6, R192, UR11, R125, !P4 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!PT IMAD.HI.X R45, P4, R103, UR0, ~R141, P3;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `@!P2 DMUL R228, -|R160|, -|UR15| ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `@P2 DMUL R159, |R221|, |UR26| ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@P2 DFMA.RZ R87, -R198, UR9, -|R46| ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P4 DFMA.RP R137, R42.reuse, -UR45, -R78.reuse ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P5 CLMAD.LO R142, R210, UR26, R108 ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P4 CLMAD.LO R28, R81, UR29, R15 ;`
     CLMAD_0x1c2c = 853,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@!P1 HFMA2.BF16_V2.RELU R31, -R73.H0_H0, -|UR38.INVALID5|, -|R72|.F32 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P5 HFMA2.BF16_V2.FMZ.RELU R54, |R239|, UR26.F32, |R62|, P0 ;`
     X_0x1c31 = 854,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@P2 HFMA2.BF16_V2.INVALID3.SAT R9, R43.reuse.F32, |UR23.INVALID6|, |R70|.F32 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@!PT HFMA2.INVALID3.SAT R94, |R20|, UR39.INVALID6, -R223.F32 ;`
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P2 HMUL2.F32.FTZ R182, R19.F32, -|UR42.H1_H1|;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P4 HMUL2.F32.INVALID3.SAT R214, -|R101|.H0_H0, -|UR21.H0_H0| ;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P5 HFMA2.MMA.RELU R168, |R227|, -|UR57|, |R60|, !P1 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P3 HFMA2.MMA.FTZ.RELU R148, |R18|, |UR0|, -R53, P2 ;`
     HFMA2_0x1c35 = 857,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P1 HFMA2.MMA.INVALID3 R206, -|R45|, -|UR29|, |R79| ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P6 HFMA2.MMA.SAT R17, -|R23|.reuse, -|UR28|, -|R112| ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@!P2 I2I.U16.S32.SAT R90, UR24 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@P1 I2I.U16.S32.SAT R27, UR20 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.SAT R52, R179.reuse, UR46, R89.???1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P6 I2IP.S2.S32 R249, R133, UR21, R26.???2 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!PT I2IP.S4.S32 R169, R161, UR59, R12.24 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U4.S32 R26, R73, UR26, R248.24 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P3 I2IP.U8.S32 R227, RZ, UR51, R113.H1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.S16.S32.SATRELU R21, R248, UR17, R111 ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@P2 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.REG_RS.LTN25 R12, R26, UR58, R75.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P4 F2FP.???3.MERGE_C.RS.7b R230, R210.reuse, UR23, R60.H1 ;`
     F2FP_0x1c3e = 863,
     /// `F2FP` (opcode key 0x1c3e), e.g. ``
     X_0x1c3e = 864,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@P6 F2FP.SATFINITE.BF16.MERGE_C R156, UR42, R125.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P2 F2FP.RELU.MERGE_C R131, UR41, R209.H1 ;`
     X_0x1c3e_2 = 865,
-    /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P2 HMNMX2.FTZ.XORSIGN R21, R58, UR56.H0_H0, !P1 ;`
+    /// `HMNMX2` (opcode key 0x1c40), e.g. `@P6 HMNMX2.FTZ.NAN.XORSIGN R217, |R67|.H0_H0, |UR51.H1_H1|, !P0 ;`
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `F2IP.S8.F32.TRUNC R220, R229, UR5, R250.H1 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `@!P6 F2IP.INVALID2.F32.TRUNC R135, R98, UR61, R76 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `@P0 I2FP.???7.U32.INVALID2 R20, UR25 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `I2FP.???4.???6.INVALID2 R188, UR45 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP2 UP2UR.B1 UR18, UPR, UR56, UR3 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP4 UP2UR.B1 UR18, UPR, UR39, UR2 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP4 UR2UP UPR, UR0.B2, UR34 ;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@UP1 UR2UP UPR, UR22.B2, UR5 ;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP2 UCLEA UR4, UP3, UR58, UR34, 0x4 ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR11, UPT, UR13, UR61, 0xc ;`
     UCLEA_0x1cbc = 873,
-    /// `FLO` (opcode key 0x1d00), e.g. `@!PT FLO.U32.SH R80, P5, ~UR5 ;`
+    /// `FLO` (opcode key 0x1d00), e.g. `@P5 FLO.SH R152, P2, ~UR39 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@!PT BREV R78, UR61 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@!P5 BREV R127, UR51 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@P4 FCHK P4, |R66|, |UR19| ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@P4 FCHK PT, -|R9|, -UR39 ;`
     FCHK_0x1d02 = 876,
-    /// `(prints nothing)` (opcode key 0x1d04), e.g. ``
+    /// `F2F` (opcode key 0x1d04), e.g. ``
     X_0x1d04 = 877,
-    /// `F2F` (opcode key 0x1d04), e.g. `@!P5 F2F.FTZ.F16.F32.RP R67, -|UR1| ;`
+    /// `F2F` (opcode key 0x1d04), e.g. ``
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P1 F2I.FTZ.S8.F16 R124, UR32 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@!P2 F2I.FTZ.???7.F16.TRUNC.NTZ R112, -|UR1.INVALID3| ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P6 F2I.U16.TRUNC.NTZ R72, -UR40 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P0 F2I.FTZ.TRUNC.NTZ R145, -UR34 ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???3.S8.RP R143, UR34.B1;`
+    /// `I2F` (opcode key 0x1d06), e.g. `I2F.???0.U8.RP R192, UR31 ;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!P1 I2F.???3.S16.RM R146, UR40.H1 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P4 I2F.???0.U16.RZ R112, UR60.INVALID2 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???0.RZ R18, UR36 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P1 I2F.F16 R106, UR15 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.F16 R243, UR14.INVALID2 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P4 FRND.F16.FLOOR R64, -UR58.INVALID2 ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P5 FRND.FLOOR R140, -|UR12| ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P2 FRND.CEIL R190, |UR46| ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P0 MUFU.RCP64H R209, -UR47 ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P3 MUFU.INVALID11 R87, UR41 ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@!P3 MUFU.RSQ.F16 R183, -|UR39.INVALID3| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!P5 MUFU.RSQ.F16 R104, |UR21| ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P5 F2F.FTZ.F64.F16.RM R60, -|UR20.INVALID3| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P6 F2F.F64.F16.RP R117, -UR20 ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P3 F2F.F64.F32 R23, -|UR48| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P3 F2F.FTZ.F64.F32 R150, -|UR61| ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P4 F2F.F16.F64.RP R118, -|UR40| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P4 F2F.F16.F64 R97, UR22 ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.S64.F16.CEIL R164, -|UR55.INVALID2| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.S64.F16.CEIL R104, -UR55 ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.U64.FLOOR R168, |UR41| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P5 F2I.FTZ.U64.CEIL.NTZ R131, -UR57 ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.U64.F64.NTZ R91, -UR47 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `F2I.U64.F64.CEIL R215, -|UR1| ;`
     F2I_0x1d11_3 = 894,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.U8.F64.FLOOR.NTZ R41, -|UR9| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `F2I.S8.F64.FLOOR.NTZ R65, UR49 ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P5 I2F.F64.U8.RZ R205, UR13.B1 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P4 I2F.F64.U8.RP R119, UR44.B1 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P5 I2F.F64.S16 R165, UR31.INVALID2 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U16.RM R3, UR21 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.U32.RP R207, UR4 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P5 I2F.F64.U32.RP R198, UR15 ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64.S64.RP R100, UR61 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P2 I2F.F64.S64.RP R53, UR11 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P3 I2F.F16.U64.RP R154, UR35 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F16.S64.RM R140, UR1 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@P1 FRND.???0 R19, URZ ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@P3 FRND.FTZ.???7.CEIL R86, -UR48 ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@!P6 OUT.EMIT_THEN_CUT R192, R225, UR59 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@!P0 OUT.???0 R250, R122, UR22 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P2 WARPSYNC P2, UR37 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P0 WARPSYNC !P4, UR15 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `RPCMOV.32 Rpc.HI, UR34 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P0 RPCMOV.32 Rpc.HI, UR57 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P3 RPCMOV.64 Rpc, UR17 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@!P3 RPCMOV.64 Rpc, UR13 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!P6 BMOV.32 ???44, UR2 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!P2 BMOV.32.PQUAD ???62, UR20 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@!P2 BMOV.64 ATEXIT_PC, UR47 ;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@!PT BMOV.64 ATEXIT_PC, UR58 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P5 NANOSLEEP P5, UR18 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P3 NANOSLEEP P4, UR29 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@P6 CCTL.E.???7.RS [UR62] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P2 CCTL.C.PF2 [UR3] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@P0 CCTL.E.???7.???8 [R44+UR34] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P2 CCTL.???7.DML2 [R236+UR22] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@P0 CCTLL.???14 [UR21] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P2 CCTLL.???12 [UR27] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P5 CCTLL.???11 [R137+UR24] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@P6 CCTLL.???13 [R120+UR11] ;`
     CCTLL_0x1d90_2 = 913,
-    /// `CCTLT` (opcode key 0x1d91), e.g. `@!P4 CCTLT.???2 UR4 ;`
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@P2 CCTLT.???3 UR23 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P2 LDGSTS.E.BYPASS.EU.LTC256B.64.ZFILL.CONSTANT.CTA.PRIVATE [R102+UR32+0x6d5e5], [R110.64+0x74], !P5 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P2 LDGSTS.E.BYPASS.INVALID6.ZFILL.CONSTANT.CTA [R139+UR42+0x37bf7], [R29.64+-0xab], !P3 ;`
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P5 LDGSTS.E.BYPASS.INVALID7.128.ZFILL.CONSTANT [R162+UR42+-0x2b8a], [R154.64+-0x4bc], !P5 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P0 LDGSTS.E.BYPASS.NA.LTC64B.ZFILL.CONSTANT.VC.PRIVATE [R247+UR4+0x2dcd7], [R156.64+0x5db], !PT ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P4 VABSDIFF R38, P5, R216, R175, UR28 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P1 VABSDIFF.U32 R102, R84, R229, UR48 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!PT VABSDIFF4.ACC R109, P3, R49, R101, UR59 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P6 VABSDIFF4.U8.ACC R128, R31, R138, UR32 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@!P3 PRMT.RC16 R103, R83.reuse, R148.reuse, UR42 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@P5 PRMT.B4E R92, R38, R121, UR41 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `@!P2 SHF.R.S64.HI R144, R198, R69, UR35 ;`
+    /// `SHF` (opcode key 0x1e19), e.g. `@P3 SHF.L.W.S64 R243, R32, R42, UR13 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@P4 FADD.RP R54, -|R136|.reuse, UR55 ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@!P2 FADD.FTZ.RM R230, -|R202|.reuse, UR38 ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `FFMA.FMZ.RP.SAT R186, R244, R95, |UR55| ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `@!P0 FFMA.FMZ R142, R29, |R129|, |UR16| ;`
     FFMA_0x1e23 = 922,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@P5 IMAD.X R189, R61, R181, UR12, !P4 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@P3 IMAD.U32.X R50, R105.reuse, R87, ~UR19, !P0 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@P6 IMAD.WIDE R8, R145, R106, UR21 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@P3 IMAD.WIDE.U32 R39, R161.reuse, R92.reuse, -UR59 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!PT IMAD.WIDE.X R90, P0, R175, R162, UR35, P3 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P1 IMAD.WIDE.X R93, P3, R248, R177, ~UR28, P6 ;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P2 IMAD.HI.U32 R23, P1, R65, R229, -UR21 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P4 IMAD.HI R241, P5, R93, R105, -UR47 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI.U32.X R153, R201.reuse, R37, ~UR25, !P3 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P1 IMAD.HI.U32.X R124, P6, R217, R190, UR28, PT ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@!P0 DADD.RM R78, -|R102|, UR40 ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `@P0 DADD R0, -R229, UR39 ;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@P3 DSETP.GE.OR PT, P0, -|R150|, -|UR56|, P2 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@P6 DSETP.GT.XOR PT, P0, -R125.reuse, -UR36, !P4 ;`
     DSETP_0x1e2a = 930,
-    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA.RP R83, |R147|, -|R225|, UR57 ;`
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P1 DFMA R109, R217, R128, -|UR7| ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P0 CLMAD.HI R99, RZ, R24.reuse, UR47 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P3 CLMAD.LO R91, R107, R55, UR44 ;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.FTZ R57, R55.H0_H0, |UR7.H1_H1| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P2 HADD2 R53, |R26|.H1_H1, -|UR34.F32| ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P5 HADD2.F32 R192, -R192.F32, -|UR34.F32| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P1 HADD2.F32 R148, -R49.F32, UR37.H0_H0 ;`
     HADD2_0x1e30_2 = 934,
-    /// `HFMA2` (opcode key 0x1e31), e.g. `@P5 HFMA2.BF16_V2.RELU R119, |R223|.F32, R198.H0_NH1, -UR61.H0_H0, !P4 ;`
-    X_0x1e31 = 935,
     /// `HFMA2` (opcode key 0x1e31), e.g. ``
+    X_0x1e31 = 935,
+    /// `HFMA2` (opcode key 0x1e31), e.g. `HFMA2.F32.INVALID3.SAT R32, R48.H0_H0, -R12.INVALID7, UR13.H0_H0 ;`
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@P4 HSET2.BF.LTU.XOR R55, -|R223|.F32, |UR49|, !P5 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@!PT HSET2.GEU.FTZ.INVALID3 R184, -|R119|.H0_H0, -|UR21.H1_H1|, P4 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@P6 HSETP2.GEU.FTZ.INVALID3 P1, PT, |R111|, -UR15.H1_H1, P5 ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@P6 HSETP2.NE.FTZ.XOR P5, P5, -R243.H1_H1, UR28, !P1 ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P2 HFMA2.MMA.FTZ.RELU R132, |R14|, -R164, URZ, !P3 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R196, R166.reuse, R12.reuse, |UR10|, P3 ;`
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P1 HFMA2.MMA.FMZ.SAT R43, |R1|, R84, -UR2 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@P1 HFMA2.MMA.FMZ R55, |R164|, -|R68|, |UR30| ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P2 F2FP.SATFINITE.RELU.PACK_AB.RS.REG_RS R199, R93, R175, UR43.H1 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.RELU.???3.PACK_AB.RS.REG_RS.10b.LTN25 R73, R239, R189, UR46.H1 ;`
     F2FP_0x1e3e = 941,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P1 F2FP.RELU.BF16.???0 R168, R86, UR49.H1 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P1 F2FP.SATFINITE.RELU.INVALID3.???0 R175, R250, UR61 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `@P1 F2IP.S8.F32.TRUNC.NTZ R99, R224, R93, UR17 ;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `@P4 F2IP.U8.F32.INVALID2.RELU R174, R137, R202, UR38;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!P4 TEX.INVALID6.NDV R80, R54, R178, R50, UR58, 0x40, CUBE, 0x8 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P1 TEX.F16.RZ.LB.AOFFI.DC.NA.NDV P5, R138, R75, R254, R248, UR42, 0xd1, ARRAY_2D, 0x0 ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!P2 TEX.SCR.INVALID3.INVALID7.AOFFI.INVALID7.NODEP P3, R56, R7, R56, R221, UR21, 0x57, 1D, 0xe ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P4 TEX.SCR.LC.INVALID7.NODEP P1, R101, R55, R221, R247, UR54, 0xc4, 2D, 0xd ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@P6 TLD4.G.INVALID3.INVALID3.DC.EF.NODEP P5, R17, R77, R121, R136, UR13, 0x39, 2D ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!PT TLD4.R.F16.RN.DC.INVALID6.NODEP P0, R164, R204, R161, R84, UR2, 0x0, CUBE, 0x8 ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P6 TLD4.SCR.A.F16.RZ.INVALID3.NA P1, R206, R66, R51, R174, UR51, 0x6a, 2D, 0x3 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!P1 TLD4.SCR.A.DC.INVALID6.NODEP P1, R179, R235, R205, R142, UR29, 0x9e, 2D, 0x1 ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P2 TLD.INVALID3.INVALID2.AOFFI.INVALID6 P6, R113, R250, R201, R232, UR6, 0x2c, 2D ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@P0 TLD.F16.RZ.INVALID0.EL.CL P2, R142, R52, R14, R24, UR12, 0x3d, ARRAY_2D, 0x1 ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `@P3 TLD.SCR.INVALID3.INVALID2.AOFFI.INVALID6.MS.CL P4, R11, R169, R64, R102, UR7, 0xb1, 3D, 0x8 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P5 TLD.SCR.F16.RN.INVALID6.AOFFI.EF P0, R230, R241, R211, R190, UR28, 0xf3, ARRAY_2D ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@P3 TMML.LOD.NODEP R193, R170, R211, R85, UR45, 0x21, ARRAY_2D, 0xc ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@!P0 TMML.LOD.NDV R16, R193, R163, R196, UR23, 0x5, ARRAY_1D ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@P6 TXD.F16.RN.AOFFI.INVALID7 P1, R169, R112, R28, R211, UR22, 0xab, INVALID2 ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@P5 TXD.F16.RN P1, R184, R145, R67, R123, UR13, 0x65, INVALID3, 0x2 ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P2 TXQ.NODEP R92, R93, R30, TEX_HEADER_TEXTURE_TYPE, UR10, 0x59, 0x9 ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P4 TXQ R117, RZ, R108, TEX_HEADER_DIMENSION, UR33, 0x2a, 0x6 ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P6 FOOTPRINT.TEX.NDV.NODEP P4, R36, R88, R215, R76, UR39, 0xac, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P2 FOOTPRINT.TEX.LL.NODEP R110, R216, R1, R176, UR16, 0x32, 2D ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.SCR.???1.LB P4, R34, R226, R193, R211, UR59, 0xa9, INVALID3 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P4 FOOTPRINT.SCR.TEX.INVALID7 P1, R125, R38, R22, R48, UR58, 0x80, 3D ;`
     FOOTPRINT_0x1f74_2 = 956,
     /// `ATOM` (opcode key 0x1f8a)
     ATOM_0x1f8a = 957,
@@ -1939,27 +1939,27 @@ pub enum ClassId {
     ATOMS_0x1f8c = 961,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
     ATOMS_0x1f8c_2 = 962,
-    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P2 SUATOM.D.1D.ADD.EF.S64.CONSTANT.SM.PRIVATE.TRAP P3, R203, [R217], R233, UR38, 0x1a ;`
+    /// `SUATOM` (opcode key 0x1f93)
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.BA.2D.CAS.EF.INVALID4.CONSTANT.CTA P5, R59, [R31], R164, UR28, 0x3d ;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@!P2 SUATOM.D.3D.CAS.EF.INVALID7.CONSTANT.GPU.TRAP P1, R210, [R32], R203, UR49, 0xaa;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `@P1 SULD.P.INVALID7.EF.CONSTANT.INVALID7.TRAP P4, R128, [R253], UR6, 0x18 ;`
+    /// `SULD` (opcode key 0x1f97), e.g. `SULD.P.INVALID6.EF.CONSTANT.PRIVATE.INVALID3 P1, R185, [R160], UR14, 0x78 ;`
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `@!P6 SULD.D.BA.1D.EF.S8.CONSTANT.VC.PRIVATE.INVALID3 P5, R5, [R197], URZ, 0x67 ;`
+    /// `SULD` (opcode key 0x1f99), e.g. `@P2 SULD.D.BA.1D.EF.MMIO.SYS.TRAP P0, R217, [R48], UR0, 0xc1 ;`
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `@!PT SUST.P.1D.INVALID7.STRONG.GPU.PRIVATE.INVALID5 [R251], R224, UR19, 0x9e ;`
+    /// `SUST` (opcode key 0x1f9b), e.g. `@P2 SUST.P.1D_ARRAY.INVALID7.STRONG.GPU.PRIVATE.INVALID2.TRAP [R247], R241, UR3, 0xba ;`
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@!P3 SUST.D.1D_BUFFER.INVALID7.U8.STRONG.SM [R226], R97, UR2, 0x66 ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@P1 SUST.D.BA.INVALID6.INVALID7.64.MMIO.GPU.IGN [R25], R53, UR14, 0x87 ;`
     SUST_0x1f9d = 968,
     /// `SURED` (opcode key 0x1f9f)
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P0 LDGSTS.E.BYPASS.64.ZFILL.MMIO.VC [R254+0x5f0e7], [R25.U32+UR32+0x6dc] ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P5 LDGSTS.E.EL.LTC256B.128.ZFILL.MMIO.SM [R252+0x1aa9e], [R216.U32+UR44+0x33b], P6 ;`
     LDGSTS_0x1fae = 970,
     /// `LDGSTS` (opcode key 0x1fae)
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P1 SUQUERY.BA.3D P4, R217, [R41], COMP_STATUS, UR44, 0xf7 ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@!P1 SUQUERY.1D_ARRAY P1, R223, [R122], ???1, UR56, 0x1c ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [
@@ -2030,8 +2030,8 @@ static NAMES: [&str; 974usize] = [
     "X_0x023c",
     "X_0x023c_2",
     "BMMA_0x023d",
-    "X_0x023e",
     "F2FP_0x023e",
+    "X_0x023e",
     "X_0x023e_2",
     "DMMA_0x023f",
     "X_0x0240",
@@ -2043,8 +2043,8 @@ static NAMES: [&str; 974usize] = [
     "FLO_0x0300",
     "BREV_0x0301",
     "FCHK_0x0302",
-    "F2F_0x0304",
     "X_0x0304",
+    "X_0x0304_2",
     "F2I_0x0305",
     "F2I_0x0305_2",
     "I2F_0x0306",
@@ -2989,7 +2989,7 @@ static MNEMONICS: [&str; 974usize] = [
     "CLMAD",
     "HADD2",
     "HADD2",
-    "",
+    "HFMA2",
     "HFMA2",
     "HMUL2",
     "HSET2",
@@ -3144,14 +3144,14 @@ static MNEMONICS: [&str; 974usize] = [
     "DFMA",
     "HADD2",
     "HADD2",
-    "",
-    "",
+    "HFMA2",
+    "HFMA2",
     "HSET2",
     "HSETP2",
     "HFMA2",
     "HFMA2",
     "F2FP",
-    "",
+    "F2FP",
     "F2IP",
     "BAR",
     "BAR",
@@ -3255,7 +3255,7 @@ static MNEMONICS: [&str; 974usize] = [
     "F2FP",
     "F2FP",
     "F2FP",
-    "",
+    "HMNMX2",
     "F2IP",
     "I2FP",
     "I2FP",
@@ -3416,7 +3416,7 @@ static MNEMONICS: [&str; 974usize] = [
     "FLO",
     "BREV",
     "FCHK",
-    "",
+    "F2F",
     "F2F",
     "F2I",
     "F2I",
@@ -3565,7 +3565,7 @@ static MNEMONICS: [&str; 974usize] = [
     "CLMAD",
     "HADD2",
     "HADD2",
-    "",
+    "HFMA2",
     "HFMA2",
     "HSET2",
     "HSETP2",
@@ -3696,7 +3696,7 @@ static MNEMONICS: [&str; 974usize] = [
     "DMUL",
     "DFMA",
     "CLMAD",
-    "",
+    "HFMA2",
     "HFMA2",
     "HMUL2",
     "HFMA2",
@@ -3717,7 +3717,7 @@ static MNEMONICS: [&str; 974usize] = [
     "FLO",
     "BREV",
     "FCHK",
-    "",
+    "F2F",
     "F2F",
     "F2I",
     "F2I",
@@ -3816,7 +3816,7 @@ static MNEMONICS: [&str; 974usize] = [
     "FLO",
     "BREV",
     "FCHK",
-    "",
+    "F2F",
     "F2F",
     "F2I",
     "F2I",
@@ -4074,8 +4074,8 @@ impl ClassId {
         ClassId::X_0x023c,
         ClassId::X_0x023c_2,
         ClassId::BMMA_0x023d,
-        ClassId::X_0x023e,
         ClassId::F2FP_0x023e,
+        ClassId::X_0x023e,
         ClassId::X_0x023e_2,
         ClassId::DMMA_0x023f,
         ClassId::X_0x0240,
@@ -4087,8 +4087,8 @@ impl ClassId {
         ClassId::FLO_0x0300,
         ClassId::BREV_0x0301,
         ClassId::FCHK_0x0302,
-        ClassId::F2F_0x0304,
         ClassId::X_0x0304,
+        ClassId::X_0x0304_2,
         ClassId::F2I_0x0305,
         ClassId::F2I_0x0305_2,
         ClassId::I2F_0x0306,

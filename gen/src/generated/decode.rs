@@ -204,11 +204,11 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         }
         OPCODE_023D => accept_BMMA_0x023d(w),
         OPCODE_023E => {
-            if w.0 & 0x3c0000000000000000000 == 0x0 {
-                accept_X_0x023e(w)
-            } else if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
+            if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x023e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+            } else if w.0 & 0x240000000000000000000 == 0x0 {
+                accept_X_0x023e(w)
+            } else if w.0 & 0x240000000000000000000 == 0x40000000000000000000 {
                 accept_X_0x023e_2(w)
             } else {
                 Err(None)
@@ -232,10 +232,10 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_0301 => accept_BREV_0x0301(w),
         OPCODE_0302 => accept_FCHK_0x0302(w),
         OPCODE_0304 => {
-            if w.0 & 0x7038000000000000000000 == 0x1010000000000000000000 {
-                accept_F2F_0x0304(w)
-            } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
+            if w.0 & 0x2038000000000000000000 == 0x10000000000000000000 {
                 accept_X_0x0304(w)
+            } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
+                accept_X_0x0304_2(w)
             } else {
                 Err(None)
             }
@@ -284,7 +284,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
                 accept_F2F_0x0310(w)
             } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
                 accept_F2F_0x0310_2(w)
-            } else if w.0 & 0x7038000000000000000000 == 0x3010000000000000000000 {
+            } else if w.0 & 0x7020000000000000000000 == 0x3000000000000000000000 {
                 accept_F2F_0x0310_3(w)
             } else {
                 Err(None)
@@ -734,7 +734,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_043E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x043e(w)
-            } else if w.0 & 0x380000000000000000000 == 0x0 {
+            } else if w.0 & 0x200000000000000000000 == 0x0 {
                 accept_X_0x043e(w)
             } else {
                 Err(None)
@@ -847,7 +847,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_063E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x063e(w)
-            } else if w.0 & 0x380000000000000000000 == 0x0 {
+            } else if w.0 & 0x200000000000000000000 == 0x0 {
                 accept_X_0x063e(w)
             } else {
                 Err(None)
@@ -1012,9 +1012,9 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_083E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x083e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+            } else if w.0 & 0x240000000000000000000 == 0x0 {
                 accept_X_0x083e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+            } else if w.0 & 0x240000000000000000000 == 0x40000000000000000000 {
                 accept_X_0x083e_2(w)
             } else {
                 Err(None)
@@ -1079,7 +1079,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
                 accept_F2F_0x0910(w)
             } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
                 accept_F2F_0x0910_2(w)
-            } else if w.0 & 0x7038000000000000000000 == 0x3010000000000000000000 {
+            } else if w.0 & 0x7020000000000000000000 == 0x3000000000000000000000 {
                 accept_F2F_0x0910_3(w)
             } else {
                 Err(None)
@@ -1542,7 +1542,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_0A3E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x0a3e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+            } else if w.0 & 0x240000000000000000000 == 0x0 {
                 accept_X_0x0a3e(w)
             } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
                 accept_X_0x0a3e_2(w)
@@ -1558,7 +1558,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_0B01 => accept_BREV_0x0b01(w),
         OPCODE_0B02 => accept_FCHK_0x0b02(w),
         OPCODE_0B04 => {
-            if w.0 & 0x7038000000000000000000 == 0x4010000000000000000000 {
+            if w.0 & 0x2038000000000000000000 == 0x10000000000000000000 {
                 accept_X_0x0b04(w)
             } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
                 accept_X_0x0b04_2(w)
@@ -2102,7 +2102,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_163E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x163e(w)
-            } else if w.0 & 0x380000000000000000000 == 0x0 {
+            } else if w.0 & 0x200000000000000000000 == 0x0 {
                 accept_X_0x163e(w)
             } else {
                 Err(None)
@@ -2536,9 +2536,9 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_1A3E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x1a3e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+            } else if w.0 & 0x240000000000000000000 == 0x0 {
                 accept_X_0x1a3e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x1c0000000000000000000 {
+            } else if w.0 & 0x240000000000000000000 == 0x40000000000000000000 {
                 accept_X_0x1a3e_2(w)
             } else {
                 Err(None)
@@ -2554,7 +2554,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_1B01 => accept_BREV_0x1b01(w),
         OPCODE_1B02 => accept_FCHK_0x1b02(w),
         OPCODE_1B04 => {
-            if w.0 & 0x7038000000000000000000 == 0x4010000000000000000000 {
+            if w.0 & 0x2038000000000000000000 == 0x10000000000000000000 {
                 accept_X_0x1b04(w)
             } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
                 accept_X_0x1b04_2(w)
@@ -2606,7 +2606,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
                 accept_F2F_0x1b10(w)
             } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
                 accept_F2F_0x1b10_2(w)
-            } else if w.0 & 0x7038000000000000000000 == 0x3008000000000000000000 {
+            } else if w.0 & 0x7020000000000000000000 == 0x3000000000000000000000 {
                 accept_F2F_0x1b10_3(w)
             } else {
                 Err(None)
@@ -2815,9 +2815,9 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_1C3E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x1c3e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x0 {
+            } else if w.0 & 0x240000000000000000000 == 0x0 {
                 accept_X_0x1c3e(w)
-            } else if w.0 & 0x3c0000000000000000000 == 0x40000000000000000000 {
+            } else if w.0 & 0x240000000000000000000 == 0x40000000000000000000 {
                 accept_X_0x1c3e_2(w)
             } else {
                 Err(None)
@@ -2835,7 +2835,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_1D01 => accept_BREV_0x1d01(w),
         OPCODE_1D02 => accept_FCHK_0x1d02(w),
         OPCODE_1D04 => {
-            if w.0 & 0x7038000000000000000000 == 0x4010000000000000000000 {
+            if w.0 & 0x2038000000000000000000 == 0x10000000000000000000 {
                 accept_X_0x1d04(w)
             } else if w.0 & 0x7010000000000000000000 == 0x2000000000000000000000 {
                 accept_X_0x1d04_2(w)
@@ -2887,7 +2887,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
                 accept_F2F_0x1d10(w)
             } else if w.0 & 0x7038000000000000000000 == 0x2018000000000000000000 {
                 accept_F2F_0x1d10_2(w)
-            } else if w.0 & 0x7038000000000000000000 == 0x3008000000000000000000 {
+            } else if w.0 & 0x7020000000000000000000 == 0x3000000000000000000000 {
                 accept_F2F_0x1d10_3(w)
             } else {
                 Err(None)
@@ -3067,7 +3067,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         OPCODE_1E3E => {
             if w.0 & 0x380000000000000000000 == 0x200000000000000000000 {
                 accept_F2FP_0x1e3e(w)
-            } else if w.0 & 0x380000000000000000000 == 0x0 {
+            } else if w.0 & 0x200000000000000000000 == 0x0 {
                 accept_X_0x1e3e(w)
             } else {
                 Err(None)
@@ -4501,7 +4501,7 @@ fn accept_IMMA_0x0237(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x0237(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x200000000000000000000 == 0x0 {
+    if w.0 & 0x200000000000000000000 == 0x200000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -4689,27 +4689,6 @@ fn accept_BMMA_0x023d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     }
 }
 #[inline(always)]
-fn accept_X_0x023e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
-            Ok((ClassId::X_0x023e, 0))
-        } else {
-            Err(Some(ClassId::X_0x023e))
-        };
-    }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
-        Ok((ClassId::X_0x023e, 1))
-    } else {
-        Err(Some(ClassId::X_0x023e))
-    }
-}
-#[inline(always)]
 fn accept_F2FP_0x023e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
@@ -4721,21 +4700,54 @@ fn accept_F2FP_0x023e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     }
 }
 #[inline(always)]
+fn accept_X_0x023e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x023e, 0))
+        } else {
+            Err(Some(ClassId::X_0x023e))
+        };
+    }
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x023e, 1))
+    } else {
+        Err(Some(ClassId::X_0x023e))
+    }
+}
+#[inline(always)]
 fn accept_X_0x023e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x023e_2, 0))
         } else {
             Err(Some(ClassId::X_0x023e_2))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_2[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x023e_2, 1))
     } else {
         Err(Some(ClassId::X_0x023e_2))
@@ -4862,21 +4874,10 @@ fn accept_FCHK_0x0302(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     }
 }
 #[inline(always)]
-fn accept_F2F_0x0304(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
-        Ok((ClassId::F2F_0x0304, 0))
-    } else {
-        Err(Some(ClassId::F2F_0x0304))
-    }
-}
-#[inline(always)]
 fn accept_X_0x0304(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x28000000000000000000 == 0x28000000000000000000 {
-        return if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1
-            != 0
+    if w.0 & 0x1000000000000000000000 == 0x1000000000000000000000 {
+        return if ((0xffff00 as u128)
+            >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
             && {
                 let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
                 (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -4887,7 +4888,8 @@ fn accept_X_0x0304(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x0304))
         };
     }
-    if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1 != 0
+    if ((0xffff00 as u128)
+        >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
         && {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -4896,6 +4898,32 @@ fn accept_X_0x0304(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
         Ok((ClassId::X_0x0304, 1))
     } else {
         Err(Some(ClassId::X_0x0304))
+    }
+}
+#[inline(always)]
+fn accept_X_0x0304_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x28000000000000000000 == 0x28000000000000000000 {
+        return if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1
+            != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x0304_2, 0))
+        } else {
+            Err(Some(ClassId::X_0x0304_2))
+        };
+    }
+    if ((0xeeeeeeee as u128) >> (w.bits(75, 1) | (w.bits(77, 4) << 1))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x0304_2, 1))
+    } else {
+        Err(Some(ClassId::X_0x0304_2))
     }
 }
 #[inline(always)]
@@ -5032,10 +5060,12 @@ fn accept_F2F_0x0310_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_F2F_0x0310_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0x66666666 as u128) >> (w.bits(75, 2) | (w.bits(78, 3) << 2))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::F2F_0x0310_3, 0))
     } else {
         Err(Some(ClassId::F2F_0x0310_3))
@@ -6423,19 +6453,25 @@ fn accept_F2FP_0x043e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x043e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xffff00000000ffffffff00000000ffff as u128)
+            >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x043e, 0))
         } else {
             Err(Some(ClassId::X_0x043e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xffff00000000ffffffff00000000ffff as u128)
+        >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x043e, 1))
     } else {
         Err(Some(ClassId::X_0x043e))
@@ -6880,19 +6916,25 @@ fn accept_F2FP_0x063e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x063e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xffff00000000ffffffff00000000ffff as u128)
+            >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x063e, 0))
         } else {
             Err(Some(ClassId::X_0x063e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xffff00000000ffffffff00000000ffff as u128)
+        >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x063e, 1))
     } else {
         Err(Some(ClassId::X_0x063e))
@@ -7395,7 +7437,7 @@ fn accept_FFMA_0x0823(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xc1f00000000 == 0x200000000 {
+    if w.0 & 0xdf00000000 == 0x200000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7405,7 +7447,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xe00000000 {
+    if w.0 & 0xdf00000000 == 0x1400000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7415,7 +7457,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x1c00000000 {
+    if w.0 & 0xdf00000000 == 0x8100000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7425,7 +7467,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xd00000000 {
+    if w.0 & 0xdf00000000 == 0x1800000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7435,7 +7477,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xa00000000 {
+    if w.0 & 0xdf00000000 == 0x4a00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7445,7 +7487,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x41400000000 {
+    if w.0 & 0xdf00000000 == 0xc200000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7455,7 +7497,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x41700000000 {
+    if w.0 & 0xdf00000000 == 0xd900000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7465,7 +7507,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x41500000000 {
+    if w.0 & 0xdf00000000 == 0x1e00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7475,7 +7517,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x40c00000000 {
+    if w.0 & 0xdf00000000 == 0x5800000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7485,7 +7527,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x41d00000000 {
+    if w.0 & 0xdf00000000 == 0xc500000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7495,7 +7537,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x40300000000 {
+    if w.0 & 0xdf00000000 == 0xd200000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7505,7 +7547,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xc0b00000000 {
+    if w.0 & 0xdf00000000 == 0x8500000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7515,7 +7557,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xc1400000000 {
+    if w.0 & 0xdf00000000 == 0x9b00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7525,7 +7567,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xc0400000000 {
+    if w.0 & 0xdf00000000 == 0x5900000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7535,7 +7577,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x1a00000000 {
+    if w.0 & 0xdf00000000 == 0x5a00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7545,7 +7587,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x40500000000 {
+    if w.0 & 0xdf00000000 == 0x600000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7555,7 +7597,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x81c00000000 {
+    if w.0 & 0xdf00000000 == 0xda00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7565,7 +7607,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x80200000000 {
+    if w.0 & 0xdf00000000 == 0x8c00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7575,7 +7617,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x80900000000 {
+    if w.0 & 0xdf00000000 == 0xc900000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7585,7 +7627,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x81500000000 {
+    if w.0 & 0xdf00000000 == 0xc800000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7595,7 +7637,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0x80600000000 {
+    if w.0 & 0xdf00000000 == 0x5d00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7605,7 +7647,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xc0a00000000 {
+    if w.0 & 0xdf00000000 == 0x1700000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7615,7 +7657,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xc1f00000000 == 0xc1b00000000 {
+    if w.0 & 0xdf00000000 == 0x9200000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7852,7 +7894,7 @@ fn accept_I2IP_0x0839_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x38000000000000000000 == 0x0 {
+    if w.0 & 0x38000000000000000000 == 0x10000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7862,7 +7904,7 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7872,7 +7914,7 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x20000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7905,19 +7947,25 @@ fn accept_F2FP_0x083e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x083e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x083e, 0))
         } else {
             Err(Some(ClassId::X_0x083e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x083e, 1))
     } else {
         Err(Some(ClassId::X_0x083e))
@@ -7926,19 +7974,25 @@ fn accept_X_0x083e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x083e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x083e_2, 0))
         } else {
             Err(Some(ClassId::X_0x083e_2))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x083e_2, 1))
     } else {
         Err(Some(ClassId::X_0x083e_2))
@@ -8207,10 +8261,12 @@ fn accept_F2F_0x0910_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_F2F_0x0910_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0x66666666 as u128) >> (w.bits(75, 2) | (w.bits(78, 3) << 2))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::F2F_0x0910_3, 0))
     } else {
         Err(Some(ClassId::F2F_0x0910_3))
@@ -9689,19 +9745,25 @@ fn accept_F2FP_0x0a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x0a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x0a3e, 0))
         } else {
             Err(Some(ClassId::X_0x0a3e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x0a3e, 1))
     } else {
         Err(Some(ClassId::X_0x0a3e))
@@ -9817,11 +9879,27 @@ fn accept_FCHK_0x0b02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x0b04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
-        Ok((ClassId::X_0x0b04, 0))
+    if w.0 & 0x1000000000000000000000 == 0x1000000000000000000000 {
+        return if ((0xffff00 as u128)
+            >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x0b04, 0))
+        } else {
+            Err(Some(ClassId::X_0x0b04))
+        };
+    }
+    if ((0xffff00 as u128)
+        >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x0b04, 1))
     } else {
         Err(Some(ClassId::X_0x0b04))
     }
@@ -11571,19 +11649,25 @@ fn accept_F2FP_0x163e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x163e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xffff00000000ffffffff00000000ffff as u128)
+            >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x163e, 0))
         } else {
             Err(Some(ClassId::X_0x163e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xffff00000000ffffffff00000000ffff as u128)
+        >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x163e, 1))
     } else {
         Err(Some(ClassId::X_0x163e))
@@ -11613,7 +11697,7 @@ fn accept_JMP_0x174a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x38000000000000000000 == 0x0 {
+    if w.0 & 0x38000000000000000000 == 0x10000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11623,7 +11707,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x20000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11633,7 +11717,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x30000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11643,7 +11727,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x8000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -13119,19 +13203,25 @@ fn accept_F2FP_0x1a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x1a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x1a3e, 0))
         } else {
             Err(Some(ClassId::X_0x1a3e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x1a3e, 1))
     } else {
         Err(Some(ClassId::X_0x1a3e))
@@ -13140,19 +13230,25 @@ fn accept_X_0x1a3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x1a3e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x1a3e_2, 0))
         } else {
             Err(Some(ClassId::X_0x1a3e_2))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x1a3e_2, 1))
     } else {
         Err(Some(ClassId::X_0x1a3e_2))
@@ -13269,11 +13365,27 @@ fn accept_FCHK_0x1b02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x1b04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
-        Ok((ClassId::X_0x1b04, 0))
+    if w.0 & 0x1000000000000000000000 == 0x1000000000000000000000 {
+        return if ((0xffff00 as u128)
+            >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x1b04, 0))
+        } else {
+            Err(Some(ClassId::X_0x1b04))
+        };
+    }
+    if ((0xffff00 as u128)
+        >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x1b04, 1))
     } else {
         Err(Some(ClassId::X_0x1b04))
     }
@@ -13438,10 +13550,12 @@ fn accept_F2F_0x1b10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_F2F_0x1b10_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0x66666666 as u128) >> (w.bits(75, 2) | (w.bits(78, 3) << 2))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::F2F_0x1b10_3, 0))
     } else {
         Err(Some(ClassId::F2F_0x1b10_3))
@@ -14253,19 +14367,25 @@ fn accept_F2FP_0x1c3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x1c3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x1c3e, 0))
         } else {
             Err(Some(ClassId::X_0x1c3e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_8[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x1c3e, 1))
     } else {
         Err(Some(ClassId::X_0x1c3e))
@@ -14274,19 +14394,25 @@ fn accept_X_0x1c3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x1c3e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xff0000ffff0000ff as u128)
+            >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x1c3e_2, 0))
         } else {
             Err(Some(ClassId::X_0x1c3e_2))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xff0000ffff0000ff as u128)
+        >> (w.bits(75, 3) | (w.bits(79, 2) << 3) | (w.bits(86, 1) << 5))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_5[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x1c3e_2, 1))
     } else {
         Err(Some(ClassId::X_0x1c3e_2))
@@ -14425,11 +14551,27 @@ fn accept_FCHK_0x1d02(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x1d04(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
-        Ok((ClassId::X_0x1d04, 0))
+    if w.0 & 0x1000000000000000000000 == 0x1000000000000000000000 {
+        return if ((0xffff00 as u128)
+            >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::X_0x1d04, 0))
+        } else {
+            Err(Some(ClassId::X_0x1d04))
+        };
+    }
+    if ((0xffff00 as u128)
+        >> (w.bits(78, 3) | (w.bits(84, 1) << 3) | (w.bits(86, 1) << 4))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
+        Ok((ClassId::X_0x1d04, 1))
     } else {
         Err(Some(ClassId::X_0x1d04))
     }
@@ -14594,10 +14736,12 @@ fn accept_F2F_0x1d10_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_F2F_0x1d10_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0x66666666 as u128) >> (w.bits(75, 2) | (w.bits(78, 3) << 2))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::F2F_0x1d10_3, 0))
     } else {
         Err(Some(ClassId::F2F_0x1d10_3))
@@ -15178,19 +15322,25 @@ fn accept_F2FP_0x1e3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 #[inline(always)]
 fn accept_X_0x1e3e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     if w.0 & 0x4010000000000000000000 == 0x4000000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
+        return if ((0xffff00000000ffffffff00000000ffff as u128)
+            >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
             Ok((ClassId::X_0x1e3e, 0))
         } else {
             Err(Some(ClassId::X_0x1e3e))
         };
     }
-    if {
-        let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-        (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-    } {
+    if ((0xffff00000000ffffffff00000000ffff as u128)
+        >> (w.bits(75, 6) | (w.bits(86, 1) << 6))) & 1 != 0
+        && {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_0[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        }
+    {
         Ok((ClassId::X_0x1e3e, 1))
     } else {
         Err(Some(ClassId::X_0x1e3e))

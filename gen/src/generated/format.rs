@@ -1759,11 +1759,6 @@ static TABLE_349: Table = Table {
     ids: &data::IDS_349,
     default: None,
 };
-static TABLE_350: Table = Table {
-    keys: None,
-    ids: &data::IDS_350,
-    default: None,
-};
 static RULE_0: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
@@ -7831,6 +7826,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
+                    ranges: &[(75, 5), (81, 6)],
+                    width: 11,
+                },
+                &TABLE_81,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_82,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
                     ranges: &[(12, 4)],
                     width: 4,
                 },
@@ -7904,7 +7915,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_82,
+                &TABLE_83,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -7919,7 +7930,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(50, 1)],
                     width: 1,
                 },
-                &TABLE_83,
+                &TABLE_84,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -7942,23 +7953,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 5), (81, 6)],
-                    width: 11,
-                },
-                &TABLE_81,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
     ],
@@ -8503,7 +8498,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -8673,7 +8668,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_82,
+                &TABLE_83,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -8688,7 +8683,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(50, 1)],
                     width: 1,
                 },
-                &TABLE_83,
+                &TABLE_84,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -8711,7 +8706,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -8788,7 +8783,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_82,
+                &TABLE_83,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -8803,7 +8798,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(50, 1)],
                     width: 1,
                 },
-                &TABLE_83,
+                &TABLE_84,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -8826,7 +8821,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -8903,7 +8898,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_82,
+                &TABLE_83,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -8918,7 +8913,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(50, 1)],
                     width: 1,
                 },
-                &TABLE_83,
+                &TABLE_84,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -8941,7 +8936,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -8957,7 +8952,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
     ],
@@ -9075,86 +9070,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
-                },
-                &TABLE_99,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_84,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
-                },
-                &TABLE_99,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_5,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
                     ranges: &[(12, 4)],
                     width: 4,
                 },
@@ -9166,7 +9081,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -9226,7 +9141,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -9242,8 +9157,88 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
+                },
+                &TABLE_101,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_82,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
                     width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
+                },
+                &TABLE_101,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_5,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
                 &TABLE_102,
             ),
@@ -9265,8 +9260,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
                 &TABLE_102,
             ),
@@ -9306,7 +9301,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -9454,7 +9449,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -9652,7 +9647,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -9914,11 +9909,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_0,
             ),
-            Piece::Text("F2F"),
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
                 },
                 &TABLE_112,
             ),
@@ -9974,6 +9968,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_2,
             ),
             Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -10890,8 +10900,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text("F2F"),
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(75, 2), (78, 3)],
+                    width: 5,
                 },
                 &TABLE_127,
             ),
@@ -18747,7 +18757,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -18951,7 +18961,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -19576,7 +19586,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -19629,7 +19639,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -19645,8 +19655,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -19668,8 +19678,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -22461,7 +22471,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -22594,7 +22604,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -23182,7 +23192,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -23244,7 +23254,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -23260,8 +23270,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -23283,8 +23293,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -23333,7 +23343,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -23430,7 +23440,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -27085,7 +27095,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x10e, "),
+            Piece::Text(", 0x234, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27148,7 +27158,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x19c, "),
+            Piece::Text(", 0x281, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27211,7 +27221,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x22d, "),
+            Piece::Text(", 0x338, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27274,7 +27284,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x26a, "),
+            Piece::Text(", 0x36a, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27337,7 +27347,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x434, "),
+            Piece::Text(", 0x6c2, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27400,7 +27410,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x537, "),
+            Piece::Text(", 0x7d9, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27463,7 +27473,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x555, "),
+            Piece::Text(", 0x81e, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27526,7 +27536,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x6cc, "),
+            Piece::Text(", 0x958, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27589,7 +27599,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x79d, "),
+            Piece::Text(", 0x9c5, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27652,7 +27662,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x7e3, "),
+            Piece::Text(", 0x9d2, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27715,7 +27725,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0xc2b, "),
+            Piece::Text(", 0xaa5, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27778,7 +27788,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0xc34, "),
+            Piece::Text(", 0xbbb, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27841,7 +27851,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0xde4, "),
+            Piece::Text(", 0x1259, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27904,7 +27914,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x13ba, "),
+            Piece::Text(", 0x137a, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -27967,7 +27977,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x16a5, "),
+            Piece::Text(", 0x1426, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28030,7 +28040,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x187c, "),
+            Piece::Text(", 0x15da, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28093,7 +28103,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1882, "),
+            Piece::Text(", 0x168c, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28156,7 +28166,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1929, "),
+            Piece::Text(", 0x1cc9, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28219,7 +28229,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1ad5, "),
+            Piece::Text(", 0x1ce8, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28282,7 +28292,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1ba6, "),
+            Piece::Text(", 0x1d5d, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28345,7 +28355,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1e8a, "),
+            Piece::Text(", 0x1e17, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28408,7 +28418,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1edb, "),
+            Piece::Text(", 0x1f92, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -28471,7 +28481,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_41,
             ),
-            Piece::Text(", 0x1034, "),
+            Piece::Text(", 0x1003, "),
             Piece::Table(
                 Bits {
                     ranges: &[(75, 1)],
@@ -30223,11 +30233,20 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
                 },
-                &TABLE_0,
+                &TABLE_239,
             ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
             Piece::Table(
                 Bits {
                     ranges: &[(72, 2), (75, 5)],
@@ -30235,38 +30254,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_239,
             ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_8,
-            ),
-            Piece::Text("]"),
             Piece::Table(
                 Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
                 },
-                &TABLE_2,
+                &TABLE_94,
             ),
-            Piece::Text(";"),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_239,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -30322,77 +30325,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_2,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_239,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_8,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_239,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -30417,7 +30349,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -30470,7 +30402,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -30486,10 +30418,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Table(
                 Bits {
@@ -30509,10 +30441,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -30559,8 +30491,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
                 &TABLE_102,
             ),
@@ -30582,8 +30514,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
                 &TABLE_102,
             ),
@@ -30623,7 +30555,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -30913,7 +30845,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -32060,8 +31992,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text("F2F"),
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(75, 2), (78, 3)],
+                    width: 5,
                 },
                 &TABLE_127,
             ),
@@ -41082,7 +41014,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -41143,7 +41075,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -41159,10 +41091,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Table(
                 Bits {
@@ -41182,10 +41114,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -41244,7 +41176,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_102,
+                &TABLE_281,
             ),
             Piece::Table(
                 Bits {
@@ -41267,7 +41199,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_102,
+                &TABLE_281,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -41306,7 +41238,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -41535,7 +41467,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -41635,7 +41567,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_281,
+                &TABLE_282,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -41897,10 +41829,88 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(12, 4)],
+                    width: 4,
                 },
-                &TABLE_130,
+                &TABLE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(62, 2)],
+                    width: 2,
+                },
+                &TABLE_10,
+            ),
+            Piece::Text("c["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text("] ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_26,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(60, 2)],
+                    width: 2,
+                },
+                &TABLE_113,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(62, 2)],
+                    width: 2,
+                },
+                &TABLE_11,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
             ),
             Piece::Table(
                 Bits {
@@ -42022,7 +42032,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (75, 2), (80, 1)],
                     width: 4,
                 },
-                &TABLE_282,
+                &TABLE_283,
             ),
             Piece::Text("F16"),
             Piece::Table(
@@ -42808,7 +42818,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (77, 4)],
                     width: 5,
                 },
-                &TABLE_283,
+                &TABLE_284,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -44432,7 +44442,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_284,
+                &TABLE_285,
             ),
             Piece::Number(
                 Bits {
@@ -44564,7 +44574,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_284,
+                &TABLE_285,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -44703,7 +44713,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_284,
+                &TABLE_285,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -44842,7 +44852,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_284,
+                &TABLE_285,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -45240,7 +45250,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5), (90, 1)],
                     width: 11,
                 },
-                &TABLE_285,
+                &TABLE_286,
             ),
             Piece::Number(
                 Bits {
@@ -45339,6 +45349,145 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_0,
             ),
             Piece::Text("TLD4"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5), (90, 1)],
+                    width: 11,
+                },
+                &TABLE_287,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_10,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_14,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_14,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_169,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD4.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5), (90, 1)],
+                    width: 11,
+                },
+                &TABLE_183,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5), (90, 1)],
+                    width: 11,
+                },
+                &TABLE_183,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5), (90, 1)],
+                    width: 11,
+                },
+                &TABLE_183,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5), (90, 1)],
+                    width: 11,
+                },
+                &TABLE_183,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5), (90, 1)],
+                    width: 11,
+                },
+                &TABLE_183,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(76, 5), (84, 5), (90, 1)],
@@ -45377,145 +45526,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &RULE_14,
             ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_14,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(54, 5)],
-                    width: 5,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 14)],
-                    width: 14,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(61, 3)],
-                    width: 3,
-                },
-                &TABLE_169,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(72, 4)],
-                    width: 4,
-                },
-                &RULE_1,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("TLD4.SCR"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5), (90, 1)],
-                    width: 11,
-                },
-                &TABLE_183,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5), (90, 1)],
-                    width: 11,
-                },
-                &TABLE_183,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5), (90, 1)],
-                    width: 11,
-                },
-                &TABLE_183,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5), (90, 1)],
-                    width: 11,
-                },
-                &TABLE_183,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5), (90, 1)],
-                    width: 11,
-                },
-                &TABLE_183,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5), (90, 1)],
-                    width: 11,
-                },
-                &TABLE_285,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_10,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_14,
-            ),
             Piece::Text(","),
             Piece::Number(
                 Bits {
@@ -45587,7 +45597,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5), (90, 1)],
                     width: 11,
                 },
-                &TABLE_287,
+                &TABLE_288,
             ),
             Piece::Text(".B"),
             Piece::Table(
@@ -45623,7 +45633,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5), (90, 1)],
                     width: 11,
                 },
-                &TABLE_288,
+                &TABLE_289,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -45974,235 +45984,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 3,
                 },
                 &TABLE_169,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(72, 4)],
-                    width: 4,
-                },
-                &RULE_1,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("TLD"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 7)],
-                    width: 12,
-                },
-                &TABLE_289,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_10,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_14,
-            ),
-            Piece::Text(","),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_27,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(54, 5)],
-                    width: 5,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 14)],
-                    width: 14,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(61, 3)],
-                    width: 3,
-                },
-                &TABLE_171,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(72, 4)],
-                    width: 4,
-                },
-                &RULE_1,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("TLD.B"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 7)],
-                    width: 12,
-                },
-                &TABLE_167,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 7)],
-                    width: 12,
-                },
-                &TABLE_167,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 7)],
-                    width: 12,
-                },
-                &TABLE_167,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 7)],
-                    width: 12,
-                },
-                &TABLE_289,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_3,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_14,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_14,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(54, 5)],
-                    width: 5,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 14)],
-                    width: 14,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(61, 3)],
-                    width: 3,
-                },
-                &TABLE_171,
             ),
             Piece::Number(
                 Bits {
@@ -46341,6 +46122,235 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_0,
             ),
+            Piece::Text("TLD.B"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_167,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_167,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_167,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_290,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_3,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_14,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_14,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_171,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_291,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_10,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_14,
+            ),
+            Piece::Text(","),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_27,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_171,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
             Piece::Text("TLD.SCR.B"),
             Piece::Table(
                 Bits {
@@ -46382,7 +46392,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_289,
+                &TABLE_290,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -46752,7 +46762,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_291,
+                &TABLE_292,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -46849,7 +46859,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_292,
+                &TABLE_293,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -47058,7 +47068,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 4), (90, 1)],
                     width: 8,
                 },
-                &TABLE_293,
+                &TABLE_294,
             ),
             Piece::Number(
                 Bits {
@@ -47190,7 +47200,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 4), (90, 1)],
                     width: 8,
                 },
-                &TABLE_293,
+                &TABLE_294,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -47420,7 +47430,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(90, 1)],
                     width: 1,
                 },
-                &TABLE_294,
+                &TABLE_295,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -47510,7 +47520,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(90, 1)],
                     width: 1,
                 },
-                &TABLE_295,
+                &TABLE_296,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -47705,7 +47715,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_296,
+                &TABLE_297,
             ),
             Piece::Number(
                 Bits {
@@ -47802,7 +47812,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_297,
+                &TABLE_298,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -47899,7 +47909,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_298,
+                &TABLE_299,
             ),
             Piece::Number(
                 Bits {
@@ -48017,7 +48027,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_299,
+                &TABLE_300,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -48373,7 +48383,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3), (78, 2)],
                     width: 5,
                 },
-                &TABLE_300,
+                &TABLE_301,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -48439,7 +48449,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3), (78, 2)],
                     width: 5,
                 },
-                &TABLE_300,
+                &TABLE_301,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -48505,7 +48515,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(85, 2)],
                     width: 2,
                 },
-                &TABLE_301,
+                &TABLE_302,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -48980,7 +48990,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(24, 6)],
                     width: 6,
                 },
-                &TABLE_302,
+                &TABLE_303,
             ),
             Piece::Table(
                 Bits {
@@ -49531,7 +49541,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (81, 6)],
                     width: 7,
                 },
-                &TABLE_303,
+                &TABLE_304,
             ),
             Piece::Number(
                 Bits {
@@ -50267,7 +50277,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_304,
+                &TABLE_305,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -50435,7 +50445,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_305,
+                &TABLE_306,
             ),
             Piece::Table(
                 Bits {
@@ -51329,7 +51339,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_306,
+                &TABLE_307,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -51387,7 +51397,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_307,
+                &TABLE_308,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -51418,7 +51428,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -51468,7 +51478,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1), (81, 3)],
                     width: 4,
                 },
-                &TABLE_308,
+                &TABLE_309,
             ),
             Piece::Number(
                 Bits {
@@ -51600,7 +51610,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_309,
+                &TABLE_310,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52074,7 +52084,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (78, 4), (84, 2)],
                     width: 8,
                 },
-                &TABLE_310,
+                &TABLE_311,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52401,7 +52411,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_311,
+                &TABLE_312,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -52409,7 +52419,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(27, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_312,
+                &TABLE_313,
             ),
             Piece::Number(
                 Bits {
@@ -52465,7 +52475,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_311,
+                &TABLE_312,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -52473,7 +52483,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(27, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_312,
+                &TABLE_313,
             ),
             Piece::Number(
                 Bits {
@@ -52529,7 +52539,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3), (78, 2)],
                     width: 5,
                 },
-                &TABLE_300,
+                &TABLE_301,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52595,7 +52605,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3), (78, 2)],
                     width: 5,
                 },
-                &TABLE_300,
+                &TABLE_301,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -54472,7 +54482,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -54614,7 +54624,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -55256,7 +55266,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -55318,7 +55328,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -55334,8 +55344,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -55357,8 +55367,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -55407,7 +55417,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -55504,7 +55514,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -55538,7 +55548,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_311,
+                &TABLE_312,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -55546,7 +55556,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(27, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_312,
+                &TABLE_313,
             ),
             Piece::Number(
                 Bits {
@@ -55593,11 +55603,27 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
                 },
-                &TABLE_0,
+                &TABLE_14,
             ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_239,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
             Piece::Table(
                 Bits {
                     ranges: &[(72, 2), (75, 5)],
@@ -55612,45 +55638,52 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_239,
             ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 6)],
-                    width: 6,
-                },
-                &RULE_18,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_8,
-            ),
-            Piece::Text("]"),
             Piece::Table(
                 Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
                 },
-                &TABLE_2,
+                &TABLE_94,
             ),
-            Piece::Text(";"),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_14,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_239,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_14,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_239,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -55720,167 +55753,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_2,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_14,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_239,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 6)],
-                    width: 6,
-                },
-                &RULE_18,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_8,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_14,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_239,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 6)],
-                    width: 6,
-                },
-                &RULE_18,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_8,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (116, 6)],
-                    width: 12,
-                },
-                &TABLE_2,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_94,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_14,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_239,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -56295,7 +56167,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (84, 3)],
                     width: 4,
                 },
-                &TABLE_313,
+                &TABLE_314,
             ),
             Piece::Number(
                 Bits {
@@ -56367,7 +56239,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_305,
+                &TABLE_306,
             ),
             Piece::Table(
                 Bits {
@@ -57061,7 +56933,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_304,
+                &TABLE_305,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57222,7 +57094,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_305,
+                &TABLE_306,
             ),
             Piece::Table(
                 Bits {
@@ -57842,7 +57714,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_281,
+                &TABLE_282,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57893,7 +57765,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_281,
+                &TABLE_282,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57958,7 +57830,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_306,
+                &TABLE_307,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -58016,7 +57888,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_307,
+                &TABLE_308,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -58032,7 +57904,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(54, 10)],
                     width: 10,
                 },
-                &TABLE_314,
+                &TABLE_315,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -58047,7 +57919,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -58482,7 +58354,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_315,
+                &TABLE_316,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -58490,7 +58362,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(30, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_316,
+                &TABLE_317,
             ),
             Piece::Number(
                 Bits {
@@ -58546,7 +58418,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_315,
+                &TABLE_316,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -59030,7 +58902,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_317,
+                &TABLE_318,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -59102,7 +58974,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_317,
+                &TABLE_318,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -59118,7 +58990,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_318,
+                &TABLE_319,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -59355,7 +59227,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_317,
+                &TABLE_318,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -59434,7 +59306,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_317,
+                &TABLE_318,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -59457,7 +59329,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_319,
+                &TABLE_320,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -59603,7 +59475,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_320,
+                &TABLE_321,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -59797,7 +59669,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3)],
                     width: 11,
                 },
-                &TABLE_321,
+                &TABLE_322,
             ),
             Piece::Text(" [R189.64+"),
             Piece::Number(
@@ -59861,7 +59733,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3)],
                     width: 11,
                 },
-                &TABLE_321,
+                &TABLE_322,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -59869,7 +59741,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_318,
+                &TABLE_319,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -60083,7 +59955,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3)],
                     width: 11,
                 },
-                &TABLE_321,
+                &TABLE_322,
             ),
             Piece::Text(" [R71.64+"),
             Piece::Number(
@@ -60147,7 +60019,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3)],
                     width: 11,
                 },
-                &TABLE_321,
+                &TABLE_322,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -60155,7 +60027,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_319,
+                &TABLE_320,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -60299,7 +60171,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_320,
+                &TABLE_321,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -60529,7 +60401,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 4)],
                     width: 13,
                 },
-                &TABLE_322,
+                &TABLE_323,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -60637,7 +60509,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 4)],
                     width: 13,
                 },
-                &TABLE_322,
+                &TABLE_323,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -60661,7 +60533,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_320,
+                &TABLE_321,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -60898,7 +60770,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 4)],
                     width: 13,
                 },
-                &TABLE_322,
+                &TABLE_323,
             ),
             Piece::Text(" [R202.64+"),
             Piece::Number(
@@ -60955,7 +60827,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 4)],
                     width: 13,
                 },
-                &TABLE_323,
+                &TABLE_324,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -60963,7 +60835,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_318,
+                &TABLE_319,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -61129,7 +61001,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 4)],
                     width: 13,
                 },
-                &TABLE_322,
+                &TABLE_323,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -61202,7 +61074,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 4)],
                     width: 13,
                 },
-                &TABLE_323,
+                &TABLE_324,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -61226,7 +61098,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_318,
+                &TABLE_319,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -61416,7 +61288,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 3)],
                     width: 3,
                 },
-                &TABLE_324,
+                &TABLE_325,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -61489,7 +61361,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4)],
                     width: 4,
                 },
-                &TABLE_325,
+                &TABLE_326,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -62579,7 +62451,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_326,
+                &TABLE_327,
             ),
             Piece::Table(
                 Bits {
@@ -65674,7 +65546,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_327,
+                &TABLE_328,
             ),
             Piece::Number(
                 Bits {
@@ -65695,7 +65567,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_328,
+                &TABLE_329,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -66610,7 +66482,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -66671,7 +66543,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -66687,10 +66559,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Table(
                 Bits {
@@ -66710,10 +66582,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -66769,10 +66641,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_329,
+                &TABLE_102,
             ),
             Piece::Table(
                 Bits {
@@ -66792,10 +66664,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_329,
+                &TABLE_102,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -66834,7 +66706,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -67063,7 +66935,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -67174,7 +67046,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_281,
+                &TABLE_282,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -67233,7 +67105,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_281,
+                &TABLE_282,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -67500,6 +67372,98 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
     ],
     &[
         &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(63, 1)],
+                    width: 1,
+                },
+                &TABLE_21,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(62, 1)],
+                    width: 1,
+                },
+                &TABLE_72,
+            ),
+            Piece::Text("cx["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 6)],
+                    width: 6,
+                },
+                &RULE_18,
+            ),
+            Piece::Text("] ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_11,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(60, 2)],
+                    width: 2,
+                },
+                &TABLE_113,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(62, 1)],
+                    width: 1,
+                },
+                &TABLE_72,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -68557,10 +68521,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text("F2F"),
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(75, 2), (78, 3)],
+                    width: 5,
                 },
-                &TABLE_330,
+                &TABLE_127,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -69443,7 +69407,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_315,
+                &TABLE_316,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -70686,7 +70650,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_326,
+                &TABLE_327,
             ),
             Piece::Table(
                 Bits {
@@ -73528,7 +73492,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_331,
+                &TABLE_330,
             ),
             Piece::Number(
                 Bits {
@@ -73542,7 +73506,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_332,
+                &TABLE_331,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -73550,7 +73514,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 4), (87, 4)],
                     width: 8,
                 },
-                &TABLE_333,
+                &TABLE_332,
             ),
             Piece::Number(
                 Bits {
@@ -73564,7 +73528,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 4), (87, 4)],
                     width: 8,
                 },
-                &TABLE_334,
+                &TABLE_333,
             ),
             Piece::Table(
                 Bits {
@@ -74358,7 +74322,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -74411,7 +74375,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -74427,10 +74391,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Table(
                 Bits {
@@ -74450,10 +74414,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
-                &TABLE_99,
+                &TABLE_101,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -74500,8 +74464,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
                 &TABLE_102,
             ),
@@ -74523,8 +74487,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 3), (86, 1)],
-                    width: 4,
+                    ranges: &[(75, 3), (79, 2), (86, 1)],
+                    width: 6,
                 },
                 &TABLE_102,
             ),
@@ -74564,7 +74528,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -74768,7 +74732,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -75259,10 +75223,78 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(12, 4)],
+                    width: 4,
                 },
-                &TABLE_130,
+                &TABLE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(62, 2)],
+                    width: 2,
+                },
+                &TABLE_10,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 6)],
+                    width: 6,
+                },
+                &RULE_18,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(60, 2)],
+                    width: 2,
+                },
+                &TABLE_113,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(62, 2)],
+                    width: 2,
+                },
+                &TABLE_11,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (116, 6)],
+                    width: 12,
+                },
+                &TABLE_2,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_94,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_112,
             ),
             Piece::Table(
                 Bits {
@@ -75397,7 +75429,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3)],
                     width: 3,
                 },
-                &TABLE_335,
+                &TABLE_334,
             ),
             Piece::Number(
                 Bits {
@@ -75411,7 +75443,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3)],
                     width: 3,
                 },
-                &TABLE_336,
+                &TABLE_335,
             ),
             Piece::Table(
                 Bits {
@@ -76215,10 +76247,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text("F2F"),
             Piece::Table(
                 Bits {
-                    ranges: &[(78, 3)],
-                    width: 3,
+                    ranges: &[(75, 2), (78, 3)],
+                    width: 5,
                 },
-                &TABLE_330,
+                &TABLE_127,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -77264,7 +77296,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (78, 3), (87, 4)],
                     width: 8,
                 },
-                &TABLE_337,
+                &TABLE_336,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -77321,7 +77353,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (78, 3), (87, 4)],
                     width: 8,
                 },
-                &TABLE_337,
+                &TABLE_336,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -77371,7 +77403,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_338,
+                &TABLE_337,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -77414,7 +77446,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_338,
+                &TABLE_337,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -77464,7 +77496,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(85, 2)],
                     width: 2,
                 },
-                &TABLE_301,
+                &TABLE_302,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -77506,7 +77538,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 2)],
                     width: 13,
                 },
-                &TABLE_339,
+                &TABLE_338,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -77586,7 +77618,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 2)],
                     width: 13,
                 },
-                &TABLE_339,
+                &TABLE_338,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -77601,7 +77633,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_340,
+                &TABLE_339,
             ),
             Piece::Number(
                 Bits {
@@ -77616,7 +77648,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_341,
+                &TABLE_340,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -79313,7 +79345,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -79352,7 +79384,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_327,
+                &TABLE_328,
             ),
             Piece::Number(
                 Bits {
@@ -79373,7 +79405,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_328,
+                &TABLE_329,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -79486,7 +79518,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
         &[
@@ -80086,7 +80118,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 4), (82, 5)],
                     width: 9,
                 },
-                &TABLE_100,
+                &TABLE_99,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -80139,7 +80171,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -80155,8 +80187,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -80178,8 +80210,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(75, 4), (86, 1)],
-                    width: 5,
+                    ranges: &[(75, 6), (86, 1)],
+                    width: 7,
                 },
                 &TABLE_217,
             ),
@@ -80219,7 +80251,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -80307,7 +80339,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_101,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
@@ -80326,7 +80358,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
     ],
@@ -80337,7 +80369,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_84,
+                &TABLE_82,
             ),
         ],
     ],
@@ -80363,7 +80395,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_284,
+                &TABLE_285,
             ),
             Piece::Number(
                 Bits {
@@ -80502,7 +80534,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_284,
+                &TABLE_285,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -80619,7 +80651,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5), (90, 1)],
                     width: 11,
                 },
-                &TABLE_285,
+                &TABLE_286,
             ),
             Piece::Number(
                 Bits {
@@ -80758,7 +80790,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5), (90, 1)],
                     width: 11,
                 },
-                &TABLE_285,
+                &TABLE_286,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -80861,7 +80893,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_289,
+                &TABLE_290,
             ),
             Piece::Number(
                 Bits {
@@ -81000,7 +81032,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_289,
+                &TABLE_290,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81103,7 +81135,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_291,
+                &TABLE_292,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81207,7 +81239,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 4), (90, 1)],
                     width: 8,
                 },
-                &TABLE_293,
+                &TABLE_294,
             ),
             Piece::Number(
                 Bits {
@@ -81311,7 +81343,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(90, 1)],
                     width: 1,
                 },
-                &TABLE_294,
+                &TABLE_295,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81408,7 +81440,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_296,
+                &TABLE_297,
             ),
             Piece::Number(
                 Bits {
@@ -81526,7 +81558,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_299,
+                &TABLE_300,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81622,7 +81654,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_342,
+                &TABLE_341,
             ),
             Piece::Text(".ARRIVE"),
             Piece::Table(
@@ -81651,7 +81683,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 8), (84, 3)],
                     width: 11,
                 },
-                &TABLE_343,
+                &TABLE_342,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81717,7 +81749,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_344,
+                &TABLE_343,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81783,7 +81815,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_342,
+                &TABLE_341,
             ),
             Piece::Text(".POPC.INC"),
             Piece::Table(
@@ -81812,7 +81844,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 8), (84, 3)],
                     width: 11,
                 },
-                &TABLE_345,
+                &TABLE_344,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81878,7 +81910,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_346,
+                &TABLE_345,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81944,7 +81976,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 2)],
                     width: 2,
                 },
-                &TABLE_347,
+                &TABLE_346,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81960,7 +81992,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(24, 8), (78, 2)],
                     width: 10,
                 },
-                &TABLE_348,
+                &TABLE_347,
             ),
             Piece::Number(
                 Bits {
@@ -82009,7 +82041,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 2)],
                     width: 2,
                 },
-                &TABLE_349,
+                &TABLE_348,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -82689,7 +82721,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 2)],
                     width: 13,
                 },
-                &TABLE_350,
+                &TABLE_349,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -82769,7 +82801,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 2)],
                     width: 13,
                 },
-                &TABLE_339,
+                &TABLE_338,
             ),
             Piece::Text(" [RZ], ["),
             Piece::Number(
@@ -82834,7 +82866,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 2)],
                     width: 13,
                 },
-                &TABLE_350,
+                &TABLE_349,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -82857,7 +82889,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_319,
+                &TABLE_320,
             ),
             Piece::Text("["),
             Piece::Number(

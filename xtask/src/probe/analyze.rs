@@ -261,6 +261,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         }
         w.m_bits = m.into_iter().collect();
     }
+    joint_modifier_bits(nv, &mut works, found)?;
 
     // Stages 3-5, with one retry for classes whose operand flips changed the mnemonic.
     for round in 0..2 {
@@ -295,6 +296,55 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
     }
     zero_register_variants(nv, &mut classes, &works)?;
     Ok(classes)
+}
+
+/// Joint modifier fields: bits whose single flip from the base is illegal although the oracle saw them
+/// vary within the class (a two-bit field whose legal values are 01 and 10, as F2F's destination format
+/// or F2FP's rounding 00/11). Flipping such bits in pairs reaches the other legal values; a pair whose
+/// flip is legal and changes the mnemonic joins the modifier bits.
+fn joint_modifier_bits(nv: &Nvdisasm, works: &mut [Work], found: &[Found]) -> Result<()> {
+    const MAX_CANDIDATES: usize = 24;
+    let mut batch = Batch::default();
+    let mut single: Vec<Vec<(u32, usize)>> = Vec::new();
+    for w in works.iter() {
+        let varying = found[w.fi].varying;
+        let cands: Vec<u32> =
+            w.flip.iter().copied().filter(|&b| varying >> b & 1 == 1 && !w.m_bits.contains(&b)).collect();
+        single.push(cands.iter().map(|&b| (b, batch.push(w.base ^ (1u128 << b)))).collect());
+    }
+    let out = batch.run(nv)?;
+    let mut batch = Batch::default();
+    let mut pairs: Vec<(usize, Vec<(u32, u32, usize)>)> = Vec::new();
+    for (wi, w) in works.iter().enumerate() {
+        let illegal: Vec<u32> =
+            single[wi].iter().filter(|(_, k)| out[*k].text().is_none()).map(|(b, _)| *b).take(MAX_CANDIDATES).collect();
+        if illegal.len() < 2 {
+            continue;
+        }
+        let base = batch.push(w.base);
+        let mut v = vec![(0, 0, base)];
+        for (i, &a) in illegal.iter().enumerate() {
+            for &b in &illegal[i + 1..] {
+                v.push((a, b, batch.push(w.base ^ (1u128 << a) ^ (1u128 << b))));
+            }
+        }
+        pairs.push((wi, v));
+    }
+    let out = batch.run(nv)?;
+    for (wi, v) in pairs {
+        let Some(t0) = out[v[0].2].text() else { continue };
+        let mn0 = mnemonic_text(t0);
+        let w = &mut works[wi];
+        let mut m: BTreeSet<u32> = w.m_bits.iter().copied().collect();
+        for &(a, b, k) in &v[1..] {
+            if out[k].text().is_some_and(|t| mnemonic_text(t) != mn0) {
+                m.insert(a);
+                m.insert(b);
+            }
+        }
+        w.m_bits = m.into_iter().collect();
+    }
+    Ok(())
 }
 
 /// Some modifiers depend on whether a register operand is RZ (`IMAD.MOV.U32 R1, RZ, RZ, c[..]` but

@@ -38,9 +38,45 @@ pub struct Found {
     pub corpus_samples: usize,
     pub fixed_mask: u128,
     pub fixed_value: u128,
+    /// Bits seen with both values over every word the oracle put in this class (not only the kept
+    /// samples). A bit that varies is never a fixed bit, even when its single flip is illegal: two-bit
+    /// fields whose legal values are 01 and 10 (F2F's destination format) look fixed to single flips.
+    pub varying: u128,
 }
 
+/// Samples kept per class: at most `MAX_CORPUS_SAMPLES` from real code, so that random fills (which
+/// reach the rarer legal values of joint fields) are always represented.
 const MAX_SAMPLES: usize = 24;
+const MAX_CORPUS_SAMPLES: usize = 12;
+
+/// Per class while scanning: kept samples, how many came from the corpus, the first word seen and the
+/// bits seen varying.
+#[derive(Default)]
+struct Seen {
+    samples: Vec<u128>,
+    corpus: usize,
+    first: Option<u128>,
+    varying: u128,
+}
+
+impl Seen {
+    fn observe(&mut self, w: u128, from_corpus: bool) {
+        let first = *self.first.get_or_insert(w);
+        let new_bits = (w ^ first) & !self.varying;
+        self.varying |= w ^ first;
+        if self.samples.contains(&w) {
+            return;
+        }
+        let room = if from_corpus { self.corpus < MAX_CORPUS_SAMPLES } else { self.samples.len() < MAX_SAMPLES };
+        // A word that shows a bit varying for the first time is always kept (bounded by 2 * MAX_SAMPLES).
+        if room || (new_bits != 0 && self.samples.len() < 2 * MAX_SAMPLES) {
+            self.samples.push(w);
+            if from_corpus {
+                self.corpus += 1;
+            }
+        }
+    }
+}
 
 fn template(op: u16, kind: usize, rng: &mut Rng) -> u128 {
     let body: u128 = match kind {
@@ -56,28 +92,21 @@ fn template(op: u16, kind: usize, rng: &mut Rng) -> u128 {
 /// Scans all 8192 opcode keys with zero, all-ones, RZ/PT and random fills, then more random fills on the
 /// opcodes that decoded; returns classes sorted by (opcode, first sample).
 pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize, live_fills: usize) -> Result<Vec<Found>> {
-    let mut classes: BTreeMap<(u16, String), (Vec<u128>, usize)> = BTreeMap::new();
+    let mut classes: BTreeMap<(u16, String), Seen> = BTreeMap::new();
     // Corpus words first, so that real words become the preferred bases.
     if !seeds.is_empty() {
         let words: Vec<u128> = seeds.iter().map(|&w| oracle_form(w)).collect();
         let out = nv.run(&words)?;
         for (w, o) in words.iter().zip(&out) {
             if let Some(name) = o.oracle_class() {
-                let e = classes.entry((crate::probe::discover::opcode_of(*w), name.to_owned())).or_default();
-                if e.0.len() < MAX_SAMPLES && !e.0.contains(w) {
-                    e.0.push(*w);
-                    e.1 += 1;
-                }
+                classes.entry((opcode_of(*w), name.to_owned())).or_default().observe(*w, true);
             }
         }
     }
-    let add = |words: &[u128], out: &[super::nvdisasm::Outcome], classes: &mut BTreeMap<(u16, String), (Vec<u128>, usize)>| {
+    let add = |words: &[u128], out: &[super::nvdisasm::Outcome], classes: &mut BTreeMap<(u16, String), Seen>| {
         for (w, o) in words.iter().zip(out) {
             if let Some(name) = o.oracle_class() {
-                let e = classes.entry((opcode_of(*w), name.to_owned())).or_default();
-                if e.0.len() < MAX_SAMPLES && !e.0.contains(w) {
-                    e.0.push(*w);
-                }
+                classes.entry((opcode_of(*w), name.to_owned())).or_default().observe(*w, false);
             }
         }
     };
@@ -113,7 +142,7 @@ pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize
     let mut words = Vec::new();
     let mut plan = Vec::new(); // (class index, sample index)
     for (ci, k) in keys.iter().enumerate() {
-        let samples = &classes[k].0;
+        let samples = &classes[k].samples;
         for (si, &s) in samples.iter().enumerate().take(4) {
             plan.push((ci, si));
             for &b in &flip_bits {
@@ -137,17 +166,17 @@ pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize
     }
     let mut found = Vec::new();
     for (ci, k) in keys.iter().enumerate() {
-        let (samples, corpus_samples) = &classes[k];
-        let first = samples[0];
-        let constant = samples.iter().fold(u128::MAX, |m, &s| m & !(s ^ first));
-        let mask = (identity[ci] & constant) | OPCODE_MASK;
+        let seen = &classes[k];
+        let first = seen.samples[0];
+        let mask = (identity[ci] & !seen.varying) | OPCODE_MASK;
         found.push(Found {
             opcode: k.0,
             oracle: k.1.clone(),
-            samples: samples.clone(),
-            corpus_samples: *corpus_samples,
+            samples: seen.samples.clone(),
+            corpus_samples: seen.corpus,
             fixed_mask: mask,
             fixed_value: first & mask,
+            varying: seen.varying,
         });
     }
     // Most specific first within an opcode.
@@ -187,7 +216,7 @@ pub fn misclassified(found: &[Found]) -> Vec<(String, u128, Option<String>)> {
 pub fn save(found: &[Found], path: &std::path::Path) -> Result<()> {
     let mut s = String::new();
     for f in found {
-        s.push_str(&format!("{} {} {:x} {:x} {}", f.opcode, f.oracle, f.fixed_mask, f.fixed_value, f.corpus_samples));
+        s.push_str(&format!("{} {} {:x} {:x} {:x} {}", f.opcode, f.oracle, f.fixed_mask, f.fixed_value, f.varying, f.corpus_samples));
         for w in &f.samples {
             s.push_str(&format!(" {w:x}"));
         }
@@ -203,14 +232,15 @@ pub fn load(path: &std::path::Path) -> Result<Vec<Found>> {
     let mut out = Vec::new();
     for line in text.lines() {
         let p: Vec<&str> = line.split(' ').collect();
-        anyhow::ensure!(p.len() >= 6, "bad cache line");
+        anyhow::ensure!(p.len() >= 7, "bad cache line");
         out.push(Found {
             opcode: p[0].parse()?,
             oracle: p[1].to_owned(),
             fixed_mask: u128::from_str_radix(p[2], 16)?,
             fixed_value: u128::from_str_radix(p[3], 16)?,
-            corpus_samples: p[4].parse()?,
-            samples: p[5..].iter().map(|w| u128::from_str_radix(w, 16)).collect::<Result<_, _>>()?,
+            varying: u128::from_str_radix(p[4], 16)?,
+            corpus_samples: p[5].parse()?,
+            samples: p[6..].iter().map(|w| u128::from_str_radix(w, 16)).collect::<Result<_, _>>()?,
         });
     }
     Ok(out)
