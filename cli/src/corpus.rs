@@ -26,6 +26,8 @@ pub struct Args {
 
 enum Verdict {
     Matches,
+    /// Outputs match; the detail says what the kernel printed.
+    MatchesPrinted(String),
     Differs(String),
     Refused(String),
     Failed(String),
@@ -46,6 +48,10 @@ pub fn run(args: Args) -> Result<()> {
             Verdict::Matches => {
                 matched += 1;
                 ("matches silicon", String::new())
+            }
+            Verdict::MatchesPrinted(p) => {
+                matched += 1;
+                ("matches silicon", p.trim_start().to_string())
             }
             Verdict::Differs(d) => {
                 differed += 1;
@@ -101,6 +107,17 @@ fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launc
         Err(RunError::Other(e)) => return (Verdict::Failed(format!("{e:#}")), None),
     };
     let times = Some((run.translate_time.as_secs_f64(), run.kernel_time.as_secs_f64()));
+    // The silicon recording keeps output buffers only, not printf's text: report how much was printed.
+    let printed = if run.printf.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (printf: {} records, {} lines{})",
+            run.printf.records.len(),
+            run.printf.text().lines().count(),
+            if run.printf.dropped > 0 { format!(", {} lost", run.printf.dropped) } else { String::new() }
+        )
+    };
     let mut buffers = run.buffers.iter();
     let mut problems = Vec::new();
     for (index, arg) in launch.args.iter().enumerate() {
@@ -124,8 +141,8 @@ fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launc
         }
     }
     if problems.is_empty() {
-        (Verdict::Matches, times)
+        (if printed.is_empty() { Verdict::Matches } else { Verdict::MatchesPrinted(printed) }, times)
     } else {
-        (Verdict::Differs(problems.join("; ")), times)
+        (Verdict::Differs(problems.join("; ") + &printed), times)
     }
 }

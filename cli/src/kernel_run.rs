@@ -28,6 +28,8 @@ pub struct KernelRun {
     pub kernel_time: Duration,
     /// Final contents of each [`KernelArg::Buffer`], in argument order.
     pub buffers: Vec<Vec<u8>>,
+    /// What the kernel printed with device `printf`.
+    pub printf: sassport_runtime::PrintfOutput,
 }
 
 /// Why a kernel did not run.
@@ -164,5 +166,5 @@ pub fn run_kernel(
         rt.free(addr).context("freeing a buffer")?;
         buffers.push(out);
     }
-    Ok(KernelRun { translation, cached, translate_time, kernel_time, buffers })
+    Ok(KernelRun { translation, cached, translate_time, kernel_time, buffers, printf: report.printf })
 }

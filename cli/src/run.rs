@@ -49,7 +49,11 @@ pub fn run(args: Args) -> Result<()> {
     let run = match run_kernel(&mut rt, cache.as_ref(), &bytes, &args.kernel, grid, block, args.shared, &kernel_args) {
         Ok(run) => run,
         Err(RunError::Refused(reason)) => anyhow::bail!("{}: {reason}", args.kernel),
-        Err(RunError::Other(e)) => return Err(e.context(format!("running {}", args.kernel))),
+        Err(RunError::Other(e)) => {
+            // What the kernel printed before it failed, as CUDA still shows it.
+            print_printf(&rt.take_failed_launch_printf());
+            return Err(e.context(format!("running {}", args.kernel)));
+        }
     };
     if run.cached {
         println!("{}: translated module from the cache ({} words)", args.kernel, run.translation.words.len());
@@ -64,6 +68,7 @@ pub fn run(args: Args) -> Result<()> {
             r.form.as_ref().map_or_else(|| "form unknown".to_string(), ToString::to_string)
         );
     }
+    print_printf(&run.printf);
     println!("{}: kernel time {:.3} ms", args.kernel, run.kernel_time.as_secs_f64() * 1e3);
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -79,4 +84,18 @@ pub fn run(args: Args) -> Result<()> {
     }
     rt.save_pipeline_cache().ok();
     Ok(())
+}
+
+/// Device printf output to stdout, as the CUDA driver prints it; losses and malformed records to stderr.
+fn print_printf(out: &sassport_runtime::PrintfOutput) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.text().as_bytes());
+    let _ = stdout.flush();
+    if out.dropped > 0 {
+        eprintln!("warning: {} printf records did not fit in the printf buffer and were lost", out.dropped);
+    }
+    if let Some(p) = &out.problem {
+        eprintln!("warning: printf records after this one are unreadable: {p}");
+    }
 }
