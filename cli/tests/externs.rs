@@ -1,0 +1,180 @@
+//! Device printf and assert end to end on lavapipe: the corpus kernels `printf_on_magic` and `assert_on_magic`
+//! (corpus/src/externs_traps.cu) with inputs that contain their magic values, which the corpus manifest's
+//! inputs (and so the silicon recording, which keeps output buffers only) never do.
+//!
+//! The expected printf text is computed here from the inputs with Rust's formatting of the source's format
+//! `"thread %d saw %08x\n"` (`{}` and `{:08x}`), not by sassport; CUDA gives no order between threads' printf
+//! calls, so lines are compared as sorted lists. The expected assertion is the one the source makes:
+//! `assert(x != 0xdeadbeefu)` on line 27 of externs_traps.cu in `assert_on_magic`, failing first in the
+//! thread with the lowest index only when that thread's record wins (any failing thread may be reported).
+
+mod common;
+
+use sassport::kernel_run::{run_kernel, KernelArg};
+use sassport_runtime::{DeviceSelector, PipelineCacheLocation, Runtime, RuntimeError, RuntimeOptions};
+use std::time::Duration;
+
+const CUBIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/sm86/externs_traps.cubin");
+const N: i32 = 250;
+
+fn bytes(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// 256 inputs (a grid of 2 x 128 threads, n = 250) with `magic` at `at`.
+fn inputs(magic: u32, at: &[usize]) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(0x9e37_79b9) ^ 0x1234).collect();
+    for &i in at {
+        v[i] = magic;
+    }
+    v
+}
+
+fn args(input: &[u32]) -> Vec<KernelArg> {
+    vec![
+        KernelArg::Buffer(bytes(input)),
+        KernelArg::Buffer(vec![0; 1024]),
+        KernelArg::Value { bytes: N.to_le_bytes().to_vec(), align: 4 },
+    ]
+}
+
+fn run(rt: &mut Runtime, kernel: &str, input: &[u32]) -> anyhow::Result<sassport::kernel_run::KernelRun> {
+    let cubin = std::fs::read(CUBIN)?;
+    run_kernel(rt, None, &cubin, kernel, [2, 1, 1], [128, 1, 1], 0, &args(input)).map_err(|e| anyhow::anyhow!("{e:#}"))
+}
+
+#[test]
+fn printf_prints_what_c_formatting_gives() {
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let magic = 0xc0ff_ee00u32;
+    // Index 255 is past n: that thread returns before reading its input.
+    let input = inputs(magic, &[0, 3, 77, 128, 200, 249, 255]);
+    let r = run(&mut rt, "printf_on_magic", &input).expect("printf_on_magic runs");
+    let mut want: Vec<String> = (0..N as usize)
+        .filter(|&i| input[i] == magic)
+        .map(|i| format!("thread {} saw {:08x}\n", i, input[i]))
+        .collect();
+    let text = r.printf.text();
+    let mut got: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "printf output:\n{text}");
+    assert_eq!(r.printf.records.len(), 6);
+    assert_eq!(r.printf.dropped, 0);
+    assert_eq!(r.printf.problem, None);
+    for rec in &r.printf.records {
+        let i = rec.block[0] * 128 + rec.thread[0];
+        assert!(rec.text.starts_with(&format!("thread {i} ")), "record of thread {i}: {:?}", rec.text);
+        assert_eq!(rec.pc, 0x1e0, "the CALL.ABS.NOINC to vprintf in the listing");
+    }
+    // The kernel's own results are unaffected: out[i] = in[i] + 3.
+    let out = words(&r.buffers[1]);
+    for i in 0..256 {
+        let want = if i < N as usize { input[i].wrapping_add(3) } else { 0 };
+        assert_eq!(out[i], want, "out[{i}]");
+    }
+}
+
+#[test]
+fn printf_without_the_magic_prints_nothing() {
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let r = run(&mut rt, "printf_on_magic", &inputs(0, &[])).expect("runs");
+    assert!(r.printf.is_empty(), "{:?}", r.printf);
+}
+
+#[test]
+fn a_full_printf_buffer_drops_and_counts_records() {
+    // The smallest buffer: the fault block's free words only (26 words after the counters: two records of
+    // 12 header + 2 argument words fit, the rest do not).
+    common::runtime(Duration::from_secs(1)); // sets XDG_RUNTIME_DIR
+    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
+    let mut rt = Runtime::new(RuntimeOptions {
+        device: device.parse().unwrap_or(DeviceSelector::Default),
+        window_bytes: Some(16 << 20),
+        pipeline_cache: PipelineCacheLocation::Disabled,
+        printf_buffer_bytes: 0,
+        ..Default::default()
+    })
+    .expect("Vulkan device");
+    let magic = 0xc0ff_ee00u32;
+    let at: Vec<usize> = (0..40).map(|k| k * 6).collect();
+    let input = inputs(magic, &at);
+    let r = run(&mut rt, "printf_on_magic", &input).expect("runs");
+    let capacity_words = 64 - 24 - 2;
+    let fit = capacity_words / 16;
+    assert_eq!(r.printf.records.len(), fit, "{:?}", r.printf);
+    assert_eq!(r.printf.dropped as usize, at.len() - fit);
+    assert_eq!(r.printf.problem, None);
+    for rec in &r.printf.records {
+        let i = (rec.block[0] * 128 + rec.thread[0]) as usize;
+        assert_eq!(rec.text, format!("thread {} saw {:08x}\n", i, input[i]));
+    }
+}
+
+#[test]
+fn a_failed_assert_fails_the_launch_with_cuda_s_message() {
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let magic = 0xdead_beefu32;
+    let input = inputs(magic, &[5, 130]);
+    let err = run(&mut rt, "assert_on_magic", &input).expect_err("the assertion fails");
+    let failing = [(0u32, 5u32), (1, 2)];
+    // The typed error, through the runtime directly (kernel_run wraps it in anyhow).
+    let text = err.to_string();
+    assert!(text.contains("kernel \"assert_on_magic\" at pc 0x200"), "{text}");
+    assert!(text.contains("externs_traps.cu:27: void assert_on_magic(const unsigned int *, unsigned int *, int)"), "{text}");
+    assert!(text.contains("Assertion `x != 0xdeadbeefu` failed."), "{text}");
+    assert!(
+        failing.iter().any(|(b, t)| text.contains(&format!("block: [{b},0,0], thread: [{t},0,0]"))),
+        "the reported thread is one that failed: {text}"
+    );
+}
+
+#[test]
+fn assertion_error_is_typed() {
+    use sassport_runtime::{Bank0, Launch};
+    use sassport_translator::translate::{translate_kernel, Options};
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let cubin_bytes = std::fs::read(CUBIN).expect("cubin");
+    let cubin = sassport_translator::Cubin::parse(&cubin_bytes).expect("parses");
+    let t = translate_kernel(&cubin, "assert_on_magic", &Options::default()).expect("translates");
+    let id = rt.load_kernel("assert_on_magic", &t.words).expect("loads");
+    let module = rt.load_module_data(&cubin).expect("module data");
+    let input = inputs(0xdead_beef, &[17]);
+    let a = rt.alloc(1024).expect("alloc");
+    rt.upload(a, &bytes(&input)).expect("upload");
+    let b = rt.alloc(1024).expect("alloc");
+    rt.upload(b, &[0; 1024]).expect("upload");
+    let mut params = a.to_le_bytes().to_vec();
+    params.extend(b.to_le_bytes());
+    params.extend(N.to_le_bytes());
+    let bank0 = Bank0::new([2, 1, 1], [128, 1, 1]).with_params(&params);
+    let mut banks = vec![(0, bank0.as_bytes())];
+    banks.extend(module.banks_for("assert_on_magic"));
+    let e = rt
+        .launch(&Launch { kernel: id, grid: [2, 1, 1], block: [128, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
+        .expect_err("fails");
+    match e {
+        RuntimeError::AssertionFailed { kernel, pc, message, file, line, function, block, thread } => {
+            assert_eq!(kernel, "assert_on_magic");
+            assert_eq!(pc, 0x200);
+            assert_eq!(message, "x != 0xdeadbeefu");
+            assert!(file.ends_with("externs_traps.cu"), "{file}");
+            assert_eq!(line, 27);
+            assert_eq!(function, "void assert_on_magic(const unsigned int *, unsigned int *, int)");
+            assert_eq!((block, thread), ([0, 0, 0], [17, 0, 0]));
+        }
+        other => panic!("not an assertion failure: {other}"),
+    }
+    drop(banks);
+    module.free(&mut rt).expect("free");
+    // The thread that failed stopped before its store; the others stored in[i] + 2.
+    let mut out = vec![0u8; 1024];
+    rt.download(b, &mut out).expect("download");
+    let out = words(&out);
+    assert_eq!(out[17], 0, "the failing thread stops");
+    assert_eq!(out[16], input[16].wrapping_add(2));
+}
