@@ -461,18 +461,21 @@ impl Spec {
                 }
                 let Some(p) = args.take(8) else { return missing(out) };
                 zero_pad = false;
-                let mut s = if p == 0 {
-                    b"(null)".to_vec()
+                // The precision cuts the string, never a marker.
+                let cut = |mut s: Vec<u8>| {
+                    if let Some(p) = precision {
+                        s.truncate(p);
+                    }
+                    s
+                };
+                body = if p == 0 {
+                    cut(b"(null)".to_vec())
                 } else {
                     match strings(p) {
-                        Ok(s) => s,
+                        Ok(s) => cut(s),
                         Err(why) => format!("<printf: %s argument {p:#x}: {why}>").into_bytes(),
                     }
                 };
-                if let Some(p) = precision {
-                    s.truncate(p);
-                }
-                body = s;
             }
             b'p' => {
                 let Some(p) = args.take(8) else { return missing(out) };
@@ -713,7 +716,7 @@ mod tests {
         assert_eq!(recs.len(), 2);
         assert_eq!(recs[1].args, &9u32.to_le_bytes());
         assert_eq!(recs[0].thread, [7, 0, 0]);
-        let (recs, problem) = parse_records(&bytes[..bytes.len() - 20 - 4 * rec.len() + 4]);
+        let (recs, problem) = parse_records(&bytes[..4 * rec.len() + 40]);
         assert_eq!(recs.len(), 1);
         assert!(matches!(problem, Some(PrintfError::Truncated { .. })), "{problem:?}");
         let (_, problem) = parse_records(&le32(&[3, 0, 0]));
