@@ -4,9 +4,11 @@
 //! (within the code section) of the next block; each basic block is one case. A block ends by storing its
 //! successor's offset: the fall-through block, a branch target (`BRA`, with its guard and condition
 //! predicate as a select), a call target (`CALL.REL`; the return address was already put in a register by
-//! the caller's `MOV`, as SM86 code does), or a register value (`RET.REL Rn`, relative to the function base
-//! the instruction names). `EXIT` stores [`EXIT_PC`], which leaves the loop. An offset that is no block's
-//! start (a corrupted return address) also exits, through the switch's default.
+//! the caller's `MOV`, as SM86 code does), or a register value (`RET.REL Rn`, `BRX Rn`, `CALL Rn`: relative to
+//! the function base the instruction names, or an `abi::code_address` for `CALL.ABS Rn`). A register value is
+//! checked against the targets that instruction can have (return points, the jump table, the address-taken
+//! functions); anything else records a control fault and leaves. `EXIT` stores [`EXIT_PC`], which leaves the
+//! loop; the switch's default (unreachable after those checks) leaves too.
 //!
 //! `BSSY`, `BSYNC`, `BREAK`, `WARPSYNC`, `YIELD`, `NANOSLEEP` and `BMOV` only order the threads of a warp; with one invocation per
 //! thread and no warp instructions (those are refused) they have nothing to do. `BAR.SYNC 0` reached by the
@@ -138,7 +140,16 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
                 return Err(cx.refuse("form not translated yet"));
             }
             let (sel, value) = indirect_target(cx, prog, last)?;
-            let known: &[u32] = if last.mnemonic == "RET" { &prog.return_points } else { &block.successors };
+            // RET: the return points; BRX: the cubin's jump tables (without one, any block start).
+            let starts: Vec<u32>;
+            let known: &[u32] = if last.mnemonic == "RET" {
+                &prog.return_points
+            } else if !prog.branch_targets.is_empty() {
+                &prog.branch_targets
+            } else {
+                starts = prog.blocks.iter().map(|b| b.start).collect();
+                &starts
+            };
             checked_target(cx, sel, value, known, guard, fall)
         }
         _ => return Err(cx.refuse("not translated yet")),

@@ -4,8 +4,15 @@
 //! `@P EXIT` a conditional exit, `BRX` with a jump table from `.nv.info` a switch. Direct calls to device
 //! functions are inlined per call site (each call's blocks are their own nodes, and `RET` continues at that
 //! call's return point: nvcc's calling convention puts exactly that address in the return register), so
-//! the graph is static. Recursion, indirect calls, `BRX` without a table, `JMP`/`JMX`/`KILL` and
-//! structurizer refusals fall back to the whole-kernel dispatch loop, with the reason in [`Form`].
+//! the graph is static. A call through a register (`CALL.REL Rn`, `CALL.ABS Rn`) is a switch over the
+//! address-taken functions of the cubin, each inlined for that call site. Recursion cannot be inlined (and
+//! SPIR-V forbids recursive `OpFunctionCall`): a recursive function, and every function that can call one, is
+//! kept as one copy whose `RET` is a switch on the return register over the return points of all its calls
+//! ([`SharedFunction`]); the guest's own stack frame keeps the return register across nested calls, exactly
+//! as on silicon, so the structurizer sees an ordinary loop and the rest of the kernel stays structured. A
+//! switch value outside its table is a control fault (`abi::FAULT_KIND_CONTROL`). `BRX` without a table,
+//! `JMP`/`JMX`/`KILL`, predicated calls and structurizer refusals fall back to the whole-kernel dispatch loop,
+//! with the reason in [`Form`].
 //!
 //! Emission: every `Block` and `Loop` statement becomes a SPIR-V loop construct (`OpLoopMerge`; a block's
 //! continue target is unreachable), so that every `br` is a structured break or continue of some loop. A

@@ -213,6 +213,7 @@ pub(super) fn build(
         blocks,
         return_points: return_points.into_iter().collect(),
         call_targets: if indirect_call { call_targets.to_vec() } else { Vec::new() },
+        branch_targets: indirect_targets.iter().copied().collect::<BTreeSet<u32>>().into_iter().collect(),
         code_section: 0,
     })
 }

@@ -93,6 +93,8 @@ pub struct Program {
     /// Entries of the functions a register-indirect `CALL` may reach (the address-taken functions of the
     /// section, `Cubin::address_taken_functions`), sorted; empty when the program makes no such call.
     pub call_targets: Vec<u32>,
+    /// Targets of the program's indirect branches (`BRX`) as the cubin lists them, sorted.
+    pub branch_targets: Vec<u32>,
     /// ELF index of the code section, for absolute code addresses (`abi::code_address`, `CALL.ABS Rn`); 0
     /// when the program does not come from a cubin.
     pub code_section: u16,
