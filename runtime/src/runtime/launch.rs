@@ -446,7 +446,10 @@ impl Runtime {
         self.read_window(fault_offset + 4 * HEAD_WORDS as u64, &mut bytes)?;
         let (records, problem) = printf::parse_records(&bytes);
         out.problem = problem;
-        let mut strings = |address: u64| self.read_guest_string(address);
+        // Records repeat their format strings: read each address once per launch.
+        let mut seen: std::collections::HashMap<u64, std::result::Result<Vec<u8>, String>> = Default::default();
+        let mut strings =
+            |address: u64| seen.entry(address).or_insert_with(|| self.read_guest_string(address)).clone();
         for r in &records {
             let text = printf::format_record(r, &mut strings);
             out.records.push(PrintfRecord {
