@@ -19,6 +19,11 @@
 //!   values, splits grids beyond the device's workgroup-count limit into several dispatches (recorded once per
 //!   kernel, block and grid shape, then replayed), waits, optionally times the kernel with timestamp queries,
 //!   and reports an out-of-window access as [`RuntimeError::Fault`] naming kernel, pc and address.
+//! - Device `printf` and `assert`: a launch's `printf` records (a bounded area after the window,
+//!   [`RuntimeOptions::printf_buffer_bytes`]) are formatted on the host as CUDA's printf ([`printf`]) and
+//!   returned in [`LaunchReport::printf`]; a failed `assert` is [`RuntimeError::AssertionFailed`] with CUDA's
+//!   message (file, line, function, block, thread). [`Runtime::load_module_data`] places a cubin's globals
+//!   (printf's format strings among them) and relocates its constant banks.
 //! - Tests run on lavapipe under the Khronos validation layer where it is installed
 //!   ([`RuntimeOptions::validation`]).
 //! - [`Runtime::measure_float`]: a one-time self-test of what plain SPIR-V float ops do on the device (is `Fma`
