@@ -11,7 +11,7 @@
 mod common;
 
 use sassport::kernel_run::{run_kernel, KernelArg};
-use sassport_runtime::{DeviceSelector, PipelineCacheLocation, Runtime, RuntimeError, RuntimeOptions};
+use sassport_runtime::{AssertionFailure, DeviceSelector, PipelineCacheLocation, Runtime, RuntimeError, RuntimeOptions};
 use std::time::Duration;
 
 const CUBIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/sm86/externs_traps.cubin");
@@ -158,7 +158,8 @@ fn assertion_error_is_typed() {
         .launch(&Launch { kernel: id, grid: [2, 1, 1], block: [128, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
         .expect_err("fails");
     match e {
-        RuntimeError::AssertionFailed { kernel, pc, message, file, line, function, block, thread } => {
+        RuntimeError::AssertionFailed(a) => {
+            let AssertionFailure { kernel, pc, message, file, line, function, block, thread } = *a;
             assert_eq!(kernel, "assert_on_magic");
             assert_eq!(pc, 0x200);
             assert_eq!(message, "x != 0xdeadbeefu");

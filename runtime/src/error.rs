@@ -175,25 +175,8 @@ pub enum RuntimeError {
         pc: u32,
     },
     /// A kernel's `assert` failed (it called `__assertfail`); the message is CUDA's, after kernel and pc.
-    #[error("kernel {kernel:?} at pc 0x{pc:x}: {file}:{line}: {function}: block: [{},{},{}], thread: [{},{},{}] Assertion `{message}` failed.", .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2])]
-    AssertionFailed {
-        /// Kernel name.
-        kernel: String,
-        /// Byte offset of the call to `__assertfail` in the kernel's code.
-        pc: u32,
-        /// The asserted expression, as the compiler wrote it.
-        message: String,
-        /// Source file.
-        file: String,
-        /// Source line.
-        line: u32,
-        /// The function's signature.
-        function: String,
-        /// `blockIdx` of the first failing thread.
-        block: [u32; 3],
-        /// `threadIdx` of the first failing thread.
-        thread: [u32; 3],
-    },
+    #[error(transparent)]
+    AssertionFailed(Box<AssertionFailure>),
     /// Reading or writing the on-disk pipeline cache failed.
     #[error("pipeline cache {path}: {source}")]
     CacheIo {
@@ -202,6 +185,28 @@ pub enum RuntimeError {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+/// Where and how a device-side `assert` failed: what `__assertfail` was called with.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("kernel {kernel:?} at pc 0x{pc:x}: {file}:{line}: {function}: block: [{},{},{}], thread: [{},{},{}] Assertion `{message}` failed.", .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2])]
+pub struct AssertionFailure {
+    /// Kernel name.
+    pub kernel: String,
+    /// Byte offset of the call to `__assertfail` in the kernel's code.
+    pub pc: u32,
+    /// The asserted expression, as the compiler wrote it.
+    pub message: String,
+    /// Source file.
+    pub file: String,
+    /// Source line.
+    pub line: u32,
+    /// The function's signature.
+    pub function: String,
+    /// `blockIdx` of the first failing thread.
+    pub block: [u32; 3],
+    /// `threadIdx` of the first failing thread.
+    pub thread: [u32; 3],
 }
 
 impl RuntimeError {

@@ -83,7 +83,7 @@ pub use device::{
     DeviceLimits, DeviceSelector, REQUIRED_API_VERSION,
 };
 pub use disk_cache::{cache_file, PipelineCacheLocation};
-pub use error::{Result, RuntimeError};
+pub use error::{AssertionFailure, Result, RuntimeError};
 pub use globals::ModuleData;
 pub use printf::PrintfOutput;
 pub use grid::{chunk_count, split_grid, DispatchChunk};

@@ -669,7 +669,7 @@ mod tests {
         assert_eq!(fmt("%g", &d(1e-5)), "1e-05");
         assert_eq!(fmt("%g", &d(123456789.0)), "1.23457e+08");
         assert_eq!(fmt("%.3G", &d(0.5)), "0.5");
-        assert_eq!(fmt("%8.2f|%-8.1f|", &d(-3.14159), ), "   -3.14|<printf: missing argument for %-8.1f>|");
+        assert_eq!(fmt("%8.2f|%-8.1f|", &d(-3.25)), "   -3.25|<printf: missing argument for %-8.1f>|");
         assert_eq!(fmt("%f %F", &[d(f64::INFINITY), d(f64::NAN)].concat()), "inf NAN");
         assert_eq!(fmt("%a", &d(1.0)), "0x1p+0");
         assert_eq!(fmt("%a", &d(3.0)), "0x1.8p+1");

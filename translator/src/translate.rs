@@ -150,6 +150,7 @@ pub fn translate_decoded_with(
     emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default(), Default::default())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn emit_module(
     name: &str,
     program: &Program,

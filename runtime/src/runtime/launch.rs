@@ -500,7 +500,7 @@ impl Runtime {
             Err(why) => format!("<string at {address:#x}: {why}>"),
         };
         let recorded = a(w::FLAG) != 0;
-        RuntimeError::AssertionFailed {
+        RuntimeError::AssertionFailed(Box::new(crate::error::AssertionFailure {
             kernel,
             pc: if recorded { a(w::PC) } else { pc },
             message: text(addr(w::MESSAGE)),
@@ -509,7 +509,7 @@ impl Runtime {
             function: text(addr(w::FUNCTION)),
             block: [a(w::CTAID), a(w::CTAID + 1), a(w::CTAID + 2)],
             thread: [a(w::TID), a(w::TID + 1), a(w::TID + 2)],
-        }
+        }))
     }
 }
 
