@@ -24,6 +24,8 @@ pub mod fma32;
 pub mod fma64;
 pub mod half;
 pub mod round;
+pub mod sfu;
+mod sfu_tables;
 
 use crate::spirv::{glsl, Id, Module, Op, Type};
 

@@ -31,7 +31,7 @@
 
 use super::Ctx;
 use crate::error::TranslateError;
-use crate::exact::B;
+use crate::exact::{sfu, B};
 use crate::spirv::{Id, Op};
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
@@ -44,8 +44,6 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
 }
 
 mod gl {
-    pub const ROUND_EVEN: u32 = 2;
-    pub const SIN: u32 = 13;
     pub const TANH: u32 = 21;
     pub const EXP2: u32 = 29;
     pub const LOG2: u32 = 30;
@@ -99,46 +97,8 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
     let one = b.m.c_f32_bits(0x3f80_0000);
     let r = match op {
         0 | 1 => {
-            // Fraction of a revolution in [-0.5, 0.5] (exact), folded to g in [-0.25, 0.25] with
-            // sin(2πf) = sin(2π(±0.5 - f)) and cos(2πf) = sin(2π(0.25 - |f|)) (both differences exact, or
-            // negligible next to a result near 1), so results near a zero crossing come from a small exact g.
-            // The argument is quantised to 2^-25 revolutions, truncating (the H200 goldens: sin of
-            // x = 6.0976e-5 is sin(2π * 325 * 2^-25), and tiny arguments give 0).
-            // From 2^23 revolutions on every float is a whole number of turns: SIN gives a zero of the
-            // argument's sign, COS 1 (the H200 goldens for ±FLT_MAX); scaling by 2^25 would overflow to inf.
-            let whole_k = b.c32(0x4b00_0000); // 2^23
-            let whole = b.b(Op::UGreaterThanEqual, ax, whole_k);
-            let szero = b.m.un(Op::Bitcast, t.f32, sbits);
-            let f = b.m.select(t.f32, whole, szero, f);
-            let up = b.m.c_f32_bits(0x4c00_0000); // 2^25
-            let down = b.m.c_f32_bits(0x3300_0000); // 2^-25
-            let sc = b.fx(Op::FMul, t.f32, f, up);
-            let tr = b.m.ext(t.f32, 3, &[sc]); // Trunc
-            let f = b.fx(Op::FMul, t.f32, tr, down);
-            let re = b.m.ext(t.f32, gl::ROUND_EVEN, &[f]);
-            let fr = b.fx(Op::FSub, t.f32, f, re);
-            let frb = b.m.un(Op::Bitcast, t.u32, fr);
-            let af = b.i32(Op::BitwiseAnd, frb, absm);
-            let afr = b.m.un(Op::Bitcast, t.f32, af);
-            let quarter = b.m.c_f32_bits(0x3e80_0000);
-            let g = if op == 1 {
-                let sfr = b.i32(Op::BitwiseAnd, frb, sgn);
-                let halfb = b.c32(0x3f00_0000);
-                let sh = b.i32(Op::BitwiseOr, sfr, halfb);
-                let shf = b.m.un(Op::Bitcast, t.f32, sh);
-                let folded = b.fx(Op::FSub, t.f32, shf, fr);
-                let big = b.b(Op::FOrdGreaterThan, afr, quarter);
-                b.m.select(t.f32, big, folded, fr)
-            } else {
-                b.fx(Op::FSub, t.f32, quarter, afr)
-            };
-            let two_pi = b.m.c_f32_bits(std::f32::consts::TAU.to_bits());
-            let a = b.fx(Op::FMul, t.f32, g, two_pi);
-            let v = b.m.ext(t.f32, gl::SIN, &[a]);
-            let v = b.m.un(Op::Bitcast, t.u32, v);
-            // A whole number of turns (zero fraction, ±0 included): SIN is a zero of the argument's sign.
-            let whole_turns = b.b(Op::IEqual, af, z);
-            let v = if op == 1 { b.sel32(whole_turns, sbits, v) } else { v };
+            // The unit's own algorithm, fitted to silicon (exact::sfu): op 0 is COS, 1 is SIN.
+            let v = sfu::sincos(&mut b, x, op == 0);
             b.sel32(is_inf, nan, v)
         }
         2 => {
