@@ -179,3 +179,38 @@ fn assertion_error_is_typed() {
     assert_eq!(out[17], 0, "the failing thread stops");
     assert_eq!(out[16], input[16].wrapping_add(2));
 }
+
+#[test]
+fn sassport_run_prints_printf_output_and_the_assertion() {
+    let d = std::env::temp_dir().join(format!("sassport-externs-run-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let run = |kernel: &str, input: &[u32]| {
+        std::fs::write(d.join("in.bin"), bytes(input)).unwrap();
+        std::fs::write(d.join("out.bin"), [0u8; 1024]).unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_sassport"))
+            .args(["run", CUBIN, "--kernel", kernel, "--grid", "2", "--block", "128", "--no-cache"])
+            .arg(format!("--arg=buf:{}", d.join("in.bin").display()))
+            .arg(format!("--arg=buf:{}", d.join("out.bin").display()))
+            .arg(format!("--arg=i32:{N}"))
+            .env("XDG_CACHE_HOME", &d)
+            .env("XDG_RUNTIME_DIR", &d)
+            .output()
+            .unwrap()
+    };
+    let input = inputs(0xc0ff_ee00, &[9, 140]);
+    let out = run("printf_on_magic", &input);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    for i in [9usize, 140] {
+        let line = format!("thread {} saw {:08x}\n", i, input[i]);
+        assert!(stdout.contains(&line), "{line:?} missing from:\n{stdout}");
+    }
+    let out = run("assert_on_magic", &inputs(0xdead_beef, &[42]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("thread: [42,0,0] Assertion `x != 0xdeadbeefu` failed."),
+        "stderr:\n{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
