@@ -176,7 +176,6 @@ fn build(m: &mut Module) -> Id {
     let p1 = b.i64(Op::IMul, a1, xl);
     let acc = b.i64(Op::IAdd, acc, p1);
     let sq = sq_trunc(&mut b, xl32);
-    let sq = b.u64_of(sq);
     let sq_hi = b.i64(Op::ShiftRightLogical, sq, k17);
     let m17_64 = b.c64((1 << 17) - 1);
     let sq_lo = b.i64(Op::BitwiseAnd, sq, m17_64);

@@ -3,8 +3,8 @@
 //! Fields (read from nvdisasm's listings of the corpus): rounding 79:78 (0 RN, 1 RM/FLOOR, 2 RP/CEIL,
 //! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (1 = 16, 2 = 32, 3 = 64 bits); I2F's source
 //! signedness bit 74; F2I's destination signedness bit 72 and `.NTZ` bit 77; `.FTZ` bit 80; the B slot's
-//! `|x|` and `-x` bits 62/63 on float sources. F2FP: A -> high half, B -> low half, bf16 when 76:75 = 2,
-//! rounding 80:79, NaN results 0x7fff.
+//! `|x|` and `-x` bits 62/63 on float sources (checked with nvdisasm on patched F2F.F16.F64 words). F2FP: see
+//! [`f2fp`].
 //!
 //! Exactness: all of these are integer arithmetic through `crate::exact` (native conversions round only to
 //! nearest or toward zero, leave out-of-range and NaN results undefined and may flush denormals).
@@ -217,31 +217,72 @@ fn f2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// F2FP: two f32 values to f16 or bf16 halves. Fields (nvdisasm on patched words): `.RELU` 75, `.BF16` 76,
+/// `.SATFINITE` 77, `.MERGE_C` 78, rounding 80:79 (0 RN, 3 RZ; 1 and 2 do not disassemble), 86 an invalid
+/// format. `.PACK_AB`: A -> high half, B -> low half. `.MERGE_C` converts B into the low half and keeps the
+/// A register's high half; nvcc emits it with A = RZ only (scalar conversions), the form translated here.
+/// Per half (H200 recordings, corpus/silicon/cvt_sweep): rounded once from the exact f32 (f32 denormals are
+/// not flushed: bf16 keeps them), NaN -> 0x7fff, `.RELU` makes every result with the sign bit set +0
+/// (-0 and -inf included), `.SATFINITE` turns ±inf and overflow into ±largest finite.
 fn f2fp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
-    let kind = cx.inst.bits(75, 2);
-    let dst = match kind {
-        0 => F16,
-        2 => BF16,
-        _ => return Err(cx.refuse("F2FP form not translated yet")),
-    };
-    let rnd = cx.inst.bits(79, 2);
-    let a = read_float(cx, s.a, F32, s.abs[0], s.neg[0])?;
+    let i = cx.inst;
+    if i.bit(86) {
+        return Err(cx.refuse("F2FP with an invalid format"));
+    }
+    let relu = i.bit(75);
+    let dst = if i.bit(76) { BF16 } else { F16 };
+    let satfinite = i.bit(77);
+    let merge_c = i.bit(78);
+    let rnd = i.bits(79, 2);
+    if rnd == 1 || rnd == 2 {
+        return Err(cx.refuse("F2FP with rounding toward an infinity"));
+    }
+    if merge_c && !matches!(s.a, Src::Reg(255)) {
+        return Err(cx.refuse("F2FP.MERGE_C with a merge register other than RZ not translated yet"));
+    }
+    let a = if merge_c { None } else { Some(read_float(cx, s.a, F32, s.abs[0], s.neg[0])?) };
     let bb = read_float(cx, s.b, F32, s.abs[1], s.neg[1])?;
     let md = cx.u32c(rnd);
     let mut b = B::new(&mut cx.m);
-    let hi = float_to_float(&mut b, F32, dst, a, md, false);
-    let lo = float_to_float(&mut b, F32, dst, bb, md, false);
-    let hi = b.u32_of(hi);
-    let lo = b.u32_of(lo);
-    // F2FP writes the canonical NaN 0x7fff (H200 goldens), unlike F2F.
-    let hi = canonical16(&mut b, dst, hi);
-    let lo = canonical16(&mut b, dst, lo);
-    let k16 = b.c32(16);
-    let hi = b.i32(Op::ShiftLeftLogical, hi, k16);
-    let r = b.i32(Op::BitwiseOr, hi, lo);
+    let lo = pack_half(&mut b, dst, bb, md, relu, satfinite);
+    let r = match a {
+        Some(a) => {
+            let hi = pack_half(&mut b, dst, a, md, relu, satfinite);
+            let k16 = b.c32(16);
+            let hi = b.i32(Op::ShiftLeftLogical, hi, k16);
+            b.i32(Op::BitwiseOr, hi, lo)
+        }
+        None => lo,
+    };
     cx.set_dst(r);
     Ok(())
+}
+
+/// One F2FP half: f32 bits (u64) rounded to `dst` in mode `md`, with `.RELU` and `.SATFINITE`; u32 bits.
+fn pack_half(b: &mut B<'_>, dst: Format, v: Id, md: Id, relu: bool, satfinite: bool) -> Id {
+    let r = float_to_float(b, F32, dst, v, md, false);
+    let r = b.u32_of(r);
+    let absm = b.c32(0x7fff);
+    let mag = b.i32(Op::BitwiseAnd, r, absm);
+    let inf = b.c32(dst.inf() as u32);
+    let nan = b.b(Op::UGreaterThan, mag, inf);
+    let mut r = r;
+    if satfinite {
+        let is_inf = b.b(Op::IEqual, mag, inf);
+        let k1 = b.c32(1);
+        let max = b.i32(Op::ISub, r, k1); // ±inf - 1 ulp: ±largest finite, sign kept
+        r = b.sel32(is_inf, max, r);
+    }
+    if relu {
+        let sgn = b.c32(0x8000);
+        let sb = b.i32(Op::BitwiseAnd, r, sgn);
+        let z = b.c32(0);
+        let neg = b.b(Op::INotEqual, sb, z);
+        r = b.sel32(neg, z, r);
+    }
+    // F2FP writes the canonical NaN 0x7fff (H200 goldens), unlike F2F.
+    b.sel32(nan, absm, r)
 }
 
 /// Half bits (low 16) with a NaN replaced by 0x7fff.
