@@ -122,3 +122,47 @@ fn null_function_pointer_is_a_control_fault() {
         }
     }
 }
+
+/// The module data of `calls.cubin`: `op_table` placed with its initial bytes, and bank 4's `R_CUDA_64`
+/// against it (`.rel.nv.constant4`) resolved to its guest address.
+#[test]
+fn module_data_places_op_table_and_relocates_bank4() {
+    let mut rt = runtime();
+    let bytes = std::fs::read(sassport_corpus::root().join("sm86/calls.cubin")).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let module = rt.load_module_data(&cubin).unwrap();
+    let init = cubin.sections.iter().find(|s| s.name == ".nv.global.init").unwrap();
+    let base = module.section_address(init.index).unwrap();
+    assert!(base >= rt.window_base() && base < rt.window_base() + rt.window_size());
+    let mut table = vec![0u8; 32];
+    rt.download(base, &mut table).unwrap();
+    assert_eq!(table, init.data, "op_table's initial descriptors (8, 0x10, 0x18, 0x20)");
+    let banks = module.banks_for("calls_indirect");
+    let bank4 = banks.iter().find(|(b, _)| *b == 4).unwrap().1;
+    assert_eq!(u64::from_le_bytes(bank4[..8].try_into().unwrap()), base);
+    // Bank 2 (function descriptors) is bound as stored; another kernel's banks are not.
+    assert!(banks.iter().any(|(b, d)| *b == 2 && d[8..16] == 0x2e0u64.to_le_bytes()));
+    assert!(module.banks_for("calls_direct").iter().all(|(b, _)| *b != 2));
+    module.free(&mut rt).unwrap();
+}
+
+/// A relocation type the runtime does not apply is refused by section, offset and name, not left 0.
+#[test]
+fn unsupported_relocation_is_refused() {
+    let mut rt = runtime();
+    let mut bytes = std::fs::read(sassport_corpus::root().join("sm86/calls.cubin")).unwrap();
+    let rel = Cubin::parse(&bytes).unwrap().sections.iter().find(|s| s.name == ".rel.nv.constant4").unwrap().offset;
+    // Entry 0's type (low word of r_info, bytes 8..12): R_CUDA_64 (2) -> R_CUDA_G32 (3).
+    bytes[rel as usize + 8] = 3;
+    let cubin = Cubin::parse(&bytes).unwrap();
+    match rt.load_module_data(&cubin) {
+        Err(RuntimeError::Relocation { section, offset, reason }) => {
+            assert_eq!((section.as_str(), offset), (".nv.constant4", 0));
+            assert!(reason.contains("R_CUDA_G32") && reason.contains("op_table"), "{reason}");
+        }
+        other => panic!("expected a relocation error, got {other:?}"),
+    }
+    // Nothing stays allocated: the whole window can still be taken.
+    let all = rt.alloc(rt.window_size() - 4096).unwrap();
+    rt.free(all).unwrap();
+}
