@@ -77,12 +77,9 @@ impl std::fmt::Display for Form {
                             format!("0x{:x} ({kind}, returns to {} points)", s.entry, s.return_points)
                         })
                         .collect();
-                    write!(
-                        f,
-                        ", {} functions kept as one copy returning through a switch on the return register: {}",
-                        shared.len(),
-                        fs.join(", ")
-                    )?;
+                    let n = shared.len();
+                    let what = if n == 1 { "function" } else { "functions" };
+                    write!(f, ", {n} {what} kept as one copy, returning through a switch on the return register: {}", fs.join(", "))?;
                 }
                 write!(f, "; BSYNC reconvergence kept {}/{}", r.kept, r.points)?;
                 if !r.moved.is_empty() {
