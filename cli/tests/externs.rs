@@ -214,3 +214,73 @@ fn sassport_run_prints_printf_output_and_the_assertion() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+extern "C" {
+    fn snprintf(buf: *mut std::ffi::c_char, n: usize, fmt: *const std::ffi::c_char, ...) -> std::ffi::c_int;
+}
+
+/// glibc's formatting of one double (what the CUDA driver formats device printf with on Linux).
+fn c_double(spec: &str, v: f64) -> String {
+    let f = std::ffi::CString::new(spec).unwrap();
+    let mut buf = vec![0u8; 256];
+    let n = unsafe { snprintf(buf.as_mut_ptr().cast(), buf.len(), f.as_ptr(), v) };
+    buf.truncate(n.max(0) as usize);
+    String::from_utf8(buf).unwrap()
+}
+
+#[test]
+fn every_argument_kind_nvcc_packs() {
+    // cli/tests/data/printf_formats.cu, built by nvcc: two printf calls per thread (the second one's vprintf
+    // address is loaded before the first call and kept in a callee-saved register across it).
+    let cubin = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/printf_formats.cubin")).unwrap();
+    let n = 16usize;
+    let ip: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(-123_456_789) ^ 0x55).collect();
+    let dp: Vec<f64> = vec![
+        1234.5678, -0.001, 1e-300, 3.0, f64::INFINITY, 0.5, -2.5e7, 1.0 / 3.0, 6.02214076e23, -0.0, 42.0, 1e-5,
+        123456.789, -7.25, 2f64.powi(60), 0.1,
+    ];
+    let big = -9_000_000_000_000i64;
+    let args = vec![
+        KernelArg::Buffer(ip.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        KernelArg::Buffer(dp.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        KernelArg::Value { bytes: big.to_le_bytes().to_vec(), align: 8 },
+        KernelArg::Value { bytes: (n as i32).to_le_bytes().to_vec(), align: 4 },
+    ];
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let r = run_kernel(&mut rt, None, &cubin, "printf_formats", [1, 1, 1], [n as u32, 1, 1], 0, &args)
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    let mut want = Vec::new();
+    for i in 0..n {
+        let name = if i & 1 == 1 { "odd" } else { "even" };
+        let (x, d) = (ip[i], dp[i]);
+        want.push(format!(
+            "{}|{:5}|{:<4}|{:x}|{:X}|{:o}|{}|{}|{}|{}|{}|{}|(nil)|%\n",
+            x,
+            i,
+            i * 3,
+            x as u32,
+            x as u32,
+            i,
+            (b'a' + i as u8) as char,
+            name,
+            big + i as i64,
+            if d.is_finite() { format!("{d:.6}") } else { "inf".into() },
+            c_double("%.3e", d),
+            c_double("%g", d * 1e10),
+        ));
+        let f = d as f32 as f64;
+        want.push(format!(
+            "float {} then int {} and {:<6}|\n",
+            if f.is_finite() { format!("{f:.6}") } else { "inf".into() },
+            -(i as i32),
+            name
+        ));
+    }
+    let text = r.printf.text();
+    let mut got: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut want_sorted: Vec<&str> = want.iter().map(String::as_str).collect();
+    got.sort_unstable();
+    want_sorted.sort_unstable();
+    assert_eq!(got, want_sorted, "printf output:\n{text}");
+    assert_eq!(r.printf.records.len(), 2 * n);
+}

@@ -4,7 +4,9 @@
 //! nvcc calls an extern through a register: `LDC.64 Rt, c[0x4][Rk]` reads a constant-bank-4 word that the
 //! cubin relocates (`R_CUDA_64 vprintf`), then `CALL.ABS.NOINC Rt`, after `LEPC` and an `IADD3` pair that put
 //! the return address in `R20:R21`. [`bind_extern_calls`] follows the target register back through the
-//! call's block to that `LDC` (and its index register to a `MOV` of an immediate), looks the bank word up
+//! straight-line code before the call (its block, and the blocks before it that are entered only by falling
+//! through, across earlier extern calls, which keep the callee-saved R16..R31 as nvcc's ABI promises) to that
+//! `LDC` (and its index register to a `MOV` of an immediate), looks the bank word up
 //! in the bank's relocations, and when the symbol is a known extern makes the call an ordinary instruction
 //! of its block (it returns to the next instruction); an extern it does not know is refused by name. A
 //! `CALL.ABS` with an immediate target relocated against the extern (`-rdc` code) is recognised the same way.
@@ -89,8 +91,9 @@ pub fn bind_extern_calls(
     let mut calls = ExternCalls { code_section: u16::try_from(kernel.function.section).unwrap_or(0), sites: Vec::new() };
     let candidates: Vec<Inst> =
         program.insts.iter().filter(|i| i.mnemonic == "CALL" && matches!(i.opcode(), 0x0343 | 0x0943)).copied().collect();
+    // In offset order, so that a call's resolution may look back across an earlier extern call.
     for call in candidates {
-        let Some(symbol) = call_symbol(cubin, kernel, program, &call) else { continue };
+        let Some(symbol) = call_symbol(cubin, kernel, program, &calls, &call) else { continue };
         let defined = cubin.symbols.iter().any(|s| s.name == symbol && s.section.is_some());
         if defined {
             continue; // a device function of the cubin: the indirect-call machinery's business
@@ -104,28 +107,30 @@ pub fn bind_extern_calls(
             });
         };
         calls.sites.push((call.offset, f));
-    }
-    calls.sites.sort_unstable_by_key(|s| s.0);
-    for &(offset, _) in &calls.sites {
-        let next = offset + 16;
-        if let Some(b) = program.blocks.iter_mut().find(|b| b.end == next && b.exit == Exit::Control) {
-            b.exit = Exit::Fall;
-            b.successors = vec![next];
-        }
-        // Only calls that come back through RET make return points.
-        let still_called = program
-            .insts
-            .iter()
-            .any(|i| i.offset + 16 == next && i.mnemonic == "CALL" && calls.at(i.offset).is_none());
-        if !still_called {
-            program.return_points.retain(|&r| r != next);
-        }
+        make_builtin(program, call.offset);
     }
     Ok(calls)
 }
 
+/// Makes the call at `offset` an ordinary instruction of its block that continues at the next one; the next
+/// instruction is no longer a return point (only calls that come back through `RET` make those).
+fn make_builtin(program: &mut Program, offset: u32) {
+    let next = offset + 16;
+    if let Some(b) = program.blocks.iter_mut().find(|b| b.end == next && b.exit == Exit::Control) {
+        b.exit = Exit::Fall;
+        b.successors = vec![next];
+    }
+    program.return_points.retain(|&r| r != next);
+}
+
 /// The symbol a `CALL.ABS` reaches, when its target can be followed to a relocation.
-fn call_symbol<'a>(cubin: &Cubin<'a>, kernel: &Kernel<'_>, program: &Program, call: &Inst) -> Option<&'a str> {
+fn call_symbol<'a>(
+    cubin: &Cubin<'a>,
+    kernel: &Kernel<'_>,
+    program: &Program,
+    calls: &ExternCalls,
+    call: &Inst,
+) -> Option<&'a str> {
     if call.opcode() == 0x0943 {
         // Immediate target, patched by a relocation of the code section at this instruction.
         let code = cubin.code_section(&program.section)?;
@@ -135,9 +140,9 @@ fn call_symbol<'a>(cubin: &Cubin<'a>, kernel: &Kernel<'_>, program: &Program, ca
         return None;
     }
     let target = call.bits(24, 8) as u8;
-    let before = block_before(program, call.offset);
+    let before = straight_line_before(program, call.offset);
     // The LDC.64 that defines the target pair, with nothing in between writing either register.
-    let (at, ldc) = find_definition(before, &[target, target.wrapping_add(1)])?;
+    let (at, ldc) = find_definition(before, calls, &[target, target.wrapping_add(1)])?;
     if ldc.mnemonic != "LDC" || ldc.opcode() != 0x0b82 || ldc.guard().is_some() || ldc.bits(73, 3) != 5 {
         return None;
     }
@@ -148,7 +153,7 @@ fn call_symbol<'a>(cubin: &Cubin<'a>, kernel: &Kernel<'_>, program: &Program, ca
     let mut address = u64::from(ldc.bits(38, 16));
     let index = ldc.bits(24, 8) as u8;
     if index != 255 {
-        let (_, mov) = find_definition(&before[..at], &[index])?;
+        let (_, mov) = find_definition(&before[..at], calls, &[index])?;
         // MOV Rk, imm32 (0x0802 with the full write mask).
         if mov.mnemonic != "MOV" || mov.opcode() != 0x0802 || mov.guard().is_some() || mov.bits(72, 4) != 0xf {
             return None;
@@ -166,27 +171,50 @@ fn call_symbol<'a>(cubin: &Cubin<'a>, kernel: &Kernel<'_>, program: &Program, ca
         .map(|r| r.symbol_name)
 }
 
-/// The instructions of `offset`'s block before it, in order.
-fn block_before(program: &Program, offset: u32) -> &[Inst] {
+/// The instructions that always run right before `offset`, in order: back through its block and on into
+/// the previous block while that block is the only way in (it falls through, the start is no branch or call
+/// target, no return point and not the entry).
+fn straight_line_before(program: &Program, offset: u32) -> &[Inst] {
     let end = program.insts.partition_point(|i| i.offset < offset);
-    let start = program
-        .blocks
-        .iter()
-        .find(|b| b.start <= offset && offset < b.end)
-        .map_or(end, |b| program.insts.partition_point(|i| i.offset < b.start));
-    let run = &program.insts[start..end];
-    // Only the contiguous run right before the call.
-    let mut first = run.len();
-    while first > 0 && run[first - 1].offset + 16 * (run.len() - first + 1) as u32 == offset {
+    let mut first = end;
+    while first > 0 {
+        let here = program.insts.get(first).map_or(offset, |i| i.offset);
+        let prev = &program.insts[first - 1];
+        if prev.offset + 16 != here {
+            break;
+        }
+        if program.block_at(here).is_some() && !only_fallen_into(program, here) {
+            break;
+        }
         first -= 1;
     }
-    &run[first..]
+    &program.insts[first..end]
+}
+
+/// Whether the block at `start` is entered only by falling through from the block before it.
+fn only_fallen_into(program: &Program, start: u32) -> bool {
+    if start == program.entry || program.return_points.contains(&start) {
+        return false;
+    }
+    let mut preds = program.blocks.iter().filter(|b| b.successors.contains(&start));
+    match (preds.next(), preds.next()) {
+        (Some(p), None) => p.end == start && p.exit == Exit::Fall,
+        _ => false,
+    }
 }
 
 /// The last instruction of `insts` that may write any of `regs`, with its index; `None` when one that may
 /// write them cannot be told apart (a write of unknown width) or none does.
-fn find_definition<'p>(insts: &'p [Inst], regs: &[u8]) -> Option<(usize, &'p Inst)> {
+fn find_definition<'p>(insts: &'p [Inst], calls: &ExternCalls, regs: &[u8]) -> Option<(usize, &'p Inst)> {
     for (k, inst) in insts.iter().enumerate().rev() {
+        if calls.at(inst.offset).is_some() {
+            // An extern call keeps the callee-saved R16..R31 (nvcc's ABI, which the code after it relies on);
+            // anything else may have changed.
+            if regs.iter().all(|r| (16..32).contains(r)) {
+                continue;
+            }
+            return None;
+        }
         match writes(inst) {
             Writes::Nothing => {}
             Writes::Regs(first, count) => {
