@@ -105,6 +105,12 @@ fn corpus_listings_print_identically() {
         total - mismatches.len(),
         100.0 * (total - mismatches.len()) as f64 / total as f64
     );
+    // `SASSPORT_SHOW_GAPS=1 cargo test ... -- --nocapture` lists every mismatch (for work on the table).
+    if std::env::var_os("SASSPORT_SHOW_GAPS").is_some() {
+        for (_, m) in &mismatches {
+            println!("{m}");
+        }
+    }
     if std::env::var_os("SASSPORT_BLESS_GAPS").is_some() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(KNOWN_GAPS);
         let mut text = String::from("# Corpus instructions the table does not yet print like nvdisasm (see tests/corpus.rs).\n");

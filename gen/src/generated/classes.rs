@@ -15,9 +15,9 @@ pub const CLASS_COUNT: usize = 974usize;
 pub enum ClassId {
     /// `MOV` (opcode key 0x0202), e.g. `MOV R2, R6 ;`
     MOV_0x0202 = 0,
-    /// `P2R` (opcode key 0x0203), e.g. `@!P5 P2R.B2 R190, PR, R5, R247 ;`
+    /// `P2R` (opcode key 0x0203), e.g. `@!PT P2R R110, PR, R128.reuse, R241 ;`
     P2R_0x0203 = 1,
-    /// `R2P` (opcode key 0x0204), e.g. `@P3 R2P PR, R46, R222 ;`
+    /// `R2P` (opcode key 0x0204), e.g. `@P4 R2P PR, R223.reuse, R11.reuse ;`
     R2P_0x0204 = 2,
     /// `SEL` (opcode key 0x0207), e.g. `SEL R11, R11, R8, P0 ;`
     SEL_0x0207 = 3,
@@ -41,13 +41,13 @@ pub enum ClassId {
     IADD3_0x0210_2 = 12,
     /// `LEA` (opcode key 0x0211), e.g. `LEA R12, P6, -R24, R12, 0x2 ;`
     LEA_0x0211 = 13,
-    /// `LEA` (opcode key 0x0211), e.g. `@!P5 LEA.X R10, P6, ~R243, R117.reuse, 0x10, !P4 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@!P0 LEA.X R238, P5, ~R202.reuse, ~R161.reuse, 0x1f, !P6 ;`
     LEA_0x0211_2 = 14,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI R7, R7, R3, RZ, 0x1f ;`
     LEA_0x0211_3 = 15,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.SX32 R13, R8, R9, 0x1a ;`
     LEA_0x0211_4 = 16,
-    /// `LEA` (opcode key 0x0211), e.g. `@!P2 LEA.HI.X R41, P6, ~R228, R124, R152, 0x1a, P6 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@P6 LEA.HI.X R87, P4, ~R168, ~R96, R252, 0xe, P1 ;`
     LEA_0x0211_5 = 17,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X.SX32 R11, R15, RZ, 0x19, P0 ;`
     LEA_0x0211_6 = 18,
@@ -71,9 +71,9 @@ pub enum ClassId {
     SGXT_0x021a = 27,
     /// `BMSK` (opcode key 0x021b), e.g. `BMSK R12, R13, R12 ;`
     BMSK_0x021b = 28,
-    /// `PLOP3` (opcode key 0x021d), e.g. `@P1 PLOP3.LUT P6, P1, P3, R70.SIGN, !P4, 0x1f, 0xa0 ;`
+    /// `PLOP3` (opcode key 0x021d), e.g. `@P3 PLOP3.LUT P0, P6, P6, R203.SIGN, P1, 0x3f, 0x8 ;`
     PLOP3_0x021d = 29,
-    /// `PLOP3` (opcode key 0x021e), e.g. `@!P1 PLOP3.LUT P5, P6, !PT, R179.SIGN, R1.SIGN, 0xb4, 0xbb;`
+    /// `PLOP3` (opcode key 0x021e), e.g. `@!P3 PLOP3.LUT PT, P0, !P5, R209.SIGN, R85.SIGN, 0xe0, 0x66 ;`
     PLOP3_0x021e = 30,
     /// `PLOP3` (opcode key 0x021f), e.g. `PLOP3.LUT P0, PT, R0.SIGN, R5.SIGN, R16.SIGN, 0x2, 0x0 ;`
     PLOP3_0x021f = 31,
@@ -97,7 +97,7 @@ pub enum ClassId {
     IDP_0x0226_2 = 40,
     /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.U32 R10, R11, R7, R10 ;`
     IMAD_0x0227 = 41,
-    /// `IMAD` (opcode key 0x0227), e.g. `@P1 IMAD.HI.U32.X R247, P4, R215, R135, R72.reuse, !P2 ;`
+    /// `IMAD` (opcode key 0x0227), e.g. `@P6 IMAD.HI.X R16, P6, R240, R12, ~R243, P4 ;`
     IMAD_0x0227_2 = 42,
     /// `DMUL` (opcode key 0x0228), e.g. `@!P3 DMUL R8, R20, R12 ;`
     DMUL_0x0228 = 43,
@@ -107,7 +107,7 @@ pub enum ClassId {
     DSETP_0x022a = 45,
     /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
     DFMA_0x022b = 46,
-    /// `CLMAD` (opcode key 0x022c), e.g. `@!P5 CLMAD.HI R51, R221, R44.reuse, R68.reuse ;`
+    /// `CLMAD` (opcode key 0x022c), e.g. `@!P6 CLMAD.LO R146, R82.reuse, R15.reuse, R22 ;`
     CLMAD_0x022c = 47,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
     HADD2_0x0230 = 48,
@@ -123,19 +123,19 @@ pub enum ClassId {
     HSET2_0x0233 = 53,
     /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
     HSETP2_0x0234 = 54,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P4 HFMA2.MMA.FMZ.RELU R36, |R145|, |R127|, -R236, P0 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R92, -R131, R62, -|R30|, P0 ;`
     HFMA2_0x0235 = 55,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P3 HFMA2.MMA.FMZ.SAT R248, |R230|, -|R65|, |R231| ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P1 HFMA2.MMA R98, -R233, -R81.reuse, -R155 ;`
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
-    /// `IMMA` (opcode key 0x0237), e.g. `@!PT IMMA.SP.INVALID4.U4.INVALID7 R196, R151.???1, R143.???0, R237, UP3, R79, 0x2 ;`
+    /// `IMMA` (opcode key 0x0237), e.g. ``
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
-    /// `I2IP` (opcode key 0x0239), e.g. `@P4 I2IP.S2.S32 R105, R7, R174, R203.28;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@!PT I2IP.U2.S32.SAT R64, R56, R6, R168.28 ;`
     I2IP_0x0239 = 60,
-    /// `I2IP` (opcode key 0x0239), e.g. `@P1 I2IP.U4.S32 R221, R240, R25, R62.24 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@!P0 I2IP.S4.S32 R114, R12.reuse, R8, R63.???0 ;`
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
@@ -143,15 +143,15 @@ pub enum ClassId {
     X_0x023a = 63,
     /// `HMMA` (opcode key 0x023c), e.g. `HMMA.1684.F32.TF32 R8, R2, R0, R4 ;`
     X_0x023c = 64,
-    /// `HMMA` (opcode key 0x023c), e.g. `@!P1 HMMA.SP.INVALID2.F16.BF16 RZ, -R81, R235, R19, UP0, R110, 0x2 ;`
+    /// `HMMA` (opcode key 0x023c), e.g. ``
     X_0x023c_2 = 65,
-    /// `BMMA` (opcode key 0x023d), e.g. `BMMA.168128.INVALID1.???0 R243, R48.???1, R209.COL, R1, UP1 ;`
+    /// `BMMA` (opcode key 0x023d), e.g. `@!P0 BMMA.INVALID3.AND.POPC R81, R191.ROW, R130.COL, R198 ;`
     BMMA_0x023d = 66,
-    /// `F2FP` (opcode key 0x023e), e.g. `@P3 F2FP.SATFINITE.RELU.???2.MERGE_C.RS.REG_RS.7b.LTN25 R29, R60, R179, R248.H1 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@!P1 F2FP.RELU.PACK_AB.RS.7b R221, R216, R228.reuse, R126.H1 ;`
     F2FP_0x023e = 67,
     /// `F2FP` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
     X_0x023e = 68,
-    /// `F2FP` (opcode key 0x023e), e.g. `@!P4 F2FP.SATFINITE.BF16.MERGE_C.RZ R82, R107, R222 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. ``
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
@@ -163,7 +163,7 @@ pub enum ClassId {
     X_0x0241_2 = 73,
     /// `(prints nothing)` (opcode key 0x0242), e.g. ``
     X_0x0242 = 74,
-    /// `F2IP` (opcode key 0x0243), e.g. `F2IP.INVALID2.F32.NTZ R128, R122.reuse, R127, R24 ;`
+    /// `F2IP` (opcode key 0x0243), e.g. `@!P2 F2IP.INVALID3.F32.TRUNC.RELU R70, R0.reuse, R22.reuse, R18 ;`
     F2IP_0x0243 = 75,
     /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
     I2FP_0x0245 = 76,
@@ -181,29 +181,29 @@ pub enum ClassId {
     F2I_0x0305 = 82,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
     F2I_0x0305_2 = 83,
-    /// `I2F` (opcode key 0x0306), e.g. `@!P2 I2F.F16.S8 R144, R74.B3 ;`
+    /// `I2F` (opcode key 0x0306), e.g. `@!P2 I2F.F16.U8.RZ R19, R119.B1 ;`
     I2F_0x0306 = 84,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
     I2F_0x0306_2 = 85,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
     I2F_0x0306_3 = 86,
-    /// `FRND` (opcode key 0x0307), e.g. `@!P0 FRND.FTZ.F16.FLOOR R247, -|R35.INVALID2| ;`
+    /// `FRND` (opcode key 0x0307), e.g. `@P6 FRND.FTZ.F16.CEIL R128, RZ.INVALID3 ;`
     FRND_0x0307 = 87,
     /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
     FRND_0x0307_2 = 88,
     /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
     MUFU_0x0308 = 89,
-    /// `MUFU` (opcode key 0x0308), e.g. `@P6 MUFU.INVALID7.F16 R34, |R17.INVALID2| ;`
+    /// `MUFU` (opcode key 0x0308), e.g. `@!P1 MUFU.INVALID14.F16 R150, -R23.H1 ;`
     MUFU_0x0308_2 = 90,
     /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
     POPC_0x0309 = 91,
-    /// `F2F` (opcode key 0x0310), e.g. `@P1 F2F.FTZ.F64.F16.RP R64, R241.H1 ;`
+    /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F16.RM R225, |R61.INVALID2| ;`
     F2F_0x0310 = 92,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
     F2F_0x0310_2 = 93,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
     F2F_0x0310_3 = 94,
-    /// `F2I` (opcode key 0x0311), e.g. `@P2 F2I.U64.F16 R50, -R31 ;`
+    /// `F2I` (opcode key 0x0311), e.g. `@!P4 F2I.FTZ.U64.F16.CEIL R52, |R1.INVALID3| ;`
     F2I_0x0311 = 95,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
     F2I_0x0311_2 = 96,
@@ -211,9 +211,9 @@ pub enum ClassId {
     F2I_0x0311_3 = 97,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
     F2I_0x0311_4 = 98,
-    /// `I2F` (opcode key 0x0312), e.g. `@P0 I2F.F64.S8 R32, R245 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@!P5 I2F.F64.S8.RM R11, R210.B3 ;`
     I2F_0x0312 = 99,
-    /// `I2F` (opcode key 0x0312), e.g. `@!P4 I2F.F64.U16.RZ R221, R211.INVALID2 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@!P0 I2F.F64.U16.RZ R252, R38.INVALID3 ;`
     I2F_0x0312_2 = 100,
     /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
     I2F_0x0312_3 = 101,
@@ -223,47 +223,47 @@ pub enum ClassId {
     I2F_0x0312_5 = 103,
     /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
     FRND_0x0313 = 104,
-    /// `B2R` (opcode key 0x031c), e.g. `@!P2 B2R R87, 0xa ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@P4 B2R R70, 0x9 ;`
     B2R_0x031c = 105,
     /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
     B2R_0x031c_2 = 106,
-    /// `B2R` (opcode key 0x031c), e.g. `@P2 B2R.WARP R44 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@!P2 B2R.WARP R38 ;`
     B2R_0x031c_3 = 107,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P5 BAR.SYNC R251, R251 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.SYNC R104, R104 ;`
     BAR_0x031d = 108,
-    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.ARV R110, R110 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P0 BAR.ARV R161, R161 ;`
     BAR_0x031d_2 = 109,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.RED.OR R31, R31, P2 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.RED.POPC R191, R191, P2 ;`
     BAR_0x031d_3 = 110,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P2 BAR.SCAN R222, R222, P2 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SCAN R159, R159, P2 ;`
     BAR_0x031d_4 = 111,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P4 BAR.SYNC.DEFER_BLOCKING R44, R44 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.SYNC.DEFER_BLOCKING R88, R88 ;`
     BAR_0x031d_5 = 112,
-    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.RED.INVALID3.DEFER_BLOCKING R47, R47, P3 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.INVALID3.DEFER_BLOCKING R194, R194, !PT ;`
     BAR_0x031d_6 = 113,
-    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P6 __HIR0X1F0.INVALID3 0xb, R51;`
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P3 __HIR0X1F0.WARP 0x6, R162 ;`
     HIR0X1F0_0x031e = 114,
-    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P3 SETCTAID.X R198 ;`
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P1 SETCTAID.Y R210 ;`
     SETCTAID_0x031f = 115,
-    /// `ALD` (opcode key 0x0321), e.g. `@P6 ALD.O.128 R185, a[0x3e5], R241 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@P1 ALD R113, a[0x12d], R174 ;`
     ALD_0x0321 = 116,
     /// `ALD` (opcode key 0x0321)
     ALD_0x0321_2 = 117,
-    /// `ALD` (opcode key 0x0321), e.g. `@!P0 ALD.PHYS.???3 R142, a[R69], R1 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P2 ALD.O.PHYS.???3 R86, a[R171], R99 ;`
     ALD_0x0321_3 = 118,
-    /// `AST` (opcode key 0x0322)
+    /// `AST` (opcode key 0x0322), e.g. `@P6 AST.P.96 a[R227+-0x14a], R81, ???79 ;`
     AST_0x0322 = 119,
-    /// `AST` (opcode key 0x0322), e.g. `@!P1 AST.PHYS.???1 a[R170], R120, R144 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@P0 AST.PHYS.???1 a[R51], R153, R64 ;`
     AST_0x0322_2 = 120,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324 = 121,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324_2 = 122,
-    /// `OUT` (opcode key 0x0324), e.g. `@!P2 OUT.EMIT_THEN_CUT R35, R250, R41 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!PT OUT.EMIT R87, R182, R23 ;`
     OUT_0x0324_3 = 123,
-    /// `IPA` (opcode key 0x0326), e.g. `@P3 IPA.CONSTANT.OFFSET R254, P4, a[0x340], R43 ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P2 IPA.INVALID3.OFFSET R144, P0, a[0x364], R211 ;`
     IPA_0x0326 = 124,
-    /// `IPA` (opcode key 0x0326), e.g. `@!P6 IPA.INVALID3 R40, P4, a[0x20] ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P0 IPA.STATE.CENTROID R196, P0, a[0x254] ;`
     IPA_0x0326_2 = 125,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
     CALL_0x0343 = 126,
@@ -273,55 +273,55 @@ pub enum ClassId {
     WARPSYNC_0x0348 = 128,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
     LEPC_0x034e = 129,
-    /// `RPCMOV` (opcode key 0x0352), e.g. `@P6 RPCMOV.32 Rpc.HI, R150 ;`
+    /// `RPCMOV` (opcode key 0x0352), e.g. `RPCMOV.32 Rpc.LO, R103 ;`
     RPCMOV_0x0352 = 130,
-    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P6 RPCMOV.32 R137, Rpc.LO ;`
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P0 RPCMOV.32 R198, Rpc.LO ;`
     RPCMOV_0x0353 = 131,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
     BMOV_0x0355 = 132,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
     BMOV_0x0356 = 133,
-    /// `BMOV` (opcode key 0x0357), e.g. `@!P2 BMOV.64 ATEXIT_PC, R36 ;`
+    /// `BMOV` (opcode key 0x0357), e.g. `@P2 BMOV.64 ATEXIT_PC, R244 ;`
     BMOV_0x0357 = 134,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
     X_0x035a = 135,
-    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P2 NANOSLEEP P5, R91 ;`
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P4 NANOSLEEP.RAND P2, R225 ;`
     NANOSLEEP_0x035d = 136,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P2 TEX.B.F16.RN.INVALID7.AOFFI P3, R173, R31, R253, R12, 2D, 0x4 ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P0 TEX.B.F16.RZ.LB.NA.NODEP P6, R97, R220, R220, R6, CUBE, 0x0 ;`
     TEX_0x0361 = 137,
-    /// `TEX` (opcode key 0x0361), e.g. `@P5 TEX.SCR.???0.F16.RN.LZ.DC.INVALID7 P4, R236, R216, R187, R93, 1D, 0xc ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@P5 TEX.SCR.???0.INVALID7.INVALID7.NDV P4, R159, R12, R198, R96, CUBE, 0x9 ;`
     TEX_0x0361_2 = 138,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!P0 TLD4.G.B.F16.RN.PTP.DC.INVALID6.NODEP P4, R8, R183, R159, R85, CUBE, 0x9 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `TLD4.R.???0.F16.RZ.INVALID3.EU.NODEP P0, R18, R219, R220, R114, ARRAY_CUBE, 0x1 ;`
     TLD4_0x0364 = 139,
-    /// `TLD4` (opcode key 0x0364), e.g. `@P6 TLD4.SCR.B.???0.INVALID3.PTP.DC.EL.NODEP P2, R117, R165, R250, R121, CUBE, 0xd ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@P2 TLD4.SCR.R.???0.INVALID3.DC.EU P6, R103, R59, R225, R0, INVALID2, 0xa ;`
     TLD4_0x0364_2 = 140,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.???0.INVALID3.INVALID0.LU.MS.CL.NODEP P5, R19, R126, R178, R239, INVALID3, 0xd ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!P4 TLD.B.INVALID3.INVALID2.LU.MS P1, R100, R68, R236, R124, 1D, 0x8 ;`
     TLD_0x0367 = 141,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.SCR.???0.LZ.AOFFI.INVALID6.MS.CL P2, R119, R33, R32, R158, 2D, 0xb ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!PT TLD.SCR.B.INVALID3.INVALID5.INVALID6.MS.NODEP R34, R141, R35, R144, INVALID3, 0x3 ;`
     TLD_0x0367_2 = 142,
-    /// `TMML` (opcode key 0x036a), e.g. `@!P0 TMML.???0.LOD R153, R52, R187, R22, 2D, 0x8 ;`
+    /// `TMML` (opcode key 0x036a), e.g. `@P2 TMML.B.LOD R188, R89, R105, R81, ARRAY_2D, 0x0 ;`
     TMML_0x036a = 143,
-    /// `TXD` (opcode key 0x036d), e.g. `@P1 TXD.B.F16.RZ.AOFFI.LU.NODEP P3, R96, R223, R207, R211, INVALID3, 0x1 ;`
+    /// `TXD` (opcode key 0x036d), e.g. `@!P1 TXD.???0.F16.RZ.AOFFI.NA.NODEP P6, R253, R158, R120, R59, INVALID7, 0x8 ;`
     TXD_0x036d = 144,
-    /// `TXQ` (opcode key 0x0370), e.g. `@!P5 TXQ.???0.NODEP R93, R116, R31, INVALID3, 0x8 ;`
+    /// `TXQ` (opcode key 0x0370), e.g. `@!P1 TXQ.???0.NODEP RZ, R46, R41, INVALID3, 0xc ;`
     TXQ_0x0370 = 145,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P3 FOOTPRINT.???0.TXD.INVALID7.NODEP P0, R218, R13, R6, R220, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P2 FOOTPRINT.???0.TEX.LB.LC.NDV P3, R20, R233, R176, R201, INVALID6 ;`
     FOOTPRINT_0x0373 = 146,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P5 FOOTPRINT.SCR.???0.TEX.COARSE.LB.LC.NDV P4, R98, R91, R254, R36, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P1 FOOTPRINT.SCR.B.TEX.COARSE.LC.NDV P6, R8, R143, R13, R191, INVALID4 ;`
     FOOTPRINT_0x0373_2 = 147,
-    /// `LDG` (opcode key 0x0381), e.g. `@!P1 LDG.E.EL.CONSTANT.SM.PRIVATE P5, R160, [0x6dd7db], P5 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P2 LDG.E.EF.LTC64B.INVALID7 P5, R73, [0x96fdb0], P1 ;`
     LDG_0x0381 = 148,
-    /// `LDG` (opcode key 0x0381), e.g. `@P3 LDG.LU.LTC128B.U8.MMIO.GPU P6, R144, [R144+0x2eb317], P0 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P3 LDG.E.INVALID7.U16.CONSTANT.CTA.PRIVATE P5, R105, [R216+0x423783], P0 ;`
     LDG_0x0381_2 = 149,
-    /// `ST` (opcode key 0x0385), e.g. `@!P1 ST.INVALID7.S16 [0x4ae48720], R107 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@!P2 ST.NA.U8.STRONG.SM [0x3a9ea1cc], R181 ;`
     ST_0x0385 = 150,
-    /// `ST` (opcode key 0x0385)
+    /// `ST` (opcode key 0x0385), e.g. `@P5 ST.NA.S8.STRONG.SM [R88+0x66d09ffb], R217 ;`
     ST_0x0385_2 = 151,
-    /// `STG` (opcode key 0x0386), e.g. `@P2 STG.U16.CONSTANT.SM.PRIVATE [0xd5c275], R3 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@P1 STG.INVALID6.S16.CONSTANT.CTA.PRIVATE [0x185da6], R236 ;`
     STG_0x0386 = 152,
-    /// `STG` (opcode key 0x0386)
+    /// `STG` (opcode key 0x0386), e.g. `@!P0 STG.E.INVALID6.S16.STRONG.SYS [R217+0x1519c2], R94 ;`
     STG_0x0386_2 = 153,
-    /// `STL` (opcode key 0x0387), e.g. `STL.INVALID7 [0x80dffb], R80 ;`
+    /// `STL` (opcode key 0x0387), e.g. `@P5 STL.U8 [0x3036d6], R202 ;`
     STL_0x0387 = 154,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
     STL_0x0387_2 = 155,
@@ -331,61 +331,61 @@ pub enum ClassId {
     STS_0x0388_2 = 157,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
     SHFL_0x0389 = 158,
-    /// `ATOM` (opcode key 0x038a), e.g. `@P6 ATOM.E.INVALID15.EU.INVALID11.CONSTANT.SM.PRIVATE P2, R133, [0xdcf0e0], R178 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P5 ATOM.E.INVALID14.LU.INVALID11.CONSTANT.VC P2, R162, [0xe136f5], R1 ;`
     ATOM_0x038a = 159,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!P0 ATOM.E.ADD.NA.F16x2.RN.STRONG.SM.PRIVATE P2, R153, [R44+-0x34545d], R245 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@P4 ATOM.E.ADD.INVALID7.INVALID8.CONSTANT.CTA P1, R236, [R177+0x187a66], R185 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P2 ATOM.CAS.LU.INVALID13 P2, R72, [0x68958f], R131, R232 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.E.CAS.EL.INVALID3.CONSTANT.CTA P5, R30, [0xe687d5], R37, R101 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.CAST.EF.S32.CONSTANT.SM.PRIVATE P1, R6, [0x3fe495], R92, R104 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P4 ATOM.E.CAST.EU.INVALID3.CONSTANT.VC.PRIVATE P1, R137, [0x85ec4e], R48, R136 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P2 ATOM.CAS.NA.INVALID14.CONSTANT.CTA.PRIVATE P0, R100, [R91+-0x5c7c87], R203, R237 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P2 ATOM.E.CAS.INVALID6.INVALID12.CONSTANT.VC.PRIVATE P5, R195, [R243+-0x19889c], R141, R213 ;`
     ATOM_0x038b_3 = 163,
-    /// `ATOM` (opcode key 0x038b)
+    /// `ATOM` (opcode key 0x038b), e.g. `@P4 ATOM.CAST.INVALID6.INVALID6.STRONG.GPU PT, R15, [R217+0x4f95ec], R242, R51 ;`
     ATOM_0x038b_4 = 164,
     /// `ATOMS` (opcode key 0x038c), e.g. `@P0 ATOMS.ADD RZ, [RZ], R2 ;`
     ATOMS_0x038c = 165,
-    /// `ATOMS` (opcode key 0x038c)
+    /// `ATOMS` (opcode key 0x038c), e.g. `ATOMS.MAX.S32 R168, [R112.X16+-0x238093], R124 ;`
     ATOMS_0x038c_2 = 166,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS R7, [0x10], R6, R7 ;`
     ATOMS_0x038d = 167,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAST.SPIN R7, [0x30], R6, R7 ;`
     ATOMS_0x038d_2 = 168,
-    /// `ATOMS` (opcode key 0x038d)
+    /// `ATOMS` (opcode key 0x038d), e.g. `@P6 ATOMS.CAS.64 R238, [R167.X4+0xfb72c], R3, R236 ;`
     ATOMS_0x038d_3 = 169,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@P4 ATOMS.CAST.64 R141, [R28.X16+0x32467], R31, R42 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `@!PT ATOMS.CAST.S32 R182, [R170+0x1936a3], R203, R19 ;`
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `CCTLT.IVTH R179 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `CCTLT.IVTH R53 ;`
     CCTLT_0x0391 = 171,
     /// `SUATOM` (opcode key 0x0394)
     SUATOM_0x0394 = 172,
-    /// `SUATOM` (opcode key 0x0396), e.g. `@!P1 SUATOM.D.2D.CAS.EF.CONSTANT.PRIVATE.IGN P6, R154, [R209], R193, R168 ;`
+    /// `SUATOM` (opcode key 0x0396), e.g. `@P4 SUATOM.D.BA.3D.CAS.EF.INVALID7.IGN P5, R137, [R159], R45, R218 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0), e.g. `@P3 SURED.D.1D_BUFFER.XOR.INVALID7.F32.FTZ.RN.STRONG.GPU.PRIVATE.IGN [R82], R97, R231 ;`
+    /// `SURED` (opcode key 0x03a0)
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P2 ATOMG.E.INVALID14.NA.64.STRONG.GPU.PRIVATE P2, R56, [0x47db35], R166 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@P5 ATOMG.E.INVALID14.NA.INVALID12.STRONG.SM P3, R63, [0x524d42], R185 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.E.ADD.INVALID6.F16x2.RN.STRONG.SYS P4, R203, [R230+-0x4dd33], R81 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P0 ATOMG.MIN.NA.F64.RN P3, R76, [R203+0x9778f], R85 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P3 ATOMG.CAS.EF.S32.CONSTANT.CTA.PRIVATE P6, R177, [0xc26ace], R245, R237 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P5 ATOMG.E.CAS.INVALID7.MMIO.SYS PT, R166, [0xe4fd9], R9, R109 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `@!P5 QSPC.INVALID3 P4, R203, [0x316a5a] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.L P6, R208, [0xaa5a7f] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P1 GETLMEMBASE R122 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P1 GETLMEMBASE R219 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P5 SETLMEMBASE R194 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P5 SETLMEMBASE R178 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@!P3 R2UR P4, UR20, R132 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@P4 R2UR P0, UR2, R152 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P0 R2UR.OR P4, UR15, R181 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@P1 R2UR.OR PT, UR2, R185 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,17 +393,17 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@!P6 LEA.???0 R39, P0, -R214, R247, 0x88b368d3, 0xd ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P3 LEA.HI R87, P4, -R211, R221, 0x3e114a8d, 0xd ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@P1 LEA.???0.X R173, P0, ~R117, R25, 0x30e936b7, 0x1, !P1 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@P3 LEA.HI.X R144, P2, ~R196, R148, 0x356c4f88, 0x15, P0 ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P4 VABSDIFF.U32 R94, P1, R136.reuse, R42, 0xb67f5f59 ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P5 VABSDIFF.U32 R177, P2, R96, R152, 0x2117e10c ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P0 VABSDIFF4.U8 R213, P4, R174.reuse, R95.reuse, 0x1e9f6138 ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P6 VABSDIFF4 R230, P1, R111, R153, 0x2b5aa87b ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `@P0 PRMT R89, R119, R153, 0xcd6bdaee ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `@!P2 PRMT.F4E R195, R138, R65, 0x63309491 ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `@P2 SHF.L.W.U64.HI R39, R135, R121, 0x95597d27 ;`
+    /// `SHF` (opcode key 0x0419), e.g. `@P6 SHF.L.W.U64.HI R94, R184, R6, 0x7913e837 ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
@@ -411,7 +411,7 @@ pub enum ClassId {
     FFMA_0x0423 = 197,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `@P1 IMAD.U32.X R173, R148, R67, -0x27b6cd55, !P0 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.X R193, R31, R2, -0x3619ef52, !P4 ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -419,57 +419,57 @@ pub enum ClassId {
     DSETP_0x042a = 201,
     /// `DFMA` (opcode key 0x042b), e.g. `@P1 DFMA R6, R4, R6, +INF  ;`
     DFMA_0x042b = 202,
-    /// `HADD2` (opcode key 0x0430)
+    /// `HADD2` (opcode key 0x0430), e.g. `@!P5 HADD2.FTZ.SAT R143, -R53.H1_H1, 44800, 35.03125 ;`
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430), e.g. `@P4 HADD2.F32.FTZ R223, R61, -QNAN  ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@!P5 HADD2.F32 R177, -R254.H0_H0, +QNAN  ;`
     HADD2_0x0430_2 = 204,
     /// `HFMA2` (opcode key 0x0431), e.g. ``
     X_0x0431 = 205,
-    /// `HFMA2` (opcode key 0x0431), e.g. ``
+    /// `HFMA2` (opcode key 0x0431), e.g. `@P6 HFMA2.F32.INVALID3 R137, -R59.H1_H1, R31.reuse, -92.3125, -8.15625 ;`
     X_0x0431_2 = 206,
-    /// `HSET2` (opcode key 0x0433)
+    /// `HSET2` (opcode key 0x0433), e.g. `@!P5 HSET2.BF.EQU.INVALID3 R209, |R144|.F32, 4.2578125, -0.0139923095703125, PT ;`
     HSET2_0x0433 = 207,
-    /// `HSETP2` (opcode key 0x0434), e.g. `@!PT HSETP2.GE.H_AND.XOR P5, P0, |R213|, -10528, -0.00024139881134033203125, P0 ;`
+    /// `HSETP2` (opcode key 0x0434), e.g. `@!P4 HSETP2.LTU.H_AND.AND P3, P1, |R123|.H1_H1, -6224, -SNAN , P1 ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@P2 HFMA2.MMA.RELU R226, |R127|, |R12|, -9.596347808837890625e-06, -16248, P2 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R69, R49, R119, 3.826618194580078125e-05, -39.96875, !P5 ;`
     HFMA2_0x0435 = 209,
-    /// `HFMA2` (opcode key 0x0435)
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P0 HFMA2.MMA.SAT R1, |R83|, |R223|, 0.00020945072174072265625, -31424 ;`
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!P3 F2FP.SATFINITE.RELU.???2.PACK_AB.RS.LTN25 R210, R231, R208, -4.7357868737663011416e-08 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@P4 F2FP.RELU.MERGE_C.RS.REG_RS.7b R209, R35.reuse, R74.reuse, 1.10573465062488449275e+29 ;`
     F2FP_0x043e = 211,
-    /// `F2FP` (opcode key 0x043e), e.g. ``
+    /// `F2FP` (opcode key 0x043e), e.g. `@!P5 F2FP.RELU.BF16.???0 R4, R243, -1.5846112482716807953e-23 ;`
     X_0x043e = 212,
-    /// `F2IP` (opcode key 0x0443)
+    /// `F2IP` (opcode key 0x0443), e.g. `@!P6 F2IP.INVALID3.F32.TRUNC R30, R189, R114, -3.3400563064999191795e-34 ;`
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SYNC R246, 0xbbb ;`
+    /// `BAR` (opcode key 0x051d), e.g. `BAR.SYNC R247, 0xdc8 ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.ARV R18, 0x96b ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.ARV R79, 0x842 ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.RED.OR R86, 0x19a, P6 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P6 BAR.RED.OR R104, 0x133, P5 ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P6 BAR.SCAN R63, 0xae, !PT ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.SCAN R154, 0x495, !P2 ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P0 BAR.SYNC.DEFER_BLOCKING R253, 0xbed ;`
+    /// `BAR` (opcode key 0x051d), e.g. `BAR.SYNC.DEFER_BLOCKING R4, 0x586 ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.POPC.DEFER_BLOCKING R144, 0xee1, !P3 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.RED.OR.DEFER_BLOCKING R172, 0x8f8, !P3;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
     /// `SUATOM` (opcode key 0x0593)
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `@P5 SUATOM.D.3D.CAS.EF.INVALID3.CONSTANT.VC.INVALID3 P2, R13, [R106], R104, 0x1d, 0x241c ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@!P1 SUATOM.D.BA.2D.CAS.EF.STRONG.SM.TRAP P6, R224, [R112], R148, 0x5, 0x35c7 ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f), e.g. `@!P6 SURED.D.INVALID7.XOR.INVALID7.F16x2.RN.CONSTANT.CTA.INVALID3 [R35], R66, 0xf, 0x1b10 ;`
+    /// `SURED` (opcode key 0x059f)
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P5 VABSDIFF R163, P4, R150, R189, c[0x19][0x7658] ;`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P6 VABSDIFF.U32 R67, P3, R45, R50, c[0xf][0x17c8] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@P4 VABSDIFF4.U8 R254, P3, R56, R132, c[0x4][0x7044] ;`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@P1 VABSDIFF4 R112, P3, R158, R16, c[0x4][-0x2250] ;`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!P2 PRMT.B4E R156, R217, R0, c[0x11][-0x5ebc] ;`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P6 PRMT.F4E R156, R36.reuse, R5.reuse, c[0x10][-0x1794] ;`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@!P6 SHF.L.W.S32.HI R7, R66, R252, c[0x1a][0x243c] ;`
+    /// `SHF` (opcode key 0x0619), e.g. `@P4 SHF.R.S64.HI R253, R138, R41, c[0x12][-0x6d34] ;`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@!P3 FADD.FTZ R236, -|R87|, -|c[0x0][-0x2224]| ;`
+    /// `FADD` (opcode key 0x0621), e.g. `@!P2 FADD R196, R220, -c[0x1c][-0x6920] ;`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,65 +479,65 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@P2 IMAD.WIDE.U32.X R35, P4, R89, R242, ~c[0x17][0x63c], !P3 ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@!P0 IMAD.WIDE.U32.X R129, P4, R132, R226.reuse, c[0x17][-0x5cd4], PT ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P6 IMAD.HI.U32 R147, P5, R19, R34, -c[0xa][-0x1ac0] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P3 IMAD.HI R233, R64, R107, c[0x7][0x824] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `@P5 IMAD.HI.X R61, P4, R240, R242, c[0xf][-0x7eec], !P0 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P1 IMAD.HI.X R233, R198.reuse, R180, c[0x5][0x63c4], P5 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@!P6 DSETP.NEU.AND PT, P2, -|R190|, |c[0xb][-0x40ac]|, !P3 ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@P1 DSETP.GE.OR P4, PT, -R228, |c[0xb][0x7568]|, P1 ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `@P1 CLMAD.HI R153, R23, R175, c[0x0][-0x34f8] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `@P1 CLMAD.LO R28, R31, R13, c[0x18][-0x5d7c] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P3 HADD2.SAT R168, R28.H1_H1, c[0x1b] [0x414].H0_H0 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@P1 HADD2 R38, -|R2|, -c[0x11] [-0x77f8].F32 ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P6 HADD2.F32 R70, -R228.F32, -c[0x6] [0x5c2c].H0_H0 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P5 HADD2.F32 R146, -R220, c[0xc] [-0x12f0].H1_H1 ;`
     HADD2_0x0630_2 = 241,
     /// `HFMA2` (opcode key 0x0631), e.g. ``
     X_0x0631 = 242,
-    /// `HFMA2` (opcode key 0x0631), e.g. ``
+    /// `HFMA2` (opcode key 0x0631), e.g. `@P6 HFMA2.F32.SAT R85, R185.reuse.H1_H1, -R63.INVALID5, c[0x2] [-0x58c0].F32 ;`
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@P5 HSET2.NEU.FTZ.OR R40, -|R81|.H0_H0, -c[0xa] [-0x7418].H1_H1, !P4 ;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@P6 HSET2.BF.GEU.FTZ.INVALID3 R196, -R148, |c[0xa] [0x73fc].H0_H0|, PT ;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@P6 HSETP2.NUM.H_AND.AND P2, P6, -R116.reuse.F32, -|c[0x1f] [0x706c].F32|, !P0 ;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@P6 HSETP2.NE.H_AND.OR P6, P0, -|R134|.H0_H0, -c[0xe] [0x7038].H1_H1, !PT ;`
     HSETP2_0x0634 = 245,
     /// `HFMA2` (opcode key 0x0635)
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@!P6 HFMA2.MMA.INVALID3 R234, |R248|, -R22, -c[0x7][-0x55fc] ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P2 HFMA2.MMA.SAT R249, |R217|, |R38|, -c[0x11][-0x78e4] ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `@!P5 F2FP.RELU.???2.PACK_AB.RS.REG_RS.7b R137, R172, R135, c[0x1a] [-0x4084] ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `F2FP.RELU.MERGE_C.RS.REG_RS.9b.LTN25 R100, R246, R6, c[0x13] [0x158c] ;`
     F2FP_0x063e = 248,
-    /// `F2FP` (opcode key 0x063e), e.g. `@!P0 F2FP.INVALID3.???0.RZ R101, R205, c[0xf] [-0x3abc] ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@P6 F2FP.SATFINITE.INVALID3.MERGE_C.RZ R250, R104, c[0x14] [0x14dc].H1 ;`
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@!P5 F2IP.S8.F32.INVALID1.NTZ.RELU R227, R185, R164, c[0x11] [-0x320].H1 ;`
+    /// `F2IP` (opcode key 0x0643), e.g. `@!P3 F2IP.INVALID2.F32.TRUNC.NTZ R107, R29, R208, c[0x1b] [0x6e20].H1 ;`
     F2IP_0x0643 = 250,
     /// `SUATOM` (opcode key 0x0793)
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@!P1 SUATOM.D.BA.1D_BUFFER.CAS.EF.INVALID4.CONSTANT.CTA.IGN P0, R105, [R29], R238, 0x15, 0x27, 0xe2 ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@!PT SUATOM.D.BA.1D.CAS.EF.U64.STRONG.GPU.TRAP P6, R223, [R197], R254, 0xe, 0xe, 0xa2 ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `@P3 SULD.P.3D.EF.CONSTANT.CTA.INVALID6.IGN P2, R36, [R98], 0x7, 0x9, 0x1b ;`
+    /// `SULD` (opcode key 0x0797), e.g. `@!PT SULD.P.INVALID7.EF.CONSTANT.SM.PRIVATE.INVALID6.IGN P4, R220, [R153], 0x16, 0x2b, 0xad ;`
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `@P3 SULD.D.BA.2D_ARRAY.EF.S16.CONSTANT.SM.TRAP P3, R198, [R111], 0x1a, 0x2d, 0xc6 ;`
+    /// `SULD` (opcode key 0x0799), e.g. `@!P1 SULD.D.BA.1D_BUFFER.EF.128.MMIO.GPU P3, R76, [R236], 0x5, 0x1c, 0x88 ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@!P6 SUST.P.3D.INVALID7.MMIO.SYS.INVALID11.TRAP [R34], R205, 0x1d, 0x3e, 0x21 ;`
+    /// `SUST` (opcode key 0x079b), e.g. `@P6 SUST.P.2D.INVALID7.STRONG.SM.INVALID0.TRAP [R37], R228, 0x19, 0x1, 0x5e ;`
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `@!P1 SUST.D.2D_ARRAY.INVALID7.INVALID7.MMIO.SYS [R102], R235, 0x12, 0x3f, 0x48 ;`
+    /// `SUST` (opcode key 0x079d), e.g. `SUST.D.1D_ARRAY.INVALID7.U8.STRONG.SM.TRAP [R47], R94, 0x19, 0x1a, 0xfe ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f), e.g. `@P5 SURED.D.BA.INVALID7.XOR.INVALID7.S64.STRONG.SYS [R45], R123, 0x6, 0x1b, 0x52 ;`
+    /// `SURED` (opcode key 0x079f), e.g. `@!PT SURED.D.BA.1D_ARRAY.XOR.INVALID7.F16x2.RN.STRONG.SM.PRIVATE.INVALID3 [R36], R51, 0x1b, 0x5, 0x5 ;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P6 SUQUERY.1D_BUFFER P0, R5, [R158], ???1, 0x2, 0x11, 0x18 ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P2 SUQUERY.2D_ARRAY P0, R182, [R41], COMP_STATUS, 0xf, 0xf, 0x96 ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `@P6 PMTRIG !P3, 0x64a8 ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P1 PMTRIG !P2, 0x60db ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@!P3 R2P PR, R65, 0xacb0935e;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!P0 R2P PR, R225.B1, 0x500d0801 ;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
@@ -549,7 +549,7 @@ pub enum ClassId {
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@P5 FSET.BF.NEU.FTZ.AND R223, -|R15|, 9.88058828800000000000e+09, !P1 ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@P6 FSET.BF.LEU.AND R83, -R66, 2.6161459215629486801e-28, PT ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@P1 CSMTEST.RA.CSM_MX.INVALID3 P6, P1, 0x2eb2d0a, !P4 ;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P1 CSMTEST.R.F.INVALID3 P1, P4, 0x1382227, P5 ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `@P0 LEA.X R102, P2, ~R8, 0x5df6f153, 0x5, !P6 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P6 LEA.X R70, P4, ~R57, 0x2573425, 0x16, !P2 ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.HI.SX32 R135, P3, -R177, 0x6bdefdb1, 0x9 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P4 LEA.HI.SX32 R226, R35.reuse, 0x76dd44c5, 0x10 ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P2 LEA.HI.X R35, P6, R252, 0x2809e05b, R74, 0x13, !P2;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P3 LEA.HI.X R134, P3, R110, 0x480954e2, R106.reuse, 0x4, P0 ;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@P6 LEA.HI.X.SX32 R104, P5, ~R125, 0x503a0ec6, 0x1c, P4 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!PT LEA.HI.X.SX32 R249, P4, R0, 0xfc34003b, 0x13, !P5 ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@!P0 IABS R1, -0xbf77043 ;`
+    /// `IABS` (opcode key 0x0813), e.g. `@P1 IABS R18, -0x5d688e2f ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P1 VABSDIFF.U32 R247, P5, R133, 0x64eaeb8c, R63 ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@P4 VABSDIFF R232, P0, R160, 0x840590c0, R130 ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `VABSDIFF4.U8 R237, P1, R158.reuse, 0xb8f3c5f0, R18.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@!P1 VABSDIFF4.U8 R177, P5, R31, 0x178df2f9, R184 ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@P2 BMSK.W R148, R146.reuse, 0xea62e92b ;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@!P6 BMSK R35, R202, 0x2b5e5b4b ;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@P4 PLOP3.LUT P5, P6, !P5, !P0, !UP3, 0xf8, 0x65 ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P3 PLOP3.LUT P3, P1, !PT, PT, !UP5, 0x6b, 0xcf ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `@P3 FSWZADD.FTZ.NDV R164, R77, R252, NPZPZPNP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@P3 FSWZADD.FTZ.RZ R168, R227, R45, NPZPPPZP ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,7 +613,7 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `@!P6 IMAD.HI.U32.X R71, R253, -0x54f81819, ~R146, !P4 ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@!P0 IMAD.HI.U32.X R62, P1, R224, 0x4994491a, R22, P5 ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
@@ -623,93 +623,93 @@ pub enum ClassId {
     X_0x0831 = 303,
     /// `HFMA2` (opcode key 0x0831), e.g. ``
     X_0x0831_2 = 304,
-    /// `HMUL2` (opcode key 0x0832)
+    /// `HMUL2` (opcode key 0x0832), e.g. `@P6 HMUL2.FMZ R101, |R88|.F32, 0.52490234375, -7644 ;`
     HMUL2_0x0832 = 305,
     /// `HFMA2` (opcode key 0x0835)
     HFMA2_0x0835 = 306,
-    /// `HFMA2` (opcode key 0x0835)
+    /// `HFMA2` (opcode key 0x0835), e.g. `@P6 HFMA2.MMA.FMZ R26, -|R170|, -44.65625, 6.625, |R181| ;`
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `@!P6 I2I.S8.S32.SAT R254, -0x2d4cf116 ;`
+    /// `I2I` (opcode key 0x0838), e.g. `@P3 I2I.U16.S32.SAT R81, 0x1f4096d4 ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.U2.S32.SAT R219, R81, 0x7800a5a0, R159.???1 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U2.S32.SAT R105, R16, 0x2e29359d, R33.28 ;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P2 I2IP.U4.S32.INVALID3 R98, R150, 0x6f5061b2, R161.???3 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P0 I2IP.U4.S32.SAT R215, R136, -0x7de66fea, R197.???3 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P5 I2IP.S16.S32.SAT R65, R204, -0x693c5d70, R176.H1 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S8.S32.INVALID3 R60, R227.reuse, 0x282f3398, R33.???2 ;`
     I2IP_0x0839_3 = 311,
     /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@P4 F2FP.RELU.???2.PACK_AB.RS.9b R84, R68, 1.95076950805269898511e+37, R4.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P1 F2FP.???2.PACK_AB.RS.REG_RS.7b R222, R202, 0.38284561038017272949, R55 ;`
     F2FP_0x083e = 313,
     /// `F2FP` (opcode key 0x083e), e.g. ``
     X_0x083e = 314,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P5 F2FP.RELU.BF16.MERGE_C R246, 1.45046457244712960000e+16, R80.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P5 F2FP.RELU.BF16.MERGE_C.RZ R222, 1.0228128908443415134e-24, R101.reuse ;`
     X_0x083e_2 = 315,
     /// `HMNMX2` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@!P6 F2IP.U8.F32.RELU R43, R57, -3.29257859134582580838e+21, R203 ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@!P6 F2IP.INVALID2.F32.INVALID1.RELU R41, R152, 1.444180154744845013e-22, R19 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@!PT I2FP.F32.U32 R244, 0x5c9050b8 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P2 I2FP.???0.U32.INVALID2 R18, 0x6dbbd4b3 ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P5 I2FP.???0.S32.RZ R129, -0x4ebd294a ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P1 I2FP.???0.S32.INVALID2 R28, 0x3883c3a3 ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP5 UPLOP3.LUT UP3, UP0, !UPT, !UP6, UP1, 0xba, 0xef ;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP2 UPLOP3.LUT UPT, UP4, UP6, UP1, !UPT, 0x31, 0xaa ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@P3 FLO.SH R237, P2, 0x5cc769cb ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@!P2 FLO.SH R143, P4, 0xd6e91179 ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `@P4 BREV R51, 0xefed257 ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@P1 BREV R220, 0xa7e96d3e ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P6 F2I.FTZ.S16.F16.TRUNC R133, 0.00022804737091064453125 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `F2I.FTZ.U16.F16.FLOOR.NTZ R192, 40.40625 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P4 F2I.FTZ.???7.FLOOR.NTZ R165, 1.38297587200000000000e+09 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P0 F2I.FTZ.???7.FLOOR.NTZ R81, -1.02391049506212212774e+38 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P0 I2F.???3.U32.RZ R148, 0x8d464e66 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P4 I2F.F16.U32.RZ R231, 0x16dd038 ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `I2F.???0.RZ R34, -0xa877a43 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P6 I2F.???3.RM R160, 0x5de9183a ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@P3 FRND.FTZ.F16 R200, -2.80859375 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P0 FRND.FTZ.F16 R247, 4.76837158203125e-06 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P6 FRND.TRUNC R57, 2.9700807094268835403e-34 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P1 FRND R82, -3.91229616361676396403e+27 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
-    /// `MUFU` (opcode key 0x0908), e.g. `@P4 MUFU.LG2.F16 R31, +QNAN  ;`
+    /// `MUFU` (opcode key 0x0908)
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@!P5 POPC R168, 0x47ed3019;`
+    /// `POPC` (opcode key 0x0909), e.g. `@!P5 POPC R153, 0x283c6241 ;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P6 F2F.FTZ.F64.F16.RM R238, -31424 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P6 F2F.F64.F16.RZ R198, -11136 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.F64.F32.RP R177, -8.25611675238400000000e+12 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P2 F2F.FTZ.F64.F32 R176, 2.33998423268654169153e+38 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@P2 F2F.FTZ.F16.F64.RM R145, -4.30039487622446635470e+189 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.FTZ.F16.F64.RZ R155, 5.65674073229962675358e+67 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `@P3 F2I.FTZ.U64.F16 R28, 39.75 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.U64.F16.FLOOR R87, 60128 ;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@P6 F2I.S64 R244, -3.9669040515215104567e-34 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P3 F2I.U64.FLOOR R40, -14879.3076171875 ;`
     F2I_0x0911_2 = 339,
     /// `F2I` (opcode key 0x0911)
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `@P0 F2I.FTZ.S8.F64.CEIL.NTZ R131, -1.24819655643761678539e+256 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.FTZ.U16.F64.NTZ R162, 7.0970448070741045835e-172;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@P5 I2F.F64.U32.RP R0, 0x86f465bb ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P1 I2F.F64.U32.RZ R138, 0xfe640c1e ;`
     I2F_0x0912 = 342,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P6 I2F.F64.RZ R81, 0x3566b95a ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P2 I2F.F64.RM R80, -0x1017b1ef ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P4 I2F.F64.U64.RP R3, 0x4296a823 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `I2F.F64.U64.RM R122, 0xe360247c ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P4 I2F.F64.S64.RZ R1, -0x4441140f ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P4 I2F.F64.S64.RP R238, -0x2c2342e1 ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@!PT I2F.U64.RM R27, 0xcd4a44c4 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F16.U64.RP R2, 0x57fb6e8f ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.S64.RZ R159, 0x7a9b42d4 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F16.S64 R60, -0x16c98fe8 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@!P2 FRND.???11.FLOOR R17, 2.0888301087625540257e-82 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@P1 FRND.???13.CEIL R14, -9.0600953422877015221e-245 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
@@ -719,37 +719,37 @@ pub enum ClassId {
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.SYNC 0xd, R150 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P5 BAR.SYNC 0x8, R97 ;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `BAR.ARV 0x0, R70 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.ARV 0x1, R184 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.RED.INVALID3 0x2, R209, P5 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P6 BAR.RED.INVALID3 0x8, R82, P2 ;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.SCAN 0x7, R127, P6 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.SCAN 0xb, R81, P2 ;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P6 BAR.SYNC.DEFER_BLOCKING 0xc, R76 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.SYNC.DEFER_BLOCKING 0xa, R172 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.INVALID3.DEFER_BLOCKING 0x7, R209, P5 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.RED.AND.DEFER_BLOCKING 0x1, R10, P6 ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!PT AL2P.O R196, 0x253 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `AL2P.O R137, 0x2aa ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!P1 AL2P R47, R145, 0x381;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!P3 AL2P.O.96 R168, R113, 0x79 ;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `@!P0 ISBERD.PRIM.INVALID3 R39, [R167+0xa872] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@!P2 ISBERD.SKEW.INVALID3 R135, [R56+0xef93] ;`
     ISBERD_0x0923 = 361,
-    /// `OUT` (opcode key 0x0924), e.g. `@P4 OUT.???2 R91, R142, 0x248e15bf ;`
+    /// `OUT` (opcode key 0x0924), e.g. `@P1 OUT.EMIT_THEN_CUT R95, R159, -0x59c0a13f ;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `@!P3 PIXLD.INNER_COVERAGE R107, P4 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `@!P0 PIXLD.COVMASK R66, P6 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@P5 IPA.CONSTANT.???0 R247, P0, a[0x208], 0x87e73e72 ;`
+    /// `IPA` (opcode key 0x0926), e.g. `@!P6 IPA.CONSTANT.???3 R57, P5, a[0x3d4], 0xc283db48 ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P5 ISBEWR.O.U16 [R195+0xad6f], RZ ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@P5 ISBEWR.???0.INVALID2.INVALID3 [R64+0xf09], R92 ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@P0 CALL.ABS P0, 0x1aa4dd5a66a50 ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@!P5 CALL.ABS P5, 0x5855e4362574 ;`
     CALL_0x0943 = 368,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
     CALL_0x0944 = 369,
@@ -763,45 +763,45 @@ pub enum ClassId {
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@!P0 JMP.INC.U !P3, 0x1271db9b21264 ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@P4 JMP.DEC.CONV !P6, 0x1334b4d14bf34 ;`
     JMP_0x094a = 375,
-    /// `JMX` (opcode key 0x094c), e.g. `@!P6 JMX.DEC P2, R177 0x1ae455eb605d8 ;`
+    /// `JMX` (opcode key 0x094c), e.g. `@P2 JMX.INVALID3 !PT, R118 -0x19ff30c471394 ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P5 __HIR0X1E0 ;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P0 __HIR0X1E0 ;`
     HIR0X1E0_0x094f = 378,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@!P6 RET.ABS.NODEC !PT, R160 -0x193a12bb0afe8 ;`
+    /// `RET` (opcode key 0x0950), e.g. `@!P3 RET.ABS !PT, R217 0x28d501cf2d4c ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@P3 RPCMOV.32 Rpc.HI, 0x275b29a ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@P4 RPCMOV.32 Rpc.HI, 0x46240e4 ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `@P2 RPCMOV.64 Rpc, 0xdec7fd62a260 ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `@!P0 RPCMOV.64 Rpc, 0x93ed0f22bafc ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@P6 BMOV.32 B4, 0x13f58896 ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `@!PT BMOV.32 ???60, 0xf626e673 ;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@!P5 BMOV.64 ATEXIT_PC, 0xc91a2a23ba84 ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@P0 BMOV.64 ATEXIT_PC, 0x1ea9cde1aaedc ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `@P1 KILL ;`
+    /// `KILL` (opcode key 0x095b), e.g. `KILL !P0 ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `@!P1 BPT.PAUSE_QUIET 0x6 ;`
+    /// `BPT` (opcode key 0x095c), e.g. `@!PT BPT.PAUSE_QUIET 0x4 ;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@!PT NANOSLEEP.CLEAR P1 ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P3 NANOSLEEP.CLEAR ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `@P4 LD.LTC64B.128.CONSTANT.SM R17, [0x80311f35], P5 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@!PT LD.E.INVALID6.S8.STRONG.SYS R193, [0xac42d093], P5 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.EF.LTC128B.INVALID7.CONSTANT.PRIVATE R234, [R253+-0x6279db58], !PT ;`
+    /// `LD` (opcode key 0x0980), e.g. `@!P0 LD.INVALID7.LTC64B.128.STRONG.GPU R60, [R69+0x4ffddb43], !P3;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@!P3 LDL.NA.128 R10, [0xe2ec6e] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@P3 LDL.LU.INVALID7 R34, [0x46ded4] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,53 +811,53 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `@!P2 RED.XOR.EU.INVALID15.CONSTANT.SM.PRIVATE [0xe6ed48], R226 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@!P1 RED.E.OR.INVALID7.INVALID11.MMIO.GPU [0xa91b0d], R58 ;`
     RED_0x098e = 399,
-    /// `RED` (opcode key 0x098e)
+    /// `RED` (opcode key 0x098e), e.g. `@!P6 RED.E.DEC.NA.INVALID15.STRONG.SM [R168+0x1c53e5], R2 ;`
     RED_0x098e_2 = 400,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@!P6 CCTLL.PF2 [0x29cf44] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@!P3 CCTLL.PF1 [0x93cb18] ;`
     CCTLL_0x0990 = 403,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P4 CCTLL.RS [R34+0x7decce] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P0 CCTLL.PF2 [R6+-0x127db5] ;`
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.INVALID6.EF.STRONG.GPU.PRIVATE.INVALID10.IGN P6, R213, [R125], R236 ;`
+    /// `SULD` (opcode key 0x0998), e.g. `@!PT SULD.P.2D_ARRAY.EF.STRONG.SM.INVALID11.TRAP P5, R166, [R212], R73 ;`
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `@P5 SULD.D.BA.3D.EF.64.CONSTANT.VC.IGN P2, R98, [R1], R78 ;`
+    /// `SULD` (opcode key 0x099a), e.g. `@P1 SULD.D.BA.2D_ARRAY.EF.U16.CONSTANT.INVALID3 P5, R50, [R179], R104 ;`
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@P6 SUST.P.1D.INVALID7.CONSTANT.GPU.RG.TRAP [R138], R250, R26 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@!P4 SUST.P.3D.INVALID7.STRONG.GPU.PRIVATE.INVALID6.TRAP [R237], R180, R192 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@!P5 SUST.D.1D_BUFFER.INVALID7.64.CONSTANT.PRIVATE [R103], R19, R225 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.3D.INVALID7.64.CONSTANT.SM.INVALID3 [R203], R201, R20 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P4 SUQUERY.BA.1D R225, [R102], COMP_STATUS, R212 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@P4 SUQUERY.INVALID6 P6, R53, [R58], ???1, R160 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP0 S2UR UR29, SR177 ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UPT S2UR UR32, SR207 ;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `@!P0 P2R.B3 R38, PR, R22, c[0xb][0x3a8] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `@P4 P2R.B3 R75, PR, R151, c[0x19][-0x5b60] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@P1 R2P PR, R101, c[0x1a][0x6824] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@!P3 R2P PR, R84.B3, c[0x9][-0x2568] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@P2 SEL R75, R253, c[0x1a][-0x3c04], P2 ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `@!P0 SEL R55, R130, c[0x19][0x648c], P4 ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@!P5 FSEL R2, R174.reuse, -c[0x4][-0x36e0], P1 ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@!P5 FSEL.FTZ R182, -R1, |c[0x18][0x7d7c]|, !P3 ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@P5 FMNMX.FTZ.NAN R137, -R124, -|c[0xe][-0x3118]|, !PT ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@!P0 FMNMX.NAN R15, R210, c[0x8][0x6d5c], P1 ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@P6 FSET.BF.NAN.AND R106, -|R147|, -|c[0xc][-0x6594]|, !P4 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@P0 FSET.BF.GEU.FTZ.XOR R139, R127, -c[0xc][0x42dc], !P0 ;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P5 FSETP.NEU.OR P3, P6, R244, -c[0x5][0x2ccc], P4 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@!PT FSETP.F.FTZ.AND P4, P5, R39, -c[0x13][0x29b8], !P0 ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P5 LEA.X R142, ~R243, ~c[0x3][0x5794], 0x6, P1 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P1 LEA.X R115, P6, ~R68, c[0xc][0x325c], 0x16, !P1 ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P4 LEA.HI R38, P5, R145, c[0x3][-0x660c], R26.reuse, 0x5 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.HI R186, P4, R242, -c[0x14][0x7d5c], R90.reuse, 0xc ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P0 LEA.HI.SX32 R50, P0, -R63, -c[0x9][0x410], 0x10 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P2 LEA.HI.SX32 R45, P5, -R34, -c[0x17][0x19f8], 0x1f ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@P1 VABSDIFF R29, P2, R253, c[0x1e][0x3524], R216 ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P0 VABSDIFF R75, P0, R4.reuse, c[0x13][0xee0], R153.reuse ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P6 VABSDIFF4.U8.ACC R108, P0, R88, c[0xc][0x66a8], R113 ;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `VABSDIFF4.ACC R144, P5, R186.reuse, c[0xc][-0x5b1c], R101 ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `@!PT PRMT.RC16 R218, R187, c[0x1b][-0x6878], R145 ;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `@!P5 PRMT.INVALID7 R35, R124, c[0x1e][0x5d44], R136 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P5 IMNMX R254, R14, c[0x13][0x4198], P6 ;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@P5 IMNMX.U32 R83, R93, c[0x17][-0x16c8], !P0 ;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `SHF.R.W.S32 R236, R5, c[0x14][-0x5630], R228 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `@!PT SHF.L.U32.HI R239, R28, c[0xe][-0x2928], R157 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@P4 SGXT R196, R219, c[0x16][-0x346c] ;`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@P0 SGXT.W R5, R159, c[0x13][-0x1530] ;`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@P5 BMSK R64, R176, c[0x8][0xdd8] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@!PT BMSK.W R54, R217, c[0xe][-0x38c] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P4 PLOP3.LUT P5, P2, PT, c[0x1f] [0x1d54].SIGN, P1, 0x65, 0x56 ;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!PT PLOP3.LUT P1, P3, P1, c[0x0] [0x88c].SIGN, P3, 0xe1, 0x9 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@P1 PLOP3.LUT P6, P1, P4, c[0x18] [-0x2f44].SIGN, R91.SIGN, 0x53, 0xe3 ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P0 PLOP3.LUT P3, P2, P1, c[0x0] [0x12fc].SIGN, R54.SIGN, 0xc4, 0x16 ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P5 PLOP3.LUT P3, P5, R106.SIGN, c[0x2] [-0x479c].SIGN, R232.SIGN, 0xfe, 0xc2 ;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P0 PLOP3.LUT P4, P5, R40.SIGN, c[0x19] [0x453c].SIGN, R33.SIGN, 0x4, 0xb9 ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,1031 +909,1031 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@P1 IMAD.X R159, R142, c[0x19][-0x20ac], R60, !P1 ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@P3 IMAD.U32.X R216, R71, c[0xc][-0x4048], ~R52, !PT ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P4 IMAD.WIDE R49, P3, R12, c[0x1a][0x6ed4], -R124 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@P4 IMAD.WIDE.U32 R164, P6, R197, c[0xb][0x6950], R74.reuse ;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P3 IMAD.WIDE.U32.X R49, P4, R121, c[0x11][0x7d4c], R45, PT ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@P1 IMAD.WIDE.X R107, P1, R150, c[0x1e][-0x155c], R111, P6 ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@!P6 IDP.4A.U8.S8 R218, R26, c[0xd][-0x4e90], R20 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@P1 IDP.4A.U8.U8 R57, R170.reuse, c[0x16][-0x6f30], R22.reuse ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `IDP.2A.HI.U16.U8 R187, R217, c[0x13][0x3d2c], R187;`
+    /// `IDP` (opcode key 0x0a26), e.g. `IDP.2A.LO.U16.S8 R241, R64, c[0x1][-0x52b4], -R70.reuse ;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P1 IMAD.HI.U32 R38, P1, R81, c[0x12][0xe24], -R193 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@!P4 IMAD.HI.U32 R115, P0, R165, c[0x6][0x7590], -R6 ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P6 IMAD.HI.U32.X R124, P5, R55, c[0x6][-0x5ab4], ~R177, P5 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@!P2 IMAD.HI.U32.X R152, P2, R227, c[0xd][0x5ba4], R24, !P0 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `@P2 CLMAD.HI R20, R246, c[0x6][-0x6144], R231 ;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P5 CLMAD.HI R110, R4, c[0x1d][-0x2fb8], R146 ;`
     CLMAD_0x0a2c = 457,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@P6 HFMA2.F32.INVALID3.RELU R138, |R160|.F32, |c[0x4] [0x2a24].F32|, -R153.F32, !P1 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P0 HFMA2.INVALID3.RELU R140, -R94, -c[0x0] [-0x7d20].INVALID7, -R67.H1_H1, !P5 ;`
     X_0x0a31 = 458,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P6 HFMA2.F32.SAT R171, -|R140|.F32, |c[0x6] [-0x43d8].INVALID7|, -R64 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. ``
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P5 HMUL2.FMZ.SAT R225, R195, -|c[0x1d] [0x57b4].H0_H0| ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P3 HMUL2.F32.FTZ.SAT R91, |R121|.H1_H1, -c[0x14] [0x1bbc].H0_H0 ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P5 HFMA2.MMA.INVALID3.RELU R252, -|R26|, -c[0xf][0x18], -|R190|, !PT ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P5 HFMA2.MMA.FMZ.RELU R106, |R185|, -c[0x0][-0x6868], -|R204|, P4 ;`
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P0 HFMA2.MMA.FTZ R76, -|R226|, c[0x9][-0x22a8], R207;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P1 HFMA2.MMA R66, -R200, c[0x15][-0x5c1c], |R96| ;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `@P1 I2I.S8.S32.SAT R28, c[0x4][0x5e0] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@!P6 I2I.S8.S32.SAT R195, c[0x4][-0x1394] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P5 I2IP.U2.S32.SAT R91, R48, c[0xd][-0x5308], R20.???2 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P4 I2IP.S2.S32.SATRELU R239, R100, c[0x3][-0x341c], R161.???1 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P4 I2IP.U4.S32.INVALID3 R155, R69, c[0xd][-0x6954], R188.???3 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P4 I2IP.U4.S32.SAT R148, R43, c[0x1d][0x35bc], R143.???1 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P2 I2IP.U8.S32.INVALID3 R253, R184, c[0x15][-0xf04], R138.reuse.???2 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P3 I2IP.S8.S32.SAT R96, R49, c[0x9][-0x242c], R71.???3;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P4 F2FP.SATFINITE.???2.MERGE_C.RS.REG_RS R65, R188, c[0xe][0x4544], R253.H1 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P3 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.10b R214, R91, c[0x8][0x4334], R16 ;`
     F2FP_0x0a3e = 467,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P3 F2FP.SATFINITE.PACK_AB.RZ R205, R106, c[0x7][-0x62cc] ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.SATFINITE.BF16.PACK_AB R166, R134, c[0x2][-0x7a6c] ;`
     X_0x0a3e = 468,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.RELU.INVALID3.MERGE_C R83, c[0xf][-0x2a48], R77 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P0 F2FP.SATFINITE.INVALID3.MERGE_C R125, c[0x1a][-0x3c38], R78 ;`
     X_0x0a3e_2 = 469,
-    /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P0 HMNMX2.FTZ.NAN.XORSIGN R129, R7.reuse, |c[0x1e] [-0x45c4].H0_H0|, P3 ;`
+    /// `HMNMX2` (opcode key 0x0a40), e.g. ``
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@!P2 F2IP.U8.F32.INVALID1 R97, R218, c[0x0][0x6400], R144.H1 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!P6 F2IP.U8.F32.TRUNC.NTZ R237, R53.reuse, c[0x14][0x2724], R91.H1 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `@!P1 I2FP.???1.S32.RZ R149, c[0x1a][-0x62cc] ;`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@P0 I2FP.F32.???7 R244, c[0xd][0x1b1c] ;`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@!P5 FLO.SH R67, P1, ~c[0x11][-0x594] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@P6 FLO.SH R217, P4, c[0xe][-0x7b6c] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `@P2 BREV R62, c[0xc][0x563c] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@!P6 BREV R23, c[0x3][-0x73b8] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@!P3 FCHK P6, -R0, -c[0x3][0x6f70] ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@P6 FCHK P5, -R17, -|c[0x9][-0x1e54]| ;`
     FCHK_0x0b02 = 476,
     /// `F2F` (opcode key 0x0b04), e.g. ``
     X_0x0b04 = 477,
-    /// `F2F` (opcode key 0x0b04), e.g. ``
+    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.FTZ.BF16.F32.RP R208, |c[0x1][0x7e74]| ;`
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.U16.F16.TRUNC R74, |c[0x0] [-0x6274]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `F2I.FTZ.S16.F16.TRUNC.NTZ R115, -|c[0x1f] [0x73ec]| ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@P5 F2I.FTZ.???7.TRUNC.NTZ R17, |c[0x9][0x60ec]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P2 F2I.CEIL R219, |c[0x0][0x58f0]| ;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P3 I2F.???3.U8.RZ R74, c[0x13] [0x73f4].B3 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P2 I2F.F16.U8 R40, c[0x1f] [-0x2734].B2 ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P4 I2F.S16.RM R77, c[0x4] [0x3264].INVALID3 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P2 I2F.U16.RM R90, c[0x5] [-0x47ec].INVALID2 ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P5 FRND.F16.TRUNC R2, |c[0x9] [-0x618].INVALID2| ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P6 FRND.F16.FLOOR R191, -|c[0x1f] [-0x75ac].H1| ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@P3 FRND.FTZ R143, -|c[0x16][-0x46a8]| ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P0 FRND.FLOOR R140, |c[0x1][0x381c]| ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@!PT MUFU.SQRT R160, c[0x6][-0x1730] ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `MUFU.RSQ64H R158, -|c[0x7][0x39f8]| ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P1 MUFU.LG2.F16 R23, -c[0x1c] [-0x8c8].INVALID3 ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@!P3 MUFU.INVALID15.F16 R97, -|c[0x1d] [-0x564c]| ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@P6 POPC R113, ~c[0xd][0x5f4c] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@P4 POPC R246, ~c[0x16][-0xc8] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P1 F2I.S64.F16.NTZ R67, -|c[0x11] [0x2954].INVALID2| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P6 F2I.FTZ.U64.F16 R155, -|c[0xa] [-0x56e0].INVALID2| ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P2 F2I.FTZ.U64.TRUNC R244, -|c[0x19][-0x32ac]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P2 F2I.FTZ.S64.TRUNC R78, -|c[0x1e][-0x4720]| ;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.FTZ.U64.F64.CEIL R195, -|c[0x1d][0x1f4]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.U64.F64.NTZ R200, -|c[0xc][-0x6e48]| ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P5 F2I.U32.F64.CEIL R16, |c[0x1][-0x4f3c]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.U8.F64.FLOOR R246, -|c[0x10][-0x878]| ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F64.U8.RZ R242, c[0xa] [0x3334].B3 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!PT I2F.F64.S8.RZ R148, c[0x10] [0x2c38].B2 ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P2 I2F.F64.U16.RM R7, c[0x2] [-0x68f0].INVALID3 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P0 I2F.F64.S16 R91, c[0x12] [0x4404].INVALID2 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.RP R135, c[0xa][-0x80] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.RP R29, c[0x2][0x6ba8] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P3 I2F.F64.S64.RM R166, c[0x8][0x4098] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.U64 R203, c[0x1f][0x17c0] ;`
     I2F_0x0b12_4 = 496,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F16.U64.RZ R22, c[0xf][0x4c10] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P1 I2F.U64 R29, c[0x12][-0x5b00] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@!P4 FRND.???4 R235, -|c[0x15][-0x402c]| ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@!P3 FRND.???2.TRUNC R89, -|c[0xe][0x7698]| ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P0 BAR.SYNC 0xc, 0x12e ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SYNC 0xc, 0x4a9 ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P4 BAR.RED.POPC 0x6, 0x4db, P6 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.RED.INVALID3 0x9, 0xc13, P5 ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SCAN 0x9, 0xb0e, !P1 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SCAN 0xd, 0x11d, PT ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P2 BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
     BAR_0x0b1d_7 = 505,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.SYNCALL.DEFER_BLOCKING ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@P6 IPA.PASS.OFFSET R22, P5, a[0x3dc], c[0x5][0x1758] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@!P4 IPA.PASS.???0 R111, P5, a[0x1a8], c[0x1f][0x4190] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@!P1 CALL.ABS c[0x15][-0x5dbc] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@!P6 CALL.ABS c[0x1][0x373c] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P4 WARPSYNC !P3, c[0x7][0x68e8] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P4 WARPSYNC P5, c[0x0][-0x50b0] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@!P5 JMP.DEC.U !P5, c[0xe][0x5af0] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P0 JMP.INC.U !P2, c[0x0][-0x4254] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P2 RPCMOV.32 Rpc.HI, c[0x15][0x7fec] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `RPCMOV.32 Rpc.HI, c[0x12][0x4e90] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P5 RPCMOV.64 Rpc, c[0x5][0x3554] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P0 RPCMOV.64 Rpc, c[0x11][-0x3144] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@!P4 BMOV.32 ???35, c[0xf][-0x60d0] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@P4 BMOV.32.PQUAD ???59, c[0x1f][-0x636c] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@!P4 BMOV.64 ATEXIT_PC, c[0x5][0x68e8] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@!P6 BMOV.64 ATEXIT_PC, c[0xc][0x2f90] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P6 NANOSLEEP.RAND P1, c[0x8][-0x371c] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@!PT NANOSLEEP.WARP !P5, c[0x1f][0x77a0] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P0 TEX.DC.INVALID6.NODEP P0, R9, R136, R208, R178, 0x0, 0x1bdd, 2D, 0x9 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P6 TEX.INVALID3.LB.LC.EL.NDV.NODEP P3, R34, R201, R117, R118, 0x6, 0x2301, 2D, 0xd ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P4 TEX.B.F16.RN.LB.LC.AOFFI.NODEP P1, R225, R204, R166, R45, 0x1e, 0x1d62, ARRAY_CUBE, 0xd ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.B.INVALID3.LZ.AOFFI.DC.EF.NDV P0, R254, R230, R131, R17, 0xa, 0x3874, ARRAY_CUBE, 0x1 ;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P2 TEX.SCR.INVALID3.LC.DC.LU P6, R183, R216, R85, R86, 0x1d, 0x1af9, CUBE, 0x8 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P2 TEX.SCR.F16.RN.LC.DC.INVALID6.NDV P3, R203, R187, R169, R98, 0xd, 0x1987, 1D, 0x9 ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P2 TEX.SCR.B.INVALID3.INVALID6 P4, R176, R195, R5, R81, 0x13, 0x1638, INVALID6, 0x6 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P4 TEX.SCR.B.F16.RN.LB.LC.DC.EF.NDV.NODEP P3, R137, R183, R70, R181, 0x17, 0xf15, ARRAY_CUBE, 0x9 ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.???0.LB.LC.AOFFI.DC.INVALID6.NODEP R33, R230, R159, R63, 0x18, 0x32, 0x24, ARRAY_2D, 0x7 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P0 TEX.B.INVALID7.NDV P0, R38, R31, R106, R103, 0x1e, 0x23, 0xa6, INVALID6, 0xc ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P3 TEX.SCR.B.LL.INVALID6.NDV P6, R179, R215, R17, R196, 0xe, 0x34, 0xda, ARRAY_CUBE, 0x6 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P1 TEX.SCR.B.LC.AOFFI.NDV.NODEP P2, R158, R107, R11, R233, 0x16, 0x9, 0x52, 2D, 0x0 ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.R.F16.RN.PTP.DC P5, R62, R172, R248, R149, 0x4, 0x909, ARRAY_2D, 0xc ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.B.INVALID3.LU.NODEP P3, R6, R144, R98, R95, 0x1e, 0xce1, INVALID6, 0x1 ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P5 TLD4.R.B.F16.RN.AOFFI.NA P2, R83, R98, R171, R151, 0x11, 0x2e1f, INVALID0, 0xd ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.B.B.INVALID3.DC.INVALID6.NODEP P2, R135, R117, R33, R31, 0xf, 0xf83, ARRAY_2D, 0x7 ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.SCR.G.F16.RN.PTP.EL.NODEP P5, R179, R136, R25, R96, 0x0, 0x1a76, ARRAY_2D, 0x8 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P2 TLD4.SCR.G.PTP.DC.EL.NODEP P6, R93, R244, R29, R151, 0x1d, 0x2e8a, INVALID6, 0xe ;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.G.B.F16.RZ.DC.LU.NODEP R131, R11, R92, R99, 0x4, 0x3ace, ARRAY_2D, 0xc ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P0 TLD4.SCR.A.B.INVALID3.AOFFI.DC.INVALID6 P6, R20, R225, R213, R170, 0x6, 0xbfe, INVALID0, 0x5 ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P2 TLD4.R.???0.INVALID3.DC.EL.NODEP P0, R155, R171, R243, R141, 0x4, 0x10, 0x6a, CUBE, 0x5 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@P4 TLD4.A.B.INVALID3.AOFFI.NA.NODEP R138, R112, R214, R108, 0xc, 0xa, 0x80, ARRAY_CUBE, 0xd ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!PT TLD4.SCR.B.B.INVALID3.AOFFI.DC.NA.NODEP R113, R55, R66, R71, 0x7, 0xc, 0x4c, INVALID4, 0x2 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P1 TLD4.SCR.G.???0.AOFFI.DC.LU P3, R7, R90, R15, R174, 0x12, 0x17, 0xd3, 2D, 0x6 ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.F16.RZ.INVALID7.EL.MS P4, R211, R79, R144, R142, 0x11, 0x26f4, INVALID6, 0xc ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P6 TLD.INVALID3.INVALID5.EL.CL P2, R143, R67, R1, R144, 0x5, 0x1cac, ARRAY_1D, 0x9 ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.B.F16.RZ.INVALID4.AOFFI.NA.MS.NODEP P1, R5, R129, R190, R225, 0x7, 0x4d6, 1D, 0x1 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.B.LL.LU.CL P3, R146, R54, R219, R144, 0x17, 0x4e6, 3D, 0xd ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P1 TLD.SCR.F16.RN.INVALID4.AOFFI.EU.CL.NODEP P4, R164, R47, R246, R22, 0x5, 0x33d4, 3D, 0xe ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P5 TLD.SCR.LZ.AOFFI.INVALID7.CL.NODEP P1, R240, R11, R178, R222, 0xa, 0x6f8, 2D, 0xe ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.SCR.B.INVALID3.LZ.AOFFI.EF.NODEP P6, R49, R11, R254, R135, 0x4, 0x1136, 1D, 0xe ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.SCR.B.INVALID3.INVALID0.AOFFI.CL P0, R171, R40, R220, R143, 0x0, 0x2a47, 1D, 0x0 ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@!P6 TLD.???0.F16.RN.INVALID4.LU.MS P4, R137, R115, R187, R219, 0x1f, 0x23, 0x32, 3D, 0x3 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P3 TLD.B.INVALID3.INVALID2.INVALID6.MS.CL.NODEP P5, R156, R244, R216, R95, 0xf, 0x12, 0x71, INVALID7, 0x5 ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P2 TLD.SCR.???0.INVALID3.INVALID7.EU.MS P4, R246, R94, R136, R52, 0xe, 0x11, 0x3a, 3D, 0xa ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P0 TLD.SCR.???0.INVALID3.INVALID7.AOFFI.CL P1, R146, R1, R246, R12, 0x14, 0x1f, 0xe8, INVALID6, 0xe ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P5 TMML.LOD.NDV.NODEP R221, R222, R208, R93, 0x1d, 0x1ebc, ARRAY_CUBE, 0x7 ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P4 TMML.LOD.NDV R253, R246, R41, R254, 0x10, 0x1e37, INVALID6, 0x1 ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `@!P1 TMML.B.LOD.NDV.NODEP R127, R240, R13, R63, 0xf, 0x30dc, INVALID6, 0xd ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P6 TMML.B.LOD.NDV R91, R60, R209, R65, 0x3, 0x208c, ARRAY_1D, 0xd ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `@P3 TMML.???0.LOD R45, R152, R161, R152, 0x2, 0x11, 0x47, 3D, 0xb ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@P0 TMML.B.LOD.NDV R218, R14, R124, R199, 0x1f, 0x29, 0xe5, INVALID6, 0xa ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P4 TXD.INVALID3.INVALID6.NODEP P5, R208, R185, R221, R183, 0x16, 0x117b, 2D ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!P1 TXD.EF P4, R54, R196, R225, R30, 0x14, 0x10ba, INVALID2, 0x3 ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@!PT TXD.B.INVALID3.AOFFI.INVALID6 P0, R187, R185, R36, R111, 0x1, 0x304f, INVALID7, 0xe ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!P5 TXD.B.F16.RZ.LC.EL P3, R123, R83, R96, R239, 0xf, 0x2ead, INVALID6, 0x3 ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@P0 TXD.B.F16.RN R132, R51, R130, R57, 0xc, 0x29, 0x15, ARRAY_1D, 0x0 ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `@P5 TXD.???0.AOFFI P1, R128, R250, R14, R105, 0x4, 0x35, 0xa1, ARRAY_1D, 0x5 ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@P1 TXQ.NODEP R182, R10, R236, TEX_HEADER_TEXTURE_TYPE, 0x6, 0x3512, 0x3 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!PT TXQ.NODEP R196, R59, R69, TEX_HEADER_TEXTURE_TYPE, 0x15, 0x1904, 0x7 ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P4 TXQ.B.NODEP R185, R236, R29, TEX_HEADER_TEXTURE_TYPE, 0x12, 0xf87, 0x0 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P4 TXQ.B.NODEP R125, R240, R99, TEX_HEADER_SAMPLER_POS, 0x1e, 0x3055, 0xd ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `@!PT TXQ.???0.NODEP R63, R91, R177, TEX_HEADER_DIMENSION, 0x1d, 0x3a, 0xe8, 0x7 ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `@P1 TXQ.B R192, R207, R234, TEX_HEADER_SAMPLER_POS, 0x1d, 0x3f, 0x65, 0xc ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.TXD.LC.FDV.NDV.NODEP P0, R43, R130, R12, R70, 0x10, 0x3869, INVALID3 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.TEX.LB.LC.NDV.NODEP P4, R249, R82, R47, R51, 0xe, 0x411, INVALID0 ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.B.TXD.COARSE.LB.LC P2, R184, R157, R91, R30, 0x19, 0x928, INVALID3 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.B.TXD.COARSE.LL.NDV.NODEP R25, R31, R180, R125, 0x7, 0x2a5d, 3D ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!PT FOOTPRINT.SCR.???1.LL.NODEP P6, R89, R187, R218, R83, 0x1f, 0x963, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P4 FOOTPRINT.SCR.TEX.COARSE.LL.NDV P6, R61, R163, R73, R55, 0x10, 0x335f, 3D ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P0 FOOTPRINT.SCR.B.TEX.COARSE.LC.FDV.NDV P4, R190, R193, R245, R97, 0x16, 0x280a, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P1 FOOTPRINT.SCR.B.TEX.INVALID7 P5, R174, R144, R59, R10, 0xa, 0x2050, INVALID4 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P3 FOOTPRINT.B.TXD.LC.NDV.NODEP P4, R83, R10, R95, R218, 0x8, 0x30, 0xf1, INVALID3 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P6 FOOTPRINT.???0.TEX.COARSE.LC.NDV.NODEP P6, R193, R241, R102, R242, 0x1b, 0x15, 0xe, INVALID0 ;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P5 FOOTPRINT.SCR.B.???1.LZ.NDV.NODEP P3, R230, R20, R44, R208, 0x13, 0x20, 0x7f, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P5 FOOTPRINT.SCR.B.TEX.COARSE.LB.LC P0, R187, R2, R86, R145, 0x0, 0x8, 0x11, INVALID6 ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `@P1 LDC.64 R172, c[0x19][0x745] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@!P0 LDC.INVALID7 R175, c[0xc][-0x5f60] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `@!P4 CCTLT.???0 0x11, 0x4db ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@P0 CCTLT.???0 0x8, 0x1124 ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `@!P6 SULD.P.3D.EF.STRONG.SM.INVALID0.IGN P1, R236, [R229], 0x1c, 0xc07 ;`
+    /// `SULD` (opcode key 0x0b97), e.g. `@P6 SULD.P.3D.EF.CONSTANT.VC.INVALID7 P6, R165, [R66], 0x18, 0xbe1 ;`
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@P0 SULD.D.BA.INVALID7.EF.U8.INVALID3 P3, R126, [R7], 0x1d, 0x2da1 ;`
+    /// `SULD` (opcode key 0x0b99), e.g. `@P5 SULD.D.1D.EF.STRONG.SM.INVALID3 P2, R39, [R113], 0x12, 0x2062 ;`
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `@P0 SUST.P.1D.INVALID7.CONSTANT.CTA.INVALID11.INVALID3 [R54], R8, 0xe, 0x3761 ;`
+    /// `SUST` (opcode key 0x0b9b), e.g. `SUST.P.2D.INVALID7.CONSTANT.SM.PRIVATE.INVALID3 [R85], R102, 0x8, 0xbef;`
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.3D.INVALID7.STRONG.GPU.PRIVATE.IGN [R61], R53, 0x1c, 0x2538 ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.2D.INVALID7.CONSTANT.CTA [R244], R70, 0xd, 0x2677 ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `SUQUERY.BA.2D_ARRAY P2, R37, [R33], ???1, 0x6, 0x491 ;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P3 SUQUERY.1D_ARRAY R83, [R224], COMP_STATUS, 0x18, 0x2169 ;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!P0 BMOV.32 B13, TRAP_RETURN_PC.HI ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@P1 BMOV.32 B7, ???11 ;`
     BMOV_0x0f55 = 558,
-    /// `BMOV` (opcode key 0x0f55)
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P3 BMOV.32.CLEAR B7, ???63 ;`
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `@!P5 BMOV.32.PQUAD B6, B2 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `@!P0 BMOV.32 ???63, B15 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@!UP0 USEL UR10, UR33, UR19, UP5 ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@!UPT USEL UR29, UR24, UR60, !UP0 ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP6 UISETP.GT.XOR UP5, UP0, UR58, UR38, UP1;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@UP5 UISETP.T.AND UP6, UP6, UR6, UR39, UP6 ;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@UP5 UISETP.GT.INVALID3.EX UP6, UP4, UR4, UR28, UP0, !UP2 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP3 UISETP.T.AND.EX UP6, UP5, UR54, UR57, !UP5, UP0 ;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3 UR46, UP3, UP0, -UR44, UR61, UR51 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `@!UPT UIADD3 UR57, UP5, UP6, UR5, UR43, UR19 ;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA UR34, UP5, UR36, -UR19, 0x1c ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA UR6, UP3, UR32, -UR55, 0x2 ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.X UR48, UP0, UR6, UR0, 0x9, !UP3 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.X UR1, UP4, UR11, ~UR28, 0xb, !UP1 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP6 ULEA.HI UR13, UP5, -UR35, -UR4, UR2, 0x19 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA.HI UR30, UP0, UR43, UR54, UR52, 0x10 ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.HI.SX32 UR8, -UR58, UR17, 0x17 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI.SX32 UR13, -UR9, UR61, 0x1c ;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP0 ULEA.HI.X UR10, UP4, UR50, ~UR37, UR26, 0x1e, UP5 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP6 ULEA.HI.X UR39, UR2, UR59, UR6, 0x6, UP6 ;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.HI.X.SX32 UR44, UP4, UR50, UR51, 0x3, !UP5 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA.HI.X.SX32 UR58, ~UR30, UR55, 0x0, UP3 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@UP5 ULOP3.LUT.PAND UP6, UR6, UR14, UR27, UR39, 0x1, !UP2 ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP6 ULOP3.LUT UP6, UR62, UR51, UR33, UR24, 0xe0, !UP0 ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `@!UPT UPRMT UR3, UR9, UR40, UR55 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `UPRMT UR9, UR0, UR56, UR37 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP0 UIADD3.64 UR29, -UR56, UR7, -UR55 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP5 UIADD3.64 UR31, UP3, UP3, -UR27, URZ, -UR2 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64.X UR3, UP4, UP1, UR29, UR34, ~UR25, !UP3, !UP3 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP5 UIADD3.64.X UR11, UP0, UP5, ~UR19, UR9, UR5, !UP6, !UP6 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `USHF.L.U64.HI UR36, UR56, UR35, UR59 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `@UP2 USHF.L.W.S64 UR41, UR62, UR56, UR6 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@UP5 USGXT.W.U32 UR9, UR59, UR39 ;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@!UP4 USGXT.W UR2, UR15, UR24 ;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK UR43, UR6, UR57 ;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@UP5 UBMSK UR21, UR49, UR6 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP2 UPLOP3.LUT UP3, UP5, !UP4, UR56.SIGN, !UP0, 0x36, 0xb4 ;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP1 UPLOP3.LUT UP2, UP5, !UP3, UR61.SIGN, !UP3, 0x40, 0x3a ;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP5 UPLOP3.LUT UP1, UP5, UP6, UR27.SIGN, UR32.SIGN, 0x4a, 0x79 ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UPT UPLOP3.LUT UP3, UP5, UP6, UR1.SIGN, UR7.SIGN, 0x32, 0xcf ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP3 UPLOP3.LUT UP5, UP6, UR5.SIGN, UR24.SIGN, UR47.SIGN, 0x89, 0xf2 ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP1 UPLOP3.LUT UP0, UP5, UR34.SIGN, UR23.SIGN, UR17.SIGN, 0xcd, 0xbf ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `@UP4 UIMAD.U32.X UR40, UR21, UR37, ~UR52, UP4 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP3 UIMAD.U32.X UR37, UR32, UR12, UR61, !UP5 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE UR0, UP5, UR8, UR29, -UR24 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP4 UIMAD.WIDE UR4, UP4, UR46, UR32, UR59 ;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP5 UIMAD.WIDE.U32.X UR5, UP3, UR17, UR13, UR32, !UP4 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR40, UP1, UR0, UR53, UR9, UP6 ;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP0 UF2FP.???15.PACK_AB UR31, UR34, UR29 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP1 UF2FP.???1.PACK_AB.???4 UR15, UR27, UR60 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `UF2FP.???8.MERGE_C.RZ UR31, UR40, UR48 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP2 UF2FP.???2.MERGE_C.???2 UR6, UR10, UR4.H1 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@!UP5 UBREV UR50, UR17 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@!UP3 UBREV UR61, UR25 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@UP4 UPOPC UR56, ~UR53 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@UP0 UPOPC UR16, UR34 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!PT LDTRAM.C R179, a[UR61+0x30] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@P1 LDTRAM.C R236, a[UR2+0x40] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@UP1 ULEA.HI UR14, UP1, -UR49, UR18, 0x46446b7, 0x18 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@UP1 ULEA.???0 UR41, -UR21, UR59, 0x76915fc3, 0x14 ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UPT ULEA.???0.X UR18, UP2, ~UR42, UR49, 0x3bfeaca0, 0x0, !UP0 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@UP6 ULEA.HI.X UR18, UP0, ~UR41, UR19, 0xa334de26, 0x12, !UPT ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@UP5 USHF.L.W.S64.HI UR43, UR12, UR13, 0x91551115 ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@UP1 USHF.R.S32.HI UR49, URZ, UR53, 0x752fcc2c ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP3 UIMAD UR53, UR23, UR48, 0x4f689914 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP4 UIMAD.U32 UR61, UR41, UR37, -0x494ee463 ;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `UIMAD.U32.X UR20, UR38, UR10, 0x6db67937, UP4 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UPT UIMAD.X UR20, UR58, UR22, 0x1989c42a, UPT ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP5 UF2FP.???12.MERGE_C UR29, UR31, 1.6305889870835325146e-31 ;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@UP3 UF2FP.???1.???0.RZ UR41, UR35, 2.3702224627442092242e-09 ;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@!P1 ALD.O.64 R112, a[UR28+-0x2e5], R245 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@!P2 ALD.O.96 R184, a[UR34+-0x142], R209 ;`
     ALD_0x1521 = 600,
     /// `ALD` (opcode key 0x1521)
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P1 IPA.CONSTANT.OFFSET R228, a[UR2+0x354], R50 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P1 IPA.PASS.OFFSET R100, P2, a[UR0+0xc4], R104 ;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P6 IPA.CONSTANT.CENTROID R194, P0, a[UR33+0x358] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P0 IPA.PASS.CENTROID R25, a[UR5+0x220] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@!P2 BRA.INC.U !P0, !UP4, 0x1b8c4b8c11e34 ;`
+    /// `BRA` (opcode key 0x1547), e.g. `@!P5 BRA.INC.???2 P6, UP6, -0x6ed9c10eeafc ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@!P4 JMP.INVALID3.???2 !P6, !UP5, 0x161382152f860 ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@!P4 JMP.DEC.???0 !P4, UP3, 0x15d73716b0d5c ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@P6 LDC.U16.ISL R96, cx[UR31][0xbd48] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P4 LDC.64.IL R136, cx[UR26][0x3866] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@!P5 LDC.ISL R178, cx[UR3][R233+0x6719] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P6 LDC.INVALID6.IL R19, cx[UR2][R144+-0x2ce7] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P1 VABSDIFF R201, P2, R193, R192, cx[UR51][0x6684];`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P6 VABSDIFF.U32 R150, P3, R58, R231, cx[UR12][0xf834] ;`
     VABSDIFF_0x1614 = 608,
-    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P3 VABSDIFF4.U8 R220, P4, R164.reuse, R230, cx[UR29][0xb5dc] ;`
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!P6 VABSDIFF4.U8.ACC R18, R93, R195, cx[UR1][0x390] ;`
     VABSDIFF4_0x1615 = 609,
-    /// `PRMT` (opcode key 0x1616), e.g. `@!PT PRMT.F4E R2, R174, R99, cx[UR24][0xee98];`
+    /// `PRMT` (opcode key 0x1616), e.g. `@!P4 PRMT R108, R236.reuse, R23, cx[UR37][0xde94] ;`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `@!P2 SHF.R.W.U32.HI R169, R196, R71, cx[UR25][0xd330] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `@P1 SHF.L.U64 R89, R16, R241.reuse, cx[UR34][0xdac8] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `FADD.RZ R135, |R183|, |cx[UR46][0xd660]| ;`
+    /// `FADD` (opcode key 0x1621), e.g. `@P2 FADD.FTZ.SAT R218, -R50, |cx[UR35][0x4920]| ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@!PT FFMA.INVALID3.SAT R78, R176, |R109|, -|cx[UR32][0xf414]| ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@!PT FFMA.INVALID3.RZ R179, R215, |R195|, cx[UR4][0xd100] ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@!P1 IMAD.U32 R143, R86, R246, -cx[UR58][0x3c04] ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@P5 IMAD.U32 R123, R70, R20, -cx[UR4][0xf444] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@!P6 IMAD.U32.X R210, R16, R24, cx[UR13][0xc74c], P0 ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.X R203, R239.reuse, R225, ~cx[UR49][0x4a64], !P1 ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P2 IMAD.WIDE.U32 R173, P5, R233, R202.reuse, -cx[UR25][0xaca4] ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!PT IMAD.WIDE R48, P5, R136, R128, -cx[UR13][0xfba0] ;`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P1 IMAD.WIDE.U32.X R88, P6, R162, R73, cx[UR39][0x243c], PT ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!PT IMAD.WIDE.X R189, P0, R226.reuse, R40, cx[UR19][0x2834], P3 ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `IMAD.HI R81, P2, R123, R114.reuse, cx[UR16][0xeedc] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!PT IMAD.HI R127, P6, R54, R10, -cx[UR20][0x9958] ;`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P5 IMAD.HI.U32.X R242, P4, R61, R86, cx[UR2][0x8eec], P5 ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P2 IMAD.HI.X R4, P3, R9, R68, ~cx[UR22][0x51bc], P5 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@P4 DADD.RP R210, R106, -|cx[UR41][0x8d18]| ;`
+    /// `DADD` (opcode key 0x1629), e.g. `@P4 DADD.RZ R148, R60, cx[UR5][0xc8d0] ;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@!P6 DSETP.NEU.OR P5, P6, R86, -cx[UR26][0xc028], !P3 ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@!P6 DSETP.LEU.INVALID3 P4, PT, -|R54|, -cx[UR16][0xe758], PT ;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `@!P6 DFMA R223, -R239.reuse, -R142.reuse, cx[UR14][0xb388] ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `@P0 DFMA R235, -R153.reuse, R154, -cx[UR11][0x4a6c] ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@!P2 CLMAD.LO R113, R50, R74.reuse, cx[UR12][0x69b8] ;`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@P0 CLMAD.LO R214, R238, R190, cx[UR25][0xe9b0] ;`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!P5 HADD2.FTZ R73, R100.H1_H1, cx[URZ] [0xcbdc].F32 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P4 HADD2.SAT R31, |R177|, cx[UR7] [0xe380].F32 ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.FTZ R117, R68, cx[UR47] [0x5948].H1_H1 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P2 HADD2.F32.FTZ.SAT R112, R14.H1_H1, cx[UR1] [0xfe74].H0_H0 ;`
     HADD2_0x1630_2 = 625,
     /// `HFMA2` (opcode key 0x1631), e.g. ``
     X_0x1631 = 626,
-    /// `HFMA2` (opcode key 0x1631), e.g. `@!PT HFMA2.FMZ R234, |R24|.H1_H1, R48.INVALID5, cx[UR35] [0xfb40] ;`
+    /// `HFMA2` (opcode key 0x1631), e.g. `@!P4 HFMA2.BF16_V2.FMZ.SAT R118, -R111.H0_H0, |R25|.INVALID5, -|cx[UR15] [0x6788].H0_H0| ;`
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@!P6 HSET2.BF.EQ.AND R98, R144.F32, -|cx[UR39] [0x157c].H0_H0|, !P2 ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `@P5 HSET2.BF.F.AND R231, -R228.F32, -cx[UR51] [0xa198], P4 ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@!P0 HSETP2.NUM.OR PT, P0, R105, cx[UR57] [0x5388].F32, !P5;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@P6 HSETP2.LEU.H_AND.INVALID3 P2, P2, -R154, -|cx[UR7] [0xe990].H0_H0|, P1 ;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `HFMA2.MMA.INVALID3.RELU R237, R227, |R124|, -cx[UR0][0xbca8], !P4 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P4 HFMA2.MMA.INVALID3.RELU R253, R141, R219, |cx[UR2][0xc940]|, !P0 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@!P6 HFMA2.MMA.FMZ.SAT R9, -|R27|, -|R1|.reuse, -|cx[UR56][0xe6a4]| ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P2 HFMA2.MMA.FTZ.SAT R118, -R249.reuse, R120.reuse, |cx[UR19][0x4ac]| ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@P5 F2FP.SATFINITE.???1.MERGE_C.RS.7b.LTN25 R211, R190, R167, cx[UR31] [0x3d04] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@P6 F2FP.SATFINITE.???2.PACK_AB.RS.9b.LTN25 R157, R138, R121, cx[UR14] [0x6104] ;`
     F2FP_0x163e = 632,
-    /// `F2FP` (opcode key 0x163e), e.g. `@!P6 F2FP.RELU.???0.RZ R152, R200, cx[UR37] [0xa004].H1 ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@P6 F2FP.SATFINITE.RELU.BF16.MERGE_C.RZ R124, RZ, cx[UR18] [0x90c8].H1 ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@!P4 F2IP.S8.F32.INVALID1 R227, R57, R40, cx[UR33] [0x7344] ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@!P1 F2IP.INVALID3.F32.TRUNC.NTZ.RELU R254, R237, R217, cx[UR48] [0x9344].H1 ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@!P5 JMP.INVALID3.???2 P4, !UP5, c[0xf][-0x712c] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@P4 JMP.INC.???0 !P3, !UPT, c[0x10][0x330c] ;`
     JMP_0x174a = 635,
-    /// `LDSM` (opcode key 0x183b), e.g. `@P4 LDSM.INVALID7.M816.2 R212, [R51+UR43+0x320918] ;`
+    /// `LDSM` (opcode key 0x183b), e.g. ``
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `@!UP4 UP2UR.B3 UR30, UPR, UR7, 0xb6f5111d ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@UP1 UP2UR.B3 UR3, UPR, UR62, 0x2c93480e ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@UP2 UR2UP UPR, UR34.B3, 0xbde00c20 ;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP5 UR2UP UPR, UR47.B2, 0x485fb84b;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `@!UP4 USEL UR4, UR28, 0xbc84fdd4, UP3 ;`
+    /// `USEL` (opcode key 0x1887), e.g. `@UP3 USEL UR47, UR6, 0xf529b023, UP2;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UPT UISETP.F.OR UP3, UP6, UR39, -0x55d0e678, !UP0 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP1 UISETP.GE.AND UP4, UP3, UR52, -0x14b76566, UP2 ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@UP3 UISETP.T.U32.INVALID3.EX UP0, UP5, UR9, 0x64ce5c83, !UP3, UP3 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP6 UISETP.NE.OR.EX UP2, UP4, UR52, 0x6d84fb83, !UPT, !UP2 ;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@UP6 UIADD3.X UR56, UP0, UR4, 0x61421ba0, ~UR0, !UP6, !UP0 ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP0 UIADD3.X UR25, UP4, UR28, -0x64282292, ~UR38, UP6, !UP0 ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA UR29, UP2, -UR7, 0xd92530d6, 0x3 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA UR45, UP4, -UR9, 0x836f41f7, 0x12 ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.X UR6, UP1, UR11, 0x4504320e, 0x12, !UPT ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA.X UR15, UP3, UR56, 0x2e2ffabf, 0x2, UP6 ;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI UR58, UR19, 0x4f68647a, UR51, 0xc ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP0 ULEA.HI UR12, -UR25, 0x678aaf96, UR17, 0x1a ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.SX32 UR37, UP1, -UR54, 0x1c34c451, 0x13 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA.HI.SX32 UR15, UP2, UR53, 0xa6972f54, 0x12 ;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UPT ULEA.HI.X UR58, UP4, ~UR6, 0x2ae511fc, UR6, 0x5, !UP0 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA.HI.X UR28, UP3, ~UR40, 0x28e245ff, UR32, 0xa, !UP6 ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA.HI.X.SX32 UR35, UP2, UR48, 0xf3ca503a, 0x1a, UP4 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.HI.X.SX32 UR36, UP5, UR5, 0xff0f3c1d, 0xe, UP1 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `UPRMT.???1 UR23, UR62, 0x59544fc0, UR46 ;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `@UP1 UPRMT UR17, UR23, 0xd41f8e91, UR12 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP6 UIADD3.64 UR31, UP4, UP4, -UR62, 0x37112d86, -UR43 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP4 UIADD3.64 UR26, UP4, UP1, -UR29, -0xf13d357, -UR62 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@!UPT UIADD3.64.X UR48, UP5, UP5, ~UR25, 0x78530b37, ~URZ, UP5, !UP6 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP1 UIADD3.64.X UR26, UP3, UP6, ~UR15, -0x44f3872a, ~UR16, UP6, UP4 ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `@UP5 USGXT.U32 UR13, UR13, 0x99867313 ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `@UP4 USGXT UR17, UR56, 0xc0788b0c ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP3 UBMSK.W UR50, UR18, 0x48c6cfe3 ;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@!UPT UBMSK.W UR17, UR42, 0x4d2cac30 ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP5 UIMAD UR49, UR11, 0x5d9785d2, UR59 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `UIMAD UR30, UR42, -0x2b93043a, -UR9 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP6 UIMAD.U32.X UR0, UR30, 0x429b7e67, UR14, !UP4 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.X UR47, UR59, 0x266d94a7, UR39, UP5 ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE UR30, UR58, -0x61997abe, -UR36 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP0 UIMAD.WIDE UR46, UP1, UR56, -0x407bc52b, -UR17 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP3 UIMAD.WIDE.U32.X UR16, UP0, UR3, 0x11d6fd3d, ~UR26, UP6 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP1 UIMAD.WIDE.X UR31, UR19, 0x394b1275, ~UR32, !UP5 ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@UP1 ULDC.S8 UR21, [0x45d6f854] ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@UP6 ULDC.64 UR42, [0x476d97ee] ;`
     ULDC_0x18b8 = 662,
     /// `ULDC` (opcode key 0x18b8)
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP4 UF2FP.???0.PACK_AB.???7 UR36, UR54, -1.31154954944512000000e+14 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@UP0 UF2FP.???0.PACK_AB.???2 UR1, UR1, 5.2725049747551618498e-37 ;`
     UF2FP_0x18ba = 664,
     /// `UF2FP` (opcode key 0x18ba)
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP2 UCLEA UR24, UP3, UR4, 0x1d96, 0x1 ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP5 UCLEA UR25, UP2, UR2, 0xa722, 0xb ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `@!UP0 UFLO.U32.SH UR61, UP6, 0x4aa71d0b ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `@!UP2 UFLO.U32.SH UR58, 0x7258200 ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@UP4 UBREV UR29, 0x17bd71bf;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@!UP1 UBREV UR49, 0x5eabbe46 ;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `@UP3 UPOPC UR50, 0x525493f9 ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `UPOPC UR11, 0x4a269908 ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@P3 IPA.STATE.???1 R4, a[UR8+0x260], 0x36a7aae6 ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@!P4 IPA.INVALID3.???3 R184, P4, a[UR33+0x38c], 0x72b3e1a9 ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@!P5 CALL.ABS.NOINC P4, UR31 0x10067e2daae74 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@!P6 CALL.ABS P0, UR18 0x1919070da6d30 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `@P1 CALL.REL.NOINC P4, UR34 -0x1b89c4034bc58 ;`
+    /// `CALL` (opcode key 0x1944), e.g. `CALL.REL.NOINC !P6, UR57 0x19a5a4ac35da8 ;`
     CALL_0x1944 = 672,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DEC.INVALID1 P1, ~UR53, 0x10fc735060fd0 ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@!PT JMP.CONV !P6, ~UR54, 0x1d30fe69d3704 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `@!P5 RET.REL.NODEC !P2, UR40 0x11186dcd08d44 ;`
+    /// `RET` (opcode key 0x1950), e.g. `@!P4 RET.REL.NODEC !P1, UR17 0x22d88772aa0c ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@P4 RET.ABS.NODEC P4, UR36 0x14fa4474e576c ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P0 RET.ABS.NODEC P3, UR1 0x3e793d5915c ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@!P5 BRXU.CONV P5, UR21 -0xce8eb9e5ef6c ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@P4 BRXU.INVALID3.DIV P5, UR54 0x10c1005cbb308 ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `@!P3 JMXU.DEC.CONV P1, UR35 0x1fa6a4c002290 ;`
+    /// `JMXU` (opcode key 0x1959), e.g. `JMXU.INC.U P5, UR57 -0xb6fc5e443e64;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@P3 LD.EF.LTC256B.128.CONSTANT.GPU R77, [UR9+0x36ceee], !P1 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P2 LD.LU.S16 R132, [UR19+0x1b381f], !P6 ;`
     LD_0x1980 = 679,
-    /// `LD` (opcode key 0x1980)
+    /// `LD` (opcode key 0x1980), e.g. `@!P3 LD.E.128.CONSTANT.VC R20, [R216.U32+UR61+0x6b3027], !P0 ;`
     LD_0x1980_2 = 680,
-    /// `LD` (opcode key 0x1980)
+    /// `LD` (opcode key 0x1980), e.g. `@P5 LD.???0.EU.LTC256B.S8.CONSTANT.SM R142, [R129.64+UR13+-0x45a94d], P3 ;`
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P0 LDG.E.EU.LTC256B.128.CONSTANT.SM.PRIVATE R182, [UR18+-0x3f930c], !P5 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P4 LDG.NA.LTC64B.U8 R238, [UR59+0x4a66f], P0 ;`
     LDG_0x1981 = 683,
-    /// `LDG` (opcode key 0x1981)
+    /// `LDG` (opcode key 0x1981), e.g. `@P4 LDG.NA.LTC128B.64.CONSTANT.VC P4, R123, [R39.U32+UR30+-0x3c44e0], P2 ;`
     LDG_0x1981_2 = 684,
-    /// `LDG` (opcode key 0x1981)
+    /// `LDG` (opcode key 0x1981), e.g. `@!P2 LDG.E.NA.LTC64B.64.CONSTANT P1, R183, [R226.64+UR35+0x2bda9e], !P5 ;`
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P4 LDL.S16 R212, [R152+UR18+0x4fda1f] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!PT LDL.NA.INVALID7 R6, [R36+UR54+-0x77e3d1] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@P6 LDL.INVALID6.INVALID7 R205, [R90+-0x57b2e3] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!P2 LDL.INVALID7 R24, [R245+0x19e5a8] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
-    /// `ST` (opcode key 0x1985)
+    /// `ST` (opcode key 0x1985), e.g. `@!P2 ST.INVALID6.128.STRONG.SM.PRIVATE [R172.U32+URZ+-0x316690], R60 ;`
     ST_0x1985 = 690,
-    /// `ST` (opcode key 0x1985)
+    /// `ST` (opcode key 0x1985), e.g. `@!P4 ST.???0.EF.U16 [R0.64+UR27+-0x778b10], R220 ;`
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@!P2 STG.E.INVALID7.INVALID7.CONSTANT.VC [UR48+-0x6bfc60], R92 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P0 STG.EF.64.STRONG.SYS [UR42+-0x24a5aa], R252 ;`
     STG_0x1986 = 693,
-    /// `STG` (opcode key 0x1986)
+    /// `STG` (opcode key 0x1986), e.g. `@P3 STG.LU.U16.MMIO.GPU [R152.U32+UR8+-0x13ccc4], R206 ;`
     STG_0x1986_2 = 694,
-    /// `STG` (opcode key 0x1986)
+    /// `STG` (opcode key 0x1986), e.g. `@!P6 STG.???0.EF.INVALID7.CONSTANT.PRIVATE [R166.64+UR40+0x66a7b7], R114 ;`
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@!P3 STL.INVALID7.S8 [R248+UR19+0x3e1e1c], R143 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@P5 STL.128 [R148+UR35+-0x5e5037], R249 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@!P2 STL.EU desc[UR4][R91+-0x2ce4c5], R137 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P1 STL.EU.64 desc[UR34][R229+0x654a79], R70 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
-    /// `ATOM` (opcode key 0x198a)
+    /// `ATOM` (opcode key 0x198a), e.g. `@!PT ATOM.ADD.LU.INVALID7.STRONG.SM.PRIVATE P0, R75, [R115.U32+UR49+-0x576cfd], R205 ;`
     ATOM_0x198a = 700,
-    /// `ATOM` (opcode key 0x198a)
+    /// `ATOM` (opcode key 0x198a), e.g. `@P1 ATOM.???0.MAX.EU.INVALID9.CONSTANT.VC P1, R76, [R62.64+UR39+0x5bdc15], R158 ;`
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.E.MAX.INVALID10.STRONG.SYS P3, R196, [R251.64+-0x1c551f], R18 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P5 ATOM.???0.MAX.NA.INVALID11.STRONG.SM P1, R106, [R222.64+-0xf9e16], R180 ;`
     ATOM_0x198a_3 = 702,
-    /// `ATOMS` (opcode key 0x198c)
+    /// `ATOMS` (opcode key 0x198c), e.g. `@!P3 ATOMS.AND.64 R245, [R228.X16+UR17+0x43c50e], R146 ;`
     ATOMS_0x198c = 703,
-    /// `RED` (opcode key 0x198e)
+    /// `RED` (opcode key 0x198e), e.g. `@P2 RED.E.ADD.INVALID9.CONSTANT.CTA [R31.U32+UR57+-0x4f7bce], R180 ;`
     RED_0x198e = 704,
-    /// `RED` (opcode key 0x198e)
+    /// `RED` (opcode key 0x198e), e.g. `@!P0 RED.E.MAX.EU.F64.RN.CONSTANT.CTA.PRIVATE [R90.64+UR9+-0x375d46], R159 ;`
     RED_0x198e_2 = 705,
     /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
     RED_0x198e_3 = 706,
-    /// `ATOMG` (opcode key 0x19a8)
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@P6 ATOMG.ADD.EU.S32.CONSTANT.CTA.PRIVATE P1, R21, [R248.U32+UR60+0x199e97], R169;`
     ATOMG_0x19a8 = 707,
-    /// `ATOMG` (opcode key 0x19a8)
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@!P6 ATOMG.E.INC.NA.S32.CONSTANT.SM.PRIVATE PT, R238, [R169.64+UR24+0x3d7edc], R201 ;`
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P1 QSPC.E.S P1, R195, [UR19+-0x5d0cbe] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P5 QSPC.E.G P3, R197, [UR61+0xa4ac0] ;`
     QSPC_0x19aa = 710,
-    /// `QSPC` (opcode key 0x19aa)
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P1 QSPC.E.INVALID3 P6, R52, [R194.U32+UR44+-0x28d99b] ;`
     QSPC_0x19aa_2 = 711,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P4 QSPC.???0.INVALID3 P6, R24, [R175.64+UR23+0x778daf] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P1 QSPC.E.G P6, R92, [R104.64+UR33+-0x71db10] ;`
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `ARRIVES.LDGSTSBAR.???6 [R120+UR46+-0x5c5ec1] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P6 ARRIVES.???1.???2 [R252+UR36+0x644a22] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@!P1 MOV R218, cx[UR59][0x97b4], 0x1 ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@P0 MOV R41, cx[UR52][0xe944], 0xb ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `@!P4 P2R.B3 R97, PR, R23, cx[UR17][0xdd78] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@P5 P2R R117, PR, R192, cx[UR7][0x2554] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `@!P0 R2P PR, R43.B2, cx[UR49][0x710] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `@P1 R2P PR, R109.B3, cx[UR37][0xb89c] ;`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@!P3 SEL R141, R224, cx[UR27][0x4a64], P2 ;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@!P6 SEL R67, R212, cx[UR22][0xbf60], !P4 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `FSEL.FTZ R34, -R226, -|cx[UR26][0x1f2c]|, !P1 ;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `@!P0 FSEL.FTZ R215, -|R210|, -cx[UR2][0x5698], !PT ;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@!P3 FMNMX.FTZ.NAN R19, R48, |cx[UR48][0x4a68]|, P4 ;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@!PT FMNMX R180, -|R179|.reuse, -|cx[UR21][0xa35c]|, P4 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `@P0 FSET.BF.LE.AND R240, |R90|, -|cx[UR27][0x2890]|, !P2 ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `@!P6 FSET.BF.LEU.FTZ.INVALID3 R163, R167, -cx[UR0][0x3a08], !P4 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@P6 FSETP.GE.OR P5, P1, -R200, cx[UR42][0xd470], !PT ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P1 FSETP.LTU.XOR P4, PT, R254, |cx[UR3][0x638]|, !P5 ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P3 ISETP.T.U32.INVALID3 P4, P3, R135, cx[UR44][0xb81c], !P2 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P6 ISETP.GE.U32.AND P4, P3, R136, cx[UR9][0x7868], !P0 ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P4 ISETP.GT.OR.EX P5, P5, R58, cx[UR7][0xc2bc], !PT, P1 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P5 ISETP.LT.XOR.EX P4, P0, R36, cx[UR41][0xe14], P1, !P3 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3 R61, P2, P0, R135, -cx[UR30][0xca0], -R129 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3 R186, P0, R108, -cx[UR23][0x5970], R199 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3.X R9, P3, P2, R241, ~cx[UR21][0x50ac], R152, !P1, P3 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P6 IADD3.X R26, P2, P0, R135, cx[UR10][0xa6b0], ~R147, !P0, !P3 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P5 LEA R141, P6, R3, -cx[UR32][0x4390], 0x10 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA R37, P3, R193.reuse, -cx[UR41][0x7d0c], 0xd ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.X R94, P2, ~R240, cx[UR50][0x4980], 0xf, !P4 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.X R112, P2, R199, ~cx[UR47][0xc2fc], 0x11, !P3 ;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI R68, P2, R48, cx[UR20][0xc6e8], R1, 0x7 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `LEA.HI R153, P4, -R56.reuse, cx[UR47][0x26e4], R168, 0x18 ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P6 LEA.HI.SX32 R158, P2, -R234, cx[UR25][0xf5ec], 0xb ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA.HI.SX32 R198, P5, R211, cx[UR58][0x7c24], 0xb ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P4 LEA.HI.X R64, P2, R143, cx[UR9][0x666c], R196, 0x1c, !P3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `LEA.HI.X R153, P2, ~R67, cx[UR7][0x9f70], R28, 0x0, P1 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.HI.X.SX32 R79, ~R242, ~cx[UR44][0x4ee4], 0x1c, !PT ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.X.SX32 R247, P0, R245.reuse, cx[UR58][0xda9c], 0x13, P0 ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@P3 LOP3.LUT P5, R65, R76, cx[UR61][0x9864], R103, 0x87, !P5 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `@!P4 LOP3.LUT.PAND R38, R119, cx[UR1][0xec68], R3, 0xf4, P1 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `@!P6 IABS R102, cx[UR7][0x85a0] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `@P2 IABS R53, cx[UR23][0x2054] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P5 VABSDIFF R221, P3, R96, cx[UR38][0xfcc0], R43 ;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P6 VABSDIFF R67, P6, R244.reuse, cx[UR44][0x207c], R33 ;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P6 VABSDIFF4.ACC R153, P3, R101, cx[UR17][0x2c94], R28 ;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P0 VABSDIFF4.ACC R216, P3, RZ, cx[URZ][0xa678], R20.reuse ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P6 PRMT.B4E R239, R194.reuse, cx[UR0][0x408], R98 ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@!P5 PRMT.RC8 R209, R190.reuse, cx[UR45][0xf0c], R215 ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P5 IMNMX R210, R134, cx[UR46][0x327c], !P1 ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@P4 IMNMX.U32 R57, R66, cx[UR62][0x7d0], !P6 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `@P0 SHF.L.U32 R222, R129, cx[UR31][0xff90], R203 ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `SHF.R.W.S32.HI R33, R220.reuse, cx[UR21][0xddd0], R196 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P3 SGXT.W R230, R99, cx[UR56][0x410c] ;`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `SGXT R248, R49, cx[UR42][0xcd44] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `@P1 BMSK R12, R161, cx[UR39][0xfe10] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P1 BMSK R83, R231, cx[UR23][0xa3e8] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P2 PLOP3.LUT P6, P3, !P2, cx[UR44] [0xe5d0].SIGN, !P4, 0x2d, 0x19 ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@!P5 PLOP3.LUT P1, PT, P0, cx[UR18] [0xc4cc].SIGN, !P2, 0x21, 0x4a ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P3 PLOP3.LUT P2, P5, P0, cx[UR36] [0x8a8].SIGN, R117.SIGN, 0xcd, 0x4e ;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!P1 PLOP3.LUT P3, P2, !P3, cx[UR58] [0x8670].SIGN, R47.SIGN, 0xbd, 0x3e ;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P1 PLOP3.LUT P0, PT, R119.SIGN, cx[UR17] [0xce68].SIGN, R20.SIGN, 0x7a, 0x1c ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P2 PLOP3.LUT PT, P6, R18.SIGN, cx[UR48] [0xd8].SIGN, R45.SIGN, 0x1c, 0xd6 ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@!P5 FMUL.M8 R67, |R212|.reuse, -|cx[UR15][0xb570]| ;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@P3 FMUL.FTZ.RM R233, R229, |cx[UR39][0xef28]|;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `FFMA.FTZ.RM R35, -R35, cx[UR46][0xa0f8], -R36 ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `@P2 FFMA.INVALID3.RZ R71, |R81|.reuse, cx[UR31][0x36fc], -|R19|.reuse ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!P0 IMAD.U32 R126, R108, cx[UR6][0x4e68], R113 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@!P2 IMAD R193, R111, cx[UR28][0x1bf0], -R247 ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@P4 IMAD.X R134, R132, cx[UR59][0x4e0], ~R243, !P4 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P3 IMAD.X R189, R158, cx[UR27][0xd4f8], R150, !P5 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!P6 IMAD.WIDE.U32 R142, R34, cx[UR48][0x42ec], R236 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@P5 IMAD.WIDE.U32 R124, R119, cx[UR50][0x3abc], R237 ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!P2 IMAD.WIDE.U32.X R53, P2, R47.reuse, cx[URZ][0x7564], R67.reuse, !P5 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P3 IMAD.WIDE.X R131, P3, R82, cx[UR23][0x95b8], R249, !P3 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P4 IDP.4A.U8.S8 R176, R162, cx[UR37][0x5560], -R11 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P6 IDP.4A.U8.S8 R159, R68, cx[UR58][0x2884], -R64 ;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@!P6 IDP.2A.HI.U16.S8 R143, R243, cx[UR31][0x568], -R59 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P1 IDP.2A.HI.S16.U8 R184, R230, cx[UR7][0x49f4], -R35 ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P2 IMAD.HI.U32 R23, P0, R27.reuse, cx[UR38][0x21fc], -R1 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P3 IMAD.HI R25, P1, R231, cx[UR37][0x96e4], R56 ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P4 IMAD.HI.X R34, P2, R215.reuse, cx[UR62][0x9a00], R233, !P3 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P2 IMAD.HI.U32.X R160, P1, R8, cx[UR62][0x3de0], R44, P5 ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@!P1 DMUL.RZ R44, -R84, -cx[UR4][0xf254] ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@P4 DMUL.RZ R68, -|R182|, cx[UR60][0x3a8c] ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@P0 DFMA.RZ R39, |R70|, -|cx[UR33][0x808]|, -|R100|.reuse ;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@P5 DFMA.RP R191, |R123|, |cx[UR2][0x2428]|, R159;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P3 CLMAD.HI R225, R163, cx[UR59][0xd7a0], R197 ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P3 CLMAD.HI R48, R38, cx[UR10][0x8364], R159 ;`
     CLMAD_0x1a2c = 756,
     /// `HFMA2` (opcode key 0x1a31), e.g. ``
     X_0x1a31 = 757,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P5 HFMA2.BF16_V2.FTZ.SAT R58, -|R19|.H0_H0, -cx[UR42] [0x5788].INVALID6, R246.H0_H0 ;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@!PT HFMA2.BF16_V2.FTZ R169, -|R100|.H1_H1, -cx[UR16] [0xaa80].INVALID7, -|R161|.H0_H0 ;`
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@!P1 HMUL2 R9, -R61.H0_H0, |cx[UR44] [0x880].H0_H0| ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.FMZ.SAT R150, R7.reuse.F32, cx[UR6] [0x2170].F32 ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P4 HFMA2.MMA.RELU R243, |R125|, |cx[UR41][0x1538]|, -|R225|, !P1 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P5 HFMA2.MMA.RELU R33, -|R229|, |cx[UR44][0xbcb8]|, -R151, !P2;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P6 HFMA2.MMA.INVALID3 R111, R146, cx[UR32][0x4c30], R172 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@P4 HFMA2.MMA.FTZ R163, R249, -|cx[UR60][0x6848]|, -|R0| ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `@!P0 I2I.U8.S32.SAT R144, cx[UR18][0xf44] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `I2I.U8.S32.SAT R132, cx[UR20][0x963c] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P2 I2IP.U2.S32.INVALID3 R40, R110, cx[UR58][0x9058], R85.???2 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P4 I2IP.S2.S32.SATRELU R172, R192, cx[UR30][0x9ea4], R215.???2 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.U4.S32.SATRELU R226, R70.reuse, cx[UR56][0x1b94], R130.???0 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P2 I2IP.S4.S32.SAT R182, R103, cx[UR4][0x4454], R212.???0 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P1 I2IP.S8.S32 R19, R40, cx[UR60][0x6eec], R206.???3 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P3 I2IP.S8.S32 R159, R169, cx[UR14][0x13d8], R6.reuse.???3 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P2 F2FP.RELU.???2.PACK_AB.RS.7b R23, R40, cx[UR0][0xa16c], R36 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P6 F2FP.PACK_AB.RS.REG_RS.9b R214, R253, cx[UR43][0xb4f0], R29 ;`
     F2FP_0x1a3e = 766,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@P6 F2FP.BF16.PACK_AB.RZ R88, R182, cx[UR4][0x4920] ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P1 F2FP.SATFINITE.PACK_AB R65, R27, cx[UR29][0xbe64] ;`
     X_0x1a3e = 767,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@P6 F2FP.SATFINITE.RELU.BF16.MERGE_C.RZ R72, cx[UR11][0x4cf8], R252.H1 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `F2FP.SATFINITE.RELU.BF16.MERGE_C R124, cx[UR8][0xca20], R11.H1 ;`
     X_0x1a3e_2 = 768,
     /// `HMNMX2` (opcode key 0x1a40), e.g. ``
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `F2IP.U8.F32.INVALID2.RELU R183, R33, cx[UR43][0x5a0c], R218.H1 ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `@P1 F2IP.INVALID3.F32 R223, R115, cx[UR34][0x808c], R86.reuse ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@!P3 I2FP.???7.U32.RZ R107, cx[UR37][0x257c] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@!P5 I2FP.???1.S32.RZ R42, cx[UR14][0xcb70] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `@UP2 ULDC.U8 UR19, cx[UR32][0xd64f] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP0 ULDC.INVALID6 UR32, cx[UR11][0x1888] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP5 ULDC.INVALID6 UR2, c[0x3][UR40+0x31d0] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP1 ULDC.INVALID7 UR59, c[0x1d][UR28+0x4857] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@P1 FLO.U32 R46, P0, ~cx[URZ][0x2634] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@!PT FLO.U32 R147, P4, cx[UR37][0x8378] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@P5 BREV R114, cx[UR50][0x3b28] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `@!P0 BREV R156, cx[UR20][0x8620] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@!P6 FCHK P3, -R111, |cx[UR62][0x4e54]| ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@!P3 FCHK P6, R96, -cx[UR31][0x982c] ;`
     FCHK_0x1b02 = 777,
-    /// `F2F` (opcode key 0x1b04), e.g. `@!P3 F2F.F32.F16.RM R82, -|cx[UR32] [0x8930]| ;`
+    /// `F2F` (opcode key 0x1b04), e.g. ``
     X_0x1b04 = 778,
     /// `F2F` (opcode key 0x1b04), e.g. ``
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@P1 F2I.S8.F16.CEIL R155, -|cx[UR24] [0x94c0].H1| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P5 F2I.S8.F16.FLOOR.NTZ R13, -cx[UR59] [0x1f68] ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P1 F2I.FTZ.U16.TRUNC.NTZ R235, cx[UR34][0x6868] ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P4 F2I.FTZ.???7.FLOOR R199, -|cx[UR3][0x2cc8]| ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.F16.S8 R103, cx[UR2] [0xf0].B1 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.F16.S8 R5, cx[UR5] [0x91d8].B2 ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `@!P6 I2F.???3.U16.RP R234, cx[UR4] [0x9dfc].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.???3.S16 R125, cx[UR10] [0x9dfc].INVALID2 ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P0 I2F.???0.RZ R46, cx[UR9][0x5704] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P0 I2F.F16.RP R245, cx[UR59][0x88b8] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@!PT FRND.FTZ.F16 R153, cx[UR30] [0x6c68].H1 ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P4 FRND.F16.TRUNC R147, cx[UR17] [0x3cc4] ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P0 FRND R249, -cx[UR37][0x4304] ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `FRND.FTZ.TRUNC R135, cx[UR0][0xedc0] ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P4 MUFU.INVALID10 R198, |cx[UR59][0x91f8]| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `MUFU.TANH R108, |cx[UR18][0xae74]| ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P1 MUFU.TANH.F16 R222, |cx[UR14] [0xe978]| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P0 MUFU.INVALID12.F16 R215, cx[UR15] [0x5494].INVALID2 ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `POPC R76, cx[UR42][0x7dec] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `@!P2 POPC R98, ~cx[UR44][0x3b4c] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `F2F.FTZ.F64.F16.RP R166, cx[UR5] [0x7724] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P0 F2F.F64.F16.RM R85, cx[UR33] [0xb0c4].INVALID3 ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P4 F2F.F64.F32 R65, -|cx[UR57][0x28c]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!PT F2F.FTZ.F64.F32.RZ R26, |cx[UR35][0x54d4]| ;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.F16.F64.RM R225, cx[UR21][0x58e8] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `F2F.F16.F64.RZ R99, |cx[UR15][0xe7ac]| ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.S64.F16.NTZ R109, cx[UR12] [0x1110].INVALID3 ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P3 F2I.U64.F16.FLOOR R138, |cx[UR10] [0xf53c].H1| ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.S64.CEIL.NTZ R228, cx[UR12][0xdec4] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P5 F2I.FTZ.U64.FLOOR.NTZ R45, cx[UR56][0xf4] ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!PT F2I.U64.F64.NTZ R110, cx[UR0][0x4060] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.FTZ.U64.F64.FLOOR R35, |cx[UR28][0x710c]| ;`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.S16.F64.CEIL R29, -|cx[UR42][0xfe68]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P5 F2I.FTZ.U8.F64.TRUNC R114, cx[UR24][0xa464] ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U8.RZ R187, cx[UR42] [0x51f0].B3 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P0 I2F.F64.S8.RM R114, cx[UR43] [0xc950].B3 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P1 I2F.F64.S16.RP R136, cx[UR8] [0x6914].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P3 I2F.F64.S16.RM R108, cx[UR61] [0x7238] ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.RZ R238, cx[UR50][0x7e18];`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P1 I2F.F64.U32 R214, cx[UR7][0xad48] ;`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P3 I2F.F64.U64.RM R148, cx[UR10][0xbd70] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.F64.U64.RZ R249, cx[UR28][0x9b30] ;`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P0 I2F.U64.RM R17, cx[UR46][0x80b4] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.S64.RP R48, cx[UR61][0x955c] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `FRND.???6.CEIL R223, cx[UR60][0x4f70] ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `@P0 FRND.FTZ.???13.FLOOR R38, cx[UR39][0xfa1c] ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P0 WARPSYNC !PT, cx[UR51][0xae1c];`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P6 WARPSYNC !P4, cx[UR11][0x1354] ;`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `@!P1 JMP.INVALID3.INVALID0 P1, ~UR35, c[0x1b][-0x2140] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `@!P3 JMP.INC.DIV P0, ~UR26, c[0x1a][-0x4be4] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@P2 RPCMOV.32 Rpc.LO, cx[UR13][0xe2e4] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `@!P2 RPCMOV.32 Rpc.LO, cx[UR61][0xdc10] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `RPCMOV.64 Rpc, cx[UR42][0xef30] ;`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P3 RPCMOV.64 Rpc, cx[UR48][0x1ed8];`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@!P2 BMOV.32 MEXITED, cx[UR21][0x8d40] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@!P5 BMOV.32.PQUAD ???42, cx[UR9][0xad04] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@P3 BMOV.64 ATEXIT_PC, cx[UR26][0x4680] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@P2 BMOV.64 ATEXIT_PC, cx[UR24][0x80c] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!P3 NANOSLEEP.WARP P0, cx[UR56][0xe688] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!PT NANOSLEEP.RAND.WARP P2, cx[UR7][0xa194] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `@P0 P2R.B2 R210, PR, R191, UR41 ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@P2 P2R R121, PR, R159, URZ ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@!P4 R2P PR, R80.B3, UR13 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@!P3 R2P PR, R69.B2, UR41 ;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@P4 SEL R183, R171, UR20, !P5 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P4 SEL R32, R194, UR39, P6 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@P3 FSEL.FTZ R32, R6, UR35, !PT ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `@!P0 FSEL R224, -|R12|, UR60, !P0 ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ R100, -|R29|.reuse, |UR33|, !P1 ;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P6 FMNMX.FTZ R178, |R176|, |UR61|, !P0 ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@!P0 FSET.BF.LTU.FTZ.INVALID3 R81, |R18|, UR9, P6 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!PT FSET.BF.EQ.FTZ.INVALID3 R60, -|R127|, UR29, P2 ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P3 FSETP.LEU.OR P5, P4, |R31|, |UR40|, P1 ;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@P3 FSETP.GE.FTZ.AND P0, P5, -|R121|, UR34, !P5 ;`
     FSETP_0x1c0b = 818,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@!P3 ISETP.EQ.XOR.EX P2, P6, R197, UR31, P3, P1 ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@!P4 ISETP.GE.U32.XOR.EX PT, P6, R114, UR28, !P2, !P4 ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@!P3 IADD3.X R239, P3, R7, UR38, ~R124, !P2, !P6 ;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@!P5 IADD3.X R182, P2, P2, ~R171.reuse, UR24, ~R145, P0, P0 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `LEA.X R240, P1, ~R118, UR48, 0xf, P5 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.X R223, P1, ~R67, UR44, 0x3, !P2 ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P5 LEA.HI R153, P4, -R168, -UR55, R154, 0x14 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P1 LEA.HI R121, P1, -R63, UR6, R252, 0x1c;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P2 LEA.HI.SX32 R118, P4, R68, UR43, 0x15 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI.SX32 R7, P0, R179, -UR56, 0xc ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P4 LEA.HI.X.SX32 R208, P6, R120, ~UR33, 0x0, PT ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI.X.SX32 R108, P6, ~R138, UR48, 0x7, !P5 ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `@P2 LOP3.LUT P3, R175, R141, UR35, R24, 0xb, !P3 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `LOP3.LUT.PAND P6, R240, R182, UR62, R45, 0x6, P4 ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@!P1 IABS R56, UR11 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@P5 IABS R11, UR33 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@P2 VABSDIFF.U32 R58, P1, R37, UR34, R179 ;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@P4 VABSDIFF.U32 R198, P5, R75, UR0, R50;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P4 VABSDIFF4.U8 R64, P5, R30, UR11, R158 ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P2 VABSDIFF4.U8 R1, P6, R86, UR32, R202.reuse ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `@P0 PRMT.ECR R192, R116, UR58, R149 ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@!P0 PRMT.ECR R205, R14, UR27, R46 ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@!PT IMNMX R1, R43, UR0, PT ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P4 IMNMX.U32 R13, R67, UR0, !P0 ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@!P2 SHF.R.W.U32.HI R98, R62, UR0, R94 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@P2 SHF.R.S64.HI R15, R180, UR62, R14 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `@!PT SGXT.W.U32 R39, R211, UR30 ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P3 SGXT.W.U32 R75, R236, UR39 ;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `BMSK R77, R132, UR22 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P5 BMSK.W R191, R214, UR4 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P2 PLOP3.LUT P0, P2, P2, UR44.SIGN, P3, 0x9c, 0xb ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@P6 PLOP3.LUT P0, P6, !PT, UR23.SIGN, !P5, 0xbd, 0x9e ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P6 PLOP3.LUT P6, P3, !P6, UR50.SIGN, R31.SIGN, 0xb7, 0x5f ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P6 PLOP3.LUT P3, PT, !P0, UR2.SIGN, R1.SIGN, 0x3, 0xad ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P3 PLOP3.LUT P4, P1, R235.SIGN, UR21.SIGN, R21.SIGN, 0x45, 0x61 ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P1 PLOP3.LUT P4, P6, R242.SIGN, UR14.SIGN, R166.SIGN, 0xf8, 0x83 ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@!P2 FMUL.INVALID3.D2.RP R214, -R53, -|UR44| ;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@P5 FMUL.INVALID3.SAT R173, R185, -|UR27| ;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@P1 FFMA.INVALID3.RP.SAT R20, R116, UR35, -|R200|.reuse ;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@P2 FFMA.RM.SAT R185, R218, |UR51|, -|R220| ;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@!P6 IMAD.X R165, R109, UR25, ~R167, !P6 ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@P2 IMAD.U32.X R69, R30.reuse, UR3, R150, P6 ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@!P6 IMAD.WIDE R41, P1, R121, UR49, R215 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P3 IMAD.WIDE.U32 R122, P5, R137, UR25, -R147 ;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P1 IMAD.WIDE.X R202, P3, R187, UR54, R128, !P0 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@P5 IMAD.WIDE.X R5, P6, R209, UR52, ~R150, !P1 ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!P5 IDP.4A.U8.S8 R49, R68, UR23, -R52 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P1 IDP.4A.U8.S8 R117, R200, UR51, R88 ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P6 IDP.2A.HI.S16.S8 R182, R158, UR14, R106 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P0 IDP.2A.LO.U16.U8 R28, R236, UR32, R173 ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@P1 IMAD.HI.U32 R76, R183, UR35, -R65 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI.U32 R158, P2, R52, UR14, R106 ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!PT IMAD.HI.X R45, P4, R103, UR0, ~R141, P3;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@P3 IMAD.HI.U32.X R55, P5, R177, UR9, ~R214.reuse, !P1 ;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `@P2 DMUL R159, |R221|, |UR26| ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `@P6 DMUL.RZ R241, |R238|, -|UR3| ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P4 DFMA.RP R137, R42.reuse, -UR45, -R78.reuse ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P2 DFMA.RP R124, -R88, -UR2, |R109| ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P4 CLMAD.LO R28, R81, UR29, R15 ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P4 CLMAD.LO R186, R71, UR19, R151.reuse ;`
     CLMAD_0x1c2c = 853,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@P5 HFMA2.BF16_V2.FMZ.RELU R54, |R239|, UR26.F32, |R62|, P0 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P0 HFMA2.BF16_V2.FMZ.RELU R205, -|R170|.F32, -|UR11|, |R145|.H0_H0, !P4 ;`
     X_0x1c31 = 854,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@!PT HFMA2.INVALID3.SAT R94, |R20|, UR39.INVALID6, -R223.F32 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P4 HFMA2.F32.FTZ.SAT R173, -|R200|.H0_H0, |UR1|, |R22|.H0_H0 ;`
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P4 HMUL2.F32.INVALID3.SAT R214, -|R101|.H0_H0, -|UR21.H0_H0| ;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P6 HMUL2.F32 R119, -|R201|.H0_H0, UR37 ;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P3 HFMA2.MMA.FTZ.RELU R148, |R18|, |UR0|, -R53, P2 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P2 HFMA2.MMA.INVALID3.RELU R107, R239, -UR1, |R214|, !P2 ;`
     HFMA2_0x1c35 = 857,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P6 HFMA2.MMA.SAT R17, -|R23|.reuse, -|UR28|, -|R112| ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `HFMA2.MMA.FMZ R31, -|R62|.reuse, -UR46, R225.reuse ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@P1 I2I.U16.S32.SAT R27, UR20 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@!P3 I2I.U8.S32.SAT R85, UR44 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P6 I2IP.S2.S32 R249, R133, UR21, R26.???2 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.SAT R196, R28, UR54, R33.???0 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U4.S32 R26, R73, UR26, R248.24 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U4.S32.SAT R9, R83, UR25, R219.???1 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.S16.S32.SATRELU R21, R248, UR17, R111 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P0 I2IP.U8.S32.INVALID3 R22, R43.reuse, UR51, R129 ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P4 F2FP.???3.MERGE_C.RS.7b R230, R210.reuse, UR23, R60.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P6 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.9b.LTN25 R102, R56, UR25, R16.reuse.H1 ;`
     F2FP_0x1c3e = 863,
     /// `F2FP` (opcode key 0x1c3e), e.g. ``
     X_0x1c3e = 864,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P2 F2FP.RELU.MERGE_C R131, UR41, R209.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P1 F2FP.SATFINITE.INVALID3.MERGE_C R248, UR10, R203 ;`
     X_0x1c3e_2 = 865,
-    /// `HMNMX2` (opcode key 0x1c40), e.g. `@P6 HMNMX2.FTZ.NAN.XORSIGN R217, |R67|.H0_H0, |UR51.H1_H1|, !P0 ;`
+    /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P0 HMNMX2.F32.FTZ.XORSIGN R31, R91.H1_H1, |UR14|, P1 ;`
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `@!P6 F2IP.INVALID2.F32.TRUNC R135, R98, UR61, R76 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `@P2 F2IP.U8.F32.INVALID1.NTZ R153, R156, UR48, R205 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `I2FP.???4.???6.INVALID2 R188, UR45 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `@!PT I2FP.???6.???1 R194, UR41 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP4 UP2UR.B1 UR18, UPR, UR39, UR2 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP1 UP2UR UR27, UPR, UR14, UR21 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@UP1 UR2UP UPR, UR22.B2, UR5 ;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP1 UR2UP UPR, UR7.B3, UR42 ;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR11, UPT, UR13, UR61, 0xc ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR53, UP0, UR61, UR46, 0xa ;`
     UCLEA_0x1cbc = 873,
-    /// `FLO` (opcode key 0x1d00), e.g. `@P5 FLO.SH R152, P2, ~UR39 ;`
+    /// `FLO` (opcode key 0x1d00), e.g. `@!P2 FLO.U32 R77, P2, UR38 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@!P5 BREV R127, UR51 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@P3 BREV R194, UR6 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@P4 FCHK PT, -|R9|, -UR39 ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@P0 FCHK PT, R254, |UR20| ;`
     FCHK_0x1d02 = 876,
     /// `F2F` (opcode key 0x1d04), e.g. ``
     X_0x1d04 = 877,
-    /// `F2F` (opcode key 0x1d04), e.g. ``
+    /// `F2F` (opcode key 0x1d04), e.g. `@P0 F2F.F16.F32.RZ R56, |UR36| ;`
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `@!P2 F2I.FTZ.???7.F16.TRUNC.NTZ R112, -|UR1.INVALID3| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@!P3 F2I.U8.F16.NTZ R180, -|UR33.INVALID2| ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P0 F2I.FTZ.TRUNC.NTZ R145, -UR34 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P5 F2I.???7 R234, |UR9| ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `I2F.???0.U8.RP R192, UR31 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P1 I2F.???0.U8 R165, UR30.B3 ;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P4 I2F.???0.U16.RZ R112, UR60.INVALID2 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P6 I2F.???0.U16 R237, UR2.INVALID3 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!P1 I2F.F16 R106, UR15 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P3 I2F.F16.U32.RM R41, UR7 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@!P4 FRND.F16.FLOOR R64, -UR58.INVALID2 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P2 FRND.F16.CEIL R105, -UR50 ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `@!P2 FRND.CEIL R190, |UR46| ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.TRUNC R100, -UR41 ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P3 MUFU.INVALID11 R87, UR41 ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!P4 MUFU.SIN R116, -|UR11| ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@!P5 MUFU.RSQ.F16 R104, |UR21| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P1 MUFU.INVALID13.F16 R248, -|UR27.INVALID3| ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `@P6 F2F.F64.F16.RP R117, -UR20 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `F2F.F64.F16.RM R17, -UR62.H1 ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P3 F2F.FTZ.F64.F32 R150, -|UR61| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!PT F2F.F64.F32.RM R25, -|UR30| ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@P4 F2F.F16.F64 R97, UR22 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P5 F2F.FTZ.F32.F64.RP R3, -UR47 ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P3 F2I.S64.F16.CEIL R104, -UR55 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P6 F2I.S64.F16.FLOOR R123, UR12.INVALID3 ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P5 F2I.FTZ.U64.CEIL.NTZ R131, -UR57 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P5 F2I.U64.FLOOR R228, -|UR27| ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `F2I.U64.F64.CEIL R215, -|UR1| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.S64.F64.FLOOR.NTZ R55, -|UR57| ;`
     F2I_0x1d11_3 = 894,
-    /// `F2I` (opcode key 0x1d11), e.g. `F2I.S8.F64.FLOOR.NTZ R65, UR49 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P1 F2I.FTZ.S16.F64.TRUNC.NTZ R129, |UR50| ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P4 I2F.F64.U8.RP R119, UR44.B1 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P0 I2F.F64.U8.RP R161, UR30.B2 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U16.RM R3, UR21 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.U16.RZ R30, UR9.H1 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P5 I2F.F64.U32.RP R198, UR15 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P0 I2F.F64.RZ R160, UR17 ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P2 I2F.F64.S64.RP R53, UR11 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S64.RP R76, UR37 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F16.S64.RM R140, UR1 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P1 I2F.S64 R86, UR42 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@P3 FRND.FTZ.???7.CEIL R86, -UR48 ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@!P3 FRND.FTZ.???2.TRUNC R21, -UR26 ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@!P0 OUT.???0 R250, R122, UR22 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@P1 OUT.???0 R72, R84, UR3 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P0 WARPSYNC !P4, UR15 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P4 WARPSYNC P2, UR5 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P0 RPCMOV.32 Rpc.HI, UR57 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@P2 RPCMOV.32 Rpc.HI, UR60 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@!P3 RPCMOV.64 Rpc, UR13 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P3 RPCMOV.64 Rpc, UR25 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!P2 BMOV.32.PQUAD ???62, UR20 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!P6 BMOV.32.PQUAD ???53, UR23 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@!PT BMOV.64 ATEXIT_PC, UR58 ;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@!P0 BMOV.64 ATEXIT_PC, UR12 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P3 NANOSLEEP P4, UR29 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@P1 NANOSLEEP !P3, UR26 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P2 CCTL.C.PF2 [UR3] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P0 CCTL.I.RML2 [UR30] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P2 CCTL.???7.DML2 [R236+UR22] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P4 CCTL.???6.???15 [R95+UR49] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P2 CCTLL.???12 [UR27] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P6 CCTLL.???9 [UR48] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@P6 CCTLL.???13 [R120+UR11] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@P5 CCTLL.???9 [R19+UR36] ;`
     CCTLL_0x1d90_2 = 913,
-    /// `CCTLT` (opcode key 0x1d91), e.g. `@P2 CCTLT.???3 UR23 ;`
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@P0 CCTLT.???3 UR7 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P2 LDGSTS.E.BYPASS.INVALID6.ZFILL.CONSTANT.CTA [R139+UR42+0x37bf7], [R29.64+-0xab], !P3 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P2 LDGSTS.E.BYPASS.NA.INVALID1.ZFILL.MMIO.CTA [R68+UR61+-0x4af40], [R204.64+0x12d], !PT ;`
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P0 LDGSTS.E.BYPASS.NA.LTC64B.ZFILL.CONSTANT.VC.PRIVATE [R247+UR4+0x2dcd7], [R156.64+0x5db], !PT ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P0 LDGSTS.E.BYPASS.INVALID7.LTC256B.INVALID3.ZFILL.CONSTANT.CTA.PRIVATE [R42+UR16+-0x6c8aa], desc[UR17][R90.64+-0x732], P3 ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P1 VABSDIFF.U32 R102, R84, R229, UR48 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P0 VABSDIFF R179, P0, R67.reuse, R168.reuse, UR32 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P6 VABSDIFF4.U8.ACC R128, R31, R138, UR32 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!PT VABSDIFF4 R233, P2, R151, R180, UR0 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@P5 PRMT.B4E R92, R38, R121, UR41 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@P3 PRMT.ECR R124, R125.reuse, R185.reuse, UR10 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `@P3 SHF.L.W.S64 R243, R32, R42, UR13 ;`
+    /// `SHF` (opcode key 0x1e19), e.g. `@!P3 SHF.R.W.S32.HI R213, R137, R81, UR17 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@!P2 FADD.FTZ.RM R230, -|R202|.reuse, UR38 ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@P3 FADD.FTZ.SAT R107, -R121, -URZ ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `@!P0 FFMA.FMZ R142, R29, |R129|, |UR16| ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `@P5 FFMA.INVALID3.RP.SAT R120, -R113, -R68, UR16 ;`
     FFMA_0x1e23 = 922,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@P3 IMAD.U32.X R50, R105.reuse, R87, ~UR19, !P0 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@!P2 IMAD.X R126, R236.reuse, R8, UR25, !P0 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@P3 IMAD.WIDE.U32 R39, R161.reuse, R92.reuse, -UR59 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P5 IMAD.WIDE R19, P0, R25, R233, -UR33 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P1 IMAD.WIDE.X R93, P3, R248, R177, ~UR28, P6 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P2 IMAD.WIDE.X R83, P6, R132, R236, ~UR53, P6 ;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P4 IMAD.HI R241, P5, R93, R105, -UR47 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P6 IMAD.HI.U32 R59, P3, R103, R211, -UR3 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P1 IMAD.HI.U32.X R124, P6, R217, R190, UR28, PT ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P3 IMAD.HI.U32.X R143, P5, R1.reuse, R41.reuse, UR62, P2 ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@P0 DADD R0, -R229, UR39 ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `@P2 DADD.RZ R68, -R210, |UR61| ;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@P6 DSETP.GT.XOR PT, P0, -R125.reuse, -UR36, !P4 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@P3 DSETP.GTU.OR PT, P5, R147.reuse, |UR54|, !P5 ;`
     DSETP_0x1e2a = 930,
-    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P1 DFMA R109, R217, R128, -|UR7| ;`
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@P4 DFMA.RZ R121, -|R124|, -R161, |UR14| ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P3 CLMAD.LO R91, R107, R55, UR44 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P5 CLMAD.HI R125, R172, R32, UR36 ;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P2 HADD2 R53, |R26|.H1_H1, -|UR34.F32| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P2 HADD2.FTZ R174, -|R212|.H0_H0, UR31.H1_H1 ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P1 HADD2.F32 R148, -R49.F32, UR37.H0_H0 ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.F32.FTZ.SAT R45, R165.F32, -UR47.H0_H0 ;`
     HADD2_0x1e30_2 = 934,
-    /// `HFMA2` (opcode key 0x1e31), e.g. ``
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@P5 HFMA2.F32.RELU R191, R241.F32, -R51.F32, -|UR55.F32|, !P0 ;`
     X_0x1e31 = 935,
-    /// `HFMA2` (opcode key 0x1e31), e.g. `HFMA2.F32.INVALID3.SAT R32, R48.H0_H0, -R12.INVALID7, UR13.H0_H0 ;`
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@!P2 HFMA2.BF16_V2.FMZ R223, -|R66|.H1_H1, -RZ, -UR34.H1_H1 ;`
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@!PT HSET2.GEU.FTZ.INVALID3 R184, -|R119|.H0_H0, -|UR21.H1_H1|, P4 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@!P6 HSET2.BF.LT.XOR R118, |R252|, -|UR24|, !P6 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@P6 HSETP2.NE.FTZ.XOR P5, P5, -R243.H1_H1, UR28, !P1 ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@P1 HSETP2.NUM.INVALID3 PT, P3, R3.H1_H1, |UR60|, PT ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R196, R166.reuse, R12.reuse, |UR10|, P3 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@P2 HFMA2.MMA.FTZ.RELU R175, -R252, -R98, -|UR50|, !P4 ;`
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@P1 HFMA2.MMA.FMZ R55, |R164|, -|R68|, |UR30| ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P1 HFMA2.MMA.FTZ.SAT R170, -R254, -R182, -UR17 ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.RELU.???3.PACK_AB.RS.REG_RS.10b.LTN25 R73, R239, R189, UR46.H1 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.RELU.???3.PACK_AB.RS.9b.LTN25 R60, R221, R65.reuse, UR55 ;`
     F2FP_0x1e3e = 941,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P1 F2FP.SATFINITE.RELU.INVALID3.???0 R175, R250, UR61 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P1 F2FP.SATFINITE.BF16.MERGE_C.RZ R130, R132, UR49 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `@P4 F2IP.U8.F32.INVALID2.RELU R174, R137, R202, UR38;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `@!P0 F2IP.INVALID3.F32.INVALID1.NTZ R68, R80, R40, UR46;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@P1 TEX.F16.RZ.LB.AOFFI.DC.NA.NDV P5, R138, R75, R254, R248, UR42, 0xd1, ARRAY_2D, 0x0 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P4 TEX.F16.RN.LZ.NA.NODEP P3, R120, R2, R20, R62, UR15, 0x9f, 2D, 0x6 ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!P4 TEX.SCR.LC.INVALID7.NODEP P1, R101, R55, R221, R247, UR54, 0xc4, 2D, 0xd ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P4 TEX.SCR.DC.EU.NDV.NODEP P6, R141, R120, R122, R212, UR53, 0xb7, 1D, 0x8 ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!PT TLD4.R.F16.RN.DC.INVALID6.NODEP P0, R164, R204, R161, R84, UR2, 0x0, CUBE, 0x8 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@!P1 TLD4.R.PTP.EF P6, R155, R146, R31, R81, UR54, 0x8, INVALID0, 0x0 ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P1 TLD4.SCR.A.DC.INVALID6.NODEP P1, R179, R235, R205, R142, UR29, 0x9e, 2D, 0x1 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `TLD4.SCR.A.F16.RN.INVALID3.LU P1, R23, R191, R4, R27, ???63, 0x29, ARRAY_2D, 0xe ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@P0 TLD.F16.RZ.INVALID0.EL.CL P2, R142, R52, R14, R24, UR12, 0x3d, ARRAY_2D, 0x1 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P1 TLD.F16.RN.LZ.AOFFI.EF.MS.CL.NODEP P1, R18, R233, R54, R169, UR41, 0x99, 3D, 0x0 ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P5 TLD.SCR.F16.RN.INVALID6.AOFFI.EF P0, R230, R241, R211, R190, UR28, 0xf3, ARRAY_2D ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P2 TLD.SCR.F16.RZ.INVALID7.EF.CL.NODEP P5, R70, R93, R147, R148, UR50, 0xc4, INVALID7, 0x6 ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@!P0 TMML.LOD.NDV R16, R193, R163, R196, UR23, 0x5, ARRAY_1D ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@!P5 TMML.LOD.NDV R232, R91, R12, R234, UR14, 0xab, ARRAY_1D, 0xe ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@P5 TXD.F16.RN P1, R184, R145, R67, R123, UR13, 0x65, INVALID3, 0x2 ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@!P0 TXD.INVALID3.AOFFI.EL P6, R86, R176, R85, R190, UR7, 0xc4, INVALID2, 0x8 ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P4 TXQ R117, RZ, R108, TEX_HEADER_DIMENSION, UR33, 0x2a, 0x6 ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P5 TXQ R189, R47, R213, TEX_HEADER_TEXTURE_TYPE, UR50, 0x31, 0xf ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P2 FOOTPRINT.TEX.LL.NODEP R110, R216, R1, R176, UR16, 0x32, 2D ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P0 FOOTPRINT.TEX.COARSE.LC.NDV P2, R118, R233, R215, R61, UR3, 0x60, INVALID0 ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P4 FOOTPRINT.SCR.TEX.INVALID7 P1, R125, R38, R22, R48, UR58, 0x80, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P3 FOOTPRINT.SCR.???1.LB P2, R102, R49, R229, R20, ???63, 0x91, INVALID4 ;`
     FOOTPRINT_0x1f74_2 = 956,
-    /// `ATOM` (opcode key 0x1f8a)
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P4 ATOM.???0.ARRIVE.LU.???15.STRONG.SM P0, R126, [R248.U32+UR3+-0x406edb] ;`
     ATOM_0x1f8a = 957,
-    /// `ATOM` (opcode key 0x1f8a)
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P5 ATOM.???0.ARRIVE.LU.64.CONSTANT.SM.PRIVATE P3, R136, [R217.64+UR35+0x362942] ;`
     ATOM_0x1f8a_2 = 958,
-    /// `ATOM` (opcode key 0x1f8a)
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@!PT ATOM.???0.POPC.INC.???9.CONSTANT.CTA.PRIVATE P3, R78, [R91.U32+UR45+-0x7a92b5] ;`
     ATOM_0x1f8a_3 = 959,
-    /// `ATOM` (opcode key 0x1f8a)
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P5 ATOM.E.POPC.INC.INVALID6.???10.CONSTANT.VC.PRIVATE P1, R116, [R36.64+UR10+0x17136a] ;`
     ATOM_0x1f8a_4 = 960,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
     ATOMS_0x1f8c = 961,
@@ -1941,25 +1941,25 @@ pub enum ClassId {
     ATOMS_0x1f8c_2 = 962,
     /// `SUATOM` (opcode key 0x1f93)
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@!P2 SUATOM.D.3D.CAS.EF.INVALID7.CONSTANT.GPU.TRAP P1, R210, [R32], R203, UR49, 0xaa;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.BA.3D.CAS.EF.INVALID4.CONSTANT.CTA.PRIVATE.TRAP P5, R163, [R191], R140, UR10, 0x47 ;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `SULD.P.INVALID6.EF.CONSTANT.PRIVATE.INVALID3 P1, R185, [R160], UR14, 0x78 ;`
+    /// `SULD` (opcode key 0x1f97), e.g. `@!P6 SULD.P.1D_BUFFER.EF.CONSTANT.VC.PRIVATE.INVALID9.TRAP P5, R30, [R229], UR52, 0x12 ;`
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `@P2 SULD.D.BA.1D.EF.MMIO.SYS.TRAP P0, R217, [R48], UR0, 0xc1 ;`
+    /// `SULD` (opcode key 0x1f99), e.g. `@!P4 SULD.D.BA.1D.EF.CONSTANT.CTA.TRAP P5, R196, [R105], UR5, 0x59 ;`
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `@P2 SUST.P.1D_ARRAY.INVALID7.STRONG.GPU.PRIVATE.INVALID2.TRAP [R247], R241, UR3, 0xba ;`
+    /// `SUST` (opcode key 0x1f9b), e.g. `@!P6 SUST.P.3D.INVALID7.STRONG.SM.INVALID2 [R192], R226, UR46, 0x8 ;`
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@P1 SUST.D.BA.INVALID6.INVALID7.64.MMIO.GPU.IGN [R25], R53, UR14, 0x87 ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P4 SUST.D.1D.INVALID7.CONSTANT.VC.PRIVATE.TRAP [R60], R113, UR22, 0x34 ;`
     SUST_0x1f9d = 968,
     /// `SURED` (opcode key 0x1f9f)
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P5 LDGSTS.E.EL.LTC256B.128.ZFILL.MMIO.SM [R252+0x1aa9e], [R216.U32+UR44+0x33b], P6 ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P0 LDGSTS.E.EL.LTC256B.ZFILL.GPU.PRIVATE [R173+-0x35bb8], [R35.U32+UR0+-0x595], !P0 ;`
     LDGSTS_0x1fae = 970,
     /// `LDGSTS` (opcode key 0x1fae)
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@!P1 SUQUERY.1D_ARRAY P1, R223, [R122], ???1, UR56, 0x1c ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P6 SUQUERY.BA.INVALID6 P6, R153, [R74], COMP_STATUS, UR26, 0xb5 ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [

@@ -4208,7 +4208,7 @@ fn accept_FFMA_0x0223(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_IMAD_0x0224(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xff000000 == 0xff000000 {
+    if w.0 & 0xff00000000 == 0xff00000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -4218,7 +4218,7 @@ fn accept_IMAD_0x0224(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0224))
         };
     }
-    if w.0 & 0xff00000000 == 0xff00000000 {
+    if w.0 & 0xff000000 == 0xff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_3[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -4501,7 +4501,7 @@ fn accept_IMMA_0x0237(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x0237(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x200000000000000000000 == 0x200000000000000000000 {
+    if w.0 & 0x200000000000000000000 == 0x0 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -5317,20 +5317,29 @@ fn accept_ALD_0x0321(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ALD_0x0321_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ALD_0x0321_2, 0))
+        } else {
+            Err(Some(ClassId::ALD_0x0321_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ALD_0x0321_2, 0))
+        Ok((ClassId::ALD_0x0321_2, 1))
     } else {
         Err(Some(ClassId::ALD_0x0321_2))
     }
 }
 #[inline(always)]
 fn accept_ALD_0x0321_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xff000000 == 0xff000000 {
-        return if ((0x0 as u128) >> (w.bits(74, 2) | (w.bits(79, 1) << 2))) & 1 != 0
-            && matches!((w.bits(24, 8)), 0..= 0xfe)
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if matches!((w.bits(24, 8)), 0..= 0xfe)
             && {
                 let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
                 (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -5354,20 +5363,29 @@ fn accept_ALD_0x0321_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_AST_0x0322(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::AST_0x0322, 0))
+        } else {
+            Err(Some(ClassId::AST_0x0322))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::AST_0x0322, 0))
+        Ok((ClassId::AST_0x0322, 1))
     } else {
         Err(Some(ClassId::AST_0x0322))
     }
 }
 #[inline(always)]
 fn accept_AST_0x0322_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xff000000 == 0xff000000 {
-        return if ((0x0 as u128) >> (w.bits(74, 2))) & 1 != 0
-            && matches!((w.bits(24, 8)), 0..= 0xfe)
+    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
+        return if matches!((w.bits(24, 8)), 0..= 0xfe)
             && {
                 let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
                 (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -6238,7 +6256,7 @@ fn accept_FFMA_0x0423(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_IMAD_0x0424(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xff000000 == 0xff000000 {
+    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -6248,7 +6266,7 @@ fn accept_IMAD_0x0424(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0424))
         };
     }
-    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
+    if w.0 & 0xff000000 == 0xff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -6666,7 +6684,7 @@ fn accept_FFMA_0x0623(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_IMAD_0x0624(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xff000000 == 0xff000000 {
+    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -6676,7 +6694,7 @@ fn accept_IMAD_0x0624(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0624))
         };
     }
-    if w.0 & 0xff0000000000000000 == 0xff0000000000000000 {
+    if w.0 & 0xff000000 == 0xff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_1[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7096,11 +7114,21 @@ fn accept_CS2R_0x0805(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_VOTE_0x0806(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff0000 == 0xff0000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::VOTE_0x0806, 0))
+        } else {
+            Err(Some(ClassId::VOTE_0x0806))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_7[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::VOTE_0x0806, 0))
+        Ok((ClassId::VOTE_0x0806, 1))
     } else {
         Err(Some(ClassId::VOTE_0x0806))
     }
@@ -7437,7 +7465,7 @@ fn accept_FFMA_0x0823(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0xdf00000000 == 0x200000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000002ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7447,7 +7475,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x1400000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000004ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7457,7 +7485,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x8100000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000008ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7467,7 +7495,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x1800000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000010ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7477,7 +7505,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x4a00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000020ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7487,7 +7515,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xc200000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000040ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7497,7 +7525,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xd900000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000080ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7507,7 +7535,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x1e00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000100ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7517,7 +7545,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x5800000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000200ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7527,7 +7555,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xc500000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000400ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7537,7 +7565,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xd200000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00000800ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7547,7 +7575,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x8500000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00001000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7557,7 +7585,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x9b00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00002000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7567,7 +7595,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x5900000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00004000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7577,7 +7605,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x5a00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00008000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7587,7 +7615,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x600000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00020000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7597,7 +7625,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xda00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00040000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7607,7 +7635,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x8c00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00080000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7617,7 +7645,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xc900000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00100000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7627,7 +7655,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0xc800000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00200000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7637,7 +7665,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x5d00000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00400000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7647,7 +7675,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x1700000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff00800000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7657,7 +7685,7 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
-    if w.0 & 0xdf00000000 == 0x9200000000 {
+    if w.0 & 0xffffffffffff000000 == 0xff01000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7667,11 +7695,411 @@ fn accept_IMAD_0x0824(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::IMAD_0x0824))
         };
     }
+    if w.0 & 0xffffffffffff000000 == 0xff02000000ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 23))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffffff000000 == 0xff04000000ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 24))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffffff000000 == 0xff08000000ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 25))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffffff000000 == 0xff10000000ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 26))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffffff000000 == 0xff20000000ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 27))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffffff000000 == 0xff40000000ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 28))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000000100000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 29))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000000200000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 30))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000000400000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 31))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000000800000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 32))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000001000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 33))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000002000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 34))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000004000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 35))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000008000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 36))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000010000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 37))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000020000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 38))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000040000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 39))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000080000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 40))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000100000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 41))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000200000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 42))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000400000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 43))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0000800000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 44))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0002000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 45))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0004000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 46))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0008000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 47))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0010000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 48))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0020000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 49))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0040000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 50))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0080000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 51))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0100000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 52))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0200000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 53))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0400000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 54))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff0800000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 55))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff1000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 56))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff2000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 57))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff00000000 == 0xff4000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 58))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffffff000000 == 0x1ff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 59))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffff00000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 60))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xffffffff00000000 == 0x100000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 61))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0824, 62))
+        } else {
+            Err(Some(ClassId::IMAD_0x0824))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::IMAD_0x0824, 23))
+        Ok((ClassId::IMAD_0x0824, 63))
     } else {
         Err(Some(ClassId::IMAD_0x0824))
     }
@@ -7894,7 +8322,7 @@ fn accept_I2IP_0x0839_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x38000000000000000000 == 0x10000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x0 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7904,7 +8332,7 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x30000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7914,7 +8342,7 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x20000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -7924,11 +8352,21 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
+    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x083b, 3))
+        } else {
+            Err(Some(ClassId::X_0x083b))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::X_0x083b, 3))
+        Ok((ClassId::X_0x083b, 4))
     } else {
         Err(Some(ClassId::X_0x083b))
     }
@@ -9018,13 +9456,25 @@ fn accept_CCTLL_0x0990(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_CCTLL_0x0990_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if ((0xbf as u128) >> (w.bits(87, 3))) & 1 != 0
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::CCTLL_0x0990_2, 0))
+        } else {
+            Err(Some(ClassId::CCTLL_0x0990_2))
+        };
+    }
     if ((0x2f as u128) >> (w.bits(87, 3))) & 1 != 0
         && {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
         }
     {
-        Ok((ClassId::CCTLL_0x0990_2, 0))
+        Ok((ClassId::CCTLL_0x0990_2, 1))
     } else {
         Err(Some(ClassId::CCTLL_0x0990_2))
     }
@@ -9493,11 +9943,21 @@ fn accept_FFMA_0x0a23(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_IMAD_0x0a24(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::IMAD_0x0a24, 0))
+        } else {
+            Err(Some(ClassId::IMAD_0x0a24))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_4[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::IMAD_0x0a24, 0))
+        Ok((ClassId::IMAD_0x0a24, 1))
     } else {
         Err(Some(ClassId::IMAD_0x0a24))
     }
@@ -10352,11 +10812,21 @@ fn accept_NANOSLEEP_0x0b5d(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TEX_0x0b60(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TEX_0x0b60, 0))
+        } else {
+            Err(Some(ClassId::TEX_0x0b60))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TEX_0x0b60, 0))
+        Ok((ClassId::TEX_0x0b60, 1))
     } else {
         Err(Some(ClassId::TEX_0x0b60))
     }
@@ -10374,11 +10844,21 @@ fn accept_TEX_0x0b60_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TEX_0x0b60_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TEX_0x0b60_3, 0))
+        } else {
+            Err(Some(ClassId::TEX_0x0b60_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TEX_0x0b60_3, 0))
+        Ok((ClassId::TEX_0x0b60_3, 1))
     } else {
         Err(Some(ClassId::TEX_0x0b60_3))
     }
@@ -10418,11 +10898,21 @@ fn accept_TEX_0x0b62_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TLD4_0x0b63(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TLD4_0x0b63, 0))
+        } else {
+            Err(Some(ClassId::TLD4_0x0b63))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TLD4_0x0b63, 0))
+        Ok((ClassId::TLD4_0x0b63, 1))
     } else {
         Err(Some(ClassId::TLD4_0x0b63))
     }
@@ -10440,11 +10930,21 @@ fn accept_TLD4_0x0b63_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TLD4_0x0b63_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TLD4_0x0b63_3, 0))
+        } else {
+            Err(Some(ClassId::TLD4_0x0b63_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TLD4_0x0b63_3, 0))
+        Ok((ClassId::TLD4_0x0b63_3, 1))
     } else {
         Err(Some(ClassId::TLD4_0x0b63_3))
     }
@@ -10484,11 +10984,21 @@ fn accept_TLD4_0x0b65_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TLD_0x0b66(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TLD_0x0b66, 0))
+        } else {
+            Err(Some(ClassId::TLD_0x0b66))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TLD_0x0b66, 0))
+        Ok((ClassId::TLD_0x0b66, 1))
     } else {
         Err(Some(ClassId::TLD_0x0b66))
     }
@@ -10506,11 +11016,21 @@ fn accept_TLD_0x0b66_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TLD_0x0b66_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TLD_0x0b66_3, 0))
+        } else {
+            Err(Some(ClassId::TLD_0x0b66_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TLD_0x0b66_3, 0))
+        Ok((ClassId::TLD_0x0b66_3, 1))
     } else {
         Err(Some(ClassId::TLD_0x0b66_3))
     }
@@ -10550,11 +11070,21 @@ fn accept_TLD_0x0b68_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TMML_0x0b69(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TMML_0x0b69, 0))
+        } else {
+            Err(Some(ClassId::TMML_0x0b69))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TMML_0x0b69, 0))
+        Ok((ClassId::TMML_0x0b69, 1))
     } else {
         Err(Some(ClassId::TMML_0x0b69))
     }
@@ -10649,11 +11179,21 @@ fn accept_TXQ_0x0b71(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_FOOTPRINT_0x0b72(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::FOOTPRINT_0x0b72, 0))
+        } else {
+            Err(Some(ClassId::FOOTPRINT_0x0b72))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::FOOTPRINT_0x0b72, 0))
+        Ok((ClassId::FOOTPRINT_0x0b72, 1))
     } else {
         Err(Some(ClassId::FOOTPRINT_0x0b72))
     }
@@ -10671,11 +11211,21 @@ fn accept_FOOTPRINT_0x0b72_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> 
 }
 #[inline(always)]
 fn accept_FOOTPRINT_0x0b72_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::FOOTPRINT_0x0b72_3, 0))
+        } else {
+            Err(Some(ClassId::FOOTPRINT_0x0b72_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::FOOTPRINT_0x0b72_3, 0))
+        Ok((ClassId::FOOTPRINT_0x0b72_3, 1))
     } else {
         Err(Some(ClassId::FOOTPRINT_0x0b72_3))
     }
@@ -11265,11 +11815,21 @@ fn accept_UF2FP_0x14ba(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ALD_0x1521(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ALD_0x1521, 0))
+        } else {
+            Err(Some(ClassId::ALD_0x1521))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ALD_0x1521, 0))
+        Ok((ClassId::ALD_0x1521, 1))
     } else {
         Err(Some(ClassId::ALD_0x1521))
     }
@@ -11697,7 +12257,7 @@ fn accept_JMP_0x174a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x38000000000000000000 == 0x10000000000000000000 {
+    if w.0 & 0x380000000000ff000000 == 0x80000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11707,7 +12267,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x20000000000000000000 {
+    if w.0 & 0x380000000000ff000000 == 0x180000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11717,7 +12277,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
+    if w.0 & 0x380000000000ff000000 == 0x100000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11727,7 +12287,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x8000000000000000000 {
+    if w.0 & 0x380000000000ff000000 == 0x200000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -11737,11 +12297,61 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 4))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x20000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 5))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x8000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 6))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x10000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 7))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
+    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::X_0x183b, 8))
+        } else {
+            Err(Some(ClassId::X_0x183b))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::X_0x183b, 4))
+        Ok((ClassId::X_0x183b, 9))
     } else {
         Err(Some(ClassId::X_0x183b))
     }
@@ -12298,11 +12908,21 @@ fn accept_LDG_0x1981_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_LDL_0x1983(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::LDL_0x1983, 0))
+        } else {
+            Err(Some(ClassId::LDL_0x1983))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::LDL_0x1983, 0))
+        Ok((ClassId::LDL_0x1983, 1))
     } else {
         Err(Some(ClassId::LDL_0x1983))
     }
@@ -12331,22 +12951,42 @@ fn accept_LDS_0x1984(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ST_0x1985(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ST_0x1985, 0))
+        } else {
+            Err(Some(ClassId::ST_0x1985))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ST_0x1985, 0))
+        Ok((ClassId::ST_0x1985, 1))
     } else {
         Err(Some(ClassId::ST_0x1985))
     }
 }
 #[inline(always)]
 fn accept_ST_0x1985_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ST_0x1985_2, 0))
+        } else {
+            Err(Some(ClassId::ST_0x1985_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ST_0x1985_2, 0))
+        Ok((ClassId::ST_0x1985_2, 1))
     } else {
         Err(Some(ClassId::ST_0x1985_2))
     }
@@ -12408,11 +13048,21 @@ fn accept_STG_0x1986_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_STL_0x1987(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::STL_0x1987, 0))
+        } else {
+            Err(Some(ClassId::STL_0x1987))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::STL_0x1987, 0))
+        Ok((ClassId::STL_0x1987, 1))
     } else {
         Err(Some(ClassId::STL_0x1987))
     }
@@ -12430,33 +13080,63 @@ fn accept_STL_0x1987_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_STS_0x1988(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::STS_0x1988, 0))
+        } else {
+            Err(Some(ClassId::STS_0x1988))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::STS_0x1988, 0))
+        Ok((ClassId::STS_0x1988, 1))
     } else {
         Err(Some(ClassId::STS_0x1988))
     }
 }
 #[inline(always)]
 fn accept_ATOM_0x198a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOM_0x198a, 0))
+        } else {
+            Err(Some(ClassId::ATOM_0x198a))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOM_0x198a, 0))
+        Ok((ClassId::ATOM_0x198a, 1))
     } else {
         Err(Some(ClassId::ATOM_0x198a))
     }
 }
 #[inline(always)]
 fn accept_ATOM_0x198a_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOM_0x198a_2, 0))
+        } else {
+            Err(Some(ClassId::ATOM_0x198a_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOM_0x198a_2, 0))
+        Ok((ClassId::ATOM_0x198a_2, 1))
     } else {
         Err(Some(ClassId::ATOM_0x198a_2))
     }
@@ -12476,33 +13156,63 @@ fn accept_ATOM_0x198a_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ATOMS_0x198c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOMS_0x198c, 0))
+        } else {
+            Err(Some(ClassId::ATOMS_0x198c))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOMS_0x198c, 0))
+        Ok((ClassId::ATOMS_0x198c, 1))
     } else {
         Err(Some(ClassId::ATOMS_0x198c))
     }
 }
 #[inline(always)]
 fn accept_RED_0x198e(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::RED_0x198e, 0))
+        } else {
+            Err(Some(ClassId::RED_0x198e))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::RED_0x198e, 0))
+        Ok((ClassId::RED_0x198e, 1))
     } else {
         Err(Some(ClassId::RED_0x198e))
     }
 }
 #[inline(always)]
 fn accept_RED_0x198e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::RED_0x198e_2, 0))
+        } else {
+            Err(Some(ClassId::RED_0x198e_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::RED_0x198e_2, 0))
+        Ok((ClassId::RED_0x198e_2, 1))
     } else {
         Err(Some(ClassId::RED_0x198e_2))
     }
@@ -12520,22 +13230,42 @@ fn accept_RED_0x198e_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ATOMG_0x19a8(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOMG_0x19a8, 0))
+        } else {
+            Err(Some(ClassId::ATOMG_0x19a8))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOMG_0x19a8, 0))
+        Ok((ClassId::ATOMG_0x19a8, 1))
     } else {
         Err(Some(ClassId::ATOMG_0x19a8))
     }
 }
 #[inline(always)]
 fn accept_ATOMG_0x19a8_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOMG_0x19a8_2, 0))
+        } else {
+            Err(Some(ClassId::ATOMG_0x19a8_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOMG_0x19a8_2, 0))
+        Ok((ClassId::ATOMG_0x19a8_2, 1))
     } else {
         Err(Some(ClassId::ATOMG_0x19a8_2))
     }
@@ -12577,11 +13307,21 @@ fn accept_QSPC_0x19aa_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_QSPC_0x19aa_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::QSPC_0x19aa_3, 0))
+        } else {
+            Err(Some(ClassId::QSPC_0x19aa_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::QSPC_0x19aa_3, 0))
+        Ok((ClassId::QSPC_0x19aa_3, 1))
     } else {
         Err(Some(ClassId::QSPC_0x19aa_3))
     }
@@ -15381,11 +16121,21 @@ fn accept_X_0x1e79_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TEX_0x1f60(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TEX_0x1f60, 0))
+        } else {
+            Err(Some(ClassId::TEX_0x1f60))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TEX_0x1f60, 0))
+        Ok((ClassId::TEX_0x1f60, 1))
     } else {
         Err(Some(ClassId::TEX_0x1f60))
     }
@@ -15403,11 +16153,21 @@ fn accept_TEX_0x1f60_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TLD4_0x1f63(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TLD4_0x1f63, 0))
+        } else {
+            Err(Some(ClassId::TLD4_0x1f63))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TLD4_0x1f63, 0))
+        Ok((ClassId::TLD4_0x1f63, 1))
     } else {
         Err(Some(ClassId::TLD4_0x1f63))
     }
@@ -15425,11 +16185,21 @@ fn accept_TLD4_0x1f63_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TLD_0x1f66(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TLD_0x1f66, 0))
+        } else {
+            Err(Some(ClassId::TLD_0x1f66))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TLD_0x1f66, 0))
+        Ok((ClassId::TLD_0x1f66, 1))
     } else {
         Err(Some(ClassId::TLD_0x1f66))
     }
@@ -15447,11 +16217,21 @@ fn accept_TLD_0x1f66_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_TMML_0x1f69(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::TMML_0x1f69, 0))
+        } else {
+            Err(Some(ClassId::TMML_0x1f69))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::TMML_0x1f69, 0))
+        Ok((ClassId::TMML_0x1f69, 1))
     } else {
         Err(Some(ClassId::TMML_0x1f69))
     }
@@ -15480,11 +16260,21 @@ fn accept_TXQ_0x1f6f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_FOOTPRINT_0x1f74(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff00000000 == 0xff00000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::FOOTPRINT_0x1f74, 0))
+        } else {
+            Err(Some(ClassId::FOOTPRINT_0x1f74))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::FOOTPRINT_0x1f74, 0))
+        Ok((ClassId::FOOTPRINT_0x1f74, 1))
     } else {
         Err(Some(ClassId::FOOTPRINT_0x1f74))
     }
@@ -15502,44 +16292,84 @@ fn accept_FOOTPRINT_0x1f74_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> 
 }
 #[inline(always)]
 fn accept_ATOM_0x1f8a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOM_0x1f8a, 0))
+        } else {
+            Err(Some(ClassId::ATOM_0x1f8a))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOM_0x1f8a, 0))
+        Ok((ClassId::ATOM_0x1f8a, 1))
     } else {
         Err(Some(ClassId::ATOM_0x1f8a))
     }
 }
 #[inline(always)]
 fn accept_ATOM_0x1f8a_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOM_0x1f8a_2, 0))
+        } else {
+            Err(Some(ClassId::ATOM_0x1f8a_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOM_0x1f8a_2, 0))
+        Ok((ClassId::ATOM_0x1f8a_2, 1))
     } else {
         Err(Some(ClassId::ATOM_0x1f8a_2))
     }
 }
 #[inline(always)]
 fn accept_ATOM_0x1f8a_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOM_0x1f8a_3, 0))
+        } else {
+            Err(Some(ClassId::ATOM_0x1f8a_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOM_0x1f8a_3, 0))
+        Ok((ClassId::ATOM_0x1f8a_3, 1))
     } else {
         Err(Some(ClassId::ATOM_0x1f8a_3))
     }
 }
 #[inline(always)]
 fn accept_ATOM_0x1f8a_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOM_0x1f8a_4, 0))
+        } else {
+            Err(Some(ClassId::ATOM_0x1f8a_4))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOM_0x1f8a_4, 0))
+        Ok((ClassId::ATOM_0x1f8a_4, 1))
     } else {
         Err(Some(ClassId::ATOM_0x1f8a_4))
     }
@@ -15557,11 +16387,21 @@ fn accept_ATOMS_0x1f8c(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ATOMS_0x1f8c_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0xff000000 == 0xff000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ATOMS_0x1f8c_2, 0))
+        } else {
+            Err(Some(ClassId::ATOMS_0x1f8c_2))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ATOMS_0x1f8c_2, 0))
+        Ok((ClassId::ATOMS_0x1f8c_2, 1))
     } else {
         Err(Some(ClassId::ATOMS_0x1f8c_2))
     }

@@ -23,8 +23,11 @@ const SCHED_CLEAR: u128 = (3 << 102) | (0xfff << 110);
 /// base prints ` ;` whatever the opex value.
 /// Scoreboards 7/7 ("none", bits 115:110): some classes (BRA) reject anything else.
 const BASE_OPEX: u128 = (1 << 105) | (1 << 116) | (0x3f << 110);
-/// Bits whose being non-zero makes nvdisasm print ` ;` instead of `;`.
-pub const SCHED_SPACE_BITS: [(u8, u8); 3] = [(102, 103), (105, 108), (116, 121)];
+/// The scheduling bits that decide between ` ;` and `;`: nvdisasm prints `;` only when 103:102, 108:105
+/// and 121:116 are zero and both scoreboards (115:110) are 7 ("none"); bits 104 and 127:125 play no part.
+pub const SCHED_SPACE_BITS: [(u8, u8); 3] = [(102, 103), (105, 108), (110, 121)];
+/// The `sched` field value (bits in the order above) that prints `;`: scoreboards 7/7, the rest zero.
+pub const SCHED_NO_SPACE: u64 = 0x3f << 6;
 /// Largest modifier group enumerated.
 const MAX_M_BITS: usize = 13;
 /// Modifier values analysed per class.
@@ -138,6 +141,10 @@ struct Work {
     /// Analysed modifier values.
     analyses: Vec<MAnalysis>,
     notes: Vec<String>,
+    /// Modifiers wider than [`MAX_M_BITS`], split at one place of the modifier text: the bits printed
+    /// after that place, their own table (enumerated with `m_bits` at the base value), and the base's
+    /// text after the place (stripped from `mods`). Printed as field `mods_b` right after `{mods}`.
+    mods_b: Option<(Vec<u32>, BTreeMap<u64, String>, String)>,
 }
 
 struct MAnalysis {
@@ -163,6 +170,10 @@ struct Group {
     failed: bool,
     /// A `.reuse` slot driven by the opex field (bits are empty; renders precomputed).
     opex: bool,
+    /// Split from a failed group that inserted at one place (`[R6.X4+0x10]`): never merged again.
+    split: bool,
+    /// The all-ones value (RZ) printed differently around the field and was left out (see `rz_variants`).
+    rz_dropped: bool,
 }
 
 pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String]) -> Result<Vec<Class>> {
@@ -217,6 +228,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
             reuse_slots: Vec::new(),
             analyses: Vec::new(),
             notes: Vec::new(),
+            mods_b: None,
         });
     }
 
@@ -242,7 +254,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         let mn = mnemonic_text(&t0);
         for (k, &bit) in w.flip.iter().enumerate() {
             if let Some(t) = out[f0[k]].text() {
-                if mnemonic_text(t) != mn {
+                if mnemonic_text(t) != mn && !is_value_bit(&t0, t) {
                     m.insert(bit);
                 }
             }
@@ -252,7 +264,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
                 let mn2 = mnemonic_text(t2);
                 for (k, &bit) in w.flip.iter().enumerate() {
                     if let Some(t) = out[f2[k]].text() {
-                        if mnemonic_text(t) != mn2 {
+                        if mnemonic_text(t) != mn2 && !is_value_bit(t2, t) {
                             m.insert(bit);
                         }
                     }
@@ -284,18 +296,126 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
                 w.analyses.clear();
             }
         }
+        if round == 0 {
+            split_wide_modifiers(nv, &mut works, &todo)?;
+        }
         modifier_stage(nv, &mut works, &todo)?;
+        strip_wide_suffix(&mut works, &todo);
         operand_stage(nv, rng, &mut works, &todo)?;
         let conflicted = todo.iter().filter(|&&i| works[i].analyses.iter().any(|a| !a.conflicts.is_empty())).count();
         println!("  round {round}: {} classes analysed, {conflicted} with modifier conflicts", todo.len());
     }
 
+    let n_orig = works.len();
+    let clones = rz_clones(nv, rng, &mut works, found)?;
     let mut classes = Vec::new();
-    for w in &works {
+    for w in &works[..n_orig] {
         classes.push(build_class(&found[w.fi], w));
     }
-    zero_register_variants(nv, &mut classes, &works)?;
+    for (orig, mask, ci) in clones {
+        let cc = build_class(&found[works[ci].fi], &works[ci]);
+        merge_rz_variants(&mut classes[orig], cc, mask);
+    }
+    operand_value_variants(nv, &mut classes, &works[..n_orig])?;
     Ok(classes)
+}
+
+/// Registers whose RZ value reshapes the operand text around them (`[R1+0xc]`, `[0xc]`, `[RZ]`): for each
+/// (class, register) where that happened and the RZ words reach this class (no earlier class of the
+/// opcode takes them), the class is analysed again on a base word with the register RZ and its bits held
+/// fixed. Returns (original work, register mask, clone work).
+fn rz_clones(nv: &Nvdisasm, rng: &mut Rng, works: &mut Vec<Work>, found: &[Found]) -> Result<Vec<(usize, u128, usize)>> {
+    let mut plan = Vec::new();
+    for (i, w) in works.iter().enumerate() {
+        let mut masks: BTreeSet<u128> = BTreeSet::new();
+        for a in &w.analyses {
+            for g in &a.groups {
+                if g.rz_dropped && !g.failed {
+                    masks.insert(g.bits.iter().fold(0u128, |m, &b| m | 1u128 << b));
+                }
+            }
+        }
+        for mask in masks {
+            let cb = w.base | mask;
+            let f = &found[w.fi];
+            let taken_earlier = found[..w.fi]
+                .iter()
+                .any(|g| g.opcode == f.opcode && cb & g.fixed_mask == g.fixed_value);
+            if !taken_earlier {
+                plan.push((i, mask, cb));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let first = works.len();
+    for &(i, mask, cb) in &plan {
+        let w = &works[i];
+        let clone = Work {
+            fi: w.fi,
+            base: cb,
+            base2: None,
+            pcrel: w.pcrel,
+            flip: w.flip.iter().copied().filter(|&b| mask >> b & 1 == 0).collect(),
+            m_bits: w.m_bits.clone(),
+            mnemonic: String::new(),
+            mods: BTreeMap::new(),
+            opex_legal: Vec::new(),
+            reuse_slots: Vec::new(),
+            analyses: Vec::new(),
+            notes: Vec::new(),
+            mods_b: w.mods_b.clone(),
+        };
+        out.push((i, mask, works.len()));
+        works.push(clone);
+    }
+    if out.is_empty() {
+        return Ok(out);
+    }
+    let todo: Vec<usize> = (first..works.len()).collect();
+    modifier_stage(nv, works, &todo)?;
+    operand_stage(nv, rng, works, &todo)?;
+    println!("  RZ variants: {} registers re-analysed", todo.len());
+    // Keep clones whose base printed and whose mnemonic agrees with the original's.
+    Ok(out
+        .into_iter()
+        .filter(|&(i, _, ci)| !works[ci].mods.is_empty() && !works[ci].analyses.is_empty() && works[ci].mnemonic == works[i].mnemonic)
+        .collect())
+}
+
+/// Prepends the clone class's variants, each also requiring the register `mask` to be all ones, to
+/// `class`; clone fields with the same bits and kind as an existing field take its name, others get a
+/// fresh one.
+fn merge_rz_variants(class: &mut Class, clone: Class, mask: u128) {
+    let mut rename: BTreeMap<String, String> = BTreeMap::new();
+    for f in &clone.fields {
+        if let Some(e) = class.fields.iter().find(|e| e.bits == f.bits && e.kind == f.kind) {
+            rename.insert(f.name.clone(), e.name.clone());
+            continue;
+        }
+        let mut name = format!("{}z", f.name);
+        while class.fields.iter().any(|e| e.name == name) {
+            name.push('z');
+        }
+        rename.insert(f.name.clone(), name.clone());
+        class.fields.push(Field { name, bits: f.bits.clone(), kind: f.kind });
+    }
+    let mut variants: Vec<Variant> = clone
+        .variants
+        .into_iter()
+        .map(|v| Variant {
+            when: Pattern { mask: v.when.mask | mask, value: v.when.value | mask },
+            pieces: v
+                .pieces
+                .into_iter()
+                .map(|p| match p {
+                    Piece::Field { field, render } => Piece::Field { field: rename.get(&field).cloned().unwrap_or(field), render },
+                    t => t,
+                })
+                .collect(),
+        })
+        .collect();
+    variants.append(&mut class.variants);
+    class.variants = variants;
 }
 
 /// Joint modifier fields: bits whose single flip from the base is illegal although the oracle saw them
@@ -347,70 +467,202 @@ fn joint_modifier_bits(nv: &Nvdisasm, works: &mut [Work], found: &[Found]) -> Re
     Ok(())
 }
 
-/// Some modifiers depend on whether a register operand is RZ (`IMAD.MOV.U32 R1, RZ, RZ, c[..]` but
-/// `IMAD.U32 R1, R2, R3, c[..]`). For single-variant classes with few modifier bits, re-enumerate the
-/// modifier table with every register operand non-zero (the default), and with each one RZ in turn; a
-/// differing table becomes a variant `when` that register is all ones.
-fn zero_register_variants(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) -> Result<()> {
+/// Some modifiers depend on operand values: `IMAD.MOV.U32 R1, RZ, RZ, c[..]` but `IMAD.U32 R1, R2, R3, c[..]`;
+/// `IMAD.SHL.U32 R9, R0, 0x4, RZ` (a power of two and RZ), `IMAD.IADD R9, R0, 0x1, R5`, `IMAD.MOV` for 0x0.
+/// For single-variant classes with few modifier bits, the *conditions* are: each register operand all
+/// ones (RZ), each immediate zero, one, a power of two or all ones. The modifier table is enumerated with
+/// every operand at a plain value (the default) and under each condition; the conditions that change it
+/// are combined (one value or "other" per field) and each combination whose table differs becomes a
+/// variant `when` its fields hold those values, most specific first. A variant whose table equals that of
+/// the variant its words would otherwise reach is dropped.
+fn operand_value_variants(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) -> Result<()> {
+    type Cond = (usize, u64); // (field index among the candidates, value)
+    struct Plan {
+        ci: usize,
+        fields: Vec<Field>,
+        plain: u128,
+        conds: Vec<Cond>,
+        /// Pairs of condition indices tested together (their words follow the singles' in `idx`).
+        pairs: Vec<(usize, usize)>,
+        idx: Vec<Vec<usize>>,
+    }
+    let m_values = |w: &Work| 1u64 << w.m_bits.len();
     let mut batch = Batch::default();
     let mut plans = Vec::new();
     for (ci, (c, w)) in classes.iter().zip(works).enumerate() {
-        if c.variants.len() != 1 || w.m_bits.is_empty() || w.m_bits.len() > 8 || c.field("mods").is_none() {
+        if c.variants.len() != 1 || w.m_bits.is_empty() || w.m_bits.len() > 8 || c.field("mods").is_none() || w.mods_b.is_some() {
             continue;
         }
-        let regs: Vec<&Field> = c
+        let fields: Vec<Field> = c
             .fields
             .iter()
-            .filter(|f| matches!(f.kind, FieldKind::Register(RegFile::Gpr) | FieldKind::Register(RegFile::Uniform)))
+            .filter(|f| match f.kind {
+                FieldKind::Register(RegFile::Gpr) | FieldKind::Register(RegFile::Uniform) => true,
+                FieldKind::Immediate => f.width() >= 6,
+                _ => false,
+            })
+            .cloned()
             .collect();
-        if regs.is_empty() {
+        if fields.is_empty() {
             continue;
         }
-        let mut nonzero = w.base;
-        for (k, f) in regs.iter().enumerate() {
-            let ones = (1u64 << f.width()) - 1;
-            if f.extract(nonzero) == ones {
-                nonzero = f.insert(nonzero, k as u64 + 1);
+        // Plain operand values: registers R1, R2, ... (never RZ); immediates 0x2b (no special value).
+        let mut plain = w.base;
+        let mut conds: Vec<Cond> = Vec::new();
+        for (k, f) in fields.iter().enumerate() {
+            let width = f.width();
+            let ones = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+            if f.kind == FieldKind::Immediate {
+                plain = f.insert(plain, 0x2b);
+                conds.push((k, 0));
+                for b in 0..width.min(64) {
+                    conds.push((k, 1u64 << b));
+                }
+                conds.push((k, ones));
+            } else {
+                plain = f.insert(plain, k as u64 + 1);
+                conds.push((k, ones));
             }
         }
-        let mut words = vec![nonzero];
-        for f in &regs {
-            words.push(f.insert(nonzero, (1u64 << f.width()) - 1));
+        let mut words = vec![plain];
+        words.extend(conds.iter().map(|&(k, v)| fields[k].insert(plain, v)));
+        // Pairs of conditions on different fields (`IMAD.SHL` needs a power of two *and* RZ), when few.
+        let mut pairs = Vec::new();
+        for (i, &(ka, va)) in conds.iter().enumerate() {
+            for (j, &(kb, vb)) in conds.iter().enumerate().skip(i + 1) {
+                if ka != kb {
+                    pairs.push((i, j, fields[kb].insert(fields[ka].insert(plain, va), vb)));
+                }
+            }
         }
+        if (words.len() + pairs.len()) as u64 * m_values(w) > 30_000 {
+            pairs.clear();
+        }
+        words.extend(pairs.iter().map(|p| p.2));
         let idx: Vec<Vec<usize>> = words
             .iter()
-            .map(|&wd| (0..1u64 << w.m_bits.len()).map(|m| batch.push(insert_bits(wd, &w.m_bits, m))).collect())
+            .map(|&wd| (0..m_values(w)).map(|m| batch.push(insert_bits(wd, &w.m_bits, m))).collect())
             .collect();
-        plans.push((ci, regs.iter().map(|f| (f.name.clone(), f.mask())).collect::<Vec<_>>(), idx));
+        let pairs = pairs.into_iter().map(|(i, j, _)| (i, j)).collect();
+        plans.push(Plan { ci, fields, plain, conds, pairs, idx });
     }
     let out = batch.run(nv)?;
-    for (ci, regs, idx) in plans {
-        let c = &mut classes[ci];
-        let table = |ks: &Vec<usize>| -> Option<Vec<(u64, String)>> {
-            let mut e = Vec::new();
-            for (m, &k) in ks.iter().enumerate() {
-                if let Some(t) = out[k].text() {
-                    let mn = mnemonic_text(t);
-                    e.push((m as u64, mn.strip_prefix(c.mnemonic.as_str())?.to_owned()));
-                }
-            }
-            Some(e)
-        };
-        let Some(default) = table(&idx[0]) else { continue };
-        let mut alts = Vec::new();
-        for (k, (_, mask)) in regs.iter().enumerate() {
-            if let Some(t) = table(&idx[k + 1]) {
-                if t != default {
-                    alts.push((*mask, t));
-                }
+    let table_of = |c: &Class, out: &[Outcome], ks: &[usize]| -> Option<Vec<(u64, String)>> {
+        let mut e = Vec::new();
+        for (m, &k) in ks.iter().enumerate() {
+            if let Some(t) = out[k].text() {
+                let mn = mnemonic_text(t);
+                e.push((m as u64, mn.strip_prefix(c.mnemonic.as_str())?.to_owned()));
             }
         }
-        let current = c.variants[0].pieces.iter().find_map(|p| match p {
+        Some(e)
+    };
+    // Second pass: every combination of the relevant conditions.
+    let mut batch2 = Batch::default();
+    struct Combo {
+        ci: usize,
+        fields: Vec<Field>,
+        default: Vec<(u64, String)>,
+        /// (field index, value) per specified field, and the word indices per modifier value.
+        combos: Vec<(Vec<Cond>, Vec<usize>)>,
+    }
+    let mut combos_all = Vec::new();
+    for p in &plans {
+        let c = &classes[p.ci];
+        let w = &works[p.ci];
+        let Some(default) = table_of(c, &out, &p.idx[0]) else { continue };
+        let singles: Vec<Option<Vec<(u64, String)>>> =
+            (0..p.conds.len()).map(|i| table_of(c, &out, &p.idx[i + 1])).collect();
+        let mut rel = vec![false; p.conds.len()];
+        for (i, t) in singles.iter().enumerate() {
+            rel[i] = t.as_ref().is_some_and(|t| *t != default);
+        }
+        for (n, &(i, j)) in p.pairs.iter().enumerate() {
+            let Some(t) = table_of(c, &out, &p.idx[1 + p.conds.len() + n]) else { continue };
+            if singles[j].as_ref().is_some_and(|s| *s != t) {
+                rel[i] = true;
+            }
+            if singles[i].as_ref().is_some_and(|s| *s != t) {
+                rel[j] = true;
+            }
+        }
+        let relevant: Vec<Cond> = p.conds.iter().zip(&rel).filter(|(_, &r)| r).map(|(&cd, _)| cd).collect();
+        let current = c.variants[0].pieces.iter().find_map(|pc| match pc {
             Piece::Field { field, render: Render::Table { entries, .. } } if field == "mods" => Some(entries.clone()),
             _ => None,
         });
-        if alts.is_empty() && current.as_ref() == Some(&default) {
+        if relevant.is_empty() && current.as_ref() == Some(&default) {
             continue;
+        }
+        // Per field: its relevant values, then "other" (None).
+        let mut per_field: BTreeMap<usize, Vec<Option<u64>>> = BTreeMap::new();
+        for &(k, v) in &relevant {
+            per_field.entry(k).or_default().push(Some(v));
+        }
+        for v in per_field.values_mut() {
+            v.push(None);
+        }
+        let total: usize = per_field.values().map(Vec::len).product();
+        let mut list: Vec<Vec<Cond>> = Vec::new();
+        if total as u64 * m_values(w) <= 20_000 {
+            let keys: Vec<usize> = per_field.keys().copied().collect();
+            let mut counter = vec![0usize; keys.len()];
+            loop {
+                let combo: Vec<Cond> = keys
+                    .iter()
+                    .zip(&counter)
+                    .filter_map(|(k, &i)| per_field[k][i].map(|v| (*k, v)))
+                    .collect();
+                if !combo.is_empty() {
+                    list.push(combo);
+                }
+                let mut j = 0;
+                while j < keys.len() {
+                    counter[j] += 1;
+                    if counter[j] < per_field[&keys[j]].len() {
+                        break;
+                    }
+                    counter[j] = 0;
+                    j += 1;
+                }
+                if j == keys.len() {
+                    break;
+                }
+            }
+        } else {
+            list = relevant.iter().map(|&cd| vec![cd]).collect();
+        }
+        let mut combos = Vec::new();
+        for combo in list {
+            let wd = combo.iter().fold(p.plain, |wd, &(k, v)| p.fields[k].insert(wd, v));
+            let ks = (0..m_values(w)).map(|m| batch2.push(insert_bits(wd, &w.m_bits, m))).collect();
+            combos.push((combo, ks));
+        }
+        combos_all.push(Combo { ci: p.ci, fields: p.fields.clone(), default, combos });
+    }
+    let out2 = batch2.run(nv)?;
+    for cb in combos_all {
+        let c = &mut classes[cb.ci];
+        // (conditions, table), most specific first.
+        let mut vars: Vec<(Vec<Cond>, Vec<(u64, String)>)> = Vec::new();
+        for (combo, ks) in &cb.combos {
+            if let Some(t) = table_of(c, &out2, ks) {
+                vars.push((combo.clone(), t));
+            }
+        }
+        vars.sort_by_key(|(combo, _)| std::cmp::Reverse(combo.len()));
+        vars.push((Vec::new(), cb.default.clone()));
+        // Drop a variant when the next variant its words would reach prints the same.
+        let subset = |a: &[Cond], b: &[Cond]| a.iter().all(|x| b.contains(x));
+        let mut i = 0;
+        while i + 1 < vars.len() {
+            let next = (i + 1..vars.len()).find(|&j| subset(&vars[j].0, &vars[i].0));
+            if next.is_some_and(|j| vars[j].1 == vars[i].1) {
+                vars.remove(i);
+                i = 0;
+            } else {
+                i += 1;
+            }
         }
         let with_mods = |pieces: &[Piece], entries: &[(u64, String)]| -> Vec<Piece> {
             pieces
@@ -424,14 +676,135 @@ fn zero_register_variants(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) 
                 .collect()
         };
         let base_pieces = c.variants[0].pieces.clone();
-        let mut variants: Vec<Variant> = alts
+        c.variants = vars
             .iter()
-            .map(|(mask, t)| Variant { when: Pattern { mask: *mask, value: *mask }, pieces: with_mods(&base_pieces, t) })
+            .map(|(combo, t)| {
+                let when = combo.iter().fold(Pattern::ANY, |p, &(k, v)| {
+                    let f = &cb.fields[k];
+                    Pattern { mask: p.mask | f.mask(), value: p.value | f.insert(0, v) }
+                });
+                Variant { when, pieces: with_mods(&base_pieces, t) }
+            })
             .collect();
-        variants.push(Variant { when: Pattern::ANY, pieces: with_mods(&base_pieces, &default) });
-        c.variants = variants;
     }
     Ok(())
+}
+
+/// Modifier bits beyond [`MAX_M_BITS`] (ATOMG's 16: `.E.MAX.STRONG.SYS`): single flips from the base
+/// locate each bit's place in the modifier text; the bits split at the place that leaves at most
+/// `MAX_M_BITS` on each side (every bit's changes wholly before or wholly after it). The bits after it
+/// go to `mods_b` with their own table; the rest stay in `m_bits`. Without such a place the modifier
+/// bits are truncated as before.
+fn split_wide_modifiers(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<()> {
+    let wide: Vec<usize> = todo.iter().copied().filter(|&i| works[i].m_bits.len() > MAX_M_BITS).collect();
+    if wide.is_empty() {
+        return Ok(());
+    }
+    let mut batch = Batch::default();
+    let plan: Vec<(usize, usize, Vec<usize>)> = wide
+        .iter()
+        .map(|&i| {
+            let w = &works[i];
+            (i, batch.push(w.base), w.m_bits.iter().map(|&b| batch.push(w.base ^ (1u128 << b))).collect())
+        })
+        .collect();
+    let out = batch.run(nv)?;
+    let mut second = Batch::default();
+    let mut plan2 = Vec::new();
+    for (i, b0, flips) in plan {
+        let w = &mut works[i];
+        let Some(t0) = out[b0].text() else { continue };
+        let mn0 = mnemonic_text(t0);
+        let toks_b = tokenize(&mn0);
+        // Per bit: the span of tokens it changes (None: no visible change from the base).
+        let spans: Vec<Option<(usize, usize)>> = flips
+            .iter()
+            .map(|&k| {
+                let t = out[k].text()?;
+                let mn = mnemonic_text(t);
+                let sites = diff_sites(&toks_b, &tokenize(&mn));
+                let lo = sites.iter().map(|s| s.start).min()?;
+                let hi = sites.iter().map(|s| s.end).max()?;
+                Some((lo, hi))
+            })
+            .collect();
+        let mut best: Option<(usize, Vec<u32>, Vec<u32>)> = None;
+        for p in 1..toks_b.len() {
+            let (mut a, mut b, mut loose) = (Vec::new(), Vec::new(), Vec::new());
+            let mut ok = true;
+            for (j, sp) in spans.iter().enumerate() {
+                match sp {
+                    Some((lo, hi)) if *hi <= p && *lo < p => a.push(w.m_bits[j]),
+                    Some((lo, _)) if *lo >= p => b.push(w.m_bits[j]),
+                    Some(_) => ok = false,
+                    None => loose.push(w.m_bits[j]),
+                }
+            }
+            // Bits without a visible single flip join the side with room (the first side first).
+            for l in loose {
+                if a.len() < MAX_M_BITS {
+                    a.push(l);
+                } else {
+                    b.push(l);
+                }
+            }
+            if !ok || a.is_empty() || b.is_empty() || a.len() > MAX_M_BITS || b.len() > MAX_M_BITS {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(_, ba, bb)| a.len().max(b.len()) < ba.len().max(bb.len())) {
+                best = Some((p, a, b));
+            }
+        }
+        let Some((p, mut a, mut b)) = best else { continue };
+        a.sort_unstable();
+        b.sort_unstable();
+        let prefix = toks_b[..p].concat();
+        let suffix = toks_b[p..].concat();
+        let words: Vec<usize> = (0..1u64 << b.len()).map(|v| second.push(insert_bits(w.base, &b, v))).collect();
+        w.flip.retain(|x| !b.contains(x));
+        w.m_bits = a;
+        plan2.push((i, b, prefix, suffix, words));
+    }
+    let out = second.run(nv)?;
+    for (i, b, prefix, suffix, words) in plan2 {
+        let mut table = BTreeMap::new();
+        let mut ok = true;
+        for (v, &k) in words.iter().enumerate() {
+            if let Some(t) = out[k].text() {
+                match mnemonic_text(t).strip_prefix(prefix.as_str()) {
+                    Some(rest) => {
+                        table.insert(v as u64, rest.to_owned());
+                    }
+                    None => ok = false,
+                }
+            }
+        }
+        let w = &mut works[i];
+        if ok && !table.is_empty() {
+            w.mods_b = Some((b, table, suffix));
+        } else {
+            // Fall back: keep the first bits only (as before), the rest fixed at the base.
+            w.notes.push("wide modifiers did not split".into());
+        }
+    }
+    Ok(())
+}
+
+/// Removes the `mods_b` part of the base text from the end of every `mods` entry (entries that do not end
+/// with it keep their text: the check will count them).
+fn strip_wide_suffix(works: &mut [Work], todo: &[usize]) {
+    for &i in todo {
+        let w = &mut works[i];
+        let Some((_, _, suffix)) = &w.mods_b else { continue };
+        if suffix.is_empty() {
+            continue;
+        }
+        for t in w.mods.values_mut() {
+            if let Some(head) = t.strip_suffix(suffix.as_str()) {
+                *t = head.to_owned();
+            }
+        }
+    }
 }
 
 /// Enumerates the modifier bits and the opex field on the base word.
@@ -575,13 +948,26 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
         let mut bit_sites: Vec<(u32, Vec<Site>)> = Vec::new();
         let mut conflicts = Vec::new();
         let mut illegal_bits = Vec::new();
+        let debug = std::env::var("SASSPORT_PROBE_DEBUG_OPCODE").ok().is_some_and(|o| o == format!("{:#06x}", crate::probe::discover::opcode_of(w.base)));
+        if debug {
+            eprintln!("debug m={} base {:#034x}: {t0}", p.m, p.word);
+        }
         for &(b, k) in &p.flips {
+            if debug {
+                eprintln!("  flip {b}: {:?}", norm(k, w.pcrel));
+            }
             match norm(k, w.pcrel) {
                 None => illegal_bits.push(b),
                 Some(t) => {
                     if t == t0 {
                         continue;
                     }
+                    // An operand whose value the mnemonic depends on: keep its operand change only.
+                    let t = if mnemonic_text(&t) != mnemonic_text(&t0) && is_value_bit(&t0, &t) {
+                        with_mnemonic(&t, &toks0[k0..k1].concat())
+                    } else {
+                        t
+                    };
                     let toks = tokenize(&t);
                     let sites = diff_sites(&toks0, &toks);
                     if mnemonic_text(&t) != mnemonic_text(&t0) || sites.iter().any(|s| s.conflicts(&mn_site) || (s.start < k1 && s.end > k0)) {
@@ -649,6 +1035,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 kind: FieldKind::Other,
                 failed: false,
                 opex: false,
+                split: false,
+                rz_dropped: false,
             });
         }
         // Different groups' merged sites may now touch; merge such groups too (rare).
@@ -676,6 +1064,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 kind: FieldKind::Modifier,
                 failed: false,
                 opex: true,
+                split: false,
+                rz_dropped: false,
             });
         }
         let illegal_bits = illegal_bits.into_iter().filter(|b| !groups.iter().any(|g| g.bits.contains(b))).collect();
@@ -689,6 +1079,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
     for pass in 0..2 {
         if pass == 1 {
             for (_, a) in analyses.iter_mut() {
+                split_failed_insertions(&mut a.groups);
                 merge_failed_neighbours(&mut a.groups);
             }
         }
@@ -727,9 +1118,16 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 }
             }
             let g = &mut a.groups[gi];
+            // A value may change the mnemonic as well as its own place (`IMAD.MOV.U32` when an operand is
+            // RZ): the modifier table records that (see `operand_value_variants`); here the operand text
+            // counts, so the base mnemonic is put back before splitting.
+            let base_mn = toks0[k0..k1].concat();
             let raw: Vec<(u64, Option<String>)> = vals
                 .iter()
-                .map(|&(v, k)| (v, out[k].text().map(|t| if pcrel { normalize(t, addr_of(k)) } else { t.to_owned() })))
+                .map(|&(v, k)| {
+                    let t = out[k].text().map(|t| if pcrel { normalize(t, addr_of(k)) } else { t.to_owned() });
+                    (v, t.map(|t| with_mnemonic(&t, &base_mn)))
+                })
                 .collect();
             let ok = extract(g, &raw, &toks0, &others);
             g.exhaustive = vals.len() as u64 == 1u64 << g.bits.len();
@@ -751,17 +1149,92 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
     Ok(())
 }
 
+/// Whether a flip that changed the mnemonic from `base` to `flipped` is an operand bit whose value the
+/// mnemonic depends on (`IMAD.SHL.U32 R9, R0, 0x4, RZ` → `IMAD.U32 R9, R0, 0x5, RZ`; `IMAD.MOV.U32` when an
+/// operand is RZ): outside the mnemonic exactly one token changed, and one side is a special value (RZ,
+/// URZ, zero, one or a power of two). Such bits belong to operand fields, not to the modifier bits;
+/// [`operand_value_variants`] records the mnemonic's dependence.
+fn is_value_bit(base: &str, flipped: &str) -> bool {
+    let a = tokenize(base);
+    let b = tokenize(flipped);
+    let (a0, a1) = mnemonic_region(&a);
+    let (b0, b1) = mnemonic_region(&b);
+    let (ra, rb) = (&a[a1..], &b[b1..]);
+    if a[..a0] != b[..b0] {
+        return false;
+    }
+    // The changed middle: at most a sign and a number on each side.
+    let pre = ra.iter().zip(rb).take_while(|(x, y)| x == y).count();
+    let suf = ra[pre..].iter().rev().zip(rb[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let (ma, mb) = (&ra[pre..ra.len() - suf], &rb[pre..rb.len() - suf]);
+    if ma.is_empty() || mb.is_empty() || ma.len() > 2 || mb.len() > 2 {
+        return false;
+    }
+    let special = |t: &str| -> bool {
+        if t == "RZ" || t == "URZ" {
+            return true;
+        }
+        let (neg, hex) = match t.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, t),
+        };
+        let Some(h) = hex.strip_prefix("0x") else { return false };
+        match u64::from_str_radix(h, 16) {
+            Ok(v) => !neg && (v == 0 || v.is_power_of_two()),
+            Err(_) => false,
+        }
+    };
+    ma.iter().chain(mb).any(|t| special(t))
+}
+
+/// `text` with its mnemonic token (after the guard) replaced by `mnemonic`.
+fn with_mnemonic(text: &str, mnemonic: &str) -> String {
+    let toks = tokenize(text);
+    let (a, b) = mnemonic_region(&toks);
+    format!("{}{mnemonic}{}", toks[..a].concat(), toks[b..].concat())
+}
+
+/// Two fields printed at one insertion point (`[R6.X4+0x10]`: the scale and the offset both print after
+/// the register) form one group that no rule fits. A failed group whose sites are all insertion points
+/// and whose bits form separate runs is split into one group per run, analysed again; at one place they
+/// print in the order `build_class` gives (modifiers starting with `.` first).
+fn split_failed_insertions(groups: &mut Vec<Group>) {
+    let mut out = Vec::new();
+    for g in groups.drain(..) {
+        let runs = ranges(&g.bits);
+        if !g.failed || g.opex || g.split || runs.len() < 2 || g.sites.iter().any(|s| s.start != s.end) {
+            out.push(g);
+            continue;
+        }
+        for r in runs {
+            out.push(Group {
+                bits: (u32::from(r.lo)..=u32::from(r.hi)).collect(),
+                sites: g.sites.clone(),
+                samples: BTreeMap::new(),
+                exhaustive: false,
+                renders: Vec::new(),
+                kind: FieldKind::Other,
+                failed: true,
+                opex: false,
+                split: true,
+                rz_dropped: false,
+            });
+        }
+    }
+    *groups = out;
+}
+
 /// Merges each group whose text could not be split with a neighbouring small group (e.g. a predicate
 /// whose PT value deletes the `!` that the negation field inserts): the pair is then enumerated jointly.
 fn merge_failed_neighbours(groups: &mut Vec<Group>) {
     loop {
         let mut merged = false;
         'search: for i in 0..groups.len() {
-            if !groups[i].failed || groups[i].opex {
+            if !groups[i].failed || groups[i].opex || groups[i].split {
                 continue;
             }
             for j in 0..groups.len() {
-                if i == j || groups[j].opex {
+                if i == j || groups[j].opex || groups[j].split {
                     continue;
                 }
                 // A lone bit just above or below a failed number is its sign or low bit: always merge.
@@ -827,6 +1300,11 @@ fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others:
         let gaps = gaps_for(toks0, &sites);
         let mut samples = BTreeMap::new();
         let mut ok = true;
+        let mut dropped = false;
+        // A register whose all-ones value (RZ, URZ) reshapes its neighbours (`[R1+0xc]` but `[0xc]`) is
+        // split without that value; `rz_variants` analyses the class again with the register RZ.
+        let width = g.bits.len();
+        let ones = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
         for (v, t) in raw {
             match t {
                 None => {
@@ -835,6 +1313,9 @@ fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others:
                 Some(t) => match split_at_gaps(t, &gaps) {
                     Some(parts) => {
                         samples.insert(*v, Some(parts));
+                    }
+                    None if (l, r) == (0, 0) && (6..=8).contains(&width) && *v == ones && !g.split => {
+                        dropped = true;
                     }
                     None => {
                         ok = false;
@@ -846,6 +1327,7 @@ fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others:
         if ok {
             g.sites = sites;
             g.samples = samples;
+            g.rz_dropped = dropped;
             return true;
         }
     }
@@ -939,6 +1421,27 @@ fn render_group(g: &mut Group, pcrel: bool) -> Option<Vec<Render>> {
         }
     }
     g.kind = infer_kind(&renders);
+    if g.rz_dropped && g.exhaustive {
+        return None;
+    }
+    if g.rz_dropped {
+        // Printed by the RZ variant; the register's own name for completeness.
+        let ones = (1u64 << width) - 1;
+        for r in renders.iter_mut() {
+            if let Render::Number { rule, specials } = r {
+                let name = match rule.prefix.as_str() {
+                    "R" => "RZ",
+                    "UR" => "URZ",
+                    _ => return None,
+                };
+                specials.retain(|sp| sp.0 != ones);
+                specials.push((ones, Special::Text(name.into())));
+                specials.sort_by_key(|sp| sp.0);
+            } else {
+                return None;
+            }
+        }
+    }
     Some(renders)
 }
 
@@ -1137,12 +1640,19 @@ fn build_class(f: &Found, w: &Work) -> Class {
                     let bar = g.renders.get(*si).is_some_and(|r| {
                         matches!(r, Render::Table { entries, .. } if entries.iter().all(|e| e.1.is_empty() || e.1 == "|"))
                     });
+                    // Modifiers (`.X4`) before other insertions (`+0x10`) at one place.
+                    let dotted = g.renders.get(*si).is_some_and(|r| match r {
+                        Render::Table { entries, .. } => entries.iter().all(|e| e.1.is_empty() || e.1.starts_with('.')),
+                        Render::Number { .. } => false,
+                    });
                     if g.opex {
                         1
                     } else if bar {
                         0
-                    } else {
+                    } else if dotted {
                         2
+                    } else {
+                        3
                     }
                 }
             }
@@ -1183,6 +1693,10 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         }
                         None => pieces.push(Piece::Field { field: "mods".into(), render: mods_render.clone() }),
                     }
+                    if let Some((_, table, _)) = &w.mods_b {
+                        let entries = table.iter().map(|(v, t)| (*v, t.clone())).collect();
+                        pieces.push(Piece::Field { field: "mods_b".into(), render: Render::Table { entries, default: None } });
+                    }
                 }
                 Some((gi, si)) => {
                     let g = &a.groups[*gi];
@@ -1204,7 +1718,7 @@ fn build_class(f: &Found, w: &Work) -> Class {
             push_text(&mut pieces, head.to_owned());
             pieces.push(Piece::Field {
                 field: "sched".into(),
-                render: Render::Table { entries: vec![(0, String::new())], default: Some(" ".into()) },
+                render: Render::Table { entries: vec![(SCHED_NO_SPACE, String::new())], default: Some(" ".into()) },
             });
             push_text(&mut pieces, ";".into());
         } else {
@@ -1281,6 +1795,9 @@ fn build_class(f: &Found, w: &Work) -> Class {
     let mut all_fields = Vec::new();
     if used.contains("mods") {
         all_fields.push(mods_field);
+    }
+    if let Some((bits, _, _)) = w.mods_b.as_ref().filter(|_| used.contains("mods_b")) {
+        all_fields.push(Field { name: "mods_b".into(), bits: ranges(bits), kind: FieldKind::Modifier });
     }
     if let Some((_, mfields)) = &factored {
         all_fields.extend(mfields.iter().filter(|f| used.contains(f.name.as_str())).cloned());

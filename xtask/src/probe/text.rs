@@ -1,6 +1,8 @@
 //! Text mechanics: tokens, token diffs, sites, and splitting a text at known literal gaps.
 
-/// Splits printed text into tokens: runs of `[A-Za-z0-9_]`, and every other character alone.
+/// Splits printed text into tokens: runs of `[A-Za-z0-9_]`, and every other character alone; a decimal
+/// float (`3.0000019073486328125`, `5.8774717541114375398e-39`, `1.2884e+10`) is one token, so that
+/// changing its mantissa or exponent replaces the same token.
 pub fn tokenize(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let bytes = s.as_bytes();
@@ -10,6 +12,19 @@ pub fn tokenize(s: &str) -> Vec<&str> {
         if is_word(bytes[i]) {
             while i < bytes.len() && is_word(bytes[i]) {
                 i += 1;
+            }
+            let digits = bytes[start..i].iter().all(u8::is_ascii_digit);
+            if digits && i + 1 < bytes.len() && bytes[i] == b'.' && bytes[i + 1].is_ascii_digit() {
+                i += 1;
+                while i < bytes.len() && is_word(bytes[i]) {
+                    i += 1;
+                }
+                if bytes[i - 1] == b'e' && i + 1 < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') && bytes[i + 1].is_ascii_digit() {
+                    i += 1;
+                    while i < bytes.len() && bytes[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                }
             }
         } else {
             // One character (UTF-8 safe: step to the next char boundary).
@@ -154,6 +169,12 @@ mod tests {
         let b = tokenize("FADD R1, |R2|, R3 ;");
         let s = diff_sites(&a, &b);
         assert_eq!(s, vec![Site { start: 5, end: 5 }, Site { start: 6, end: 6 }]);
+    }
+
+    #[test]
+    fn floats_are_one_token() {
+        assert_eq!(tokenize("R2, -5.87e-39, R0"), vec!["R2", ",", " ", "-", "5.87e-39", ",", " ", "R0"]);
+        assert_eq!(tokenize("3.5 R5.H1 HMMA.16816.F32"), vec!["3.5", " ", "R5", ".", "H1", " ", "HMMA", ".", "16816", ".", "F32"]);
     }
 
     #[test]
