@@ -284,3 +284,51 @@ fn every_argument_kind_nvcc_packs() {
     assert_eq!(got, want_sorted, "printf output:\n{text}");
     assert_eq!(r.printf.records.len(), 2 * n);
 }
+
+#[test]
+fn printf_and_assert_inside_control_flow() {
+    // cli/tests/data/printf_control.cu: printf in an unrolled loop and in a device function called twice,
+    // assert(n < 100) after the loop.
+    let cubin = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/printf_control.cubin")).unwrap();
+    let a: Vec<i32> = vec![3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
+    let buf = KernelArg::Buffer(a.iter().flat_map(|v| v.to_le_bytes()).collect());
+    let int = |v: i32| KernelArg::Value { bytes: v.to_le_bytes().to_vec(), align: 4 };
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let threads = 12usize;
+    let launch = |rt: &mut Runtime, kernel: &str, n: i32| {
+        run_kernel(rt, None, &cubin, kernel, [1, 1, 1], [threads as u32, 1, 1], 0, &[buf.clone(), int(n)])
+    };
+    let sorted = |text: String| {
+        let mut v: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+        v.sort();
+        v
+    };
+
+    let n = a.len() as i32;
+    let r = launch(&mut rt, "printf_loop", n).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut want = Vec::new();
+    for i in 0..threads as i32 {
+        for (k, &v) in a.iter().enumerate() {
+            if v == i {
+                want.push(format!("thread {i} found {v} at {k}\n"));
+            }
+        }
+    }
+    want.sort();
+    assert_eq!(sorted(r.printf.text()), want);
+
+    let r = launch(&mut rt, "printf_in_function", 5).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut want: Vec<String> = a[..5].iter().map(|v| format!("report {v}\n")).collect();
+    want.push("report -1\n".into());
+    want.sort();
+    assert_eq!(sorted(r.printf.text()), want);
+
+    // n = 100 fails the assertion after the loop (reading past the buffer stays inside the window).
+    let e = launch(&mut rt, "printf_loop", 100).expect_err("assert(n < 100) fails");
+    let text = format!("{e:#}");
+    assert!(text.contains("printf_control.cu:14: void printf_loop(const int *, int)"), "{text}");
+    assert!(text.contains("Assertion `n < 100` failed."), "{text}");
+    // What the loop printed before the assertion is kept.
+    let printed = rt.take_failed_launch_printf();
+    assert!(printed.text().contains("thread 3 found 3 at 0\n"), "{:?}", printed.text());
+}
