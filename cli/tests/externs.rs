@@ -332,3 +332,30 @@ fn printf_and_assert_inside_control_flow() {
     let printed = rt.take_failed_launch_printf();
     assert!(printed.text().contains("thread 3 found 3 at 0\n"), "{:?}", printed.text());
 }
+
+#[test]
+fn printf_and_assert_through_a_staged_window() {
+    // The window behind a staging buffer (as on discrete GPUs without host-visible device memory): the
+    // fault block and the records are copied back.
+    common::runtime(Duration::from_secs(1)); // sets XDG_RUNTIME_DIR
+    let device = std::env::var("SASSPORT_TEST_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
+    let mut rt = Runtime::new(RuntimeOptions {
+        device: device.parse().unwrap_or(DeviceSelector::Default),
+        window_bytes: Some(16 << 20),
+        pipeline_cache: PipelineCacheLocation::Disabled,
+        memory: sassport_runtime::MemoryMode::Staged,
+        ..Default::default()
+    })
+    .expect("Vulkan device");
+    assert!(rt.is_staged());
+    let magic = 0xc0ff_ee00u32;
+    let input = inputs(magic, &[1, 130, 249]);
+    let r = run(&mut rt, "printf_on_magic", &input).expect("runs");
+    let mut got: Vec<String> = r.printf.text().split_inclusive('\n').map(str::to_string).collect();
+    got.sort();
+    let mut want: Vec<String> = [1usize, 130, 249].iter().map(|&i| format!("thread {i} saw {:08x}\n", input[i])).collect();
+    want.sort();
+    assert_eq!(got, want);
+    let err = run(&mut rt, "assert_on_magic", &inputs(0xdead_beef, &[200])).expect_err("fails");
+    assert!(err.to_string().contains("block: [1,0,0], thread: [72,0,0] Assertion `x != 0xdeadbeefu` failed."), "{err}");
+}
