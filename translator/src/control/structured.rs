@@ -595,6 +595,37 @@ impl ProgramCode<'_> {
     }
 }
 
+impl ProgramCode<'_> {
+    /// An inlined `RET` continues at its call's return point; the return register must name that point (it
+    /// does under nvcc's calling convention). Any other value is a control fault, as in the dispatch form,
+    /// rather than a silent return to the call site.
+    fn check_return(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
+        let Some(last) = self.last(node) else { return Ok(()) };
+        if last.mnemonic != "RET" || last.opcode() != 0x0950 {
+            return Ok(());
+        }
+        let back = match self.kcfg.cfg.terms.get(node as usize) {
+            Some(Term::Goto(t)) | Some(Term::Cond(t, _)) => *t,
+            _ => return Ok(()), // a shared function's return switch checks in its default
+        };
+        let Some(expected) = self.block(back).map(|b| b.start) else { return Ok(()) };
+        cx.inst = last;
+        let t = cx.t;
+        let (sel, value) = super::indirect_target(cx, self.prog, &last)?;
+        let want = cx.u32c(expected);
+        let mut bad = cx.m.bin(Op::INotEqual, t.bool, sel, want);
+        if let Some((p, neg)) = last.guard() {
+            let g = cx.pred(u32::from(p), neg);
+            bad = cx.m.bin(Op::LogicalAnd, t.bool, bad, g);
+        }
+        let merge = cx.begin_if(bad);
+        super::control_fault(cx, value);
+        cx.m.op_void(Op::Return, &[]);
+        cx.m.label(merge);
+        Ok(())
+    }
+}
+
 impl NodeCode for ProgramCode<'_> {
     fn code(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
         let Some(block) = self.block(node) else { return Ok(()) };
@@ -607,7 +638,7 @@ impl NodeCode for ProgramCode<'_> {
             cx.inst = *inst;
             crate::lower::lower(cx)?;
         }
-        Ok(())
+        self.check_return(cx, node)
     }
 
     fn condition(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<Id, TranslateError> {
