@@ -359,3 +359,26 @@ fn printf_and_assert_through_a_staged_window() {
     let err = run(&mut rt, "assert_on_magic", &inputs(0xdead_beef, &[200])).expect_err("fails");
     assert!(err.to_string().contains("block: [1,0,0], thread: [72,0,0] Assertion `x != 0xdeadbeefu` failed."), "{err}");
 }
+
+#[test]
+fn printf_returns_the_number_of_arguments() {
+    // CUDA's documented result of device printf: the number of arguments parsed, 0 without arguments.
+    let cubin = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/printf_result.cubin")).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let threads = 4usize;
+    let r = run_kernel(&mut rt, None, &cubin, "printf_result", [1, 1, 1], [threads as u32, 1, 1], 0, &[
+        KernelArg::Buffer(vec![0xff; 12 * threads]),
+    ])
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    assert_eq!(words(&r.buffers[0]), [0, 2, 3].repeat(threads));
+    let mut got: Vec<String> = r.printf.text().split_inclusive('\n').map(str::to_string).collect();
+    got.sort();
+    let mut want = Vec::new();
+    for i in 0..threads {
+        want.push("plain %d line\n".to_string());
+        want.push(format!("{i} and {:5.1}%\n", 0.5 * i as f64));
+        want.push("ok!\n".to_string());
+    }
+    want.sort();
+    assert_eq!(got, want);
+}
