@@ -1,28 +1,23 @@
 //! MUFU (the multi-function unit) and FCHK.
 //!
-//! MUFU on SM86 is an approximation; goldens allow a few ulp. The approximation itself is the native
-//! GLSL.std.450 op (`Sin`, `Cos`, `Exp2`, `Log2`, `InverseSqrt`, `Sqrt`, `Tanh`, f32 division for RCP),
-//! which Vulkan bounds within a few ulp on the ranges that matter. Everything SM86 defines exactly is done in
-//! integer selects around it: denormal inputs flushed to zero (sign kept) and denormal results flushed;
-//! ±0, ±inf and NaN cases (RCP ±0 = ±inf, RSQ -0 = -inf, RSQ/SQRT/LG2 of negatives = NaN, LG2 ±0 = -inf,
-//! EX2 -inf = +0, SIN/COS of ±inf = NaN, TANH ±inf = ±1); NaN results canonical 0x7fffffff.
-//! SIN/COS take their argument in revolutions (nvcc multiplies by 1/2π first): the fraction is taken
-//! exactly (`x - roundEven(x)`) before scaling by 2π. RCP64H/RSQ64H: the high word of the f64 reciprocal
-//! (square root) of the double whose high word is the operand and low word zero; nvcc refines them with DFMA.
-//!
-//! What the native approximations cannot match (fast_math_mufu against the H200 goldens, 4 ulp bound; 43 of
-//! 4096 words differ by more, all below; the hardware's tables are not public, so these are not faked):
-//! - SIN/COS near a zero of the result: the unit's error is absolute (about 2^-21.4 in CUDA's tables), so
-//!   relative to a result near 0 it is hundreds of ulp and not reproducible without the tables: sin of
-//!   x = 6.0976e-5 (silicon 0x387f43da, exact 0x387f4121 on the quantised argument), sin(±π) (silicon ±0,
-//!   0x34490fdb here), arguments of 1 or 2 quanta (silicon 0x34491200/0x34c91200); further 5-42 ulp on
-//!   results of magnitude 0.05-0.4 (about 2^-24 absolute).
-//! - LG2 of 1 - 2^-24 (silicon -1.18e-8, exact -8.6e-8): absolute error again; __log2f/__logf/lg2.approx.
-//! - TANH: `tanh.approx` is specified to 2^-11 relative error; silicon and native tanh differ by 15-114 ulp
-//!   on |x| in [0.4, 2.5].
-//! - Compositions that amplify those: __powf(FLT_MAX, y) (44 ulp), __powf on tiny results (66 ulp),
-//!   __tanf (7 ulp).
-//! Special cases (±0, ±inf, NaN, whole turns, denormal flushing) are exact.
+//! MUFU on SM86 is an approximation; the H200 recordings under corpus/silicon (RECORDED.md) are the
+//! reference, and `cli/tests/mufu_silicon.rs` measures each op against them.
+//! - SIN/COS (ops 1 and 0): `exact::sfu::sincos`, a model of the unit fitted to those recordings (argument
+//!   truncated to 2^-25 revolutions, one table read at t or its one's complement, 64 quadratic pieces with
+//!   the unit's truncated squarer): within 1 ulp of every recorded output, zeros with silicon's sign, also
+//!   near the zeros of sin and cos where a correctly rounded sine is hundreds of ulp away.
+//! - EX2, LG2, RCP, RSQ, SQRT, TANH: the native GLSL.std.450 op (`Exp2`, `Log2`, f32 division, `InverseSqrt`,
+//!   `Sqrt`, `Tanh`), with everything SM86 defines exactly in integer selects around it: denormal inputs
+//!   flushed (sign kept; not TANH) and denormal results flushed; ±0, ±inf and NaN cases (RCP ±0 = ±inf,
+//!   RSQ -0 = -inf, RSQ/SQRT/LG2 of negatives = NaN, LG2 ±0 = -inf, EX2 -inf = +0, SIN/COS of ±inf = NaN,
+//!   TANH ±inf = ±1); NaN results canonical 0x7fffffff. Measured on lavapipe against silicon: EX2 4 ulp,
+//!   RCP 1, RSQ 2, SQRT 1; LG2 3 ulp where |result| >= 1 and 2^-22 absolute below (the unit's error is
+//!   absolute: log2(1 + 2^-23) is 1.07e-7 too large on silicon); TANH (x itself below 2^-8, ±1 from 8, as
+//!   recorded) up to 181 ulp in between, where the unit's relative error is up to 2^-16.5 and its algorithm
+//!   is not modelled. In fast_math_mufu that leaves 19 of 4096 words beyond 4 ulp: 14 tanh, 3 lg2/log2f/logf
+//!   of 1 - 2^-24, 2 __powf.
+//! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
+//!   operand and low word zero; nvcc refines them with DFMA.
 //!
 //! FCHK P, a, b: whether `a / b` must take the slow path. The translation is a conservative superset of the
 //! hardware's check (any operand zero, denormal, infinite or NaN; exponents of b outside [-125, 125], of
