@@ -84,3 +84,19 @@ fn an_unknown_extern_is_refused_by_name() {
     // The other kernels of the cubin are unaffected.
     translate_kernel(&cubin, "assert_on_magic", &Options::default()).expect("assert_on_magic translates");
 }
+
+#[test]
+fn an_untraceable_extern_call_is_refused_with_the_reason() {
+    // CALL.ABS.NOINC R8 turned into CALL.ABS.NOINC R12: no LDC defines R12, and the cubin has no address-taken
+    // function the register could hold.
+    let mut bytes = externs_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let code = cubin.code_section(".text.printf_on_magic").unwrap();
+    let at = (code.bytes.as_ptr() as usize - bytes.as_ptr() as usize) + 0x1e0 + 3;
+    drop(cubin);
+    assert_eq!(bytes[at], 8, "the call's register field");
+    bytes[at] = 12;
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let text = translate_kernel(&cubin, "printf_on_magic", &Options::default()).expect_err("refused").to_string();
+    assert!(text.contains("printf_on_magic+0x1e0") && text.contains("not traced back to a relocated extern"), "{text}");
+}

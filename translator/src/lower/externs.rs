@@ -28,7 +28,7 @@
 use super::memory::{space, Space, LOCAL_WINDOW};
 use super::{Ctx, Src};
 use crate::abi;
-use crate::cubin::{Cubin, Kernel};
+use crate::cubin::{Cubin, Kernel, SymbolKind};
 use crate::error::{display_name, TranslateError};
 use crate::program::{Exit, Inst, Program};
 use crate::spirv::{FunctionControl, Id, LoopControl, Module, Op, Scope, Type};
@@ -92,8 +92,24 @@ pub fn bind_extern_calls(
     let candidates: Vec<Inst> =
         program.insts.iter().filter(|i| i.mnemonic == "CALL" && matches!(i.opcode(), 0x0343 | 0x0943)).copied().collect();
     // In offset order, so that a call's resolution may look back across an earlier extern call.
+    // Without address-taken functions a register call can only reach an extern: one whose target cannot
+    // be followed is refused here, with the reason, rather than as a call to nowhere.
+    let externs_only = cubin.address_taken_functions(&program.section).is_empty()
+        && cubin.symbols.iter().any(|s| s.kind == SymbolKind::Function && s.section.is_none());
     for call in candidates {
-        let Some(symbol) = call_symbol(cubin, kernel, program, &calls, &call) else { continue };
+        let Some(symbol) = call_symbol(cubin, kernel, program, &calls, &call) else {
+            if externs_only {
+                return Err(TranslateError::NotTranslated {
+                    name: display_name(call.word, call.mnemonic),
+                    section: program.section.clone(),
+                    offset: call.offset,
+                    reason: "call target not traced back to a relocated extern (the LDC.64 from a constant bank \
+                             that nvcc emits before calling vprintf or __assertfail); not translated yet"
+                        .into(),
+                });
+            }
+            continue;
+        };
         let defined = cubin.symbols.iter().any(|s| s.name == symbol && s.section.is_some());
         if defined {
             continue; // a device function of the cubin: the indirect-call machinery's business
