@@ -20,7 +20,7 @@
 //! 0.9 M random, all-quadrant and near-zero inputs): at most 1 ulp, zeros with silicon's sign.
 
 use super::round::{self, F32};
-use super::sfu_tables::{SINCOS_C0, SINCOS_C1, SINCOS_C2_NEG};
+use super::sfu_tables::{LG2_C0, LG2_C1, LG2_C2_NEG, LG2_EPS, SINCOS_C0, SINCOS_C1, SINCOS_C2_NEG};
 use super::{begin_helper, end_helper, mode, Tys, B};
 use crate::spirv::{Id, Module, Op, StorageClass, Type};
 
@@ -95,15 +95,42 @@ fn load(b: &mut B<'_>, (var, ptr): (Id, Id), ty: Id, idx: Id) -> Id {
     b.m.load(ty, p)
 }
 
+/// The three coefficient tables of one function (Function variables of the helper being built).
+type Tables = [(Id, Id); 3];
+
+/// `C0 2^24 + C1 x - C2n sq(x)` for the piece `ta >> 17` and `x = ta mod 2^17` (u64, 2^-61 units).
+fn piecewise(b: &mut B<'_>, [c0, c1, c2]: Tables, ta: Id) -> Id {
+    let t = b.t;
+    let k17 = b.c32(17);
+    let iv = b.i32(Op::ShiftRightLogical, ta, k17);
+    let m17 = b.c32((1 << 17) - 1);
+    let xl32 = b.i32(Op::BitwiseAnd, ta, m17);
+    let xl = b.u64_of(xl32);
+    let a0 = load(b, c0, t.u64, iv);
+    let a1 = load(b, c1, t.u64, iv);
+    let a2 = load(b, c2, t.u64, iv);
+    let k24 = b.c32(24);
+    let acc = b.i64(Op::ShiftLeftLogical, a0, k24);
+    let p1 = b.i64(Op::IMul, a1, xl);
+    let acc = b.i64(Op::IAdd, acc, p1);
+    let sq = sq_trunc(b, xl32);
+    let sq_hi = b.i64(Op::ShiftRightLogical, sq, k17);
+    let m17_64 = b.c64((1 << 17) - 1);
+    let sq_lo = b.i64(Op::BitwiseAnd, sq, m17_64);
+    let p_hi = b.i64(Op::IMul, a2, sq_hi);
+    let p_lo = b.i64(Op::IMul, a2, sq_lo);
+    let p_lo = b.i64(Op::ShiftRightLogical, p_lo, k17);
+    let p2 = b.i64(Op::IAdd, p_hi, p_lo);
+    b.i64(Op::ISub, acc, p2)
+}
+
 fn build(m: &mut Module) -> Id {
     let c0 = array64(m, &SINCOS_C0);
     let c1 = array64(m, &SINCOS_C1);
     let c2 = array64(m, &SINCOS_C2_NEG);
     let t = Tys::of(m);
     let (f, p) = begin_helper(m, t.u32, &[t.u32, t.u32]);
-    let c0 = table(m, t.u64, c0);
-    let c1 = table(m, t.u64, c1);
-    let c2 = table(m, t.u64, c2);
+    let tabs = [table(m, t.u64, c0), table(m, t.u64, c1), table(m, t.u64, c2)];
     let (x, is_cos) = (p[0], p[1]);
     let mut b = B { m, t };
     let z = b.c32(0);
@@ -163,27 +190,7 @@ fn build(m: &mut Module) -> Id {
     let ta = b.sel32(mirror, tm, tq);
 
     // T(ta) in 2^-61 units.
-    let k17 = b.c32(17);
-    let iv = b.i32(Op::ShiftRightLogical, ta, k17);
-    let m17 = b.c32((1 << 17) - 1);
-    let xl32 = b.i32(Op::BitwiseAnd, ta, m17);
-    let xl = b.u64_of(xl32);
-    let a0 = load(&mut b, c0, t.u64, iv);
-    let a1 = load(&mut b, c1, t.u64, iv);
-    let a2 = load(&mut b, c2, t.u64, iv);
-    let k24 = b.c32(24);
-    let acc = b.i64(Op::ShiftLeftLogical, a0, k24);
-    let p1 = b.i64(Op::IMul, a1, xl);
-    let acc = b.i64(Op::IAdd, acc, p1);
-    let sq = sq_trunc(&mut b, xl32);
-    let sq_hi = b.i64(Op::ShiftRightLogical, sq, k17);
-    let m17_64 = b.c64((1 << 17) - 1);
-    let sq_lo = b.i64(Op::BitwiseAnd, sq, m17_64);
-    let p_hi = b.i64(Op::IMul, a2, sq_hi);
-    let p_lo = b.i64(Op::IMul, a2, sq_lo);
-    let p_lo = b.i64(Op::ShiftRightLogical, p_lo, k17);
-    let p2 = b.i64(Op::IAdd, p_hi, p_lo);
-    let acc = b.i64(Op::ISub, acc, p2);
+    let acc = piecewise(&mut b, tabs, ta);
     let below = b.neg64(acc);
     let z64 = b.c64(0);
     let acc = b.sel64(below, z64, acc);
@@ -205,6 +212,70 @@ fn build(m: &mut Module) -> Id {
     let signed_zero = b.sel32(neg, sgn, z);
     let acc_zero = b.b(Op::IEqual, acc, z64);
     let r = b.sel32(acc_zero, signed_zero, r);
+    end_helper(b.m, r);
+    f
+}
+
+/// MUFU.LG2 of a positive normal f32 `x` (u32 bits; zeros, denormals, negatives, infinities and NaN are the
+/// caller's): the result's bits. The same interpolator (`LG2_*` tables, fitted to the H200 recordings):
+/// `T(m) ~ log2(1 + m 2^-23)` for the fraction bits m, `e + T` rounded to a multiple of 2^-36 (ties up,
+/// after the fitted offset `LG2_EPS`), then once to f32; log2(1) is exactly +0. Within 2 ulp of 2.36 M
+/// recorded outputs, the tiny results around x = 1 (where the unit's error is absolute) included.
+pub fn lg2(b: &mut B<'_>, x: Id) -> Id {
+    let f = b.m.helper("exact_mufu_lg2", build_lg2);
+    let ty = b.t.u32;
+    b.call(ty, f, &[x])
+}
+
+fn build_lg2(m: &mut Module) -> Id {
+    let c0 = array64(m, &LG2_C0);
+    let c1 = array64(m, &LG2_C1);
+    let c2 = array64(m, &LG2_C2_NEG);
+    let t = Tys::of(m);
+    let (f, p) = begin_helper(m, t.u32, &[t.u32]);
+    let x = p[0];
+    let tabs = [table(m, t.u64, c0), table(m, t.u64, c1), table(m, t.u64, c2)];
+    let mut b = B { m, t };
+    let k23 = b.c32(23);
+    let e = b.i32(Op::ShiftRightLogical, x, k23); // biased, 1..=254
+    let fm = b.c32(0x7f_ffff);
+    let frac = b.i32(Op::BitwiseAnd, x, fm);
+    let acc = piecewise(&mut b, tabs, frac);
+    let eps = b.c64(LG2_EPS);
+    let acc = b.i64(Op::IAdd, acc, eps);
+    let half = b.c64(1 << 24);
+    let acc = b.i64(Op::IAdd, acc, half);
+    let k25 = b.c32(25);
+    let q = b.i64(Op::ShiftRightLogical, acc, k25); // T in 2^-36 units, at most 2^36
+    // e + T with e = biased - 127: |e| 2^36 + q for e >= 0, |e| 2^36 - q below (q <= 2^36 keeps it >= 0).
+    let k127 = b.c32(127);
+    let neg = b.b(Op::ULessThan, e, k127);
+    let ep = b.i32(Op::ISub, e, k127);
+    let en = b.i32(Op::ISub, k127, e);
+    let ea = b.sel32(neg, en, ep);
+    let ea = b.u64_of(ea);
+    let k36 = b.c32(36);
+    let eh = b.i64(Op::ShiftLeftLogical, ea, k36);
+    let up = b.i64(Op::IAdd, eh, q);
+    let down = b.i64(Op::ISub, eh, q);
+    let mag = b.sel64(neg, down, up);
+    // One rounding to f32: value = mag 2^-36 = (mag << clz) 2^(e - 63) with e = 27 - clz.
+    let lz = b.clz64(mag);
+    let nm = b.shl64(mag, lz);
+    let k27 = b.c32(27);
+    let ex = b.i32(Op::ISub, k27, lz);
+    let rn = b.c32(mode::RN);
+    let f0 = b.cb(false);
+    let fl = round::flags(&mut b, rn, neg, f0);
+    let r = round::round(&mut b, F32, nm, ex, fl);
+    let r = b.u32_of(r);
+    let z = b.c32(0);
+    let z64 = b.c64(0);
+    let zero = b.b(Op::IEqual, mag, z64);
+    let one = b.c32(0x3f80_0000);
+    let is_one = b.b(Op::IEqual, x, one);
+    let zero = b.or(zero, is_one);
+    let r = b.sel32(zero, z, r);
     end_helper(b.m, r);
     f
 }

@@ -6,16 +6,17 @@
 //!   truncated to 2^-25 revolutions, one table read at t or its one's complement, 64 quadratic pieces with
 //!   the unit's truncated squarer): within 1 ulp of every recorded output, zeros with silicon's sign, also
 //!   near the zeros of sin and cos where a correctly rounded sine is hundreds of ulp away.
-//! - EX2, LG2, RCP, RSQ, SQRT, TANH: the native GLSL.std.450 op (`Exp2`, `Log2`, f32 division, `InverseSqrt`,
+//! - LG2 (op 3): `exact::sfu::lg2`, the same interpolator fitted to the LG2 recordings (result rounded to
+//!   2^-36 first, so its error is absolute near 1): within 1 ulp of the recorded outputs on lavapipe.
+//! - EX2, RCP, RSQ, SQRT, TANH: the native GLSL.std.450 op (`Exp2`, f32 division, `InverseSqrt`,
 //!   `Sqrt`, `Tanh`), with everything SM86 defines exactly in integer selects around it: denormal inputs
 //!   flushed (sign kept; not TANH) and denormal results flushed; ±0, ±inf and NaN cases (RCP ±0 = ±inf,
 //!   RSQ -0 = -inf, RSQ/SQRT/LG2 of negatives = NaN, LG2 ±0 = -inf, EX2 -inf = +0, SIN/COS of ±inf = NaN,
-//!   TANH ±inf = ±1); NaN results canonical 0x7fffffff. Measured on lavapipe against silicon: EX2 4 ulp,
-//!   RCP 1, RSQ 2, SQRT 1; LG2 3 ulp where |result| >= 1 and 2^-22 absolute below (the unit's error is
-//!   absolute: log2(1 + 2^-23) is 1.07e-7 too large on silicon); TANH (x itself below 2^-8, ±1 from 8, as
+//!   TANH ±inf = ±1; the same special cases wrap LG2); NaN results canonical 0x7fffffff. Measured on
+//!   lavapipe against silicon: EX2 4 ulp, RCP 1, RSQ 2, SQRT 1; TANH (x itself below 2^-8, ±1 from 8, as
 //!   recorded) up to 181 ulp in between, where the unit's relative error is up to 2^-16.5 and its algorithm
-//!   is not modelled. In fast_math_mufu that leaves 19 of 4096 words beyond 4 ulp: 14 tanh, 3 lg2/log2f/logf
-//!   of 1 - 2^-24, 2 __powf.
+//!   is not modelled. In fast_math_mufu that leaves 15 of 4096 words beyond 4 ulp: 13 tanh.approx and 2 __powf
+//!   (whose ex2/lg2 error is amplified).
 //! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
 //!   operand and low word zero; nvcc refines them with DFMA.
 //!
@@ -41,7 +42,6 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
 mod gl {
     pub const TANH: u32 = 21;
     pub const EXP2: u32 = 29;
-    pub const LOG2: u32 = 30;
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
 }
@@ -106,8 +106,8 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
             b.sel32(ninf_in, z, v)
         }
         3 => {
-            let v = b.m.ext(t.f32, gl::LOG2, &[f]);
-            let v = b.m.un(Op::Bitcast, t.u32, v);
+            // The unit's own algorithm, fitted to silicon (exact::sfu::lg2), for positive normal inputs.
+            let v = sfu::lg2(&mut b, x);
             let v = b.sel32(is_inf, pinf, v);
             let v = b.sel32(negative, nan, v);
             b.sel32(is_zero, ninf, v)
