@@ -27,7 +27,20 @@ fn run(
     let launches = sassport_corpus::launches().unwrap();
     let l = launches.iter().find(|l| l.kernel == kernel).unwrap();
     let bytes = std::fs::read(l.cubin_sm86()).unwrap();
-    let cubin = Cubin::parse(&bytes).unwrap();
+    run_bytes(rt, &bytes, kernel, form, patch)
+}
+
+/// [`run`] with the cubin's bytes given (a patched corpus cubin).
+fn run_bytes(
+    rt: &mut Runtime,
+    bytes: &[u8],
+    kernel: &str,
+    form: ControlForm,
+    patch: &dyn Fn(&mut Runtime, &Cubin<'_>, &sassport_runtime::ModuleData),
+) -> Result<Vec<Vec<u8>>, RuntimeError> {
+    let launches = sassport_corpus::launches().unwrap();
+    let l = launches.iter().find(|l| l.kernel == kernel).unwrap();
+    let cubin = Cubin::parse(bytes).unwrap();
     let t = translate_kernel(&cubin, kernel, &Options { profile: Some(rt.profile()), control: form })
         .unwrap_or_else(|e| panic!("{kernel}: {e}"));
     let id = rt.load_kernel(kernel, &t.words).unwrap();
@@ -165,4 +178,33 @@ fn unsupported_relocation_is_refused() {
     // Nothing stays allocated: the whole window can still be taken.
     let all = rt.alloc(rt.window_size() - 4096).unwrap();
     rt.free(all).unwrap();
+}
+
+/// A return address that names no return point is a control fault at the `RET`, in both forms: for an inlined
+/// callee (calls_direct: the caller's `MOV R4, 0x170` patched to 0x180, add_mix's `RET.REL.NODEC R4` at 0x470)
+/// and for a recursive one kept as one copy (calls_recursive: `MOV R20, 0x100` patched to 0x110, fib's outermost
+/// `RET.REL.NODEC R20` at 0x390).
+#[test]
+fn wrong_return_address_is_a_control_fault() {
+    let mut rt = runtime();
+    let original = std::fs::read(sassport_corpus::root().join("sm86/calls.cubin")).unwrap();
+    for (kernel, mov_at, was, now, ret_at) in
+        [("calls_direct", 0xf0u64, 0x170u32, 0x180u32, 0x470u32), ("calls_recursive", 0xc0, 0x100, 0x110, 0x390)]
+    {
+        let mut bytes = original.clone();
+        let section = format!(".text.{kernel}");
+        let text = Cubin::parse(&original).unwrap().sections.iter().find(|s| s.name == section).unwrap().offset;
+        // MOV Rd, imm32: the immediate is bytes 4..8 of the word.
+        let at = (text + mov_at) as usize + 4;
+        assert_eq!(bytes[at..at + 4], was.to_le_bytes(), "{kernel}: the MOV is where the listing says");
+        bytes[at..at + 4].copy_from_slice(&now.to_le_bytes());
+        for form in [ControlForm::Structured, ControlForm::Dispatch] {
+            match run_bytes(&mut rt, &bytes, kernel, form, &|_, _, _| {}) {
+                Err(RuntimeError::ControlFault { kernel: k, pc, target, .. }) => {
+                    assert_eq!((k.as_str(), pc, target), (kernel, ret_at, u64::from(now)), "{form:?}");
+                }
+                other => panic!("{kernel} {form:?}: expected a control fault, got {other:?}"),
+            }
+        }
+    }
 }
