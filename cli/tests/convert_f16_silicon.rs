@@ -9,9 +9,9 @@
 //! The f64 -> f16 path is a single rounding: inputs just beside a half's rounding boundary (which a detour
 //! through f32 would round twice) are a quarter of the f64 inputs.
 
+mod common;
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
-mod common;
 
 use sassport_runtime::{Bank0, Launch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
@@ -55,14 +55,22 @@ fn run(rt: &mut Runtime, a: &[u32], b: &[u32], d: &[u64]) -> Vec<u32> {
     let grid = (n as u32).div_ceil(128);
     let bank0 = Bank0::new([grid, 1, 1], [128, 1, 1]).with_params(&params);
     let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
-    rt.launch(&Launch { kernel: id, grid: [grid, 1, 1], block: [128, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
-        .unwrap();
+    rt.launch(&Launch {
+        kernel: id,
+        grid: [grid, 1, 1],
+        block: [128, 1, 1],
+        dynamic_shared_bytes: 0,
+        banks: &banks,
+    })
+    .unwrap();
     let mut got = vec![0u8; n * K * 4];
     rt.download(addrs[3], &mut got).unwrap();
     for addr in addrs {
         rt.free(addr).unwrap();
     }
-    got.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    got.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 // ---- the exact reference -------------------------------------------------------------------------------
@@ -92,7 +100,7 @@ fn round_half(h: Half, neg: bool, m: u128, e: i32, mode: Mode) -> u32 {
     let emin = 1 - h.bias;
     let top = 127 - m.leading_zeros() as i32; // m in [2^top, 2^(top+1))
     let vexp = top + e; // value in [2^vexp, 2^(vexp+1))
-    // Quantum of the result: 2^(max(vexp, emin) - frac).
+                        // Quantum of the result: 2^(max(vexp, emin) - frac).
     let q = vexp.max(emin) - h.frac as i32;
     let sign = if neg { 1u32 << 15 } else { 0 };
     let inf = ((2 * h.bias + 1) as u32) << h.frac;
@@ -120,7 +128,7 @@ fn round_half(h: Half, neg: bool, m: u128, e: i32, mode: Mode) -> u32 {
         (m >> s, rem >= half, rem > half, rem != 0)
     };
     let up = match mode {
-        Mode::Rn => above_half || ge_half && !above_half && kept & 1 == 1,
+        Mode::Rn => above_half || ge_half && kept & 1 == 1, // a tie goes to the even neighbour
         Mode::Rz => false,
         Mode::Rm => neg && inexact,
         Mode::Rp => !neg && inexact,
@@ -139,7 +147,11 @@ fn round_half(h: Half, neg: bool, m: u128, e: i32, mode: Mode) -> u32 {
         return sign | kept as u32; // denormal: the quantum is the smallest denormal
     }
     let shift = ktop - h.frac as i32; // 0, or 1 after a carry
-    let norm = if shift >= 0 { kept >> shift as u32 } else { kept << (-shift) as u32 };
+    let norm = if shift >= 0 {
+        kept >> shift as u32
+    } else {
+        kept << (-shift) as u32
+    };
     let frac = norm as u32 & ((1 << h.frac) - 1);
     sign | (((rexp + h.bias) as u32) << h.frac) | frac
 }
@@ -195,7 +207,9 @@ fn satfinite(h: Half, v: u32) -> u32 {
 /// The 16 words of one thread (cvt_sweep.cu), from the reference.
 fn expected(a: u32, b: u32, d: u64) -> [u32; K] {
     let pack = |hi: u32, lo: u32| hi << 16 | lo;
-    let both = |h: Half, m: Mode, f: &dyn Fn(u32) -> u32| pack(f(f32_to_half(h, a, m)), f(f32_to_half(h, b, m)));
+    let both = |h: Half, m: Mode, f: &dyn Fn(u32) -> u32| {
+        pack(f(f32_to_half(h, a, m)), f(f32_to_half(h, b, m)))
+    };
     let id = |v: u32| v;
     let rl = |v: u32| relu(v);
     let sf16 = |v: u32| satfinite(F16, v);
@@ -212,21 +226,37 @@ fn expected(a: u32, b: u32, d: u64) -> [u32; K] {
         both(BF16, Mode::Rn, &rl),
         both(BF16, Mode::Rz, &rl),
         both(BF16, Mode::Rn, &sbf),
-        pack(relu(f32_to_half(F16, b, Mode::Rn)), relu(f32_to_half(BF16, a, Mode::Rn))),
+        pack(
+            relu(f32_to_half(F16, b, Mode::Rn)),
+            relu(f32_to_half(BF16, a, Mode::Rn)),
+        ),
         pack(f64_to_f16(d, Mode::Rz), f64_to_f16(d, Mode::Rn)),
         pack(f64_to_f16(d, Mode::Rp), f64_to_f16(d, Mode::Rm)),
-        pack(relu(f32_to_half(BF16, b, Mode::Rz)), f32_to_half(F16, a, Mode::Rn)),
-        pack(satfinite(F16, f32_to_half(F16, b, Mode::Rn)), relu(satfinite(BF16, f32_to_half(BF16, a, Mode::Rz)))),
+        pack(
+            relu(f32_to_half(BF16, b, Mode::Rz)),
+            f32_to_half(F16, a, Mode::Rn),
+        ),
+        pack(
+            satfinite(F16, f32_to_half(F16, b, Mode::Rn)),
+            relu(satfinite(BF16, f32_to_half(BF16, a, Mode::Rz))),
+        ),
     ]
 }
 
 fn silicon() -> (Vec<u32>, Vec<u32>, Vec<u64>, Vec<u32>) {
     let raw = std::fs::read(silicon_dir().join("cvt_sweep.in.bin")).unwrap();
     let n = raw.len() / 16;
-    let w32 = |s: &[u8]| -> Vec<u32> { s.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect() };
+    let w32 = |s: &[u8]| -> Vec<u32> {
+        s.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
     let a = w32(&raw[..4 * n]);
     let b = w32(&raw[4 * n..8 * n]);
-    let d = raw[8 * n..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let d = raw[8 * n..]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     let out = w32(&std::fs::read(silicon_dir().join("cvt_sweep.out.bin")).unwrap());
     (a, b, d, out)
 }
@@ -244,7 +274,13 @@ fn the_reference_agrees_with_the_h200() {
             }
         }
     }
-    assert!(bad.is_empty(), "{} of {} differ: {:x?}", bad.len(), out.len(), &bad[..bad.len().min(8)]);
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ: {:x?}",
+        bad.len(),
+        out.len(),
+        &bad[..bad.len().min(8)]
+    );
 }
 
 #[test]
@@ -252,8 +288,15 @@ fn conversions_match_the_h200_and_exact_rounding() {
     let mut rt = common::runtime(Duration::from_secs(300));
     let (a, b, d, out) = silicon();
     let got = run(&mut rt, &a, &b, &d);
-    let diff: Vec<_> = (0..out.len()).filter(|&j| got[j] != out[j]).take(8).map(|j| (j / K, j % K, got[j], out[j])).collect();
-    assert!(diff.is_empty(), "against silicon (thread, word, ours, silicon): {diff:x?}");
+    let diff: Vec<_> = (0..out.len())
+        .filter(|&j| got[j] != out[j])
+        .take(8)
+        .map(|j| (j / K, j % K, got[j], out[j]))
+        .collect();
+    assert!(
+        diff.is_empty(),
+        "against silicon (thread, word, ours, silicon): {diff:x?}"
+    );
 
     // 64 K further inputs: random bits, random values in and around the half range, and f64 values within
     // a few ulp of a half rounding boundary (normal and denormal halves).
@@ -301,5 +344,10 @@ fn conversions_match_the_h200_and_exact_rounding() {
             }
         }
     }
-    assert!(bad.is_empty(), "{} differ from the exact reference: {:x?}", bad.len(), &bad[..bad.len().min(8)]);
+    assert!(
+        bad.is_empty(),
+        "{} differ from the exact reference: {:x?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
 }

@@ -6,9 +6,9 @@
 //! printed. The sin/cos kernels carry an FMUL.RZ by 1/(2 pi) before the MUFU; the recorder patched its
 //! immediate to 1.0, and so does this test, so the MUFU sees the recorded input itself.
 
+mod common;
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
-mod common;
 
 use sassport_runtime::{Bank0, Launch, Runtime};
 use sassport_translator::program::{Disassembler, TableDecoder};
@@ -36,7 +36,10 @@ fn cubin_bytes() -> Vec<u8> {
         }
         i += 8;
     }
-    assert_eq!(patched, 2, "the sin and cos kernels each carry one FMUL.RZ by 1/(2 pi)");
+    assert_eq!(
+        patched, 2,
+        "the sin and cos kernels each carry one FMUL.RZ by 1/(2 pi)"
+    );
     bytes
 }
 
@@ -80,13 +83,21 @@ fn run(rt: &mut Runtime, cubin: &Cubin<'_>, kernel: &str, input: &[u32]) -> Vec<
     let grid = (n as u32).div_ceil(256);
     let bank0 = Bank0::new([grid, 1, 1], [256, 1, 1]).with_params(&params);
     let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
-    rt.launch(&Launch { kernel: id, grid: [grid, 1, 1], block: [256, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
-        .unwrap();
+    rt.launch(&Launch {
+        kernel: id,
+        grid: [grid, 1, 1],
+        block: [256, 1, 1],
+        dynamic_shared_bytes: 0,
+        banks: &banks,
+    })
+    .unwrap();
     let mut got = vec![0u8; bytes.len()];
     rt.download(a_out, &mut got).unwrap();
     rt.free(a_in).unwrap();
     rt.free(a_out).unwrap();
-    got.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    got.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 fn hex(s: &str) -> u32 {
@@ -160,8 +171,12 @@ fn mufu_matches_h200_recordings_within_stated_bounds() {
             }
         }
         // Zeros keep silicon's sign exactly.
-        let sign_mismatch =
-            input.iter().zip(&got).zip(&want).filter(|((_, &g), &w)| g & 0x7fff_ffff == 0 && w & 0x7fff_ffff == 0 && g != w).count();
+        let sign_mismatch = input
+            .iter()
+            .zip(&got)
+            .zip(&want)
+            .filter(|((_, &g), &w)| g & 0x7fff_ffff == 0 && w & 0x7fff_ffff == 0 && g != w)
+            .count();
         println!(
             "{kernel}: {} inputs, max {} ulp (x {:#010x}: ours {:#010x}, silicon {:#010x}), {over4} over 4 ulp, {} class mismatches, {sign_mismatch} zero signs differ",
             input.len(),
@@ -172,7 +187,12 @@ fn mufu_matches_h200_recordings_within_stated_bounds() {
             class_mismatch.len()
         );
         if worst.0 > bound(kernel) || !class_mismatch.is_empty() || sign_mismatch > 0 {
-            failures.push(format!("{kernel}: max {} ulp (bound {}), class mismatches {:x?}", worst.0, bound(kernel), &class_mismatch[..class_mismatch.len().min(6)]));
+            failures.push(format!(
+                "{kernel}: max {} ulp (bound {}), class mismatches {:x?}",
+                worst.0,
+                bound(kernel),
+                &class_mismatch[..class_mismatch.len().min(6)]
+            ));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -3,7 +3,8 @@
 
     python3 fit_mufu.py RECORDINGS_DIR   (the *.bin files record_mufu.py wrote; needs numpy)
 
-Writes translator/src/exact/sfu_tables.rs (generated; do not edit) and corpus/silicon/mufu_*.txt.
+Writes translator/src/exact/sfu_tables.rs (generated; do not edit; run rustfmt on it after) and
+corpus/silicon/mufu_*.txt.
 
 The model (what the recordings show; RECORDED.md): the argument in revolutions is truncated to a multiple of
 2^-25 (K = floor(|x| * 2^25) mod 2^25), its quadrant is K >> 23 and t = K mod 2^23 the position in the

@@ -130,7 +130,11 @@ fn build(m: &mut Module) -> Id {
     let c2 = array64(m, &SINCOS_C2_NEG);
     let t = Tys::of(m);
     let (f, p) = begin_helper(m, t.u32, &[t.u32, t.u32]);
-    let tabs = [table(m, t.u64, c0), table(m, t.u64, c1), table(m, t.u64, c2)];
+    let tabs = [
+        table(m, t.u64, c0),
+        table(m, t.u64, c1),
+        table(m, t.u64, c2),
+    ];
     let (x, is_cos) = (p[0], p[1]);
     let mut b = B { m, t };
     let z = b.c32(0);
@@ -234,7 +238,11 @@ fn build_lg2(m: &mut Module) -> Id {
     let t = Tys::of(m);
     let (f, p) = begin_helper(m, t.u32, &[t.u32]);
     let x = p[0];
-    let tabs = [table(m, t.u64, c0), table(m, t.u64, c1), table(m, t.u64, c2)];
+    let tabs = [
+        table(m, t.u64, c0),
+        table(m, t.u64, c1),
+        table(m, t.u64, c2),
+    ];
     let mut b = B { m, t };
     let k23 = b.c32(23);
     let e = b.i32(Op::ShiftRightLogical, x, k23); // biased, 1..=254
@@ -247,7 +255,7 @@ fn build_lg2(m: &mut Module) -> Id {
     let acc = b.i64(Op::IAdd, acc, half);
     let k25 = b.c32(25);
     let q = b.i64(Op::ShiftRightLogical, acc, k25); // T in 2^-36 units, at most 2^36
-    // e + T with e = biased - 127: |e| 2^36 + q for e >= 0, |e| 2^36 - q below (q <= 2^36 keeps it >= 0).
+                                                    // e + T with e = biased - 127: |e| 2^36 + q for e >= 0, |e| 2^36 - q below (q <= 2^36 keeps it >= 0).
     let k127 = b.c32(127);
     let neg = b.b(Op::ULessThan, e, k127);
     let ep = b.i32(Op::ISub, e, k127);

@@ -43,7 +43,13 @@ fn format(cx: &Ctx<'_>, code: u32) -> Result<Format, TranslateError> {
 
 /// Reads a float source of `fmt` as u64 bits (16/32-bit values from the low bits of a register), with the
 /// B slot's abs/neg modifiers applied to the sign bit.
-pub(super) fn read_float(cx: &mut Ctx<'_>, s: Src, fmt: Format, abs: bool, neg: bool) -> Result<Id, TranslateError> {
+pub(super) fn read_float(
+    cx: &mut Ctx<'_>,
+    s: Src,
+    fmt: Format,
+    abs: bool,
+    neg: bool,
+) -> Result<Id, TranslateError> {
     let t = cx.t;
     let mut v = if fmt.width == 64 {
         cx.read64(s)?
@@ -93,8 +99,16 @@ fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             let bits = if src == 1 { 16 } else { 32 };
             let zero = cx.u32c(0);
             let w = cx.u32c(bits);
-            let op = if signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
-            let r = if bits == 32 { r } else { cx.m.op(op, t.u32, &[r, zero, w]) };
+            let op = if signed {
+                Op::BitFieldSExtract
+            } else {
+                Op::BitFieldUExtract
+            };
+            let r = if bits == 32 {
+                r
+            } else {
+                cx.m.op(op, t.u32, &[r, zero, w])
+            };
             if signed {
                 cx.m.un(Op::SConvert, t.u64, r)
             } else {
@@ -239,9 +253,15 @@ fn f2fp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         return Err(cx.refuse("F2FP with rounding toward an infinity"));
     }
     if merge_c && !matches!(s.a, Src::Reg(255)) {
-        return Err(cx.refuse("F2FP.MERGE_C with a merge register other than RZ not translated yet"));
+        return Err(
+            cx.refuse("F2FP.MERGE_C with a merge register other than RZ not translated yet")
+        );
     }
-    let a = if merge_c { None } else { Some(read_float(cx, s.a, F32, s.abs[0], s.neg[0])?) };
+    let a = if merge_c {
+        None
+    } else {
+        Some(read_float(cx, s.a, F32, s.abs[0], s.neg[0])?)
+    };
     let bb = read_float(cx, s.b, F32, s.abs[1], s.neg[1])?;
     let md = cx.u32c(rnd);
     let mut b = B::new(&mut cx.m);

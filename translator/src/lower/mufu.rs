@@ -162,7 +162,11 @@ fn hi64(cx: &mut Ctx<'_>, hi: Id, rsq: bool) -> Id {
     let d = b.pack(z, hi);
     let fd = b.m.un(Op::Bitcast, t.f64, d);
     let one = b.m.constant(t.f64, 1f64.to_bits(), true);
-    let den = if rsq { b.m.ext(t.f64, gl::SQRT, &[fd]) } else { fd };
+    let den = if rsq {
+        b.m.ext(t.f64, gl::SQRT, &[fd])
+    } else {
+        fd
+    };
     let r = b.m.bin(Op::FDiv, t.f64, one, den);
     let bits = b.m.un(Op::Bitcast, t.u64, r);
     let rh = b.hi32(bits);
