@@ -79,7 +79,7 @@ LG2_EPS = 1 << 20  # 2^-41: ties of the 2^-36 result rounding fall as on silicon
 
 def fit_lg2(d):
     """LG2 on the same interpolator: T(m) ~ log2(1 + m 2^-23) on 64 pieces with the truncated squarer;
-    silicon's result is e + T rounded to 2^-36, then to f32. Fitted to the e = 0 and e = -1 recordings
+    silicon's result is e + T rounded to 2^-36, then toward zero to f32. Fitted to the e = 0 and e = -1 recordings
     (T = y - e), weighted by the inverse of each output's ulp, x = 1 (exactly 0 on silicon) left out."""
     x = rec.inputs("lg2")
     y = np.fromfile(os.path.join(d, "lg2.bin"), dtype="<u4").view(np.float32).astype(np.float64)
@@ -118,7 +118,7 @@ def lg2_model(C, x):
         if (E == 0 and M == 0) or v == 0:
             out.append(0)
             continue
-        out.append(int(to_f32_rn(np.array([abs(v) << 25]), np.array([v < 0]))[0]))
+        out.append(int(to_f32_rn(np.array([abs(v) << 25]), np.array([v < 0]), rz=True)[0]))
     return np.array(out, dtype=np.uint32)
 
 
@@ -171,7 +171,7 @@ def fmt(v):
     return "[\n    " + "\n    ".join(lines) + "\n]"
 
 
-def to_f32_rn(acc, neg):
+def to_f32_rn(acc, neg, rz=False):
     out = np.zeros(acc.shape, dtype=np.uint32)
     for j, a in enumerate(acc.tolist()):
         if a <= 0:
@@ -182,7 +182,7 @@ def to_f32_rn(acc, neg):
         m = a >> sh
         rem = a - (m << sh)
         half = 1 << (sh - 1)
-        if rem > half or (rem == half and (m & 1)):
+        if not rz and (rem > half or (rem == half and (m & 1))):
             m += 1
         if m == 1 << 24:
             m >>= 1

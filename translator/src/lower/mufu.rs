@@ -7,7 +7,7 @@
 //!   the unit's truncated squarer): within 1 ulp of every recorded output, zeros with silicon's sign, also
 //!   near the zeros of sin and cos where a correctly rounded sine is hundreds of ulp away.
 //! - LG2 (op 3): `exact::sfu::lg2`, the same interpolator fitted to the LG2 recordings (result rounded to
-//!   2^-36 first, so its error is absolute near 1): within 1 ulp of the recorded outputs on lavapipe.
+//!   2^-36 first, so its error is absolute near 1, then toward zero to f32): within 1 ulp of the recorded outputs on lavapipe.
 //! - EX2, RCP, RSQ, SQRT, TANH: the native GLSL.std.450 op (`Exp2`, f32 division, `InverseSqrt`,
 //!   `Sqrt`, `Tanh`), with everything SM86 defines exactly in integer selects around it: denormal inputs
 //!   flushed (sign kept; not TANH) and denormal results flushed; ±0, ±inf and NaN cases (RCP ±0 = ±inf,
@@ -15,8 +15,7 @@
 //!   TANH ±inf = ±1; the same special cases wrap LG2); NaN results canonical 0x7fffffff. Measured on
 //!   lavapipe against silicon: EX2 4 ulp, RCP 1, RSQ 2, SQRT 1; TANH (x itself below 2^-8, ±1 from 8, as
 //!   recorded) up to 181 ulp in between, where the unit's relative error is up to 2^-16.5 and its algorithm
-//!   is not modelled. In fast_math_mufu that leaves 15 of 4096 words beyond 4 ulp: 13 tanh.approx and 2 __powf
-//!   (whose ex2/lg2 error is amplified).
+//!   is not modelled. In fast_math_mufu that leaves 13 of 4096 words beyond 4 ulp, all tanh.approx.
 //! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
 //!   operand and low word zero; nvcc refines them with DFMA.
 //!
