@@ -14,8 +14,9 @@
 //!   RSQ -0 = -inf, RSQ/SQRT/LG2 of negatives = NaN, LG2 ±0 = -inf, EX2 -inf = +0, SIN/COS of ±inf = NaN,
 //!   TANH ±inf = ±1; the same special cases wrap LG2); NaN results canonical 0x7fffffff. Measured on
 //!   lavapipe against silicon: EX2 4 ulp, RCP 1, RSQ 2, SQRT 1; TANH (x itself below 2^-8, ±1 from 8, as
-//!   recorded) up to 246 ulp in between (2.54 M recorded inputs), where the unit's relative error is up to 2^-16.5 and its algorithm
-//!   is not modelled. In fast_math_mufu that leaves 13 of 4096 words beyond 4 ulp, all tanh.approx.
+//!   recorded) up to 246 ulp in between (2.54 M recorded inputs), where the unit's relative error is up
+//!   to 2^-16.5 and its algorithm is not modelled. In fast_math_mufu that leaves 13 of 4096 words beyond
+//!   4 ulp, all tanh.approx.
 //! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
 //!   operand and low word zero; nvcc refines them with DFMA.
 //!
