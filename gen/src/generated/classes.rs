@@ -15,9 +15,9 @@ pub const CLASS_COUNT: usize = 974usize;
 pub enum ClassId {
     /// `MOV` (opcode key 0x0202), e.g. `MOV R2, R6 ;`
     MOV_0x0202 = 0,
-    /// `P2R` (opcode key 0x0203), e.g. `@!PT P2R R110, PR, R128.reuse, R241 ;`
+    /// `P2R` (opcode key 0x0203), e.g. `@!P1 P2R R185, PR, R76, R32 ;`
     P2R_0x0203 = 1,
-    /// `R2P` (opcode key 0x0204), e.g. `@P4 R2P PR, R223.reuse, R11.reuse ;`
+    /// `R2P` (opcode key 0x0204), e.g. `@P0 R2P PR, R118.B3, R56 ;`
     R2P_0x0204 = 2,
     /// `SEL` (opcode key 0x0207), e.g. `SEL R11, R11, R8, P0 ;`
     SEL_0x0207 = 3,
@@ -41,13 +41,13 @@ pub enum ClassId {
     IADD3_0x0210_2 = 12,
     /// `LEA` (opcode key 0x0211), e.g. `LEA R12, P6, -R24, R12, 0x2 ;`
     LEA_0x0211 = 13,
-    /// `LEA` (opcode key 0x0211), e.g. `@!P0 LEA.X R238, P5, ~R202.reuse, ~R161.reuse, 0x1f, !P6 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@P0 LEA.X R253, P1, ~R217, ~R159, 0xc, !P2 ;`
     LEA_0x0211_2 = 14,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI R7, R7, R3, RZ, 0x1f ;`
     LEA_0x0211_3 = 15,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.SX32 R13, R8, R9, 0x1a ;`
     LEA_0x0211_4 = 16,
-    /// `LEA` (opcode key 0x0211), e.g. `@P6 LEA.HI.X R87, P4, ~R168, ~R96, R252, 0xe, P1 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X R21, P2, ~R250, ~R62, R218.reuse, 0x1c, !PT ;`
     LEA_0x0211_5 = 17,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X.SX32 R11, R15, RZ, 0x19, P0 ;`
     LEA_0x0211_6 = 18,
@@ -71,9 +71,9 @@ pub enum ClassId {
     SGXT_0x021a = 27,
     /// `BMSK` (opcode key 0x021b), e.g. `BMSK R12, R13, R12 ;`
     BMSK_0x021b = 28,
-    /// `PLOP3` (opcode key 0x021d), e.g. `@P3 PLOP3.LUT P0, P6, P6, R203.SIGN, P1, 0x3f, 0x8 ;`
+    /// `PLOP3` (opcode key 0x021d), e.g. `@!P6 PLOP3.LUT P5, P6, P0, R112.SIGN, P0, 0x5e, 0x16 ;`
     PLOP3_0x021d = 29,
-    /// `PLOP3` (opcode key 0x021e), e.g. `@!P3 PLOP3.LUT PT, P0, !P5, R209.SIGN, R85.SIGN, 0xe0, 0x66 ;`
+    /// `PLOP3` (opcode key 0x021e), e.g. `@P5 PLOP3.LUT P4, P6, !P2, R81.SIGN, R92.SIGN, 0x49, 0xf3 ;`
     PLOP3_0x021e = 30,
     /// `PLOP3` (opcode key 0x021f), e.g. `PLOP3.LUT P0, PT, R0.SIGN, R5.SIGN, R16.SIGN, 0x2, 0x0 ;`
     PLOP3_0x021f = 31,
@@ -97,7 +97,7 @@ pub enum ClassId {
     IDP_0x0226_2 = 40,
     /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.U32 R10, R11, R7, R10 ;`
     IMAD_0x0227 = 41,
-    /// `IMAD` (opcode key 0x0227), e.g. `@P6 IMAD.HI.X R16, P6, R240, R12, ~R243, P4 ;`
+    /// `IMAD` (opcode key 0x0227), e.g. `@!P5 IMAD.HI.U32.X R203, P6, R113, R11.reuse, ~R103.reuse, !P6 ;`
     IMAD_0x0227_2 = 42,
     /// `DMUL` (opcode key 0x0228), e.g. `@!P3 DMUL R8, R20, R12 ;`
     DMUL_0x0228 = 43,
@@ -107,13 +107,13 @@ pub enum ClassId {
     DSETP_0x022a = 45,
     /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
     DFMA_0x022b = 46,
-    /// `CLMAD` (opcode key 0x022c), e.g. `@!P6 CLMAD.LO R146, R82.reuse, R15.reuse, R22 ;`
+    /// `CLMAD` (opcode key 0x022c), e.g. `CLMAD.HI R52, R195, R65, R43 ;`
     CLMAD_0x022c = 47,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
     HADD2_0x0230 = 48,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.F32 R4, -RZ, R5.H0_H0 ;`
     HADD2_0x0230_2 = 49,
-    /// `HFMA2` (opcode key 0x0231), e.g. ``
+    /// `HFMA2` (opcode key 0x0231), e.g. `HFMA2.BF16_V2.FMZ.RELU R48, |R67|.H0_H0, R59.F32, -|R92|.F32 ;`
     X_0x0231 = 50,
     /// `HFMA2` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
     X_0x0231_2 = 51,
@@ -123,9 +123,9 @@ pub enum ClassId {
     HSET2_0x0233 = 53,
     /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
     HSETP2_0x0234 = 54,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R92, -R131, R62, -|R30|, P0 ;`
+    /// `HFMA2` (opcode key 0x0235)
     HFMA2_0x0235 = 55,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P1 HFMA2.MMA R98, -R233, -R81.reuse, -R155 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P4 HFMA2.MMA.INVALID3 R139, -R116, R90, |R159|.reuse ;`
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
@@ -133,9 +133,9 @@ pub enum ClassId {
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
-    /// `I2IP` (opcode key 0x0239), e.g. `@!PT I2IP.U2.S32.SAT R64, R56, R6, R168.28 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@!P6 I2IP.S2.S32.INVALID3 R227, R33, R98, R34.???2 ;`
     I2IP_0x0239 = 60,
-    /// `I2IP` (opcode key 0x0239), e.g. `@!P0 I2IP.S4.S32 R114, R12.reuse, R8, R63.???0 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@P5 I2IP.U4.S32.SAT R36, R85, R102, R195.???1 ;`
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
@@ -145,13 +145,13 @@ pub enum ClassId {
     X_0x023c = 64,
     /// `HMMA` (opcode key 0x023c), e.g. ``
     X_0x023c_2 = 65,
-    /// `BMMA` (opcode key 0x023d), e.g. `@!P0 BMMA.INVALID3.AND.POPC R81, R191.ROW, R130.COL, R198 ;`
+    /// `BMMA` (opcode key 0x023d), e.g. `@P6 BMMA.168128.AND.???0 R142, R155.reuse.???1, R116.???0, R77, !UP5 ;`
     BMMA_0x023d = 66,
-    /// `F2FP` (opcode key 0x023e), e.g. `@!P1 F2FP.RELU.PACK_AB.RS.7b R221, R216, R228.reuse, R126.H1 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@P5 F2FP.???3.PACK_AB.RS.REG_RS.LTN25 R194, R100.reuse, R70.reuse, R14.reuse.H1 ;`
     F2FP_0x023e = 67,
     /// `F2FP` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
     X_0x023e = 68,
-    /// `F2FP` (opcode key 0x023e), e.g. ``
+    /// `F2FP` (opcode key 0x023e), e.g. `@!P6 F2FP.MERGE_C.RZ R225, R210, R192.H1 ;`
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
@@ -163,7 +163,7 @@ pub enum ClassId {
     X_0x0241_2 = 73,
     /// `(prints nothing)` (opcode key 0x0242), e.g. ``
     X_0x0242 = 74,
-    /// `F2IP` (opcode key 0x0243), e.g. `@!P2 F2IP.INVALID3.F32.TRUNC.RELU R70, R0.reuse, R22.reuse, R18 ;`
+    /// `F2IP` (opcode key 0x0243), e.g. `@!P6 F2IP.INVALID2.F32 R153, R157, R110, R168.H1 ;`
     F2IP_0x0243 = 75,
     /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
     I2FP_0x0245 = 76,
@@ -181,29 +181,29 @@ pub enum ClassId {
     F2I_0x0305 = 82,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
     F2I_0x0305_2 = 83,
-    /// `I2F` (opcode key 0x0306), e.g. `@!P2 I2F.F16.U8.RZ R19, R119.B1 ;`
+    /// `I2F` (opcode key 0x0306), e.g. `@P3 I2F.F16.S8.RM R191, R53.B1 ;`
     I2F_0x0306 = 84,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
     I2F_0x0306_2 = 85,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
     I2F_0x0306_3 = 86,
-    /// `FRND` (opcode key 0x0307), e.g. `@P6 FRND.FTZ.F16.CEIL R128, RZ.INVALID3 ;`
+    /// `FRND` (opcode key 0x0307), e.g. `FRND.F16.FLOOR R144, |R242.INVALID3| ;`
     FRND_0x0307 = 87,
     /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
     FRND_0x0307_2 = 88,
     /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
     MUFU_0x0308 = 89,
-    /// `MUFU` (opcode key 0x0308), e.g. `@!P1 MUFU.INVALID14.F16 R150, -R23.H1 ;`
+    /// `MUFU` (opcode key 0x0308), e.g. `@P3 MUFU.INVALID15.F16 R132, |R105.H1| ;`
     MUFU_0x0308_2 = 90,
     /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
     POPC_0x0309 = 91,
-    /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F16.RM R225, |R61.INVALID2| ;`
+    /// `F2F` (opcode key 0x0310), e.g. `@!P3 F2F.FTZ.F64.F16 R3, |R231| ;`
     F2F_0x0310 = 92,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
     F2F_0x0310_2 = 93,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
     F2F_0x0310_3 = 94,
-    /// `F2I` (opcode key 0x0311), e.g. `@!P4 F2I.FTZ.U64.F16.CEIL R52, |R1.INVALID3| ;`
+    /// `F2I` (opcode key 0x0311), e.g. `@!P6 F2I.S64.F16.FLOOR.NTZ R253, -|R117.INVALID3| ;`
     F2I_0x0311 = 95,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
     F2I_0x0311_2 = 96,
@@ -211,9 +211,9 @@ pub enum ClassId {
     F2I_0x0311_3 = 97,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
     F2I_0x0311_4 = 98,
-    /// `I2F` (opcode key 0x0312), e.g. `@!P5 I2F.F64.S8.RM R11, R210.B3 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@P3 I2F.F64.U8.RP R164, R158.B3 ;`
     I2F_0x0312 = 99,
-    /// `I2F` (opcode key 0x0312), e.g. `@!P0 I2F.F64.U16.RZ R252, R38.INVALID3 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@!P6 I2F.F64.S16.RM R191, R245 ;`
     I2F_0x0312_2 = 100,
     /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
     I2F_0x0312_3 = 101,
@@ -223,47 +223,47 @@ pub enum ClassId {
     I2F_0x0312_5 = 103,
     /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
     FRND_0x0313 = 104,
-    /// `B2R` (opcode key 0x031c), e.g. `@P4 B2R R70, 0x9 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@!P2 B2R R123, 0xb ;`
     B2R_0x031c = 105,
     /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
     B2R_0x031c_2 = 106,
-    /// `B2R` (opcode key 0x031c), e.g. `@!P2 B2R.WARP R38 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@!P1 B2R.WARP R3 ;`
     B2R_0x031c_3 = 107,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.SYNC R104, R104 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P0 BAR.SYNC R100, R100 ;`
     BAR_0x031d = 108,
-    /// `BAR` (opcode key 0x031d), e.g. `@P0 BAR.ARV R161, R161 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P3 BAR.ARV R41, R41 ;`
     BAR_0x031d_2 = 109,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.RED.POPC R191, R191, P2 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P5 BAR.RED.INVALID3 R151, R151, !P3 ;`
     BAR_0x031d_3 = 110,
-    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SCAN R159, R159, P2 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P1 BAR.SCAN R8, R8, !PT ;`
     BAR_0x031d_4 = 111,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.SYNC.DEFER_BLOCKING R88, R88 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P3 BAR.SYNC.DEFER_BLOCKING R51, R51 ;`
     BAR_0x031d_5 = 112,
-    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.INVALID3.DEFER_BLOCKING R194, R194, !PT ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P2 BAR.RED.INVALID3.DEFER_BLOCKING R179, R179, P3 ;`
     BAR_0x031d_6 = 113,
-    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P3 __HIR0X1F0.WARP 0x6, R162 ;`
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P4 __HIR0X1F0.INVALID3 0x9, R77 ;`
     HIR0X1F0_0x031e = 114,
-    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P1 SETCTAID.Y R210 ;`
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P5 SETCTAID.Z R26 ;`
     SETCTAID_0x031f = 115,
-    /// `ALD` (opcode key 0x0321), e.g. `@P1 ALD R113, a[0x12d], R174 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P2 ALD.128 R200, a[0x71], R171 ;`
     ALD_0x0321 = 116,
     /// `ALD` (opcode key 0x0321)
     ALD_0x0321_2 = 117,
-    /// `ALD` (opcode key 0x0321), e.g. `@!P2 ALD.O.PHYS.???3 R86, a[R171], R99 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P2 ALD.O.PHYS.???3 R160, a[R41], R19 ;`
     ALD_0x0321_3 = 118,
-    /// `AST` (opcode key 0x0322), e.g. `@P6 AST.P.96 a[R227+-0x14a], R81, ???79 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@P4 AST.P.128 a[0x36a], R49, R208 ;`
     AST_0x0322 = 119,
-    /// `AST` (opcode key 0x0322), e.g. `@P0 AST.PHYS.???1 a[R51], R153, R64 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@P2 AST.PHYS.???3 a[R215], R247, R14 ;`
     AST_0x0322_2 = 120,
     /// `OUT` (opcode key 0x0324)
     OUT_0x0324 = 121,
-    /// `OUT` (opcode key 0x0324)
+    /// `OUT` (opcode key 0x0324), e.g. `@!P3 OUT.CUT R75, R135, ???42 ;`
     OUT_0x0324_2 = 122,
-    /// `OUT` (opcode key 0x0324), e.g. `@!PT OUT.EMIT R87, R182, R23 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!P4 OUT.EMIT_THEN_CUT R45, R155, R167 ;`
     OUT_0x0324_3 = 123,
-    /// `IPA` (opcode key 0x0326), e.g. `@!P2 IPA.INVALID3.OFFSET R144, P0, a[0x364], R211 ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P2 IPA.INVALID3.OFFSET R44, P2, a[0x3cc], R52 ;`
     IPA_0x0326 = 124,
-    /// `IPA` (opcode key 0x0326), e.g. `@!P0 IPA.STATE.CENTROID R196, P0, a[0x254] ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P1 IPA.INVALID3.CENTROID R243, P5, a[0x360] ;`
     IPA_0x0326_2 = 125,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
     CALL_0x0343 = 126,
@@ -273,55 +273,55 @@ pub enum ClassId {
     WARPSYNC_0x0348 = 128,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
     LEPC_0x034e = 129,
-    /// `RPCMOV` (opcode key 0x0352), e.g. `RPCMOV.32 Rpc.LO, R103 ;`
+    /// `RPCMOV` (opcode key 0x0352), e.g. `@P6 RPCMOV.32 Rpc.LO, R235 ;`
     RPCMOV_0x0352 = 130,
-    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P0 RPCMOV.32 R198, Rpc.LO ;`
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P3 RPCMOV.32 R0, Rpc.HI ;`
     RPCMOV_0x0353 = 131,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
     BMOV_0x0355 = 132,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
     BMOV_0x0356 = 133,
-    /// `BMOV` (opcode key 0x0357), e.g. `@P2 BMOV.64 ATEXIT_PC, R244 ;`
+    /// `BMOV` (opcode key 0x0357), e.g. `BMOV.64 ATEXIT_PC, R33 ;`
     BMOV_0x0357 = 134,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
     X_0x035a = 135,
-    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P4 NANOSLEEP.RAND P2, R225 ;`
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P0 NANOSLEEP.RAND P1, R99 ;`
     NANOSLEEP_0x035d = 136,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P0 TEX.B.F16.RZ.LB.NA.NODEP P6, R97, R220, R220, R6, CUBE, 0x0 ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P2 TEX.B.F16.RN.AOFFI.DC.EF.NDV.NODEP P5, R93, R164, R193, R232, ARRAY_1D, 0x0 ;`
     TEX_0x0361 = 137,
-    /// `TEX` (opcode key 0x0361), e.g. `@P5 TEX.SCR.???0.INVALID7.INVALID7.NDV P4, R159, R12, R198, R96, CUBE, 0x9 ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P2 TEX.SCR.B.F16.RZ.AOFFI.NODEP P6, R80, R83, R23, R3, ARRAY_1D, 0x8 ;`
     TEX_0x0361_2 = 138,
-    /// `TLD4` (opcode key 0x0364), e.g. `TLD4.R.???0.F16.RZ.INVALID3.EU.NODEP P0, R18, R219, R220, R114, ARRAY_CUBE, 0x1 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@P0 TLD4.R.B.INVALID3.AOFFI.DC.EU.NODEP P4, R66, R186, R206, R135, INVALID4, 0x1 ;`
     TLD4_0x0364 = 139,
-    /// `TLD4` (opcode key 0x0364), e.g. `@P2 TLD4.SCR.R.???0.INVALID3.DC.EU P6, R103, R59, R225, R0, INVALID2, 0xa ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@!P3 TLD4.SCR.R.B.F16.RN.AOFFI.DC.LU.NODEP P5, R93, R16, R51, R126, 2D, 0x7 ;`
     TLD4_0x0364_2 = 140,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P4 TLD.B.INVALID3.INVALID2.LU.MS P1, R100, R68, R236, R124, 1D, 0x8 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!PT TLD.B.INVALID5.AOFFI.LU.MS P4, R142, R36, R219, R72, 3D, 0x4 ;`
     TLD_0x0367 = 141,
-    /// `TLD` (opcode key 0x0367), e.g. `@!PT TLD.SCR.B.INVALID3.INVALID5.INVALID6.MS.NODEP R34, R141, R35, R144, INVALID3, 0x3 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@P5 TLD.SCR.???0.LL.NA P5, R44, R93, R44, R216, ARRAY_2D, 0xe ;`
     TLD_0x0367_2 = 142,
-    /// `TMML` (opcode key 0x036a), e.g. `@P2 TMML.B.LOD R188, R89, R105, R81, ARRAY_2D, 0x0 ;`
+    /// `TMML` (opcode key 0x036a), e.g. `@!P6 TMML.B.LOD.NDV.NODEP R73, R21, R252, R60, 3D, 0x0 ;`
     TMML_0x036a = 143,
-    /// `TXD` (opcode key 0x036d), e.g. `@!P1 TXD.???0.F16.RZ.AOFFI.NA.NODEP P6, R253, R158, R120, R59, INVALID7, 0x8 ;`
+    /// `TXD` (opcode key 0x036d), e.g. `@P3 TXD.???0.F16.RN.LC.EU.NODEP P0, R165, R69, R174, R155, INVALID7, 0x9 ;`
     TXD_0x036d = 144,
-    /// `TXQ` (opcode key 0x0370), e.g. `@!P1 TXQ.???0.NODEP RZ, R46, R41, INVALID3, 0xc ;`
+    /// `TXQ` (opcode key 0x0370), e.g. `@!P3 TXQ.???0.NODEP R79, R13, R60, TEX_HEADER_SAMPLER_POS, 0x3 ;`
     TXQ_0x0370 = 145,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P2 FOOTPRINT.???0.TEX.LB.LC.NDV P3, R20, R233, R176, R201, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P1 FOOTPRINT.???0.TXD.COARSE.LC.FDV.NODEP P6, R163, R164, R27, R175, INVALID5 ;`
     FOOTPRINT_0x0373 = 146,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P1 FOOTPRINT.SCR.B.TEX.COARSE.LC.NDV P6, R8, R143, R13, R191, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P4 FOOTPRINT.SCR.B.???1.COARSE.INVALID7.NDV.NODEP P1, R175, R238, R251, R67, INVALID3 ;`
     FOOTPRINT_0x0373_2 = 147,
-    /// `LDG` (opcode key 0x0381), e.g. `@P2 LDG.E.EF.LTC64B.INVALID7 P5, R73, [0x96fdb0], P1 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@!P1 LDG.E.INVALID6.LTC128B.U16.CONSTANT.CTA P0, R80, [0x51dbe], P0 ;`
     LDG_0x0381 = 148,
-    /// `LDG` (opcode key 0x0381), e.g. `@P3 LDG.E.INVALID7.U16.CONSTANT.CTA.PRIVATE P5, R105, [R216+0x423783], P0 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P4 LDG.E.EF.LTC64B.INVALID7.CONSTANT.GPU P2, R192, [R94+-0x24ce4a], !P1 ;`
     LDG_0x0381_2 = 149,
-    /// `ST` (opcode key 0x0385), e.g. `@!P2 ST.NA.U8.STRONG.SM [0x3a9ea1cc], R181 ;`
+    /// `ST` (opcode key 0x0385), e.g. `ST.INVALID6.INVALID7.CONSTANT.CTA.PRIVATE [0xdec1d527], R156 ;`
     ST_0x0385 = 150,
-    /// `ST` (opcode key 0x0385), e.g. `@P5 ST.NA.S8.STRONG.SM [R88+0x66d09ffb], R217 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@P3 ST.EU.U16.CONSTANT.SM [R17+0x38f041bc], R36 ;`
     ST_0x0385_2 = 151,
-    /// `STG` (opcode key 0x0386), e.g. `@P1 STG.INVALID6.S16.CONSTANT.CTA.PRIVATE [0x185da6], R236 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@P1 STG.E.EL.S16.STRONG.GPU [0x5bc82], R195 ;`
     STG_0x0386 = 152,
-    /// `STG` (opcode key 0x0386), e.g. `@!P0 STG.E.INVALID6.S16.STRONG.SYS [R217+0x1519c2], R94 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@!P5 STG.LU.128.CONSTANT.VC.PRIVATE [R198+-0x59b6a3], R211 ;`
     STG_0x0386_2 = 153,
-    /// `STL` (opcode key 0x0387), e.g. `@P5 STL.U8 [0x3036d6], R202 ;`
+    /// `STL` (opcode key 0x0387), e.g. `@!P2 STL.128 [0xc05cd2], R168 ;`
     STL_0x0387 = 154,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
     STL_0x0387_2 = 155,
@@ -331,61 +331,61 @@ pub enum ClassId {
     STS_0x0388_2 = 157,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
     SHFL_0x0389 = 158,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!P5 ATOM.E.INVALID14.LU.INVALID11.CONSTANT.VC P2, R162, [0xe136f5], R1 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P0 ATOM.OR.INVALID6.INVALID8.STRONG.GPU P6, R85, [0x649e9b], R115 ;`
     ATOM_0x038a = 159,
-    /// `ATOM` (opcode key 0x038a), e.g. `@P4 ATOM.E.ADD.INVALID7.INVALID8.CONSTANT.CTA P1, R236, [R177+0x187a66], R185 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P5 ATOM.ADD.EU.INVALID7.CONSTANT.VC P3, R223, [R49+-0x1477a8], R98 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.E.CAS.EL.INVALID3.CONSTANT.CTA P5, R30, [0xe687d5], R37, R101 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P1 ATOM.E.CAS.NA.64.CONSTANT.SM.PRIVATE P2, R71, [0xb0fe1f], R163, R32 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P4 ATOM.E.CAST.EU.INVALID3.CONSTANT.VC.PRIVATE P1, R137, [0x85ec4e], R48, R136 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!PT ATOM.E.CAST.LU.INVALID14.STRONG.GPU PT, R63, [0xab0064], R155, R145 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P2 ATOM.E.CAS.INVALID6.INVALID12.CONSTANT.VC.PRIVATE P5, R195, [R243+-0x19889c], R141, R213 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!PT ATOM.E.CAS.EF.INVALID11.MMIO.SYS PT, R5, [R118+-0xd02a8], R131, R120 ;`
     ATOM_0x038b_3 = 163,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P4 ATOM.CAST.INVALID6.INVALID6.STRONG.GPU PT, R15, [R217+0x4f95ec], R242, R51 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P0 ATOM.CAST.SPIN.EL.CONSTANT.SM P2, R160, [R35+0x87d9d], R38, R234 ;`
     ATOM_0x038b_4 = 164,
     /// `ATOMS` (opcode key 0x038c), e.g. `@P0 ATOMS.ADD RZ, [RZ], R2 ;`
     ATOMS_0x038c = 165,
-    /// `ATOMS` (opcode key 0x038c), e.g. `ATOMS.MAX.S32 R168, [R112.X16+-0x238093], R124 ;`
+    /// `ATOMS` (opcode key 0x038c), e.g. `@P3 ATOMS.ADD.INVALID3 R37, [R70.X8+-0x573deb], R100 ;`
     ATOMS_0x038c_2 = 166,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS R7, [0x10], R6, R7 ;`
     ATOMS_0x038d = 167,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAST.SPIN R7, [0x30], R6, R7 ;`
     ATOMS_0x038d_2 = 168,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@P6 ATOMS.CAS.64 R238, [R167.X4+0xfb72c], R3, R236 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS.S32 R214, [R223.X8+-0x66c37f], R63, R195 ;`
     ATOMS_0x038d_3 = 169,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@!PT ATOMS.CAST.S32 R182, [R170+0x1936a3], R203, R19 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `@!P5 ATOMS.CAST.64 R67, [R140.X4+0x7f832f], R74, R95 ;`
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `CCTLT.IVTH R53 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `@P4 CCTLT.IVTH R11;`
     CCTLT_0x0391 = 171,
-    /// `SUATOM` (opcode key 0x0394)
+    /// `SUATOM` (opcode key 0x0394), e.g. `@P2 SUATOM.D.BA.2D.INVALID15.INVALID7.SD32.CONSTANT.CTA.PRIVATE.INVALID3 P6, R124, [R39], R101, R11 ;`
     SUATOM_0x0394 = 172,
-    /// `SUATOM` (opcode key 0x0396), e.g. `@P4 SUATOM.D.BA.3D.CAS.EF.INVALID7.IGN P5, R137, [R159], R45, R218 ;`
+    /// `SUATOM` (opcode key 0x0396), e.g. `@!P3 SUATOM.D.2D_ARRAY.CAS.EF.U64.CONSTANT.SM.PRIVATE.TRAP P6, R165, [R177], R103, R230 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0)
+    /// `SURED` (opcode key 0x03a0), e.g. `@!P4 SURED.D.BA.INVALID6.AND.INVALID6.F32.FTZ.RN.STRONG.SM [R221], R200, R193 ;`
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P5 ATOMG.E.INVALID14.NA.INVALID12.STRONG.SM P3, R63, [0x524d42], R185 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@P2 ATOMG.OR.EF.INVALID12.CONSTANT.VC P1, R67, [0x36c02c], R244 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P0 ATOMG.MIN.NA.F64.RN P3, R76, [R203+0x9778f], R85 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@P3 ATOMG.E.OR.INVALID7.64.STRONG.GPU.PRIVATE P5, R200, [R10+0x4a1e25], R112 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P5 ATOMG.E.CAS.INVALID7.MMIO.SYS PT, R166, [0xe4fd9], R9, R109 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@P3 ATOMG.E.CAS.LU.STRONG.GPU.PRIVATE PT, R214, [0x262449], R167, R78 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.L P6, R208, [0xaa5a7f] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `@!P1 QSPC.E.G P0, R98, [0x347420] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P1 GETLMEMBASE R219 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P1 GETLMEMBASE R180 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P5 SETLMEMBASE R178 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@P3 SETLMEMBASE R163 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P4 R2UR P0, UR2, R152 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@P1 R2UR P6, UR24, R77 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P1 R2UR.OR PT, UR2, R185 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@!P0 R2UR.OR P6, UR10, R221 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,17 +393,17 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@!P3 LEA.HI R87, P4, -R211, R221, 0x3e114a8d, 0xd ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P1 LEA.HI R13, P2, -R54, R226.reuse, 0x7744bc60, 0x19 ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@P3 LEA.HI.X R144, P2, ~R196, R148, 0x356c4f88, 0x15, P0 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P6 LEA.HI.X R51, P3, ~R101, R238, 0x54a6710e, 0x1, !PT ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P5 VABSDIFF.U32 R177, P2, R96, R152, 0x2117e10c ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P6 VABSDIFF R226, P1, R232, R118, 0x6e85534b ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P6 VABSDIFF4 R230, P1, R111, R153, 0x2b5aa87b ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@P0 VABSDIFF4.U8.ACC R171, P1, R181.reuse, R195.reuse, 0x34c6029d ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `@!P2 PRMT.F4E R195, R138, R65, 0x63309491 ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `@P0 PRMT.RC8 R175, R124.reuse, R187.reuse, 0xdc23eb26 ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `@P6 SHF.L.W.U64.HI R94, R184, R6, 0x7913e837 ;`
+    /// `SHF` (opcode key 0x0419), e.g. `@!P0 SHF.R.U32.HI R77, R235, R80, 0x57f8b38 ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
@@ -411,7 +411,7 @@ pub enum ClassId {
     FFMA_0x0423 = 197,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.X R193, R31, R2, -0x3619ef52, !P4 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `@!P6 IMAD.U32.X R142, R254, R2, 0x339cf4bb, P4 ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -419,57 +419,57 @@ pub enum ClassId {
     DSETP_0x042a = 201,
     /// `DFMA` (opcode key 0x042b), e.g. `@P1 DFMA R6, R4, R6, +INF  ;`
     DFMA_0x042b = 202,
-    /// `HADD2` (opcode key 0x0430), e.g. `@!P5 HADD2.FTZ.SAT R143, -R53.H1_H1, 44800, 35.03125 ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@!P1 HADD2.FTZ.SAT R72, -R194.H1_H1, -1.1279296875, 1.0788440704345703125e-05 ;`
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430), e.g. `@!P5 HADD2.F32 R177, -R254.H0_H0, +QNAN  ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@!PT HADD2.F32.SAT R105, -R198.H0_H0, -SNAN  ;`
     HADD2_0x0430_2 = 204,
-    /// `HFMA2` (opcode key 0x0431), e.g. ``
+    /// `HFMA2` (opcode key 0x0431), e.g. `@P2 HFMA2.FMZ.RELU R157, -R191.H0_H0, -R114.reuse.F32, -0.00115489959716796875, -59.84375, !P3 ;`
     X_0x0431 = 205,
-    /// `HFMA2` (opcode key 0x0431), e.g. `@P6 HFMA2.F32.INVALID3 R137, -R59.H1_H1, R31.reuse, -92.3125, -8.15625 ;`
+    /// `HFMA2` (opcode key 0x0431), e.g. `@P5 HFMA2.F32 R87, |R118|.F32, -|R129|.H0_NH1, 0.0004093647003173828125, -475.25 ;`
     X_0x0431_2 = 206,
-    /// `HSET2` (opcode key 0x0433), e.g. `@!P5 HSET2.BF.EQU.INVALID3 R209, |R144|.F32, 4.2578125, -0.0139923095703125, PT ;`
+    /// `HSET2` (opcode key 0x0433), e.g. `HSET2.BF.NEU.OR R166, |R75|.H0_H0, -1.876953125, 0.0036716461181640625, !P1 ;`
     HSET2_0x0433 = 207,
-    /// `HSETP2` (opcode key 0x0434), e.g. `@!P4 HSETP2.LTU.H_AND.AND P3, P1, |R123|.H1_H1, -6224, -SNAN , P1 ;`
+    /// `HSETP2` (opcode key 0x0434), e.g. `HSETP2.GEU.AND P1, PT, |R0|.reuse.H0_H0, 8.523464202880859375e-06, 8.523464202880859375e-06, PT ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R69, R49, R119, 3.826618194580078125e-05, -39.96875, !P5 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@!P5 HFMA2.MMA.FMZ.RELU R88, -R0, R44, 914.5, 0.0001680850982666015625, !P3;`
     HFMA2_0x0435 = 209,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@P0 HFMA2.MMA.SAT R1, |R83|, |R223|, 0.00020945072174072265625, -31424 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P5 HFMA2.MMA.INVALID3 R64, -R50.reuse, -|R210|.reuse, -5768, 3.3125 ;`
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@P4 F2FP.RELU.MERGE_C.RS.REG_RS.7b R209, R35.reuse, R74.reuse, 1.10573465062488449275e+29 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@!P0 F2FP.RELU.???2.MERGE_C.RS R195, R131, R182, -4.91039392904018455953e+23 ;`
     F2FP_0x043e = 211,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!P5 F2FP.RELU.BF16.???0 R4, R243, -1.5846112482716807953e-23 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@P4 F2FP.SATFINITE.RELU.INVALID3.MERGE_C.RZ R243, R42, 2.4433069498225619245e-29 ;`
     X_0x043e = 212,
-    /// `F2IP` (opcode key 0x0443), e.g. `@!P6 F2IP.INVALID3.F32.TRUNC R30, R189, R114, -3.3400563064999191795e-34 ;`
+    /// `F2IP` (opcode key 0x0443), e.g. `@!P3 F2IP.INVALID3.F32 R233, R12, R120, -1.68852834661240475801e+38 ;`
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `BAR.SYNC R247, 0xdc8 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.SYNC R119, 0xc45 ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.ARV R79, 0x842 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.ARV R212, 0xfb1 ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P6 BAR.RED.OR R104, 0x133, P5 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P2 BAR.RED.INVALID3 R32, 0x539, P1 ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.SCAN R154, 0x495, !P2 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P1 BAR.SCAN R234, 0x6ad, !P4 ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `BAR.SYNC.DEFER_BLOCKING R4, 0x586 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.SYNC.DEFER_BLOCKING R17, 0x8d9 ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.RED.OR.DEFER_BLOCKING R172, 0x8f8, !P3;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.RED.AND.DEFER_BLOCKING R235, 0x51f, !P2 ;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
-    /// `SUATOM` (opcode key 0x0593)
+    /// `SUATOM` (opcode key 0x0593), e.g. `@P0 SUATOM.D.BA.1D.INVALID15.EU.SD32.STRONG.GPU.PRIVATE.IGN P3, R163, [R6], R16, 0x14, 0x1ef7 ;`
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `@!P1 SUATOM.D.BA.2D.CAS.EF.STRONG.SM.TRAP P6, R224, [R112], R148, 0x5, 0x35c7 ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@!P3 SUATOM.D.INVALID7.CAS.NA.S32.CONSTANT.SM.INVALID3 P2, R240, [R98], R128, 0x1, 0x722 ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f)
+    /// `SURED` (opcode key 0x059f), e.g. `@!P3 SURED.D.BA.1D_ARRAY.XOR.INVALID6.F32.FTZ.RN.CONSTANT.CTA.TRAP [R92], R35, 0x1d, 0x13aa ;`
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P6 VABSDIFF.U32 R67, P3, R45, R50, c[0xf][0x17c8] ;`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@P3 VABSDIFF R38, P5, R77, R183, c[0x16][0x283c] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@P1 VABSDIFF4 R112, P3, R158, R16, c[0x4][-0x2250] ;`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `VABSDIFF4.U8 R36, P2, R9, R185, c[0xe][-0x182c] ;`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!P6 PRMT.F4E R156, R36.reuse, R5.reuse, c[0x10][-0x1794] ;`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P3 PRMT.ECR R100, R18, R183.reuse, c[0x1a][0xea8] ;`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@P4 SHF.R.S64.HI R253, R138, R41, c[0x12][-0x6d34] ;`
+    /// `SHF` (opcode key 0x0619), e.g. `@P2 SHF.R.U64.HI R93, R108, R59, c[0xc][0x2a70] ;`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@!P2 FADD R196, R220, -c[0x1c][-0x6920] ;`
+    /// `FADD` (opcode key 0x0621), e.g. `@!P2 FADD.FTZ.RZ R80, |R109|, c[0x1d][-0x25d4] ;`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,65 +479,65 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@!P0 IMAD.WIDE.U32.X R129, P4, R132, R226.reuse, c[0x17][-0x5cd4], PT ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@!P6 IMAD.WIDE.U32.X R152, P4, R82, R175.reuse, c[0x12][0x3ff4], P1 ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P3 IMAD.HI R233, R64, R107, c[0x7][0x824] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P1 IMAD.HI.U32 R69, P4, R45, R210, c[0x1b][0xb90] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P1 IMAD.HI.X R233, R198.reuse, R180, c[0x5][0x63c4], P5 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@P4 IMAD.HI.X R8, R147, R232, c[0xb][0x318], P2 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@P1 DSETP.GE.OR P4, PT, -R228, |c[0xb][0x7568]|, P1 ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@P3 DSETP.LTU.AND PT, P3, -R110, -c[0xe][0x7ff8], !P2 ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `@P1 CLMAD.LO R28, R31, R13, c[0x18][-0x5d7c] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `@P0 CLMAD.HI R143, R106, R123, c[0x1d][-0x4a18] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `@P1 HADD2 R38, -|R2|, -c[0x11] [-0x77f8].F32 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P6 HADD2 R148, -|R203|.H0_H0, |c[0xe] [-0x726c].F32| ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P5 HADD2.F32 R146, -R220, c[0xc] [-0x12f0].H1_H1 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P5 HADD2.F32.FTZ.SAT R168, -R55.F32, -c[0xa] [0x30c].F32;`
     HADD2_0x0630_2 = 241,
     /// `HFMA2` (opcode key 0x0631), e.g. ``
     X_0x0631 = 242,
-    /// `HFMA2` (opcode key 0x0631), e.g. `@P6 HFMA2.F32.SAT R85, R185.reuse.H1_H1, -R63.INVALID5, c[0x2] [-0x58c0].F32 ;`
+    /// `HFMA2` (opcode key 0x0631), e.g. `@!PT HFMA2.INVALID3.SAT R160, -R99, -R244.H1_H1, -|c[0xb] [0x6918].F32| ;`
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@P6 HSET2.BF.GEU.FTZ.INVALID3 R196, -R148, |c[0xa] [0x73fc].H0_H0|, PT ;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@P0 HSET2.T.OR R57, -R159.H0_H0, -|c[0x8] [0x6048].H1_H1|, !P2 ;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@P6 HSETP2.NE.H_AND.OR P6, P0, -|R134|.H0_H0, -c[0xe] [0x7038].H1_H1, !PT ;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@!P5 HSETP2.T.OR P2, P4, R238.H0_H0, c[0xb] [0x7ca4].F32, !P1 ;`
     HSETP2_0x0634 = 245,
     /// `HFMA2` (opcode key 0x0635)
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@P2 HFMA2.MMA.SAT R249, |R217|, |R38|, -c[0x11][-0x78e4] ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@!P2 HFMA2.MMA.FTZ.SAT R107, R17, -R199.reuse, |c[0x1f][-0x6de8]| ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `F2FP.RELU.MERGE_C.RS.REG_RS.9b.LTN25 R100, R246, R6, c[0x13] [0x158c] ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@P4 F2FP.SATFINITE.???2.PACK_AB.RS.REG_RS.10b R246, R220, R79, c[0xc] [-0x6e58] ;`
     F2FP_0x063e = 248,
-    /// `F2FP` (opcode key 0x063e), e.g. `@P6 F2FP.SATFINITE.INVALID3.MERGE_C.RZ R250, R104, c[0x14] [0x14dc].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. ``
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@!P3 F2IP.INVALID2.F32.TRUNC.NTZ R107, R29, R208, c[0x1b] [0x6e20].H1 ;`
+    /// `F2IP` (opcode key 0x0643), e.g. `@!PT F2IP.U8.F32.TRUNC.NTZ.RELU R244, R131.reuse, R45, c[0x7] [-0x87c] ;`
     F2IP_0x0643 = 250,
-    /// `SUATOM` (opcode key 0x0793)
+    /// `SUATOM` (opcode key 0x0793), e.g. `@!P3 SUATOM.D.2D_ARRAY.INVALID15.NA.S32.CONSTANT.VC.IGN R175, [R230], R31, 0x1e, 0x1b, 0x49 ;`
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@!PT SUATOM.D.BA.1D.CAS.EF.U64.STRONG.GPU.TRAP P6, R223, [R197], R254, 0xe, 0xe, 0xa2 ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@P5 SUATOM.D.BA.3D.CAS.NA.TRAP P6, R185, [R191], R152, 0xb, 0x5, 0x9d ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `@!PT SULD.P.INVALID7.EF.CONSTANT.SM.PRIVATE.INVALID6.IGN P4, R220, [R153], 0x16, 0x2b, 0xad ;`
+    /// `SULD` (opcode key 0x0797)
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `@!P1 SULD.D.BA.1D_BUFFER.EF.128.MMIO.GPU P3, R76, [R236], 0x5, 0x1c, 0x88 ;`
+    /// `SULD` (opcode key 0x0799), e.g. `@!PT SULD.D.BA.1D_ARRAY.INVALID6.U8.IGN P1, R184, [R201], 0x9, 0x19, 0x6a ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@P6 SUST.P.2D.INVALID7.STRONG.SM.INVALID0.TRAP [R37], R228, 0x19, 0x1, 0x5e ;`
+    /// `SUST` (opcode key 0x079b)
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `SUST.D.1D_ARRAY.INVALID7.U8.STRONG.SM.TRAP [R47], R94, 0x19, 0x1a, 0xfe ;`
+    /// `SUST` (opcode key 0x079d), e.g. `@!P3 SUST.D.INVALID6.EL.S8.STRONG.GPU.PRIVATE.IGN [R229], R128, 0x17, 0x0, 0x4b ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f), e.g. `@!PT SURED.D.BA.1D_ARRAY.XOR.INVALID7.F16x2.RN.STRONG.SM.PRIVATE.INVALID3 [R36], R51, 0x1b, 0x5, 0x5 ;`
+    /// `SURED` (opcode key 0x079f), e.g. `@!P4 SURED.D.2D.MAX.EU.F32.FTZ.RN.STRONG.SM.PRIVATE.TRAP [R201], R230, 0xd, 0x32, 0x5f ;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P2 SUQUERY.2D_ARRAY P0, R182, [R41], COMP_STATUS, 0xf, 0xf, 0x96 ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `SUQUERY.BA.3D P4, R44, [R195], COMP_STATUS, 0x0, 0x1f, 0x54 ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P1 PMTRIG !P2, 0x60db ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@!PT PMTRIG !P6, 0x532b ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@!P0 R2P PR, R225.B1, 0x500d0801 ;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!P6 R2P PR, R115.B3, 0x73231c18 ;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
@@ -549,7 +549,7 @@ pub enum ClassId {
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@P6 FSET.BF.LEU.AND R83, -R66, 2.6161459215629486801e-28, PT ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@P6 FSET.BF.GTU.FTZ.OR R145, |R224|, 3.9688978012507396204e-21, !P6 ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P1 CSMTEST.R.F.INVALID3 P1, P4, 0x1382227, P5 ;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@P3 CSMTEST.A.FCSM_TR.XOR PT, P6, 0xde1d887, P6 ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `@P6 LEA.X R70, P4, ~R57, 0x2573425, 0x16, !P2 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.X R225, R173, 0xb2bfdafe, 0x16, P4 ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `@P4 LEA.HI.SX32 R226, R35.reuse, 0x76dd44c5, 0x10 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P5 LEA.HI.SX32 R118, P5, -R134, 0x539742d6, 0x16 ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@P3 LEA.HI.X R134, P3, R110, 0x480954e2, R106.reuse, 0x4, P0 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `LEA.HI.X R78, ~R127, 0xec0425c4, R57, 0x8, P4 ;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@!PT LEA.HI.X.SX32 R249, P4, R0, 0xfc34003b, 0x13, !P5 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P2 LEA.HI.X.SX32 R43, P2, R233, 0x747f052, 0x11, P6 ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@P1 IABS R18, -0x5d688e2f ;`
+    /// `IABS` (opcode key 0x0813), e.g. `IABS R222, -0x60addf5f ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `@P4 VABSDIFF R232, P0, R160, 0x840590c0, R130 ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P5 VABSDIFF.U32 R247, P2, R66, 0x3a1cb128, R202 ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@!P1 VABSDIFF4.U8 R177, P5, R31, 0x178df2f9, R184 ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@!P5 VABSDIFF4.U8 R83, P5, R138.reuse, 0xc7b2b377, R97.reuse ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@!P6 BMSK R35, R202, 0x2b5e5b4b ;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK R220, R104, 0xcc012826 ;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@P3 PLOP3.LUT P3, P1, !PT, PT, !UP5, 0x6b, 0xcf ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P6 PLOP3.LUT PT, P3, !P2, P2, !UP4, 0x92, 0x79 ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `@P3 FSWZADD.FTZ.RZ R168, R227, R45, NPZPPPZP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@!PT FSWZADD.RZ.NDV R158, R77, R150, NPPNNPNP ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,7 +613,7 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `@!P0 IMAD.HI.U32.X R62, P1, R224, 0x4994491a, R22, P5 ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@P1 IMAD.HI.U32.X R162, P1, R200, -0x6d3b868a, ~R120, !P2 ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
@@ -621,95 +621,95 @@ pub enum ClassId {
     DFMA_0x082b = 302,
     /// `HFMA2` (opcode key 0x0831), e.g. ``
     X_0x0831 = 303,
-    /// `HFMA2` (opcode key 0x0831), e.g. ``
+    /// `HFMA2` (opcode key 0x0831), e.g. `HFMA2.BF16_V2 R5, R0.reuse.H0_H0, 1, 1, R0.H1_H1 ;`
     X_0x0831_2 = 304,
-    /// `HMUL2` (opcode key 0x0832), e.g. `@P6 HMUL2.FMZ R101, |R88|.F32, 0.52490234375, -7644 ;`
+    /// `HMUL2` (opcode key 0x0832), e.g. `@!P3 HMUL2.F32.FTZ R242, -|R179|.F32, -7360, -46592 ;`
     HMUL2_0x0832 = 305,
-    /// `HFMA2` (opcode key 0x0835)
+    /// `HFMA2` (opcode key 0x0835), e.g. `@P3 HFMA2.MMA.RELU R75, |R252|, -122.125, 0.103759765625, R220, P4 ;`
     HFMA2_0x0835 = 306,
-    /// `HFMA2` (opcode key 0x0835), e.g. `@P6 HFMA2.MMA.FMZ R26, -|R170|, -44.65625, 6.625, |R181| ;`
+    /// `HFMA2` (opcode key 0x0835), e.g. `@!P0 HFMA2.MMA.FTZ.SAT R116, -R32, -2248, -1690, -R83 ;`
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `@P3 I2I.U16.S32.SAT R81, 0x1f4096d4 ;`
+    /// `I2I` (opcode key 0x0838), e.g. `@P5 I2I.S8.S32.SAT R172, 0x189d2b7f ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U2.S32.SAT R105, R16, 0x2e29359d, R33.28 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P3 I2IP.S2.S32.SATRELU R135, R62, -0x48cc2bd6, R210.???1 ;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P0 I2IP.U4.S32.SAT R215, R136, -0x7de66fea, R197.???3 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P2 I2IP.S4.S32.SATRELU R64, R32, -0x712872e8, R253.???1 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S8.S32.INVALID3 R60, R227.reuse, 0x282f3398, R33.???2 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P0 I2IP.S8.S32.SAT R76, R46, 0x218b046d, R200.???2 ;`
     I2IP_0x0839_3 = 311,
     /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P1 F2FP.???2.PACK_AB.RS.REG_RS.7b R222, R202, 0.38284561038017272949, R55 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P6 F2FP.RELU.???2.MERGE_C.RS.REG_RS.7b R29, R2, -9.6581303919226091804e-17, R102.H1 ;`
     F2FP_0x083e = 313,
-    /// `F2FP` (opcode key 0x083e), e.g. ``
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P2 F2FP.RELU.BF16.PACK_AB R105, R38, 5.77166892057334735e-09 ;`
     X_0x083e = 314,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P5 F2FP.RELU.BF16.MERGE_C.RZ R222, 1.0228128908443415134e-24, R101.reuse ;`
+    /// `F2FP` (opcode key 0x083e), e.g. ``
     X_0x083e_2 = 315,
     /// `HMNMX2` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@!P6 F2IP.INVALID2.F32.INVALID1.RELU R41, R152, 1.444180154744845013e-22, R19 ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@!PT F2IP.INVALID2.F32.TRUNC.NTZ R97, R42, -46.066326141357421875, R52 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P2 I2FP.???0.U32.INVALID2 R18, 0x6dbbd4b3 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P4 I2FP.???7.U32.INVALID1 R162, 0xc640fcc6 ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P1 I2FP.???0.S32.INVALID2 R28, 0x3883c3a3 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P3 I2FP.???5.S32.RZ R119, -0x5f2499 ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP2 UPLOP3.LUT UPT, UP4, UP6, UP1, !UPT, 0x31, 0xaa ;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP6 UPLOP3.LUT UP0, UP0, UP5, !UP4, UP4, 0x41, 0x4a ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@!P2 FLO.SH R143, P4, 0xd6e91179 ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@P4 FLO.SH R199, P3, 0xbdefd2d3 ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `@P1 BREV R220, 0xa7e96d3e ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@P3 BREV R10, 0xd7b92765 ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `F2I.FTZ.U16.F16.FLOOR.NTZ R192, 40.40625 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@P4 F2I.???6.F16.FLOOR R151, 31.046875 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P0 F2I.FTZ.???7.FLOOR.NTZ R81, -1.02391049506212212774e+38 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@P2 F2I.FTZ.S16.NTZ R19, 6.07365069222707200000e+16 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P4 I2F.F16.U32.RZ R231, 0x16dd038 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P2 I2F.F16.U32 R22, 0xb76defd3 ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P6 I2F.???3.RM R160, 0x5de9183a ;`
+    /// `I2F` (opcode key 0x0906), e.g. `I2F.F16.RM R103, -0x16e19fe7 ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@P0 FRND.FTZ.F16 R247, 4.76837158203125e-06 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@!P4 FRND.F16 R148, -0.1005859375 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@P1 FRND R82, -3.91229616361676396403e+27 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P4 FRND.TRUNC R39, -5.8183696430265199258e-34 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
     /// `MUFU` (opcode key 0x0908)
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@!P5 POPC R153, 0x283c6241 ;`
+    /// `POPC` (opcode key 0x0909), e.g. `@P3 POPC R2, 0x6737da2e;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P6 F2F.F64.F16.RZ R198, -11136 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!PT F2F.FTZ.F64.F16.RP R202, -14408 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P2 F2F.FTZ.F64.F32 R176, 2.33998423268654169153e+38 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P2 F2F.FTZ.F64.F32.RZ R235, -3.54604611765534720000e+16 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.FTZ.F16.F64.RZ R155, 5.65674073229962675358e+67 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P1 F2F.F32.F64.RZ R120, -1.7699788307552818385e-160 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.U64.F16.FLOOR R87, 60128 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P5 F2I.FTZ.S64.F16.CEIL.NTZ R249, 2060 ;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@!P3 F2I.U64.FLOOR R40, -14879.3076171875 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P1 F2I.FTZ.S64.FLOOR R9, 2.5417439420555298923e-14 ;`
     F2I_0x0911_2 = 339,
     /// `F2I` (opcode key 0x0911)
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.FTZ.U16.F64.NTZ R162, 7.0970448070741045835e-172;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P5 F2I.FTZ.F64.CEIL R210, 7.81842935455368791286e+61 ;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P1 I2F.F64.U32.RZ R138, 0xfe640c1e ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F64.U32.RP R237, 0x5aa8b429 ;`
     I2F_0x0912 = 342,
-    /// `I2F` (opcode key 0x0912), e.g. `@P2 I2F.F64.RM R80, -0x1017b1ef ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P1 I2F.F64.RP R142, -0x39bd16e2 ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `I2F.F64.U64.RM R122, 0xe360247c ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P1 I2F.F64.U64.RP R190, 0x1299df4e ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P4 I2F.F64.S64.RP R238, -0x2c2342e1 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.F64.S64.RP R203, 0x4760b9d9 ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F16.U64.RP R2, 0x57fb6e8f ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.F16.U64.RM R46, 0xbd287a5c ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F16.S64 R60, -0x16c98fe8 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.S64 R139, -0xc48efc5 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@P1 FRND.???13.CEIL R14, -9.0600953422877015221e-245 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@P6 FRND.???3 R123, -1.5858674812348984826e-292 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
@@ -719,37 +719,37 @@ pub enum ClassId {
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `@P5 BAR.SYNC 0x8, R97 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P3 BAR.SYNC 0x6, R209 ;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.ARV 0x1, R184 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P0 BAR.ARV 0xa, R83 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@P6 BAR.RED.INVALID3 0x8, R82, P2 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P2 BAR.RED.OR 0xd, R243, PT ;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.SCAN 0xb, R81, P2 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P0 BAR.SCAN 0x8, R50, !PT ;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.SYNC.DEFER_BLOCKING 0xa, R172 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SYNC.DEFER_BLOCKING 0xe, R99 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.RED.AND.DEFER_BLOCKING 0x1, R10, P6 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.RED.POPC.DEFER_BLOCKING 0x5, R236, P2 ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `AL2P.O R137, 0x2aa ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `AL2P.O.64 R157, 0x27f ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!P3 AL2P.O.96 R168, R113, 0x79 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@P4 AL2P.128 R242, R151, -0x16a ;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `@!P2 ISBERD.SKEW.INVALID3 R135, [R56+0xef93] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@!P2 ISBERD.SKEW.U16 R173, [R212+0x903d] ;`
     ISBERD_0x0923 = 361,
-    /// `OUT` (opcode key 0x0924), e.g. `@P1 OUT.EMIT_THEN_CUT R95, R159, -0x59c0a13f ;`
+    /// `OUT` (opcode key 0x0924), e.g. `@P4 OUT.???0 R85, R29, -0x2297c43d;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `@!P0 PIXLD.COVMASK R66, P6 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `@P3 PIXLD.CENTROID_OFFSET R82, P1 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@!P6 IPA.CONSTANT.???3 R57, P5, a[0x3d4], 0xc283db48 ;`
+    /// `IPA` (opcode key 0x0926), e.g. `IPA.STATE.OFFSET R127, P5, a[0x228], 0x976e2d62 ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@P5 ISBEWR.???0.INVALID2.INVALID3 [R64+0xf09], R92 ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@P6 ISBEWR.???0.INVALID1.U16 [R156+0x1431], R84 ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@!P5 CALL.ABS P5, 0x5855e4362574 ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@!P1 CALL.ABS !PT, 0xaf22baa59da4 ;`
     CALL_0x0943 = 368,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
     CALL_0x0944 = 369,
@@ -763,45 +763,45 @@ pub enum ClassId {
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@P4 JMP.DEC.CONV !P6, 0x1334b4d14bf34 ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@P3 JMP.INVALID3.U !P5, 0x15872174b83c0 ;`
     JMP_0x094a = 375,
-    /// `JMX` (opcode key 0x094c), e.g. `@P2 JMX.INVALID3 !PT, R118 -0x19ff30c471394 ;`
+    /// `JMX` (opcode key 0x094c), e.g. `@P4 JMX.DEC !P1, R143 0xdd165ada888c ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P0 __HIR0X1E0 ;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!P6 __HIR0X1E0 ;`
     HIR0X1E0_0x094f = 378,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@!P3 RET.ABS !PT, R217 0x28d501cf2d4c ;`
+    /// `RET` (opcode key 0x0950), e.g. `@P0 RET.ABS.NODEC !PT, R144 -0x19c6e9ba460ac ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@P4 RPCMOV.32 Rpc.HI, 0x46240e4 ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@P1 RPCMOV.32 Rpc.LO, 0x34b5a89b ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `@!P0 RPCMOV.64 Rpc, 0x93ed0f22bafc ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `@!P5 RPCMOV.64 Rpc, 0x75cf81b060ac ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@!PT BMOV.32 ???60, 0xf626e673 ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `BMOV.32 ???57, 0x4c6ad076 ;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@P0 BMOV.64 ATEXIT_PC, 0x1ea9cde1aaedc ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@P0 BMOV.64 ATEXIT_PC, 0x145bee145d830 ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `KILL !P0 ;`
+    /// `KILL` (opcode key 0x095b), e.g. `@!P6 KILL !P0 ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `@!PT BPT.PAUSE_QUIET 0x4 ;`
+    /// `BPT` (opcode key 0x095c), e.g. `@!PT BPT.PAUSE ;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P3 NANOSLEEP.CLEAR ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@!P6 NANOSLEEP.CLEAR P2 ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `@!PT LD.E.INVALID6.S8.STRONG.SYS R193, [0xac42d093], P5 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P2 LD.E.NA.LTC128B.CONSTANT.SM R11, [0x6a67fc8c], P4 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `@!P0 LD.INVALID7.LTC64B.128.STRONG.GPU R60, [R69+0x4ffddb43], !P3;`
+    /// `LD` (opcode key 0x0980), e.g. `@!P2 LD.LU.INVALID7.CONSTANT.VC R181, [R173+0x4b2323aa], P3 ;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@P3 LDL.LU.INVALID7 R34, [0x46ded4] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@P4 LDL.EL.S16 R118, [0x8bbc10] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,53 +811,53 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `@!P1 RED.E.OR.INVALID7.INVALID11.MMIO.GPU [0xa91b0d], R58 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@P0 RED.E.XOR.CONSTANT.GPU [0x966ab2], R34 ;`
     RED_0x098e = 399,
-    /// `RED` (opcode key 0x098e), e.g. `@!P6 RED.E.DEC.NA.INVALID15.STRONG.SM [R168+0x1c53e5], R2 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@!P0 RED.OR.F16x2.RN.CONSTANT.SM.PRIVATE [R58+-0x2a6334], R1;`
     RED_0x098e_2 = 400,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@!P3 CCTLL.PF1 [0x93cb18] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@!P5 CCTLL.PF2 [0x8aef8f] ;`
     CCTLL_0x0990 = 403,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P0 CCTLL.PF2 [R6+-0x127db5] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P0 CCTLL.PF2 [R214+0x6068fa] ;`
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@!PT SULD.P.2D_ARRAY.EF.STRONG.SM.INVALID11.TRAP P5, R166, [R212], R73 ;`
+    /// `SULD` (opcode key 0x0998)
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `@P1 SULD.D.BA.2D_ARRAY.EF.U16.CONSTANT.INVALID3 P5, R50, [R179], R104 ;`
+    /// `SULD` (opcode key 0x099a)
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@!P4 SUST.P.3D.INVALID7.STRONG.GPU.PRIVATE.INVALID6.TRAP [R237], R180, R192 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@P4 SUST.P.2D.LU.STRONG.GPU.INVALID3 [R151], R63, R118 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.3D.INVALID7.64.CONSTANT.SM.INVALID3 [R203], R201, R20 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `@P0 SUST.D.2D_ARRAY.EU.S8.CONSTANT.SM [R6], R254, R176 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@P4 SUQUERY.INVALID6 P6, R53, [R58], ???1, R160 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P5 SUQUERY.BA.1D_ARRAY P5, R101, [R121], COMP_STATUS, R40 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UPT S2UR UR32, SR207 ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP1 S2UR UR2, SR_LTMASK ;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `@P4 P2R.B3 R75, PR, R151, c[0x19][-0x5b60] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `@!P6 P2R.B1 R230, PR, R223, c[0x15][0x6830] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@!P3 R2P PR, R84.B3, c[0x9][-0x2568] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@!P5 R2P PR, R111, c[0x12][-0x25dc] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@!P0 SEL R55, R130, c[0x19][0x648c], P4 ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `@!P5 SEL R185, R66, c[0x1e][0x5dc0], P4 ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@!P5 FSEL.FTZ R182, -R1, |c[0x18][0x7d7c]|, !P3 ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@P0 FSEL.FTZ R185, -|R88|, -|c[0x1][0x4290]|, P2 ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@!P0 FMNMX.NAN R15, R210, c[0x8][0x6d5c], P1 ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@!P0 FMNMX R39, |R27|.reuse, |c[0x1b][-0x5460]|, P6 ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@P0 FSET.BF.GEU.FTZ.XOR R139, R127, -c[0xc][0x42dc], !P0 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@!P6 FSET.BF.LTU.FTZ.OR R254, |R37|, -c[0xe][0x4ec], !PT;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@!PT FSETP.F.FTZ.AND P4, P5, R39, -c[0x13][0x29b8], !P0 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P2 FSETP.EQ.FTZ.XOR P3, PT, R232, |c[0x1b][-0x2b04]|, !P1 ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P1 LEA.X R115, P6, ~R68, c[0xc][0x325c], 0x16, !P1 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!PT LEA.X R213, P6, ~R98, ~c[0x18][-0x2f8], 0xa, !PT ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.HI R186, P4, R242, -c[0x14][0x7d5c], R90.reuse, 0xc ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P5 LEA.HI R163, P4, R97.reuse, c[0x18][-0x612c], R91, 0x9 ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P2 LEA.HI.SX32 R45, P5, -R34, -c[0x17][0x19f8], 0x1f ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P0 LEA.HI.SX32 R252, P1, R66.reuse, c[0x12][-0x7598], 0x11 ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P0 VABSDIFF R75, P0, R4.reuse, c[0x13][0xee0], R153.reuse ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P0 VABSDIFF.U32 R115, P0, R60, c[0x1][0x2158], R18 ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `VABSDIFF4.ACC R144, P5, R186.reuse, c[0xc][-0x5b1c], R101 ;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P6 VABSDIFF4.ACC R219, P0, R210, c[0x6][0x496c], R25 ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `@!P5 PRMT.INVALID7 R35, R124, c[0x1e][0x5d44], R136 ;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `@!P3 PRMT.ECR R158, R197.reuse, c[0x6][0x40a8], R70 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `@P5 IMNMX.U32 R83, R93, c[0x17][-0x16c8], !P0 ;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@P3 IMNMX.U32 R224, R82, c[0x17][-0x3364], !P3 ;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `@!PT SHF.L.U32.HI R239, R28, c[0xe][-0x2928], R157 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `SHF.R.W.U64.HI R2, R112, c[0x7][-0x4324], R203 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@P0 SGXT.W R5, R159, c[0x13][-0x1530] ;`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P2 SGXT.W.U32 R144, R183, c[0x1a][-0x20e0];`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@!PT BMSK.W R54, R217, c[0xe][-0x38c] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@P4 BMSK.W R247, R148, c[0x1f][-0x572c] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!PT PLOP3.LUT P1, P3, P1, c[0x0] [0x88c].SIGN, P3, 0xe1, 0x9 ;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P4 PLOP3.LUT PT, P0, !P5, c[0x1e] [0x765c].SIGN, P0, 0x80, 0x73 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P0 PLOP3.LUT P3, P2, P1, c[0x0] [0x12fc].SIGN, R54.SIGN, 0xc4, 0x16 ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P0 PLOP3.LUT P6, P6, !P3, c[0xc] [0xf88].SIGN, R207.SIGN, 0x44, 0x35 ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P0 PLOP3.LUT P4, P5, R40.SIGN, c[0x19] [0x453c].SIGN, R33.SIGN, 0x4, 0xb9 ;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P1 PLOP3.LUT P4, P3, R56.SIGN, c[0xf] [0x2204].SIGN, R125.SIGN, 0xdb, 0xe ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,1057 +909,1057 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@P3 IMAD.U32.X R216, R71, c[0xc][-0x4048], ~R52, !PT ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@!P1 IMAD.U32.X R55, R20.reuse, c[0x15][-0xba8], R198, P4 ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@P4 IMAD.WIDE.U32 R164, P6, R197, c[0xb][0x6950], R74.reuse ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@P4 IMAD.WIDE R166, P1, R111, c[0x7][-0x48c], -R47 ;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@P1 IMAD.WIDE.X R107, P1, R150, c[0x1e][-0x155c], R111, P6 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@P6 IMAD.WIDE.X R121, P0, R13, c[0x8][-0x57e4], R215, P6 ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P1 IDP.4A.U8.U8 R57, R170.reuse, c[0x16][-0x6f30], R22.reuse ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P1 IDP.4A.U8.S8 R84, R150, c[0x6][0x5be0], R118 ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `IDP.2A.LO.U16.S8 R241, R64, c[0x1][-0x52b4], -R70.reuse ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P1 IDP.2A.LO.S16.S8 R101, R133, c[0xb][-0x488c], R119 ;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@!P4 IMAD.HI.U32 R115, P0, R165, c[0x6][0x7590], -R6 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P4 IMAD.HI R37, P4, R47.reuse, c[0x3][0x3d0c], -R189.reuse ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@!P2 IMAD.HI.U32.X R152, P2, R227, c[0xd][0x5ba4], R24, !P0 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@!PT IMAD.HI.U32.X R144, P1, R31, c[0x18][-0x6b4c], ~R241, P0 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P5 CLMAD.HI R110, R4, c[0x1d][-0x2fb8], R146 ;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@P1 CLMAD.HI R153, R163, c[0x1e][-0x4a84], R59 ;`
     CLMAD_0x0a2c = 457,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P0 HFMA2.INVALID3.RELU R140, -R94, -c[0x0] [-0x7d20].INVALID7, -R67.H1_H1, !P5 ;`
-    X_0x0a31 = 458,
     /// `HFMA2` (opcode key 0x0a31), e.g. ``
+    X_0x0a31 = 458,
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@P5 HFMA2.FMZ.SAT R166, |R222|.H1_H1, -c[0x1b] [0x1cb4], -R213.H1_H1 ;`
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P3 HMUL2.F32.FTZ.SAT R91, |R121|.H1_H1, -c[0x14] [0x1bbc].H0_H0 ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P1 HMUL2.F32.INVALID3 R101, -R90.H0_H0, -c[0x15] [0x5ec] ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P5 HFMA2.MMA.FMZ.RELU R106, |R185|, -c[0x0][-0x6868], -|R204|, P4 ;`
+    /// `HFMA2` (opcode key 0x0a35)
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P1 HFMA2.MMA R66, -R200, c[0x15][-0x5c1c], |R96| ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P2 HFMA2.MMA.FMZ.SAT R215, |R141|, c[0xd][-0x60c0], R49 ;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `@!P6 I2I.S8.S32.SAT R195, c[0x4][-0x1394] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@P1 I2I.S8.S32.SAT R197, c[0x0][0x1a2c] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P4 I2IP.S2.S32.SATRELU R239, R100, c[0x3][-0x341c], R161.???1 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P4 I2IP.U2.S32 R106, R213.reuse, c[0x6][0x4318], R194.reuse.???0 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P4 I2IP.U4.S32.SAT R148, R43, c[0x1d][0x35bc], R143.???1 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P3 I2IP.S4.S32.SATRELU R55, R95, c[0x19][0x348], R65.???1 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P3 I2IP.S8.S32.SAT R96, R49, c[0x9][-0x242c], R71.???3;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P3 I2IP.S8.S32 R56, R182, c[0x14][0x1660], R177.reuse.???2 ;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P3 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.10b R214, R91, c[0x8][0x4334], R16 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P0 F2FP.RELU.???1.MERGE_C.RS.10b R221, R127, c[0x6][-0x54f8], R146.H1 ;`
     F2FP_0x0a3e = 467,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.SATFINITE.BF16.PACK_AB R166, R134, c[0x2][-0x7a6c] ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. ``
     X_0x0a3e = 468,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P0 F2FP.SATFINITE.INVALID3.MERGE_C R125, c[0x1a][-0x3c38], R78 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P0 F2FP.SATFINITE.MERGE_C R175, c[0x1c][0x5138], R92.H1 ;`
     X_0x0a3e_2 = 469,
-    /// `HMNMX2` (opcode key 0x0a40), e.g. ``
+    /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P1 HMNMX2.F32 R141, |R86|.H0_H0, -|c[0x11] [0x5500]|, P2 ;`
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@!P6 F2IP.U8.F32.TRUNC.NTZ R237, R53.reuse, c[0x14][0x2724], R91.H1 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `F2IP.S8.F32.TRUNC.RELU R37, R149, c[0x1c][0x8c8], R104 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `@P0 I2FP.F32.???7 R244, c[0xd][0x1b1c] ;`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@!P5 I2FP.???1.???6.INVALID2 R49, c[0x4][-0x7024] ;`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@P6 FLO.SH R217, P4, c[0xe][-0x7b6c] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@P5 FLO.U32 R64, P4, ~c[0x1d][-0x8c8] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `@!P6 BREV R23, c[0x3][-0x73b8] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@!P1 BREV R154, c[0x3][-0x686c] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@P6 FCHK P5, -R17, -|c[0x9][-0x1e54]| ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@!P1 FCHK P5, -|R188|, |c[0x6][0x4b4c]| ;`
     FCHK_0x0b02 = 476,
     /// `F2F` (opcode key 0x0b04), e.g. ``
     X_0x0b04 = 477,
-    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.FTZ.BF16.F32.RP R208, |c[0x1][0x7e74]| ;`
+    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.FTZ.F16.F32 R91, |c[0x6][-0x717c]| ;`
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `F2I.FTZ.S16.F16.TRUNC.NTZ R115, -|c[0x1f] [0x73ec]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@P2 F2I.FTZ.U16.F16.CEIL R180, -c[0x1c] [-0x630].INVALID3 ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P2 F2I.CEIL R219, |c[0x0][0x58f0]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P2 F2I.FTZ.???6 R168, -|c[0x1f][-0x4148]| ;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P2 I2F.F16.U8 R40, c[0x1f] [-0x2734].B2 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P1 I2F.???3.S8.RM R106, c[0x1f] [0x2b24].B2 ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P2 I2F.U16.RM R90, c[0x5] [-0x47ec].INVALID2 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `I2F.???0.S16 R107, c[0xe] [-0xb60].INVALID3 ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P6 FRND.F16.FLOOR R191, -|c[0x1f] [-0x75ac].H1| ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P6 FRND.F16.FLOOR R56, c[0x1f] [0x7d58].H1 ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P0 FRND.FLOOR R140, |c[0x1][0x381c]| ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@P4 FRND.CEIL R129, c[0x1a][0x6148] ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `MUFU.RSQ64H R158, -|c[0x7][0x39f8]| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P5 MUFU.RSQ64H R228, -c[0x1d][-0x880] ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@!P3 MUFU.INVALID15.F16 R97, -|c[0x1d] [-0x564c]| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P5 MUFU.EX2.F16 R203, -|c[0x11] [0x4fac].H1| ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@P4 POPC R246, ~c[0x16][-0xc8] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@P3 POPC R37, c[0x3][0x3d58] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P6 F2I.FTZ.U64.F16 R155, -|c[0xa] [-0x56e0].INVALID2| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.FTZ.U64.F16.FLOOR.NTZ R47, c[0xa] [0x34f4] ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P2 F2I.FTZ.S64.TRUNC R78, -|c[0x1e][-0x4720]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.S64.FLOOR R108, -|c[0x1a][-0x2190]| ;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.U64.F64.NTZ R200, -|c[0xc][-0x6e48]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.S64.F64.CEIL.NTZ R246, |c[0x10][-0x38ac]| ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.U8.F64.FLOOR R246, -|c[0x10][-0x878]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P4 F2I.S16.F64.FLOOR R223, |c[0x5][0x2f78]| ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!PT I2F.F64.S8.RZ R148, c[0x10] [0x2c38].B2 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P1 I2F.F64.U8.RM R118, c[0x1] [-0x59e4].B1 ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P0 I2F.F64.S16 R91, c[0x12] [0x4404].INVALID2 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!PT I2F.F64.U16.RP R133, c[0x7] [0x272c].H1 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.RP R29, c[0x2][0x6ba8] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.RM R216, c[0x2][0x6278] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.U64 R203, c[0x1f][0x17c0] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.S64.RZ R66, c[0x1c][-0x32d8] ;`
     I2F_0x0b12_4 = 496,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P1 I2F.U64 R29, c[0x12][-0x5b00] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P6 I2F.F16.U64.RP R43, c[0x6][0x4964] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@!P3 FRND.???2.TRUNC R89, -|c[0xe][0x7698]| ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@P2 FRND.???9.FLOOR R159, -c[0x0][0x12c8] ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SYNC 0xc, 0x4a9 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SYNC 0xb, 0xb2b ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.RED.INVALID3 0x9, 0xc13, P5 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.RED.POPC 0x2, 0x3c1, !PT ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SCAN 0xd, 0x11d, PT ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P1 BAR.SCAN 0x1, 0xcd1, !P4 ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P4 BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
     BAR_0x0b1d_7 = 505,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SYNCALL.DEFER_BLOCKING ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P1 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@!P4 IPA.PASS.???0 R111, P5, a[0x1a8], c[0x1f][0x4190] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@P2 IPA.PASS.OFFSET R18, P2, a[0xa4], c[0x13][0xe98] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@!P6 CALL.ABS c[0x1][0x373c] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@!P4 CALL.ABS c[0x1c][0x870] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P4 WARPSYNC P5, c[0x0][-0x50b0] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P6 WARPSYNC !P2, c[0x6][-0x7f30] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@!P0 JMP.INC.U !P2, c[0x0][-0x4254] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P6 JMP.INC.CONV !P6, c[0x15][-0x45c] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `RPCMOV.32 Rpc.HI, c[0x12][0x4e90] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P2 RPCMOV.32 Rpc.HI, c[0x10][0x686c] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P0 RPCMOV.64 Rpc, c[0x11][-0x3144] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P4 RPCMOV.64 Rpc, c[0x0][-0x398] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@P4 BMOV.32.PQUAD ???59, c[0x1f][-0x636c] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@!P1 BMOV.32.PQUAD THREAD_STATE_ENUM.0, c[0xe][0x4a6c] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@!P6 BMOV.64 ATEXIT_PC, c[0xc][0x2f90] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@!P6 BMOV.64 ATEXIT_PC, c[0xa][0x4e40] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@!PT NANOSLEEP.WARP !P5, c[0x1f][0x77a0] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P3 NANOSLEEP.WARP P6, c[0xc][-0x53c8] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P6 TEX.INVALID3.LB.LC.EL.NDV.NODEP P3, R34, R201, R117, R118, 0x6, 0x2301, 2D, 0xd ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P3 TEX.LC.DC.EL.NODEP P6, R63, R75, R29, R157, 0x5, 0x145e, 2D, 0xa ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.B.INVALID3.LZ.AOFFI.DC.EF.NDV P0, R254, R230, R131, R17, 0xa, 0x3874, ARRAY_CUBE, 0x1 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `TEX.B.INVALID3.INVALID7.DC.INVALID7.NDV.NODEP P6, R123, R81, R58, R124, 0x11, 0x1884, 2D, 0x2;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P2 TEX.SCR.F16.RN.LC.DC.INVALID6.NDV P3, R203, R187, R169, R98, 0xd, 0x1987, 1D, 0x9 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P3 TEX.SCR.F16.RN.LB.AOFFI.DC.LU.NDV R165, R222, R183, R54, 0xb, 0x2cc5, ARRAY_1D, 0x9 ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P4 TEX.SCR.B.F16.RN.LB.LC.DC.EF.NDV.NODEP P3, R137, R183, R70, R181, 0x17, 0xf15, ARRAY_CUBE, 0x9 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P5 TEX.SCR.B.LB.LC.AOFFI.LU.NDV.NODEP P1, R174, R86, R23, R39, 0x1f, 0x30ee, 2D, 0xc ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P0 TEX.B.INVALID7.NDV P0, R38, R31, R106, R103, 0x1e, 0x23, 0xa6, INVALID6, 0xc ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.???0.F16.RZ.DC.NA.NDV.NODEP P0, R48, R44, R94, R235, 0x1f, 0x1c, 0xbc, 1D, 0x4 ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P1 TEX.SCR.B.LC.AOFFI.NDV.NODEP P2, R158, R107, R11, R233, 0x16, 0x9, 0x52, 2D, 0x0 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P6 TEX.SCR.???0.F16.RZ.DC.LU.NDV P4, R185, R157, R245, R174, 0xf, 0x13, 0xb7, 1D, 0x1 ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.B.INVALID3.LU.NODEP P3, R6, R144, R98, R95, 0x1e, 0xce1, INVALID6, 0x1 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P2 TLD4.A.F16.RN.PTP P6, R23, R0, R229, R93, 0x0, 0x2d8, ARRAY_2D, 0x2 ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.B.B.INVALID3.DC.INVALID6.NODEP P2, R135, R117, R33, R31, 0xf, 0xf83, ARRAY_2D, 0x7 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P4 TLD4.B.B.F16.RN.NA.NODEP P0, R144, R121, R94, R229, 0x0, 0x30dd, ARRAY_2D, 0xc ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P2 TLD4.SCR.G.PTP.DC.EL.NODEP P6, R93, R244, R29, R151, 0x1d, 0x2e8a, INVALID6, 0xe ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P4 TLD4.SCR.A.F16.RZ.AOFFI.NA.NODEP P5, R149, R107, R106, R156, 0x17, 0xe38, INVALID2, 0x1 ;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P0 TLD4.SCR.A.B.INVALID3.AOFFI.DC.INVALID6 P6, R20, R225, R213, R170, 0x6, 0xbfe, INVALID0, 0x5 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P5 TLD4.SCR.B.B.F16.RN.INVALID6.NODEP P6, R254, R229, R171, R40, 0x1e, 0x24cf, ARRAY_CUBE, 0xc ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@P4 TLD4.A.B.INVALID3.AOFFI.NA.NODEP R138, R112, R214, R108, 0xc, 0xa, 0x80, ARRAY_CUBE, 0xd ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P0 TLD4.B.B.INVALID3.AOFFI.EF P5, R53, R172, R81, R192, 0xb, 0x33, 0xf, 2D, 0x7 ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P1 TLD4.SCR.G.???0.AOFFI.DC.LU P3, R7, R90, R15, R174, 0x12, 0x17, 0xd3, 2D, 0x6 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@P1 TLD4.SCR.R.???0.AOFFI.EU.NODEP P1, R142, R131, R177, R129, 0x17, 0x10, 0x1e, INVALID2, 0xb ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P6 TLD.INVALID3.INVALID5.EL.CL P2, R143, R67, R1, R144, 0x5, 0x1cac, ARRAY_1D, 0x9 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.INVALID0.AOFFI.NA.CL P4, R208, R245, R98, R212, 0xa, 0x119, 1D ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.B.LL.LU.CL P3, R146, R54, R219, R144, 0x17, 0x4e6, 3D, 0xd ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P4 TLD.B.F16.RZ.INVALID5.AOFFI.LU.MS.CL.NODEP P4, R59, R50, R69, R227, 0x8, 0x2b2b, ARRAY_1D, 0x8 ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P5 TLD.SCR.LZ.AOFFI.INVALID7.CL.NODEP P1, R240, R11, R178, R222, 0xa, 0x6f8, 2D, 0xe ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P4 TLD.SCR.F16.RN.INVALID2.EL.MS.NODEP P0, R152, R86, R65, R226, 0x6, 0x230a, INVALID7, 0x8 ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.SCR.B.INVALID3.INVALID0.AOFFI.CL P0, R171, R40, R220, R143, 0x0, 0x2a47, 1D, 0x0 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!PT TLD.SCR.B.F16.RZ.LZ.INVALID7.CL P2, R27, R101, R19, R174, 0x1f, 0x307d, ARRAY_1D ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P3 TLD.B.INVALID3.INVALID2.INVALID6.MS.CL.NODEP P5, R156, R244, R216, R95, 0xf, 0x12, 0x71, INVALID7, 0x5 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `TLD.B.F16.RZ.LZ.EU.MS.CL P3, R91, R10, R219, R245, 0x4, 0x13, 0x17, 3D, 0xb ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P0 TLD.SCR.???0.INVALID3.INVALID7.AOFFI.CL P1, R146, R1, R246, R12, 0x14, 0x1f, 0xe8, INVALID6, 0xe ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@!P3 TLD.SCR.B.F16.RN.INVALID7.AOFFI.EF.MS.CL P0, R2, R151, R26, R86, 0x13, 0x3d, 0x33, 1D, 0x9 ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P4 TMML.LOD.NDV R253, R246, R41, R254, 0x10, 0x1e37, INVALID6, 0x1 ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@!PT TMML.LOD.NODEP R245, R211, R221, R171, 0x11, 0x1e37, ARRAY_1D ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P6 TMML.B.LOD.NDV R91, R60, R209, R65, 0x3, 0x208c, ARRAY_1D, 0xd ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@!P4 TMML.B.LOD.NDV.NODEP R221, R174, R46, R2, 0x10, 0x216, 3D, 0x5 ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `@P0 TMML.B.LOD.NDV R218, R14, R124, R199, 0x1f, 0x29, 0xe5, INVALID6, 0xa ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@!P2 TMML.B.LOD.NDV R167, R72, R26, R55, 0x7, 0x2d, 0x5b, INVALID6, 0x9 ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@!P1 TXD.EF P4, R54, R196, R225, R30, 0x14, 0x10ba, INVALID2, 0x3 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `TXD.F16.RN.INVALID6.NODEP P4, R150, R155, R211, R252, 0x1, 0x3c21, INVALID6, 0x4 ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@!P5 TXD.B.F16.RZ.LC.EL P3, R123, R83, R96, R239, 0xf, 0x2ead, INVALID6, 0x3 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!P4 TXD.B.INVALID3.LC.AOFFI.NA P5, R192, R189, R173, R187, 0x11, 0x84c, 1D, 0x2 ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@P5 TXD.???0.AOFFI P1, R128, R250, R14, R105, 0x4, 0x35, 0xa1, ARRAY_1D, 0x5 ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `@P5 TXD.???0.F16.RZ.LC.EU.NODEP P5, R213, R189, R189, R107, 0x8, 0x2c, 0xc9, INVALID3, 0xd ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!PT TXQ.NODEP R196, R59, R69, TEX_HEADER_TEXTURE_TYPE, 0x15, 0x1904, 0x7 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P0 TXQ.NODEP R5, R181, R1, TEX_HEADER_TEXTURE_TYPE, 0x1a, 0x3d22, 0xf ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@P4 TXQ.B.NODEP R125, R240, R99, TEX_HEADER_SAMPLER_POS, 0x1e, 0x3055, 0xd ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ.B R153, R250, R113, TEX_HEADER_SAMPLER_POS, 0x7, 0x1aee, 0x8 ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `@P1 TXQ.B R192, R207, R234, TEX_HEADER_SAMPLER_POS, 0x1d, 0x3f, 0x65, 0xc ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `TXQ.???0 R140, R157, R205, INVALID3, 0xe, 0x9, 0xd5, 0xe ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.TEX.LB.LC.NDV.NODEP P4, R249, R82, R47, R51, 0xe, 0x411, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P6 FOOTPRINT.TEX.LZ.NODEP P0, R114, R14, R131, R182, 0xf, 0x14ec, INVALID6 ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.B.TXD.COARSE.LL.NDV.NODEP R25, R31, R180, R125, 0x7, 0x2a5d, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P6 FOOTPRINT.B.TXD.COARSE.LB.LC.NDV.NODEP R231, R179, R141, R35, 0x1, 0x1b35, 3D ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P4 FOOTPRINT.SCR.TEX.COARSE.LL.NDV P6, R61, R163, R73, R55, 0x10, 0x335f, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P2 FOOTPRINT.SCR.TEX.COARSE.INVALID7 P4, R98, R116, R190, R248, 0x15, 0xb2, INVALID4 ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P1 FOOTPRINT.SCR.B.TEX.INVALID7 P5, R174, R144, R59, R10, 0xa, 0x2050, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.SCR.B.TEX.COARSE.LB.LC.NDV.NODEP P0, R240, R188, R3, R10, 0x1e, 0x2f27, INVALID7 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P6 FOOTPRINT.???0.TEX.COARSE.LC.NDV.NODEP P6, R193, R241, R102, R242, 0x1b, 0x15, 0xe, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P2 FOOTPRINT.???0.TEX.LB.LC.NODEP P5, R253, R51, R142, R23, 0x17, 0x38, 0xe9, 2D;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P5 FOOTPRINT.SCR.B.TEX.COARSE.LB.LC P0, R187, R2, R86, R145, 0x0, 0x8, 0x11, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P3 FOOTPRINT.SCR.B.???1.LZ.NODEP P1, R58, R202, R101, R248, 0x18, 0x14, 0xa8, 2D ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `@!P0 LDC.INVALID7 R175, c[0xc][-0x5f60] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@!P6 LDC.S16 R20, c[0xf][-0x3ec1] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `@P0 CCTLT.???0 0x8, 0x1124 ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@!P0 CCTLT.???3 0x15, 0x3527 ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `@P6 SULD.P.3D.EF.CONSTANT.VC.INVALID7 P6, R165, [R66], 0x18, 0xbe1 ;`
+    /// `SULD` (opcode key 0x0b97)
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@P5 SULD.D.1D.EF.STRONG.SM.INVALID3 P2, R39, [R113], 0x12, 0x2062 ;`
+    /// `SULD` (opcode key 0x0b99)
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `SUST.P.2D.INVALID7.CONSTANT.SM.PRIVATE.INVALID3 [R85], R102, 0x8, 0xbef;`
+    /// `SUST` (opcode key 0x0b9b)
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.2D.INVALID7.CONSTANT.CTA [R244], R70, 0xd, 0x2677 ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `@!P4 SUST.D.BA.INVALID7.INVALID7.U16.STRONG.SM [R2], R230, 0x14, 0x3f8f ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P3 SUQUERY.1D_ARRAY R83, [R224], COMP_STATUS, 0x18, 0x2169 ;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P6 SUQUERY.1D_BUFFER P3, R182, [R203], COMP_STATUS, 0xb, 0x7d9 ;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@P1 BMOV.32 B7, ???11 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@P3 BMOV.32 B13, THREAD_STATE_ENUM.1 ;`
     BMOV_0x0f55 = 558,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!P3 BMOV.32.CLEAR B7, ???63 ;`
+    /// `BMOV` (opcode key 0x0f55)
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `@!P0 BMOV.32 ???63, B15 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `BMOV.32 B3, B0 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@!UPT USEL UR29, UR24, UR60, !UP0 ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@!UP2 USEL UR14, UR6, UR42, UP1 ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@UP5 UISETP.T.AND UP6, UP6, UR6, UR39, UP6 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP3 UISETP.F.XOR UP2, UP3, UR25, UR33, UP1 ;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP3 UISETP.T.AND.EX UP6, UP5, UR54, UR57, !UP5, UP0 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP2 UISETP.GT.U32.OR.EX UP0, UPT, UR57, UR17, !UP5, !UP4;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `@!UPT UIADD3 UR57, UP5, UP6, UR5, UR43, UR19 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `@UP5 UIADD3 UR10, UP1, UP1, UR22, UR12, UR50;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA UR6, UP3, UR32, -UR55, 0x2 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA UR49, UP3, UR33, UR57, 0x17 ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.X UR1, UP4, UR11, ~UR28, 0xb, !UP1 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.X UR41, UP4, UR47, UR56, 0x7, !UP0 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA.HI UR30, UP0, UR43, UR54, UR52, 0x10 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI UR27, -UR12, -UR56, UR53, 0x3 ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP2 ULEA.HI.SX32 UR13, -UR9, UR61, 0x1c ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP3 ULEA.HI.SX32 URZ, UP0, UR27, -UR26, 0xb ;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP6 ULEA.HI.X UR39, UR2, UR59, UR6, 0x6, UP6 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP3 ULEA.HI.X UR4, UP5, ~UR10, ~UR25, UR2, 0x17, UP6 ;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP5 ULEA.HI.X.SX32 UR58, ~UR30, UR55, 0x0, UP3 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `ULEA.HI.X.SX32 UR19, UR29, UR21, 0xa, !UP3 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP6 ULOP3.LUT UP6, UR62, UR51, UR33, UR24, 0xe0, !UP0 ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `@UP4 ULOP3.LUT UR5, UR6, UR33, UR56, 0xff, !UP5 ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `UPRMT UR9, UR0, UR56, UR37 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `@!UP5 UPRMT UR18, UR15, UR11, UR53 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP5 UIADD3.64 UR31, UP3, UP3, -UR27, URZ, -UR2 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP1 UIADD3.64 UR50, UP3, -UR3, -UR45, -UR54 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP5 UIADD3.64.X UR11, UP0, UP5, ~UR19, UR9, UR5, !UP6, !UP6 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `UIADD3.64.X UR23, UP6, UP1, ~UR44, ~UR25, UR8, !UP5, UP0 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `@UP2 USHF.L.W.S64 UR41, UR62, UR56, UR6 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `@UP1 USHF.R.W.S64.HI UR0, UR2, UR43, UR37 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@!UP4 USGXT.W UR2, UR15, UR24 ;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@UP5 USGXT.U32 UR40, UR9, UR11;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@UP5 UBMSK UR21, UR49, UR6 ;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@UP2 UBMSK UR39, UR21, UR18 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP1 UPLOP3.LUT UP2, UP5, !UP3, UR61.SIGN, !UP3, 0x40, 0x3a ;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP1 UPLOP3.LUT UP1, UPT, UPT, UR46.SIGN, !UP0, 0x85, 0x4d ;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UPT UPLOP3.LUT UP3, UP5, UP6, UR1.SIGN, UR7.SIGN, 0x32, 0xcf ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP5 UPLOP3.LUT UPT, UP3, !UP5, UR18.SIGN, UR11.SIGN, 0x68, 0x8f ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP1 UPLOP3.LUT UP0, UP5, UR34.SIGN, UR23.SIGN, UR17.SIGN, 0xcd, 0xbf ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP1 UPLOP3.LUT UP0, UP3, UR48.SIGN, UR50.SIGN, UR0.SIGN, 0xc8, 0x91 ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP3 UIMAD.U32.X UR37, UR32, UR12, UR61, !UP5 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD.U32.X UR46, UR29, UR40, ~UR7, !UP1 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP4 UIMAD.WIDE UR4, UP4, UR46, UR32, UR59 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE.U32 UR52, UP3, URZ, UR27, -UR13;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE.U32.X UR40, UP1, UR0, UR53, UR9, UP6 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP2 UIMAD.WIDE.X UR40, UP0, UR60, UR59, UR0, UP0 ;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP1 UF2FP.???1.PACK_AB.???4 UR15, UR27, UR60 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP4 UF2FP.???3.PACK_AB.???1 UR37, UR23, UR10 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP2 UF2FP.???2.MERGE_C.???2 UR6, UR10, UR4.H1 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP0 UF2FP.???4.MERGE_C.???6 UR24, UR27, UR31.H1 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@!UP3 UBREV UR61, UR25 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@UP5 UBREV UR22, UR0 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@UP0 UPOPC UR16, UR34 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@UP5 UPOPC UR56, UR58 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `@P1 LDTRAM.C R236, a[UR2+0x40] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P3 LDTRAM.AB R73, a[UR12+0x2e4] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@UP1 ULEA.???0 UR41, -UR21, UR59, 0x76915fc3, 0x14 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP0 ULEA.HI UR45, UP6, UR45, UR60, 0x66e932de, 0xb ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@UP6 ULEA.HI.X UR18, UP0, ~UR41, UR19, 0xa334de26, 0x12, !UPT ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP4 ULEA.HI.X UR35, UP6, ~UR17, UR18, 0x9311cf2d, 0x15, UP0 ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@UP1 USHF.R.S32.HI UR49, URZ, UR53, 0x752fcc2c ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@!UP4 USHF.L.W.U64 UR12, UR41, UR44, 0x484ea8f2 ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP4 UIMAD.U32 UR61, UR41, UR37, -0x494ee463 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP0 UIMAD UR55, UR1, UR7, 0xfb5ab5a ;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UPT UIMAD.X UR20, UR58, UR22, 0x1989c42a, UPT ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP5 UIMAD.U32.X UR58, UR31, UR3, 0x455faa6, UPT ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@UP3 UF2FP.???1.???0.RZ UR41, UR35, 2.3702224627442092242e-09 ;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP6 UF2FP.???1.???0.RZ UR60, UR16, 0.00011730212281690910459 ;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@!P2 ALD.O.96 R184, a[UR34+-0x142], R209 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@P0 ALD.96 R153, a[UR15+0x1d6], R37 ;`
     ALD_0x1521 = 600,
     /// `ALD` (opcode key 0x1521)
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P1 IPA.PASS.OFFSET R100, P2, a[UR0+0xc4], R104 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P1 IPA.INVALID3.OFFSET R94, P6, a[UR34+0x94], R152 ;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@!P0 IPA.PASS.CENTROID R25, a[UR5+0x220] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@!P0 IPA.PASS.CENTROID R63, P0, a[UR55+0x2a0] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@!P5 BRA.INC.???2 P6, UP6, -0x6ed9c10eeafc ;`
+    /// `BRA` (opcode key 0x1547), e.g. `@P1 BRA.INVALID3.???0 P5, UP1, 0xf5901652ef20 ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@!P4 JMP.DEC.???0 !P4, UP3, 0x15d73716b0d5c ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@!P0 JMP.???3 !P2, UP2, 0x1b3e2357aa420 ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@!P4 LDC.64.IL R136, cx[UR26][0x3866] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!PT LDC.IL R178, cx[UR7][0xb85d] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@!P6 LDC.INVALID6.IL R19, cx[UR2][R144+-0x2ce7] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `LDC.64.IL R72, cx[UR12][R131+0x6ca6] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P6 VABSDIFF.U32 R150, P3, R58, R231, cx[UR12][0xf834] ;`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P4 VABSDIFF R55, P4, R47, R117, cx[UR6][0xb984] ;`
     VABSDIFF_0x1614 = 608,
-    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!P6 VABSDIFF4.U8.ACC R18, R93, R195, cx[UR1][0x390] ;`
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P4 VABSDIFF4 R65, P2, R94, R101, cx[UR18][0x505c] ;`
     VABSDIFF4_0x1615 = 609,
-    /// `PRMT` (opcode key 0x1616), e.g. `@!P4 PRMT R108, R236.reuse, R23, cx[UR37][0xde94] ;`
+    /// `PRMT` (opcode key 0x1616), e.g. `@P4 PRMT.B4E R158, R234, R94, cx[URZ][0xb074] ;`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `@P1 SHF.L.U64 R89, R16, R241.reuse, cx[UR34][0xdac8] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `SHF.R.W.U64.HI R93, R126, R240, cx[UR49][0xf48c] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `@P2 FADD.FTZ.SAT R218, -R50, |cx[UR35][0x4920]| ;`
+    /// `FADD` (opcode key 0x1621), e.g. `@P4 FADD.SAT R82, R104, |cx[UR13][0xc050]| ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@!PT FFMA.INVALID3.RZ R179, R215, |R195|, cx[UR4][0xd100] ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@!P6 FFMA.RM R216, -|R13|.reuse, -R1.reuse, -|cx[UR0][0x17c0]| ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P5 IMAD.U32 R123, R70, R20, -cx[UR4][0xf444] ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@P0 IMAD R184, R164, R234, cx[UR47][0x8878] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P1 IMAD.X R203, R239.reuse, R225, ~cx[UR49][0x4a64], !P1 ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P0 IMAD.X R53, R170, R57, cx[UR30][0x2650], !P6 ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!PT IMAD.WIDE R48, P5, R136, R128, -cx[UR13][0xfba0] ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P2 IMAD.WIDE R226, P4, R233, R94, -cx[UR34][0xcd40] ;`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!PT IMAD.WIDE.X R189, P0, R226.reuse, R40, cx[UR19][0x2834], P3 ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P2 IMAD.WIDE.X R76, P0, R180, R55, cx[UR33][0xbf60], !P5 ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!PT IMAD.HI R127, P6, R54, R10, -cx[UR20][0x9958] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@P6 IMAD.HI.U32 R151, P2, R217, R164, cx[UR45][0x46b8] ;`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P2 IMAD.HI.X R4, P3, R9, R68, ~cx[UR22][0x51bc], P5 ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@P0 IMAD.HI.X R141, P3, R213, R155, ~cx[UR57][0x1a50], !P1 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@P4 DADD.RZ R148, R60, cx[UR5][0xc8d0] ;`
+    /// `DADD` (opcode key 0x1629), e.g. `@!P0 DADD.RP R58, -|R100|, |cx[UR1][0x698c]| ;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@!P6 DSETP.LEU.INVALID3 P4, PT, -|R54|, -cx[UR16][0xe758], PT ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@!P4 DSETP.LTU.XOR P1, P2, -R158, -cx[UR17][0xe518], !P5 ;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `@P0 DFMA R235, -R153.reuse, R154, -cx[UR11][0x4a6c] ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `@!P4 DFMA R40, |R69|, -R116, |cx[UR7][0x6970]| ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@P0 CLMAD.LO R214, R238, R190, cx[UR25][0xe9b0] ;`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@P6 CLMAD.HI R51, R244.reuse, R67, cx[UR9][0xf32c] ;`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@P4 HADD2.SAT R31, |R177|, cx[UR7] [0xe380].F32 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.FTZ.SAT R45, R169.H0_H0, cx[UR59] [0xc278].F32 ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@P2 HADD2.F32.FTZ.SAT R112, R14.H1_H1, cx[UR1] [0xfe74].H0_H0 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@!P5 HADD2.F32 R65, -R199.H0_H0, -cx[UR34] [0x3934] ;`
     HADD2_0x1630_2 = 625,
     /// `HFMA2` (opcode key 0x1631), e.g. ``
     X_0x1631 = 626,
-    /// `HFMA2` (opcode key 0x1631), e.g. `@!P4 HFMA2.BF16_V2.FMZ.SAT R118, -R111.H0_H0, |R25|.INVALID5, -|cx[UR15] [0x6788].H0_H0| ;`
+    /// `HFMA2` (opcode key 0x1631), e.g. `@!PT HFMA2.FTZ R79, -R205.H1_H1, -R48.INVALID7, |cx[UR47] [0x278].H0_H0| ;`
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@P5 HSET2.BF.F.AND R231, -R228.F32, -cx[UR51] [0xa198], P4 ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `HSET2.F.FTZ.AND R116, |R55|.H0_H0, -cx[UR36] [0x56f8], !P6 ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@P6 HSETP2.LEU.H_AND.INVALID3 P2, P2, -R154, -|cx[UR7] [0xe990].H0_H0|, P1 ;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@P4 HSETP2.NUM.H_AND.FTZ.AND P2, P1, -|R124|.H0_H0, -cx[UR12] [0x1c44].H0_H0, P0 ;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P4 HFMA2.MMA.INVALID3.RELU R253, R141, R219, |cx[UR2][0xc940]|, !P0 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P2 HFMA2.MMA.FMZ.RELU R253, -R30, |R131|, -|cx[UR34][0x8cf0]|, !P6 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P2 HFMA2.MMA.FTZ.SAT R118, -R249.reuse, R120.reuse, |cx[UR19][0x4ac]| ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@!PT HFMA2.MMA R29, |R180|, -|R135|, -cx[UR61][0xdca0] ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@P6 F2FP.SATFINITE.???2.PACK_AB.RS.9b.LTN25 R157, R138, R121, cx[UR14] [0x6104] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@!P1 F2FP.SATFINITE.MERGE_C.RS R53, R199, R20, cx[UR34] [0xa5c8].H1 ;`
     F2FP_0x163e = 632,
-    /// `F2FP` (opcode key 0x163e), e.g. `@P6 F2FP.SATFINITE.RELU.BF16.MERGE_C.RZ R124, RZ, cx[UR18] [0x90c8].H1 ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@P5 F2FP.???0.RZ R31, R128, cx[UR7] [0x5184] ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@!P1 F2IP.INVALID3.F32.TRUNC.NTZ.RELU R254, R237, R217, cx[UR48] [0x9344].H1 ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@P4 F2IP.S8.F32.INVALID2.NTZ R237, R210, R6, cx[UR20] [0x9ff8].H1 ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@P4 JMP.INC.???0 !P3, !UPT, c[0x10][0x330c] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@P1 JMP.INC.???0 P2, UP0, c[0x0][0xa70] ;`
     JMP_0x174a = 635,
     /// `LDSM` (opcode key 0x183b), e.g. ``
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `@UP1 UP2UR.B3 UR3, UPR, UR62, 0x2c93480e ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@!UP1 UP2UR.B2 UR52, UPR, UR1, 0xa4b660a3 ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP5 UR2UP UPR, UR47.B2, 0x485fb84b;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP1 UR2UP UPR, UR12, 0x9fea7d51 ;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `@UP3 USEL UR47, UR6, 0xf529b023, UP2;`
+    /// `USEL` (opcode key 0x1887), e.g. `@UP2 USEL UR26, UR31, 0xd335190e, UP3 ;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP1 UISETP.GE.AND UP4, UP3, UR52, -0x14b76566, UP2 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP2 UISETP.NE.INVALID3 UP2, UP0, UR54, -0x6e10097b, !UP1 ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP6 UISETP.NE.OR.EX UP2, UP4, UR52, 0x6d84fb83, !UPT, !UP2 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UP2 UISETP.GT.AND.EX UP5, UPT, UR47, 0x2f9dbbcf, UPT, !UP0 ;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP0 UIADD3.X UR25, UP4, UR28, -0x64282292, ~UR38, UP6, !UP0 ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP6 UIADD3.X UR43, UP6, UP5, ~UR22, -0x23c75159, UR39, !UPT, !UP1 ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA UR45, UP4, -UR9, 0x836f41f7, 0x12 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA UR7, UP3, UR11, 0xc0aa7aad, 0x2 ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA.X UR15, UP3, UR56, 0x2e2ffabf, 0x2, UP6 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP0 ULEA.X UR29, UP0, UR2, 0x7104f246, 0x11, !UP3 ;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP0 ULEA.HI UR12, -UR25, 0x678aaf96, UR17, 0x1a ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP2 ULEA.HI UR11, UP3, -UR44, 0xa7021964, UR35, 0x9 ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA.HI.SX32 UR15, UP2, UR53, 0xa6972f54, 0x12 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `ULEA.HI.SX32 URZ, UP6, URZ, 0x6bab2500, 0x0 ;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA.HI.X UR28, UP3, ~UR40, 0x28e245ff, UR32, 0xa, !UP6 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP5 ULEA.HI.X UR55, UP4, UR61, 0xfc9725dd, UR58, 0xe, UP1 ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.HI.X.SX32 UR36, UP5, UR5, 0xff0f3c1d, 0xe, UP1 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP5 ULEA.HI.X.SX32 UR36, UP3, UR21, 0x75ce43b6, 0x18, UP1 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `@UP1 UPRMT UR17, UR23, 0xd41f8e91, UR12 ;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP6 UPRMT UR31, UR58, 0xdc5170a1, UR62 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP4 UIADD3.64 UR26, UP4, UP1, -UR29, -0xf13d357, -UR62 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@UP3 UIADD3.64 UR17, UP6, UR47, 0x46574b5e, UR59 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP1 UIADD3.64.X UR26, UP3, UP6, ~UR15, -0x44f3872a, ~UR16, UP6, UP4 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP5 UIADD3.64.X UR20, UP1, UP3, ~UR6, -0x553df0c4, UR13, UPT, UPT ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `@UP4 USGXT UR17, UR56, 0xc0788b0c ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `@!UP1 USGXT.U32 UR22, UR37, 0xa92dd7f2 ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@!UPT UBMSK.W UR17, UR42, 0x4d2cac30 ;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@UP3 UBMSK UR44, UR59, 0x24f046f ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `UIMAD UR30, UR42, -0x2b93043a, -UR9 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP1 UIMAD.U32 UR12, UR14, -0x664b16f1, -UR52 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.X UR47, UR59, 0x266d94a7, UR39, UP5 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP5 UIMAD.U32.X UR50, UR59, -0x6a921a97, UR38, UP2 ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP0 UIMAD.WIDE UR46, UP1, UR56, -0x407bc52b, -UR17 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP2 UIMAD.WIDE.U32 UR43, UP5, UR12, -0x7044fcf9, -UR1 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP1 UIMAD.WIDE.X UR31, UR19, 0x394b1275, ~UR32, !UP5 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP5 UIMAD.WIDE.X UR35, UP4, UR53, 0x3054d902, UR59, UP2 ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@UP6 ULDC.64 UR42, [0x476d97ee] ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@UP5 ULDC.S16 UR36, [0x26afb95a] ;`
     ULDC_0x18b8 = 662,
-    /// `ULDC` (opcode key 0x18b8)
+    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP0 ULDC.U16 UR32, [UR0+0x46a2d154], !UP5 ;`
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@UP0 UF2FP.???0.PACK_AB.???2 UR1, UR1, 5.2725049747551618498e-37 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@UP4 UF2FP.???10.PACK_AB.???1 UR19, UR41, 1.68169059123200000000e+12 ;`
     UF2FP_0x18ba = 664,
     /// `UF2FP` (opcode key 0x18ba)
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP5 UCLEA UR25, UP2, UR2, 0xa722, 0xb ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP6 UCLEA UR33, UP4, UR36, 0x74e2, 0xa ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `@!UP2 UFLO.U32.SH UR58, 0x7258200 ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `@!UP0 UFLO.U32.SH UR20, UP6, 0x4a4e52c ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@!UP1 UBREV UR49, 0x5eabbe46 ;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@UP2 UBREV UR62, 0xbb72ea17 ;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `UPOPC UR11, 0x4a269908 ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@UP4 UPOPC UR47, 0x7fe436a0 ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@!P4 IPA.INVALID3.???3 R184, P4, a[UR33+0x38c], 0x72b3e1a9 ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@P6 IPA.PASS.???1 R162, P0, a[UR22+0xe0], 0x82dd418b ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@!P6 CALL.ABS P0, UR18 0x1919070da6d30 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@!P1 CALL.ABS !PT, UR41 -0x12fcefecf6018 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `CALL.REL.NOINC !P6, UR57 0x19a5a4ac35da8 ;`
+    /// `CALL` (opcode key 0x1944), e.g. `@!P4 CALL.REL !P6, UR6 -0xc563811acc0 ;`
     CALL_0x1944 = 672,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@!PT JMP.CONV !P6, ~UR54, 0x1d30fe69d3704 ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@P6 JMP.INC.CONV P0, UR35, 0x1cfad018a18f4 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `@!P4 RET.REL.NODEC !P1, UR17 0x22d88772aa0c ;`
+    /// `RET` (opcode key 0x1950), e.g. `@!P5 RET.REL.NODEC P0, UR53 0x84a06e0d9924 ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@P0 RET.ABS.NODEC P3, UR1 0x3e793d5915c ;`
+    /// `RET` (opcode key 0x1950), e.g. `@!P3 RET.ABS.NODEC !P1, UR5 -0x16e4e7d6300e0 ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@P4 BRXU.INVALID3.DIV P5, UR54 0x10c1005cbb308 ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@!P4 BRXU.DEC.CONV !P6, UR57 -0x7ca67bf67a04 ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `JMXU.INC.U P5, UR57 -0xb6fc5e443e64;`
+    /// `JMXU` (opcode key 0x1959), e.g. `JMXU.INC !P4, UR17 0x957a55cc70 ;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@P2 LD.LU.S16 R132, [UR19+0x1b381f], !P6 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P3 LD.LU.LTC64B.S16.STRONG.SM R216, [UR6+-0x7f6deb], P6 ;`
     LD_0x1980 = 679,
-    /// `LD` (opcode key 0x1980), e.g. `@!P3 LD.E.128.CONSTANT.VC R20, [R216.U32+UR61+0x6b3027], !P0 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P6 LD.EF.LTC64B.U8 R122, [R97.U32+UR13+-0x6c6090], P5 ;`
     LD_0x1980_2 = 680,
-    /// `LD` (opcode key 0x1980), e.g. `@P5 LD.???0.EU.LTC256B.S8.CONSTANT.SM R142, [R129.64+UR13+-0x45a94d], P3 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P0 LD.???0.NA.64.CONSTANT.VC R111, [R144.64+UR3+-0x42e427], !P2 ;`
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P4 LDG.NA.LTC64B.U8 R238, [UR59+0x4a66f], P0 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P0 LDG.E.LU.INVALID7.CONSTANT.SM P1, R145, [UR21+-0x2c083a], !P6 ;`
     LDG_0x1981 = 683,
-    /// `LDG` (opcode key 0x1981), e.g. `@P4 LDG.NA.LTC128B.64.CONSTANT.VC P4, R123, [R39.U32+UR30+-0x3c44e0], P2 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P3 LDG.E.INVALID6.LTC64B.64.CONSTANT P2, R246, [R15.U32+UR31+0x336526], P4 ;`
     LDG_0x1981_2 = 684,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P2 LDG.E.NA.LTC64B.64.CONSTANT P1, R183, [R226.64+UR35+0x2bda9e], !P5 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `LDG.???0.EF.INVALID7.CONSTANT.PRIVATE P3, R165, [R85.64+UR51+0x72eb], !P3 ;`
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `@!PT LDL.NA.INVALID7 R6, [R36+UR54+-0x77e3d1] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P6 LDL.EU.INVALID7 R127, [R215+UR17+0x1f2236] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P2 LDL.INVALID7 R24, [R245+0x19e5a8] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@!P0 LDL.NA.U16 R99, [R129+-0x13f151] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
-    /// `ST` (opcode key 0x1985), e.g. `@!P2 ST.INVALID6.128.STRONG.SM.PRIVATE [R172.U32+URZ+-0x316690], R60 ;`
+    /// `ST` (opcode key 0x1985), e.g. `@P3 ST.E.EF.U8.STRONG.SYS [R236.U32+UR42+0xa10bd], R31 ;`
     ST_0x1985 = 690,
-    /// `ST` (opcode key 0x1985), e.g. `@!P4 ST.???0.EF.U16 [R0.64+UR27+-0x778b10], R220 ;`
+    /// `ST` (opcode key 0x1985), e.g. `ST.???0.128.CONSTANT.CTA [R15.64+UR44+0x371d4], R167 ;`
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@P0 STG.EF.64.STRONG.SYS [UR42+-0x24a5aa], R252 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@!P1 STG.E.INVALID7.CONSTANT.GPU [UR38+0x50e2a5], R215 ;`
     STG_0x1986 = 693,
-    /// `STG` (opcode key 0x1986), e.g. `@P3 STG.LU.U16.MMIO.GPU [R152.U32+UR8+-0x13ccc4], R206 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P3 STG.E.NA.S16.CONSTANT.SM.PRIVATE [R15.U32+UR50+-0x3bbcdc], R217 ;`
     STG_0x1986_2 = 694,
-    /// `STG` (opcode key 0x1986), e.g. `@!P6 STG.???0.EF.INVALID7.CONSTANT.PRIVATE [R166.64+UR40+0x66a7b7], R114 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@!P3 STG.???0.INVALID7.64.STRONG.SM.PRIVATE [R167.64+UR18+0x3dc84d], R5 ;`
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@P5 STL.128 [R148+UR35+-0x5e5037], R249 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P6 STL.EU.INVALID7 [R241+UR5+0x59c972], R10 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@!P1 STL.EU.64 desc[UR34][R229+0x654a79], R70 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P6 STL.INVALID7 [R88+-0x349b3], R6 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!PT ATOM.ADD.LU.INVALID7.STRONG.SM.PRIVATE P0, R75, [R115.U32+UR49+-0x576cfd], R205 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@P0 ATOM.E.MIN.INVALID7.CONSTANT.CTA PT, R133, [R55.U32+UR39+0x7fb62a], R157 ;`
     ATOM_0x198a = 700,
-    /// `ATOM` (opcode key 0x198a), e.g. `@P1 ATOM.???0.MAX.EU.INVALID9.CONSTANT.VC P1, R76, [R62.64+UR39+0x5bdc15], R158 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@P0 ATOM.E.INVALID10.LU.INVALID10.CONSTANT.CTA P6, R155, [R135.64+UR26+0x65ea0], R232 ;`
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P5 ATOM.???0.MAX.NA.INVALID11.STRONG.SM P1, R106, [R222.64+-0xf9e16], R180 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P0 ATOM.???0.OR.NA.S64.STRONG.SM.PRIVATE P0, R160, [R7.64+0x15b3eb], R174 ;`
     ATOM_0x198a_3 = 702,
-    /// `ATOMS` (opcode key 0x198c), e.g. `@!P3 ATOMS.AND.64 R245, [R228.X16+UR17+0x43c50e], R146 ;`
+    /// `ATOMS` (opcode key 0x198c), e.g. `@P4 ATOMS.INVALID9.S32 R86, [R210.X8+UR54+-0x3d962f], R207 ;`
     ATOMS_0x198c = 703,
-    /// `RED` (opcode key 0x198e), e.g. `@P2 RED.E.ADD.INVALID9.CONSTANT.CTA [R31.U32+UR57+-0x4f7bce], R180 ;`
+    /// `RED` (opcode key 0x198e), e.g. `@P0 RED.E.MAX.INVALID7.F64.RN.MMIO.SYS [R175.U32+UR11+-0x4e0f51], R251 ;`
     RED_0x198e = 704,
-    /// `RED` (opcode key 0x198e), e.g. `@!P0 RED.E.MAX.EU.F64.RN.CONSTANT.CTA.PRIVATE [R90.64+UR9+-0x375d46], R159 ;`
+    /// `RED` (opcode key 0x198e), e.g. `@!P5 RED.E.INC.EF.INVALID9.STRONG.GPU.PRIVATE [R185.64+UR61+-0x533e1], R112 ;`
     RED_0x198e_2 = 705,
     /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
     RED_0x198e_3 = 706,
-    /// `ATOMG` (opcode key 0x19a8), e.g. `@P6 ATOMG.ADD.EU.S32.CONSTANT.CTA.PRIVATE P1, R21, [R248.U32+UR60+0x199e97], R169;`
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@!P0 ATOMG.INC.NA.INVALID7.MMIO.SYS P0, R250, [R254.U32+UR60+-0x25aba1], R90 ;`
     ATOMG_0x19a8 = 707,
-    /// `ATOMG` (opcode key 0x19a8), e.g. `@!P6 ATOMG.E.INC.NA.S32.CONSTANT.SM.PRIVATE PT, R238, [R169.64+UR24+0x3d7edc], R201 ;`
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@!P4 ATOMG.E.INVALID10.EF.F64.RN.CONSTANT.SM.PRIVATE P6, R138, [R221.64+UR18+-0x7c2bd6], R80 ;`
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!P5 QSPC.E.G P3, R197, [UR61+0xa4ac0] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P0 QSPC.L P4, R224, [UR61+-0x73740a] ;`
     QSPC_0x19aa = 710,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!P1 QSPC.E.INVALID3 P6, R52, [R194.U32+UR44+-0x28d99b] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P6 QSPC.G P5, R176, [R48.U32+UR49+-0x2e45df] ;`
     QSPC_0x19aa_2 = 711,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!P1 QSPC.E.G P6, R92, [R104.64+UR33+-0x71db10] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P1 QSPC.???0.S P0, R33, [R244.64+UR28+0x492b5b] ;`
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P6 ARRIVES.???1.???2 [R252+UR36+0x644a22] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@!P1 ARRIVES.LDGSTSBAR.???7 [R95+UR19+0x6e921b] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@P0 MOV R41, cx[UR52][0xe944], 0xb ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@!P5 MOV R7, cx[UR2][0x88a0], 0x4 ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `@P5 P2R R117, PR, R192, cx[UR7][0x2554] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@P3 P2R.B2 R44, PR, R4, cx[UR15][0x7fe4] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `@P1 R2P PR, R109.B3, cx[UR37][0xb89c] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `@P3 R2P PR, R174.B2, cx[UR28][0xa3a8] ;`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@!P6 SEL R67, R212, cx[UR22][0xbf60], !P4 ;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@!P4 SEL R39, R140, cx[UR56][0x282c], !P5 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `@!P0 FSEL.FTZ R215, -|R210|, -cx[UR2][0x5698], !PT ;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `@!PT FSEL.FTZ R23, |R137|, |cx[UR41][0x6ecc]|, !P6 ;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@!PT FMNMX R180, -|R179|.reuse, -|cx[UR21][0xa35c]|, P4 ;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@P5 FMNMX.FTZ.NAN.XORSIGN R20, |R212|, cx[UR9][0x2ccc], P4 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `@!P6 FSET.BF.LEU.FTZ.INVALID3 R163, R167, -cx[UR0][0x3a08], !P4 ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `@!P4 FSET.BF.GT.OR R154, -|R119|, -|cx[UR30][0xafa8]|, !P4 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P1 FSETP.LTU.XOR P4, PT, R254, |cx[UR3][0x638]|, !P5 ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@!P5 FSETP.LEU.INVALID3 P2, P5, -|R22|, -cx[UR54][0xffbc], P0 ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P6 ISETP.GE.U32.AND P4, P3, R136, cx[UR9][0x7868], !P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P6 ISETP.LE.U32.OR P5, P6, R0, cx[UR59][0xc], !P0 ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P5 ISETP.LT.XOR.EX P4, P0, R36, cx[UR41][0xe14], P1, !P3 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P1 ISETP.GE.U32.INVALID3.EX P4, P4, R230.reuse, cx[UR3][0xfcf0], !P5, !P2 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3 R186, P0, R108, -cx[UR23][0x5970], R199 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P4 IADD3 R225, P4, P3, R208, -cx[UR20][0x64a8], -R17 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@!P6 IADD3.X R26, P2, P0, R135, cx[UR10][0xa6b0], ~R147, !P0, !P3 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!P3 IADD3.X R60, P3, P0, ~R79, cx[UR52][0xbea8], ~R109, P5, P6 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA R37, P3, R193.reuse, -cx[UR41][0x7d0c], 0xd ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA R146, P1, R227, -cx[UR26][0x611c], 0x6 ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.X R112, P2, R199, ~cx[UR47][0xc2fc], 0x11, !P3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.X R131, P0, R144, cx[UR0][0x7744], 0x8, P4;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `LEA.HI R153, P4, -R56.reuse, cx[UR47][0x26e4], R168, 0x18 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.HI R197, P4, -R2, cx[UR1][0xc28c], R242, 0xf ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA.HI.SX32 R198, P5, R211, cx[UR58][0x7c24], 0xb ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P3 LEA.HI.SX32 R179, P0, R155, cx[UR23][0x5c90], 0xc ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `LEA.HI.X R153, P2, ~R67, cx[UR7][0x9f70], R28, 0x0, P1 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.X R17, P3, R61, cx[UR44][0xfab8], R70, 0xf, P0 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.X.SX32 R247, P0, R245.reuse, cx[UR58][0xda9c], 0x13, P0 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P3 LEA.HI.X.SX32 R53, P3, ~R11, cx[UR14][0x4fe4], 0x11, P0 ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@!P4 LOP3.LUT.PAND R38, R119, cx[UR1][0xec68], R3, 0xf4, P1 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `@P6 LOP3.LUT.PAND R112, R17, cx[UR62][0x1378], R198, 0x83, !P3 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `@P2 IABS R53, cx[UR23][0x2054] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `IABS R199, cx[UR6][0x9220] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P6 VABSDIFF R67, P6, R244.reuse, cx[UR44][0x207c], R33 ;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P1 VABSDIFF R228, P0, R217, cx[UR52][0x7440], R43.reuse ;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P0 VABSDIFF4.ACC R216, P3, RZ, cx[URZ][0xa678], R20.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!PT VABSDIFF4.U8.ACC R182, P0, R145, cx[UR19][0x45d8], R110 ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P5 PRMT.RC8 R209, R190.reuse, cx[UR45][0xf0c], R215 ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@!P4 PRMT.ECR R221, R77, cx[UR47][0xd458], R204 ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@P4 IMNMX.U32 R57, R66, cx[UR62][0x7d0], !P6 ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P2 IMNMX R132, R201, cx[UR14][0xf50], P2 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `SHF.R.W.S32.HI R33, R220.reuse, cx[UR21][0xddd0], R196 ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `@!P2 SHF.L.W.U32 R53, R180, cx[UR32][0x9f58], R90 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `SGXT R248, R49, cx[UR42][0xcd44] ;`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@P2 SGXT.W.U32 R60, R33, cx[UR5][0x3bb4] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P1 BMSK R83, R231, cx[UR23][0xa3e8] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `BMSK R132, R170.reuse, cx[UR38][0x4338] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@!P5 PLOP3.LUT P1, PT, P0, cx[UR18] [0xc4cc].SIGN, !P2, 0x21, 0x4a ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P4 PLOP3.LUT P3, P1, !P1, cx[UR9] [0xc1d8].SIGN, P4, 0xf3, 0xbe ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!P1 PLOP3.LUT P3, P2, !P3, cx[UR58] [0x8670].SIGN, R47.SIGN, 0xbd, 0x3e ;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@P3 PLOP3.LUT PT, P1, P0, cx[UR56] [0xe61c].SIGN, R156.SIGN, 0x71, 0xea ;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P2 PLOP3.LUT PT, P6, R18.SIGN, cx[UR48] [0xd8].SIGN, R45.SIGN, 0x1c, 0xd6 ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P3 PLOP3.LUT P3, P0, R155.SIGN, cx[UR36] [0x876c].SIGN, R4.reuse.SIGN, 0x39, 0xb6 ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@P3 FMUL.FTZ.RM R233, R229, |cx[UR39][0xef28]|;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@P6 FMUL.FMZ.D4.RM R156, |R196|.reuse, -|cx[UR6][0x1e8]| ;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `@P2 FFMA.INVALID3.RZ R71, |R81|.reuse, cx[UR31][0x36fc], -|R19|.reuse ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `@!P5 FFMA.INVALID3.RZ.SAT R152, |R102|, cx[UR35][0x9d60], |R126| ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!P2 IMAD R193, R111, cx[UR28][0x1bf0], -R247 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P1 IMAD R199, R38, cx[UR50][0x7080], R52 ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@P3 IMAD.X R189, R158, cx[UR27][0xd4f8], R150, !P5 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P1 IMAD.X R37, R127, cx[UR36][0x7bc0], R174, !P2 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@P5 IMAD.WIDE.U32 R124, R119, cx[UR50][0x3abc], R237 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@P4 IMAD.WIDE R219, P6, R7, cx[UR27][0xdc10], R183.reuse ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!P3 IMAD.WIDE.X R131, P3, R82, cx[UR23][0x95b8], R249, !P3 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P5 IMAD.WIDE.U32.X R54, P6, R25.reuse, cx[UR9][0xd48], R53.reuse, P4 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P6 IDP.4A.U8.S8 R159, R68, cx[UR58][0x2884], -R64 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P2 IDP.4A.U8.U8 R201, R114, cx[UR3][0x6aa0], -R131 ;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P1 IDP.2A.HI.S16.U8 R184, R230, cx[UR7][0x49f4], -R35 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@!P2 IDP.2A.HI.U16.S8 R178, R131, cx[UR5][0xe1f4], -R12 ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P3 IMAD.HI R25, P1, R231, cx[UR37][0x96e4], R56 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P6 IMAD.HI R125, P2, R177, cx[UR20][0x2fa0], -R212 ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P2 IMAD.HI.U32.X R160, P1, R8, cx[UR62][0x3de0], R44, P5 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P3 IMAD.HI.U32.X R114, R83, cx[UR61][0xb794], ~R229, P2 ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@P4 DMUL.RZ R68, -|R182|, cx[UR60][0x3a8c] ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@!P6 DMUL.RZ R126, -|R143|, -cx[UR22][0xf9a0] ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@P5 DFMA.RP R191, |R123|, |cx[UR2][0x2428]|, R159;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@!P2 DFMA.RZ R118, -|R199|, -cx[UR34][0x644c], -R100 ;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P3 CLMAD.HI R48, R38, cx[UR10][0x8364], R159 ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@P2 CLMAD.HI R18, R71, cx[UR8][0x466c], R110 ;`
     CLMAD_0x1a2c = 756,
     /// `HFMA2` (opcode key 0x1a31), e.g. ``
     X_0x1a31 = 757,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@!PT HFMA2.BF16_V2.FTZ R169, -|R100|.H1_H1, -cx[UR16] [0xaa80].INVALID7, -|R161|.H0_H0 ;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. ``
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.FMZ.SAT R150, R7.reuse.F32, cx[UR6] [0x2170].F32 ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@P3 HMUL2 R158, -R204.H0_H0, |cx[UR3] [0x5398].H1_H1| ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P5 HFMA2.MMA.RELU R33, -|R229|, |cx[UR44][0xbcb8]|, -R151, !P2;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@P0 HFMA2.MMA.FMZ.RELU R98, R14, cx[UR22][0x2694], R52, !PT ;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@P4 HFMA2.MMA.FTZ R163, R249, -|cx[UR60][0x6848]|, -|R0| ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P0 HFMA2.MMA.FTZ.SAT R202, -R131, |cx[UR27][0x6c60]|, R168 ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `I2I.U8.S32.SAT R132, cx[UR20][0x963c] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `@P0 I2I.S8.S32.SAT R0, cx[UR28][0x94d4] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P4 I2IP.S2.S32.SATRELU R172, R192, cx[UR30][0x9ea4], R215.???2 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P5 I2IP.S2.S32 R58, R219, cx[UR8][0x3f50], R253.28 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P2 I2IP.S4.S32.SAT R182, R103, cx[UR4][0x4454], R212.???0 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P3 I2IP.S4.S32.SAT R74, R197, cx[UR13][0x84d4], R83.reuse.24 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P3 I2IP.S8.S32 R159, R169, cx[UR14][0x13d8], R6.reuse.???3 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!PT I2IP.U8.S32.SATRELU R174, R191, cx[UR11][0x5c78], R11.???3 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@P6 F2FP.PACK_AB.RS.REG_RS.9b R214, R253, cx[UR43][0xb4f0], R29 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P2 F2FP.SATFINITE.???1.PACK_AB.RS.9b.LTN25 R228, R197, cx[UR31][0x5a08], R104.H1 ;`
     F2FP_0x1a3e = 766,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@P1 F2FP.SATFINITE.PACK_AB R65, R27, cx[UR29][0xbe64] ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P3 F2FP.SATFINITE.RELU.INVALID3.PACK_AB R237, R112, cx[UR57][0xfe48] ;`
     X_0x1a3e = 767,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `F2FP.SATFINITE.RELU.BF16.MERGE_C R124, cx[UR8][0xca20], R11.H1 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P2 F2FP.INVALID3.MERGE_C.RZ R48, cx[UR58][0x530c], R175.H1 ;`
     X_0x1a3e_2 = 768,
     /// `HMNMX2` (opcode key 0x1a40), e.g. ``
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `@P1 F2IP.INVALID3.F32 R223, R115, cx[UR34][0x808c], R86.reuse ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `@P2 F2IP.INVALID3.F32.RELU R234, R3, cx[UR47][0xd938], R241.H1 ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@!P5 I2FP.???1.S32.RZ R42, cx[UR14][0xcb70] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@P5 I2FP.F32.???7 R135, cx[UR28][0xfb5c] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP0 ULDC.INVALID6 UR32, cx[UR11][0x1888] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP6 ULDC.U16 UR10, cx[UR45][0x1b7c] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP1 ULDC.INVALID7 UR59, c[0x1d][UR28+0x4857] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@UP2 ULDC.INVALID7 UR28, c[0x1a][UR41+0x4ea1] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@!PT FLO.U32 R147, P4, cx[UR37][0x8378] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@P3 FLO R120, ~cx[UR46][0xf060] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@!P0 BREV R156, cx[UR20][0x8620] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `@!P5 BREV R141, cx[UR26][0x4ef4] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@!P3 FCHK P6, R96, -cx[UR31][0x982c] ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@P2 FCHK PT, R109, -|cx[UR40][0x2ccc]| ;`
     FCHK_0x1b02 = 777,
-    /// `F2F` (opcode key 0x1b04), e.g. ``
+    /// `F2F` (opcode key 0x1b04), e.g. `@!P5 F2F.F32.F16.RM R240, cx[UR1] [0x2568].INVALID3 ;`
     X_0x1b04 = 778,
-    /// `F2F` (opcode key 0x1b04), e.g. ``
+    /// `F2F` (opcode key 0x1b04), e.g. `@!P6 F2F.BF16.F32.RP R168, -cx[UR48][0xb95c] ;`
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P5 F2I.S8.F16.FLOOR.NTZ R13, -cx[UR59] [0x1f68] ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P3 F2I.FTZ.U16.F16.CEIL.NTZ R173, cx[UR37] [0x5b94].INVALID3 ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P4 F2I.FTZ.???7.FLOOR R199, -|cx[UR3][0x2cc8]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P0 F2I.FTZ.U8.TRUNC.NTZ R70, -|cx[UR12][0x332c]| ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P2 I2F.F16.S8 R5, cx[UR5] [0x91d8].B2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P3 I2F.F16.U8.RZ R234, cx[UR40] [0x11a4].B2 ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.???3.S16 R125, cx[UR10] [0x9dfc].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P3 I2F.???3.S16.RP R42, cx[UR11] [0x4740].H1 ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P0 I2F.F16.RP R245, cx[UR59][0x88b8] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P6 I2F.U32.RZ R88, cx[UR30][0x75c4] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P4 FRND.F16.TRUNC R147, cx[UR17] [0x3cc4] ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P6 FRND.FTZ.F16.FLOOR R46, -|cx[UR13] [0xf2c0].INVALID3| ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `FRND.FTZ.TRUNC R135, cx[UR0][0xedc0] ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P4 FRND.TRUNC R3, |cx[UR42][0x2b58]| ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `MUFU.TANH R108, |cx[UR18][0xae74]| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@!P0 MUFU.INVALID11 R134, -cx[UR49][0x458c] ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P0 MUFU.INVALID12.F16 R215, cx[UR15] [0x5494].INVALID2 ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@!PT MUFU.INVALID13.F16 R252, |cx[UR22] [0xeb80].INVALID2| ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `@!P2 POPC R98, ~cx[UR44][0x3b4c] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `@!P6 POPC R34, ~cx[UR49][0xfddc] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P0 F2F.F64.F16.RM R85, cx[UR33] [0xb0c4].INVALID3 ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P1 F2F.F64.F16 R230, |cx[UR11] [0x3580].INVALID3| ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!PT F2F.FTZ.F64.F32.RZ R26, |cx[UR35][0x54d4]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P2 F2F.FTZ.F64.F32.RZ R207, |cx[UR9][0xa4fc]| ;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `F2F.F16.F64.RZ R99, |cx[UR15][0xe7ac]| ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P4 F2F.F32.F64.RP R227, cx[UR61][0xa2a4] ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P3 F2I.U64.F16.FLOOR R138, |cx[UR10] [0xf53c].H1| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.S64.F16.CEIL R31, -cx[UR55] [0xf44].H1 ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P5 F2I.FTZ.U64.FLOOR.NTZ R45, cx[UR56][0xf4] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P1 F2I.U64.FLOOR R99, -cx[UR40][0x197c] ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.FTZ.U64.F64.FLOOR R35, |cx[UR28][0x710c]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P0 F2I.FTZ.S64.F64.TRUNC R70, cx[UR34][0x95bc];`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P5 F2I.FTZ.U8.F64.TRUNC R114, cx[UR24][0xa464] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P1 F2I.FTZ.U16.F64.TRUNC R1, -cx[UR32][0xa160] ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P0 I2F.F64.S8.RM R114, cx[UR43] [0xc950].B3 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P3 I2F.F64.S8.RM R204, cx[UR33] [0xf81c].B2 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P3 I2F.F64.S16.RM R108, cx[UR61] [0x7238] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P6 I2F.F64.S16.RP R14, cx[UR60] [0xb740].H1 ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P1 I2F.F64.U32 R214, cx[UR7][0xad48] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F64.RZ R106, cx[UR43][0x7fa4] ;`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.F64.U64.RZ R249, cx[UR28][0x9b30] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P3 I2F.F64.S64.RZ R39, cx[UR18][0xd648];`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.S64.RP R48, cx[UR61][0x955c] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.S64.RM R251, cx[UR37][0x5060] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `@P0 FRND.FTZ.???13.FLOOR R38, cx[UR39][0xfa1c] ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `@P6 FRND.FTZ.???11.FLOOR R181, cx[UR18][0x1fd8] ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P6 WARPSYNC !P4, cx[UR11][0x1354] ;`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P6 WARPSYNC !P3, cx[UR0][0x6550] ;`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `@!P3 JMP.INC.DIV P0, ~UR26, c[0x1a][-0x4be4] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `@!P2 JMP.INC.INVALID1 P2, ~UR49, c[0xf][0xd8] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@!P2 RPCMOV.32 Rpc.LO, cx[UR61][0xdc10] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `@!P6 RPCMOV.32 Rpc.LO, cx[UR61][0x2ba8] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P3 RPCMOV.64 Rpc, cx[UR48][0x1ed8];`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `@!P0 RPCMOV.64 Rpc, cx[UR5][0xc228] ;`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@!P5 BMOV.32.PQUAD ???42, cx[UR9][0xad04] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@!P4 BMOV.32 ???39, cx[UR0][0x7cd0] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@P2 BMOV.64 ATEXIT_PC, cx[UR24][0x80c] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@!P5 BMOV.64 ATEXIT_PC, cx[UR45][0x809c] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!PT NANOSLEEP.RAND.WARP P2, cx[UR7][0xa194] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!P5 NANOSLEEP.WARP !P4, cx[UR11][0xed8c] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `@P2 P2R R121, PR, R159, URZ ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@P3 P2R R164, PR, R219, UR31 ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@!P3 R2P PR, R69.B2, UR41 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@!P5 R2P PR, R41.B2, UR44 ;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@!P4 SEL R32, R194, UR39, P6 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P5 SEL R35, R131, UR35, P0 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@!P0 FSEL R224, -|R12|, UR60, !P0 ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `@!PT FSEL R101, R82, -|UR7|, !P6 ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P6 FMNMX.FTZ R178, |R176|, |UR61|, !P0 ;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@P0 FMNMX.FTZ R233, -R8.reuse, |UR55|, !PT ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@!PT FSET.BF.EQ.FTZ.INVALID3 R60, -|R127|, UR29, P2 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!P0 FSET.BF.NE.OR R238, -|R138|.reuse, UR17, !P1 ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@P3 FSETP.GE.FTZ.AND P0, P5, -|R121|, UR34, !P5 ;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@P0 FSETP.GTU.FTZ.XOR P5, P1, -R59.reuse, -UR9, !P0 ;`
     FSETP_0x1c0b = 818,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@!P4 ISETP.GE.U32.XOR.EX PT, P6, R114, UR28, !P2, !P4 ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.XOR.EX P0, PT, R58.reuse, UR35, P1, PT ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@!P5 IADD3.X R182, P2, P2, ~R171.reuse, UR24, ~R145, P0, P0 ;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@P2 IADD3.X R225, P2, P3, ~R239, UR21, R22, P3, P5 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.X R223, P1, ~R67, UR44, 0x3, !P2 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P4 LEA.X R200, P6, R92, URZ, 0x1, !PT ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P1 LEA.HI R121, P1, -R63, UR6, R252, 0x1c;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.HI R218, P3, -R103, UR58, R95, 0x15 ;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI.SX32 R7, P0, R179, -UR56, 0xc ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P4 LEA.HI.SX32 R193, P3, -R250, UR58, 0x19 ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI.X.SX32 R108, P6, ~R138, UR48, 0x7, !P5 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P3 LEA.HI.X.SX32 R42, P2, ~R195, ~UR47, 0x17, !PT ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `LOP3.LUT.PAND P6, R240, R182, UR62, R45, 0x6, P4 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `@!P1 LOP3.LUT.PAND P2, R77, R240, UR6, R92, 0x71, !PT ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@P5 IABS R11, UR33 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@!P3 IABS R215, UR4 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@P4 VABSDIFF.U32 R198, P5, R75, UR0, R50;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P6 VABSDIFF.U32 R144, P1, R177, UR16, R34.reuse ;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P2 VABSDIFF4.U8 R1, P6, R86, UR32, R202.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@P3 VABSDIFF4 R130, P6, R46, UR24, R11 ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `@!P0 PRMT.ECR R205, R14, UR27, R46 ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@!P3 PRMT.RC16 R248, R16, UR22, R222.reuse ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P4 IMNMX.U32 R13, R67, UR0, !P0 ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P1 IMNMX.U32 R93, R157, UR50, !PT ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@P2 SHF.R.S64.HI R15, R180, UR62, R14 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@P4 SHF.R.S32 R138, R165, UR30, R14 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P3 SGXT.W.U32 R75, R236, UR39 ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P5 SGXT R221, RZ, UR51 ;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P5 BMSK.W R191, R214, UR4 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P3 BMSK R246, R160, UR4 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@P6 PLOP3.LUT P0, P6, !PT, UR23.SIGN, !P5, 0xbd, 0x9e ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@P0 PLOP3.LUT P0, P0, PT, UR51.SIGN, PT, 0xbb, 0x94 ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P6 PLOP3.LUT P3, PT, !P0, UR2.SIGN, R1.SIGN, 0x3, 0xad ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P1 PLOP3.LUT P6, P1, !P0, UR1.SIGN, R144.SIGN, 0x67, 0x97 ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P1 PLOP3.LUT P4, P6, R242.SIGN, UR14.SIGN, R166.SIGN, 0xf8, 0x83 ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `PLOP3.LUT P4, P3, R63.SIGN, UR6.SIGN, R44.SIGN, 0xa8, 0xb8 ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@P5 FMUL.INVALID3.SAT R173, R185, -|UR27| ;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@!P6 FMUL.FTZ.M4.RZ R186, |R13|, |UR35| ;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@P2 FFMA.RM.SAT R185, R218, |UR51|, -|R220| ;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@P2 FFMA.FMZ.SAT R251, R170, |UR43|, -R110;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@P2 IMAD.U32.X R69, R30.reuse, UR3, R150, P6 ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@!PT IMAD.U32.X R187, R103.reuse, UR17, R54, !PT ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@!P3 IMAD.WIDE.U32 R122, P5, R137, UR25, -R147 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P3 IMAD.WIDE.U32 R157, R211, UR17, -R129 ;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P5 IMAD.WIDE.X R5, P6, R209, UR52, ~R150, !P1 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@P3 IMAD.WIDE.U32.X R245, P3, R17, UR22, ~R248, !P6 ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!P1 IDP.4A.U8.S8 R117, R200, UR51, R88 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P3 IDP.4A.S8.S8 R4, R133.reuse, UR61, -R14.reuse ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!P0 IDP.2A.LO.U16.U8 R28, R236, UR32, R173 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `IDP.2A.LO.S16.U8 R213, R168, UR58, -R187 ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI.U32 R158, P2, R52, UR14, R106 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P4 IMAD.HI.U32 R95, P3, R115, UR47, R107 ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@P3 IMAD.HI.U32.X R55, P5, R177, UR9, ~R214.reuse, !P1 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!PT IMAD.HI.U32.X R210, P5, R135, UR11, R30.reuse, !P3 ;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `@P6 DMUL.RZ R241, |R238|, -|UR3| ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `@P2 DMUL R187, -R71, |UR36| ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P2 DFMA.RP R124, -R88, -UR2, |R109| ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P5 DFMA.RZ R246, -R35, UR40, R80 ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P4 CLMAD.LO R186, R71, UR19, R151.reuse ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P6 CLMAD.HI R210, R237, UR39, R70 ;`
     CLMAD_0x1c2c = 853,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@P0 HFMA2.BF16_V2.FMZ.RELU R205, -|R170|.F32, -|UR11|, |R145|.H0_H0, !P4 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P1 HFMA2.BF16_V2.RELU R26, -|R196|.H0_H0, -|UR42.INVALID5|, -R26, !P0 ;`
     X_0x1c31 = 854,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@P4 HFMA2.F32.FTZ.SAT R173, -|R200|.H0_H0, |UR1|, |R22|.H0_H0 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@!P4 HFMA2.F32.FTZ.SAT R149, -R184, -UR27.INVALID5, -R161.H1_H1 ;`
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P6 HMUL2.F32 R119, -|R201|.H0_H0, UR37 ;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@P6 HMUL2 R228, |R226|.H0_H0, -UR15 ;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P2 HFMA2.MMA.INVALID3.RELU R107, R239, -UR1, |R214|, !P2 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@P5 HFMA2.MMA.FMZ.RELU R129, -|R137|, -|UR26|, R29, !P0 ;`
     HFMA2_0x1c35 = 857,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `HFMA2.MMA.FMZ R31, -|R62|.reuse, -UR46, R225.reuse ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@P2 HFMA2.MMA.FTZ R88, R136, UR17, -|R101| ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@!P3 I2I.U8.S32.SAT R85, UR44 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@P5 I2I.U8.S32.SAT R198, UR48 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.SAT R196, R28, UR54, R33.???0 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P1 I2IP.U2.S32.INVALID3 R65, R21, UR23, R74.???0 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U4.S32.SAT R9, R83, UR25, R219.???1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P2 I2IP.S4.S32.INVALID3 R105, R175, UR24, R63.???3 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P0 I2IP.U8.S32.INVALID3 R22, R43.reuse, UR51, R129 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P3 I2IP.U8.S32.SAT R48, R121, UR25, R207 ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P6 F2FP.SATFINITE.RELU.???1.MERGE_C.RS.9b.LTN25 R102, R56, UR25, R16.reuse.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P0 F2FP.RELU.???1.MERGE_C.RS.REG_RS.LTN25 R147, R243.reuse, UR49, R185 ;`
     F2FP_0x1c3e = 863,
     /// `F2FP` (opcode key 0x1c3e), e.g. ``
     X_0x1c3e = 864,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P1 F2FP.SATFINITE.INVALID3.MERGE_C R248, UR10, R203 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P6 F2FP.SATFINITE.MERGE_C R228, UR36, R2 ;`
     X_0x1c3e_2 = 865,
-    /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P0 HMNMX2.F32.FTZ.XORSIGN R31, R91.H1_H1, |UR14|, P1 ;`
+    /// `HMNMX2` (opcode key 0x1c40), e.g. ``
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `@P2 F2IP.U8.F32.INVALID1.NTZ R153, R156, UR48, R205 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `@P1 F2IP.INVALID2.F32.INVALID2 R25, R227, UR23, R204 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `@!PT I2FP.???6.???1 R194, UR41 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `I2FP.???3.???0.INVALID2 R184, UR3 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP1 UP2UR UR27, UPR, UR14, UR21 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@!UP3 UP2UR UR21, UPR, UR10, UR52 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP1 UR2UP UPR, UR7.B3, UR42 ;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP4 UR2UP UPR, UR33.B2, UR7;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR53, UP0, UR61, UR46, 0xa ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@UP2 UCLEA UR16, UP4, UR41, UR9, 0xb ;`
     UCLEA_0x1cbc = 873,
-    /// `FLO` (opcode key 0x1d00), e.g. `@!P2 FLO.U32 R77, P2, UR38 ;`
+    /// `FLO` (opcode key 0x1d00), e.g. `@!P2 FLO.SH R175, P3, UR41 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@P3 BREV R194, UR6 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@P5 BREV R49, UR18 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@P0 FCHK PT, R254, |UR20| ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@!P0 FCHK P4, -R178, -|UR35| ;`
     FCHK_0x1d02 = 876,
-    /// `F2F` (opcode key 0x1d04), e.g. ``
+    /// `F2F` (opcode key 0x1d04), e.g. `@!P6 F2F.FTZ.F32.F16.RP R247, |UR14.H1| ;`
     X_0x1d04 = 877,
-    /// `F2F` (opcode key 0x1d04), e.g. `@P0 F2F.F16.F32.RZ R56, |UR36| ;`
+    /// `F2F` (opcode key 0x1d04), e.g. ``
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `@!P3 F2I.U8.F16.NTZ R180, -|UR33.INVALID2| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@!PT F2I.U16.F16.FLOOR.NTZ R217, |UR55| ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P5 F2I.???7 R234, |UR9| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P2 F2I.???7.FLOOR R166, -UR33 ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P1 I2F.???0.U8 R165, UR30.B3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P1 I2F.F16.S8.RM R82, UR25 ;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!P6 I2F.???0.U16 R237, UR2.INVALID3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P3 I2F.???3.S16 R221, UR20.INVALID3 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!P3 I2F.F16.U32.RM R41, UR7 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!PT I2F.???0.U32.RP R98, UR57 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@!P2 FRND.F16.CEIL R105, -UR50 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P6 FRND.FTZ.F16.FLOOR R152, |UR2| ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.TRUNC R100, -UR41 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P6 FRND.FTZ R33, -|UR20| ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@!P4 MUFU.SIN R116, -|UR11| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!P3 MUFU.RSQ R144, |UR13| ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P1 MUFU.INVALID13.F16 R248, -|UR27.INVALID3| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!PT MUFU.EX2.F16 R155, |UR34.INVALID3| ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `F2F.F64.F16.RM R17, -UR62.H1 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P1 F2F.FTZ.F64.F16 R63, -UR47 ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!PT F2F.F64.F32.RM R25, -|UR30| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P0 F2F.F64.F32.RM R59, -|UR6| ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@P5 F2F.FTZ.F32.F64.RP R3, -UR47 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P0 F2F.FTZ.F16.F64.RP R185, UR1 ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P6 F2I.S64.F16.FLOOR R123, UR12.INVALID3 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.U64.F16.CEIL.NTZ R4, -UR24.INVALID2 ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P5 F2I.U64.FLOOR R228, -|UR27| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P1 F2I.S64 R236, UR41 ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.S64.F64.FLOOR.NTZ R55, -|UR57| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P0 F2I.FTZ.S64.F64.TRUNC R214, -UR59 ;`
     F2I_0x1d11_3 = 894,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P1 F2I.FTZ.S16.F64.TRUNC.NTZ R129, |UR50| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!PT F2I.S8.F64 R179, UR20 ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P0 I2F.F64.U8.RP R161, UR30.B2 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P3 I2F.F64.U8.RM R253, UR15.B2 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.U16.RZ R30, UR9.H1 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P1 I2F.F64.U16.RP R17, UR59.H1 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P0 I2F.F64.RZ R160, UR17 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.RP R205, UR15 ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S64.RP R76, UR37 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P0 I2F.F64.U64 R176, UR57 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P1 I2F.S64 R86, UR42 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P1 I2F.U64.RZ R178, UR19 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@!P3 FRND.FTZ.???2.TRUNC R21, -UR26 ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@!PT FRND.???0.FLOOR R207, UR14 ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@P1 OUT.???0 R72, R84, UR3 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@P6 OUT.EMIT R68, R24, UR23 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P4 WARPSYNC P2, UR5 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P1 WARPSYNC !P5, UR54 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `@P2 RPCMOV.32 Rpc.HI, UR60 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P1 RPCMOV.32 Rpc.HI, UR61 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P3 RPCMOV.64 Rpc, UR25 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P5 RPCMOV.64 Rpc, UR52 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!P6 BMOV.32.PQUAD ???53, UR23 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!P5 BMOV.32.PQUAD ???60, UR41 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@!P0 BMOV.64 ATEXIT_PC, UR12 ;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@!P0 BMOV.64 ATEXIT_PC, UR61 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@P1 NANOSLEEP !P3, UR26 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P3 NANOSLEEP.RAND UR17 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P0 CCTL.I.RML2 [UR30] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P5 CCTL.C.???14 [UR37] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P4 CCTL.???6.???15 [R95+UR49] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@P5 CCTL.U.???6 [R252+UR37] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P6 CCTLL.???9 [UR48] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@P0 CCTLL.???12 [UR37] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@P5 CCTLL.???9 [R19+UR36] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!PT CCTLL.???10 [R208+UR34] ;`
     CCTLL_0x1d90_2 = 913,
-    /// `CCTLT` (opcode key 0x1d91), e.g. `@P0 CCTLT.???3 UR7 ;`
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@!PT CCTLT.???0 UR1 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P2 LDGSTS.E.BYPASS.NA.INVALID1.ZFILL.MMIO.CTA [R68+UR61+-0x4af40], [R204.64+0x12d], !PT ;`
+    /// `LDGSTS` (opcode key 0x1dae)
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P0 LDGSTS.E.BYPASS.INVALID7.LTC256B.INVALID3.ZFILL.CONSTANT.CTA.PRIVATE [R42+UR16+-0x6c8aa], desc[UR17][R90.64+-0x732], P3 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P1 LDGSTS.E.LTC64B.ZFILL.MMIO.CTA.PRIVATE [R175+UR1+0x38dd7], [R67.64+-0x673], P4 ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P0 VABSDIFF R179, P0, R67.reuse, R168.reuse, UR32 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!PT VABSDIFF.U32 R191, P4, R180.reuse, R92.reuse, UR52 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!PT VABSDIFF4 R233, P2, R151, R180, UR0 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P6 VABSDIFF4.U8 R189, P3, R91.reuse, R229.reuse, UR20 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@P3 PRMT.ECR R124, R125.reuse, R185.reuse, UR10 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@!P6 PRMT.ECR R170, R49, R159, UR57 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `@!P3 SHF.R.W.S32.HI R213, R137, R81, UR17 ;`
+    /// `SHF` (opcode key 0x1e19), e.g. `@P5 SHF.R.U32 R119, R180, R60, UR4 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@P3 FADD.FTZ.SAT R107, -R121, -URZ ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@P2 FADD.RZ.SAT R134, |R30|, -|UR54| ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `@P5 FFMA.INVALID3.RP.SAT R120, -R113, -R68, UR16 ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `@P1 FFMA.FMZ.RM R53, R233, -R23, |UR41| ;`
     FFMA_0x1e23 = 922,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@!P2 IMAD.X R126, R236.reuse, R8, UR25, !P0 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@P2 IMAD.U32.X R71, R38.reuse, R134.reuse, ~UR51, P0 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P5 IMAD.WIDE R19, P0, R25, R233, -UR33 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P0 IMAD.WIDE.U32 R58, P5, R165.reuse, R174.reuse, UR19 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P2 IMAD.WIDE.X R83, P6, R132, R236, ~UR53, P6 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@P1 IMAD.WIDE.X R227, P6, R110, R28, UR45, !P0 ;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@P6 IMAD.HI.U32 R59, P3, R103, R211, -UR3 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P6 IMAD.HI R186, P1, R13, R86, -UR47 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P3 IMAD.HI.U32.X R143, P5, R1.reuse, R41.reuse, UR62, P2 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P5 IMAD.HI.U32.X R198, P5, R146, R33, ~UR20, !P2 ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@P2 DADD.RZ R68, -R210, |UR61| ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `DADD R234, R114, |UR61|;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@P3 DSETP.GTU.OR PT, P5, R147.reuse, |UR54|, !P5 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@P4 DSETP.GT.INVALID3 P4, P1, R12, UR62, !P0 ;`
     DSETP_0x1e2a = 930,
-    /// `DFMA` (opcode key 0x1e2b), e.g. `@P4 DFMA.RZ R121, -|R124|, -R161, |UR14| ;`
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@P0 DFMA R211, R228.reuse, |R232|.reuse, UR55 ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P5 CLMAD.HI R125, R172, R32, UR36 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P4 CLMAD.LO R225, R198, R84, UR3 ;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P2 HADD2.FTZ R174, -|R212|.H0_H0, UR31.H1_H1 ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2 R227, -R25.F32, -|UR21.F32| ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.F32.FTZ.SAT R45, R165.F32, -UR47.H0_H0 ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P3 HADD2.F32 R217, R18.H0_H0, -UR26 ;`
     HADD2_0x1e30_2 = 934,
-    /// `HFMA2` (opcode key 0x1e31), e.g. `@P5 HFMA2.F32.RELU R191, R241.F32, -R51.F32, -|UR55.F32|, !P0 ;`
+    /// `HFMA2` (opcode key 0x1e31), e.g. ``
     X_0x1e31 = 935,
-    /// `HFMA2` (opcode key 0x1e31), e.g. `@!P2 HFMA2.BF16_V2.FMZ R223, -|R66|.H1_H1, -RZ, -UR34.H1_H1 ;`
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@P3 HFMA2.F32.INVALID3.SAT R128, R53.H1_H1, |R139|.INVALID5, UR41 ;`
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@!P6 HSET2.BF.LT.XOR R118, |R252|, -|UR24|, !P6 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@!P6 HSET2.BF.LTU.FTZ.XOR R31, |R170|.F32, |UR15.H0_H0|, P3 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@P1 HSETP2.NUM.INVALID3 PT, P3, R3.H1_H1, |UR60|, PT ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@P4 HSETP2.NUM.H_AND.FTZ.XOR PT, P6, -R88, -UR14.H1_H1, P2 ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@P2 HFMA2.MMA.FTZ.RELU R175, -R252, -R98, -|UR50|, !P4 ;`
+    /// `HFMA2` (opcode key 0x1e35)
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P1 HFMA2.MMA.FTZ.SAT R170, -R254, -R182, -UR17 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P4 HFMA2.MMA.INVALID3.SAT R233, -R84.reuse, -|R137|.reuse, -|UR4| ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.RELU.???3.PACK_AB.RS.9b.LTN25 R60, R221, R65.reuse, UR55 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@!P2 F2FP.SATFINITE.RELU.???2.PACK_AB.RS.REG_RS.10b R96, R101, R219, UR34.H1 ;`
     F2FP_0x1e3e = 941,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P1 F2FP.SATFINITE.BF16.MERGE_C.RZ R130, R132, UR49 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P1 F2FP.SATFINITE.MERGE_C R35, R1, UR14.H1 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `@!P0 F2IP.INVALID3.F32.INVALID1.NTZ R68, R80, R40, UR46;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `@P4 F2IP.INVALID2.F32.INVALID1.RELU R158, R57.reuse, R80.reuse, UR10.H1 ;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@P4 TEX.F16.RN.LZ.NA.NODEP P3, R120, R2, R20, R62, UR15, 0x9f, 2D, 0x6 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P1 TEX.F16.RZ.INVALID7.INVALID7.NODEP P2, R173, R120, R112, R108, UR11, 0x2e, INVALID6, 0x2 ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `@P4 TEX.SCR.DC.EU.NDV.NODEP P6, R141, R120, R122, R212, UR53, 0xb7, 1D, 0x8 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P5 TEX.SCR.INVALID3.LZ.DC.NDV P1, R134, R96, R61, R189, UR0, 0x13, INVALID6, 0x6 ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P1 TLD4.R.PTP.EF P6, R155, R146, R31, R81, UR54, 0x8, INVALID0, 0x0 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@P6 TLD4.B.F16.RN.AOFFI.EL P1, R201, R245, R174, R5, ???63, 0xd2, INVALID0, 0x6 ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `TLD4.SCR.A.F16.RN.INVALID3.LU P1, R23, R191, R4, R27, ???63, 0x29, ARRAY_2D, 0xe ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `TLD4.SCR.A.F16.RN.AOFFI.EL.NODEP P2, R61, R163, R13, R234, UR2, 0xc1, CUBE, 0xe ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P1 TLD.F16.RN.LZ.AOFFI.EF.MS.CL.NODEP P1, R18, R233, R54, R169, UR41, 0x99, 3D, 0x0 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@P4 TLD.F16.RN.INVALID0.AOFFI.EF.NODEP P3, R58, R229, R174, R142, UR39, 0xe9, 3D, 0x5 ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P2 TLD.SCR.F16.RZ.INVALID7.EF.CL.NODEP P5, R70, R93, R147, R148, UR50, 0xc4, INVALID7, 0x6 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P3 TLD.SCR.F16.RZ.INVALID7.AOFFI.EU.CL R224, R101, R244, R3, UR13, 0x9b, 3D, 0x6 ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@!P5 TMML.LOD.NDV R232, R91, R12, R234, UR14, 0xab, ARRAY_1D, 0xe ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@P1 TMML.LOD.NODEP R168, R7, R77, R112, UR34, 0x68, 3D, 0x9 ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@!P0 TXD.INVALID3.AOFFI.EL P6, R86, R176, R85, R190, UR7, 0xc4, INVALID2, 0x8 ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@P5 TXD.F16.RZ.LC.LU.NODEP P3, R192, R45, R62, R102, UR22, 0x39, INVALID3, 0xe ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P5 TXQ R189, R47, R213, TEX_HEADER_TEXTURE_TYPE, UR50, 0x31, 0xf ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P1 TXQ.NODEP R196, R58, R147, TEX_HEADER_SAMPLER_POS, UR19, 0x73, 0xb ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P0 FOOTPRINT.TEX.COARSE.LC.NDV P2, R118, R233, R215, R61, UR3, 0x60, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P5 FOOTPRINT.TEX.COARSE.LB P5, R121, R241, R131, R239, UR33, 0xb5, INVALID6 ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P3 FOOTPRINT.SCR.???1.LB P2, R102, R49, R229, R20, ???63, 0x91, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P6 FOOTPRINT.SCR.???1.LC.NDV.NODEP P4, R201, R181, R230, R114, UR18, 0xcb, 2D ;`
     FOOTPRINT_0x1f74_2 = 956,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P4 ATOM.???0.ARRIVE.LU.???15.STRONG.SM P0, R126, [R248.U32+UR3+-0x406edb] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P6 ATOM.E.ARRIVE.???5.CONSTANT.CTA.PRIVATE P3, R46, [R163.U32+UR56+-0x5b9167] ;`
     ATOM_0x1f8a = 957,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P5 ATOM.???0.ARRIVE.LU.64.CONSTANT.SM.PRIVATE P3, R136, [R217.64+UR35+0x362942] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P5 ATOM.E.ARRIVE.???5.STRONG.SM P5, R96, [R147.64+UR47+0x43528] ;`
     ATOM_0x1f8a_2 = 958,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@!PT ATOM.???0.POPC.INC.???9.CONSTANT.CTA.PRIVATE P3, R78, [R91.U32+UR45+-0x7a92b5] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P0 ATOM.???0.POPC.INC.LU.???14.MMIO.GPU P6, R69, [R75.U32+UR5+-0x62156a] ;`
     ATOM_0x1f8a_3 = 959,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P5 ATOM.E.POPC.INC.INVALID6.???10.CONSTANT.VC.PRIVATE P1, R116, [R36.64+UR10+0x17136a] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P2 ATOM.???0.POPC.INC.???1.CONSTANT.PRIVATE P5, R209, [R17.64+UR47+-0x52ef38] ;`
     ATOM_0x1f8a_4 = 960,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
     ATOMS_0x1f8c = 961,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
     ATOMS_0x1f8c_2 = 962,
-    /// `SUATOM` (opcode key 0x1f93)
+    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P6 SUATOM.D.INVALID6.MIN.EF.F16x2.RN.STRONG.SYS P1, R157, [R250], R177, UR61, 0xad ;`
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.BA.3D.CAS.EF.INVALID4.CONSTANT.CTA.PRIVATE.TRAP P5, R163, [R191], R140, UR10, 0x47 ;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@!P1 SUATOM.D.INVALID7.CAS.LU.MMIO.SYS.IGN P2, R242, [R221], R151, UR17, 0x5a;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `@!P6 SULD.P.1D_BUFFER.EF.CONSTANT.VC.PRIVATE.INVALID9.TRAP P5, R30, [R229], UR52, 0x12 ;`
+    /// `SULD` (opcode key 0x1f97)
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `@!P4 SULD.D.BA.1D.EF.CONSTANT.CTA.TRAP P5, R196, [R105], UR5, 0x59 ;`
+    /// `SULD` (opcode key 0x1f99)
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `@!P6 SUST.P.3D.INVALID7.STRONG.SM.INVALID2 [R192], R226, UR46, 0x8 ;`
+    /// `SUST` (opcode key 0x1f9b)
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@!P4 SUST.D.1D.INVALID7.CONSTANT.VC.PRIVATE.TRAP [R60], R113, UR22, 0x34 ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P6 SUST.D.BA.2D_ARRAY.EF.U8.CONSTANT.PRIVATE.INVALID3 [R103], R28, UR37, 0xa5 ;`
     SUST_0x1f9d = 968,
-    /// `SURED` (opcode key 0x1f9f)
+    /// `SURED` (opcode key 0x1f9f), e.g. `@!P1 SURED.D.BA.1D.MIN.EF.S64.CONSTANT.GPU [R54], R234, UR30, 0x2e ;`
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P0 LDGSTS.E.EL.LTC256B.ZFILL.GPU.PRIVATE [R173+-0x35bb8], [R35.U32+UR0+-0x595], !P0 ;`
+    /// `LDGSTS` (opcode key 0x1fae)
     LDGSTS_0x1fae = 970,
     /// `LDGSTS` (opcode key 0x1fae)
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P6 SUQUERY.BA.INVALID6 P6, R153, [R74], COMP_STATUS, UR26, 0xb5 ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@!PT SUQUERY.1D_BUFFER P1, R39, [R240], COMP_STATUS, UR13, 0x9f ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [

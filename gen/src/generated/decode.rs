@@ -8342,7 +8342,7 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -8352,21 +8352,11 @@ fn accept_X_0x083b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x083b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
-        return if {
-            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
-            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
-        } {
-            Ok((ClassId::X_0x083b, 3))
-        } else {
-            Err(Some(ClassId::X_0x083b))
-        };
-    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::X_0x083b, 4))
+        Ok((ClassId::X_0x083b, 3))
     } else {
         Err(Some(ClassId::X_0x083b))
     }
@@ -12257,7 +12247,7 @@ fn accept_JMP_0x174a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    if w.0 & 0x380000000000ff000000 == 0x80000000000ff000000 {
+    if w.0 & 0x380000000000ff000000 == 0xff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12267,7 +12257,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x380000000000ff000000 == 0x180000000000ff000000 {
+    if w.0 & 0x380000000000ff000000 == 0x280000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12277,7 +12267,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x380000000000ff000000 == 0x100000000000ff000000 {
+    if w.0 & 0x380000000000ff000000 == 0x300000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12287,7 +12277,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x380000000000ff000000 == 0x200000000000ff000000 {
+    if w.0 & 0x380000000000ff000000 == 0x380000000000ff000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12307,7 +12297,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x20000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x0 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12317,7 +12307,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x8000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x38000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12327,7 +12317,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x10000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x28000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12337,7 +12327,7 @@ fn accept_X_0x183b(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
             Err(Some(ClassId::X_0x183b))
         };
     }
-    if w.0 & 0x38000000000000000000 == 0x18000000000000000000 {
+    if w.0 & 0x38000000000000000000 == 0x30000000000000000000 {
         return if {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
@@ -12776,11 +12766,21 @@ fn accept_JMP_0x194a(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_RET_0x1950(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x40000000000000000000000 == 0x0 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::RET_0x1950, 0))
+        } else {
+            Err(Some(ClassId::RET_0x1950))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::RET_0x1950, 0))
+        Ok((ClassId::RET_0x1950, 1))
     } else {
         Err(Some(ClassId::RET_0x1950))
     }
@@ -12853,11 +12853,21 @@ fn accept_LD_0x1980_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_LD_0x1980_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x20000000000000000000000000 == 0x20000000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::LD_0x1980_4, 0))
+        } else {
+            Err(Some(ClassId::LD_0x1980_4))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::LD_0x1980_4, 0))
+        Ok((ClassId::LD_0x1980_4, 1))
     } else {
         Err(Some(ClassId::LD_0x1980_4))
     }
@@ -12897,11 +12907,21 @@ fn accept_LDG_0x1981_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_LDG_0x1981_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x20000000000000000000000000 == 0x20000000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::LDG_0x1981_4, 0))
+        } else {
+            Err(Some(ClassId::LDG_0x1981_4))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::LDG_0x1981_4, 0))
+        Ok((ClassId::LDG_0x1981_4, 1))
     } else {
         Err(Some(ClassId::LDG_0x1981_4))
     }
@@ -12993,11 +13013,21 @@ fn accept_ST_0x1985_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ST_0x1985_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x20000000000000000000000000 == 0x20000000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::ST_0x1985_3, 0))
+        } else {
+            Err(Some(ClassId::ST_0x1985_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::ST_0x1985_3, 0))
+        Ok((ClassId::ST_0x1985_3, 1))
     } else {
         Err(Some(ClassId::ST_0x1985_3))
     }
@@ -13037,11 +13067,21 @@ fn accept_STG_0x1986_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_STG_0x1986_4(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x20000000000000000000000000 == 0x20000000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::STG_0x1986_4, 0))
+        } else {
+            Err(Some(ClassId::STG_0x1986_4))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::STG_0x1986_4, 0))
+        Ok((ClassId::STG_0x1986_4, 1))
     } else {
         Err(Some(ClassId::STG_0x1986_4))
     }
@@ -13219,11 +13259,21 @@ fn accept_RED_0x198e_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_RED_0x198e_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x20000000000000000000000000 == 0x20000000000000000000000000 {
+        return if {
+            let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+            (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+        } {
+            Ok((ClassId::RED_0x198e_3, 0))
+        } else {
+            Err(Some(ClassId::RED_0x198e_3))
+        };
+    }
     if {
         let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
         (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
     } {
-        Ok((ClassId::RED_0x198e_3, 0))
+        Ok((ClassId::RED_0x198e_3, 1))
     } else {
         Err(Some(ClassId::RED_0x198e_3))
     }
@@ -13272,13 +13322,25 @@ fn accept_ATOMG_0x19a8_2(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 }
 #[inline(always)]
 fn accept_ATOMG_0x19a8_3(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    if w.0 & 0x20000000000000000000000000 == 0x0 {
+        return if matches!((w.bits(24, 8)), 0..= 0xfe)
+            && {
+                let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
+                (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
+            }
+        {
+            Ok((ClassId::ATOMG_0x19a8_3, 0))
+        } else {
+            Err(Some(ClassId::ATOMG_0x19a8_3))
+        };
+    }
     if matches!((w.bits(24, 8)), 0..= 0xfe)
         && {
             let v = (w.bits(105, 5) | (w.bits(122, 3) << 5));
             (LEGAL_BITS_6[(v >> 6) as usize] >> (v & 63)) & 1 != 0
         }
     {
-        Ok((ClassId::ATOMG_0x19a8_3, 0))
+        Ok((ClassId::ATOMG_0x19a8_3, 1))
     } else {
         Err(Some(ClassId::ATOMG_0x19a8_3))
     }

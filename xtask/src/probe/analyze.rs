@@ -13,7 +13,7 @@ use super::nvdisasm::{Nvdisasm, Outcome};
 use super::rng::Rng;
 use super::text::{diff_sites, split_at_gaps, tokenize, Site};
 use anyhow::Result;
-use sassport_isa::eval::{format_number, rule_number};
+use sassport_isa::eval::{format_number, render_value, rule_number};
 use sassport_isa::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -296,12 +296,13 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
                 w.analyses.clear();
             }
         }
-        if round == 0 {
-            split_wide_modifiers(nv, &mut works, &todo)?;
-        }
+        split_wide_modifiers(nv, &mut works, &todo)?;
         modifier_stage(nv, &mut works, &todo)?;
         strip_wide_suffix(&mut works, &todo);
         operand_stage(nv, rng, &mut works, &todo)?;
+        if round == 0 {
+            promote_hidden_operands(nv, &mut works, &todo)?;
+        }
         let conflicted = todo.iter().filter(|&&i| works[i].analyses.iter().any(|a| !a.conflicts.is_empty())).count();
         println!("  round {round}: {} classes analysed, {conflicted} with modifier conflicts", todo.len());
     }
@@ -416,6 +417,63 @@ fn merge_rz_variants(class: &mut Class, clone: Class, mask: u128) {
         .collect();
     variants.append(&mut class.variants);
     class.variants = variants;
+}
+
+/// Operands that print only under a flag (`desc[UR6][R2.64]` when bit 101 is set): on the base word their
+/// bits change nothing, so no group holds them. For each small group (at most two bits) and each of its
+/// other values, the bits in no group are flipped again; if any now changes the text, the small group
+/// is made modifier bits (a conflict), so that the retry analyses each of its values with its own
+/// template.
+fn promote_hidden_operands(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<()> {
+    let mut batch = Batch::default();
+    let mut plan: Vec<(usize, Vec<u32>, usize, Vec<usize>)> = Vec::new();
+    for &i in todo {
+        let w = &works[i];
+        let Some(a) = w.analyses.first() else { continue };
+        let in_groups: BTreeSet<u32> = a.groups.iter().flat_map(|g| g.bits.iter().copied()).collect();
+        let dead: Vec<u32> = w
+            .flip
+            .iter()
+            .copied()
+            .filter(|b| !w.m_bits.contains(b) && !in_groups.contains(b) && !a.illegal_bits.contains(b) && !a.conflicts.contains(b))
+            .collect();
+        if dead.is_empty() {
+            continue;
+        }
+        for g in &a.groups {
+            if g.opex || g.failed || g.bits.is_empty() || g.bits.len() > 2 {
+                continue;
+            }
+            let base_v = extract_bits(a.word, &g.bits);
+            for v in 0..1u64 << g.bits.len() {
+                if v == base_v {
+                    continue;
+                }
+                let word = insert_bits(a.word, &g.bits, v);
+                let b0 = batch.push(word);
+                let flips = dead.iter().map(|&d| batch.push(word ^ (1u128 << d))).collect();
+                plan.push((i, g.bits.clone(), b0, flips));
+            }
+        }
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let out = batch.run(nv)?;
+    let mut promoted = 0;
+    for (i, bits, b0, flips) in plan {
+        let Some(t0) = out[b0].text() else { continue };
+        if flips.iter().any(|&k| out[k].text().is_some_and(|t| t != t0)) {
+            if let Some(a) = works[i].analyses.first_mut() {
+                if !bits.iter().all(|b| a.conflicts.contains(b)) {
+                    a.conflicts.extend(bits.iter().copied());
+                    promoted += 1;
+                }
+            }
+        }
+    }
+    println!("  hidden operands: {promoted} flags made modifier bits");
+    Ok(())
 }
 
 /// Joint modifier fields: bits whose single flip from the base is illegal although the oracle saw them
@@ -696,7 +754,8 @@ fn operand_value_variants(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) 
 /// go to `mods_b` with their own table; the rest stay in `m_bits`. Without such a place the modifier
 /// bits are truncated as before.
 fn split_wide_modifiers(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<()> {
-    let wide: Vec<usize> = todo.iter().copied().filter(|&i| works[i].m_bits.len() > MAX_M_BITS).collect();
+    let wide: Vec<usize> =
+        todo.iter().copied().filter(|&i| works[i].m_bits.len() > MAX_M_BITS && works[i].mods_b.is_none()).collect();
     if wide.is_empty() {
         return Ok(());
     }
@@ -871,6 +930,16 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
             if inserted != 2 * sites.len() || t.matches(".reuse").count() != sites.len() {
                 continue;
             }
+            // Insertion points where each `.reuse` starts (the token diff may align `R8.reuse.H0_H0` as
+            // `R8.` + `reuse.` + `H0_H0`, and differently when several are inserted).
+            let sites: Vec<Site> = t
+                .match_indices(".reuse")
+                .enumerate()
+                .map(|(n, (pos, _))| {
+                    let at = tokenize(&t[..pos]).len() - 2 * n;
+                    Site { start: at, end: at }
+                })
+                .collect();
             for s in &sites {
                 let e = slots.entry(s.start).or_insert((v, BTreeSet::new()));
                 if sites.len() == 1 && e.1.is_empty() {
@@ -1046,7 +1115,19 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
             let Some(t) = norm(k, w.pcrel) else { continue };
             let toks = tokenize(&t);
             let sites = diff_sites(&toks0, &toks);
+            if debug {
+                eprintln!("  reuse slot {slot}: {t} sites {sites:?}; groups {:?}", groups.iter().map(|g| (&g.bits, &g.sites)).collect::<Vec<_>>());
+            }
             let [site] = sites.as_slice() else { continue };
+            // The token diff may align `R8.reuse.H0_H0` as `R8.` + `reuse.` + `H0_H0` (inside the
+            // swizzle); the insertion point is where `.reuse` starts.
+            let site = &match (t.matches(".reuse").count(), t.find(".reuse")) {
+                (1, Some(pos)) => {
+                    let at = tokenize(&t[..pos]).len();
+                    if toks0[..at].concat() == t[..pos] { Site { start: at, end: at } } else { *site }
+                }
+                _ => *site,
+            };
             // `.reuse` sticks to its register: it may share an insertion point with an optional operand
             // (printed after it), but never fall inside another field's text.
             if site.start != site.end || groups.iter().any(|g| g.sites.iter().any(|s| s.start != s.end && s.conflicts(site))) {
@@ -1078,6 +1159,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
     // Value passes: sampled values first, exhaustive enumeration where no rule fits.
     for pass in 0..2 {
         if pass == 1 {
+            merge_dependent_pairs(nv, &mut analyses, works)?;
             for (_, a) in analyses.iter_mut() {
                 split_failed_insertions(&mut a.groups);
                 merge_failed_neighbours(&mut a.groups);
@@ -1192,6 +1274,119 @@ fn with_mnemonic(text: &str, mnemonic: &str) -> String {
     let toks = tokenize(text);
     let (a, b) = mnemonic_region(&toks);
     format!("{}{mnemonic}{}", toks[..a].concat(), toks[b..].concat())
+}
+
+/// Two small neighbouring fields that are not independent (`, !P3` but nothing for a plain `PT`: the
+/// negation and the predicate together decide whether the optional operand prints): every joint value
+/// of each adjacent pair of fitted groups with at most four bits together is printed; when a text
+/// differs from what the two renders give, the pair becomes one group (enumerated jointly in pass 1).
+fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], works: &[Work]) -> Result<()> {
+    let mut batch = Batch::default();
+    let mut plan: Vec<(usize, usize, usize, Vec<(u64, u64, usize)>)> = Vec::new();
+    for (ai, (wi, a)) in analyses.iter().enumerate() {
+        if works[*wi].pcrel {
+            continue;
+        }
+        for i in 0..a.groups.len() {
+            for j in i + 1..a.groups.len() {
+                let (g, h) = (&a.groups[i], &a.groups[j]);
+                if g.opex || h.opex || g.failed || h.failed || g.bits.is_empty() || h.bits.is_empty() {
+                    continue;
+                }
+                if g.bits.len() + h.bits.len() > 4 || g.renders.len() != 1 || h.renders.len() != 1 {
+                    continue;
+                }
+                if g.sites.len() != 1 || h.sites.len() != 1 {
+                    continue;
+                }
+                let (x, y) = (g.sites[0], h.sites[0]);
+                let (p, q) = if x.start <= y.start { (x, y) } else { (y, x) };
+                if p.end > q.start || x == y {
+                    continue;
+                }
+                let adjacent = g.sites.iter().any(|x| h.sites.iter().any(|y| x.end == y.start || y.end == x.start));
+                if !adjacent {
+                    continue;
+                }
+                let mut v = Vec::new();
+                for x in 0..1u64 << g.bits.len() {
+                    for y in 0..1u64 << h.bits.len() {
+                        let wd = insert_bits(insert_bits(a.word, &g.bits, x), &h.bits, y);
+                        v.push((x, y, batch.push(wd)));
+                    }
+                }
+                plan.push((ai, i, j, v));
+            }
+        }
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let out = batch.run(nv)?;
+    let mut merges: Vec<(usize, usize, usize)> = Vec::new();
+    for (ai, i, j, v) in plan {
+        let a = &analyses[ai].1;
+        let (g, h) = (&a.groups[i], &a.groups[j]);
+        let toks0 = tokenize(&a.text);
+        let (first, second, swap) = if g.sites[0].start <= h.sites[0].start { (g, h, false) } else { (h, g, true) };
+        if first.sites[0].end > second.sites[0].start {
+            continue;
+        }
+        let dependent = v.iter().any(|&(x, y, k)| {
+            let (vf, vs) = if swap { (y, x) } else { (x, y) };
+            let rf = render_value(&first.renders[0], vf, first.bits.len() as u32, 0);
+            let rs = render_value(&second.renders[0], vs, second.bits.len() as u32, 0);
+            let predicted = match (rf, rs) {
+                (Some(rf), Some(rs)) => Some(format!(
+                    "{}{rf}{}{rs}{}",
+                    toks0[..first.sites[0].start].concat(),
+                    toks0[first.sites[0].end..second.sites[0].start].concat(),
+                    toks0[second.sites[0].end..].concat()
+                )),
+                _ => None,
+            };
+            predicted.as_deref() != out[k].text()
+        });
+        if dependent {
+            merges.push((ai, i, j));
+        }
+    }
+    // Merges of one analysis: disjoint pairs, highest index first so that removals keep the rest valid.
+    merges.sort_by(|a, b| b.cmp(a));
+    let mut used: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut chosen: Vec<(usize, usize, usize)> = Vec::new();
+    for (ai, i, j) in merges {
+        if used.contains(&(ai, i)) || used.contains(&(ai, j)) {
+            continue;
+        }
+        used.insert((ai, i));
+        used.insert((ai, j));
+        chosen.push((ai, i, j));
+    }
+    // Remove higher indices first within each analysis.
+    chosen.sort_by(|a, b| (a.0, std::cmp::Reverse(a.2)).cmp(&(b.0, std::cmp::Reverse(b.2))));
+    for (ai, i, j) in chosen {
+        let groups = &mut analyses[ai].1.groups;
+        let h = groups.remove(j);
+        let g = &mut groups[i];
+        g.bits.extend(h.bits);
+        g.bits.sort_unstable();
+        g.sites.extend(h.sites);
+        g.sites.sort();
+        let mut m: Vec<Site> = Vec::new();
+        for st in g.sites.drain(..) {
+            match m.last_mut() {
+                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
+                _ => m.push(st),
+            }
+        }
+        g.sites = m;
+        g.exhaustive = false;
+        g.failed = true;
+        g.samples.clear();
+        g.renders.clear();
+    }
+    Ok(())
 }
 
 /// Two fields printed at one insertion point (`[R6.X4+0x10]`: the scale and the offset both print after
@@ -1755,10 +1950,21 @@ fn build_class(f: &Found, w: &Work) -> Class {
             }
             true
         };
-        for i in (0..nm).rev() {
-            let trial: Vec<usize> = sel.iter().copied().filter(|&x| x != i).collect();
-            if separates(&trial) {
-                sel = trial;
+        // The fewest bits that separate the analysed values: one bit, then two, else greedy removal.
+        // (Greedy removal alone may keep bits that only separate the sampled values by chance.)
+        let small = (0..nm)
+            .map(|i| vec![i])
+            .find(|t| separates(t))
+            .or_else(|| (0..nm).flat_map(|i| (i + 1..nm).map(move |j| vec![i, j])).find(|t| separates(t)));
+        match small {
+            Some(t) => sel = t,
+            None => {
+                for i in (0..nm).rev() {
+                    let trial: Vec<usize> = sel.iter().copied().filter(|&x| x != i).collect();
+                    if separates(&trial) {
+                        sel = trial;
+                    }
+                }
             }
         }
         // Default: the template of the most modifier values.
