@@ -177,6 +177,15 @@ pub enum RuntimeError {
     /// A kernel's `assert` failed (it called `__assertfail`); the message is CUDA's, after kernel and pc.
     #[error(transparent)]
     AssertionFailed(Box<AssertionFailure>),
+    /// A warp-synchronous kernel (run in turns) reached a state where no thread could progress: every live
+    /// thread waits at a barrier or convergence point that cannot complete. The kernel ended instead of hanging.
+    #[error("kernel {kernel:?} can make no progress: threads wait at pc 0x{pc:x} for threads that never arrive")]
+    NoProgress {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of an instruction a waiting thread is stuck at.
+        pc: u32,
+    },
     /// Reading or writing the on-disk pipeline cache failed.
     #[error("pipeline cache {path}: {source}")]
     CacheIo {

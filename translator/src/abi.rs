@@ -233,6 +233,10 @@ pub const fn code_address(section: u16, offset: u32) -> u64 {
 /// Section index used in [`code_address`] for functions the cubin declares but does not define (`vprintf`,
 /// `malloc`, `__assertfail`): their address is `code_address(EXTERN_SECTION, symbol table index)`.
 pub const EXTERN_SECTION: u16 = 0xffff;
+/// Fault kind: the threads of a block could make no progress (warp-synchronous kernels run in turns: every
+/// live thread waits at a barrier or convergence point that cannot complete); pc is a waiting thread's,
+/// address and size 0.
+pub const FAULT_KIND_NO_PROGRESS: u32 = 7;
 
 impl FaultRecord {
     /// Decodes a record from the eight little-endian words the shader wrote.

@@ -203,8 +203,14 @@ fn emit_module(
         uniform: false,
         float,
         externs,
+        warp: None,
     };
+    // Warp-synchronous instructions need the threads of a warp to run together: the turns form.
     let form = match control {
+        _ if crate::control::turns::needs_turns(program) => {
+            let blocks = crate::control::turns::emit_turns(&mut cx, program, [sx, sy, sz])?;
+            crate::control::structured::Form::Turns { blocks }
+        }
         ControlForm::Structured => crate::control::structured::emit(&mut cx, program, jump_tables)?,
         ControlForm::Dispatch => {
             crate::control::emit_dispatch(&mut cx, program)?;

@@ -64,6 +64,7 @@ fn module(g: &Cfg, limits: &Limits) -> (Vec<u32>, Vec<Stmt>) {
         uniform: false,
         float: Default::default(),
         externs: Default::default(),
+        warp: None,
     };
     emit_with(&mut cx, &s, &mut Synthetic(g)).expect("emits");
     let Ctx { mut m, st, .. } = cx;

@@ -380,6 +380,9 @@ impl Runtime {
                     count: record.count,
                 });
             }
+            if record.kind == abi::FAULT_KIND_NO_PROGRESS {
+                return Err(RuntimeError::NoProgress { kernel, pc: record.pc });
+            }
             let kind = match record.kind {
                 abi::FAULT_KIND_LOAD => "load".to_string(),
                 abi::FAULT_KIND_STORE => "store".to_string(),

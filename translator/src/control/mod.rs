@@ -15,6 +15,7 @@
 //! whole block is `OpControlBarrier`; other barrier forms are refused.
 
 pub mod structured;
+pub mod turns;
 
 use crate::error::TranslateError;
 use crate::lower::{Ctx, EXIT_PC};
@@ -91,11 +92,15 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
     };
     let next = match last.mnemonic {
         "BRA" => {
-            if last.opcode() & 0x1000 != 0 {
-                return Err(cx.refuse("BRA on a uniform register (warp divergence test) not translated yet"));
-            }
             let target = last.branch_target() as u32;
-            let c = cond_pred(cx);
+            let mut c = cond_pred(cx);
+            if last.opcode() & 0x1000 != 0 {
+                let d = crate::lower::warp::divergence_branch(cx, last)?;
+                c = Some(match c {
+                    Some(p) => cx.m.bin(Op::LogicalAnd, t.bool, p, d),
+                    None => d,
+                });
+            }
             match taken(cx, guard, c) {
                 None => cx.u32c(target),
                 Some(tk) => {

@@ -36,6 +36,8 @@ pub enum Form {
     Structured { report: StructureReport, reconvergence: Reconvergence, inlined: Inlined, shared: Vec<SharedFunction> },
     /// The whole-kernel dispatch loop, and why.
     Dispatch(String),
+    /// Warps in turns (`crate::control::turns`): the kernel has warp-synchronous instructions.
+    Turns { blocks: usize },
 }
 
 /// Device-function calls inlined into the kernel's graph.
@@ -93,6 +95,7 @@ impl std::fmt::Display for Form {
                 Ok(())
             }
             Form::Dispatch(why) => write!(f, "dispatch loop: {why}"),
+            Form::Turns { blocks } => write!(f, "warps in turns: {blocks} turn blocks"),
         }
     }
 }

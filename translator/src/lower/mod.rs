@@ -25,6 +25,7 @@ mod shared_counter;
 mod simd;
 mod special;
 mod uniform;
+pub(crate) mod warp;
 
 pub use float::FloatSupport;
 
@@ -84,6 +85,8 @@ pub struct Ctx<'a> {
     pub externs: externs::ExternCalls,
     /// Which native float operations give SM86 results on the target device.
     pub float: FloatSupport,
+    /// The turns form's warp state (`None` in the dispatch and structured forms).
+    pub warp: Option<warp::WarpState>,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
@@ -376,7 +379,7 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 
 fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let m = cx.inst.mnemonic;
-    if predicate::lower(cx, m)? || integer::lower(cx, m)? || uniform::lower(cx, m)? || shared_counter::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
+    if warp::lower(cx, m)? || predicate::lower(cx, m)? || integer::lower(cx, m)? || uniform::lower(cx, m)? || shared_counter::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
         || float::lower(cx, m)?
         || convert::lower(cx, m)?
         || fp64::lower(cx, m)?

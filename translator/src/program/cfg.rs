@@ -102,8 +102,9 @@ pub(super) fn build(
                 Ok(())
             };
             match mnemonic {
-                // Uniform-operand BRA (BRA.DIV/.CONV on a UR) is a warp instruction; the lowering refuses it.
-                "BRA" if inst.opcode() & 0x1000 == 0 => target(&mut leaders, &mut work)?,
+                // Uniform-operand BRA (BRA.DIV/.CONV on a UR) is a warp-divergence test: taken or not at run
+                // time, so both its target and the next instruction are reachable.
+                "BRA" => target(&mut leaders, &mut work)?,
                 "CALL" if inst.opcode() == 0x0944 => {
                     target(&mut leaders, &mut work)?;
                     return_points.insert(next);
@@ -138,6 +139,7 @@ pub(super) fn build(
             }
             // Continue linearly unless control never falls through.
             let stops = match mnemonic {
+                "BRA" if inst.opcode() & 0x1000 != 0 => false,
                 "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" | "KILL" => !guarded && !bra_has_condition(&inst),
                 "CALL" => false,
                 _ => false,
@@ -177,9 +179,9 @@ pub(super) fn build(
         let m = inst.mnemonic;
         if is_branch(m) {
             let mut succ = Vec::new();
-            let guarded = inst.guard().is_some() || bra_has_condition(inst);
+            let guarded = inst.guard().is_some() || bra_has_condition(inst) || (m == "BRA" && inst.opcode() & 0x1000 != 0);
             match m {
-                "BRA" if inst.opcode() & 0x1000 == 0 => {
+                "BRA" => {
                     succ.push(inst.branch_target() as u32);
                     if guarded {
                         succ.push(b.end);

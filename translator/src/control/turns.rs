@@ -1,0 +1,619 @@
+//! Control flow, third form: warps in turns, for kernels with warp-synchronous instructions on devices whose
+//! subgroups cannot hold a 32-thread warp (lavapipe's are 8 wide).
+//!
+//! One invocation per CUDA thread, as in the other forms; warps are 32 consecutive linear thread ids (a partial
+//! last warp has its missing lanes counted as exited). Each thread keeps a pc, as in the dispatch loop. The
+//! kernel is one loop of *turns* that every invocation runs in uniform control flow:
+//!
+//! 1. barrier; **phase A** (reads only the shared scheduling state): the block has finished when no thread is
+//!    alive; it is stuck when the previous turn made no progress (then every thread still alive records a
+//!    fault of kind [`abi::FAULT_KIND_NO_PROGRESS`] with its pc, and the loop ends instead of hanging). A thread
+//!    waiting at a block barrier is released when the barrier's arrivals reach its thread count. Each thread
+//!    computes its warp's *group*: the lanes at the lowest published pc among the lanes that have not exited
+//!    and are not waiting at a barrier, skipping a group whose lanes wait at a `BSYNC` or `WARPSYNC` for lanes
+//!    outside it (then the next lowest pc is tried). A thread of the group whose block starts with an exchange
+//!    instruction (SHFL, VOTE, VOTEU, MATCH, REDUX) publishes its operands.
+//! 2. barrier; **phase B**: the group's threads run one *turn block* (switch on the pc, as in the dispatch
+//!    loop) and the others wait, so a waiting thread writes nothing; every thread publishes its pc (or exited /
+//!    waiting) and, when its next block starts with `BSYNC` or `WARPSYNC`, the lanes it waits for.
+//!
+//! Turn blocks are the program's blocks split before every exchange instruction and before a memory access
+//! that could observe another lane's access earlier in the same block (a load after a store, a store after
+//! any access): SM86 runs a warp's lanes in lockstep, so lane 3's load after the warp's stores sees lane 7's
+//! store; splitting puts a barrier between them. The turn's barriers order workgroup and global memory.
+//!
+//! `BSSY Bn` records the group in the thread's `Bn`; `BSYNC Bn` waits until every live lane of `Bn` is at that
+//! `BSYNC`. `BRA.DIV`/`BRA.CONV` test whether the mask's live lanes are all in the group. Block barriers (`BAR`)
+//! count arrivals per id in the workgroup's control words; thread 0 retires a completed barrier's count in
+//! phase B of the turn that released it, so a barrier id can be reused.
+
+use super::lower_terminator;
+use crate::abi;
+use crate::error::TranslateError;
+use crate::lower::warp::{self, ctl, WarpState};
+use crate::lower::{Ctx, EXIT_PC};
+use crate::program::{Block, Exit, Inst, Program};
+use crate::spirv::{Id, LoopControl, MemorySemantics, Op, Scope, StorageClass, Type};
+
+/// Whether `prog` needs the turns form (it holds warp-synchronous instructions).
+pub fn needs_turns(prog: &Program) -> bool {
+    prog.insts.iter().any(warp::needs_turns)
+}
+
+/// How an instruction touches shared or global memory (local memory is private).
+fn memory_access(i: &Inst) -> (bool, bool) {
+    match i.mnemonic {
+        "LDS" | "LDG" | "LD" | "LDSM" => (true, false),
+        "STS" | "STG" | "ST" => (false, true),
+        "ATOMS" | "ATOMG" | "ATOM" | "RED" => (true, true),
+        _ => (false, false),
+    }
+}
+
+/// The program's blocks split into turn blocks (see the module doc).
+pub fn turn_blocks(prog: &Program) -> Vec<Block> {
+    let mut out = Vec::new();
+    for b in &prog.blocks {
+        let first = prog.insts.partition_point(|i| i.offset < b.start);
+        let insts: Vec<&Inst> = prog.insts[first..].iter().take_while(|i| i.offset < b.end).collect();
+        let mut start = b.start;
+        let (mut loaded, mut stored) = (false, false);
+        for (k, inst) in insts.iter().enumerate() {
+            let (ld, st) = memory_access(inst);
+            let hazard = (ld && stored) || (st && (stored || loaded));
+            if k > 0 && (warp::is_exchange(inst) || inst.mnemonic == "WARPSYNC" || hazard) {
+                out.push(Block { start, end: inst.offset, exit: Exit::Fall, successors: vec![inst.offset] });
+                start = inst.offset;
+                loaded = false;
+                stored = false;
+            }
+            loaded |= ld;
+            stored |= st;
+        }
+        out.push(Block { start, end: b.end, exit: b.exit, successors: b.successors.clone() });
+    }
+    out
+}
+
+fn instructions<'p>(prog: &'p Program, b: &Block) -> impl Iterator<Item = &'p Inst> {
+    let first = prog.insts.partition_point(|i| i.offset < b.start);
+    let end = b.end;
+    prog.insts[first..].iter().take_while(move |i| i.offset < end)
+}
+
+fn barrier(cx: &mut Ctx<'_>) {
+    let wg = cx.u32c(Scope::Workgroup as u32);
+    let sem = cx.u32c(
+        (MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY).bits(),
+    );
+    cx.m.op_void(Op::ControlBarrier, &[wg, wg, sem]);
+}
+
+/// Emits `switch (pc) { case block.start: f(block) ... default: dflt }` over `cases` (blocks with their
+/// first instruction).
+fn switch_on<'p>(
+    cx: &mut Ctx<'_>,
+    pc: Id,
+    cases: &[&'p Block],
+    mut f: impl FnMut(&mut Ctx<'_>, &'p Block) -> Result<(), TranslateError>,
+    mut dflt: impl FnMut(&mut Ctx<'_>),
+) -> Result<(), TranslateError> {
+    let merge = cx.m.id();
+    let default = cx.m.id();
+    let labels: Vec<Id> = cases.iter().map(|_| cx.m.id()).collect();
+    let table: Vec<(u32, Id)> = cases.iter().zip(&labels).map(|(b, l)| (b.start, *l)).collect();
+    cx.m.selection_merge(merge);
+    cx.m.switch(pc, default, &table);
+    for (b, l) in cases.iter().zip(&labels) {
+        cx.m.label(*l);
+        f(cx, b)?;
+        cx.m.branch(merge);
+    }
+    cx.m.label(default);
+    dflt(cx);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+    Ok(())
+}
+
+/// Records a no-progress fault (kind, kernel, pc) in the fault record, as a trap does.
+fn record_stuck(cx: &mut Ctx<'_>, pc: Id) {
+    let t = cx.t;
+    let win = cx.st.window(&mut cx.m, &t);
+    let fw = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::FAULT_RECORD_WORD);
+    let word = |cx: &mut Ctx<'_>, k: u32| {
+        let kc = cx.u32c(k);
+        let idx = cx.op2(Op::IAdd, fw, kc);
+        let zero = cx.u32c(0);
+        cx.m.access(t.storage_u32, win, &[zero, idx])
+    };
+    let scope = cx.u32c(Scope::Device as u32);
+    let relaxed = cx.u32c(0);
+    let one = cx.u32c(1);
+    let zero = cx.u32c(0);
+    let pcount = word(cx, abi::fault_word::COUNT);
+    cx.m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
+    let pflag = word(cx, abi::fault_word::FLAG);
+    let prev = cx.m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
+    let first = cx.m.bin(Op::IEqual, t.bool, prev, zero);
+    let merge = cx.begin_if(first);
+    let kid = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::KERNEL_ID);
+    let kind = cx.u32c(abi::FAULT_KIND_NO_PROGRESS);
+    for (k, v) in [
+        (abi::fault_word::KIND, kind),
+        (abi::fault_word::KERNEL_ID, kid),
+        (abi::fault_word::PC, pc),
+        (abi::fault_word::ADDRESS, zero),
+        (abi::fault_word::ADDRESS + 1, zero),
+        (abi::fault_word::SIZE, zero),
+    ] {
+        let p = word(cx, k);
+        cx.m.store(p, v);
+    }
+    cx.end_if(merge);
+}
+
+/// Emits the whole kernel in the turns form (into the current function, which has just begun its first
+/// block). `dims` are the spec constants of the block size. Returns the number of turn blocks.
+pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usize, TranslateError> {
+    let t = cx.t;
+    let blocks = turn_blocks(prog);
+
+    // Sizes and identities.
+    let sxy = cx.m.id();
+    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, sxy, Op::IMul as u32, dims[0], dims[1]]);
+    let total = cx.m.id();
+    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, total, Op::IMul as u32, sxy, dims[2]]);
+    let arr = cx.m.ty(Type::Array(t.u32, total, None));
+    let arr_ptr = cx.m.t_ptr(StorageClass::Workgroup, arr);
+    let wg_ptr = cx.m.t_ptr(StorageClass::Workgroup, t.u32);
+    let array = |cx: &mut Ctx<'_>| cx.m.global_var(arr_ptr, StorageClass::Workgroup, None);
+    let spc = array(cx);
+    let ssync = array(cx);
+    let x0 = array(cx);
+    let x1 = array(cx);
+    let xg = array(cx);
+    let ctl_len = cx.u32c(ctl::WORDS);
+    let ctl_arr = cx.m.ty(Type::Array(t.u32, ctl_len, None));
+    let ctl_ptr = cx.m.t_ptr(StorageClass::Workgroup, ctl_arr);
+    let ctl_var = cx.m.global_var(ctl_ptr, StorageClass::Workgroup, None);
+
+    let lid = cx.m.load(t.uvec3, cx.builtins.local_id);
+    let x = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 0]);
+    let y = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 1]);
+    let z = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 2]);
+    let zy = cx.op2(Op::IMul, z, dims[1]);
+    let zy = cx.op2(Op::IAdd, zy, y);
+    let l = cx.op2(Op::IMul, zy, dims[0]);
+    let tid = cx.op2(Op::IAdd, l, x);
+    let k31 = cx.u32c(31);
+    let lane = cx.op2(Op::BitwiseAnd, tid, k31);
+    let nk31 = cx.u32c(!31);
+    let base = cx.op2(Op::BitwiseAnd, tid, nk31);
+
+    let zero = cx.u32c(0);
+    let fvar = |cx: &mut Ctx<'_>| {
+        let z = cx.m.c_u32(0);
+        cx.m.local_var(t.fn_u32, Some(z))
+    };
+    let group = fvar(cx);
+    let live = fvar(cx);
+    let status = fvar(cx);
+    let bar_id = fvar(cx);
+    let bar_expected = fvar(cx);
+    let bar_op = fvar(cx);
+    let bar_pc = fvar(cx);
+    let bar_count = fvar(cx);
+    let fals = cx.m.c_bool(false);
+    let bar_pred = cx.m.local_var(t.fn_bool, Some(fals));
+    let active_v = cx.m.local_var(t.fn_bool, Some(fals));
+    let released_v = cx.m.local_var(t.fn_bool, Some(fals));
+    let turn_v = fvar(cx);
+    let k16 = cx.u32c(16);
+    let rel_arr = cx.m.ty(Type::Array(t.u32, k16, None));
+    let rel_ptr = cx.m.t_ptr(StorageClass::Function, rel_arr);
+    let rel_null = cx.m.c_null(rel_arr);
+    let rel_e = cx.m.local_var(rel_ptr, Some(rel_null));
+    let rel_r = cx.m.local_var(rel_ptr, Some(rel_null));
+    cx.warp = Some(WarpState {
+        tid,
+        lane,
+        base,
+        total,
+        group,
+        live,
+        status,
+        x0,
+        x1,
+        xg,
+        ctl: ctl_var,
+        wg_ptr,
+        bar_id,
+        bar_expected,
+        bar_op,
+        bar_pc,
+        bar_count,
+        bar_pred,
+        bregs: [0; 16],
+    });
+    let w = cx.warp.expect("set");
+    let pc_v = cx.next_pc;
+
+    // Initial state.
+    let scope = cx.u32c(Scope::Workgroup as u32);
+    let relaxed = cx.u32c(0);
+    let is0 = cx.m.bin(Op::IEqual, t.bool, tid, zero);
+    let merge = cx.begin_if(is0);
+    let p = w.ctl_at(cx, ctl::ALIVE, None);
+    cx.m.store(p, total);
+    warp::emit_for(cx, ctl::WORDS - 1, |cx, k| {
+        let one = cx.u32c(1);
+        let idx = cx.op2(Op::IAdd, k, one);
+        let p = cx.m.access(wg_ptr, ctl_var, &[idx]);
+        let zero = cx.u32c(0);
+        cx.m.store(p, zero);
+        Ok(())
+    })?;
+    cx.end_if(merge);
+    let entry = cx.u32c(prog.entry);
+    cx.m.store(pc_v, entry);
+    let p = w.at(cx, spc, tid);
+    cx.m.store(p, entry);
+    let p = w.at(cx, ssync, tid);
+    cx.m.store(p, zero);
+    cx.m.store(turn_v, zero);
+    barrier(cx);
+
+    let header = cx.m.id();
+    let body = cx.m.id();
+    let cont = cx.m.id();
+    let exit = cx.m.id();
+    cx.m.branch(header);
+    cx.m.label(header);
+    cx.m.loop_merge(exit, cont, LoopControl::NONE);
+    cx.m.branch(body);
+    cx.m.label(body);
+    barrier(cx);
+
+    // ---- phase A ----
+    let pa = w.ctl_at(cx, ctl::ALIVE, None);
+    let alive = cx.m.load(t.u32, pa);
+    let turn = cx.m.load(t.u32, turn_v);
+    let k3 = cx.u32c(3);
+    let one = cx.u32c(1);
+    let two = cx.u32c(2);
+    let t2 = cx.op2(Op::IAdd, turn, two);
+    let prev_slot = cx.op2(Op::UMod, t2, k3);
+    let t1 = cx.op2(Op::IAdd, turn, one);
+    let next_slot = cx.op2(Op::UMod, t1, k3);
+    let this_slot = cx.op2(Op::UMod, turn, k3);
+    let pp = w.ctl_at(cx, ctl::PROGRESS, Some(prev_slot));
+    let acq = cx.u32c((MemorySemantics::ACQUIRE | MemorySemantics::WORKGROUP_MEMORY).bits());
+    let wgs = cx.u32c(Scope::Workgroup as u32);
+    let progress = cx.m.op(Op::AtomicLoad, t.u32, &[pp, wgs, acq]);
+    let first_turn = cx.m.bin(Op::IEqual, t.bool, turn, zero);
+    let none = cx.m.bin(Op::IEqual, t.bool, progress, zero);
+    let not_first = cx.m.un(Op::LogicalNot, t.bool, first_turn);
+    let stuck = cx.m.bin(Op::LogicalAnd, t.bool, not_first, none);
+    let finished = cx.m.bin(Op::IEqual, t.bool, alive, zero);
+    let quit = cx.m.bin(Op::LogicalOr, t.bool, finished, stuck);
+    let go_on = cx.m.id();
+    let leave = cx.m.id();
+    cx.m.selection_merge(go_on);
+    cx.m.branch_cond(quit, leave, go_on);
+    cx.m.label(leave);
+    {
+        let st = cx.m.load(t.u32, status);
+        let exited = cx.u32c(warp::STATUS_EXITED);
+        let alive_me = cx.m.bin(Op::INotEqual, t.bool, st, exited);
+        let report = cx.m.bin(Op::LogicalAnd, t.bool, stuck, alive_me);
+        let m2 = cx.begin_if(report);
+        let waiting = cx.u32c(warp::STATUS_WAITING);
+        let is_w = cx.m.bin(Op::IEqual, t.bool, st, waiting);
+        let bpc = cx.m.load(t.u32, bar_pc);
+        let pc = cx.m.load(t.u32, pc_v);
+        let at = cx.sel(is_w, bpc, pc);
+        record_stuck(cx, at);
+        cx.end_if(m2);
+        cx.m.branch(exit);
+    }
+    cx.m.label(go_on);
+
+    let merge = cx.begin_if(is0);
+    let pn = w.ctl_at(cx, ctl::PROGRESS, Some(next_slot));
+    cx.m.store(pn, zero);
+    // Thread 0 decides which barriers complete this turn; it retires their counts in phase B.
+    warp::emit_for(cx, 16, |cx, id| {
+        let pa = w.ctl_at(cx, ctl::ARRIVED, Some(id));
+        let a = cx.m.load(t.u32, pa);
+        let pe = w.ctl_at(cx, ctl::EXPECTED, Some(id));
+        let e0 = cx.m.load(t.u32, pe);
+        let zero = cx.u32c(0);
+        let whole = cx.m.bin(Op::IEqual, t.bool, e0, zero);
+        let e = cx.sel(whole, alive, e0);
+        let some = cx.m.bin(Op::INotEqual, t.bool, a, zero);
+        let reached = cx.m.bin(Op::UGreaterThanEqual, t.bool, a, e);
+        let done = cx.m.bin(Op::LogicalAnd, t.bool, some, reached);
+        let pr = w.ctl_at(cx, ctl::REDUCED, Some(id));
+        let r = cx.m.load(t.u32, pr);
+        let ev = cx.sel(done, e, zero);
+        let rv = cx.sel(done, r, zero);
+        let qe = cx.m.access(t.fn_u32, rel_e, &[id]);
+        cx.m.store(qe, ev);
+        let qr = cx.m.access(t.fn_u32, rel_r, &[id]);
+        cx.m.store(qr, rv);
+        Ok(())
+    })?;
+    cx.end_if(merge);
+
+    // Barrier release.
+    cx.m.store(released_v, fals);
+    let st = cx.m.load(t.u32, status);
+    let waiting = cx.u32c(warp::STATUS_WAITING);
+    let is_w = cx.m.bin(Op::IEqual, t.bool, st, waiting);
+    let merge = cx.begin_if(is_w);
+    let r = warp::try_release(cx, alive);
+    cx.m.store(released_v, r);
+    cx.end_if(merge);
+
+    // The warp's group.
+    let dead = fvar(cx);
+    let excl = fvar(cx);
+    cx.m.store(dead, zero);
+    cx.m.store(excl, zero);
+    cx.m.store(group, zero);
+    let exited_pc = cx.u32c(warp::PUBLISHED_EXITED);
+    let waiting_pc = cx.u32c(warp::PUBLISHED_WAITING);
+    warp::emit_for(cx, 32, |cx, l| {
+        let one = cx.u32c(1);
+        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+        let idx = cx.op2(Op::IAdd, base, l);
+        let exists = cx.m.bin(Op::ULessThan, t.bool, idx, total);
+        let idx = cx.sel(exists, idx, tid);
+        let p = w.at(cx, spc, idx);
+        let v = cx.m.load(t.u32, p);
+        let gone = cx.m.bin(Op::IEqual, t.bool, v, exited_pc);
+        let not_exists = cx.m.un(Op::LogicalNot, t.bool, exists);
+        let gone = cx.m.bin(Op::LogicalOr, t.bool, gone, not_exists);
+        let zero = cx.u32c(0);
+        let dbit = cx.sel(gone, bit, zero);
+        let d = cx.m.load(t.u32, dead);
+        let d = cx.op2(Op::BitwiseOr, d, dbit);
+        cx.m.store(dead, d);
+        let blocked = cx.m.bin(Op::UGreaterThanEqual, t.bool, v, waiting_pc);
+        let blocked = cx.m.bin(Op::LogicalOr, t.bool, blocked, gone);
+        let ebit = cx.sel(blocked, bit, zero);
+        let e = cx.m.load(t.u32, excl);
+        let e = cx.op2(Op::BitwiseOr, e, ebit);
+        cx.m.store(excl, e);
+        Ok(())
+    })?;
+    {
+        // while group == 0 && excl != all: try the lowest pc among the lanes not excluded.
+        let gh = cx.m.id();
+        let gb = cx.m.id();
+        let gc = cx.m.id();
+        let gm = cx.m.id();
+        cx.m.branch(gh);
+        cx.m.label(gh);
+        let g = cx.m.load(t.u32, group);
+        let e = cx.m.load(t.u32, excl);
+        let gz = cx.m.bin(Op::IEqual, t.bool, g, zero);
+        let all = cx.u32c(u32::MAX);
+        let left = cx.m.bin(Op::INotEqual, t.bool, e, all);
+        let go = cx.m.bin(Op::LogicalAnd, t.bool, gz, left);
+        cx.m.loop_merge(gm, gc, LoopControl::DONT_UNROLL);
+        cx.m.branch_cond(go, gb, gm);
+        cx.m.label(gb);
+        let minpc = fvar(cx);
+        let maxc = cx.u32c(u32::MAX);
+        cx.m.store(minpc, maxc);
+        let ex = cx.m.load(t.u32, excl);
+        warp::emit_for(cx, 32, |cx, l| {
+            let one = cx.u32c(1);
+            let zero = cx.u32c(0);
+            let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+            let out = cx.op2(Op::BitwiseAnd, ex, bit);
+            let inb = cx.m.bin(Op::IEqual, t.bool, out, zero);
+            let m3 = cx.begin_if(inb);
+            let idx = cx.op2(Op::IAdd, base, l);
+            let p = w.at(cx, spc, idx);
+            let v = cx.m.load(t.u32, p);
+            let cur = cx.m.load(t.u32, minpc);
+            let lt = cx.m.bin(Op::ULessThan, t.bool, v, cur);
+            let nv = cx.sel(lt, v, cur);
+            cx.m.store(minpc, nv);
+            cx.end_if(m3);
+            Ok(())
+        })?;
+        let mp = cx.m.load(t.u32, minpc);
+        let gv = fvar(cx);
+        let uv = fvar(cx);
+        cx.m.store(gv, zero);
+        cx.m.store(uv, zero);
+        warp::emit_for(cx, 32, |cx, l| {
+            let one = cx.u32c(1);
+            let zero = cx.u32c(0);
+            let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+            let out = cx.op2(Op::BitwiseAnd, ex, bit);
+            let inb = cx.m.bin(Op::IEqual, t.bool, out, zero);
+            let m3 = cx.begin_if(inb);
+            let idx = cx.op2(Op::IAdd, base, l);
+            let p = w.at(cx, spc, idx);
+            let v = cx.m.load(t.u32, p);
+            let here = cx.m.bin(Op::IEqual, t.bool, v, mp);
+            let m4 = cx.begin_if(here);
+            let g = cx.m.load(t.u32, gv);
+            let g = cx.op2(Op::BitwiseOr, g, bit);
+            cx.m.store(gv, g);
+            let ps = w.at(cx, ssync, idx);
+            let s = cx.m.load(t.u32, ps);
+            let u = cx.m.load(t.u32, uv);
+            let u = cx.op2(Op::BitwiseOr, u, s);
+            cx.m.store(uv, u);
+            cx.end_if(m4);
+            cx.end_if(m3);
+            Ok(())
+        })?;
+        let g = cx.m.load(t.u32, gv);
+        let u = cx.m.load(t.u32, uv);
+        let d = cx.m.load(t.u32, dead);
+        let gd = cx.op2(Op::BitwiseOr, g, d);
+        let ngd = cx.not(gd);
+        let missing = cx.op2(Op::BitwiseAnd, u, ngd);
+        let ready = cx.m.bin(Op::IEqual, t.bool, missing, zero);
+        let chosen = cx.sel(ready, g, zero);
+        cx.m.store(group, chosen);
+        let e2 = cx.op2(Op::BitwiseOr, ex, g);
+        cx.m.store(excl, e2);
+        cx.m.branch(gc);
+        cx.m.label(gc);
+        cx.m.branch(gh);
+        cx.m.label(gm);
+    }
+    let d = cx.m.load(t.u32, dead);
+    let nd = cx.not(d);
+    cx.m.store(live, nd);
+    let g = cx.m.load(t.u32, group);
+    let gl = cx.op2(Op::ShiftRightLogical, g, lane);
+    let gl = cx.op2(Op::BitwiseAnd, gl, one);
+    let in_group = cx.m.bin(Op::INotEqual, t.bool, gl, zero);
+    let st = cx.m.load(t.u32, status);
+    let running = cx.u32c(warp::STATUS_RUNNING);
+    let is_run = cx.m.bin(Op::IEqual, t.bool, st, running);
+    let active = cx.m.bin(Op::LogicalAnd, t.bool, is_run, in_group);
+    cx.m.store(active_v, active);
+
+    // Exchange operands.
+    let exchange: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| prog.inst_at(b.start).is_some_and(warp::is_exchange))
+        .collect();
+    if !exchange.is_empty() {
+        let merge = cx.begin_if(active);
+        let pc = cx.m.load(t.u32, pc_v);
+        switch_on(
+            cx,
+            pc,
+            &exchange,
+            |cx, b| {
+                let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
+                cx.inst = *first;
+                warp::publish(cx)
+            },
+            |_| {},
+        )?;
+        cx.end_if(merge);
+    }
+    barrier(cx);
+
+    // ---- phase B ----
+    let released = cx.m.load(t.bool, released_v);
+    let act = cx.m.load(t.bool, active_v);
+    let progressed = cx.m.bin(Op::LogicalOr, t.bool, act, released);
+    let merge = cx.begin_if(progressed);
+    let pt = w.ctl_at(cx, ctl::PROGRESS, Some(this_slot));
+    cx.m.op(Op::AtomicOr, t.u32, &[pt, scope, relaxed, one]);
+    cx.end_if(merge);
+    let merge = cx.begin_if(is0);
+    warp::emit_for(cx, 16, |cx, id| {
+        let qe = cx.m.access(t.fn_u32, rel_e, &[id]);
+        let e = cx.m.load(t.u32, qe);
+        let zero = cx.u32c(0);
+        let done = cx.m.bin(Op::INotEqual, t.bool, e, zero);
+        let m3 = cx.begin_if(done);
+        let qr = cx.m.access(t.fn_u32, rel_r, &[id]);
+        let r = cx.m.load(t.u32, qr);
+        let pa = w.ctl_at(cx, ctl::ARRIVED, Some(id));
+        cx.m.op(Op::AtomicISub, t.u32, &[pa, scope, relaxed, e]);
+        let pr = w.ctl_at(cx, ctl::REDUCED, Some(id));
+        cx.m.op(Op::AtomicISub, t.u32, &[pr, scope, relaxed, r]);
+        cx.end_if(m3);
+        Ok(())
+    })?;
+    cx.end_if(merge);
+
+    let merge = cx.begin_if(act);
+    let pc = cx.m.load(t.u32, pc_v);
+    let all: Vec<&Block> = blocks.iter().collect();
+    switch_on(
+        cx,
+        pc,
+        &all,
+        |cx, b| {
+            let n = instructions(prog, b).count();
+            for (k, inst) in instructions(prog, b).enumerate() {
+                cx.inst = *inst;
+                if k + 1 == n && b.exit == Exit::Control {
+                    lower_terminator(cx, b, inst)?;
+                } else {
+                    crate::lower::lower(cx)?;
+                }
+            }
+            if b.exit == Exit::Fall {
+                let n = cx.u32c(b.end);
+                cx.m.store(cx.next_pc, n);
+            }
+            Ok(())
+        },
+        |cx| {
+            let e = cx.u32c(EXIT_PC);
+            cx.m.store(cx.next_pc, e);
+        },
+    )?;
+    let pc = cx.m.load(t.u32, pc_v);
+    let exit_c = cx.u32c(EXIT_PC);
+    let gone = cx.m.bin(Op::IEqual, t.bool, pc, exit_c);
+    let m3 = cx.begin_if(gone);
+    let ex = cx.u32c(warp::STATUS_EXITED);
+    cx.m.store(status, ex);
+    let pa = w.ctl_at(cx, ctl::ALIVE, None);
+    cx.m.op(Op::AtomicISub, t.u32, &[pa, scope, relaxed, one]);
+    cx.end_if(m3);
+    cx.end_if(merge);
+
+    // Publish.
+    let st = cx.m.load(t.u32, status);
+    let pc = cx.m.load(t.u32, pc_v);
+    let is_run = cx.m.bin(Op::IEqual, t.bool, st, running);
+    let exited_s = cx.u32c(warp::STATUS_EXITED);
+    let is_ex = cx.m.bin(Op::IEqual, t.bool, st, exited_s);
+    let other = cx.sel(is_ex, exited_pc, waiting_pc);
+    let shown = cx.sel(is_run, pc, other);
+    let p = w.at(cx, spc, tid);
+    cx.m.store(p, shown);
+    let syncs: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| prog.inst_at(b.start).is_some_and(|i| matches!(i.mnemonic, "BSYNC" | "WARPSYNC")))
+        .collect();
+    let sv = fvar(cx);
+    cx.m.store(sv, zero);
+    if !syncs.is_empty() {
+        let merge = cx.begin_if(is_run);
+        switch_on(
+            cx,
+            pc,
+            &syncs,
+            |cx, b| {
+                let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
+                if let Some(mask) = warp::sync_mask(cx, first)? {
+                    cx.m.store(sv, mask);
+                }
+                Ok(())
+            },
+            |_| {},
+        )?;
+        cx.end_if(merge);
+    }
+    let s = cx.m.load(t.u32, sv);
+    let p = w.at(cx, ssync, tid);
+    cx.m.store(p, s);
+    let t1 = cx.op2(Op::IAdd, turn, one);
+    cx.m.store(turn_v, t1);
+    cx.m.branch(cont);
+    cx.m.label(cont);
+    cx.m.branch(header);
+    cx.m.label(exit);
+    cx.m.op_void(Op::Return, &[]);
+    Ok(blocks.len())
+}

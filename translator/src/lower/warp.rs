@@ -1,0 +1,731 @@
+//! Warp-synchronous instructions in the turns form (see `crate::control::turns`): SHFL, VOTE, VOTEU, MATCH,
+//! REDUX, WARPSYNC, BSSY/BSYNC, BAR (SYNC, ARV, RED.POPC/AND/OR with ids and thread counts), B2R.RESULT, the
+//! warp-divergence branches (BRA.DIV, BRA.CONV) and the mbarrier arrive (ATOMS.ARRIVE.64).
+//!
+//! Every exchange instruction starts a turn block, so the threads that run it this turn (the warp's *group*)
+//! are exactly the threads that execute it together on SM86. Before the turn's second barrier each of them
+//! publishes its operands ([`publish`]): the source value in `x0` (and `x1` for 64-bit MATCH) and in `xg`
+//! bit 0 whether its guard holds (it takes part) and bit 1 its predicate operand (VOTE). After the barrier the
+//! lowering here reads the other lanes' slots. A lane that does not take part (not in the group, or guard
+//! false) is left out of ballots, matches and reductions, as SM86 leaves out inactive threads.
+//!
+//! Semantics (PTX ISA `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `bar`/`barrier`; checked against
+//! the silicon goldens of the corpus):
+//! - SHFL: `c` packs the clamp (bits 4:0) and the segment mask (bits 12:8); `maxLane = (lane & seg) | (clamp
+//!   & ~seg)`, `minLane = lane & seg`; UP reads `lane - b` if `>= maxLane`, DOWN `lane + b` and BFLY `lane ^ b`
+//!   if `<= maxLane`, IDX `minLane | (b & ~seg)` if `<= maxLane`; otherwise the thread reads its own value. The
+//!   predicate output says whether the source lane was in range. `b` is taken modulo 32.
+//! - VOTE.ALL/ANY/EQ: the predicate result over the taking-part lanes; the register result is the ballot.
+//! - MATCH.ANY: the lanes holding the same 32/64-bit value; MATCH.ALL: all of them if every lane agrees, else
+//!   0, with the predicate saying which.
+//! - REDUX: AND, OR, XOR, SUM, MIN, MAX (signed with `.S32`) over the taking-part lanes, into a UR.
+//! - BAR: arrivals are counted per barrier id in threads; a barrier completes when its arrivals reach the
+//!   thread count (or, without one, the number of threads of the block that have not exited); `.RED` sums
+//!   its predicate operand, and `B2R.RESULT` reads the count (POPC) and the predicate (AND: all, OR: any).
+
+use super::Ctx;
+use crate::error::TranslateError;
+use crate::program::Inst;
+use crate::spirv::{Id, LoopControl, MemorySemantics, Op, Scope};
+
+/// `pc` a thread publishes once it has exited (also the dispatch loop's exit offset).
+pub const PUBLISHED_EXITED: u32 = super::EXIT_PC;
+/// `pc` a thread publishes while it waits at a block barrier.
+pub const PUBLISHED_WAITING: u32 = u32::MAX - 1;
+
+/// Thread status (`WarpState::status`).
+pub const STATUS_RUNNING: u32 = 0;
+pub const STATUS_EXITED: u32 = 1;
+pub const STATUS_WAITING: u32 = 2;
+
+/// Word layout of the control array (Workgroup).
+pub mod ctl {
+    /// Threads of the block that have not exited.
+    pub const ALIVE: u32 = 0;
+    /// Three progress flags, one per turn modulo 3.
+    pub const PROGRESS: u32 = 1;
+    /// Arrival counts per barrier id (16).
+    pub const ARRIVED: u32 = 4;
+    /// Sum of `.RED` predicates per barrier id.
+    pub const REDUCED: u32 = 20;
+    /// Expected thread count per barrier id (0: the whole block).
+    pub const EXPECTED: u32 = 36;
+    /// Words in the array.
+    pub const WORDS: u32 = 52;
+}
+
+/// Ids of the turns form's per-thread and per-workgroup state.
+#[derive(Debug, Clone, Copy)]
+pub struct WarpState {
+    /// Linear thread index in the block (value).
+    pub tid: Id,
+    /// Lane (tid & 31) and the warp's first linear index (values).
+    pub lane: Id,
+    pub base: Id,
+    /// Threads in the block (spec-constant expression).
+    pub total: Id,
+    /// Function u32: the lanes running this turn (this thread's warp's group).
+    pub group: Id,
+    /// Function u32: lanes of the warp that exist and have not exited.
+    pub live: Id,
+    /// Function u32: status (`STATUS_*`).
+    pub status: Id,
+    /// Workgroup arrays of `total` words: published values, participation bits.
+    pub x0: Id,
+    pub x1: Id,
+    pub xg: Id,
+    /// Workgroup u32 array of `ctl::WORDS`.
+    pub ctl: Id,
+    /// Workgroup u32 pointer type.
+    pub wg_ptr: Id,
+    /// Function u32: barrier waited on, its expected count, its reduction (0 none, 1 POPC, 2 AND, 3 OR), the
+    /// BAR's offset.
+    pub bar_id: Id,
+    pub bar_expected: Id,
+    pub bar_op: Id,
+    pub bar_pc: Id,
+    /// Function u32 / bool: what `B2R.RESULT` reads.
+    pub bar_count: Id,
+    pub bar_pred: Id,
+    /// Function u32 per convergence barrier B0..B15 (0 = not yet created).
+    pub bregs: [Id; 16],
+}
+
+fn semantics_acq_rel_wg() -> u32 {
+    (MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits()
+}
+
+impl WarpState {
+    /// Pointer to `array[index]` of a Workgroup word array.
+    pub fn at(&self, cx: &mut Ctx<'_>, array: Id, index: Id) -> Id {
+        cx.m.access(self.wg_ptr, array, &[index])
+    }
+
+    /// Pointer to control word `word + offset`.
+    pub fn ctl_at(&self, cx: &mut Ctx<'_>, word: u32, offset: Option<Id>) -> Id {
+        let w = cx.u32c(word);
+        let i = match offset {
+            Some(o) => cx.op2(Op::IAdd, w, o),
+            None => w,
+        };
+        cx.m.access(self.wg_ptr, self.ctl, &[i])
+    }
+}
+
+/// The convergence-barrier register `Bn` of this thread (a Function variable created on first use).
+pub fn breg(cx: &mut Ctx<'_>, n: u32) -> Result<Id, TranslateError> {
+    let Some(w) = cx.warp.as_mut() else { return Err(cx.refuse("convergence barrier outside the turns form")) };
+    let slot = &mut w.bregs[(n & 15) as usize];
+    if *slot == 0 {
+        let zero = cx.m.c_u32(0);
+        *slot = cx.m.local_var(cx.t.fn_u32, Some(zero));
+    }
+    Ok(*slot)
+}
+
+/// Emits `for l in 0..n { body(l) }` (a structured loop; `body` ends in the block it is given).
+pub fn emit_for(cx: &mut Ctx<'_>, n: u32, mut body: impl FnMut(&mut Ctx<'_>, Id) -> Result<(), TranslateError>) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let zero = cx.u32c(0);
+    let var = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(var, zero);
+    let header = cx.m.id();
+    let bodyl = cx.m.id();
+    let cont = cx.m.id();
+    let merge = cx.m.id();
+    cx.m.branch(header);
+    cx.m.label(header);
+    let i = cx.m.load(t.u32, var);
+    let nn = cx.u32c(n);
+    let go = cx.m.bin(Op::ULessThan, t.bool, i, nn);
+    cx.m.loop_merge(merge, cont, LoopControl::DONT_UNROLL);
+    cx.m.branch_cond(go, bodyl, merge);
+    cx.m.label(bodyl);
+    body(cx, i)?;
+    cx.m.branch(cont);
+    cx.m.label(cont);
+    let one = cx.u32c(1);
+    let i2 = cx.op2(Op::IAdd, i, one);
+    cx.m.store(var, i2);
+    cx.m.branch(header);
+    cx.m.label(merge);
+    Ok(())
+}
+
+/// Whether `inst` exchanges values between the lanes of a warp (it must start a turn block).
+pub fn is_exchange(inst: &Inst) -> bool {
+    matches!(inst.mnemonic, "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX")
+}
+
+/// Whether `inst` needs the turns form at all.
+pub fn needs_turns(inst: &Inst) -> bool {
+    match inst.mnemonic {
+        // WARPSYNC alone orders nothing when each thread is its own invocation (nvcc's division and square
+        // root slow paths hold one); with other warp instructions it is honoured.
+        "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "B2R" => true,
+        "BRA" => inst.opcode() & 0x1000 != 0,
+        "BAR" => {
+            // All but a plain block-wide `BAR.SYNC 0` reached by every thread.
+            let plain = inst.word.bits(32, 32) == 0 && matches!(inst.word.high() & 0x7ff_ffff, 0x1_0000 | 0);
+            !plain || inst.opcode() != 0x0b1d
+        }
+        "ATOMS" => inst.opcode() == 0x1f8c && inst.bits(87, 4) == 9,
+        _ => false,
+    }
+}
+
+/// The guard of the current instruction as a bool (true when unguarded).
+fn guard(cx: &mut Ctx<'_>) -> Id {
+    match cx.inst.guard() {
+        Some((p, n)) => cx.pred(u32::from(p), n),
+        None => cx.m.c_bool(true),
+    }
+}
+
+/// Phase A: a thread of the running group publishes the operands of the exchange instruction its block starts
+/// with.
+pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let Some(w) = cx.warp else { return Err(cx.refuse("warp instruction outside the turns form")) };
+    let t = cx.t;
+    let i = cx.inst;
+    let g = guard(cx);
+    let gbit = cx.bool_to_u32(g);
+    let mut bits = gbit;
+    match i.mnemonic {
+        "SHFL" | "REDUX" | "MATCH" => {
+            let ra = i.bits(24, 8) as u8;
+            let v = cx.reg(ra);
+            let p = w.at(cx, w.x0, w.tid);
+            cx.m.store(p, v);
+            if i.mnemonic == "MATCH" && i.bit(73) {
+                let v1 = cx.reg(ra.wrapping_add(1));
+                let p1 = w.at(cx, w.x1, w.tid);
+                cx.m.store(p1, v1);
+            }
+        }
+        "VOTE" | "VOTEU" => {
+            let p = cx.pred(i.bits(87, 3), i.bit(90));
+            let pb = cx.bool_to_u32(p);
+            let two = cx.u32c(2);
+            let pb2 = cx.op2(Op::IMul, pb, two);
+            bits = cx.op2(Op::BitwiseOr, bits, pb2);
+        }
+        _ => return Err(cx.refuse("not an exchange instruction")),
+    }
+    let _ = t;
+    let p = w.at(cx, w.xg, w.tid);
+    cx.m.store(p, bits);
+    Ok(())
+}
+
+/// Lowers a warp instruction in phase B; `Ok(false)` for other mnemonics (or outside the turns form).
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    if cx.warp.is_none() {
+        return Ok(false);
+    }
+    match m {
+        "SHFL" => shfl(cx)?,
+        "VOTE" | "VOTEU" => vote(cx)?,
+        "MATCH" => match_(cx)?,
+        "REDUX" => redux(cx)?,
+        "WARPSYNC" => {} // the wait happened in the scheduler (see `sync_mask`)
+        "BSYNC" => {}
+        "BSSY" => {
+            let w = cx.warp.expect("checked");
+            let b = breg(cx, cx.inst.bits(16, 4))?;
+            let g = cx.m.load(cx.t.u32, w.group);
+            cx.m.store(b, g);
+        }
+        "BREAK" => return Err(cx.refuse("BREAK in a warp-synchronous kernel not translated yet")),
+        "BMOV" => return Err(cx.refuse("BMOV in a warp-synchronous kernel not translated yet")),
+        "BAR" => bar(cx)?,
+        "B2R" => b2r(cx)?,
+        "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => arrive(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Mask of the group's lanes whose guard held for this instruction (published `xg` bit 0), and the mask
+/// of those whose bit 1 is set.
+fn gather_bits(cx: &mut Ctx<'_>, w: WarpState) -> Result<(Id, Id), TranslateError> {
+    let t = cx.t;
+    let zero = cx.u32c(0);
+    let part = cx.m.local_var(t.fn_u32, Some(zero));
+    let ones = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(part, zero);
+    cx.m.store(ones, zero);
+    let g = cx.m.load(t.u32, w.group);
+    emit_for(cx, 32, |cx, l| {
+        let one = cx.u32c(1);
+        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+        let inb = cx.op2(Op::BitwiseAnd, g, bit);
+        let zero = cx.u32c(0);
+        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
+        let merge = cx.begin_if(c);
+        let idx = cx.op2(Op::IAdd, w.base, l);
+        let p = w.at(cx, w.xg, idx);
+        let v = cx.m.load(t.u32, p);
+        let b0 = cx.op2(Op::BitwiseAnd, v, one);
+        let two = cx.u32c(2);
+        let b1 = cx.op2(Op::BitwiseAnd, v, two);
+        let b1 = cx.op2(Op::ShiftRightLogical, b1, one);
+        let b1 = cx.op2(Op::BitwiseAnd, b1, b0);
+        let s0 = cx.op2(Op::ShiftLeftLogical, b0, l);
+        let s1 = cx.op2(Op::ShiftLeftLogical, b1, l);
+        let a = cx.m.load(t.u32, part);
+        let a = cx.op2(Op::BitwiseOr, a, s0);
+        cx.m.store(part, a);
+        let o = cx.m.load(t.u32, ones);
+        let o = cx.op2(Op::BitwiseOr, o, s1);
+        cx.m.store(ones, o);
+        cx.end_if(merge);
+        Ok(())
+    })?;
+    let p = cx.m.load(t.u32, part);
+    let o = cx.m.load(t.u32, ones);
+    Ok((p, o))
+}
+
+fn vote(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    let (part, ballot) = gather_bits(cx, w)?;
+    let zero = cx.u32c(0);
+    let p = match i.bits(72, 2) {
+        0 => cx.m.bin(Op::IEqual, t.bool, ballot, part),
+        1 => cx.m.bin(Op::INotEqual, t.bool, ballot, zero),
+        2 => {
+            let a = cx.m.bin(Op::IEqual, t.bool, ballot, part);
+            let b = cx.m.bin(Op::IEqual, t.bool, ballot, zero);
+            cx.m.bin(Op::LogicalOr, t.bool, a, b)
+        }
+        _ => return Err(cx.refuse("VOTE mode 3 is invalid")),
+    };
+    let pd = i.bits(81, 3);
+    if i.mnemonic == "VOTEU" {
+        let ur = i.bits(16, 6) as u8;
+        cx.st.set_ureg(&mut cx.m, &t, ur, ballot);
+        cx.st.set_upred(&mut cx.m, &t, pd as u8, p);
+    } else {
+        let rd = i.bits(16, 8) as u8;
+        cx.set_reg(rd, ballot);
+        cx.st.set_pred(&mut cx.m, &t, pd as u8, p);
+    }
+    Ok(())
+}
+
+fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    let wide = i.bit(73);
+    let any = i.bit(79);
+    let ra = i.bits(24, 8) as u8;
+    let mine0 = cx.reg(ra);
+    let mine1 = if wide { cx.reg(ra.wrapping_add(1)) } else { cx.u32c(0) };
+    let zero = cx.u32c(0);
+    let part = cx.m.local_var(t.fn_u32, Some(zero));
+    let same = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(part, zero);
+    cx.m.store(same, zero);
+    let g = cx.m.load(t.u32, w.group);
+    emit_for(cx, 32, |cx, l| {
+        let one = cx.u32c(1);
+        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+        let inb = cx.op2(Op::BitwiseAnd, g, bit);
+        let zero = cx.u32c(0);
+        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
+        let merge = cx.begin_if(c);
+        let idx = cx.op2(Op::IAdd, w.base, l);
+        let pg = w.at(cx, w.xg, idx);
+        let v = cx.m.load(t.u32, pg);
+        let b0 = cx.op2(Op::BitwiseAnd, v, one);
+        let takes = cx.m.bin(Op::INotEqual, t.bool, b0, zero);
+        let merge2 = cx.begin_if(takes);
+        let a = cx.m.load(t.u32, part);
+        let a = cx.op2(Op::BitwiseOr, a, bit);
+        cx.m.store(part, a);
+        let p0 = w.at(cx, w.x0, idx);
+        let v0 = cx.m.load(t.u32, p0);
+        let mut eq = cx.m.bin(Op::IEqual, t.bool, v0, mine0);
+        if wide {
+            let p1 = w.at(cx, w.x1, idx);
+            let v1 = cx.m.load(t.u32, p1);
+            let e1 = cx.m.bin(Op::IEqual, t.bool, v1, mine1);
+            eq = cx.m.bin(Op::LogicalAnd, t.bool, eq, e1);
+        }
+        let add = cx.sel(eq, bit, zero);
+        let s = cx.m.load(t.u32, same);
+        let s = cx.op2(Op::BitwiseOr, s, add);
+        cx.m.store(same, s);
+        cx.end_if(merge2);
+        cx.end_if(merge);
+        Ok(())
+    })?;
+    let p = cx.m.load(t.u32, part);
+    let s = cx.m.load(t.u32, same);
+    let rd = i.bits(16, 8) as u8;
+    if any {
+        cx.set_reg(rd, s);
+    } else {
+        let all = cx.m.bin(Op::IEqual, t.bool, s, p);
+        let v = cx.sel(all, p, zero);
+        cx.set_reg(rd, v);
+        cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, all);
+    }
+    Ok(())
+}
+
+fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    let op = i.bits(78, 3);
+    let signed = i.bit(73);
+    if op > 5 {
+        return Err(cx.refuse("REDUX operation is invalid"));
+    }
+    let init = match (op, signed) {
+        (0, _) => u32::MAX,
+        (4, false) => u32::MAX,
+        (4, true) => i32::MAX as u32,
+        (5, false) => 0,
+        (5, true) => i32::MIN as u32,
+        _ => 0,
+    };
+    let initc = cx.u32c(init);
+    let acc = cx.m.local_var(t.fn_u32, Some(initc));
+    cx.m.store(acc, initc);
+    let g = cx.m.load(t.u32, w.group);
+    emit_for(cx, 32, |cx, l| {
+        let one = cx.u32c(1);
+        let zero = cx.u32c(0);
+        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+        let inb = cx.op2(Op::BitwiseAnd, g, bit);
+        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
+        let merge = cx.begin_if(c);
+        let idx = cx.op2(Op::IAdd, w.base, l);
+        let pg = w.at(cx, w.xg, idx);
+        let v = cx.m.load(t.u32, pg);
+        let b0 = cx.op2(Op::BitwiseAnd, v, one);
+        let takes = cx.m.bin(Op::INotEqual, t.bool, b0, zero);
+        let merge2 = cx.begin_if(takes);
+        let p0 = w.at(cx, w.x0, idx);
+        let x = cx.m.load(t.u32, p0);
+        let a = cx.m.load(t.u32, acc);
+        let r = match op {
+            0 => cx.op2(Op::BitwiseAnd, a, x),
+            1 => cx.op2(Op::BitwiseOr, a, x),
+            2 => cx.op2(Op::BitwiseXor, a, x),
+            3 => cx.op2(Op::IAdd, a, x),
+            _ => {
+                let less = match (op, signed) {
+                    (4, false) => cx.m.bin(Op::ULessThan, t.bool, x, a),
+                    (4, true) => cx.m.bin(Op::SLessThan, t.bool, x, a),
+                    (_, false) => cx.m.bin(Op::UGreaterThan, t.bool, x, a),
+                    (_, true) => cx.m.bin(Op::SGreaterThan, t.bool, x, a),
+                };
+                cx.sel(less, x, a)
+            }
+        };
+        cx.m.store(acc, r);
+        cx.end_if(merge2);
+        cx.end_if(merge);
+        Ok(())
+    })?;
+    let r = cx.m.load(t.u32, acc);
+    let ur = i.bits(16, 6) as u8;
+    cx.st.set_ureg(&mut cx.m, &t, ur, r);
+    Ok(())
+}
+
+fn shfl(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    let (b, c) = match i.opcode() {
+        0x0389 => {
+            let b = cx.reg(i.bits(32, 8) as u8);
+            let c = cx.reg(i.bits(64, 8) as u8);
+            (b, c)
+        }
+        0x0589 => {
+            let b = cx.reg(i.bits(32, 8) as u8);
+            (b, cx.u32c(i.bits(40, 13)))
+        }
+        0x0989 => {
+            let c = cx.reg(i.bits(64, 8) as u8);
+            (cx.u32c(i.bits(53, 5)), c)
+        }
+        0x0f89 => (cx.u32c(i.bits(53, 5)), cx.u32c(i.bits(40, 13))),
+        _ => return Err(cx.refuse("SHFL form not translated yet")),
+    };
+    let k31 = cx.u32c(31);
+    let k8 = cx.u32c(8);
+    let lane = w.lane;
+    let bval = cx.op2(Op::BitwiseAnd, b, k31);
+    let clamp = cx.op2(Op::BitwiseAnd, c, k31);
+    let seg = cx.op2(Op::ShiftRightLogical, c, k8);
+    let seg = cx.op2(Op::BitwiseAnd, seg, k31);
+    let nseg = cx.not(seg);
+    let min_lane = cx.op2(Op::BitwiseAnd, lane, seg);
+    let cl = cx.op2(Op::BitwiseAnd, clamp, nseg);
+    let max_lane = cx.op2(Op::BitwiseOr, min_lane, cl);
+    let (j, ok) = match i.bits(58, 2) {
+        1 => {
+            let j = cx.op2(Op::ISub, lane, bval);
+            (j, cx.m.bin(Op::SGreaterThanEqual, t.bool, j, max_lane))
+        }
+        2 => {
+            let j = cx.op2(Op::IAdd, lane, bval);
+            (j, cx.m.bin(Op::SLessThanEqual, t.bool, j, max_lane))
+        }
+        3 => {
+            let j = cx.op2(Op::BitwiseXor, lane, bval);
+            (j, cx.m.bin(Op::SLessThanEqual, t.bool, j, max_lane))
+        }
+        _ => {
+            let bn = cx.op2(Op::BitwiseAnd, bval, nseg);
+            let j = cx.op2(Op::BitwiseOr, min_lane, bn);
+            (j, cx.m.bin(Op::SLessThanEqual, t.bool, j, max_lane))
+        }
+    };
+    let src = cx.sel(ok, j, lane);
+    let src = cx.op2(Op::BitwiseAnd, src, k31);
+    let idx = cx.op2(Op::IAdd, w.base, src);
+    // A source lane beyond a partial last warp reads the thread's own value.
+    let exists = cx.m.bin(Op::ULessThan, t.bool, idx, w.total);
+    let idx = cx.sel(exists, idx, w.tid);
+    let p = w.at(cx, w.x0, idx);
+    let v = cx.m.load(t.u32, p);
+    let rd = i.bits(16, 8) as u8;
+    cx.set_reg(rd, v);
+    cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, ok);
+    Ok(())
+}
+
+/// `BAR` operands: (barrier id, thread count or 0 for the whole block).
+fn bar_operands(cx: &mut Ctx<'_>) -> Result<(Id, Id), TranslateError> {
+    let i = cx.inst;
+    let k15 = cx.u32c(15);
+    Ok(match i.opcode() {
+        0x0b1d => (cx.u32c(i.bits(54, 4)), cx.u32c(i.bits(42, 12))),
+        0x051d => {
+            let r = cx.reg(i.bits(32, 8) as u8);
+            (cx.op2(Op::BitwiseAnd, r, k15), cx.u32c(i.bits(42, 12)))
+        }
+        0x091d => {
+            let r = cx.reg(i.bits(32, 8) as u8);
+            (cx.u32c(i.bits(54, 4)), r)
+        }
+        _ => return Err(cx.refuse("barrier with register id and count not translated yet")),
+    })
+}
+
+/// BAR: counts this thread's arrival (and its `.RED` predicate); SYNC and RED then wait.
+fn bar(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    let kind = i.bits(77, 2);
+    if kind == 3 {
+        return Err(cx.refuse("BAR.SCAN not translated yet"));
+    }
+    let (id, count) = bar_operands(cx)?;
+    let scope = cx.u32c(Scope::Workgroup as u32);
+    let relaxed = cx.u32c(0);
+    let one = cx.u32c(1);
+    let pa = w.ctl_at(cx, ctl::ARRIVED, Some(id));
+    cx.m.op(Op::AtomicIAdd, t.u32, &[pa, scope, relaxed, one]);
+    let pe = w.ctl_at(cx, ctl::EXPECTED, Some(id));
+    cx.m.op(Op::AtomicExchange, t.u32, &[pe, scope, relaxed, count]);
+    let op = if kind == 2 {
+        let p = cx.pred(i.bits(87, 3), i.bit(90));
+        let pv = cx.bool_to_u32(p);
+        let pr = w.ctl_at(cx, ctl::REDUCED, Some(id));
+        cx.m.op(Op::AtomicIAdd, t.u32, &[pr, scope, relaxed, pv]);
+        1 + i.bits(74, 2)
+    } else {
+        0
+    };
+    if kind != 1 {
+        let st = cx.u32c(STATUS_WAITING);
+        cx.m.store(w.status, st);
+        cx.m.store(w.bar_id, id);
+        cx.m.store(w.bar_expected, count);
+        let opc = cx.u32c(op);
+        cx.m.store(w.bar_op, opc);
+        let pc = cx.u32c(i.offset);
+        cx.m.store(w.bar_pc, pc);
+    }
+    Ok(())
+}
+
+fn b2r(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    if i.opcode() != 0x031c || i.bits(77, 2) != 2 {
+        return Err(cx.refuse("B2R form not translated yet (only B2R.RESULT)"));
+    }
+    let v = cx.m.load(t.u32, w.bar_count);
+    let p = cx.m.load(t.bool, w.bar_pred);
+    cx.set_reg(i.bits(16, 8) as u8, v);
+    cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, p);
+    Ok(())
+}
+
+/// Phase A for a thread waiting at a barrier: released when the arrivals reach the expected count; then
+/// `B2R.RESULT`'s values are set. Returns whether it was released (bool value).
+pub fn try_release(cx: &mut Ctx<'_>, alive: Id) -> Id {
+    let w = cx.warp.expect("turns form");
+    let t = cx.t;
+    let id = cx.m.load(t.u32, w.bar_id);
+    let e = cx.m.load(t.u32, w.bar_expected);
+    let zero = cx.u32c(0);
+    let whole = cx.m.bin(Op::IEqual, t.bool, e, zero);
+    let e = cx.sel(whole, alive, e);
+    let pa = w.ctl_at(cx, ctl::ARRIVED, Some(id));
+    let a = cx.m.load(t.u32, pa);
+    let done = cx.m.bin(Op::UGreaterThanEqual, t.bool, a, e);
+    let merge = cx.begin_if(done);
+    let pr = w.ctl_at(cx, ctl::REDUCED, Some(id));
+    let r = cx.m.load(t.u32, pr);
+    let op = cx.m.load(t.u32, w.bar_op);
+    let two = cx.u32c(2);
+    let is_and = cx.m.bin(Op::IEqual, t.bool, op, two);
+    let all = cx.m.bin(Op::IEqual, t.bool, r, e);
+    let any = cx.m.bin(Op::INotEqual, t.bool, r, zero);
+    let p = cx.m.select(t.bool, is_and, all, any);
+    cx.m.store(w.bar_count, r);
+    cx.m.store(w.bar_pred, p);
+    let run = cx.u32c(STATUS_RUNNING);
+    cx.m.store(w.status, run);
+    cx.end_if(merge);
+    done
+}
+
+/// The mask a thread at the start of the block of `first` waits for before it runs (BSYNC: its convergence
+/// barrier; WARPSYNC: the operand), or `None` when the block does not wait.
+pub fn sync_mask(cx: &mut Ctx<'_>, first: &Inst) -> Result<Option<Id>, TranslateError> {
+    cx.inst = *first;
+    let t = cx.t;
+    let mask = match first.mnemonic {
+        "BSYNC" => {
+            let b = breg(cx, first.bits(16, 4))?;
+            cx.m.load(t.u32, b)
+        }
+        "WARPSYNC" => match first.opcode() {
+            0x0948 => cx.u32c(first.bits(32, 32)),
+            0x0348 => cx.reg(first.bits(32, 8) as u8),
+            0x1d48 => cx.st.ureg(&mut cx.m, &t, first.bits(32, 6) as u8),
+            _ => return Err(cx.refuse("WARPSYNC form not translated yet")),
+        },
+        _ => return Ok(None),
+    };
+    let g = guard(cx);
+    let extra = {
+        let p = first.bits(87, 3);
+        let n = first.bit(90);
+        if p == 7 && !n {
+            None
+        } else {
+            Some(cx.pred(p, n))
+        }
+    };
+    let g = match extra {
+        Some(e) => cx.m.bin(Op::LogicalAnd, t.bool, g, e),
+        None => g,
+    };
+    let zero = cx.u32c(0);
+    Ok(Some(cx.sel(g, mask, zero)))
+}
+
+/// `BRA.DIV` / `BRA.CONV` on a uniform register: whether the branch is taken (before its guard).
+pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateError> {
+    let Some(w) = cx.warp else {
+        return Err(cx.refuse("BRA on a uniform register (warp divergence test) outside the turns form"));
+    };
+    let t = cx.t;
+    let mode = last.bits(32, 2) | (last.bits(85, 2) << 2);
+    let ur = last.bits(24, 6) as u8;
+    let mut mask = cx.st.ureg(&mut cx.m, &t, ur);
+    if last.bit(30) {
+        mask = cx.not(mask);
+    }
+    let live = cx.m.load(t.u32, w.live);
+    let g = cx.m.load(t.u32, w.group);
+    let ng = cx.not(g);
+    let a = cx.op2(Op::BitwiseAnd, mask, live);
+    let outside = cx.op2(Op::BitwiseAnd, a, ng);
+    let zero = cx.u32c(0);
+    let diverged = cx.m.bin(Op::INotEqual, t.bool, outside, zero);
+    match mode {
+        2 => Ok(diverged),
+        3 => Ok(cx.m.un(Op::LogicalNot, t.bool, diverged)),
+        _ => Err(cx.refuse("uniform BRA form not translated yet")),
+    }
+}
+
+/// `ATOMS.ARRIVE.64 Rd, [Ra + UR + imm]` (PTX `mbarrier.arrive`): returns the barrier's 64-bit state before
+/// the arrival. The state word nvcc initialises is `{lo: 0x40000000 - count, hi: 0x80000000 - count}` and the
+/// wait loop tests bit 31 of the high word (the phase) against the returned state: an arrival adds one to
+/// the high word, and the arrival that completes the phase (low 31 bits wrap to 0) re-arms it with the count
+/// the low word keeps (`0x80000000 - count = 0x40000000 + lo`).
+fn arrive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let i = cx.inst;
+    let ra = i.bits(24, 8) as u8;
+    let ur = i.bits(64, 6) as u8;
+    let mut a = cx.reg(ra);
+    let u = cx.st.ureg(&mut cx.m, &t, ur);
+    a = cx.op2(Op::IAdd, a, u);
+    let off = super::memory::imm24(cx);
+    if off != 0 {
+        let k = cx.u32c(off as u32);
+        a = cx.op2(Op::IAdd, a, k);
+    }
+    let (ptr, var, len, _) = super::memory::space(cx, super::memory::Space::Shared);
+    let (ok, idx) = super::memory::space_check(cx, a, 8, len);
+    let zero = cx.u32c(0);
+    let lo_v = cx.m.local_var(t.fn_u32, Some(zero));
+    let hi_v = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(lo_v, zero);
+    cx.m.store(hi_v, zero);
+    let merge = cx.begin_if(ok);
+    let plo = super::memory::space_ptr(cx, ptr, var, idx, 0);
+    let phi = super::memory::space_ptr(cx, ptr, var, idx, 1);
+    let scope = cx.u32c(Scope::Workgroup as u32);
+    let sem = cx.u32c(semantics_acq_rel_wg());
+    let relaxed = cx.u32c(0);
+    let acquire = cx.u32c((MemorySemantics::ACQUIRE | MemorySemantics::WORKGROUP_MEMORY).bits());
+    let lo = cx.m.op(Op::AtomicLoad, t.u32, &[plo, scope, acquire]);
+    cx.m.store(lo_v, lo);
+    // One atomic add on the high word; the arrival that completes the phase (its low 31 bits wrap to 0) adds
+    // the re-arm count (a second atomic: no other thread of the phase can arrive in between).
+    let one = cx.u32c(1);
+    let old = cx.m.op(Op::AtomicIAdd, t.u32, &[phi, scope, sem, one]);
+    cx.m.store(hi_v, old);
+    let inc = cx.op2(Op::IAdd, old, one);
+    let low31 = cx.u32c(0x7fff_ffff);
+    let rest = cx.op2(Op::BitwiseAnd, inc, low31);
+    let complete = cx.m.bin(Op::IEqual, t.bool, rest, zero);
+    let m2 = cx.begin_if(complete);
+    let base = cx.u32c(0x4000_0000);
+    let rearm = cx.op2(Op::IAdd, base, lo);
+    let rearm = cx.op2(Op::BitwiseAnd, rearm, low31);
+    cx.m.op(Op::AtomicIAdd, t.u32, &[phi, scope, sem, rearm]);
+    cx.end_if(m2);
+    let _ = relaxed;
+    cx.end_if(merge);
+    let lo = cx.m.load(t.u32, lo_v);
+    let hi = cx.m.load(t.u32, hi_v);
+    let rd = i.bits(16, 8) as u8;
+    if rd != 255 {
+        cx.set_reg(rd, lo);
+        cx.set_reg(rd.wrapping_add(1), hi);
+    }
+    Ok(())
+}
