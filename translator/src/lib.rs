@@ -4,7 +4,8 @@
 //! never on the runtime. [`cubin`] reads `nvcc -cubin -arch=sm_86` files (kernels, device functions, code
 //! sections, `.nv.info` attributes, constant banks, relocations); [`abi`] is the contract with the runtime.
 //! [`translate`] is the entry point: [`program`] decodes the reachable code into basic blocks, [`control`]
-//! emits the pc-dispatch loop around them, [`lower`] lowers each instruction family onto the guest [`state`]
+//! emits them as structured code, as the pc-dispatch loop, or (for kernels with warp-synchronous instructions) as
+//! warps in turns, [`lower`] lowers each instruction family onto the guest [`state`]
 //! (registers as Function variables, constant banks, the bounds-checked global window, shared and local
 //! memory) through the [`spirv`] module builder; unsupported instructions are refused by name and offset
 //! ([`error`]).

@@ -1,0 +1,126 @@
+//! Warp-synchronous kernels in the turns form (issue 7): every corpus kernel with SHFL, VOTE, VOTEU, MATCH,
+//! REDUX, counted/named/reduction barriers, divergence branches or mbarrier waits is translated, validated
+//! with spirv-val, run on the test device (lavapipe: 8-wide subgroups, so warps run in turns) and compared
+//! with the outputs recorded on NVIDIA silicon (`corpus/goldens/`). A launch whose barrier counts can never
+//! be met must end with a no-progress error naming kernel and pc instead of hanging.
+
+#[path = "../../translator/tests/support/mod.rs"]
+mod support;
+mod common;
+
+use sassport::golden::compare;
+use sassport::kernel_run::{run_kernel, KernelArg, RunError};
+use sassport_corpus::Launch;
+use sassport_translator::control::structured::Form;
+use sassport_translator::translate::{translate_kernel, Options};
+use sassport_translator::Cubin;
+use std::time::Duration;
+
+const KERNELS: &[&str] = &[
+    "shfl_modes",
+    "shfl_partial",
+    "shfl_reduce_broadcast",
+    "warp_vote",
+    "warp_match",
+    "warp_reduce",
+    "sync_predicates",
+    "named_barriers",
+    "syncwarp_exchange",
+    "reduce_warp_shuffle",
+    "scan_warp_exclusive",
+    "histogram_bytes_aggregated",
+    "atomics_system_scope",
+    "mbarrier_handoff",
+];
+
+fn args(l: &Launch) -> Vec<KernelArg> {
+    l.args
+        .iter()
+        .map(|a| match (a.initial_contents(), a.value_bytes()) {
+            (Some(init), _) => KernelArg::Buffer(init),
+            (None, bytes) => KernelArg::Value { bytes: bytes.unwrap_or_default(), align: a.param_size_align().1 },
+        })
+        .collect()
+}
+
+/// Translates `l`'s kernel, checks it is in the turns form and passes spirv-val.
+fn translate_checked(l: &Launch) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(l.cubin_sm86()).map_err(|e| e.to_string())?;
+    let cubin = Cubin::parse(&bytes).map_err(|e| e.to_string())?;
+    let t = translate_kernel(&cubin, &l.kernel, &Options::default()).map_err(|e| format!("refused: {e}"))?;
+    if !matches!(t.report.form, Some(Form::Turns { .. })) {
+        return Err(format!("not in the turns form: {:?}", t.report.form));
+    }
+    support::spirv_val(&t.words).map_err(|e| format!("spirv-val: {e}"))?;
+    Ok(bytes)
+}
+
+#[test]
+fn warp_kernels_match_silicon_goldens() {
+    let launches = sassport_corpus::launches().unwrap();
+    let mut rt = common::runtime(Duration::from_secs(300));
+    let mut failures = Vec::new();
+    let mut summary = String::new();
+    for name in KERNELS {
+        let l = launches.iter().find(|l| l.kernel == *name).unwrap();
+        let bytes = match translate_checked(l) {
+            Ok(b) => b,
+            Err(e) => {
+                summary += &format!("{name}: {e}\n");
+                failures.push(*name);
+                continue;
+            }
+        };
+        let grid = [l.grid.x, l.grid.y, l.grid.z];
+        let block = [l.block.x, l.block.y, l.block.z];
+        let run = match run_kernel(&mut rt, None, &bytes, name, grid, block, l.shared_bytes, &args(l)) {
+            Ok(r) => r,
+            Err(e) => {
+                summary += &format!("{name}: {e:#}\n");
+                failures.push(*name);
+                continue;
+            }
+        };
+        let mut problems = String::new();
+        let mut buffers = run.buffers.iter();
+        for (index, a) in l.args.iter().enumerate() {
+            if !a.is_buffer() {
+                continue;
+            }
+            let got = buffers.next().unwrap();
+            let want = std::fs::read(l.golden(index)).unwrap();
+            let diff = compare(l.comparison, got, &want);
+            if diff.mismatches > 0 {
+                problems += &format!(" arg{index}: {} differ ({})", diff.mismatches, diff.examples.join("; "));
+            }
+        }
+        if problems.is_empty() {
+            summary += &format!("{name}: match\n");
+        } else {
+            summary += &format!("{name}: MISMATCH{problems}\n");
+            failures.push(*name);
+        }
+    }
+    eprintln!("{summary}");
+    assert!(failures.is_empty(), "warp kernels not matching silicon: {failures:?}\n{summary}");
+}
+
+/// `named_barriers` expects 128 threads at barrier 1 (warps 0-1 arrive, warps 2-3 wait). Launched with 96
+/// threads per block, warp 2 waits at barrier 1 (`BAR.SYNC 0x1, 0x80` at 0xc0) for 32 threads that do not
+/// exist, and warps 0-1 wait at `BAR.SYNC 0x0` (0x160) for warp 2: on silicon the block hangs; here the launch
+/// must end with a no-progress error naming one of those barriers.
+#[test]
+fn unmeetable_barrier_reports_no_progress() {
+    let launches = sassport_corpus::launches().unwrap();
+    let l = launches.iter().find(|l| l.kernel == "named_barriers").unwrap();
+    let bytes = translate_checked(l).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(300));
+    let grid = [l.grid.x, l.grid.y, l.grid.z];
+    let err = match run_kernel(&mut rt, None, &bytes, &l.kernel, grid, [96, 1, 1], l.shared_bytes, &args(l)) {
+        Ok(_) => panic!("a block whose barrier count cannot be met must not complete"),
+        Err(RunError::Refused(r)) => panic!("refused: {r}"),
+        Err(RunError::Other(e)) => format!("{e:#}"),
+    };
+    assert!(err.contains("no progress"), "a no-progress error: {err}");
+    assert!(err.contains("pc 0xc0") || err.contains("pc 0x160"), "names a waiting barrier's pc: {err}");
+}
