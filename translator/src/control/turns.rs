@@ -208,6 +208,7 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let bar_pred = cx.m.local_var(t.fn_bool, Some(fals));
     let active_v = cx.m.local_var(t.fn_bool, Some(fals));
     let released_v = cx.m.local_var(t.fn_bool, Some(fals));
+    let halted = cx.m.local_var(t.fn_bool, Some(fals));
     let turn_v = fvar(cx);
     let k16 = cx.u32c(16);
     let rel_arr = cx.m.ty(Type::Array(t.u32, k16, None));
@@ -234,6 +235,7 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         bar_pc,
         bar_count,
         bar_pred,
+        halted,
         bregs: [0; 16],
     });
     let w = cx.warp.expect("set");
@@ -545,7 +547,7 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
             for (k, inst) in instructions(prog, b).enumerate() {
                 cx.inst = *inst;
                 if k + 1 == n && b.exit == Exit::Control {
-                    lower_terminator(cx, b, inst)?;
+                    lower_terminator(cx, prog, b, inst)?;
                 } else {
                     crate::lower::lower(cx)?;
                 }
@@ -561,6 +563,12 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
             cx.m.store(cx.next_pc, e);
         },
     )?;
+    // A thread that trapped (or failed an assert) ends here.
+    let h = cx.m.load(t.bool, halted);
+    let m4 = cx.begin_if(h);
+    let e = cx.u32c(EXIT_PC);
+    cx.m.store(pc_v, e);
+    cx.end_if(m4);
     let pc = cx.m.load(t.u32, pc_v);
     let exit_c = cx.u32c(EXIT_PC);
     let gone = cx.m.bin(Op::IEqual, t.bool, pc, exit_c);

@@ -106,8 +106,6 @@ fn bpt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     }
     cx.end_if(merge);
     // The invocation ends here; what follows in the block is unreachable.
-    cx.m.op_void(Op::Return, &[]);
-    let dead = cx.m.id();
-    cx.m.label(dead);
+    super::warp::end_invocation(cx);
     Ok(())
 }

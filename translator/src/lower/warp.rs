@@ -87,6 +87,8 @@ pub struct WarpState {
     /// Function u32 / bool: what `B2R.RESULT` reads.
     pub bar_count: Id,
     pub bar_pred: Id,
+    /// Function bool: the thread trapped or failed an assert in this turn's block; it exits after the block.
+    pub halted: Id,
     /// Function u32 per convergence barrier B0..B15 (0 = not yet created).
     pub bregs: [Id; 16],
 }
@@ -121,6 +123,24 @@ pub fn breg(cx: &mut Ctx<'_>, n: u32) -> Result<Id, TranslateError> {
         *slot = cx.m.local_var(cx.t.fn_u32, Some(zero));
     }
     Ok(*slot)
+}
+
+/// Ends the invocation after a trap or a failed assert. In the dispatch and structured forms it returns (what
+/// follows in the block is unreachable); in the turns form every invocation must keep reaching the turn
+/// barriers, so the thread is marked halted and exits after its block (the launch reports the fault; the rest
+/// of the block still runs).
+pub fn end_invocation(cx: &mut Ctx<'_>) {
+    match cx.warp {
+        Some(w) => {
+            let yes = cx.m.c_bool(true);
+            cx.m.store(w.halted, yes);
+        }
+        None => {
+            cx.m.op_void(Op::Return, &[]);
+            let dead = cx.m.id();
+            cx.m.label(dead);
+        }
+    }
 }
 
 /// Emits `for l in 0..n { body(l) }` (a structured loop; `body` ends in the block it is given).
