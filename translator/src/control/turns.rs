@@ -23,7 +23,7 @@
 //! store; splitting puts a barrier between them. The turn's barriers order workgroup and global memory.
 //!
 //! `BSSY Bn` records the group in the thread's `Bn`; `BSYNC Bn` waits until every live lane of `Bn` is at that
-//! `BSYNC`. `BRA.DIV`/`BRA.CONV` test whether the mask's live lanes are all in the group. Block barriers (`BAR`)
+//! `BSYNC`, except lanes that left `Bn` with `BREAK Bn` (each thread publishes the barriers it broke out of). `BRA.DIV`/`BRA.CONV` test whether the mask's live lanes are all in the group. Block barriers (`BAR`)
 //! count arrivals per id in the workgroup's control words; thread 0 retires a completed barrier's count in
 //! phase B of the turn that released it, so a barrier id can be reused.
 
@@ -170,6 +170,7 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let array = |cx: &mut Ctx<'_>| cx.m.global_var(arr_ptr, StorageClass::Workgroup, None);
     let spc = array(cx);
     let ssync = array(cx);
+    let sbrk = array(cx);
     let x0 = array(cx);
     let x1 = array(cx);
     let xg = array(cx);
@@ -209,6 +210,7 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let active_v = cx.m.local_var(t.fn_bool, Some(fals));
     let released_v = cx.m.local_var(t.fn_bool, Some(fals));
     let halted = cx.m.local_var(t.fn_bool, Some(fals));
+    let brk = fvar(cx);
     let turn_v = fvar(cx);
     let k16 = cx.u32c(16);
     let rel_arr = cx.m.ty(Type::Array(t.u32, k16, None));
@@ -236,6 +238,7 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         bar_count,
         bar_pred,
         halted,
+        brk,
         bregs: [0; 16],
     });
     let w = cx.warp.expect("set");
@@ -262,6 +265,8 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let p = w.at(cx, spc, tid);
     cx.m.store(p, entry);
     let p = w.at(cx, ssync, tid);
+    cx.m.store(p, zero);
+    let p = w.at(cx, sbrk, tid);
     cx.m.store(p, zero);
     cx.m.store(turn_v, zero);
     barrier(cx);
@@ -431,6 +436,8 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         let mp = cx.m.load(t.u32, minpc);
         let gv = fvar(cx);
         let uv = fvar(cx);
+        let nv = fvar(cx);
+        cx.m.store(nv, zero);
         cx.m.store(gv, zero);
         cx.m.store(uv, zero);
         warp::emit_for(cx, 32, |cx, l| {
@@ -453,6 +460,13 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
             let u = cx.m.load(t.u32, uv);
             let u = cx.op2(Op::BitwiseOr, u, s);
             cx.m.store(uv, u);
+            let pb = w.at(cx, sbrk, idx);
+            let bk = cx.m.load(t.u32, pb);
+            let sixteen = cx.u32c(16);
+            let nb = cx.op2(Op::ShiftRightLogical, bk, sixteen);
+            let n0 = cx.m.load(t.u32, nv);
+            let n1 = cx.op2(Op::BitwiseOr, n0, nb);
+            cx.m.store(nv, n1);
             cx.end_if(m4);
             cx.end_if(m3);
             Ok(())
@@ -463,6 +477,41 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         let gd = cx.op2(Op::BitwiseOr, g, d);
         let ngd = cx.not(gd);
         let missing = cx.op2(Op::BitwiseAnd, u, ngd);
+        // At a BSYNC, lanes that left the barrier with BREAK are not waited for.
+        let mv = fvar(cx);
+        cx.m.store(mv, missing);
+        let nb1 = cx.m.load(t.u32, nv);
+        let some_missing = cx.m.bin(Op::INotEqual, t.bool, missing, zero);
+        let at_bsync = cx.m.bin(Op::INotEqual, t.bool, nb1, zero);
+        let check = cx.m.bin(Op::LogicalAnd, t.bool, some_missing, at_bsync);
+        let m5 = cx.begin_if(check);
+        let one_c = cx.u32c(1);
+        let n = cx.op2(Op::ISub, nb1, one_c);
+        warp::emit_for(cx, 32, |cx, l| {
+            let one = cx.u32c(1);
+            let zero = cx.u32c(0);
+            let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+            let mm = cx.m.load(t.u32, mv);
+            let inm = cx.op2(Op::BitwiseAnd, mm, bit);
+            let c = cx.m.bin(Op::INotEqual, t.bool, inm, zero);
+            let m6 = cx.begin_if(c);
+            let idx = cx.op2(Op::IAdd, base, l);
+            let exists = cx.m.bin(Op::ULessThan, t.bool, idx, total);
+            let idx = cx.sel(exists, idx, tid);
+            let pb = w.at(cx, sbrk, idx);
+            let bk = cx.m.load(t.u32, pb);
+            let b = cx.op2(Op::ShiftRightLogical, bk, n);
+            let b = cx.op2(Op::BitwiseAnd, b, one);
+            let left = cx.m.bin(Op::INotEqual, t.bool, b, zero);
+            let nbit = cx.not(bit);
+            let cleared = cx.op2(Op::BitwiseAnd, mm, nbit);
+            let nm = cx.sel(left, cleared, mm);
+            cx.m.store(mv, nm);
+            cx.end_if(m6);
+            Ok(())
+        })?;
+        cx.end_if(m5);
+        let missing = cx.m.load(t.u32, mv);
         let ready = cx.m.bin(Op::IEqual, t.bool, missing, zero);
         let chosen = cx.sel(ready, g, zero);
         cx.m.store(group, chosen);
@@ -595,6 +644,8 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         .filter(|b| prog.inst_at(b.start).is_some_and(|i| matches!(i.mnemonic, "BSYNC" | "WARPSYNC")))
         .collect();
     let sv = fvar(cx);
+    let sbar = fvar(cx);
+    cx.m.store(sbar, zero);
     cx.m.store(sv, zero);
     if !syncs.is_empty() {
         let merge = cx.begin_if(is_run);
@@ -604,6 +655,10 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
             &syncs,
             |cx, b| {
                 let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
+                if first.mnemonic == "BSYNC" {
+                    let n = cx.u32c((first.bits(16, 4) + 1) << 16);
+                    cx.m.store(sbar, n);
+                }
                 if let Some(mask) = warp::sync_mask(cx, first)? {
                     cx.m.store(sv, mask);
                 }
@@ -614,6 +669,11 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         cx.end_if(merge);
     }
     let s = cx.m.load(t.u32, sv);
+    let bk = cx.m.load(t.u32, brk);
+    let sb = cx.m.load(t.u32, sbar);
+    let bk = cx.op2(Op::BitwiseOr, bk, sb);
+    let p = w.at(cx, sbrk, tid);
+    cx.m.store(p, bk);
     let p = w.at(cx, ssync, tid);
     cx.m.store(p, s);
     let t1 = cx.op2(Op::IAdd, turn, one);

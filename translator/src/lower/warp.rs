@@ -89,6 +89,8 @@ pub struct WarpState {
     pub bar_pred: Id,
     /// Function bool: the thread trapped or failed an assert in this turn's block; it exits after the block.
     pub halted: Id,
+    /// Function u32: the convergence barriers this thread left with `BREAK` (bit n for Bn).
+    pub brk: Id,
     /// Function u32 per convergence barrier B0..B15 (0 = not yet created).
     pub bregs: [Id; 16],
 }
@@ -252,11 +254,32 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "BSYNC" => {}
         "BSSY" => {
             let w = cx.warp.expect("checked");
-            let b = breg(cx, cx.inst.bits(16, 4))?;
+            let n = cx.inst.bits(16, 4);
+            let b = breg(cx, n)?;
             let g = cx.m.load(cx.t.u32, w.group);
             cx.m.store(b, g);
+            let k = cx.u32c(!(1u32 << n));
+            let v = cx.m.load(cx.t.u32, w.brk);
+            let v = cx.op2(Op::BitwiseAnd, v, k);
+            cx.m.store(w.brk, v);
         }
-        "BREAK" => return Err(cx.refuse("BREAK in a warp-synchronous kernel not translated yet")),
+        "BREAK" => {
+            // The thread leaves convergence barrier Bn: threads at `BSYNC Bn` no longer wait for it.
+            let w = cx.warp.expect("checked");
+            let i = cx.inst;
+            let n = i.bits(16, 4);
+            let t = cx.t;
+            let mut take = cx.m.c_bool(true);
+            if i.bits(87, 3) != 7 || i.bit(90) {
+                take = cx.pred(i.bits(87, 3), i.bit(90));
+            }
+            let bit = cx.u32c(1 << n);
+            let zero = cx.u32c(0);
+            let add = cx.sel(take, bit, zero);
+            let v = cx.m.load(t.u32, w.brk);
+            let v = cx.op2(Op::BitwiseOr, v, add);
+            cx.m.store(w.brk, v);
+        }
         "BMOV" => return Err(cx.refuse("BMOV in a warp-synchronous kernel not translated yet")),
         "BAR" => bar(cx)?,
         "B2R" => b2r(cx)?,
