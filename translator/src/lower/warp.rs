@@ -187,9 +187,9 @@ pub fn needs_turns(inst: &Inst) -> bool {
         "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "B2R" => true,
         "BRA" => inst.opcode() & 0x1000 != 0,
         "BAR" => {
-            // All but a plain block-wide `BAR.SYNC 0` reached by every thread.
+            // All but a plain, unguarded block-wide `BAR.SYNC 0` (reached by every thread: OpControlBarrier).
             let plain = inst.word.bits(32, 32) == 0 && matches!(inst.word.high() & 0x7ff_ffff, 0x1_0000 | 0);
-            !plain || inst.opcode() != 0x0b1d
+            !plain || inst.opcode() != 0x0b1d || inst.guard().is_some()
         }
         "ATOMS" => inst.opcode() == 0x1f8c && inst.bits(87, 4) == 9,
         _ => false,
