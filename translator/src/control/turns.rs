@@ -13,6 +13,7 @@
 //!    and are not waiting at a barrier, skipping a group whose lanes wait at a `BSYNC` or `WARPSYNC` for lanes
 //!    outside it (then the next lowest pc is tried). A thread of the group whose block starts with an exchange
 //!    instruction (SHFL, VOTE, VOTEU, MATCH, REDUX) publishes its operands.
+//!    (Lane 0 of each warp chooses the group and publishes it; a barrier later the warp's threads read it.)
 //! 2. barrier; **phase B**: the group's threads run one *turn block* (switch on the pc, as in the dispatch
 //!    loop) and the others wait, so a waiting thread writes nothing; every thread publishes its pc (or exited /
 //!    waiting) and, when its next block starts with `BSYNC` or `WARPSYNC`, the lanes it waits for.
@@ -174,6 +175,17 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let x0 = array(cx);
     let x1 = array(cx);
     let xg = array(cx);
+    // One word per warp: the group its lane 0 chose this turn, and its live lanes.
+    let k31s = cx.u32c(31);
+    let k5s = cx.u32c(5);
+    let tw = cx.m.id();
+    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, tw, Op::IAdd as u32, total, k31s]);
+    let nwarps = cx.m.id();
+    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, nwarps, Op::ShiftRightLogical as u32, tw, k5s]);
+    let warr = cx.m.ty(Type::Array(t.u32, nwarps, None));
+    let warr_ptr = cx.m.t_ptr(StorageClass::Workgroup, warr);
+    let sgroup = cx.m.global_var(warr_ptr, StorageClass::Workgroup, None);
+    let slive = cx.m.global_var(warr_ptr, StorageClass::Workgroup, None);
     let ctl_len = cx.u32c(ctl::WORDS);
     let ctl_arr = cx.m.ty(Type::Array(t.u32, ctl_len, None));
     let ctl_ptr = cx.m.t_ptr(StorageClass::Workgroup, ctl_arr);
@@ -363,7 +375,11 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     cx.m.store(released_v, r);
     cx.end_if(merge);
 
-    // The warp's group.
+    // The warp's group, chosen by its lane 0 (every thread of the warp would choose the same).
+    let k5 = cx.u32c(5);
+    let warp_index = cx.op2(Op::ShiftRightLogical, tid, k5);
+    let is_lead = cx.m.bin(Op::IEqual, t.bool, lane, zero);
+    let lead = cx.begin_if(is_lead);
     let dead = fvar(cx);
     let excl = fvar(cx);
     cx.m.store(dead, zero);
@@ -524,8 +540,19 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     }
     let d = cx.m.load(t.u32, dead);
     let nd = cx.not(d);
-    cx.m.store(live, nd);
     let g = cx.m.load(t.u32, group);
+    let pg = w.at(cx, sgroup, warp_index);
+    cx.m.store(pg, g);
+    let pl = w.at(cx, slive, warp_index);
+    cx.m.store(pl, nd);
+    cx.end_if(lead);
+    barrier(cx);
+    let pg = w.at(cx, sgroup, warp_index);
+    let g = cx.m.load(t.u32, pg);
+    cx.m.store(group, g);
+    let pl = w.at(cx, slive, warp_index);
+    let nd = cx.m.load(t.u32, pl);
+    cx.m.store(live, nd);
     let gl = cx.op2(Op::ShiftRightLogical, g, lane);
     let gl = cx.op2(Op::BitwiseAnd, gl, one);
     let in_group = cx.m.bin(Op::INotEqual, t.bool, gl, zero);
