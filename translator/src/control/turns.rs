@@ -9,14 +9,15 @@
 //!    alive; it is stuck when the previous turn made no progress (then every thread still alive records a
 //!    fault of kind [`abi::FAULT_KIND_NO_PROGRESS`] with its pc, and the loop ends instead of hanging). A thread
 //!    waiting at a block barrier is released when the barrier's arrivals reach its thread count. Each thread
-//!    computes its warp's *group*: the lanes at the lowest published pc among the lanes that have not exited
+//!    computes its warp's *group* (lane 0 of each warp does, for the whole warp): the lanes at the lowest published pc among the lanes that have not exited
 //!    and are not waiting at a barrier, skipping a group whose lanes wait at a `BSYNC` or `WARPSYNC` for lanes
-//!    outside it (then the next lowest pc is tried). A thread of the group whose block starts with an exchange
-//!    instruction (SHFL, VOTE, VOTEU, MATCH, REDUX) publishes its operands.
-//!    (Lane 0 of each warp chooses the group and publishes it; a barrier later the warp's threads read it.)
+//!    outside it (then the next lowest pc is tried).
 //! 2. barrier; **phase B**: the group's threads run one *turn block* (switch on the pc, as in the dispatch
 //!    loop) and the others wait, so a waiting thread writes nothing; every thread publishes its pc (or exited /
-//!    waiting) and, when its next block starts with `BSYNC` or `WARPSYNC`, the lanes it waits for.
+//!    waiting) and, when its next block starts with `BSYNC` or `WARPSYNC`, the lanes it waits for; when it
+//!    starts with an exchange instruction (SHFL, VOTE, VOTEU, MATCH, REDUX), that instruction's operands, into
+//!    the half of the double-buffered exchange arrays the next turn reads (its registers do not change while
+//!    it waits, so it republishes the same values every turn).
 //!
 //! Turn blocks are the program's blocks split before every exchange instruction and before a memory access
 //! that could observe another lane's access earlier in the same block (a load after a store, a store after
@@ -117,6 +118,26 @@ fn switch_on<'p>(
     Ok(())
 }
 
+/// A running thread whose block starts with an exchange instruction publishes that instruction's operands
+/// (into the buffer the next turn reads).
+fn publish_operands(cx: &mut Ctx<'_>, prog: &Program, exchange: &[&Block], pc_v: Id) -> Result<(), TranslateError> {
+    if exchange.is_empty() {
+        return Ok(());
+    }
+    let pc = cx.m.load(cx.t.u32, pc_v);
+    switch_on(
+        cx,
+        pc,
+        exchange,
+        |cx, b| {
+            let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
+            cx.inst = *first;
+            warp::publish(cx)
+        },
+        |_| {},
+    )
+}
+
 /// Records a no-progress fault (kind, kernel, pc) in the fault record, as a trap does.
 fn record_stuck(cx: &mut Ctx<'_>, pc: Id) {
     let t = cx.t;
@@ -172,9 +193,16 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let spc = array(cx);
     let ssync = array(cx);
     let sbrk = array(cx);
-    let x0 = array(cx);
-    let x1 = array(cx);
-    let xg = array(cx);
+    // Exchanged operands, double-buffered by turn parity: a thread publishes at the end of a turn for the
+    // exchange its next block starts with, and the group reads them in the next turn.
+    let k2s = cx.u32c(2);
+    let total2 = cx.m.id();
+    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, total2, Op::IMul as u32, total, k2s]);
+    let arr2 = cx.m.ty(Type::Array(t.u32, total2, None));
+    let arr2_ptr = cx.m.t_ptr(StorageClass::Workgroup, arr2);
+    let x0 = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
+    let x1 = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
+    let xg = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
     // One word per warp: the group its lane 0 chose this turn, and its live lanes.
     let k31s = cx.u32c(31);
     let k5s = cx.u32c(5);
@@ -251,6 +279,8 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         bar_pred,
         halted,
         brk,
+        xr: zero,
+        xw: tid,
         bregs: [0; 16],
     });
     let w = cx.warp.expect("set");
@@ -281,6 +311,11 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let p = w.at(cx, sbrk, tid);
     cx.m.store(p, zero);
     cx.m.store(turn_v, zero);
+    let exchange: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| prog.inst_at(b.start).is_some_and(warp::is_exchange))
+        .collect();
+    publish_operands(cx, prog, &exchange, pc_v)?;
     barrier(cx);
 
     let header = cx.m.id();
@@ -306,6 +341,15 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let t1 = cx.op2(Op::IAdd, turn, one);
     let next_slot = cx.op2(Op::UMod, t1, k3);
     let this_slot = cx.op2(Op::UMod, turn, k3);
+    let parity = cx.op2(Op::BitwiseAnd, turn, one);
+    let xr = cx.op2(Op::IMul, parity, total);
+    let other = cx.op2(Op::BitwiseXor, parity, one);
+    let wo = cx.op2(Op::IMul, other, total);
+    let xw = cx.op2(Op::IAdd, wo, tid);
+    if let Some(ws) = cx.warp.as_mut() {
+        ws.xr = xr;
+        ws.xw = xw;
+    }
     let pp = w.ctl_at(cx, ctl::PROGRESS, Some(prev_slot));
     let acq = cx.u32c((MemorySemantics::ACQUIRE | MemorySemantics::WORKGROUP_MEMORY).bits());
     let wgs = cx.u32c(Scope::Workgroup as u32);
@@ -562,29 +606,6 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let active = cx.m.bin(Op::LogicalAnd, t.bool, is_run, in_group);
     cx.m.store(active_v, active);
 
-    // Exchange operands.
-    let exchange: Vec<&Block> = blocks
-        .iter()
-        .filter(|b| prog.inst_at(b.start).is_some_and(warp::is_exchange))
-        .collect();
-    if !exchange.is_empty() {
-        let merge = cx.begin_if(active);
-        let pc = cx.m.load(t.u32, pc_v);
-        switch_on(
-            cx,
-            pc,
-            &exchange,
-            |cx, b| {
-                let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
-                cx.inst = *first;
-                warp::publish(cx)
-            },
-            |_| {},
-        )?;
-        cx.end_if(merge);
-    }
-    barrier(cx);
-
     // ---- phase B ----
     let released = cx.m.load(t.bool, released_v);
     let act = cx.m.load(t.bool, active_v);
@@ -695,6 +716,9 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
         )?;
         cx.end_if(merge);
     }
+    let m7 = cx.begin_if(is_run);
+    publish_operands(cx, prog, &exchange, pc_v)?;
+    cx.end_if(m7);
     let s = cx.m.load(t.u32, sv);
     let bk = cx.m.load(t.u32, brk);
     let sb = cx.m.load(t.u32, sbar);

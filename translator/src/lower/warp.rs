@@ -91,6 +91,10 @@ pub struct WarpState {
     pub halted: Id,
     /// Function u32: the convergence barriers this thread left with `BREAK` (bit n for Bn).
     pub brk: Id,
+    /// This turn's offset of the exchange arrays' half to read, and the index this thread writes its operands
+    /// to (the other half) — values of the current turn.
+    pub xr: Id,
+    pub xw: Id,
     /// Function u32 per convergence barrier B0..B15 (0 = not yet created).
     pub bregs: [Id; 16],
 }
@@ -103,6 +107,12 @@ impl WarpState {
     /// Pointer to `array[index]` of a Workgroup word array.
     pub fn at(&self, cx: &mut Ctx<'_>, array: Id, index: Id) -> Id {
         cx.m.access(self.wg_ptr, array, &[index])
+    }
+
+    /// Pointer to the read half of exchange array `array` at `index` (a linear thread id).
+    pub fn xat(&self, cx: &mut Ctx<'_>, array: Id, index: Id) -> Id {
+        let i = cx.op2(Op::IAdd, index, self.xr);
+        cx.m.access(self.wg_ptr, array, &[i])
     }
 
     /// Pointer to control word `word + offset`.
@@ -204,8 +214,8 @@ fn guard(cx: &mut Ctx<'_>) -> Id {
     }
 }
 
-/// Phase A: a thread of the running group publishes the operands of the exchange instruction its block starts
-/// with.
+/// End of a turn: a running thread publishes the operands of the exchange instruction its next block starts
+/// with (see `WarpState::xw`).
 pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let Some(w) = cx.warp else { return Err(cx.refuse("warp instruction outside the turns form")) };
     let t = cx.t;
@@ -217,11 +227,11 @@ pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         "SHFL" | "REDUX" | "MATCH" => {
             let ra = i.bits(24, 8) as u8;
             let v = cx.reg(ra);
-            let p = w.at(cx, w.x0, w.tid);
+            let p = w.at(cx, w.x0, w.xw);
             cx.m.store(p, v);
             if i.mnemonic == "MATCH" && i.bit(73) {
                 let v1 = cx.reg(ra.wrapping_add(1));
-                let p1 = w.at(cx, w.x1, w.tid);
+                let p1 = w.at(cx, w.x1, w.xw);
                 cx.m.store(p1, v1);
             }
         }
@@ -235,7 +245,7 @@ pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         _ => return Err(cx.refuse("not an exchange instruction")),
     }
     let _ = t;
-    let p = w.at(cx, w.xg, w.tid);
+    let p = w.at(cx, w.xg, w.xw);
     cx.m.store(p, bits);
     Ok(())
 }
@@ -307,7 +317,7 @@ fn gather_bits(cx: &mut Ctx<'_>, w: WarpState) -> Result<(Id, Id), TranslateErro
         let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
         let merge = cx.begin_if(c);
         let idx = cx.op2(Op::IAdd, w.base, l);
-        let p = w.at(cx, w.xg, idx);
+        let p = w.xat(cx, w.xg, idx);
         let v = cx.m.load(t.u32, p);
         let b0 = cx.op2(Op::BitwiseAnd, v, one);
         let two = cx.u32c(2);
@@ -382,7 +392,7 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
         let merge = cx.begin_if(c);
         let idx = cx.op2(Op::IAdd, w.base, l);
-        let pg = w.at(cx, w.xg, idx);
+        let pg = w.xat(cx, w.xg, idx);
         let v = cx.m.load(t.u32, pg);
         let b0 = cx.op2(Op::BitwiseAnd, v, one);
         let takes = cx.m.bin(Op::INotEqual, t.bool, b0, zero);
@@ -390,11 +400,11 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let a = cx.m.load(t.u32, part);
         let a = cx.op2(Op::BitwiseOr, a, bit);
         cx.m.store(part, a);
-        let p0 = w.at(cx, w.x0, idx);
+        let p0 = w.xat(cx, w.x0, idx);
         let v0 = cx.m.load(t.u32, p0);
         let mut eq = cx.m.bin(Op::IEqual, t.bool, v0, mine0);
         if wide {
-            let p1 = w.at(cx, w.x1, idx);
+            let p1 = w.xat(cx, w.x1, idx);
             let v1 = cx.m.load(t.u32, p1);
             let e1 = cx.m.bin(Op::IEqual, t.bool, v1, mine1);
             eq = cx.m.bin(Op::LogicalAnd, t.bool, eq, e1);
@@ -450,12 +460,12 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
         let merge = cx.begin_if(c);
         let idx = cx.op2(Op::IAdd, w.base, l);
-        let pg = w.at(cx, w.xg, idx);
+        let pg = w.xat(cx, w.xg, idx);
         let v = cx.m.load(t.u32, pg);
         let b0 = cx.op2(Op::BitwiseAnd, v, one);
         let takes = cx.m.bin(Op::INotEqual, t.bool, b0, zero);
         let merge2 = cx.begin_if(takes);
-        let p0 = w.at(cx, w.x0, idx);
+        let p0 = w.xat(cx, w.x0, idx);
         let x = cx.m.load(t.u32, p0);
         let a = cx.m.load(t.u32, acc);
         let r = match op {
@@ -541,7 +551,7 @@ fn shfl(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     // A source lane beyond a partial last warp reads the thread's own value.
     let exists = cx.m.bin(Op::ULessThan, t.bool, idx, w.total);
     let idx = cx.sel(exists, idx, w.tid);
-    let p = w.at(cx, w.x0, idx);
+    let p = w.xat(cx, w.x0, idx);
     let v = cx.m.load(t.u32, p);
     let rd = i.bits(16, 8) as u8;
     cx.set_reg(rd, v);
