@@ -8,11 +8,17 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sassport_corpus::Launch;
-use sassport_runtime::{Bank0, KernelId, Launch as RtLaunch, PipelineCacheLocation, Runtime, RuntimeOptions};
+use sassport_runtime::{
+    Bank0, KernelId, Launch as RtLaunch, PipelineCacheLocation, Runtime, RuntimeOptions,
+};
 use sassport_translator::translate::{translate_kernel, Options};
 use sassport_translator::Cubin;
 
-const KERNELS: &[&str] = &["reduce_shared_tree", "reduce_warp_shuffle", "shfl_reduce_broadcast"];
+const KERNELS: &[&str] = &[
+    "reduce_shared_tree",
+    "reduce_warp_shuffle",
+    "shfl_reduce_broadcast",
+];
 
 struct Prepared {
     kernel: KernelId,
@@ -23,9 +29,17 @@ struct Prepared {
 fn prepare(rt: &mut Runtime, l: &Launch) -> Prepared {
     let bytes = std::fs::read(l.cubin_sm86()).expect("corpus cubin");
     let cubin = Cubin::parse(&bytes).expect("corpus cubin parses");
-    let options = Options { profile: Some(rt.profile()), ..Default::default() };
-    let t = translate_kernel(&cubin, &l.kernel, &options).expect("the benchmarked kernels translate");
-    let form = t.report.form.as_ref().map_or(String::from("-"), |f| f.to_string());
+    let options = Options {
+        profile: Some(rt.profile()),
+        ..Default::default()
+    };
+    let t =
+        translate_kernel(&cubin, &l.kernel, &options).expect("the benchmarked kernels translate");
+    let form = t
+        .report
+        .form
+        .as_ref()
+        .map_or(String::from("-"), |f| f.to_string());
     println!("{}: {} module words; {form}", l.kernel, t.words.len());
     let kernel = rt.load_kernel(&l.kernel, &t.words).expect("pipeline");
     let mut addresses = Vec::new();
@@ -37,10 +51,17 @@ fn prepare(rt: &mut Runtime, l: &Launch) -> Prepared {
         }
     }
     let params = l.param_bytes(&addresses).expect("one address per buffer");
-    let bank0 = Bank0::new([l.grid.x, l.grid.y, l.grid.z], [l.block.x, l.block.y, l.block.z])
-        .with_dynamic_shared(l.shared_bytes)
-        .with_params(&params);
-    Prepared { kernel, launch: l.clone(), bank0 }
+    let bank0 = Bank0::new(
+        [l.grid.x, l.grid.y, l.grid.z],
+        [l.block.x, l.block.y, l.block.z],
+    )
+    .with_dynamic_shared(l.shared_bytes)
+    .with_params(&params);
+    Prepared {
+        kernel,
+        launch: l.clone(),
+        bank0,
+    }
 }
 
 fn launch(rt: &mut Runtime, p: &Prepared) {
@@ -66,7 +87,10 @@ fn warp_turns(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("warp_turns/{}", rt.device().name));
     group.sample_size(20);
     for name in KERNELS {
-        let l = launches.iter().find(|l| l.kernel == *name).expect("kernel in the manifest");
+        let l = launches
+            .iter()
+            .find(|l| l.kernel == *name)
+            .expect("kernel in the manifest");
         let p = prepare(&mut rt, l);
         // The first launch creates the pipeline; keep it out of the timings.
         launch(&mut rt, &p);

@@ -4,9 +4,9 @@
 //! with the outputs recorded on NVIDIA silicon (`corpus/goldens/`). A launch whose barrier counts can never
 //! be met must end with a no-progress error naming kernel and pc instead of hanging.
 
+mod common;
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
-mod common;
 
 use sassport::golden::compare;
 use sassport::kernel_run::{run_kernel, KernelArg, RunError};
@@ -38,7 +38,10 @@ fn args(l: &Launch) -> Vec<KernelArg> {
         .iter()
         .map(|a| match (a.initial_contents(), a.value_bytes()) {
             (Some(init), _) => KernelArg::Buffer(init),
-            (None, bytes) => KernelArg::Value { bytes: bytes.unwrap_or_default(), align: a.param_size_align().1 },
+            (None, bytes) => KernelArg::Value {
+                bytes: bytes.unwrap_or_default(),
+                align: a.param_size_align().1,
+            },
         })
         .collect()
 }
@@ -47,7 +50,8 @@ fn args(l: &Launch) -> Vec<KernelArg> {
 fn translate_checked(l: &Launch) -> Result<Vec<u8>, String> {
     let bytes = std::fs::read(l.cubin_sm86()).map_err(|e| e.to_string())?;
     let cubin = Cubin::parse(&bytes).map_err(|e| e.to_string())?;
-    let t = translate_kernel(&cubin, &l.kernel, &Options::default()).map_err(|e| format!("refused: {e}"))?;
+    let t = translate_kernel(&cubin, &l.kernel, &Options::default())
+        .map_err(|e| format!("refused: {e}"))?;
     if !matches!(t.report.form, Some(Form::Turns { .. })) {
         return Err(format!("not in the turns form: {:?}", t.report.form));
     }
@@ -73,7 +77,16 @@ fn warp_kernels_match_silicon_goldens() {
         };
         let grid = [l.grid.x, l.grid.y, l.grid.z];
         let block = [l.block.x, l.block.y, l.block.z];
-        let run = match run_kernel(&mut rt, None, &bytes, name, grid, block, l.shared_bytes, &args(l)) {
+        let run = match run_kernel(
+            &mut rt,
+            None,
+            &bytes,
+            name,
+            grid,
+            block,
+            l.shared_bytes,
+            &args(l),
+        ) {
             Ok(r) => r,
             Err(e) => {
                 summary += &format!("{name}: {e:#}\n");
@@ -91,7 +104,11 @@ fn warp_kernels_match_silicon_goldens() {
             let want = std::fs::read(l.golden(index)).unwrap();
             let diff = compare(l.comparison, got, &want);
             if diff.mismatches > 0 {
-                problems += &format!(" arg{index}: {} differ ({})", diff.mismatches, diff.examples.join("; "));
+                problems += &format!(
+                    " arg{index}: {} differ ({})",
+                    diff.mismatches,
+                    diff.examples.join("; ")
+                );
             }
         }
         if problems.is_empty() {
@@ -102,7 +119,10 @@ fn warp_kernels_match_silicon_goldens() {
         }
     }
     eprintln!("{summary}");
-    assert!(failures.is_empty(), "warp kernels not matching silicon: {failures:?}\n{summary}");
+    assert!(
+        failures.is_empty(),
+        "warp kernels not matching silicon: {failures:?}\n{summary}"
+    );
 }
 
 /// `named_barriers` expects 128 threads at barrier 1 (warps 0-1 arrive, warps 2-3 wait). Launched with 96
@@ -112,15 +132,30 @@ fn warp_kernels_match_silicon_goldens() {
 #[test]
 fn unmeetable_barrier_reports_no_progress() {
     let launches = sassport_corpus::launches().unwrap();
-    let l = launches.iter().find(|l| l.kernel == "named_barriers").unwrap();
+    let l = launches
+        .iter()
+        .find(|l| l.kernel == "named_barriers")
+        .unwrap();
     let bytes = translate_checked(l).unwrap();
     let mut rt = common::runtime(Duration::from_secs(300));
     let grid = [l.grid.x, l.grid.y, l.grid.z];
-    let err = match run_kernel(&mut rt, None, &bytes, &l.kernel, grid, [96, 1, 1], l.shared_bytes, &args(l)) {
+    let err = match run_kernel(
+        &mut rt,
+        None,
+        &bytes,
+        &l.kernel,
+        grid,
+        [96, 1, 1],
+        l.shared_bytes,
+        &args(l),
+    ) {
         Ok(_) => panic!("a block whose barrier count cannot be met must not complete"),
         Err(RunError::Refused(r)) => panic!("refused: {r}"),
         Err(RunError::Other(e)) => format!("{e:#}"),
     };
     assert!(err.contains("no progress"), "a no-progress error: {err}");
-    assert!(err.contains("pc 0xc0") || err.contains("pc 0x160"), "names a waiting barrier's pc: {err}");
+    assert!(
+        err.contains("pc 0xc0") || err.contains("pc 0x160"),
+        "names a waiting barrier's pc: {err}"
+    );
 }

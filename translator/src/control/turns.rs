@@ -57,14 +57,22 @@ pub fn turn_blocks(prog: &Program) -> Vec<Block> {
     let mut out = Vec::new();
     for b in &prog.blocks {
         let first = prog.insts.partition_point(|i| i.offset < b.start);
-        let insts: Vec<&Inst> = prog.insts[first..].iter().take_while(|i| i.offset < b.end).collect();
+        let insts: Vec<&Inst> = prog.insts[first..]
+            .iter()
+            .take_while(|i| i.offset < b.end)
+            .collect();
         let mut start = b.start;
         let (mut loaded, mut stored) = (false, false);
         for (k, inst) in insts.iter().enumerate() {
             let (ld, st) = memory_access(inst);
             let hazard = (ld && stored) || (st && (stored || loaded));
             if k > 0 && (warp::is_exchange(inst) || inst.mnemonic == "WARPSYNC" || hazard) {
-                out.push(Block { start, end: inst.offset, exit: Exit::Fall, successors: vec![inst.offset] });
+                out.push(Block {
+                    start,
+                    end: inst.offset,
+                    exit: Exit::Fall,
+                    successors: vec![inst.offset],
+                });
                 start = inst.offset;
                 loaded = false;
                 stored = false;
@@ -72,7 +80,12 @@ pub fn turn_blocks(prog: &Program) -> Vec<Block> {
             loaded |= ld;
             stored |= st;
         }
-        out.push(Block { start, end: b.end, exit: b.exit, successors: b.successors.clone() });
+        out.push(Block {
+            start,
+            end: b.end,
+            exit: b.exit,
+            successors: b.successors.clone(),
+        });
     }
     out
 }
@@ -80,13 +93,18 @@ pub fn turn_blocks(prog: &Program) -> Vec<Block> {
 fn instructions<'p>(prog: &'p Program, b: &Block) -> impl Iterator<Item = &'p Inst> {
     let first = prog.insts.partition_point(|i| i.offset < b.start);
     let end = b.end;
-    prog.insts[first..].iter().take_while(move |i| i.offset < end)
+    prog.insts[first..]
+        .iter()
+        .take_while(move |i| i.offset < end)
 }
 
 fn barrier(cx: &mut Ctx<'_>) {
     let wg = cx.u32c(Scope::Workgroup as u32);
     let sem = cx.u32c(
-        (MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY).bits(),
+        (MemorySemantics::ACQUIRE_RELEASE
+            | MemorySemantics::WORKGROUP_MEMORY
+            | MemorySemantics::UNIFORM_MEMORY)
+            .bits(),
     );
     cx.m.op_void(Op::ControlBarrier, &[wg, wg, sem]);
 }
@@ -103,7 +121,11 @@ fn switch_on<'p>(
     let merge = cx.m.id();
     let default = cx.m.id();
     let labels: Vec<Id> = cases.iter().map(|_| cx.m.id()).collect();
-    let table: Vec<(u32, Id)> = cases.iter().zip(&labels).map(|(b, l)| (b.start, *l)).collect();
+    let table: Vec<(u32, Id)> = cases
+        .iter()
+        .zip(&labels)
+        .map(|(b, l)| (b.start, *l))
+        .collect();
     cx.m.selection_merge(merge);
     cx.m.switch(pc, default, &table);
     for (b, l) in cases.iter().zip(&labels) {
@@ -120,7 +142,12 @@ fn switch_on<'p>(
 
 /// A running thread whose block starts with an exchange instruction publishes that instruction's operands
 /// (into the buffer the next turn reads).
-fn publish_operands(cx: &mut Ctx<'_>, prog: &Program, exchange: &[&Block], pc_v: Id) -> Result<(), TranslateError> {
+fn publish_operands(
+    cx: &mut Ctx<'_>,
+    prog: &Program,
+    exchange: &[&Block],
+    pc_v: Id,
+) -> Result<(), TranslateError> {
     if exchange.is_empty() {
         return Ok(());
     }
@@ -130,7 +157,9 @@ fn publish_operands(cx: &mut Ctx<'_>, prog: &Program, exchange: &[&Block], pc_v:
         pc,
         exchange,
         |cx, b| {
-            let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
+            let Some(first) = prog.inst_at(b.start) else {
+                return Ok(());
+            };
             cx.inst = *first;
             warp::publish(cx)
         },
@@ -142,7 +171,9 @@ fn publish_operands(cx: &mut Ctx<'_>, prog: &Program, exchange: &[&Block], pc_v:
 fn record_stuck(cx: &mut Ctx<'_>, pc: Id) {
     let t = cx.t;
     let win = cx.st.window(&mut cx.m, &t);
-    let fw = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::FAULT_RECORD_WORD);
+    let fw = cx
+        .st
+        .uniform_word(&mut cx.m, &t, 0, abi::launch_word::FAULT_RECORD_WORD);
     let word = |cx: &mut Ctx<'_>, k: u32| {
         let kc = cx.u32c(k);
         let idx = cx.op2(Op::IAdd, fw, kc);
@@ -156,10 +187,16 @@ fn record_stuck(cx: &mut Ctx<'_>, pc: Id) {
     let pcount = word(cx, abi::fault_word::COUNT);
     cx.m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
     let pflag = word(cx, abi::fault_word::FLAG);
-    let prev = cx.m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
+    let prev = cx.m.op(
+        Op::AtomicCompareExchange,
+        t.u32,
+        &[pflag, scope, relaxed, relaxed, one, zero],
+    );
     let first = cx.m.bin(Op::IEqual, t.bool, prev, zero);
     let merge = cx.begin_if(first);
-    let kid = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::KERNEL_ID);
+    let kid = cx
+        .st
+        .uniform_word(&mut cx.m, &t, 0, abi::launch_word::KERNEL_ID);
     let kind = cx.u32c(abi::FAULT_KIND_NO_PROGRESS);
     for (k, v) in [
         (abi::fault_word::KIND, kind),
@@ -177,15 +214,25 @@ fn record_stuck(cx: &mut Ctx<'_>, pc: Id) {
 
 /// Emits the whole kernel in the turns form (into the current function, which has just begun its first
 /// block). `dims` are the spec constants of the block size. Returns the number of turn blocks.
-pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usize, TranslateError> {
+pub fn emit_turns(
+    cx: &mut Ctx<'_>,
+    prog: &Program,
+    dims: [Id; 3],
+) -> Result<usize, TranslateError> {
     let t = cx.t;
     let blocks = turn_blocks(prog);
 
     // Sizes and identities.
     let sxy = cx.m.id();
-    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, sxy, Op::IMul as u32, dims[0], dims[1]]);
+    cx.m.global_inst(
+        Op::SpecConstantOp,
+        &[t.u32, sxy, Op::IMul as u32, dims[0], dims[1]],
+    );
     let total = cx.m.id();
-    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, total, Op::IMul as u32, sxy, dims[2]]);
+    cx.m.global_inst(
+        Op::SpecConstantOp,
+        &[t.u32, total, Op::IMul as u32, sxy, dims[2]],
+    );
     let arr = cx.m.ty(Type::Array(t.u32, total, None));
     let arr_ptr = cx.m.t_ptr(StorageClass::Workgroup, arr);
     let wg_ptr = cx.m.t_ptr(StorageClass::Workgroup, t.u32);
@@ -197,7 +244,10 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     // exchange its next block starts with, and the group reads them in the next turn.
     let k2s = cx.u32c(2);
     let total2 = cx.m.id();
-    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, total2, Op::IMul as u32, total, k2s]);
+    cx.m.global_inst(
+        Op::SpecConstantOp,
+        &[t.u32, total2, Op::IMul as u32, total, k2s],
+    );
     let arr2 = cx.m.ty(Type::Array(t.u32, total2, None));
     let arr2_ptr = cx.m.t_ptr(StorageClass::Workgroup, arr2);
     let x0 = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
@@ -207,9 +257,15 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     let k31s = cx.u32c(31);
     let k5s = cx.u32c(5);
     let tw = cx.m.id();
-    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, tw, Op::IAdd as u32, total, k31s]);
+    cx.m.global_inst(
+        Op::SpecConstantOp,
+        &[t.u32, tw, Op::IAdd as u32, total, k31s],
+    );
     let nwarps = cx.m.id();
-    cx.m.global_inst(Op::SpecConstantOp, &[t.u32, nwarps, Op::ShiftRightLogical as u32, tw, k5s]);
+    cx.m.global_inst(
+        Op::SpecConstantOp,
+        &[t.u32, nwarps, Op::ShiftRightLogical as u32, tw, k5s],
+    );
     let warr = cx.m.ty(Type::Array(t.u32, nwarps, None));
     let warr_ptr = cx.m.t_ptr(StorageClass::Workgroup, warr);
     let sgroup = cx.m.global_var(warr_ptr, StorageClass::Workgroup, None);
@@ -689,7 +745,10 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
     cx.m.store(p, shown);
     let syncs: Vec<&Block> = blocks
         .iter()
-        .filter(|b| prog.inst_at(b.start).is_some_and(|i| matches!(i.mnemonic, "BSYNC" | "WARPSYNC")))
+        .filter(|b| {
+            prog.inst_at(b.start)
+                .is_some_and(|i| matches!(i.mnemonic, "BSYNC" | "WARPSYNC"))
+        })
         .collect();
     let sv = fvar(cx);
     let sbar = fvar(cx);
@@ -702,7 +761,9 @@ pub fn emit_turns(cx: &mut Ctx<'_>, prog: &Program, dims: [Id; 3]) -> Result<usi
             pc,
             &syncs,
             |cx, b| {
-                let Some(first) = prog.inst_at(b.start) else { return Ok(()) };
+                let Some(first) = prog.inst_at(b.start) else {
+                    return Ok(());
+                };
                 if first.mnemonic == "BSYNC" {
                     let n = cx.u32c((first.bits(16, 4) + 1) << 16);
                     cx.m.store(sbar, n);

@@ -128,7 +128,9 @@ impl WarpState {
 
 /// The convergence-barrier register `Bn` of this thread (a Function variable created on first use).
 pub fn breg(cx: &mut Ctx<'_>, n: u32) -> Result<Id, TranslateError> {
-    let Some(w) = cx.warp.as_mut() else { return Err(cx.refuse("convergence barrier outside the turns form")) };
+    let Some(w) = cx.warp.as_mut() else {
+        return Err(cx.refuse("convergence barrier outside the turns form"));
+    };
     let slot = &mut w.bregs[(n & 15) as usize];
     if *slot == 0 {
         let zero = cx.m.c_u32(0);
@@ -156,7 +158,11 @@ pub fn end_invocation(cx: &mut Ctx<'_>) {
 }
 
 /// Emits `for l in 0..n { body(l) }` (a structured loop; `body` ends in the block it is given).
-pub fn emit_for(cx: &mut Ctx<'_>, n: u32, mut body: impl FnMut(&mut Ctx<'_>, Id) -> Result<(), TranslateError>) -> Result<(), TranslateError> {
+pub fn emit_for(
+    cx: &mut Ctx<'_>,
+    n: u32,
+    mut body: impl FnMut(&mut Ctx<'_>, Id) -> Result<(), TranslateError>,
+) -> Result<(), TranslateError> {
     let t = cx.t;
     let zero = cx.u32c(0);
     let var = cx.m.local_var(t.fn_u32, Some(zero));
@@ -198,7 +204,8 @@ pub fn needs_turns(inst: &Inst) -> bool {
         "BRA" => inst.opcode() & 0x1000 != 0,
         "BAR" => {
             // All but a plain, unguarded block-wide `BAR.SYNC 0` (reached by every thread: OpControlBarrier).
-            let plain = inst.word.bits(32, 32) == 0 && matches!(inst.word.high() & 0x7ff_ffff, 0x1_0000 | 0);
+            let plain = inst.word.bits(32, 32) == 0
+                && matches!(inst.word.high() & 0x7ff_ffff, 0x1_0000 | 0);
             !plain || inst.opcode() != 0x0b1d || inst.guard().is_some()
         }
         "ATOMS" => inst.opcode() == 0x1f8c && inst.bits(87, 4) == 9,
@@ -217,7 +224,9 @@ fn guard(cx: &mut Ctx<'_>) -> Id {
 /// End of a turn: a running thread publishes the operands of the exchange instruction its next block starts
 /// with (see `WarpState::xw`).
 pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let Some(w) = cx.warp else { return Err(cx.refuse("warp instruction outside the turns form")) };
+    let Some(w) = cx.warp else {
+        return Err(cx.refuse("warp instruction outside the turns form"));
+    };
     let t = cx.t;
     let i = cx.inst;
     let g = guard(cx);
@@ -377,7 +386,11 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let any = i.bit(79);
     let ra = i.bits(24, 8) as u8;
     let mine0 = cx.reg(ra);
-    let mine1 = if wide { cx.reg(ra.wrapping_add(1)) } else { cx.u32c(0) };
+    let mine1 = if wide {
+        cx.reg(ra.wrapping_add(1))
+    } else {
+        cx.u32c(0)
+    };
     let zero = cx.u32c(0);
     let part = cx.m.local_var(t.fn_u32, Some(zero));
     let same = cx.m.local_var(t.fn_u32, Some(zero));
@@ -699,7 +712,9 @@ pub fn sync_mask(cx: &mut Ctx<'_>, first: &Inst) -> Result<Option<Id>, Translate
 /// `BRA.DIV` / `BRA.CONV` on a uniform register: whether the branch is taken (before its guard).
 pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateError> {
     let Some(w) = cx.warp else {
-        return Err(cx.refuse("BRA on a uniform register (warp divergence test) outside the turns form"));
+        return Err(
+            cx.refuse("BRA on a uniform register (warp divergence test) outside the turns form")
+        );
     };
     let t = cx.t;
     let mode = last.bits(32, 2) | (last.bits(85, 2) << 2);
