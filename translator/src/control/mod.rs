@@ -94,7 +94,18 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
         "BRA" => {
             let target = last.branch_target() as u32;
             let mut c = cond_pred(cx);
-            if last.opcode() & 0x1000 != 0 {
+            if last.opcode() == 0x1547 {
+                // BRA.U on a uniform predicate (bits 26:24, negated by bit 27), besides the P condition.
+                let t = cx.t;
+                let mut u = cx.st.upred(&mut cx.m, &t, last.bits(24, 3) as u8);
+                if last.bit(27) {
+                    u = cx.m.un(Op::LogicalNot, t.bool, u);
+                }
+                c = Some(match c {
+                    Some(p) => cx.m.bin(Op::LogicalAnd, t.bool, p, u),
+                    None => u,
+                });
+            } else if last.opcode() & 0x1000 != 0 {
                 let d = crate::lower::warp::divergence_branch(cx, last)?;
                 c = Some(match c {
                     Some(p) => cx.m.bin(Op::LogicalAnd, t.bool, p, d),

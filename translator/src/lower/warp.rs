@@ -201,7 +201,8 @@ pub fn needs_turns(inst: &Inst) -> bool {
         // WARPSYNC alone orders nothing when each thread is its own invocation (nvcc's division and square
         // root slow paths hold one); with other warp instructions it is honoured.
         "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "B2R" => true,
-        "BRA" => inst.opcode() & 0x1000 != 0,
+        // BRA.DIV / BRA.CONV on a uniform register (BRA.U on a uniform predicate is an ordinary branch).
+        "BRA" => inst.opcode() == 0x1947,
         "BAR" => {
             // All but a plain, unguarded block-wide `BAR.SYNC 0` (reached by every thread: OpControlBarrier).
             let plain = inst.word.bits(32, 32) == 0
