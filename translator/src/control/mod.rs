@@ -11,7 +11,7 @@
 //! loop; the switch's default (unreachable after those checks) leaves too.
 //!
 //! `BSSY`, `BSYNC`, `BREAK`, `WARPSYNC`, `YIELD`, `NANOSLEEP` and `BMOV` only order the threads of a warp; with one invocation per
-//! thread and no warp instructions (those are refused) they have nothing to do. `BAR.SYNC 0` reached by the
+//! thread and no warp instructions (kernels with those take the turns form, `turns`) they have nothing to do. `BAR.SYNC 0` reached by the
 //! whole block is `OpControlBarrier`; other barrier forms are refused.
 
 pub mod structured;

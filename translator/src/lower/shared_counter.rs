@@ -3,7 +3,8 @@
 //! - `ATOMS.POPC.INC.32 RZ, [Ra+UR+imm]` (operation 10; nvcc's form of `atomicAdd(&shared, 1)` with the result
 //!   unused): the warp adds the number of its active lanes, i.e. every thread adds 1, which one invocation
 //!   per thread does with a workgroup-scope `OpAtomicIAdd`. A destination other than RZ is refused.
-//! - `ATOMS.ARRIVE.64` (operation 9, PTX `mbarrier.arrive`): refused. The kernels that arrive then spin on the
+//! - `ATOMS.ARRIVE.64` (operation 9, PTX `mbarrier.arrive`): lowered in the turns form (`lower::warp`), which every
+//!   kernel holding it gets; refused here, outside that form. The kernels that arrive then spin on the
 //!   barrier's phase until every thread of the block has arrived, which needs forward progress between the
 //!   invocations of a workgroup; Vulkan does not promise it (lavapipe runs a workgroup's invocations in
 //!   order between barriers, so the spin would never end).
