@@ -223,13 +223,7 @@ const KERNELS: &[&str] = &[
 
 /// Kernels that do not match yet, and why; they are run and reported but do not fail the test (every other
 /// kernel in [`KERNELS`] must match).
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "fast_math_mufu",
-        "MUFU approximations: 13 of 4096 values differ from the H200 by more than 4 ulp, all tanh.approx, \
-         whose unit is not modelled; sin/cos/lg2 are within 1 ulp (docs/float-exactness.md)",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn float_kernels_match_silicon_goldens() {

@@ -8,15 +8,15 @@
 //!   near the zeros of sin and cos where a correctly rounded sine is hundreds of ulp away.
 //! - LG2 (op 3): `exact::sfu::lg2`, the same interpolator fitted to the LG2 recordings (result rounded to
 //!   2^-36 first, so its error is absolute near 1, then toward zero to f32): within 1 ulp of the recorded outputs on lavapipe.
-//! - EX2, RCP, RSQ, SQRT, TANH: the native GLSL.std.450 op (`Exp2`, f32 division, `InverseSqrt`,
-//!   `Sqrt`, `Tanh`), with everything SM86 defines exactly in integer selects around it: denormal inputs
-//!   flushed (sign kept; not TANH) and denormal results flushed; ±0, ±inf and NaN cases (RCP ±0 = ±inf,
-//!   RSQ -0 = -inf, RSQ/SQRT/LG2 of negatives = NaN, LG2 ±0 = -inf, EX2 -inf = +0, SIN/COS of ±inf = NaN,
-//!   TANH ±inf = ±1; the same special cases wrap LG2); NaN results canonical 0x7fffffff. Measured on
-//!   lavapipe against silicon: EX2 4 ulp, RCP 1, RSQ 2, SQRT 1; TANH (x itself below 2^-8, ±1 from 8, as
-//!   recorded) up to 246 ulp in between (2.54 M recorded inputs), where the unit's relative error is up
-//!   to 2^-16.5 and its algorithm is not modelled. In fast_math_mufu that leaves 13 of 4096 words beyond
-//!   4 ulp, all tanh.approx.
+//! - TANH (op 9): `exact::sfu::tanh`, the same interpolator as the recordings show it (x itself below
+//!   2^-8, ±1 from 8, in between 96 quadratic pieces over the binades of |x| with the low input bits
+//!   ignored and the truncated squarer, fitted to the recordings): within 2 ulp of every recorded output.
+//! - EX2, RCP, RSQ, SQRT: the native GLSL.std.450 op (`Exp2`, f32 division, `InverseSqrt`, `Sqrt`), with
+//!   everything SM86 defines exactly in integer selects around it: denormal inputs flushed (sign kept) and
+//!   denormal results flushed; ±0, ±inf and NaN cases (RCP ±0 = ±inf, RSQ -0 = -inf, RSQ/SQRT/LG2 of
+//!   negatives = NaN, LG2 ±0 = -inf, EX2 -inf = +0, SIN/COS of ±inf = NaN, TANH ±inf = ±1; the same special
+//!   cases wrap LG2); NaN results canonical 0x7fffffff. Measured on lavapipe against silicon: EX2 4 ulp,
+//!   RCP 1, RSQ 2, SQRT 1.
 //! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
 //!   operand and low word zero; nvcc refines them with DFMA.
 //!
@@ -40,7 +40,6 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
 }
 
 mod gl {
-    pub const TANH: u32 = 21;
     pub const EXP2: u32 = 29;
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
@@ -133,20 +132,8 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
             b.sel32(is_zero, x, v)
         }
         _ => {
-            // TANH keeps denormals, returns x itself for |x| < 2^-8 and exactly ±1 from |x| >= 8 on (the H200
-            // recordings, corpus/silicon); in between the native tanh approximates the unit (not modelled).
-            let f = b.m.un(Op::Bitcast, t.f32, x_raw);
-            let v = b.m.ext(t.f32, gl::TANH, &[f]);
-            let v = b.m.un(Op::Bitcast, t.u32, v);
-            let onebits = b.c32(0x3f80_0000);
-            let sone = b.i32(Op::BitwiseOr, sbits, onebits);
-            let axr = b.i32(Op::BitwiseAnd, x_raw, absm);
-            let eight = b.c32(0x4100_0000);
-            let sat = b.b(Op::UGreaterThanEqual, axr, eight);
-            let v = b.sel32(sat, sone, v);
-            let small = b.c32(0x3b80_0000);
-            let tiny = b.b(Op::ULessThan, axr, small);
-            b.sel32(tiny, x_raw, v)
+            // The unit's own algorithm, fitted to silicon (exact::sfu::tanh); it keeps denormals (x itself).
+            sfu::tanh(&mut b, x_raw)
         }
     };
     let r = b.sel32(is_nan, nan, r);
