@@ -3,7 +3,8 @@
 //!
 //! Each opcode key has its candidates, one per (class, print variant) in the order the table tries them;
 //! the first whose fixed bits match names both, and its legality checks decide between `Ok` and an
-//! illegal-field error. `FIRST[key]` gives the key's first candidate, and most keys have just one, so
+//! illegal-field error. A long run of candidates testing the same bits has a gate before it that lets most
+//! words skip the run. `FIRST[key]` gives the key's first candidate, and most keys have just one, so
 //! decoding is three dependent loads (`FIRST`, the candidate, its legality bitmap), one masked compare and
 //! one bit test, with branches that go the same way for almost every word. (A generated `match` over the
 //! 637 keys compiled to an indirect jump that mispredicted on real code and ran at half this speed.)
@@ -25,8 +26,11 @@ pub(crate) struct Candidate {
     pub value: u128,
     pub class: ClassId,
     pub variant: u8,
-    /// Whether this is the key's last candidate.
+    /// Whether this is the key's last candidate (for a gate: whether its run ends the key).
     pub last: bool,
+    /// For a gate, the length of the run it guards (0 for a candidate): a word that does not match the
+    /// gate's `mask`/`value` (the bits every candidate of the run wants the same way) skips the run.
+    pub gate: u16,
     /// The variant's first legality test, when it fits a [`QuickCheck`] (else one that accepts all).
     pub quick: QuickCheck,
     /// The variant's other legality tests (rare).
@@ -48,7 +52,13 @@ impl Candidate {
         quick: QuickCheck,
         more: &'static [FieldCheck],
     ) -> Candidate {
-        Candidate { mask, value, class, variant, last, quick, more }
+        Candidate { mask, value, class, variant, last, gate: 0, quick, more }
+    }
+
+    /// A gate before a run of `run` candidates: words without `value` under `mask` skip them.
+    pub(crate) const fn gate(mask: u128, value: u128, run: u16, last: bool) -> Candidate {
+        // The class is never read: a gate is never returned.
+        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: &[] }
     }
 
     #[inline(always)]
@@ -137,10 +147,18 @@ impl FieldCheck {
 pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     let mut i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
     while let Some(c) = CANDIDATES.get(i) {
-        if w.0 & c.mask == c.value {
-            return if c.accepts(w) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
+        let hit = w.0 & c.mask == c.value;
+        if c.gate == 0 {
+            if hit {
+                return if c.accepts(w) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
+            }
+        } else if !hit {
+            if c.last {
+                break;
+            }
+            i += usize::from(c.gate);
         }
-        if c.last {
+        if c.last && c.gate == 0 {
             break;
         }
         i += 1;

@@ -16,6 +16,8 @@ use std::fmt::Write as _;
 const OPCODE_MASK: u128 = (1u128 << 91) | 0xfff;
 /// Widest field a quick check (`gen/src/classify.rs`) tests through a 256-bit bitmap.
 const QUICK_WIDTH: u32 = 8;
+/// Shortest run of candidates testing the same bits that gets a gate.
+const GATE_RUN: usize = 4;
 
 /// The word bits an opcode key stands for.
 fn key_bits(key: u16) -> u128 {
@@ -150,23 +152,43 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
             continue;
         }
         let first_index = index;
-        for (k, c) in candidates.iter().enumerate() {
-            let class = &plan.classes[c.class];
-            let end = if k + 1 == candidates.len() { "END" } else { "NEXT" };
-            let quick = match &c.quick {
-                None => "QuickCheck::ALL".to_owned(),
-                Some((ranges, id)) => format!("QuickCheck::new({}, {id})", small_field(ranges)),
-            };
-            let more = c.more.iter().map(|m| format!("FIELD_CHECK_{m}")).collect::<Vec<_>>().join(", ");
-            let comment = if k == 0 { format!("    // {key:#06x}\n") } else { String::new() };
-            lines.push(format!(
-                "{comment}    Candidate::new({}, {}, ClassId::{}, {}, {end}, {quick}, &[{more}]),",
-                hex(c.mask),
-                hex(c.value),
-                class.class.name,
-                c.variant
-            ));
-            index += 1;
+        let mut k = 0;
+        while k < candidates.len() {
+            // A run of candidates testing the same bits, at least GATE_RUN long, gets a gate before it: the
+            // bits they all want the same way. A word without them skips the whole run in one compare
+            // (IMAD's 29 `RZ, <power of two>` variants, tried before its general form).
+            let run = candidates[k..].iter().take_while(|c| c.mask == candidates[k].mask).count();
+            if run >= GATE_RUN {
+                let differ = candidates[k..k + run].iter().fold(0u128, |d, c| d | (c.value ^ candidates[k].value));
+                let common = candidates[k].mask & !differ;
+                let end = if k + run == candidates.len() { "END" } else { "NEXT" };
+                lines.push(format!(
+                    "{}    Candidate::gate({}, {}, {run}, {end}),",
+                    if k == 0 { format!("    // {key:#06x}\n") } else { String::new() },
+                    hex(common),
+                    hex(candidates[k].value & common)
+                ));
+                index += 1;
+            }
+            for (j, c) in candidates[k..k + run].iter().enumerate() {
+                let class = &plan.classes[c.class];
+                let end = if k + j + 1 == candidates.len() { "END" } else { "NEXT" };
+                let quick = match &c.quick {
+                    None => "QuickCheck::ALL".to_owned(),
+                    Some((ranges, id)) => format!("QuickCheck::new({}, {id})", small_field(ranges)),
+                };
+                let more = c.more.iter().map(|m| format!("FIELD_CHECK_{m}")).collect::<Vec<_>>().join(", ");
+                let comment = if index == first_index { format!("    // {key:#06x}\n") } else { String::new() };
+                lines.push(format!(
+                    "{comment}    Candidate::new({}, {}, ClassId::{}, {}, {end}, {quick}, &[{more}]),",
+                    hex(c.mask),
+                    hex(c.value),
+                    class.class.name,
+                    c.variant
+                ));
+                index += 1;
+            }
+            k += run;
         }
         first[usize::from(*key)] = first_index as u16;
     }
