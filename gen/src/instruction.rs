@@ -3,7 +3,8 @@
 use crate::error::{DecodeError, UnknownWord};
 use crate::generated::classes::ClassId;
 use crate::generated::operands::{Op, FIELDS};
-use crate::generated::{decode, format};
+use crate::classify::classify;
+use crate::generated::format;
 use crate::operand::FieldInfo;
 use crate::render::{write_pieces, TargetStyle};
 use crate::word::{Word, WORD_BYTES};
@@ -20,7 +21,7 @@ pub struct Instruction {
 /// Decodes one word. Never panics; a word nvdisasm would refuse is an [`UnknownWord`].
 #[inline]
 pub fn decode(word: Word) -> Result<Instruction, UnknownWord> {
-    match decode::classify(word) {
+    match classify(word) {
         Ok((class, variant)) => Ok(Instruction { word, class, variant }),
         Err(class) => Err(UnknownWord { word, class }),
     }

@@ -15,6 +15,7 @@
 //! Typed operands: [`Instruction::op`] gives an [`Op`] with one variant per class; each variant's struct
 //! has an accessor per field returning [`Reg`], [`Pred`], signed or unsigned numbers, or a modifier enum.
 
+mod classify;
 mod error;
 #[rustfmt::skip]
 mod generated;

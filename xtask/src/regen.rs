@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::tools::repo_root;
 
 pub mod coverage;
+mod dispatch;
 mod emit;
 mod plan;
 
@@ -65,6 +66,9 @@ pub fn generate(root: &Path, table: &sassport_isa::Table) -> Result<BTreeMap<Pat
         let text = format!("{RUST_HEADER}\n{}", prettyplease::unparse(&file));
         files.insert(Path::new(GENERATED_DIR).join(name), text);
     }
+    let decode = dispatch::module_text(&plan)?;
+    syn::parse_file(&decode).context("generated decode.rs does not parse")?;
+    files.insert(Path::new(GENERATED_DIR).join("decode.rs"), format!("{RUST_HEADER}\n{decode}"));
     let data = emit::TableData::new(&plan).module_text();
     syn::parse_file(&data).context("generated data.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("data.rs"), format!("{RUST_HEADER}\n{data}"));

@@ -1,6 +1,6 @@
 //! Tokens for the generated modules of `gen/src/generated/`.
 
-use super::plan::{AccessorType, Bits, Check, ClassPlan, PiecePlan, Plan};
+use super::plan::{AccessorType, Bits, PiecePlan, Plan};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use sassport_isa::{FieldKind, RegFile};
@@ -28,7 +28,6 @@ pub fn modules(plan: &Plan<'_>) -> Vec<(&'static str, TokenStream)> {
     vec![
         ("mod.rs", module_root()),
         ("classes.rs", classes(plan)),
-        ("decode.rs", decode(plan)),
         ("format.rs", format(plan)),
         ("operands.rs", operands(plan)),
     ]
@@ -143,172 +142,6 @@ fn bits_expr(bits: &Bits) -> TokenStream {
             .collect()
     };
     quote!(( #( #parts )|* ))
-}
-
-/// Legality sets with more ranges than this are not inlined as comparisons.
-const INLINE_RANGES: usize = 4;
-/// Fields up to this width test legality in a static bitmap.
-const BITMAP_WIDTH: u32 = 12;
-
-/// Static legality tables shared by the decoder's class functions, deduplicated by content.
-#[derive(Default)]
-struct LegalityStatics {
-    items: Vec<TokenStream>,
-    bitmaps: std::collections::BTreeMap<Vec<u64>, Ident>,
-    ranges: std::collections::BTreeMap<Vec<(u64, u64)>, Ident>,
-}
-
-fn check_expr(check: &Check, statics: &mut LegalityStatics) -> TokenStream {
-    let value = bits_expr(&check.bits);
-    let width = check.bits.width();
-    if width <= 7 {
-        let mut mask: u128 = 0;
-        for &(lo, hi) in &check.legal {
-            for v in lo..=hi {
-                mask |= 1u128 << v;
-            }
-        }
-        let mask = hex(mask);
-        quote!(((#mask as u128) >> #value) & 1 != 0)
-    } else if check.legal.len() <= INLINE_RANGES {
-        let alts = check.legal.iter().map(|&(lo, hi)| {
-            let (l, h) = (lit_u64(lo), lit_u64(hi));
-            if lo == hi {
-                quote!(#l)
-            } else {
-                quote!(#l..=#h)
-            }
-        });
-        quote!(matches!(#value, #( #alts )|*))
-    } else if width <= BITMAP_WIDTH {
-        let mut words = vec![0u64; (1usize << width).div_ceil(64)];
-        for &(lo, hi) in &check.legal {
-            for v in lo..=hi {
-                words[(v / 64) as usize] |= 1 << (v % 64);
-            }
-        }
-        let next = statics.bitmaps.len();
-        let name = statics.bitmaps.entry(words.clone()).or_insert_with(|| format_ident!("LEGAL_BITS_{}", next)).clone();
-        if statics.bitmaps.len() > next {
-            let n = words.len();
-            let items = words.iter().map(|&w| hex(u128::from(w)));
-            statics.items.push(quote!(static #name: [u64; #n] = [ #( #items ),* ];));
-        }
-        quote!({ let v = #value; (#name[(v >> 6) as usize] >> (v & 63)) & 1 != 0 })
-    } else {
-        let next = statics.ranges.len();
-        let name = statics.ranges.entry(check.legal.clone()).or_insert_with(|| format_ident!("LEGAL_RANGES_{}", next)).clone();
-        if statics.ranges.len() > next {
-            let n = check.legal.len();
-            let items = check.legal.iter().map(|&(lo, hi)| {
-                let (l, h) = (lit_u64(lo), lit_u64(hi));
-                quote!((#l, #h))
-            });
-            statics.items.push(quote!(static #name: [(u64, u64); #n] = [ #( #items ),* ];));
-        }
-        quote!(in_ranges(&#name, #value))
-    }
-}
-
-fn class_fn_ident(c: &ClassPlan<'_>) -> Ident {
-    format_ident!("accept_{}", c.class.name)
-}
-
-fn decode(plan: &Plan<'_>) -> TokenStream {
-    // Keys map to dense group numbers through a table (`data::GROUPS`), so the match below compiles to
-    // one jump table instead of a search over sparse keys. Each group number is a constant named after
-    // its opcode key.
-    let group_consts = plan.opcodes.keys().enumerate().map(|(g, key)| {
-        let name = format_ident!("OPCODE_{:04X}", key);
-        let g = Literal::u16_unsuffixed(g as u16 + 1);
-        quote!(const #name: u16 = #g;)
-    });
-    let arms = plan.opcodes.iter().map(|(key, members)| {
-        let key = format_ident!("OPCODE_{:04X}", key);
-        // The opcode bits are already known to match; test the rest of the fixed bits, in table order.
-        let opcode_mask: u128 = (1u128 << 91) | 0xfff;
-        let mut tests = Vec::new();
-        let mut exhaustive = false;
-        for &i in members {
-            let c = &plan.classes[i];
-            let f = class_fn_ident(c);
-            let mask = c.class.fixed.mask & !opcode_mask;
-            let value = c.class.fixed.value & !opcode_mask;
-            if mask == 0 {
-                tests.push(if tests.is_empty() { quote!(#f(w)) } else { quote!({ #f(w) }) });
-                exhaustive = true;
-                break;
-            }
-            let (m, v) = (hex(mask), hex(value));
-            tests.push(quote!(if w.0 & #m == #v { #f(w) }));
-        }
-        if !exhaustive {
-            tests.push(quote!({ Err(None) }));
-        }
-        quote!(#key => #( #tests )else*,)
-    });
-    let mut statics = LegalityStatics::default();
-    let class_fns: Vec<TokenStream> = plan.classes.iter().map(|c| {
-        let f = class_fn_ident(c);
-        let id = ident(&c.class.name);
-        let last = c.variants.len() - 1;
-        let variant_tests: Vec<TokenStream> = c.variants.iter().enumerate().map(|(vi, v)| {
-            let vi_lit = Literal::u8_unsuffixed(vi as u8);
-            let checks: Vec<TokenStream> = v.checks.iter().map(|c| check_expr(c, &mut statics)).collect();
-            let accept = if checks.is_empty() {
-                quote!(Ok((ClassId::#id, #vi_lit)))
-            } else {
-                quote!(if #( #checks )&&* { Ok((ClassId::#id, #vi_lit)) } else { Err(Some(ClassId::#id)) })
-            };
-            if vi == last || v.when.mask == 0 {
-                quote!(#accept)
-            } else {
-                let (m, val) = (hex(v.when.mask), hex(v.when.value));
-                quote!(if w.0 & #m == #val { return #accept; })
-            }
-        }).collect();
-        // Everything after the first unconditional variant is unreachable; stop there.
-        let mut tokens = Vec::new();
-        for (t, v) in variant_tests.into_iter().zip(&c.variants) {
-            let unconditional = v.when.mask == 0;
-            tokens.push(t);
-            if unconditional {
-                break;
-            }
-        }
-        quote! {
-            #[inline(always)]
-            fn #f(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-                #( #tokens )*
-            }
-        }
-    }).collect();
-    let statics_items = &statics.items;
-    quote! {
-        //! Opcode dispatch, fixed-bit discrimination and field legality.
-        #![allow(clippy::all, dead_code, non_snake_case, unused_imports, unused_parens)]
-
-        use super::classes::ClassId;
-        use super::data;
-        use crate::render::in_ranges;
-        use crate::word::Word;
-
-        #( #statics_items )*
-
-        /// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a
-        /// field holds a value nvdisasm refuses, `Err(None)` when no class matches.
-        #[inline]
-        pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-            match data::GROUPS[usize::from(w.opcode_key())] {
-                #( #arms )*
-                _ => Err(None),
-            }
-        }
-
-        #( #group_consts )*
-
-        #( #class_fns )*
-    }
 }
 
 fn bits_const(bits: &Bits) -> TokenStream {
@@ -586,8 +419,6 @@ fn operands(plan: &Plan<'_>) -> TokenStream {
 
 /// Table texts pooled and numbered, and each table's id (and key) arrays.
 pub struct TableData {
-    /// Opcode key → 1 + group number (0: unused key).
-    groups: Vec<u16>,
     pool: Vec<String>,
     /// Per table: whether it is indexed directly by value (else by sorted keys).
     dense: Vec<bool>,
@@ -627,11 +458,7 @@ impl TableData {
             }
             dense_flags.push(dense);
         }
-        let mut groups = vec![0u16; 8192];
-        for (g, key) in plan.opcodes.keys().enumerate() {
-            groups[usize::from(*key)] = g as u16 + 1;
-        }
-        TableData { groups, pool, dense: dense_flags, ids: all_ids, keys: all_keys }
+        TableData { pool, dense: dense_flags, ids: all_ids, keys: all_keys }
     }
 
     /// The data module as text. It is laid out here rather than by prettyplease, which would put each of
@@ -639,11 +466,8 @@ impl TableData {
     pub fn module_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
-        out.push_str("//! Decoder and formatter data: the opcode-key dispatch table, every table text in one pooled\n");
-        out.push_str("//! string, and each table's text ids.\n");
+        out.push_str("//! Formatter data: every table text in one pooled string, and each table's text ids.\n");
         out.push_str("#![allow(clippy::all)]\n\n");
-        out.push_str("/// Opcode key → 1 + its group in the decoder's match (0 for keys no class uses).\n");
-        write_array(&mut out, "GROUPS", "u16", &self.groups.iter().map(|g| g.to_string()).collect::<Vec<_>>());
         // The pool: one string literal, continued over lines with `\` (a continued line's leading blanks
         // are skipped, so a blank that starts a line is written as `\x20`).
         out.push_str("pub(crate) static POOL_TEXT: &str = \"\\\n");
@@ -684,7 +508,7 @@ impl TableData {
     }
 }
 
-fn write_array(out: &mut String, name: &str, ty: &str, items: &[String]) {
+pub fn write_array(out: &mut String, name: &str, ty: &str, items: &[String]) {
     use std::fmt::Write as _;
     let _ = writeln!(out, "pub(crate) static {name}: [{ty}; {}] = [", items.len());
     for chunk in items.chunks(20) {

@@ -1,0 +1,167 @@
+//! The table-driven decoder behind [`crate::decode`]: the generated `decode` module holds the data, this
+//! module walks it.
+//!
+//! Each opcode key has its candidates, one per (class, print variant) in the order the table tries them;
+//! the first whose fixed bits match names both, and its legality checks decide between `Ok` and an
+//! illegal-field error. A long run of candidates testing the same bits has a gate before it that lets most
+//! words skip the run. `FIRST[key]` gives the key's first candidate, and most keys have just one, so
+//! decoding is three dependent loads (`FIRST`, the candidate, its legality bitmap), one masked compare and
+//! one bit test, with branches that go the same way for almost every word. (A generated `match` over the
+//! 637 keys compiled to an indirect jump that mispredicted on real code and ran at half this speed.)
+//!
+//! Field extraction for the checks shifts one 64-bit half of the word: shifting the whole 128-bit word by a
+//! variable amount costs several instructions more.
+
+use crate::generated::classes::ClassId;
+use crate::generated::decode::{CANDIDATES, FIRST, LEGAL};
+use crate::render::{in_ranges, Bits};
+use crate::word::Word;
+
+/// One way a word with a given opcode key can decode: as `class`, printed by its variant `variant`.
+#[derive(Debug)]
+pub(crate) struct Candidate {
+    /// The bits outside the opcode key that select this candidate: the class's fixed bits together with
+    /// the variant's `when` bits.
+    pub mask: u128,
+    pub value: u128,
+    pub class: ClassId,
+    pub variant: u8,
+    /// Whether this is the key's last candidate (for a gate: whether its run ends the key).
+    pub last: bool,
+    /// For a gate, the length of the run it guards (0 for a candidate): a word that does not match the
+    /// gate's `mask`/`value` (the bits every candidate of the run wants the same way) skips the run.
+    pub gate: u16,
+    /// The variant's first legality test, when it fits a [`QuickCheck`] (else one that accepts all).
+    pub quick: QuickCheck,
+    /// The variant's other legality tests (rare).
+    pub more: &'static [FieldCheck],
+}
+
+/// `Candidate::last` for a key's last candidate.
+pub(crate) const END: bool = true;
+/// `Candidate::last` for a candidate with more after it.
+pub(crate) const NEXT: bool = false;
+
+impl Candidate {
+    pub(crate) const fn new(
+        mask: u128,
+        value: u128,
+        class: ClassId,
+        variant: u8,
+        last: bool,
+        quick: QuickCheck,
+        more: &'static [FieldCheck],
+    ) -> Candidate {
+        Candidate { mask, value, class, variant, last, gate: 0, quick, more }
+    }
+
+    /// A gate before a run of `run` candidates: words without `value` under `mask` skip them.
+    pub(crate) const fn gate(mask: u128, value: u128, run: u16, last: bool) -> Candidate {
+        // The class is never read: a gate is never returned.
+        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: &[] }
+    }
+
+    #[inline(always)]
+    fn accepts(&self, w: Word) -> bool {
+        self.quick.accepts(w) && self.more.iter().all(|c| c.accepts(w))
+    }
+}
+
+/// A field of at most 16 bits in at most two bit ranges (`(lo, width)`, least significant first; an
+/// unused range has width 0; neither crosses bit 64), gathered into a number.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SmallField {
+    /// Per range: which 64-bit half of the word holds it (bit 6) and its lowest bit there (bits 5:0).
+    /// Shifting a half is much cheaper than shifting the whole 128-bit word by a variable amount.
+    at: [u8; 2],
+    mask: [u16; 2],
+    /// Where the second range's bits go in the value: the first range's width.
+    shift: u8,
+}
+
+impl SmallField {
+    const fn new(ranges: [(u8, u8); 2]) -> SmallField {
+        let [(lo0, w0), (lo1, w1)] = ranges;
+        SmallField { at: [lo0 & 0x7f, lo1 & 0x7f], mask: [low_bits(w0), low_bits(w1)], shift: w0 }
+    }
+
+    #[inline(always)]
+    fn value(&self, w: Word) -> usize {
+        let halves = [w.low(), w.high()];
+        let part = |i: usize| {
+            let at = self.at[i];
+            ((halves[usize::from(at >> 6) & 1] >> (at & 63)) as u16 & self.mask[i]) as usize
+        };
+        part(0) | part(1).wrapping_shl(u32::from(self.shift))
+    }
+}
+
+const fn low_bits(width: u8) -> u16 {
+    if width >= 16 {
+        u16::MAX
+    } else {
+        (1u16 << width) - 1
+    }
+}
+
+/// A legality test on a field of at most 8 bits: its value indexes a 256-bit bitmap of `LEGAL`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QuickCheck {
+    field: SmallField,
+    legal: u16,
+}
+
+impl QuickCheck {
+    /// Accepts every word (bitmap 0 is all ones).
+    pub(crate) const ALL: QuickCheck = QuickCheck::new([(0, 0), (0, 0)], 0);
+
+    /// The test of the field made of `ranges` (at most 8 bits) against bitmap `legal`.
+    pub(crate) const fn new(ranges: [(u8, u8); 2], legal: u16) -> QuickCheck {
+        QuickCheck { field: SmallField::new(ranges), legal }
+    }
+
+    #[inline(always)]
+    fn accepts(&self, w: Word) -> bool {
+        // Below 256 for the fields the generator emits; masked so that no table can index out of bounds.
+        let v = self.field.value(w) & 0xff;
+        LEGAL.get(usize::from(self.legal)).is_some_and(|bitmap| (bitmap[v >> 6] >> (v & 63)) & 1 != 0)
+    }
+}
+
+/// A legality test of any field: its value must lie in one of the sorted inclusive `legal` ranges.
+#[derive(Debug)]
+pub(crate) struct FieldCheck {
+    pub bits: Bits,
+    pub legal: &'static [(u64, u64)],
+}
+
+impl FieldCheck {
+    fn accepts(&self, w: Word) -> bool {
+        in_ranges(self.legal, self.bits.extract(w))
+    }
+}
+
+/// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a field
+/// holds a value nvdisasm refuses, `Err(None)` when no class matches.
+#[inline(always)]
+pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+    let mut i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
+    while let Some(c) = CANDIDATES.get(i) {
+        let hit = w.0 & c.mask == c.value;
+        if c.gate == 0 {
+            if hit {
+                return if c.accepts(w) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
+            }
+        } else if !hit {
+            if c.last {
+                break;
+            }
+            i += usize::from(c.gate);
+        }
+        if c.last && c.gate == 0 {
+            break;
+        }
+        i += 1;
+    }
+    Err(None)
+}

@@ -1,0 +1,232 @@
+//! The decoder's data (`gen/src/generated/decode.rs`): for each opcode key its candidates — one per
+//! (class, print variant), in the order the table tries them — with the bits that select each and the
+//! field values it accepts. `gen/src/classify.rs` walks it.
+//!
+//! Written as text, one candidate a line, rather than through prettyplease, which would spread each
+//! candidate over a dozen lines.
+
+use super::emit::write_array;
+use anyhow::{bail, Result};
+use super::plan::{Bits, Check, Plan};
+use sassport_isa::Pattern;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The bits of the opcode key: 91 and 11:0.
+const OPCODE_MASK: u128 = (1u128 << 91) | 0xfff;
+/// Widest field a quick check (`gen/src/classify.rs`) tests through a 256-bit bitmap.
+const QUICK_WIDTH: u32 = 8;
+/// Shortest run of candidates testing the same bits that gets a gate.
+const GATE_RUN: usize = 4;
+
+/// The word bits an opcode key stands for.
+fn key_bits(key: u16) -> u128 {
+    (u128::from(key >> 12 & 1) << 91) | u128::from(key & 0xfff)
+}
+
+struct Candidate {
+    mask: u128,
+    value: u128,
+    class: usize,
+    variant: usize,
+    /// `(ranges, bitmap)` of the quick check, if one of the variant's checks fits it.
+    quick: Option<(Vec<(u8, u8)>, usize)>,
+    /// Every other check.
+    more: Vec<usize>,
+}
+
+/// `ranges` with any range crossing bit 64 split in two there (a small field reads one 64-bit half per range).
+fn split_at_64(ranges: &[(u8, u8)]) -> Vec<(u8, u8)> {
+    let mut out = Vec::new();
+    for &(lo, w) in ranges {
+        if lo < 64 && lo + w > 64 {
+            out.push((lo, 64 - lo));
+            out.push((64, lo + w - 64));
+        } else {
+            out.push((lo, w));
+        }
+    }
+    out
+}
+
+fn fits_quick(bits: &Bits) -> bool {
+    bits.width() <= QUICK_WIDTH && split_at_64(&bits.ranges).len() <= 2
+}
+
+fn bitmap(check: &Check) -> [u64; 4] {
+    let mut words = [0u64; 4];
+    for &(lo, hi) in &check.legal {
+        for v in lo..=hi.min(255) {
+            words[(v / 64) as usize] |= 1 << (v % 64);
+        }
+    }
+    words
+}
+
+/// Up to two `(lo, width)` ranges as the `[(lo, width); 2]` a small field takes (width 0: unused).
+fn small_field(ranges: &[(u8, u8)]) -> String {
+    let r = |i: usize| ranges.get(i).copied().unwrap_or((0, 0));
+    format!("[({}, {}), ({}, {})]", r(0).0, r(0).1, r(1).0, r(1).1)
+}
+
+fn hex(v: u128) -> String {
+    format!("{v:#x}")
+}
+
+/// The text of `decode.rs` (without the generated-file header).
+pub fn module_text(plan: &Plan<'_>) -> Result<String> {
+    // Bitmap 0 accepts every value: the quick check of variants with none of their own.
+    let mut bitmaps: Vec<[u64; 4]> = vec![[u64::MAX; 4]];
+    let mut bitmap_ids: BTreeMap<[u64; 4], usize> = BTreeMap::from([([u64::MAX; 4], 0)]);
+    // Checks that do not fit a quick check, deduplicated: (bits, legal ranges).
+    let mut field_checks: Vec<(&Bits, &[(u64, u64)])> = Vec::new();
+    let mut per_key: BTreeMap<u16, Vec<Candidate>> = BTreeMap::new();
+    for (&key, members) in &plan.opcodes {
+        let candidates = per_key.entry(key).or_default();
+        'classes: for &ci in members {
+            let class = &plan.classes[ci];
+            let fixed = &class.class.fixed;
+            let last = class.variants.len() - 1;
+            for (vi, variant) in class.variants.iter().enumerate() {
+                // The last variant prints whatever no earlier one takes.
+                let when = if vi == last { Pattern::ANY } else { variant.when };
+                // A `when` contradicting the opcode key or the fixed bits never selects its variant.
+                if (when.value ^ key_bits(key)) & when.mask & OPCODE_MASK != 0
+                    || (when.value ^ fixed.value) & when.mask & fixed.mask != 0
+                {
+                    continue;
+                }
+                let mask = (fixed.mask | when.mask) & !OPCODE_MASK;
+                let value = (fixed.value & fixed.mask | when.value & when.mask) & mask;
+                let mut quick = None;
+                let mut more = Vec::new();
+                for check in &variant.checks {
+                    if quick.is_none() && fits_quick(&check.bits) {
+                        let words = bitmap(check);
+                        let next = bitmaps.len();
+                        let id = *bitmap_ids.entry(words).or_insert(next);
+                        if id == next {
+                            bitmaps.push(words);
+                        }
+                        quick = Some((split_at_64(&check.bits.ranges), id));
+                    } else {
+                        let item = (&check.bits, check.legal.as_slice());
+                        let id = field_checks.iter().position(|c| *c == item).unwrap_or_else(|| {
+                            field_checks.push(item);
+                            field_checks.len() - 1
+                        });
+                        more.push(id);
+                    }
+                }
+                candidates.push(Candidate { mask, value, class: ci, variant: vi, quick, more });
+                // A candidate testing no bits takes every word that reaches it.
+                if mask == 0 {
+                    break 'classes;
+                }
+                if when.mask == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    let mut out = String::new();
+    out.push_str(
+        "//! Decoder data: for each 13-bit opcode key (word bit 91 as bit 12, then bits 11:0) its candidates,\n\
+         //! one per (class, print variant) in the order the table tries them, each with the further bits\n\
+         //! that select it and the field values it accepts. `crate::classify` walks it.\n\
+         #![allow(clippy::all)]\n\n\
+         use super::classes::ClassId;\n\
+         use crate::classify::{Candidate, FieldCheck, QuickCheck, END, NEXT};\n\
+         use crate::render::Bits;\n\n",
+    );
+
+    // Candidate 0 matches no word (value outside its mask): unused keys point at it.
+    let mut first = vec![0u16; 8192];
+    let mut lines = Vec::new();
+    let first_class = plan.classes.first().map_or("", |c| c.class.name.as_str());
+    lines.push(format!("    // Unused keys: matches no word.\n    Candidate::new(0x0, 0x1, ClassId::{first_class}, 0, END, QuickCheck::ALL, &[]),"));
+    let mut index = 1usize;
+    for (key, candidates) in &per_key {
+        if candidates.is_empty() {
+            continue;
+        }
+        let first_index = index;
+        let mut k = 0;
+        while k < candidates.len() {
+            // A run of candidates testing the same bits, at least GATE_RUN long, gets a gate before it: the
+            // bits they all want the same way. A word without them skips the whole run in one compare
+            // (IMAD's 29 `RZ, <power of two>` variants, tried before its general form).
+            let run = candidates[k..].iter().take_while(|c| c.mask == candidates[k].mask).count();
+            if run >= GATE_RUN {
+                let differ = candidates[k..k + run].iter().fold(0u128, |d, c| d | (c.value ^ candidates[k].value));
+                let common = candidates[k].mask & !differ;
+                let end = if k + run == candidates.len() { "END" } else { "NEXT" };
+                lines.push(format!(
+                    "{}    Candidate::gate({}, {}, {run}, {end}),",
+                    if k == 0 { format!("    // {key:#06x}\n") } else { String::new() },
+                    hex(common),
+                    hex(candidates[k].value & common)
+                ));
+                index += 1;
+            }
+            for (j, c) in candidates[k..k + run].iter().enumerate() {
+                let class = &plan.classes[c.class];
+                let end = if k + j + 1 == candidates.len() { "END" } else { "NEXT" };
+                let quick = match &c.quick {
+                    None => "QuickCheck::ALL".to_owned(),
+                    Some((ranges, id)) => format!("QuickCheck::new({}, {id})", small_field(ranges)),
+                };
+                let more = c.more.iter().map(|m| format!("FIELD_CHECK_{m}")).collect::<Vec<_>>().join(", ");
+                let comment = if index == first_index { format!("    // {key:#06x}\n") } else { String::new() };
+                lines.push(format!(
+                    "{comment}    Candidate::new({}, {}, ClassId::{}, {}, {end}, {quick}, &[{more}]),",
+                    hex(c.mask),
+                    hex(c.value),
+                    class.class.name,
+                    c.variant
+                ));
+                index += 1;
+            }
+            k += run;
+        }
+        first[usize::from(*key)] = first_index as u16;
+    }
+    if index > usize::from(u16::MAX) {
+        // Keys index candidates with u16; the table has about a thousand.
+        bail!("{index} decoder candidates do not fit a u16 index");
+    }
+
+    out.push_str("/// Opcode key → index in `CANDIDATES` of its first candidate (0 for keys no class uses).\n");
+    write_array(&mut out, "FIRST", "u16", &first.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+
+    out.push_str("/// Legal-value bitmaps of quick checks (bit `v` set: value `v` is legal); bitmap 0 accepts all.\n");
+    let _ = writeln!(out, "pub(crate) static LEGAL: [[u64; 4]; {}] = [", bitmaps.len());
+    for b in &bitmaps {
+        let _ = writeln!(out, "    [{:#x}, {:#x}, {:#x}, {:#x}],", b[0], b[1], b[2], b[3]);
+    }
+    out.push_str("];\n\n");
+
+    for (i, (bits, legal)) in field_checks.iter().enumerate() {
+        let ranges = bits.ranges.iter().map(|(lo, w)| format!("({lo}, {w})")).collect::<Vec<_>>().join(", ");
+        let legal = legal.iter().map(|(lo, hi)| format!("({lo:#x}, {hi:#x})")).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(
+            out,
+            "const FIELD_CHECK_{i}: FieldCheck = FieldCheck {{ bits: Bits {{ ranges: &[{ranges}], width: {} }}, legal: &[{legal}] }};",
+            bits.width()
+        );
+    }
+    if !field_checks.is_empty() {
+        out.push('\n');
+    }
+
+    out.push_str("/// Every opcode key's candidates, in the order the table tries them, the last marked `END`:\n");
+    out.push_str("/// `Candidate::new(mask, value, class, variant, END/NEXT, quick check, further checks)`.\n");
+    let _ = writeln!(out, "pub(crate) static CANDIDATES: [Candidate; {index}] = [");
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str("];\n");
+    Ok(out)
+}
