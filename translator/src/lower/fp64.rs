@@ -60,7 +60,7 @@ fn is_nan64(cx: &mut Ctx<'_>, v: Id) -> Id {
 
 /// SM86 FP64 NaN results (the H200 goldens): the first NaN operand among a, b, c as read from the registers (modifiers not applied), quieted; an invalid
 /// operation on numbers (inf - inf, 0 * inf) gives [`NAN64`].
-fn propagate_nan(cx: &mut Ctx<'_>, r: Id, a: Id, b: Id, c: Option<Id>) -> Id {
+pub(super) fn propagate_nan(cx: &mut Ctx<'_>, r: Id, a: Id, b: Id, c: Option<Id>) -> Id {
     let t = cx.t;
     let quiet = cx.m.c_u64(1 << 51);
     let mut pick = cx.m.c_u64(NAN64);

@@ -600,12 +600,17 @@ enum AtomicKind {
     Dec,
     /// f32 add with FTZ and round-to-nearest, NaN canonical.
     FAdd,
+    /// f64 add, round-to-nearest, denormals kept, NaN results as DADD's (see `fp64`).
+    FAdd64,
     Cas,
+    /// `ATOMS.CAST.SPIN`: compare-and-store whose result is 1 when the store happened, else 0.
+    Cast,
 }
 
-fn atomic_kind(cx: &Ctx<'_>, op: u32, signed: bool, float: bool) -> Result<AtomicKind, TranslateError> {
+fn atomic_kind(cx: &Ctx<'_>, op: u32, bytes: u32, signed: bool, float: bool) -> Result<AtomicKind, TranslateError> {
     if float {
         return match op {
+            0 if bytes == 8 => Ok(AtomicKind::FAdd64),
             0 => Ok(AtomicKind::FAdd),
             _ => Err(cx.refuse("floating-point atomic operation not translated yet")),
         };
@@ -626,7 +631,8 @@ fn atomic_kind(cx: &Ctx<'_>, op: u32, signed: bool, float: bool) -> Result<Atomi
     })
 }
 
-/// Atomic type field (bits 75:73): 0 U32, 1 S32, 2 U64, 3 F32 (FTZ, RN), 5 S64. Returns (bytes, signed, float).
+/// Atomic type field (bits 75:73): 0 U32, 1 S32, 2 U64, 3 F32 (FTZ, RN), 5 S64, 6 F64 (RN). Returns (bytes,
+/// signed, float).
 fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
     match cx.inst.bits(73, 3) {
         0 => Ok((4, false, false)),
@@ -634,7 +640,9 @@ fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
         2 => Ok((8, false, false)),
         3 => Ok((4, false, true)),
         5 => Ok((8, true, false)),
-        _ => Err(cx.refuse("atomic type not translated yet (F16x2, F64)")),
+        6 => Ok((8, false, true)),
+        4 => Err(cx.refuse("atomic type F16x2 not translated yet")),
+        _ => Err(cx.refuse("invalid atomic type")),
     }
 }
 
@@ -655,8 +663,10 @@ fn window64(cx: &mut Ctx<'_>) -> Id {
     var
 }
 
-/// Emits the atomic at `p` (of integer type `ty`) and returns the old value. CAS loops for operations
-/// SPIR-V has no instruction for.
+/// Emits the atomic at `p` (of integer type `ty`) and returns the old value (for [`AtomicKind::Cast`], 1 if
+/// the store happened, else 0). Operations SPIR-V has no instruction for are compare-exchange loops; the
+/// loop's exit test sits in its body and the continue block only branches back (an exit test in the continue
+/// block stalled lanes of lavapipe's 8-wide groups inside the turns form's loop).
 fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: Id, scope: u32) -> Id {
     let t = cx.t;
     let scope = cx.u32c(scope);
@@ -664,6 +674,12 @@ fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: I
     match kind {
         AtomicKind::Native(op) => cx.m.op(op, ty, &[p, scope, relaxed, v]),
         AtomicKind::Cas => cx.m.op(Op::AtomicCompareExchange, ty, &[p, scope, relaxed, relaxed, newv, v]),
+        AtomicKind::Cast => {
+            let prev = cx.m.op(Op::AtomicCompareExchange, ty, &[p, scope, relaxed, relaxed, newv, v]);
+            let stored = cx.m.bin(Op::IEqual, t.bool, prev, v);
+            let (one, zero) = if ty == t.u64 { (cx.m.c_u64(1), cx.m.c_u64(0)) } else { (cx.u32c(1), cx.u32c(0)) };
+            cx.m.select(ty, stored, one, zero)
+        }
         _ => {
             let header = cx.m.id();
             let body = cx.m.id();
@@ -692,6 +708,15 @@ fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: I
                     let dec = cx.op2(Op::ISub, old, one);
                     cx.sel(c, v, dec)
                 }
+                AtomicKind::FAdd64 => {
+                    // OpFAdd on f64 is correctly rounded to nearest in Vulkan; NaN results as DADD's.
+                    let f64t = cx.m.t_f64();
+                    let fa = cx.m.un(Op::Bitcast, f64t, old);
+                    let fb = cx.m.un(Op::Bitcast, f64t, v);
+                    let r = cx.m.bin(Op::FAdd, f64t, fa, fb);
+                    let r = cx.m.un(Op::Bitcast, t.u64, r);
+                    super::fp64::propagate_nan(cx, r, old, v, None)
+                }
                 _ => {
                     let a = super::float::ftz(cx, old);
                     let b = super::float::ftz(cx, v);
@@ -705,9 +730,9 @@ fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: I
             };
             let prev = cx.m.op(Op::AtomicCompareExchange, ty, &[p, scope, relaxed, relaxed, new, old]);
             let done = cx.m.bin(Op::IEqual, t.bool, prev, old);
-            cx.m.branch(cont);
+            cx.m.branch_cond(done, merge, cont);
             cx.m.label(cont);
-            cx.m.branch_cond(done, merge, header);
+            cx.m.branch(header);
             cx.m.label(merge);
             prev
         }
@@ -723,8 +748,8 @@ fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     }
     let (bytes, signed, float) = atomic_type(cx)?;
     let opbits = if red { cx.inst.bits(87, 3) } else { cx.inst.bits(87, 4) };
-    let kind = if cas { AtomicKind::Cas } else { atomic_kind(cx, opbits, signed, float)? };
-    if bytes == 8 && !matches!(kind, AtomicKind::Native(_) | AtomicKind::Cas) {
+    let kind = if cas { AtomicKind::Cas } else { atomic_kind(cx, opbits, bytes, signed, float)? };
+    if bytes == 8 && !matches!(kind, AtomicKind::Native(_) | AtomicKind::Cas | AtomicKind::FAdd64) {
         return Err(cx.refuse("64-bit INC/DEC not translated yet"));
     }
     if !red && cx.inst.bits(81, 3) != 7 {
@@ -780,14 +805,25 @@ fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
 fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let base = cx.inst.opcode() & 0x1ff;
     let cas = base == 0x18d;
-    if cx.inst.opcode() & 0x1000 != 0 || (cas && cx.inst.bits(87, 4) != 0) {
+    if cx.inst.opcode() & 0x1000 != 0 {
         return Err(cx.refuse("ATOMS form not translated yet"));
+    }
+    // Compare-and-swap forms: bit 87 CAST (compare-and-store; the result says whether it stored), bit 88 SPIN.
+    let cast = cas && cx.inst.bits(87, 4) == 3;
+    if cas && !cast && cx.inst.bits(87, 4) != 0 {
+        return Err(cx.refuse("ATOMS.CAST without .SPIN not translated yet"));
     }
     let (bytes, signed, float) = atomic_type(cx)?;
     if bytes != 4 {
+        // Shared memory is a Workgroup array of words: a 64-bit atomic needs a 64-bit view of it
+        // (workgroupMemoryExplicitLayout), which lavapipe does not offer.
         return Err(cx.refuse("64-bit shared atomics not translated yet"));
     }
-    let kind = if cas { AtomicKind::Cas } else { atomic_kind(cx, cx.inst.bits(87, 4), signed, float)? };
+    let kind = match (cas, cast) {
+        (true, true) => AtomicKind::Cast,
+        (true, false) => AtomicKind::Cas,
+        _ => atomic_kind(cx, cx.inst.bits(87, 4), bytes, signed, float)?,
+    };
     let rb = cx.inst.bits(32, 8) as u8;
     let rc = cx.inst.bits(64, 8) as u8;
     let v = cx.reg(rb);
