@@ -318,7 +318,39 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         merge_rz_variants(&mut classes[orig], cc, mask);
     }
     operand_value_variants(nv, &mut classes, &works[..n_orig])?;
+    sched_rule(nv, &mut classes, &works[..n_orig])?;
     Ok(classes)
+}
+
+/// Classes without scoreboards (fixed-latency ALU ops) print `;` whatever bits 115:110 hold; the others
+/// print ` ;` unless those are 7/7. One word per class (scheduling bits zero, scoreboards 0/0) decides;
+/// for the first kind the `sched` field drops 115:110 again.
+fn sched_rule(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) -> Result<()> {
+    let clear: u128 = (3 << 102) | (0xf << 105) | (0xfff << 110);
+    let mut batch = Batch::default();
+    let idx: Vec<usize> = works.iter().map(|w| batch.push(w.base & !clear)).collect();
+    let out = batch.run(nv)?;
+    let mut ignored = 0;
+    for ((c, _), &k) in classes.iter_mut().zip(works).zip(&idx) {
+        let Some(t) = out[k].text() else { continue };
+        if !t.ends_with(';') || t.ends_with(" ;") {
+            continue;
+        }
+        let Some(f) = c.fields.iter_mut().find(|f| f.name == "sched") else { continue };
+        f.bits = vec![BitRange { lo: 102, hi: 103 }, BitRange { lo: 105, hi: 108 }, BitRange { lo: 116, hi: 121 }];
+        for v in c.variants.iter_mut() {
+            for p in v.pieces.iter_mut() {
+                if let Piece::Field { field, render: Render::Table { entries, .. } } = p {
+                    if field == "sched" {
+                        *entries = vec![(0, String::new())];
+                    }
+                }
+            }
+        }
+        ignored += 1;
+    }
+    println!("  sched: {ignored} classes ignore the scoreboards for the space before ';'");
+    Ok(())
 }
 
 /// Registers whose RZ value reshapes the operand text around them (`[R1+0xc]`, `[0xc]`, `[RZ]`): for each
@@ -1616,9 +1648,6 @@ fn render_group(g: &mut Group, pcrel: bool) -> Option<Vec<Render>> {
         }
     }
     g.kind = infer_kind(&renders);
-    if g.rz_dropped && g.exhaustive {
-        return None;
-    }
     if g.rz_dropped {
         // Printed by the RZ variant; the register's own name for completeness.
         let ones = (1u64 << width) - 1;
