@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the MUFU.SIN/COS model to the H200 recordings and writes the table and the compact recordings.
+"""Fits the MUFU.SIN/COS (and LG2, TANH) models to the H200 recordings and writes the table and the compact recordings.
 
     python3 fit_mufu.py RECORDINGS_DIR   (the *.bin files record_mufu.py wrote; needs numpy)
 
@@ -105,24 +105,31 @@ def fit_lg2(d):
     return C0, C1, C2
 
 
-# MUFU.TANH: per binade E of |x| (-8..2), 2^M pieces and the D low input bits the unit ignores (read off the
-# recordings: the output is constant on aligned blocks of 2^D inputs).
-TANH_PIECES = [(-8, 3, 6), (-7, 3, 6), (-6, 3, 6), (-5, 3, 5), (-4, 3, 5), (-3, 3, 4), (-2, 3, 4), (-1, 3, 4),
-               (0, 3, 3), (1, 4, 2), (2, 3, 3)]
+# MUFU.TANH: per binade E of |x| (-8..2), the D low fraction bits the unit ignores (read off the recordings:
+# the output is constant on aligned blocks of 2^D inputs). The next 17 bits are the interpolation variable,
+# the bits above them pick one of 2^(6 - D) pieces of the binade.
+TANH_PIECES = [(-8, 6), (-7, 6), (-6, 6), (-5, 5), (-4, 5), (-3, 4), (-2, 4), (-1, 4), (0, 3), (1, 2), (2, 3)]
+
+
+def tanh_bases():
+    """Index of each binade's first piece, and the number of pieces."""
+    bases, n = [], 0
+    for _, D in TANH_PIECES:
+        bases.append(n)
+        n += 1 << (6 - D)
+    return bases, n
 
 
 def tanh_decompose(x):
-    """Piece index (-1 outside [2^-8, 8)) and interpolation variable xl (at most 17 bits) of |x| words."""
+    """Piece index (-1 outside [2^-8, 8)) and 17-bit interpolation variable xl of |x| words."""
     e = ((x >> 23) & 0xFF).astype(np.int64) - 127
     m = (x & 0x7FFFFF).astype(np.int64)
     iv = np.full(x.shape, -1, np.int64)
     xl = np.zeros(x.shape, np.int64)
-    base = 0
-    for E, M, D in TANH_PIECES:
+    for (E, D), base in zip(TANH_PIECES, tanh_bases()[0]):
         s = e == E
-        iv[s] = base + (m[s] >> (23 - M))
-        xl[s] = (m[s] & ((1 << (23 - M)) - 1)) >> D
-        base += 1 << M
+        iv[s] = base + (m[s] >> (17 + D))
+        xl[s] = (m[s] >> D) & ((1 << 17) - 1)
     return iv, xl
 
 
@@ -147,13 +154,13 @@ def tanh_model(T, x):
 
 
 def fit_tanh(d):
-    """MUFU.TANH: the same interpolator with 96 pieces over [2^-8, 8) (TANH_PIECES), the truncated squarer on
-    the piece's input bits, one rounding to nearest. Least squares per piece on |x| and |y| of every recording,
+    """MUFU.TANH: the same interpolator with 51 pieces over [2^-8, 8) (TANH_PIECES), the truncated squarer on
+    the piece's 17 input bits, one rounding to nearest. Least squares per piece on |x| and |y| of every recording,
     then each C0 moved by up to 8 units (2^-37) to minimise the piece's largest ulp error."""
     x = rec.inputs("tanh") & np.uint32(0x7FFFFFFF)
     y = np.fromfile(os.path.join(d, "tanh.bin"), dtype="<u4") & np.uint32(0x7FFFFFFF)
     iv, xl = tanh_decompose(x)
-    n = sum(1 << M for _, M, _ in TANH_PIECES)
+    n = tanh_bases()[1]
     yf = y.view(np.float32).astype(np.float64) * 2.0**61
     sq = sq_trunc(xl).astype(np.float64)
     T = [np.zeros(n, np.int64) for _ in range(3)]
@@ -240,6 +247,8 @@ def write_tables(C0, C1, C2, L, T):
         T0, T1, T2n = T
         assert min(T0) >= 0 and min(T1) > 0 and min(T2n) >= 0
         n = len(T0)
+        f.write("/// TANH, per binade of |x| from 2^-8 on: its first piece | (the low fraction bits the unit ignores) << 8.\n")
+        f.write("pub const TANH_BINADES: [u32; %d] = %s;\n" % (len(TANH_PIECES), fmt([b | (D << 8) for b, (_, D) in zip(tanh_bases()[0], TANH_PIECES)])))
         f.write("/// TANH: |tanh| on %d pieces over [2^-8, 8) (`TANH_PIECES` in fit_mufu.py): C0 in 2^-37 units.\n" % n)
         f.write("pub const TANH_C0: [u64; %d] = %s;\n" % (n, fmt(T0)))
         f.write("/// C1 in 2^-61 units per step of the piece's input.\n")

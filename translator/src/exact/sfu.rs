@@ -21,8 +21,8 @@
 
 use super::round::{self, F32};
 use super::sfu_tables::{
-    LG2_C0, LG2_C1, LG2_C2_NEG, LG2_EPS, SINCOS_C0, SINCOS_C1, SINCOS_C2_NEG, TANH_C0, TANH_C1,
-    TANH_C2_NEG,
+    LG2_C0, LG2_C1, LG2_C2_NEG, LG2_EPS, SINCOS_C0, SINCOS_C1, SINCOS_C2_NEG, TANH_BINADES,
+    TANH_C0, TANH_C1, TANH_C2_NEG,
 };
 use super::{begin_helper, end_helper, mode, Tys, B};
 use crate::spirv::{Id, Module, Op, StorageClass, Type};
@@ -299,11 +299,11 @@ fn build_lg2(m: &mut Module) -> Id {
 
 /// MUFU.TANH of f32 bits `x` (denormals kept; NaN is the caller's): the result's bits. The same interpolator,
 /// as the H200 recordings show it (corpus/silicon/RECORDED.md): x itself for |x| < 2^-8, exactly ±1 from
-/// |x| >= 8 on; in between, per binade of |x|, 8 pieces (16 in [2, 4)) whose input ignores the low D
-/// bits of the fraction (D = 6 in [2^-8, 2^-5), 5 to 2^-3, 4 to 1, then 3, 2 in [2, 4) and 3 in [4, 8)),
-/// the rest (at most 17 bits) the interpolation variable with the truncated squarer; the 96 pieces
-/// (`TANH_*`) are fitted to the recordings, the result rounded once to nearest f32 and given x's sign.
-/// Within 2 ulp of all 2.54 M recorded outputs.
+/// |x| >= 8 on; in between the unit ignores the low D bits of the fraction (D = 6 for |x| in [2^-8, 2^-5),
+/// 5 to 2^-3, 4 to 1, 3 in [1, 2), 2 in [2, 4), 3 in [4, 8): `TANH_BINADES`), the next 17 bits are the
+/// interpolation variable (with the truncated squarer) and the bits above them pick one of the binade's
+/// 2^(6 - D) pieces; the 51 pieces (`TANH_*`) are fitted to the recordings, the result rounded once to
+/// nearest f32 and given x's sign. Within 1 ulp of all 2.54 M recorded outputs.
 pub fn tanh(b: &mut B<'_>, x: Id) -> Id {
     let f = b.m.helper("exact_mufu_tanh", build_tanh);
     let ty = b.t.u32;
@@ -314,9 +314,12 @@ fn build_tanh(m: &mut Module) -> Id {
     let c0 = array64(m, &TANH_C0);
     let c1 = array64(m, &TANH_C1);
     let c2 = array64(m, &TANH_C2_NEG);
+    let bin_ids: Vec<Id> = TANH_BINADES.iter().map(|&v| m.c_u32(v)).collect();
     let t = Tys::of(m);
+    let bin = constant_array(m, t.u32, &bin_ids);
     let (f, p) = begin_helper(m, t.u32, &[t.u32]);
     let x = p[0];
+    let binades = table(m, t.u32, bin);
     let tabs = [
         table(m, t.u64, c0),
         table(m, t.u64, c1),
@@ -339,41 +342,20 @@ fn build_tanh(m: &mut Module) -> Id {
     let k = b.i32(Op::ISub, be, k119);
     let z = b.c32(0);
     let k = b.sel32(out, z, k);
-    let one = b.c32(1);
-    let bit = |b: &mut B<'_>, op: Op, v: u32| {
-        let c = b.c32(v);
-        let r = b.b(op, k, c);
-        let one = b.c32(1);
-        let z = b.c32(0);
-        b.sel32(r, one, z)
-    };
-    // D = 6 - [k >= 3] - [k >= 5] - [k >= 8] - [k == 9]
-    let g3 = bit(&mut b, Op::UGreaterThanEqual, 3);
-    let g5 = bit(&mut b, Op::UGreaterThanEqual, 5);
-    let g8 = bit(&mut b, Op::UGreaterThanEqual, 8);
-    let e9 = bit(&mut b, Op::IEqual, 9);
-    let e10 = bit(&mut b, Op::IEqual, 10);
-    let six = b.c32(6);
-    let d = b.i32(Op::ISub, six, g3);
-    let d = b.i32(Op::ISub, d, g5);
-    let d = b.i32(Op::ISub, d, g8);
-    let d = b.i32(Op::ISub, d, e9);
-    // Pieces of 2^20 fraction steps (2^19 in [2, 4), k = 9); the first piece of binade k is 8k (+8 for k = 10).
-    let k20 = b.c32(20);
-    let sh = b.i32(Op::ISub, k20, e9);
+    let info = load(&mut b, binades, t.u32, k);
+    let m8 = b.c32(0xff);
+    let base = b.i32(Op::BitwiseAnd, info, m8);
+    let k8 = b.c32(8);
+    let d = b.i32(Op::ShiftRightLogical, info, k8);
+    // The fraction without its low D bits: 17 bits of interpolation variable, the piece above them.
     let fm = b.c32(0x7f_ffff);
     let frac = b.i32(Op::BitwiseAnd, ax, fm);
-    let seg = b.i32(Op::ShiftRightLogical, frac, sh);
-    let pw = b.i32(Op::ShiftLeftLogical, one, sh);
-    let pm = b.i32(Op::ISub, pw, one);
-    let xin = b.i32(Op::BitwiseAnd, frac, pm);
-    let xl = b.i32(Op::ShiftRightLogical, xin, d);
-    let k3 = b.c32(3);
-    let base = b.i32(Op::ShiftLeftLogical, k, k3);
-    let e10x8 = b.i32(Op::ShiftLeftLogical, e10, k3);
-    let base = b.i32(Op::IAdd, base, e10x8);
+    let kept = b.i32(Op::ShiftRightLogical, frac, d);
+    let k17 = b.c32(17);
+    let seg = b.i32(Op::ShiftRightLogical, kept, k17);
+    let m17 = b.c32((1 << 17) - 1);
+    let xl = b.i32(Op::BitwiseAnd, kept, m17);
     let iv = b.i32(Op::IAdd, base, seg);
-    let iv = b.sel32(out, z, iv);
     let acc = piece(&mut b, tabs, iv, xl);
     // One rounding to f32 (value = acc 2^-61; acc is positive, at most 2^61).
     let lz = b.clz64(acc);

@@ -9,8 +9,9 @@
 //! - LG2 (op 3): `exact::sfu::lg2`, the same interpolator fitted to the LG2 recordings (result rounded to
 //!   2^-36 first, so its error is absolute near 1, then toward zero to f32): within 1 ulp of the recorded outputs on lavapipe.
 //! - TANH (op 9): `exact::sfu::tanh`, the same interpolator as the recordings show it (x itself below
-//!   2^-8, ±1 from 8, in between 96 quadratic pieces over the binades of |x| with the low input bits
-//!   ignored and the truncated squarer, fitted to the recordings): within 2 ulp of every recorded output.
+//!   2^-8, ±1 from 8; in between the input's low 2..6 fraction bits ignored, the next 17 the variable of 51
+//!   quadratic pieces with the truncated squarer, fitted to the recordings): within 1 ulp of every
+//!   recorded output.
 //! - EX2, RCP, RSQ, SQRT: the native GLSL.std.450 op (`Exp2`, f32 division, `InverseSqrt`, `Sqrt`), with
 //!   everything SM86 defines exactly in integer selects around it: denormal inputs flushed (sign kept) and
 //!   denormal results flushed; ±0, ±inf and NaN cases (RCP ±0 = ±inf, RSQ -0 = -inf, RSQ/SQRT/LG2 of
