@@ -72,7 +72,9 @@ impl Gpu {
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(f.subgroup_size_control)
             .compute_full_subgroups(f.compute_full_subgroups)
-            .maintenance4(f.maintenance4);
+            .maintenance4(f.maintenance4)
+            // Core in Vulkan 1.3 (required): lets the translator zero-initialise its workgroup lock word.
+            .shader_zero_initialize_workgroup_memory(true);
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)

@@ -76,6 +76,8 @@ pub struct State {
     pub local: Option<(Id, u32)>,
     /// Shared memory: Workgroup array variable and its static length in words.
     pub shared: Option<(Id, Id)>,
+    /// Lock word (Workgroup u32, zero-initialised) serialising 64-bit compare-and-store on shared memory.
+    pub shared_lock: Option<Id>,
     pub local_words: u32,
     pub shared_static_words: u32,
 }
@@ -92,6 +94,7 @@ impl State {
             window64: None,
             local: None,
             shared: None,
+            shared_lock: None,
             local_words: local_bytes.div_ceil(4),
             shared_static_words: shared_bytes.div_ceil(4),
         }
@@ -280,5 +283,18 @@ impl State {
         let var = m.global_var(ptr, StorageClass::Workgroup, None);
         self.shared = Some((var, len));
         (var, len)
+    }
+
+    /// The shared-memory lock word: a Workgroup u32 starting at 0 (`OpConstantNull` initialiser;
+    /// `shaderZeroInitializeWorkgroupMemory` is core in Vulkan 1.3, which the runtime requires).
+    pub fn shared_lock(&mut self, m: &mut Module, t: &Types) -> Id {
+        if let Some(v) = self.shared_lock {
+            return v;
+        }
+        let ptr = m.t_ptr(StorageClass::Workgroup, t.u32);
+        let null = m.c_null(t.u32);
+        let var = m.global_var(ptr, StorageClass::Workgroup, Some(null));
+        self.shared_lock = Some(var);
+        var
     }
 }

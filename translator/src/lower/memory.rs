@@ -814,10 +814,13 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         return Err(cx.refuse("ATOMS.CAST without .SPIN not translated yet"));
     }
     let (bytes, signed, float) = atomic_type(cx)?;
+    if bytes == 8 && cast {
+        return shared_cast64(cx);
+    }
     if bytes != 4 {
         // Shared memory is a Workgroup array of words: a 64-bit atomic needs a 64-bit view of it
-        // (workgroupMemoryExplicitLayout), which lavapipe does not offer.
-        return Err(cx.refuse("64-bit shared atomics not translated yet"));
+        // (workgroupMemoryExplicitLayout, which lavapipe does not offer) or a lock that may spin.
+        return Err(cx.refuse("64-bit shared atomics other than CAST.SPIN not translated yet"));
     }
     let kind = match (cas, cast) {
         (true, true) => AtomicKind::Cast,
@@ -854,4 +857,86 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let rd = dst_regs(cx);
     cx.set_reg(rd, res);
     Ok(())
+}
+
+/// `ATOMS.CAST.SPIN.64 Rd, [a], Rb, Rc`: if the doubleword at `a` equals `Rb:Rb+1`, store `Rc:Rc+1`; `Rd:Rd+1`
+/// = 1 if it stored, else 0. Shared memory is an array of words, so the compare-and-store runs under a
+/// workgroup lock word taken with one exchange, never waited for: a thread that finds the lock held reports
+/// "not stored", as a contended `.SPIN` may, and the program's loop (nvcc emits `.SPIN` only inside one)
+/// reloads and retries. Every attempt lets one thread through, so the loop progresses even when lanes
+/// of one SIMD group contend. The words themselves are read and written with atomic loads and stores;
+/// 32-bit atomics on the same words do not take the lock.
+fn shared_cast64(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let rb = cx.inst.bits(32, 8) as u8;
+    let rc = cx.inst.bits(64, 8) as u8;
+    let cmp = cx.read64(Src::Reg(rb))?;
+    let new = cx.read64(Src::Reg(rc))?;
+    let ra = cx.inst.bits(24, 8) as u8;
+    let mut a = cx.reg(ra);
+    let off = imm24(cx);
+    if off != 0 {
+        let k = cx.u32c(off as u32);
+        a = cx.op2(Op::IAdd, a, k);
+    }
+    let (ptr, var, len, _) = space(cx, Space::Shared);
+    let (ok, idx) = space_check(cx, a, 8, len);
+    let t = cx.t;
+    let lock = cx.st.shared_lock(&mut cx.m, &t);
+    let wg = cx.u32c(crate::spirv::Scope::Workgroup as u32);
+    let relaxed = cx.u32c(0);
+    // Acquire (0x2) / Release (0x4) on workgroup memory (0x100).
+    let acquire = cx.u32c(0x102);
+    let release = cx.u32c(0x104);
+    let zero = cx.u32c(0);
+    let one = cx.u32c(1);
+    let f = cx.m.c_bool(false);
+    let before = cx.m.current_block().unwrap_or(0);
+    let in_range = cx.m.id();
+    let merge = cx.m.id();
+    cx.m.selection_merge(merge);
+    cx.m.branch_cond(ok, in_range, merge);
+    cx.m.label(in_range);
+    let held = cx.m.op(Op::AtomicExchange, t.u32, &[lock, wg, acquire, one]);
+    let got = cx.m.bin(Op::IEqual, t.bool, held, zero);
+    let locked = cx.m.id();
+    let got_merge = cx.m.id();
+    cx.m.selection_merge(got_merge);
+    cx.m.branch_cond(got, locked, got_merge);
+    cx.m.label(locked);
+    let p_lo = space_ptr(cx, ptr, var, idx, 0);
+    let p_hi = space_ptr(cx, ptr, var, idx, 1);
+    let lo = cx.m.op(Op::AtomicLoad, t.u32, &[p_lo, wg, relaxed]);
+    let hi = cx.m.op(Op::AtomicLoad, t.u32, &[p_hi, wg, relaxed]);
+    let (cmp_lo, cmp_hi) = split64(cx, cmp);
+    let (new_lo, new_hi) = split64(cx, new);
+    let e_lo = cx.m.bin(Op::IEqual, t.bool, lo, cmp_lo);
+    let e_hi = cx.m.bin(Op::IEqual, t.bool, hi, cmp_hi);
+    let eq = cx.m.bin(Op::LogicalAnd, t.bool, e_lo, e_hi);
+    let store = cx.begin_if(eq);
+    cx.m.op_void(Op::AtomicStore, &[p_lo, wg, relaxed, new_lo]);
+    cx.m.op_void(Op::AtomicStore, &[p_hi, wg, relaxed, new_hi]);
+    cx.end_if(store);
+    cx.m.op_void(Op::AtomicStore, &[lock, wg, release, zero]);
+    let locked_end = cx.m.current_block().unwrap_or(locked);
+    cx.m.branch(got_merge);
+    cx.m.label(got_merge);
+    let stored = cx.m.op(Op::Phi, t.bool, &[eq, locked_end, f, in_range]);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+    let stored = cx.m.op(Op::Phi, t.bool, &[stored, got_merge, f, before]);
+    let one64 = cx.m.c_u64(1);
+    let zero64 = cx.m.c_u64(0);
+    let r = cx.m.select(t.u64, stored, one64, zero64);
+    cx.write64(dst_regs(cx), r);
+    Ok(())
+}
+
+/// (low word, high word) of a u64.
+fn split64(cx: &mut Ctx<'_>, v: Id) -> (Id, Id) {
+    let t = cx.t;
+    let lo = cx.m.un(Op::UConvert, t.u32, v);
+    let k = cx.m.c_u64(32);
+    let h = cx.m.bin(Op::ShiftRightLogical, t.u64, v, k);
+    let hi = cx.m.un(Op::UConvert, t.u32, h);
+    (lo, hi)
 }
