@@ -30,6 +30,8 @@ const KERNELS: &[&str] = &[
     "scan_warp_exclusive",
     "histogram_bytes_aggregated",
     "atomics_system_scope",
+    "atomics_global_contended",
+    "atomics_shared",
     "mbarrier_handoff",
 ];
 
