@@ -3,7 +3,9 @@
 //! Exactness per operation (SM86 results on every conformant Vulkan device, given the device preserves f32
 //! denormals, as lavapipe measurably does):
 //! - FADD/FMUL round-to-nearest: native `OpFAdd`/`OpFMul` (Vulkan requires them correctly rounded), then NaN
-//!   results canonicalised to 0x7fffffff as SM86 writes them.
+//!   results canonicalised to 0x7fffffff as SM86 writes them. Where denormals are not measured to survive
+//!   (NVIDIA's driver flushes f32 denormals and cannot be asked not to), a denormal operand or a zero or
+//!   denormal result sends the operation to the exact helper instead ([`denormal_guard`]).
 //! - FFMA: `GLSL.std.450 Fma` is not fused on every device (lavapipe), so FFMA is the exact integer helper of
 //!   `crate::exact::fma32`, except round-to-nearest without `.FMZ` on a device whose measured self-test showed
 //!   a fused `Fma` and preserved f32 denormals ([`FloatSupport::native_fma32`]; NVIDIA): there it is native
@@ -24,15 +26,18 @@ use crate::spirv::{glsl, Id, Op};
 pub struct FloatSupport {
     /// `SignedZeroInfNanPreserve` may be requested for f32 (index 0) and f64 (index 1).
     pub signed_zero_inf_nan_preserve: [bool; 2],
-    /// `GLSL.std.450 Fma` on f32 is fused and f32 denormals survive without execution modes, both measured
-    /// on the device: round-to-nearest FFMA may then be native (the exact helper costs ~40 instructions).
+    /// `GLSL.std.450 Fma` on f32 is fused, measured on the device: round-to-nearest FFMA may then be native
+    /// (the exact helper costs ~40 instructions).
     pub native_fma32: bool,
+    /// f32 denormal operands and results survive native operations without execution modes (measured):
+    /// otherwise native FADD/FMUL/FFMA results are checked and recomputed exactly where a denormal is involved.
+    pub f32_denormals_preserved: bool,
 }
 
 impl Default for FloatSupport {
-    /// Nothing measured: every mode requested, every FFMA exact in integers.
+    /// Nothing measured: every mode requested, every FFMA exact in integers, denormals not trusted to survive.
     fn default() -> Self {
-        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false }
+        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, f32_denormals_preserved: false }
     }
 }
 
@@ -46,7 +51,8 @@ impl FloatSupport {
         let m = &p.measured;
         Self {
             signed_zero_inf_nan_preserve: [fc[1], fc[2]],
-            native_fma32: m.fma_f32_fused == Some(true) && m.denorm_f32_preserved == Some(true),
+            native_fma32: m.fma_f32_fused == Some(true),
+            f32_denormals_preserved: m.denorm_f32_preserved == Some(true),
         }
     }
 }
@@ -174,22 +180,12 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     } else if let Some(r) = rounded(cx, m, rnd, fma && i.bit(76), a, b, c) {
         r
     } else {
-        let fa = to_f(cx, a);
-        let fb = to_f(cx, b);
-        let r = match (m, c) {
-            ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
-            ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
-            (_, Some(c)) => {
-                let fc = to_f(cx, c);
-                cx.m.ext(t.f32, glsl::FMA, &[fa, fb, fc])
-            }
-            _ => return Err(cx.refuse("malformed FFMA")),
-        };
-        if c.is_none() {
-            // No compiler may fuse or reassociate it.
-            cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+        let native = native_arith(cx, m, a, b, c)?;
+        if cx.float.f32_denormals_preserved {
+            native
+        } else {
+            denormal_guard(cx, m, native, a, b, c)
         }
-        to_u(cx, r)
     };
     if ftz_mode {
         r = ftz(cx, r);
@@ -200,6 +196,70 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     r = canonical(cx, r);
     cx.set_dst(r);
     Ok(())
+}
+
+/// The native round-to-nearest operation on the bits `a`, `b` (and `c` for FFMA).
+fn native_arith(cx: &mut Ctx<'_>, m: &str, a: Id, b: Id, c: Option<Id>) -> Result<Id, TranslateError> {
+    let t = cx.t;
+    let fa = to_f(cx, a);
+    let fb = to_f(cx, b);
+    let r = match (m, c) {
+        ("FADD", _) => cx.m.bin(Op::FAdd, t.f32, fa, fb),
+        ("FMUL", _) => cx.m.bin(Op::FMul, t.f32, fa, fb),
+        (_, Some(c)) => {
+            let fc = to_f(cx, c);
+            cx.m.ext(t.f32, glsl::FMA, &[fa, fb, fc])
+        }
+        _ => return Err(cx.refuse("malformed FFMA")),
+    };
+    if c.is_none() {
+        // No compiler may fuse or reassociate it.
+        cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+    }
+    Ok(to_u(cx, r))
+}
+
+/// On a device that flushes f32 denormals (NVIDIA's Vulkan driver, which cannot be asked to preserve them),
+/// the native result stands only when no operand is a denormal and the result is not zero or denormal (a
+/// flushed result is a zero); otherwise the exact helper computes it. Zero operands are exact natively.
+fn denormal_guard(cx: &mut Ctx<'_>, m: &str, native: Id, a: Id, b: Id, c: Option<Id>) -> Id {
+    use crate::exact::fma32;
+    let t = cx.t;
+    let exp = cx.u32c(0x7f80_0000);
+    let mag = cx.u32c(0x7fff_ffff);
+    let zero = cx.u32c(0);
+    let denormal = |cx: &mut Ctx<'_>, x: Id| {
+        let e = cx.op2(Op::BitwiseAnd, x, exp);
+        let e0 = cx.m.bin(Op::IEqual, t.bool, e, zero);
+        let v = cx.op2(Op::BitwiseAnd, x, mag);
+        let nz = cx.m.bin(Op::INotEqual, t.bool, v, zero);
+        cx.m.bin(Op::LogicalAnd, t.bool, e0, nz)
+    };
+    let mut slow = denormal(cx, a);
+    for x in [Some(b), c].into_iter().flatten() {
+        let d = denormal(cx, x);
+        slow = cx.m.bin(Op::LogicalOr, t.bool, slow, d);
+    }
+    let re = cx.op2(Op::BitwiseAnd, native, exp);
+    let tiny = cx.m.bin(Op::IEqual, t.bool, re, zero);
+    slow = cx.m.bin(Op::LogicalOr, t.bool, slow, tiny);
+    let from = cx.m.current_block().unwrap_or(0);
+    let exact_block = cx.m.id();
+    let merge = cx.m.id();
+    cx.m.selection_merge(merge);
+    cx.m.branch_cond(slow, exact_block, merge);
+    cx.m.label(exact_block);
+    let rn = cx.u32c(0);
+    let exact = match (m, c) {
+        ("FADD", _) => fma32::fadd(&mut cx.m, a, b, rn),
+        ("FMUL", _) => fma32::fmul(&mut cx.m, a, b, rn),
+        (_, Some(c)) => fma32::ffma(&mut cx.m, a, b, c, rn),
+        _ => native,
+    };
+    let exact_end = cx.m.current_block().unwrap_or(exact_block);
+    cx.m.branch(merge);
+    cx.m.label(merge);
+    cx.m.op(Op::Phi, t.u32, &[exact, exact_end, native, from])
 }
 
 /// Clamp to [+0, 1]; NaN and every value not above +0 give +0.
