@@ -3200,15 +3200,15 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
+                    ranges: &[(81, 6)],
+                    width: 6,
                 },
                 &TABLE_24,
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(81, 6)],
-                    width: 6,
+                    ranges: &[(72, 1)],
+                    width: 1,
                 },
                 &TABLE_25,
             ),
@@ -3232,7 +3232,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -3254,7 +3254,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -3441,7 +3441,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -3693,7 +3693,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -3715,7 +3715,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -3824,7 +3824,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -5494,7 +5494,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -5697,7 +5697,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -6074,7 +6074,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -10754,7 +10754,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -17546,7 +17546,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -21582,7 +21582,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -21790,7 +21790,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -21999,7 +21999,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -25615,15 +25615,15 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
+                    ranges: &[(81, 6)],
+                    width: 6,
                 },
                 &TABLE_24,
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(81, 6)],
-                    width: 6,
+                    ranges: &[(72, 1)],
+                    width: 1,
                 },
                 &TABLE_25,
             ),
@@ -25655,7 +25655,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -25806,7 +25806,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -26046,7 +26046,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -26148,7 +26148,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -32347,7 +32347,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -32536,7 +32536,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -32725,7 +32725,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -40802,17 +40802,17 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
+                    ranges: &[(81, 6)],
+                    width: 6,
+                },
+                &TABLE_24,
+            ),
+            Piece::Table(
+                Bits {
                     ranges: &[(72, 1)],
                     width: 1,
                 },
                 &TABLE_21,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(81, 6)],
-                    width: 6,
-                },
-                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -40904,15 +40904,15 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
+                    ranges: &[(81, 6)],
+                    width: 6,
                 },
                 &TABLE_24,
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(81, 6)],
-                    width: 6,
+                    ranges: &[(72, 1)],
+                    width: 1,
                 },
                 &TABLE_25,
             ),
@@ -40936,7 +40936,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -40960,7 +40960,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -41136,7 +41136,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -41158,7 +41158,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -41446,7 +41446,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -41557,7 +41557,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -43080,7 +43080,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -43286,7 +43286,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -43668,7 +43668,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -45609,7 +45609,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -46726,7 +46726,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("c["),
             Piece::Number(
@@ -54419,17 +54419,17 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
-                },
-                &TABLE_24,
-            ),
-            Piece::Table(
-                Bits {
                     ranges: &[(81, 6)],
                     width: 6,
                 },
                 &TABLE_300,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1)],
+                    width: 1,
+                },
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54444,7 +54444,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54459,7 +54459,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54626,7 +54626,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54641,7 +54641,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54888,7 +54888,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54903,7 +54903,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -54990,7 +54990,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -55005,7 +55005,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -55340,7 +55340,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -55355,7 +55355,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -55370,7 +55370,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -55995,7 +55995,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -56171,7 +56171,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -56457,7 +56457,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -56679,7 +56679,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -58316,7 +58316,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -58525,7 +58525,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -58734,7 +58734,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -61607,7 +61607,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -61630,7 +61630,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -61790,7 +61790,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -62031,7 +62031,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -62126,7 +62126,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -62462,7 +62462,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -62485,7 +62485,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -62843,7 +62843,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -63019,7 +63019,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -63801,7 +63801,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(30, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -69226,14 +69226,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_25,
+                &TABLE_24,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -69255,7 +69255,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -69279,7 +69279,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -69455,7 +69455,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -69477,7 +69477,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -69750,7 +69750,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -69772,7 +69772,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -69868,7 +69868,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -69890,7 +69890,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -71334,7 +71334,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -71540,7 +71540,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -71922,7 +71922,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -73967,7 +73967,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -75083,7 +75083,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Text("cx["),
             Piece::Number(
@@ -76194,7 +76194,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(30, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77333,17 +77333,17 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Table(
                 Bits {
+                    ranges: &[(81, 6)],
+                    width: 6,
+                },
+                &TABLE_24,
+            ),
+            Piece::Table(
+                Bits {
                     ranges: &[(72, 1)],
                     width: 1,
                 },
                 &TABLE_21,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(81, 6)],
-                    width: 6,
-                },
-                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77429,14 +77429,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_25,
+                &TABLE_24,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77458,7 +77458,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77473,7 +77473,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77640,7 +77640,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77662,7 +77662,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -77915,7 +77915,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -78002,7 +78002,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -78024,7 +78024,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -79324,7 +79324,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -79514,7 +79514,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -79864,7 +79864,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -81863,7 +81863,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -82850,7 +82850,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -85140,7 +85140,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -85330,7 +85330,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {
@@ -85520,7 +85520,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1)],
                     width: 1,
                 },
-                &TABLE_24,
+                &TABLE_25,
             ),
             Piece::Number(
                 Bits {

@@ -1858,7 +1858,7 @@ fn build_class(f: &Found, w: &Work) -> Class {
         // At one insertion point: an absolute-value bar, then `.reuse`, then anything else (`|R2|.reuse, 0x1`).
         let rank = |who: &Option<(usize, usize)>| -> u8 {
             match who {
-                None => 1,
+                None => 2,
                 Some((gi, si)) => {
                     let g = &a.groups[*gi];
                     let bar = g.renders.get(*si).is_some_and(|r| {
@@ -1869,14 +1869,23 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         Render::Table { entries, .. } => entries.iter().all(|e| e.1.is_empty() || e.1.starts_with('.')),
                         Render::Number { .. } => false,
                     });
-                    if g.opex {
-                        1
-                    } else if bar {
+                    // A whole optional operand (`P1, P4, ` ending in a separator) before a sign (`-R175`).
+                    let operand = g.renders.get(*si).is_some_and(|r| match r {
+                        Render::Table { entries, .. } => {
+                            entries.iter().any(|e| !e.1.is_empty()) && entries.iter().all(|e| e.1.is_empty() || e.1.ends_with(", "))
+                        }
+                        Render::Number { rule, .. } => rule.suffix.ends_with(", "),
+                    });
+                    if operand {
                         0
-                    } else if dotted {
+                    } else if g.opex {
                         2
-                    } else {
+                    } else if bar {
+                        1
+                    } else if dotted {
                         3
+                    } else {
+                        4
                     }
                 }
             }
