@@ -815,6 +815,10 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     }
     let (bytes, signed, float) = atomic_type(cx)?;
     if bytes == 8 && cast {
+        if cx.warp.is_none() {
+            // Outside the turns form lavapipe left 8-lane groups after the first unable to take the lock.
+            return Err(cx.refuse("ATOMS.CAST.SPIN.64 is translated only in the warps-in-turns form"));
+        }
         return shared_cast64(cx);
     }
     if bytes != 4 {
@@ -831,13 +835,7 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let rc = cx.inst.bits(64, 8) as u8;
     let v = cx.reg(rb);
     let newv = if cas { cx.reg(rc) } else { 0 };
-    let ra = cx.inst.bits(24, 8) as u8;
-    let mut a = cx.reg(ra);
-    let off = imm24(cx);
-    if off != 0 {
-        let k = cx.u32c(off as u32);
-        a = cx.op2(Op::IAdd, a, k);
-    }
+    let a = atoms_addr(cx);
     let (ptr, var, len, _) = space(cx, Space::Shared);
     let (ok, idx) = space_check(cx, a, 4, len);
     let t = cx.t;
@@ -865,19 +863,14 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 /// "not stored", as a contended `.SPIN` may, and the program's loop (nvcc emits `.SPIN` only inside one)
 /// reloads and retries. Every attempt lets one thread through, so the loop progresses even when lanes
 /// of one SIMD group contend. The words themselves are read and written with atomic loads and stores;
-/// 32-bit atomics on the same words do not take the lock.
+/// 32-bit atomics on the same words do not take the lock. Only in the turns form (tested there; in the
+/// structured form lavapipe's later 8-lane groups never got the lock, cause not found).
 fn shared_cast64(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let rb = cx.inst.bits(32, 8) as u8;
     let rc = cx.inst.bits(64, 8) as u8;
     let cmp = cx.read64(Src::Reg(rb))?;
     let new = cx.read64(Src::Reg(rc))?;
-    let ra = cx.inst.bits(24, 8) as u8;
-    let mut a = cx.reg(ra);
-    let off = imm24(cx);
-    if off != 0 {
-        let k = cx.u32c(off as u32);
-        a = cx.op2(Op::IAdd, a, k);
-    }
+    let a = atoms_addr(cx);
     let (ptr, var, len, _) = space(cx, Space::Shared);
     let (ok, idx) = space_check(cx, a, 8, len);
     let t = cx.t;
@@ -939,4 +932,21 @@ fn split64(cx: &mut Ctx<'_>, v: Id) -> (Id, Id) {
     let h = cx.m.bin(Op::ShiftRightLogical, t.u64, v, k);
     let hi = cx.m.un(Op::UConvert, t.u32, h);
     (lo, hi)
+}
+
+/// ATOMS address: `Ra` (bits 31:24) scaled by `.X4`/`.X8`/`.X16` (bits 79:78), plus the signed 24-bit offset.
+fn atoms_addr(cx: &mut Ctx<'_>) -> Id {
+    let ra = cx.inst.bits(24, 8) as u8;
+    let scale = cx.inst.bits(78, 2);
+    let mut a = cx.reg(ra);
+    if scale != 0 {
+        let k = cx.u32c(scale + 1);
+        a = cx.op2(Op::ShiftLeftLogical, a, k);
+    }
+    let off = imm24(cx);
+    if off != 0 {
+        let k = cx.u32c(off as u32);
+        a = cx.op2(Op::IAdd, a, k);
+    }
+    a
 }
