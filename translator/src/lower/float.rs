@@ -262,18 +262,23 @@ fn denormal_guard(cx: &mut Ctx<'_>, m: &str, native: Id, a: Id, b: Id, c: Option
     cx.m.op(Op::Phi, t.u32, &[exact, exact_end, native, from])
 }
 
-/// Clamp to [+0, 1]; NaN and every value not above +0 give +0.
+/// Clamp to [+0, 1]; NaN and every value not above +0 give +0. In integers, so that a positive denormal
+/// stays itself on drivers that flush denormals in float comparisons.
 fn saturate(cx: &mut Ctx<'_>, r: Id) -> Id {
     let t = cx.t;
-    let f = to_f(cx, r);
-    let zero = cx.m.c_f32_bits(0);
-    let one = cx.m.c_f32_bits(0x3f80_0000);
-    let pos = cx.m.bin(Op::FOrdGreaterThan, t.bool, f, zero);
-    let big = cx.m.bin(Op::FOrdGreaterThanEqual, t.bool, f, one);
+    let mag_mask = cx.u32c(0x7fff_ffff);
+    let inf = cx.u32c(0x7f80_0000);
     let z = cx.u32c(0);
     let o = cx.u32c(0x3f80_0000);
+    let mag = cx.op2(Op::BitwiseAnd, r, mag_mask);
+    let nan = cx.m.bin(Op::UGreaterThan, t.bool, mag, inf);
+    // Sign clear and not zero; NaNs are excluded below.
+    let pos = cx.m.bin(Op::SGreaterThan, t.bool, r, z);
+    let number = cx.m.un(Op::LogicalNot, t.bool, nan);
+    let keep = cx.m.bin(Op::LogicalAnd, t.bool, pos, number);
+    let big = cx.m.bin(Op::UGreaterThanEqual, t.bool, r, o);
     let x = cx.sel(big, o, r);
-    cx.sel(pos, x, z)
+    cx.sel(keep, x, z)
 }
 
 /// Float comparison (4-bit code: F LT EQ LE GT NE GE NUM NAN LTU EQU LEU GTU NEU GEU T).
@@ -306,6 +311,58 @@ pub(super) fn float_cmp(cx: &mut Ctx<'_>, cmp: u32, fa: Id, fb: Id, ty: Id) -> I
     cx.m.bin(op, t.bool, fa, fb)
 }
 
+/// An f32 comparison of the bits `a` and `b`: native where denormals survive, else in integers (a driver
+/// that flushes denormals compares `1e-40 > 0` as false; nvcc's fp64 division tests high words this way).
+fn f32_cmp(cx: &mut Ctx<'_>, cmp: u32, a: Id, b: Id) -> Id {
+    if cx.float.f32_denormals_preserved {
+        let fa = to_f(cx, a);
+        let fb = to_f(cx, b);
+        let f32t = cx.t.f32;
+        return float_cmp(cx, cmp, fa, fb, f32t);
+    }
+    let t = cx.t;
+    if cmp == 0 || cmp == 15 {
+        return cx.m.c_bool(cmp == 15);
+    }
+    let mag_mask = cx.u32c(0x7fff_ffff);
+    let inf = cx.u32c(0x7f80_0000);
+    let zero = cx.u32c(0);
+    let top = cx.u32c(0x8000_0000);
+    let k31 = cx.u32c(31);
+    // Bits to a key whose unsigned order is the float order, both zeros equal.
+    let key_nan = |cx: &mut Ctx<'_>, x: Id| {
+        let mag = cx.op2(Op::BitwiseAnd, x, mag_mask);
+        let nan = cx.m.bin(Op::UGreaterThan, t.bool, mag, inf);
+        let is_zero = cx.m.bin(Op::IEqual, t.bool, mag, zero);
+        let neg = cx.op2(Op::ShiftRightArithmetic, x, k31);
+        let flipped = cx.op2(Op::BitwiseXor, x, neg);
+        let pos_mask = cx.m.un(Op::Not, t.u32, neg);
+        let high = cx.op2(Op::BitwiseAnd, pos_mask, top);
+        let key = cx.op2(Op::BitwiseOr, flipped, high);
+        (cx.sel(is_zero, top, key), nan)
+    };
+    let (ka, na) = key_nan(cx, a);
+    let (kb, nb) = key_nan(cx, b);
+    let any_nan = cx.m.bin(Op::LogicalOr, t.bool, na, nb);
+    let rel = match cmp & 7 {
+        1 => Op::ULessThan,
+        2 => Op::IEqual,
+        3 => Op::ULessThanEqual,
+        4 => Op::UGreaterThan,
+        5 => Op::INotEqual,
+        6 => Op::UGreaterThanEqual,
+        // 7 NUM, 8 NAN (cmp & 7 == 0).
+        _ => return if cmp == 8 { any_nan } else { cx.m.un(Op::LogicalNot, t.bool, any_nan) },
+    };
+    let r = cx.m.bin(rel, t.bool, ka, kb);
+    if cmp < 8 {
+        let ordered = cx.m.un(Op::LogicalNot, t.bool, any_nan);
+        cx.m.bin(Op::LogicalAnd, t.bool, ordered, r)
+    } else {
+        cx.m.bin(Op::LogicalOr, t.bool, any_nan, r)
+    }
+}
+
 fn fsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let cmp = cx.inst.bits(76, 4);
@@ -320,10 +377,7 @@ fn fsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         a = ftz(cx, a);
         b = ftz(cx, b);
     }
-    let fa = to_f(cx, a);
-    let fb = to_f(cx, b);
-    let f32t = cx.t.f32;
-    let r = float_cmp(cx, cmp, fa, fb, f32t);
+    let r = f32_cmp(cx, cmp, a, b);
     let Some(u) = super::integer::bool_op(cx, bop, r, acc) else {
         return Err(cx.refuse("FSETP boolean operation 3"));
     };
@@ -349,10 +403,7 @@ fn fset(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         a = ftz(cx, a);
         b = ftz(cx, b);
     }
-    let fa = to_f(cx, a);
-    let fb = to_f(cx, b);
-    let f32t = cx.t.f32;
-    let r = float_cmp(cx, cmp, fa, fb, f32t);
+    let r = f32_cmp(cx, cmp, a, b);
     let Some(u) = super::integer::bool_op(cx, bop, r, acc) else {
         return Err(cx.refuse("FSET boolean operation 3"));
     };
