@@ -22,6 +22,10 @@ pub struct Args {
     /// Exit non-zero unless every kernel runs and matches silicon.
     #[arg(long)]
     strict: bool,
+    /// Write the output buffers of kernels that differ from silicon to DIR (`<kernel>.arg<i>.bin`, named
+    /// like the goldens in corpus/goldens) for a closer look.
+    #[arg(long, value_name = "DIR")]
+    keep_differing: Option<std::path::PathBuf>,
 }
 
 enum Verdict {
@@ -43,7 +47,7 @@ pub fn run(args: Args) -> Result<()> {
     println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "launch");
     let (mut matched, mut differed, mut refused, mut failed) = (0, 0, 0, 0);
     for launch in launches.iter().filter(|l| args.filter.as_ref().is_none_or(|f| l.kernel.contains(f.as_str()))) {
-        let (verdict, times) = run_one(&mut rt, cache.as_ref(), launch);
+        let (verdict, times) = run_one(&mut rt, cache.as_ref(), launch, args.keep_differing.as_deref());
         let (label, detail) = match &verdict {
             Verdict::Matches => {
                 matched += 1;
@@ -86,7 +90,12 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
 
-fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launch: &sassport_corpus::Launch) -> (Verdict, Option<(f64, f64)>) {
+fn run_one(
+    rt: &mut Runtime,
+    cache: Option<&sassport_runtime::SpirvCache>,
+    launch: &sassport_corpus::Launch,
+    keep: Option<&std::path::Path>,
+) -> (Verdict, Option<(f64, f64)>) {
     let bytes = match std::fs::read(launch.cubin_sm86()) {
         Ok(b) => b,
         Err(e) => return (Verdict::Failed(format!("{}: {e}", launch.cubin_sm86().display())), None),
@@ -132,6 +141,12 @@ fn run_one(rt: &mut Runtime, cache: Option<&sassport_runtime::SpirvCache>, launc
         };
         let diff = compare(launch.comparison, got, &want);
         if diff.mismatches > 0 {
+            if let Some(dir) = keep {
+                let path = dir.join(format!("{}.arg{index}.bin", launch.kernel));
+                if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, got)) {
+                    problems.push(format!("{}: {e}", path.display()));
+                }
+            }
             problems.push(format!(
                 "arg{index}: {} of {} differ, e.g. {}",
                 diff.mismatches,
