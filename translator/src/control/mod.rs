@@ -21,7 +21,7 @@ use crate::error::TranslateError;
 use crate::lower::{Ctx, EXIT_PC};
 use crate::program::{is_indirect_call, Block, Exit, Inst, Program};
 use crate::abi;
-use crate::spirv::{FunctionControl, Id, LoopControl, MemorySemantics, Module, Op, Scope, Type};
+use crate::spirv::{Id, LoopControl, MemorySemantics, Op, Scope};
 
 /// Instructions that end a block and are lowered by [`lower_terminator`], guard included.
 pub fn is_control(m: &str) -> bool {
@@ -306,71 +306,7 @@ fn checked_target(cx: &mut Ctx<'_>, sel: Id, value: Id, known: &[u32], guard: Op
 /// Records a control fault ([`abi::FAULT_KIND_CONTROL`]) at the current instruction with target `value` (u64).
 /// The caller stops the invocation.
 pub fn control_fault(cx: &mut Ctx<'_>, value: Id) {
-    let t = cx.t;
-    let lv = cx.st.uniform(&mut cx.m, 0, 2);
-    let win = cx.st.window(&mut cx.m, &t);
-    let f = cx.m.helper("control_fault", move |m| build_control_fault(m, &t, lv, win));
     let pc = cx.u32c(cx.inst.offset);
-    cx.m.op(Op::FunctionCall, t.void, &[f, value, pc]);
-}
-
-/// `void control_fault(u64 value, u32 pc)`: the fault-record protocol of `docs/abi.md` with kind
-/// [`abi::FAULT_KIND_CONTROL`], address `value`, size 0.
-fn build_control_fault(m: &mut Module, t: &crate::state::Types, lv: Id, win: Id) -> Id {
-    let fty = m.ty(Type::Function(t.void, [t.u64, t.u32, 0, 0]));
-    let f = m.begin_function(t.void, fty, FunctionControl::NONE);
-    let value = m.param(t.u64);
-    let pc = m.param(t.u32);
-    let entry = m.id();
-    m.label(entry);
-    let lvw = |m: &mut Module, w: u32| {
-        let zero = m.c_u32(0);
-        let v = m.c_u32(w / 4);
-        let c = m.c_u32(w % 4);
-        let p = m.access(t.uniform_u32, lv, &[zero, v, c]);
-        m.load(t.u32, p)
-    };
-    let fw = lvw(m, abi::launch_word::FAULT_RECORD_WORD);
-    let word = |m: &mut Module, k: u32| {
-        let kc = m.c_u32(k);
-        let i = m.bin(Op::IAdd, t.u32, fw, kc);
-        let zero = m.c_u32(0);
-        m.access(t.storage_u32, win, &[zero, i])
-    };
-    let scope = m.c_u32(Scope::Device as u32);
-    let relaxed = m.c_u32(0);
-    let one = m.c_u32(1);
-    let zero = m.c_u32(0);
-    let pcount = word(m, abi::fault_word::COUNT);
-    m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
-    let pflag = word(m, abi::fault_word::FLAG);
-    let prev = m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
-    let first = m.bin(Op::IEqual, t.bool, prev, zero);
-    let write = m.id();
-    let after = m.id();
-    m.selection_merge(after);
-    m.branch_cond(first, write, after);
-    m.label(write);
-    let kid = lvw(m, abi::launch_word::KERNEL_ID);
-    let kind = m.c_u32(abi::FAULT_KIND_CONTROL);
-    let k32 = m.c_u32(32);
-    let alo = m.un(Op::UConvert, t.u32, value);
-    let ahi64 = m.bin(Op::ShiftRightLogical, t.u64, value, k32);
-    let ahi = m.un(Op::UConvert, t.u32, ahi64);
-    for (k, v) in [
-        (abi::fault_word::KIND, kind),
-        (abi::fault_word::KERNEL_ID, kid),
-        (abi::fault_word::PC, pc),
-        (abi::fault_word::ADDRESS, alo),
-        (abi::fault_word::ADDRESS + 1, ahi),
-        (abi::fault_word::SIZE, zero),
-    ] {
-        let p = word(m, k);
-        m.store(p, v);
-    }
-    m.branch(after);
-    m.label(after);
-    m.op_void(Op::Return, &[]);
-    m.end_function();
-    f
+    let zero = cx.u32c(0);
+    crate::lower::fault::record_fault(cx, abi::FAULT_KIND_CONTROL, pc, value, zero);
 }

@@ -640,27 +640,8 @@ fn assertfail(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let zero = cx.u32c(0);
     let pc = cx.u32c(cx.inst.offset);
 
-    // The fault record, by its protocol.
-    let pcount = window_word(cx, fw, abi::fault_word::COUNT);
-    cx.m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
-    let pflag = window_word(cx, fw, abi::fault_word::FLAG);
-    let prev = cx.m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
-    let first = cx.m.bin(Op::IEqual, t.bool, prev, zero);
-    let merge = cx.begin_if(first);
-    let kid = launch_word(cx, abi::launch_word::KERNEL_ID);
-    let kind = cx.u32c(abi::FAULT_KIND_ASSERT);
-    for (k, v) in [
-        (abi::fault_word::KIND, kind),
-        (abi::fault_word::KERNEL_ID, kid),
-        (abi::fault_word::PC, pc),
-        (abi::fault_word::ADDRESS, mlo),
-        (abi::fault_word::ADDRESS + 1, mhi),
-        (abi::fault_word::SIZE, zero),
-    ] {
-        let p = window_word(cx, fw, k);
-        cx.m.store(p, v);
-    }
-    cx.end_if(merge);
+    // The fault record, by its protocol; its address is the message.
+    super::fault::record_fault(cx, abi::FAULT_KIND_ASSERT, pc, message, zero);
 
     // The assert record: the first failing invocation's call.
     let off = cx.u32c(abi::ASSERT_RECORD_OFFSET);

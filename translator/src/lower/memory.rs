@@ -153,11 +153,11 @@ fn global_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
 pub(super) fn window_check_fn(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     let lv = cx.st.uniform(&mut cx.m, 0, 2);
-    let win = cx.st.window(&mut cx.m, &t);
-    cx.m.helper("window_check", move |m| build_window_check(m, &t, lv, win))
+    let record_fault = super::fault::record_fault_fn(cx);
+    cx.m.helper("window_check", move |m| build_window_check(m, &t, lv, record_fault))
 }
 
-fn build_window_check(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
+fn build_window_check(m: &mut Module, t: &Types, lv: Id, record_fault: Id) -> Id {
     let fty = m.ty(Type::Function(t.bool, [t.u64, t.u32, t.u32, t.u32]));
     let f = m.begin_function(t.bool, fty, FunctionControl::NONE);
     let addr = m.param(t.u64);
@@ -167,8 +167,6 @@ fn build_window_check(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
     let entry = m.id();
     m.label(entry);
     let uptr = t.uniform_u32;
-    let sptr = t.storage_u32;
-    let zero = m.c_u32(0);
     let lvw = |m: &mut Module, w: u32| {
         let zero = m.c_u32(0);
         let v = m.c_u32(w / 4);
@@ -208,45 +206,7 @@ fn build_window_check(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
     m.selection_merge(done);
     m.branch_cond(ok, done, fault);
     m.label(fault);
-    // Record: count += 1; claim the flag; the claimer writes the details.
-    let fw = lvw(m, abi::launch_word::FAULT_RECORD_WORD);
-    let word = |m: &mut Module, k: u32| {
-        let kc = m.c_u32(k);
-        let i = m.bin(Op::IAdd, t.u32, fw, kc);
-        let zero = m.c_u32(0);
-        m.access(sptr, win, &[zero, i])
-    };
-    let scope = m.c_u32(crate::spirv::Scope::Device as u32);
-    let relaxed = m.c_u32(0);
-    let one = m.c_u32(1);
-    let pcount = word(m, abi::fault_word::COUNT);
-    m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
-    let pflag = word(m, abi::fault_word::FLAG);
-    let prev = m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
-    let first = m.bin(Op::IEqual, t.bool, prev, zero);
-    let write = m.id();
-    let after = m.id();
-    m.selection_merge(after);
-    m.branch_cond(first, write, after);
-    m.label(write);
-    let kid = lvw(m, abi::launch_word::KERNEL_ID);
-    let k32 = m.c_u32(32);
-    let alo = m.un(Op::UConvert, t.u32, addr);
-    let ahi64 = m.bin(Op::ShiftRightLogical, t.u64, addr, k32);
-    let ahi = m.un(Op::UConvert, t.u32, ahi64);
-    for (k, v) in [
-        (abi::fault_word::KIND, kind),
-        (abi::fault_word::KERNEL_ID, kid),
-        (abi::fault_word::PC, pc),
-        (abi::fault_word::ADDRESS, alo),
-        (abi::fault_word::ADDRESS + 1, ahi),
-        (abi::fault_word::SIZE, size),
-    ] {
-        let p = word(m, k);
-        m.store(p, v);
-    }
-    m.branch(after);
-    m.label(after);
+    m.op(Op::FunctionCall, t.void, &[record_fault, kind, pc, addr, size]);
     m.branch(done);
     m.label(done);
     m.op_void(Op::ReturnValue, &[ok]);

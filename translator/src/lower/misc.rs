@@ -14,7 +14,7 @@ use super::memory::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::Ctx;
 use crate::abi;
 use crate::error::TranslateError;
-use crate::spirv::{Op, Scope};
+use crate::spirv::Op;
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
@@ -71,40 +71,10 @@ fn bpt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     if i.bits(84, 3) != 3 {
         return Err(cx.refuse("BPT form other than .TRAP not translated yet"));
     }
-    let t = cx.t;
-    let win = cx.st.window(&mut cx.m, &t);
-    let fw = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::FAULT_RECORD_WORD);
-    let word = |cx: &mut Ctx<'_>, k: u32| {
-        let kc = cx.u32c(k);
-        let idx = cx.op2(Op::IAdd, fw, kc);
-        let zero = cx.u32c(0);
-        cx.m.access(t.storage_u32, win, &[zero, idx])
-    };
-    let scope = cx.u32c(Scope::Device as u32);
-    let relaxed = cx.u32c(0);
-    let one = cx.u32c(1);
-    let zero = cx.u32c(0);
-    let pcount = word(cx, abi::fault_word::COUNT);
-    cx.m.op(Op::AtomicIAdd, t.u32, &[pcount, scope, relaxed, one]);
-    let pflag = word(cx, abi::fault_word::FLAG);
-    let prev = cx.m.op(Op::AtomicCompareExchange, t.u32, &[pflag, scope, relaxed, relaxed, one, zero]);
-    let first = cx.m.bin(Op::IEqual, t.bool, prev, zero);
-    let merge = cx.begin_if(first);
-    let kid = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::KERNEL_ID);
-    let kind = cx.u32c(abi::FAULT_KIND_TRAP);
     let pc = cx.u32c(i.offset);
-    for (k, v) in [
-        (abi::fault_word::KIND, kind),
-        (abi::fault_word::KERNEL_ID, kid),
-        (abi::fault_word::PC, pc),
-        (abi::fault_word::ADDRESS, zero),
-        (abi::fault_word::ADDRESS + 1, zero),
-        (abi::fault_word::SIZE, zero),
-    ] {
-        let p = word(cx, k);
-        cx.m.store(p, v);
-    }
-    cx.end_if(merge);
+    let zero64 = cx.m.c_u64(0);
+    let zero = cx.u32c(0);
+    super::fault::record_fault(cx, abi::FAULT_KIND_TRAP, pc, zero64, zero);
     // The invocation ends here; what follows in the block is unreachable.
     super::warp::end_invocation(cx);
     Ok(())

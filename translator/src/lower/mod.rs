@@ -12,6 +12,7 @@
 mod async_copy;
 mod convert;
 pub mod externs;
+pub(crate) mod fault;
 pub(crate) mod float;
 mod fp16;
 mod fp64;
