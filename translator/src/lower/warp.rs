@@ -309,6 +309,31 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     Ok(true)
 }
 
+/// Runs `body(cx, lane, bit, index, xg)` for each lane of the running group: `bit` is the lane's bit in the
+/// warp mask, `index` its workgroup-array index, `xg` the word it published in `xg` (bit 0: its guard held).
+fn for_group_lanes(
+    cx: &mut Ctx<'_>,
+    w: WarpState,
+    mut body: impl FnMut(&mut Ctx<'_>, Id, Id, Id, Id) -> Result<(), TranslateError>,
+) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let g = cx.m.load(t.u32, w.group);
+    emit_for(cx, 32, |cx, l| {
+        let one = cx.u32c(1);
+        let zero = cx.u32c(0);
+        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+        let inb = cx.op2(Op::BitwiseAnd, g, bit);
+        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
+        let merge = cx.begin_if(c);
+        let idx = cx.op2(Op::IAdd, w.base, l);
+        let pg = w.xat(cx, w.xg, idx);
+        let v = cx.m.load(t.u32, pg);
+        body(cx, l, bit, idx, v)?;
+        cx.end_if(merge);
+        Ok(())
+    })
+}
+
 /// Mask of the group's lanes whose guard held for this instruction (published `xg` bit 0), and the mask
 /// of those whose bit 1 is set.
 fn gather_bits(cx: &mut Ctx<'_>, w: WarpState) -> Result<(Id, Id), TranslateError> {
@@ -318,17 +343,8 @@ fn gather_bits(cx: &mut Ctx<'_>, w: WarpState) -> Result<(Id, Id), TranslateErro
     let ones = cx.m.local_var(t.fn_u32, Some(zero));
     cx.m.store(part, zero);
     cx.m.store(ones, zero);
-    let g = cx.m.load(t.u32, w.group);
-    emit_for(cx, 32, |cx, l| {
+    for_group_lanes(cx, w, |cx, l, _, _, v| {
         let one = cx.u32c(1);
-        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-        let inb = cx.op2(Op::BitwiseAnd, g, bit);
-        let zero = cx.u32c(0);
-        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
-        let merge = cx.begin_if(c);
-        let idx = cx.op2(Op::IAdd, w.base, l);
-        let p = w.xat(cx, w.xg, idx);
-        let v = cx.m.load(t.u32, p);
         let b0 = cx.op2(Op::BitwiseAnd, v, one);
         let two = cx.u32c(2);
         let b1 = cx.op2(Op::BitwiseAnd, v, two);
@@ -342,7 +358,6 @@ fn gather_bits(cx: &mut Ctx<'_>, w: WarpState) -> Result<(Id, Id), TranslateErro
         let o = cx.m.load(t.u32, ones);
         let o = cx.op2(Op::BitwiseOr, o, s1);
         cx.m.store(ones, o);
-        cx.end_if(merge);
         Ok(())
     })?;
     let p = cx.m.load(t.u32, part);
@@ -397,17 +412,9 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let same = cx.m.local_var(t.fn_u32, Some(zero));
     cx.m.store(part, zero);
     cx.m.store(same, zero);
-    let g = cx.m.load(t.u32, w.group);
-    emit_for(cx, 32, |cx, l| {
+    for_group_lanes(cx, w, |cx, _, bit, idx, v| {
         let one = cx.u32c(1);
-        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-        let inb = cx.op2(Op::BitwiseAnd, g, bit);
         let zero = cx.u32c(0);
-        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
-        let merge = cx.begin_if(c);
-        let idx = cx.op2(Op::IAdd, w.base, l);
-        let pg = w.xat(cx, w.xg, idx);
-        let v = cx.m.load(t.u32, pg);
         let b0 = cx.op2(Op::BitwiseAnd, v, one);
         let takes = cx.m.bin(Op::INotEqual, t.bool, b0, zero);
         let merge2 = cx.begin_if(takes);
@@ -428,7 +435,6 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let s = cx.op2(Op::BitwiseOr, s, add);
         cx.m.store(same, s);
         cx.end_if(merge2);
-        cx.end_if(merge);
         Ok(())
     })?;
     let p = cx.m.load(t.u32, part);
@@ -465,17 +471,9 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let initc = cx.u32c(init);
     let acc = cx.m.local_var(t.fn_u32, Some(initc));
     cx.m.store(acc, initc);
-    let g = cx.m.load(t.u32, w.group);
-    emit_for(cx, 32, |cx, l| {
+    for_group_lanes(cx, w, |cx, _, _, idx, v| {
         let one = cx.u32c(1);
         let zero = cx.u32c(0);
-        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-        let inb = cx.op2(Op::BitwiseAnd, g, bit);
-        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
-        let merge = cx.begin_if(c);
-        let idx = cx.op2(Op::IAdd, w.base, l);
-        let pg = w.xat(cx, w.xg, idx);
-        let v = cx.m.load(t.u32, pg);
         let b0 = cx.op2(Op::BitwiseAnd, v, one);
         let takes = cx.m.bin(Op::INotEqual, t.bool, b0, zero);
         let merge2 = cx.begin_if(takes);
@@ -499,7 +497,6 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         };
         cx.m.store(acc, r);
         cx.end_if(merge2);
-        cx.end_if(merge);
         Ok(())
     })?;
     let r = cx.m.load(t.u32, acc);
