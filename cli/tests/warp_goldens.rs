@@ -33,6 +33,16 @@ const KERNELS: &[&str] = &[
     "atomics_global_contended",
     "atomics_shared",
     "mbarrier_handoff",
+    "shfl_divergent_widths",
+    "shfl_ptx_predicate",
+    "vote_loop_break",
+    "match_reduce_divergent",
+    "barrier_counts_groups",
+    "syncthreads_after_exit",
+    "syncwarp_divergent",
+    // Not yet: "vote_after_return" (its full-mask votes after early returns reach WARPSYNC 0xffffffff while
+    // the returning lanes wait at BSYNC B0; silicon proceeds with the remaining lanes, the turns path reports
+    // no progress at pc 0xb60).
 ];
 
 fn args(l: &Launch) -> Vec<KernelArg> {

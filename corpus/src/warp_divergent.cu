@@ -26,9 +26,11 @@ __device__ __forceinline__ int prev_lane(unsigned m, int lane)
 
 extern "C" __global__ void shfl_divergent_widths(const int *a, int *out, int n)
 {
-    // SASS: SHFL.UP/DOWN/BFLY/IDX with segment widths 8, 16 and 32 inside data-dependent branches (BSSY/BSYNC),
-    // member masks from __activemask (VOTE.ANY R, PT, PT) and from ballots (VOTE.ANY R, P), SHFL.IDX with a
-    // per-lane source lane (FLO/POPC-style lane search) under an arbitrary divergent mask
+    // SASS: SHFL.UP/.DOWN/.BFLY/.IDX with segment widths 8, 16 and 32 inside data-dependent branches
+    // (BSSY/BSYNC), member masks from __activemask (VOTE.ANY R, PT, PT) and from ballots, nvcc's paths for
+    // masks it cannot prove uniform (BRA.DIV/BRA.CONV, MATCH.ANY + REDUX.OR tests, CALL to its shuffle
+    // helpers, WARPSYNC with register masks), a per-lane source lane found with BREV/FLO under an arbitrary
+    // divergent mask
     const int K = 12;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x & 31;
@@ -85,9 +87,9 @@ extern "C" __global__ void shfl_divergent_widths(const int *a, int *out, int n)
 
 extern "C" __global__ void shfl_ptx_predicate(const int *a, unsigned *out, int n)
 {
-    // SASS: SHFL.UP/DOWN/BFLY/IDX with the P destination predicate (PTX shfl.sync d|p), lane and clamp/segment
-    // operands in registers that differ per lane (odd clamps, segment masks 0-31), partial member masks over
-    // data-dependent lane ranges in divergent code
+    // SASS: SHFL.UP/.DOWN/.BFLY/.IDX with the P destination predicate (shfl.sync d|p in inline assembly), lane
+    // and clamp/segment operands in registers that differ per lane (odd clamps, segment masks 0-31), partial
+    // member masks over data-dependent lane ranges in divergent code (BSSY/BSYNC, VOTEU.ANY, WARPSYNC)
     const int K = 8;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x & 31;
@@ -119,9 +121,9 @@ extern "C" __global__ void shfl_ptx_predicate(const int *a, unsigned *out, int n
 
 extern "C" __global__ void vote_loop_break(const int *a, unsigned *out, int n)
 {
-    // SASS: VOTE.ANY (ballot), VOTE.ALL, VOTE.ANY with predicates, MATCH.ALL, REDUX.SUM under shrinking member
-    // masks in a loop with a data-dependent trip count and a second data-dependent break (BSSY/BREAK/BSYNC,
-    // WARPSYNC with register masks)
+    // SASS: VOTE.ANY (ballots; __any_sync into a predicate), VOTE.ALL, MATCH.ALL, REDUX.SUM under shrinking
+    // member masks in a loop with a data-dependent trip count and a second data-dependent exit (BSSY/BSYNC,
+    // PLOP3, WARPSYNC with register masks, BRA.DIV to nvcc's vote helpers)
     const int K = 6;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned x = i < n ? (unsigned)a[i] : 0u;
@@ -162,9 +164,10 @@ extern "C" __global__ void vote_loop_break(const int *a, unsigned *out, int n)
 
 extern "C" __global__ void vote_after_return(const int *a, unsigned *out, int n)
 {
-    // SASS: EXIT of data-dependent lanes inside a loop, then VOTE.ALL/ANY, ballot, REDUX.SUM/MAX, MATCH.ANY and
-    // WARPSYNC with full masks that name the exited lanes, __activemask after the exits, SHFL.IDX among the
-    // remaining lanes
+    // SASS: returns of data-dependent lanes inside a loop (nvcc parks those lanes at a BSYNC and lets them EXIT
+    // after the others), then VOTE.ALL, VOTE.ANY (ballot), REDUX.SUM/.MAX, MATCH.ANY and WARPSYNC 0xffffffff
+    // with full masks naming the returned lanes (BRA.DIV to nvcc's helpers), __activemask after the returns,
+    // SHFL.IDX among the remaining lanes, POPC
     const int K = 8;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x & 31;
@@ -206,8 +209,9 @@ extern "C" __global__ void vote_after_return(const int *a, unsigned *out, int n)
 
 extern "C" __global__ void match_reduce_divergent(const int *a, const long long *b, unsigned *out, int n)
 {
-    // SASS: MATCH.ANY/MATCH.ALL on 32- and 64-bit values and REDUX.SUM/MIN/MAX/AND/OR/XOR (signed and unsigned)
-    // with partial member masks from ballots in both arms of a data-dependent if/else, and from __activemask
+    // SASS: MATCH.ANY/.ALL on 32- and 64-bit values (.U64) and REDUX.SUM/.MIN/.MAX/.AND/.OR/.XOR (signed and
+    // unsigned) with partial member masks from ballots (VOTE.ANY, VOTEU.ANY) in both arms of a data-dependent
+    // if/else (BSSY/BSYNC), and from __activemask; WARPSYNC with register masks
     const int K = 10;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x & 31;
@@ -251,8 +255,8 @@ extern "C" __global__ void match_reduce_divergent(const int *a, const long long 
 extern "C" __global__ void barrier_counts_groups(const unsigned *a, unsigned *out, int n)
 {
     // SASS: BAR.ARV and BAR.SYNC with barrier ids and thread counts in registers and immediates between warp
-    // groups (pairs and a three-warp group), BAR.RED.POPC/AND/OR with a thread count, STS/LDS handed over
-    // through them
+    // groups (pairs and a three-warp group), BAR.RED.POPC/.AND/.OR with a thread count, B2R.RESULT, MEMBAR
+    // before the arrivals, STS/LDS handed over through them
     __shared__ unsigned s1[128];
     __shared__ unsigned s2[96];
     const int K = 6;
@@ -308,8 +312,8 @@ extern "C" __global__ void barrier_counts_groups(const unsigned *a, unsigned *ou
 
 extern "C" __global__ void syncthreads_after_exit(const int *a, int *out, int n)
 {
-    // SASS: EXIT of data-dependent lanes and of whole warps before BAR.SYNC and BAR.RED.POPC/AND/OR (exited
-    // threads release CTA-wide barriers), LDS of values stored before an earlier full BAR.SYNC
+    // SASS: EXIT of data-dependent lanes and of whole warps before BAR.SYNC and BAR.RED.POPC/.AND/.OR (exited
+    // threads release block-wide barriers), B2R.RESULT, LDS of values stored (STS) before an earlier BAR.SYNC
     __shared__ int s[128];
     const int K = 5;
     int t = threadIdx.x;
@@ -343,8 +347,10 @@ extern "C" __global__ void syncthreads_after_exit(const int *a, int *out, int n)
 
 extern "C" __global__ void syncwarp_divergent(const int *a, int *out, int n)
 {
-    // SASS: WARPSYNC with register masks from ballots in both arms of a data-dependent branch and inside a
-    // loop whose mask shrinks as lanes break out, STS/LDS exchange between the synchronised lanes
+    // SASS: __syncwarp with register masks from ballots (VOTE.ANY) in both arms of a data-dependent branch and
+    // inside a loop whose mask shrinks as lanes break out (nvcc tests the masks with MATCH.ANY, REDUX.OR,
+    // VOTEU.ANY and BRA.CONV and calls its WARPSYNC helper), STS/LDS exchange between the synchronised lanes,
+    // BREV/FLO lane search
     __shared__ int buf[128];
     const int K = 4;
     int t = threadIdx.x;
