@@ -13,6 +13,10 @@ pub struct Args {
     /// Vulkan device: an index from `sassport devices` or part of its name.
     #[arg(long, value_name = "N|NAME")]
     device: Option<String>,
+    /// How kernels with warp instructions run their warps: as 32-wide subgroups where the device has them
+    /// (auto), or in turns on any device.
+    #[arg(long, value_enum, default_value_t = sassport::kernel_run::Warps::Auto)]
+    warps: sassport::kernel_run::Warps,
     /// Translate even when the on-disk cache holds the module (and do not store it).
     #[arg(long)]
     no_cache: bool,
@@ -40,7 +44,12 @@ enum Verdict {
 pub fn run(args: Args) -> Result<()> {
     let launches = sassport_corpus::launches().context("reading the corpus manifest")?;
     let device = args.device.as_deref().map_or(DeviceSelector::Default, |d| d.parse().expect("infallible"));
-    let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
+    let mut rt = Runtime::new(RuntimeOptions {
+        device,
+        kernel_timing: true,
+        warp_subgroups: args.warps == sassport::kernel_run::Warps::Auto,
+        ..Default::default()
+    })
         .context("opening the Vulkan device")?;
     println!("device: {}", rt.device().name);
     let cache = if args.no_cache { None } else { default_spirv_cache() };

@@ -69,6 +69,15 @@ pub fn default_spirv_cache() -> Option<SpirvCache> {
 /// Translates `kernel` of `cubin_bytes` for the runtime's device (or takes the module from `cache`) and
 /// launches it with `args`.
 #[allow(clippy::too_many_arguments)]
+/// How kernels with warp instructions run their warps (`--warps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Warps {
+    /// As 32-wide subgroups where the device has them, else in turns.
+    Auto,
+    /// In turns on every device.
+    Turns,
+}
+
 pub fn run_kernel(
     rt: &mut Runtime,
     cache: Option<&SpirvCache>,

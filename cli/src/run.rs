@@ -31,6 +31,10 @@ pub struct Args {
     /// Vulkan device: an index from `sassport devices` or part of its name.
     #[arg(long, value_name = "N|NAME")]
     device: Option<String>,
+    /// How kernels with warp instructions run their warps: as 32-wide subgroups where the device has them
+    /// (auto), or in turns on any device.
+    #[arg(long, value_enum, default_value_t = sassport::kernel_run::Warps::Auto)]
+    warps: sassport::kernel_run::Warps,
     /// Translate even when the on-disk cache holds the module (and do not store it).
     #[arg(long)]
     no_cache: bool,
@@ -42,7 +46,12 @@ pub fn run(args: Args) -> Result<()> {
     let kernel_args: Vec<KernelArg> = args.args.iter().map(|s| parse_arg(s)).collect::<Result<_>>()?;
     let bytes = std::fs::read(&args.cubin).with_context(|| format!("reading {}", args.cubin.display()))?;
     let device = args.device.as_deref().map_or(DeviceSelector::Default, |d| d.parse().expect("infallible"));
-    let mut rt = Runtime::new(RuntimeOptions { device, kernel_timing: true, ..Default::default() })
+    let mut rt = Runtime::new(RuntimeOptions {
+        device,
+        kernel_timing: true,
+        warp_subgroups: args.warps == sassport::kernel_run::Warps::Auto,
+        ..Default::default()
+    })
         .context("opening the Vulkan device")?;
     println!("device: {}", rt.device().name);
     let cache = if args.no_cache { None } else { default_spirv_cache() };

@@ -51,10 +51,10 @@ def native_times(f, grid, block, args, warm_reps, idle_reps):
     return warm, idle
 
 
-def run_sassport(exe, cubin, kernel, grid, block, args, outdir, reps, warmer):
+def run_sassport(exe, cubin, kernel, grid, block, args, outdir, reps, warmer, extra=()):
     """Runs `sassport run` `reps` times; returns kernel times (ms), translate times, wall times, last outdir."""
     cmd = [exe, "run", cubin, "--kernel", kernel, "--grid", ",".join(map(str, grid)),
-           "--block", ",".join(map(str, block)), "--device", "NVIDIA", "--out", outdir]
+           "--block", ",".join(map(str, block)), "--device", "NVIDIA", "--out", outdir, *extra]
     for a in args:
         cmd += ["--arg", a]
     ktimes, ttimes, walls = [], [], []

@@ -103,6 +103,9 @@ pub struct DeviceFeatures {
     pub compute_full_subgroups: bool,
     /// `maintenance4` (needed for `LocalSizeId`).
     pub maintenance4: bool,
+    /// `VK_KHR_shader_maximal_reconvergence` and its `shaderMaximalReconvergence` feature (the subgroup form
+    /// asks for `MaximallyReconvergesKHR` with it: threads rejoin where the structured program merges).
+    pub maximal_reconvergence: bool,
 }
 
 /// One Vulkan device as sassport sees it.
@@ -134,6 +137,8 @@ pub struct DeviceInfo {
     pub min_subgroup_size: u32,
     /// Largest selectable subgroup size.
     pub max_subgroup_size: u32,
+    /// `VkSubgroupFeatureFlags` supported in compute shaders (0 when compute is not a supported stage).
+    pub subgroup_operations: u32,
     /// Limits.
     pub limits: DeviceLimits,
     /// Features.
@@ -141,6 +146,9 @@ pub struct DeviceInfo {
     /// Float-controls properties.
     pub float_controls: FloatControls,
 }
+
+/// The extension behind [`DeviceFeatures::maximal_reconvergence`].
+pub(crate) const MAXIMAL_RECONVERGENCE: &CStr = c"VK_KHR_shader_maximal_reconvergence";
 
 /// Formats a `VK_MAKE_API_VERSION` number as `major.minor.patch`.
 pub fn format_api_version(v: u32) -> String {
@@ -191,6 +199,8 @@ impl DeviceInfo {
                 self.subgroup_size
             },
             subgroup_size_control: control,
+            subgroup_operations: self.subgroup_operations,
+            maximal_reconvergence: self.features.maximal_reconvergence,
             int64: self.features.int64,
             float64: self.features.float64,
             int16: self.features.int16,
@@ -402,6 +412,14 @@ impl Instance {
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let extensions =
+            unsafe { inst.enumerate_device_extension_properties(pd) }.unwrap_or_default();
+        let has_extension = |name: &CStr| {
+            extensions
+                .iter()
+                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+        };
+        let mut fmr = vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default();
         let features;
         if modern {
             let mut props2 = vk::PhysicalDeviceProperties2::default()
@@ -417,6 +435,9 @@ impl Instance {
             if base.api_version >= vk::API_VERSION_1_3 {
                 feats2 = feats2.push_next(&mut f13);
             }
+            if has_extension(MAXIMAL_RECONVERGENCE) {
+                feats2 = feats2.push_next(&mut fmr);
+            }
             unsafe { inst.get_physical_device_features2(pd, &mut feats2) };
             features = feats2.features;
         } else {
@@ -431,7 +452,11 @@ impl Instance {
                 .unwrap_or_default()
         };
         let b = |x: vk::Bool32| x == vk::TRUE;
-        let control = b(f13.subgroup_size_control);
+        let maximal = b(fmr.shader_maximal_reconvergence);
+        let control = b(f13.subgroup_size_control)
+            && v13
+                .required_subgroup_size_stages
+                .contains(vk::ShaderStageFlags::COMPUTE);
         DeviceInfo {
             index,
             name: cstr(&base.device_name),
@@ -453,6 +478,14 @@ impl Instance {
                 v13.max_subgroup_size
             } else {
                 v11.subgroup_size
+            },
+            subgroup_operations: if v11
+                .subgroup_supported_stages
+                .contains(vk::ShaderStageFlags::COMPUTE)
+            {
+                v11.subgroup_supported_operations.as_raw()
+            } else {
+                0
             },
             limits: DeviceLimits {
                 max_storage_buffer_range: l.max_storage_buffer_range,
@@ -482,6 +515,7 @@ impl Instance {
                 subgroup_size_control: control,
                 compute_full_subgroups: b(f13.compute_full_subgroups),
                 maintenance4: b(f13.maintenance4),
+                maximal_reconvergence: has_extension(MAXIMAL_RECONVERGENCE) && maximal,
             },
             float_controls: FloatControls {
                 denorm_preserve: [

@@ -186,6 +186,13 @@ pub enum RuntimeError {
         /// Byte offset of an instruction a waiting thread is stuck at.
         pc: u32,
     },
+    /// A kernel translated to run warps as subgroups found that the device does not number a block's
+    /// invocations as warps (thread `t` in lane `t % 32` of subgroup `t / 32`); it stopped before running.
+    #[error("kernel {kernel:?} runs warps as subgroups, but the device does not lay a block's threads out in 32-thread subgroups in order; translate it in the turns form (--warps turns)")]
+    SubgroupLayout {
+        /// Kernel name.
+        kernel: String,
+    },
     /// Reading or writing the on-disk pipeline cache failed.
     #[error("pipeline cache {path}: {source}")]
     CacheIo {

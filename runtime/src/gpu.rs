@@ -79,12 +79,20 @@ impl Gpu {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
             .queue_priorities(&priorities)];
-        let create = vk::DeviceCreateInfo::default()
+        let mut fmr = vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default()
+            .shader_maximal_reconvergence(true);
+        let extensions = [crate::device::MAXIMAL_RECONVERGENCE.as_ptr()];
+        let mut create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_features(&features)
             .push_next(&mut f11)
             .push_next(&mut f12)
             .push_next(&mut f13);
+        if f.maximal_reconvergence {
+            create = create
+                .enabled_extension_names(&extensions)
+                .push_next(&mut fmr);
+        }
         // SAFETY: valid create info; features enabled are ones the device reported.
         let device = unsafe { inst.create_device(pd, &create, None) }
             .map_err(RuntimeError::vk("vkCreateDevice"))?;

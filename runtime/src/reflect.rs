@@ -31,6 +31,11 @@ pub struct ModuleInterface {
 }
 
 impl ModuleInterface {
+    /// The module uses subgroup operations: in a translated module, warps run as 32-wide subgroups.
+    pub fn uses_subgroups(&self) -> bool {
+        self.capabilities.contains(&Capability::GroupNonUniform)
+    }
+
     /// Names the first capability the device lacks, if any.
     pub fn missing_feature(&self, f: &DeviceFeatures) -> Option<&'static str> {
         self.capabilities.iter().find_map(|c| {

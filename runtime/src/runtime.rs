@@ -80,6 +80,10 @@ pub struct RuntimeOptions {
     /// Bytes of device `printf` records a launch may leave (rounded up to 256); records beyond are dropped
     /// and counted ([`crate::PrintfOutput::dropped`]).
     pub printf_buffer_bytes: u64,
+    /// Let kernels with warp instructions run their warps as 32-wide subgroups where the device can; `false`
+    /// hides the device's subgroup operations from [`Runtime::profile`], so the translator runs warps in
+    /// turns (for comparisons, or a driver whose subgroups misbehave).
+    pub warp_subgroups: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -96,6 +100,7 @@ impl Default for RuntimeOptions {
             kernel_timing: false,
             validation: false,
             printf_buffer_bytes: DEFAULT_PRINTF_BUFFER_BYTES,
+            warp_subgroups: true,
         }
     }
 }
@@ -137,6 +142,9 @@ struct KernelEntry {
     /// Scratch offset of the first launch-values copy.
     launch_values_offset: u64,
     pipelines: HashMap<([u32; 3], u32), vk::Pipeline>,
+    /// The module runs warps as subgroups and the device's default subgroup size is not 32: pipelines ask
+    /// for 32 with subgroup-size control.
+    require_warp_subgroups: bool,
 }
 
 /// One Vulkan device with its global-memory window, loaded kernels and their pipelines.
@@ -374,9 +382,15 @@ impl Runtime {
     /// What the device can do, for the translator; includes the measured float behaviour once
     /// [`Runtime::measure_float`] has run.
     pub fn profile(&self) -> DeviceProfile {
+        let device = self.gpu.info.profile();
         DeviceProfile {
             measured: self.measured,
-            ..self.gpu.info.profile()
+            subgroup_operations: if self.options.warp_subgroups {
+                device.subgroup_operations
+            } else {
+                0
+            },
+            ..device
         }
     }
 

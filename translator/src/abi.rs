@@ -237,6 +237,13 @@ pub const EXTERN_SECTION: u16 = 0xffff;
 /// live thread waits at a barrier or convergence point that cannot complete); pc is a waiting thread's,
 /// address and size 0.
 pub const FAULT_KIND_NO_PROGRESS: u32 = 7;
+/// Fault kind: warps run as subgroups (the subgroup form) and the device did not give thread `t` of the block
+/// subgroup invocation `t % 32` of subgroup `t / 32`, so lane exchanges would pair the wrong threads; the
+/// invocation stopped before running anything. pc is the kernel's entry, address and size 0.
+pub const FAULT_KIND_SUBGROUP_LAYOUT: u32 = 8;
+
+/// Threads in an SM86 warp.
+pub const WARP_SIZE: u32 = 32;
 
 impl FaultRecord {
     /// Decodes a record from the eight little-endian words the shader wrote.
@@ -286,6 +293,10 @@ pub struct DeviceProfile {
     pub max_subgroup_size: u32,
     /// `subgroupSizeControl` and `computeFullSubgroups` are both enabled.
     pub subgroup_size_control: bool,
+    /// `VkSubgroupFeatureFlags` supported in compute shaders (0 when compute is not a supported stage).
+    pub subgroup_operations: u32,
+    /// `VK_KHR_shader_maximal_reconvergence` is enabled: modules may declare `MaximallyReconvergesKHR`.
+    pub maximal_reconvergence: bool,
     /// `shaderInt64` enabled (always true: sassport requires it for 64-bit addresses).
     pub int64: bool,
     /// `shaderFloat64` enabled.

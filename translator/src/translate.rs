@@ -27,6 +27,9 @@ pub const TRANSLATOR_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The target device, if known (selects native or emulated lowerings as they become device-dependent).
+    /// Kernels with warp-synchronous instructions run their warps as 32-wide subgroups where the profile says
+    /// the device can (`lower::subgroup::device_supports`), else in turns; set `subgroup_operations` to 0 to
+    /// ask for turns.
     pub profile: Option<abi::DeviceProfile>,
     /// Which control-flow form to emit.
     pub control: ControlForm,
@@ -103,7 +106,39 @@ pub fn translate_kernel_with(
     let local = local_bytes(kernel, &program);
     let shared = shared_bytes(kernel)?;
     let float = FloatSupport::for_profile(options.profile.as_ref());
-    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, float, externs)
+    let warps = WarpPlan::for_profile(options.profile.as_ref());
+    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, float, externs, warps)
+}
+
+/// How a kernel with warp-synchronous instructions may run its warps on the target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct WarpPlan {
+    /// Warps as 32-wide subgroups in the structured form.
+    subgroups: bool,
+    /// Declare `MaximallyReconvergesKHR` (the device enabled `VK_KHR_shader_maximal_reconvergence`).
+    maximal_reconvergence: bool,
+}
+
+impl WarpPlan {
+    fn for_profile(p: Option<&abi::DeviceProfile>) -> WarpPlan {
+        match p {
+            Some(p) if crate::lower::subgroup::device_supports(p) => {
+                WarpPlan { subgroups: true, maximal_reconvergence: p.maximal_reconvergence }
+            }
+            _ => WarpPlan::default(),
+        }
+    }
+}
+
+/// The form chosen for a kernel's warps.
+#[derive(Debug, Clone)]
+enum WarpMode {
+    /// No warp-synchronous instructions.
+    None,
+    /// Structured, warps as subgroups.
+    Subgroups { maximal_reconvergence: bool },
+    /// In turns, and why not as subgroups.
+    Turns(String),
 }
 
 fn shared_bytes(kernel: &Kernel<'_>) -> Result<u32, TranslateError> {
@@ -128,14 +163,14 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
     let name = kernel.name();
     let local = local_bytes(kernel, program);
     let shared = shared_bytes(kernel)?;
-    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, FloatSupport::default(), Default::default())
+    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, FloatSupport::default(), Default::default(), WarpPlan::default())
 }
 
 /// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
 /// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
 /// without a cubin (tests, fuzzing, emulators holding code in memory).
 pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, ControlForm::default(), &[], FloatSupport::default(), Default::default())
+    emit_module(name, program, local, shared, ControlForm::default(), &[], FloatSupport::default(), Default::default(), WarpPlan::default())
 }
 
 /// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
@@ -147,9 +182,11 @@ pub fn translate_decoded_with(
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
 ) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default(), Default::default())
+    emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default(), Default::default(), WarpPlan::default())
 }
 
+/// Emits the module; a kernel with warp instructions gets the subgroup form where the plan allows and it
+/// structures exactly (every `BSYNC` at a merge), else the turns form with the reason.
 #[allow(clippy::too_many_arguments)]
 fn emit_module(
     name: &str,
@@ -160,6 +197,38 @@ fn emit_module(
     jump_tables: &[crate::cubin::IndirectBranch],
     float: FloatSupport,
     externs: crate::lower::externs::ExternCalls,
+    warps: WarpPlan,
+) -> Result<Translation, TranslateError> {
+    let emit = |mode: WarpMode| {
+        emit_module_as(name, program, local, shared, control, jump_tables, float, externs.clone(), mode)
+    };
+    if !crate::control::turns::needs_turns(program) {
+        return emit(WarpMode::None);
+    }
+    let why = if !warps.subgroups {
+        "the device has no 32-wide subgroups".to_string()
+    } else if control != ControlForm::Structured {
+        "the dispatch form was requested".to_string()
+    } else {
+        match emit(WarpMode::Subgroups { maximal_reconvergence: warps.maximal_reconvergence }) {
+            Ok(t) => return Ok(t),
+            Err(e) => format!("not as subgroups: {e}"),
+        }
+    };
+    emit(WarpMode::Turns(why))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_module_as(
+    name: &str,
+    program: &Program,
+    local: u32,
+    shared: u32,
+    control: ControlForm,
+    jump_tables: &[crate::cubin::IndirectBranch],
+    float: FloatSupport,
+    externs: crate::lower::externs::ExternCalls,
+    warps: WarpMode,
 ) -> Result<Translation, TranslateError> {
     if local > 0x10_0000 || shared > 0x10_0000 {
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
@@ -204,18 +273,39 @@ fn emit_module(
         float,
         externs,
         warp: None,
+        subgroup: None,
     };
-    // Warp-synchronous instructions need the threads of a warp to run together: the turns form.
-    let form = match control {
-        _ if crate::control::turns::needs_turns(program) => {
+    // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
+    // structured form, or in turns.
+    use crate::control::structured::Form;
+    let form = match &warps {
+        WarpMode::Turns(why) => {
             let blocks = crate::control::turns::emit_turns(&mut cx, program, [sx, sy, sz])?;
-            crate::control::structured::Form::Turns { blocks }
+            Form::Turns { blocks, why: why.clone() }
         }
-        ControlForm::Structured => crate::control::structured::emit(&mut cx, program, jump_tables)?,
-        ControlForm::Dispatch => {
-            crate::control::emit_dispatch(&mut cx, program)?;
-            crate::control::structured::Form::Dispatch("requested".into())
+        WarpMode::Subgroups { .. } => {
+            crate::lower::subgroup::setup(&mut cx, [sx, sy, sz]);
+            match crate::control::structured::emit(&mut cx, program, jump_tables)? {
+                Form::Structured { report, reconvergence, inlined, shared, .. }
+                    if reconvergence.moved.is_empty() && reconvergence.moved_in_recursion.is_empty() =>
+                {
+                    Form::Structured { report, reconvergence, inlined, shared, warps_as_subgroups: true }
+                }
+                other => {
+                    return Err(TranslateError::Limit {
+                        kernel: name.into(),
+                        reason: format!("threads would not rejoin where SM86 reconverges them ({other})"),
+                    })
+                }
+            }
         }
+        WarpMode::None => match control {
+            ControlForm::Structured => crate::control::structured::emit(&mut cx, program, jump_tables)?,
+            ControlForm::Dispatch => {
+                crate::control::emit_dispatch(&mut cx, program)?;
+                Form::Dispatch("requested".into())
+            }
+        },
     };
     let Ctx { mut m, st, float, .. } = cx;
     m.end_function();
@@ -233,6 +323,11 @@ fn emit_module(
     }
     if !modes.is_empty() {
         m.capability(Capability::SignedZeroInfNanPreserve);
+    }
+    if let WarpMode::Subgroups { maximal_reconvergence: true } = warps {
+        // Threads rejoin where the structured program merges (the BSYNCs), as SM86 reconverges them.
+        m.extension("SPV_KHR_maximal_reconvergence");
+        modes.push((ExecutionMode::MaximallyReconvergesKHR, &[]));
     }
     m.entry_point(main, abi::ENTRY_POINT, &modes);
     let words = m.finish();

@@ -65,6 +65,7 @@ fn module(g: &Cfg, limits: &Limits) -> (Vec<u32>, Vec<Stmt>) {
         float: Default::default(),
         externs: Default::default(),
         warp: None,
+        subgroup: None,
     };
     emit_with(&mut cx, &s, &mut Synthetic(g)).expect("emits");
     let Ctx { mut m, st, .. } = cx;

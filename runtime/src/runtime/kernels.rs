@@ -80,6 +80,26 @@ impl Runtime {
                 ),
             });
         }
+        // A module with subgroup operations runs each warp as one 32-wide subgroup (the translator's subgroup
+        // form): the device must give 32 by default or through subgroup-size control.
+        let warp = abi::WARP_SIZE;
+        let require_warp_subgroups = if !interface.uses_subgroups() || info.subgroup_size == warp {
+            false
+        } else if info.features.subgroup_size_control
+            && info.features.compute_full_subgroups
+            && info.min_subgroup_size <= warp
+            && warp <= info.max_subgroup_size
+        {
+            true
+        } else {
+            return Err(RuntimeError::MissingFeature {
+                device: info.name.clone(),
+                missing: format!(
+                    "32-wide subgroups (kernel {name:?} runs warps as subgroups; the device's are {} wide)",
+                    info.subgroup_size
+                ),
+            });
+        };
         let uniforms = interface.banks.len() as u32 + u32::from(interface.uses_launch_values);
         if uniforms > info.limits.max_per_stage_uniform_buffers {
             return Err(RuntimeError::AbiViolation {
@@ -153,6 +173,7 @@ impl Runtime {
             banks,
             launch_values_offset,
             pipelines: HashMap::new(),
+            require_warp_subgroups,
         };
         let result = (|| -> Result<()> {
             unsafe {
@@ -305,6 +326,8 @@ impl Runtime {
             module: e.module,
             layout: e.pipeline_layout,
             spec: [block[0], block[1], block[2], dynamic_shared],
+            warp_subgroups: e.require_warp_subgroups,
+            full_subgroups: block[0] % abi::WARP_SIZE == 0,
         };
         let created = match self.options.pipeline_timeout {
             None => job.run(),
@@ -366,6 +389,9 @@ struct PipelineJob {
     module: vk::ShaderModule,
     layout: vk::PipelineLayout,
     spec: [u32; 4],
+    /// Ask for 32-wide subgroups (and, when the block's x size allows, full ones).
+    warp_subgroups: bool,
+    full_subgroups: bool,
 }
 
 impl PipelineJob {
@@ -390,11 +416,19 @@ impl PipelineJob {
             .map_entries(&entries)
             .data(&data);
         let name = std::ffi::CString::new(abi::ENTRY_POINT).expect("entry point name has no NUL");
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(abi::WARP_SIZE);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(self.module)
             .name(&name)
             .specialization_info(&spec);
+        if self.warp_subgroups {
+            stage = stage.push_next(&mut required);
+            if self.full_subgroups {
+                stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
+            }
+        }
         let info = vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(self.layout);

@@ -383,6 +383,9 @@ impl Runtime {
             if record.kind == abi::FAULT_KIND_NO_PROGRESS {
                 return Err(RuntimeError::NoProgress { kernel, pc: record.pc });
             }
+            if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
+                return Err(RuntimeError::SubgroupLayout { kernel });
+            }
             let kind = match record.kind {
                 abi::FAULT_KIND_LOAD => "load".to_string(),
                 abi::FAULT_KIND_STORE => "store".to_string(),

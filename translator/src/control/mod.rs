@@ -65,6 +65,38 @@ pub fn lower_inline(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     }
 }
 
+/// When a `BRA` or `EXIT` ending a block is taken, besides its guard (`None`: always): its second predicate
+/// operand (bits 89:87, negated by 90), and for `BRA.U` its uniform predicate (bits 26:24, negated by 27), for
+/// `BRA.DIV`/`BRA.CONV` the warp-divergence test of the turns or subgroup form.
+pub fn branch_condition(cx: &mut Ctx<'_>, last: &Inst) -> Result<Option<Id>, TranslateError> {
+    let t = cx.t;
+    let p = last.bits(87, 3);
+    let n = last.bit(90);
+    let mut c = if p == 7 && !n { None } else { Some(cx.pred(p, n)) };
+    let extra = match (last.mnemonic, last.opcode()) {
+        ("BRA", 0x1547) => {
+            let mut u = cx.st.upred(&mut cx.m, &t, last.bits(24, 3) as u8);
+            if last.bit(27) {
+                u = cx.m.un(Op::LogicalNot, t.bool, u);
+            }
+            Some(u)
+        }
+        ("BRA", op) if op & 0x1000 != 0 => Some(if cx.subgroup.is_some() {
+            crate::lower::subgroup::divergence_branch(cx, last)?
+        } else {
+            crate::lower::warp::divergence_branch(cx, last)?
+        }),
+        _ => None,
+    };
+    if let Some(e) = extra {
+        c = Some(match c {
+            Some(p) => cx.m.bin(Op::LogicalAnd, t.bool, p, e),
+            None => e,
+        });
+    }
+    Ok(c)
+}
+
 /// Lowers the control instruction ending a block: stores the next offset into `next_pc`.
 pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &Inst) -> Result<(), TranslateError> {
     let t = cx.t;
@@ -72,16 +104,6 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
     let guard = match last.guard() {
         Some((p, neg)) => Some(cx.pred(u32::from(p), neg)),
         None => None,
-    };
-    // Second predicate operand of BRA/EXIT (bits 89:87, negated by 90).
-    let cond_pred = |cx: &mut Ctx<'_>| -> Option<crate::spirv::Id> {
-        let p = last.bits(87, 3);
-        let n = last.bit(90);
-        if p == 7 && !n {
-            None
-        } else {
-            Some(cx.pred(p, n))
-        }
     };
     let taken = |cx: &mut Ctx<'_>, a: Option<u32>, b: Option<u32>| -> Option<u32> {
         match (a, b) {
@@ -93,25 +115,7 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
     let next = match last.mnemonic {
         "BRA" => {
             let target = last.branch_target() as u32;
-            let mut c = cond_pred(cx);
-            if last.opcode() == 0x1547 {
-                // BRA.U on a uniform predicate (bits 26:24, negated by bit 27), besides the P condition.
-                let t = cx.t;
-                let mut u = cx.st.upred(&mut cx.m, &t, last.bits(24, 3) as u8);
-                if last.bit(27) {
-                    u = cx.m.un(Op::LogicalNot, t.bool, u);
-                }
-                c = Some(match c {
-                    Some(p) => cx.m.bin(Op::LogicalAnd, t.bool, p, u),
-                    None => u,
-                });
-            } else if last.opcode() & 0x1000 != 0 {
-                let d = crate::lower::warp::divergence_branch(cx, last)?;
-                c = Some(match c {
-                    Some(p) => cx.m.bin(Op::LogicalAnd, t.bool, p, d),
-                    None => d,
-                });
-            }
+            let c = branch_condition(cx, last)?;
             match taken(cx, guard, c) {
                 None => cx.u32c(target),
                 Some(tk) => {
@@ -122,7 +126,7 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
             }
         }
         "EXIT" => {
-            let c = cond_pred(cx);
+            let c = branch_condition(cx, last)?;
             match taken(cx, guard, c) {
                 None => cx.u32c(EXIT_PC),
                 Some(tk) => {
@@ -133,7 +137,7 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
             }
         }
         "CALL" => {
-            if guard.is_some() || cond_pred(cx).is_some() {
+            if guard.is_some() || branch_condition(cx, last)?.is_some() {
                 return Err(cx.refuse("predicated CALL not translated yet"));
             }
             if last.opcode() == 0x0944 {

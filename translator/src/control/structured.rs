@@ -33,11 +33,19 @@ use std::collections::HashMap;
 /// Which form a kernel's control flow got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    Structured { report: StructureReport, reconvergence: Reconvergence, inlined: Inlined, shared: Vec<SharedFunction> },
+    /// `warps_as_subgroups`: the kernel's warp instructions are subgroup operations (`lower::subgroup`).
+    Structured {
+        report: StructureReport,
+        reconvergence: Reconvergence,
+        inlined: Inlined,
+        shared: Vec<SharedFunction>,
+        warps_as_subgroups: bool,
+    },
     /// The whole-kernel dispatch loop, and why.
     Dispatch(String),
-    /// Warps in turns (`crate::control::turns`): the kernel has warp-synchronous instructions.
-    Turns { blocks: usize },
+    /// Warps in turns (`crate::control::turns`): the kernel has warp-synchronous instructions, and `why` they
+    /// do not run as subgroups.
+    Turns { blocks: usize, why: String },
 }
 
 /// Device-function calls inlined into the kernel's graph.
@@ -66,7 +74,7 @@ pub struct Reconvergence {
 impl std::fmt::Display for Form {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Form::Structured { report, reconvergence: r, inlined, shared } => {
+            Form::Structured { report, reconvergence: r, inlined, shared, warps_as_subgroups } => {
                 write!(f, "{report}")?;
                 if inlined.call_sites > 0 {
                     write!(f, ", {} call sites inlined ({} blocks)", inlined.call_sites, inlined.nodes)?;
@@ -92,10 +100,13 @@ impl std::fmt::Display for Form {
                     let offs: Vec<String> = r.moved_in_recursion.iter().map(|o| format!("0x{o:x}")).collect();
                     write!(f, " (inside recursion, not at a merge: {})", offs.join(", "))?;
                 }
+                if *warps_as_subgroups {
+                    write!(f, "; warps as 32-wide subgroups")?;
+                }
                 Ok(())
             }
             Form::Dispatch(why) => write!(f, "dispatch loop: {why}"),
-            Form::Turns { blocks } => write!(f, "warps in turns: {blocks} turn blocks"),
+            Form::Turns { blocks, why } => write!(f, "warps in turns ({why}): {blocks} turn blocks"),
         }
     }
 }
@@ -184,7 +195,8 @@ fn last_inst(prog: &Program, block: u32) -> Option<&Inst> {
 
 /// `BRA`/`EXIT` with a second predicate operand (bits 89:87 not PT, or negated by bit 90).
 fn has_condition(i: &Inst) -> bool {
-    i.bits(87, 3) != 7 || i.bit(90)
+    // BRA.U (uniform predicate) and BRA.DIV/BRA.CONV (divergence test) have the 0x1000 opcode bit.
+    i.bits(87, 3) != 7 || i.bit(90) || (i.mnemonic == "BRA" && i.opcode() & 0x1000 != 0)
 }
 
 /// The graph of `prog` with calls inlined, or why the structured form does not apply.
@@ -231,7 +243,9 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
             let at = last.offset;
             let guarded = last.guard().is_some();
             match last.mnemonic {
-                "BRA" if last.opcode() & 0x1000 == 0 => {
+                // BRA, BRA.U (uniform predicate) and BRA.DIV/BRA.CONV (warp divergence test), all with an
+                // immediate target.
+                "BRA" if matches!(last.opcode(), 0x0947 | 0x1547 | 0x1947) => {
                     let target = node_at(last.branch_target() as u32, ctx, &mut node_block, &mut node_ctx)?;
                     if guarded || has_condition(last) {
                         Term::Cond(target, node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
@@ -562,7 +576,7 @@ pub fn emit(cx: &mut Ctx<'_>, prog: &Program, indirect: &[IndirectBranch]) -> Re
     emit_structured(cx, prog, &kcfg, &s)?;
     let reconvergence = reconvergence(prog, &kcfg, &s);
     let inlined = Inlined { call_sites: kcfg.call_sites, nodes: kcfg.inlined_nodes };
-    Ok(Form::Structured { report: s.report, reconvergence, inlined, shared: kcfg.shared })
+    Ok(Form::Structured { report: s.report, reconvergence, inlined, shared: kcfg.shared, warps_as_subgroups: false })
 }
 
 /// What the emitter asks of the code it places: a node's straight-line code, the condition of its two-way
@@ -623,7 +637,7 @@ impl ProgramCode<'_> {
         }
         let merge = cx.begin_if(bad);
         super::control_fault(cx, value);
-        cx.m.op_void(Op::Return, &[]);
+        leave(cx);
         cx.m.label(merge);
         Ok(())
     }
@@ -648,11 +662,7 @@ impl NodeCode for ProgramCode<'_> {
         let Some(last) = self.last(node) else { return Err(cx.refuse("branch without a block")) };
         cx.inst = last;
         let guard = last.guard().map(|(p, neg)| cx.pred(u32::from(p), neg));
-        let second = if matches!(last.mnemonic, "BRA" | "EXIT") && has_condition(&last) {
-            Some(cx.pred(last.bits(87, 3), last.bit(90)))
-        } else {
-            None
-        };
+        let second = if matches!(last.mnemonic, "BRA" | "EXIT") { super::branch_condition(cx, &last)? } else { None };
         Ok(match (guard, second) {
             (Some(a), Some(b)) => cx.m.bin(Op::LogicalAnd, cx.t.bool, a, b),
             (Some(a), None) | (None, Some(a)) => a,
@@ -718,13 +728,19 @@ pub fn emit_structured(
     emit_with(cx, s, &mut ProgramCode { prog, kcfg, target: None })
 }
 
+/// The thread exits: warps as subgroups count it out of block barriers first (`lower::subgroup::exited`).
+fn leave(cx: &mut Ctx<'_>) {
+    crate::lower::subgroup::exited(cx);
+    cx.m.op_void(Op::Return, &[]);
+}
+
 /// Emits a structured program into the current function (which has an open block), taking node code from
 /// `src`.
 pub fn emit_with(cx: &mut Ctx<'_>, s: &Structured, src: &mut dyn NodeCode) -> Result<(), TranslateError> {
     let mut e = Emitter { src, s, frames: Vec::new(), brk: None, routes: HashMap::new() };
     e.stmts(cx, &s.body)?;
     if cx.m.current_block().is_some() {
-        cx.m.op_void(Op::Return, &[]);
+        leave(cx);
     }
     Ok(())
 }
@@ -796,7 +812,7 @@ impl Emitter<'_> {
                     let c = cx.u32c(*value);
                     cx.m.store(v, c);
                 }
-                Stmt::Exit => cx.m.op_void(Op::Return, &[]),
+                Stmt::Exit => leave(cx),
             }
         }
         Ok(())
@@ -913,7 +929,7 @@ impl Emitter<'_> {
             if let Some(i) = self.input_of(node) {
                 self.src.unknown_target(cx, i)?;
             }
-            cx.m.op_void(Op::Return, &[]);
+            leave(cx);
         }
         for (arm, label) in arms.iter().zip(&labels) {
             cx.m.label(*label);

@@ -775,9 +775,10 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     }
     let (bytes, signed, float) = atomic_type(cx)?;
     if bytes == 8 && cast {
-        if cx.warp.is_none() {
-            // Outside the turns form lavapipe left 8-lane groups after the first unable to take the lock.
-            return Err(cx.refuse("ATOMS.CAST.SPIN.64 is translated only in the warps-in-turns form"));
+        if cx.warp.is_none() && cx.subgroup.is_none() {
+            // In the plain structured form lavapipe left 8-lane groups after the first unable to take the
+            // lock; the turns form and warps as hardware subgroups (NVIDIA) are tested.
+            return Err(cx.refuse("ATOMS.CAST.SPIN.64 is translated only with warps in turns or as subgroups"));
         }
         return shared_cast64(cx);
     }

@@ -25,6 +25,7 @@ mod predicate;
 mod shared_counter;
 mod simd;
 mod special;
+pub mod subgroup;
 mod uniform;
 pub(crate) mod warp;
 
@@ -88,6 +89,8 @@ pub struct Ctx<'a> {
     pub float: FloatSupport,
     /// The turns form's warp state (`None` in the dispatch and structured forms).
     pub warp: Option<warp::WarpState>,
+    /// The subgroup form's state (warps as 32-wide subgroups in the structured form), else `None`.
+    pub subgroup: Option<subgroup::SubgroupState>,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
@@ -380,7 +383,7 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 
 fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let m = cx.inst.mnemonic;
-    if warp::lower(cx, m)? || predicate::lower(cx, m)? || integer::lower(cx, m)? || uniform::lower(cx, m)? || shared_counter::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
+    if subgroup::lower(cx, m)? || warp::lower(cx, m)? || predicate::lower(cx, m)? || integer::lower(cx, m)? || uniform::lower(cx, m)? || shared_counter::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
         || float::lower(cx, m)?
         || convert::lower(cx, m)?
         || fp64::lower(cx, m)?

@@ -150,6 +150,7 @@ pub fn end_invocation(cx: &mut Ctx<'_>) {
             cx.m.store(w.halted, yes);
         }
         None => {
+            super::subgroup::exited(cx);
             cx.m.op_void(Op::Return, &[]);
             let dead = cx.m.id();
             cx.m.label(dead);
@@ -367,9 +368,14 @@ fn gather_bits(cx: &mut Ctx<'_>, w: WarpState) -> Result<(Id, Id), TranslateErro
 
 fn vote(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let w = cx.warp.expect("checked");
+    let (part, ballot) = gather_bits(cx, w)?;
+    vote_results(cx, part, ballot)
+}
+
+/// VOTE/VOTEU's results from the lanes taking part (`part`) and those whose predicate holds (`ballot`).
+pub(super) fn vote_results(cx: &mut Ctx<'_>, part: Id, ballot: Id) -> Result<(), TranslateError> {
     let t = cx.t;
     let i = cx.inst;
-    let (part, ballot) = gather_bits(cx, w)?;
     let zero = cx.u32c(0);
     let p = match i.bits(72, 2) {
         0 => cx.m.bin(Op::IEqual, t.bool, ballot, part),
@@ -399,7 +405,6 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let t = cx.t;
     let i = cx.inst;
     let wide = i.bit(73);
-    let any = i.bit(79);
     let ra = i.bits(24, 8) as u8;
     let mine0 = cx.reg(ra);
     let mine1 = if wide {
@@ -439,6 +444,15 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     })?;
     let p = cx.m.load(t.u32, part);
     let s = cx.m.load(t.u32, same);
+    match_results(cx, p, s)
+}
+
+/// MATCH's results from the lanes taking part (`p`) and those holding this thread's value (`s`).
+pub(super) fn match_results(cx: &mut Ctx<'_>, p: Id, s: Id) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let i = cx.inst;
+    let any = i.bit(79);
+    let zero = cx.u32c(0);
     let rd = i.bits(16, 8) as u8;
     if any {
         cx.set_reg(rd, s);
@@ -509,6 +523,24 @@ fn shfl(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let w = cx.warp.expect("checked");
     let t = cx.t;
     let i = cx.inst;
+    let (src, ok) = shfl_source(cx, w.lane)?;
+    let idx = cx.op2(Op::IAdd, w.base, src);
+    // A source lane beyond a partial last warp reads the thread's own value.
+    let exists = cx.m.bin(Op::ULessThan, t.bool, idx, w.total);
+    let idx = cx.sel(exists, idx, w.tid);
+    let p = w.xat(cx, w.x0, idx);
+    let v = cx.m.load(t.u32, p);
+    let rd = i.bits(16, 8) as u8;
+    cx.set_reg(rd, v);
+    cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, ok);
+    Ok(())
+}
+
+/// SHFL's source lane for the thread in `lane` (its own lane when out of range) and whether the source was
+/// in range (the predicate output).
+pub(super) fn shfl_source(cx: &mut Ctx<'_>, lane: Id) -> Result<(Id, Id), TranslateError> {
+    let t = cx.t;
+    let i = cx.inst;
     let (b, c) = match i.opcode() {
         0x0389 => {
             let b = cx.reg(i.bits(32, 8) as u8);
@@ -528,7 +560,6 @@ fn shfl(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     };
     let k31 = cx.u32c(31);
     let k8 = cx.u32c(8);
-    let lane = w.lane;
     let bval = cx.op2(Op::BitwiseAnd, b, k31);
     let clamp = cx.op2(Op::BitwiseAnd, c, k31);
     let seg = cx.op2(Op::ShiftRightLogical, c, k8);
@@ -558,20 +589,11 @@ fn shfl(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     };
     let src = cx.sel(ok, j, lane);
     let src = cx.op2(Op::BitwiseAnd, src, k31);
-    let idx = cx.op2(Op::IAdd, w.base, src);
-    // A source lane beyond a partial last warp reads the thread's own value.
-    let exists = cx.m.bin(Op::ULessThan, t.bool, idx, w.total);
-    let idx = cx.sel(exists, idx, w.tid);
-    let p = w.xat(cx, w.x0, idx);
-    let v = cx.m.load(t.u32, p);
-    let rd = i.bits(16, 8) as u8;
-    cx.set_reg(rd, v);
-    cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, ok);
-    Ok(())
+    Ok((src, ok))
 }
 
 /// `BAR` operands: (barrier id, thread count or 0 for the whole block).
-fn bar_operands(cx: &mut Ctx<'_>) -> Result<(Id, Id), TranslateError> {
+pub(super) fn bar_operands(cx: &mut Ctx<'_>) -> Result<(Id, Id), TranslateError> {
     let i = cx.inst;
     let k15 = cx.u32c(15);
     Ok(match i.opcode() {
@@ -740,7 +762,7 @@ pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateE
 /// wait loop tests bit 31 of the high word (the phase) against the returned state: an arrival adds one to
 /// the high word, and the arrival that completes the phase (low 31 bits wrap to 0) re-arms it with the count
 /// the low word keeps (`0x80000000 - count = 0x40000000 + lo`).
-fn arrive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+pub(super) fn arrive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let t = cx.t;
     let i = cx.inst;
     let ra = i.bits(24, 8) as u8;
