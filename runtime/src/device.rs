@@ -594,6 +594,7 @@ mod tests {
             subgroup_size: 32,
             min_subgroup_size: 32,
             max_subgroup_size: 32,
+            subgroup_operations: 0,
             limits: Default::default(),
             features: DeviceFeatures {
                 int64,
