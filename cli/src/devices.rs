@@ -89,11 +89,14 @@ fn print_device(d: &DeviceInfo, chosen: bool, explicit: bool) {
     );
     let p = d.profile();
     println!(
-        "    subgroup size {} (selectable {}..{}, size control {})",
+        "    subgroup size {} (selectable {}..{}, size control {}), operations 0x{:x}, maximal reconvergence {}; warps run {}",
         d.subgroup_size,
         p.min_subgroup_size,
         p.max_subgroup_size,
-        yes(p.subgroup_size_control)
+        yes(p.subgroup_size_control),
+        p.subgroup_operations,
+        yes(p.maximal_reconvergence),
+        if sassport_translator::lower::subgroup::device_supports(&p) { "as 32-wide subgroups" } else { "in turns" }
     );
     let l = &d.limits;
     println!(

@@ -206,7 +206,7 @@ fn emit_module(
         return emit(WarpMode::None);
     }
     let why = if !warps.subgroups {
-        "the device has no 32-wide subgroups".to_string()
+        "no 32-wide subgroups on the target".to_string()
     } else if control != ControlForm::Structured {
         "the dispatch form was requested".to_string()
     } else {
