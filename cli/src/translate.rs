@@ -25,6 +25,11 @@ pub struct Args {
     /// Emit the whole-kernel pc-dispatch loop instead of structured control flow.
     #[arg(long)]
     pub dispatch: bool,
+    /// Translate for a device whose subgroups hold a 32-thread warp (NVIDIA; others with subgroup-size
+    /// control): warp instructions become subgroup operations in the structured form. Without it, warps run
+    /// in turns, which every device can run. (`sassport run` and `corpus` ask the device itself.)
+    #[arg(long)]
+    pub warp_subgroups: bool,
 }
 
 /// A file name for a kernel: its name with path separators replaced.
@@ -58,7 +63,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ProgressBar::hidden()
     };
     let control = if args.dispatch { ControlForm::Dispatch } else { ControlForm::Structured };
-    let options = Options { control, ..Options::default() };
+    let profile = args.warp_subgroups.then(|| sassport_translator::abi::DeviceProfile {
+        subgroup_size: sassport_translator::abi::WARP_SIZE,
+        min_subgroup_size: sassport_translator::abi::WARP_SIZE,
+        max_subgroup_size: sassport_translator::abi::WARP_SIZE,
+        subgroup_operations: sassport_translator::lower::subgroup::REQUIRED_OPERATIONS,
+        // What the translation without a device assumes (every desktop driver offers it).
+        float_controls: sassport_translator::abi::FloatControls {
+            signed_zero_inf_nan_preserve: [true; 3],
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let options = Options { control, profile };
     let results: Vec<_> = names
         .par_iter()
         .map(|name| {

@@ -7,7 +7,7 @@
 
 mod support;
 
-use sassport_translator::abi::DeviceProfile;
+use sassport_translator::abi::{DeviceProfile, FloatControls};
 use sassport_translator::control::structured::Form;
 use sassport_translator::translate::{translate_kernel, Options};
 use sassport_translator::Cubin;
@@ -23,6 +23,7 @@ fn nvidia() -> DeviceProfile {
         subgroup_size_control: true,
         subgroup_operations: 0xff,
         maximal_reconvergence: true,
+        float_controls: FloatControls { signed_zero_inf_nan_preserve: [true; 3], ..FloatControls::default() },
         ..DeviceProfile::default()
     }
 }
