@@ -32,3 +32,39 @@ fn corpus_kernels() {
         }
     }
 }
+
+/// The kernels with warp instructions once more, translated for a device with 32-wide subgroups (the
+/// structured form with subgroup operations; `corpus_kernels` shows them in turns). Maximal reconvergence is
+/// left out so that the Debian spirv-dis reads every module.
+#[test]
+fn warp_kernels_as_subgroups() {
+    use sassport_translator::abi::{DeviceProfile, FloatControls, WARP_SIZE};
+    use sassport_translator::control::structured::Form;
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_snapshot_path("../snapshots");
+    let _guard = settings.bind_to_scope();
+    let profile = DeviceProfile {
+        subgroup_size: WARP_SIZE,
+        min_subgroup_size: WARP_SIZE,
+        max_subgroup_size: WARP_SIZE,
+        subgroup_operations: sassport_translator::lower::subgroup::REQUIRED_OPERATIONS,
+        float_controls: FloatControls { signed_zero_inf_nan_preserve: [true; 3], ..FloatControls::default() },
+        ..DeviceProfile::default()
+    };
+    let options = Options { profile: Some(profile), ..Options::default() };
+    let mut count = 0;
+    for path in sassport_corpus::cubins() {
+        let bytes = std::fs::read(&path).unwrap();
+        let cubin = Cubin::parse(&bytes).unwrap();
+        let file = path.file_stem().unwrap().to_string_lossy().to_string();
+        for k in &cubin.kernels {
+            let Ok(t) = translate_kernel(&cubin, k.name(), &options) else { continue };
+            if matches!(t.report.form, Some(Form::Structured { warps_as_subgroups: true, .. })) {
+                count += 1;
+                insta::assert_snapshot!(format!("subgroups__{file}__{}", k.name()), support::spirv_dis(&t.words));
+            }
+        }
+    }
+    assert!(count >= 16, "only {count} kernels as subgroups");
+}
