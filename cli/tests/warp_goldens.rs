@@ -40,9 +40,9 @@ const KERNELS: &[&str] = &[
     "barrier_counts_groups",
     "syncthreads_after_exit",
     "syncwarp_divergent",
-    // Not yet: "vote_after_return" (its full-mask votes after early returns reach WARPSYNC 0xffffffff while
-    // the returning lanes wait at BSYNC B0; silicon proceeds with the remaining lanes, the turns path reports
-    // no progress at pc 0xb60).
+    // Full-mask votes after early returns reach WARPSYNC 0xffffffff while the returning lanes wait at BSYNC
+    // B0: silicon proceeds with the remaining lanes.
+    "vote_after_return",
 ];
 
 fn args(l: &Launch) -> Vec<KernelArg> {

@@ -11,7 +11,9 @@
 //!    waiting at a block barrier is released when the barrier's arrivals reach its thread count. Each thread
 //!    computes its warp's *group* (lane 0 of each warp does, for the whole warp): the lanes at the lowest published pc among the lanes that have not exited
 //!    and are not waiting at a barrier, skipping a group whose lanes wait at a `BSYNC` or `WARPSYNC` for lanes
-//!    outside it (then the next lowest pc is tried).
+//!    outside it (then the next lowest pc is tried); a `WARPSYNC` does not wait for lanes parked at a `BSYNC`
+//!    (silicon goes on without them: nvcc's slow paths sync the full mask while returned lanes wait at the
+//!    loop's `BSYNC`).
 //! 2. barrier; **phase B**: the group's threads run one *turn block* (switch on the pc, as in the dispatch
 //!    loop) and the others wait, so a waiting thread writes nothing; every thread publishes its pc (or exited /
 //!    waiting) and, when its next block starts with `BSYNC` or `WARPSYNC`, the lanes it waits for; when it
@@ -444,8 +446,10 @@ pub fn emit_turns(
     let lead = cx.begin_if(is_lead);
     let dead = fvar(cx);
     let excl = fvar(cx);
+    let parked = fvar(cx);
     cx.m.store(dead, zero);
     cx.m.store(excl, zero);
+    cx.m.store(parked, zero);
     cx.m.store(group, zero);
     let exited_pc = cx.u32c(warp::PUBLISHED_EXITED);
     let waiting_pc = cx.u32c(warp::PUBLISHED_WAITING);
@@ -471,6 +475,18 @@ pub fn emit_turns(
         let e = cx.m.load(t.u32, excl);
         let e = cx.op2(Op::BitwiseOr, e, ebit);
         cx.m.store(excl, e);
+        // Running lanes whose next block starts with a BSYNC (parked there once they wait).
+        let pb = w.at(cx, sbrk, idx);
+        let bk = cx.m.load(t.u32, pb);
+        let sixteen = cx.u32c(16);
+        let nb = cx.op2(Op::ShiftRightLogical, bk, sixteen);
+        let at_bsync = cx.m.bin(Op::INotEqual, t.bool, nb, zero);
+        let running = cx.m.un(Op::LogicalNot, t.bool, blocked);
+        let at_bsync = cx.m.bin(Op::LogicalAnd, t.bool, at_bsync, running);
+        let pbit = cx.sel(at_bsync, bit, zero);
+        let pk = cx.m.load(t.u32, parked);
+        let pk = cx.op2(Op::BitwiseOr, pk, pbit);
+        cx.m.store(parked, pk);
         Ok(())
     })?;
     {
@@ -555,12 +571,18 @@ pub fn emit_turns(
         let gd = cx.op2(Op::BitwiseOr, g, d);
         let ngd = cx.not(gd);
         let missing = cx.op2(Op::BitwiseAnd, u, ngd);
-        // At a BSYNC, lanes that left the barrier with BREAK are not waited for.
+        // A WARPSYNC does not wait for lanes parked at a BSYNC (SM86 goes on without them: they wait for
+        // this group to reach the BSYNC, which it may never do); at a BSYNC, lanes that left the barrier with
+        // BREAK are not waited for.
+        let nb1 = cx.m.load(t.u32, nv);
+        let at_bsync = cx.m.bin(Op::INotEqual, t.bool, nb1, zero);
+        let pk = cx.m.load(t.u32, parked);
+        let npk = cx.not(pk);
+        let without_parked = cx.op2(Op::BitwiseAnd, missing, npk);
+        let missing = cx.sel(at_bsync, missing, without_parked);
         let mv = fvar(cx);
         cx.m.store(mv, missing);
-        let nb1 = cx.m.load(t.u32, nv);
         let some_missing = cx.m.bin(Op::INotEqual, t.bool, missing, zero);
-        let at_bsync = cx.m.bin(Op::INotEqual, t.bool, nb1, zero);
         let check = cx.m.bin(Op::LogicalAnd, t.bool, some_missing, at_bsync);
         let m5 = cx.begin_if(check);
         let one_c = cx.u32c(1);
