@@ -43,6 +43,7 @@ const KERNELS: &[&str] = &[
     // Full-mask votes after early returns reach WARPSYNC 0xffffffff while the returning lanes wait at BSYNC
     // B0: silicon proceeds with the remaining lanes.
     "vote_after_return",
+    "vote_uniform_modes",
 ];
 
 fn args(l: &Launch) -> Vec<KernelArg> {

@@ -9,9 +9,11 @@
 //! - VOTE/VOTEU: `OpGroupNonUniformBallot` of the predicate and of `true` (the lanes taking part).
 //! - MATCH: one shuffle per taking-part lane (32 at most), comparing 32 or 64 bits.
 //! - REDUX: `OpGroupNonUniform{BitwiseAnd,BitwiseOr,BitwiseXor,IAdd,UMin,SMin,UMax,SMax}` (Reduce).
-//! - BRA.DIV/BRA.CONV: the mask's existing lanes that are not in the ballot of `true` (lanes that exited
-//!   count as diverged: nvcc's divergent path waits for the mask and then runs the same operation, so both
-//!   answers give the same results).
+//! - BRA.DIV/BRA.CONV: the mask's existing lanes that are not in the ballot of the branch's guard and
+//!   condition (lanes that exited count as diverged: nvcc's divergent path waits for the mask and then runs
+//!   the same operation, so both answers give the same results).
+//! - R2UR with a predicate output: `OpGroupNonUniformBroadcastFirst`, the predicate saying whether the
+//!   thread's value equals it.
 //! - BAR.SYNC 0 for the whole block, unguarded: `OpControlBarrier`. BAR.RED for the whole block
 //!   (`__syncthreads_count/and/or`): an atomic sum between two barriers, double-buffered so that the next
 //!   reduction never meets a stale sum. Named, counted or guarded barriers, BAR.ARV and counted BAR.RED,
@@ -231,6 +233,13 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, p);
         }
         "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => super::warp::arrive(cx)?,
+        "R2UR" if super::warp::is_r2ur_uniformity(&cx.inst) => {
+            let t = cx.t;
+            let v = cx.reg(cx.inst.bits(24, 8) as u8);
+            let s = scope_subgroup(cx);
+            let first = cx.m.op(Op::GroupNonUniformBroadcastFirst, t.u32, &[s, v]);
+            super::warp::uniformity_results(cx, first);
+        }
         _ => return Ok(false),
     }
     Ok(true)
@@ -332,7 +341,9 @@ pub fn divergence_branch(cx: &mut Ctx<'_>, last: &crate::program::Inst) -> Resul
     if last.bit(30) {
         mask = cx.not(mask);
     }
-    let here = active(cx);
+    // The lanes taking part: guard and condition true (see `warp::is_divergence_branch`).
+    let taking = super::warp::branch_predicates(cx, last);
+    let here = ballot(cx, taking);
     let nhere = cx.not(here);
     let a = cx.op2(Op::BitwiseAnd, mask, sg.exists);
     let outside = cx.op2(Op::BitwiseAnd, a, nhere);

@@ -193,7 +193,21 @@ pub fn emit_for(
 
 /// Whether `inst` exchanges values between the lanes of a warp (it must start a turn block).
 pub fn is_exchange(inst: &Inst) -> bool {
-    matches!(inst.mnemonic, "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX")
+    matches!(inst.mnemonic, "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX") || is_r2ur_uniformity(inst) || is_divergence_branch(inst)
+}
+
+/// `R2UR Pd, URd, Ra` with a predicate output: the UR gets the value of the lowest lane taking part and `Pd`
+/// says whether the thread's `Ra` equals it (nvcc tests whether a `__sync` mask is uniform with it).
+pub fn is_r2ur_uniformity(inst: &Inst) -> bool {
+    inst.mnemonic == "R2UR" && inst.bits(81, 3) != 7
+}
+
+/// `BRA.DIV`/`BRA.CONV` on a uniform register: whether the threads that take part (guard and condition
+/// true) are all of the mask's live lanes. Silicon evidence (corpus `vote_uniform_modes`): lanes whose
+/// guard is false do not count as taking part, so a guard that differs between lanes makes the branch
+/// divergent for the lanes that take it.
+pub fn is_divergence_branch(inst: &Inst) -> bool {
+    inst.mnemonic == "BRA" && inst.opcode() == 0x1947
 }
 
 /// Whether `inst` needs the turns form at all.
@@ -202,6 +216,7 @@ pub fn needs_turns(inst: &Inst) -> bool {
         // WARPSYNC alone orders nothing when each thread is its own invocation (nvcc's division and square
         // root slow paths hold one); with other warp instructions it is honoured.
         "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "B2R" => true,
+        "R2UR" => is_r2ur_uniformity(inst),
         // BRA.DIV / BRA.CONV on a uniform register (BRA.U on a uniform predicate is an ordinary branch).
         "BRA" => inst.opcode() == 0x1947,
         "BAR" => {
@@ -253,6 +268,16 @@ pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             let pb2 = cx.op2(Op::IMul, pb, two);
             bits = cx.op2(Op::BitwiseOr, bits, pb2);
         }
+        "R2UR" => {
+            let v = cx.reg(i.bits(24, 8) as u8);
+            let p = w.at(cx, w.x0, w.xw);
+            cx.m.store(p, v);
+        }
+        "BRA" => {
+            // Taking part: the guard and the condition predicate.
+            let c = branch_predicates(cx, &i);
+            bits = cx.bool_to_u32(c);
+        }
         _ => return Err(cx.refuse("not an exchange instruction")),
     }
     let _ = t;
@@ -271,6 +296,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "VOTE" | "VOTEU" => vote(cx)?,
         "MATCH" => match_(cx)?,
         "REDUX" => redux(cx)?,
+        "R2UR" if is_r2ur_uniformity(&cx.inst) => r2ur_uniformity(cx)?,
         "WARPSYNC" => {} // the wait happened in the scheduler (see `sync_mask`)
         "BSYNC" => {}
         "BSSY" => {
@@ -463,6 +489,49 @@ pub(super) fn match_results(cx: &mut Ctx<'_>, p: Id, s: Id) -> Result<(), Transl
         cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, all);
     }
     Ok(())
+}
+
+/// The guard and the condition predicate (bits 89:87, negated by 90) of a branch, as one bool.
+pub(super) fn branch_predicates(cx: &mut Ctx<'_>, i: &Inst) -> Id {
+    let t = cx.t;
+    let g = match i.guard() {
+        Some((p, n)) => cx.pred(u32::from(p), n),
+        None => cx.m.c_bool(true),
+    };
+    let (p, n) = (i.bits(87, 3), i.bit(90));
+    if p == 7 && !n {
+        g
+    } else {
+        let c = cx.pred(p, n);
+        cx.m.bin(Op::LogicalAnd, t.bool, g, c)
+    }
+}
+
+/// `R2UR Pd, URd, Ra` (see [`is_r2ur_uniformity`]), in turns: the lowest lane of the group whose guard held.
+fn r2ur_uniformity(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    let t = cx.t;
+    let (part, _) = gather_bits(cx, w)?;
+    let glsl = cx.m.glsl();
+    const FIND_I_LSB: u32 = 73;
+    let first = cx.m.op(Op::ExtInst, t.u32, &[glsl, FIND_I_LSB, part]);
+    let k31 = cx.u32c(31);
+    let first = cx.op2(Op::BitwiseAnd, first, k31);
+    let idx = cx.op2(Op::IAdd, w.base, first);
+    let p = w.xat(cx, w.x0, idx);
+    let v = cx.m.load(t.u32, p);
+    uniformity_results(cx, v);
+    Ok(())
+}
+
+/// R2UR's results once the taken value `first` is known: the UR, and whether this thread's `Ra` equals it.
+pub(super) fn uniformity_results(cx: &mut Ctx<'_>, first: Id) {
+    let t = cx.t;
+    let i = cx.inst;
+    let mine = cx.reg(i.bits(24, 8) as u8);
+    let same = cx.m.bin(Op::IEqual, t.bool, mine, first);
+    cx.st.set_ureg(&mut cx.m, &t, i.bits(16, 6) as u8, first);
+    cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, same);
 }
 
 fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
@@ -744,7 +813,8 @@ pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateE
         mask = cx.not(mask);
     }
     let live = cx.m.load(t.u32, w.live);
-    let g = cx.m.load(t.u32, w.group);
+    // The lanes of the group that take part (published guard and condition; see `is_divergence_branch`).
+    let (g, _) = gather_bits(cx, w)?;
     let ng = cx.not(g);
     let a = cx.op2(Op::BitwiseAnd, mask, live);
     let outside = cx.op2(Op::BitwiseAnd, a, ng);
