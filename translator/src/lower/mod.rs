@@ -25,6 +25,7 @@ mod predicate;
 mod shared_counter;
 mod simd;
 mod special;
+pub(crate) mod tensor;
 mod uniform;
 pub(crate) mod warp;
 
