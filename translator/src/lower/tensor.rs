@@ -634,5 +634,35 @@ mod tests {
         }
         let ldsm = inst(0x000e240000000200000000000408783b, "LDSM");
         assert!(matches!(form(&ldsm), Ok(Form::Ldsm { count: 4, trans: false })));
+        // LDSM.16.MT88.2 R2, [R5+0x200] and LDSM.16.M88.2 R18, [R7].
+        let mt = inst(0x000fe80000004100000200000502783b, "LDSM");
+        assert!(matches!(form(&mt), Ok(Form::Ldsm { count: 2, trans: true })));
+        let m2 = inst(0x000fe80000000100000000000712783b, "LDSM");
+        assert!(matches!(form(&m2), Ok(Form::Ldsm { count: 2, trans: false })));
+        // HMMA.16816.F32 R8, R8, R2, RZ and HMMA.16816.F32.BF16 R8, R4, R10, RZ: 4 + 2 words.
+        for (w, e) in [(0x001fee00000018ff000000020808723c, Elem::F16), (0x002fe600000418ff0000000a0408723c, Elem::Bf16)] {
+            match form(&inst(w, "HMMA")) {
+                Ok(Form::Mma(m)) => assert_eq!((m.a, m.k, m.a_regs(), m.b_regs()), (e, 16, 4, 2)),
+                f => panic!("{f:?}"),
+            }
+        }
+    }
+
+    /// Forms not implemented are refused (words from the encoding table's golden pairs).
+    #[test]
+    fn other_forms_are_refused() {
+        for (w, m, text) in [
+            (0xaae36a626062ac067f105e9f9470223c_u128, "HMMA", "HMMA.16816.F16 (f16 accumulator)"),
+            (0x63c05dbbf378fec54a270b21963d223c, "HMMA", "HMMA.SP.16832.F32.TF32"),
+            (0xc8bb5903e0dfa4af2595768b83e1e237, "IMMA", "IMMA.16816.INVALID6.INVALID6.SAT"),
+            (0x730517b69320436b030d2bcb5aa1483b, "LDSM", "LDSM.16.MT88.INVALID3"),
+            (0x756fd590ff01f96915381bc1112b983b, "LDSM", "LDSM.INVALID7.M832.2"),
+            (0x009980726715b6ad2147a956f473723a, "MOVM", "MOVM.INVALID6.M864"),
+            (0xd32fcc5ef2f1cf2222037384893cb23f, "DMMA", "DMMA.884.RZ with |x| operands"),
+        ] {
+            let i = inst(w, m);
+            assert!(form(&i).is_err(), "{text} must be refused: {:?}", form(&i));
+            assert_eq!(exchange_words(&i), 0, "{text}");
+        }
     }
 }
