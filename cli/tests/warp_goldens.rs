@@ -1,5 +1,6 @@
 //! Warp-synchronous kernels in the turns form (issue 7): every corpus kernel with SHFL, VOTE, VOTEU, MATCH,
-//! REDUX, counted/named/reduction barriers, divergence branches or mbarrier waits is translated, validated
+//! REDUX, counted/named/reduction barriers, divergence branches, mbarrier waits or tensor-core instructions
+//! (LDSM, MOVM, HMMA, IMMA, DMMA) is translated, validated
 //! with spirv-val, run on the test device (lavapipe: 8-wide subgroups, so warps run in turns) and compared
 //! with the outputs recorded on NVIDIA silicon (`corpus/goldens/`). A launch whose barrier counts can never
 //! be met must end with a no-progress error naming kernel and pc instead of hanging.
@@ -44,6 +45,11 @@ const KERNELS: &[&str] = &[
     // B0: silicon proceeds with the remaining lanes.
     "vote_after_return",
     "vote_uniform_modes",
+    // Tensor cores (one 32-thread block each): LDSM, MOVM, HMMA, IMMA, DMMA.
+    "wmma_f16_f32",
+    "wmma_bf16_tf32",
+    "wmma_s8_f64",
+    "mma_ldmatrix_f16",
 ];
 
 fn args(l: &Launch) -> Vec<KernelArg> {

@@ -17,7 +17,8 @@
 //! 2. barrier; **phase B**: the group's threads run one *turn block* (switch on the pc, as in the dispatch
 //!    loop) and the others wait, so a waiting thread writes nothing; every thread publishes its pc (or exited /
 //!    waiting) and, when its next block starts with `BSYNC` or `WARPSYNC`, the lanes it waits for; when it
-//!    starts with an exchange instruction (SHFL, VOTE, VOTEU, MATCH, REDUX), that instruction's operands, into
+//!    starts with an exchange instruction (SHFL, VOTE, VOTEU, MATCH, REDUX, and the tensor-core LDSM, MOVM,
+//!    HMMA, IMMA, DMMA), that instruction's operands, into
 //!    the half of the double-buffered exchange arrays the next turn reads (its registers do not change while
 //!    it waits, so it republishes the same values every turn).
 //!
@@ -217,6 +218,18 @@ pub fn emit_turns(
     let x0 = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
     let x1 = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
     let xg = cx.m.global_var(arr2_ptr, StorageClass::Workgroup, None);
+    // Tensor instructions' operand words (only in programs that have them): `xo_words` a thread, both halves.
+    let xo_words = prog.insts.iter().map(warp::exchange_words).max().unwrap_or(0);
+    let xo = if xo_words > 0 {
+        let kw = cx.u32c(2 * xo_words);
+        let len = cx.m.id();
+        cx.m.global_inst(Op::SpecConstantOp, &[t.u32, len, Op::IMul as u32, total, kw]);
+        let arr = cx.m.ty(Type::Array(t.u32, len, None));
+        let ptr = cx.m.t_ptr(StorageClass::Workgroup, arr);
+        cx.m.global_var(ptr, StorageClass::Workgroup, None)
+    } else {
+        0
+    };
     // One word per warp: the group its lane 0 chose this turn, and its live lanes.
     let k31s = cx.u32c(31);
     let k5s = cx.u32c(5);
@@ -302,6 +315,8 @@ pub fn emit_turns(
         xr: zero,
         xw: tid,
         bregs: [0; 16],
+        xo,
+        xo_words,
     });
     let w = cx.warp.expect("set");
     let pc_v = cx.next_pc;

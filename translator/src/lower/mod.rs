@@ -26,6 +26,7 @@ mod shared_counter;
 mod simd;
 mod special;
 pub mod subgroup;
+pub(crate) mod tensor;
 mod uniform;
 pub(crate) mod warp;
 

@@ -12,6 +12,8 @@
 //! - BRA.DIV/BRA.CONV: the mask's existing lanes that are not in the ballot of the branch's guard and
 //!   condition (lanes that exited count as diverged: nvcc's divergent path waits for the mask and then runs
 //!   the same operation, so both answers give the same results).
+//! - LDSM, MOVM, HMMA, IMMA, DMMA: the fragment semantics of `super::tensor`, reading other lanes' operand
+//!   words with shuffles of this thread's operand registers.
 //! - R2UR with a predicate output: `OpGroupNonUniformBroadcastFirst`, the predicate saying whether the
 //!   thread's value equals it.
 //! - BAR.SYNC 0 for the whole block, unguarded: `OpControlBarrier`. BAR.RED for the whole block
@@ -233,6 +235,17 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, p);
         }
         "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => super::warp::arrive(cx)?,
+        m if super::tensor::is_tensor(m) => {
+            // Other lanes' operand words: shuffles of this thread's operand registers.
+            let ops = super::tensor::operands(cx)?;
+            let mut words = |cx: &mut Ctx<'_>, word: u32, lane: Id| -> Id {
+                match ops.get(word as usize) {
+                    Some(&v) => shuffle(cx, v, lane),
+                    None => cx.u32c(0),
+                }
+            };
+            super::tensor::lower(cx, sg.lane, &mut words)?;
+        }
         "R2UR" if super::warp::is_r2ur_uniformity(&cx.inst) => {
             let t = cx.t;
             let v = cx.reg(cx.inst.bits(24, 8) as u8);

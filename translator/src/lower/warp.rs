@@ -1,11 +1,13 @@
 //! Warp-synchronous instructions in the turns form (see `crate::control::turns`): SHFL, VOTE, VOTEU, MATCH,
 //! REDUX, WARPSYNC, BSSY/BSYNC, BAR (SYNC, ARV, RED.POPC/AND/OR with ids and thread counts), B2R.RESULT, the
-//! warp-divergence branches (BRA.DIV, BRA.CONV) and the mbarrier arrive (ATOMS.ARRIVE.64).
+//! warp-divergence branches (BRA.DIV, BRA.CONV) and the mbarrier arrive (ATOMS.ARRIVE.64); the tensor-core
+//! instructions (LDSM, MOVM, HMMA, IMMA, DMMA) through `super::tensor`, fed from the `xo` exchange array.
 //!
 //! Every exchange instruction starts a turn block, so the threads that run it this turn (the warp's *group*)
 //! are exactly the threads that execute it together on SM86. Before the turn's second barrier each of them
 //! publishes its operands ([`publish`]): the source value in `x0` (and `x1` for 64-bit MATCH) and in `xg`
-//! bit 0 whether its guard holds (it takes part) and bit 1 its predicate operand (VOTE). After the barrier the
+//! bit 0 whether its guard holds (it takes part) and bit 1 its predicate operand (VOTE); a tensor instruction's
+//! operand words (`tensor::operands`) go to `xo`, as wide as the program's widest. After the barrier the
 //! lowering here reads the other lanes' slots. A lane that does not take part (not in the group, or guard
 //! false) is left out of ballots, matches and reductions, as SM86 leaves out inactive threads.
 //!
@@ -23,7 +25,7 @@
 //!   thread count (or, without one, the number of threads of the block that have not exited); `.RED` sums
 //!   its predicate operand, and `B2R.RESULT` reads the count (POPC) and the predicate (AND: all, OR: any).
 
-use super::Ctx;
+use super::{tensor, Ctx};
 use crate::error::TranslateError;
 use crate::program::Inst;
 use crate::spirv::{Id, LoopControl, MemorySemantics, Op, Scope};
@@ -97,6 +99,10 @@ pub struct WarpState {
     pub xw: Id,
     /// Function u32 per convergence barrier B0..B15 (0 = not yet created).
     pub bregs: [Id; 16],
+    /// Workgroup array of the tensor instructions' operand words (`xo_words` a thread, double-buffered as
+    /// `x0`; 0 when the program has none): word `w` of thread `i` in the half at `h` is `(h + i) * xo_words + w`.
+    pub xo: Id,
+    pub xo_words: u32,
 }
 
 fn semantics_acq_rel_wg() -> u32 {
@@ -193,7 +199,19 @@ pub fn emit_for(
 
 /// Whether `inst` exchanges values between the lanes of a warp (it must start a turn block).
 pub fn is_exchange(inst: &Inst) -> bool {
-    matches!(inst.mnemonic, "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX") || is_r2ur_uniformity(inst) || is_divergence_branch(inst)
+    matches!(inst.mnemonic, "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX")
+        || tensor::is_tensor(inst.mnemonic)
+        || is_r2ur_uniformity(inst)
+        || is_divergence_branch(inst)
+}
+
+/// Words of tensor-instruction operands a thread publishes for `inst` (0 for other instructions).
+pub fn exchange_words(inst: &Inst) -> u32 {
+    if tensor::is_tensor(inst.mnemonic) {
+        tensor::exchange_words(inst)
+    } else {
+        0
+    }
 }
 
 /// `R2UR Pd, URd, Ra` with a predicate output: the UR gets the value of the lowest lane taking part and `Pd`
@@ -217,6 +235,7 @@ pub fn needs_turns(inst: &Inst) -> bool {
         // root slow paths hold one); with other warp instructions it is honoured.
         "SHFL" | "VOTE" | "VOTEU" | "MATCH" | "REDUX" | "B2R" => true,
         "R2UR" => is_r2ur_uniformity(inst),
+        m if tensor::is_tensor(m) => true,
         // BRA.DIV / BRA.CONV on a uniform register (BRA.U on a uniform predicate is an ordinary branch).
         "BRA" => inst.opcode() == 0x1947,
         "BAR" => {
@@ -278,6 +297,20 @@ pub fn publish(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             let c = branch_predicates(cx, &i);
             bits = cx.bool_to_u32(c);
         }
+        m if tensor::is_tensor(m) => {
+            let vals = tensor::operands(cx)?;
+            if vals.len() as u32 > w.xo_words {
+                return Err(cx.refuse("tensor operands wider than the kernel's exchange width"));
+            }
+            let k = cx.u32c(w.xo_words);
+            let row = cx.op2(Op::IMul, w.xw, k);
+            for (n, v) in vals.into_iter().enumerate() {
+                let o = cx.u32c(n as u32);
+                let i = cx.op2(Op::IAdd, row, o);
+                let p = w.at(cx, w.xo, i);
+                cx.m.store(p, v);
+            }
+        }
         _ => return Err(cx.refuse("not an exchange instruction")),
     }
     let _ = t;
@@ -331,9 +364,33 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "BAR" => bar(cx)?,
         "B2R" => b2r(cx)?,
         "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => arrive(cx)?,
+        m if tensor::is_tensor(m) => tensor_turns(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// A tensor instruction in the turns form: other lanes' operand words come from the read half of `xo`.
+fn tensor_turns(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    if w.xo_words == 0 {
+        return Err(cx.refuse("tensor instruction without exchanged operands"));
+    }
+    let mut words = move |cx: &mut Ctx<'_>, word: u32, lane: Id| -> Id {
+        let t = cx.t;
+        let idx = cx.op2(Op::IAdd, w.base, lane);
+        // A lane beyond a partial last warp reads the thread's own words.
+        let exists = cx.m.bin(Op::ULessThan, t.bool, idx, w.total);
+        let idx = cx.sel(exists, idx, w.tid);
+        let i = cx.op2(Op::IAdd, idx, w.xr);
+        let k = cx.u32c(w.xo_words);
+        let i = cx.op2(Op::IMul, i, k);
+        let o = cx.u32c(word);
+        let i = cx.op2(Op::IAdd, i, o);
+        let p = w.at(cx, w.xo, i);
+        cx.m.load(t.u32, p)
+    };
+    tensor::lower(cx, w.lane, &mut words)
 }
 
 /// Runs `body(cx, lane, bit, index, xg)` for each lane of the running group: `bit` is the lane's bit in the
