@@ -14,6 +14,8 @@
 //!   the same operation, so both answers give the same results).
 //! - LDSM, MOVM, HMMA, IMMA, DMMA: the fragment semantics of `super::tensor`, reading other lanes' operand
 //!   words with shuffles of this thread's operand registers.
+//! - WARPSYNC, and LDSM before it reads: a subgroup-scope memory barrier, so a lane sees the shared-memory
+//!   stores the other lanes made before (lockstep on SM86, not promised by Vulkan).
 //! - R2UR with a predicate output: `OpGroupNonUniformBroadcastFirst`, the predicate saying whether the
 //!   thread's value equals it.
 //! - BAR.SYNC 0 for the whole block, unguarded: `OpControlBarrier`. BAR.RED for the whole block
@@ -235,7 +237,12 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, p);
         }
         "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => super::warp::arrive(cx)?,
+        "WARPSYNC" => lane_memory_barrier(cx),
         m if super::tensor::is_tensor(m) => {
+            if m == "LDSM" {
+                // LDSM reads rows other lanes may just have stored (nvcc drops a full-warp __syncwarp).
+                lane_memory_barrier(cx);
+            }
             // Other lanes' operand words: shuffles of this thread's operand registers.
             let ops = super::tensor::operands(cx)?;
             let mut words = |cx: &mut Ctx<'_>, word: u32, lane: Id| -> Id {
@@ -256,6 +263,17 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// Orders this lane's shared and global memory accesses before its later ones for the other lanes of the
+/// subgroup (SM86 runs a warp's lanes in lockstep, so a lane sees what the others stored before; Vulkan does
+/// not promise it without a barrier). Memory only: the lanes need not all arrive.
+fn lane_memory_barrier(cx: &mut Ctx<'_>) {
+    let scope = cx.u32c(Scope::Subgroup as u32);
+    let sem = cx.u32c(
+        (MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY).bits(),
+    );
+    cx.m.op_void(Op::MemoryBarrier, &[scope, sem]);
 }
 
 fn shfl(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
