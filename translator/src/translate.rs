@@ -107,7 +107,17 @@ pub fn translate_kernel_with(
     let shared = shared_bytes(kernel)?;
     let float = FloatSupport::for_profile(options.profile.as_ref());
     let warps = WarpPlan::for_profile(options.profile.as_ref());
-    emit_module(name, &program, local, shared, options.control, &kernel.info.indirect_branches, float, externs, warps)
+    let source = ModuleSource {
+        name,
+        program: &program,
+        local,
+        shared,
+        control: options.control,
+        jump_tables: &kernel.info.indirect_branches,
+        float,
+        externs,
+    };
+    emit_module(&source, warps)
 }
 
 /// How a kernel with warp-synchronous instructions may run its warps on the target.
@@ -163,14 +173,14 @@ pub fn translate_program(kernel: &Kernel<'_>, program: &Program) -> Result<Trans
     let name = kernel.name();
     let local = local_bytes(kernel, program);
     let shared = shared_bytes(kernel)?;
-    emit_module(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches, FloatSupport::default(), Default::default(), WarpPlan::default())
+    emit_module(&ModuleSource::plain(name, program, local, shared, ControlForm::default(), &kernel.info.indirect_branches), WarpPlan::default())
 }
 
 /// Translates a decoded program given its resources: `local` bytes of local memory per thread (also the
 /// initial stack pointer) and `shared` bytes of static shared memory. The lowest-level entry, for callers
 /// without a cubin (tests, fuzzing, emulators holding code in memory).
 pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, ControlForm::default(), &[], FloatSupport::default(), Default::default(), WarpPlan::default())
+    emit_module(&ModuleSource::plain(name, program, local, shared, ControlForm::default(), &[]), WarpPlan::default())
 }
 
 /// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
@@ -182,27 +192,43 @@ pub fn translate_decoded_with(
     control: ControlForm,
     jump_tables: &[crate::cubin::IndirectBranch],
 ) -> Result<Translation, TranslateError> {
-    emit_module(name, program, local, shared, control, jump_tables, FloatSupport::default(), Default::default(), WarpPlan::default())
+    emit_module(&ModuleSource::plain(name, program, local, shared, control, jump_tables), WarpPlan::default())
+}
+
+/// What a module is made from: the decoded program and its resources (`local` bytes of local memory per
+/// thread, also the initial stack pointer; `shared` bytes of static shared memory), the control form asked
+/// for, the kernel's jump tables, the device's float behaviour and the extern calls.
+struct ModuleSource<'a> {
+    name: &'a str,
+    program: &'a Program,
+    local: u32,
+    shared: u32,
+    control: ControlForm,
+    jump_tables: &'a [crate::cubin::IndirectBranch],
+    float: FloatSupport,
+    externs: crate::lower::externs::ExternCalls,
+}
+
+impl<'a> ModuleSource<'a> {
+    /// A source without a device (default float support) and without extern calls.
+    fn plain(
+        name: &'a str,
+        program: &'a Program,
+        local: u32,
+        shared: u32,
+        control: ControlForm,
+        jump_tables: &'a [crate::cubin::IndirectBranch],
+    ) -> Self {
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default() }
+    }
 }
 
 /// Emits the module; a kernel with warp instructions gets the subgroup form where the plan allows and it
 /// structures exactly (every `BSYNC` at a merge), else the turns form with the reason.
-#[allow(clippy::too_many_arguments)]
-fn emit_module(
-    name: &str,
-    program: &Program,
-    local: u32,
-    shared: u32,
-    control: ControlForm,
-    jump_tables: &[crate::cubin::IndirectBranch],
-    float: FloatSupport,
-    externs: crate::lower::externs::ExternCalls,
-    warps: WarpPlan,
-) -> Result<Translation, TranslateError> {
-    let emit = |mode: WarpMode| {
-        emit_module_as(name, program, local, shared, control, jump_tables, float, externs.clone(), mode)
-    };
-    if !crate::control::turns::needs_turns(program) {
+fn emit_module(source: &ModuleSource<'_>, warps: WarpPlan) -> Result<Translation, TranslateError> {
+    let emit = |mode: WarpMode| emit_module_as(source, mode);
+    let control = source.control;
+    if !crate::control::turns::needs_turns(source.program) {
         return emit(WarpMode::None);
     }
     let why = if !warps.subgroups {
@@ -218,18 +244,9 @@ fn emit_module(
     emit(WarpMode::Turns(why))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn emit_module_as(
-    name: &str,
-    program: &Program,
-    local: u32,
-    shared: u32,
-    control: ControlForm,
-    jump_tables: &[crate::cubin::IndirectBranch],
-    float: FloatSupport,
-    externs: crate::lower::externs::ExternCalls,
-    warps: WarpMode,
-) -> Result<Translation, TranslateError> {
+fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translation, TranslateError> {
+    let ModuleSource { name, program, local, shared, control, jump_tables, float, .. } = *source;
+    let externs = source.externs.clone();
     if local > 0x10_0000 || shared > 0x10_0000 {
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
     }

@@ -252,14 +252,7 @@ pub fn emit_turns(
     let ctl_ptr = cx.m.t_ptr(StorageClass::Workgroup, ctl_arr);
     let ctl_var = cx.m.global_var(ctl_ptr, StorageClass::Workgroup, None);
 
-    let lid = cx.m.load(t.uvec3, cx.builtins.local_id);
-    let x = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 0]);
-    let y = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 1]);
-    let z = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 2]);
-    let zy = cx.op2(Op::IMul, z, dims[1]);
-    let zy = cx.op2(Op::IAdd, zy, y);
-    let l = cx.op2(Op::IMul, zy, dims[0]);
-    let tid = cx.op2(Op::IAdd, l, x);
+    let tid = cx.linear_thread_index(dims);
     let k31 = cx.u32c(31);
     let lane = cx.op2(Op::BitwiseAnd, tid, k31);
     let nk31 = cx.u32c(!31);

@@ -98,6 +98,20 @@ pub struct Ctx<'a> {
 pub const EXIT_PC: u32 = u32::MAX;
 
 impl<'a> Ctx<'a> {
+    /// The thread's linear index in its block, `x + dims.x * (y + dims.y * z)` (CUDA's order, in which warps
+    /// are 32 consecutive indices); `dims` are the block-size spec constants.
+    pub fn linear_thread_index(&mut self, dims: [Id; 3]) -> Id {
+        let t = self.t;
+        let lid = self.m.load(t.uvec3, self.builtins.local_id);
+        let x = self.m.op(Op::CompositeExtract, t.u32, &[lid, 0]);
+        let y = self.m.op(Op::CompositeExtract, t.u32, &[lid, 1]);
+        let z = self.m.op(Op::CompositeExtract, t.u32, &[lid, 2]);
+        let zy = self.op2(Op::IMul, z, dims[1]);
+        let zy = self.op2(Op::IAdd, zy, y);
+        let l = self.op2(Op::IMul, zy, dims[0]);
+        self.op2(Op::IAdd, l, x)
+    }
+
     /// A refusal naming this instruction.
     pub fn refuse(&self, reason: impl Into<String>) -> TranslateError {
         TranslateError::NotTranslated {

@@ -127,14 +127,7 @@ pub fn setup(cx: &mut Ctx<'_>, dims: [Id; 3]) {
 
     let lane = builtin_u32(cx, BuiltIn::SubgroupLocalInvocationId);
     let sid = builtin_u32(cx, BuiltIn::SubgroupId);
-    let lid = cx.m.load(t.uvec3, cx.builtins.local_id);
-    let x = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 0]);
-    let y = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 1]);
-    let z = cx.m.op(Op::CompositeExtract, t.u32, &[lid, 2]);
-    let zy = cx.op2(Op::IMul, z, dims[1]);
-    let zy = cx.op2(Op::IAdd, zy, y);
-    let l = cx.op2(Op::IMul, zy, dims[0]);
-    let tid = cx.op2(Op::IAdd, l, x);
+    let tid = cx.linear_thread_index(dims);
     let k32 = cx.u32c(32);
     let base = cx.op2(Op::IMul, sid, k32);
     let expect = cx.op2(Op::IAdd, base, lane);
