@@ -18,7 +18,10 @@ use crate::render::{in_ranges, Bits};
 use crate::word::Word;
 
 /// One way a word with a given opcode key can decode: as `class`, printed by its variant `variant`.
+///
+/// Exactly one cache line, aligned to one: a candidate straddling two lines costs a second miss.
 #[derive(Debug)]
+#[repr(align(64))]
 pub(crate) struct Candidate {
     /// The bits outside the opcode key that select this candidate: the class's fixed bits together with
     /// the variant's `when` bits.
@@ -87,10 +90,11 @@ impl SmallField {
 
     #[inline(always)]
     fn value(&self, w: Word) -> usize {
-        let halves = [w.low(), w.high()];
         let part = |i: usize| {
             let at = self.at[i];
-            ((halves[usize::from(at >> 6) & 1] >> (at & 63)) as u16 & self.mask[i]) as usize
+            // A select, not an index into `[low, high]`: indexing spills the halves to the stack.
+            let half = if at & 0x40 != 0 { w.high() } else { w.low() };
+            ((half >> (at & 63)) as u16 & self.mask[i]) as usize
         };
         part(0) | part(1).wrapping_shl(u32::from(self.shift))
     }
@@ -145,7 +149,25 @@ impl FieldCheck {
 /// holds a value nvdisasm refuses, `Err(None)` when no class matches.
 #[inline(always)]
 pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    let mut i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
+    let i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
+    // Most words decode at their key's first candidate, most keys having just one: that path is kept
+    // short and straight, the walk over longer lists is a call away.
+    match CANDIDATES.get(i) {
+        Some(c) if c.gate == 0 && w.0 & c.mask == c.value => {
+            if c.accepts(w) {
+                Ok((c.class, c.variant))
+            } else {
+                Err(Some(c.class))
+            }
+        }
+        Some(c) if c.gate == 0 && c.last => Err(None),
+        _ => classify_walk(w, i),
+    }
+}
+
+/// The rest of [`classify`]: the candidates from `i` on, gates skipping the runs a word cannot match.
+#[inline(never)]
+fn classify_walk(w: Word, mut i: usize) -> Result<(ClassId, u8), Option<ClassId>> {
     while let Some(c) = CANDIDATES.get(i) {
         let hit = w.0 & c.mask == c.value;
         if c.gate == 0 {
