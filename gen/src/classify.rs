@@ -10,10 +10,13 @@
 //! 637 keys compiled to an indirect jump that mispredicted on real code and ran at half this speed.)
 //!
 //! Field extraction for the checks shifts one 64-bit half of the word: shifting the whole 128-bit word by a
-//! variable amount costs several instructions more.
+//! variable amount costs several instructions more. The field nearly every class checks (the one most
+//! quick checks test, `COMMON_QUICK`: the opex bits in today's table) is extracted once per word with
+//! constant shifts, off the chain of dependent loads; extracting it per candidate from the candidate's
+//! own description was half of the decoder's time.
 
 use crate::generated::classes::ClassId;
-use crate::generated::decode::{CANDIDATES, FIRST, LEGAL};
+use crate::generated::decode::{CANDIDATES, COMMON_QUICK, FIRST, LEGAL};
 use crate::render::{in_ranges, Bits};
 use crate::word::Word;
 
@@ -64,9 +67,10 @@ impl Candidate {
         Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: &[] }
     }
 
+    /// `common`: the word's value of the field most quick checks test ([`COMMON_QUICK`]).
     #[inline(always)]
-    fn accepts(&self, w: Word) -> bool {
-        self.quick.accepts(w) && self.more.iter().all(|c| c.accepts(w))
+    fn accepts(&self, w: Word, common: usize) -> bool {
+        self.quick.accepts(w, common) && self.more.iter().all(|c| c.accepts(w))
     }
 }
 
@@ -113,7 +117,13 @@ const fn low_bits(width: u8) -> u16 {
 pub(crate) struct QuickCheck {
     field: SmallField,
     legal: u16,
+    /// Whether `field` is [`COMMON_QUICK`], whose value [`classify`] takes from the word once, up front,
+    /// with constant shifts (nearly every class tests the same opex field).
+    common: bool,
 }
+
+/// The field most quick checks test, with its shifts and masks known at compile time.
+const COMMON_FIELD: SmallField = SmallField::new(COMMON_QUICK);
 
 impl QuickCheck {
     /// Accepts every word (bitmap 0 is all ones).
@@ -121,13 +131,19 @@ impl QuickCheck {
 
     /// The test of the field made of `ranges` (at most 8 bits) against bitmap `legal`.
     pub(crate) const fn new(ranges: [(u8, u8); 2], legal: u16) -> QuickCheck {
-        QuickCheck { field: SmallField::new(ranges), legal }
+        QuickCheck { field: SmallField::new(ranges), legal, common: false }
+    }
+
+    /// The test of [`COMMON_QUICK`] against bitmap `legal`.
+    pub(crate) const fn common(legal: u16) -> QuickCheck {
+        QuickCheck { field: COMMON_FIELD, legal, common: true }
     }
 
     #[inline(always)]
-    fn accepts(&self, w: Word) -> bool {
+    fn accepts(&self, w: Word, common: usize) -> bool {
+        let v = if self.common { common } else { self.field.value(w) };
         // Below 256 for the fields the generator emits; masked so that no table can index out of bounds.
-        let v = self.field.value(w) & 0xff;
+        let v = v & 0xff;
         LEGAL.get(usize::from(self.legal)).is_some_and(|bitmap| (bitmap[v >> 6] >> (v & 63)) & 1 != 0)
     }
 }
@@ -150,29 +166,31 @@ impl FieldCheck {
 #[inline(always)]
 pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     let i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
+    // Taken from the word alone, so it is ready by the time the candidate's bitmap is.
+    let common = COMMON_FIELD.value(w);
     // Most words decode at their key's first candidate, most keys having just one: that path is kept
     // short and straight, the walk over longer lists is a call away.
     match CANDIDATES.get(i) {
         Some(c) if c.gate == 0 && w.0 & c.mask == c.value => {
-            if c.accepts(w) {
+            if c.accepts(w, common) {
                 Ok((c.class, c.variant))
             } else {
                 Err(Some(c.class))
             }
         }
         Some(c) if c.gate == 0 && c.last => Err(None),
-        _ => classify_walk(w, i),
+        _ => classify_walk(w, i, common),
     }
 }
 
 /// The rest of [`classify`]: the candidates from `i` on, gates skipping the runs a word cannot match.
 #[inline(never)]
-fn classify_walk(w: Word, mut i: usize) -> Result<(ClassId, u8), Option<ClassId>> {
+fn classify_walk(w: Word, mut i: usize, common: usize) -> Result<(ClassId, u8), Option<ClassId>> {
     while let Some(c) = CANDIDATES.get(i) {
         let hit = w.0 & c.mask == c.value;
         if c.gate == 0 {
             if hit {
-                return if c.accepts(w) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
+                return if c.accepts(w, common) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
             }
         } else if !hit {
             if c.last {

@@ -3,6 +3,12 @@
 //! Each class variant's template is a static slice of [`Piece`]s generated from the table; printing walks
 //! it. Keeping templates as data (not one generated function per class) keeps the generated crate quick to
 //! compile, and the loop is short enough to print millions of instructions a second.
+//!
+//! The formatter's time goes per piece, so the data is laid out for few, small pieces: a piece is 8 bytes
+//! (a text's span, or a field with the index of its table or number rule), the generator folds the texts
+//! around a number or small table into that field's texts, and every text is a span of one pool, whose
+//! frequently printed texts come first. The line is gathered in a stack buffer and handed to the writer
+//! once.
 
 use crate::float::{write_float, FloatBits};
 use crate::word::Word;

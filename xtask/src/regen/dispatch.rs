@@ -130,6 +130,19 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
         }
     }
 
+    // The field most quick checks test: the decoder extracts it once per word with constant shifts.
+    let mut quick_uses: BTreeMap<&[(u8, u8)], usize> = BTreeMap::new();
+    for c in per_key.values().flatten() {
+        if let Some((ranges, _)) = &c.quick {
+            *quick_uses.entry(ranges.as_slice()).or_default() += 1;
+        }
+    }
+    let common: Vec<(u8, u8)> = quick_uses
+        .iter()
+        .max_by_key(|(ranges, n)| (**n, std::cmp::Reverse(**ranges)))
+        .map(|(r, _)| r.to_vec())
+        .unwrap_or_default();
+
     let mut out = String::new();
     out.push_str(
         "//! Decoder data: for each 13-bit opcode key (word bit 91 as bit 12, then bits 11:0) its candidates,\n\
@@ -175,6 +188,7 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
                 let end = if k + j + 1 == candidates.len() { "END" } else { "NEXT" };
                 let quick = match &c.quick {
                     None => "QuickCheck::ALL".to_owned(),
+                    Some((ranges, id)) if *ranges == common => format!("QuickCheck::common({id})"),
                     Some((ranges, id)) => format!("QuickCheck::new({}, {id})", small_field(ranges)),
                 };
                 let more = c.more.iter().map(|m| format!("FIELD_CHECK_{m}")).collect::<Vec<_>>().join(", ");
@@ -197,6 +211,8 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
         bail!("{index} decoder candidates do not fit a u16 index");
     }
 
+    out.push_str("/// The field most quick checks test (`QuickCheck::common`).\n");
+    let _ = writeln!(out, "pub(crate) const COMMON_QUICK: [(u8, u8); 2] = {};\n", small_field(&common));
     out.push_str("/// Opcode key → index in `CANDIDATES` of its first candidate (0 for keys no class uses).\n");
     write_array(&mut out, "FIRST", "u16", &first.iter().map(|i| i.to_string()).collect::<Vec<_>>());
 
