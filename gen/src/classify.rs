@@ -16,7 +16,7 @@
 //! own description was half of the decoder's time.
 
 use crate::generated::classes::ClassId;
-use crate::generated::decode::{CANDIDATES, COMMON_QUICK, FIRST, LEGAL};
+use crate::generated::decode::{CANDIDATES, COMMON_QUICK, FIRST, LEGAL, MORE_CHECKS};
 use crate::render::{in_ranges, Bits};
 use crate::word::Word;
 
@@ -39,9 +39,12 @@ pub(crate) struct Candidate {
     pub gate: u16,
     /// The variant's first legality test, when it fits a [`QuickCheck`] (else one that accepts all).
     pub quick: QuickCheck,
-    /// The variant's other legality tests (rare).
-    pub more: &'static [FieldCheck],
+    /// The variant's other legality tests (rare), in `MORE_CHECKS`.
+    pub more: Checks,
 }
+
+// One line each: a field added to `Candidate` must keep it there.
+const _: () = assert!(std::mem::size_of::<Candidate>() == 64);
 
 /// `Candidate::last` for a key's last candidate.
 pub(crate) const END: bool = true;
@@ -56,7 +59,7 @@ impl Candidate {
         variant: u8,
         last: bool,
         quick: QuickCheck,
-        more: &'static [FieldCheck],
+        more: Checks,
     ) -> Candidate {
         Candidate { mask, value, class, variant, last, gate: 0, quick, more }
     }
@@ -64,13 +67,36 @@ impl Candidate {
     /// A gate before a run of `run` candidates: words without `value` under `mask` skip them.
     pub(crate) const fn gate(mask: u128, value: u128, run: u16, last: bool) -> Candidate {
         // The class is never read: a gate is never returned.
-        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: &[] }
+        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: Checks::NONE }
     }
 
     /// `common`: the word's value of the field most quick checks test ([`COMMON_QUICK`]).
     #[inline(always)]
     fn accepts(&self, w: Word, common: usize) -> bool {
-        self.quick.accepts(w, common) && self.more.iter().all(|c| c.accepts(w))
+        self.quick.accepts(w, common) && (self.more.len == 0 || self.more.accept(w))
+    }
+}
+
+/// A run of `MORE_CHECKS`: an index and a length rather than a slice, which would make a candidate more
+/// than one cache line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checks {
+    start: u16,
+    len: u8,
+}
+
+impl Checks {
+    pub(crate) const NONE: Checks = Checks { start: 0, len: 0 };
+
+    pub(crate) const fn at(start: u16, len: u8) -> Checks {
+        Checks { start, len }
+    }
+
+    #[inline(never)]
+    fn accept(self, w: Word) -> bool {
+        let start = usize::from(self.start);
+        // A run outside the table (never generated) accepts nothing.
+        MORE_CHECKS.get(start..start + usize::from(self.len)).is_some_and(|checks| checks.iter().all(|c| c.accepts(w)))
     }
 }
 
