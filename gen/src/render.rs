@@ -404,7 +404,7 @@ mod tests {
         assert_eq!(hits, vec![0, 1, 2, 5, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
         assert!(!in_ranges(&[], 0));
         let w = Word::from_halves(0b1011 << 4, 1);
-        assert_eq!(Bits { ranges: &[(4, 2), (64, 1), (6, 2)], width: 5 }.extract(w), 0b10_1_11);
+        assert_eq!(Bits { ranges: &[(4, 2), (64, 1), (6, 2)], width: 5 }.extract(w), 0b10111);
     }
 
     #[test]
@@ -448,7 +448,8 @@ mod tests {
         assert_eq!(Field::range(4, 4).extract(w, &FIELDS), (0b1011, 4));
         assert_eq!(Field::range(64, 3).extract(w, &FIELDS), (0b101, 3));
         assert_eq!(Field::range(0, 64).extract(w, &FIELDS), (0b1011 << 4, 64));
-        assert_eq!(Field::multi(0).extract(w, &FIELDS), (0b10_1_11, 5));
+        // Bits 7:6, then 64, then 5:4.
+        assert_eq!(Field::multi(0).extract(w, &FIELDS), (0b10111, 5));
         assert_eq!(Field::multi(1).extract(w, &FIELDS), (0, 0));
     }
 }

@@ -194,7 +194,9 @@ fn split_row(line: &str) -> Vec<String> {
     while let Some(c) = chars.next() {
         match c {
             '\\' if chars.peek() == Some(&'|') => {
-                cells.last_mut().map(|s| s.push('|'));
+                if let Some(s) = cells.last_mut() {
+                    s.push('|');
+                }
                 chars.next();
             }
             '|' => cells.push(String::new()),
