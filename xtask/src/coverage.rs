@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<()> {
         bail!("the generated decoder does not match {}: run `cargo xtask regen` first", regen::TABLE);
     }
     let started = std::time::Instant::now();
-    let translations = translate_classes(&table);
+    let translations = translate_classes(&table)?;
     let path = root.join(regen::COVERAGE_DOC);
     let previous = std::fs::read_to_string(&path).unwrap_or_default();
     let figures = coverage::VerifyFigures::parse(&previous);
@@ -83,28 +83,43 @@ pub fn run(args: Args) -> Result<()> {
     )
 }
 
-/// Every class's translation, on as many threads as there are cores.
+/// Every class's translation, on as many threads as there are cores. A panic in the translator is a defect
+/// this task reports (naming the word), not a status.
 #[cfg(feature = "coverage")]
-fn translate_classes(table: &sassport_isa::Table) -> std::collections::BTreeMap<String, crate::regen::coverage::Translation> {
+fn translate_classes(
+    table: &sassport_isa::Table,
+) -> Result<std::collections::BTreeMap<String, crate::regen::coverage::Translation>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(table.classes.len().max(1));
     let chunk = table.classes.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
         let workers: Vec<_> = table
             .classes
             .chunks(chunk)
-            .map(|classes| s.spawn(move || classes.iter().map(|c| (c.name.clone(), class_translation(c))).collect::<Vec<_>>()))
+            .map(|classes| s.spawn(move || classes.iter().map(|c| Ok((c.name.clone(), class_translation(c)?))).collect::<Result<Vec<_>>>()))
             .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+        let mut all = std::collections::BTreeMap::new();
+        for w in workers {
+            let done = w.join().map_err(|_| anyhow::anyhow!("a coverage worker thread panicked"))??;
+            all.extend(done);
+        }
+        Ok(all)
     })
 }
 
 /// What the translator does with one class's golden words.
 #[cfg(feature = "coverage")]
-fn class_translation(class: &sassport_isa::Class) -> crate::regen::coverage::Translation {
+fn class_translation(class: &sassport_isa::Class) -> Result<crate::regen::coverage::Translation> {
     use crate::regen::coverage::{Translation, TranslationStatus};
     use sassport_translator::coverage::{word_translation, WordTranslation};
 
-    let results: Vec<WordTranslation> = class.golden.iter().map(|g| word_translation(g.word)).collect();
+    let results = class
+        .golden
+        .iter()
+        .map(|g| {
+            std::panic::catch_unwind(|| word_translation(g.word))
+                .map_err(|_| anyhow::anyhow!("the translator panicked on {} golden word {:#034x}", class.name, g.word))
+        })
+        .collect::<Result<Vec<WordTranslation>>>()?;
     let words = results.len();
     let translated = results.iter().filter(|r| **r == WordTranslation::Translated).count();
     let refusal = results.iter().find_map(|r| match r {
@@ -115,7 +130,7 @@ fn class_translation(class: &sassport_isa::Class) -> crate::regen::coverage::Tra
         WordTranslation::Failed(e) => Some(one_line(e)),
         _ => None,
     });
-    match (refusal, failure) {
+    Ok(match (refusal, failure) {
         _ if words == 0 => Translation { status: TranslationStatus::NotReached, detail: "no golden word".into() },
         (None, None) => Translation { status: TranslationStatus::Translated, detail: String::new() },
         (Some(refusal), _) if translated > 0 => Translation {
@@ -128,7 +143,7 @@ fn class_translation(class: &sassport_isa::Class) -> crate::regen::coverage::Tra
             detail: format!("{translated} of {words} words; the others not reached: {failure}"),
         },
         (None, Some(failure)) => Translation { status: TranslationStatus::NotReached, detail: failure },
-    }
+    })
 }
 
 /// An error or reason on one line, for a table cell.

@@ -377,6 +377,8 @@ impl<'t> Plan<'t> {
 
 /// Tables with at most this many entries take in the texts around them (larger ones are not copied).
 const FOLD_TABLE_ENTRIES: usize = 32;
+/// Texts longer than this are neither folded nor folded into (three of them stay within a span's 254 bytes).
+const FOLD_MAX_TEXT: usize = 64;
 
 /// Joins each text to the field printed next to it: the text before a field becomes part of every text the
 /// field prints (table entries, number prefix and specials), and so does the text after it. `{pg}IMAD{mods}
@@ -395,7 +397,25 @@ fn fold_texts(pieces: Vec<PiecePlan>, tables: &mut Interner<RenderTable>, rules:
             out.push(piece);
             continue;
         }
+        // Folded texts must stay short (the formatter's spans hold at most 254 bytes).
+        let longest = match &piece {
+            PiecePlan::Table { table, .. } => {
+                let t = &tables.items[*table];
+                t.entries.iter().map(|e| e.1.len()).chain(t.default.as_ref().map(String::len)).max().unwrap_or(0)
+            }
+            PiecePlan::Number { rule, .. } => {
+                let r = &rules.items[*rule];
+                r.specials.iter().map(|s| s.1.len()).chain([r.prefix.len(), r.suffix.len()]).max().unwrap_or(0)
+            }
+            PiecePlan::Text(_) => 0,
+        };
+        let short = |p: Option<&PiecePlan>| matches!(p, Some(PiecePlan::Text(t)) if t.len() <= FOLD_MAX_TEXT);
+        if longest > FOLD_MAX_TEXT {
+            out.push(piece);
+            continue;
+        }
         let before = match out.last() {
+            Some(p) if !short(Some(p)) => String::new(),
             Some(PiecePlan::Text(_)) => match out.pop() {
                 Some(PiecePlan::Text(t)) => t,
                 _ => String::new(),
@@ -403,6 +423,7 @@ fn fold_texts(pieces: Vec<PiecePlan>, tables: &mut Interner<RenderTable>, rules:
             _ => String::new(),
         };
         let after = match rest.peek() {
+            Some(p) if !short(Some(p)) => String::new(),
             Some(PiecePlan::Text(_)) => match rest.next() {
                 Some(PiecePlan::Text(t)) => t,
                 _ => String::new(),
