@@ -10,15 +10,21 @@
 //! 637 keys compiled to an indirect jump that mispredicted on real code and ran at half this speed.)
 //!
 //! Field extraction for the checks shifts one 64-bit half of the word: shifting the whole 128-bit word by a
-//! variable amount costs several instructions more.
+//! variable amount costs several instructions more. The field nearly every class checks (the one most
+//! quick checks test, `COMMON_QUICK`: the opex bits in today's table) is extracted once per word with
+//! constant shifts, off the chain of dependent loads; extracting it per candidate from the candidate's
+//! own description was half of the decoder's time.
 
 use crate::generated::classes::ClassId;
-use crate::generated::decode::{CANDIDATES, FIRST, LEGAL};
+use crate::generated::decode::{CANDIDATES, COMMON_QUICK, FIRST, LEGAL, MORE_CHECKS};
 use crate::render::{in_ranges, Bits};
 use crate::word::Word;
 
 /// One way a word with a given opcode key can decode: as `class`, printed by its variant `variant`.
+///
+/// Exactly one cache line, aligned to one: a candidate straddling two lines costs a second miss.
 #[derive(Debug)]
+#[repr(align(64))]
 pub(crate) struct Candidate {
     /// The bits outside the opcode key that select this candidate: the class's fixed bits together with
     /// the variant's `when` bits.
@@ -33,9 +39,12 @@ pub(crate) struct Candidate {
     pub gate: u16,
     /// The variant's first legality test, when it fits a [`QuickCheck`] (else one that accepts all).
     pub quick: QuickCheck,
-    /// The variant's other legality tests (rare).
-    pub more: &'static [FieldCheck],
+    /// The variant's other legality tests (rare), in `MORE_CHECKS`.
+    pub more: Checks,
 }
+
+// One line each: a field added to `Candidate` must keep it there.
+const _: () = assert!(std::mem::size_of::<Candidate>() == 64);
 
 /// `Candidate::last` for a key's last candidate.
 pub(crate) const END: bool = true;
@@ -50,7 +59,7 @@ impl Candidate {
         variant: u8,
         last: bool,
         quick: QuickCheck,
-        more: &'static [FieldCheck],
+        more: Checks,
     ) -> Candidate {
         Candidate { mask, value, class, variant, last, gate: 0, quick, more }
     }
@@ -58,12 +67,36 @@ impl Candidate {
     /// A gate before a run of `run` candidates: words without `value` under `mask` skip them.
     pub(crate) const fn gate(mask: u128, value: u128, run: u16, last: bool) -> Candidate {
         // The class is never read: a gate is never returned.
-        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: &[] }
+        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: Checks::NONE }
     }
 
+    /// `common`: the word's value of the field most quick checks test ([`COMMON_QUICK`]).
     #[inline(always)]
-    fn accepts(&self, w: Word) -> bool {
-        self.quick.accepts(w) && self.more.iter().all(|c| c.accepts(w))
+    fn accepts(&self, w: Word, common: usize) -> bool {
+        self.quick.accepts(w, common) && (self.more.len == 0 || self.more.accept(w))
+    }
+}
+
+/// A run of `MORE_CHECKS`: an index and a length rather than a slice, which would make a candidate more
+/// than one cache line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checks {
+    start: u16,
+    len: u8,
+}
+
+impl Checks {
+    pub(crate) const NONE: Checks = Checks { start: 0, len: 0 };
+
+    pub(crate) const fn at(start: u16, len: u8) -> Checks {
+        Checks { start, len }
+    }
+
+    #[inline(never)]
+    fn accept(self, w: Word) -> bool {
+        let start = usize::from(self.start);
+        // A run outside the table (never generated) accepts nothing.
+        MORE_CHECKS.get(start..start + usize::from(self.len)).is_some_and(|checks| checks.iter().all(|c| c.accepts(w)))
     }
 }
 
@@ -87,10 +120,11 @@ impl SmallField {
 
     #[inline(always)]
     fn value(&self, w: Word) -> usize {
-        let halves = [w.low(), w.high()];
         let part = |i: usize| {
             let at = self.at[i];
-            ((halves[usize::from(at >> 6) & 1] >> (at & 63)) as u16 & self.mask[i]) as usize
+            // A select, not an index into `[low, high]`: indexing spills the halves to the stack.
+            let half = if at & 0x40 != 0 { w.high() } else { w.low() };
+            ((half >> (at & 63)) as u16 & self.mask[i]) as usize
         };
         part(0) | part(1).wrapping_shl(u32::from(self.shift))
     }
@@ -109,7 +143,13 @@ const fn low_bits(width: u8) -> u16 {
 pub(crate) struct QuickCheck {
     field: SmallField,
     legal: u16,
+    /// Whether `field` is [`COMMON_QUICK`], whose value [`classify`] takes from the word once, up front,
+    /// with constant shifts (nearly every class tests the same opex field).
+    common: bool,
 }
+
+/// The field most quick checks test, with its shifts and masks known at compile time.
+const COMMON_FIELD: SmallField = SmallField::new(COMMON_QUICK);
 
 impl QuickCheck {
     /// Accepts every word (bitmap 0 is all ones).
@@ -117,13 +157,19 @@ impl QuickCheck {
 
     /// The test of the field made of `ranges` (at most 8 bits) against bitmap `legal`.
     pub(crate) const fn new(ranges: [(u8, u8); 2], legal: u16) -> QuickCheck {
-        QuickCheck { field: SmallField::new(ranges), legal }
+        QuickCheck { field: SmallField::new(ranges), legal, common: false }
+    }
+
+    /// The test of [`COMMON_QUICK`] against bitmap `legal`.
+    pub(crate) const fn common(legal: u16) -> QuickCheck {
+        QuickCheck { field: COMMON_FIELD, legal, common: true }
     }
 
     #[inline(always)]
-    fn accepts(&self, w: Word) -> bool {
+    fn accepts(&self, w: Word, common: usize) -> bool {
+        let v = if self.common { common } else { self.field.value(w) };
         // Below 256 for the fields the generator emits; masked so that no table can index out of bounds.
-        let v = self.field.value(w) & 0xff;
+        let v = v & 0xff;
         LEGAL.get(usize::from(self.legal)).is_some_and(|bitmap| (bitmap[v >> 6] >> (v & 63)) & 1 != 0)
     }
 }
@@ -145,12 +191,32 @@ impl FieldCheck {
 /// holds a value nvdisasm refuses, `Err(None)` when no class matches.
 #[inline(always)]
 pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
-    let mut i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
+    let i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
+    // Taken from the word alone, so it is ready by the time the candidate's bitmap is.
+    let common = COMMON_FIELD.value(w);
+    // Most words decode at their key's first candidate, most keys having just one: that path is kept
+    // short and straight, the walk over longer lists is a call away.
+    match CANDIDATES.get(i) {
+        Some(c) if c.gate == 0 && w.0 & c.mask == c.value => {
+            if c.accepts(w, common) {
+                Ok((c.class, c.variant))
+            } else {
+                Err(Some(c.class))
+            }
+        }
+        Some(c) if c.gate == 0 && c.last => Err(None),
+        _ => classify_walk(w, i, common),
+    }
+}
+
+/// The rest of [`classify`]: the candidates from `i` on, gates skipping the runs a word cannot match.
+#[inline(never)]
+fn classify_walk(w: Word, mut i: usize, common: usize) -> Result<(ClassId, u8), Option<ClassId>> {
     while let Some(c) = CANDIDATES.get(i) {
         let hit = w.0 & c.mask == c.value;
         if c.gate == 0 {
             if hit {
-                return if c.accepts(w) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
+                return if c.accepts(w, common) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
             }
         } else if !hit {
             if c.last {

@@ -86,7 +86,7 @@ impl Instruction {
     pub fn write_text<W: fmt::Write + ?Sized>(&self, out: &mut W, address: u64, style: TargetStyle) -> fmt::Result {
         let variants = format::TEMPLATES[self.class as usize];
         let pieces = variants.get(usize::from(self.variant)).copied().unwrap_or(&[]);
-        write_pieces(out, &format::POOL, pieces, self.word, address, style)
+        write_pieces(out, &format::FORMAT, pieces, self.word, address, style)
     }
 
     /// [`Instruction::write_text`] into a new string.

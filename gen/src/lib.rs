@@ -17,6 +17,7 @@
 
 mod classify;
 mod error;
+mod float;
 #[rustfmt::skip]
 mod generated;
 mod instruction;
@@ -30,5 +31,6 @@ pub use generated::operands as ops;
 pub use generated::operands::Op;
 pub use instruction::{decode, decode_all, Instruction};
 pub use operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
-pub use render::{write_float, Bits, FloatBits, TargetStyle};
+pub use float::{write_float, FloatBits};
+pub use render::{Bits, TargetStyle};
 pub use word::{Word, WORD_BYTES};

@@ -3,7 +3,14 @@
 //! Each class variant's template is a static slice of [`Piece`]s generated from the table; printing walks
 //! it. Keeping templates as data (not one generated function per class) keeps the generated crate quick to
 //! compile, and the loop is short enough to print millions of instructions a second.
+//!
+//! The formatter's time goes per piece, so the data is laid out for few, small pieces: a piece is 8 bytes
+//! (a text's span, or a field with the index of its table or number rule), the generator folds the texts
+//! around a number or small table into that field's texts, and every text is a span of one pool, whose
+//! frequently printed texts come first. The line is gathered in a stack buffer and handed to the writer
+//! once.
 
+use crate::float::{write_float, FloatBits};
 use crate::word::Word;
 use std::fmt::{self, Write};
 
@@ -40,44 +47,42 @@ pub fn in_ranges(ranges: &[(u64, u64)], value: u64) -> bool {
     ranges.get(i).is_some_and(|r| r.0 <= value)
 }
 
-/// Every text the tables print, concatenated; text `i` ends at `ends[i]` and starts where text `i - 1`
-/// ends.
+/// Where a text lies in the pool: its byte offset in bits 31:8, its length in bits 7:0.
+pub type Span = u32;
+/// A table value without a text.
+pub const NO_TEXT: Span = u32::MAX;
+
+/// Everything the templates refer to by number: the text pool, multi-range fields, tables, number rules.
 #[derive(Debug)]
-pub struct Pool {
-    pub text: &'static str,
-    pub ends: &'static [u32],
+pub struct Format {
+    /// Every text the formatter prints, concatenated; pieces, tables and rules name theirs by [`Span`].
+    pub pool: &'static str,
+    pub fields: &'static [Bits],
+    pub tables: &'static [Table],
+    pub rules: &'static [NumberRule],
 }
 
-impl Pool {
-    #[inline]
-    fn get(&self, id: u32) -> Option<&'static str> {
-        let i = id as usize;
-        let end = *self.ends.get(i)? as usize;
-        let start = if i == 0 { 0 } else { *self.ends.get(i - 1)? as usize };
-        self.text.get(start..end)
-    }
-}
-
-/// Field value → text: a text id per listed value, else the default (values with neither were refused by
-/// the decoder).
+/// Field value → text: a text per listed value, else the default (values with neither were refused by the
+/// decoder).
 #[derive(Debug)]
 pub struct Table {
-    /// Sorted values, parallel to `ids`; `None` when `ids` is indexed by the value itself.
+    /// Sorted values, parallel to `spans`; `None` when `spans` is indexed by the value itself.
     pub keys: Option<&'static [u64]>,
-    /// Text ids in the pool; `u32::MAX` marks a value with no entry.
-    pub ids: &'static [u32],
-    pub default: Option<&'static str>,
+    /// Texts; [`NO_TEXT`] marks a value with no entry.
+    pub spans: &'static [Span],
+    /// The text of values without an entry, or [`NO_TEXT`].
+    pub default: Span,
 }
 
 impl Table {
-    #[inline]
-    pub fn get(&self, pool: &Pool, value: u64) -> Option<&'static str> {
+    #[inline(always)]
+    fn get(&self, value: u64) -> Span {
         let slot = match self.keys {
             None => usize::try_from(value).ok(),
             Some(keys) => keys.binary_search(&value).ok(),
         };
-        match slot.and_then(|i| self.ids.get(i)) {
-            Some(&id) if id != u32::MAX => pool.get(id),
+        match slot.and_then(|i| self.spans.get(i)) {
+            Some(&span) if span != NO_TEXT => span,
             _ => self.default,
         }
     }
@@ -104,18 +109,68 @@ pub struct NumberRule {
     pub signed: bool,
     pub shift: u8,
     pub pc_relative: bool,
-    pub prefix: &'static str,
-    pub suffix: &'static str,
+    pub prefix: Span,
+    pub suffix: Span,
     /// Values printed as fixed text instead (sorted by value). Illegal values never reach the formatter.
-    pub specials: &'static [(u64, &'static str)],
+    pub specials: &'static [(u64, Span)],
 }
 
-/// One piece of a print template.
-#[derive(Debug)]
-pub enum Piece {
-    Text(&'static str),
-    Table(Bits, &'static Table),
-    Number(Bits, &'static NumberRule),
+/// The bits a piece prints: one range held in place (bits 13:7 its lowest bit, 6:0 its width), or with
+/// bit 15 set, the index of a [`Bits`] in [`Format::fields`] (fields made of several ranges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field(u16);
+
+impl Field {
+    /// `width` (1 to 64) bits from bit `lo`.
+    pub const fn range(lo: u8, width: u8) -> Field {
+        Field(((lo as u16 & 0x7f) << 7) | (width as u16 & 0x7f))
+    }
+
+    /// The field `Format::fields[index]`.
+    pub const fn multi(index: u16) -> Field {
+        Field(0x8000 | (index & 0x7fff))
+    }
+
+    /// The field's value in `w` and its width.
+    #[inline(always)]
+    fn extract(self, w: Word, fields: &[Bits]) -> (u64, u8) {
+        if self.0 & 0x8000 == 0 {
+            let width = (self.0 & 0x7f) as u8;
+            let lo = u32::from(self.0 >> 7 & 0x7f);
+            let mask = u64::MAX.checked_shr(64 - u32::from(width)).unwrap_or(0);
+            (((w.0 >> lo) as u64) & mask, width)
+        } else {
+            fields.get(usize::from(self.0 & 0x7fff)).map_or((0, 0), |b| (b.extract(w), b.width))
+        }
+    }
+}
+
+/// One piece of a print template, 8 bytes: a text, or a field printed through a table or a number rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Piece {
+    kind: PieceKind,
+    field: Field,
+    /// The text's span, or the index of the table or rule in [`Format`].
+    arg: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PieceKind {
+    Text,
+    Table,
+    Number,
+}
+
+impl Piece {
+    pub const fn text(span: Span) -> Piece {
+        Piece { kind: PieceKind::Text, field: Field(0), arg: span }
+    }
+    pub const fn table(field: Field, table: u32) -> Piece {
+        Piece { kind: PieceKind::Table, field, arg: table }
+    }
+    pub const fn number(field: Field, rule: u32) -> Piece {
+        Piece { kind: PieceKind::Number, field, arg: rule }
+    }
 }
 
 /// How PC-relative targets print.
@@ -128,36 +183,115 @@ pub enum TargetStyle {
     Label,
 }
 
+/// Bytes gathered before they go to the writer.
+const LINE: usize = 256;
+/// Room past `LINE` that one piece may fill through the fast paths (a number's digits, a text's 16-byte
+/// copy); whatever does not fit takes the general path, which flushes.
+const SLACK: usize = 128;
+const BUF: usize = LINE + SLACK;
+/// Texts up to this long are copied as one fixed-size block.
+const SHORT: usize = 16;
+
 /// Prints a template for word `w` at `address`.
+///
+/// The text is gathered in a stack buffer and handed to `out` in one `write_str` (per 256 bytes): most
+/// pieces are a few bytes, and a short text is one fixed 16-byte copy out of the pool (the bytes after it
+/// are overwritten by what comes next). The buffer's length lives in a local, not behind a reference, so
+/// that it stays in a register across the pieces.
 #[inline]
 pub fn write_pieces<W: Write + ?Sized>(
     out: &mut W,
-    pool: &Pool,
+    format: &Format,
     pieces: &[Piece],
     w: Word,
     address: u64,
     style: TargetStyle,
 ) -> fmt::Result {
-    for piece in pieces {
-        match piece {
-            Piece::Text(s) => out.write_str(s)?,
-            Piece::Table(bits, table) => out.write_str(table.get(pool, bits.extract(w)).unwrap_or("<illegal>"))?,
-            Piece::Number(bits, rule) => write_number(out, rule, bits.extract(w), bits.width, address, style)?,
+    let mut buf = [0u8; BUF];
+    let mut len = 0usize;
+    let pool = format.pool.as_bytes();
+    for p in pieces {
+        if len > LINE {
+            flush(out, &buf, len)?;
+            len = 0;
         }
+        len = match p.kind {
+            PieceKind::Text => put_span(out, &mut buf, len, pool, p.arg)?,
+            PieceKind::Table => {
+                let (value, _) = p.field.extract(w, format.fields);
+                match format.tables.get(p.arg as usize).map_or(NO_TEXT, |t| t.get(value)) {
+                    NO_TEXT => put_slow(out, &mut buf, len, b"<illegal>")?,
+                    span => put_span(out, &mut buf, len, pool, span)?,
+                }
+            }
+            PieceKind::Number => {
+                let (value, width) = p.field.extract(w, format.fields);
+                match format.rules.get(p.arg as usize) {
+                    Some(rule) => put_number(out, &mut buf, len, pool, rule, value, width, address, style)?,
+                    None => len,
+                }
+            }
+        };
     }
-    Ok(())
+    flush(out, &buf, len)
 }
 
-fn write_number<W: Write + ?Sized>(
+/// Hands `buf[..len]` to the writer. Pieces are whole texts, so the bytes are whole characters.
+fn flush<W: Write + ?Sized>(out: &mut W, buf: &[u8; BUF], len: usize) -> fmt::Result {
+    out.write_str(std::str::from_utf8(buf.get(..len).unwrap_or(&[])).map_err(|_| fmt::Error)?)
+}
+
+/// Appends the pool text `span`; returns the new length.
+#[inline(always)]
+fn put_span<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, pool: &[u8], span: Span) -> Result<usize, fmt::Error> {
+    let start = (span >> 8) as usize;
+    let n = (span & 0xff) as usize;
+    if n <= SHORT {
+        // Near the end of the pool, or of the buffer, take the general path.
+        if let (Some(src), Some(dst)) = (pool.get(start..start + SHORT), buf.get_mut(len..len + SHORT)) {
+            let src: &[u8; SHORT] = src.try_into().map_err(|_| fmt::Error)?;
+            let dst: &mut [u8; SHORT] = dst.try_into().map_err(|_| fmt::Error)?;
+            *dst = *src;
+            return Ok(len + n);
+        }
+    }
+    put_slow(out, buf, len, pool.get(start..start + n).ok_or(fmt::Error)?)
+}
+
+/// Appends whole UTF-8 text of any length, flushing as needed; returns the new length.
+#[inline(never)]
+fn put_slow<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, bytes: &[u8]) -> Result<usize, fmt::Error> {
+    let mut len = len;
+    if len + bytes.len() > BUF {
+        flush(out, buf, len)?;
+        len = 0;
+        if bytes.len() > BUF {
+            out.write_str(std::str::from_utf8(bytes).map_err(|_| fmt::Error)?)?;
+            return Ok(0);
+        }
+    }
+    if let Some(dst) = buf.get_mut(len..len + bytes.len()) {
+        dst.copy_from_slice(bytes);
+        len += bytes.len();
+    }
+    Ok(len)
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn put_number<W: Write + ?Sized>(
     out: &mut W,
+    buf: &mut [u8; BUF],
+    len: usize,
+    pool: &[u8],
     rule: &NumberRule,
     raw: u64,
     width: u8,
     address: u64,
     style: TargetStyle,
-) -> fmt::Result {
-    if let Ok(i) = rule.specials.binary_search_by_key(&raw, |e| e.0) {
-        return out.write_str(rule.specials[i].1);
+) -> Result<usize, fmt::Error> {
+    if let Some(&(_, span)) = rule.specials.iter().find(|e| e.0 == raw) {
+        return put_span(out, buf, len, pool, span);
     }
     let mut n = raw as i64;
     if rule.signed && width < 64 {
@@ -168,198 +302,92 @@ fn write_number<W: Write + ?Sized>(
     if rule.pc_relative {
         n = (address as i64).wrapping_add(16).wrapping_add(n);
     }
-    out.write_str(rule.prefix)?;
+    let mut len = put_span(out, buf, len, pool, rule.prefix)?;
     let label = rule.pc_relative && style == TargetStyle::Label;
     if label {
-        out.write_str("`(")?;
+        len = put_slow(out, buf, len, b"`(")?;
     }
-    match rule.format {
-        NumberFormat::Dec => write_dec(out, n)?,
-        NumberFormat::Hex => write_hex(out, "0x", n as u64)?,
-        NumberFormat::SignedHex => {
-            if n < 0 {
-                write_hex(out, "-0x", n.unsigned_abs())?
-            } else {
-                write_hex(out, "0x", n as u64)?
-            }
-        }
+    len = match rule.format {
+        NumberFormat::Dec => put_dec(out, buf, len, n)?,
+        NumberFormat::Hex => put_hex(out, buf, len, b"0x", n as u64)?,
+        NumberFormat::SignedHex if n < 0 => put_hex(out, buf, len, b"-0x", n.unsigned_abs())?,
+        NumberFormat::SignedHex => put_hex(out, buf, len, b"0x", n as u64)?,
         NumberFormat::OffsetHex => match n {
-            0 => {}
-            n if n < 0 => write_hex(out, "-0x", n.unsigned_abs())?,
-            n => write_hex(out, "+0x", n as u64)?,
+            0 => len,
+            n if n < 0 => put_hex(out, buf, len, b"-0x", n.unsigned_abs())?,
+            n => put_hex(out, buf, len, b"+0x", n as u64)?,
         },
-        NumberFormat::F32 => write_float(out, FloatBits::F32(n as u32))?,
-        NumberFormat::F64Hi => write_float(out, FloatBits::F64((n as u64 & 0xffff_ffff) << 32))?,
-        NumberFormat::F16 => write_float(out, FloatBits::F16(n as u16))?,
-        NumberFormat::F64 => write_float(out, FloatBits::F64(n as u64))?,
-    }
+        NumberFormat::F32 => put_float(out, buf, len, FloatBits::F32(n as u32))?,
+        NumberFormat::F64Hi => put_float(out, buf, len, FloatBits::F64((n as u64 & 0xffff_ffff) << 32))?,
+        NumberFormat::F16 => put_float(out, buf, len, FloatBits::F16(n as u16))?,
+        NumberFormat::F64 => put_float(out, buf, len, FloatBits::F64(n as u64))?,
+    };
     if label {
-        out.write_str(")")?;
+        len = put_slow(out, buf, len, b")")?;
     }
-    out.write_str(rule.suffix)
+    put_span(out, buf, len, pool, rule.suffix)
 }
 
-fn write_hex<W: Write + ?Sized>(out: &mut W, prefix: &str, v: u64) -> fmt::Result {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 19];
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = DIGITS[(v & 0xf) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
-    }
-    let p = prefix.as_bytes();
-    i -= p.len();
-    buf[i..i + p.len()].copy_from_slice(p);
-    // Only ASCII was written.
-    out.write_str(std::str::from_utf8(&buf[i..]).map_err(|_| fmt::Error)?)
-}
-
-fn write_dec<W: Write + ?Sized>(out: &mut W, n: i64) -> fmt::Result {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+/// Signed decimal.
+#[inline(always)]
+fn put_dec<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, n: i64) -> Result<usize, fmt::Error> {
+    let mut len = len;
+    // A sign and 20 digits.
+    if len + 21 > BUF {
+        flush(out, buf, len)?;
+        len = 0;
     }
     if n < 0 {
-        out.write_char('-')?;
-    }
-    out.write_str(std::str::from_utf8(&buf[i..]).map_err(|_| fmt::Error)?)
-}
-
-/// A float immediate's bit pattern.
-#[derive(Debug, Clone, Copy)]
-pub enum FloatBits {
-    F16(u16),
-    F32(u32),
-    F64(u64),
-}
-
-/// Prints a float immediate the way nvdisasm does (measured on 13.5.37): `+INF `, `-QNAN `, `+SNAN `, ...
-/// (with a trailing space) for non-finite values, `-0.0 ` for negative zero, `%.20e` (C style, trailing zeros kept) for magnitudes
-/// of at least 1e9, and `%.20g` otherwise. The digits are exact: every binary float has a finite decimal
-/// expansion, and Rust's precision formatting rounds it correctly, like glibc's printf.
-pub fn write_float<W: Write + ?Sized>(out: &mut W, bits: FloatBits) -> fmt::Result {
-    let (value, negative, special) = match bits {
-        FloatBits::F16(b) => {
-            let exp = (b >> 10) & 0x1f;
-            let frac = b & 0x3ff;
-            let special = (exp == 0x1f).then_some((frac, 0x200u64));
-            (f16_to_f64(b), b & 0x8000 != 0, special.map(|(f, q)| (u64::from(f), q)))
+        if let Some(slot) = buf.get_mut(len) {
+            *slot = b'-';
+            len += 1;
         }
-        FloatBits::F32(b) => {
-            let special = ((b >> 23) & 0xff == 0xff).then_some((u64::from(b & 0x7f_ffff), 0x40_0000u64));
-            (f64::from(f32::from_bits(b)), b & 0x8000_0000 != 0, special)
-        }
-        FloatBits::F64(b) => {
-            let special = ((b >> 52) & 0x7ff == 0x7ff).then_some((b & 0xf_ffff_ffff_ffff, 1u64 << 51));
-            (f64::from_bits(b), b >> 63 != 0, special)
-        }
-    };
-    let sign = if negative { "-" } else { "+" };
-    if let Some((frac, quiet_bit)) = special {
-        out.write_str(sign)?;
-        // nvdisasm follows these (and `-0.0`) with a space.
-        return out.write_str(match frac {
-            0 => "INF ",
-            f if f & quiet_bit != 0 => "QNAN ",
-            _ => "SNAN ",
-        });
     }
-    if value == 0.0 {
-        return out.write_str(if negative { "-0.0 " } else { "0" });
+    let mut v = n.unsigned_abs();
+    let digits = v.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let end = len + digits;
+    for slot in buf.get_mut(len..end).unwrap_or(&mut []).iter_mut().rev() {
+        *slot = b'0' + (v % 10) as u8;
+        v /= 10;
     }
-    if value.abs() >= 1e9 {
-        write_c_exponent(out, value, 20, false)
-    } else {
-        write_c_general(out, value, 20)
-    }
+    Ok(end)
 }
 
-fn f16_to_f64(b: u16) -> f64 {
-    let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((b >> 10) & 0x1f);
-    let frac = f64::from(b & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
+fn put_hex<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, prefix: &[u8], v: u64) -> Result<usize, fmt::Error> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut len = len;
+    // A prefix of 3 and 16 digits.
+    if len + 19 > BUF {
+        flush(out, buf, len)?;
+        len = 0;
     }
+    len = put_slow(out, buf, len, prefix)?;
+    let digits = (64 - v.leading_zeros() as usize).div_ceil(4).max(1);
+    let end = len + digits;
+    let mut v = v;
+    for slot in buf.get_mut(len..end).unwrap_or(&mut []).iter_mut().rev() {
+        *slot = DIGITS[(v & 0xf) as usize];
+        v >>= 4;
+    }
+    Ok(end)
 }
 
-/// C's `%.{precision}e`: `d.ddde+XX` with at least two exponent digits; `strip` removes trailing zeros
-/// (and a bare point), as `%g` does.
-fn write_c_exponent<W: Write + ?Sized>(out: &mut W, value: f64, precision: usize, strip: bool) -> fmt::Result {
-    let mut buf = FloatBuf::new();
-    let _ = write!(buf, "{value:.precision$e}");
-    let s = buf.as_str();
-    let (mantissa, exp) = s.split_once('e').unwrap_or((s, "0"));
-    let mantissa = if strip { strip_zeros(mantissa) } else { mantissa };
-    out.write_str(mantissa)?;
-    let (sign, digits) = match exp.strip_prefix('-') {
-        Some(d) => ('-', d),
-        None => ('+', exp),
-    };
-    out.write_char('e')?;
-    out.write_char(sign)?;
-    if digits.len() < 2 {
-        out.write_char('0')?;
-    }
-    out.write_str(digits)
+fn put_float<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, bits: FloatBits) -> Result<usize, fmt::Error> {
+    let mut text = FloatText { bytes: [0; 64], len: 0 };
+    write_float(&mut text, bits)?;
+    put_slow(out, buf, len, text.bytes.get(..text.len).unwrap_or(&[]))
 }
 
-/// C's `%.{precision}g`.
-fn write_c_general<W: Write + ?Sized>(out: &mut W, value: f64, precision: usize) -> fmt::Result {
-    // The exponent `%e` would print after rounding to `precision` significant digits.
-    let mut buf = FloatBuf::new();
-    let _ = write!(buf, "{value:.prec$e}", prec = precision - 1);
-    let exp: i32 = buf.as_str().split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
-    if exp < -4 || exp >= precision as i32 {
-        return write_c_exponent(out, value, precision - 1, true);
-    }
-    let decimals = (precision as i32 - 1 - exp) as usize;
-    let mut buf = FloatBuf::new();
-    let _ = write!(buf, "{value:.decimals$}");
-    out.write_str(strip_zeros(buf.as_str()))
-}
-
-fn strip_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    }
-}
-
-/// A stack buffer for one formatted float (the longest, `%.20f` of a value below 1e9, fits easily).
-struct FloatBuf {
+/// A float's text (at most 28 bytes: sign, 21 digits, point, `e+308`).
+struct FloatText {
     bytes: [u8; 64],
     len: usize,
 }
 
-impl FloatBuf {
-    fn new() -> Self {
-        FloatBuf { bytes: [0; 64], len: 0 }
-    }
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
-}
-
-impl Write for FloatBuf {
+impl Write for FloatText {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let end = self.len + s.len();
-        let dst = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
+        self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?.copy_from_slice(s.as_bytes());
         self.len = end;
         Ok(())
     }
@@ -369,47 +397,6 @@ impl Write for FloatBuf {
 mod tests {
     use super::*;
 
-    fn f32_text(bits: u32) -> String {
-        let mut s = String::new();
-        write_float(&mut s, FloatBits::F32(bits)).unwrap();
-        s
-    }
-
-    /// Pairs printed by nvdisasm 13.5.37 (`FMUL.RZ R8, R8, <imm>`).
-    #[test]
-    fn floats_print_like_nvdisasm() {
-        let cases = [
-            (0x4265681b, "57.351665496826171875"),
-            (0x947c10ab, "-1.2726035856633558532e-26"),
-            (0x3f800000, "1"),
-            (0xc0200000, "-2.5"),
-            (0x3dcccccd, "0.10000000149011611938"),
-            (0x2edbe6ff, "1.00000001335143196e-10"),
-            (0x60ad78ec, "1.00000002004087734272e+20"),
-            (0x5f0ac723, "9.99999998050644787200e+18"),
-            (0x3727c5ac, "9.9999997473787516356e-06"),
-            (0x3a83126f, "0.0010000000474974513054"),
-            (0x4e5a3a26, "915310976"),
-            (0x4f596727, "3.64741606400000000000e+09"),
-            (0x00000001, "1.4012984643248170709e-45"),
-            (0x00000000, "0"),
-            (0x80000000, "-0.0 "),
-            (0x7f800000, "+INF "),
-            (0xff800000, "-INF "),
-            (0x7fc00000, "+QNAN "),
-            (0xffc00000, "-QNAN "),
-            (0x7f800001, "+SNAN "),
-            (0xff800001, "-SNAN "),
-            (0x7fffffff, "+QNAN "),
-        ];
-        for (bits, text) in cases {
-            assert_eq!(f32_text(bits), text, "{bits:#010x}");
-        }
-        let mut s = String::new();
-        write_float(&mut s, FloatBits::F64(0x4690000000000000)).unwrap();
-        assert_eq!(s, "8.11296384146066816958e+31");
-    }
-
     #[test]
     fn range_lookup() {
         let r = [(0, 2), (5, 5), (9, 20)];
@@ -417,15 +404,52 @@ mod tests {
         assert_eq!(hits, vec![0, 1, 2, 5, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
         assert!(!in_ranges(&[], 0));
         let w = Word::from_halves(0b1011 << 4, 1);
-        assert_eq!(Bits { ranges: &[(4, 2), (64, 1), (6, 2)], width: 5 }.extract(w), 0b10_1_11);
+        assert_eq!(Bits { ranges: &[(4, 2), (64, 1), (6, 2)], width: 5 }.extract(w), 0b10111);
     }
 
     #[test]
     fn integers_print_in_nvdisasm_forms() {
-        let mut s = String::new();
-        write_hex(&mut s, "-0x", 0x1f).unwrap();
-        write_dec(&mut s, -12).unwrap();
-        write_hex(&mut s, "0x", 0).unwrap();
-        assert_eq!(s, "-0x1f-120x0");
+        let mut out = String::new();
+        let mut buf = [0u8; BUF];
+        let mut len = put_hex(&mut out, &mut buf, 0, b"-0x", 0x1f).unwrap();
+        len = put_dec(&mut out, &mut buf, len, 12).unwrap();
+        len = put_hex(&mut out, &mut buf, len, b"0x", 0).unwrap();
+        len = put_dec(&mut out, &mut buf, len, 0).unwrap();
+        len = put_hex(&mut out, &mut buf, len, b"0x", u64::MAX).unwrap();
+        len = put_dec(&mut out, &mut buf, len, i64::MIN).unwrap();
+        flush(&mut out, &buf, len).unwrap();
+        assert_eq!(out, "-0x1f120x000xffffffffffffffff-9223372036854775808");
+    }
+
+    #[test]
+    fn texts_copy_exactly_at_every_length_and_place() {
+        // Texts at the end of the pool (no 16 bytes after them), long texts, and lines past the buffer.
+        static POOL: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        let span = |start: usize, len: usize| ((start as u32) << 8) | len as u32;
+        let mut expected = String::new();
+        let mut pieces = Vec::new();
+        for start in 0..POOL.len() {
+            for len in [0, 1, 5, 16, 17, 40].into_iter().filter(|&l| start + l <= POOL.len()) {
+                pieces.push(Piece::text(span(start, len)));
+                expected.push_str(&POOL[start..start + len]);
+            }
+        }
+        let format = Format { pool: POOL, fields: &[], tables: &[], rules: &[] };
+        let mut out = String::new();
+        write_pieces(&mut out, &format, &pieces, Word(0), 0, TargetStyle::Absolute).unwrap();
+        assert!(expected.len() > 4 * LINE);
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn fields_extract_in_place_and_by_index() {
+        let w = Word::from_halves(0b1011 << 4, 0b101);
+        static FIELDS: [Bits; 1] = [Bits { ranges: &[(4, 2), (64, 1), (6, 2)], width: 5 }];
+        assert_eq!(Field::range(4, 4).extract(w, &FIELDS), (0b1011, 4));
+        assert_eq!(Field::range(64, 3).extract(w, &FIELDS), (0b101, 3));
+        assert_eq!(Field::range(0, 64).extract(w, &FIELDS), (0b1011 << 4, 64));
+        // Bits 7:6, then 64, then 5:4.
+        assert_eq!(Field::multi(0).extract(w, &FIELDS), (0b10111, 5));
+        assert_eq!(Field::multi(1).extract(w, &FIELDS), (0, 0));
     }
 }

@@ -41,8 +41,10 @@ pub fn main_job(args: MainArgs) -> Result<()> {
     tools::run_checked(&mut cmd)
 }
 
-/// CI: generated code must match the table, then the README's test command.
+/// CI: generated code must match the table, the coverage page's translation column must match the
+/// translator (in that order: the translator links the generated decoder), then the README's test command.
 pub fn ci() -> Result<()> {
     tools::run_checked(cargo().args(["xtask", "regen", "--check"]))?;
+    tools::run_checked(cargo().args(["xtask", "coverage", "--check"]))?;
     test(TestArgs { cargo_args: Vec::new() })
 }

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod ci;
 mod corpus;
+mod coverage;
 mod probe;
 mod regen;
 mod tools;
@@ -28,6 +29,8 @@ enum Task {
     Regen(regen::Args),
     /// Compare the generated disassembler with nvdisasm on random legal words.
     VerifyIsa(verify_isa::Args),
+    /// Write the translation status of every class into docs/isa-coverage.md (`--check` fails on drift).
+    Coverage(coverage::Args),
     /// Install what is missing, then run the test suite (the README's test command).
     Test(ci::TestArgs),
     /// The main job: install what is missing, then translate and run the shipped corpus.
@@ -43,6 +46,7 @@ fn main() -> anyhow::Result<()> {
         Task::Probe(args) => probe::run(args),
         Task::Regen(args) => regen::run(args),
         Task::VerifyIsa(args) => verify_isa::run(args),
+        Task::Coverage(args) => coverage::run(args),
         Task::Test(args) => ci::test(args),
         Task::Main(args) => ci::main_job(args),
         Task::Ci => ci::ci(),

@@ -60,8 +60,9 @@ pub fn load_table(path: &Path) -> Result<sassport_isa::Table> {
 /// Every generated file: repository-relative path → contents.
 pub fn generate(root: &Path, table: &sassport_isa::Table) -> Result<BTreeMap<PathBuf, String>> {
     let plan = plan::Plan::new(table)?;
+    let data = emit::TableData::new(&plan)?;
     let mut files = BTreeMap::new();
-    for (name, tokens) in emit::modules(&plan) {
+    for (name, tokens) in emit::modules(&plan, &data) {
         let file: syn::File = syn::parse2(tokens).with_context(|| format!("generated {name} does not parse"))?;
         let text = format!("{RUST_HEADER}\n{}", prettyplease::unparse(&file));
         files.insert(Path::new(GENERATED_DIR).join(name), text);
@@ -69,21 +70,38 @@ pub fn generate(root: &Path, table: &sassport_isa::Table) -> Result<BTreeMap<Pat
     let decode = dispatch::module_text(&plan)?;
     syn::parse_file(&decode).context("generated decode.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("decode.rs"), format!("{RUST_HEADER}\n{decode}"));
-    let data = emit::TableData::new(&plan).module_text();
+    let data = data.module_text();
     syn::parse_file(&data).context("generated data.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("data.rs"), format!("{RUST_HEADER}\n{data}"));
     let previous = std::fs::read_to_string(root.join(COVERAGE_DOC)).unwrap_or_default();
     let figures = coverage::VerifyFigures::parse(&previous);
-    files.insert(PathBuf::from(COVERAGE_DOC), coverage::render(&coverage_rows(table), &table_header(table), &figures));
+    let rows = rows_with(table, &coverage::parse_translations(&previous));
+    files.insert(PathBuf::from(COVERAGE_DOC), coverage::render(&rows, &table_header(table), &figures));
     Ok(files)
 }
 
-/// The classes as the coverage page lists them.
+/// The classes as the coverage page lists them, with the translation statuses the committed page holds
+/// (`cargo xtask coverage` writes them).
+#[cfg_attr(not(feature = "verify"), allow(dead_code))]
 pub fn coverage_rows(table: &sassport_isa::Table) -> Vec<coverage::ClassRow> {
+    let page = std::fs::read_to_string(repo_root().join(COVERAGE_DOC)).unwrap_or_default();
+    rows_with(table, &coverage::parse_translations(&page))
+}
+
+/// The classes with the given translation statuses (classes without one are "not checked").
+pub fn rows_with(
+    table: &sassport_isa::Table,
+    translations: &BTreeMap<String, coverage::Translation>,
+) -> Vec<coverage::ClassRow> {
     table
         .classes
         .iter()
-        .map(|c| coverage::ClassRow { name: c.name.clone(), opcode: c.opcode, mnemonic: c.mnemonic.clone() })
+        .map(|c| coverage::ClassRow {
+            name: c.name.clone(),
+            opcode: c.opcode,
+            mnemonic: c.mnemonic.clone(),
+            translation: translations.get(&c.name).cloned().unwrap_or_else(coverage::Translation::not_checked),
+        })
         .collect()
 }
 

@@ -6,8 +6,11 @@
 #![allow(clippy::all)]
 
 use super::classes::ClassId;
-use crate::classify::{Candidate, FieldCheck, QuickCheck, END, NEXT};
+use crate::classify::{Candidate, Checks, FieldCheck, QuickCheck, END, NEXT};
 use crate::render::Bits;
+
+/// The field most quick checks test (`QuickCheck::common`).
+pub(crate) const COMMON_QUICK: [(u8, u8); 2] = [(105, 5), (122, 3)];
 
 /// Opcode key → index in `CANDIDATES` of its first candidate (0 for keys no class uses).
 pub(crate) static FIRST: [u16; 8192] = [
@@ -454,1832 +457,1837 @@ const FIELD_CHECK_3: FieldCheck = FieldCheck { bits: Bits { ranges: &[(105, 5), 
 const FIELD_CHECK_4: FieldCheck = FieldCheck { bits: Bits { ranges: &[(72, 1), (78, 3), (87, 4)], width: 8 }, legal: &[(0x0, 0x47), (0x50, 0x67), (0x70, 0x77), (0x80, 0x87), (0x90, 0xbf)] };
 const FIELD_CHECK_5: FieldCheck = FieldCheck { bits: Bits { ranges: &[(72, 1), (78, 3), (87, 4)], width: 8 }, legal: &[(0x0, 0x3f), (0x50, 0x5f), (0x90, 0xbf)] };
 
+/// The further legality checks of candidates, as runs (`Checks::at(start, len)`).
+pub(crate) static MORE_CHECKS: [FieldCheck; 6] = [
+    FIELD_CHECK_0, FIELD_CHECK_1, FIELD_CHECK_2, FIELD_CHECK_3, FIELD_CHECK_4, FIELD_CHECK_5,
+];
+
 /// Every opcode key's candidates, in the order the table tries them, the last marked `END`:
 /// `Candidate::new(mask, value, class, variant, END/NEXT, quick check, further checks)`.
 pub(crate) static CANDIDATES: [Candidate; 1187] = [
     // Unused keys: matches no word.
-    Candidate::new(0x0, 0x1, ClassId::MOV_0x0202, 0, END, QuickCheck::ALL, &[]),
+    Candidate::new(0x0, 0x1, ClassId::MOV_0x0202, 0, END, QuickCheck::ALL, Checks::NONE),
     // 0x0202
-    Candidate::new(0x0, 0x0, ClassId::MOV_0x0202, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::MOV_0x0202, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x0203
-    Candidate::new(0x0, 0x0, ClassId::P2R_0x0203, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::P2R_0x0203, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0204
-    Candidate::new(0x0, 0x0, ClassId::R2P_0x0204, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::R2P_0x0204, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0207
-    Candidate::new(0x0, 0x0, ClassId::SEL_0x0207, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SEL_0x0207, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0208
-    Candidate::new(0x0, 0x0, ClassId::FSEL_0x0208, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSEL_0x0208, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0209
-    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x0209, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x0209, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x020a
-    Candidate::new(0x0, 0x0, ClassId::FSET_0x020a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSET_0x020a, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x020b
-    Candidate::new(0x0, 0x0, ClassId::FSETP_0x020b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSETP_0x020b, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x020c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x020c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x020c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x020c, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x020c_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x020e
-    Candidate::new(0x0, 0x0, ClassId::X_0x020e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 3), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x020e, 0, END, QuickCheck::common(3), Checks::NONE),
     // 0x0210
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x0210, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x0210_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x0210, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x0210_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0211
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x0211, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0211_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x0211_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x0211_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x0211_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x0211_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x0211, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0211_2, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x0211_3, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x0211_4, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x0211_5, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x0211_6, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0212
-    Candidate::new(0x0, 0x0, ClassId::LOP3_0x0212, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LOP3_0x0212, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0213
-    Candidate::new(0x0, 0x0, ClassId::IABS_0x0213, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IABS_0x0213, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x0214
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0214, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0214, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0215
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0215, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0215, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0216
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0216, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0216, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0217
-    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x0217, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x0217, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0218
-    Candidate::new(0x0, 0x0, ClassId::X_0x0218, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x0218, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0219
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x0219, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x0219, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x021a
-    Candidate::new(0x0, 0x0, ClassId::SGXT_0x021a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SGXT_0x021a, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x021b
-    Candidate::new(0x0, 0x0, ClassId::BMSK_0x021b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BMSK_0x021b, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x021d
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x021d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x021d, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x021e
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x021e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 3), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x021e, 0, END, QuickCheck::common(3), Checks::NONE),
     // 0x021f
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x021f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x021f, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0220
-    Candidate::new(0x0, 0x0, ClassId::FMUL_0x0220, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMUL_0x0220, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0221
-    Candidate::new(0x0, 0x0, ClassId::FADD_0x0221, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FADD_0x0221, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0223
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0223, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0223, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0224
-    Candidate::new(0x400000000ff00000000, 0xff00000000, ClassId::IMAD_0x0224, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0224, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0224, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0224_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x400000000ff00000000, 0xff00000000, ClassId::IMAD_0x0224, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0224, 1, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0224, 2, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0224_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0225
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0225, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0225_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0225, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0225_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0226
-    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x0226, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x0226_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x0226, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x0226_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0227
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0227, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0227_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0227, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0227_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0228
-    Candidate::new(0x0, 0x0, ClassId::DMUL_0x0228, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DMUL_0x0228, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0229
-    Candidate::new(0x0, 0x0, ClassId::DADD_0x0229, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DADD_0x0229, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x022a
-    Candidate::new(0x0, 0x0, ClassId::DSETP_0x022a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DSETP_0x022a, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x022b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x022b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x022b, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x022c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x022c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x022c, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0230
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x0230, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x0230_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x0230, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x0230_2, 0, END, QuickCheck::common(6), Checks::NONE),
     // 0x0231
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0231, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0231, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0231_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0231_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0231, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0231, 1, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0231_2, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0231_2, 1, END, QuickCheck::common(4), Checks::NONE),
     // 0x0232
-    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x0232, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x0232, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0233
-    Candidate::new(0x0, 0x0, ClassId::HSET2_0x0233, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSET2_0x0233, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0234
-    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x0234, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x0234, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0235
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0235, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0235_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0235, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0235_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0237
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::IMMA_0x0237, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x201000000000000000000, 0x1000000000000000000, ClassId::X_0x0237, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::X_0x0237, 1, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::IMMA_0x0237, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x201000000000000000000, 0x1000000000000000000, ClassId::X_0x0237, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::X_0x0237, 1, END, QuickCheck::common(2), Checks::NONE),
     // 0x0238
-    Candidate::new(0x0, 0x0, ClassId::I2I_0x0238, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2I_0x0238, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x0239
-    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x0239, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x0239_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x0239_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x0239, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x0239_2, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x0239_3, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x023a
     Candidate::gate(0x0, 0x0, 4, NEXT),
-    Candidate::new(0x38000000000000000000, 0x0, ClassId::X_0x023a, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x28000000000000000000, ClassId::X_0x023a, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x30000000000000000000, ClassId::X_0x023a, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x38000000000000000000, ClassId::X_0x023a, 3, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x023a, 4, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x38000000000000000000, 0x0, ClassId::X_0x023a, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x28000000000000000000, ClassId::X_0x023a, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x30000000000000000000, ClassId::X_0x023a, 2, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x38000000000000000000, ClassId::X_0x023a, 3, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x023a, 4, END, QuickCheck::common(7), Checks::NONE),
     // 0x023c
-    Candidate::new(0xc02000000000000000000, 0xc00000000000000000000, ClassId::X_0x023c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::X_0x023c, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xe02000000000000000000, 0x2000000000000000000, ClassId::X_0x023c_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xe02000000000000000000, 0x402000000000000000000, ClassId::X_0x023c_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xe02000000000000000000, 0x802000000000000000000, ClassId::X_0x023c_2, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::X_0x023c_2, 3, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0xc02000000000000000000, 0xc00000000000000000000, ClassId::X_0x023c, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::X_0x023c, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xe02000000000000000000, 0x2000000000000000000, ClassId::X_0x023c_2, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xe02000000000000000000, 0x402000000000000000000, ClassId::X_0x023c_2, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xe02000000000000000000, 0x802000000000000000000, ClassId::X_0x023c_2, 2, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::X_0x023c_2, 3, END, QuickCheck::common(2), Checks::NONE),
     // 0x023d
-    Candidate::new(0x0, 0x0, ClassId::BMMA_0x023d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BMMA_0x023d, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x023e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x023e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x023e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x023e, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[FIELD_CHECK_0]),
-    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x023e_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 3), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x023e_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 3), &[FIELD_CHECK_0]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x023e, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x023e, 0, NEXT, QuickCheck::common(2), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x023e, 1, NEXT, QuickCheck::common(2), Checks::at(0, 1)),
+    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x023e_2, 0, NEXT, QuickCheck::common(3), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x023e_2, 1, END, QuickCheck::common(3), Checks::at(0, 1)),
     // 0x023f
-    Candidate::new(0x0, 0x0, ClassId::DMMA_0x023f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DMMA_0x023f, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0240
-    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x0240, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x0240, 1, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x0240, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x0240, 1, END, QuickCheck::common(2), Checks::NONE),
     // 0x0241
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::X_0x0241, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::X_0x0241_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::X_0x0241, 0, NEXT, QuickCheck::common(4), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::X_0x0241_2, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0242
-    Candidate::new(0x0, 0x0, ClassId::X_0x0242, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x0242, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0243
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0243, 0, END, QuickCheck::new([(105, 5), (122, 3)], 4), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0243, 0, END, QuickCheck::common(4), Checks::NONE),
     // 0x0245
-    Candidate::new(0x0, 0x0, ClassId::I2FP_0x0245, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2FP_0x0245, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x0300
-    Candidate::new(0x0, 0x0, ClassId::FLO_0x0300, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FLO_0x0300, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0301
-    Candidate::new(0x0, 0x0, ClassId::BREV_0x0301, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BREV_0x0301, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0302
-    Candidate::new(0x0, 0x0, ClassId::FCHK_0x0302, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FCHK_0x0302, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0304
-    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x0304, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x0304, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x0304_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
-    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x0304_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
+    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x0304, 0, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x0304, 1, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x0304_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
+    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x0304_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
     // 0x0305
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x0305, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x0305_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x0305, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x0305_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0306
-    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x0306, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x0306_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x0306_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x0306, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x0306_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x0306_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0307
-    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x0307, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x0307_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x0307, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x0307_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0308
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x0308, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x0308_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x0308, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x0308_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0309
-    Candidate::new(0x0, 0x0, ClassId::POPC_0x0309, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::POPC_0x0309, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0310
-    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x0310, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x0310_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x0310_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), &[FIELD_CHECK_2]),
+    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x0310, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x0310_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x0310_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), Checks::at(2, 1)),
     // 0x0311
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x0311, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x0311_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x0311_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x0311_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x0311, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x0311_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x0311_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x0311_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0312
     Candidate::gate(0x18000000000000000000, 0x18000000000000000000, 4, NEXT),
-    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x0312, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x0312_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x0312_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x0312_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x0312_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), &[FIELD_CHECK_2]),
+    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x0312, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x0312_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x0312_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x0312_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x0312_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), Checks::at(2, 1)),
     // 0x0313
-    Candidate::new(0x0, 0x0, ClassId::FRND_0x0313, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FRND_0x0313, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x031c
-    Candidate::new(0xc0000000000000000000, 0x0, ClassId::B2R_0x031c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc0000000000000000000, 0x40000000000000000000, ClassId::B2R_0x031c_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc0000000000000000000, 0x80000000000000000000, ClassId::B2R_0x031c_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xc0000000000000000000, 0x0, ClassId::B2R_0x031c, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc0000000000000000000, 0x40000000000000000000, ClassId::B2R_0x031c_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc0000000000000000000, 0x80000000000000000000, ClassId::B2R_0x031c_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x031d
     Candidate::gate(0x1c000000080000000000000000000, 0x1c000000000000000000000000000, 6, END),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x031d, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x031d_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x031d_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x031d_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x031d_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x031d_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x031d, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x031d_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x031d_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x031d_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x031d_5, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x031d_6, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x031e
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::HIR0X1F0_0x031e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::HIR0X1F0_0x031e, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x031f
-    Candidate::new(0x0, 0x0, ClassId::SETCTAID_0x031f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SETCTAID_0x031f, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0321
-    Candidate::new(0x300000000000ff000000, 0xff000000, ClassId::ALD_0x0321, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x300000000000ff000000, 0x100000000000ff000000, ClassId::ALD_0x0321_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x30000000000000000000, 0x10000000000000000000, ClassId::ALD_0x0321_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000ff00000000, 0x2000000000ff00000000, ClassId::ALD_0x0321_3, 0, NEXT, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
-    Candidate::new(0x30000000000000000000, 0x20000000000000000000, ClassId::ALD_0x0321_3, 1, END, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
+    Candidate::new(0x300000000000ff000000, 0xff000000, ClassId::ALD_0x0321, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x300000000000ff000000, 0x100000000000ff000000, ClassId::ALD_0x0321_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x30000000000000000000, 0x10000000000000000000, ClassId::ALD_0x0321_2, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000ff00000000, 0x2000000000ff00000000, ClassId::ALD_0x0321_3, 0, NEXT, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
+    Candidate::new(0x30000000000000000000, 0x20000000000000000000, ClassId::ALD_0x0321_3, 1, END, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
     // 0x0322
-    Candidate::new(0x1c0000000300000000000ff000000, 0x1c0000000100000000000ff000000, ClassId::AST_0x0322, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000030000000000000000000, 0x1c000000010000000000000000000, ClassId::AST_0x0322, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000030ff0000000000000000, 0x1c000000020ff0000000000000000, ClassId::AST_0x0322_2, 0, NEXT, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
-    Candidate::new(0x1c000000030000000000000000000, 0x1c000000020000000000000000000, ClassId::AST_0x0322_2, 1, END, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
+    Candidate::new(0x1c0000000300000000000ff000000, 0x1c0000000100000000000ff000000, ClassId::AST_0x0322, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000030000000000000000000, 0x1c000000010000000000000000000, ClassId::AST_0x0322, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000030ff0000000000000000, 0x1c000000020ff0000000000000000, ClassId::AST_0x0322_2, 0, NEXT, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
+    Candidate::new(0x1c000000030000000000000000000, 0x1c000000020000000000000000000, ClassId::AST_0x0322_2, 1, END, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
     // 0x0324
-    Candidate::new(0x1c0000000c0000000000000000000, 0x1c000000000000000000000000000, ClassId::OUT_0x0324, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc0000000000000000000, 0x80000000000000000000, ClassId::OUT_0x0324_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::OUT_0x0324_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000c0000000000000000000, 0x1c000000000000000000000000000, ClassId::OUT_0x0324, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc0000000000000000000, 0x80000000000000000000, ClassId::OUT_0x0324_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::OUT_0x0324_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0326
-    Candidate::new(0x30000000000000000000, 0x20000000000000000000, ClassId::IPA_0x0326, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x20000000000000000000, 0x0, ClassId::IPA_0x0326_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x30000000000000000000, 0x20000000000000000000, ClassId::IPA_0x0326, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x20000000000000000000, 0x0, ClassId::IPA_0x0326_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0343
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0343, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0343, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0344
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0344, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0344, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0348
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x0348, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x0348, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x034e
-    Candidate::new(0x0, 0x0, ClassId::LEPC_0x034e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LEPC_0x034e, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0352
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0352, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0352, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x0353
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0353, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0353, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0355
-    Candidate::new(0xe0000000000000000000000000000, 0xe0000000000000000000000000000, ClassId::BMOV_0x0355, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xe0000000000000000000000000000, 0xe0000000000000000000000000000, ClassId::BMOV_0x0355, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0356
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::BMOV_0x0356, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::BMOV_0x0356, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0357
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::BMOV_0x0357, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::BMOV_0x0357, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x035a
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x035a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x035a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x035d
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x035d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x035d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0361
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TEX_0x0361, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TEX_0x0361_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TEX_0x0361, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TEX_0x0361_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0364
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD4_0x0364, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD4_0x0364_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD4_0x0364, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD4_0x0364_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0367
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD_0x0367, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD_0x0367_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD_0x0367, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD_0x0367_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x036a
-    Candidate::new(0x0, 0x0, ClassId::TMML_0x036a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TMML_0x036a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x036d
-    Candidate::new(0x0, 0x0, ClassId::TXD_0x036d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TXD_0x036d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0370
-    Candidate::new(0x0, 0x0, ClassId::TXQ_0x0370, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TXQ_0x0370, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0373
-    Candidate::new(0x1000000000000000, 0x0, ClassId::FOOTPRINT_0x0373, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x0373_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::FOOTPRINT_0x0373, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x0373_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0381
-    Candidate::new(0xff000000, 0xff000000, ClassId::LDG_0x0381, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::LDG_0x0381_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::LDG_0x0381, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::LDG_0x0381_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0385
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::ST_0x0385, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::ST_0x0385_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::ST_0x0385, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::ST_0x0385_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0386
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STG_0x0386, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STG_0x0386_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STG_0x0386, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STG_0x0386_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0387
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STL_0x0387, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STL_0x0387_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STL_0x0387, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STL_0x0387_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0388
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STS_0x0388, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STS_0x0388_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STS_0x0388, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STS_0x0388_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0389
-    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0389, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0389, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x038a
-    Candidate::new(0xff000000, 0xff000000, ClassId::ATOM_0x038a, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::ATOM_0x038a_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::ATOM_0x038a, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::ATOM_0x038a_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x038b
-    Candidate::new(0x80000000000000ff000000, 0xff000000, ClassId::ATOM_0x038b, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x80000000000000ff000000, 0x80000000000000ff000000, ClassId::ATOM_0x038b_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x8000000000000000000000, 0x0, ClassId::ATOM_0x038b_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x8000000000000000000000, 0x8000000000000000000000, ClassId::ATOM_0x038b_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x80000000000000ff000000, 0xff000000, ClassId::ATOM_0x038b, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x80000000000000ff000000, 0x80000000000000ff000000, ClassId::ATOM_0x038b_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x8000000000000000000000, 0x0, ClassId::ATOM_0x038b_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x8000000000000000000000, 0x8000000000000000000000, ClassId::ATOM_0x038b_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x038c
-    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMS_0x038c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::ATOMS_0x038c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMS_0x038c, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::ATOMS_0x038c_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x038d
-    Candidate::new(0x80000000000000ff000000, 0xff000000, ClassId::ATOMS_0x038d, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x80000000000000ff000000, 0x80000000000000ff000000, ClassId::ATOMS_0x038d_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x8000000000000000000000, 0x0, ClassId::ATOMS_0x038d_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x8000000000000000000000, 0x8000000000000000000000, ClassId::ATOMS_0x038d_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x80000000000000ff000000, 0xff000000, ClassId::ATOMS_0x038d, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x80000000000000ff000000, 0x80000000000000ff000000, ClassId::ATOMS_0x038d_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x8000000000000000000000, 0x0, ClassId::ATOMS_0x038d_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x8000000000000000000000, 0x8000000000000000000000, ClassId::ATOMS_0x038d_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0391
-    Candidate::new(0x1c000006000000000000000000000, 0x1c000002000000000000000000000, ClassId::CCTLT_0x0391, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000006000000000000000000000, 0x1c000002000000000000000000000, ClassId::CCTLT_0x0391, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0394
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0394, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0394, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0396
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0396, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0396, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03a0
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x03a0, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x03a0, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03a1
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::MATCH_0x03a1, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x80000000000000000000, 0x80000000000000000000, ClassId::MATCH_0x03a1_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::MATCH_0x03a1, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x80000000000000000000, ClassId::MATCH_0x03a1_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03a8
-    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMG_0x03a8, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::ATOMG_0x03a8_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMG_0x03a8, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::ATOMG_0x03a8_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03a9
-    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMG_0x03a9, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::ATOMG_0x03a9_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMG_0x03a9, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::ATOMG_0x03a9_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03aa
-    Candidate::new(0xff000000, 0xff000000, ClassId::QSPC_0x03aa, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::QSPC_0x03aa_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::QSPC_0x03aa, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::QSPC_0x03aa_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03c0
-    Candidate::new(0x0, 0x0, ClassId::GETLMEMBASE_0x03c0, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::GETLMEMBASE_0x03c0, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03c1
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SETLMEMBASE_0x03c1, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SETLMEMBASE_0x03c1, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03c2
-    Candidate::new(0x1000000000000000000000, 0x0, ClassId::R2UR_0x03c2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000000000, 0x1000000000000000000000, ClassId::R2UR_0x03c2_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000000000, 0x0, ClassId::R2UR_0x03c2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000000000, 0x1000000000000000000000, ClassId::R2UR_0x03c2_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03c4
-    Candidate::new(0x0, 0x0, ClassId::REDUX_0x03c4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::REDUX_0x03c4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03d0
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::X_0x03d0, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::X_0x03d0, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x03d5
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::X_0x03d5, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::X_0x03d5, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0411
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::LEA_0x0411, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0411_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::LEA_0x0411, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0411_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0414
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0414, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0414, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0415
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0415, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0415, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0416
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0416, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0416, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0419
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x0419, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x0419, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0421
-    Candidate::new(0x0, 0x0, ClassId::FADD_0x0421, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FADD_0x0421, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0423
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0423, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0423, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0424
-    Candidate::new(0x4ff0000000000000000, 0xff0000000000000000, ClassId::IMAD_0x0424, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0424, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0424, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0424_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4ff0000000000000000, 0xff0000000000000000, ClassId::IMAD_0x0424, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0424, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0424, 2, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0424_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0429
-    Candidate::new(0x0, 0x0, ClassId::DADD_0x0429, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DADD_0x0429, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x042a
-    Candidate::new(0x0, 0x0, ClassId::DSETP_0x042a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DSETP_0x042a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x042b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x042b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x042b, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0430
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x0430, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x0430_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x0430, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x0430_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0431
-    Candidate::new(0x20e0000000000000000000, 0x2080000000000000000000, ClassId::X_0x0431, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0431, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0431, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2000000000000000000000, ClassId::X_0x0431_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0431_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0431_2, 2, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x2080000000000000000000, ClassId::X_0x0431, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0431, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0431, 2, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2000000000000000000000, ClassId::X_0x0431_2, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0431_2, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0431_2, 2, END, QuickCheck::common(2), Checks::NONE),
     // 0x0433
-    Candidate::new(0x0, 0x0, ClassId::HSET2_0x0433, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSET2_0x0433, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0434
-    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x0434, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x0434, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0435
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0435, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0435_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0435, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0435_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x043e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x043e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x043e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
-    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x043e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x043e, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x043e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
+    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x043e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
     // 0x0443
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0443, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0443, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x051d
     Candidate::gate(0x1c000000080000000000000000000, 0x1c000000000000000000000000000, 6, END),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x051d, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x051d_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x051d_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x051d_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x051d_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x051d_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x051d, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x051d_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x051d_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x051d_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x051d_5, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x051d_6, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0589
-    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0589, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0589, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0593
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0593, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0593, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0595
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0595, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0595, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x059f
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x059f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x059f, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0614
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0614, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0614, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0615
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0615, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0615, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0616
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0616, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0616, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0619
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x0619, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x0619, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0621
-    Candidate::new(0x0, 0x0, ClassId::FADD_0x0621, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FADD_0x0621, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0623
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0623, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0623, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0624
-    Candidate::new(0x4ff0000000000000000, 0xff0000000000000000, ClassId::IMAD_0x0624, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0624, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0624, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0624_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4ff0000000000000000, 0xff0000000000000000, ClassId::IMAD_0x0624, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0624, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0624, 2, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0624_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0625
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0625, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0625_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0625, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0625_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0627
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0627, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0627_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0627, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0627_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0629
-    Candidate::new(0x0, 0x0, ClassId::DADD_0x0629, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DADD_0x0629, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x062a
-    Candidate::new(0x0, 0x0, ClassId::DSETP_0x062a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DSETP_0x062a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x062b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x062b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x062b, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x062c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x062c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x062c, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0630
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x0630, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x0630_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x0630, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x0630_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0631
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0631, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0631, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0631_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0631_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0631, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0631, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0631_2, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0631_2, 1, END, QuickCheck::common(2), Checks::NONE),
     // 0x0633
-    Candidate::new(0x0, 0x0, ClassId::HSET2_0x0633, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSET2_0x0633, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0634
-    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x0634, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x0634, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0635
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0635, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0635_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0635, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0635_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x063e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x063e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x063e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
-    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x063e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x063e, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x063e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
+    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x063e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
     // 0x0643
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0643, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0643, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x0793
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0793, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0793, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0795
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0795, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x0795, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0797
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x0797, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x0797, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0799
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x0799, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x0799, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x079b
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x079b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x079b, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x079d
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x079d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x079d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x079f
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x079f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x079f, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x07b3
-    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x07b3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x07b3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0801
-    Candidate::new(0x0, 0x0, ClassId::PMTRIG_0x0801, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PMTRIG_0x0801, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0802
-    Candidate::new(0x0, 0x0, ClassId::MOV_0x0802, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::MOV_0x0802, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0803
-    Candidate::new(0x0, 0x0, ClassId::P2R_0x0803, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::P2R_0x0803, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0804
-    Candidate::new(0x0, 0x0, ClassId::R2P_0x0804, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::R2P_0x0804, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0805
-    Candidate::new(0x0, 0x0, ClassId::CS2R_0x0805, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CS2R_0x0805, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0806
-    Candidate::new(0xff0000, 0xff0000, ClassId::VOTE_0x0806, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x0, 0x0, ClassId::VOTE_0x0806, 1, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0xff0000, 0xff0000, ClassId::VOTE_0x0806, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::VOTE_0x0806, 1, END, QuickCheck::common(12), Checks::NONE),
     // 0x0807
-    Candidate::new(0x0, 0x0, ClassId::SEL_0x0807, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SEL_0x0807, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0808
-    Candidate::new(0x0, 0x0, ClassId::FSEL_0x0808, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSEL_0x0808, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0809
-    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x0809, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x0809, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x080a
-    Candidate::new(0x0, 0x0, ClassId::FSET_0x080a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSET_0x080a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x080b
-    Candidate::new(0x0, 0x0, ClassId::FSETP_0x080b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSETP_0x080b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x080c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x080c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x080c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x080c, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x080c_2, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x080d
-    Candidate::new(0x0, 0x0, ClassId::CSMTEST_0x080d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CSMTEST_0x080d, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0810
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x0810, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x0810_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x0810, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x0810_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0811
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x0811, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0811_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x0811_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x0811_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x0811_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x0811_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x0811, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0811_2, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x0811_3, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x0811_4, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x0811_5, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x0811_6, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0812
-    Candidate::new(0x0, 0x0, ClassId::LOP3_0x0812, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LOP3_0x0812, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0813
-    Candidate::new(0x0, 0x0, ClassId::IABS_0x0813, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IABS_0x0813, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0814
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0814, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0814, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0815
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0815, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0815, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0816
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0816, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0816, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0817
-    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x0817, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x0817, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0819
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x0819, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x0819, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x081a
-    Candidate::new(0x0, 0x0, ClassId::SGXT_0x081a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SGXT_0x081a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x081b
-    Candidate::new(0x0, 0x0, ClassId::BMSK_0x081b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BMSK_0x081b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x081c
-    Candidate::new(0x80000000000000000, 0x0, ClassId::PLOP3_0x081c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x80000000000000000, 0x80000000000000000, ClassId::PLOP3_0x081c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x80000000000000000, 0x0, ClassId::PLOP3_0x081c, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x80000000000000000, 0x80000000000000000, ClassId::PLOP3_0x081c_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0820
-    Candidate::new(0x0, 0x0, ClassId::FMUL_0x0820, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMUL_0x0820, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0822
-    Candidate::new(0x0, 0x0, ClassId::FSWZADD_0x0822, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSWZADD_0x0822, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0823
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0823, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0823, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0824
     Candidate::gate(0x4ff80010001ff000000, 0xff00000000ff000000, 29, NEXT),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000002ff000000, ClassId::IMAD_0x0824, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000004ff000000, ClassId::IMAD_0x0824, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000008ff000000, ClassId::IMAD_0x0824, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000010ff000000, ClassId::IMAD_0x0824, 3, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000020ff000000, ClassId::IMAD_0x0824, 4, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000040ff000000, ClassId::IMAD_0x0824, 5, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000080ff000000, ClassId::IMAD_0x0824, 6, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000100ff000000, ClassId::IMAD_0x0824, 7, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000200ff000000, ClassId::IMAD_0x0824, 8, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000400ff000000, ClassId::IMAD_0x0824, 9, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00000800ff000000, ClassId::IMAD_0x0824, 10, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00001000ff000000, ClassId::IMAD_0x0824, 11, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00002000ff000000, ClassId::IMAD_0x0824, 12, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00004000ff000000, ClassId::IMAD_0x0824, 13, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00008000ff000000, ClassId::IMAD_0x0824, 14, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00020000ff000000, ClassId::IMAD_0x0824, 15, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00040000ff000000, ClassId::IMAD_0x0824, 16, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00080000ff000000, ClassId::IMAD_0x0824, 17, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00100000ff000000, ClassId::IMAD_0x0824, 18, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00200000ff000000, ClassId::IMAD_0x0824, 19, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00400000ff000000, ClassId::IMAD_0x0824, 20, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff00800000ff000000, ClassId::IMAD_0x0824, 21, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff01000000ff000000, ClassId::IMAD_0x0824, 22, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff02000000ff000000, ClassId::IMAD_0x0824, 23, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff04000000ff000000, ClassId::IMAD_0x0824, 24, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff08000000ff000000, ClassId::IMAD_0x0824, 25, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff10000000ff000000, ClassId::IMAD_0x0824, 26, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff20000000ff000000, ClassId::IMAD_0x0824, 27, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffffff000000, 0xff40000000ff000000, ClassId::IMAD_0x0824, 28, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000002ff000000, ClassId::IMAD_0x0824, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000004ff000000, ClassId::IMAD_0x0824, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000008ff000000, ClassId::IMAD_0x0824, 2, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000010ff000000, ClassId::IMAD_0x0824, 3, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000020ff000000, ClassId::IMAD_0x0824, 4, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000040ff000000, ClassId::IMAD_0x0824, 5, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000080ff000000, ClassId::IMAD_0x0824, 6, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000100ff000000, ClassId::IMAD_0x0824, 7, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000200ff000000, ClassId::IMAD_0x0824, 8, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000400ff000000, ClassId::IMAD_0x0824, 9, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00000800ff000000, ClassId::IMAD_0x0824, 10, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00001000ff000000, ClassId::IMAD_0x0824, 11, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00002000ff000000, ClassId::IMAD_0x0824, 12, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00004000ff000000, ClassId::IMAD_0x0824, 13, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00008000ff000000, ClassId::IMAD_0x0824, 14, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00020000ff000000, ClassId::IMAD_0x0824, 15, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00040000ff000000, ClassId::IMAD_0x0824, 16, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00080000ff000000, ClassId::IMAD_0x0824, 17, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00100000ff000000, ClassId::IMAD_0x0824, 18, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00200000ff000000, ClassId::IMAD_0x0824, 19, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00400000ff000000, ClassId::IMAD_0x0824, 20, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff00800000ff000000, ClassId::IMAD_0x0824, 21, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff01000000ff000000, ClassId::IMAD_0x0824, 22, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff02000000ff000000, ClassId::IMAD_0x0824, 23, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff04000000ff000000, ClassId::IMAD_0x0824, 24, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff08000000ff000000, ClassId::IMAD_0x0824, 25, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff10000000ff000000, ClassId::IMAD_0x0824, 26, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff20000000ff000000, ClassId::IMAD_0x0824, 27, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffffff000000, 0xff40000000ff000000, ClassId::IMAD_0x0824, 28, NEXT, QuickCheck::common(5), Checks::NONE),
     Candidate::gate(0x4ff8001000000000000, 0xff0000000000000000, 30, NEXT),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000000100000000, ClassId::IMAD_0x0824, 29, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000000200000000, ClassId::IMAD_0x0824, 30, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000000400000000, ClassId::IMAD_0x0824, 31, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000000800000000, ClassId::IMAD_0x0824, 32, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000001000000000, ClassId::IMAD_0x0824, 33, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000002000000000, ClassId::IMAD_0x0824, 34, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000004000000000, ClassId::IMAD_0x0824, 35, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000008000000000, ClassId::IMAD_0x0824, 36, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000010000000000, ClassId::IMAD_0x0824, 37, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000020000000000, ClassId::IMAD_0x0824, 38, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000040000000000, ClassId::IMAD_0x0824, 39, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000080000000000, ClassId::IMAD_0x0824, 40, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000100000000000, ClassId::IMAD_0x0824, 41, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000200000000000, ClassId::IMAD_0x0824, 42, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000400000000000, ClassId::IMAD_0x0824, 43, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0000800000000000, ClassId::IMAD_0x0824, 44, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0002000000000000, ClassId::IMAD_0x0824, 45, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0004000000000000, ClassId::IMAD_0x0824, 46, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0008000000000000, ClassId::IMAD_0x0824, 47, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0010000000000000, ClassId::IMAD_0x0824, 48, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0020000000000000, ClassId::IMAD_0x0824, 49, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0040000000000000, ClassId::IMAD_0x0824, 50, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0080000000000000, ClassId::IMAD_0x0824, 51, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0100000000000000, ClassId::IMAD_0x0824, 52, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0200000000000000, ClassId::IMAD_0x0824, 53, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0400000000000000, ClassId::IMAD_0x0824, 54, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff0800000000000000, ClassId::IMAD_0x0824, 55, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff1000000000000000, ClassId::IMAD_0x0824, 56, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff2000000000000000, ClassId::IMAD_0x0824, 57, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4ffffffffff00000000, 0xff4000000000000000, ClassId::IMAD_0x0824, 58, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x400ffffffffff000000, 0x1ff000000, ClassId::IMAD_0x0824, 59, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x400ffffffff00000000, 0x0, ClassId::IMAD_0x0824, 60, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x400ffffffff00000000, 0x100000000, ClassId::IMAD_0x0824, 61, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0824, 62, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0824, 63, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0824_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000000100000000, ClassId::IMAD_0x0824, 29, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000000200000000, ClassId::IMAD_0x0824, 30, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000000400000000, ClassId::IMAD_0x0824, 31, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000000800000000, ClassId::IMAD_0x0824, 32, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000001000000000, ClassId::IMAD_0x0824, 33, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000002000000000, ClassId::IMAD_0x0824, 34, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000004000000000, ClassId::IMAD_0x0824, 35, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000008000000000, ClassId::IMAD_0x0824, 36, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000010000000000, ClassId::IMAD_0x0824, 37, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000020000000000, ClassId::IMAD_0x0824, 38, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000040000000000, ClassId::IMAD_0x0824, 39, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000080000000000, ClassId::IMAD_0x0824, 40, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000100000000000, ClassId::IMAD_0x0824, 41, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000200000000000, ClassId::IMAD_0x0824, 42, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000400000000000, ClassId::IMAD_0x0824, 43, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0000800000000000, ClassId::IMAD_0x0824, 44, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0002000000000000, ClassId::IMAD_0x0824, 45, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0004000000000000, ClassId::IMAD_0x0824, 46, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0008000000000000, ClassId::IMAD_0x0824, 47, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0010000000000000, ClassId::IMAD_0x0824, 48, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0020000000000000, ClassId::IMAD_0x0824, 49, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0040000000000000, ClassId::IMAD_0x0824, 50, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0080000000000000, ClassId::IMAD_0x0824, 51, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0100000000000000, ClassId::IMAD_0x0824, 52, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0200000000000000, ClassId::IMAD_0x0824, 53, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0400000000000000, ClassId::IMAD_0x0824, 54, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff0800000000000000, ClassId::IMAD_0x0824, 55, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff1000000000000000, ClassId::IMAD_0x0824, 56, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff2000000000000000, ClassId::IMAD_0x0824, 57, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4ffffffffff00000000, 0xff4000000000000000, ClassId::IMAD_0x0824, 58, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x400ffffffffff000000, 0x1ff000000, ClassId::IMAD_0x0824, 59, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x400ffffffff00000000, 0x0, ClassId::IMAD_0x0824, 60, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x400ffffffff00000000, 0x100000000, ClassId::IMAD_0x0824, 61, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0824, 62, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0824, 63, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0824_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0825
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0825, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0825_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0825, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0825_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0827
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0827, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0827_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0827, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0827_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0828
-    Candidate::new(0x0, 0x0, ClassId::DMUL_0x0828, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DMUL_0x0828, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x082b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x082b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x082b, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0831
-    Candidate::new(0x20e0000000000000000000, 0x2080000000000000000000, ClassId::X_0x0831, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0831, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0831, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2000000000000000000000, ClassId::X_0x0831_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0831_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0831_2, 2, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x2080000000000000000000, ClassId::X_0x0831, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0831, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0831, 2, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2000000000000000000000, ClassId::X_0x0831_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0831_2, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0831_2, 2, END, QuickCheck::common(5), Checks::NONE),
     // 0x0832
-    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x0832, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x0832, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0835
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0835, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0835_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0835, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0835_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0838
-    Candidate::new(0x0, 0x0, ClassId::I2I_0x0838, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2I_0x0838, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0839
-    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x0839, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x0839_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x0839_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x0839, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x0839_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x0839_3, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x083b
-    Candidate::new(0x38000000000000000000, 0x0, ClassId::X_0x083b, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x30000000000000000000, ClassId::X_0x083b, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x38000000000000000000, ClassId::X_0x083b, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x083b, 3, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x38000000000000000000, 0x0, ClassId::X_0x083b, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x30000000000000000000, ClassId::X_0x083b, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x38000000000000000000, ClassId::X_0x083b, 2, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x083b, 3, END, QuickCheck::common(7), Checks::NONE),
     // 0x083e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x083e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x083e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x083e, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x083e_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 6), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x083e_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[FIELD_CHECK_0]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x083e, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x083e, 0, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x083e, 1, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x083e_2, 0, NEXT, QuickCheck::common(6), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x083e_2, 1, END, QuickCheck::common(6), Checks::at(0, 1)),
     // 0x0840
-    Candidate::new(0x2040000000000000000000, 0x2000000000000000000000, ClassId::X_0x0840, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x0840, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x0840, 2, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x2040000000000000000000, 0x2000000000000000000000, ClassId::X_0x0840, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x0840, 1, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x0840, 2, END, QuickCheck::common(13), Checks::NONE),
     // 0x0843
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0843, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0843, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0845
-    Candidate::new(0x3004000000000000000000, 0x2000000000000000000000, ClassId::I2FP_0x0845, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x3004000000000000000000, 0x2004000000000000000000, ClassId::I2FP_0x0845_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x3004000000000000000000, 0x2000000000000000000000, ClassId::I2FP_0x0845, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x3004000000000000000000, 0x2004000000000000000000, ClassId::I2FP_0x0845_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0882
-    Candidate::new(0x0, 0x0, ClassId::UMOV_0x0882, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UMOV_0x0882, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0886
-    Candidate::new(0x3f0000, 0x3f0000, ClassId::VOTEU_0x0886, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x0, 0x0, ClassId::VOTEU_0x0886, 1, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x3f0000, 0x3f0000, ClassId::VOTEU_0x0886, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::VOTEU_0x0886, 1, END, QuickCheck::common(12), Checks::NONE),
     // 0x089c
-    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x089c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x089c, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0900
-    Candidate::new(0x0, 0x0, ClassId::FLO_0x0900, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FLO_0x0900, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0901
-    Candidate::new(0x0, 0x0, ClassId::BREV_0x0901, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BREV_0x0901, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0902
-    Candidate::new(0x0, 0x0, ClassId::FCHK_0x0902, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FCHK_0x0902, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0905
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x0905, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x0905_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x0905, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x0905_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0906
-    Candidate::new(0x3004000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x0906, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3004000000000000000000, 0x2004000000000000000000, ClassId::I2F_0x0906_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3004000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x0906, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3004000000000000000000, 0x2004000000000000000000, ClassId::I2F_0x0906_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0907
-    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x0907, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x0907_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x0907, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x0907_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0908
-    Candidate::new(0x3a000000000000000000, 0x18000000000000000000, ClassId::MUFU_0x0908, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x0908, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x0908_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3a000000000000000000, 0x18000000000000000000, ClassId::MUFU_0x0908, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x0908, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x0908_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0909
-    Candidate::new(0x0, 0x0, ClassId::POPC_0x0909, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::POPC_0x0909, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0910
-    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x0910, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x0910_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x0910_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), &[FIELD_CHECK_2]),
+    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x0910, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x0910_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x0910_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), Checks::at(2, 1)),
     // 0x0911
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x0911, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x0911_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x0911_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x0911_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x0911, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x0911_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x0911_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x0911_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0912
     Candidate::gate(0x2018000000000000000000, 0x2018000000000000000000, 4, NEXT),
-    Candidate::new(0x301c000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x0912, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x301c000000000000000000, 0x201c000000000000000000, ClassId::I2F_0x0912_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x301c000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x0912_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x301c000000000000000000, 0x301c000000000000000000, ClassId::I2F_0x0912_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3004000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x0912_5, 0, NEXT, QuickCheck::new([(75, 2), (0, 0)], 15), &[FIELD_CHECK_2]),
-    Candidate::new(0x3004000000000000000000, 0x3004000000000000000000, ClassId::I2F_0x0912_6, 0, END, QuickCheck::new([(75, 2), (0, 0)], 15), &[FIELD_CHECK_2]),
+    Candidate::new(0x301c000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x0912, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x301c000000000000000000, 0x201c000000000000000000, ClassId::I2F_0x0912_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x301c000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x0912_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x301c000000000000000000, 0x301c000000000000000000, ClassId::I2F_0x0912_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3004000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x0912_5, 0, NEXT, QuickCheck::new([(75, 2), (0, 0)], 15), Checks::at(2, 1)),
+    Candidate::new(0x3004000000000000000000, 0x3004000000000000000000, ClassId::I2F_0x0912_6, 0, END, QuickCheck::new([(75, 2), (0, 0)], 15), Checks::at(2, 1)),
     // 0x0913
-    Candidate::new(0x0, 0x0, ClassId::FRND_0x0913, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FRND_0x0913, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0918
-    Candidate::new(0x0, 0x0, ClassId::NOP_0x0918, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::NOP_0x0918, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0919
-    Candidate::new(0x0, 0x0, ClassId::S2R_0x0919, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::S2R_0x0919, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x091a
-    Candidate::new(0xfc000000000000000800000000000, 0xfc000000000000000000000000000, ClassId::DEPBAR_0x091a, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0xfc000000000000000800000000000, 0xfc000000000000000800000000000, ClassId::DEPBAR_0x091a_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0xfc000000000000000800000000000, 0xfc000000000000000000000000000, ClassId::DEPBAR_0x091a, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0xfc000000000000000800000000000, 0xfc000000000000000800000000000, ClassId::DEPBAR_0x091a_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x091d
     Candidate::gate(0x1c000000080000000000000000000, 0x1c000000000000000000000000000, 6, END),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x091d, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x091d_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x091d_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x091d_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x091d_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x091d_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x091d, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x091d_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x091d_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x091d_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x091d_5, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x091d_6, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0920
-    Candidate::new(0xff000000, 0xff000000, ClassId::AL2P_0x0920, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::AL2P_0x0920_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::AL2P_0x0920, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::AL2P_0x0920_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0923
-    Candidate::new(0x0, 0x0, ClassId::ISBERD_0x0923, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ISBERD_0x0923, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0924
-    Candidate::new(0x0, 0x0, ClassId::OUT_0x0924, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::OUT_0x0924, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0925
-    Candidate::new(0x0, 0x0, ClassId::PIXLD_0x0925, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PIXLD_0x0925, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0926
-    Candidate::new(0x0, 0x0, ClassId::IPA_0x0926, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IPA_0x0926, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0927
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::ISBEWR_0x0927, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::ISBEWR_0x0927, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0941
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BSYNC_0x0941, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BSYNC_0x0941, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0942
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BREAK_0x0942, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BREAK_0x0942, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0943
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0943, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0943, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0944
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0944, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0944, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0945
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BSSY_0x0945, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BSSY_0x0945, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0946
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::YIELD_0x0946, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::YIELD_0x0946, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0947
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRA_0x0947, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRA_0x0947, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0948
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x0948, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x0948, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0949
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRX_0x0949, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRX_0x0949, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x094a
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x094a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x094a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x094c
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMX_0x094c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMX_0x094c, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x094d
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::EXIT_0x094d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::EXIT_0x094d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x094f
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::HIR0X1E0_0x094f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 16), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::HIR0X1E0_0x094f, 0, END, QuickCheck::common(16), Checks::NONE),
     // 0x0950
-    Candidate::new(0xfc000002000000000000000000000, 0xfc000000000000000000000000000, ClassId::RET_0x0950, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xfc000002000000000000000000000, 0xfc000002000000000000000000000, ClassId::RET_0x0950_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000002000000000000000000000, 0xfc000000000000000000000000000, ClassId::RET_0x0950, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xfc000002000000000000000000000, 0xfc000002000000000000000000000, ClassId::RET_0x0950_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0951
-    Candidate::new(0x0, 0x0, ClassId::X_0x0951, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x0951, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0952
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0952, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0952, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0954
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0954, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0954, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0956
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0956, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0956, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0957
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0957, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0957, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x095a
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x095a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x095a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x095b
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::KILL_0x095b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::KILL_0x095b, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x095c
-    Candidate::new(0xfc000003000000000000000000000, 0xfc000002000000000000000000000, ClassId::BPT_0x095c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 16), &[]),
-    Candidate::new(0xfc000007000000000000000000000, 0xfc000003000000000000000000000, ClassId::BPT_0x095c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000003000000000000000000000, 0xfc000002000000000000000000000, ClassId::BPT_0x095c, 0, NEXT, QuickCheck::common(16), Checks::NONE),
+    Candidate::new(0xfc000007000000000000000000000, 0xfc000003000000000000000000000, ClassId::BPT_0x095c_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x095d
-    Candidate::new(0xfc000000800000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x095d, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xfc000000800000000000000000000, 0xfc000000800000000000000000000, ClassId::NANOSLEEP_0x095d_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000800000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x095d, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xfc000000800000000000000000000, 0xfc000000800000000000000000000, ClassId::NANOSLEEP_0x095d_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0980
-    Candidate::new(0xff000000, 0xff000000, ClassId::LD_0x0980, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::LD_0x0980_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::LD_0x0980, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::LD_0x0980_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0983
-    Candidate::new(0xff000000, 0xff000000, ClassId::LDL_0x0983, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::LDL_0x0983_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::LDL_0x0983, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::LDL_0x0983_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0984
-    Candidate::new(0xff000000, 0xff000000, ClassId::LDS_0x0984, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::LDS_0x0984_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::LDS_0x0984, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::LDS_0x0984_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0989
-    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0989, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0989, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x098e
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::RED_0x098e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::RED_0x098e_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::RED_0x098e, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::RED_0x098e_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x098f
-    Candidate::new(0xfc0000681800000000000ff000000, 0xfc0000200000000000000ff000000, ClassId::CCTL_0x098f, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTL_0x098f_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_4]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTL_0x098f_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_5]),
+    Candidate::new(0xfc0000681800000000000ff000000, 0xfc0000200000000000000ff000000, ClassId::CCTL_0x098f, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTL_0x098f_2, 0, NEXT, QuickCheck::common(7), Checks::at(4, 1)),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTL_0x098f_2, 1, END, QuickCheck::common(7), Checks::at(5, 1)),
     // 0x0990
-    Candidate::new(0x1c0000600000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTLL_0x0990, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000400000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTLL_0x0990_2, 0, NEXT, QuickCheck::new([(87, 3), (0, 0)], 17), &[FIELD_CHECK_2]),
-    Candidate::new(0x1c000040000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLL_0x0990_2, 1, END, QuickCheck::new([(87, 3), (0, 0)], 18), &[FIELD_CHECK_2]),
+    Candidate::new(0x1c0000600000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTLL_0x0990, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000400000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTLL_0x0990_2, 0, NEXT, QuickCheck::new([(87, 3), (0, 0)], 17), Checks::at(2, 1)),
+    Candidate::new(0x1c000040000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLL_0x0990_2, 1, END, QuickCheck::new([(87, 3), (0, 0)], 18), Checks::at(2, 1)),
     // 0x0992
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::MEMBAR_0x0992, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::MEMBAR_0x0992, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0998
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x0998, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x0998, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x099a
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x099a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x099a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x099c
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x099c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x099c, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x099e
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x099e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x099e, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x09ab
-    Candidate::new(0x0, 0x0, ClassId::ERRBAR_0x09ab, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ERRBAR_0x09ab, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x09af
-    Candidate::new(0x0, 0x0, ClassId::LDGDEPBAR_0x09af, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LDGDEPBAR_0x09af, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x09b3
-    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x09b3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x09b3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x09c3
-    Candidate::new(0x0, 0x0, ClassId::S2UR_0x09c3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::S2UR_0x09c3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x09d4
-    Candidate::new(0x0, 0x0, ClassId::X_0x09d4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 19), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x09d4, 0, END, QuickCheck::common(19), Checks::NONE),
     // 0x0a02
-    Candidate::new(0x0, 0x0, ClassId::MOV_0x0a02, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::MOV_0x0a02, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0a03
-    Candidate::new(0x0, 0x0, ClassId::P2R_0x0a03, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::P2R_0x0a03, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a04
-    Candidate::new(0x0, 0x0, ClassId::R2P_0x0a04, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::R2P_0x0a04, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a07
-    Candidate::new(0x0, 0x0, ClassId::SEL_0x0a07, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SEL_0x0a07, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a08
-    Candidate::new(0x0, 0x0, ClassId::FSEL_0x0a08, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSEL_0x0a08, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a09
-    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x0a09, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x0a09, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a0a
-    Candidate::new(0x0, 0x0, ClassId::FSET_0x0a0a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSET_0x0a0a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a0b
-    Candidate::new(0x0, 0x0, ClassId::FSETP_0x0a0b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSETP_0x0a0b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a0c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x0a0c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x0a0c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x0a0c, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x0a0c_2, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a10
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x0a10, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x0a10_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x0a10, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x0a10_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a11
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x0a11, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0a11_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x0a11_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x0a11_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x0a11_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x0a11_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x0a11, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x0a11_2, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x0a11_3, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x0a11_4, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x0a11_5, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x0a11_6, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a12
-    Candidate::new(0x0, 0x0, ClassId::LOP3_0x0a12, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LOP3_0x0a12, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a13
-    Candidate::new(0x0, 0x0, ClassId::IABS_0x0a13, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IABS_0x0a13, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0a14
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0a14, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x0a14, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a15
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0a15, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x0a15, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a16
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0a16, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x0a16, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a17
-    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x0a17, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x0a17, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a19
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x0a19, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x0a19, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a1a
-    Candidate::new(0x0, 0x0, ClassId::SGXT_0x0a1a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SGXT_0x0a1a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a1b
-    Candidate::new(0x0, 0x0, ClassId::BMSK_0x0a1b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BMSK_0x0a1b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a1d
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x0a1d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x0a1d, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0a1e
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x0a1e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x0a1e, 0, END, QuickCheck::common(6), Checks::NONE),
     // 0x0a1f
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x0a1f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x0a1f, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a20
-    Candidate::new(0x0, 0x0, ClassId::FMUL_0x0a20, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMUL_0x0a20, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a23
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0a23, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x0a23, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a24
-    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0a24, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0a24, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0a24_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x40000000000ff000000, 0xff000000, ClassId::IMAD_0x0a24, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0a24, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0a24_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a25
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0a25, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0a25_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0a25, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0a25_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a26
-    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x0a26, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x0a26_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x0a26, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x0a26_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a27
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0a27, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0a27_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x0a27, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x0a27_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a28
-    Candidate::new(0x0, 0x0, ClassId::DMUL_0x0a28, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DMUL_0x0a28, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a2b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x0a2b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x0a2b, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a2c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x0a2c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x0a2c, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a31
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0a31, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0a31, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0a31_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0a31_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x0a31, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x0a31, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x0a31_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x0a31_2, 1, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a32
-    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x0a32, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x0a32, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a35
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0a35, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0a35_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x0a35, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x0a35_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a38
-    Candidate::new(0x0, 0x0, ClassId::I2I_0x0a38, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2I_0x0a38, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0a39
-    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x0a39, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x0a39_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x0a39_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x0a39, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x0a39_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x0a39_3, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a3e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x0a3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x0a3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x0a3e, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x43d0000000000000000000, 0x4040000000000000000000, ClassId::X_0x0a3e_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 6), &[]),
-    Candidate::new(0x3c0000000000000000000, 0x40000000000000000000, ClassId::X_0x0a3e_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x0a3e, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x0a3e, 0, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x0a3e, 1, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x43d0000000000000000000, 0x4040000000000000000000, ClassId::X_0x0a3e_2, 0, NEXT, QuickCheck::common(6), Checks::NONE),
+    Candidate::new(0x3c0000000000000000000, 0x40000000000000000000, ClassId::X_0x0a3e_2, 1, END, QuickCheck::common(6), Checks::NONE),
     // 0x0a40
-    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x0a40, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x0a40, 1, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x0a40, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x0a40, 1, END, QuickCheck::common(13), Checks::NONE),
     // 0x0a43
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0a43, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x0a43, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x0a45
-    Candidate::new(0x0, 0x0, ClassId::I2FP_0x0a45, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2FP_0x0a45, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0ab9
-    Candidate::new(0x0, 0x0, ClassId::ULDC_0x0ab9, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ULDC_0x0ab9, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0b00
-    Candidate::new(0x0, 0x0, ClassId::FLO_0x0b00, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FLO_0x0b00, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b01
-    Candidate::new(0x0, 0x0, ClassId::BREV_0x0b01, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BREV_0x0b01, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b02
-    Candidate::new(0x0, 0x0, ClassId::FCHK_0x0b02, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FCHK_0x0b02, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b04
-    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x0b04, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x0b04, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x0b04_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
-    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x0b04_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
+    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x0b04, 0, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x0b04, 1, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x0b04_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
+    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x0b04_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
     // 0x0b05
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x0b05, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x0b05_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x0b05, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x0b05_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b06
-    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x0b06, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x0b06_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x0b06_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x0b06, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x0b06_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x0b06_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b07
-    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x0b07, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x0b07_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x0b07, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x0b07_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b08
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x0b08, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x0b08_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x0b08, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x0b08_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b09
-    Candidate::new(0x0, 0x0, ClassId::POPC_0x0b09, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::POPC_0x0b09, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b11
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x0b11, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x0b11_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x0b11_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x0b11_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x0b11, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x0b11_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x0b11_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x0b11_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b12
     Candidate::gate(0x18000000000000000000, 0x18000000000000000000, 4, NEXT),
-    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x0b12, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x0b12_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x0b12_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x0b12_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x0b12_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), &[FIELD_CHECK_2]),
+    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x0b12, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x0b12_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x0b12_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x0b12_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x0b12_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), Checks::at(2, 1)),
     // 0x0b13
-    Candidate::new(0x0, 0x0, ClassId::FRND_0x0b13, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FRND_0x0b13, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b1d
     Candidate::gate(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, 8, END),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x0b1d, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x0b1d_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x0b1d_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x0b1d_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000080000000000000000000, ClassId::BAR_0x0b1d_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x0b1d_6, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x0b1d_7, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000180000000000000000000, ClassId::BAR_0x0b1d_8, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000000000000000000000000, ClassId::BAR_0x0b1d, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000020000000000000000000, ClassId::BAR_0x0b1d_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000040000000000000000000, ClassId::BAR_0x0b1d_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000060000000000000000000, ClassId::BAR_0x0b1d_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000080000000000000000000, ClassId::BAR_0x0b1d_5, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000100000000000000000000, ClassId::BAR_0x0b1d_6, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000140000000000000000000, ClassId::BAR_0x0b1d_7, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000001e0000000000000000000, 0x1c000000180000000000000000000, ClassId::BAR_0x0b1d_8, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b26
-    Candidate::new(0x0, 0x0, ClassId::IPA_0x0b26, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IPA_0x0b26, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b43
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0b43, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x0b43, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b48
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x0b48, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x0b48, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b4a
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x0b4a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x0b4a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b52
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0b52, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0b52, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0b54
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0b54, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x0b54, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x0b56
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0b56, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0b56, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b57
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0b57, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0b57, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b5a
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x0b5a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x0b5a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b5d
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x0b5d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x0b5d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b60
-    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::TEX_0x0b60, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x0, ClassId::TEX_0x0b60, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::TEX_0x0b60_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::TEX_0x0b60_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::TEX_0x0b60_3, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::TEX_0x0b60_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::TEX_0x0b60, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x0, ClassId::TEX_0x0b60, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::TEX_0x0b60_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::TEX_0x0b60_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::TEX_0x0b60_3, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::TEX_0x0b60_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b62
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TEX_0x0b62, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TEX_0x0b62_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TEX_0x0b62, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TEX_0x0b62_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b63
-    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::TLD4_0x0b63, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x0, ClassId::TLD4_0x0b63, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::TLD4_0x0b63_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::TLD4_0x0b63_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::TLD4_0x0b63_3, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::TLD4_0x0b63_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::TLD4_0x0b63, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x0, ClassId::TLD4_0x0b63, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::TLD4_0x0b63_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::TLD4_0x0b63_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::TLD4_0x0b63_3, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::TLD4_0x0b63_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b65
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD4_0x0b65, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD4_0x0b65_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD4_0x0b65, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD4_0x0b65_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b66
-    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::TLD_0x0b66, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x0, ClassId::TLD_0x0b66, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::TLD_0x0b66_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::TLD_0x0b66_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::TLD_0x0b66_3, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::TLD_0x0b66_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::TLD_0x0b66, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x0, ClassId::TLD_0x0b66, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::TLD_0x0b66_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::TLD_0x0b66_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::TLD_0x0b66_3, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::TLD_0x0b66_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b68
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD_0x0b68, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD_0x0b68_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD_0x0b68, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD_0x0b68_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b69
-    Candidate::new(0x80000ff00000000, 0xff00000000, ClassId::TMML_0x0b69, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x800000000000000, 0x0, ClassId::TMML_0x0b69, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x800000000000000, 0x800000000000000, ClassId::TMML_0x0b69_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x80000ff00000000, 0xff00000000, ClassId::TMML_0x0b69, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x800000000000000, 0x0, ClassId::TMML_0x0b69, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x800000000000000, 0x800000000000000, ClassId::TMML_0x0b69_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b6b
-    Candidate::new(0x0, 0x0, ClassId::TMML_0x0b6b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TMML_0x0b6b, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b6c
-    Candidate::new(0x800000000000000, 0x0, ClassId::TXD_0x0b6c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x800000000000000, 0x800000000000000, ClassId::TXD_0x0b6c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x800000000000000, 0x0, ClassId::TXD_0x0b6c, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x800000000000000, 0x800000000000000, ClassId::TXD_0x0b6c_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b6e
-    Candidate::new(0x0, 0x0, ClassId::TXD_0x0b6e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TXD_0x0b6e, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b6f
-    Candidate::new(0x800000000000000, 0x0, ClassId::TXQ_0x0b6f, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x800000000000000, 0x800000000000000, ClassId::TXQ_0x0b6f_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x800000000000000, 0x0, ClassId::TXQ_0x0b6f, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x800000000000000, 0x800000000000000, ClassId::TXQ_0x0b6f_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b71
-    Candidate::new(0x0, 0x0, ClassId::TXQ_0x0b71, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TXQ_0x0b71, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b72
-    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::FOOTPRINT_0x0b72, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x0, ClassId::FOOTPRINT_0x0b72, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::FOOTPRINT_0x0b72_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::FOOTPRINT_0x0b72_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x0b72_3, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::FOOTPRINT_0x0b72_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x180000ff00000000, 0xff00000000, ClassId::FOOTPRINT_0x0b72, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x0, ClassId::FOOTPRINT_0x0b72, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x800000000000000, ClassId::FOOTPRINT_0x0b72_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x180000ff00000000, 0x100000ff00000000, ClassId::FOOTPRINT_0x0b72_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x0b72_3, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1800000000000000, 0x1800000000000000, ClassId::FOOTPRINT_0x0b72_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b74
-    Candidate::new(0x1000000000000000, 0x0, ClassId::FOOTPRINT_0x0b74, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x0b74_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::FOOTPRINT_0x0b74, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x0b74_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b82
-    Candidate::new(0xff000000, 0xff000000, ClassId::LDC_0x0b82, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::LDC_0x0b82_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::LDC_0x0b82, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::LDC_0x0b82_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b91
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLT_0x0b91, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLT_0x0b91, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b97
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x0b97, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x0b97, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b99
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x0b99, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x0b99, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b9b
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x0b9b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x0b9b, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0b9d
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x0b9d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x0b9d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0bb3
-    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x0bb3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x0bb3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0f55
-    Candidate::new(0xfc000001000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0f55, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xfc000001000000000000000000000, 0xfc000001000000000000000000000, ClassId::BMOV_0x0f55_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000001000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0f55, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xfc000001000000000000000000000, 0xfc000001000000000000000000000, ClassId::BMOV_0x0f55_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0f56
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0f56, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x0f56, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x0f89
-    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0f89, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHFL_0x0f89, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1287
-    Candidate::new(0x0, 0x0, ClassId::USEL_0x1287, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USEL_0x1287, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x128c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::UISETP_0x128c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::UISETP_0x128c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::UISETP_0x128c, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::UISETP_0x128c_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1290
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1290, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1290_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1290, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1290_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1291
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::ULEA_0x1291, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::ULEA_0x1291_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::ULEA_0x1291_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::ULEA_0x1291_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::ULEA_0x1291_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::ULEA_0x1291_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::ULEA_0x1291, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::ULEA_0x1291_2, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::ULEA_0x1291_3, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::ULEA_0x1291_4, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::ULEA_0x1291_5, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::ULEA_0x1291_6, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1292
-    Candidate::new(0x0, 0x0, ClassId::ULOP3_0x1292, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ULOP3_0x1292, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1296
-    Candidate::new(0x0, 0x0, ClassId::UPRMT_0x1296, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPRMT_0x1296, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1297
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1297, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1297_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1297, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1297_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1299
-    Candidate::new(0x0, 0x0, ClassId::USHF_0x1299, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USHF_0x1299, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x129a
-    Candidate::new(0x0, 0x0, ClassId::USGXT_0x129a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USGXT_0x129a, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x129b
-    Candidate::new(0x0, 0x0, ClassId::UBMSK_0x129b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UBMSK_0x129b, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x129d
-    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x129d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x129d, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x129e
-    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x129e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x129e, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x129f
-    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x129f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPLOP3_0x129f, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x12a4
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x12a4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x12a4_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x12a4, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x12a4_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x12a5
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x12a5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x12a5_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x12a5, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x12a5_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x12ba
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::UF2FP_0x12ba, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::UF2FP_0x12ba_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::UF2FP_0x12ba, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::UF2FP_0x12ba_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x12bd
-    Candidate::new(0x0, 0x0, ClassId::UFLO_0x12bd, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UFLO_0x12bd, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x12be
-    Candidate::new(0x0, 0x0, ClassId::UBREV_0x12be, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UBREV_0x12be, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x12bf
-    Candidate::new(0x0, 0x0, ClassId::UPOPC_0x12bf, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPOPC_0x12bf, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x13ad
-    Candidate::new(0x0, 0x0, ClassId::LDTRAM_0x13ad, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LDTRAM_0x13ad, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1478
-    Candidate::new(0x0, 0x0, ClassId::X_0x1478, 0, END, QuickCheck::new([(105, 5), (122, 3)], 1), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x1478, 0, END, QuickCheck::common(1), Checks::NONE),
     // 0x1491
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::ULEA_0x1491, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::ULEA_0x1491_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::ULEA_0x1491, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::ULEA_0x1491_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1499
-    Candidate::new(0x0, 0x0, ClassId::USHF_0x1499, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USHF_0x1499, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x14a4
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x14a4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x14a4_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x14a4, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x14a4_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x14ba
-    Candidate::new(0x0, 0x0, ClassId::UF2FP_0x14ba, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UF2FP_0x14ba, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1521
-    Candidate::new(0x3000000000ff00000000, 0xff00000000, ClassId::ALD_0x1521, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x30000000000000000000, 0x0, ClassId::ALD_0x1521, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x30000000000000000000, 0x10000000000000000000, ClassId::ALD_0x1521_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000ff00000000, 0xff00000000, ClassId::ALD_0x1521, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x30000000000000000000, 0x0, ClassId::ALD_0x1521, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x30000000000000000000, 0x10000000000000000000, ClassId::ALD_0x1521_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1526
-    Candidate::new(0x30000000000000000000, 0x20000000000000000000, ClassId::IPA_0x1526, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x20000000000000000000, 0x0, ClassId::IPA_0x1526_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x30000000000000000000, 0x20000000000000000000, ClassId::IPA_0x1526, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x20000000000000000000, 0x0, ClassId::IPA_0x1526_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1547
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRA_0x1547, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRA_0x1547, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x154a
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x154a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x154a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1582
-    Candidate::new(0xff0000000000000000, 0xff0000000000000000, ClassId::LDC_0x1582, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::LDC_0x1582_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff0000000000000000, 0xff0000000000000000, ClassId::LDC_0x1582, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::LDC_0x1582_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1614
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1614, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1614, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1615
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1615, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1615, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1616
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1616, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1616, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1619
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x1619, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x1619, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1621
-    Candidate::new(0x0, 0x0, ClassId::FADD_0x1621, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FADD_0x1621, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1623
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1623, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1623, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1624
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1624, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1624_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1624, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1624_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1625
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1625, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1625_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1625, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1625_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1627
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1627, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1627_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1627, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1627_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1629
-    Candidate::new(0x0, 0x0, ClassId::DADD_0x1629, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DADD_0x1629, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x162a
-    Candidate::new(0x0, 0x0, ClassId::DSETP_0x162a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DSETP_0x162a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x162b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x162b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x162b, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x162c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x162c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x162c, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1630
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x1630, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x1630_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x1630, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x1630_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1631
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1631, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1631, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1631_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1631_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1631, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1631, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1631_2, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1631_2, 1, END, QuickCheck::common(2), Checks::NONE),
     // 0x1633
-    Candidate::new(0x0, 0x0, ClassId::HSET2_0x1633, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSET2_0x1633, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1634
-    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x1634, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x1634, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1635
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1635, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1635_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1635, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1635_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x163e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x163e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x163e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
-    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x163e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x163e, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x163e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
+    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x163e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
     // 0x1643
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1643, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1643, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x174a
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x174a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x174a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x183b
     Candidate::gate(0xff000000, 0xff000000, 4, NEXT),
-    Candidate::new(0x380000000000ff000000, 0xff000000, ClassId::X_0x183b, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x380000000000ff000000, 0x280000000000ff000000, ClassId::X_0x183b, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x380000000000ff000000, 0x300000000000ff000000, ClassId::X_0x183b, 2, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x380000000000ff000000, 0x380000000000ff000000, ClassId::X_0x183b, 3, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xff000000, 0xff000000, ClassId::X_0x183b, 4, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x380000000000ff000000, 0xff000000, ClassId::X_0x183b, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x380000000000ff000000, 0x280000000000ff000000, ClassId::X_0x183b, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x380000000000ff000000, 0x300000000000ff000000, ClassId::X_0x183b, 2, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x380000000000ff000000, 0x380000000000ff000000, ClassId::X_0x183b, 3, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xff000000, 0xff000000, ClassId::X_0x183b, 4, NEXT, QuickCheck::common(7), Checks::NONE),
     Candidate::gate(0x0, 0x0, 4, NEXT),
-    Candidate::new(0x38000000000000000000, 0x0, ClassId::X_0x183b, 5, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x38000000000000000000, ClassId::X_0x183b, 6, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x28000000000000000000, ClassId::X_0x183b, 7, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x38000000000000000000, 0x30000000000000000000, ClassId::X_0x183b, 8, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x183b, 9, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x38000000000000000000, 0x0, ClassId::X_0x183b, 5, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x38000000000000000000, ClassId::X_0x183b, 6, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x28000000000000000000, ClassId::X_0x183b, 7, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x38000000000000000000, 0x30000000000000000000, ClassId::X_0x183b, 8, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x183b, 9, END, QuickCheck::common(7), Checks::NONE),
     // 0x1878
-    Candidate::new(0x0, 0x0, ClassId::X_0x1878, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x1878, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1883
-    Candidate::new(0x0, 0x0, ClassId::UP2UR_0x1883, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UP2UR_0x1883, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1884
-    Candidate::new(0x0, 0x0, ClassId::UR2UP_0x1884, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UR2UP_0x1884, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1887
-    Candidate::new(0x0, 0x0, ClassId::USEL_0x1887, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USEL_0x1887, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x188c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::UISETP_0x188c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::UISETP_0x188c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::UISETP_0x188c, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::UISETP_0x188c_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1890
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1890, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1890_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1890, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1890_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1891
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::ULEA_0x1891, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::ULEA_0x1891_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::ULEA_0x1891_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::ULEA_0x1891_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::ULEA_0x1891_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::ULEA_0x1891_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::ULEA_0x1891, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::ULEA_0x1891_2, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::ULEA_0x1891_3, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::ULEA_0x1891_4, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::ULEA_0x1891_5, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::ULEA_0x1891_6, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1892
-    Candidate::new(0x0, 0x0, ClassId::ULOP3_0x1892, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ULOP3_0x1892, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1896
-    Candidate::new(0x0, 0x0, ClassId::UPRMT_0x1896, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPRMT_0x1896, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1897
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1897, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1897_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIADD3_0x1897, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIADD3_0x1897_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1899
-    Candidate::new(0x0, 0x0, ClassId::USHF_0x1899, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USHF_0x1899, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x189a
-    Candidate::new(0x0, 0x0, ClassId::USGXT_0x189a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::USGXT_0x189a, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x189b
-    Candidate::new(0x0, 0x0, ClassId::UBMSK_0x189b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UBMSK_0x189b, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18a4
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x18a4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x18a4_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x18a4, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x18a4_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18a5
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x18a5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x18a5_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::UIMAD_0x18a5, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::UIMAD_0x18a5_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18b8
-    Candidate::new(0x3f000000, 0x3f000000, ClassId::ULDC_0x18b8, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x0, 0x0, ClassId::ULDC_0x18b8_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x3f000000, 0x3f000000, ClassId::ULDC_0x18b8, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::ULDC_0x18b8_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18ba
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::UF2FP_0x18ba, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::UF2FP_0x18ba_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::UF2FP_0x18ba, 0, NEXT, QuickCheck::common(12), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::UF2FP_0x18ba_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18bc
-    Candidate::new(0x0, 0x0, ClassId::UCLEA_0x18bc, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UCLEA_0x18bc, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18bd
-    Candidate::new(0x0, 0x0, ClassId::UFLO_0x18bd, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UFLO_0x18bd, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18be
-    Candidate::new(0x0, 0x0, ClassId::UBREV_0x18be, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UBREV_0x18be, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x18bf
-    Candidate::new(0x0, 0x0, ClassId::UPOPC_0x18bf, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UPOPC_0x18bf, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1926
-    Candidate::new(0x0, 0x0, ClassId::IPA_0x1926, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IPA_0x1926, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1943
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x1943, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x1943, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1944
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x1944, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::CALL_0x1944, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1947
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRA_0x1947, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRA_0x1947, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x194a
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x194a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x194a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1950
-    Candidate::new(0xfc000042000000000000000000000, 0xfc000000000000000000000000000, ClassId::RET_0x1950, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xfc000002000000000000000000000, 0xfc000000000000000000000000000, ClassId::RET_0x1950, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xfc000002000000000000000000000, 0xfc000002000000000000000000000, ClassId::RET_0x1950_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000042000000000000000000000, 0xfc000000000000000000000000000, ClassId::RET_0x1950, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xfc000002000000000000000000000, 0xfc000000000000000000000000000, ClassId::RET_0x1950, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xfc000002000000000000000000000, 0xfc000002000000000000000000000, ClassId::RET_0x1950_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1958
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRXU_0x1958, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BRXU_0x1958, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1959
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMXU_0x1959, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMXU_0x1959, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1980
-    Candidate::new(0x100000000000ff000000, 0xff000000, ClassId::LD_0x1980, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40010000000000000000000, 0x0, ClassId::LD_0x1980_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40010000000000000000000, 0x40000000000000000000000, ClassId::LD_0x1980_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x20040010000000000000000000, 0x20040010000000000000000000, ClassId::LD_0x1980_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40010000000000000000000, 0x40010000000000000000000, ClassId::LD_0x1980_4, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000000000ff000000, 0xff000000, ClassId::LD_0x1980, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40010000000000000000000, 0x0, ClassId::LD_0x1980_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40010000000000000000000, 0x40000000000000000000000, ClassId::LD_0x1980_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x20040010000000000000000000, 0x20040010000000000000000000, ClassId::LD_0x1980_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40010000000000000000000, 0x40010000000000000000000, ClassId::LD_0x1980_4, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1981
-    Candidate::new(0x100000000000ff000000, 0xff000000, ClassId::LDG_0x1981, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40010000000000000000000, 0x0, ClassId::LDG_0x1981_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40010000000000000000000, 0x40000000000000000000000, ClassId::LDG_0x1981_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x20040010000000000000000000, 0x20040010000000000000000000, ClassId::LDG_0x1981_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40010000000000000000000, 0x40010000000000000000000, ClassId::LDG_0x1981_4, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000000000ff000000, 0xff000000, ClassId::LDG_0x1981, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40010000000000000000000, 0x0, ClassId::LDG_0x1981_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40010000000000000000000, 0x40000000000000000000000, ClassId::LDG_0x1981_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x20040010000000000000000000, 0x20040010000000000000000000, ClassId::LDG_0x1981_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40010000000000000000000, 0x40010000000000000000000, ClassId::LDG_0x1981_4, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1983
-    Candidate::new(0x100000000000ff000000, 0xff000000, ClassId::LDL_0x1983, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x10000000000000000000, 0x0, ClassId::LDL_0x1983, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::LDL_0x1983_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000000000ff000000, 0xff000000, ClassId::LDL_0x1983, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x10000000000000000000, 0x0, ClassId::LDL_0x1983, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::LDL_0x1983_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1984
-    Candidate::new(0x0, 0x0, ClassId::LDS_0x1984, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LDS_0x1984, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1985
-    Candidate::new(0x1c0000400100000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::ST_0x1985, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040010000000000000000000, 0x1c000000000000000000000000000, ClassId::ST_0x1985, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000400100000000000ff000000, 0x1c0000400000000000000ff000000, ClassId::ST_0x1985_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040010000000000000000000, 0x1c000040000000000000000000000, ClassId::ST_0x1985_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c020040010000000000000000000, 0x1c020040010000000000000000000, ClassId::ST_0x1985_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040010000000000000000000, 0x1c000040010000000000000000000, ClassId::ST_0x1985_3, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000400100000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::ST_0x1985, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040010000000000000000000, 0x1c000000000000000000000000000, ClassId::ST_0x1985, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000400100000000000ff000000, 0x1c0000400000000000000ff000000, ClassId::ST_0x1985_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040010000000000000000000, 0x1c000040000000000000000000000, ClassId::ST_0x1985_2, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c020040010000000000000000000, 0x1c020040010000000000000000000, ClassId::ST_0x1985_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040010000000000000000000, 0x1c000040010000000000000000000, ClassId::ST_0x1985_3, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1986
-    Candidate::new(0x1c0000000100000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STG_0x1986, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040010000000000000000000, 0x1c000000000000000000000000000, ClassId::STG_0x1986_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040010000000000000000000, 0x1c000040000000000000000000000, ClassId::STG_0x1986_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c020040010000000000000000000, 0x1c020040010000000000000000000, ClassId::STG_0x1986_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040010000000000000000000, 0x1c000040010000000000000000000, ClassId::STG_0x1986_4, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000100000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STG_0x1986, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040010000000000000000000, 0x1c000000000000000000000000000, ClassId::STG_0x1986_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040010000000000000000000, 0x1c000040000000000000000000000, ClassId::STG_0x1986_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c020040010000000000000000000, 0x1c020040010000000000000000000, ClassId::STG_0x1986_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040010000000000000000000, 0x1c000040010000000000000000000, ClassId::STG_0x1986_4, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1987
-    Candidate::new(0x1c0000000100000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STL_0x1987, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000010000000000000000000, 0x1c000000000000000000000000000, ClassId::STL_0x1987, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000010000000000000000000, 0x1c000000010000000000000000000, ClassId::STL_0x1987_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000100000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STL_0x1987, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000010000000000000000000, 0x1c000000000000000000000000000, ClassId::STL_0x1987, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000010000000000000000000, 0x1c000000010000000000000000000, ClassId::STL_0x1987_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1988
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STS_0x1988, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STS_0x1988, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::STS_0x1988, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::STS_0x1988, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x198a
-    Candidate::new(0xc000000000ff000000, 0xff000000, ClassId::ATOM_0x198a, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc00000000000000000, 0x0, ClassId::ATOM_0x198a, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc000000000ff000000, 0x4000000000ff000000, ClassId::ATOM_0x198a_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc00000000000000000, 0x400000000000000000, ClassId::ATOM_0x198a_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc00000000000000000, 0xc00000000000000000, ClassId::ATOM_0x198a_3, 0, END, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
+    Candidate::new(0xc000000000ff000000, 0xff000000, ClassId::ATOM_0x198a, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc00000000000000000, 0x0, ClassId::ATOM_0x198a, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc000000000ff000000, 0x4000000000ff000000, ClassId::ATOM_0x198a_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc00000000000000000, 0x400000000000000000, ClassId::ATOM_0x198a_2, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc00000000000000000, 0xc00000000000000000, ClassId::ATOM_0x198a_3, 0, END, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
     // 0x198c
-    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMS_0x198c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::ATOMS_0x198c, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::ATOMS_0x198c, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::ATOMS_0x198c, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x198e
-    Candidate::new(0x1c0000400008000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::RED_0x198e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040000800000000000000000, 0x1c000000000000000000000000000, ClassId::RED_0x198e, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c0000400008000000000ff000000, 0x1c0000400000000000000ff000000, ClassId::RED_0x198e_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040000800000000000000000, 0x1c000040000000000000000000000, ClassId::RED_0x198e_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c020040000800000000000000000, 0x1c020040000800000000000000000, ClassId::RED_0x198e_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000040000800000000000000000, 0x1c000040000800000000000000000, ClassId::RED_0x198e_3, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000400008000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::RED_0x198e, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040000800000000000000000, 0x1c000000000000000000000000000, ClassId::RED_0x198e, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c0000400008000000000ff000000, 0x1c0000400000000000000ff000000, ClassId::RED_0x198e_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040000800000000000000000, 0x1c000040000000000000000000000, ClassId::RED_0x198e_2, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c020040000800000000000000000, 0x1c020040000800000000000000000, ClassId::RED_0x198e_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000040000800000000000000000, 0x1c000040000800000000000000000, ClassId::RED_0x198e_3, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x19a8
-    Candidate::new(0xc000000000ff000000, 0xff000000, ClassId::ATOMG_0x19a8, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc00000000000000000, 0x0, ClassId::ATOMG_0x19a8, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc000000000ff000000, 0x4000000000ff000000, ClassId::ATOMG_0x19a8_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0xc00000000000000000, 0x400000000000000000, ClassId::ATOMG_0x19a8_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x20000000c00000000000000000, 0xc00000000000000000, ClassId::ATOMG_0x19a8_3, 0, NEXT, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
-    Candidate::new(0xc00000000000000000, 0xc00000000000000000, ClassId::ATOMG_0x19a8_3, 1, END, QuickCheck::new([(24, 8), (0, 0)], 11), &[FIELD_CHECK_2]),
+    Candidate::new(0xc000000000ff000000, 0xff000000, ClassId::ATOMG_0x19a8, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc00000000000000000, 0x0, ClassId::ATOMG_0x19a8, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc000000000ff000000, 0x4000000000ff000000, ClassId::ATOMG_0x19a8_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0xc00000000000000000, 0x400000000000000000, ClassId::ATOMG_0x19a8_2, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x20000000c00000000000000000, 0xc00000000000000000, ClassId::ATOMG_0x19a8_3, 0, NEXT, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
+    Candidate::new(0xc00000000000000000, 0xc00000000000000000, ClassId::ATOMG_0x19a8_3, 1, END, QuickCheck::new([(24, 8), (0, 0)], 11), Checks::at(2, 1)),
     // 0x19aa
-    Candidate::new(0xff000000, 0xff000000, ClassId::QSPC_0x19aa, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40000000000000000000000, 0x0, ClassId::QSPC_0x19aa_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x400000000000000ff000000, 0x400000000000000ff000000, ClassId::QSPC_0x19aa_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x40000000000000000000000, 0x40000000000000000000000, ClassId::QSPC_0x19aa_3, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff000000, 0xff000000, ClassId::QSPC_0x19aa, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40000000000000000000000, 0x0, ClassId::QSPC_0x19aa_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x400000000000000ff000000, 0x400000000000000ff000000, ClassId::QSPC_0x19aa_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x40000000000000000000000, 0x40000000000000000000000, ClassId::QSPC_0x19aa_3, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x19b0
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::ARRIVES_0x19b0, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::ARRIVES_0x19b0, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1a02
-    Candidate::new(0x0, 0x0, ClassId::MOV_0x1a02, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::MOV_0x1a02, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1a03
-    Candidate::new(0x0, 0x0, ClassId::P2R_0x1a03, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::P2R_0x1a03, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a04
-    Candidate::new(0x0, 0x0, ClassId::R2P_0x1a04, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::R2P_0x1a04, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a07
-    Candidate::new(0x0, 0x0, ClassId::SEL_0x1a07, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SEL_0x1a07, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a08
-    Candidate::new(0x0, 0x0, ClassId::FSEL_0x1a08, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSEL_0x1a08, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a09
-    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x1a09, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x1a09, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a0a
-    Candidate::new(0x0, 0x0, ClassId::FSET_0x1a0a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSET_0x1a0a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a0b
-    Candidate::new(0x0, 0x0, ClassId::FSETP_0x1a0b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSETP_0x1a0b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a0c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x1a0c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x1a0c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x1a0c, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x1a0c_2, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a10
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x1a10, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x1a10_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x1a10, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x1a10_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a11
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x1a11, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x1a11_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x1a11_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x1a11_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x1a11_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x1a11_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x1a11, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x1a11_2, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x1a11_3, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x1a11_4, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x1a11_5, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x1a11_6, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a12
-    Candidate::new(0x0, 0x0, ClassId::LOP3_0x1a12, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LOP3_0x1a12, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a13
-    Candidate::new(0x0, 0x0, ClassId::IABS_0x1a13, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IABS_0x1a13, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1a14
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1a14, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1a14, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a15
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1a15, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1a15, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a16
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1a16, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1a16, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a17
-    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x1a17, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x1a17, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a19
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x1a19, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x1a19, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a1a
-    Candidate::new(0x0, 0x0, ClassId::SGXT_0x1a1a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SGXT_0x1a1a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a1b
-    Candidate::new(0x0, 0x0, ClassId::BMSK_0x1a1b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BMSK_0x1a1b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a1d
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1a1d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1a1d, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1a1e
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1a1e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1a1e, 0, END, QuickCheck::common(6), Checks::NONE),
     // 0x1a1f
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1a1f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1a1f, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a20
-    Candidate::new(0x0, 0x0, ClassId::FMUL_0x1a20, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMUL_0x1a20, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a23
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1a23, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1a23, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a24
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1a24, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1a24_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1a24, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1a24_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a25
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1a25, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1a25_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1a25, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1a25_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a26
-    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x1a26, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x1a26_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x1a26, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x1a26_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a27
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1a27, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1a27_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1a27, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1a27_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a28
-    Candidate::new(0x0, 0x0, ClassId::DMUL_0x1a28, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DMUL_0x1a28, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a2b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x1a2b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x1a2b, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a2c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x1a2c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x1a2c, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a31
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1a31, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1a31, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1a31_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1a31_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1a31, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1a31, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1a31_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1a31_2, 1, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a32
-    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x1a32, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x1a32, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a35
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1a35, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1a35_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1a35, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1a35_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a38
-    Candidate::new(0x0, 0x0, ClassId::I2I_0x1a38, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2I_0x1a38, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1a39
-    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x1a39, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x1a39_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x1a39_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x1a39, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x1a39_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x1a39_3, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a3e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x1a3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x1a3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x1a3e, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x1a3e_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 6), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x1a3e_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[FIELD_CHECK_0]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x1a3e, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x1a3e, 0, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x1a3e, 1, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x1a3e_2, 0, NEXT, QuickCheck::common(6), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x1a3e_2, 1, END, QuickCheck::common(6), Checks::at(0, 1)),
     // 0x1a40
-    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x1a40, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x1a40, 1, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x1a40, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x1a40, 1, END, QuickCheck::common(13), Checks::NONE),
     // 0x1a43
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1a43, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1a43, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1a45
-    Candidate::new(0x0, 0x0, ClassId::I2FP_0x1a45, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2FP_0x1a45, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1a78
-    Candidate::new(0x0, 0x0, ClassId::X_0x1a78, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x1a78, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1ab9
-    Candidate::new(0x0, 0x0, ClassId::ULDC_0x1ab9, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ULDC_0x1ab9, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1abb
-    Candidate::new(0x0, 0x0, ClassId::ULDC_0x1abb, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::ULDC_0x1abb, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1b00
-    Candidate::new(0x0, 0x0, ClassId::FLO_0x1b00, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FLO_0x1b00, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b01
-    Candidate::new(0x0, 0x0, ClassId::BREV_0x1b01, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BREV_0x1b01, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b02
-    Candidate::new(0x0, 0x0, ClassId::FCHK_0x1b02, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FCHK_0x1b02, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b04
-    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x1b04, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x1b04, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x1b04_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
-    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x1b04_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
+    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x1b04, 0, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x1b04, 1, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x1b04_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
+    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x1b04_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
     // 0x1b05
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x1b05, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x1b05_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x1b05, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x1b05_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b06
-    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x1b06, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x1b06_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x1b06_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x1b06, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x1b06_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x1b06_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b07
-    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x1b07, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x1b07_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x1b07, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x1b07_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b08
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x1b08, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x1b08_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x1b08, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x1b08_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b09
-    Candidate::new(0x0, 0x0, ClassId::POPC_0x1b09, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::POPC_0x1b09, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b10
-    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x1b10, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x1b10_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x1b10_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), &[FIELD_CHECK_2]),
+    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x1b10, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x1b10_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x1b10_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), Checks::at(2, 1)),
     // 0x1b11
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x1b11, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x1b11_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x1b11_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x1b11_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x1b11, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x1b11_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x1b11_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x1b11_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b12
     Candidate::gate(0x18000000000000000000, 0x18000000000000000000, 4, NEXT),
-    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x1b12, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x1b12_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x1b12_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x1b12_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x1b12_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), &[FIELD_CHECK_2]),
+    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x1b12, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x1b12_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x1b12_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x1b12_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x1b12_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), Checks::at(2, 1)),
     // 0x1b13
-    Candidate::new(0x0, 0x0, ClassId::FRND_0x1b13, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FRND_0x1b13, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b48
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x1b48, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x1b48, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b4a
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x1b4a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::JMP_0x1b4a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b52
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1b52, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1b52, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1b54
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1b54, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1b54, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1b56
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1b56, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1b56, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b57
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1b57, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1b57, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b5a
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x1b5a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x1b5a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1b5d
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x1b5d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x1b5d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1c02
-    Candidate::new(0x0, 0x0, ClassId::MOV_0x1c02, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::MOV_0x1c02, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c03
-    Candidate::new(0x0, 0x0, ClassId::P2R_0x1c03, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::P2R_0x1c03, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c04
-    Candidate::new(0x0, 0x0, ClassId::R2P_0x1c04, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::R2P_0x1c04, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c07
-    Candidate::new(0x0, 0x0, ClassId::SEL_0x1c07, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SEL_0x1c07, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c08
-    Candidate::new(0x0, 0x0, ClassId::FSEL_0x1c08, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSEL_0x1c08, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c09
-    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x1c09, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMNMX_0x1c09, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c0a
-    Candidate::new(0x0, 0x0, ClassId::FSET_0x1c0a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSET_0x1c0a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c0b
-    Candidate::new(0x0, 0x0, ClassId::FSETP_0x1c0b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FSETP_0x1c0b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c0c
-    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x1c0c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x1c0c_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x1000000000000000000, 0x0, ClassId::ISETP_0x1c0c, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x1000000000000000000, 0x1000000000000000000, ClassId::ISETP_0x1c0c_2, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c10
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x1c10, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x1c10_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IADD3_0x1c10, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IADD3_0x1c10_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c11
     Candidate::gate(0x0, 0x0, 6, END),
-    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x1c11, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x1c11_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x1c11_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x1c11_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x1c11_5, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x1c11_6, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x106000000000000000000, 0x0, ClassId::LEA_0x1c11, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x4000000000000000000, ClassId::LEA_0x1c11_2, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x100000000000000000000, ClassId::LEA_0x1c11_3, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x102000000000000000000, ClassId::LEA_0x1c11_4, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x104000000000000000000, ClassId::LEA_0x1c11_5, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x106000000000000000000, 0x106000000000000000000, ClassId::LEA_0x1c11_6, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c12
-    Candidate::new(0x0, 0x0, ClassId::LOP3_0x1c12, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::LOP3_0x1c12, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c13
-    Candidate::new(0x0, 0x0, ClassId::IABS_0x1c13, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IABS_0x1c13, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c14
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1c14, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1c14, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c15
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1c15, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1c15, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c16
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1c16, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1c16, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c17
-    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x1c17, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::IMNMX_0x1c17, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c19
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x1c19, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x1c19, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c1a
-    Candidate::new(0x0, 0x0, ClassId::SGXT_0x1c1a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SGXT_0x1c1a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c1b
-    Candidate::new(0x0, 0x0, ClassId::BMSK_0x1c1b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BMSK_0x1c1b, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c1d
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1c1d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1c1d, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c1e
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1c1e, 0, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1c1e, 0, END, QuickCheck::common(6), Checks::NONE),
     // 0x1c1f
-    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1c1f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PLOP3_0x1c1f, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c20
-    Candidate::new(0x0, 0x0, ClassId::FMUL_0x1c20, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FMUL_0x1c20, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c23
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1c23, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1c23, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c24
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1c24, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1c24_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1c24, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1c24_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c25
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1c25, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1c25_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1c25, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1c25_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c26
-    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x1c26, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x1c26_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x30000000000000000000, 0x0, ClassId::IDP_0x1c26, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x10000000000000000000, 0x10000000000000000000, ClassId::IDP_0x1c26_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c27
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1c27, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1c27_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1c27, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1c27_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c28
-    Candidate::new(0x0, 0x0, ClassId::DMUL_0x1c28, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DMUL_0x1c28, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c2b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x1c2b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x1c2b, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c2c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x1c2c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x1c2c, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c31
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1c31, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1c31, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1c31_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1c31_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1c31, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1c31, 1, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1c31_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1c31_2, 1, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c32
-    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x1c32, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HMUL2_0x1c32, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c35
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1c35, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1c35_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1c35, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1c35_2, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c38
-    Candidate::new(0x0, 0x0, ClassId::I2I_0x1c38, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2I_0x1c38, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c39
-    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x1c39, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x1c39_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x1c39_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x60000000000000000000, 0x40000000000000000000, ClassId::I2IP_0x1c39, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x60000000000000000000, 0x60000000000000000000, ClassId::I2IP_0x1c39_2, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::I2IP_0x1c39_3, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c3e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x1c3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
-    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x1c3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x1c3e, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[FIELD_CHECK_0]),
-    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x1c3e_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 6), &[FIELD_CHECK_0]),
-    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x1c3e_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 6), &[FIELD_CHECK_0]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x1c3e, 0, NEXT, QuickCheck::common(5), Checks::NONE),
+    Candidate::new(0x4250000000000000000000, 0x4000000000000000000000, ClassId::X_0x1c3e, 0, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x0, ClassId::X_0x1c3e, 1, NEXT, QuickCheck::common(13), Checks::at(0, 1)),
+    Candidate::new(0x4250000000000000000000, 0x4040000000000000000000, ClassId::X_0x1c3e_2, 0, NEXT, QuickCheck::common(6), Checks::at(0, 1)),
+    Candidate::new(0x240000000000000000000, 0x40000000000000000000, ClassId::X_0x1c3e_2, 1, END, QuickCheck::common(6), Checks::at(0, 1)),
     // 0x1c40
-    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x1c40, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x0, 0x0, ClassId::X_0x1c40, 1, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x2040000000000000000000, 0x2040000000000000000000, ClassId::X_0x1c40, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::X_0x1c40, 1, END, QuickCheck::common(13), Checks::NONE),
     // 0x1c43
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1c43, 0, END, QuickCheck::new([(105, 5), (122, 3)], 5), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1c43, 0, END, QuickCheck::common(5), Checks::NONE),
     // 0x1c45
-    Candidate::new(0x0, 0x0, ClassId::I2FP_0x1c45, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::I2FP_0x1c45, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c78
-    Candidate::new(0x0, 0x0, ClassId::X_0x1c78, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::X_0x1c78, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c82
-    Candidate::new(0x0, 0x0, ClassId::UMOV_0x1c82, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UMOV_0x1c82, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c83
-    Candidate::new(0x0, 0x0, ClassId::UP2UR_0x1c83, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UP2UR_0x1c83, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1c84
-    Candidate::new(0x0, 0x0, ClassId::UR2UP_0x1c84, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UR2UP_0x1c84, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1cbc
-    Candidate::new(0x0, 0x0, ClassId::UCLEA_0x1cbc, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::UCLEA_0x1cbc, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1d00
-    Candidate::new(0x0, 0x0, ClassId::FLO_0x1d00, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FLO_0x1d00, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d01
-    Candidate::new(0x0, 0x0, ClassId::BREV_0x1d01, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::BREV_0x1d01, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d02
-    Candidate::new(0x0, 0x0, ClassId::FCHK_0x1d02, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FCHK_0x1d02, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d04
-    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x1d04, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x1d04, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[FIELD_CHECK_1]),
-    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x1d04_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
-    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x1d04_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), &[FIELD_CHECK_2]),
+    Candidate::new(0x3038000000000000000000, 0x1010000000000000000000, ClassId::X_0x1d04, 0, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x2038000000000000000000, 0x10000000000000000000, ClassId::X_0x1d04, 1, NEXT, QuickCheck::common(7), Checks::at(1, 1)),
+    Candidate::new(0x7038000000000000000000, 0x2028000000000000000000, ClassId::X_0x1d04_2, 0, NEXT, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
+    Candidate::new(0x7010000000000000000000, 0x2000000000000000000000, ClassId::X_0x1d04_2, 1, END, QuickCheck::new([(75, 1), (77, 4)], 8), Checks::at(2, 1)),
     // 0x1d05
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x1d05, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x1d05_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::F2I_0x1d05, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::F2I_0x1d05_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d06
-    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x1d06, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x1d06_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x1d06_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3000000000000000000000, 0x0, ClassId::I2F_0x1d06, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x1000000000000000000000, ClassId::I2F_0x1d06_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x2000000000000000000000, ClassId::I2F_0x1d06_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d07
-    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x1d07, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x1d07_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1008000000000000000000, ClassId::FRND_0x1d07, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2010000000000000000000, ClassId::FRND_0x1d07_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d08
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x1d08, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x1d08_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::MUFU_0x1d08, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::MUFU_0x1d08_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d09
-    Candidate::new(0x0, 0x0, ClassId::POPC_0x1d09, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::POPC_0x1d09, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d10
-    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x1d10, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x1d10_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x1d10_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), &[FIELD_CHECK_2]),
+    Candidate::new(0x7038000000000000000000, 0x1018000000000000000000, ClassId::F2F_0x1d10, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7038000000000000000000, 0x2018000000000000000000, ClassId::F2F_0x1d10_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x7020000000000000000000, 0x3000000000000000000000, ClassId::F2F_0x1d10_3, 0, END, QuickCheck::new([(75, 2), (78, 3)], 9), Checks::at(2, 1)),
     // 0x1d11
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x1d11, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x1d11_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x1d11_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x1d11_4, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::F2I_0x1d11, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::F2I_0x1d11_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::F2I_0x1d11_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::F2I_0x1d11_4, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d12
     Candidate::gate(0x18000000000000000000, 0x18000000000000000000, 4, NEXT),
-    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x1d12, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x1d12_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x1d12_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x1d12_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x1d12_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), &[FIELD_CHECK_2]),
+    Candidate::new(0x3018000000000000000000, 0x18000000000000000000, ClassId::I2F_0x1d12, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x1018000000000000000000, ClassId::I2F_0x1d12_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x2018000000000000000000, ClassId::I2F_0x1d12_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3018000000000000000000, 0x3018000000000000000000, ClassId::I2F_0x1d12_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x3000000000000000000000, 0x3000000000000000000000, ClassId::I2F_0x1d12_5, 0, END, QuickCheck::new([(74, 3), (78, 2)], 10), Checks::at(2, 1)),
     // 0x1d13
-    Candidate::new(0x0, 0x0, ClassId::FRND_0x1d13, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FRND_0x1d13, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d24
-    Candidate::new(0x0, 0x0, ClassId::OUT_0x1d24, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::OUT_0x1d24, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d48
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x1d48, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::WARPSYNC_0x1d48, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d52
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1d52, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1d52, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1d54
-    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1d54, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x0, 0x0, ClassId::RPCMOV_0x1d54, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1d56
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1d56, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1d56, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d57
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1d57, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::BMOV_0x1d57, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d5a
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x1d5a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::X_0x1d5a, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d5d
-    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x1d5d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xfc000000000000000000000000000, 0xfc000000000000000000000000000, ClassId::NANOSLEEP_0x1d5d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d8f
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTL_0x1d8f, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTL_0x1d8f_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTL_0x1d8f, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTL_0x1d8f_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d90
-    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTLL_0x1d90, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLL_0x1d90_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c0000000000000000000ff000000, 0x1c0000000000000000000ff000000, ClassId::CCTLL_0x1d90, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLL_0x1d90_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1d91
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLT_0x1d91, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::CCTLT_0x1d91, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1dae
-    Candidate::new(0x10400000000000000000, 0x400000000000000000, ClassId::LDGSTS_0x1dae, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x10400000000000000000, 0x10400000000000000000, ClassId::LDGSTS_0x1dae_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x10400000000000000000, 0x400000000000000000, ClassId::LDGSTS_0x1dae, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x10400000000000000000, 0x10400000000000000000, ClassId::LDGSTS_0x1dae_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1e14
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1e14, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF_0x1e14, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e15
-    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1e15, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::VABSDIFF4_0x1e15, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e16
-    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1e16, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::PRMT_0x1e16, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e19
-    Candidate::new(0x0, 0x0, ClassId::SHF_0x1e19, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SHF_0x1e19, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e21
-    Candidate::new(0x0, 0x0, ClassId::FADD_0x1e21, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FADD_0x1e21, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1e23
-    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1e23, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::FFMA_0x1e23, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e24
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1e24, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1e24_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1e24, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1e24_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e25
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1e25, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1e25_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1e25, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1e25_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e27
-    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1e27, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1e27_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x4000000000000000000, 0x0, ClassId::IMAD_0x1e27, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4000000000000000000, 0x4000000000000000000, ClassId::IMAD_0x1e27_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e29
-    Candidate::new(0x0, 0x0, ClassId::DADD_0x1e29, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DADD_0x1e29, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1e2a
-    Candidate::new(0x0, 0x0, ClassId::DSETP_0x1e2a, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DSETP_0x1e2a, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1e2b
-    Candidate::new(0x0, 0x0, ClassId::DFMA_0x1e2b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::DFMA_0x1e2b, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e2c
-    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x1e2c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::CLMAD_0x1e2c, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e30
-    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x1e30, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
-    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x1e30_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 12), &[]),
+    Candidate::new(0x40000000000000000000, 0x0, ClassId::HADD2_0x1e30, 0, NEXT, QuickCheck::common(13), Checks::NONE),
+    Candidate::new(0x40000000000000000000, 0x40000000000000000000, ClassId::HADD2_0x1e30_2, 0, END, QuickCheck::common(12), Checks::NONE),
     // 0x1e31
-    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1e31, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1e31, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1e31_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1e31_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x20e0000000000000000000, 0x20c0000000000000000000, ClassId::X_0x1e31, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::X_0x1e31, 1, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x20c0000000000000000000, 0x2040000000000000000000, ClassId::X_0x1e31_2, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::X_0x1e31_2, 1, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e33
-    Candidate::new(0x0, 0x0, ClassId::HSET2_0x1e33, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSET2_0x1e33, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1e34
-    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x1e34, 0, END, QuickCheck::new([(105, 5), (122, 3)], 13), &[]),
+    Candidate::new(0x0, 0x0, ClassId::HSETP2_0x1e34, 0, END, QuickCheck::common(13), Checks::NONE),
     // 0x1e35
-    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1e35, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1e35_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0xa0000000000000000000, 0x80000000000000000000, ClassId::HFMA2_0x1e35, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x80000000000000000000, 0x0, ClassId::HFMA2_0x1e35_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e3e
-    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x1e3e, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x1e3e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
-    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x1e3e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), &[FIELD_CHECK_3]),
+    Candidate::new(0x380000000000000000000, 0x200000000000000000000, ClassId::F2FP_0x1e3e, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x4210000000000000000000, 0x4000000000000000000000, ClassId::X_0x1e3e, 0, NEXT, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
+    Candidate::new(0x200000000000000000000, 0x0, ClassId::X_0x1e3e, 1, END, QuickCheck::new([(75, 6), (86, 1)], 14), Checks::at(3, 1)),
     // 0x1e43
-    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1e43, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x0, 0x0, ClassId::F2IP_0x1e43, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1e79
-    Candidate::new(0x2000000000000000000, 0x0, ClassId::X_0x1e79, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
-    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::X_0x1e79_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 2), &[]),
+    Candidate::new(0x2000000000000000000, 0x0, ClassId::X_0x1e79, 0, NEXT, QuickCheck::common(2), Checks::NONE),
+    Candidate::new(0x2000000000000000000, 0x2000000000000000000, ClassId::X_0x1e79_2, 0, END, QuickCheck::common(2), Checks::NONE),
     // 0x1f60
-    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::TEX_0x1f60, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TEX_0x1f60, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TEX_0x1f60_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::TEX_0x1f60, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TEX_0x1f60, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TEX_0x1f60_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f63
-    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::TLD4_0x1f63, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD4_0x1f63, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD4_0x1f63_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::TLD4_0x1f63, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD4_0x1f63, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD4_0x1f63_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f66
-    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::TLD_0x1f66, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD_0x1f66, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD_0x1f66_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::TLD_0x1f66, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::TLD_0x1f66, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::TLD_0x1f66_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f69
-    Candidate::new(0xff00000000, 0xff00000000, ClassId::TMML_0x1f69, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x0, 0x0, ClassId::TMML_0x1f69, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0xff00000000, 0xff00000000, ClassId::TMML_0x1f69, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x0, 0x0, ClassId::TMML_0x1f69, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f6c
-    Candidate::new(0x0, 0x0, ClassId::TXD_0x1f6c, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TXD_0x1f6c, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f6f
-    Candidate::new(0x0, 0x0, ClassId::TXQ_0x1f6f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::TXQ_0x1f6f, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f74
-    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::FOOTPRINT_0x1f74, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x0, ClassId::FOOTPRINT_0x1f74, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x1f74_2, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x100000ff00000000, 0xff00000000, ClassId::FOOTPRINT_0x1f74, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x0, ClassId::FOOTPRINT_0x1f74, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x1000000000000000, 0x1000000000000000, ClassId::FOOTPRINT_0x1f74_2, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f8a
-    Candidate::new(0x780004000000000ff000000, 0x480000000000000ff000000, ClassId::ATOM_0x1f8a, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x78000400000000000000000, 0x48000000000000000000000, ClassId::ATOM_0x1f8a, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x780004000000000ff000000, 0x480004000000000ff000000, ClassId::ATOM_0x1f8a_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x78000400000000000000000, 0x48000400000000000000000, ClassId::ATOM_0x1f8a_2, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x780004000000000ff000000, 0x500000000000000ff000000, ClassId::ATOM_0x1f8a_3, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x78000400000000000000000, 0x50000000000000000000000, ClassId::ATOM_0x1f8a_3, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x780004000000000ff000000, 0x500004000000000ff000000, ClassId::ATOM_0x1f8a_4, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x78000400000000000000000, 0x50000400000000000000000, ClassId::ATOM_0x1f8a_4, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x780004000000000ff000000, 0x480000000000000ff000000, ClassId::ATOM_0x1f8a, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x78000400000000000000000, 0x48000000000000000000000, ClassId::ATOM_0x1f8a, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x780004000000000ff000000, 0x480004000000000ff000000, ClassId::ATOM_0x1f8a_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x78000400000000000000000, 0x48000400000000000000000, ClassId::ATOM_0x1f8a_2, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x780004000000000ff000000, 0x500000000000000ff000000, ClassId::ATOM_0x1f8a_3, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x78000400000000000000000, 0x50000000000000000000000, ClassId::ATOM_0x1f8a_3, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x780004000000000ff000000, 0x500004000000000ff000000, ClassId::ATOM_0x1f8a_4, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x78000400000000000000000, 0x50000400000000000000000, ClassId::ATOM_0x1f8a_4, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f8c
-    Candidate::new(0x78000000000000000000000, 0x48000000000000000000000, ClassId::ATOMS_0x1f8c, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x780000000000000ff000000, 0x500000000000000ff000000, ClassId::ATOMS_0x1f8c_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x78000000000000000000000, 0x50000000000000000000000, ClassId::ATOMS_0x1f8c_2, 1, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x78000000000000000000000, 0x48000000000000000000000, ClassId::ATOMS_0x1f8c, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x780000000000000ff000000, 0x500000000000000ff000000, ClassId::ATOMS_0x1f8c_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x78000000000000000000000, 0x50000000000000000000000, ClassId::ATOMS_0x1f8c_2, 1, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f93
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x1f93, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x1f93, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f95
-    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x1f95, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUATOM_0x1f95, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f97
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x1f97, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x1f97, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f99
-    Candidate::new(0x0, 0x0, ClassId::SULD_0x1f99, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SULD_0x1f99, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f9b
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x1f9b, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x1f9b, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f9d
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x1f9d, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SUST_0x1f9d, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1f9f
-    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x1f9f, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x1c000000000000000000000000000, 0x1c000000000000000000000000000, ClassId::SURED_0x1f9f, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1fae
-    Candidate::new(0x107f0000000000000000, 0x3f0000000000000000, ClassId::LDGSTS_0x1fae, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x10400000000000000000, 0x0, ClassId::LDGSTS_0x1fae, 1, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x10400000000000000000, 0x400000000000000000, ClassId::LDGSTS_0x1fae_2, 0, NEXT, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
-    Candidate::new(0x10400000000000000000, 0x10400000000000000000, ClassId::LDGSTS_0x1fae_3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x107f0000000000000000, 0x3f0000000000000000, ClassId::LDGSTS_0x1fae, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x10400000000000000000, 0x0, ClassId::LDGSTS_0x1fae, 1, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x10400000000000000000, 0x400000000000000000, ClassId::LDGSTS_0x1fae_2, 0, NEXT, QuickCheck::common(7), Checks::NONE),
+    Candidate::new(0x10400000000000000000, 0x10400000000000000000, ClassId::LDGSTS_0x1fae_3, 0, END, QuickCheck::common(7), Checks::NONE),
     // 0x1fb3
-    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x1fb3, 0, END, QuickCheck::new([(105, 5), (122, 3)], 7), &[]),
+    Candidate::new(0x0, 0x0, ClassId::SUQUERY_0x1fb3, 0, END, QuickCheck::common(7), Checks::NONE),
 ];

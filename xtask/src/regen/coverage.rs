@@ -14,33 +14,104 @@ pub struct ClassRow {
     /// The 13-bit opcode key.
     pub opcode: u16,
     pub mnemonic: String,
+    pub translation: Translation,
 }
 
-/// Whether the translator handles a class. Later issues extend [`translation_status`].
+/// What the translator does with a class's words, as `cargo xtask coverage` found by translating the class's
+/// golden words (`sassport_translator::coverage::word_translation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TranslationStatus {
-    NotTranslated,
+    /// Every golden word of the class is lowered to SPIR-V.
     Translated,
-    /// The translator recognises the class and refuses it with a typed error naming it.
+    /// Some golden words are lowered; the translator refuses others by name (a modifier or operand form it
+    /// does not handle yet).
+    PartlyTranslated,
+    /// The translator refuses every golden word of the class with a typed error naming it.
     RefusedByName,
+    /// No golden word got as far as lowering (or a refusal), or the class has none.
+    NotReached,
+    /// `cargo xtask coverage` has not looked at the class (new in the table since the last run).
+    NotChecked,
 }
 
 impl TranslationStatus {
     fn label(self) -> &'static str {
         match self {
-            TranslationStatus::NotTranslated => "not translated",
             TranslationStatus::Translated => "translated",
-            TranslationStatus::RefusedByName => "refused by name",
+            TranslationStatus::PartlyTranslated => "partly translated",
+            TranslationStatus::RefusedByName => "refused",
+            TranslationStatus::NotReached => "not reached",
+            TranslationStatus::NotChecked => "not checked",
         }
+    }
+
+    fn from_cell(cell: &str) -> TranslationStatus {
+        [
+            TranslationStatus::Translated,
+            TranslationStatus::PartlyTranslated,
+            TranslationStatus::RefusedByName,
+            TranslationStatus::NotReached,
+        ]
+            .into_iter()
+            .find(|s| cell == s.label() || cell.starts_with(&format!("{}:", s.label())))
+            .unwrap_or(TranslationStatus::NotChecked)
     }
 }
 
-/// The hook for translation status. When the translator gains lowering handlers it should export the class
-/// names it lowers and the ones it refuses by name (for example `sassport_translator::lowering::TRANSLATED`
-/// and `REFUSED`, keyed by `sassport_gen::ClassId::name()`); look the class up there. Until then no class is
-/// translated.
-pub fn translation_status(_class: &str) -> TranslationStatus {
-    TranslationStatus::NotTranslated
+/// A class's translation status with its detail (the refusal's instruction name and reason, the count of
+/// words that did translate, why none was reached).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Translation {
+    pub status: TranslationStatus,
+    /// Said after the status label, e.g. `` `SHFL.IDX`: warp shuffles are not translated yet `` (empty for
+    /// none).
+    pub detail: String,
+}
+
+impl Translation {
+    pub fn not_checked() -> Translation {
+        Translation { status: TranslationStatus::NotChecked, detail: String::new() }
+    }
+
+    /// The table cell, unescaped.
+    fn cell(&self) -> String {
+        if self.detail.is_empty() {
+            self.status.label().to_owned()
+        } else {
+            format!("{}: {}", self.status.label(), self.detail)
+        }
+    }
+
+    fn from_cell(cell: &str) -> Translation {
+        let status = TranslationStatus::from_cell(cell);
+        if status == TranslationStatus::NotChecked {
+            return Translation::not_checked();
+        }
+        let detail = cell.strip_prefix(status.label()).and_then(|d| d.strip_prefix(": ")).unwrap_or("").to_owned();
+        Translation { status, detail }
+    }
+}
+
+/// The translation statuses already in a page [`render`] wrote, by class name (tasks that do not translate
+/// keep them, as regen keeps verify-isa's figures).
+pub fn parse_translations(page: &str) -> BTreeMap<String, Translation> {
+    let mut out = BTreeMap::new();
+    let mut in_classes = false;
+    for line in page.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            in_classes = title.starts_with("Classes");
+            continue;
+        }
+        if !in_classes {
+            continue;
+        }
+        if let [name, _opcode, _mnemonic, _words, _agreed, _agreement, translation] = split_row(line).as_slice() {
+            if name.starts_with('`') {
+                out.insert(unquote(name), Translation::from_cell(translation));
+            }
+        }
+    }
+    out
 }
 
 /// One disagreement kept as an example.
@@ -123,7 +194,9 @@ fn split_row(line: &str) -> Vec<String> {
     while let Some(c) = chars.next() {
         match c {
             '\\' if chars.peek() == Some(&'|') => {
-                cells.last_mut().map(|s| s.push('|'));
+                if let Some(s) = cells.last_mut() {
+                    s.push('|');
+                }
                 chars.next();
             }
             '|' => cells.push(String::new()),
@@ -159,22 +232,33 @@ pub fn render(classes: &[ClassRow], header: &str, figures: &VerifyFigures) -> St
     let mut out = String::new();
     let mnemonics: std::collections::BTreeSet<&str> = classes.iter().map(|c| c.mnemonic.as_str()).collect();
     let opcodes: std::collections::BTreeSet<u16> = classes.iter().map(|c| c.opcode).collect();
-    let translated = classes.iter().filter(|c| translation_status(&c.name) == TranslationStatus::Translated).count();
-    let refused = classes.iter().filter(|c| translation_status(&c.name) == TranslationStatus::RefusedByName).count();
+    let count = |status| classes.iter().filter(|c| c.translation.status == status).count();
     let _ = writeln!(out, "# SM86 instruction classes: decoder agreement and translation status\n");
     let _ = writeln!(
         out,
         "Generated; do not edit. `cargo xtask regen` writes the class list from `isa/sm86.txt`; \
-         `cargo xtask verify-isa` writes the agreement figures (it needs the pinned nvdisasm).\n"
+         `cargo xtask verify-isa` writes the agreement figures (it needs the pinned nvdisasm); \
+         `cargo xtask coverage` writes the translation column, by translating each class's golden words alone \
+         (each word followed by `EXIT`). Each task keeps the others' columns. After a table change run \
+         `regen`, then `coverage` (it links the translator, which links the regenerated decoder); CI checks \
+         both (`regen --check`, `coverage --check`).\n"
     );
     let _ = writeln!(out, "Table: {header}\n");
     let _ = writeln!(
         out,
-        "{} classes, {} opcode keys, {} mnemonics. Translation: {translated} classes translated, {refused} refused by name, {} not translated.\n",
+        "{} classes, {} opcode keys, {} mnemonics. Translation: {} classes translated, {} partly translated \
+         (other words refused by name), {} refused by name, {} not reached{}.\n",
         classes.len(),
         opcodes.len(),
         mnemonics.len(),
-        classes.len() - translated - refused
+        count(TranslationStatus::Translated),
+        count(TranslationStatus::PartlyTranslated),
+        count(TranslationStatus::RefusedByName),
+        count(TranslationStatus::NotReached),
+        match count(TranslationStatus::NotChecked) {
+            0 => String::new(),
+            n => format!(", {n} not checked (run `cargo xtask coverage`)"),
+        }
     );
     let _ = writeln!(out, "## Agreement with nvdisasm\n");
     if figures.summary.is_empty() {
@@ -226,7 +310,7 @@ pub fn render(classes: &[ClassRow], header: &str, figures: &VerifyFigures) -> St
             f.words,
             f.agreed,
             percent(f.agreed, f.words),
-            translation_status(&c.name).label()
+            c.translation.cell().replace('|', "\\|")
         );
     }
     out
@@ -251,9 +335,13 @@ mod tests {
 
     #[test]
     fn figures_survive_a_render_parse_round_trip() {
+        let refused = Translation {
+            status: TranslationStatus::PartlyTranslated,
+            detail: "2 of 5 words; `SHFL.IDX`: warp | shuffles".into(),
+        };
         let classes = vec![
-            ClassRow { name: "fadd_R".into(), opcode: 0x221, mnemonic: "FADD".into() },
-            ClassRow { name: "nop_".into(), opcode: 0x918, mnemonic: "NOP".into() },
+            ClassRow { name: "fadd_R".into(), opcode: 0x221, mnemonic: "FADD".into(), translation: refused.clone() },
+            ClassRow { name: "nop_".into(), opcode: 0x918, mnemonic: "NOP".into(), translation: Translation::not_checked() },
         ];
         let mut figures = VerifyFigures { summary: "seed 7, nvdisasm 13.5.37".into(), ..Default::default() };
         figures.classes.insert(
@@ -272,6 +360,10 @@ mod tests {
         figures.classes.insert("nop_".into(), ClassFigures { words: 5, agreed: 5, example: None });
         let page = render(&classes, "isa/sm86.txt", &figures);
         assert_eq!(VerifyFigures::parse(&page), figures);
+        let translations = parse_translations(&page);
+        assert_eq!(translations.get("fadd_R"), Some(&refused));
+        assert_eq!(translations.get("nop_"), Some(&Translation::not_checked()));
+        assert!(page.contains("0 classes translated, 1 partly translated (other words refused by name), 0 refused by name, 0 not reached, 1 not checked"), "{page}");
         assert!(page.contains("93.33%"), "{page}");
         assert_eq!(percent(999, 1000), "99.90%");
         assert_eq!(group(1_000_000), "1,000,000");

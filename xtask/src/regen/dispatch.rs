@@ -130,6 +130,19 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
         }
     }
 
+    // The field most quick checks test: the decoder extracts it once per word with constant shifts.
+    let mut quick_uses: BTreeMap<&[(u8, u8)], usize> = BTreeMap::new();
+    for c in per_key.values().flatten() {
+        if let Some((ranges, _)) = &c.quick {
+            *quick_uses.entry(ranges.as_slice()).or_default() += 1;
+        }
+    }
+    let common: Vec<(u8, u8)> = quick_uses
+        .iter()
+        .max_by_key(|(ranges, n)| (**n, std::cmp::Reverse(**ranges)))
+        .map(|(r, _)| r.to_vec())
+        .unwrap_or_default();
+
     let mut out = String::new();
     out.push_str(
         "//! Decoder data: for each 13-bit opcode key (word bit 91 as bit 12, then bits 11:0) its candidates,\n\
@@ -137,15 +150,17 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
          //! that select it and the field values it accepts. `crate::classify` walks it.\n\
          #![allow(clippy::all)]\n\n\
          use super::classes::ClassId;\n\
-         use crate::classify::{Candidate, FieldCheck, QuickCheck, END, NEXT};\n\
+         use crate::classify::{Candidate, Checks, FieldCheck, QuickCheck, END, NEXT};\n\
          use crate::render::Bits;\n\n",
     );
 
+    // The further checks of all candidates, run after run, and each distinct run's start.
+    let (mut more_flat, mut more_runs, mut more_starts): (Vec<usize>, Vec<Vec<usize>>, Vec<usize>) = Default::default();
     // Candidate 0 matches no word (value outside its mask): unused keys point at it.
     let mut first = vec![0u16; 8192];
     let mut lines = Vec::new();
     let first_class = plan.classes.first().map_or("", |c| c.class.name.as_str());
-    lines.push(format!("    // Unused keys: matches no word.\n    Candidate::new(0x0, 0x1, ClassId::{first_class}, 0, END, QuickCheck::ALL, &[]),"));
+    lines.push(format!("    // Unused keys: matches no word.\n    Candidate::new(0x0, 0x1, ClassId::{first_class}, 0, END, QuickCheck::ALL, Checks::NONE),"));
     let mut index = 1usize;
     for (key, candidates) in &per_key {
         if candidates.is_empty() {
@@ -175,12 +190,27 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
                 let end = if k + j + 1 == candidates.len() { "END" } else { "NEXT" };
                 let quick = match &c.quick {
                     None => "QuickCheck::ALL".to_owned(),
+                    Some((ranges, id)) if *ranges == common => format!("QuickCheck::common({id})"),
                     Some((ranges, id)) => format!("QuickCheck::new({}, {id})", small_field(ranges)),
                 };
-                let more = c.more.iter().map(|m| format!("FIELD_CHECK_{m}")).collect::<Vec<_>>().join(", ");
+                let more = if c.more.is_empty() {
+                    "Checks::NONE".to_owned()
+                } else {
+                    // Runs are shared: the same list of checks appears once.
+                    let start = match more_runs.iter().position(|r| *r == c.more) {
+                        Some(r) => more_starts[r],
+                        None => {
+                            more_runs.push(c.more.clone());
+                            more_starts.push(more_flat.len());
+                            more_flat.extend(c.more.iter().copied());
+                            more_flat.len() - c.more.len()
+                        }
+                    };
+                    format!("Checks::at({start}, {})", c.more.len())
+                };
                 let comment = if index == first_index { format!("    // {key:#06x}\n") } else { String::new() };
                 lines.push(format!(
-                    "{comment}    Candidate::new({}, {}, ClassId::{}, {}, {end}, {quick}, &[{more}]),",
+                    "{comment}    Candidate::new({}, {}, ClassId::{}, {}, {end}, {quick}, {more}),",
                     hex(c.mask),
                     hex(c.value),
                     class.class.name,
@@ -197,6 +227,8 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
         bail!("{index} decoder candidates do not fit a u16 index");
     }
 
+    out.push_str("/// The field most quick checks test (`QuickCheck::common`).\n");
+    let _ = writeln!(out, "pub(crate) const COMMON_QUICK: [(u8, u8); 2] = {};\n", small_field(&common));
     out.push_str("/// Opcode key → index in `CANDIDATES` of its first candidate (0 for keys no class uses).\n");
     write_array(&mut out, "FIRST", "u16", &first.iter().map(|i| i.to_string()).collect::<Vec<_>>());
 
@@ -219,6 +251,16 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
     if !field_checks.is_empty() {
         out.push('\n');
     }
+    if more_flat.len() > usize::from(u16::MAX) || more_runs.iter().any(|r| r.len() > usize::from(u8::MAX)) {
+        bail!("{} further checks do not fit the candidates' u16 index and u8 run length", more_flat.len());
+    }
+    out.push_str("/// The further legality checks of candidates, as runs (`Checks::at(start, len)`).\n");
+    let _ = writeln!(out, "pub(crate) static MORE_CHECKS: [FieldCheck; {}] = [", more_flat.len());
+    for chunk in more_flat.chunks(8) {
+        let names: Vec<String> = chunk.iter().map(|m| format!("FIELD_CHECK_{m}")).collect();
+        let _ = writeln!(out, "    {},", names.join(", "));
+    }
+    out.push_str("];\n\n");
 
     out.push_str("/// Every opcode key's candidates, in the order the table tries them, the last marked `END`:\n");
     out.push_str("/// `Candidate::new(mask, value, class, variant, END/NEXT, quick check, further checks)`.\n");

@@ -1,6 +1,7 @@
 //! Tokens for the generated modules of `gen/src/generated/`.
 
 use super::plan::{AccessorType, Bits, PiecePlan, Plan};
+use anyhow::{bail, Result};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use sassport_isa::{FieldKind, RegFile};
@@ -24,11 +25,11 @@ fn ident(s: &str) -> Ident {
 }
 
 /// `(file name, tokens)` for every generated module.
-pub fn modules(plan: &Plan<'_>) -> Vec<(&'static str, TokenStream)> {
+pub fn modules(plan: &Plan<'_>, data: &TableData) -> Vec<(&'static str, TokenStream)> {
     vec![
         ("mod.rs", module_root()),
         ("classes.rs", classes(plan)),
-        ("format.rs", format(plan)),
+        ("format.rs", format(plan, data)),
         ("operands.rs", operands(plan)),
     ]
 }
@@ -153,14 +154,16 @@ fn bits_const(bits: &Bits) -> TokenStream {
     quote!(Bits { ranges: &[ #( #ranges ),* ], width: #width })
 }
 
-fn format(plan: &Plan<'_>) -> TokenStream {
-    let data = TableData::new(plan);
+fn format(plan: &Plan<'_>, data: &TableData) -> TokenStream {
+    let span = |text: &str| {
+        let lit: Literal = format!("{:#x}", data.span(text)).parse().expect("a hex literal parses");
+        quote!(#lit)
+    };
     let tables = plan.tables.iter().enumerate().map(|(i, t)| {
-        let name = format_ident!("TABLE_{}", i);
-        let ids = format_ident!("IDS_{}", i);
+        let spans = format_ident!("SPANS_{}", i);
         let default = match &t.default {
-            Some(d) => quote!(Some(#d)),
-            None => quote!(None),
+            Some(d) => span(d),
+            None => quote!(NO_TEXT),
         };
         let keys = if data.dense[i] {
             quote!(None)
@@ -168,37 +171,74 @@ fn format(plan: &Plan<'_>) -> TokenStream {
             let k = format_ident!("KEYS_{}", i);
             quote!(Some(&data::#k))
         };
-        quote!(static #name: Table = Table { keys: #keys, ids: &data::#ids, default: #default };)
+        quote!(Table { keys: #keys, spans: &data::#spans, default: #default })
     });
-    let rules = plan.rules.iter().enumerate().map(|(i, r)| {
-        let name = format_ident!("RULE_{}", i);
+    let n_tables = plan.tables.len();
+    let rules = plan.rules.iter().map(|r| {
         let format = ident(&r.format);
-        let (signed, shift, pc, prefix, suffix) = (r.signed, Literal::u8_unsuffixed(r.shift), r.pc_relative, &r.prefix, &r.suffix);
+        let (signed, shift, pc) = (r.signed, Literal::u8_unsuffixed(r.shift), r.pc_relative);
+        let (prefix, suffix) = (span(&r.prefix), span(&r.suffix));
         let specials = r.specials.iter().map(|(v, s)| {
             let v = lit_u64(*v);
+            let s = span(s);
             quote!((#v, #s))
         });
         quote! {
-            static #name: NumberRule = NumberRule {
+            NumberRule {
                 format: NumberFormat::#format, signed: #signed, shift: #shift, pc_relative: #pc,
                 prefix: #prefix, suffix: #suffix, specials: &[ #( #specials ),* ],
-            };
+            }
         }
     });
+    let n_rules = plan.rules.len();
+    // Fields of one range are held in the piece; the others are listed once and named by index.
+    let multi: Vec<&Bits> = {
+        let mut seen = std::collections::BTreeSet::new();
+        plan.classes
+            .iter()
+            .flat_map(|c| &c.variants)
+            .flat_map(|v| &v.pieces)
+            .filter_map(|p| match p {
+                PiecePlan::Table { bits, .. } | PiecePlan::Number { bits, .. } if bits.ranges.len() > 1 => Some(bits),
+                _ => None,
+            })
+            .filter(|b| seen.insert(*b))
+            .collect()
+    };
+    let field = |bits: &Bits| match bits.ranges.as_slice() {
+        [(lo, w)] => {
+            let (lo, w) = (Literal::u8_unsuffixed(*lo), Literal::u8_unsuffixed(*w));
+            quote!(Field::range(#lo, #w))
+        }
+        _ => {
+            let i = multi.iter().position(|m| *m == bits).unwrap_or(0);
+            let i = Literal::u16_unsuffixed(i as u16);
+            quote!(Field::multi(#i))
+        }
+    };
+    let fields = multi.iter().map(|b| bits_const(b));
+    let n_fields = multi.len();
     let n = plan.classes.len();
     let templates = plan.classes.iter().map(|c| {
         let variants = c.variants.iter().map(|v| {
-            let pieces = v.pieces.iter().map(|p| match p {
-                PiecePlan::Text(t) => quote!(Piece::Text(#t)),
+            let pieces = v.pieces.iter().flat_map(|p| match p {
+                // A text too long for one span is several pieces.
+                PiecePlan::Text(t) => text_chunks(t)
+                    .into_iter()
+                    .map(|t| {
+                        let s = span(t);
+                        quote!(Piece::text(#s))
+                    })
+                    .collect::<Vec<_>>(),
                 PiecePlan::Table { bits, table } => {
-                    let b = bits_const(bits);
-                    let t = format_ident!("TABLE_{}", table);
-                    quote!(Piece::Table(#b, &#t))
+                    let f = field(bits);
+                    let t = Literal::u32_unsuffixed(*table as u32);
+                    vec![quote!(Piece::table(#f, #t))]
                 }
                 PiecePlan::Number { bits, rule } => {
-                    let b = bits_const(bits);
-                    let r = format_ident!("RULE_{}", rule);
-                    quote!(Piece::Number(#b, &#r))
+                    let f = field(bits);
+                    let r = Literal::u32_unsuffixed(*rule as u32);
+                    vec![quote!(Piece::number(#f, #r))]
                 }
             });
             quote!(&[ #( #pieces ),* ])
@@ -206,20 +246,48 @@ fn format(plan: &Plan<'_>) -> TokenStream {
         quote!(&[ #( #variants ),* ])
     });
     quote! {
-        //! Print templates: for each class (in table order) its variants, each a list of pieces.
+        //! Print templates: for each class (in table order) its variants, each a list of pieces. A piece is a
+        //! text, given as a span of the pool (`data::POOL_TEXT`: byte offset in bits 31:8, length in bits
+        //! 7:0), or a field printed through a table or number rule, given by index.
         #![allow(clippy::all)]
 
         use super::data;
-        use crate::render::{Bits, NumberFormat, NumberRule, Piece, Pool, Table};
+        use crate::render::{Bits, Field, Format, NumberFormat, NumberRule, Piece, Table, NO_TEXT};
 
-        /// Every text the tables print, in one string.
-        pub(crate) static POOL: Pool = Pool { text: data::POOL_TEXT, ends: &data::POOL_ENDS };
+        /// The pool, fields, tables and rules the templates name.
+        pub(crate) static FORMAT: Format = Format { pool: data::POOL_TEXT, fields: &FIELDS, tables: &TABLES, rules: &RULES };
 
-        #( #tables )*
-        #( #rules )*
+        /// Fields of several bit ranges.
+        static FIELDS: [Bits; #n_fields] = [ #( #fields ),* ];
+        static TABLES: [Table; #n_tables] = [ #( #tables ),* ];
+        static RULES: [NumberRule; #n_rules] = [ #( #rules ),* ];
 
         pub(crate) static TEMPLATES: [&[&[Piece]]; #n] = [ #( #templates ),* ];
     }
+}
+
+/// The longest text one span holds.
+const SPAN_MAX_LEN: usize = 0xfe;
+/// The pool may be at most this long (24-bit offsets).
+const POOL_MAX_LEN: usize = 1 << 24;
+
+/// `text` cut into pieces a span can hold, at character boundaries.
+fn text_chunks(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.len() > SPAN_MAX_LEN {
+        let mut cut = SPAN_MAX_LEN;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let (head, tail) = rest.split_at(cut);
+        out.push(head);
+        rest = tail;
+    }
+    if !rest.is_empty() || out.is_empty() {
+        out.push(rest);
+    }
+    out
 }
 
 fn register_type(file: RegFile) -> TokenStream {
@@ -417,93 +485,141 @@ fn operands(plan: &Plan<'_>) -> TokenStream {
     }
 }
 
-/// Table texts pooled and numbered, and each table's id (and key) arrays.
+/// Every text the formatter prints, pooled into one string, and each table's span (and key) arrays.
 pub struct TableData {
-    pool: Vec<String>,
+    pool: String,
+    /// Text → its span in the pool.
+    spans: std::collections::HashMap<String, u32>,
     /// Per table: whether it is indexed directly by value (else by sorted keys).
     dense: Vec<bool>,
-    ids: Vec<Vec<u32>>,
+    table_spans: Vec<Vec<u32>>,
     keys: Vec<Vec<u64>>,
 }
 
+/// The span array entry of a value without text.
 const MISSING: u32 = u32::MAX;
 
 impl TableData {
-    pub fn new(plan: &Plan<'_>) -> TableData {
-        let mut pool: Vec<String> = Vec::new();
-        let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-        let mut id_of = |text: &str| -> u32 {
-            if let Some(&i) = index.get(text) {
-                return i;
-            }
-            let i = pool.len() as u32;
-            pool.push(text.to_owned());
-            index.insert(text.to_owned(), i);
-            i
+    /// Pools the texts in a fixed order, so that the output is a function of the table alone: number rules
+    /// and template texts first, then table texts in table order. Texts printed for every instruction
+    /// (registers, mnemonics, the guard, reuse and scheduling tables, which come first in the table) then
+    /// sit together at the start of the pool, in few cache lines; the hundreds of kilobytes of rarely
+    /// printed modifier combinations follow.
+    pub fn new(plan: &Plan<'_>) -> Result<TableData> {
+        let mut data = TableData {
+            pool: String::new(),
+            spans: std::collections::HashMap::new(),
+            dense: Vec::new(),
+            table_spans: Vec::new(),
+            keys: Vec::new(),
         };
-        let (mut dense_flags, mut all_ids, mut all_keys) = (Vec::new(), Vec::new(), Vec::new());
+        for r in &plan.rules {
+            data.intern(&r.prefix)?;
+            data.intern(&r.suffix)?;
+            for (_, text) in &r.specials {
+                data.intern(text)?;
+            }
+        }
+        for c in &plan.classes {
+            for v in &c.variants {
+                for p in &v.pieces {
+                    if let PiecePlan::Text(t) = p {
+                        for chunk in text_chunks(t) {
+                            data.intern(chunk)?;
+                        }
+                    }
+                }
+            }
+        }
         for t in &plan.tables {
             let max = t.entries.iter().map(|e| e.0).max().unwrap_or(0);
             let dense = max < 1 << 16 && max < 2 * t.entries.len() as u64 + 16;
             if dense {
-                let mut ids = vec![MISSING; max as usize + 1];
+                let mut spans = vec![MISSING; max as usize + 1];
                 for (v, text) in &t.entries {
-                    ids[*v as usize] = id_of(text);
+                    spans[*v as usize] = data.intern(text)?;
                 }
-                all_ids.push(ids);
-                all_keys.push(Vec::new());
+                data.table_spans.push(spans);
+                data.keys.push(Vec::new());
             } else {
-                all_ids.push(t.entries.iter().map(|(_, text)| id_of(text)).collect());
-                all_keys.push(t.entries.iter().map(|e| e.0).collect());
+                let spans = t.entries.iter().map(|(_, text)| data.intern(text)).collect::<Result<_>>()?;
+                data.table_spans.push(spans);
+                data.keys.push(t.entries.iter().map(|e| e.0).collect());
             }
-            dense_flags.push(dense);
+            if let Some(d) = &t.default {
+                data.intern(d)?;
+            }
+            data.dense.push(dense);
         }
-        TableData { pool, dense: dense_flags, ids: all_ids, keys: all_keys }
+        Ok(data)
+    }
+
+    /// The span of `text`, adding it to the pool if it is new. Texts longer than a span holds are cut by
+    /// [`text_chunks`] first; a table text that long, or a pool past 16 MiB, cannot be represented (the
+    /// table has nothing near either).
+    fn intern(&mut self, text: &str) -> Result<u32> {
+        if let Some(&span) = self.spans.get(text) {
+            return Ok(span);
+        }
+        if text.len() > SPAN_MAX_LEN {
+            bail!("a render text of {} bytes does not fit the formatter's spans (at most {SPAN_MAX_LEN}): {text:?}", text.len());
+        }
+        // An empty text needs no bytes; any offset will do.
+        let start = if text.is_empty() { 0 } else { self.pool.len() };
+        if start + text.len() >= POOL_MAX_LEN {
+            bail!("the formatter's text pool exceeds {POOL_MAX_LEN} bytes");
+        }
+        self.pool.push_str(text);
+        let span = ((start as u32) << 8) | text.len() as u32;
+        self.spans.insert(text.to_owned(), span);
+        Ok(span)
+    }
+
+    /// The span of a text [`TableData::new`] pooled.
+    fn span(&self, text: &str) -> u32 {
+        match self.spans.get(text) {
+            Some(&span) => span,
+            None => panic!("text {text:?} was not pooled"),
+        }
     }
 
     /// The data module as text. It is laid out here rather than by prettyplease, which would put each of
     /// the hundreds of thousands of numbers on its own line.
     pub fn module_text(&self) -> String {
-        use std::fmt::Write as _;
         let mut out = String::new();
-        out.push_str("//! Formatter data: every table text in one pooled string, and each table's text ids.\n");
+        out.push_str("//! Formatter data: every text the formatter prints in one pooled string, and each table's\n");
+        out.push_str("//! texts as spans of it (byte offset in bits 31:8, length in bits 7:0).\n");
         out.push_str("#![allow(clippy::all)]\n\n");
         // The pool: one string literal, continued over lines with `\` (a continued line's leading blanks
         // are skipped, so a blank that starts a line is written as `\x20`).
         out.push_str("pub(crate) static POOL_TEXT: &str = \"\\\n");
         let mut line_len = 0;
-        let mut ends = Vec::with_capacity(self.pool.len());
-        let mut total = 0u32;
-        for text in &self.pool {
-            for c in text.chars() {
-                let escaped = match c {
-                    '\\' => "\\\\".to_owned(),
-                    '"' => "\\\"".to_owned(),
-                    ' ' if line_len == 0 => "\\x20".to_owned(),
-                    c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
-                    c => format!("\\u{{{:x}}}", c as u32),
-                };
-                out.push_str(&escaped);
-                line_len += escaped.len();
-            }
-            total += text.len() as u32;
-            ends.push(total);
+        for c in self.pool.chars() {
+            let escaped = match c {
+                '\\' => "\\\\".to_owned(),
+                '"' => "\\\"".to_owned(),
+                ' ' if line_len == 0 => "\\x20".to_owned(),
+                c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
+                c => format!("\\u{{{:x}}}", c as u32),
+            };
+            out.push_str(&escaped);
+            line_len += escaped.len();
             if line_len >= 100 {
                 out.push_str("\\\n");
                 line_len = 0;
             }
         }
         out.push_str("\";\n\n");
-        write_array(&mut out, "POOL_ENDS", "u32", &ends.iter().map(|e| e.to_string()).collect::<Vec<_>>());
-        for (i, ids) in self.ids.iter().enumerate() {
-            let items: Vec<String> = ids.iter().map(|&id| if id == MISSING { "NONE".to_owned() } else { id.to_string() }).collect();
-            write_array(&mut out, &format!("IDS_{i}"), "u32", &items);
+        for (i, spans) in self.table_spans.iter().enumerate() {
+            let items: Vec<String> =
+                spans.iter().map(|&s| if s == MISSING { "NONE".to_owned() } else { format!("{s:#x}") }).collect();
+            write_array(&mut out, &format!("SPANS_{i}"), "u32", &items);
             if !self.dense[i] {
                 let keys: Vec<String> = self.keys[i].iter().map(|k| k.to_string()).collect();
                 write_array(&mut out, &format!("KEYS_{i}"), "u64", &keys);
             }
         }
-        let _ = writeln!(out, "/// Marks a value with no entry.\nconst NONE: u32 = u32::MAX;");
+        out.push_str("/// Marks a value with no entry.\nconst NONE: u32 = u32::MAX;\n");
         out
     }
 }
