@@ -1,19 +1,22 @@
 //! Arbitrary code through the translator: each 17-byte record is a mnemonic selector and a 128-bit word, so
 //! every lowering handler sees arbitrary operand bits. Translation must return Ok or a typed error, never
-//! panic.
+//! panic. Programs with warp instructions go through both warp forms: turns (no device) and 32-wide subgroups
+//! (an NVIDIA-like profile).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sassport_gen::Word;
 use sassport_translator::program::{Disassembler, Program};
-use sassport_translator::translate::translate_decoded;
+use sassport_translator::abi::{DeviceProfile, WARP_SIZE};
+use sassport_translator::translate::{translate_decoded, translate_decoded_for, Options};
 
 const MNEMONICS: &[&str] = &[
     "IMAD", "IADD3", "LEA", "LOP3", "PLOP3", "SHF", "PRMT", "SEL", "ISETP", "IMNMX", "IABS", "POPC", "FLO", "BREV",
     "MOV", "BMSK", "SGXT", "UIADD3", "UIMAD", "ULOP3", "USHF", "UMOV", "USEL", "UISETP", "ULDC", "R2UR", "S2UR",
     "LDG", "STG", "LD", "ST", "LDS", "STS", "LDL", "STL", "LDC", "ATOMG", "ATOM", "ATOMS", "RED", "MEMBAR", "FADD",
     "FMUL", "FFMA", "FSETP", "FSEL", "FMNMX", "MUFU", "I2F", "I2FP", "F2I", "FRND", "F2F", "S2R", "CS2R", "NOP",
-    "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD", "BAR", "BRA", "EXIT", "CALL", "RET", "SHFL", "VOTE",
+    "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD", "BAR", "BRA", "EXIT", "CALL", "RET", "SHFL", "VOTE", "VOTEU",
+    "MATCH", "REDUX", "B2R", "LDSM", "MOVM", "HMMA", "IMMA", "DMMA",
 ];
 
 struct Labels(Vec<&'static str>);
@@ -38,5 +41,15 @@ fuzz_target!(|data: &[u8]| {
     let labels = Labels(labels);
     if let Ok(program) = Program::build(".text.fuzz", &code, 0, &labels) {
         let _ = translate_decoded("fuzz", &program, 512, 1024);
+        let profile = DeviceProfile {
+            subgroup_size: WARP_SIZE,
+            min_subgroup_size: WARP_SIZE,
+            max_subgroup_size: WARP_SIZE,
+            subgroup_operations: sassport_translator::lower::subgroup::REQUIRED_OPERATIONS,
+            maximal_reconvergence: true,
+            ..DeviceProfile::default()
+        };
+        let options = Options { profile: Some(profile), ..Options::default() };
+        let _ = translate_decoded_for("fuzz", &program, 512, 1024, &options);
     }
 });

@@ -183,6 +183,20 @@ pub fn translate_decoded(name: &str, program: &Program, local: u32, shared: u32)
     emit_module(&ModuleSource::plain(name, program, local, shared, ControlForm::default(), &[]), WarpPlan::default())
 }
 
+/// [`translate_decoded`] for a target device: `options` choose the control form and, through the profile, the
+/// float lowerings and whether warps run as subgroups.
+pub fn translate_decoded_for(
+    name: &str,
+    program: &Program,
+    local: u32,
+    shared: u32,
+    options: &Options,
+) -> Result<Translation, TranslateError> {
+    let mut source = ModuleSource::plain(name, program, local, shared, options.control, &[]);
+    source.float = FloatSupport::for_profile(options.profile.as_ref());
+    emit_module(&source, WarpPlan::for_profile(options.profile.as_ref()))
+}
+
 /// [`translate_decoded`] in a chosen control form, with the kernel's jump tables (`BRX` targets).
 pub fn translate_decoded_with(
     name: &str,
