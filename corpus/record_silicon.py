@@ -301,7 +301,7 @@ def run_once(cupy, modules, launch):
     return {i: cupy.asnumpy(b).tobytes() for i, b in buffers.items()}
 
 
-def record(launches, out_dir, repeat):
+def record(launches, out_dir, repeat, partial=False):
     import cupy
     cupy.cuda.runtime.deviceSetLimit(CUDA_LIMIT_STACK_SIZE, STACK_BYTES)
     os.makedirs(out_dir, exist_ok=True)
@@ -332,8 +332,11 @@ def record(launches, out_dir, repeat):
         with open(os.path.join(CORPUS, "sm90", file + ".cubin"), "rb") as f:
             data = f.read()
         lines.append("cubin sm90/%s.cubin fnv1a64 %016x sha256 %s" % (file, fnv1a64(data), hashlib.sha256(data).hexdigest()))
-    with open(os.path.join(out_dir, "RECORDED.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    # A partial recording (--only) adds its section to the file instead of replacing the record of the others.
+    if partial:
+        lines[0] = "Added later: %s, recorded on their own (--only)." % " ".join(l.kernel for l in launches)
+    with open(os.path.join(out_dir, "RECORDED.txt"), "a" if partial else "w") as f:
+        f.write(("\n" if partial else "") + "\n".join(lines) + "\n")
     print("\n".join(lines[:6]))
     return 1 if unstable else 0
 
@@ -364,7 +367,7 @@ def main(argv):
         for l in launches:
             print(l.file, l.kernel, " ".join("%d+%d" % s for s in l.param_layout()))
         return 0
-    return record(launches, args.out, max(args.repeat, 1))
+    return record(launches, args.out, max(args.repeat, 1), partial=bool(args.only))
 
 
 if __name__ == "__main__":
