@@ -144,6 +144,25 @@ pub enum RuntimeError {
         /// How many accesses faulted in the launch.
         count: u32,
     },
+    /// A kernel accessed shared or local memory outside its size or misaligned (a load read 0, a store or
+    /// atomic was dropped); for local memory usually a stack overflowed by deep recursion.
+    #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: {access} of {size} bytes at {space}-memory offset 0x{offset:x}, outside the {space} memory or misaligned ({count} faulting accesses)")]
+    MemorySpaceFault {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the faulting SASS instruction in the kernel's code.
+        pc: u32,
+        /// "shared" or "local".
+        space: &'static str,
+        /// "load", "store" or "atomic".
+        access: &'static str,
+        /// Byte offset in the space.
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// How many accesses faulted in the launch.
+        count: u32,
+    },
     /// A kernel made a register-indirect call, return or branch to a value that is no known target.
     #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: indirect control transfer to 0x{target:x}, which is none of its known targets ({count} faulting invocations)")]
     ControlFault {

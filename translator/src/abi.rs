@@ -242,6 +242,19 @@ pub const FAULT_KIND_NO_PROGRESS: u32 = 7;
 /// invocation stopped before running anything. pc is the kernel's entry, address and size 0.
 pub const FAULT_KIND_SUBGROUP_LAYOUT: u32 = 8;
 
+/// Fault kinds: a shared-memory load, store or atomic outside the block's shared memory or misaligned; `address`
+/// is the shared-memory byte offset, `size` the access size (a load read 0, a store or atomic was dropped).
+pub const FAULT_KIND_SHARED_LOAD: u32 = 9;
+/// See [`FAULT_KIND_SHARED_LOAD`].
+pub const FAULT_KIND_SHARED_STORE: u32 = 10;
+/// See [`FAULT_KIND_SHARED_LOAD`].
+pub const FAULT_KIND_SHARED_ATOMIC: u32 = 11;
+/// Fault kinds: a local-memory (stack) load or store outside the thread's local memory or misaligned — deep
+/// recursion overflowing the stack ends here; `address` is the local byte offset.
+pub const FAULT_KIND_LOCAL_LOAD: u32 = 12;
+/// See [`FAULT_KIND_LOCAL_LOAD`].
+pub const FAULT_KIND_LOCAL_STORE: u32 = 13;
+
 /// Threads in an SM86 warp.
 pub const WARP_SIZE: u32 = 32;
 

@@ -386,6 +386,25 @@ impl Runtime {
             if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
                 return Err(RuntimeError::SubgroupLayout { kernel });
             }
+            let space_access = match record.kind {
+                abi::FAULT_KIND_SHARED_LOAD => Some(("shared", "load")),
+                abi::FAULT_KIND_SHARED_STORE => Some(("shared", "store")),
+                abi::FAULT_KIND_SHARED_ATOMIC => Some(("shared", "atomic")),
+                abi::FAULT_KIND_LOCAL_LOAD => Some(("local", "load")),
+                abi::FAULT_KIND_LOCAL_STORE => Some(("local", "store")),
+                _ => None,
+            };
+            if let Some((space, access)) = space_access {
+                return Err(RuntimeError::MemorySpaceFault {
+                    kernel,
+                    pc: record.pc,
+                    space,
+                    access,
+                    offset: record.address,
+                    size: record.size,
+                    count: record.count,
+                });
+            }
             let kind = match record.kind {
                 abi::FAULT_KIND_LOAD => "load".to_string(),
                 abi::FAULT_KIND_STORE => "store".to_string(),

@@ -402,8 +402,39 @@ pub(super) fn space(cx: &mut Ctx<'_>, s: Space) -> (Id, Id, Id, StorageClass) {
     }
 }
 
-/// (ok, word index or 0) of an access of `bytes` at byte address `a`.
-pub(super) fn space_check(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
+/// What an access of shared or local memory does, for its fault record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// (ok, word index or 0) of an access of `bytes` at byte address `a` in space `s`, whose length is `len` words.
+/// An access outside the space or misaligned records a fault (SM86 raises an error there; here a load reads 0
+/// and a store or atomic is dropped, as for the global window) naming pc, space offset and size.
+pub(super) fn space_check(cx: &mut Ctx<'_>, s: Space, access: Access, a: Id, bytes: u32, len: Id) -> (Id, Id) {
+    let (ok, idx) = space_bounds(cx, a, bytes, len);
+    let t = cx.t;
+    let bad = cx.m.un(Op::LogicalNot, t.bool, ok);
+    let merge = cx.begin_if(bad);
+    let kind = match (s, access) {
+        (Space::Shared, Access::Load) => abi::FAULT_KIND_SHARED_LOAD,
+        (Space::Shared, Access::Store) => abi::FAULT_KIND_SHARED_STORE,
+        (Space::Shared, Access::Atomic) => abi::FAULT_KIND_SHARED_ATOMIC,
+        (Space::Local, Access::Store) => abi::FAULT_KIND_LOCAL_STORE,
+        (Space::Local, _) => abi::FAULT_KIND_LOCAL_LOAD,
+    };
+    let pc = cx.u32c(cx.inst.offset);
+    let addr = cx.m.un(Op::UConvert, t.u64, a);
+    let size = cx.u32c(bytes);
+    super::fault::record_fault(cx, kind, pc, addr, size);
+    cx.end_if(merge);
+    (ok, idx)
+}
+
+/// (ok, word index or 0) of an access of `bytes` at byte address `a`, without a fault record.
+fn space_bounds(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
     let t = cx.t;
     let two = cx.u32c(2);
     let idx = cx.op2(Op::ShiftRightLogical, a, two);
@@ -441,7 +472,7 @@ fn space_load(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
 
 fn space_load_at(cx: &mut Ctx<'_>, s: Space, a: Id, bytes: u32, signed: bool, rd: u8) -> Result<(), TranslateError> {
     let (ptr, var, len, _) = space(cx, s);
-    let (ok, idx) = space_check(cx, a, bytes, len);
+    let (ok, idx) = space_check(cx, s, Access::Load, a, bytes, len);
     let t = cx.t;
     let zero = cx.u32c(0);
     let mut vals = Vec::new();
@@ -470,7 +501,7 @@ fn space_store(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {
 
 pub(super) fn space_store_at(cx: &mut Ctx<'_>, s: Space, a: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
     let (ptr, var, len, class) = space(cx, s);
-    let (ok, idx) = space_check(cx, a, bytes, len);
+    let (ok, idx) = space_check(cx, s, Access::Store, a, bytes, len);
     let merge = cx.begin_if(ok);
     if bytes < 4 {
         let p = space_ptr(cx, ptr, var, idx, 0);
@@ -798,7 +829,7 @@ fn shared_atomic(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let newv = if cas { cx.reg(rc) } else { 0 };
     let a = atoms_addr(cx);
     let (ptr, var, len, _) = space(cx, Space::Shared);
-    let (ok, idx) = space_check(cx, a, 4, len);
+    let (ok, idx) = space_check(cx, Space::Shared, Access::Atomic, a, 4, len);
     let t = cx.t;
     let zero = cx.u32c(0);
     let then = cx.m.id();
@@ -833,7 +864,7 @@ fn shared_cast64(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let new = cx.read64(Src::Reg(rc))?;
     let a = atoms_addr(cx);
     let (ptr, var, len, _) = space(cx, Space::Shared);
-    let (ok, idx) = space_check(cx, a, 8, len);
+    let (ok, idx) = space_check(cx, Space::Shared, Access::Atomic, a, 8, len);
     let t = cx.t;
     let lock = cx.st.shared_lock(&mut cx.m, &t);
     let wg = cx.u32c(crate::spirv::Scope::Workgroup as u32);

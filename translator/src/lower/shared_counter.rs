@@ -47,7 +47,7 @@ fn popc_inc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         a = cx.op2(Op::IAdd, a, k);
     }
     let (ptr, var, len, _) = memory::space(cx, Space::Shared);
-    let (ok, idx) = memory::space_check(cx, a, 4, len);
+    let (ok, idx) = memory::space_check(cx, Space::Shared, memory::Access::Atomic, a, 4, len);
     let merge = cx.begin_if(ok);
     let p = memory::space_ptr(cx, ptr, var, idx, 0);
     let scope = cx.u32c(Scope::Workgroup as u32);

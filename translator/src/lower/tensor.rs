@@ -309,7 +309,7 @@ fn half_of(cx: &mut Ctx<'_>, w: Id, which: Id) -> Id {
 /// The 32-bit shared-memory word at byte `a` (zero when out of range or misaligned, as LDS).
 fn shared_word(cx: &mut Ctx<'_>, a: Id) -> Id {
     let (ptr, var, len, _) = memory::space(cx, memory::Space::Shared);
-    let (ok, idx) = memory::space_check(cx, a, 4, len);
+    let (ok, idx) = memory::space_check(cx, memory::Space::Shared, memory::Access::Load, a, 4, len);
     let p = memory::space_ptr(cx, ptr, var, idx, 0);
     let w = cx.m.load(cx.t.u32, p);
     let zero = cx.u32c(0);
@@ -319,7 +319,7 @@ fn shared_word(cx: &mut Ctx<'_>, a: Id) -> Id {
 /// The 16-bit shared-memory value at byte `a` (zero when out of range or misaligned).
 fn shared_half(cx: &mut Ctx<'_>, a: Id) -> Id {
     let (ptr, var, len, _) = memory::space(cx, memory::Space::Shared);
-    let (ok, idx) = memory::space_check(cx, a, 2, len);
+    let (ok, idx) = memory::space_check(cx, memory::Space::Shared, memory::Access::Load, a, 2, len);
     let p = memory::space_ptr(cx, ptr, var, idx, 0);
     let w = cx.m.load(cx.t.u32, p);
     let one = cx.u32c(1);

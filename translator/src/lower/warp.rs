@@ -903,7 +903,7 @@ pub(super) fn arrive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         a = cx.op2(Op::IAdd, a, k);
     }
     let (ptr, var, len, _) = super::memory::space(cx, super::memory::Space::Shared);
-    let (ok, idx) = super::memory::space_check(cx, a, 8, len);
+    let (ok, idx) = super::memory::space_check(cx, super::memory::Space::Shared, super::memory::Access::Atomic, a, 8, len);
     let zero = cx.u32c(0);
     let lo_v = cx.m.local_var(t.fn_u32, Some(zero));
     let hi_v = cx.m.local_var(t.fn_u32, Some(zero));
