@@ -68,8 +68,6 @@ pub struct SubgroupState {
     pub exists: Id,
     /// Threads in the block (spec-constant expression).
     pub total: Id,
-    /// Linear thread index (value).
-    pub tid: Id,
     /// Workgroup u32 array of `ctl::WORDS`, zero-initialised, and the Workgroup u32 pointer type.
     ctl: Id,
     wg_ptr: Id,
@@ -159,7 +157,7 @@ pub fn setup(cx: &mut Ctx<'_>, dims: [Id; 3]) {
     let bar_count = cx.m.local_var(t.fn_u32, Some(zero));
     let fals = cx.m.c_bool(false);
     let bar_pred = cx.m.local_var(t.fn_bool, Some(fals));
-    cx.subgroup = Some(SubgroupState { lane, exists, total, tid, ctl, wg_ptr, red_parity, bar_count, bar_pred });
+    cx.subgroup = Some(SubgroupState { lane, exists, total, ctl, wg_ptr, red_parity, bar_count, bar_pred });
 }
 
 /// Counts an exiting thread out of block-wide barriers (no-op outside the subgroup form).
