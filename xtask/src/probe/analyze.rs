@@ -172,6 +172,8 @@ struct Group {
     opex: bool,
     /// Split from a failed group that inserted at one place (`[R6.X4+0x10]`): never merged again.
     split: bool,
+    /// Two dependent neighbours enumerated together (`merge_dependent_pairs`): never merged again.
+    joint: bool,
     /// The all-ones value (RZ) printed differently around the field and was left out (see `rz_variants`).
     rz_dropped: bool,
 }
@@ -192,7 +194,10 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
             cands.push(v);
             continue;
         }
-        let mut words: Vec<u128> = f.samples.iter().take(8).map(|&s| (s & !OPEX_MASK & !SCHED_CLEAR) | BASE_OPEX).collect();
+        // Reuse flag 125 (the fourth operand's; 124:122 are in the opex field) clear, so that the base
+        // prints no `.reuse` and every reuse slot shows as an insertion.
+        let mut words: Vec<u128> =
+            f.samples.iter().take(8).map(|&s| (s & !OPEX_MASK & !SCHED_CLEAR & !(1 << 125)) | BASE_OPEX).collect();
         words.push(f.fixed_value | BASE_OPEX);
         let rz: u128 = (0xff_ffff << 16) | (0xff << 64) | (0x3ff << 81) | (7 << 12);
         words.push((rz & !f.fixed_mask & !OPEX_MASK & !SCHED_CLEAR) | f.fixed_value | BASE_OPEX);
@@ -328,12 +333,16 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
 fn sched_rule(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) -> Result<()> {
     let clear: u128 = (3 << 102) | (0xf << 105) | (0xfff << 110);
     let mut batch = Batch::default();
-    let idx: Vec<usize> = works.iter().map(|w| batch.push(w.base & !clear)).collect();
+    // The base word first, then each analysed modifier value's word (the base may print an empty line).
+    let idx: Vec<Vec<usize>> = works
+        .iter()
+        .map(|w| std::iter::once(w.base).chain(w.analyses.iter().map(|a| a.word)).map(|x| batch.push(x & !clear)).collect())
+        .collect();
     let out = batch.run(nv)?;
     let mut ignored = 0;
-    for ((c, _), &k) in classes.iter_mut().zip(works).zip(&idx) {
-        let Some(t) = out[k].text() else { continue };
-        if !t.ends_with(';') || t.ends_with(" ;") {
+    for ((c, _), ks) in classes.iter_mut().zip(works).zip(&idx) {
+        let Some(t) = ks.iter().filter_map(|&k| out[k].text()).find(|t| t.ends_with(';')) else { continue };
+        if t.ends_with(" ;") {
             continue;
         }
         let Some(f) = c.fields.iter_mut().find(|f| f.name == "sched") else { continue };
@@ -919,6 +928,8 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
         plan.push((i, mw, ow));
     }
     let out = batch.run(nv)?;
+    let mut second = Batch::default();
+    let mut plan2: Vec<(usize, Vec<usize>)> = Vec::new();
     for (i, mw, ow) in plan {
         let w = &mut works[i];
         let base_m = extract_bits(w.base, &w.m_bits);
@@ -945,48 +956,87 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
         }
         w.mods = mods;
         w.opex_legal = ow.iter().enumerate().filter(|(_, &k)| out[k].text().is_some()).map(|(v, _)| v as u64).collect();
-        // Reuse slots: opex values whose only effect is inserting `.reuse` after operands.
+        // Reuse slots, from the modifier value that prints the most operands (the base's value may print
+        // few or none: some classes print an empty line for some modifier values).
         let base_opex = ((w.base >> 105) & 0x1f) as usize | (((w.base >> 122) & 7) as usize) << 5;
-        let Some(t0) = out[ow[base_opex]].text() else { continue };
-        let toks0 = tokenize(t0);
-        let mut slots: BTreeMap<usize, (u64, BTreeSet<u64>)> = BTreeMap::new();
-        for &v in &w.opex_legal {
-            let Some(t) = out[ow[v as usize]].text() else { continue };
-            let toks = tokenize(t);
-            let sites = diff_sites(&toks0, &toks);
-            // Only insertions, each of exactly `.reuse`.
-            if sites.is_empty() || sites.iter().any(|s| s.start != s.end) {
-                continue;
-            }
-            let inserted: usize = toks.len() - toks0.len();
-            if inserted != 2 * sites.len() || t.matches(".reuse").count() != sites.len() {
-                continue;
-            }
-            // Insertion points where each `.reuse` starts (the token diff may align `R8.reuse.H0_H0` as
-            // `R8.` + `reuse.` + `H0_H0`, and differently when several are inserted).
-            let sites: Vec<Site> = t
-                .match_indices(".reuse")
-                .enumerate()
-                .map(|(n, (pos, _))| {
-                    let at = tokenize(&t[..pos]).len() - 2 * n;
-                    Site { start: at, end: at }
+        let richness = |t: &str| (t.matches(", ").count(), t.len());
+        let rich_m = mw
+            .iter()
+            .enumerate()
+            .filter_map(|(m, &k)| out[k].text().map(|t| (richness(t), std::cmp::Reverse(m as u64 != base_m), m as u64)))
+            .max()
+            .map_or(base_m, |x| x.2);
+        let base_rich = out[mw[base_m as usize]].text().map(richness);
+        if rich_m != base_m && out[mw[rich_m as usize]].text().map(richness) > base_rich {
+            let word = insert_bits(w.base, &w.m_bits, rich_m);
+            let idx: Vec<usize> = (0..256u64)
+                .map(|v| {
+                    let bits = (u128::from(v & 0x1f) << 105) | (u128::from(v >> 5) << 122);
+                    second.push((word & !OPEX_MASK) | bits)
                 })
                 .collect();
-            for s in &sites {
-                let e = slots.entry(s.start).or_insert((v, BTreeSet::new()));
-                if sites.len() == 1 && e.1.is_empty() {
-                    e.0 = v;
-                }
-                e.1.insert(v);
-            }
+            plan2.push((i, idx));
+        } else {
+            let texts: Vec<Option<&str>> = ow.iter().map(|&k| out[k].text()).collect();
+            w.reuse_slots = reuse_slots(&texts, base_opex, &w.opex_legal);
         }
-        // A representative must set its slot alone.
-        w.reuse_slots = slots
-            .into_values()
-            .filter(|(rep, vals)| vals.contains(rep))
-            .collect();
+    }
+    let out = second.run(nv)?;
+    for (i, idx) in plan2 {
+        let w = &mut works[i];
+        let base_opex = ((w.base >> 105) & 0x1f) as usize | (((w.base >> 122) & 7) as usize) << 5;
+        let texts: Vec<Option<&str>> = idx.iter().map(|&k| out[k].text()).collect();
+        w.reuse_slots = reuse_slots(&texts, base_opex, &w.opex_legal);
     }
     Ok(())
+}
+
+/// Where `.reuse` was inserted into `base` to give `with`: byte offsets into `base`, or `None` when
+/// `with` is not `base` with only `.reuse` insertions (an existing `.reuse` of `base` matches itself).
+fn reuse_insertions(base: &str, with: &str) -> Option<Vec<usize>> {
+    let (b, t) = (base.as_bytes(), with.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    let mut at = Vec::new();
+    while i < t.len() {
+        if j < b.len() && t[i] == b[j] && !(t[i..].starts_with(b".reuse") && !b[j..].starts_with(b".reuse")) {
+            i += 1;
+            j += 1;
+        } else if t[i..].starts_with(b".reuse") {
+            at.push(j);
+            i += 6;
+        } else {
+            return None;
+        }
+    }
+    (j == b.len()).then_some(at)
+}
+
+/// The token index of each `.reuse` insertion point (see [`reuse_insertions`]).
+fn reuse_sites(base: &str, with: &str) -> Option<Vec<Site>> {
+    let at = reuse_insertions(base, with)?;
+    Some(at.into_iter().map(|j| tokenize(&base[..j]).len()).map(|k| Site { start: k, end: k }).collect())
+}
+
+/// Reuse slots from the texts of one word under every opex value (`texts[v]`): the opex values whose only
+/// effect is inserting `.reuse` after operands, grouped by insertion point; each slot is (a
+/// representative value that sets only this slot, every value that sets it).
+fn reuse_slots(texts: &[Option<&str>], base_opex: usize, legal: &[u64]) -> Vec<(u64, BTreeSet<u64>)> {
+    let Some(t0) = texts.get(base_opex).copied().flatten() else { return Vec::new() };
+    let mut slots: BTreeMap<usize, (Option<u64>, BTreeSet<u64>)> = BTreeMap::new();
+    for &v in legal {
+        let Some(t) = texts.get(v as usize).copied().flatten() else { continue };
+        // Only insertions, each of exactly `.reuse`.
+        let Some(sites) = reuse_sites(t0, t) else { continue };
+        for s in &sites {
+            let e = slots.entry(s.start).or_insert((None, BTreeSet::new()));
+            if sites.len() == 1 && e.0.is_none() {
+                e.0 = Some(v);
+            }
+            e.1.insert(v);
+        }
+    }
+    // A representative must set its slot alone.
+    slots.into_values().filter_map(|(rep, vals)| Some((rep?, vals))).collect()
 }
 
 /// Flips operand bits under each analysed modifier value, groups them, and renders each group.
@@ -1137,6 +1187,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 failed: false,
                 opex: false,
                 split: false,
+                joint: false,
                 rz_dropped: false,
             });
         }
@@ -1153,11 +1204,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
             let [site] = sites.as_slice() else { continue };
             // The token diff may align `R8.reuse.H0_H0` as `R8.` + `reuse.` + `H0_H0` (inside the
             // swizzle); the insertion point is where `.reuse` starts.
-            let site = &match (t.matches(".reuse").count(), t.find(".reuse")) {
-                (1, Some(pos)) => {
-                    let at = tokenize(&t[..pos]).len();
-                    if toks0[..at].concat() == t[..pos] { Site { start: at, end: at } } else { *site }
-                }
+            let site = &match reuse_sites(&t0, &t).as_deref() {
+                Some([one]) => *one,
                 _ => *site,
             };
             // `.reuse` sticks to its register: it may share an insertion point with an optional operand
@@ -1178,6 +1226,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 failed: false,
                 opex: true,
                 split: false,
+                joint: false,
                 rz_dropped: false,
             });
         }
@@ -1192,9 +1241,17 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
     for pass in 0..2 {
         if pass == 1 {
             merge_dependent_pairs(nv, &mut analyses, works)?;
-            for (_, a) in analyses.iter_mut() {
+            for (wi, a) in analyses.iter_mut() {
+                if debug_opcode(works[*wi].base) {
+                    let gs: Vec<(&Vec<u32>, bool, &Vec<Site>)> = a.groups.iter().map(|g| (&g.bits, g.failed, &g.sites)).collect();
+                    eprintln!("before pass 1, m={}: {gs:?}", a.m);
+                }
                 split_failed_insertions(&mut a.groups);
                 merge_failed_neighbours(&mut a.groups);
+                if debug_opcode(works[*wi].base) {
+                    let gs: Vec<(&Vec<u32>, bool, &Vec<Site>)> = a.groups.iter().map(|g| (&g.bits, g.failed, &g.sites)).collect();
+                    eprintln!("merged, m={}: {gs:?}", a.m);
+                }
             }
         }
         let mut batch = Batch::default();
@@ -1258,9 +1315,27 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
         }
     }
     for (wi, a) in analyses {
+        if debug_opcode(works[wi].base) {
+            eprintln!("groups m={} {}", a.m, a.text);
+            for g in &a.groups {
+                let samples: Vec<String> =
+                    g.samples.iter().take(12).map(|(v, t)| format!("{v}:{t:?}")).collect();
+                eprintln!(
+                    "  bits {:?} sites {:?} failed {} exhaustive {} opex {} renders {:?}\n    samples {}",
+                    g.bits, g.sites, g.failed, g.exhaustive, g.opex, g.renders, samples.join(" ")
+                );
+            }
+        }
         works[wi].analyses.push(a);
     }
     Ok(())
+}
+
+/// Whether `SASSPORT_PROBE_DEBUG_OPCODE` (e.g. `0x0235`) names this word's opcode.
+fn debug_opcode(word: u128) -> bool {
+    std::env::var("SASSPORT_PROBE_DEBUG_OPCODE")
+        .ok()
+        .is_some_and(|o| o == format!("{:#06x}", crate::probe::discover::opcode_of(word)))
 }
 
 /// Whether a flip that changed the mnemonic from `base` to `flipped` is an operand bit whose value the
@@ -1415,6 +1490,7 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
         g.sites = m;
         g.exhaustive = false;
         g.failed = true;
+        g.joint = true;
         g.samples.clear();
         g.renders.clear();
     }
@@ -1429,7 +1505,7 @@ fn split_failed_insertions(groups: &mut Vec<Group>) {
     let mut out = Vec::new();
     for g in groups.drain(..) {
         let runs = ranges(&g.bits);
-        if !g.failed || g.opex || g.split || runs.len() < 2 || g.sites.iter().any(|s| s.start != s.end) {
+        if !g.failed || g.opex || g.split || g.joint || runs.len() < 2 || g.sites.iter().any(|s| s.start != s.end) {
             out.push(g);
             continue;
         }
@@ -1444,6 +1520,7 @@ fn split_failed_insertions(groups: &mut Vec<Group>) {
                 failed: true,
                 opex: false,
                 split: true,
+                joint: false,
                 rz_dropped: false,
             });
         }
@@ -1452,55 +1529,69 @@ fn split_failed_insertions(groups: &mut Vec<Group>) {
 }
 
 /// Merges each group whose text could not be split with a neighbouring small group (e.g. a predicate
-/// whose PT value deletes the `!` that the negation field inserts): the pair is then enumerated jointly.
+/// whose PT value deletes the `, ` before it, so that its text cannot widen past the negation field's `!`):
+/// the pair is then enumerated jointly. A lone bit just above or below a failed number of six bits or
+/// more (its sign or low bit) always merges, repeatedly; otherwise each failed group takes its one nearest neighbour (sites at
+/// most two tokens apart, the fewest bits on ties) and is not merged again, so that one stubborn field
+/// does not swallow the whole operand list.
 fn merge_failed_neighbours(groups: &mut Vec<Group>) {
+    let gap = |a: &[Site], b: &[Site]| -> usize {
+        a.iter()
+            .flat_map(|x| b.iter().map(move |y| y.start.saturating_sub(x.end).max(x.start.saturating_sub(y.end))))
+            .min()
+            .unwrap_or(usize::MAX)
+    };
     loop {
-        let mut merged = false;
-        'search: for i in 0..groups.len() {
-            if !groups[i].failed || groups[i].opex || groups[i].split {
+        let mut best: Option<(usize, usize, (u8, usize, usize))> = None;
+        for i in 0..groups.len() {
+            if !groups[i].failed || groups[i].opex || groups[i].split || groups[i].joint {
                 continue;
             }
             for j in 0..groups.len() {
-                if i == j || groups[j].opex || groups[j].split {
+                if i == j || groups[j].opex || groups[j].split || groups[j].joint {
                     continue;
                 }
-                // A lone bit just above or below a failed number is its sign or low bit: always merge.
                 let lo = groups[i].bits.first().copied().unwrap_or(0);
                 let hi = groups[i].bits.last().copied().unwrap_or(0);
-                let edge = groups[j].bits.len() == 1 && (groups[j].bits[0] == hi + 1 || groups[j].bits[0] + 1 == lo);
+                let number = groups[i].bits.len() >= 6;
+                let edge =
+                    number && groups[j].bits.len() == 1 && (groups[j].bits[0] == hi + 1 || groups[j].bits[0] + 1 == lo);
                 if !edge && groups[i].bits.len() + groups[j].bits.len() > 8 {
                     continue;
                 }
-                let near = groups[i].sites.iter().any(|a| {
-                    groups[j].sites.iter().any(|b| a.start <= b.end + 2 && b.start <= a.end + 2)
-                });
-                if near {
-                    let h = groups.remove(j);
-                    let i = if j < i { i - 1 } else { i };
-                    let g = &mut groups[i];
-                    g.bits.extend(h.bits);
-                    g.bits.sort_unstable();
-                    g.sites.extend(h.sites);
-                    g.sites.sort();
-                    let mut m: Vec<Site> = Vec::new();
-                    for s in g.sites.drain(..) {
-                        match m.last_mut() {
-                            Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
-                            _ => m.push(s),
-                        }
-                    }
-                    g.sites = m;
-                    g.exhaustive = false;
-                    g.failed = true;
-                    g.samples.clear();
-                    merged = true;
-                    break 'search;
+                let d = gap(&groups[i].sites, &groups[j].sites);
+                if d > 2 {
+                    continue;
+                }
+                let key = (u8::from(!edge), d, groups[j].bits.len());
+                if best.as_ref().is_none_or(|b| key < b.2) {
+                    best = Some((i, j, key));
                 }
             }
+            if best.is_some() {
+                break;
+            }
         }
-        if !merged {
-            return;
+        let Some((i, j, (not_edge, _, _))) = best else { return };
+        let h = groups.remove(j);
+        let i = if j < i { i - 1 } else { i };
+        let g = &mut groups[i];
+        g.bits.extend(h.bits);
+        g.bits.sort_unstable();
+        g.sites.extend(h.sites);
+        g.sites.sort();
+        let mut m: Vec<Site> = Vec::new();
+        for s in g.sites.drain(..) {
+            match m.last_mut() {
+                Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+                _ => m.push(s),
+            }
         }
+        g.sites = m;
+        g.exhaustive = false;
+        g.failed = true;
+        g.joint = not_edge == 1;
+        g.samples.clear();
     }
 }
 
@@ -1733,6 +1824,8 @@ fn fit_number(samples: &[(u64, Option<&str>)], width: u32, pcrel: bool, exhausti
     }
     if width == 16 {
         candidates.push(NumberRule::plain(NumberFormat::F16));
+        // bfloat16: the high half of an f32.
+        candidates.push(NumberRule { shift: 16, ..NumberRule::plain(NumberFormat::F32) });
     }
     if width == 64 {
         candidates.push(NumberRule::plain(NumberFormat::F64));
@@ -1849,28 +1942,38 @@ fn build_class(f: &Found, w: &Work) -> Class {
     for a in &w.analyses {
         let toks = tokenize(&a.text);
         let (k0, k1) = mnemonic_region(&toks);
-        let mut sites: Vec<(Site, Option<(usize, usize)>)> = vec![(Site { start: k0, end: k1 }, None)];
+        // (site, (group, site index, the render printed there)); the mnemonic has no group.
+        type Who = Option<(usize, usize, Option<Render>)>;
+        let mut sites: Vec<(Site, Who)> = vec![(Site { start: k0, end: k1 }, None)];
         for (gi, g) in a.groups.iter().enumerate() {
             for (si, s) in g.sites.iter().enumerate() {
-                sites.push((*s, Some((gi, si))));
+                let render = g.renders.get(si).cloned();
+                // A closing bar joined to what follows it in one table (`|.H1_H1`, when the abs bit and the
+                // swizzle form one group) prints as two pieces, so that `.reuse` can go between them.
+                if let (false, true, Some((bar, rest))) = (g.opex, s.start == s.end, render.as_ref().and_then(split_bar)) {
+                    sites.push((*s, Some((gi, si, Some(bar)))));
+                    sites.push((*s, Some((gi, si, Some(rest)))));
+                    continue;
+                }
+                sites.push((*s, Some((gi, si, render))));
             }
         }
         // At one insertion point: an absolute-value bar, then `.reuse`, then anything else (`|R2|.reuse, 0x1`).
-        let rank = |who: &Option<(usize, usize)>| -> u8 {
+        let rank = |who: &Who| -> u8 {
             match who {
                 None => 2,
-                Some((gi, si)) => {
+                Some((gi, _, render)) => {
                     let g = &a.groups[*gi];
-                    let bar = g.renders.get(*si).is_some_and(|r| {
+                    let bar = render.as_ref().is_some_and(|r| {
                         matches!(r, Render::Table { entries, .. } if entries.iter().all(|e| e.1.is_empty() || e.1 == "|"))
                     });
                     // Modifiers (`.X4`) before other insertions (`+0x10`) at one place.
-                    let dotted = g.renders.get(*si).is_some_and(|r| match r {
+                    let dotted = render.as_ref().is_some_and(|r| match r {
                         Render::Table { entries, .. } => entries.iter().all(|e| e.1.is_empty() || e.1.starts_with('.')),
                         Render::Number { .. } => false,
                     });
                     // A whole optional operand (`P1, P4, ` ending in a separator) before a sign (`-R175`).
-                    let operand = g.renders.get(*si).is_some_and(|r| match r {
+                    let operand = render.as_ref().is_some_and(|r| match r {
                         Render::Table { entries, .. } => {
                             entries.iter().any(|e| !e.1.is_empty()) && entries.iter().all(|e| e.1.is_empty() || e.1.ends_with(", "))
                         }
@@ -1931,16 +2034,16 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         pieces.push(Piece::Field { field: "mods_b".into(), render: Render::Table { entries, default: None } });
                     }
                 }
-                Some((gi, si)) => {
+                Some((gi, _, render)) => {
                     let g = &a.groups[*gi];
                     if g.opex {
                         pieces.push(Piece::Field { field: "opex".into(), render: g.renders[0].clone() });
-                    } else if g.failed || g.renders.len() <= *si {
+                    } else if let (false, Some(render)) = (g.failed, render) {
+                        let name = name_for(&g.bits, g.kind, &mut fields);
+                        pieces.push(Piece::Field { field: name, render: render.clone() });
+                    } else {
                         // Unresolved: print the base text (the check will count this class as partial).
                         push_text(&mut pieces, toks[s.start..s.end].concat());
-                    } else {
-                        let name = name_for(&g.bits, g.kind, &mut fields);
-                        pieces.push(Piece::Field { field: name, render: g.renders[*si].clone() });
                     }
                 }
             }
@@ -2079,6 +2182,18 @@ fn build_class(f: &Found, w: &Work) -> Class {
         accesses: Vec::new(),
         golden: Vec::new(),
     }
+}
+
+/// A value table whose texts start with an optional closing bar followed by more (`|.H1_H1`, `.F32`, `|`),
+/// split into the bar table and the rest table; `None` unless some value has both.
+fn split_bar(render: &Render) -> Option<(Render, Render)> {
+    let Render::Table { entries, default } = render else { return None };
+    if default.is_some() || !entries.iter().any(|e| e.1.len() > 1 && e.1.starts_with('|')) {
+        return None;
+    }
+    let bar = entries.iter().map(|(v, t)| (*v, if t.starts_with('|') { "|".to_owned() } else { String::new() })).collect();
+    let rest = entries.iter().map(|(v, t)| (*v, t.strip_prefix('|').unwrap_or(t).to_owned())).collect();
+    Some((Render::Table { entries: bar, default: None }, Render::Table { entries: rest, default: None }))
 }
 
 /// The mnemonic of a class whose modifier table carries it (the template prints the whole token from the
