@@ -214,7 +214,14 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         if !wanted(f) {
             continue;
         }
-        let legal: Vec<u128> = cands[fi].iter().filter(|(i, _)| out[*i].text().is_some()).map(|x| x.1).collect();
+        // Legal candidates, those printing no NaN or infinity first: a float operand that is NaN hides its
+        // mantissa bits from single flips (`+QNAN` whatever they hold).
+        let mut legal: Vec<(bool, u128)> = cands[fi]
+            .iter()
+            .filter_map(|(i, w)| out[*i].text().map(|t| (t.contains("NAN") || t.contains("INF"), *w)))
+            .collect();
+        legal.sort_by_key(|x| x.0);
+        let legal: Vec<u128> = legal.into_iter().map(|x| x.1).collect();
         let Some(&base) = legal.first() else {
             eprintln!("class {:#06x}/{}: no legal base word found", f.opcode, fi);
             continue;
@@ -1265,7 +1272,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 let k = g.bits.len();
                 let values: Vec<u64> = if pass == 0 {
                     sample_values(k, rng)
-                } else if g.failed && k <= 10 && !g.exhaustive {
+                } else if g.failed && k <= 10 && (!g.exhaustive || g.rz_dropped) {
                     (0..1u64 << k).collect()
                 } else if g.failed && !g.exhaustive && g.samples.is_empty() {
                     sample_values(k, rng)
@@ -1300,7 +1307,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                     (v, t.map(|t| with_mnemonic(&t, &base_mn)))
                 })
                 .collect();
-            let ok = extract(g, &raw, &toks0, &others);
+            // A register whose RZ value dropped out in pass 0 and did not render is widened instead.
+            let ok = extract(g, &raw, &toks0, &others, pass == 0);
             g.exhaustive = vals.len() as u64 == 1u64 << g.bits.len();
             g.failed = !ok;
             if ok {
@@ -1596,9 +1604,30 @@ fn merge_failed_neighbours(groups: &mut Vec<Group>) {
 }
 
 /// Splits each sample text at the literal text around the group's sites; when that fails, retries with
-/// the sites widened by a token or two (a default value may delete the `.` before a modifier too).
-fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others: &[Site]) -> bool {
-    for (l, r) in [(0usize, 0usize), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 2)] {
+/// the sites widened by a token or two (a default value may delete the `.` before a modifier too), then
+/// widened to the whole operand and the `, ` before it (`, ???10` vanishes when the field is all ones).
+fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others: &[Site], allow_drop: bool) -> bool {
+    let mut widths = vec![(0usize, 0usize), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 1), (1, 2), (2, 2)];
+    if let Some(s) = g.sites.first() {
+        // The operand's token run; the `, ` before it, or for a first operand the `, ` after it.
+        let op_start = (0..s.start).rev().take(8).find(|&i| matches!(toks0[i], "," | " ")).map(|i| i + 1);
+        let op_end = (s.end..toks0.len()).take(8).find(|&i| matches!(toks0[i], "," | " " | ";"));
+        if let (Some(a), Some(b)) = (op_start, op_end) {
+            let mut more = Vec::new();
+            if a >= 2 && toks0[a - 2] == "," {
+                more.push((s.start - (a - 2), b - s.end));
+            }
+            if toks0.get(b) == Some(&",") && toks0.get(b + 1) == Some(&" ") {
+                more.push((s.start - a, b + 2 - s.end));
+            }
+            for m in more {
+                if !widths.contains(&m) {
+                    widths.push(m);
+                }
+            }
+        }
+    }
+    for (l, r) in widths {
         let mut sites: Vec<Site> = Vec::new();
         for s in &g.sites {
             let w = Site { start: s.start.saturating_sub(l), end: (s.end + r).min(toks0.len()) };
@@ -1632,7 +1661,7 @@ fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others:
                     Some(parts) => {
                         samples.insert(*v, Some(parts));
                     }
-                    None if (l, r) == (0, 0) && (6..=8).contains(&width) && *v == ones && !g.split => {
+                    None if allow_drop && (l, r) == (0, 0) && (6..=8).contains(&width) && *v == ones && !g.split => {
                         dropped = true;
                     }
                     None => {
