@@ -30,6 +30,8 @@ pub const SCHED_SPACE_BITS: [(u8, u8); 3] = [(102, 103), (105, 108), (110, 121)]
 pub const SCHED_NO_SPACE: u64 = 0x3f << 6;
 /// Largest modifier group enumerated.
 const MAX_M_BITS: usize = 13;
+/// Largest modifier group enumerated jointly when it does not split at one place (65536 words a class).
+const MAX_WIDE_BITS: usize = 16;
 /// Modifier values analysed per class.
 const MAX_M_VALUES: usize = 24;
 
@@ -145,6 +147,9 @@ struct Work {
     /// after that place, their own table (enumerated with `m_bits` at the base value), and the base's
     /// text after the place (stripped from `mods`). Printed as field `mods_b` right after `{mods}`.
     mods_b: Option<(Vec<u32>, BTreeMap<u64, String>, String)>,
+    /// Modifiers wider than [`MAX_M_BITS`] that did not split at one place: enumerated jointly up to
+    /// [`MAX_WIDE_BITS`] and left to `factor_mods` to split into parts.
+    wide_joint: bool,
 }
 
 struct MAnalysis {
@@ -214,13 +219,16 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         if !wanted(f) {
             continue;
         }
-        // Legal candidates, those printing no NaN or infinity first: a float operand that is NaN hides its
-        // mantissa bits from single flips (`+QNAN` whatever they hold).
-        let mut legal: Vec<(bool, u128)> = cands[fi]
+        // Legal candidates, those printing no NaN or infinity first (a float operand that is NaN hides its
+        // mantissa bits from single flips: `+QNAN` whatever they hold).
+        let mut legal: Vec<(bool, std::cmp::Reverse<usize>, u128)> = cands[fi]
             .iter()
-            .filter_map(|(i, w)| out[*i].text().map(|t| (t.contains("NAN") || t.contains("INF"), *w)))
+            .filter_map(|(i, w)| {
+                out[*i].text().map(|t| (t.contains("NAN") || t.contains("INF"), std::cmp::Reverse(tokenize(t).len()), *w))
+            })
             .collect();
         legal.sort_by_key(|x| x.0);
+        let legal: Vec<(bool, u128)> = legal.into_iter().map(|x| (x.0, x.2)).collect();
         let legal: Vec<u128> = legal.into_iter().map(|x| x.1).collect();
         let Some(&base) = legal.first() else {
             eprintln!("class {:#06x}/{}: no legal base word found", f.opcode, fi);
@@ -241,6 +249,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
             analyses: Vec::new(),
             notes: Vec::new(),
             mods_b: None,
+            wide_joint: false,
         });
     }
 
@@ -413,6 +422,7 @@ fn rz_clones(nv: &Nvdisasm, rng: &mut Rng, works: &mut Vec<Work>, found: &[Found
             analyses: Vec::new(),
             notes: Vec::new(),
             mods_b: w.mods_b.clone(),
+            wide_joint: w.wide_joint,
         };
         out.push((i, mask, works.len()));
         works.push(clone);
@@ -862,7 +872,17 @@ fn split_wide_modifiers(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Re
                 best = Some((p, a, b));
             }
         }
-        let Some((p, mut a, mut b)) = best else { continue };
+        if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+            eprintln!("wide {:#06x}: {} bits, base {mn0:?}, split {:?}", crate::probe::discover::opcode_of(w.base), w.m_bits.len(), best.as_ref().map(|b| b.0));
+            for (j, sp) in spans.iter().enumerate() {
+                let t = out[flips[j]].text().map(mnemonic_text);
+                eprintln!("  bit {}: {sp:?} {t:?}", w.m_bits[j]);
+            }
+        }
+        let Some((p, mut a, mut b)) = best else {
+            w.wide_joint = w.m_bits.len() <= MAX_WIDE_BITS;
+            continue;
+        };
         a.sort_unstable();
         b.sort_unstable();
         let prefix = toks_b[..p].concat();
@@ -890,8 +910,14 @@ fn split_wide_modifiers(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Re
         if ok && !table.is_empty() {
             w.mods_b = Some((b, table, suffix));
         } else {
-            // Fall back: keep the first bits only (as before), the rest fixed at the base.
+            // Fall back: enumerate every modifier bit jointly when few enough (then factored), else keep
+            // the first bits only, the rest fixed at the base.
             w.notes.push("wide modifiers did not split".into());
+            w.flip.extend(b.iter().copied());
+            w.flip.sort_unstable();
+            w.m_bits.extend(b);
+            w.m_bits.sort_unstable();
+            w.wide_joint = w.m_bits.len() <= MAX_WIDE_BITS;
         }
     }
     Ok(())
@@ -920,9 +946,10 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
     let mut plan: Vec<(usize, Vec<usize>, Vec<usize>)> = Vec::new();
     for &i in todo {
         let w = &mut works[i];
-        if w.m_bits.len() > MAX_M_BITS {
-            w.notes.push(format!("{} modifier bits; only {MAX_M_BITS} enumerated", w.m_bits.len()));
-            w.m_bits.truncate(MAX_M_BITS);
+        let cap = if w.wide_joint { MAX_WIDE_BITS } else { MAX_M_BITS };
+        if w.m_bits.len() > cap {
+            w.notes.push(format!("{} modifier bits; only {cap} enumerated", w.m_bits.len()));
+            w.m_bits.truncate(cap);
         }
         let mw: Vec<usize> =
             (0..1u64 << w.m_bits.len()).map(|m| batch.push(insert_bits(w.base, &w.m_bits, m))).collect();
@@ -2315,17 +2342,36 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
             }
         }
     }
-    let all: Vec<(Site, usize)> = {
-        let mut v: Vec<(Site, usize)> =
-            parts.iter().enumerate().flat_map(|(pi, (_, ss))| ss.iter().map(move |s| (*s, pi))).collect();
-        v.sort_by_key(|(s, _)| (s.start, s.end));
-        v
-    };
-    for w2 in all.windows(2) {
-        if w2[0].0.end > w2[1].0.start || (w2[0].0.start == w2[1].0.start && w2[0].0.end == w2[1].0.start) {
-            { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: sites overlap", w.mnemonic); } return None; }
+    // Parts whose sites overlap or meet at one point (an insertion right before another part's text, whose
+    // boundary the gap-splitting cannot find) become one part.
+    let all: Vec<(Site, usize)> = loop {
+        let all = sites_in_order(&parts);
+        let clash = all.windows(2).find(|w2| {
+            w2[0].1 != w2[1].1
+                && (w2[0].0.end > w2[1].0.start || (w2[0].0.start == w2[1].0.start && w2[0].0.end == w2[1].0.start))
+        });
+        let Some(w2) = clash else { break all };
+        let (a, b) = (w2[0].1.min(w2[1].1), w2[0].1.max(w2[1].1));
+        let other = parts.remove(b);
+        parts[a].0.extend(other.0);
+        parts[a].0.sort_unstable();
+        parts[a].1.extend(other.1);
+        parts[a].1.sort();
+        let mut m: Vec<Site> = Vec::new();
+        for st in parts[a].1.drain(..) {
+            match m.last_mut() {
+                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
+                _ => m.push(st),
+            }
         }
-    }
+        parts[a].1 = m;
+        if parts.len() < 2 {
+            if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+                eprintln!("factor {}: sites overlap", w.mnemonic);
+            }
+            return None;
+        }
+    };
     // Siteless bits (their flip from the base is illegal or invisible) join the first part that keeps
     // every legal modifier value splittable and consistent.
     let mut tables = build_part_tables(w, &toks_b, &parts, &all);
@@ -2348,9 +2394,15 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
     }
     // Dependent parts: merge neighbours (in print order, absorbing the text between them) until the
     // parts split every legal text consistently.
+    let dbg = std::env::var_os("SASSPORT_PROBE_DEBUG").is_some();
+    if dbg {
+        let named: Vec<(Vec<u32>, &Vec<Site>)> =
+            parts.iter().map(|(b, s)| (b.iter().map(|&j| w.m_bits[j]).collect(), s)).collect();
+        eprintln!("factor {} base {t_b:?}: parts {named:?}, consistent {}", w.mnemonic, tables.is_some());
+    }
     let (parts, all, tables) = match tables {
         Some(t) => (parts, all, Some(t)),
-        None => match merge_conflicting_parts(w, &toks_b, parts.clone()) {
+        None => match factor_by_variation(w, &toks_b, parts.clone()).or_else(|| merge_conflicting_parts(w, &toks_b, parts.clone())) {
             Some((p, a, t)) => (p, a, Some(t)),
             None => merge_parts_until_consistent(w, &toks_b, parts),
         },
@@ -2381,6 +2433,125 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
         })
         .collect();
     Some((pieces, fields))
+}
+
+/// Part tables read from modifier values that differ from the base in one part only, where the other
+/// parts print their base text, so that parts printed next to each other with no literal text between
+/// them (`.1D` `.EF` `.INVALID0` `.IGN`) still split unambiguously. A part value that is legal only
+/// together with other non-base values is read once the others are known. Every legal modifier value
+/// must then print as the parts predict; on a mismatch the two non-base parts nearest the first
+/// difference are merged and the parts read again. `None` if they never agree.
+fn factor_by_variation(w: &Work, toks_b: &[&str], mut parts: Parts) -> Option<(Parts, Vec<(Site, usize)>, Vec<BTreeMap<u64, Vec<String>>>)> {
+    let base_m = extract_bits(w.base, &w.m_bits);
+    let sub = |m: u64, bits: &[usize]| -> u64 { bits.iter().enumerate().fold(0, |v, (j, &b)| v | (m >> b & 1) << j) };
+    let dbg = std::env::var_os("SASSPORT_PROBE_DEBUG").is_some();
+    for _ in 0..16 {
+        let all = sites_in_order(&parts);
+        let sites: Vec<Site> = all.iter().map(|x| x.0).collect();
+        let gaps = gaps_for(toks_b, &sites);
+        let base_texts: Vec<String> = sites.iter().map(|st| toks_b[st.start..st.end].concat()).collect();
+        let mut tables: Vec<BTreeMap<u64, Vec<String>>> = vec![BTreeMap::new(); parts.len()];
+        for (pi, (bits, _)) in parts.iter().enumerate() {
+            let mine: Vec<String> = all.iter().zip(&base_texts).filter(|((_, p), _)| *p == pi).map(|(_, t)| t.clone()).collect();
+            tables[pi].insert(sub(base_m, bits), mine);
+        }
+        // Read part values from texts whose other parts are all known, until nothing new is learnt.
+        loop {
+            let mut learnt = false;
+            for (&m, text) in &w.mods {
+                let unknown: Vec<usize> =
+                    (0..parts.len()).filter(|&pi| !tables[pi].contains_key(&sub(m, &parts[pi].0))).collect();
+                let [pi] = unknown.as_slice() else { continue };
+                // Literal text around part `pi`'s sites: gaps plus the other parts' known texts.
+                let mut lits: Vec<String> = vec![gaps[0].clone()];
+                let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+                for (k, (_, p)) in all.iter().enumerate() {
+                    let n = seen.entry(*p).or_insert(0);
+                    if *p == *pi {
+                        lits.push(gaps[k + 1].clone());
+                    } else {
+                        let t = &tables[*p][&sub(m, &parts[*p].0)][*n];
+                        if let Some(l) = lits.last_mut() {
+                            l.push_str(t);
+                            l.push_str(&gaps[k + 1]);
+                        }
+                    }
+                    *n += 1;
+                }
+                let Some(pieces) = split_at_gaps(text, &lits) else { continue };
+                tables[*pi].insert(sub(m, &parts[*pi].0), pieces);
+                learnt = true;
+            }
+            if !learnt {
+                break;
+            }
+        }
+        // Check every legal value; find the first that prints otherwise.
+        let mut bad: Option<(u64, usize)> = None;
+        for (&m, text) in &w.mods {
+            let mut pred = gaps[0].clone();
+            let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+            let mut known = true;
+            for (k, (_, p)) in all.iter().enumerate() {
+                let n = seen.entry(*p).or_insert(0);
+                match tables[*p].get(&sub(m, &parts[*p].0)) {
+                    Some(t) => pred.push_str(&t[*n]),
+                    None => known = false,
+                }
+                *n += 1;
+                pred.push_str(&gaps[k + 1]);
+            }
+            if !known || pred != *text {
+                let at = pred.bytes().zip(text.bytes()).take_while(|(a, b)| a == b).count();
+                bad = Some((m, at));
+                break;
+            }
+        }
+        let Some((m, at)) = bad else { return Some((parts, all, tables)) };
+        // The non-base parts of `m`, in print order, nearest the first difference first.
+        let mut pos = gaps[0].len();
+        let mut near: Vec<(usize, usize)> = Vec::new();
+        for (k, (_, p)) in all.iter().enumerate() {
+            if sub(m, &parts[*p].0) != sub(base_m, &parts[*p].0) && !near.iter().any(|x| x.1 == *p) {
+                near.push((pos.abs_diff(at), *p));
+            }
+            pos += base_texts[k].len() + gaps[k + 1].len();
+        }
+        near.sort_unstable();
+        if dbg {
+            eprintln!("  variation: {:?} mispredicted at {at}; non-base parts {near:?}", w.mods.get(&m));
+        }
+        let (a, b) = match near.as_slice() {
+            [x, y, ..] => (x.1.min(y.1), x.1.max(y.1)),
+            // One non-base part that reads two ways: merge it with a neighbour in print order.
+            [x] => {
+                let k = all.iter().position(|(_, p)| *p == x.1)?;
+                let other = all.get(k + 1).or_else(|| k.checked_sub(1).and_then(|j| all.get(j))).map(|y| y.1)?;
+                if other == x.1 {
+                    return None;
+                }
+                (x.1.min(other), x.1.max(other))
+            }
+            [] => return None,
+        };
+        let other = parts.remove(b);
+        parts[a].0.extend(other.0);
+        parts[a].0.sort_unstable();
+        parts[a].1.extend(other.1);
+        parts[a].1.sort();
+        let mut merged: Vec<Site> = Vec::new();
+        for st in parts[a].1.drain(..) {
+            match merged.last_mut() {
+                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
+                _ => merged.push(st),
+            }
+        }
+        parts[a].1 = merged;
+        if parts.len() < 2 {
+            return None;
+        }
+    }
+    None
 }
 
 /// Splits every legal modifier text at the literal text between all parts' sites and records, per part,
@@ -2438,6 +2609,9 @@ fn merge_conflicting_parts(w: &Work, toks_b: &[&str], mut parts: Parts) -> Optio
             return Some((parts, all, t));
         }
         let (pi, m1, m2) = LAST_CONFLICT.with(|c| c.get())?;
+        if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+            eprintln!("  conflict in part {pi}: {:?} vs {:?}", w.mods.get(&m1), w.mods.get(&m2));
+        }
         let pj = (0..parts.len())
             .filter(|&j| j != pi && sub(m1, &parts[j].0) != sub(m2, &parts[j].0))
             .min_by_key(|&j| parts[j].0.len())?;
