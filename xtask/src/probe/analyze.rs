@@ -328,6 +328,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         println!("  round {round}: {} classes analysed, {conflicted} with modifier conflicts", todo.len());
     }
 
+    un_rz_bases(nv, rng, &mut works)?;
     let n_orig = works.len();
     let clones = rz_clones(nv, rng, &mut works, found)?;
     let mut classes = Vec::new();
@@ -341,6 +342,74 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
     operand_value_variants(nv, &mut classes, &works[..n_orig])?;
     sched_rule(nv, &mut classes, &works[..n_orig])?;
     Ok(classes)
+}
+
+/// A base word whose register operand is RZ can hide how that operand prints: `[URZ]`, but
+/// `[RZ.X4+URZ]` and `[R2.X4+URZ]` (the scale prints with the register), or a whole `[R1+0x10]` operand
+/// that never splits. For classes where a register byte of the base (23:16, 31:24, 39:32, 71:64) is all
+/// ones and either a group failed or that register vanishes at a place another field prints too, the class
+/// is analysed again with those bytes zero (R0); the new analysis is kept unless it fails more
+/// groups or its base is illegal. (`rz_clones` then analyses the RZ case as its own variant.)
+fn un_rz_bases(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work]) -> Result<()> {
+    let failed = |w: &Work| w.analyses.iter().flat_map(|a| a.groups.iter()).filter(|g| g.failed).count();
+    let mut todo = Vec::new();
+    let mut saved: Vec<(usize, u128, BTreeMap<u64, String>, Vec<u64>, Vec<(u64, BTreeSet<u64>)>, Vec<MAnalysis>, String)> = Vec::new();
+    for (i, w) in works.iter_mut().enumerate() {
+        let Some(a) = w.analyses.first() else { continue };
+        let mut bytes = Vec::new();
+        for lo in [16u32, 24, 32, 64] {
+            let bits: Vec<u32> = (lo..lo + 8).collect();
+            if !bits.iter().all(|b| w.flip.contains(b) && !w.m_bits.contains(b)) || extract_bits(w.base, &bits) != 0xff {
+                continue;
+            }
+            let vanishes_with_company = a.groups.iter().any(|g| {
+                g.bits == bits
+                    && g.renders.iter().any(|r| matches!(r, Render::Number { specials, .. } if specials.iter().any(|sp| sp.0 == 0xff && sp.1 == Special::Text(String::new()))))
+                    && a.groups.iter().any(|h| h.bits != g.bits && h.sites.iter().any(|x| g.sites.iter().any(|y| x.start == y.start)))
+            });
+            let any_failed = w.analyses.iter().any(|a| a.groups.iter().any(|g| g.failed));
+            if vanishes_with_company || any_failed {
+                bytes.push(bits);
+            }
+        }
+        if bytes.is_empty() {
+            continue;
+        }
+        saved.push((i, w.base, std::mem::take(&mut w.mods), w.opex_legal.clone(), w.reuse_slots.clone(), std::mem::take(&mut w.analyses), w.mnemonic.clone()));
+        // Zero: R0 for a register, and no offset for an immediate that shares the byte.
+        for bits in &bytes {
+            w.base = insert_bits(w.base, bits, 0);
+        }
+        todo.push(i);
+    }
+    if todo.is_empty() {
+        return Ok(());
+    }
+    modifier_stage(nv, works, &todo)?;
+    strip_wide_suffix(works, &todo);
+    operand_stage(nv, rng, works, &todo)?;
+    let mut kept = 0;
+    for (i, base, mods, opex, reuse, analyses, mnemonic) in saved {
+        let old_failed = analyses.iter().flat_map(|a| a.groups.iter()).filter(|g| g.failed).count();
+        let w = &mut works[i];
+        let worse = w.mods.is_empty()
+            || w.analyses.is_empty()
+            || w.mnemonic != mnemonic
+            || failed(w) > old_failed
+            || w.analyses.iter().any(|a| !a.conflicts.is_empty());
+        if worse {
+            w.base = base;
+            w.mods = mods;
+            w.opex_legal = opex;
+            w.reuse_slots = reuse;
+            w.analyses = analyses;
+            w.mnemonic = mnemonic;
+        } else {
+            kept += 1;
+        }
+    }
+    println!("  RZ bases: {} classes analysed again with registers other than RZ, {kept} kept", todo.len());
+    Ok(())
 }
 
 /// Classes without scoreboards (fixed-latency ALU ops) print `;` whatever bits 115:110 hold; the others
@@ -2035,6 +2104,10 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         }
                         Render::Number { rule, .. } => rule.suffix.ends_with(", "),
                     });
+                    // A register before an offset at one place (`[R2.64+UR4+0x10]`).
+                    let register = render.as_ref().is_some_and(|r| {
+                        matches!(r, Render::Number { rule, .. } if rule.format == NumberFormat::Dec && rule.prefix.ends_with('R'))
+                    });
                     if operand {
                         0
                     } else if g.opex {
@@ -2043,8 +2116,10 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         1
                     } else if dotted {
                         3
-                    } else {
+                    } else if register {
                         4
+                    } else {
+                        5
                     }
                 }
             }
