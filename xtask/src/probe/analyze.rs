@@ -150,6 +150,8 @@ struct Work {
     /// Modifiers wider than [`MAX_M_BITS`] that did not split at one place: enumerated jointly up to
     /// [`MAX_WIDE_BITS`] and left to `factor_mods` to split into parts.
     wide_joint: bool,
+    /// Modifier values for which nvdisasm prints an empty line (no mnemonic, no operands).
+    silent: BTreeSet<u64>,
 }
 
 struct MAnalysis {
@@ -250,6 +252,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
             notes: Vec::new(),
             mods_b: None,
             wide_joint: false,
+            silent: BTreeSet::new(),
         });
     }
 
@@ -492,6 +495,7 @@ fn rz_clones(nv: &Nvdisasm, rng: &mut Rng, works: &mut Vec<Work>, found: &[Found
             notes: Vec::new(),
             mods_b: w.mods_b.clone(),
             wide_joint: w.wide_joint,
+            silent: BTreeSet::new(),
         };
         out.push((i, mask, works.len()));
         works.push(clone);
@@ -1058,6 +1062,7 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
             mods.insert(m, mn[w.mnemonic.len()..].to_owned());
         }
         w.mods = mods;
+        w.silent = mw.iter().enumerate().filter(|(_, &k)| out[k].text() == Some("")).map(|(m, _)| m as u64).collect();
         w.opex_legal = ow.iter().enumerate().filter(|(_, &k)| out[k].text().is_some()).map(|(v, _)| v as u64).collect();
         // Reuse slots, from the modifier value that prints the most operands (the base's value may print
         // few or none: some classes print an empty line for some modifier values).
@@ -2210,12 +2215,25 @@ fn build_class(f: &Found, w: &Work) -> Class {
     } else {
         let nm = w.m_bits.len();
         let mut sel: Vec<usize> = (0..nm).collect();
+        // Every legal modifier value that prints an empty line must stay apart from every one that prints
+        // something, analysed or not (a class analyses at most MAX_M_VALUES of them).
+        let silent_sig: Option<&String> = per_m.iter().find(|p| w.silent.contains(&p.0)).map(|p| &p.2);
         let separates = |sel: &[usize]| -> bool {
             let mut seen: BTreeMap<u64, &String> = BTreeMap::new();
             for (m, _, sig) in &per_m {
                 let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
                 if let Some(prev) = seen.insert(key, sig) {
                     if prev != sig {
+                        return false;
+                    }
+                }
+            }
+            if silent_sig.is_some() {
+                let mut loud: BTreeMap<u64, bool> = BTreeMap::new();
+                for m in w.mods.keys() {
+                    let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
+                    let quiet = w.silent.contains(m);
+                    if *loud.entry(key).or_insert(!quiet) == quiet {
                         return false;
                     }
                 }
@@ -2242,7 +2260,10 @@ fn build_class(f: &Found, w: &Work) -> Class {
         // Default: the template of the most modifier values.
         let mut count: BTreeMap<&String, usize> = BTreeMap::new();
         for p in &per_m {
-            *count.entry(&p.2).or_insert(0) += 1;
+            // An empty line is never the default when anything else is analysed: its values get variants.
+            if Some(&p.2) != silent_sig {
+                *count.entry(&p.2).or_insert(0) += 1;
+            }
         }
         let default_sig = count.iter().max_by_key(|(s, c)| (**c, std::cmp::Reverse(**s))).map(|(s, _)| (*s).clone());
         let mut keys_done = BTreeSet::new();
@@ -2257,6 +2278,15 @@ fn build_class(f: &Found, w: &Work) -> Class {
             }
             let value: u128 = sel.iter().fold(0, |v, &i| v | u128::from(m >> i & 1) << w.m_bits[i]);
             variants.push(Variant { when: Pattern { mask: sel_mask, value }, pieces: pieces.clone() });
+        }
+        if let Some(quiet) = per_m.iter().find(|p| w.silent.contains(&p.0)).map(|p| p.1.clone()) {
+            for m in &w.silent {
+                let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
+                if keys_done.insert(key) {
+                    let value: u128 = sel.iter().fold(0, |v, &i| v | u128::from(m >> i & 1) << w.m_bits[i]);
+                    variants.push(Variant { when: Pattern { mask: sel_mask, value }, pieces: quiet.clone() });
+                }
+            }
         }
         if let Some((_, pieces, _)) = per_m.iter().find(|p| Some(&p.2) == default_sig.as_ref()) {
             variants.push(Variant { when: Pattern::ANY, pieces: pieces.clone() });
