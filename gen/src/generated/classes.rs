@@ -15,9 +15,9 @@ pub const CLASS_COUNT: usize = 974usize;
 pub enum ClassId {
     /// `MOV` (opcode key 0x0202), e.g. `MOV R2, R6 ;`
     MOV_0x0202 = 0,
-    /// `P2R` (opcode key 0x0203), e.g. `@P5 P2R R231, PR, R235.reuse, R239 ;`
+    /// `P2R` (opcode key 0x0203), e.g. `@!P2 P2R R198, PR, R82, R189 ;`
     P2R_0x0203 = 1,
-    /// `R2P` (opcode key 0x0204), e.g. `@P3 R2P PR, R245.B1, R6 ;`
+    /// `R2P` (opcode key 0x0204), e.g. `@P5 R2P PR, R224.B2, R145 ;`
     R2P_0x0204 = 2,
     /// `SEL` (opcode key 0x0207), e.g. `SEL R11, R11, R8, P0 ;`
     SEL_0x0207 = 3,
@@ -41,13 +41,13 @@ pub enum ClassId {
     IADD3_0x0210_2 = 12,
     /// `LEA` (opcode key 0x0211), e.g. `LEA R12, P6, -R24, R12, 0x2 ;`
     LEA_0x0211 = 13,
-    /// `LEA` (opcode key 0x0211), e.g. `@!P0 LEA.X R230, P6, ~R46, ~R23, 0xc, P3 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@!P1 LEA.X R81, P2, ~R195.reuse, R71, 0x18, !P6 ;`
     LEA_0x0211_2 = 14,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI R7, R7, R3, RZ, 0x1f ;`
     LEA_0x0211_3 = 15,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.SX32 R13, R8, R9, 0x1a ;`
     LEA_0x0211_4 = 16,
-    /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X R236, P0, ~R99.reuse, ~R166.reuse, R27, 0x10, P5 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@!P4 LEA.HI.X R140, P4, R235, R86, R227.reuse, 0x19, P3 ;`
     LEA_0x0211_5 = 17,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X.SX32 R11, R15, RZ, 0x19, P0 ;`
     LEA_0x0211_6 = 18,
@@ -71,9 +71,9 @@ pub enum ClassId {
     SGXT_0x021a = 27,
     /// `BMSK` (opcode key 0x021b), e.g. `BMSK R12, R13, R12 ;`
     BMSK_0x021b = 28,
-    /// `PLOP3` (opcode key 0x021d), e.g. `@!P4 PLOP3.LUT P4, P6, !PT, RZ.SIGN, P1, 0xe7, 0xde ;`
+    /// `PLOP3` (opcode key 0x021d), e.g. `@!P3 PLOP3.LUT P2, PT, PT, R212.reuse.SIGN, PT, 0xc2, 0x90 ;`
     PLOP3_0x021d = 29,
-    /// `PLOP3` (opcode key 0x021e), e.g. `@P1 PLOP3.LUT P3, P4, !P5, R92.SIGN, R71.SIGN, 0x85, 0x57 ;`
+    /// `PLOP3` (opcode key 0x021e), e.g. `@!P3 PLOP3.LUT P6, P0, !PT, R233.SIGN, R53.SIGN, 0x41, 0xa2 ;`
     PLOP3_0x021e = 30,
     /// `PLOP3` (opcode key 0x021f), e.g. `PLOP3.LUT P0, PT, R0.SIGN, R5.SIGN, R16.SIGN, 0x2, 0x0 ;`
     PLOP3_0x021f = 31,
@@ -97,7 +97,7 @@ pub enum ClassId {
     IDP_0x0226_2 = 40,
     /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.U32 R10, R11, R7, R10 ;`
     IMAD_0x0227 = 41,
-    /// `IMAD` (opcode key 0x0227), e.g. `@P3 IMAD.HI.X R129, P4, R219.reuse, R51.reuse, ~R197, P3 ;`
+    /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.X R181, P5, R34.reuse, R30, ~R126.reuse, !P6 ;`
     IMAD_0x0227_2 = 42,
     /// `DMUL` (opcode key 0x0228), e.g. `@!P3 DMUL R8, R20, R12 ;`
     DMUL_0x0228 = 43,
@@ -107,13 +107,13 @@ pub enum ClassId {
     DSETP_0x022a = 45,
     /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
     DFMA_0x022b = 46,
-    /// `CLMAD` (opcode key 0x022c), e.g. `@P0 CLMAD.LO R140, R207, R154, R101 ;`
+    /// `CLMAD` (opcode key 0x022c), e.g. `@!P2 CLMAD.HI R254, R12.reuse, RZ, R198 ;`
     CLMAD_0x022c = 47,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
     HADD2_0x0230 = 48,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.F32 R4, -RZ, R5.H0_H0 ;`
     HADD2_0x0230_2 = 49,
-    /// `HFMA2` (opcode key 0x0231), e.g. `@P6 HFMA2.F32.FMZ.RELU R246, -R230, -R249.reuse.INVALID7, R154.reuse.H1_H1, P3 ;`
+    /// `HFMA2` (opcode key 0x0231), e.g. `@!P0 HFMA2.F32.RELU R168, -R193.F32, |R216|, -|R114|.H1_H1, P6 ;`
     X_0x0231 = 50,
     /// `HFMA2` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
     X_0x0231_2 = 51,
@@ -123,19 +123,19 @@ pub enum ClassId {
     HSET2_0x0233 = 53,
     /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
     HSETP2_0x0234 = 54,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@P6 HFMA2.MMA.INVALID3.RELU R10, |R172|, -R132.reuse, R226.reuse, !P5 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@!P0 HFMA2.MMA.FMZ.RELU R237, -R97, |R213|, |R195|, !P6 ;`
     HFMA2_0x0235 = 55,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!P1 HFMA2.MMA.FMZ.SAT R223, -|R253|, R187, -R46 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `HFMA2.MMA.FTZ.SAT R167, |R214|.reuse, -|R228|, R237 ;`
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
-    /// `IMMA` (opcode key 0x0237), e.g. ``
+    /// `IMMA` (opcode key 0x0237), e.g. `@!P5 IMMA.SP.INVALID4.INVALID2.INVALID6 R254, R239.ROW, R18.COL, R135, !UP1, R154.reuse, 0x0 ;`
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
-    /// `I2IP` (opcode key 0x0239), e.g. `@!P3 I2IP.U2.S32.INVALID3 R149, R214, R171, R36.???0 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `I2IP.U2.S32.INVALID3 R185, R7, R97, R196.???1 ;`
     I2IP_0x0239 = 60,
-    /// `I2IP` (opcode key 0x0239), e.g. `@!P2 I2IP.S4.S32.SATRELU R249, R52, R177, R189.???3 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@!P1 I2IP.S4.S32.SAT R182, R35, R48, R49.???3;`
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
@@ -143,15 +143,15 @@ pub enum ClassId {
     X_0x023a = 63,
     /// `HMMA` (opcode key 0x023c), e.g. `HMMA.1684.F32.TF32 R8, R2, R0, R4 ;`
     X_0x023c = 64,
-    /// `HMMA` (opcode key 0x023c), e.g. `@P1 HMMA.SP.16816.F32.TF32 R110, R1, -R215, R12, UP6, R31.reuse, 0x1 ;`
+    /// `HMMA` (opcode key 0x023c), e.g. `@!P2 HMMA.SP.1688.F32.BF16 R197, -R125.reuse, -R214, R187, !UP4, R164.reuse, 0x0 ;`
     X_0x023c_2 = 65,
-    /// `BMMA` (opcode key 0x023d), e.g. `@P5 BMMA.168256.INVALID3.POPC R84, R207.reuse.???1, R8.???0, R184, UP0 ;`
+    /// `BMMA` (opcode key 0x023d), e.g. `@P5 BMMA.INVALID3.XOR.POPC R214, R229.ROW, R252.???0, R138, !UP3 ;`
     BMMA_0x023d = 66,
-    /// `F2FP` (opcode key 0x023e), e.g. `F2FP.SATFINITE.RELU.???3.PACK_AB.RS.REG_RS R12, R60, R125, R99 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@P2 F2FP.SATFINITE.PACK_AB.RS.9b R120, R27, R187, R194 ;`
     F2FP_0x023e = 67,
     /// `F2FP` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
     X_0x023e = 68,
-    /// `F2FP` (opcode key 0x023e), e.g. ``
+    /// `F2FP` (opcode key 0x023e), e.g. `@!P1 F2FP.SATFINITE.RELU.INVALID3.MERGE_C.RZ R194, R102, R68.H1 ;`
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
@@ -163,7 +163,7 @@ pub enum ClassId {
     X_0x0241_2 = 73,
     /// `(prints nothing)` (opcode key 0x0242), e.g. ``
     X_0x0242 = 74,
-    /// `F2IP` (opcode key 0x0243), e.g. `@P4 F2IP.U8.F32.TRUNC.RELU R38, R97, R179, R54.reuse ;`
+    /// `F2IP` (opcode key 0x0243), e.g. `@!P6 F2IP.INVALID2.F32.INVALID2.RELU R24, R238.reuse, R34.reuse, R44.H1 ;`
     F2IP_0x0243 = 75,
     /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
     I2FP_0x0245 = 76,
@@ -173,7 +173,7 @@ pub enum ClassId {
     BREV_0x0301 = 78,
     /// `FCHK` (opcode key 0x0302), e.g. `FCHK P0, R0, R3 ;`
     FCHK_0x0302 = 79,
-    /// `F2F` (opcode key 0x0304), e.g. ``
+    /// `F2F` (opcode key 0x0304), e.g. `@!P5 F2F.FTZ.F32.F16.RM R129, R187.INVALID3 ;`
     X_0x0304 = 80,
     /// `F2F` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
     X_0x0304_2 = 81,
@@ -181,29 +181,29 @@ pub enum ClassId {
     F2I_0x0305 = 82,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
     F2I_0x0305_2 = 83,
-    /// `I2F` (opcode key 0x0306), e.g. `@!P3 I2F.F16.U8 R217, R183.B3 ;`
+    /// `I2F` (opcode key 0x0306), e.g. `@!P3 I2F.???3.S8.RP R80, R64.B2 ;`
     I2F_0x0306 = 84,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
     I2F_0x0306_2 = 85,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
     I2F_0x0306_3 = 86,
-    /// `FRND` (opcode key 0x0307), e.g. `@P5 FRND.FTZ.F16 R25, R108.INVALID3 ;`
+    /// `FRND` (opcode key 0x0307), e.g. `@P4 FRND.FTZ.F16.TRUNC R54, -|R24.INVALID3| ;`
     FRND_0x0307 = 87,
     /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
     FRND_0x0307_2 = 88,
     /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
     MUFU_0x0308 = 89,
-    /// `MUFU` (opcode key 0x0308), e.g. `@!P1 MUFU.SIN.F16 R250, -|R168.INVALID3| ;`
+    /// `MUFU` (opcode key 0x0308), e.g. `@!P1 MUFU.SIN.F16 R140, R205.H1 ;`
     MUFU_0x0308_2 = 90,
     /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
     POPC_0x0309 = 91,
-    /// `F2F` (opcode key 0x0310), e.g. `@!P0 F2F.F64.F16.RP R83, -|R29.H1| ;`
+    /// `F2F` (opcode key 0x0310), e.g. `@!P5 F2F.FTZ.F64.F16.RZ R185, R99.H1 ;`
     F2F_0x0310 = 92,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
     F2F_0x0310_2 = 93,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
     F2F_0x0310_3 = 94,
-    /// `F2I` (opcode key 0x0311), e.g. `@!PT F2I.FTZ.S64.F16 R153, -|R227.H1| ;`
+    /// `F2I` (opcode key 0x0311), e.g. `@!PT F2I.U64.F16 R43, -R109.INVALID3 ;`
     F2I_0x0311 = 95,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
     F2I_0x0311_2 = 96,
@@ -211,9 +211,9 @@ pub enum ClassId {
     F2I_0x0311_3 = 97,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
     F2I_0x0311_4 = 98,
-    /// `I2F` (opcode key 0x0312), e.g. `@!P4 I2F.F64.S8.RM R147, R191.B3 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@P1 I2F.F64.U8.RZ R64, R241.B1 ;`
     I2F_0x0312 = 99,
-    /// `I2F` (opcode key 0x0312), e.g. `@P2 I2F.F64.S16 R161, R108 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `I2F.F64.S16 R131, R37.H1 ;`
     I2F_0x0312_2 = 100,
     /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
     I2F_0x0312_3 = 101,
@@ -223,47 +223,47 @@ pub enum ClassId {
     I2F_0x0312_5 = 103,
     /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
     FRND_0x0313 = 104,
-    /// `B2R` (opcode key 0x031c), e.g. `@!P4 B2R R137, 0xe ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@P0 B2R R246, 0xd ;`
     B2R_0x031c = 105,
     /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
     B2R_0x031c_2 = 106,
-    /// `B2R` (opcode key 0x031c), e.g. `@P1 B2R.WARP R95 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@P0 B2R.WARP R110 ;`
     B2R_0x031c_3 = 107,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P4 BAR.SYNC R147, R147 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P3 BAR.SYNC R116, R116 ;`
     BAR_0x031d = 108,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P5 BAR.ARV R157, R157 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `BAR.ARV R162, R162 ;`
     BAR_0x031d_2 = 109,
-    /// `BAR` (opcode key 0x031d), e.g. `@P0 BAR.RED.POPC R55, R55, P3 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P2 BAR.RED.OR R150, R150, !P0 ;`
     BAR_0x031d_3 = 110,
-    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SCAN R32, R32, !P5 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.SCAN R57, R57, P0 ;`
     BAR_0x031d_4 = 111,
-    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.SYNC.DEFER_BLOCKING R14, R14 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P2 BAR.SYNC.DEFER_BLOCKING R62, R62 ;`
     BAR_0x031d_5 = 112,
-    /// `BAR` (opcode key 0x031d), e.g. `@P5 BAR.RED.INVALID3.DEFER_BLOCKING R160, R160, P4 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P0 BAR.RED.AND.DEFER_BLOCKING R222, R222, P3 ;`
     BAR_0x031d_6 = 113,
-    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P5 __HIR0X1F0.INVALID3 0x9, R55 ;`
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P1 __HIR0X1F0.INVALID3 0x3, R116 ;`
     HIR0X1F0_0x031e = 114,
-    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P2 SETCTAID.X R146 ;`
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@P2 SETCTAID.X R95 ;`
     SETCTAID_0x031f = 115,
-    /// `ALD` (opcode key 0x0321), e.g. `ALD.128 R145, a[0x25c], R205 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@P4 ALD.O R37, a[0x319], R233 ;`
     ALD_0x0321 = 116,
-    /// `ALD` (opcode key 0x0321), e.g. `@P6 ALD.O.P R239, a[R234+-0x4a], ???175 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P3 ALD.P R233, a[R74+0x1bf], ???207 ;`
     ALD_0x0321_2 = 117,
-    /// `ALD` (opcode key 0x0321), e.g. `@P5 ALD.PHYS.???3 R111, a[R89], R181 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `ALD.PHYS.???1 R94, a[R144], R1 ;`
     ALD_0x0321_3 = 118,
-    /// `AST` (opcode key 0x0322), e.g. `@P5 AST.P.128 a[R148+0x3b1], R246, ???230 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@!P6 AST.P.128 a[R112+-0x2cd], R17, ???117 ;`
     AST_0x0322 = 119,
-    /// `AST` (opcode key 0x0322), e.g. `@P0 AST.PHYS.???3 a[R103], R194, R91 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@P2 AST.PHYS.???3 a[R52], R67, R108 ;`
     AST_0x0322_2 = 120,
-    /// `OUT` (opcode key 0x0324), e.g. `@!P2 OUT.FINAL ???129, R251, ???8 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `OUT.FINAL ???124, R13, ???40 ;`
     OUT_0x0324 = 121,
-    /// `OUT` (opcode key 0x0324), e.g. `@P0 OUT.CUT R20, R229, ???146 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@P2 OUT.CUT R127, R76, ???248 ;`
     OUT_0x0324_2 = 122,
-    /// `OUT` (opcode key 0x0324), e.g. `@!P1 OUT.EMIT R191, R128, R89 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!P4 OUT.EMIT R200, R121, R229 ;`
     OUT_0x0324_3 = 123,
-    /// `IPA` (opcode key 0x0326), e.g. `@!P5 IPA.STATE.OFFSET R71, P0, a[0x3e0], R193 ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P6 IPA.CONSTANT.OFFSET R62, P3, a[0x3c8], R44 ;`
     IPA_0x0326 = 124,
-    /// `IPA` (opcode key 0x0326), e.g. `@P0 IPA.PASS.CENTROID R186, P2, a[0x260] ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P5 IPA.INVALID3.CENTROID R14, P5, a[0x54] ;`
     IPA_0x0326_2 = 125,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
     CALL_0x0343 = 126,
@@ -273,55 +273,55 @@ pub enum ClassId {
     WARPSYNC_0x0348 = 128,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
     LEPC_0x034e = 129,
-    /// `RPCMOV` (opcode key 0x0352), e.g. `@P6 RPCMOV.32 Rpc.HI, R235 ;`
+    /// `RPCMOV` (opcode key 0x0352), e.g. `@P4 RPCMOV.32 Rpc.LO, R205 ;`
     RPCMOV_0x0352 = 130,
-    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P5 RPCMOV.32 R17, Rpc.LO ;`
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@P5 RPCMOV.32 R12, Rpc.HI ;`
     RPCMOV_0x0353 = 131,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
     BMOV_0x0355 = 132,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
     BMOV_0x0356 = 133,
-    /// `BMOV` (opcode key 0x0357), e.g. `@!P6 BMOV.64 ATEXIT_PC, R37 ;`
+    /// `BMOV` (opcode key 0x0357), e.g. `@P3 BMOV.64 ATEXIT_PC, R2 ;`
     BMOV_0x0357 = 134,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
     X_0x035a = 135,
-    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P2 NANOSLEEP !P4, R211 ;`
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P2 NANOSLEEP !P5, R150 ;`
     NANOSLEEP_0x035d = 136,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P4 TEX.B.INVALID3.DC.EF.NDV P6, R192, R21, R26, R218, CUBE, 0x8 ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P2 TEX.???0.F16.RZ.LB.LC.AOFFI.DC.NA.NDV P0, R149, R129, R245, R244, INVALID6, 0x2 ;`
     TEX_0x0361 = 137,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P1 TEX.SCR.???0.INVALID3.AOFFI.DC.EL.NDV.NODEP P4, R234, R35, R180, R73, 1D, 0xe ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@P5 TEX.SCR.B.INVALID3.LC.FDV.AOFFI.DC.EL.NODEP P0, R34, R253, R127, R126, 3D ;`
     TEX_0x0361_2 = 138,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!PT TLD4.G.???0.INVALID3.PTP.EL.NODEP P3, R112, R108, R96, R92, CUBE, 0x2 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@P5 TLD4.R.B.INVALID3.INVALID3.DC.INVALID6.NODEP P1, R65, R87, R143, R215, ARRAY_2D, 0x9 ;`
     TLD4_0x0364 = 139,
-    /// `TLD4` (opcode key 0x0364), e.g. `@P1 TLD4.SCR.G.B.INVALID3.DC.INVALID7 P4, R228, R182, R32, R123, ARRAY_CUBE, 0x8 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@P6 TLD4.SCR.B.???0.INVALID3.PTP R27, R126, R138, R129, 2D, 0xd ;`
     TLD4_0x0364_2 = 140,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P4 TLD.???0.INVALID0.INVALID7.MS.NODEP P1, R252, R163, R173, R10, 3D, 0x4 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!P2 TLD.???0.F16.RN.INVALID6.AOFFI.EL.CL.NODEP P3, R105, R81, R185, R76, INVALID7, 0xc ;`
     TLD_0x0367 = 141,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P5 TLD.SCR.???0.INVALID3.INVALID7.INVALID6.NODEP P4, R231, R119, R134, R236, ARRAY_1D, 0x8 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@!P3 TLD.SCR.B.F16.RN.LL.AOFFI.EU.CL.NODEP P6, R142, R82, R95, R50, 1D, 0xb ;`
     TLD_0x0367_2 = 142,
-    /// `TMML` (opcode key 0x036a), e.g. `@!P1 TMML.???0.LOD.NDV R215, R113, R224, R57, INVALID6, 0x3 ;`
+    /// `TMML` (opcode key 0x036a), e.g. `@!PT TMML.B.LOD.NDV.NODEP R202, R20, R51, R143, CUBE, 0xa ;`
     TMML_0x036a = 143,
-    /// `TXD` (opcode key 0x036d), e.g. `@P6 TXD.B.AOFFI.INVALID7.NODEP P3, R79, R235, R222, R62, INVALID2, 0x5 ;`
+    /// `TXD` (opcode key 0x036d), e.g. `TXD.B.INVALID3.LC P3, R158, R152, R155, R10, ARRAY_2D, 0x6 ;`
     TXD_0x036d = 144,
-    /// `TXQ` (opcode key 0x0370), e.g. `@!P0 TXQ.B R180, R15, R190, TEX_HEADER_SAMPLER_POS, 0x9 ;`
+    /// `TXQ` (opcode key 0x0370), e.g. `@P5 TXQ.B R111, R95, R29, TEX_HEADER_DIMENSION, 0xc ;`
     TXQ_0x0370 = 145,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P4 FOOTPRINT.B.TXD.COARSE.LL P1, R244, R239, R244, R184, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P1 FOOTPRINT.B.TEX.COARSE.LZ.NDV.NODEP P1, R204, R183, R99, R155, INVALID4 ;`
     FOOTPRINT_0x0373 = 146,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!PT FOOTPRINT.SCR.???0.???1.COARSE.LB.NDV.NODEP P1, R84, R229, R134, R141, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P1 FOOTPRINT.SCR.B.TEX.INVALID7.NDV.NODEP P1, R75, R32, R218, R1, INVALID3 ;`
     FOOTPRINT_0x0373_2 = 147,
-    /// `LDG` (opcode key 0x0381), e.g. `@!P4 LDG.E.NA.LTC128B.INVALID7.STRONG.SM P4, R37, [0x2d64d5], P3 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P1 LDG.NA.LTC256B.INVALID7.CONSTANT P3, R223, [0x6a75e5] ;`
     LDG_0x0381 = 148,
-    /// `LDG` (opcode key 0x0381), e.g. `@!P4 LDG.INVALID7.128.CONSTANT.CTA P6, R142, [R253+0x2297b2], !P1 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@!P5 LDG.E.INVALID6.LTC128B.S8.CONSTANT.CTA P0, R116, [R31+-0x9691c], !P2 ;`
     LDG_0x0381_2 = 149,
-    /// `ST` (opcode key 0x0385), e.g. `@!P5 ST.INVALID6.U16.CONSTANT.GPU [0x7eb09621], R117 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@!P3 ST.CONSTANT.GPU [0xbd8c2cdc], R218 ;`
     ST_0x0385 = 150,
-    /// `ST` (opcode key 0x0385), e.g. `@P5 ST.EL.INVALID7.CONSTANT.VC [R229+0x2043fa9a], R76 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@!P0 ST.E.INVALID7.CONSTANT.GPU [R179+0x16170c66], R9 ;`
     ST_0x0385_2 = 151,
-    /// `STG` (opcode key 0x0386), e.g. `@P3 STG.E.INVALID7.STRONG.GPU [0x67f78c], R174 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@!PT STG.E.EL.CONSTANT.SM [0x10d749], R251 ;`
     STG_0x0386 = 152,
-    /// `STG` (opcode key 0x0386), e.g. `@P0 STG.LU.U8.STRONG.GPU.PRIVATE [R63+-0x1fd26e], R8 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@P4 STG.E.INVALID6.S8.STRONG.SYS [R174+-0x520d6b], R5 ;`
     STG_0x0386_2 = 153,
-    /// `STL` (opcode key 0x0387), e.g. `@!P4 STL.INVALID7.INVALID7 [0x461a1], R105 ;`
+    /// `STL` (opcode key 0x0387), e.g. `@!P0 STL.INVALID6.128 [0x1cea0e], R113 ;`
     STL_0x0387 = 154,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
     STL_0x0387_2 = 155,
@@ -331,61 +331,61 @@ pub enum ClassId {
     STS_0x0388_2 = 157,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
     SHFL_0x0389 = 158,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!PT ATOM.OR.LU.INVALID11 P1, R213, [0xeca379], R20 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P4 ATOM.XOR.LU.F16x2.RN.CONSTANT.GPU P5, R104, [0x141d55], R2 ;`
     ATOM_0x038a = 159,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!PT ATOM.OR.EU.F16x2.RN.CONSTANT.PRIVATE P5, R190, [R148+-0x2d12dd], R172 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@P2 ATOM.E.INVALID15.INVALID6.INVALID8.STRONG.SYS P1, R4, [R111+-0xc189], R13 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P3 ATOM.E.CAS.NA.INVALID5.CONSTANT.SM.PRIVATE P0, R128, [0xee90a9], R97, R51 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `ATOM.E.CAS.EL.INVALID4.CONSTANT.CTA.PRIVATE P3, R106, [0xaabfb5], R178, R237 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P5 ATOM.E.CAST.EF.INVALID15.CONSTANT.GPU P4, R217, [0xf17dab], R52, R225 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P0 ATOM.CAST.INVALID7.INVALID15.STRONG.GPU.PRIVATE P1, R70, [0x4c2afc], R136, R9 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `ATOM.CAS.INVALID7.INVALID8.MMIO.SYS P5, R169, [R136+0x258d2c], R189, R140 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P5 ATOM.E.CAS.INVALID6.INVALID8.STRONG.GPU.PRIVATE P0, R57, [R25+0x696a8f], R48, R210 ;`
     ATOM_0x038b_3 = 163,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P4 ATOM.E.CAST.SPIN.INVALID7.INVALID11.CONSTANT.VC P0, R184, [R51+0x138af2], R152, R66 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@!P1 ATOM.E.CAST.SPIN.64.CONSTANT.VC.PRIVATE P6, R242, [R147+-0x218700], R19, R116 ;`
     ATOM_0x038b_4 = 164,
     /// `ATOMS` (opcode key 0x038c), e.g. `@P0 ATOMS.ADD RZ, [RZ], R2 ;`
     ATOMS_0x038c = 165,
-    /// `ATOMS` (opcode key 0x038c), e.g. `@P6 ATOMS.INVALID9.S32 R158, [R181.X8+-0x1ae397], R187 ;`
+    /// `ATOMS` (opcode key 0x038c), e.g. `@P2 ATOMS.DEC.INVALID3 R75, [R88.X4+0x6364cd], R216 ;`
     ATOMS_0x038c_2 = 166,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS R7, [0x10], R6, R7 ;`
     ATOMS_0x038d = 167,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAST.SPIN R7, [0x30], R6, R7 ;`
     ATOMS_0x038d_2 = 168,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@P0 ATOMS.CAS.64 R122, [R49.X4+0x34bff9], R42, R166 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `@!PT ATOMS.CAS.INVALID3 R21, [R14.X4+0x294c79], R87, R60 ;`
     ATOMS_0x038d_3 = 169,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@!PT ATOMS.CAST.S32 R39, [R83+0x741a7a], R53, R144 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `@!P0 ATOMS.CAST.SPIN.INVALID3 R133, [R159.X8+0x79e5c3], R90, R202 ;`
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `@P5 CCTLT.IVTH R232 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `@!P2 CCTLT.IVTH R53 ;`
     CCTLT_0x0391 = 171,
-    /// `SUATOM` (opcode key 0x0394), e.g. `@P4 SUATOM.D.BA.2D.INVALID15.SD32.CONSTANT.CTA P3, R75, [R81], R115, R192 ;`
+    /// `SUATOM` (opcode key 0x0394), e.g. `@P5 SUATOM.D.BA.1D.INVALID15.EL.STRONG.SYS.TRAP P0, R12, [R137], R155, R202 ;`
     SUATOM_0x0394 = 172,
-    /// `SUATOM` (opcode key 0x0396), e.g. `@!P5 SUATOM.D.INVALID6.CAS.NA.INVALID7.MMIO.SYS.TRAP P1, R4, [R114], R234, R16 ;`
+    /// `SUATOM` (opcode key 0x0396), e.g. `@!P2 SUATOM.D.1D_ARRAY.CAS.LU.S32.STRONG.SM.PRIVATE P0, R179, [R26], R215, R175 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0), e.g. `@!P6 SURED.D.1D_BUFFER.INC.INVALID7.SD32.CONSTANT.VC.INVALID3 [R30], R169, R178 ;`
+    /// `SURED` (opcode key 0x03a0), e.g. `@!P5 SURED.D.BA.INVALID7.MAX.S32.CONSTANT.SM.TRAP [R114], R85, R147 ;`
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@!PT ATOMG.E.INVALID15.EU.F64.RN.MMIO.SYS P6, R57, [0xe973a2], R83 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P2 ATOMG.INVALID12.EU.INVALID11.STRONG.SM.PRIVATE PT, R87, [0x379be1], R210 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P6 ATOMG.E.INVALID13.NA.F16x2.RN.CONSTANT.CTA P5, R175, [R132+-0x290859], R126 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P6 ATOMG.MAX.EL.INVALID15.CONSTANT.GPU P0, R91, [R121+-0x5647b], R207 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P1 ATOMG.E.CAS.INVALID11.STRONG.SYS P5, R69, [0xe58e3a], R91, R148 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@!P0 ATOMG.CAS.EU.INVALID9.CONSTANT.CTA.PRIVATE PT, R194, [0xb85a37], R113, R150 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `@!P5 QSPC.L P6, R14, [0x614f6c] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `@P1 QSPC.E.INVALID3 P2, R7, [0x40e4a4] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P4 GETLMEMBASE R193 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@P4 GETLMEMBASE R242 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P5 SETLMEMBASE R123 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P3 SETLMEMBASE R19 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P2 R2UR P3, UR46, R142 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@!P2 R2UR P5, UR58, R227 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@!P4 R2UR.OR P3, UR33, R123 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `@!P3 R2UR.OR P6, UR55, R73 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,17 +393,17 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@P2 LEA.HI R41, P4, R129, R117.reuse, 0x846c05b9, 0x3 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P6 LEA.HI R210, P5, -R65, R211, 0x129f7ea6, 0x9 ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@!P2 LEA.HI.X R136, P3, ~R67.reuse, R27, 0x8713057f, 0x14, P4 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@P6 LEA.HI.X R53, P0, R197, R215, 0x9c8d7378, 0x1, P4 ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P4 VABSDIFF R174, P6, R210, R24, 0x841d18f1 ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P2 VABSDIFF R114, R191.reuse, R97, 0x42b27250 ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P3 VABSDIFF4 R143, P1, R198.reuse, R22.reuse, 0x72fadcda ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@P6 VABSDIFF4 R234, P3, R130, R30, 0x4cfac6ef ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `@!PT PRMT.RC16 R222, R243, R141, 0x977e0d1b ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `@!P5 PRMT.B4E R105, R219, R3.reuse, 0xdad6d800 ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `@!P0 SHF.R.W.U64.HI R58, R208, R17, 0xc2beedb6 ;`
+    /// `SHF` (opcode key 0x0419), e.g. `SHF.R.W.U64.HI R90, R135.reuse, R71, 0x10794899 ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
@@ -411,7 +411,7 @@ pub enum ClassId {
     FFMA_0x0423 = 197,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `@P1 IMAD.U32.X R10, R80, R78, 0x26d8ffdd, P4 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `@!P2 IMAD.X R147, R16, R174, 0xec646c6, P3 ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -419,57 +419,57 @@ pub enum ClassId {
     DSETP_0x042a = 201,
     /// `DFMA` (opcode key 0x042b), e.g. `@P1 DFMA R6, R4, R6, +INF  ;`
     DFMA_0x042b = 202,
-    /// `HADD2` (opcode key 0x0430), e.g. `@!P3 HADD2.FTZ.SAT R34, R23.H1_H1, -11216, -0.000102519989013671875 ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@P3 HADD2 R205, -R91.H1_H1, -113.9375, 0.87890625;`
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430), e.g. `@!P6 HADD2.F32 R171, -R183.F32, 0.00201416015625 ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@!P5 HADD2.F32.FTZ.SAT R230, -R217.F32, -7.3515625 ;`
     HADD2_0x0430_2 = 204,
-    /// `HFMA2` (opcode key 0x0431), e.g. `@P4 HFMA2.RELU R65, -|R124|.F32, R132.reuse.INVALID5, -12.4765625, 3.392578125, P6 ;`
+    /// `HFMA2` (opcode key 0x0431), e.g. `@P4 HFMA2.F32.FTZ.RELU R223, R61, R2.INVALID5, 0.024566650390625, -QNAN , !P0 ;`
     X_0x0431 = 205,
-    /// `HFMA2` (opcode key 0x0431), e.g. `@!P5 HFMA2.INVALID3.SAT R210, -|R108|.H1_H1, -|R144|.INVALID5, -8760, -0.10870361328125 ;`
+    /// `HFMA2` (opcode key 0x0431), e.g. `HFMA2.F32.INVALID3.SAT R73, |R222|.F32, R63.H0_H0, 322.75, -1.501953125 ;`
     X_0x0431_2 = 206,
-    /// `HSET2` (opcode key 0x0433), e.g. `@!P2 HSET2.NEU.FTZ.INVALID3 R146, R231.H1_H1, 1061, 0.005397796630859375, !P1 ;`
+    /// `HSET2` (opcode key 0x0433), e.g. `HSET2.LTU.OR R163, |R188|.H1_H1, -5136, -24.890625, !P5 ;`
     HSET2_0x0433 = 207,
     /// `HSETP2` (opcode key 0x0434), e.g. `HSETP2.GEU.AND P1, PT, |R0|.reuse.H0_H0, 8.523464202880859375e-06, 8.523464202880859375e-06, PT ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@!P4 HFMA2.MMA.RELU R48, -|R152|, |R198|, -5.74588775634765625e-05, -0.65185546875, P4 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P5 HFMA2.MMA.RELU R194, -|R22|, |R15|, 16.65625, 78.375, P0 ;`
     HFMA2_0x0435 = 209,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@!P2 HFMA2.MMA.FTZ.SAT R228, |R152|, -R188, -0.1026611328125, 0.027862548828125 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P5 HFMA2.MMA.SAT R23, |R122|, |R94|.reuse, 0.16552734375, 0.07940673828125 ;`
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!P3 F2FP.SATFINITE.RELU.PACK_AB.RS.7b.LTN25 R148, R175, R148, 1.19211567707866808528e+33.H1 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@P3 F2FP.SATFINITE.RELU.???1.PACK_AB.RS.REG_RS.7b R106, R11, R244, -4.59472049025672199904e+24 ;`
     F2FP_0x043e = 211,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!PT F2FP.SATFINITE.???0 R16, R81, 517674144.H1 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@P5 F2FP.SATFINITE.RELU.BF16.MERGE_C R121, R175, 7.26231449600000000000e+10 ;`
     X_0x043e = 212,
-    /// `F2IP` (opcode key 0x0443), e.g. `@!P0 F2IP.S8.F32.RELU R57, R178, R253, 3.09563892231074923278e+29.H1;`
+    /// `F2IP` (opcode key 0x0443), e.g. `@P1 F2IP.INVALID3.F32.TRUNC.NTZ R141, R157.reuse, R37, 1.7544206977696138149e-15 ;`
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `@P3 BAR.SYNC R85, 0x14d ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.SYNC R109, 0xbbb ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `BAR.ARV R31, 0xe4c ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.ARV R88, 0xa2a ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.RED.OR R157, 0x7a, !P6 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.RED.INVALID3 R146, 0x771, PT ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.SCAN R126, 0x91c, P2 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.SCAN R252, 0x2ed, !PT ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `@P1 BAR.SYNC.DEFER_BLOCKING R242, 0xbc6 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.SYNC.DEFER_BLOCKING R98, 0x89 ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.POPC.DEFER_BLOCKING R200, 0x5cd, P1 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `BAR.RED.OR.DEFER_BLOCKING R56, 0x7cf, P2 ;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
-    /// `SUATOM` (opcode key 0x0593), e.g. `@!P2 SUATOM.D.INVALID6.XOR.INVALID7.F16x2.RN.CONSTANT.CTA.PRIVATE.TRAP P6, R250, [R15], R3, 0x5, 0x286b ;`
+    /// `SUATOM` (opcode key 0x0593), e.g. `SUATOM.D.BA.INVALID7.AND.INVALID7.S32 P5, R9, [R82], R17, 0x1b, 0x1464 ;`
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `@!P3 SUATOM.D.INVALID7.CAS.EL.S32.INVALID3 P2, R91, [R54], R40, 0x1c, 0x2c6d ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@!P6 SUATOM.D.INVALID6.CAS.EL.INVALID6.CONSTANT.VC.PRIVATE.INVALID3 P6, R90, [R102], R157, 0x0, 0x1026 ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f), e.g. `@!PT SURED.D.BA.2D.INC.SD32.STRONG.GPU.IGN [R146], R195, 0x9, 0x2413 ;`
+    /// `SURED` (opcode key 0x059f), e.g. `@P3 SURED.D.2D_ARRAY.OR.EU.MMIO.GPU [R208], R211, 0xe, 0x1441 ;`
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P5 VABSDIFF R218, R228, R146, c[0x18][-0x10b4];`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P5 VABSDIFF.U32 R254, P0, R120, R226, c[0xa][0x844] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@P6 VABSDIFF4 R193, P1, R12, R108.reuse, c[0xf][-0x10e4] ;`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P2 VABSDIFF4.ACC R251, P5, R87, R82, c[0xd][0xf58] ;`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!P4 PRMT R241, R221.reuse, R182.reuse, c[0x1c][-0x1120] ;`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P3 PRMT.B4E R91, R152, R153, c[0x2][0x2bc8] ;`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@!P1 SHF.R.W.U32.HI R155, R87, R71, c[0x3][0x4548] ;`
+    /// `SHF` (opcode key 0x0619), e.g. `@!P6 SHF.L.U64.HI R57, R53.reuse, R203.reuse, c[0xd][0x5cac] ;`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@P0 FADD.RM.SAT R96, -|R246|, c[0x2][0x46c] ;`
+    /// `FADD` (opcode key 0x0621), e.g. `@P6 FADD.RP.SAT R59, R74, -|c[0x18][0x5df0]| ;`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,65 +479,65 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@!P2 IMAD.WIDE.U32.X R228, P0, R195, R181, ~c[0xe][-0x2b00], P1 ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@P0 IMAD.WIDE.U32.X R129, P0, R219, R18, ~c[0x16][-0x1438], PT ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P6 IMAD.HI R50, P0, R71, R236, -c[0x17][0x12a0] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@P2 IMAD.HI R132, P1, R140, R109, c[0x15][-0x2114] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!P1 IMAD.HI.U32.X R109, P2, R37.reuse, R181, ~c[0x10][0x2980], P2 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P5 IMAD.HI.U32.X R73, P5, R94, R111, ~c[0x11][-0x7de4], P0 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@P3 DSETP.LE.XOR P1, P2, -|R119|, c[0x16][-0x255c], P4 ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@P1 DSETP.NUM.XOR P5, P1, |R118|, -c[0x11][-0x5200], P3 ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `@!P5 CLMAD.HI R186, R85, R228, c[0x1c][0x1404] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `@!PT CLMAD.LO R250, R81, R37, c[0x1][0x4d2c] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!PT HADD2.SAT R126, -|RZ|.F32, -|c[0x4] [-0x1e94].H1_H1| ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!P1 HADD2.FTZ.SAT R218, R112.F32, -|c[0x18] [0x35f0].H1_H1| ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P5 HADD2.F32 R169, -R68.F32, -c[0xb] [-0x154c] ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@!PT HADD2.F32 R101, -R46, -c[0x12] [0x17c0] ;`
     HADD2_0x0630_2 = 241,
-    /// `HFMA2` (opcode key 0x0631), e.g. ``
+    /// `HFMA2` (opcode key 0x0631), e.g. `@!P6 HFMA2.BF16_V2.FMZ.RELU R95, |R88|, R51.INVALID6, -|c[0x6] [-0x7dc0]|, !P1 ;`
     X_0x0631 = 242,
-    /// `HFMA2` (opcode key 0x0631), e.g. `@!P0 HFMA2.SAT R115, R117.H0_H0, -|R13|.H1_H1, |c[0xd] [0x6f0c].H0_H0|;`
+    /// `HFMA2` (opcode key 0x0631), e.g. `@P0 HFMA2.F32.FTZ.SAT R64, -|R112|.reuse.H1_H1, -|R79|.F32, c[0x1a] [-0x1f94] ;`
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@!P1 HSET2.NE.XOR R9, -|R114|.H1_H1, c[0x5] [0x660].H1_H1, P5 ;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@P1 HSET2.BF.GE.FTZ.XOR R155, -R238.reuse.H1_H1, -c[0x14] [-0x6bc].F32, PT ;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@!P5 HSETP2.T.H_AND.FTZ.XOR P6, P3, R181.reuse.H1_H1, -c[0x14] [-0x5ab0], P0 ;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@!P4 HSETP2.NUM.H_AND.OR P1, P4, |R8|.H0_H0, -|c[0x19] [-0x7b04].F32|, !P0 ;`
     HSETP2_0x0634 = 245,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@P1 HFMA2.MMA.INVALID3.RELU R139, -|R103|, -R196.reuse, c[0xb][-0x37a8], !P6 ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P3 HFMA2.MMA.INVALID3.RELU R127, -|R149|, |R17|.reuse, c[0xe][-0x1864], !P6 ;`
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@!P4 HFMA2.MMA.FMZ R67, -|R90|, R128, -c[0xc][-0x324] ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P5 HFMA2.MMA.SAT R177, -R44, |R244|, -c[0xf][-0x6658] ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `@P2 F2FP.SATFINITE.RELU.???3.PACK_AB.RS.REG_RS R21, R155, R225, c[0xc] [0x6818].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P0 F2FP.???1.PACK_AB.RS.REG_RS.10b R41, R237, R237, c[0x17] [-0x3088].H1 ;`
     F2FP_0x063e = 248,
-    /// `F2FP` (opcode key 0x063e), e.g. ``
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P0 F2FP.SATFINITE.RELU.???0 R183, R236.reuse, c[0xc] [-0x25bc].H1 ;`
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@!P5 F2IP.U8.F32.INVALID1 R64, R154.reuse, R3.reuse, c[0x14] [0x69e0].H1 ;`
+    /// `F2IP` (opcode key 0x0643), e.g. `@P1 F2IP.U8.F32.INVALID2.RELU R99, R101.reuse, R195, c[0xc] [0x2e74].H1 ;`
     F2IP_0x0643 = 250,
-    /// `SUATOM` (opcode key 0x0793), e.g. `@!P4 SUATOM.D.BA.3D.INVALID15.NA.S32.CONSTANT.CTA.IGN P5, R224, [R148], R7, 0x7, 0xf, 0xf6 ;`
+    /// `SUATOM` (opcode key 0x0793), e.g. `SUATOM.D.1D_ARRAY.MAX.EU.SD32.CONSTANT.VC.PRIVATE P6, R145, [R123], R226, 0xe, 0x23, 0x83 ;`
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@!P0 SUATOM.D.BA.2D.CAS.INVALID6.INVALID3.CONSTANT.SM.PRIVATE P0, R41, [R95], R128, 0x1c, 0x3a, 0xb9 ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@!P6 SUATOM.D.1D_ARRAY.CAS.LU.INVALID3.CONSTANT.PRIVATE P1, R100, [R23], R158, 0x8, 0x3, 0x0 ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `@!P2 SULD.P.INVALID7.LU.CONSTANT.VC.INVALID6.TRAP P1, R85, [R70], 0x12, 0x2b, 0x7 ;`
+    /// `SULD` (opcode key 0x0797), e.g. `SULD.P.2D_ARRAY.LU.STRONG.SM.INVALID12.IGN P2, R42, [R135], 0x1e, 0x2f, 0x2f ;`
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `@P1 SULD.D.1D.EU.U8.TRAP R113, [R10], 0x1a, 0x2d, 0x4 ;`
+    /// `SULD` (opcode key 0x0799), e.g. `@!P2 SULD.D.BA.2D_ARRAY.NA.128.MMIO.GPU.INVALID3 P4, R153, [R106], 0x1a, 0x17, 0x77 ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@!P6 SUST.P.INVALID6.EF.MMIO.GPU.INVALID11.INVALID3 [R24], R179, 0xe, 0x35, 0x69 ;`
+    /// `SUST` (opcode key 0x079b), e.g. `@!P3 SUST.P.3D.EF.CONSTANT.SM.PRIVATE.R.TRAP [R92], R159, 0x1b, 0x17, 0xd3 ;`
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `@P6 SUST.D.1D.INVALID6.U16.CONSTANT.SM.INVALID3 [R113], R37, 0x1c, 0x3b, 0x3e ;`
+    /// `SUST` (opcode key 0x079d), e.g. `@!P4 SUST.D.BA.1D_BUFFER.EL.CONSTANT.VC.PRIVATE.IGN [R137], R227, 0x1, 0x34, 0x32 ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f), e.g. `@!PT SURED.D.BA.1D_BUFFER.MIN.EF.S64.STRONG.SM.TRAP [R98], R155, 0x15, 0x29, 0x26 ;`
+    /// `SURED` (opcode key 0x079f), e.g. `@!P6 SURED.D.BA.INVALID6.INC.LU.U64.MMIO.GPU.TRAP [R110], R143, 0xf, 0x15, 0xff;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@!P4 SUQUERY.BA.2D P3, R174, [R23], COMP_STATUS, 0xf, 0x33, 0x7b ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `SUQUERY.3D P3, R60, [R71], ???1, 0x9, 0x1a, 0x2d ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `@P3 PMTRIG P1, 0x1e3c ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@P1 PMTRIG !P3, 0x9543 ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@P1 R2P PR, R30.B1, 0xa3ff8e26 ;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!PT R2P PR, R57.B2, 0x6ddd72bb ;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
@@ -549,7 +549,7 @@ pub enum ClassId {
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@P2 FSET.BF.GE.FTZ.OR R235, -R127, 1.03465561524525530200e+34, !P5 ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@P5 FSET.BF.F.FTZ.AND R172, R208, -5276168, !P3 ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P0 CSMTEST.A.FCSM_MX.INVALID3 P5, P5, 0x8cc6250, !P2 ;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P3 CSMTEST.RA.CSM_TA.XOR P0, P3, 0x6955e9, P0 ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.X R183, P3, ~R101, 0x5833a73c, 0x1b, P2 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P1 LEA.X R217, P5, ~R211, 0xbafbc191, 0x8, P0 ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P6 LEA.HI.SX32 R90, R18, 0xded197d0, 0x12 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `LEA.HI.SX32 R138, P5, R235, 0x18a14ba0, 0xd ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P2 LEA.HI.X R21, P6, ~R240, 0x1fcbf9b, R53, 0x12, P2 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@P6 LEA.HI.X R0, P2, ~R192, 0x7b17d3a5, R122, 0x1f, !P6 ;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@P3 LEA.HI.X.SX32 R87, P3, R92, 0x5c9c3173, 0x1b, !P2 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `LEA.HI.X.SX32 R224, R134, 0x8469a3dc, 0x1b, !P5 ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@!P2 IABS R180, 0x7a2b7425 ;`
+    /// `IABS` (opcode key 0x0813), e.g. `@P0 IABS R63, -0x943cdf7 ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P4 VABSDIFF.U32 R40, P6, R69, 0xe867399, R175 ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P4 VABSDIFF R97, P3, R139, 0x6eaa9de3, R51.reuse ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P1 VABSDIFF4.U8 R216, R95.reuse, 0x7ea3f920, R242.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P0 VABSDIFF4 R237, P3, R223, 0xc1c1b554, R2 ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK.W R55, R211, 0x76639caa ;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@P0 BMSK.W R222, R120, 0xbf5626c8 ;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@!P2 PLOP3.LUT P2, P2, !P2, !P1, UP4, 0x21, 0x8 ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P6 PLOP3.LUT PT, PT, !P2, !P3, UP2, 0x62, 0x7e ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `FSWZADD.RM.NDV R214, R132.reuse, R47.reuse, NPNPPNZP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `@!P2 FSWZADD.FTZ.RP R125, R87, R99, PNNPNPPP ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,143 +613,143 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `@!P4 IMAD.HI.X R55, P5, R208, 0x2bc9eb50, R173, PT ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@P6 IMAD.HI.X R240, P5, R81, -0x70151e58, R45, P3 ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
     /// `DFMA` (opcode key 0x082b), e.g. `@!P1 DFMA R2, R2, 2, -R16 ;`
     DFMA_0x082b = 302,
-    /// `HFMA2` (opcode key 0x0831), e.g. `@P0 HFMA2.BF16_V2.RELU R139, -|R191|.H0_H0, -0.07421875, 2.21838855039940145262e+31, |R86|.H0_H0, P5 ;`
+    /// `HFMA2` (opcode key 0x0831), e.g. ``
     X_0x0831 = 303,
     /// `HFMA2` (opcode key 0x0831), e.g. `HFMA2.BF16_V2 R5, R0.reuse.H0_H0, 1, 1, R0.H1_H1 ;`
     X_0x0831_2 = 304,
-    /// `HMUL2` (opcode key 0x0832), e.g. `@!P3 HMUL2 R202, |R176|, -27.828125, -0.00782012939453125;`
+    /// `HMUL2` (opcode key 0x0832), e.g. `@P1 HMUL2.INVALID3.SAT R29, R234, -0.0004022121429443359375, 56.40625 ;`
     HMUL2_0x0832 = 305,
-    /// `HFMA2` (opcode key 0x0835), e.g. `@P6 HFMA2.MMA.FMZ.RELU R240, |R239|, +QNAN , -7832, R9, !PT ;`
+    /// `HFMA2` (opcode key 0x0835), e.g. `@P5 HFMA2.MMA.RELU R18, -R27, 7564, 3036, |R229|, !P6 ;`
     HFMA2_0x0835 = 306,
-    /// `HFMA2` (opcode key 0x0835), e.g. `@P0 HFMA2.MMA.FTZ R24, R253, -7.02734375, +SNAN , -|R135| ;`
+    /// `HFMA2` (opcode key 0x0835), e.g. `@P0 HFMA2.MMA.FTZ.SAT R51, R204, -576.5, -18288, |R223|.reuse ;`
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `@P6 I2I.U8.S32.SAT R239, 0x294b1e7a ;`
+    /// `I2I` (opcode key 0x0838), e.g. `@P4 I2I.U8.S32.SAT R188, -0x740c2519 ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P4 I2IP.S2.S32.INVALID3 R0, R126, 0x363295f0, R205.???2 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `I2IP.U2.S32.SATRELU R166, R219, 0x487a3547, R207.???0;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!PT I2IP.U4.S32.SAT R174, R170, 0x39f1ee1, R22.???0 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U4.S32.SATRELU R193, R14, -0x35660fe0, R49.???1 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!P5 I2IP.U16.S32.INVALID3 R181, R169, 0x66a3f0fa, R57.???2 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.S8.S32.SAT R157, R50.reuse, -0x2b8c64d5, R80.???2 ;`
     I2IP_0x0839_3 = 311,
     /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@!P4 F2FP.SATFINITE.RELU.???2.MERGE_C.RS.REG_RS.LTN25 R121, R194.reuse, -1.02841095051108412975e+33, R31 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@P6 F2FP.SATFINITE.PACK_AB.RS.9b.LTN25 R173, R24, 1.1499149365506251512e-35, R208 ;`
     F2FP_0x083e = 313,
-    /// `F2FP` (opcode key 0x083e), e.g. `@P4 F2FP.PACK_AB R61, R121, -5.11574905562565239929e+28 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. ``
     X_0x083e = 314,
-    /// `F2FP` (opcode key 0x083e), e.g. `@P5 F2FP.SATFINITE.BF16.MERGE_C R171, 1.16822534099570875332e+37, R67.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P3 F2FP.BF16.MERGE_C R86, 9.76691169666658910245e+27, R56.reuse.H1 ;`
     X_0x083e_2 = 315,
-    /// `HMNMX2` (opcode key 0x0840), e.g. `HMNMX2.F32.NAN R175, -R32, -0.01910400390625, -0.000134944915771484375, !PT ;`
+    /// `HMNMX2` (opcode key 0x0840), e.g. ``
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@P4 F2IP.INVALID2.F32.INVALID1.NTZ R147, R54, -3.963808803837857442e-27, R205.reuse ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@P4 F2IP.S8.F32.TRUNC.NTZ R216, R199, -4.98912722944000000000e+11, R173 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P0 I2FP.???6.U32.INVALID2 R218, 0xd7759cfe ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P0 I2FP.???6.U32.INVALID2 R160, 0x8286fc1b ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P6 I2FP.???3.S32.INVALID1 R229, 0x7f59c568 ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@!P6 I2FP.???1.S32 R60, 0x3836d00f ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `UPLOP3.LUT UP1, UP1, !UP1, UP0, !UP1, 0x33, 0xca ;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@UP5 UPLOP3.LUT UP4, UP4, UP0, !UP6, !UP0, 0xb1, 0xe8 ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@!PT FLO.SH R127, P6, 0x4ae85e1e ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@!PT FLO.SH R31, P3, 0xa671de2c ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `BREV R138, 0x554caae8 ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@!P1 BREV R232, 0xe243993d ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `@P6 F2I.FTZ.U16.F16.CEIL.NTZ R233, 0.0125579833984375 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@P5 F2I.U32.F16.CEIL R153, -0.00150203704833984375 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@P0 F2I.FTZ.U16.TRUNC R110, -1.02711166631137567190e+26 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P3 F2I.???6.TRUNC.NTZ R137, -1.06917098066919639797e+26 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@P2 I2F.U32.RZ R53, 0x530af1f8 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P2 I2F.F16.U32 R87, 0x6ca02e0e ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `@P1 I2F.???0 R82, -0x32e64a66 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `I2F.F16.RP R226, 0x77fd18ba ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P3 FRND.FTZ.F16.FLOOR R231, -0.006046295166015625 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@P2 FRND.F16 R245, -10.2421875 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@P4 FRND.TRUNC R106, 1.34038142976000000000e+11 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@!P0 FRND.FTZ.CEIL R141, 636299264 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
-    /// `MUFU` (opcode key 0x0908), e.g. `@!P2 MUFU.LG2.F16 R65, -0.000275135040283203125 ;`
+    /// `MUFU` (opcode key 0x0908), e.g. `@!P1 MUFU.COS.F16 R89, +SNAN  ;`
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@P0 POPC R22, 0xcf281120 ;`
+    /// `POPC` (opcode key 0x0909), e.g. `@P2 POPC R148, 0xfaa66fb2 ;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.F64.F16 R170, 309.5 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P3 F2F.F64.F16.RZ R198, 0.70166015625 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@!PT F2F.FTZ.F64.F32 R9, 0.0036763807293027639389 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P2 F2F.F64.F32.RZ R0, -2.6245650283944984545e-31 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P1 F2F.FTZ.F32.F64.RZ R22, -1.35401591680309866891e+271 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P0 F2F.F16.F64.RP R58, 9.60822853766951957564e+219 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `@P2 F2I.S64.F16 R254, -0.0007781982421875 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P3 F2I.FTZ.S64.F16.CEIL.NTZ R89, -26.296875;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@!PT F2I.U64.CEIL.NTZ R182, 52086316 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P1 F2I.FTZ.U64 R188, 1.02657720726205124594e+36 ;`
     F2I_0x0911_2 = 339,
-    /// `F2I` (opcode key 0x0911), e.g. `@P2 F2I.FTZ.U64.F64.TRUNC R125, -1.00018633145923608565e+48 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!PT F2I.S64.F64.TRUNC R166, 2.9532019544196828808e-135 ;`
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `@!PT F2I.FTZ.S8.F64.FLOOR.NTZ R118, -8.1271684127698318899e-225 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P4 F2I.FTZ.U32.F64.FLOOR.NTZ R106, 9.9767506364994891513e-71 ;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F64.U32.RP R7, 0xc49e1d7c ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P6 I2F.F64.U32 R97, 0xb2647f67 ;`
     I2F_0x0912 = 342,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P3 I2F.F64.RM R163, -0x68c3d260 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P6 I2F.F64 R45, -0x706c83d5 ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F64.U64 R143, 0x385559d ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.F64.U64.RP R210, 0x2b10bd80 ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P5 I2F.F64.S64.RP R233, -0x80772ad ;`
+    /// `I2F` (opcode key 0x0912), e.g. `I2F.F64.S64.RZ R238, -0x5291e5c7 ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P5 I2F.F16.U64.RM R136, 0x297bd816 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.U64.RZ R196, 0x15573503 ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.F16.S64.RZ R71, 0x5f9739b4 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P0 I2F.S64.RZ R170, 0x7404a87 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@!P4 FRND.???4.FLOOR RZ, 6.9444833258242068566e-304 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@P0 FRND.???3.FLOOR R229, 1.07945400369590875059e+34 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
     /// `S2R` (opcode key 0x0919), e.g. `S2R R5, SR_LANEID ;`
     S2R_0x0919 = 350,
-    /// `DEPBAR` (opcode key 0x091a), e.g. `@!P6 DEPBAR {4,3,1} ;`
+    /// `DEPBAR` (opcode key 0x091a), e.g. `@!P5 DEPBAR {5,0} ;`
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.SYNC 0xb, R117 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P4 BAR.SYNC 0xb, R138 ;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.ARV 0x5, R103 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.ARV 0xa, R98 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.RED.AND 0x9, R175, P0 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.RED.AND 0x9, R50, P0;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SCAN 0x7, R67, !P5 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SCAN 0x4, R207, P3 ;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SYNC.DEFER_BLOCKING 0x7, R14 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P6 BAR.SYNC.DEFER_BLOCKING 0x4, R168 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.RED.POPC.DEFER_BLOCKING 0xa, R64, P2 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.RED.POPC.DEFER_BLOCKING 0xd, R152, !PT ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!PT AL2P.O.64 R217, 0x349 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@P1 AL2P.O.128 R179, 0x218 ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@P3 AL2P R60, R30, -0xeb ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `AL2P.O.64 R125, R84, -0x192 ;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `@!P5 ISBERD.O.PATCH.32 R190, [R244+0x90e4] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@P6 ISBERD.O.ATTR.SKEW.32 R251, [R102+0xf322] ;`
     ISBERD_0x0923 = 361,
-    /// `OUT` (opcode key 0x0924), e.g. `@!P2 OUT.???2 R61, R64, -0x68e2af54 ;`
+    /// `OUT` (opcode key 0x0924), e.g. `@P3 OUT.EMIT R97, R23, 0x3619f8da ;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `PIXLD.COVMASK R229, P6 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `@!P3 PIXLD.???7 R246, P4 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@P4 IPA.CONSTANT.???0 R131, P1, a[0x17c], 0x17159032 ;`
+    /// `IPA` (opcode key 0x0926), e.g. `@P0 IPA.INVALID3.???1 R157, P0, a[0x144], 0x93629509 ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P6 ISBEWR.???0.U16 [R113+0x6030], R32 ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@P4 ISBEWR.???0.ATTR.SKEW.U16 [R229+0xb58b], R76 ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@P6 CALL.ABS.NOINC P6, 0x263b071409c ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@P1 CALL.ABS.NOINC P3, 0xd429185e2f58 ;`
     CALL_0x0943 = 368,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
     CALL_0x0944 = 369,
@@ -763,45 +763,45 @@ pub enum ClassId {
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@!P1 JMP.INVALID3.U P5, 0x126284e823ec ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@!P0 JMP.INVALID3 !PT, 0x1370df0b4e0fc ;`
     JMP_0x094a = 375,
-    /// `JMX` (opcode key 0x094c), e.g. `@!PT JMX.INC P6, R225 -0x1d26119560fc8 ;`
+    /// `JMX` (opcode key 0x094c), e.g. `@P4 JMX.INC !PT, R80 -0x1b530d2b401fc ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P1 __HIR0X1E0 ;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P2 __HIR0X1E0 ;`
     HIR0X1E0_0x094f = 378,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@!PT RET.ABS.NODEC !P0, R70 0x8860e0b84f04 ;`
+    /// `RET` (opcode key 0x0950), e.g. `@P3 RET.ABS P6, R242 0x9adce7ecf2bc ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P3 RPCMOV.32 Rpc.HI, 0x716e68a ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@!P1 RPCMOV.32 Rpc.LO, 0xf48fcc5d ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `@!P6 RPCMOV.64 Rpc, 0x17191db5a578 ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `RPCMOV.64 Rpc, 0x13dff43739058 ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@P6 BMOV.32.PQUAD ???37, 0xaceefe9d ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `BMOV.32.PQUAD B4, 0x2e3c9165 ;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@P6 BMOV.64 ATEXIT_PC, 0x18d0af243e33c ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@P4 BMOV.64 ATEXIT_PC, 0x611323c46bbc ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `@P2 KILL !P0 ;`
+    /// `KILL` (opcode key 0x095b), e.g. `@P5 KILL !P6 ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `@!P1 BPT.PAUSE_QUIET ;`
+    /// `BPT` (opcode key 0x095c), e.g. `@!P1 BPT.PAUSE_QUIET 0x2;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P3 NANOSLEEP.CLEAR P0 ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP.CLEAR P3 ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `@!P4 LD.E.EL.LTC64B.64.CONSTANT.CTA.PRIVATE R53, [0x2e542161], P4 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P0 LD.EL.S16 R64, [0x266a691c], !P6 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `@!P0 LD.LTC64B.128.MMIO.SYS R203, [R140+-0x150bd82f], P2 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@!PT LD.LU.LTC128B.CONSTANT.VC R162, [R60+-0x308d3724], !P5 ;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@!P4 LDL.NA.U16 R58, [0x46730b] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@P6 LDL.LU.U8 R162, [0x124ba0] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,53 +811,53 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `RED.ADD.EL.INVALID11.CONSTANT.SM.PRIVATE [0x671e80], R129 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@P4 RED.E.DEC.EU.INVALID8.CONSTANT.PRIVATE [0x9e164c], R207 ;`
     RED_0x098e = 399,
-    /// `RED` (opcode key 0x098e), e.g. `@P0 RED.E.AND.INVALID7.INVALID9.STRONG.SYS [R185+-0x5961ff], R106 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@!P1 RED.E.MAX.NA.F64.RN.STRONG.GPU [R131+-0xe7fbc], R201 ;`
     RED_0x098e_2 = 400,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@!P3 CCTLL.IV [0x931f00] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P5 CCTLL.WB [0x8c5e19] ;`
     CCTLL_0x0990 = 403,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P5 CCTLL.IV [R238+0x170ad5] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P5 CCTLL.IV [R183+0x6ddd8d] ;`
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@!P5 SULD.P.1D_BUFFER.EU.MMIO.SYS.INVALID7.INVALID3 P4, R189, [R56], R216 ;`
+    /// `SULD` (opcode key 0x0998), e.g. `@P3 SULD.P.2D_ARRAY.INVALID6.INVALID10.IGN P6, R169, [R152], R29 ;`
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `SULD.D.BA.1D.EL.S8.CONSTANT.VC.IGN R210, [R6], R40 ;`
+    /// `SULD` (opcode key 0x099a), e.g. `SULD.D.BA.1D_BUFFER.EF.S8.CONSTANT.PRIVATE.TRAP P3, R75, [R210], R189 ;`
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@!P3 SUST.P.2D_ARRAY.EL.STRONG.SM.INVALID4 [R72], R133, R110 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@P2 SUST.P.2D.EF.MMIO.SYS.R.INVALID3 [R243], R9, R123 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@P3 SUST.D.BA.1D_ARRAY.EL.STRONG.GPU.PRIVATE.TRAP [R143], R86, R196 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `@!PT SUST.D.BA.1D_BUFFER.EF.CONSTANT.CTA.PRIVATE.TRAP [R127], R118, R64 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P0 SUQUERY.3D P6, R47, [R6], ???1, R7 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@!P6 SUQUERY.3D P6, R84, [R168], COMP_STATUS, R146 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UPT S2UR UR5, SR_SMEMSZ ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@UP1 S2UR UR51, SR230;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `@P6 P2R.B1 R210, PR, R18, c[0x1b][-0x494] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `@!P4 P2R R211, PR, R158, c[0x17][-0x6c88] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@P1 R2P PR, R33.B2, c[0x1][-0xd88] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@!P1 R2P PR, R27.B3, c[0x6][-0x4020] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@P5 SEL R123, R112, c[0xe][0x3df4], !PT ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `@!P3 SEL R93, R242, c[0x12][0x51ec], !P1 ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@!P0 FSEL.FTZ R204, -R33, |c[0x8][-0x2b3c]|, PT ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@P3 FSEL R38, |R172|.reuse, -c[0x1b][0x2d50], P0 ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@P6 FMNMX.FTZ R160, |R95|, -|c[0x0][0x270]|, P5 ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@!PT FMNMX.FTZ.XORSIGN R91, -R2, |c[0x0][-0x29a4]|, !P1 ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@P2 FSET.BF.LE.FTZ.OR R49, |R33|, -|c[0x11][-0x1954]|, !P5 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@!P3 FSET.BF.EQ.INVALID3 R245, |R229|, |c[0xe][0x4624]|, !P2 ;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P1 FSETP.NE.FTZ.AND P0, P3, -R50, -c[0xe][-0x69d4], !P4 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@P2 FSETP.LTU.FTZ.AND P0, P6, |R210|, c[0x2][0x16fc], !PT ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P0 LEA.X R177, P3, ~R115, ~c[0x8][-0x19fc], 0x2, !PT ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.X R122, P5, R81, ~c[0x13][-0x3898], 0x9, !P3 ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P2 LEA.HI R100, P5, -R161, -c[0x4][-0x21c8], R130, 0x17 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!PT LEA.HI R197, P6, -R163.reuse, c[0x4][0x61fc], R20.reuse, 0x1c ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P4 LEA.HI.SX32 R29, P2, -R92, c[0x0][-0x6dac], 0x1c ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P0 LEA.HI.SX32 R180, P5, -R161, c[0xe][0x3864], 0x7 ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@P6 VABSDIFF.U32 R234, P2, R62, c[0x7][0x9e8], R230 ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@P5 VABSDIFF R220, P3, R4, c[0xf][-0x1e0c], R57 ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@P6 VABSDIFF4.U8.ACC R51, R78, c[0x1d][-0x2374], R101 ;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@!PT VABSDIFF4.U8 R196, P5, R103, c[0x3][-0x7798], R219 ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `@!P1 PRMT.RC16 R156, R51, c[0x1b][-0x4218], R146 ;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `@P3 PRMT.RC8 R207, R124.reuse, c[0x8][0x7074], R190 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P0 IMNMX R205, R122, c[0x4][-0x1280], !P4 ;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P4 IMNMX R170, R127.reuse, c[0x17][-0x1200], !PT ;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `@!P1 SHF.R.S32.HI R1, R19, c[0x17][0x4240], R228 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `@P4 SHF.R.S64 R139, R252, c[0x1][0x7054], R21 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P3 SGXT.W.U32 R14, R89, c[0x11][0x655c] ;`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P1 SGXT.U32 R222, R94, c[0x1][0xb2c] ;`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@!P3 BMSK R140, R127, c[0x6][-0xbe4] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@P1 BMSK R251, R178, c[0x13][0x1718] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@P2 PLOP3.LUT P1, P4, P0, c[0x6] [0x427c].SIGN, !P6, 0x84, 0xb6;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P0 PLOP3.LUT P5, P1, !P5, c[0x17] [0x7b20].SIGN, !PT, 0x1d, 0xe0 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@P0 PLOP3.LUT P4, P6, P6, c[0x3] [-0x3838].SIGN, R238.SIGN, 0x34, 0xeb ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P4 PLOP3.LUT P0, P0, P4, c[0x1f] [0x7624].SIGN, R38.SIGN, 0xe0, 0x73 ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@!P4 PLOP3.LUT PT, P6, R55.reuse.SIGN, c[0xc] [-0x4d14].SIGN, R228.reuse.SIGN, 0x5e, 0x7f ;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P5 PLOP3.LUT P3, P6, R184.SIGN, c[0xb] [0xbfc].SIGN, R83.SIGN, 0x15, 0x6c ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,1057 +909,1057 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@P3 IMAD.U32.X R32, R120, c[0x18][0x7504], R152, !P0 ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@!P3 IMAD.X R21, R82, c[0x18][-0x6b04], R11, P5 ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@P1 IMAD.WIDE R244, P0, R157, c[0x1b][-0x7cbc], R12 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P0 IMAD.WIDE R119, P3, R97, c[0x13][0x42a4], R200 ;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P2 IMAD.WIDE.X R140, P4, R105, c[0x1a][-0x16c], ~R41, !P4 ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P5 IMAD.WIDE.X R252, P5, R26, c[0xf][0x18], R190, !PT ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P2 IDP.4A.U8.U8 R138, R121.reuse, c[0x9][0x5d98], -R133.reuse ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P3 IDP.4A.U8.S8 R68, R110, c[0x15][0x1a88], -R218 ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `@!P4 IDP.2A.HI.S16.U8 R225, R60, c[0xd][0x4928], R114.reuse ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@P4 IDP.2A.LO.U16.U8 R68, R51, c[0x18][0x4ce0], R101 ;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P1 IMAD.HI.U32 R131, P2, R154, c[0x9][-0x691c], R14 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P4 IMAD.HI.U32 R35, P3, R221.reuse, c[0x1c][0x7980], R87.reuse ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@P5 IMAD.HI.U32.X R33, P3, R227, c[0xe][0x3b68], ~R1, !P2 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@!P3 IMAD.HI.X R41, P5, R8, c[0x1f][0x793c], R61, P3 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `@P2 CLMAD.LO R78, R163, c[0x0][0x2e70], R81 ;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P3 CLMAD.LO R176, R90, c[0xd][0x1be4], R118 ;`
     CLMAD_0x0a2c = 457,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@P4 HFMA2.INVALID3.RELU R217, -R117.H0_H0, c[0x6] [-0x591c].INVALID7, R168.H1_H1, !P3 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P2 HFMA2.BF16_V2.FTZ.RELU R95, R37, c[0x14] [-0x5bc8].F32, -|R186|.H0_H0, P4 ;`
     X_0x0a31 = 458,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P0 HFMA2.F32.FMZ R213, -|R222|.F32, -c[0x17] [-0x4088].H1_H1, R83.F32 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P5 HFMA2.FMZ R234, |R159|.F32, -c[0x1d] [0x75d8].INVALID6, -R193.H0_H0 ;`
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@P4 HMUL2.F32.FTZ.SAT R248, -R158.H1_H1, -|c[0x4] [-0x1f98]| ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@P5 HMUL2.FTZ R198, -RZ.reuse.H1_H1, |c[0xa] [0x5534].H1_H1| ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P6 HFMA2.MMA.FTZ.RELU R202, -|R84|, c[0x1e][-0x7568], |R166|, P1 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P0 HFMA2.MMA.FTZ.RELU R192, R136, -|c[0xb][-0x3978]|, R87, !P5 ;`
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P1 HFMA2.MMA.FMZ R171, -R72, -c[0xb][0x1a8], R198 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P0 HFMA2.MMA.FTZ.SAT R192, R182.reuse, c[0x9][0x58d0], |R119|.reuse ;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `@!P5 I2I.U16.S32.SAT R111, c[0xa][-0x1854] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@P3 I2I.S16.S32.SAT R12, c[0x1c][0x67f4] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P5 I2IP.S2.S32.INVALID3 R40, R16, c[0x1f][0x7990], R208.???1 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P3 I2IP.S2.S32.SAT R85, R168, c[0x18][0x411c], R115.reuse.???1 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P4 I2IP.U4.S32.INVALID3 R229, R233, c[0xa][0x1c3c], R238.???1 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P4 I2IP.S4.S32 R57, R180, c[0x13][-0x6a14], R148.24 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P1 I2IP.U16.S32.INVALID3 R166, R201, c[0x16][0x686c], R68.???2 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P1 I2IP.U16.S32.INVALID3 R215, R9, c[0x1d][-0x666c], R89.???2 ;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P1 F2FP.RELU.MERGE_C.RS.REG_RS.7b R121, R249, c[0xa][-0x1f00], R60.H1 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P1 F2FP.SATFINITE.???3.PACK_AB.RS.9b R232, R174, c[0xd][-0xb78], R248 ;`
     F2FP_0x0a3e = 467,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P2 F2FP.SATFINITE.INVALID3.PACK_AB R48, R161, c[0x3][-0x65a4] ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. ``
     X_0x0a3e = 468,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@!P5 F2FP.RELU.INVALID3.MERGE_C R215, c[0xa][-0x4880], R67.H1 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.SATFINITE.INVALID3.MERGE_C R105, c[0x1][-0x5330], R217 ;`
     X_0x0a3e_2 = 469,
-    /// `HMNMX2` (opcode key 0x0a40), e.g. `@P3 HMNMX2.BF16_V2.FTZ.NAN.XORSIGN R90, |R242|.H0_H0, c[0x1c] [0x1dd4].H1_H1, P4 ;`
+    /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P0 HMNMX2.F32.FTZ R59, -|R138|.H1_H1, -|c[0x7] [-0x12dc].H1_H1|, P1 ;`
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@P6 F2IP.U8.F32.INVALID1 R40, R228.reuse, c[0x13][-0xfc4], R37 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!P4 F2IP.U8.F32.INVALID1.NTZ.RELU R42, R20, c[0xa][0x7ebc], R248 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `I2FP.???1.???1.INVALID1 R28, c[0x13][0x66b8] ;`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@P2 I2FP.???4.???3.RZ R110, c[0x1c][0x1918] ;`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@P2 FLO.U32.SH R110, P3, ~c[0x9][-0x2380] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@!P0 FLO.U32 R44, P0, c[0xa][0x35a4] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `@!P1 BREV R60, c[0x1a][0x7be4] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@!P4 BREV R43, c[0xd][0x61dc] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@!P1 FCHK PT, -|R158|, -c[0x1c][0x25d0] ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@P5 FCHK P3, |R91|, -|c[0x8][0x6d44]| ;`
     FCHK_0x0b02 = 476,
-    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.F32.F16.RM R252, -c[0xa] [0x5f20].INVALID2 ;`
+    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.F32.F16 R249, |c[0x5] [0x6008].H1| ;`
     X_0x0b04 = 477,
-    /// `F2F` (opcode key 0x0b04), e.g. ``
+    /// `F2F` (opcode key 0x0b04), e.g. `F2F.FTZ.F16.F32.RP R169, c[0x2][0x6e90] ;`
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `@P0 F2I.FTZ.F16.CEIL R34, c[0x7] [0x1aa0].INVALID3 ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!P1 F2I.FTZ.F16.NTZ R122, |c[0x6] [0x730].INVALID3| ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P3 F2I.???7.NTZ R97, |c[0x13][0x5b00]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@P6 F2I.FTZ.S16 R177, |c[0xd][0x4fc0]| ;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@!P4 I2F.S8.RM R240, c[0x17] [-0x3ea8].B1 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@P0 I2F.S8.RM R204, c[0x2] [-0x7f28] ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P3 I2F.???0.U16 R99, c[0xd] [-0x2304] ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@!P0 I2F.???0.S16.RM R89, c[0x0] [0x7498].INVALID3 ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@P6 FRND.FTZ.F16.CEIL R195, -c[0x1] [0x7248].H1 ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@P2 FRND.F16 R41, c[0x6] [-0x7d74].INVALID2 ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@P4 FRND.CEIL R7, -c[0xc][0x4524] ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@P6 FRND.TRUNC R217, c[0x7][0x2a58] ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P3 MUFU.LG2 R111, c[0x10][0x3288] ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P5 MUFU.RSQ64H RZ, |c[0x19][-0x22dc]| ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P5 MUFU.INVALID7.F16 R238, c[0x13] [0x3fe0].H1 ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P3 MUFU.LG2.F16 R0, -c[0x10] [-0xf1c] ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@P6 POPC R251, c[0x1d][0x7640] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@P4 POPC R212, ~c[0x1b][0xb20] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.S64.F16.FLOOR.NTZ R5, -c[0x1a] [-0x37f4].INVALID2 ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!PT F2I.FTZ.S64.F16.TRUNC R48, |c[0x4] [0x57d4].INVALID2| ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@P6 F2I.FTZ.S64.NTZ R241, c[0x1e][-0x3170] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P4 F2I.U64.TRUNC R191, |c[0x3][-0x7630]| ;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P0 F2I.S64.F64.CEIL.NTZ R142, c[0x0][0x6aac] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.FTZ.S64.F64.TRUNC.NTZ R139, c[0x2][0x20] ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P4 F2I.FTZ.S16.F64.FLOOR.NTZ R8, c[0x1b][-0x71cc] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P0 F2I.FTZ.S16.F64.CEIL R14, -c[0x0][-0x394c] ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.U8.RP R249, c[0x1e] [-0x5ee8].B2 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F64.S8.RM R153, c[0x17] [0x7ff4].B3 ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.S16.RZ R179, c[0x4] [0x32f4] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P2 I2F.F64.S16.RZ R117, c[0xd] [-0x5210].H1 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.U32 R58, c[0x2][-0x5b44] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P2 I2F.F64.U32.RM R61, c[0xb][0x5eb4] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P0 I2F.F64.U64.RP R87, c[0xb][0x460] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P2 I2F.F64.S64 R219, c[0x1c][-0x6a4] ;`
     I2F_0x0b12_4 = 496,
-    /// `I2F` (opcode key 0x0b12), e.g. `@!P2 I2F.S64.RP R55, c[0x1a][0x5928] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P2 I2F.F16.U64 R203, c[0xd][0x13d8] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@!PT FRND.FTZ.???6.TRUNC R116, c[0x2][-0x48a8] ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@P1 FRND.???8.CEIL R120, |c[0x7][-0x6ff8]| ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC 0x4, 0xf0 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P5 BAR.SYNC 0x5, 0xd40 ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P3 BAR.RED.INVALID3 0x2, 0x701, P5 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.RED.INVALID3 0x5, 0x3b7, P2 ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SCAN 0xb, 0xab6, P4 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P0 BAR.SCAN 0x4, 0x51b, !PT ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P2 BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P6 BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
     BAR_0x0b1d_7 = 505,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P4 BAR.SYNCALL.DEFER_BLOCKING ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@!P4 IPA.CONSTANT.???0 R222, P0, a[0x270], c[0x12][-0x4208] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@!PT IPA.INVALID3.OFFSET R140, a[0x2c], c[0x1b][0x1a0c] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@P3 CALL.ABS.NOINC P2, c[0xe][0x486c] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@!P4 CALL.ABS.NOINC c[0x1d][0xd50] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P6 WARPSYNC !P3, c[0x1f][-0x574] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P3 WARPSYNC c[0xe][-0x6d74] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@!P3 JMP.INVALID3 !P4, c[0xe][-0x6914] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P6 JMP.CONV !P0, c[0xa][-0x7954] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `@P6 RPCMOV.32 Rpc.LO, c[0xd][-0x744c] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P6 RPCMOV.32 Rpc.LO, c[0x5][0x35c8] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P1 RPCMOV.64 Rpc, c[0x3][-0x5c7c] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P4 RPCMOV.64 Rpc, c[0x0][0x2dd0] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@P4 BMOV.32.PQUAD B15, c[0xe][0x2edc] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@!P0 BMOV.32.PQUAD ???34, c[0x1e][-0x682c] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@!P6 BMOV.64 ATEXIT_PC, c[0x9][-0x4be8] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@P2 BMOV.64 ATEXIT_PC, c[0x2][0x73a8] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P2 NANOSLEEP P6, c[0x9][-0xf20] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@!P5 NANOSLEEP.WARP !P6, c[0x1f][0x3600] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.INVALID7.NDV P5, R76, R83, R166, R195, 0x11, 0x210b, ARRAY_CUBE, 0xc ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `TEX.F16.RN.LB.LC.AOFFI.DC.INVALID7.NDV P6, R240, R65, R89, R171, 0xc, 0x16d6, INVALID6, 0x0 ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P5 TEX.B.F16.RZ.LC.AOFFI.DC.LU.NDV P4, R217, R138, R55, R49, 0x4, 0x1f74, CUBE, 0xa ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P5 TEX.B.F16.RN.LB.LC.AOFFI.EF.NODEP P3, R15, RZ, R60, R77, 0x18, 0x22c6, 1D, 0x1 ;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P1 TEX.SCR.INVALID3.LC.FDV.AOFFI.INVALID6.NDV.NODEP P5, R21, R81, R30, R183, 0x12, 0x18bf, 1D, 0x3 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P1 TEX.SCR.INVALID3.LC.FDV.AOFFI.EL.NODEP P2, R84, R90, R249, R73, 0xf, 0x1e92, 2D, 0xc ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P6 TEX.SCR.B.F16.RN.LB.INVALID6.NODEP P5, R0, R174, R111, R15, 0x1b, 0x165e, CUBE, 0x5 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P1 TEX.SCR.B.F16.RN.DC.EF.NDV.NODEP P6, R78, R201, R162, R247, 0x11, 0x91, ARRAY_2D, 0x9 ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.B.F16.RN.LB.DC.EF.NDV R97, R146, R129, R85, 0x6, 0xe, 0x74, 3D, 0x1 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@P2 TEX.B.F16.RN.LB.INVALID7.NODEP P0, R134, R191, R27, R207, 0x9, 0x20, 0xd, 2D, 0xd ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@P2 TEX.SCR.???0.LB.LC.AOFFI.EF.NDV.NODEP P5, R112, R189, R23, R73, 0x10, 0x21, 0x5c, ARRAY_CUBE, 0x7 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P6 TEX.SCR.???0.F16.RZ.LB.AOFFI.DC.INVALID7.NDV.NODEP P1, R85, R131, R32, R226, 0x1a, 0x31, 0x19, INVALID6, 0x5 ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.B.INVALID3.INVALID3.DC.LU.NODEP P3, R215, R124, R237, R230, 0x1c, 0x391, ARRAY_2D, 0xb ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P6 TLD4.G.F16.RN.AOFFI.INVALID7 P3, R237, R166, R126, R45, 0xe, 0x2d26, 2D, 0x5 ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P6 TLD4.B.B.F16.RN.INVALID3.DC.INVALID6.NODEP P1, R163, R15, R211, R222, 0x1e, 0x2c9d, INVALID4, 0x4 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P3 TLD4.B.B.F16.RN P1, R161, R54, R88, R139, 0x1c, 0x10a8, INVALID4, 0xc ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P6 TLD4.SCR.R.F16.RN.AOFFI.DC.INVALID6 R136, R128, R105, R26, 0x15, 0x88a, 2D, 0x8 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.R.INVALID3.NA P5, R181, R84, R34, R231, 0x1c, 0x3b55, ARRAY_CUBE, 0x1;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P1 TLD4.SCR.A.B.F16.RN.INVALID3.INVALID7.NODEP P6, R52, R117, R142, R39, 0xa, 0x2691, 2D, 0x2 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.SCR.B.B.INVALID3.INVALID3.EL.NODEP P4, R69, R205, R132, R50, 0xc, 0x2e11, INVALID6 ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@P3 TLD4.B.B.INVALID3.DC.LU P5, R248, R180, R149, R26, 0x5, 0x1d, 0xf0, INVALID2 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P4 TLD4.G.???0.DC.NA.NODEP P4, R39, R246, R124, R86, 0x18, 0x22, 0x5c, 2D, 0x3 ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P4 TLD4.SCR.B.B.INVALID3.LU.NODEP P3, R218, R150, R172, R56, 0x0, 0x21, 0x43, INVALID0, 0x7 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P0 TLD4.SCR.G.???0.PTP.DC P4, R26, R56, R213, R138, 0x1d, 0x4, 0x8a, INVALID4, 0x1 ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P1 TLD.F16.RZ.INVALID5.AOFFI.INVALID7 P4, R35, R195, R197, R3, 0xa, 0x3f43, INVALID3, 0x4 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.F16.RZ.INVALID6.AOFFI.EU.MS P5, R70, R116, R79, R60, 0x12, 0x946, ARRAY_1D, 0x5 ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P2 TLD.B.INVALID7.AOFFI.EU.MS.CL P4, R9, R241, R156, R127, 0x17, 0x1228, INVALID7, 0x9 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P4 TLD.B.LZ.NA.MS P4, R25, R17, R54, R96, 0x16, 0xcd1, 2D, 0x8 ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P4 TLD.SCR.LZ.EL.MS P4, R217, R186, R73, R46, 0x4, 0x3cf4, ARRAY_1D, 0x4 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P2 TLD.SCR.F16.RN.INVALID4.EL.CL.NODEP P4, R205, R109, R25, R117, 0x14, 0x3251, ARRAY_1D, 0xc ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.SCR.B.INVALID5.EF.NODEP P0, R94, R238, R62, R102, 0x1e, 0x3def, INVALID6, 0x3 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P1 TLD.SCR.B.INVALID3.INVALID2.NODEP R206, R167, R15, R115, 0x1b, 0x2e86, INVALID3, 0x4 ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P3 TLD.???0.INVALID3.LL.AOFFI.LU.CL.NODEP P4, R88, R162, R175, R141, 0xd, 0xc, 0x20, INVALID6, 0xb ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P4 TLD.B.LL.INVALID7.MS P4, R249, R83, R33, R223, 0x17, 0x2a, 0xf1, INVALID3, 0x6 ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P1 TLD.SCR.B.F16.RZ.INVALID2.AOFFI.EL.MS P4, R111, R243, R109, R50, 0x10, 0x15, 0x82, ARRAY_1D, 0xd ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@!P6 TLD.SCR.B.F16.RN.LZ.AOFFI.LU.MS.CL P3, R153, R16, R132, R132, 0x1b, 0x35, 0xfb, 1D, 0x6 ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P1 TMML.LOD.NDV R177, R193, R178, R134, 0x19, 0x1f9, 2D, 0xd ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P3 TMML.LOD.NODEP R80, R106, R139, R207, 0x17, 0x293e, ARRAY_CUBE, 0xc ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `TMML.B.LOD R19, R128, R6, ???255, 0x10, 0x2b09, 1D ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@P3 TMML.B.LOD.NDV R115, R252, ???255, R58, 0x8, 0x104b, CUBE, 0x7 ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `@P1 TMML.B.LOD.NDV R235, R244, R200, R29, 0x9, 0x21, 0xb0, INVALID6, 0x1 ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@P0 TMML.???0.LOD.NDV.NODEP R124, R6, R19, R111, 0x1c, 0x32, 0xc8, 3D ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P3 TXD.EL.NODEP P5, R4, R163, R76, R74, 0x5, 0x2228, ARRAY_2D, 0x1 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!P1 TXD.AOFFI.INVALID6.NODEP P4, R40, R182, R106, R154, 0x16, 0x11e8, ARRAY_2D, 0x3 ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `TXD.B.AOFFI.NA.NODEP R65, R21, R158, R34, 0xe, 0x3120, INVALID2, 0x0 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@!P5 TXD.B.F16.RZ.AOFFI.INVALID7 P2, R134, R222, R53, R113, 0x5, 0x3792, 2D, 0x7 ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@P3 TXD.B.F16.RN.LC.AOFFI.NA P5, R83, R138, R113, R61, 0x1e, 0x2a, 0xe4, 1D, 0x7 ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `TXD.B.F16.RN.LC P0, R15, R51, R14, R213, 0x4, 0x2c, 0xa6, 2D, 0x3 ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `TXQ.NODEP R234, R96, R141, TEX_HEADER_TEXTURE_TYPE, 0xb, 0x36c, 0xa ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ R70, R76, R180, INVALID3, 0x5, 0x2232, 0x2 ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P3 TXQ.B.NODEP R143, R182, R84, TEX_HEADER_DIMENSION, 0x9, 0x36a6, 0x7 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P2 TXQ.B R153, R75, R118, TEX_HEADER_DIMENSION, 0x1b, 0xd7f, 0x2 ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `@P1 TXQ.???0.NODEP R9, R42, R95, TEX_HEADER_SAMPLER_POS, 0x1e, 0xc, 0x0, 0x5 ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `@P0 TXQ.???0 R60, R76, R219, TEX_HEADER_TEXTURE_TYPE, 0x12, 0x4, 0x43, 0x1 ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!PT FOOTPRINT.TEX.COARSE P6, R162, R216, R88, R204, 0xf, 0x3adf, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.TXD.COARSE.INVALID7 P0, R57, R65, R220, R74, 0x4, 0x2549, INVALID4 ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P6 FOOTPRINT.B.TXD.LB.LC.NODEP P6, R36, R130, R44, R80, 0x14, 0x1cb, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.B.TXD.COARSE.NDV P0, R56, R0, R8, R140, 0x17, 0x1ad9, INVALID6 ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P6 FOOTPRINT.SCR.TEX P5, R113, R215, R50, R12, 0x3, 0x1369, INVALID3 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!PT FOOTPRINT.SCR.???1.COARSE.LZ.NDV P0, R145, R178, R206, R146, 0x10, 0x58f, INVALID7 ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.SCR.B.???1.LC P6, R61, R4, R92, R218, 0x5, 0x1357, INVALID6 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P3 FOOTPRINT.SCR.B.TEX.LZ.NODEP P6, R249, R86, R36, R202, 0x6, 0x271d, INVALID5 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `FOOTPRINT.???0.TXD.LC.FDV P1, R67, R79, R79, R150, 0x1c, 0x18, 0x64, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P6 FOOTPRINT.???0.TEX.INVALID7.NDV.NODEP P1, R87, R186, R156, R210, 0x1, 0x32, 0x62, INVALID6 ;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P0 FOOTPRINT.SCR.???0.???1.LB.NDV.NODEP P2, R50, R253, R140, R216, 0x13, 0x1f, 0xdf, INVALID4 ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@P4 FOOTPRINT.SCR.???0.???1.LZ.NODEP P1, R243, R80, R22, R250, 0x3, 0x14, 0x92, 2D ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `@!P5 LDC.S16.IS R22, c[0x10][-0x12d0] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@!P4 LDC.64 R92, c[0x15][-0x20ea] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `@P2 CCTLT.IVTH 0xe, 0xa60 ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@P6 CCTLT.IVTH 0x1c, 0x10a2 ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `SULD.P.1D_ARRAY.INVALID7.CONSTANT.INVALID10.IGN R82, [R162], 0x1c, 0x11bd ;`
+    /// `SULD` (opcode key 0x0b97), e.g. `@P2 SULD.P.1D_ARRAY.INVALID7.CONSTANT.SM.INVALID3 P5, R139, [R250], 0x10, 0x326f ;`
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@!P6 SULD.D.BA.2D.INVALID6.128.CONSTANT.VC.PRIVATE.INVALID3 P4, R40, [R196], 0x5, 0x3be0 ;`
+    /// `SULD` (opcode key 0x0b99), e.g. `@!P1 SULD.D.BA.3D.LU.U8.STRONG.GPU.PRIVATE P4, R208, [R28], 0x7, 0x39 ;`
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `@!P4 SUST.P.3D.LU.CONSTANT.PRIVATE.INVALID13 [R175], R226, 0x13, 0x32a3 ;`
+    /// `SUST` (opcode key 0x0b9b), e.g. `@P5 SUST.P.1D_ARRAY.EF.MMIO.SYS.INVALID13.INVALID3 [R141], R251, 0x9, 0x1f08 ;`
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `@P4 SUST.D.INVALID7.EL.S8.STRONG.GPU.PRIVATE.IGN [R76], R81, 0x1, 0x3068 ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `@P3 SUST.D.2D_ARRAY.EF.S16.STRONG.SM.PRIVATE.TRAP [R176], R83, 0x6, 0x3bd2 ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P6 SUQUERY.3D R40, [R28], COMP_STATUS, 0x6, 0x2432 ;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@!P1 SUQUERY.2D_ARRAY P4, R149, [R180], COMP_STATUS, 0x14, 0x25c9 ;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!P5 BMOV.32 B8, ???51 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P5 BMOV.32 B0, ???53 ;`
     BMOV_0x0f55 = 558,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@P2 BMOV.32.CLEAR B3, ???61 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P2 BMOV.32.CLEAR B13, ???20 ;`
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `@!P3 BMOV.32 B12, B1 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `@P1 BMOV.32 TRAP_RETURN_PC.HI, B11 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@!UP1 USEL UR13, UR50, UR15, !UP3 ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@UP3 USEL UR58, UR39, UR16, UP1 ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@UP3 UISETP.LT.OR UP1, UP2, UR37, UR35, UP4 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UP3 UISETP.LE.INVALID3 UP5, UP5, UR32, UR57, !UP6 ;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@UP6 UISETP.LE.XOR.EX UP6, UP3, UR35, UR14, UPT, !UPT;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@!UPT UISETP.EQ.INVALID3.EX UP0, UP4, UR61, UR16, !UP6, UP2 ;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `@!UP1 UIADD3 UR34, UP4, UP4, UR61, UR29, UR40 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3 UR23, UP3, UP2, UR20, UR30, UR12 ;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UPT ULEA UR22, UP5, UR52, UR0, 0x4 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UPT ULEA UR34, UP5, -UR30, -UR62, 0x17 ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.X UR52, UP6, ~UR59, ~UR41, 0x1d, !UP6;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UPT ULEA.X UR3, UP2, UR33, ~UR53, 0x9, !UP2 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP1 ULEA.HI UR24, UP5, -UR13, -UR51, UR14, 0x15 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA.HI UR32, UP4, -UR51, UR52, UR19, 0x1a ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP1 ULEA.HI.SX32 UR29, UP5, UR59, UR23, 0x4 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP6 ULEA.HI.SX32 UR9, UP2, UR41, -UR11, 0xa ;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP0 ULEA.HI.X UR38, UP6, ~UR16, ~UR60, UR24, 0x9, UP4 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA.HI.X UR6, UP6, UR62, ~UR20, UR44, 0xe, !UP6 ;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `ULEA.HI.X.SX32 UR19, ~UR62, ~UR8, 0x18, !UP1 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP3 ULEA.HI.X.SX32 UR53, UR1, ~UR23, 0x1e, UP4 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP6 ULOP3.LUT.PAND UP1, UR47, UR25, UR36, UR51, 0x57, UP5 ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `@UP5 ULOP3.LUT UP4, UR0, UR16, UR8, UR14, 0x8d, UP3 ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `@UP1 UPRMT UR9, UR62, UR52, UR18 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `@!UP6 UPRMT.???1 UR7, UR18, UR11, UR50 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@!UP0 UIADD3.64 UR11, UP1, -UR7, UR9, UR2 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP5 UIADD3.64 UR1, UP3, UP2, UR16, UR54, UR7 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64.X UR41, UP2, UP1, ~UR50, ~UR43, ~UR38, !UP5, !UP0;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP4 UIADD3.64.X UR29, UP2, UP4, ~UR27, ~UR25, ~UR35, !UP3, !UP0 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `@!UP2 USHF.L.U64.HI UR30, UR61, UR24, UR1 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `@!UP1 USHF.L.U64.HI UR56, UR49, UR46, UR55 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@!UP5 USGXT.U32 UR19, UR32, UR5 ;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@!UP6 USGXT.W.U32 UR59, UR33, UR21 ;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@!UPT UBMSK UR9, UR37, UR18 ;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@!UP4 UBMSK UR23, UR32, UR14 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP3 UPLOP3.LUT UP6, UP4, !UP0, UR29.SIGN, !UP3, 0xeb, 0x7f ;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@!UP6 UPLOP3.LUT UP1, UP0, UP5, UR5.SIGN, !UPT, 0x4e, 0xed ;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@!UP5 UPLOP3.LUT UP4, UPT, UP2, UR35.SIGN, UR8.SIGN, 0x1, 0x7d ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@UP1 UPLOP3.LUT UP4, UP1, UP5, UR25.SIGN, UR25.SIGN, 0x6e, 0xcb ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP0 UPLOP3.LUT UP5, UP4, UR23.SIGN, UR55.SIGN, UR0.SIGN, 0xae, 0x30 ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP6 UPLOP3.LUT UP6, UPT, UR10.SIGN, URZ.SIGN, UR45.SIGN, 0x55, 0x8 ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP0 UIMAD.X UR44, UR20, UR30, UR16, UP1 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@!UP0 UIMAD.U32.X UR45, UR36, UR4, ~UR55, UP0 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP1 UIMAD.WIDE UR35, UP1, UR29, UR50, UR37;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@UP6 UIMAD.WIDE.U32 UR27, UP2, UR57, UR54, UR0 ;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP2 UIMAD.WIDE.U32.X UR14, UP6, UR2, UR62, UR4, !UP6 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP4 UIMAD.WIDE.U32.X URZ, UP1, UR62, UR8, UR17, UP1 ;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP0 UF2FP.???10.PACK_AB UR7, UR6, UR62 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP1 UF2FP.???10.PACK_AB.???4 UR45, UR9, UR4 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `UF2FP.???13.MERGE_C.???1 UR27, UR42, UR28.H1 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP1 UF2FP.???2.MERGE_C.???5 UR32, UR53, UR25 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@UP4 UBREV UR12, UR10 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@UP1 UBREV UR7, UR54 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@UP6 UPOPC UR46, UR44 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP0 UPOPC UR31, UR47 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `@P5 LDTRAM.AB R140, a[UR52+0x180] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@P3 LDTRAM.C R180, a[UR55+0x220] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@!UP5 ULEA.???0 UR50, UP6, -UR42, UR40, 0x140ab0d2, 0x9 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@UP4 ULEA.???0 UR41, UP3, -UR25, UR53, 0x39a53346, 0x1c ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@UP3 ULEA.HI.X UR19, UP5, UR2, UR51, 0xbdda3866, 0xb, !UP1 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@UP2 ULEA.???0.X UR48, UP3, UR38, UR52, 0x24d40aab, 0x14, !UP1 ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@!UP3 USHF.L.W.S32.HI UR26, UR23, UR16, 0xb74c87b8 ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@!UP1 USHF.L.W.S64.HI UR11, UR3, UR10, 0x8bd01367 ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `UIMAD UR41, UR4, UR47, 0x440991db ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP5 UIMAD UR5, UR31, UR51, -0x55563570;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD.X UR18, UR50, UR51, 0x41caae43, UPT ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@UP3 UIMAD.X UR32, UR37, UR29, 0x62cf3fba, !UP2 ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@UP4 UF2FP.???0.???4 UR12, UR52, 1.6108916266018626648e-16 ;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP0 UF2FP.???0.???0 UR55, UR13, -7.61742011507583362269e+23 ;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@!P6 ALD.96 R122, a[UR29+0x5c], R201 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@!P3 ALD.O.128 R84, a[UR55+-0x28a], R60 ;`
     ALD_0x1521 = 600,
-    /// `ALD` (opcode key 0x1521), e.g. `@P5 ALD.P.64 R77, a[UR31+0x268], ???230 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@P4 ALD.O.P.96 R35, a[UR58+-0x28b], ???153 ;`
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `IPA.INVALID3.OFFSET R165, a[UR58+0x350], R86 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@P1 IPA.PASS.OFFSET R237, P3, a[UR19+0x2f8], R68 ;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@P1 IPA.CONSTANT R0, P4, a[UR55+0x70] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@P3 IPA.PASS.CENTROID R254, P2, a[UR14+0x6c] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@P6 BRA.INVALID3.???2 !P6, !UP4, -0x18c9b4abe7368 ;`
+    /// `BRA` (opcode key 0x1547), e.g. `BRA.INC.???0 P4, !UP2, -0x18537af1022a4 ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@P5 JMP.???3 P1, !UP3, 0x11b8f5735862c ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@P1 JMP.INC.???0 P5, !UP3, 0x1ba9e339d3c88 ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@P4 LDC.INVALID6.IL R69, cx[UR15][0xad58] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P6 LDC.U16.ISL R189, cx[UR7][0xa3fd] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@P0 LDC.U16 R251, cx[UR62][R181+0x1e96] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `LDC.IS R70, cx[UR34][R252+-0x6e2a] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P6 VABSDIFF R67, P5, R5, R42, cx[UR1][0xeb0] ;`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P1 VABSDIFF R193, P0, R14, R249, cx[UR61][0xf4a4] ;`
     VABSDIFF_0x1614 = 608,
-    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@P1 VABSDIFF4.ACC R158, P0, R159, R45, cx[UR18][0xedf8] ;`
+    /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!P0 VABSDIFF4.U8.ACC R134, P2, R161, R164, cx[UR13][0xfcc4] ;`
     VABSDIFF4_0x1615 = 609,
-    /// `PRMT` (opcode key 0x1616), e.g. `@!P0 PRMT.ECR R243, R53, R169, cx[URZ][0xa1e4] ;`
+    /// `PRMT` (opcode key 0x1616), e.g. `@!P2 PRMT.ECR R19, R126, R135, cx[UR62][0x574c] ;`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `@!P0 SHF.R.W.S32.HI R189, R45, R234, cx[UR14][0x69c0] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `@P3 SHF.L.S64 R209, R231, R76, cx[UR33][0x56f8] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `@!P0 FADD.RP.SAT R7, -|R28|, -|cx[UR41][0x10cc]| ;`
+    /// `FADD` (opcode key 0x1621), e.g. `@!P5 FADD.FTZ.RZ R183, R93, -cx[UR1][0x8ed4] ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@!P3 FFMA.FTZ R103, -|R77|, -|R53|, |cx[UR8][0xf32c]| ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@P1 FFMA.FMZ.RZ.SAT R29, -|R153|, -R228, -cx[UR24][0xee0] ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P2 IMAD R176, R11, R190, cx[UR61][0x1878] ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@P2 IMAD R138, R155, R104.reuse, -cx[UR55][0x14ac] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@!P0 IMAD.X R0, R235, R5, cx[UR42][0x72a4], P1 ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!P1 IMAD.X R35, R86, R108.reuse, cx[UR5][0xf288], P0 ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P5 IMAD.WIDE.U32 R173, P1, R60, R78, -cx[UR42][0x2718] ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!P2 IMAD.WIDE.U32 R223, P2, R56, R49, -cx[UR40][0x3ecc] ;`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P2 IMAD.WIDE.X R127, P2, R17, R74, ~cx[UR23][0xf504], P1 ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!P4 IMAD.WIDE.X R106, P3, R88, R1, ~cx[UR14][0x7898], !P0 ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `@P5 IMAD.HI R203, P5, R37, R227, cx[UR26][0xa824] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!PT IMAD.HI.U32 R10, P5, R201, R56, cx[UR46][0x5a0c];`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@P6 IMAD.HI.X R239, R192.reuse, R127, cx[UR17][0xf498], !P0 ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P1 IMAD.HI.X R94, P0, R49, R113, cx[UR8][0x50dc], !P0 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@!PT DADD R247, -|R138|, |cx[UR27][0x14f8]| ;`
+    /// `DADD` (opcode key 0x1629), e.g. `@!P5 DADD.RP R189, R221, cx[UR62][0x57a8] ;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@P3 DSETP.NE.OR P3, P3, R224.reuse, -cx[UR10][0xe1cc], !P0 ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@P6 DSETP.EQU.AND PT, P2, |R214|.reuse, -|cx[UR57][0xc414]|, PT ;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `@!P2 DFMA R185, -R78, R206, |cx[UR46][0xf45c]| ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `@!P4 DFMA.RZ R50, -|R171|, |R40|, cx[UR18][0x4794] ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@P6 CLMAD.HI R80, R73.reuse, R200, cx[UR59][0xbaf4] ;`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@P6 CLMAD.LO R74, R194, R133, cx[UR43][0xd824] ;`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@P1 HADD2.FTZ R82, -|R206|.H0_H0, cx[UR15] [0x9c8].F32 ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P3 HADD2.FTZ R216, R85, |cx[UR38] [0xb890].H0_H0| ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!P5 HADD2.F32.SAT R241, -R232.F32, |cx[UR34] [0xad94].H1_H1| ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `HADD2.F32.FTZ.SAT R16, R162.F32, |cx[UR37] [0xb08c]| ;`
     HADD2_0x1630_2 = 625,
-    /// `HFMA2` (opcode key 0x1631), e.g. `@P5 HFMA2.F32.RELU R143, |R0|.H0_H0, -R35.INVALID5, |cx[UR40] [0xcc14].H1_H1|, !P6 ;`
+    /// `HFMA2` (opcode key 0x1631), e.g. `@!PT HFMA2.F32.FTZ.RELU R59, -|R234|.F32, |R182|.INVALID7, -|cx[UR39] [0x930]|, P6 ;`
     X_0x1631 = 626,
-    /// `HFMA2` (opcode key 0x1631), e.g. `@P5 HFMA2 R91, |R128|.F32, R61.reuse, cx[UR40] [0xe6f8].H0_H0 ;`
+    /// `HFMA2` (opcode key 0x1631), e.g. `@P6 HFMA2.F32 R201, -R99.H1_H1, |R94|.H0_H0, |cx[UR26] [0xb0cc].H1_H1| ;`
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@!PT HSET2.BF.NE.FTZ.AND R62, -|R112|.H0_H0, -|cx[UR45] [0xdb20]|, !P3 ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `@!P2 HSET2.LT.FTZ.XOR R108, -|R210|.reuse.H1_H1, -cx[UR46] [0x6c4].H1_H1, P0 ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@!P1 HSETP2.LE.H_AND.INVALID3 P0, P3, R67.H0_H0, |cx[UR41] [0xe944]|, !P6 ;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@!P4 HSETP2.NEU.AND PT, P2, R214.F32, -cx[UR58] [0x4b48].H0_H0, !PT ;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@!P1 HFMA2.MMA.FMZ.RELU R123, -R151, R241, cx[UR51][0x76ac], P0 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P5 HFMA2.MMA.RELU R19, -R165.reuse, R87, |cx[UR55][0xc88c]|, P2 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P3 HFMA2.MMA.INVALID3.SAT R142, -|R86|, -R124, |cx[UR29][0x9ee4]| ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@P4 HFMA2.MMA.FMZ.SAT R239, |R51|, |R131|, cx[UR53][0x5824] ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@!PT F2FP.SATFINITE.MERGE_C.RS.REG_RS R130, R55, R172, cx[UR35] [0x52a4] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@P0 F2FP.RELU.???2.PACK_AB.RS.REG_RS.9b.LTN25 R49, R29, R167, cx[UR19] [0x863c] ;`
     F2FP_0x163e = 632,
-    /// `F2FP` (opcode key 0x163e), e.g. ``
+    /// `F2FP` (opcode key 0x163e), e.g. `@P2 F2FP.SATFINITE.???0.RZ R181, R49, cx[UR20] [0x67d8] ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@P3 F2IP.U8.F32.INVALID1.NTZ.RELU R70, R87, R9, cx[UR17] [0x2788].H1 ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@P4 F2IP.INVALID3.F32.RELU R52, R105, R201.reuse, cx[UR2] [0xbad4].H1 ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@!P3 JMP.INC.???2 !UPT, c[0x2][-0x750c] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@P1 JMP.???0 !UP2, c[0x4][0x1f90] ;`
     JMP_0x174a = 635,
-    /// `LDSM` (opcode key 0x183b), e.g. ``
+    /// `LDSM` (opcode key 0x183b), e.g. `@!P5 LDSM.INVALID5.M88.4 R153, [R209+URZ+0x5ae107] ;`
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `@UP5 UP2UR UR56, UPR, UR48, 0x20590ae2 ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@!UP4 UP2UR UR36, UPR, UR54, 0xd6ee91c9 ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP1 UR2UP UPR, UR51.B3, 0x97ecfa79 ;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@UP0 UR2UP UPR, UR8.B3, 0x147439a ;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `@UP2 USEL UR51, URZ, 0xce995cec, !UP2 ;`
+    /// `USEL` (opcode key 0x1887), e.g. `@!UP5 USEL UR48, UR40, 0x2c7aeae5, UP4 ;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP0 UISETP.F.XOR UPT, UP2, UR27, -0x6a5a0f90, !UP3 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@UP4 UISETP.T.U32.INVALID3 UP4, UP6, UR5, 0x3848f294, UP0 ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@UP4 UISETP.GE.U32.AND.EX UP1, UP3, UR57, 0x17100ccc, !UP4, !UP3 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@UP1 UISETP.LE.XOR.EX UPT, UP5, UR1, 0x75199f37, !UP3, UP5;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@UP3 UIADD3.X UR43, UP6, UP6, ~UR41, 0x54249370, UR25, UP5, !UP4 ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@UP6 UIADD3.X UR26, UP5, UR49, 0x7b4375e2, UR33, !UP2, UPT ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `ULEA UR12, UP2, -UR31, 0x8d0829c2, 0x9;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP5 ULEA UR27, UP0, UR24, 0x30d19433, 0x8 ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.X UR31, UP1, UR15, 0xe5bd302e, 0x17, UP1;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP2 ULEA.X UR0, UP6, UR55, 0xec4acdf8, 0x16, UPT ;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI UR47, UP4, -UR60, 0xf4145083, UR23, 0x1b ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA.HI UR62, UP4, -UR23, 0x9e8c4c89, UR39, 0xd ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.SX32 UR42, UP6, -UR58, 0x20494cb3, 0x1a ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI.SX32 UR7, UP0, -UR24, 0x57b6241b, 0xf ;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP3 ULEA.HI.X UR24, UP0, ~UR57, 0xd30f19eb, UR52, 0xf, !UP1 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.X UR43, ~UR20, 0x4fa4d8f7, UR39, 0x1d, !UP4 ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP1 ULEA.HI.X.SX32 UR29, UP1, UR20, 0x6f5f5869, 0x12, !UP5 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP0 ULEA.HI.X.SX32 UR0, UP4, ~UR33, 0x69819eff, 0x11, UP4 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `@UP0 UPRMT UR18, UR54, 0xf975a72d, UR13;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `@UP5 UPRMT.???1 UR47, UR21, 0x4d9ea9a4, UR62 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP1 UIADD3.64 UR24, UP0, UP1, -UR62, 0x38746788, UR20;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP5 UIADD3.64 UR47, UP1, UP2, -UR52, -0x38cace1f, -UR20 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `UIADD3.64.X UR51, UP6, UP1, UR61, -0x571ae5dc, UR5, !UP4, UP5 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP1 UIADD3.64.X UR21, UP1, UP3, UR9, -0xddd3019, UR9, !UP2, !UP1 ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `@!UPT USGXT UR54, UR52, 0xdea1b5be ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `@UP2 USGXT UR36, UR7, 0xf671a3b0 ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP3 UBMSK.W UR9, UR58, 0xb4db86d;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP0 UBMSK UR60, UR38, 0x13c31724 ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP2 UIMAD.U32 UR23, UR14, -0x2e061a83, UR49 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP0 UIMAD UR37, UR53, -0x20bab61e, -UR44 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `UIMAD.X UR22, UR19, -0x34710243, ~UR47, !UPT;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP1 UIMAD.X UR47, UR29, -0x2b3deb71, UR3, UP5 ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP3 UIMAD.WIDE.U32 UR56, UP3, UR50, -0x3bd90f58, UR19 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UP5 UIMAD.WIDE.U32 UR60, UR29, 0x2d6dd6e1, UR10 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `UIMAD.WIDE.U32.X UR17, UP5, UR23, -0x245ba3ef, UR31, UP1 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP6 UIMAD.WIDE.U32.X UR60, UP0, UR43, -0x37b9f88b, ~UR17, UP0 ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@UP3 ULDC.S16 UR51, [0x519243ba] ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `ULDC.U8 UR37, [0x18716f0f] ;`
     ULDC_0x18b8 = 662,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP5 ULDC.INVALID6 UR12, [UR45+0x15bdafaf], !UP1 ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@UP5 ULDC UR27, [UR36+0x730c7f1], UP6 ;`
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP0 UF2FP.???1.PACK_AB.RZ UR44, UR1, 1.5918569053938770283e-20 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP6 UF2FP.???6.PACK_AB UR59, UR60, -2.0873421817668713629e-05 ;`
     UF2FP_0x18ba = 664,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@UP3 UF2FP.???4.MERGE_C.???4 UR21, -6.38021919279829693235e+21, UR44.H1 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP3 UF2FP.MERGE_C UR48, -4.2424712290845311244e-23, UR43 ;`
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@!UPT UCLEA UR13, UP1, UR24, 0x8a71, 0xd ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP0 UCLEA UR38, UP5, UR41, 0xe980, 0x3 ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `@UP1 UFLO.SH UR11, UP0, 0xff3a59e4 ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `@UP6 UFLO.U32 UR32, UP0, 0x7c3935cb ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@!UP6 UBREV UR45, 0xdec9d0 ;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@!UP3 UBREV UR23, 0x713254e5 ;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP3 UPOPC UR9, 0xa8ca731b ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP6 UPOPC UR62, 0xb61207c0 ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@!P5 IPA.CONSTANT.???1 R196, P1, a[UR48+0x30], 0xf23355f7 ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@!P3 IPA.CONSTANT.???1 R215, P1, a[UR43+0xa4], 0x9112ce08 ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@!PT CALL.ABS.NOINC UR51 -0x478bbf8ae538 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@P2 CALL.ABS !P5, UR21 -0xc0f8cbf09bc0 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `@P1 CALL.REL.NOINC !P1, UR38 -0x79c83ebccaf8 ;`
+    /// `CALL` (opcode key 0x1944), e.g. `@P6 CALL.REL.NOINC P5, UR46 -0x86a2e76adeb0 ;`
     CALL_0x1944 = 672,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@P6 JMP.DEC.CONV ~UR27, 0x2985381a42a4 ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@!P5 JMP.DIV P0, UR55, 0x1deefe653faa4 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `@!P1 RET.REL !P2, UR56 0x14e137dc45c60 ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P2 RET.REL.NODEC !P4, UR35 0x1dbdd4b04b00c ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@P1 RET.ABS.NODEC P4, UR8 -0x172b7f9510d54;`
+    /// `RET` (opcode key 0x1950), e.g. `@P5 RET.ABS UR11 0xdf988a898d28 ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@P2 BRXU.INVALID3.CONV !P0, UR8 0x16c071739bd68 ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@!P6 BRXU.DIV !P1, UR22 -0xc7b821b9975c ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `JMXU.INVALID3.U !P0, UR58 0x4a5fb8cf818 ;`
+    /// `JMXU` (opcode key 0x1959), e.g. `@P0 JMXU.U !P2, UR60 0x1bb84e922cd60 ;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@!P2 LD.LU.LTC64B.S8.CONSTANT.SM R29, [UR28+0x492519], P2 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P5 LD.E.NA.LTC128B.U8.CONSTANT.SM R103, [UR8+0x70d5e7] ;`
     LD_0x1980 = 679,
-    /// `LD` (opcode key 0x1980), e.g. `@!P2 LD.E.LTC64B.CONSTANT.CTA R134, [R233.U32+UR10+0x4e5a76], P2 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P2 LD.E.NA.LTC128B.CONSTANT.VC R218, [R147.U32+UR35+-0x7a3d1], !P5 ;`
     LD_0x1980_2 = 680,
-    /// `LD` (opcode key 0x1980), e.g. `@!PT LD.???0.INVALID7.LTC256B.STRONG.GPU.PRIVATE R0, [R24.64+UR51+-0x5bc0ea], P1 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@!P2 LD.???0.EU.LTC128B.INVALID7.CONSTANT.SM.PRIVATE R109, [R228.64+UR24+0x9b2f4], P3 ;`
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P5 LDG.INVALID6.LTC64B.64.MMIO.SYS P6, R201, [UR36+-0xe8cc8], !P6 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P1 LDG.LTC64B.64.MMIO.GPU P2, R160, [UR23+-0x589cfa], P6 ;`
     LDG_0x1981 = 683,
-    /// `LDG` (opcode key 0x1981), e.g. `@P2 LDG.LTC128B.64.CONSTANT.VC.PRIVATE P3, R50, [R201.U32+UR50+0x315ac0], P3 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@P2 LDG.E.EF.LTC128B.U8.CONSTANT.CTA.PRIVATE P1, R230, [R137.U32+UR25+-0x5c9ffb] ;`
     LDG_0x1981_2 = 684,
-    /// `LDG` (opcode key 0x1981), e.g. `@P6 LDG.???0.CONSTANT.CTA.PRIVATE P6, R197, [R183.64+UR2+0x5883f2], P0 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P3 LDG.E.INVALID6.LTC64B.MMIO.GPU P0, R56, [R22.64+UR42+0x2059c8], !P4 ;`
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P0 LDL.NA.64 R135, [R166+UR41+0x7939ce] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P2 LDL.INVALID6.U8 R176, [R55+UR37+0x630e00] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@P3 LDL.INVALID6 R46, desc[UR15][R51+0x15634d] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P0 LDL.INVALID7.S16 R250, desc[UR16][R219+-0x7ab38a] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
-    /// `ST` (opcode key 0x1985), e.g. `@P4 ST.E.EL.U16.CONSTANT.SM [R56.U32+UR9+0x2afd6d], R142 ;`
+    /// `ST` (opcode key 0x1985), e.g. `@P2 ST.NA.INVALID7.STRONG.GPU.PRIVATE [R153.U32+UR36+-0x602cbf], R39 ;`
     ST_0x1985 = 690,
-    /// `ST` (opcode key 0x1985), e.g. `@P4 ST.E.EU.128.CONSTANT.SM.PRIVATE [R36.64+UR15+-0x127314], R99 ;`
+    /// `ST` (opcode key 0x1985), e.g. `@P3 ST.E.LU.INVALID7.CONSTANT.CTA [R47.64+UR61+0x481b42], R62;`
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@P6 STG.NA.INVALID7.STRONG.SM.PRIVATE [UR17+-0x9206b], R252 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@!P5 STG.E.LU.S16.STRONG.SM [UR37+-0xb4d44], R67 ;`
     STG_0x1986 = 693,
-    /// `STG` (opcode key 0x1986), e.g. `@!P4 STG.LU.INVALID7.CONSTANT.SM [R59.U32+UR50+0x554528], R42 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P2 STG.EF.STRONG.SM [R71.U32+UR55+0x399870], R182 ;`
     STG_0x1986_2 = 694,
-    /// `STG` (opcode key 0x1986), e.g. `@!P3 STG.E.EF.S8.MMIO.SYS [R44.64+UR36+0x1f6b6e], R8 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P3 STG.E.EF.U8 [R220.64+UR17+-0x28f63f], R164 ;`
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@P6 STL.EL.128 [R72+UR40+0x7d6329], R209 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!P6 STL [R102+UR1+0xd364e], R61 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@!P4 STL.128 [R214+-0x2e88f7], R74 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@P4 STL.EF.U8 desc[UR52][R178+0x3125e], R233 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
-    /// `ATOM` (opcode key 0x198a), e.g. `@P4 ATOM.E.INC.INVALID7.INVALID12.CONSTANT.VC.PRIVATE P4, R165, [R29.U32+UR52+0x34fe87], R248 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.XOR.EL.S64.CONSTANT.PRIVATE P4, R172, [R95.U32+UR5+0x74d9d5], R78 ;`
     ATOM_0x198a = 700,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P2 ATOM.???0.INVALID9.LU.INVALID15.MMIO.GPU P6, R232, [R106.64+UR20+0x45c9b6], R93 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@P6 ATOM.E.XOR.EU.INVALID7.CONSTANT.CTA.PRIVATE P5, R4, [R132.64+UR55+-0x297dc4], R199 ;`
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `@P4 ATOM.E.INVALID15.EL.INVALID13.CONSTANT.CTA P0, R34, desc[UR11][R165.64+-0x590dc9], R178 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P6 ATOM.E.INVALID11.INVALID15.STRONG.SM PT, R229, desc[UR10][R3.64+0x206c9f], R21 ;`
     ATOM_0x198a_3 = 702,
-    /// `ATOMS` (opcode key 0x198c), e.g. `@P3 ATOMS.ADD.64 R207, [R236.X16+UR16+-0x627ede], R88 ;`
+    /// `ATOMS` (opcode key 0x198c), e.g. `@P5 ATOMS.AND.INVALID3 R54, [R95+UR36+0x4937cc], R171 ;`
     ATOMS_0x198c = 703,
-    /// `RED` (opcode key 0x198e), e.g. `@P6 RED.E.AND.LU.INVALID11.STRONG.GPU [R54.U32+UR28+-0x3a0155], R177 ;`
+    /// `RED` (opcode key 0x198e), e.g. `@!P0 RED.E.DEC.EL.F64.RN.STRONG.SM [R185.U32+UR12+0x277013], R81 ;`
     RED_0x198e = 704,
-    /// `RED` (opcode key 0x198e), e.g. `@P0 RED.E.OR.INVALID7.INVALID11.CONSTANT.SM [R200.64+UR62+-0x65dc4c], R205 ;`
+    /// `RED` (opcode key 0x198e), e.g. `@!P5 RED.E.AND.EL.CONSTANT.VC [R200.64+UR51+0x29c5], R197 ;`
     RED_0x198e_2 = 705,
     /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
     RED_0x198e_3 = 706,
-    /// `ATOMG` (opcode key 0x19a8), e.g. `@P6 ATOMG.E.INVALID14.EU.INVALID10.STRONG.GPU P6, R153, [R158.U32+UR9+-0x1205c3], R18 ;`
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@!P1 ATOMG.E.AND.LU.INVALID14.CONSTANT.CTA P1, R145, [R237.U32+UR50+-0x13dac9], R76 ;`
     ATOMG_0x19a8 = 707,
-    /// `ATOMG` (opcode key 0x19a8), e.g. `@P5 ATOMG.E.INVALID11.INVALID7.INVALID8.STRONG.GPU P4, R57, [R207.64+UR52+-0x571f50], R222 ;`
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@P6 ATOMG.E.SAFEADD.NA.64.CONSTANT.VC P2, R37, [R136.64+UR30+-0x20bada], R103 ;`
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P1 QSPC.E.G P3, R155, [UR43+-0x21002e] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P5 QSPC.G PT, R67, [UR15+-0x11d2a4] ;`
     QSPC_0x19aa = 710,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P2 QSPC.L P5, R52, [R71.U32+UR4+-0x6ce976] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P3 QSPC.E.L P1, R192, [R118.U32+UR54+0x4b24b0] ;`
     QSPC_0x19aa_2 = 711,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!PT QSPC.???0.S P3, R176, [R125.64+UR18+0x7e8ffb] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P0 QSPC.???0.INVALID3 P1, R126, [R108.64+UR6+-0xdac66] ;`
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `@!P4 ARRIVES.???1.???0 [R105+UR18+-0xf5c75] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P4 ARRIVES.???1.???4 [R132+UR51+-0x1ebec8] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@P2 MOV R131, cx[UR4][0x3eb0], 0xa ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@!P3 MOV R144, cx[UR37][0xe6a8], 0xb ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `@P5 P2R.B2 R124, PR, R174, cx[UR45][0x9988] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@!P2 P2R R50, PR, R149, cx[UR36][0xd238] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `@P1 R2P PR, R95.B1, cx[UR35][0x5cc0] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `@!P6 R2P PR, R158.B3, cx[UR38][0x78c8] ;`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@!P6 SEL R66, R132, cx[UR8][0x8150], !P6;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@P0 SEL R190, R149, cx[UR53][0x6cf8], P2 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `@!P1 FSEL.FTZ R46, |R199|, |cx[UR62][0xec48]|, P2 ;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `@P5 FSEL.FTZ R162, |R62|, cx[UR50][0xeee8], P0 ;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@P2 FMNMX R87, -|R189|, -|cx[UR26][0x283c]|, PT ;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@!P3 FMNMX.FTZ R155, -R62, cx[UR48][0xf830], !P3 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `@!PT FSET.BF.EQ.FTZ.OR R62, |R170|.reuse, -|cx[UR44][0xd040]|, P1 ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `@!P6 FSET.BF.NAN.FTZ.OR R229, -R188, |cx[UR49][0x7f70]|, !P4 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@P1 FSETP.LE.FTZ.INVALID3 P6, P3, |R38|, -cx[UR37][0xf2f0], !P1 ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@P4 FSETP.GT.FTZ.OR P6, P4, -|R81|, |cx[UR52][0x5304]|, !P1 ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `ISETP.LT.U32.AND P6, P2, R145.reuse, cx[UR60][0xcdb4], !P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@!PT ISETP.LE.XOR P5, P5, R80, cx[UR42][0x8780], PT ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P1 ISETP.NE.INVALID3.EX P4, P0, R111, cx[UR61][0x6bbc], !P4, P0 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P2 ISETP.F.AND.EX P4, P2, R203, cx[UR7][0x34ec], PT, !P6 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3 R109, P4, P2, -R188, -cx[UR33][0x35c0], R158 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@P4 IADD3 R7, P4, P3, -R108, cx[UR16][0xd92c], -R228 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P6 IADD3.X R49, P1, ~R70, ~cx[UR30][0xa3c4], ~R122, !P1, !P2 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@!PT IADD3.X R166, P4, P6, R116, cx[UR54][0xf8d4], R144, PT, !P1 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA R162, P5, -R18, cx[UR24][0xe2c4], 0x9 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA R194, P6, R96, -cx[UR46][0x1ed0], 0x17 ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P1 LEA.X R172, P5, R253, ~cx[UR8][0xd0a4], 0xd, !P0 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.X R106, P3, R18, cx[UR57][0x16b0], 0xc, P1 ;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P0 LEA.HI R174, P0, R146, -cx[UR39][0xccf0], R142, 0x8 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.HI R238, P6, -R58.reuse, -cx[UR1][0x229c], R88, 0x1d ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P3 LEA.HI.SX32 R44, P3, R171, -cx[UR8][0x8ebc], 0x3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P1 LEA.HI.SX32 R227, P6, -R40, cx[UR59][0xf48c], 0x16 ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.X R104, P1, R24, cx[UR33][0x7594], R161.reuse, 0xb, P3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P2 LEA.HI.X R90, P5, ~R244, ~cx[UR9][0xa330], R240, 0x1e, !P1 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P6 LEA.HI.X.SX32 R82, P4, ~R140, cx[UR24][0x95ec], 0x1e, !P3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P1 LEA.HI.X.SX32 R83, R178, cx[URZ][0x3d6c], 0x17, !P3 ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@P6 LOP3.LUT R81, R206, cx[UR17][0xa08], R30, 0xe5, !P5 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `LOP3.LUT.PAND P2, R33, R204.reuse, cx[UR50][0x8f3c], R15, 0xd5, P4 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `IABS R75, cx[UR6][0xcd1c] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `@P0 IABS R192, cx[UR13][0x4bf0] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P0 VABSDIFF R232, P2, R170, cx[UR15][0x7e08], R190;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P0 VABSDIFF.U32 R21, P2, R112, cx[UR30][0x497c], R39 ;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@P2 VABSDIFF4.ACC R184, P5, R93, cx[UR49][0x49a8], R85 ;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P3 VABSDIFF4 R247, P1, R144, cx[UR23][0x8160], R96 ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P4 PRMT R13, R21, cx[UR19][0x923c], R189 ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@P1 PRMT.ECL R16, R177, cx[UR40][0x6f90], R142 ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P3 IMNMX R137, R35, cx[UR24][0xb0d8], P1 ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `@!P1 IMNMX.U32 R22, R245, cx[UR52][0x5510], P2 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `@P5 SHF.L.S32.HI R128, R93, cx[UR19][0x4dc4], R37 ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `@P1 SHF.L.U32.HI R104, R47, cx[UR26][0x7d88], R87 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P3 SGXT R39, R133, cx[UR44][0xa1d4];`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@P5 SGXT.U32 R124, R30, cx[UR58][0xf3b4] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P5 BMSK.W R49, R135, cx[UR16][0x74a0] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@P4 BMSK.W R105, R189, cx[UR9][0xe544] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@!P1 PLOP3.LUT P3, P0, !P2, cx[UR31] [0x92cc].SIGN, PT, 0xb7, 0xce ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@!P3 PLOP3.LUT P3, P4, P4, cx[UR12] [0xc788].SIGN, !P2, 0x8b, 0x39 ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!PT PLOP3.LUT PT, PT, !PT, cx[UR53] [0xc600].SIGN, R36.reuse.SIGN, 0xf, 0x2f ;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!P0 PLOP3.LUT P6, P6, P4, cx[UR35] [0x35d8].SIGN, R137.SIGN, 0x67, 0xa2 ;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P5 PLOP3.LUT P1, P3, R152.SIGN, cx[UR10] [0xdf5c].SIGN, R216.SIGN, 0xf0, 0x85 ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P0 PLOP3.LUT P5, P5, R196.SIGN, cx[UR62] [0x78d4].SIGN, R125.SIGN, 0x22, 0x74 ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@P5 FMUL.M8.RP.SAT R45, -R133, -|cx[UR8][0x84f0]| ;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@P0 FMUL.FMZ.D4.RP.SAT R220, |R21|, |cx[UR39][0x1c98]| ;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `@!P4 FFMA.RM R189, -R106, -cx[UR6][0x4944], |R226| ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `@P2 FFMA.RP.SAT R188, |R119|, -cx[UR44][0x850], R234 ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!P0 IMAD.U32 R27, R128, cx[UR28][0xd670], -R206 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P0 IMAD.U32 R206, R93, cx[UR43][0xa850], R193 ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@P1 IMAD.X R68, R116.reuse, cx[UR0][0x1418], ~R44, P5 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P2 IMAD.U32.X R171, R152, cx[UR19][0x2afc], R84, P0 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@P6 IMAD.WIDE.U32 R189, P3, R14, cx[UR13][0x418c], -R145 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@P0 IMAD.WIDE.U32 R90, P1, R108, cx[UR7][0x90bc], -R225 ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!P5 IMAD.WIDE.X R226, P3, R206, cx[UR25][0xe704], R199, P2 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P3 IMAD.WIDE.U32.X R185, P0, R200, cx[UR44][0x7f98], ~R6, !P2 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@!P3 IDP.4A.S8.S8 R29, R155, cx[UR30][0x61d4], -R62 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@!P2 IDP.4A.U8.S8 R9, R169, cx[UR41][0x818c], R66;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P1 IDP.2A.LO.S16.U8 R152, R125, cx[UR47][0x6668], -R51 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@!P4 IDP.2A.LO.U16.U8 R59, R115, cx[UR40][0xc430], -R250 ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@P4 IMAD.HI R21, P0, R68, cx[UR20][0x8a08], R82.reuse ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!PT IMAD.HI.U32 R153, P3, R161, cx[UR30][0x6c68], R72 ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P2 IMAD.HI.U32.X R104, P6, R115, cx[UR23][0xd4ac], R91.reuse, P6 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!P2 IMAD.HI.X R67, P0, R201.reuse, cx[UR10][0xe918], ~R89.reuse, !PT ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@P2 DMUL.RP R31, |R176|, cx[UR16][0x1fd0] ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@!P5 DMUL.RM R224, -|R19|.reuse, -cx[UR46][0x92b8] ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@P0 DFMA.RP R199, |R153|, -cx[UR55][0x16f0], -R43.reuse ;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `@!P3 DFMA.RP R182, -R205, -|cx[UR18][0x2f98]|, R9 ;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `@!P1 CLMAD.LO R89, R219, cx[UR62][0xa1b4], R243 ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@P3 CLMAD.HI R158, R202.reuse, cx[UR6][0xc2c], R82 ;`
     CLMAD_0x1a2c = 756,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P0 HFMA2.INVALID3.RELU R181, R141.H0_H0, -cx[UR52] [0xcf4].H0_H0, R23.H0_H0, P6 ;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P5 HFMA2.FMZ.RELU R92, R136.H1_H1, cx[UR31] [0x3614].INVALID7, |R172|.reuse.F32, !P0 ;`
     X_0x1a31 = 757,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@P0 HFMA2.F32.FTZ.SAT R205, -R173.H0_H0, |cx[UR25] [0x7d90].H1_H1|, -R234.H0_H0 ;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@P4 HFMA2.F32.INVALID3.SAT R18, |R242|.H0_H0, -|cx[UR55] [0xea10].F32|, -R106 ;`
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@!P0 HMUL2.F32.FTZ R93, -|R115|.H1_H1, -cx[UR49] [0xf800].F32 ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@!P6 HMUL2.FMZ.SAT R200, -R19.H0_H0, -|cx[UR9] [0x83e0].H0_H0| ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P5 HFMA2.MMA.INVALID3.RELU R37, |R128|, -cx[UR37][0xd4b8], -R89 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `HFMA2.MMA.INVALID3.RELU R234, -|R91|, |cx[UR1][0x9b24]|, -|R234|, P6 ;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@P0 HFMA2.MMA.FTZ.SAT R17, -R41, -|cx[UR23][0x67fc]|, |R144| ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@P6 HFMA2.MMA.INVALID3.SAT R158, R249, |cx[UR19][0xce68]|, R102 ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `@!PT I2I.U16.S32.SAT R114, cx[UR43][0x1c3c] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `@!P3 I2I.U8.S32.SAT R101, cx[URZ][0x6774] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P5 I2IP.S2.S32.INVALID3 R85, R116, cx[URZ][0x4824], R189.???1 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P1 I2IP.S2.S32.INVALID3 R125, R239, cx[UR25][0xbbec], R102.???1 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P6 I2IP.S4.S32.SAT R216, R176, cx[UR25][0xde14], R11.reuse.???0 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P1 I2IP.U4.S32.SAT R213, R52, cx[UR7][0xde28], R144.???0 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P3 I2IP.U16.S32 R75, R212, cx[UR60][0x1428], R199.???2 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@!P6 I2IP.S16.S32.INVALID3 R226, R228, cx[UR16][0x8d9c], R44.???3 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@P3 F2FP.SATFINITE.MERGE_C.RS.9b.LTN25 R60, R217.reuse, cx[UR51][0xb228], R72.reuse.H1 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P6 F2FP.SATFINITE.RELU.PACK_AB.RS.REG_RS.9b R95, R158, cx[UR10][0x931c], R199.reuse.H1 ;`
     F2FP_0x1a3e = 766,
-    /// `F2FP` (opcode key 0x1a3e), e.g. ``
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P3 F2FP.BF16.PACK_AB.RZ R148, R40.reuse, cx[UR44][0xf2b4] ;`
     X_0x1a3e = 767,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P0 F2FP.MERGE_C.RZ R140, cx[UR9][0x55c4], R13 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P1 F2FP.SATFINITE.INVALID3.MERGE_C.RZ R240, cx[UR28][0x4d8c], R21.reuse.H1 ;`
     X_0x1a3e_2 = 768,
-    /// `HMNMX2` (opcode key 0x1a40), e.g. ``
+    /// `HMNMX2` (opcode key 0x1a40), e.g. `HMNMX2.FTZ.NAN R41, -|R171|.H1_H1, -cx[UR37] [0x4958].H1_H1, P1 ;`
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `@!P5 F2IP.U8.F32.INVALID2.NTZ R192, R13, cx[UR31][0x691c], R102 ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `@!P2 F2IP.INVALID3.F32.INVALID1.RELU R19, R137, cx[UR42][0x86a0], R201 ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@!P5 I2FP.F32.???7.RZ R14, cx[UR41][0x9898] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@P1 I2FP.???1.???0.RZ R156, cx[UR58][0xca1c] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP1 ULDC.U8 UR10, cx[UR36][0xe32c] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP2 ULDC.U8 UR11, cx[UR24][0x8d42] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@UP0 ULDC.U16 UR6, c[0x5][UR22+0x1c8f] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@UP3 ULDC.U8 UR11, c[0x1d][UR17+0x4680] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@!P1 FLO.U32 R4, P2, cx[UR33][0x3744] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@!P0 FLO.SH R9, P5, cx[UR3][0x4ce4] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@P5 BREV R241, cx[UR50][0xafc0] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `BREV R85, cx[UR38][0xa1ec] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@P1 FCHK P2, |R224|, -|cx[UR48][0xaa30]| ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@P0 FCHK P0, |R130|, -cx[UR20][0x1e18] ;`
     FCHK_0x1b02 = 777,
-    /// `F2F` (opcode key 0x1b04), e.g. `@P5 F2F.FTZ.F32.F16.RM R133, -|cx[UR10] [0x94c4].INVALID2| ;`
+    /// `F2F` (opcode key 0x1b04), e.g. `@P0 F2F.F32.F16.RZ R125, |cx[UR56] [0x7528].INVALID3| ;`
     X_0x1b04 = 778,
-    /// `F2F` (opcode key 0x1b04), e.g. `@!P6 F2F.BF16.F32.RZ R59, cx[UR30][0xdd6c] ;`
+    /// `F2F` (opcode key 0x1b04), e.g. ``
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@P4 F2I.FTZ.???7.F16 R245, |cx[UR57] [0x3e68].H1| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P0 F2I.U16.F16.CEIL.NTZ R101, -cx[UR28] [0x8f40].INVALID3 ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `@P4 F2I.???7.CEIL R235, -|cx[UR23][0xf784]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P1 F2I.U8.NTZ R129, |cx[UR25][0x77a0]| ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@!P3 I2F.???3.S8.RZ R244, cx[UR50] [0x6420] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P2 I2F.S8.RP R43, cx[UR34] [0xe0f4] ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P1 I2F.S16.RM R172, cx[UR19] [0xe30] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P5 I2F.F16.S16.RM R242, cx[UR36] [0x4124] ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P3 I2F.???3.RP R152, cx[UR30][0xfbc4];`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P3 I2F.???0 R75, cx[UR28][0x6bb0] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P3 FRND.F16.TRUNC R10, cx[UR12] [0x616c] ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P1 FRND.F16 R13, cx[UR41] [0xc478].H1 ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P4 FRND.FTZ.TRUNC R20, -|cx[UR31][0xafa8]| ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P6 FRND.FTZ.FLOOR R187, -|cx[UR53][0x6fa0]| ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `MUFU.INVALID13 R99, -|cx[UR55][0x21f8]| ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P1 MUFU.SIN R176, cx[UR2][0xc148] ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P4 MUFU.INVALID14.F16 R164, cx[UR40] [0x2a68].INVALID2 ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P2 MUFU.INVALID14.F16 R122, -cx[UR4] [0x665c].INVALID2 ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `@P5 POPC R85, ~cx[UR40][0xc780] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `POPC R219, cx[UR50][0x8680] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P3 F2F.FTZ.F64.F16.RP R13, -cx[UR30] [0xcb48].INVALID2 ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P2 F2F.F64.F16.RZ R250, |cx[UR45] [0xd3c4].INVALID3| ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P3 F2F.F64.F32.RP R61, -cx[UR32][0x8b60] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P0 F2F.F64.F32.RM R95, -|cx[UR11][0x9cf8]| ;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `F2F.FTZ.F32.F64.RM R210, cx[UR44][0xb4ac] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P1 F2F.FTZ.F32.F64.RM R211, -|cx[UR49][0x6420]| ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P1 F2I.FTZ.S64.F16.CEIL R20, -|cx[UR22] [0x108].INVALID2| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P1 F2I.U64.F16.TRUNC.NTZ R7, |cx[UR18] [0xd6d8]| ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P6 F2I.U64 R128, -|cx[UR32][0x445c]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P0 F2I.S64 R166, -|cx[UR29][0x3234]| ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P4 F2I.U64.F64.NTZ R58, |cx[UR31][0x4604]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P2 F2I.FTZ.U64.F64.TRUNC R35, -cx[UR60][0x1d60] ;`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P3 F2I.FTZ.U8.F64.CEIL R230, |cx[UR50][0x463c]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!PT F2I.U32.F64.NTZ R9, -|cx[UR11][0x408]| ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F64.S8.RZ R65, cx[UR5] [0xb6d8].B1 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U8 R235, cx[UR27] [0x33bc].B1 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P4 I2F.F64.U16.RM R247, cx[UR49] [0xf1ac].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P0 I2F.F64.U16.RP R177, cx[UR27] [0x4538] ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F64 R20, cx[UR21][0x99e0] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P6 I2F.F64.U32.RM R172, cx[UR17][0xc544] ;`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U64.RZ R94, cx[UR37][0xe3b4] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P0 I2F.F64.S64.RP R60, cx[UR26][0x3b8c] ;`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P2 I2F.U64.RM R248, cx[UR7][0x964];`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F16.U64.RM R87, cx[UR22][0x78c4] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `@!P4 FRND.???2.TRUNC R154, -|cx[UR29][0xbb74]| ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `@!P3 FRND.???6.TRUNC R97, |cx[UR21][0x8774]| ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@P0 WARPSYNC P6, cx[UR2][0xf798] ;`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!PT WARPSYNC P4, cx[UR57][0xd914] ;`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `JMP.DIV P6, UR15, c[0x1f][-0x6448] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `@!P4 JMP.INVALID3.INVALID1 !P0, ~UR2, c[0x7][0x56b4] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@!P2 RPCMOV.32 Rpc.HI, cx[UR9][0x18a8] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `RPCMOV.32 Rpc.HI, cx[UR23][0x69a4] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P5 RPCMOV.64 Rpc, cx[UR50][0x6288] ;`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `RPCMOV.64 Rpc, cx[UR38][0x7b14] ;`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@P1 BMOV.32.PQUAD ???63, cx[UR44][0x8998] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@!P1 BMOV.32 B10, cx[UR51][0x3384] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@!P6 BMOV.64 ATEXIT_PC, cx[UR28][0xe8] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@!P6 BMOV.64 ATEXIT_PC, cx[UR10][0xf174] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `NANOSLEEP.RAND.WARP !P1, cx[UR51][0x9f08] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!P5 NANOSLEEP.RAND P1, cx[URZ][0x1454] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `@P4 P2R.B2 R224, PR, R52, UR43 ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@!P1 P2R.B1 R171, PR, R134, UR21 ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@!P3 R2P PR, R229.B2, UR60 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@P4 R2P PR, RZ, URZ ;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@!P4 SEL R48, R153, UR9, P5 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P2 SEL R30, R116, UR52, P2 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@!P1 FSEL.FTZ R47, |R43|, -UR50, PT ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `@P4 FSEL.FTZ R225, -R160, -|UR7|, P5 ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@P2 FMNMX.NAN.XORSIGN R151, -|R64|, UR60, P5;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@P1 FMNMX.NAN.XORSIGN R185, -|R166|, UR19, P4 ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@P5 FSET.BF.LTU.XOR R190, -R67.reuse, -|UR44|, !P3 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!P6 FSET.BF.GTU.INVALID3 R12, -R73, -UR52, !P3 ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P6 FSETP.GEU.INVALID3 P5, P4, |R222|, -UR58, P3 ;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@!P5 FSETP.LE.FTZ.OR P5, P1, R252, -|UR0|, P2;`
     FSETP_0x1c0b = 818,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@P4 ISETP.GE.XOR.EX P2, P5, R111, UR31, !P5, PT ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@!P4 ISETP.EQ.U32.XOR.EX P6, P2, R111, UR62, !P0, P6 ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@!P2 IADD3.X R210, P1, P4, ~R208, UR38, R152, P5, P1 ;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@P2 IADD3.X R207, P4, P2, ~R87.reuse, UR60, ~R18, P4, !P3 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.X R35, P3, ~R34, UR52, 0x15, PT ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!P0 LEA.X R156, P2, ~R70, UR14, 0x1a, !P1 ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P3 LEA.HI R194, P4, -R68, UR19, R77, 0xb ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P4 LEA.HI R61, P2, -R160, -UR47, R81.reuse, 0xf ;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.HI.SX32 R187, P0, -R39, -UR47, 0xe ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI.SX32 R254, -R14, -UR20, 0x7 ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P6 LEA.HI.X.SX32 R11, P4, R138, UR11, 0x2, !P3 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI.X.SX32 R109, P0, R20, UR36, 0x17, P4 ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `@P4 LOP3.LUT.PAND P5, R27, R223, UR45, R82, 0x1d, P6 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `@P0 LOP3.LUT P3, R198, R105, UR45, R9, 0xa, !P5 ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@P3 IABS R233, UR47 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@P2 IABS R144, UR48 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `VABSDIFF R23, P2, R218, UR16, R20 ;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P6 VABSDIFF.U32 R135, P0, R98, UR61, R76;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P5 VABSDIFF4 R78, P2, R7, UR31, R49 ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P2 VABSDIFF4.U8 R74, P1, R84, UR30, R244 ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `@P2 PRMT.RC16 R99, R111, UR29, R111 ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@!P4 PRMT.RC16 R141, R195, UR22, R144 ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@P0 IMNMX.U32 R99, R2, UR16, !P6 ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!P2 IMNMX R235, R201, UR62, !P5 ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@P0 SHF.R.W.S64.HI R130, R168, UR10, R139 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@!P4 SHF.L.W.U64 R55, R156, UR15, R101 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `@!P0 SGXT.W R40, R154, UR11 ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@P0 SGXT.W R130, R20, UR11;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P5 BMSK.W R143, R20, UR48 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P2 BMSK R143, R154, UR23 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@P4 PLOP3.LUT P1, P2, PT, UR22.SIGN, P6, 0xcd, 0xbc ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P3 PLOP3.LUT P4, PT, P4, UR41.SIGN, P0, 0x1d, 0x34 ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P1 PLOP3.LUT PT, PT, P6, UR59.SIGN, R62.SIGN, 0x5b, 0x7e ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P5 PLOP3.LUT P0, P0, !P1, UR11.SIGN, R123.reuse.SIGN, 0x7f, 0x69 ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `PLOP3.LUT P1, P0, R195.SIGN, UR48.SIGN, R124.SIGN, 0xdf, 0x1 ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P4 PLOP3.LUT P6, P5, R14.SIGN, UR36.SIGN, R207.SIGN, 0xe5, 0xc6 ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@P2 FMUL.FTZ.RP R164, -R39, -UR55 ;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@P2 FMUL.INVALID3.D2.SAT R120, -|R232|, -|UR31|;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@P3 FFMA.FMZ.SAT R22, -R6, -UR56, -R42 ;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@!P3 FFMA.FMZ.RZ.SAT R89, |R54|, -UR59, -|R122| ;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@!P2 IMAD.U32.X R198, R142, UR25, ~R144, !P4 ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@P3 IMAD.X R103, R137, UR16, R132, P0 ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P5 IMAD.WIDE R33, P0, R78.reuse, UR57, R148.reuse ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P3 IMAD.WIDE.U32 R149, P1, R132, UR39, -R238;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@P6 IMAD.WIDE.X R234, P4, R47, UR41, ~R143, P6 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P2 IMAD.WIDE.U32.X R249, P5, R3, UR41, ~R74, !P2 ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P5 IDP.4A.U8.S8 R71, R234, UR4, R57 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P1 IDP.4A.U8.U8 R134, R240, UR25, R59 ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P6 IDP.2A.HI.S16.S8 R65, R216, UR7, -R126 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P0 IDP.2A.LO.S16.S8 R16, R74.reuse, UR5, R26.reuse ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@!P3 IMAD.HI R166, P1, R101, UR15, -R112 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@P3 IMAD.HI.U32 R94, P0, R215, UR39, R163 ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@P2 IMAD.HI.X R250, P0, R154, UR15, ~R247, P4 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P4 IMAD.HI.X R227, P2, R140, UR13, ~R124, P0 ;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `@!P4 DMUL R65, |R182|, UR46 ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `@P2 DMUL.RZ R236, -R214, UR51 ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@P2 DFMA.RZ R121, -R17, |UR56|, R6 ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P4 DFMA.RZ R170, -R222, UR31, |R240| ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P2 CLMAD.HI R180, R160.reuse, UR4, R228 ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P6 CLMAD.LO R152, R195, UR48, R19 ;`
     CLMAD_0x1c2c = 853,
-    /// `HFMA2` (opcode key 0x1c31), e.g. ``
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@!P5 HFMA2.BF16_V2.FTZ.RELU R216, -|R246|.H0_H0, -UR1.INVALID5, |R218|.F32, P4 ;`
     X_0x1c31 = 854,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@P3 HFMA2.INVALID3 R105, |R48|.H1_H1, UR60.INVALID7, -R234.F32 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P2 HFMA2.FTZ.SAT R114, -|R148|, -|UR45.H0_NH1|, R130.reuse ;`
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P4 HMUL2.INVALID3.SAT R195, -R128.H0_H0, -UR24.F32 ;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@!P4 HMUL2.F32 R22, -|R71|, |UR33.H1_H1| ;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `@!P5 HFMA2.MMA.RELU R175, R52, -UR2, |R36|.reuse, P5 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@P2 HFMA2.MMA.INVALID3.RELU R218, R83, -UR38, R247, !P3 ;`
     HFMA2_0x1c35 = 857,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `HFMA2.MMA R11, -|R147|, |UR14|, -R190 ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@P1 HFMA2.MMA.FTZ R3, -|R79|, |UR28|, -|R101| ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@!P5 I2I.S8.S32.SAT R166, UR50 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@P0 I2I.S16.S32.SAT R194, UR29 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P6 I2IP.U2.S32.INVALID3 R166, R210, UR48, R79.???1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@!P3 I2IP.U2.S32.SAT R218, R132, UR58, R9.???0 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P0 I2IP.S4.S32.SAT R162, R149, UR31, R120.???3 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U4.S32.SATRELU R158, R33, UR36, R245.???0 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@!P1 I2IP.S8.S32.SAT R98, R24, UR20, R93.H1 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P4 I2IP.S8.S32.SATRELU R205, R191, UR31, R200.reuse ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `F2FP.SATFINITE.RELU.???3.MERGE_C.RS.REG_RS.LTN25 R179, R157.reuse, UR10, R105.reuse ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P4 F2FP.RELU.MERGE_C.RS.REG_RS.LTN25 R225, R251, UR43, R57.H1 ;`
     F2FP_0x1c3e = 863,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `F2FP.SATFINITE.BF16.PACK_AB.RZ R87, R52, UR39 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P5 F2FP.RELU.PACK_AB.RZ R21, R25, UR9 ;`
     X_0x1c3e = 864,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@P6 F2FP.SATFINITE.MERGE_C R132, UR31, R243 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P5 F2FP.BF16.MERGE_C.RZ R121, UR52, R149.H1 ;`
     X_0x1c3e_2 = 865,
-    /// `HMNMX2` (opcode key 0x1c40), e.g. `@P3 HMNMX2.F32.XORSIGN R240, -|R103|.H1_H1, -|UR56|, !PT ;`
+    /// `HMNMX2` (opcode key 0x1c40), e.g. `@!PT HMNMX2.NAN R221, -R58.reuse.F32, -UR56.H0_H0, !P3 ;`
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `@!P0 F2IP.U8.F32.INVALID1 R125, R207, UR6, R89 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `@!PT F2IP.S8.F32.INVALID2.NTZ.RELU R104, R202, UR18, R145 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `@!P3 I2FP.F32.???6 R155, UR47 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `@!P6 I2FP.???5.???1.RZ R16, UR29 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP3 UP2UR.B3 UR9, UPR, UR16, UR4 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP4 UP2UR.B2 UR2, UPR, UR12, UR43 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP3 UR2UP UPR, UR0, UR26;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UPT UR2UP UPR, UR19.B3, UR29 ;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@UP0 UCLEA UR21, UP6, UR24, UR48, 0x5 ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP2 UCLEA UR2, UP2, UR14, UR25, 0x0 ;`
     UCLEA_0x1cbc = 873,
-    /// `FLO` (opcode key 0x1d00), e.g. `@!P3 FLO.U32 R253, P0, ~UR60 ;`
+    /// `FLO` (opcode key 0x1d00), e.g. `@!P1 FLO.SH R19, P0, UR32 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@!P5 BREV R87, UR3 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@P2 BREV R191, UR42 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@P4 FCHK P4, R112, -|UR12| ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@P6 FCHK P1, -R27, |UR7| ;`
     FCHK_0x1d02 = 876,
-    /// `F2F` (opcode key 0x1d04), e.g. ``
+    /// `F2F` (opcode key 0x1d04), e.g. `@!P5 F2F.FTZ.F32.F16.RZ R251, -|UR16.INVALID2| ;`
     X_0x1d04 = 877,
-    /// `F2F` (opcode key 0x1d04), e.g. `@!PT F2F.BF16.F32 R212, |UR6| ;`
+    /// `F2F` (opcode key 0x1d04), e.g. `@P5 F2F.F16.F32.RZ R126, -|UR48| ;`
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `@!P3 F2I.S8.F16 R132, -|UR34.INVALID3| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P5 F2I.U32.F16.CEIL R23, UR33.INVALID2 ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P6 F2I.U16.CEIL.NTZ R149, -UR1 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@!P5 F2I.???6.CEIL R173, -|UR33| ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `@P4 I2F.S8 R4, UR33.B1 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P4 I2F.U8.RP R83, UR54.B1 ;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `I2F.U16.RZ R230, UR38.INVALID3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P6 I2F.???0.U16.RP R193, UR54.INVALID2 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!P3 I2F R156, UR31 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!PT I2F.F16 R55, UR40 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P0 FRND.FTZ.F16 R137, -|UR48|;`
+    /// `FRND` (opcode key 0x1d07), e.g. `FRND.FTZ.F16.FLOOR R43, |UR60.INVALID3| ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P6 FRND.CEIL R185, -|UR58| ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@!P0 FRND.FTZ R203, |UR9| ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P3 MUFU.LG2 R109, -UR19 ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!P0 MUFU.RCP R104, -UR1 ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@!P3 MUFU.SIN.F16 R10, |UR22.H1| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P5 MUFU.RCP.F16 R8, -UR38.INVALID3 ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P5 F2F.F64.F16.RZ R211, UR9 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.F64.F16.RP R224, -UR17.INVALID3 ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!P2 F2F.FTZ.F64.F32.RZ R221, |UR19| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P5 F2F.F64.F32.RM R241, UR2 ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@P3 F2F.FTZ.F32.F64 R158, -|UR39| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@P0 F2F.FTZ.F16.F64 R0, UR39 ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.U64.F16.TRUNC.NTZ R249, UR33.H1 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!PT F2I.U64.F16.TRUNC R60, UR52.INVALID2 ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P5 F2I.FTZ.U64 R19, |UR36| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P5 F2I.FTZ.U64.FLOOR R192, -|UR8| ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P4 F2I.FTZ.S64.F64.FLOOR R99, -UR15 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.U64.F64.TRUNC R16, -UR13 ;`
     F2I_0x1d11_3 = 894,
-    /// `F2I` (opcode key 0x1d11), e.g. `@P4 F2I.FTZ.S8.F64.TRUNC.NTZ R112, -UR47 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!PT F2I.F64.CEIL R249, UR11 ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P0 I2F.F64.S8.RZ R190, UR5 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P5 I2F.F64.U8 R182, UR31.B2 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64.S16 R92, UR6.INVALID2 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@!P0 I2F.F64.S16.RP R148, UR4 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `@P1 I2F.F64.U32.RM R182, UR18 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.U32 R168, URZ ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P2 I2F.F64.S64.RZ R154, UR45 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P5 I2F.F64.S64.RZ R15, UR1 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P3 I2F.S64 R16, UR19 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P1 I2F.F16.S64.RZ R32, UR34 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@!P4 FRND.???12.TRUNC R94, -UR7 ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@P1 FRND.FTZ.???3.TRUNC R68, -|UR4| ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@P5 OUT.EMIT_THEN_CUT R1, R191, UR19 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@P0 OUT.???2 R143, R117, UR15 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@P6 WARPSYNC !PT, UR10 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P5 WARPSYNC !P6, UR14 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P3 RPCMOV.32 Rpc.HI, UR62 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P2 RPCMOV.32 Rpc.HI, UR40 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@!PT RPCMOV.64 Rpc, UR45 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P4 RPCMOV.64 Rpc, UR9 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!P0 BMOV.32 ???43, UR5 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@P2 BMOV.32.PQUAD API_CALL_DEPTH, UR20 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@!PT BMOV.64 ATEXIT_PC, UR25;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@P6 BMOV.64 ATEXIT_PC, UR54 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@P1 NANOSLEEP.RAND !P1, UR4 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@P6 NANOSLEEP.RAND !P3, UR47 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@P3 CCTL.E.???7.???4 [UR48] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@P3 CCTL.E.I.IV [UR7] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `CCTL.E.I.???8 [R144+UR47] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@P3 CCTL.E.???5.RS [R249+UR25] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@P5 CCTLL.???7 [UR11] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `CCTLL.???14 [UR39] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@P6 CCTLL.???10 [R133+UR61] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P1 CCTLL.???6 [R107+URZ] ;`
     CCTLL_0x1d90_2 = 913,
-    /// `CCTLT` (opcode key 0x1d91), e.g. `@!P5 CCTLT.???2 UR24 ;`
+    /// `CCTLT` (opcode key 0x1d91), e.g. `@P5 CCTLT.IVTH UR33 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P3 LDGSTS.E.BYPASS.LU.LTC256B.CONSTANT.VC [R118+UR43+0x256e2], [R155.64+-0xfb], !P1 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P4 LDGSTS.E.EU.64.CONSTANT.CTA [UR53+0x3b4aa], [R108.64+0x124], P2 ;`
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P2 LDGSTS.E.INVALID6.LTC128B.64.ZFILL.CONSTANT.CTA [R171+UR56+-0x25b4e], [R13.64+0x59e], !P5 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `LDGSTS.E.LTC128B.128.ZFILL.CONSTANT.PRIVATE [R105+UR24+-0x4adea], [R99.64+0x243], !P1 ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P4 VABSDIFF R124, P4, R201.reuse, R239, UR14 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@P2 VABSDIFF R149, P1, R33, R146, UR57 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!P6 VABSDIFF4.ACC R99, P5, R67, R209, UR50 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!P4 VABSDIFF4.U8.ACC R50, P1, R213, R132, UR17 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@!PT PRMT R171, R166.reuse, R237, UR2 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@P4 PRMT.ECL R14, R193.reuse, R230.reuse, UR46 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `@!PT SHF.L.W.U64.HI R39, R39, R223, UR53 ;`
+    /// `SHF` (opcode key 0x1e19), e.g. `@P0 SHF.R.W.S32.HI R243, R136.reuse, R97.reuse, UR12 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@!P3 FADD.SAT R145, |R203|, -UR19 ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@!P3 FADD.RP.SAT R210, -|R216|, -UR36 ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `@!P6 FFMA.SAT R151, -|R179|, -R86, |UR62| ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `@P0 FFMA.FTZ R47, R111, -|R0|, UR25 ;`
     FFMA_0x1e23 = 922,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@!P3 IMAD.U32.X R42, R204, R237, UR36, !P2 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@!P2 IMAD.X R247, R229, R241, ~UR50, !P5 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `IMAD.WIDE R103, P3, R138, R226, UR26 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P1 IMAD.WIDE R183, R68, R249, UR61 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!PT IMAD.WIDE.U32.X R169, P4, R100, R159, UR4, !P1 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P6 IMAD.WIDE.U32.X R64, P3, R163, R5, UR34, P1 ;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@P1 IMAD.HI.U32 R99, P5, R37, R159, UR16 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@!P2 IMAD.HI.U32 R48, P6, R132, R204, -UR41 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P4 IMAD.HI.X R220, P4, R182, R166, ~UR13, P0 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P3 IMAD.HI.X R210, R86.reuse, R69, UR4, P2 ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@!P2 DADD.RZ R5, R203, |UR40| ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `@!P6 DADD.RM R218, -|R95|, -|UR1| ;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@P3 DSETP.GT.OR P6, P2, |R79|, -UR4, P1 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@!P1 DSETP.NEU.INVALID3 P5, PT, -R224.reuse, -|UR14|, P1 ;`
     DSETP_0x1e2a = 930,
-    /// `DFMA` (opcode key 0x1e2b), e.g. `@!P2 DFMA.RZ R36, -|R99|.reuse, -R86.reuse, |UR24| ;`
+    /// `DFMA` (opcode key 0x1e2b), e.g. `@P2 DFMA R235, -R98, -R14, |UR1| ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P6 CLMAD.LO R216, R10, R44, UR17 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P3 CLMAD.HI R176, R29, R17, UR5;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P2 HADD2.FTZ R147, -|R57|.F32, |UR20.H1_H1| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@!P6 HADD2.SAT R71, |R75|.F32, UR10.H0_H0 ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@P4 HADD2.F32.FTZ R210, R152.H1_H1, -|UR14.H0_H0| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@P6 HADD2.F32 R120, R75.H1_H1, -UR25.H1_H1 ;`
     HADD2_0x1e30_2 = 934,
-    /// `HFMA2` (opcode key 0x1e31), e.g. ``
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@P3 HFMA2.FTZ.RELU R182, -R133.F32, |R183|.H0_NH1, -|UR24|, !P0 ;`
     X_0x1e31 = 935,
-    /// `HFMA2` (opcode key 0x1e31), e.g. ``
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@P2 HFMA2.F32.FTZ.SAT R211, |R217|.reuse, R125.reuse.H0_H0, -|UR21| ;`
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@!P5 HSET2.LT.INVALID3 R254, R223.F32, |UR19.H0_H0|, P4 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@!P3 HSET2.T.FTZ.OR R56, |R207|.H0_H0, -UR59.H1_H1, P4 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P0 HSETP2.GE.H_AND.OR P2, P6, -|R26|.reuse.H1_H1, -|UR9.H0_H0|, P0 ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P6 HSETP2.EQU.H_AND.FTZ.INVALID3 P0, P3, |R21|.H0_H0, |UR19.F32|, !P6 ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P2 HFMA2.MMA.INVALID3.RELU R167, -R224, -R202, UR36, P6 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P3 HFMA2.MMA.INVALID3.RELU R247, R6, |R191|.reuse, -|UR7|, P2 ;`
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@P5 HFMA2.MMA.FTZ.SAT R78, R47.reuse, R204, -UR48 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P2 HFMA2.MMA.FMZ.SAT R102, |R196|, |R185|, -UR4 ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P1 F2FP.SATFINITE.RELU.???2.MERGE_C.RS.REG_RS.9b R160, R249, R1, UR19 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.SATFINITE.???1.MERGE_C.RS.REG_RS.7b R9, R122.reuse, R244, UR2.H1 ;`
     F2FP_0x1e3e = 941,
-    /// `F2FP` (opcode key 0x1e3e), e.g. ``
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P6 F2FP.SATFINITE.RELU.???0 R243, R177, UR58 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `@P0 F2IP.INVALID2.F32.TRUNC R32, R136.reuse, R177.reuse, UR47 ;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `F2IP.U8.F32.TRUNC.NTZ R34, R57, R149.reuse, UR0 ;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@P3 TEX.INVALID3.LC.AOFFI.LU.NODEP P1, R139, R59, R30, R150, UR55, 0x2e, INVALID6, 0x8 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P5 TEX.F16.RN.LC.AOFFI.DC.EU.NDV P1, R197, R142, R226, R155, UR37, 0xf1, CUBE, 0x1 ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `@P2 TEX.SCR.LB.LC.DC.EU.NDV P6, R235, R51, R203, R54, UR62, 0x7e, ARRAY_2D, 0xd ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@!P5 TEX.SCR.INVALID3.INVALID7.AOFFI.DC.NA.NODEP P1, R92, R59, R61, R184, UR44, 0x4d, ARRAY_2D, 0x2 ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@P3 TLD4.A.INVALID3.DC R178, R176, R126, R84, UR60, 0x1d, 2D, 0x9 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@P3 TLD4.R.F16.RZ.INVALID3.EL P0, R24, R96, R207, R19, UR13, 0xa7, INVALID4, 0x8 ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P1 TLD4.SCR.R.F16.RN.DC.INVALID6 P3, R13, R242, R171, R145, UR45, 0xbc, CUBE, 0x3 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@P3 TLD4.SCR.B.F16.RZ.PTP.NODEP P3, R71, R108, R141, R218, UR36, 0x34, INVALID6, 0xc ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@P6 TLD.INVALID3.INVALID6.INVALID7 P5, R98, R173, R60, R165, UR12, 0x69, INVALID3, 0x7 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!PT TLD.INVALID0.EL.MS P1, R137, R171, R203, R85, UR34, 0x11, INVALID3, 0xb ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `@!P5 TLD.SCR.F16.RN.INVALID4.INVALID7 P5, R82, R241, R56, R73, UR27, 0xe8, INVALID3, 0xe ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@P2 TLD.SCR.F16.RN.INVALID2.AOFFI.EF.MS.NODEP P4, R192, R193, R95, R49, UR30, 0x7f, INVALID3, 0x5 ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@P5 TMML.LOD.NDV.NODEP R84, R88, R2, R116, UR16, 0x76, 2D, 0xd ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@!P2 TMML.LOD.NODEP R122, R192, R110, R30, UR37, 0x47, ARRAY_1D, 0x6 ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@!P6 TXD.INVALID3.EF.NODEP R208, R155, R140, R2, UR25, 0x85, 2D, 0xe ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@!P2 TXD.F16.RZ.LC.LU.NODEP P5, R233, R192, R79, R32, UR39, 0x9, 2D, 0x6 ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@P4 TXQ R239, R49, R73, TEX_HEADER_SAMPLER_POS, UR44, 0xa3, 0x4 ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P0 TXQ R181, R61, R158, TEX_HEADER_DIMENSION, UR61, 0x12, 0x6 ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P5 FOOTPRINT.TEX.LC.FDV.NDV.NODEP P6, R70, R111, R52, R56, UR7, 0x8, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P2 FOOTPRINT.TXD.COARSE.LC.NDV.NODEP P3, R121, R197, R36, R36, UR13, 0x4b, INVALID0 ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P3 FOOTPRINT.SCR.???1.COARSE.LB.LC.NODEP P5, R18, R4, R89, R96, UR4, 0x6c, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.SCR.TEX.LL.NDV P0, R184, R105, R67, R214, UR29, 0xa7, INVALID7 ;`
     FOOTPRINT_0x1f74_2 = 956,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P3 ATOM.???0.ARRIVE.EL.???6.STRONG.SYS PT, R195, [R9.U32+UR14+0x41222b] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P2 ATOM.???0.ARRIVE.EL.???4.MMIO.GPU P0, R178, [R122.U32+UR17+0x270ae0] ;`
     ATOM_0x1f8a = 957,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P0 ATOM.E.ARRIVE.EU.???15.MMIO.GPU P4, R10, [R224.64+UR58+0x3bcb76] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P3 ATOM.E.ARRIVE.EU.???6.STRONG.SYS P3, R202, [R79.64+UR22+0x356f26] ;`
     ATOM_0x1f8a_2 = 958,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P6 ATOM.???0.POPC.INC.LU.???4.STRONG.SM.PRIVATE P0, R9, [R173.U32+UR14+-0x5ca0fd] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.???0.POPC.INC.INVALID6.???14.STRONG.GPU P3, R93, [R51.U32+UR51+0x2127ca] ;`
     ATOM_0x1f8a_3 = 959,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P5 ATOM.E.POPC.INC.LU.???15.CONSTANT.VC P5, R61, [R84.64+UR25+-0x76b91c] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P0 ATOM.E.POPC.INC.EL.???2.CONSTANT.CTA P2, R74, [R220.64+UR60+-0x24ca93] ;`
     ATOM_0x1f8a_4 = 960,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
     ATOMS_0x1f8c = 961,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
     ATOMS_0x1f8c_2 = 962,
-    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P0 SUATOM.D.BA.1D_BUFFER.INVALID14.INVALID7.S32.CONSTANT.SM.PRIVATE.INVALID3 R140, [R126], R102, UR36, 0x3f ;`
+    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P0 SUATOM.D.1D.DEC.NA.U64.IGN P1, R174, [R217], R23, UR62, 0x7d ;`
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@P1 SUATOM.D.3D.CAS.EL.INVALID7.STRONG.GPU.PRIVATE.IGN P6, R254, [R148], R233, UR8, 0xa9 ;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@P6 SUATOM.D.BA.INVALID7.CAS.INVALID7.MMIO.GPU P5, R40, [R31], R16, UR28, 0x29 ;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `@!P4 SULD.P.1D_BUFFER.EF.CONSTANT.SM.INVALID12.INVALID3 P6, R155, [R25], UR52, 0xc ;`
+    /// `SULD` (opcode key 0x1f97), e.g. `@P4 SULD.P.1D_BUFFER.EF.CONSTANT.VC.PRIVATE.INVALID2 P3, R58, [R87], UR11, 0xb6 ;`
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `SULD.D.BA.INVALID6.S16.MMIO.GPU P5, R4, [R77], UR9, 0x4d ;`
+    /// `SULD` (opcode key 0x1f99), e.g. `@!P5 SULD.D.BA.1D_ARRAY.EU.S8.MMIO.SYS.IGN P1, R29, [R131], UR49, 0xff ;`
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `@P0 SUST.P.2D_ARRAY.EL.CONSTANT.CTA.INVALID13.INVALID3 [R30], R124, UR61, 0x37 ;`
+    /// `SUST` (opcode key 0x1f9b), e.g. `@!P2 SUST.P.3D.STRONG.GPU.INVALID11.INVALID3 [R50], R224, UR28, 0x9a ;`
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@P1 SUST.D.BA.INVALID6.EF.INVALID7.STRONG.GPU.TRAP [R11], R93, UR44, 0xdb ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P4 SUST.D.INVALID7.NA.INVALID7.STRONG.GPU.PRIVATE.IGN [R242], R228, UR35, 0xc6 ;`
     SUST_0x1f9d = 968,
-    /// `SURED` (opcode key 0x1f9f), e.g. `@!P2 SURED.D.3D.OR.S64.STRONG.SM.IGN [R51], R59, UR24, 0x6a ;`
+    /// `SURED` (opcode key 0x1f9f), e.g. `@!P1 SURED.D.BA.2D_ARRAY.ADD.LU.F16x2.RN.MMIO.SYS.TRAP [R72], R138, UR33, 0xbb ;`
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P2 LDGSTS.E.BYPASS.LTC128B.128.ZFILL.CONSTANT.GPU [R212+0x69b27], [R151.U32+UR28+-0x13b], P4 ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P1 LDGSTS.E.LU.INVALID3.CONSTANT.SM.PRIVATE [R223+0x75c6a], [R76.U32+UR35+-0x7a0], !P6 ;`
     LDGSTS_0x1fae = 970,
-    /// `LDGSTS` (opcode key 0x1fae)
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P1 LDGSTS.E.EF.LTC128B.INVALID7.MMIO.GPU [R205+0x6360b], [R171.64+UR56+0x5a2], !P1 ;`
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P1 SUQUERY.2D P1, R99, [R60], COMP_STATUS, UR11, 0xd2 ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P4 SUQUERY.BA.INVALID7 P1, R169, [R171], COMP_STATUS, UR30, 0x4f ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [

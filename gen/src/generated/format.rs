@@ -2044,6 +2044,11 @@ static TABLE_406: Table = Table {
     ids: &data::IDS_406,
     default: None,
 };
+static TABLE_407: Table = Table {
+    keys: None,
+    ids: &data::IDS_407,
+    default: None,
+};
 static RULE_0: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
@@ -2337,20 +2342,11 @@ static RULE_32: NumberRule = NumberRule {
     signed: false,
     shift: 0,
     pc_relative: false,
-    prefix: "R",
-    suffix: "+",
-    specials: &[(0xff, "")],
-};
-static RULE_33: NumberRule = NumberRule {
-    format: NumberFormat::Dec,
-    signed: false,
-    shift: 0,
-    pc_relative: false,
     prefix: "B",
     suffix: "",
     specials: &[],
 };
-static RULE_34: NumberRule = NumberRule {
+static RULE_33: NumberRule = NumberRule {
     format: NumberFormat::SignedHex,
     signed: true,
     shift: 2,
@@ -2359,7 +2355,7 @@ static RULE_34: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0, "")],
 };
-static RULE_35: NumberRule = NumberRule {
+static RULE_34: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2368,7 +2364,7 @@ static RULE_35: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0, "")],
 };
-static RULE_36: NumberRule = NumberRule {
+static RULE_35: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2377,7 +2373,7 @@ static RULE_36: NumberRule = NumberRule {
     suffix: " ",
     specials: &[(0, "")],
 };
-static RULE_37: NumberRule = NumberRule {
+static RULE_36: NumberRule = NumberRule {
     format: NumberFormat::Hex,
     signed: false,
     shift: 0,
@@ -2386,7 +2382,7 @@ static RULE_37: NumberRule = NumberRule {
     suffix: ", ",
     specials: &[(0, "")],
 };
-static RULE_38: NumberRule = NumberRule {
+static RULE_37: NumberRule = NumberRule {
     format: NumberFormat::SignedHex,
     signed: true,
     shift: 0,
@@ -2395,7 +2391,7 @@ static RULE_38: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0, "RZ")],
 };
-static RULE_39: NumberRule = NumberRule {
+static RULE_38: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2404,7 +2400,7 @@ static RULE_39: NumberRule = NumberRule {
     suffix: ",",
     specials: &[(7, "")],
 };
-static RULE_40: NumberRule = NumberRule {
+static RULE_39: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2413,7 +2409,7 @@ static RULE_40: NumberRule = NumberRule {
     suffix: ", ",
     specials: &[(7, "")],
 };
-static RULE_41: NumberRule = NumberRule {
+static RULE_40: NumberRule = NumberRule {
     format: NumberFormat::OffsetHex,
     signed: false,
     shift: 2,
@@ -2422,7 +2418,7 @@ static RULE_41: NumberRule = NumberRule {
     suffix: "",
     specials: &[],
 };
-static RULE_42: NumberRule = NumberRule {
+static RULE_41: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2431,7 +2427,7 @@ static RULE_42: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0xff, "0x0")],
 };
-static RULE_43: NumberRule = NumberRule {
+static RULE_42: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2440,22 +2436,13 @@ static RULE_43: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0x3f, "???63")],
 };
-static RULE_44: NumberRule = NumberRule {
+static RULE_43: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
     pc_relative: false,
-    prefix: "R",
-    suffix: ", ",
-    specials: &[(0xff, "")],
-};
-static RULE_45: NumberRule = NumberRule {
-    format: NumberFormat::Dec,
-    signed: false,
-    shift: 0,
-    pc_relative: false,
-    prefix: "UR",
-    suffix: "+",
+    prefix: "+UR",
+    suffix: "",
     specials: &[(0x3f, "")],
 };
 pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
@@ -8723,11 +8710,20 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
+                    ranges: &[(75, 5)],
+                    width: 5,
                 },
-                &TABLE_0,
+                &TABLE_100,
             ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
             Piece::Table(
                 Bits {
                     ranges: &[(75, 5)],
@@ -8735,30 +8731,38 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_100,
             ),
-            Piece::Text(" "),
-            Piece::Number(
+            Piece::Table(
                 Bits {
-                    ranges: &[(16, 8)],
+                    ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &RULE_0,
+                &TABLE_101,
             ),
-            Piece::Text(", "),
-            Piece::Number(
+        ],
+        &[
+            Piece::Table(
                 Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
+                    ranges: &[(75, 5)],
+                    width: 5,
                 },
-                &RULE_0,
+                &TABLE_100,
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
                 },
-                &TABLE_55,
+                &TABLE_101,
             ),
-            Piece::Text(";"),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 5)],
+                    width: 5,
+                },
+                &TABLE_100,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -8806,116 +8810,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 5)],
-                    width: 5,
-                },
-                &TABLE_100,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 5)],
-                    width: 5,
-                },
-                &TABLE_100,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 5)],
-                    width: 5,
-                },
-                &TABLE_100,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -9038,347 +8932,18 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
                     ranges: &[(75, 2), (78, 1), (81, 3)],
                     width: 6,
                 },
                 &TABLE_103,
             ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
-                },
-                &TABLE_23,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_4,
+                &TABLE_89,
             ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(63, 1)],
-                    width: 1,
-                },
-                &TABLE_23,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_5,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(","),
-            Piece::Table(
-                Bits {
-                    ranges: &[(87, 4)],
-                    width: 4,
-                },
-                &TABLE_90,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(50, 1)],
-                    width: 1,
-                },
-                &TABLE_91,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(48, 2)],
-                    width: 2,
-                },
-                &RULE_5,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 2), (78, 1), (81, 3)],
-                    width: 6,
-                },
-                &TABLE_103,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
-                },
-                &TABLE_23,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(63, 1)],
-                    width: 1,
-                },
-                &TABLE_23,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_5,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(","),
-            Piece::Table(
-                Bits {
-                    ranges: &[(87, 4)],
-                    width: 4,
-                },
-                &TABLE_90,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(50, 1)],
-                    width: 1,
-                },
-                &TABLE_91,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(48, 2)],
-                    width: 2,
-                },
-                &RULE_5,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(75, 2), (78, 1), (81, 3)],
-                    width: 6,
-                },
-                &TABLE_103,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 1)],
-                    width: 1,
-                },
-                &TABLE_23,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(63, 1)],
-                    width: 1,
-                },
-                &TABLE_23,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_5,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(","),
-            Piece::Table(
-                Bits {
-                    ranges: &[(87, 4)],
-                    width: 4,
-                },
-                &TABLE_90,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(50, 1)],
-                    width: 1,
-                },
-                &TABLE_91,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(48, 2)],
-                    width: 2,
-                },
-                &RULE_5,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
         ],
         &[
             Piece::Table(
@@ -9395,6 +8960,169 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_89,
             ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 2), (78, 1), (81, 3)],
+                    width: 6,
+                },
+                &TABLE_103,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_89,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 2), (78, 1), (81, 3)],
+                    width: 6,
+                },
+                &TABLE_103,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_89,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 2), (78, 1), (81, 3)],
+                    width: 6,
+                },
+                &TABLE_103,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_89,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(75, 2), (78, 1), (81, 3)],
+                    width: 6,
+                },
+                &TABLE_103,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1)],
+                    width: 1,
+                },
+                &TABLE_23,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(63, 1)],
+                    width: 1,
+                },
+                &TABLE_23,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_5,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(","),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_90,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(50, 1)],
+                    width: 1,
+                },
+                &TABLE_91,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(48, 2)],
+                    width: 2,
+                },
+                &RULE_5,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
         ],
     ],
     &[
@@ -10422,6 +10150,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_125,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
                     ranges: &[(12, 4)],
                     width: 4,
                 },
@@ -10486,22 +10230,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(78, 3), (84, 1), (86, 1)],
-                    width: 5,
-                },
-                &TABLE_125,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -34944,11 +34672,20 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
                 },
-                &TABLE_0,
+                &TABLE_267,
             ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
             Piece::Table(
                 Bits {
                     ranges: &[(72, 2), (75, 5)],
@@ -34956,38 +34693,38 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_267,
             ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
             Piece::Table(
                 Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
                 },
-                &TABLE_55,
+                &TABLE_101,
             ),
-            Piece::Text(";"),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -35043,77 +34780,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_267,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_267,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -38366,17 +38032,86 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(" ["),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 16)],
+                    width: 16,
+                },
+                &RULE_19,
+            ),
+            Piece::Text("], "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("ISBEWR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(74, 6)],
+                    width: 6,
+                },
+                &TABLE_289,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(74, 6)],
+                    width: 6,
+                },
+                &TABLE_289,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(74, 6)],
+                    width: 6,
+                },
+                &TABLE_289,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(74, 6)],
+                    width: 6,
+                },
+                &TABLE_290,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
                     ranges: &[(24, 8)],
                     width: 8,
                 },
-                &RULE_32,
+                &RULE_0,
             ),
             Piece::Number(
                 Bits {
                     ranges: &[(40, 16)],
                     width: 16,
                 },
-                &RULE_19,
+                &RULE_31,
             ),
             Piece::Text("], "),
             Piece::Number(
@@ -38425,7 +38160,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_33,
+                &RULE_32,
             ),
             Piece::Table(
                 Bits {
@@ -38466,7 +38201,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_33,
+                &RULE_32,
             ),
             Piece::Table(
                 Bits {
@@ -38605,7 +38340,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_33,
+                &RULE_32,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -38786,7 +38521,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_34,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -38898,7 +38633,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_34,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -39324,7 +39059,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 3)],
                     width: 3,
                 },
-                &RULE_35,
+                &RULE_34,
             ),
             Piece::Table(
                 Bits {
@@ -39358,7 +39093,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 3)],
                     width: 3,
                 },
-                &RULE_36,
+                &RULE_35,
             ),
             Piece::Text(";"),
             Piece::Table(
@@ -46884,6 +46619,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_125,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
                     ranges: &[(12, 4)],
                     width: 4,
                 },
@@ -46951,22 +46702,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(78, 3), (84, 1), (86, 1)],
-                    width: 5,
-                },
-                &TABLE_125,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -48920,7 +48655,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(42, 12)],
                     width: 12,
                 },
-                &RULE_37,
+                &RULE_36,
             ),
             Piece::Table(
                 Bits {
@@ -54244,7 +53979,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(38, 16)],
                     width: 16,
                 },
-                &RULE_38,
+                &RULE_37,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -54803,7 +54538,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_33,
+                &RULE_32,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -54845,7 +54580,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_33,
+                &RULE_32,
             ),
             Piece::Table(
                 Bits {
@@ -54902,7 +54637,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_33,
+                &RULE_32,
             ),
             Piece::Table(
                 Bits {
@@ -55282,14 +55017,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Number(
                 Bits {
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -55492,7 +55227,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -55572,7 +55307,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -55667,7 +55402,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Table(
                 Bits {
@@ -55754,7 +55489,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -55834,7 +55569,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -55937,7 +55672,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Table(
                 Bits {
@@ -56030,7 +55765,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -56193,14 +55928,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Number(
                 Bits {
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -57036,7 +56771,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57117,7 +56852,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Number(
                 Bits {
@@ -57490,7 +57225,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_41,
+                &RULE_40,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -57552,7 +57287,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -57641,7 +57376,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Table(
                 Bits {
@@ -58231,7 +57966,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_41,
+                &RULE_40,
             ),
             Piece::Text("], "),
             Piece::Number(
@@ -58304,7 +58039,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_41,
+                &RULE_40,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -58564,7 +58299,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_42,
+                &RULE_41,
             ),
             Piece::Number(
                 Bits {
@@ -61813,11 +61548,27 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
                 },
-                &TABLE_0,
+                &TABLE_272,
             ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
             Piece::Table(
                 Bits {
                     ranges: &[(72, 2), (75, 5)],
@@ -61832,46 +61583,52 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_267,
             ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text("+"),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
             Piece::Table(
                 Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
                 },
-                &TABLE_55,
+                &TABLE_101,
             ),
-            Piece::Text(";"),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_272,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_272,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -61942,169 +61699,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_272,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_267,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text("+"),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_272,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_267,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text("+"),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_272,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 2), (75, 5)],
-                    width: 7,
-                },
-                &TABLE_267,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -62519,7 +62113,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -62708,7 +62302,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -62781,7 +62375,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -62869,7 +62463,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Table(
                 Bits {
@@ -62949,7 +62543,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -63022,7 +62616,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -63118,7 +62712,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Table(
                 Bits {
@@ -63205,7 +62799,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Number(
                 Bits {
@@ -63367,14 +62961,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Number(
                 Bits {
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -63929,7 +63523,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -64010,7 +63604,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_40,
+                &RULE_39,
             ),
             Piece::Number(
                 Bits {
@@ -64417,7 +64011,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 3)],
                     width: 3,
                 },
-                &RULE_39,
+                &RULE_38,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -64581,7 +64175,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_41,
+                &RULE_40,
             ),
             Piece::Text("], "),
             Piece::Number(
@@ -64645,7 +64239,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_34,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -65063,7 +64657,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_34,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -65126,7 +64720,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_34,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -66508,15 +66102,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_362,
             ),
-            Piece::Text(" desc["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Text("]["),
+            Piece::Text(" ["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -66572,7 +66158,15 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_362,
             ),
-            Piece::Text(" ["),
+            Piece::Text(" desc["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Text("]["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -66852,7 +66446,15 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_362,
             ),
-            Piece::Text(" ["),
+            Piece::Text(" desc["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Text("]["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -66908,15 +66510,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_362,
             ),
-            Piece::Text(" desc["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Text("]["),
+            Piece::Text(" ["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -68247,7 +67841,15 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_217,
             ),
-            Piece::Text(" ["),
+            Piece::Text(" desc["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Text("]["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -68310,15 +67912,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_217,
             ),
-            Piece::Text(" desc["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Text("]["),
+            Piece::Text(" ["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -69187,11 +68781,60 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(" ["),
             Piece::Number(
                 Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 24)],
+                    width: 24,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("ARRIVES"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &TABLE_373,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
                     ranges: &[(24, 8)],
                     width: 8,
                 },
-                &RULE_32,
+                &RULE_0,
             ),
+            Piece::Text("+"),
             Piece::Number(
                 Bits {
                     ranges: &[(64, 6)],
@@ -75336,6 +74979,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_125,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
                     ranges: &[(12, 4)],
                     width: 4,
                 },
@@ -75410,22 +75069,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(78, 3), (84, 1), (86, 1)],
-                    width: 5,
-                },
-                &TABLE_125,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -83314,6 +82957,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::Table(
                 Bits {
+                    ranges: &[(78, 3), (84, 1), (86, 1)],
+                    width: 5,
+                },
+                &TABLE_125,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
                     ranges: &[(12, 4)],
                     width: 4,
                 },
@@ -83371,22 +83030,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_55,
             ),
             Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(78, 3), (84, 1), (86, 1)],
-                    width: 5,
-                },
-                &TABLE_125,
-            ),
             Piece::Table(
                 Bits {
                     ranges: &[(105, 5), (122, 3)],
@@ -85612,7 +85255,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Table(
                 Bits {
@@ -85651,11 +85294,83 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(" ["),
             Piece::Number(
                 Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("], ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(".64"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_66,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDGSTS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_388,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
                     ranges: &[(16, 8)],
                     width: 8,
                 },
-                &RULE_32,
+                &RULE_0,
             ),
+            Piece::Text("+"),
             Piece::Number(
                 Bits {
                     ranges: &[(64, 6)],
@@ -85736,13 +85451,100 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 &TABLE_390,
             ),
             Piece::Text(" ["),
+            Piece::Table(
+                Bits {
+                    ranges: &[(64, 6), (101, 1)],
+                    width: 7,
+                },
+                &TABLE_391,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("], "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(64, 6), (101, 1)],
+                    width: 7,
+                },
+                &TABLE_392,
+            ),
+            Piece::Text("["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(".64"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_66,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDGSTS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 2), (81, 1), (84, 3)],
+                    width: 6,
+                },
+                &TABLE_393,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(73, 3), (77, 4), (82, 1)],
+                    width: 8,
+                },
+                &TABLE_390,
+            ),
+            Piece::Text(" ["),
             Piece::Number(
                 Bits {
                     ranges: &[(16, 8)],
                     width: 8,
                 },
-                &RULE_32,
+                &RULE_0,
             ),
+            Piece::Text("+"),
             Piece::Table(
                 Bits {
                     ranges: &[(64, 6), (101, 1)],
@@ -88628,7 +88430,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88737,7 +88539,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88837,17 +88639,119 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 6)],
+                    width: 6,
+                },
+                &RULE_42,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(46, 8)],
+                    width: 8,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_180,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TEX.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 1), (78, 3), (84, 6)],
+                    width: 10,
+                },
+                &TABLE_178,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 1), (90, 1)],
+                    width: 2,
+                },
+                &TABLE_179,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_3,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
                     ranges: &[(32, 8)],
                     width: 8,
                 },
-                &RULE_44,
+                &RULE_0,
             ),
+            Piece::Text(", "),
             Piece::Number(
                 Bits {
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88957,7 +88861,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89073,7 +88977,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89173,17 +89077,119 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 6)],
+                    width: 6,
+                },
+                &RULE_42,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(46, 8)],
+                    width: 8,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_185,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD4.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5)],
+                    width: 10,
+                },
+                &TABLE_318,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(90, 1)],
+                    width: 1,
+                },
+                &TABLE_184,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_3,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
                     ranges: &[(32, 8)],
                     width: 8,
                 },
-                &RULE_44,
+                &RULE_0,
             ),
+            Piece::Text(", "),
             Piece::Number(
                 Bits {
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89293,7 +89299,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89409,7 +89415,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89537,17 +89543,147 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 6)],
+                    width: 6,
+                },
+                &RULE_42,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(46, 8)],
+                    width: 8,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_190,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_219,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_219,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_219,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_219,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_219,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 7)],
+                    width: 12,
+                },
+                &TABLE_327,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_3,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
                     ranges: &[(32, 8)],
                     width: 8,
                 },
-                &RULE_44,
+                &RULE_0,
             ),
+            Piece::Text(", "),
             Piece::Number(
                 Bits {
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89636,7 +89772,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89731,7 +89867,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89842,7 +89978,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89939,7 +90075,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90035,7 +90171,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90137,7 +90273,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90230,17 +90366,112 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", "),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 6)],
+                    width: 6,
+                },
+                &RULE_42,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(46, 8)],
+                    width: 8,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &RULE_18,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("FOOTPRINT.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 1), (78, 1), (87, 3)],
+                    width: 5,
+                },
+                &TABLE_333,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 1), (90, 1)],
+                    width: 2,
+                },
+                &TABLE_179,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_3,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
                     ranges: &[(32, 8)],
                     width: 8,
                 },
-                &RULE_44,
+                &RULE_0,
             ),
+            Piece::Text(", "),
             Piece::Number(
                 Bits {
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_42,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90298,18 +90529,11 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &TABLE_393,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(73, 4)],
-                    width: 4,
-                },
                 &TABLE_394,
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(77, 4)],
+                    ranges: &[(73, 4)],
                     width: 4,
                 },
                 &TABLE_395,
@@ -90320,6 +90544,13 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 4,
                 },
                 &TABLE_396,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_397,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90391,18 +90622,11 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &TABLE_393,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(73, 4)],
-                    width: 4,
-                },
                 &TABLE_394,
             ),
             Piece::Table(
                 Bits {
-                    ranges: &[(77, 4)],
+                    ranges: &[(73, 4)],
                     width: 4,
                 },
                 &TABLE_395,
@@ -90414,6 +90638,13 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_396,
             ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_397,
+            ),
             Piece::Text(" "),
             Piece::Number(
                 Bits {
@@ -90486,7 +90717,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_397,
+                &TABLE_398,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90550,7 +90781,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_397,
+                &TABLE_398,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90639,13 +90870,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 4)],
                     width: 4,
                 },
-                &TABLE_398,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_399,
             ),
             Piece::Table(
@@ -90654,6 +90878,13 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 4,
                 },
                 &TABLE_400,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_401,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90732,13 +90963,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 4)],
                     width: 4,
                 },
-                &TABLE_398,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_399,
             ),
             Piece::Table(
@@ -90747,6 +90971,13 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 4,
                 },
                 &TABLE_400,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_401,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90819,150 +91050,84 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 Bits {
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
-                },
-                &TABLE_401,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_2,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("ATOM"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(72, 9), (84, 3)],
-                    width: 12,
-                },
-                &TABLE_401,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_2,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", ["),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(".64+"),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 6)],
-                    width: 6,
-                },
-                &RULE_20,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 24)],
-                    width: 24,
-                },
-                &RULE_9,
-            ),
-            Piece::Text("]"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("ATOMS"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(73, 2)],
-                    width: 2,
                 },
                 &TABLE_402,
             ),
             Piece::Text(" "),
             Piece::Number(
                 Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_2,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 24)],
+                    width: 24,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("ATOM"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 9), (84, 3)],
+                    width: 12,
+                },
+                &TABLE_402,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_2,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
                     ranges: &[(16, 8)],
                     width: 8,
                 },
@@ -90974,15 +91139,9 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(24, 8)],
                     width: 8,
                 },
-                &RULE_32,
+                &RULE_0,
             ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(78, 2)],
-                    width: 2,
-                },
-                &TABLE_364,
-            ),
+            Piece::Text(".64+"),
             Piece::Number(
                 Bits {
                     ranges: &[(64, 6)],
@@ -91094,6 +91253,142 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 2,
                 },
                 &TABLE_403,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 2)],
+                    width: 2,
+                },
+                &TABLE_211,
+            ),
+            Piece::Text("+"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 24)],
+                    width: 24,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("ATOMS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(73, 2)],
+                    width: 2,
+                },
+                &TABLE_404,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", ["),
+            Piece::Table(
+                Bits {
+                    ranges: &[(78, 2)],
+                    width: 2,
+                },
+                &TABLE_364,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 24)],
+                    width: 24,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("ATOMS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(73, 2)],
+                    width: 2,
+                },
+                &TABLE_404,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91763,14 +92058,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_404,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(71, 5), (77, 6), (84, 3)],
-                    width: 14,
-                },
-                &TABLE_404,
+                &TABLE_405,
             ),
             Piece::Table(
                 Bits {
@@ -91778,6 +92066,13 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 14,
                 },
                 &TABLE_405,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_406,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -91848,14 +92143,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_404,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(71, 5), (77, 6), (84, 3)],
-                    width: 14,
-                },
-                &TABLE_404,
+                &TABLE_405,
             ),
             Piece::Table(
                 Bits {
@@ -91863,6 +92151,13 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     width: 14,
                 },
                 &TABLE_405,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_406,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -91944,7 +92239,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &TABLE_388,
             ),
-            Piece::Text(" [RZ], ["),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("], ["),
             Piece::Number(
                 Bits {
                     ranges: &[(24, 8)],
@@ -91952,15 +92262,22 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                 },
                 &RULE_0,
             ),
-            Piece::Text(".64+"),
+            Piece::Text(".64"),
             Piece::Number(
                 Bits {
                     ranges: &[(64, 6)],
                     width: 6,
                 },
-                &RULE_45,
+                &RULE_43,
             ),
-            Piece::Text("0xff]"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
             Piece::Table(
                 Bits {
                     ranges: &[(87, 4)],
@@ -92000,7 +92317,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3), (101, 1)],
                     width: 15,
                 },
-                &TABLE_406,
+                &TABLE_407,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -92079,7 +92396,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3), (101, 1)],
                     width: 15,
                 },
-                &TABLE_406,
+                &TABLE_407,
             ),
             Piece::Text(" ["),
             Piece::Number(
