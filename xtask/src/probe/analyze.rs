@@ -332,6 +332,7 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
     }
 
     un_rz_bases(nv, rng, &mut works)?;
+    rz_reshapes_neighbour(nv, &mut works)?;
     let n_orig = works.len();
     let clones = rz_clones(nv, rng, &mut works, found)?;
     let mut classes = Vec::new();
@@ -345,6 +346,78 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
     operand_value_variants(nv, &mut classes, &works[..n_orig])?;
     sched_rule(nv, &mut classes, &works[..n_orig])?;
     Ok(classes)
+}
+
+/// An RZ register can reshape a neighbouring operand only when that operand is not zero (`a[URZ]` but
+/// `a[0x1c4]`, not `a[URZ+0x1c4]`): the base word (offset zero) shows nothing. For each register group
+/// (a number rendered `R..`/`UR..` with an `RZ`/`URZ` special) and each single-site number group within two
+/// tokens of it, the word with the register all ones and the neighbour at a non-zero value is printed;
+/// when the text differs from what the two renders predict, the register is marked for an RZ variant
+/// (`rz_clones` analyses the class again with the register RZ).
+fn rz_reshapes_neighbour(nv: &Nvdisasm, works: &mut [Work]) -> Result<()> {
+    let mut batch = Batch::default();
+    // (work, analysis, register group, predicted text, batch index)
+    let mut plan: Vec<(usize, usize, usize, String, usize)> = Vec::new();
+    for (wi, w) in works.iter().enumerate() {
+        if w.pcrel {
+            continue;
+        }
+        for (ai, a) in w.analyses.iter().enumerate() {
+            let toks = tokenize(&a.text);
+            for (gi, g) in a.groups.iter().enumerate() {
+                let [Render::Number { rule, specials }] = g.renders.as_slice() else { continue };
+                let ones = (1u64 << g.bits.len().min(63)) - 1;
+                let rz = specials.iter().any(|sp| sp.0 == ones && matches!(&sp.1, Special::Text(t) if t.ends_with("RZ")));
+                if g.failed || g.rz_dropped || g.sites.len() != 1 || !rule.prefix.ends_with('R') || !rz {
+                    continue;
+                }
+                for (hi, h) in a.groups.iter().enumerate() {
+                    let [Render::Number { .. }] = h.renders.as_slice() else { continue };
+                    if hi == gi || h.failed || h.opex || h.sites.len() != 1 || h.bits.len() < 4 {
+                        continue;
+                    }
+                    let (x, y) = (g.sites[0], h.sites[0]);
+                    if x.start.abs_diff(y.end).min(y.start.abs_diff(x.end)) > 2 || x.conflicts(&y) || (x.start < y.end && y.start < x.end) {
+                        continue;
+                    }
+                    let v = 0x10u64.min((1u64 << h.bits.len().min(63)) - 1);
+                    let word = insert_bits(insert_bits(a.word, &g.bits, ones), &h.bits, v);
+                    let rg = render_value(&g.renders[0], ones, g.bits.len() as u32, 0);
+                    let rh = render_value(&h.renders[0], v, h.bits.len() as u32, 0);
+                    let (Some(rg), Some(rh)) = (rg, rh) else { continue };
+                    let (first, second) = if (x.start, x.end) <= (y.start, y.end) { ((x, rg), (y, rh)) } else { ((y, rh), (x, rg)) };
+                    let predicted = format!(
+                        "{}{}{}{}{}",
+                        toks[..first.0.start].concat(),
+                        first.1,
+                        toks[first.0.end..second.0.start].concat(),
+                        second.1,
+                        toks[second.0.end..].concat()
+                    );
+                    plan.push((wi, ai, gi, predicted, batch.push(word)));
+                }
+            }
+        }
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let out = batch.run(nv)?;
+    let mut marked = 0;
+    for (wi, ai, gi, predicted, k) in plan {
+        let Some(t) = out[k].text() else { continue };
+        // The mnemonic may depend on the register (`IMAD.MOV`): compare the operands only.
+        let t = with_mnemonic(t, &mnemonic_text(&predicted));
+        if t != predicted {
+            let g = &mut works[wi].analyses[ai].groups[gi];
+            if !g.rz_dropped {
+                g.rz_dropped = true;
+                marked += 1;
+            }
+        }
+    }
+    println!("  RZ reshaping a neighbour: {marked} registers get an RZ variant");
+    Ok(())
 }
 
 /// A base word whose register operand is RZ can hide how that operand prints: `[URZ]`, but
@@ -1516,7 +1589,8 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
                     continue;
                 }
                 let (x, y) = (g.sites[0], h.sites[0]);
-                let (p, q) = if x.start <= y.start { (x, y) } else { (y, x) };
+                // In print order; an insertion before a span that starts at the same place (`!` before `PT, `).
+                let (p, q) = if (x.start, x.end) <= (y.start, y.end) { (x, y) } else { (y, x) };
                 if p.end > q.start || x == y {
                     continue;
                 }
@@ -1544,7 +1618,11 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
         let a = &analyses[ai].1;
         let (g, h) = (&a.groups[i], &a.groups[j]);
         let toks0 = tokenize(&a.text);
-        let (first, second, swap) = if g.sites[0].start <= h.sites[0].start { (g, h, false) } else { (h, g, true) };
+        let (first, second, swap) = if (g.sites[0].start, g.sites[0].end) <= (h.sites[0].start, h.sites[0].end) {
+            (g, h, false)
+        } else {
+            (h, g, true)
+        };
         if first.sites[0].end > second.sites[0].start {
             continue;
         }
