@@ -2049,6 +2049,16 @@ static TABLE_407: Table = Table {
     ids: &data::IDS_407,
     default: None,
 };
+static TABLE_408: Table = Table {
+    keys: None,
+    ids: &data::IDS_408,
+    default: None,
+};
+static TABLE_409: Table = Table {
+    keys: None,
+    ids: &data::IDS_409,
+    default: None,
+};
 static RULE_0: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
@@ -2320,6 +2330,15 @@ static RULE_29: NumberRule = NumberRule {
     specials: &[(7, "UPT")],
 };
 static RULE_30: NumberRule = NumberRule {
+    format: NumberFormat::SignedHex,
+    signed: true,
+    shift: 0,
+    pc_relative: false,
+    prefix: "",
+    suffix: "",
+    specials: &[(0, "RZ")],
+};
+static RULE_31: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2328,7 +2347,7 @@ static RULE_30: NumberRule = NumberRule {
     suffix: "",
     specials: &[(6, "INVALID6"), (7, "INVALID7")],
 };
-static RULE_31: NumberRule = NumberRule {
+static RULE_32: NumberRule = NumberRule {
     format: NumberFormat::OffsetHex,
     signed: false,
     shift: 0,
@@ -2337,7 +2356,7 @@ static RULE_31: NumberRule = NumberRule {
     suffix: "",
     specials: &[],
 };
-static RULE_32: NumberRule = NumberRule {
+static RULE_33: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2346,7 +2365,7 @@ static RULE_32: NumberRule = NumberRule {
     suffix: "",
     specials: &[],
 };
-static RULE_33: NumberRule = NumberRule {
+static RULE_34: NumberRule = NumberRule {
     format: NumberFormat::SignedHex,
     signed: true,
     shift: 2,
@@ -2355,7 +2374,7 @@ static RULE_33: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0, "")],
 };
-static RULE_34: NumberRule = NumberRule {
+static RULE_35: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2364,7 +2383,7 @@ static RULE_34: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0, "")],
 };
-static RULE_35: NumberRule = NumberRule {
+static RULE_36: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2373,7 +2392,7 @@ static RULE_35: NumberRule = NumberRule {
     suffix: " ",
     specials: &[(0, "")],
 };
-static RULE_36: NumberRule = NumberRule {
+static RULE_37: NumberRule = NumberRule {
     format: NumberFormat::Hex,
     signed: false,
     shift: 0,
@@ -2381,15 +2400,6 @@ static RULE_36: NumberRule = NumberRule {
     prefix: "",
     suffix: ", ",
     specials: &[(0, "")],
-};
-static RULE_37: NumberRule = NumberRule {
-    format: NumberFormat::SignedHex,
-    signed: true,
-    shift: 0,
-    pc_relative: false,
-    prefix: "",
-    suffix: "",
-    specials: &[(0, "RZ")],
 };
 static RULE_38: NumberRule = NumberRule {
     format: NumberFormat::Dec,
@@ -2410,6 +2420,15 @@ static RULE_39: NumberRule = NumberRule {
     specials: &[(7, "")],
 };
 static RULE_40: NumberRule = NumberRule {
+    format: NumberFormat::Hex,
+    signed: false,
+    shift: 2,
+    pc_relative: false,
+    prefix: "",
+    suffix: "",
+    specials: &[(0, "URZ")],
+};
+static RULE_41: NumberRule = NumberRule {
     format: NumberFormat::OffsetHex,
     signed: false,
     shift: 2,
@@ -2418,7 +2437,7 @@ static RULE_40: NumberRule = NumberRule {
     suffix: "",
     specials: &[],
 };
-static RULE_41: NumberRule = NumberRule {
+static RULE_42: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2427,7 +2446,7 @@ static RULE_41: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0xff, "0x0")],
 };
-static RULE_42: NumberRule = NumberRule {
+static RULE_43: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -2436,7 +2455,7 @@ static RULE_42: NumberRule = NumberRule {
     suffix: "",
     specials: &[(0x3f, "???63")],
 };
-static RULE_43: NumberRule = NumberRule {
+static RULE_44: NumberRule = NumberRule {
     format: NumberFormat::Dec,
     signed: false,
     shift: 0,
@@ -24953,17 +24972,10 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text("PMTRIG "),
             Piece::Table(
                 Bits {
-                    ranges: &[(90, 1)],
-                    width: 1,
+                    ranges: &[(87, 4)],
+                    width: 4,
                 },
-                &TABLE_6,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(87, 3)],
-                    width: 3,
-                },
-                &RULE_3,
+                &TABLE_168,
             ),
             Piece::Number(
                 Bits {
@@ -34759,6 +34771,118 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", ["),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 24)],
+                    width: 24,
+                },
+                &RULE_30,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 2), (75, 5)],
+                    width: 7,
+                },
+                &TABLE_267,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", ["),
+            Piece::Number(
+                Bits {
                     ranges: &[(24, 8)],
                     width: 8,
                 },
@@ -37298,7 +37422,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(44, 3)],
                     width: 3,
                 },
-                &RULE_30,
+                &RULE_31,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -37781,6 +37905,55 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text(", ["),
             Piece::Number(
                 Bits {
+                    ranges: &[(40, 16)],
+                    width: 16,
+                },
+                &RULE_19,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("ISBERD"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(74, 6)],
+                    width: 6,
+                },
+                &TABLE_284,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", ["),
+            Piece::Number(
+                Bits {
                     ranges: &[(24, 8)],
                     width: 8,
                 },
@@ -37791,7 +37964,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 16)],
                     width: 16,
                 },
-                &RULE_31,
+                &RULE_32,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -38111,7 +38284,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 16)],
                     width: 16,
                 },
-                &RULE_31,
+                &RULE_32,
             ),
             Piece::Text("], "),
             Piece::Number(
@@ -38160,7 +38333,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_32,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -38201,7 +38374,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_32,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -38340,7 +38513,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_32,
+                &RULE_33,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -38521,7 +38694,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_33,
+                &RULE_34,
             ),
             Piece::Table(
                 Bits {
@@ -38633,7 +38806,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_33,
+                &RULE_34,
             ),
             Piece::Table(
                 Bits {
@@ -39059,7 +39232,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 3)],
                     width: 3,
                 },
-                &RULE_34,
+                &RULE_35,
             ),
             Piece::Table(
                 Bits {
@@ -39093,7 +39266,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 3)],
                     width: 3,
                 },
-                &RULE_35,
+                &RULE_36,
             ),
             Piece::Text(";"),
             Piece::Table(
@@ -39833,6 +40006,249 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
             Piece::Text("CCTL"),
             Piece::Table(
                 Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_304,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_305,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("CCTL"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_304,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_305,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("CCTL"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_304,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_305,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("CCTL"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_304,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_305,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("CCTL"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_304,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_305,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("CCTL"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_304,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1), (78, 3), (87, 4)],
+                    width: 8,
+                },
+                &TABLE_305,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 32)],
+                    width: 32,
+                },
+                &RULE_19,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("CCTL"),
+            Piece::Table(
+                Bits {
                     ranges: &[(72, 1)],
                     width: 1,
                 },
@@ -39843,7 +40259,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(78, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_304,
+                &TABLE_306,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -39893,7 +40309,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 2)],
                     width: 2,
                 },
-                &TABLE_305,
+                &TABLE_307,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -39936,7 +40352,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_306,
+                &TABLE_308,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -39984,7 +40400,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_307,
+                &TABLE_309,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -40034,14 +40450,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(79, 2)],
                     width: 2,
                 },
-                &TABLE_308,
+                &TABLE_310,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(76, 3)],
                     width: 3,
                 },
-                &TABLE_309,
+                &TABLE_311,
             ),
             Piece::Table(
                 Bits {
@@ -40524,7 +40940,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(105, 5), (122, 3)],
                     width: 8,
                 },
-                &TABLE_310,
+                &TABLE_312,
             ),
         ],
     ],
@@ -45012,7 +45428,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 4), (86, 1)],
                     width: 5,
                 },
-                &TABLE_311,
+                &TABLE_313,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -45959,7 +46375,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_312,
+                &TABLE_314,
             ),
             Piece::Table(
                 Bits {
@@ -45982,7 +46398,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_312,
+                &TABLE_314,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -46357,7 +46773,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -46822,7 +47238,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (75, 2), (80, 1)],
                     width: 4,
                 },
-                &TABLE_314,
+                &TABLE_316,
             ),
             Piece::Text("F16"),
             Piece::Table(
@@ -47093,7 +47509,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(74, 1)],
                     width: 1,
                 },
-                &TABLE_315,
+                &TABLE_317,
             ),
             Piece::Table(
                 Bits {
@@ -48655,7 +49071,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(42, 12)],
                     width: 12,
                 },
-                &RULE_36,
+                &RULE_37,
             ),
             Piece::Table(
                 Bits {
@@ -49466,7 +49882,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 6)],
                     width: 11,
                 },
-                &TABLE_316,
+                &TABLE_318,
             ),
             Piece::Table(
                 Bits {
@@ -50371,323 +50787,323 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5), (90, 1)],
                     width: 11,
                 },
-                &TABLE_317,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_13,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(54, 5)],
-                    width: 5,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 14)],
-                    width: 14,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(61, 3)],
-                    width: 3,
-                },
-                &TABLE_185,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(72, 4)],
-                    width: 4,
-                },
-                &RULE_1,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("TLD4.SCR"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5)],
-                    width: 10,
-                },
-                &TABLE_318,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(90, 1)],
-                    width: 1,
-                },
-                &TABLE_184,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_13,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(54, 5)],
-                    width: 5,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 14)],
-                    width: 14,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(61, 3)],
-                    width: 3,
-                },
-                &TABLE_185,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(72, 4)],
-                    width: 4,
-                },
-                &RULE_1,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("TLD4.SCR"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5)],
-                    width: 10,
-                },
-                &TABLE_318,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(90, 1)],
-                    width: 1,
-                },
-                &TABLE_184,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(81, 3)],
-                    width: 3,
-                },
-                &RULE_13,
-            ),
-            Piece::Text(" "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(64, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(16, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(24, 8)],
-                    width: 8,
-                },
-                &RULE_17,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(32, 8)],
-                    width: 8,
-                },
-                &RULE_0,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(54, 5)],
-                    width: 5,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Number(
-                Bits {
-                    ranges: &[(40, 14)],
-                    width: 14,
-                },
-                &RULE_4,
-            ),
-            Piece::Text(", "),
-            Piece::Table(
-                Bits {
-                    ranges: &[(61, 3)],
-                    width: 3,
-                },
-                &TABLE_185,
-            ),
-            Piece::Number(
-                Bits {
-                    ranges: &[(72, 4)],
-                    width: 4,
-                },
-                &RULE_1,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(102, 2), (105, 4), (110, 12)],
-                    width: 18,
-                },
-                &TABLE_55,
-            ),
-            Piece::Text(";"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(105, 5), (122, 3)],
-                    width: 8,
-                },
-                &TABLE_101,
-            ),
-        ],
-    ],
-    &[
-        &[
-            Piece::Table(
-                Bits {
-                    ranges: &[(12, 4)],
-                    width: 4,
-                },
-                &TABLE_0,
-            ),
-            Piece::Text("TLD4.SCR"),
-            Piece::Table(
-                Bits {
-                    ranges: &[(76, 5), (84, 5)],
-                    width: 10,
-                },
                 &TABLE_319,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_13,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_185,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD4.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5)],
+                    width: 10,
+                },
+                &TABLE_320,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(90, 1)],
+                    width: 1,
+                },
+                &TABLE_184,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_13,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_185,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD4.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5)],
+                    width: 10,
+                },
+                &TABLE_320,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(90, 1)],
+                    width: 1,
+                },
+                &TABLE_184,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(81, 3)],
+                    width: 3,
+                },
+                &RULE_13,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_17,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(54, 5)],
+                    width: 5,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(40, 14)],
+                    width: 14,
+                },
+                &RULE_4,
+            ),
+            Piece::Text(", "),
+            Piece::Table(
+                Bits {
+                    ranges: &[(61, 3)],
+                    width: 3,
+                },
+                &TABLE_185,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(72, 4)],
+                    width: 4,
+                },
+                &RULE_1,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+    ],
+    &[
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("TLD4.SCR"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(76, 5), (84, 5)],
+                    width: 10,
+                },
+                &TABLE_321,
             ),
             Piece::Text(".B"),
             Piece::Table(
@@ -50695,7 +51111,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5)],
                     width: 10,
                 },
-                &TABLE_320,
+                &TABLE_322,
             ),
             Piece::Table(
                 Bits {
@@ -51284,14 +51700,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(79, 2)],
                     width: 2,
                 },
-                &TABLE_321,
+                &TABLE_323,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(87, 3)],
                     width: 3,
                 },
-                &TABLE_322,
+                &TABLE_324,
             ),
             Piece::Table(
                 Bits {
@@ -51409,7 +51825,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 6)],
                     width: 9,
                 },
-                &TABLE_323,
+                &TABLE_325,
             ),
             Piece::Text("."),
             Piece::Table(
@@ -51417,21 +51833,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 6)],
                     width: 9,
                 },
-                &TABLE_324,
+                &TABLE_326,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(78, 1)],
                     width: 1,
                 },
-                &TABLE_325,
+                &TABLE_327,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_326,
+                &TABLE_328,
             ),
             Piece::Number(
                 Bits {
@@ -51525,7 +51941,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 6)],
                     width: 9,
                 },
-                &TABLE_323,
+                &TABLE_325,
             ),
             Piece::Text("."),
             Piece::Table(
@@ -51533,21 +51949,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (79, 2), (84, 6)],
                     width: 9,
                 },
-                &TABLE_324,
+                &TABLE_326,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(78, 1)],
                     width: 1,
                 },
-                &TABLE_325,
+                &TABLE_327,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_326,
+                &TABLE_328,
             ),
             Piece::Number(
                 Bits {
@@ -51686,7 +52102,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_327,
+                &TABLE_329,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52078,7 +52494,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_328,
+                &TABLE_330,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52165,7 +52581,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_328,
+                &TABLE_330,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52262,7 +52678,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_329,
+                &TABLE_331,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -52902,7 +53318,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(90, 1)],
                     width: 1,
                 },
-                &TABLE_330,
+                &TABLE_332,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -53302,7 +53718,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_331,
+                &TABLE_333,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -53407,7 +53823,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_332,
+                &TABLE_334,
             ),
             Piece::Number(
                 Bits {
@@ -53502,7 +53918,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 3), (87, 4)],
                     width: 7,
                 },
-                &TABLE_332,
+                &TABLE_334,
             ),
             Piece::Number(
                 Bits {
@@ -53599,7 +54015,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (78, 1), (87, 3)],
                     width: 5,
                 },
-                &TABLE_333,
+                &TABLE_335,
             ),
             Piece::Table(
                 Bits {
@@ -53948,14 +54364,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_334,
+                &TABLE_336,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -53979,7 +54395,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(38, 16)],
                     width: 16,
                 },
-                &RULE_37,
+                &RULE_30,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -54014,14 +54430,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_334,
+                &TABLE_336,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -54087,7 +54503,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(85, 2)],
                     width: 2,
                 },
-                &TABLE_335,
+                &TABLE_337,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -54538,7 +54954,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_32,
+                &RULE_33,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -54546,7 +54962,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(24, 6)],
                     width: 6,
                 },
-                &TABLE_336,
+                &TABLE_338,
             ),
             Piece::Table(
                 Bits {
@@ -54580,14 +54996,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_32,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(24, 6)],
                     width: 6,
                 },
-                &TABLE_337,
+                &TABLE_339,
             ),
             Piece::Table(
                 Bits {
@@ -54637,7 +55053,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(16, 4)],
                     width: 4,
                 },
-                &RULE_32,
+                &RULE_33,
             ),
             Piece::Table(
                 Bits {
@@ -55111,7 +55527,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_338,
+                &TABLE_340,
             ),
             Piece::Table(
                 Bits {
@@ -55854,7 +56270,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_339,
+                &TABLE_341,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -56022,7 +56438,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_338,
+                &TABLE_340,
             ),
             Piece::Table(
                 Bits {
@@ -56931,7 +57347,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_340,
+                &TABLE_342,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -56989,7 +57405,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_341,
+                &TABLE_343,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57070,7 +57486,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(63, 1), (81, 3)],
                     width: 4,
                 },
-                &TABLE_342,
+                &TABLE_344,
             ),
             Piece::Number(
                 Bits {
@@ -57202,7 +57618,56 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_343,
+                &TABLE_345,
+            ),
+            Piece::Text(" "),
+            Piece::Number(
+                Bits {
+                    ranges: &[(16, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(", a["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 8)],
+                    width: 8,
+                },
+                &RULE_40,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDTRAM"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(72, 1)],
+                    width: 1,
+                },
+                &TABLE_345,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57225,7 +57690,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_40,
+                &RULE_41,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -57691,7 +58156,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (78, 4), (84, 2)],
                     width: 8,
                 },
-                &TABLE_344,
+                &TABLE_346,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -57966,7 +58431,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_40,
+                &RULE_41,
             ),
             Piece::Text("], "),
             Piece::Number(
@@ -58039,7 +58504,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_40,
+                &RULE_41,
             ),
             Piece::Text("]"),
             Piece::Table(
@@ -58081,7 +58546,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2)],
                     width: 2,
                 },
-                &TABLE_345,
+                &TABLE_347,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -58089,7 +58554,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(27, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_346,
+                &TABLE_348,
             ),
             Piece::Number(
                 Bits {
@@ -58145,7 +58610,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2)],
                     width: 2,
                 },
-                &TABLE_345,
+                &TABLE_347,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -58153,7 +58618,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(27, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_346,
+                &TABLE_348,
             ),
             Piece::Number(
                 Bits {
@@ -58202,14 +58667,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_334,
+                &TABLE_336,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -58268,14 +58733,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_334,
+                &TABLE_336,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -58299,7 +58764,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_41,
+                &RULE_42,
             ),
             Piece::Number(
                 Bits {
@@ -61339,7 +61804,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2)],
                     width: 2,
                 },
-                &TABLE_345,
+                &TABLE_347,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -61347,7 +61812,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(27, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_346,
+                &TABLE_348,
             ),
             Piece::Number(
                 Bits {
@@ -62121,7 +62586,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (84, 3)],
                     width: 4,
                 },
-                &TABLE_347,
+                &TABLE_349,
             ),
             Piece::Number(
                 Bits {
@@ -62193,7 +62658,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_338,
+                &TABLE_340,
             ),
             Piece::Table(
                 Bits {
@@ -62887,7 +63352,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_339,
+                &TABLE_341,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -63048,7 +63513,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(81, 6)],
                     width: 6,
                 },
-                &TABLE_338,
+                &TABLE_340,
             ),
             Piece::Table(
                 Bits {
@@ -63683,7 +64148,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -63734,7 +64199,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -63806,7 +64271,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_340,
+                &TABLE_342,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -63864,7 +64329,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(75, 2), (79, 3), (84, 2)],
                     width: 7,
                 },
-                &TABLE_341,
+                &TABLE_343,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -64175,7 +64640,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 8)],
                     width: 8,
                 },
-                &RULE_40,
+                &RULE_41,
             ),
             Piece::Text("], "),
             Piece::Number(
@@ -64239,7 +64704,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_33,
+                &RULE_34,
             ),
             Piece::Table(
                 Bits {
@@ -64330,7 +64795,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2), (85, 2)],
                     width: 4,
                 },
-                &TABLE_348,
+                &TABLE_350,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -64338,7 +64803,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(30, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_349,
+                &TABLE_351,
             ),
             Piece::Number(
                 Bits {
@@ -64394,7 +64859,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2)],
                     width: 2,
                 },
-                &TABLE_350,
+                &TABLE_352,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -64458,7 +64923,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(86, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_351,
+                &TABLE_353,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -64513,7 +64978,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(86, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_351,
+                &TABLE_353,
             ),
             Piece::Text(" !"),
             Piece::Number(
@@ -64657,7 +65122,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_33,
+                &RULE_34,
             ),
             Piece::Table(
                 Bits {
@@ -64720,7 +65185,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(34, 48)],
                     width: 48,
                 },
-                &RULE_33,
+                &RULE_34,
             ),
             Piece::Table(
                 Bits {
@@ -64892,14 +65357,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(68, 2), (73, 3), (77, 4), (84, 3)],
                     width: 12,
                 },
-                &TABLE_353,
+                &TABLE_355,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -64972,14 +65437,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_354,
+                &TABLE_356,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_355,
+                &TABLE_357,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -65051,14 +65516,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_354,
+                &TABLE_356,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_355,
+                &TABLE_357,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -65276,7 +65741,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
@@ -65290,7 +65755,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(68, 2)],
                     width: 2,
                 },
-                &TABLE_356,
+                &TABLE_358,
             ),
             Piece::Table(
                 Bits {
@@ -65304,7 +65769,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 4)],
                     width: 4,
                 },
-                &TABLE_357,
+                &TABLE_359,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -65384,14 +65849,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_354,
+                &TABLE_356,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_355,
+                &TABLE_357,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -65470,14 +65935,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(101, 1)],
                     width: 1,
                 },
-                &TABLE_354,
+                &TABLE_356,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(68, 2), (72, 4), (77, 4), (84, 3)],
                     width: 13,
                 },
-                &TABLE_355,
+                &TABLE_357,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -65695,7 +66160,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_358,
+                &TABLE_360,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -65818,21 +66283,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (84, 3)],
                     width: 7,
                 },
-                &TABLE_359,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
-                &TABLE_360,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_361,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_362,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_363,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -65887,21 +66352,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (84, 3)],
                     width: 7,
                 },
-                &TABLE_359,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
-                &TABLE_360,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_361,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_362,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_363,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -66021,7 +66486,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
@@ -66100,7 +66565,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3), (101, 1)],
                     width: 12,
                 },
-                &TABLE_362,
+                &TABLE_364,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -66156,7 +66621,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3), (101, 1)],
                     width: 12,
                 },
-                &TABLE_362,
+                &TABLE_364,
             ),
             Piece::Text(" desc["),
             Piece::Number(
@@ -66372,14 +66837,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(73, 3), (77, 4), (84, 3)],
                     width: 10,
                 },
-                &TABLE_363,
+                &TABLE_365,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -66444,7 +66909,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3), (101, 1)],
                     width: 12,
                 },
-                &TABLE_362,
+                &TABLE_364,
             ),
             Piece::Text(" desc["),
             Piece::Number(
@@ -66508,7 +66973,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4), (77, 4), (84, 3), (101, 1)],
                     width: 12,
                 },
-                &TABLE_362,
+                &TABLE_364,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -66715,7 +67180,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_358,
+                &TABLE_360,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -66780,7 +67245,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_364,
+                &TABLE_366,
             ),
             Piece::Number(
                 Bits {
@@ -66906,7 +67371,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_365,
+                &TABLE_367,
             ),
             Piece::Table(
                 Bits {
@@ -67072,7 +67537,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_366,
+                &TABLE_368,
             ),
             Piece::Table(
                 Bits {
@@ -67158,7 +67623,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
@@ -67260,7 +67725,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
@@ -67305,7 +67770,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_358,
+                &TABLE_360,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -67386,7 +67851,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_364,
+                &TABLE_366,
             ),
             Piece::Number(
                 Bits {
@@ -67746,7 +68211,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
@@ -67832,7 +68297,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 3), (101, 1)],
                     width: 5,
                 },
-                &TABLE_367,
+                &TABLE_369,
             ),
             Piece::Table(
                 Bits {
@@ -67903,7 +68368,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 3), (101, 1)],
                     width: 5,
                 },
-                &TABLE_367,
+                &TABLE_369,
             ),
             Piece::Table(
                 Bits {
@@ -67968,7 +68433,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_368,
+                &TABLE_370,
             ),
             Piece::Table(
                 Bits {
@@ -68134,7 +68599,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 4)],
                     width: 5,
                 },
-                &TABLE_369,
+                &TABLE_371,
             ),
             Piece::Table(
                 Bits {
@@ -68220,14 +68685,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_370,
+                &TABLE_372,
             ),
             Piece::Table(
                 Bits {
@@ -68322,7 +68787,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 4), (101, 1)],
                     width: 6,
                 },
-                &TABLE_371,
+                &TABLE_373,
             ),
             Piece::Table(
                 Bits {
@@ -68401,7 +68866,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (87, 4), (101, 1)],
                     width: 6,
                 },
-                &TABLE_371,
+                &TABLE_373,
             ),
             Piece::Table(
                 Bits {
@@ -68702,7 +69167,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 3)],
                     width: 3,
                 },
-                &TABLE_372,
+                &TABLE_374,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -68776,7 +69241,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4)],
                     width: 4,
                 },
-                &TABLE_373,
+                &TABLE_375,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -68824,7 +69289,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 4)],
                     width: 4,
                 },
-                &TABLE_373,
+                &TABLE_375,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -71699,14 +72164,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (80, 1), (84, 3)],
                     width: 5,
                 },
-                &TABLE_374,
+                &TABLE_376,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(77, 3)],
                     width: 3,
                 },
-                &TABLE_375,
+                &TABLE_377,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -73046,7 +73511,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_376,
+                &TABLE_378,
             ),
             Piece::Number(
                 Bits {
@@ -73060,7 +73525,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_376,
+                &TABLE_378,
             ),
             Piece::Table(
                 Bits {
@@ -73074,7 +73539,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_377,
+                &TABLE_379,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -73288,7 +73753,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 4), (86, 1)],
                     width: 5,
                 },
-                &TABLE_311,
+                &TABLE_313,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -74651,7 +75116,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -74710,7 +75175,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_313,
+                &TABLE_315,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -75438,7 +75903,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(74, 3)],
                     width: 3,
                 },
-                &TABLE_378,
+                &TABLE_380,
             ),
             Piece::Table(
                 Bits {
@@ -77019,7 +77484,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 2)],
                     width: 2,
                 },
-                &TABLE_350,
+                &TABLE_352,
             ),
             Piece::Text(" "),
             Piece::Table(
@@ -79884,14 +80349,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (80, 1), (84, 3)],
                     width: 5,
                 },
-                &TABLE_374,
+                &TABLE_376,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(77, 3)],
                     width: 3,
                 },
-                &TABLE_375,
+                &TABLE_377,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -81176,7 +81641,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3), (86, 1)],
                     width: 4,
                 },
-                &TABLE_379,
+                &TABLE_381,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -81184,7 +81649,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_380,
+                &TABLE_382,
             ),
             Piece::Table(
                 Bits {
@@ -81334,7 +81799,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 4), (86, 1)],
                     width: 5,
                 },
-                &TABLE_311,
+                &TABLE_313,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -83140,7 +83605,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (75, 2), (80, 1)],
                     width: 4,
                 },
-                &TABLE_314,
+                &TABLE_316,
             ),
             Piece::Text("F16"),
             Piece::Table(
@@ -83171,7 +83636,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3)],
                     width: 3,
                 },
-                &TABLE_381,
+                &TABLE_383,
             ),
             Piece::Number(
                 Bits {
@@ -83185,7 +83650,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(60, 3)],
                     width: 3,
                 },
-                &TABLE_382,
+                &TABLE_384,
             ),
             Piece::Table(
                 Bits {
@@ -83375,7 +83840,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(74, 1)],
                     width: 1,
                 },
-                &TABLE_315,
+                &TABLE_317,
             ),
             Piece::Table(
                 Bits {
@@ -85038,14 +85503,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1), (78, 3)],
                     width: 4,
                 },
-                &TABLE_383,
+                &TABLE_385,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_384,
+                &TABLE_386,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85095,14 +85560,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(78, 3)],
                     width: 3,
                 },
-                &TABLE_385,
+                &TABLE_387,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_386,
+                &TABLE_388,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85153,7 +85618,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_387,
+                &TABLE_389,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85196,7 +85661,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(87, 4)],
                     width: 4,
                 },
-                &TABLE_387,
+                &TABLE_389,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85247,7 +85712,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(85, 2)],
                     width: 2,
                 },
-                &TABLE_335,
+                &TABLE_337,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -85255,7 +85720,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(32, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Table(
                 Bits {
@@ -85289,7 +85754,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_388,
+                &TABLE_390,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85360,7 +85825,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_388,
+                &TABLE_390,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85441,14 +85906,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 2), (81, 1), (84, 3)],
                     width: 6,
                 },
-                &TABLE_389,
+                &TABLE_391,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(73, 3), (77, 4), (82, 1)],
                     width: 8,
                 },
-                &TABLE_390,
+                &TABLE_392,
             ),
             Piece::Text(" ["),
             Piece::Table(
@@ -85456,7 +85921,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_391,
+                &TABLE_393,
             ),
             Piece::Number(
                 Bits {
@@ -85471,7 +85936,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_392,
+                &TABLE_394,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -85527,14 +85992,14 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 2), (81, 1), (84, 3)],
                     width: 6,
                 },
-                &TABLE_393,
+                &TABLE_395,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(73, 3), (77, 4), (82, 1)],
                     width: 8,
                 },
-                &TABLE_390,
+                &TABLE_392,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -85550,7 +86015,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_391,
+                &TABLE_393,
             ),
             Piece::Number(
                 Bits {
@@ -85565,7 +86030,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6), (101, 1)],
                     width: 7,
                 },
-                &TABLE_392,
+                &TABLE_394,
             ),
             Piece::Text("["),
             Piece::Number(
@@ -87323,7 +87788,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_376,
+                &TABLE_378,
             ),
             Piece::Number(
                 Bits {
@@ -87337,7 +87802,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_376,
+                &TABLE_378,
             ),
             Piece::Table(
                 Bits {
@@ -87351,7 +87816,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 3)],
                     width: 3,
                 },
-                &TABLE_377,
+                &TABLE_379,
             ),
             Piece::Text(", "),
             Piece::Table(
@@ -88430,7 +88895,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88539,7 +89004,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88642,7 +89107,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88751,7 +89216,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88861,7 +89326,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -88977,7 +89442,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89034,7 +89499,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5)],
                     width: 10,
                 },
-                &TABLE_318,
+                &TABLE_320,
             ),
             Piece::Table(
                 Bits {
@@ -89080,7 +89545,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89135,7 +89600,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 5)],
                     width: 10,
                 },
-                &TABLE_318,
+                &TABLE_320,
             ),
             Piece::Table(
                 Bits {
@@ -89189,7 +89654,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89299,7 +89764,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89415,7 +89880,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89507,7 +89972,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_327,
+                &TABLE_329,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -89546,7 +90011,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89636,7 +90101,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 5), (84, 7)],
                     width: 12,
                 },
-                &TABLE_327,
+                &TABLE_329,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -89683,7 +90148,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89740,7 +90205,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_328,
+                &TABLE_330,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -89772,7 +90237,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89827,7 +90292,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(77, 1), (90, 1)],
                     width: 2,
                 },
-                &TABLE_328,
+                &TABLE_330,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -89867,7 +90332,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -89978,7 +90443,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90075,7 +90540,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90171,7 +90636,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90273,7 +90738,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90323,7 +90788,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (78, 1), (87, 3)],
                     width: 5,
                 },
-                &TABLE_333,
+                &TABLE_335,
             ),
             Piece::Table(
                 Bits {
@@ -90369,7 +90834,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90417,7 +90882,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(76, 1), (78, 1), (87, 3)],
                     width: 5,
                 },
-                &TABLE_333,
+                &TABLE_335,
             ),
             Piece::Table(
                 Bits {
@@ -90471,7 +90936,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(40, 6)],
                     width: 6,
                 },
-                &RULE_42,
+                &RULE_43,
             ),
             Piece::Text(", "),
             Piece::Number(
@@ -90521,7 +90986,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Text(".ARRIVE"),
             Piece::Table(
@@ -90529,28 +90994,28 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &TABLE_394,
+                &TABLE_396,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(73, 4)],
                     width: 4,
                 },
-                &TABLE_395,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
-                &TABLE_396,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_397,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_398,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_399,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90614,7 +91079,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Text(".ARRIVE"),
             Piece::Table(
@@ -90622,28 +91087,28 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(84, 3)],
                     width: 3,
                 },
-                &TABLE_394,
+                &TABLE_396,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(73, 4)],
                     width: 4,
                 },
-                &TABLE_395,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
-                &TABLE_396,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_397,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_398,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_399,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90717,7 +91182,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_398,
+                &TABLE_400,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90781,7 +91246,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_398,
+                &TABLE_400,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90855,7 +91320,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Text(".POPC.INC"),
             Piece::Table(
@@ -90870,21 +91335,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 4)],
                     width: 4,
                 },
-                &TABLE_399,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
-                &TABLE_400,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_401,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_402,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_403,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -90948,7 +91413,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 1)],
                     width: 1,
                 },
-                &TABLE_352,
+                &TABLE_354,
             ),
             Piece::Text(".POPC.INC"),
             Piece::Table(
@@ -90963,21 +91428,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 4)],
                     width: 4,
                 },
-                &TABLE_399,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
-                &TABLE_400,
-            ),
-            Piece::Table(
-                Bits {
-                    ranges: &[(77, 4)],
-                    width: 4,
-                },
                 &TABLE_401,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_402,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(77, 4)],
+                    width: 4,
+                },
+                &TABLE_403,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91051,7 +91516,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_402,
+                &TABLE_404,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91115,7 +91580,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(72, 9), (84, 3)],
                     width: 12,
                 },
-                &TABLE_402,
+                &TABLE_404,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91189,7 +91654,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 2)],
                     width: 2,
                 },
-                &TABLE_403,
+                &TABLE_405,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91205,7 +91670,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_364,
+                &TABLE_366,
             ),
             Piece::Number(
                 Bits {
@@ -91252,7 +91717,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 2)],
                     width: 2,
                 },
-                &TABLE_403,
+                &TABLE_405,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91325,7 +91790,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 2)],
                     width: 2,
                 },
-                &TABLE_404,
+                &TABLE_406,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -91341,7 +91806,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(78, 2)],
                     width: 2,
                 },
-                &TABLE_364,
+                &TABLE_366,
             ),
             Piece::Number(
                 Bits {
@@ -91388,7 +91853,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(73, 2)],
                     width: 2,
                 },
-                &TABLE_404,
+                &TABLE_406,
             ),
             Piece::Text(" "),
             Piece::Number(
@@ -92058,21 +92523,21 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_405,
+                &TABLE_407,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_405,
+                &TABLE_407,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_406,
+                &TABLE_408,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -92143,21 +92608,106 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_405,
+                &TABLE_407,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_405,
+                &TABLE_407,
             ),
             Piece::Table(
                 Bits {
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_406,
+                &TABLE_408,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_30,
+            ),
+            Piece::Text("], ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(".U32+"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_66,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDGSTS.E"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_407,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_407,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_408,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -92237,7 +92787,78 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3)],
                     width: 14,
                 },
-                &TABLE_388,
+                &TABLE_390,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_30,
+            ),
+            Piece::Text("], ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(".64"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_44,
+            ),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_66,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDGSTS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3)],
+                    width: 14,
+                },
+                &TABLE_390,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -92268,7 +92889,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(64, 6)],
                     width: 6,
                 },
-                &RULE_43,
+                &RULE_44,
             ),
             Piece::Number(
                 Bits {
@@ -92317,7 +92938,143 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3), (101, 1)],
                     width: 15,
                 },
-                &TABLE_407,
+                &TABLE_409,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_30,
+            ),
+            Piece::Text("], desc["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(64, 6)],
+                    width: 6,
+                },
+                &RULE_20,
+            ),
+            Piece::Text("]["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(".64"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_66,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDGSTS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3), (101, 1)],
+                    width: 15,
+                },
+                &TABLE_409,
+            ),
+            Piece::Text(" ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(44, 20)],
+                    width: 20,
+                },
+                &RULE_30,
+            ),
+            Piece::Text("], ["),
+            Piece::Number(
+                Bits {
+                    ranges: &[(24, 8)],
+                    width: 8,
+                },
+                &RULE_0,
+            ),
+            Piece::Text(".64"),
+            Piece::Number(
+                Bits {
+                    ranges: &[(32, 12)],
+                    width: 12,
+                },
+                &RULE_9,
+            ),
+            Piece::Text("]"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(87, 4)],
+                    width: 4,
+                },
+                &TABLE_66,
+            ),
+            Piece::Table(
+                Bits {
+                    ranges: &[(102, 2), (105, 4), (110, 12)],
+                    width: 18,
+                },
+                &TABLE_55,
+            ),
+            Piece::Text(";"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(105, 5), (122, 3)],
+                    width: 8,
+                },
+                &TABLE_101,
+            ),
+        ],
+        &[
+            Piece::Table(
+                Bits {
+                    ranges: &[(12, 4)],
+                    width: 4,
+                },
+                &TABLE_0,
+            ),
+            Piece::Text("LDGSTS"),
+            Piece::Table(
+                Bits {
+                    ranges: &[(71, 5), (77, 6), (84, 3), (101, 1)],
+                    width: 15,
+                },
+                &TABLE_409,
             ),
             Piece::Text(" ["),
             Piece::Number(
@@ -92396,7 +93153,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
                     ranges: &[(71, 5), (77, 6), (84, 3), (101, 1)],
                     width: 15,
                 },
-                &TABLE_407,
+                &TABLE_409,
             ),
             Piece::Text(" ["),
             Piece::Number(
