@@ -30,6 +30,8 @@ pub const SCHED_SPACE_BITS: [(u8, u8); 3] = [(102, 103), (105, 108), (110, 121)]
 pub const SCHED_NO_SPACE: u64 = 0x3f << 6;
 /// Largest modifier group enumerated.
 const MAX_M_BITS: usize = 13;
+/// Largest modifier group enumerated jointly when it does not split at one place (65536 words a class).
+const MAX_WIDE_BITS: usize = 16;
 /// Modifier values analysed per class.
 const MAX_M_VALUES: usize = 24;
 
@@ -145,6 +147,11 @@ struct Work {
     /// after that place, their own table (enumerated with `m_bits` at the base value), and the base's
     /// text after the place (stripped from `mods`). Printed as field `mods_b` right after `{mods}`.
     mods_b: Option<(Vec<u32>, BTreeMap<u64, String>, String)>,
+    /// Modifiers wider than [`MAX_M_BITS`] that did not split at one place: enumerated jointly up to
+    /// [`MAX_WIDE_BITS`] and left to `factor_mods` to split into parts.
+    wide_joint: bool,
+    /// Modifier values for which nvdisasm prints an empty line (no mnemonic, no operands).
+    silent: BTreeSet<u64>,
 }
 
 struct MAnalysis {
@@ -172,6 +179,8 @@ struct Group {
     opex: bool,
     /// Split from a failed group that inserted at one place (`[R6.X4+0x10]`): never merged again.
     split: bool,
+    /// Two dependent neighbours enumerated together (`merge_dependent_pairs`): never merged again.
+    joint: bool,
     /// The all-ones value (RZ) printed differently around the field and was left out (see `rz_variants`).
     rz_dropped: bool,
 }
@@ -192,7 +201,10 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
             cands.push(v);
             continue;
         }
-        let mut words: Vec<u128> = f.samples.iter().take(8).map(|&s| (s & !OPEX_MASK & !SCHED_CLEAR) | BASE_OPEX).collect();
+        // Reuse flag 125 (the fourth operand's; 124:122 are in the opex field) clear, so that the base
+        // prints no `.reuse` and every reuse slot shows as an insertion.
+        let mut words: Vec<u128> =
+            f.samples.iter().take(8).map(|&s| (s & !OPEX_MASK & !SCHED_CLEAR & !(1 << 125)) | BASE_OPEX).collect();
         words.push(f.fixed_value | BASE_OPEX);
         let rz: u128 = (0xff_ffff << 16) | (0xff << 64) | (0x3ff << 81) | (7 << 12);
         words.push((rz & !f.fixed_mask & !OPEX_MASK & !SCHED_CLEAR) | f.fixed_value | BASE_OPEX);
@@ -209,7 +221,17 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         if !wanted(f) {
             continue;
         }
-        let legal: Vec<u128> = cands[fi].iter().filter(|(i, _)| out[*i].text().is_some()).map(|x| x.1).collect();
+        // Legal candidates, those printing no NaN or infinity first (a float operand that is NaN hides its
+        // mantissa bits from single flips: `+QNAN` whatever they hold).
+        let mut legal: Vec<(bool, std::cmp::Reverse<usize>, u128)> = cands[fi]
+            .iter()
+            .filter_map(|(i, w)| {
+                out[*i].text().map(|t| (t.contains("NAN") || t.contains("INF"), std::cmp::Reverse(tokenize(t).len()), *w))
+            })
+            .collect();
+        legal.sort_by_key(|x| x.0);
+        let legal: Vec<(bool, u128)> = legal.into_iter().map(|x| (x.0, x.2)).collect();
+        let legal: Vec<u128> = legal.into_iter().map(|x| x.1).collect();
         let Some(&base) = legal.first() else {
             eprintln!("class {:#06x}/{}: no legal base word found", f.opcode, fi);
             continue;
@@ -229,6 +251,8 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
             analyses: Vec::new(),
             notes: Vec::new(),
             mods_b: None,
+            wide_joint: false,
+            silent: BTreeSet::new(),
         });
     }
 
@@ -307,6 +331,8 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
         println!("  round {round}: {} classes analysed, {conflicted} with modifier conflicts", todo.len());
     }
 
+    un_rz_bases(nv, rng, &mut works)?;
+    rz_reshapes_neighbour(nv, &mut works)?;
     let n_orig = works.len();
     let clones = rz_clones(nv, rng, &mut works, found)?;
     let mut classes = Vec::new();
@@ -322,18 +348,162 @@ pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String
     Ok(classes)
 }
 
+/// An RZ register can reshape a neighbouring operand only when that operand is not zero (`a[URZ]` but
+/// `a[0x1c4]`, not `a[URZ+0x1c4]`): the base word (offset zero) shows nothing. For each register group
+/// (a number rendered `R..`/`UR..` with an `RZ`/`URZ` special) and each single-site number group within two
+/// tokens of it, the word with the register all ones and the neighbour at a non-zero value is printed;
+/// when the text differs from what the two renders predict, the register is marked for an RZ variant
+/// (`rz_clones` analyses the class again with the register RZ).
+fn rz_reshapes_neighbour(nv: &Nvdisasm, works: &mut [Work]) -> Result<()> {
+    let mut batch = Batch::default();
+    // (work, analysis, register group, predicted text, batch index)
+    let mut plan: Vec<(usize, usize, usize, String, usize)> = Vec::new();
+    for (wi, w) in works.iter().enumerate() {
+        if w.pcrel {
+            continue;
+        }
+        for (ai, a) in w.analyses.iter().enumerate() {
+            let toks = tokenize(&a.text);
+            for (gi, g) in a.groups.iter().enumerate() {
+                let [Render::Number { rule, specials }] = g.renders.as_slice() else { continue };
+                let ones = (1u64 << g.bits.len().min(63)) - 1;
+                let rz = specials.iter().any(|sp| sp.0 == ones && matches!(&sp.1, Special::Text(t) if t.ends_with("RZ")));
+                if g.failed || g.rz_dropped || g.sites.len() != 1 || !rule.prefix.ends_with('R') || !rz {
+                    continue;
+                }
+                for (hi, h) in a.groups.iter().enumerate() {
+                    let [Render::Number { .. }] = h.renders.as_slice() else { continue };
+                    if hi == gi || h.failed || h.opex || h.sites.len() != 1 || h.bits.len() < 4 {
+                        continue;
+                    }
+                    let (x, y) = (g.sites[0], h.sites[0]);
+                    if x.start.abs_diff(y.end).min(y.start.abs_diff(x.end)) > 2 || x.conflicts(&y) || (x.start < y.end && y.start < x.end) {
+                        continue;
+                    }
+                    let v = 0x10u64.min((1u64 << h.bits.len().min(63)) - 1);
+                    let word = insert_bits(insert_bits(a.word, &g.bits, ones), &h.bits, v);
+                    let rg = render_value(&g.renders[0], ones, g.bits.len() as u32, 0);
+                    let rh = render_value(&h.renders[0], v, h.bits.len() as u32, 0);
+                    let (Some(rg), Some(rh)) = (rg, rh) else { continue };
+                    let (first, second) = if (x.start, x.end) <= (y.start, y.end) { ((x, rg), (y, rh)) } else { ((y, rh), (x, rg)) };
+                    let predicted = format!(
+                        "{}{}{}{}{}",
+                        toks[..first.0.start].concat(),
+                        first.1,
+                        toks[first.0.end..second.0.start].concat(),
+                        second.1,
+                        toks[second.0.end..].concat()
+                    );
+                    plan.push((wi, ai, gi, predicted, batch.push(word)));
+                }
+            }
+        }
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let out = batch.run(nv)?;
+    let mut marked = 0;
+    for (wi, ai, gi, predicted, k) in plan {
+        let Some(t) = out[k].text() else { continue };
+        // The mnemonic may depend on the register (`IMAD.MOV`): compare the operands only.
+        let t = with_mnemonic(t, &mnemonic_text(&predicted));
+        if t != predicted {
+            let g = &mut works[wi].analyses[ai].groups[gi];
+            if !g.rz_dropped {
+                g.rz_dropped = true;
+                marked += 1;
+            }
+        }
+    }
+    println!("  RZ reshaping a neighbour: {marked} registers get an RZ variant");
+    Ok(())
+}
+
+/// A base word whose register operand is RZ can hide how that operand prints: `[URZ]`, but
+/// `[RZ.X4+URZ]` and `[R2.X4+URZ]` (the scale prints with the register), or a whole `[R1+0x10]` operand
+/// that never splits. For classes where a register byte of the base (23:16, 31:24, 39:32, 71:64) is all
+/// ones and either a group failed or that register vanishes at a place another field prints too, the class
+/// is analysed again with those bytes zero (R0); the new analysis is kept unless it fails more
+/// groups or its base is illegal. (`rz_clones` then analyses the RZ case as its own variant.)
+fn un_rz_bases(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work]) -> Result<()> {
+    let failed = |w: &Work| w.analyses.iter().flat_map(|a| a.groups.iter()).filter(|g| g.failed).count();
+    let mut todo = Vec::new();
+    let mut saved: Vec<(usize, u128, BTreeMap<u64, String>, Vec<u64>, Vec<(u64, BTreeSet<u64>)>, Vec<MAnalysis>, String)> = Vec::new();
+    for (i, w) in works.iter_mut().enumerate() {
+        let Some(a) = w.analyses.first() else { continue };
+        let mut bytes = Vec::new();
+        for lo in [16u32, 24, 32, 64] {
+            let bits: Vec<u32> = (lo..lo + 8).collect();
+            if !bits.iter().all(|b| w.flip.contains(b) && !w.m_bits.contains(b)) || extract_bits(w.base, &bits) != 0xff {
+                continue;
+            }
+            let vanishes_with_company = a.groups.iter().any(|g| {
+                g.bits == bits
+                    && g.renders.iter().any(|r| matches!(r, Render::Number { specials, .. } if specials.iter().any(|sp| sp.0 == 0xff && sp.1 == Special::Text(String::new()))))
+                    && a.groups.iter().any(|h| h.bits != g.bits && h.sites.iter().any(|x| g.sites.iter().any(|y| x.start == y.start)))
+            });
+            let any_failed = w.analyses.iter().any(|a| a.groups.iter().any(|g| g.failed));
+            if vanishes_with_company || any_failed {
+                bytes.push(bits);
+            }
+        }
+        if bytes.is_empty() {
+            continue;
+        }
+        saved.push((i, w.base, std::mem::take(&mut w.mods), w.opex_legal.clone(), w.reuse_slots.clone(), std::mem::take(&mut w.analyses), w.mnemonic.clone()));
+        // Zero: R0 for a register, and no offset for an immediate that shares the byte.
+        for bits in &bytes {
+            w.base = insert_bits(w.base, bits, 0);
+        }
+        todo.push(i);
+    }
+    if todo.is_empty() {
+        return Ok(());
+    }
+    modifier_stage(nv, works, &todo)?;
+    strip_wide_suffix(works, &todo);
+    operand_stage(nv, rng, works, &todo)?;
+    let mut kept = 0;
+    for (i, base, mods, opex, reuse, analyses, mnemonic) in saved {
+        let old_failed = analyses.iter().flat_map(|a| a.groups.iter()).filter(|g| g.failed).count();
+        let w = &mut works[i];
+        let worse = w.mods.is_empty()
+            || w.analyses.is_empty()
+            || w.mnemonic != mnemonic
+            || failed(w) > old_failed
+            || w.analyses.iter().any(|a| !a.conflicts.is_empty());
+        if worse {
+            w.base = base;
+            w.mods = mods;
+            w.opex_legal = opex;
+            w.reuse_slots = reuse;
+            w.analyses = analyses;
+            w.mnemonic = mnemonic;
+        } else {
+            kept += 1;
+        }
+    }
+    println!("  RZ bases: {} classes analysed again with registers other than RZ, {kept} kept", todo.len());
+    Ok(())
+}
+
 /// Classes without scoreboards (fixed-latency ALU ops) print `;` whatever bits 115:110 hold; the others
 /// print ` ;` unless those are 7/7. One word per class (scheduling bits zero, scoreboards 0/0) decides;
 /// for the first kind the `sched` field drops 115:110 again.
 fn sched_rule(nv: &Nvdisasm, classes: &mut [Class], works: &[Work]) -> Result<()> {
     let clear: u128 = (3 << 102) | (0xf << 105) | (0xfff << 110);
     let mut batch = Batch::default();
-    let idx: Vec<usize> = works.iter().map(|w| batch.push(w.base & !clear)).collect();
+    // The base word first, then each analysed modifier value's word (the base may print an empty line).
+    let idx: Vec<Vec<usize>> = works
+        .iter()
+        .map(|w| std::iter::once(w.base).chain(w.analyses.iter().map(|a| a.word)).map(|x| batch.push(x & !clear)).collect())
+        .collect();
     let out = batch.run(nv)?;
     let mut ignored = 0;
-    for ((c, _), &k) in classes.iter_mut().zip(works).zip(&idx) {
-        let Some(t) = out[k].text() else { continue };
-        if !t.ends_with(';') || t.ends_with(" ;") {
+    for ((c, _), ks) in classes.iter_mut().zip(works).zip(&idx) {
+        let Some(t) = ks.iter().filter_map(|&k| out[k].text()).find(|t| t.ends_with(';')) else { continue };
+        if t.ends_with(" ;") {
             continue;
         }
         let Some(f) = c.fields.iter_mut().find(|f| f.name == "sched") else { continue };
@@ -397,6 +567,8 @@ fn rz_clones(nv: &Nvdisasm, rng: &mut Rng, works: &mut Vec<Work>, found: &[Found
             analyses: Vec::new(),
             notes: Vec::new(),
             mods_b: w.mods_b.clone(),
+            wide_joint: w.wide_joint,
+            silent: BTreeSet::new(),
         };
         out.push((i, mask, works.len()));
         works.push(clone);
@@ -846,7 +1018,17 @@ fn split_wide_modifiers(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Re
                 best = Some((p, a, b));
             }
         }
-        let Some((p, mut a, mut b)) = best else { continue };
+        if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+            eprintln!("wide {:#06x}: {} bits, base {mn0:?}, split {:?}", crate::probe::discover::opcode_of(w.base), w.m_bits.len(), best.as_ref().map(|b| b.0));
+            for (j, sp) in spans.iter().enumerate() {
+                let t = out[flips[j]].text().map(mnemonic_text);
+                eprintln!("  bit {}: {sp:?} {t:?}", w.m_bits[j]);
+            }
+        }
+        let Some((p, mut a, mut b)) = best else {
+            w.wide_joint = w.m_bits.len() <= MAX_WIDE_BITS;
+            continue;
+        };
         a.sort_unstable();
         b.sort_unstable();
         let prefix = toks_b[..p].concat();
@@ -874,8 +1056,14 @@ fn split_wide_modifiers(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Re
         if ok && !table.is_empty() {
             w.mods_b = Some((b, table, suffix));
         } else {
-            // Fall back: keep the first bits only (as before), the rest fixed at the base.
+            // Fall back: enumerate every modifier bit jointly when few enough (then factored), else keep
+            // the first bits only, the rest fixed at the base.
             w.notes.push("wide modifiers did not split".into());
+            w.flip.extend(b.iter().copied());
+            w.flip.sort_unstable();
+            w.m_bits.extend(b);
+            w.m_bits.sort_unstable();
+            w.wide_joint = w.m_bits.len() <= MAX_WIDE_BITS;
         }
     }
     Ok(())
@@ -904,9 +1092,10 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
     let mut plan: Vec<(usize, Vec<usize>, Vec<usize>)> = Vec::new();
     for &i in todo {
         let w = &mut works[i];
-        if w.m_bits.len() > MAX_M_BITS {
-            w.notes.push(format!("{} modifier bits; only {MAX_M_BITS} enumerated", w.m_bits.len()));
-            w.m_bits.truncate(MAX_M_BITS);
+        let cap = if w.wide_joint { MAX_WIDE_BITS } else { MAX_M_BITS };
+        if w.m_bits.len() > cap {
+            w.notes.push(format!("{} modifier bits; only {cap} enumerated", w.m_bits.len()));
+            w.m_bits.truncate(cap);
         }
         let mw: Vec<usize> =
             (0..1u64 << w.m_bits.len()).map(|m| batch.push(insert_bits(w.base, &w.m_bits, m))).collect();
@@ -919,6 +1108,8 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
         plan.push((i, mw, ow));
     }
     let out = batch.run(nv)?;
+    let mut second = Batch::default();
+    let mut plan2: Vec<(usize, Vec<usize>)> = Vec::new();
     for (i, mw, ow) in plan {
         let w = &mut works[i];
         let base_m = extract_bits(w.base, &w.m_bits);
@@ -944,49 +1135,89 @@ fn modifier_stage(nv: &Nvdisasm, works: &mut [Work], todo: &[usize]) -> Result<(
             mods.insert(m, mn[w.mnemonic.len()..].to_owned());
         }
         w.mods = mods;
+        w.silent = mw.iter().enumerate().filter(|(_, &k)| out[k].text() == Some("")).map(|(m, _)| m as u64).collect();
         w.opex_legal = ow.iter().enumerate().filter(|(_, &k)| out[k].text().is_some()).map(|(v, _)| v as u64).collect();
-        // Reuse slots: opex values whose only effect is inserting `.reuse` after operands.
+        // Reuse slots, from the modifier value that prints the most operands (the base's value may print
+        // few or none: some classes print an empty line for some modifier values).
         let base_opex = ((w.base >> 105) & 0x1f) as usize | (((w.base >> 122) & 7) as usize) << 5;
-        let Some(t0) = out[ow[base_opex]].text() else { continue };
-        let toks0 = tokenize(t0);
-        let mut slots: BTreeMap<usize, (u64, BTreeSet<u64>)> = BTreeMap::new();
-        for &v in &w.opex_legal {
-            let Some(t) = out[ow[v as usize]].text() else { continue };
-            let toks = tokenize(t);
-            let sites = diff_sites(&toks0, &toks);
-            // Only insertions, each of exactly `.reuse`.
-            if sites.is_empty() || sites.iter().any(|s| s.start != s.end) {
-                continue;
-            }
-            let inserted: usize = toks.len() - toks0.len();
-            if inserted != 2 * sites.len() || t.matches(".reuse").count() != sites.len() {
-                continue;
-            }
-            // Insertion points where each `.reuse` starts (the token diff may align `R8.reuse.H0_H0` as
-            // `R8.` + `reuse.` + `H0_H0`, and differently when several are inserted).
-            let sites: Vec<Site> = t
-                .match_indices(".reuse")
-                .enumerate()
-                .map(|(n, (pos, _))| {
-                    let at = tokenize(&t[..pos]).len() - 2 * n;
-                    Site { start: at, end: at }
+        let richness = |t: &str| (t.matches(", ").count(), t.len());
+        let rich_m = mw
+            .iter()
+            .enumerate()
+            .filter_map(|(m, &k)| out[k].text().map(|t| (richness(t), std::cmp::Reverse(m as u64 != base_m), m as u64)))
+            .max()
+            .map_or(base_m, |x| x.2);
+        let base_rich = out[mw[base_m as usize]].text().map(richness);
+        if rich_m != base_m && out[mw[rich_m as usize]].text().map(richness) > base_rich {
+            let word = insert_bits(w.base, &w.m_bits, rich_m);
+            let idx: Vec<usize> = (0..256u64)
+                .map(|v| {
+                    let bits = (u128::from(v & 0x1f) << 105) | (u128::from(v >> 5) << 122);
+                    second.push((word & !OPEX_MASK) | bits)
                 })
                 .collect();
-            for s in &sites {
-                let e = slots.entry(s.start).or_insert((v, BTreeSet::new()));
-                if sites.len() == 1 && e.1.is_empty() {
-                    e.0 = v;
-                }
-                e.1.insert(v);
-            }
+            plan2.push((i, idx));
+        } else {
+            let texts: Vec<Option<&str>> = ow.iter().map(|&k| out[k].text()).collect();
+            w.reuse_slots = reuse_slots(&texts, base_opex, &w.opex_legal);
         }
-        // A representative must set its slot alone.
-        w.reuse_slots = slots
-            .into_values()
-            .filter(|(rep, vals)| vals.contains(rep))
-            .collect();
+    }
+    let out = second.run(nv)?;
+    for (i, idx) in plan2 {
+        let w = &mut works[i];
+        let base_opex = ((w.base >> 105) & 0x1f) as usize | (((w.base >> 122) & 7) as usize) << 5;
+        let texts: Vec<Option<&str>> = idx.iter().map(|&k| out[k].text()).collect();
+        w.reuse_slots = reuse_slots(&texts, base_opex, &w.opex_legal);
     }
     Ok(())
+}
+
+/// Where `.reuse` was inserted into `base` to give `with`: byte offsets into `base`, or `None` when
+/// `with` is not `base` with only `.reuse` insertions (an existing `.reuse` of `base` matches itself).
+fn reuse_insertions(base: &str, with: &str) -> Option<Vec<usize>> {
+    let (b, t) = (base.as_bytes(), with.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    let mut at = Vec::new();
+    while i < t.len() {
+        if j < b.len() && t[i] == b[j] && !(t[i..].starts_with(b".reuse") && !b[j..].starts_with(b".reuse")) {
+            i += 1;
+            j += 1;
+        } else if t[i..].starts_with(b".reuse") {
+            at.push(j);
+            i += 6;
+        } else {
+            return None;
+        }
+    }
+    (j == b.len()).then_some(at)
+}
+
+/// The token index of each `.reuse` insertion point (see [`reuse_insertions`]).
+fn reuse_sites(base: &str, with: &str) -> Option<Vec<Site>> {
+    let at = reuse_insertions(base, with)?;
+    Some(at.into_iter().map(|j| tokenize(&base[..j]).len()).map(|k| Site { start: k, end: k }).collect())
+}
+
+/// Reuse slots from the texts of one word under every opex value (`texts[v]`): the opex values whose only
+/// effect is inserting `.reuse` after operands, grouped by insertion point; each slot is (a
+/// representative value that sets only this slot, every value that sets it).
+fn reuse_slots(texts: &[Option<&str>], base_opex: usize, legal: &[u64]) -> Vec<(u64, BTreeSet<u64>)> {
+    let Some(t0) = texts.get(base_opex).copied().flatten() else { return Vec::new() };
+    let mut slots: BTreeMap<usize, (Option<u64>, BTreeSet<u64>)> = BTreeMap::new();
+    for &v in legal {
+        let Some(t) = texts.get(v as usize).copied().flatten() else { continue };
+        // Only insertions, each of exactly `.reuse`.
+        let Some(sites) = reuse_sites(t0, t) else { continue };
+        for s in &sites {
+            let e = slots.entry(s.start).or_insert((None, BTreeSet::new()));
+            if sites.len() == 1 && e.0.is_none() {
+                e.0 = Some(v);
+            }
+            e.1.insert(v);
+        }
+    }
+    // A representative must set its slot alone.
+    slots.into_values().filter_map(|(rep, vals)| Some((rep?, vals))).collect()
 }
 
 /// Flips operand bits under each analysed modifier value, groups them, and renders each group.
@@ -1137,6 +1368,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 failed: false,
                 opex: false,
                 split: false,
+                joint: false,
                 rz_dropped: false,
             });
         }
@@ -1153,11 +1385,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
             let [site] = sites.as_slice() else { continue };
             // The token diff may align `R8.reuse.H0_H0` as `R8.` + `reuse.` + `H0_H0` (inside the
             // swizzle); the insertion point is where `.reuse` starts.
-            let site = &match (t.matches(".reuse").count(), t.find(".reuse")) {
-                (1, Some(pos)) => {
-                    let at = tokenize(&t[..pos]).len();
-                    if toks0[..at].concat() == t[..pos] { Site { start: at, end: at } } else { *site }
-                }
+            let site = &match reuse_sites(&t0, &t).as_deref() {
+                Some([one]) => *one,
                 _ => *site,
             };
             // `.reuse` sticks to its register: it may share an insertion point with an optional operand
@@ -1178,6 +1407,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 failed: false,
                 opex: true,
                 split: false,
+                joint: false,
                 rz_dropped: false,
             });
         }
@@ -1192,9 +1422,17 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
     for pass in 0..2 {
         if pass == 1 {
             merge_dependent_pairs(nv, &mut analyses, works)?;
-            for (_, a) in analyses.iter_mut() {
+            for (wi, a) in analyses.iter_mut() {
+                if debug_opcode(works[*wi].base) {
+                    let gs: Vec<(&Vec<u32>, bool, &Vec<Site>)> = a.groups.iter().map(|g| (&g.bits, g.failed, &g.sites)).collect();
+                    eprintln!("before pass 1, m={}: {gs:?}", a.m);
+                }
                 split_failed_insertions(&mut a.groups);
                 merge_failed_neighbours(&mut a.groups);
+                if debug_opcode(works[*wi].base) {
+                    let gs: Vec<(&Vec<u32>, bool, &Vec<Site>)> = a.groups.iter().map(|g| (&g.bits, g.failed, &g.sites)).collect();
+                    eprintln!("merged, m={}: {gs:?}", a.m);
+                }
             }
         }
         let mut batch = Batch::default();
@@ -1208,7 +1446,7 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                 let k = g.bits.len();
                 let values: Vec<u64> = if pass == 0 {
                     sample_values(k, rng)
-                } else if g.failed && k <= 10 && !g.exhaustive {
+                } else if g.failed && k <= 10 && (!g.exhaustive || g.rz_dropped) {
                     (0..1u64 << k).collect()
                 } else if g.failed && !g.exhaustive && g.samples.is_empty() {
                     sample_values(k, rng)
@@ -1243,7 +1481,8 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
                     (v, t.map(|t| with_mnemonic(&t, &base_mn)))
                 })
                 .collect();
-            let ok = extract(g, &raw, &toks0, &others);
+            // A register whose RZ value dropped out in pass 0 and did not render is widened instead.
+            let ok = extract(g, &raw, &toks0, &others, pass == 0);
             g.exhaustive = vals.len() as u64 == 1u64 << g.bits.len();
             g.failed = !ok;
             if ok {
@@ -1258,9 +1497,27 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
         }
     }
     for (wi, a) in analyses {
+        if debug_opcode(works[wi].base) {
+            eprintln!("groups m={} {}", a.m, a.text);
+            for g in &a.groups {
+                let samples: Vec<String> =
+                    g.samples.iter().take(12).map(|(v, t)| format!("{v}:{t:?}")).collect();
+                eprintln!(
+                    "  bits {:?} sites {:?} failed {} exhaustive {} opex {} renders {:?}\n    samples {}",
+                    g.bits, g.sites, g.failed, g.exhaustive, g.opex, g.renders, samples.join(" ")
+                );
+            }
+        }
         works[wi].analyses.push(a);
     }
     Ok(())
+}
+
+/// Whether `SASSPORT_PROBE_DEBUG_OPCODE` (e.g. `0x0235`) names this word's opcode.
+fn debug_opcode(word: u128) -> bool {
+    std::env::var("SASSPORT_PROBE_DEBUG_OPCODE")
+        .ok()
+        .is_some_and(|o| o == format!("{:#06x}", crate::probe::discover::opcode_of(word)))
 }
 
 /// Whether a flip that changed the mnemonic from `base` to `flipped` is an operand bit whose value the
@@ -1332,7 +1589,8 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
                     continue;
                 }
                 let (x, y) = (g.sites[0], h.sites[0]);
-                let (p, q) = if x.start <= y.start { (x, y) } else { (y, x) };
+                // In print order; an insertion before a span that starts at the same place (`!` before `PT, `).
+                let (p, q) = if (x.start, x.end) <= (y.start, y.end) { (x, y) } else { (y, x) };
                 if p.end > q.start || x == y {
                     continue;
                 }
@@ -1360,7 +1618,11 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
         let a = &analyses[ai].1;
         let (g, h) = (&a.groups[i], &a.groups[j]);
         let toks0 = tokenize(&a.text);
-        let (first, second, swap) = if g.sites[0].start <= h.sites[0].start { (g, h, false) } else { (h, g, true) };
+        let (first, second, swap) = if (g.sites[0].start, g.sites[0].end) <= (h.sites[0].start, h.sites[0].end) {
+            (g, h, false)
+        } else {
+            (h, g, true)
+        };
         if first.sites[0].end > second.sites[0].start {
             continue;
         }
@@ -1415,6 +1677,7 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
         g.sites = m;
         g.exhaustive = false;
         g.failed = true;
+        g.joint = true;
         g.samples.clear();
         g.renders.clear();
     }
@@ -1429,7 +1692,7 @@ fn split_failed_insertions(groups: &mut Vec<Group>) {
     let mut out = Vec::new();
     for g in groups.drain(..) {
         let runs = ranges(&g.bits);
-        if !g.failed || g.opex || g.split || runs.len() < 2 || g.sites.iter().any(|s| s.start != s.end) {
+        if !g.failed || g.opex || g.split || g.joint || runs.len() < 2 || g.sites.iter().any(|s| s.start != s.end) {
             out.push(g);
             continue;
         }
@@ -1444,6 +1707,7 @@ fn split_failed_insertions(groups: &mut Vec<Group>) {
                 failed: true,
                 opex: false,
                 split: true,
+                joint: false,
                 rz_dropped: false,
             });
         }
@@ -1452,62 +1716,97 @@ fn split_failed_insertions(groups: &mut Vec<Group>) {
 }
 
 /// Merges each group whose text could not be split with a neighbouring small group (e.g. a predicate
-/// whose PT value deletes the `!` that the negation field inserts): the pair is then enumerated jointly.
+/// whose PT value deletes the `, ` before it, so that its text cannot widen past the negation field's `!`):
+/// the pair is then enumerated jointly. A lone bit just above or below a failed number of six bits or
+/// more (its sign or low bit) always merges, repeatedly; otherwise each failed group takes its one nearest neighbour (sites at
+/// most two tokens apart, the fewest bits on ties) and is not merged again, so that one stubborn field
+/// does not swallow the whole operand list.
 fn merge_failed_neighbours(groups: &mut Vec<Group>) {
+    let gap = |a: &[Site], b: &[Site]| -> usize {
+        a.iter()
+            .flat_map(|x| b.iter().map(move |y| y.start.saturating_sub(x.end).max(x.start.saturating_sub(y.end))))
+            .min()
+            .unwrap_or(usize::MAX)
+    };
     loop {
-        let mut merged = false;
-        'search: for i in 0..groups.len() {
-            if !groups[i].failed || groups[i].opex || groups[i].split {
+        let mut best: Option<(usize, usize, (u8, usize, usize))> = None;
+        for i in 0..groups.len() {
+            if !groups[i].failed || groups[i].opex || groups[i].split || groups[i].joint {
                 continue;
             }
             for j in 0..groups.len() {
-                if i == j || groups[j].opex || groups[j].split {
+                if i == j || groups[j].opex || groups[j].split || groups[j].joint {
                     continue;
                 }
-                // A lone bit just above or below a failed number is its sign or low bit: always merge.
                 let lo = groups[i].bits.first().copied().unwrap_or(0);
                 let hi = groups[i].bits.last().copied().unwrap_or(0);
-                let edge = groups[j].bits.len() == 1 && (groups[j].bits[0] == hi + 1 || groups[j].bits[0] + 1 == lo);
+                let number = groups[i].bits.len() >= 6;
+                let edge =
+                    number && groups[j].bits.len() == 1 && (groups[j].bits[0] == hi + 1 || groups[j].bits[0] + 1 == lo);
                 if !edge && groups[i].bits.len() + groups[j].bits.len() > 8 {
                     continue;
                 }
-                let near = groups[i].sites.iter().any(|a| {
-                    groups[j].sites.iter().any(|b| a.start <= b.end + 2 && b.start <= a.end + 2)
-                });
-                if near {
-                    let h = groups.remove(j);
-                    let i = if j < i { i - 1 } else { i };
-                    let g = &mut groups[i];
-                    g.bits.extend(h.bits);
-                    g.bits.sort_unstable();
-                    g.sites.extend(h.sites);
-                    g.sites.sort();
-                    let mut m: Vec<Site> = Vec::new();
-                    for s in g.sites.drain(..) {
-                        match m.last_mut() {
-                            Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
-                            _ => m.push(s),
-                        }
-                    }
-                    g.sites = m;
-                    g.exhaustive = false;
-                    g.failed = true;
-                    g.samples.clear();
-                    merged = true;
-                    break 'search;
+                let d = gap(&groups[i].sites, &groups[j].sites);
+                if d > 2 {
+                    continue;
+                }
+                let key = (u8::from(!edge), d, groups[j].bits.len());
+                if best.as_ref().is_none_or(|b| key < b.2) {
+                    best = Some((i, j, key));
                 }
             }
+            if best.is_some() {
+                break;
+            }
         }
-        if !merged {
-            return;
+        let Some((i, j, (not_edge, _, _))) = best else { return };
+        let h = groups.remove(j);
+        let i = if j < i { i - 1 } else { i };
+        let g = &mut groups[i];
+        g.bits.extend(h.bits);
+        g.bits.sort_unstable();
+        g.sites.extend(h.sites);
+        g.sites.sort();
+        let mut m: Vec<Site> = Vec::new();
+        for s in g.sites.drain(..) {
+            match m.last_mut() {
+                Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+                _ => m.push(s),
+            }
         }
+        g.sites = m;
+        g.exhaustive = false;
+        g.failed = true;
+        g.joint = not_edge == 1;
+        g.samples.clear();
     }
 }
 
 /// Splits each sample text at the literal text around the group's sites; when that fails, retries with
-/// the sites widened by a token or two (a default value may delete the `.` before a modifier too).
-fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others: &[Site]) -> bool {
-    for (l, r) in [(0usize, 0usize), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 2)] {
+/// the sites widened by a token or two (a default value may delete the `.` before a modifier too), then
+/// widened to the whole operand and the `, ` before it (`, ???10` vanishes when the field is all ones).
+fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others: &[Site], allow_drop: bool) -> bool {
+    let mut widths = vec![(0usize, 0usize), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 1), (1, 2), (2, 2)];
+    if let Some(s) = g.sites.first() {
+        // The operand's token run; the `, ` before it, or for a first operand the `, ` after it.
+        let op_start = (0..s.start).rev().take(8).find(|&i| matches!(toks0[i], "," | " ")).map(|i| i + 1);
+        let op_end = (s.end..toks0.len()).take(8).find(|&i| matches!(toks0[i], "," | " " | ";"));
+        if let (Some(a), Some(b)) = (op_start, op_end) {
+            let mut more = Vec::new();
+            if a >= 2 && toks0[a - 2] == "," {
+                more.push((s.start - (a - 2), b - s.end));
+            }
+            if toks0.get(b) == Some(&",") && toks0.get(b + 1) == Some(&" ") {
+                more.push((s.start - a, b + 2 - s.end));
+            }
+            for m in more {
+                if !widths.contains(&m) {
+                    widths.push(m);
+                }
+            }
+        }
+    }
+    for (l, r) in widths {
         let mut sites: Vec<Site> = Vec::new();
         for s in &g.sites {
             let w = Site { start: s.start.saturating_sub(l), end: (s.end + r).min(toks0.len()) };
@@ -1541,7 +1840,7 @@ fn extract(g: &mut Group, raw: &[(u64, Option<String>)], toks0: &[&str], others:
                     Some(parts) => {
                         samples.insert(*v, Some(parts));
                     }
-                    None if (l, r) == (0, 0) && (6..=8).contains(&width) && *v == ones && !g.split => {
+                    None if allow_drop && (l, r) == (0, 0) && (6..=8).contains(&width) && *v == ones && !g.split => {
                         dropped = true;
                     }
                     None => {
@@ -1733,6 +2032,8 @@ fn fit_number(samples: &[(u64, Option<&str>)], width: u32, pcrel: bool, exhausti
     }
     if width == 16 {
         candidates.push(NumberRule::plain(NumberFormat::F16));
+        // bfloat16: the high half of an f32.
+        candidates.push(NumberRule { shift: 16, ..NumberRule::plain(NumberFormat::F32) });
     }
     if width == 64 {
         candidates.push(NumberRule::plain(NumberFormat::F64));
@@ -1849,32 +2150,46 @@ fn build_class(f: &Found, w: &Work) -> Class {
     for a in &w.analyses {
         let toks = tokenize(&a.text);
         let (k0, k1) = mnemonic_region(&toks);
-        let mut sites: Vec<(Site, Option<(usize, usize)>)> = vec![(Site { start: k0, end: k1 }, None)];
+        // (site, (group, site index, the render printed there)); the mnemonic has no group.
+        type Who = Option<(usize, usize, Option<Render>)>;
+        let mut sites: Vec<(Site, Who)> = vec![(Site { start: k0, end: k1 }, None)];
         for (gi, g) in a.groups.iter().enumerate() {
             for (si, s) in g.sites.iter().enumerate() {
-                sites.push((*s, Some((gi, si))));
+                let render = g.renders.get(si).cloned();
+                // A closing bar joined to what follows it in one table (`|.H1_H1`, when the abs bit and the
+                // swizzle form one group) prints as two pieces, so that `.reuse` can go between them.
+                if let (false, true, Some((bar, rest))) = (g.opex, s.start == s.end, render.as_ref().and_then(split_bar)) {
+                    sites.push((*s, Some((gi, si, Some(bar)))));
+                    sites.push((*s, Some((gi, si, Some(rest)))));
+                    continue;
+                }
+                sites.push((*s, Some((gi, si, render))));
             }
         }
         // At one insertion point: an absolute-value bar, then `.reuse`, then anything else (`|R2|.reuse, 0x1`).
-        let rank = |who: &Option<(usize, usize)>| -> u8 {
+        let rank = |who: &Who| -> u8 {
             match who {
                 None => 2,
-                Some((gi, si)) => {
+                Some((gi, _, render)) => {
                     let g = &a.groups[*gi];
-                    let bar = g.renders.get(*si).is_some_and(|r| {
+                    let bar = render.as_ref().is_some_and(|r| {
                         matches!(r, Render::Table { entries, .. } if entries.iter().all(|e| e.1.is_empty() || e.1 == "|"))
                     });
                     // Modifiers (`.X4`) before other insertions (`+0x10`) at one place.
-                    let dotted = g.renders.get(*si).is_some_and(|r| match r {
+                    let dotted = render.as_ref().is_some_and(|r| match r {
                         Render::Table { entries, .. } => entries.iter().all(|e| e.1.is_empty() || e.1.starts_with('.')),
                         Render::Number { .. } => false,
                     });
                     // A whole optional operand (`P1, P4, ` ending in a separator) before a sign (`-R175`).
-                    let operand = g.renders.get(*si).is_some_and(|r| match r {
+                    let operand = render.as_ref().is_some_and(|r| match r {
                         Render::Table { entries, .. } => {
                             entries.iter().any(|e| !e.1.is_empty()) && entries.iter().all(|e| e.1.is_empty() || e.1.ends_with(", "))
                         }
                         Render::Number { rule, .. } => rule.suffix.ends_with(", "),
+                    });
+                    // A register before an offset at one place (`[R2.64+UR4+0x10]`).
+                    let register = render.as_ref().is_some_and(|r| {
+                        matches!(r, Render::Number { rule, .. } if rule.format == NumberFormat::Dec && rule.prefix.ends_with('R'))
                     });
                     if operand {
                         0
@@ -1884,8 +2199,10 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         1
                     } else if dotted {
                         3
-                    } else {
+                    } else if register {
                         4
+                    } else {
+                        5
                     }
                 }
             }
@@ -1931,16 +2248,16 @@ fn build_class(f: &Found, w: &Work) -> Class {
                         pieces.push(Piece::Field { field: "mods_b".into(), render: Render::Table { entries, default: None } });
                     }
                 }
-                Some((gi, si)) => {
+                Some((gi, _, render)) => {
                     let g = &a.groups[*gi];
                     if g.opex {
                         pieces.push(Piece::Field { field: "opex".into(), render: g.renders[0].clone() });
-                    } else if g.failed || g.renders.len() <= *si {
+                    } else if let (false, Some(render)) = (g.failed, render) {
+                        let name = name_for(&g.bits, g.kind, &mut fields);
+                        pieces.push(Piece::Field { field: name, render: render.clone() });
+                    } else {
                         // Unresolved: print the base text (the check will count this class as partial).
                         push_text(&mut pieces, toks[s.start..s.end].concat());
-                    } else {
-                        let name = name_for(&g.bits, g.kind, &mut fields);
-                        pieces.push(Piece::Field { field: name, render: g.renders[*si].clone() });
                     }
                 }
             }
@@ -1976,12 +2293,25 @@ fn build_class(f: &Found, w: &Work) -> Class {
     } else {
         let nm = w.m_bits.len();
         let mut sel: Vec<usize> = (0..nm).collect();
+        // Every legal modifier value that prints an empty line must stay apart from every one that prints
+        // something, analysed or not (a class analyses at most MAX_M_VALUES of them).
+        let silent_sig: Option<&String> = per_m.iter().find(|p| w.silent.contains(&p.0)).map(|p| &p.2);
         let separates = |sel: &[usize]| -> bool {
             let mut seen: BTreeMap<u64, &String> = BTreeMap::new();
             for (m, _, sig) in &per_m {
                 let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
                 if let Some(prev) = seen.insert(key, sig) {
                     if prev != sig {
+                        return false;
+                    }
+                }
+            }
+            if silent_sig.is_some() {
+                let mut loud: BTreeMap<u64, bool> = BTreeMap::new();
+                for m in w.mods.keys() {
+                    let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
+                    let quiet = w.silent.contains(m);
+                    if *loud.entry(key).or_insert(!quiet) == quiet {
                         return false;
                     }
                 }
@@ -2008,7 +2338,10 @@ fn build_class(f: &Found, w: &Work) -> Class {
         // Default: the template of the most modifier values.
         let mut count: BTreeMap<&String, usize> = BTreeMap::new();
         for p in &per_m {
-            *count.entry(&p.2).or_insert(0) += 1;
+            // An empty line is never the default when anything else is analysed: its values get variants.
+            if Some(&p.2) != silent_sig {
+                *count.entry(&p.2).or_insert(0) += 1;
+            }
         }
         let default_sig = count.iter().max_by_key(|(s, c)| (**c, std::cmp::Reverse(**s))).map(|(s, _)| (*s).clone());
         let mut keys_done = BTreeSet::new();
@@ -2023,6 +2356,15 @@ fn build_class(f: &Found, w: &Work) -> Class {
             }
             let value: u128 = sel.iter().fold(0, |v, &i| v | u128::from(m >> i & 1) << w.m_bits[i]);
             variants.push(Variant { when: Pattern { mask: sel_mask, value }, pieces: pieces.clone() });
+        }
+        if let Some(quiet) = per_m.iter().find(|p| w.silent.contains(&p.0)).map(|p| p.1.clone()) {
+            for m in &w.silent {
+                let key = sel.iter().fold(0u64, |k, &i| k | (m >> i & 1) << i);
+                if keys_done.insert(key) {
+                    let value: u128 = sel.iter().fold(0, |v, &i| v | u128::from(m >> i & 1) << w.m_bits[i]);
+                    variants.push(Variant { when: Pattern { mask: sel_mask, value }, pieces: quiet.clone() });
+                }
+            }
         }
         if let Some((_, pieces, _)) = per_m.iter().find(|p| Some(&p.2) == default_sig.as_ref()) {
             variants.push(Variant { when: Pattern::ANY, pieces: pieces.clone() });
@@ -2079,6 +2421,18 @@ fn build_class(f: &Found, w: &Work) -> Class {
         accesses: Vec::new(),
         golden: Vec::new(),
     }
+}
+
+/// A value table whose texts start with an optional closing bar followed by more (`|.H1_H1`, `.F32`, `|`),
+/// split into the bar table and the rest table; `None` unless some value has both.
+fn split_bar(render: &Render) -> Option<(Render, Render)> {
+    let Render::Table { entries, default } = render else { return None };
+    if default.is_some() || !entries.iter().any(|e| e.1.len() > 1 && e.1.starts_with('|')) {
+        return None;
+    }
+    let bar = entries.iter().map(|(v, t)| (*v, if t.starts_with('|') { "|".to_owned() } else { String::new() })).collect();
+    let rest = entries.iter().map(|(v, t)| (*v, t.strip_prefix('|').unwrap_or(t).to_owned())).collect();
+    Some((Render::Table { entries: bar, default: None }, Render::Table { entries: rest, default: None }))
 }
 
 /// The mnemonic of a class whose modifier table carries it (the template prints the whole token from the
@@ -2171,17 +2525,36 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
             }
         }
     }
-    let all: Vec<(Site, usize)> = {
-        let mut v: Vec<(Site, usize)> =
-            parts.iter().enumerate().flat_map(|(pi, (_, ss))| ss.iter().map(move |s| (*s, pi))).collect();
-        v.sort_by_key(|(s, _)| (s.start, s.end));
-        v
-    };
-    for w2 in all.windows(2) {
-        if w2[0].0.end > w2[1].0.start || (w2[0].0.start == w2[1].0.start && w2[0].0.end == w2[1].0.start) {
-            { if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() { eprintln!("factor {}: sites overlap", w.mnemonic); } return None; }
+    // Parts whose sites overlap or meet at one point (an insertion right before another part's text, whose
+    // boundary the gap-splitting cannot find) become one part.
+    let all: Vec<(Site, usize)> = loop {
+        let all = sites_in_order(&parts);
+        let clash = all.windows(2).find(|w2| {
+            w2[0].1 != w2[1].1
+                && (w2[0].0.end > w2[1].0.start || (w2[0].0.start == w2[1].0.start && w2[0].0.end == w2[1].0.start))
+        });
+        let Some(w2) = clash else { break all };
+        let (a, b) = (w2[0].1.min(w2[1].1), w2[0].1.max(w2[1].1));
+        let other = parts.remove(b);
+        parts[a].0.extend(other.0);
+        parts[a].0.sort_unstable();
+        parts[a].1.extend(other.1);
+        parts[a].1.sort();
+        let mut m: Vec<Site> = Vec::new();
+        for st in parts[a].1.drain(..) {
+            match m.last_mut() {
+                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
+                _ => m.push(st),
+            }
         }
-    }
+        parts[a].1 = m;
+        if parts.len() < 2 {
+            if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+                eprintln!("factor {}: sites overlap", w.mnemonic);
+            }
+            return None;
+        }
+    };
     // Siteless bits (their flip from the base is illegal or invisible) join the first part that keeps
     // every legal modifier value splittable and consistent.
     let mut tables = build_part_tables(w, &toks_b, &parts, &all);
@@ -2204,9 +2577,15 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
     }
     // Dependent parts: merge neighbours (in print order, absorbing the text between them) until the
     // parts split every legal text consistently.
+    let dbg = std::env::var_os("SASSPORT_PROBE_DEBUG").is_some();
+    if dbg {
+        let named: Vec<(Vec<u32>, &Vec<Site>)> =
+            parts.iter().map(|(b, s)| (b.iter().map(|&j| w.m_bits[j]).collect(), s)).collect();
+        eprintln!("factor {} base {t_b:?}: parts {named:?}, consistent {}", w.mnemonic, tables.is_some());
+    }
     let (parts, all, tables) = match tables {
         Some(t) => (parts, all, Some(t)),
-        None => match merge_conflicting_parts(w, &toks_b, parts.clone()) {
+        None => match factor_by_variation(w, &toks_b, parts.clone()).or_else(|| merge_conflicting_parts(w, &toks_b, parts.clone())) {
             Some((p, a, t)) => (p, a, Some(t)),
             None => merge_parts_until_consistent(w, &toks_b, parts),
         },
@@ -2237,6 +2616,125 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
         })
         .collect();
     Some((pieces, fields))
+}
+
+/// Part tables read from modifier values that differ from the base in one part only, where the other
+/// parts print their base text, so that parts printed next to each other with no literal text between
+/// them (`.1D` `.EF` `.INVALID0` `.IGN`) still split unambiguously. A part value that is legal only
+/// together with other non-base values is read once the others are known. Every legal modifier value
+/// must then print as the parts predict; on a mismatch the two non-base parts nearest the first
+/// difference are merged and the parts read again. `None` if they never agree.
+fn factor_by_variation(w: &Work, toks_b: &[&str], mut parts: Parts) -> Option<(Parts, Vec<(Site, usize)>, Vec<BTreeMap<u64, Vec<String>>>)> {
+    let base_m = extract_bits(w.base, &w.m_bits);
+    let sub = |m: u64, bits: &[usize]| -> u64 { bits.iter().enumerate().fold(0, |v, (j, &b)| v | (m >> b & 1) << j) };
+    let dbg = std::env::var_os("SASSPORT_PROBE_DEBUG").is_some();
+    for _ in 0..16 {
+        let all = sites_in_order(&parts);
+        let sites: Vec<Site> = all.iter().map(|x| x.0).collect();
+        let gaps = gaps_for(toks_b, &sites);
+        let base_texts: Vec<String> = sites.iter().map(|st| toks_b[st.start..st.end].concat()).collect();
+        let mut tables: Vec<BTreeMap<u64, Vec<String>>> = vec![BTreeMap::new(); parts.len()];
+        for (pi, (bits, _)) in parts.iter().enumerate() {
+            let mine: Vec<String> = all.iter().zip(&base_texts).filter(|((_, p), _)| *p == pi).map(|(_, t)| t.clone()).collect();
+            tables[pi].insert(sub(base_m, bits), mine);
+        }
+        // Read part values from texts whose other parts are all known, until nothing new is learnt.
+        loop {
+            let mut learnt = false;
+            for (&m, text) in &w.mods {
+                let unknown: Vec<usize> =
+                    (0..parts.len()).filter(|&pi| !tables[pi].contains_key(&sub(m, &parts[pi].0))).collect();
+                let [pi] = unknown.as_slice() else { continue };
+                // Literal text around part `pi`'s sites: gaps plus the other parts' known texts.
+                let mut lits: Vec<String> = vec![gaps[0].clone()];
+                let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+                for (k, (_, p)) in all.iter().enumerate() {
+                    let n = seen.entry(*p).or_insert(0);
+                    if *p == *pi {
+                        lits.push(gaps[k + 1].clone());
+                    } else {
+                        let t = &tables[*p][&sub(m, &parts[*p].0)][*n];
+                        if let Some(l) = lits.last_mut() {
+                            l.push_str(t);
+                            l.push_str(&gaps[k + 1]);
+                        }
+                    }
+                    *n += 1;
+                }
+                let Some(pieces) = split_at_gaps(text, &lits) else { continue };
+                tables[*pi].insert(sub(m, &parts[*pi].0), pieces);
+                learnt = true;
+            }
+            if !learnt {
+                break;
+            }
+        }
+        // Check every legal value; find the first that prints otherwise.
+        let mut bad: Option<(u64, usize)> = None;
+        for (&m, text) in &w.mods {
+            let mut pred = gaps[0].clone();
+            let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+            let mut known = true;
+            for (k, (_, p)) in all.iter().enumerate() {
+                let n = seen.entry(*p).or_insert(0);
+                match tables[*p].get(&sub(m, &parts[*p].0)) {
+                    Some(t) => pred.push_str(&t[*n]),
+                    None => known = false,
+                }
+                *n += 1;
+                pred.push_str(&gaps[k + 1]);
+            }
+            if !known || pred != *text {
+                let at = pred.bytes().zip(text.bytes()).take_while(|(a, b)| a == b).count();
+                bad = Some((m, at));
+                break;
+            }
+        }
+        let Some((m, at)) = bad else { return Some((parts, all, tables)) };
+        // The non-base parts of `m`, in print order, nearest the first difference first.
+        let mut pos = gaps[0].len();
+        let mut near: Vec<(usize, usize)> = Vec::new();
+        for (k, (_, p)) in all.iter().enumerate() {
+            if sub(m, &parts[*p].0) != sub(base_m, &parts[*p].0) && !near.iter().any(|x| x.1 == *p) {
+                near.push((pos.abs_diff(at), *p));
+            }
+            pos += base_texts[k].len() + gaps[k + 1].len();
+        }
+        near.sort_unstable();
+        if dbg {
+            eprintln!("  variation: {:?} mispredicted at {at}; non-base parts {near:?}", w.mods.get(&m));
+        }
+        let (a, b) = match near.as_slice() {
+            [x, y, ..] => (x.1.min(y.1), x.1.max(y.1)),
+            // One non-base part that reads two ways: merge it with a neighbour in print order.
+            [x] => {
+                let k = all.iter().position(|(_, p)| *p == x.1)?;
+                let other = all.get(k + 1).or_else(|| k.checked_sub(1).and_then(|j| all.get(j))).map(|y| y.1)?;
+                if other == x.1 {
+                    return None;
+                }
+                (x.1.min(other), x.1.max(other))
+            }
+            [] => return None,
+        };
+        let other = parts.remove(b);
+        parts[a].0.extend(other.0);
+        parts[a].0.sort_unstable();
+        parts[a].1.extend(other.1);
+        parts[a].1.sort();
+        let mut merged: Vec<Site> = Vec::new();
+        for st in parts[a].1.drain(..) {
+            match merged.last_mut() {
+                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
+                _ => merged.push(st),
+            }
+        }
+        parts[a].1 = merged;
+        if parts.len() < 2 {
+            return None;
+        }
+    }
+    None
 }
 
 /// Splits every legal modifier text at the literal text between all parts' sites and records, per part,
@@ -2294,6 +2792,9 @@ fn merge_conflicting_parts(w: &Work, toks_b: &[&str], mut parts: Parts) -> Optio
             return Some((parts, all, t));
         }
         let (pi, m1, m2) = LAST_CONFLICT.with(|c| c.get())?;
+        if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+            eprintln!("  conflict in part {pi}: {:?} vs {:?}", w.mods.get(&m1), w.mods.get(&m2));
+        }
         let pj = (0..parts.len())
             .filter(|&j| j != pi && sub(m1, &parts[j].0) != sub(m2, &parts[j].0))
             .min_by_key(|&j| parts[j].0.len())?;
