@@ -109,14 +109,7 @@ fn run_one(
         Ok(b) => b,
         Err(e) => return (Verdict::Failed(format!("{}: {e}", launch.cubin_sm86().display())), None),
     };
-    let args: Vec<KernelArg> = launch
-        .args
-        .iter()
-        .map(|a| match (a.initial_contents(), a.value_bytes()) {
-            (Some(init), _) => KernelArg::Buffer(init),
-            (None, bytes) => KernelArg::Value { bytes: bytes.unwrap_or_default(), align: a.param_size_align().1 },
-        })
-        .collect();
+    let args = KernelArg::of_launch(launch);
     let grid = [launch.grid.x, launch.grid.y, launch.grid.z];
     let block = [launch.block.x, launch.block.y, launch.block.z];
     let run = match run_kernel(rt, cache, &bytes, &launch.kernel, grid, block, launch.shared_bytes, &args) {

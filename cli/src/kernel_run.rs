@@ -16,6 +16,21 @@ pub enum KernelArg {
     Buffer(Vec<u8>),
 }
 
+impl KernelArg {
+    /// The arguments of a corpus launch (`corpus/launches.txt`): buffers with their generated contents, scalars
+    /// with their bytes and alignment.
+    pub fn of_launch(launch: &sassport_corpus::Launch) -> Vec<KernelArg> {
+        launch
+            .args
+            .iter()
+            .map(|a| match (a.initial_contents(), a.value_bytes()) {
+                (Some(init), _) => KernelArg::Buffer(init),
+                (None, bytes) => KernelArg::Value { bytes: bytes.unwrap_or_default(), align: a.param_size_align().1 },
+            })
+            .collect()
+    }
+}
+
 /// What one launch produced.
 #[derive(Debug)]
 pub struct KernelRun {

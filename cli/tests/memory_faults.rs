@@ -14,14 +14,7 @@ fn shared_store_past_the_end_is_a_fault() {
     let l = launches.iter().find(|l| l.kernel == "shared_dynamic").unwrap();
     assert_eq!(l.shared_bytes, 1024, "the manifest's launch changed");
     let bytes = std::fs::read(l.cubin_sm86()).unwrap();
-    let args: Vec<KernelArg> = l
-        .args
-        .iter()
-        .map(|a| match (a.initial_contents(), a.value_bytes()) {
-            (Some(init), _) => KernelArg::Buffer(init),
-            (None, bytes) => KernelArg::Value { bytes: bytes.unwrap_or_default(), align: a.param_size_align().1 },
-        })
-        .collect();
+    let args = KernelArg::of_launch(l);
     let mut rt = common::runtime(Duration::from_secs(120));
     let grid = [l.grid.x, l.grid.y, l.grid.z];
     let block = [l.block.x, l.block.y, l.block.z];

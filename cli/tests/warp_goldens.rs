@@ -53,16 +53,7 @@ const KERNELS: &[&str] = &[
 ];
 
 fn args(l: &Launch) -> Vec<KernelArg> {
-    l.args
-        .iter()
-        .map(|a| match (a.initial_contents(), a.value_bytes()) {
-            (Some(init), _) => KernelArg::Buffer(init),
-            (None, bytes) => KernelArg::Value {
-                bytes: bytes.unwrap_or_default(),
-                align: a.param_size_align().1,
-            },
-        })
-        .collect()
+    KernelArg::of_launch(l)
 }
 
 /// Translates `l`'s kernel, checks it is in the turns form and passes spirv-val.
