@@ -81,11 +81,7 @@ pub fn branch_condition(cx: &mut Ctx<'_>, last: &Inst) -> Result<Option<Id>, Tra
             }
             Some(u)
         }
-        ("BRA", op) if op & 0x1000 != 0 => Some(if cx.subgroup.is_some() {
-            crate::lower::subgroup::divergence_branch(cx, last)?
-        } else {
-            crate::lower::warp::divergence_branch(cx, last)?
-        }),
+        ("BRA", op) if op & 0x1000 != 0 => Some(crate::lower::warp::divergence_branch(cx, last)?),
         _ => None,
     };
     if let Some(e) = extra {

@@ -351,31 +351,11 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
-/// `BRA.DIV` / `BRA.CONV` on a uniform register: whether the branch is taken (before its guard).
-pub fn divergence_branch(cx: &mut Ctx<'_>, last: &crate::program::Inst) -> Result<Id, TranslateError> {
-    let Some(sg) = cx.subgroup else {
-        return Err(cx.refuse("BRA on a uniform register (warp divergence test) outside a warp form"));
-    };
-    let t = cx.t;
-    let mode = last.bits(32, 2) | (last.bits(85, 2) << 2);
-    let ur = last.bits(24, 6) as u8;
-    let mut mask = cx.st.ureg(&mut cx.m, &t, ur);
-    if last.bit(30) {
-        mask = cx.not(mask);
-    }
-    // The lanes taking part: guard and condition true (see `warp::is_divergence_branch`).
+/// For `BRA.DIV`/`BRA.CONV` (`warp::divergence_branch`): the warp's existing lanes (exited lanes count as
+/// live: see the module doc) and the ballot of the lanes taking part (guard and condition true).
+pub(super) fn divergence_lanes(cx: &mut Ctx<'_>, sg: SubgroupState, last: &crate::program::Inst) -> (Id, Id) {
     let taking = super::warp::branch_predicates(cx, last);
-    let here = ballot(cx, taking);
-    let nhere = cx.not(here);
-    let a = cx.op2(Op::BitwiseAnd, mask, sg.exists);
-    let outside = cx.op2(Op::BitwiseAnd, a, nhere);
-    let zero = cx.u32c(0);
-    let diverged = cx.m.bin(Op::INotEqual, t.bool, outside, zero);
-    match mode {
-        2 => Ok(diverged),
-        3 => Ok(cx.m.un(Op::LogicalNot, t.bool, diverged)),
-        _ => Err(cx.refuse("uniform BRA form not translated yet")),
-    }
+    (sg.exists, ballot(cx, taking))
 }
 
 fn ctl_at(cx: &mut Ctx<'_>, sg: SubgroupState, word: u32, offset: Option<Id>) -> Id {

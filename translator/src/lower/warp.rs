@@ -857,11 +857,6 @@ pub fn sync_mask(cx: &mut Ctx<'_>, first: &Inst) -> Result<Option<Id>, Translate
 
 /// `BRA.DIV` / `BRA.CONV` on a uniform register: whether the branch is taken (before its guard).
 pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateError> {
-    let Some(w) = cx.warp else {
-        return Err(
-            cx.refuse("BRA on a uniform register (warp divergence test) outside the turns form")
-        );
-    };
     let t = cx.t;
     let mode = last.bits(32, 2) | (last.bits(85, 2) << 2);
     let ur = last.bits(24, 6) as u8;
@@ -869,10 +864,20 @@ pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateE
     if last.bit(30) {
         mask = cx.not(mask);
     }
-    let live = cx.m.load(t.u32, w.live);
-    // The lanes of the group that take part (published guard and condition; see `is_divergence_branch`).
-    let (g, _) = gather_bits(cx, w)?;
-    let ng = cx.not(g);
+    // The warp's live lanes, and those taking part (guard and condition true; see `is_divergence_branch`):
+    // published in turns, a ballot as subgroups.
+    let (live, taking) = match (cx.warp, cx.subgroup) {
+        (Some(w), _) => {
+            let live = cx.m.load(t.u32, w.live);
+            let (g, _) = gather_bits(cx, w)?;
+            (live, g)
+        }
+        (None, Some(sg)) => super::subgroup::divergence_lanes(cx, sg, last),
+        (None, None) => {
+            return Err(cx.refuse("BRA on a uniform register (warp divergence test) outside a warp form"))
+        }
+    };
+    let ng = cx.not(taking);
     let a = cx.op2(Op::BitwiseAnd, mask, live);
     let outside = cx.op2(Op::BitwiseAnd, a, ng);
     let zero = cx.u32c(0);
