@@ -63,18 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ProgressBar::hidden()
     };
     let control = if args.dispatch { ControlForm::Dispatch } else { ControlForm::Structured };
-    let profile = args.warp_subgroups.then(|| sassport_translator::abi::DeviceProfile {
-        subgroup_size: sassport_translator::abi::WARP_SIZE,
-        min_subgroup_size: sassport_translator::abi::WARP_SIZE,
-        max_subgroup_size: sassport_translator::abi::WARP_SIZE,
-        subgroup_operations: sassport_translator::lower::subgroup::REQUIRED_OPERATIONS,
-        // What the translation without a device assumes (every desktop driver offers it).
-        float_controls: sassport_translator::abi::FloatControls {
-            signed_zero_inf_nan_preserve: [true; 3],
-            ..Default::default()
-        },
-        ..Default::default()
-    });
+    let profile = args.warp_subgroups.then(sassport_translator::lower::subgroup::warp_subgroup_profile);
     let options = Options { control, profile };
     let results: Vec<_> = names
         .par_iter()

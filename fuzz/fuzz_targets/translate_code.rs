@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use sassport_gen::Word;
 use sassport_translator::program::{Disassembler, Program};
-use sassport_translator::abi::{DeviceProfile, WARP_SIZE};
+use sassport_translator::abi::DeviceProfile;
 use sassport_translator::translate::{translate_decoded, translate_decoded_for, Options};
 
 const MNEMONICS: &[&str] = &[
@@ -42,12 +42,8 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(program) = Program::build(".text.fuzz", &code, 0, &labels) {
         let _ = translate_decoded("fuzz", &program, 512, 1024);
         let profile = DeviceProfile {
-            subgroup_size: WARP_SIZE,
-            min_subgroup_size: WARP_SIZE,
-            max_subgroup_size: WARP_SIZE,
-            subgroup_operations: sassport_translator::lower::subgroup::REQUIRED_OPERATIONS,
             maximal_reconvergence: true,
-            ..DeviceProfile::default()
+            ..sassport_translator::lower::subgroup::warp_subgroup_profile()
         };
         let options = Options { profile: Some(profile), ..Options::default() };
         let _ = translate_decoded_for("fuzz", &program, 512, 1024, &options);

@@ -38,20 +38,12 @@ fn corpus_kernels() {
 /// left out so that the Debian spirv-dis reads every module.
 #[test]
 fn warp_kernels_as_subgroups() {
-    use sassport_translator::abi::{DeviceProfile, FloatControls, WARP_SIZE};
     use sassport_translator::control::structured::Form;
     let mut settings = insta::Settings::clone_current();
     settings.set_prepend_module_to_snapshot(false);
     settings.set_snapshot_path("../snapshots");
     let _guard = settings.bind_to_scope();
-    let profile = DeviceProfile {
-        subgroup_size: WARP_SIZE,
-        min_subgroup_size: WARP_SIZE,
-        max_subgroup_size: WARP_SIZE,
-        subgroup_operations: sassport_translator::lower::subgroup::REQUIRED_OPERATIONS,
-        float_controls: FloatControls { signed_zero_inf_nan_preserve: [true; 3], ..FloatControls::default() },
-        ..DeviceProfile::default()
-    };
+    let profile = sassport_translator::lower::subgroup::warp_subgroup_profile();
     let options = Options { profile: Some(profile), ..Options::default() };
     let mut count = 0;
     for path in sassport_corpus::cubins() {

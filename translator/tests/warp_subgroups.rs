@@ -7,7 +7,7 @@
 
 mod support;
 
-use sassport_translator::abi::{DeviceProfile, FloatControls};
+use sassport_translator::abi::DeviceProfile;
 use sassport_translator::control::structured::Form;
 use sassport_translator::translate::{translate_kernel, Options};
 use sassport_translator::Cubin;
@@ -17,14 +17,10 @@ use sassport_translator::Cubin;
 fn nvidia() -> DeviceProfile {
     DeviceProfile {
         api_version: ash_version(1, 3),
-        subgroup_size: 32,
-        min_subgroup_size: 32,
-        max_subgroup_size: 32,
         subgroup_size_control: true,
         subgroup_operations: 0xff,
         maximal_reconvergence: true,
-        float_controls: FloatControls { signed_zero_inf_nan_preserve: [true; 3], ..FloatControls::default() },
-        ..DeviceProfile::default()
+        ..sassport_translator::lower::subgroup::warp_subgroup_profile()
     }
 }
 

@@ -86,6 +86,20 @@ pub fn device_supports(p: &abi::DeviceProfile) -> bool {
     size && p.subgroup_operations & REQUIRED_OPERATIONS == REQUIRED_OPERATIONS
 }
 
+/// A target known only to hold a warp in a subgroup: 32-wide subgroups with the operations the subgroup form
+/// uses, and the float modes a translation without a device assumes (every desktop driver offers them). For
+/// offline translation (`sassport translate --warp-subgroups`) and tests; a runtime gives its device's profile.
+pub fn warp_subgroup_profile() -> abi::DeviceProfile {
+    abi::DeviceProfile {
+        subgroup_size: abi::WARP_SIZE,
+        min_subgroup_size: abi::WARP_SIZE,
+        max_subgroup_size: abi::WARP_SIZE,
+        subgroup_operations: REQUIRED_OPERATIONS,
+        float_controls: abi::FloatControls { signed_zero_inf_nan_preserve: [true; 3], ..Default::default() },
+        ..Default::default()
+    }
+}
+
 fn builtin_u32(cx: &mut Ctx<'_>, b: BuiltIn) -> Id {
     let t = cx.t;
     let ptr = cx.m.t_ptr(StorageClass::Input, t.u32);
