@@ -397,12 +397,11 @@ fn bar(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
     }
     // Unguarded block-wide SYNC and RED are reached by every thread (OpControlBarrier); the rest count
     // arrivals in a workgroup word, which threads may reach apart.
-    let guarded = i.guard().is_some();
-    let plain = i.word.bits(32, 32) == 0 && matches!(i.word.high() & 0x7ff_ffff, 0x1_0000 | 0) && i.opcode() == 0x0b1d;
-    if plain && kind == 0 && !guarded {
+    if super::warp::is_block_barrier(&i) {
         block_barrier(cx);
         return Ok(());
     }
+    let guarded = i.guard().is_some();
     let (id, count) = super::warp::bar_operands(cx)?;
     let whole_block = !guarded && i.opcode() == 0x0b1d && i.bits(42, 12) == 0;
     if kind == 2 && whole_block {

@@ -238,15 +238,20 @@ pub fn needs_turns(inst: &Inst) -> bool {
         m if tensor::is_tensor(m) => true,
         // BRA.DIV / BRA.CONV on a uniform register (BRA.U on a uniform predicate is an ordinary branch).
         "BRA" => inst.opcode() == 0x1947,
-        "BAR" => {
-            // All but a plain, unguarded block-wide `BAR.SYNC 0` (reached by every thread: OpControlBarrier).
-            let plain = inst.word.bits(32, 32) == 0
-                && matches!(inst.word.high() & 0x7ff_ffff, 0x1_0000 | 0);
-            !plain || inst.opcode() != 0x0b1d || inst.guard().is_some()
-        }
+        "BAR" => !is_block_barrier(inst),
         "ATOMS" => inst.opcode() == 0x1f8c && inst.bits(87, 4) == 9,
         _ => false,
     }
+}
+
+/// A plain, unguarded block-wide `BAR.SYNC 0` (no id register, no thread count, `.DEFER_BLOCKING` or not):
+/// reached by every thread, so it is `OpControlBarrier` in any form.
+pub fn is_block_barrier(inst: &Inst) -> bool {
+    inst.mnemonic == "BAR"
+        && inst.opcode() == 0x0b1d
+        && inst.word.bits(32, 32) == 0
+        && matches!(inst.word.high() & 0x7ff_ffff, 0x1_0000 | 0)
+        && inst.guard().is_none()
 }
 
 /// The guard of the current instruction as a bool (true when unguarded).
