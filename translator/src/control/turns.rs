@@ -518,13 +518,9 @@ pub fn emit_turns(
         let maxc = cx.u32c(u32::MAX);
         cx.m.store(minpc, maxc);
         let ex = cx.m.load(t.u32, excl);
-        warp::emit_for(cx, 32, |cx, l| {
-            let one = cx.u32c(1);
-            let zero = cx.u32c(0);
-            let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-            let out = cx.op2(Op::BitwiseAnd, ex, bit);
-            let inb = cx.m.bin(Op::IEqual, t.bool, out, zero);
-            let m3 = cx.begin_if(inb);
+        // The lanes not excluded.
+        let candidates = cx.not(ex);
+        warp::for_lanes_in(cx, candidates, |cx, l, _| {
             let idx = cx.op2(Op::IAdd, base, l);
             let p = w.at(cx, spc, idx);
             let v = cx.m.load(t.u32, p);
@@ -532,7 +528,6 @@ pub fn emit_turns(
             let lt = cx.m.bin(Op::ULessThan, t.bool, v, cur);
             let nv = cx.sel(lt, v, cur);
             cx.m.store(minpc, nv);
-            cx.end_if(m3);
             Ok(())
         })?;
         let mp = cx.m.load(t.u32, minpc);
@@ -542,13 +537,7 @@ pub fn emit_turns(
         cx.m.store(nv, zero);
         cx.m.store(gv, zero);
         cx.m.store(uv, zero);
-        warp::emit_for(cx, 32, |cx, l| {
-            let one = cx.u32c(1);
-            let zero = cx.u32c(0);
-            let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-            let out = cx.op2(Op::BitwiseAnd, ex, bit);
-            let inb = cx.m.bin(Op::IEqual, t.bool, out, zero);
-            let m3 = cx.begin_if(inb);
+        warp::for_lanes_in(cx, candidates, |cx, l, bit| {
             let idx = cx.op2(Op::IAdd, base, l);
             let p = w.at(cx, spc, idx);
             let v = cx.m.load(t.u32, p);
@@ -570,7 +559,6 @@ pub fn emit_turns(
             let n1 = cx.op2(Op::BitwiseOr, n0, nb);
             cx.m.store(nv, n1);
             cx.end_if(m4);
-            cx.end_if(m3);
             Ok(())
         })?;
         let g = cx.m.load(t.u32, gv);
@@ -595,14 +583,11 @@ pub fn emit_turns(
         let m5 = cx.begin_if(check);
         let one_c = cx.u32c(1);
         let n = cx.op2(Op::ISub, nb1, one_c);
-        warp::emit_for(cx, 32, |cx, l| {
+        // Each lane clears only its own bit, so the lanes to look at are those missing at the start.
+        warp::for_lanes_in(cx, missing, |cx, l, bit| {
             let one = cx.u32c(1);
             let zero = cx.u32c(0);
-            let bit = cx.op2(Op::ShiftLeftLogical, one, l);
             let mm = cx.m.load(t.u32, mv);
-            let inm = cx.op2(Op::BitwiseAnd, mm, bit);
-            let c = cx.m.bin(Op::INotEqual, t.bool, inm, zero);
-            let m6 = cx.begin_if(c);
             let idx = cx.op2(Op::IAdd, base, l);
             let exists = cx.m.bin(Op::ULessThan, t.bool, idx, total);
             let idx = cx.sel(exists, idx, tid);
@@ -615,7 +600,6 @@ pub fn emit_turns(
             let cleared = cx.op2(Op::BitwiseAnd, mm, nbit);
             let nm = cx.sel(left, cleared, mm);
             cx.m.store(mv, nm);
-            cx.end_if(m6);
             Ok(())
         })?;
         cx.end_if(m5);

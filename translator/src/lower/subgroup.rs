@@ -317,13 +317,8 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let zero = cx.u32c(0);
     let same = cx.m.local_var(t.fn_u32, Some(zero));
     cx.m.store(same, zero);
-    super::warp::emit_for(cx, 32, |cx, l| {
-        let one = cx.u32c(1);
+    super::warp::for_lanes_in(cx, part, |cx, l, bit| {
         let zero = cx.u32c(0);
-        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-        let inb = cx.op2(Op::BitwiseAnd, part, bit);
-        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
-        let merge = cx.begin_if(c);
         let v0 = shuffle(cx, mine0, l);
         let mut eq = cx.m.bin(Op::IEqual, t.bool, v0, mine0);
         if let Some(m1) = mine1 {
@@ -335,7 +330,6 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let s = cx.m.load(t.u32, same);
         let s = cx.op2(Op::BitwiseOr, s, add);
         cx.m.store(same, s);
-        cx.end_if(merge);
         Ok(())
     })?;
     let s = cx.m.load(t.u32, same);

@@ -398,6 +398,27 @@ fn tensor_turns(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     tensor::lower(cx, w.lane, &mut words)
 }
 
+/// Emits `for l in 0..32 { if mask & (1 << l) != 0 { body(l, 1 << l) } }` over the lanes of a warp mask (a
+/// u32 value).
+pub fn for_lanes_in(
+    cx: &mut Ctx<'_>,
+    mask: Id,
+    mut body: impl FnMut(&mut Ctx<'_>, Id, Id) -> Result<(), TranslateError>,
+) -> Result<(), TranslateError> {
+    let t = cx.t;
+    emit_for(cx, 32, |cx, l| {
+        let one = cx.u32c(1);
+        let zero = cx.u32c(0);
+        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
+        let inb = cx.op2(Op::BitwiseAnd, mask, bit);
+        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
+        let merge = cx.begin_if(c);
+        body(cx, l, bit)?;
+        cx.end_if(merge);
+        Ok(())
+    })
+}
+
 /// Runs `body(cx, lane, bit, index, xg)` for each lane of the running group: `bit` is the lane's bit in the
 /// warp mask, `index` its workgroup-array index, `xg` the word it published in `xg` (bit 0: its guard held).
 fn for_group_lanes(
@@ -407,19 +428,11 @@ fn for_group_lanes(
 ) -> Result<(), TranslateError> {
     let t = cx.t;
     let g = cx.m.load(t.u32, w.group);
-    emit_for(cx, 32, |cx, l| {
-        let one = cx.u32c(1);
-        let zero = cx.u32c(0);
-        let bit = cx.op2(Op::ShiftLeftLogical, one, l);
-        let inb = cx.op2(Op::BitwiseAnd, g, bit);
-        let c = cx.m.bin(Op::INotEqual, t.bool, inb, zero);
-        let merge = cx.begin_if(c);
+    for_lanes_in(cx, g, |cx, l, bit| {
         let idx = cx.op2(Op::IAdd, w.base, l);
         let pg = w.xat(cx, w.xg, idx);
         let v = cx.m.load(t.u32, pg);
-        body(cx, l, bit, idx, v)?;
-        cx.end_if(merge);
-        Ok(())
+        body(cx, l, bit, idx, v)
     })
 }
 
