@@ -185,6 +185,27 @@ struct Group {
     rz_dropped: bool,
 }
 
+/// Sorts `sites` and merges those that overlap or touch: no literal text separates them.
+fn coalesce_sites(sites: &mut Vec<Site>) {
+    sites.sort();
+    let mut merged: Vec<Site> = Vec::with_capacity(sites.len());
+    for s in sites.drain(..) {
+        match merged.last_mut() {
+            Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
+            _ => merged.push(s),
+        }
+    }
+    *sites = merged;
+}
+
+/// Adds another group's (or part's) bits and sites to `bits` and `sites`: bits sorted, sites coalesced.
+fn absorb<T: Ord>(bits: &mut Vec<T>, sites: &mut Vec<Site>, more_bits: Vec<T>, more_sites: Vec<Site>) {
+    bits.extend(more_bits);
+    bits.sort_unstable();
+    sites.extend(more_sites);
+    coalesce_sites(sites);
+}
+
 pub fn analyze_all(nv: &Nvdisasm, rng: &mut Rng, found: &[Found], only: &[String]) -> Result<Vec<Class>> {
     // Stage 1: legal base words.
     let mut batch = Batch::default();
@@ -1348,19 +1369,10 @@ fn operand_stage(nv: &Nvdisasm, rng: &mut Rng, works: &mut [Work], todo: &[usize
             let mut bits: Vec<u32> = members.iter().map(|&a| bit_sites[a].0).collect();
             bits.sort_unstable();
             let mut sites: Vec<Site> = members.iter().flat_map(|&a| bit_sites[a].1.iter().copied()).collect();
-            sites.sort();
-            sites.dedup();
-            // Merge overlapping or touching sites: no literal text separates them.
-            let mut merged: Vec<Site> = Vec::new();
-            for s in sites {
-                match merged.last_mut() {
-                    Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
-                    _ => merged.push(s),
-                }
-            }
+            coalesce_sites(&mut sites);
             groups.push(Group {
                 bits,
-                sites: merged,
+                sites,
                 samples: BTreeMap::new(),
                 exhaustive: false,
                 renders: Vec::new(),
@@ -1663,18 +1675,7 @@ fn merge_dependent_pairs(nv: &Nvdisasm, analyses: &mut [(usize, MAnalysis)], wor
         let groups = &mut analyses[ai].1.groups;
         let h = groups.remove(j);
         let g = &mut groups[i];
-        g.bits.extend(h.bits);
-        g.bits.sort_unstable();
-        g.sites.extend(h.sites);
-        g.sites.sort();
-        let mut m: Vec<Site> = Vec::new();
-        for st in g.sites.drain(..) {
-            match m.last_mut() {
-                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
-                _ => m.push(st),
-            }
-        }
-        g.sites = m;
+        absorb(&mut g.bits, &mut g.sites, h.bits, h.sites);
         g.exhaustive = false;
         g.failed = true;
         g.joint = true;
@@ -1763,18 +1764,7 @@ fn merge_failed_neighbours(groups: &mut Vec<Group>) {
         let h = groups.remove(j);
         let i = if j < i { i - 1 } else { i };
         let g = &mut groups[i];
-        g.bits.extend(h.bits);
-        g.bits.sort_unstable();
-        g.sites.extend(h.sites);
-        g.sites.sort();
-        let mut m: Vec<Site> = Vec::new();
-        for s in g.sites.drain(..) {
-            match m.last_mut() {
-                Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
-                _ => m.push(s),
-            }
-        }
-        g.sites = m;
+        absorb(&mut g.bits, &mut g.sites, h.bits, h.sites);
         g.exhaustive = false;
         g.failed = true;
         g.joint = not_edge == 1;
@@ -1871,18 +1861,7 @@ fn merge_touching(mut groups: Vec<Group>) -> Vec<Group> {
                 if touch {
                     let g = groups.remove(j);
                     let h = &mut groups[i];
-                    h.bits.extend(g.bits);
-                    h.bits.sort_unstable();
-                    h.sites.extend(g.sites);
-                    h.sites.sort();
-                    let mut m: Vec<Site> = Vec::new();
-                    for s in h.sites.drain(..) {
-                        match m.last_mut() {
-                            Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
-                            _ => m.push(s),
-                        }
-                    }
-                    h.sites = m;
+                    absorb(&mut h.bits, &mut h.sites, g.bits, g.sites);
                     merged = true;
                     break 'outer;
                 }
@@ -2504,15 +2483,8 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
     let mut parts: Vec<(Vec<usize>, Vec<Site>)> = Vec::new();
     for (_, (mut bits, mut sites)) in groups {
         bits.sort_unstable();
-        sites.sort();
-        let mut m: Vec<Site> = Vec::new();
-        for s in sites {
-            match m.last_mut() {
-                Some(l) if s.start <= l.end => l.end = l.end.max(s.end),
-                _ => m.push(s),
-            }
-        }
-        parts.push((bits, m));
+        coalesce_sites(&mut sites);
+        parts.push((bits, sites));
     }
     // Widen each part's sites to whole `.WORD` modifiers so that defaults (empty text) split cleanly.
     let is_dot = |i: usize| toks_b.get(i) == Some(&".");
@@ -2536,18 +2508,8 @@ fn factor_mods(w: &Work) -> Option<(Vec<Piece>, Vec<Field>)> {
         let Some(w2) = clash else { break all };
         let (a, b) = (w2[0].1.min(w2[1].1), w2[0].1.max(w2[1].1));
         let other = parts.remove(b);
-        parts[a].0.extend(other.0);
-        parts[a].0.sort_unstable();
-        parts[a].1.extend(other.1);
-        parts[a].1.sort();
-        let mut m: Vec<Site> = Vec::new();
-        for st in parts[a].1.drain(..) {
-            match m.last_mut() {
-                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
-                _ => m.push(st),
-            }
-        }
-        parts[a].1 = m;
+        let (bits, sites) = &mut parts[a];
+        absorb(bits, sites, other.0, other.1);
         if parts.len() < 2 {
             if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
                 eprintln!("factor {}: sites overlap", w.mnemonic);
@@ -2718,18 +2680,8 @@ fn factor_by_variation(w: &Work, toks_b: &[&str], mut parts: Parts) -> Option<(P
             [] => return None,
         };
         let other = parts.remove(b);
-        parts[a].0.extend(other.0);
-        parts[a].0.sort_unstable();
-        parts[a].1.extend(other.1);
-        parts[a].1.sort();
-        let mut merged: Vec<Site> = Vec::new();
-        for st in parts[a].1.drain(..) {
-            match merged.last_mut() {
-                Some(l) if st.start <= l.end => l.end = l.end.max(st.end),
-                _ => merged.push(st),
-            }
-        }
-        parts[a].1 = merged;
+        let (bits, sites) = &mut parts[a];
+        absorb(bits, sites, other.0, other.1);
         if parts.len() < 2 {
             return None;
         }
