@@ -169,3 +169,25 @@ fn unmeetable_barrier_reports_no_progress() {
         "names a waiting barrier's pc: {err}"
     );
 }
+
+/// A module that runs warps as subgroups (translated for a 32-wide device) cannot load on lavapipe, whose
+/// subgroups are 8 wide and cannot be made 32: the runtime refuses it by name instead of running lanes of a
+/// warp in different subgroups.
+#[test]
+fn subgroup_module_is_refused_without_32_wide_subgroups() {
+    let launches = sassport_corpus::launches().unwrap();
+    let l = launches.iter().find(|l| l.kernel == "shfl_modes").unwrap();
+    let bytes = std::fs::read(l.cubin_sm86()).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let profile = sassport_translator::lower::subgroup::warp_subgroup_profile();
+    let t = translate_kernel(&cubin, &l.kernel, &Options { profile: Some(profile), ..Options::default() }).unwrap();
+    assert!(matches!(t.report.form, Some(Form::Structured { warps_as_subgroups: true, .. })), "{:?}", t.report.form);
+    let mut rt = common::runtime(Duration::from_secs(60));
+    assert!(rt.device().max_subgroup_size < 32, "the test device has 32-wide subgroups");
+    match rt.load_kernel(&l.kernel, &t.words) {
+        Err(sassport_runtime::RuntimeError::MissingFeature { missing, .. }) => {
+            assert!(missing.contains("32-wide subgroups") && missing.contains("shfl_modes"), "{missing}");
+        }
+        other => panic!("expected a missing-feature error, got {:?}", other.map(|_| ())),
+    }
+}
