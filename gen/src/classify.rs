@@ -1,13 +1,20 @@
 //! The table-driven decoder behind [`crate::decode`]: the generated `decode` module holds the data, this
 //! module walks it.
 //!
-//! Each opcode key has its candidates, one per (class, print variant) in the order the table tries them;
-//! the first whose fixed bits match names both, and its legality checks decide between `Ok` and an
-//! illegal-field error. A long run of candidates testing the same bits has a gate before it that lets most
-//! words skip the run. `FIRST[key]` gives the key's first candidate, and most keys have just one, so
-//! decoding is three dependent loads (`FIRST`, the candidate, its legality bitmap), one masked compare and
-//! one bit test, with branches that go the same way for almost every word. (A generated `match` over the
-//! 637 keys compiled to an indirect jump that mispredicted on real code and ran at half this speed.)
+//! Each opcode key has its candidates, one per class with that key: the first whose fixed bits match names
+//! the word's class, and its legality checks decide between `Ok` and an illegal-field error. A long run of
+//! candidates testing the same bits has a gate before it that lets most words skip the run. `FIRST[key]`
+//! gives the key's first candidate, and most keys have just one, so decoding is three dependent loads
+//! (`FIRST`, the candidate, its legality bitmap), one masked compare and one bit test, with branches that
+//! go the same way for almost every word. (A generated `match` over the 637 keys compiled to an indirect
+//! jump that mispredicted on real code and ran at half this speed.)
+//!
+//! Decoding does not choose the print variant. The generator gives a class one candidate when every variant
+//! it can print checks the same fields against the same values, so that the class alone decides legality;
+//! [`variant`] then chooses the variant from the class's own list of conditions ([`CHOICES`]) when the
+//! instruction is printed or asked for it. (Only `MOV_0x0202` has variants checking different fields; it
+//! keeps a candidate per variant.) Candidates per (class, variant) made IMAD's 64 `RRI` variants (`MOV`
+//! when Ra is RZ, `IADD` for 1, `SHL` for each power of two, ...) 64 candidates on the path of every IMAD.
 //!
 //! Field extraction for the checks shifts one 64-bit half of the word: shifting the whole 128-bit word by a
 //! variable amount costs several instructions more. The field nearly every class checks (the one most
@@ -16,30 +23,30 @@
 //! own description was half of the decoder's time.
 
 use crate::generated::classes::ClassId;
-use crate::generated::decode::{CANDIDATES, COMMON_QUICK, FIRST, LEGAL, MORE_CHECKS};
+use crate::generated::decode::{CANDIDATES, CHOICES, COMMON_QUICK, FIRST, LEGAL, MORE_CHECKS, VARIANTS};
 use crate::render::{in_ranges, Bits};
 use crate::word::Word;
 
-/// One way a word with a given opcode key can decode: as `class`, printed by its variant `variant`.
+/// One class a word with a given opcode key can decode as (or, for a class whose variants check different
+/// fields, one variant of it).
 ///
 /// Exactly one cache line, aligned to one: a candidate straddling two lines costs a second miss.
 #[derive(Debug)]
 #[repr(align(64))]
 pub(crate) struct Candidate {
-    /// The bits outside the opcode key that select this candidate: the class's fixed bits together with
-    /// the variant's `when` bits.
+    /// The bits outside the opcode key that select this candidate: the class's fixed bits (and the
+    /// variant's `when` bits).
     pub mask: u128,
     pub value: u128,
     pub class: ClassId,
-    pub variant: u8,
     /// Whether this is the key's last candidate (for a gate: whether its run ends the key).
     pub last: bool,
     /// For a gate, the length of the run it guards (0 for a candidate): a word that does not match the
     /// gate's `mask`/`value` (the bits every candidate of the run wants the same way) skips the run.
     pub gate: u16,
-    /// The variant's first legality test, when it fits a [`QuickCheck`] (else one that accepts all).
+    /// The first legality test, when it fits a [`QuickCheck`] (else one that accepts all).
     pub quick: QuickCheck,
-    /// The variant's other legality tests (rare), in `MORE_CHECKS`.
+    /// The other legality tests (rare), in `MORE_CHECKS`.
     pub more: Checks,
 }
 
@@ -56,18 +63,17 @@ impl Candidate {
         mask: u128,
         value: u128,
         class: ClassId,
-        variant: u8,
         last: bool,
         quick: QuickCheck,
         more: Checks,
     ) -> Candidate {
-        Candidate { mask, value, class, variant, last, gate: 0, quick, more }
+        Candidate { mask, value, class, last, gate: 0, quick, more }
     }
 
     /// A gate before a run of `run` candidates: words without `value` under `mask` skip them.
     pub(crate) const fn gate(mask: u128, value: u128, run: u16, last: bool) -> Candidate {
         // The class is never read: a gate is never returned.
-        Candidate { mask, value, class: ClassId::ALL[0], variant: 0, last, gate: run, quick: QuickCheck::ALL, more: Checks::NONE }
+        Candidate { mask, value, class: ClassId::ALL[0], last, gate: run, quick: QuickCheck::ALL, more: Checks::NONE }
     }
 
     /// `common`: the word's value of the field most quick checks test ([`COMMON_QUICK`]).
@@ -187,10 +193,10 @@ impl FieldCheck {
     }
 }
 
-/// The class and print variant of `w`; `Err(Some(class))` when the fixed bits name a class but a field
+/// The class of `w`; `Err(Some(class))` when the fixed bits name a class but a field
 /// holds a value nvdisasm refuses, `Err(None)` when no class matches.
 #[inline(always)]
-pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
+pub(crate) fn classify(w: Word) -> Result<ClassId, Option<ClassId>> {
     let i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
     // Taken from the word alone, so it is ready by the time the candidate's bitmap is.
     let common = COMMON_FIELD.value(w);
@@ -199,7 +205,7 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
     match CANDIDATES.get(i) {
         Some(c) if c.gate == 0 && w.0 & c.mask == c.value => {
             if c.accepts(w, common) {
-                Ok((c.class, c.variant))
+                Ok(c.class)
             } else {
                 Err(Some(c.class))
             }
@@ -211,12 +217,12 @@ pub(crate) fn classify(w: Word) -> Result<(ClassId, u8), Option<ClassId>> {
 
 /// The rest of [`classify`]: the candidates from `i` on, gates skipping the runs a word cannot match.
 #[inline(never)]
-fn classify_walk(w: Word, mut i: usize, common: usize) -> Result<(ClassId, u8), Option<ClassId>> {
+fn classify_walk(w: Word, mut i: usize, common: usize) -> Result<ClassId, Option<ClassId>> {
     while let Some(c) = CANDIDATES.get(i) {
         let hit = w.0 & c.mask == c.value;
         if c.gate == 0 {
             if hit {
-                return if c.accepts(w, common) { Ok((c.class, c.variant)) } else { Err(Some(c.class)) };
+                return if c.accepts(w, common) { Ok(c.class) } else { Err(Some(c.class)) };
             }
         } else if !hit {
             if c.last {
@@ -230,4 +236,61 @@ fn classify_walk(w: Word, mut i: usize, common: usize) -> Result<(ClassId, u8), 
         i += 1;
     }
     Err(None)
+}
+
+/// A class's run of [`CHOICES`], and the variant that prints a word matching none of them (the last).
+#[derive(Debug)]
+pub(crate) struct Variants {
+    start: u16,
+    len: u16,
+    last: u8,
+}
+
+impl Variants {
+    pub(crate) const fn new(start: u16, len: u16, last: u8) -> Variants {
+        Variants { start, len, last }
+    }
+}
+
+/// A variant's condition beyond its class's fixed bits, or a gate before a run of conditions.
+#[derive(Debug)]
+pub(crate) struct Choice {
+    mask: u128,
+    value: u128,
+    variant: u8,
+    /// For a gate, the length of the run it guards (0 for a condition): a word that does not match the
+    /// gate's `mask`/`value` (the bits every condition of the run wants the same way) skips the run.
+    gate: u16,
+}
+
+impl Choice {
+    pub(crate) const fn new(mask: u128, value: u128, variant: u8) -> Choice {
+        Choice { mask, value, variant, gate: 0 }
+    }
+
+    pub(crate) const fn gate(mask: u128, value: u128, run: u16) -> Choice {
+        Choice { mask, value, variant: 0, gate: run }
+    }
+}
+
+/// The print variant of `w`, a word of `class`: the first whose condition it matches.
+pub(crate) fn variant(class: ClassId, w: Word) -> u8 {
+    let Some(v) = VARIANTS.get(class as usize) else {
+        return 0;
+    };
+    let start = usize::from(v.start);
+    let choices = CHOICES.get(start..start + usize::from(v.len)).unwrap_or(&[]);
+    let mut i = 0;
+    while let Some(c) = choices.get(i) {
+        let hit = w.0 & c.mask == c.value;
+        if c.gate == 0 {
+            if hit {
+                return c.variant;
+            }
+        } else if !hit {
+            i += usize::from(c.gate);
+        }
+        i += 1;
+    }
+    v.last
 }

@@ -3,26 +3,28 @@
 use crate::error::{DecodeError, UnknownWord};
 use crate::generated::classes::ClassId;
 use crate::generated::operands::{Op, FIELDS};
-use crate::classify::classify;
+use crate::classify::{classify, variant};
 use crate::generated::format;
 use crate::operand::FieldInfo;
 use crate::render::{write_pieces, TargetStyle};
 use crate::word::{Word, WORD_BYTES};
 use std::fmt;
 
-/// A decoded instruction: its class, the print variant the word selects, and the word itself.
+/// A decoded instruction: its class and the word itself.
+///
+/// The print variant is not kept: it follows from the two, and decoding does not need it (every variant
+/// of nearly every class accepts the same field values), so it is chosen when asked for or printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Instruction {
     word: Word,
     class: ClassId,
-    variant: u8,
 }
 
 /// Decodes one word. Never panics; a word nvdisasm would refuse is an [`UnknownWord`].
 #[inline]
 pub fn decode(word: Word) -> Result<Instruction, UnknownWord> {
     match classify(word) {
-        Ok((class, variant)) => Ok(Instruction { word, class, variant }),
+        Ok(class) => Ok(Instruction { word, class }),
         Err(class) => Err(UnknownWord { word, class }),
     }
 }
@@ -56,7 +58,7 @@ impl Instruction {
 
     /// Which of the class's print variants the word selects.
     pub fn variant(&self) -> u8 {
-        self.variant
+        variant(self.class, self.word)
     }
 
     /// The mnemonic nvdisasm prints first (`IMAD`, `LDG`, ...).
@@ -85,7 +87,7 @@ impl Instruction {
     #[inline]
     pub fn write_text<W: fmt::Write + ?Sized>(&self, out: &mut W, address: u64, style: TargetStyle) -> fmt::Result {
         let variants = format::TEMPLATES[self.class as usize];
-        let pieces = variants.get(usize::from(self.variant)).copied().unwrap_or(&[]);
+        let pieces = variants.get(usize::from(self.variant())).copied().unwrap_or(&[]);
         write_pieces(out, &format::FORMAT, pieces, self.word, address, style)
     }
 

@@ -152,3 +152,35 @@ proptest! {
         check_word(w, address & !0xf)?;
     }
 }
+
+/// The variant the table prints `w` with: the first whose `when` it matches, the last taking the rest.
+fn table_variant(class: &sassport_isa::Class, w: u128) -> usize {
+    let last = class.variants.len() - 1;
+    class.variants[..last].iter().position(|v| v.when.matches(w)).unwrap_or(last)
+}
+
+fn variant_agrees(w: u128) -> Result<(), TestCaseError> {
+    if let Ok(inst) = decode(Word(w)) {
+        let class = TABLE.classes.iter().find(|c| c.name == inst.class().name());
+        prop_assert!(class.is_some(), "class {} not in the table", inst.class().name());
+        if let Some(class) = class {
+            prop_assert_eq!(usize::from(inst.variant()), table_variant(class, w), "word {:#034x}", w);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    /// `Instruction::variant` chooses the variant when asked (decoding does not): it must be the table's.
+    #[test]
+    fn variant_is_the_tables_on_every_variant(w in variant_words()) {
+        variant_agrees(w)?;
+    }
+
+    #[test]
+    fn variant_is_the_tables_near_real_instructions(w in near_golden()) {
+        variant_agrees(w)?;
+    }
+}
