@@ -196,6 +196,33 @@ fn variant_choices(class: &ClassPlan<'_>) -> Vec<Choice> {
     out
 }
 
+/// Whether some word matches both candidates.
+fn overlap(a: &Candidate, b: &Candidate) -> bool {
+    (a.value ^ b.value) & a.mask & b.mask == 0
+}
+
+/// The candidates in an order that decodes every word the same (the first match in table order is still
+/// the first match), the ones testing fewest bits as early as that allows.
+///
+/// A candidate may go before earlier ones it shares no word with: for such a word none of those match.
+/// Testing few bits, it is a key's general form (`LDG R0, [R2.64]` rather than the `[RZ+UR4]` form the
+/// table tries first), the one most words have, and the decoder's fast path takes a key's first candidate.
+fn general_first(candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let mut rest: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(rest.len());
+    loop {
+        // Candidates every earlier candidate they share words with is already placed before.
+        let ready = (0..rest.len()).filter(|&i| {
+            rest[i].as_ref().is_some_and(|c| rest[..i].iter().flatten().all(|earlier| !overlap(earlier, c)))
+        });
+        let Some(next) = ready.min_by_key(|&i| (rest[i].as_ref().map_or(u32::MAX, |c| c.mask.count_ones()), i)) else {
+            break;
+        };
+        out.extend(rest[next].take());
+    }
+    out
+}
+
 /// The text of `decode.rs` (without the generated-file header).
 pub fn module_text(plan: &Plan<'_>) -> Result<String> {
     let mut checks = CheckTables::new();
@@ -237,6 +264,7 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
             }
         }
     }
+    let per_key: BTreeMap<u16, Vec<Candidate>> = per_key.into_iter().map(|(key, c)| (key, general_first(c))).collect();
 
     // The field most quick checks test: the decoder extracts it once per word with constant shifts.
     let mut quick_uses: BTreeMap<&[(u8, u8)], usize> = BTreeMap::new();
@@ -369,7 +397,7 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
     }
     out.push_str("];\n\n");
 
-    out.push_str("/// Every opcode key's candidates, in the order the table tries them, the last\n");
+    out.push_str("/// Every opcode key's candidates, in an order that decodes each word as the table's order does, the last\n");
     out.push_str("/// marked `END`: `Candidate::new(mask, value, class, END/NEXT, quick check, further checks)`.\n");
     let _ = writeln!(out, "pub(crate) static CANDIDATES: [Candidate; {index}] = [");
     for line in lines {
