@@ -4,8 +4,8 @@
 //! Each opcode key has its candidates, one per class with that key: the first whose fixed bits match names
 //! the word's class, and its legality checks decide between `Ok` and an illegal-field error. A long run of
 //! candidates testing the same bits has a gate before it that lets most words skip the run. `FIRST[key]`
-//! gives the key's first candidate, and the word nearly always matches it, so decoding is three dependent
-//! loads (`FIRST`, the candidate, its legality bitmap), one masked compare and one bit test, with branches
+//! gives the key's first candidate, and the word nearly always matches it, so decoding is two dependent
+//! loads (`FIRST`, the candidate), one masked compare and one bit test of a legality word, with branches
 //! that go the same way for almost every word. (A generated `match` over the 637 keys compiled to an
 //! indirect jump that mispredicted on real code and ran at half this speed. Comparing the word with four
 //! candidates at once, without branches, and taking the first that matched ran at three quarters of it:
@@ -30,7 +30,10 @@
 //! variable amount costs several instructions more. The field nearly every class checks (the one most
 //! quick checks test, `COMMON_QUICK`: the opex bits in today's table) is extracted once per word with
 //! constant shifts, off the chain of dependent loads; extracting it per candidate from the candidate's
-//! own description was half of the decoder's time.
+//! own description was half of the decoder's time. The legal-value bitmaps are kept by value (`LEGAL[v]`
+//! has bit `b` set when bitmap `b` allows `v`), so that the word's opex value alone selects the legality
+//! word, loaded alongside `FIRST` rather than after the candidate as a third dependent load (words that
+//! decode at their first candidate go about 8% faster for it).
 
 use crate::generated::classes::ClassId;
 use crate::generated::decode::{CANDIDATES, CHOICES, COMMON_QUICK, FIRST, LEGAL, MORE_CHECKS, VARIANTS};
@@ -86,10 +89,10 @@ impl Candidate {
         Candidate { mask, value, class: ClassId::ALL[0], last, gate: run, quick: QuickCheck::ALL, more: Checks::NONE }
     }
 
-    /// `common`: the word's value of the field most quick checks test ([`COMMON_QUICK`]).
+    /// `common_legal`: `LEGAL` at the word's value of the field most quick checks test ([`COMMON_QUICK`]).
     #[inline(always)]
-    fn accepts(&self, w: Word, common: usize) -> bool {
-        self.quick.accepts(w, common) && (self.more.len == 0 || self.more.accept(w))
+    fn accepts(&self, w: Word, common_legal: u64) -> bool {
+        self.quick.accepts(w, common_legal) && (self.more.len == 0 || self.more.accept(w))
     }
 }
 
@@ -154,11 +157,12 @@ const fn low_bits(width: u8) -> u16 {
     }
 }
 
-/// A legality test on a field of at most 8 bits: its value indexes a 256-bit bitmap of `LEGAL`.
+/// A legality test on a field of at most 8 bits against one of the legal-value bitmaps: bit `legal` of
+/// `LEGAL[value]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct QuickCheck {
     field: SmallField,
-    legal: u16,
+    legal: u8,
     /// Whether `field` is [`COMMON_QUICK`], whose value [`classify`] takes from the word once, up front,
     /// with constant shifts (nearly every class tests the same opex field).
     common: bool,
@@ -167,26 +171,44 @@ pub(crate) struct QuickCheck {
 /// The field most quick checks test, with its shifts and masks known at compile time.
 const COMMON_FIELD: SmallField = SmallField::new(COMMON_QUICK);
 
+/// Legal-value bitmaps (`[u64; 4]`, bit `v` set: value `v` is legal) turned into a table by value: bit `b`
+/// of entry `v` set when bitmap `b` holds `v`. With the value known, one load gives it for every bitmap.
+pub(crate) const fn by_value<const N: usize>(bitmaps: &[[u64; 4]; N]) -> [u64; 256] {
+    assert!(N <= 64, "more than 64 legal-value bitmaps");
+    let mut out = [0u64; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut b = 0;
+        while b < N {
+            out[v] |= (bitmaps[b][v / 64] >> (v % 64) & 1) << b;
+            b += 1;
+        }
+        v += 1;
+    }
+    out
+}
+
 impl QuickCheck {
     /// Accepts every word (bitmap 0 is all ones).
     pub(crate) const ALL: QuickCheck = QuickCheck::new([(0, 0), (0, 0)], 0);
 
     /// The test of the field made of `ranges` (at most 8 bits) against bitmap `legal`.
-    pub(crate) const fn new(ranges: [(u8, u8); 2], legal: u16) -> QuickCheck {
+    pub(crate) const fn new(ranges: [(u8, u8); 2], legal: u8) -> QuickCheck {
         QuickCheck { field: SmallField::new(ranges), legal, common: false }
     }
 
     /// The test of [`COMMON_QUICK`] against bitmap `legal`.
-    pub(crate) const fn common(legal: u16) -> QuickCheck {
+    pub(crate) const fn common(legal: u8) -> QuickCheck {
         QuickCheck { field: COMMON_FIELD, legal, common: true }
     }
 
+    /// `common_legal`: `LEGAL` at the word's value of [`COMMON_QUICK`].
     #[inline(always)]
-    fn accepts(&self, w: Word, common: usize) -> bool {
-        let v = if self.common { common } else { self.field.value(w) };
-        // Below 256 for the fields the generator emits; masked so that no table can index out of bounds.
-        let v = v & 0xff;
-        LEGAL.get(usize::from(self.legal)).is_some_and(|bitmap| (bitmap[v >> 6] >> (v & 63)) & 1 != 0)
+    fn accepts(&self, w: Word, common_legal: u64) -> bool {
+        // Field values are below 256 for the fields the generator emits; masked so that none indexes out
+        // of bounds.
+        let legal = if self.common { common_legal } else { LEGAL[self.field.value(w) & 0xff] };
+        (legal >> (self.legal & 63)) & 1 != 0
     }
 }
 
@@ -208,31 +230,31 @@ impl FieldCheck {
 #[inline(always)]
 pub(crate) fn classify(w: Word) -> Result<ClassId, Option<ClassId>> {
     let i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
-    // Taken from the word alone, so it is ready by the time the candidate's bitmap is.
-    let common = COMMON_FIELD.value(w);
+    // Taken from the word alone, off the chain of dependent loads: ready by the time the candidate is.
+    let common_legal = LEGAL[COMMON_FIELD.value(w) & 0xff];
     // Most words decode at their key's first candidate, most keys having just one: that path is kept
     // short and straight, the walk over longer lists is a call away.
     match CANDIDATES.get(i) {
         Some(c) if c.gate == 0 && w.0 & c.mask == c.value => {
-            if c.accepts(w, common) {
+            if c.accepts(w, common_legal) {
                 Ok(c.class)
             } else {
                 Err(Some(c.class))
             }
         }
         Some(c) if c.gate == 0 && c.last => Err(None),
-        _ => classify_walk(w, i, common),
+        _ => classify_walk(w, i, common_legal),
     }
 }
 
 /// The rest of [`classify`]: the candidates from `i` on, gates skipping the runs a word cannot match.
 #[inline(never)]
-fn classify_walk(w: Word, mut i: usize, common: usize) -> Result<ClassId, Option<ClassId>> {
+fn classify_walk(w: Word, mut i: usize, common_legal: u64) -> Result<ClassId, Option<ClassId>> {
     while let Some(c) = CANDIDATES.get(i) {
         let hit = w.0 & c.mask == c.value;
         if c.gate == 0 {
             if hit {
-                return if c.accepts(w, common) { Ok(c.class) } else { Err(Some(c.class)) };
+                return if c.accepts(w, common_legal) { Ok(c.class) } else { Err(Some(c.class)) };
             }
         } else if !hit {
             if c.last {

@@ -7,7 +7,7 @@
 #![allow(clippy::all)]
 
 use super::classes::ClassId;
-use crate::classify::{Candidate, Checks, Choice, FieldCheck, QuickCheck, Variants, END, NEXT};
+use crate::classify::{by_value, Candidate, Checks, Choice, FieldCheck, QuickCheck, Variants, END, NEXT};
 use crate::render::Bits;
 
 /// The field most quick checks test (`QuickCheck::common`).
@@ -428,7 +428,7 @@ pub(crate) static FIRST: [u16; 8192] = [
 ];
 
 /// Legal-value bitmaps of quick checks (bit `v` set: value `v` is legal); bitmap 0 accepts all.
-pub(crate) static LEGAL: [[u64; 4]; 21] = [
+const BITMAPS: [[u64; 4]; 21] = [
     [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff],
     [0xfffe0ffeffff, 0xfffe0ffefffe, 0xfffe0000fffe, 0x0],
     [0xffefffe0ffeffff, 0xffefffe0ffefffe, 0xfffe0000fffe, 0x0],
@@ -451,6 +451,8 @@ pub(crate) static LEGAL: [[u64; 4]; 21] = [
     [0x2f, 0x0, 0x0, 0x0],
     [0xfffe0ffeffff, 0xfffe0000fffe, 0xfffe, 0x0],
 ];
+/// The bitmaps by value: bit `b` of `LEGAL[v]` set when bitmap `b` holds `v`.
+pub(crate) static LEGAL: [u64; 256] = by_value(&BITMAPS);
 
 const FIELD_CHECK_0: FieldCheck = FieldCheck { bits: Bits { ranges: &[(75, 3), (79, 2), (86, 1)], width: 6 }, legal: &[(0x0, 0x7), (0x18, 0x27), (0x38, 0x3f)] };
 const FIELD_CHECK_1: FieldCheck = FieldCheck { bits: Bits { ranges: &[(78, 3), (84, 1), (86, 1)], width: 5 }, legal: &[(0x8, 0x17)] };

@@ -287,7 +287,7 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
          //! conditions that choose its print variant. `crate::classify` reads it.\n\
          #![allow(clippy::all)]\n\n\
          use super::classes::ClassId;\n\
-         use crate::classify::{Candidate, Checks, Choice, FieldCheck, QuickCheck, Variants, END, NEXT};\n\
+         use crate::classify::{by_value, Candidate, Checks, Choice, FieldCheck, QuickCheck, Variants, END, NEXT};\n\
          use crate::render::Bits;\n\n",
     );
 
@@ -367,12 +367,18 @@ pub fn module_text(plan: &Plan<'_>) -> Result<String> {
     out.push_str("/// Opcode key → index in `CANDIDATES` of its first candidate (0 for keys no class uses).\n");
     write_array(&mut out, "FIRST", "u16", &first.iter().map(|i| i.to_string()).collect::<Vec<_>>());
 
+    if checks.bitmaps.len() > 64 {
+        // The decoder looks the bitmaps up by value, one bit of a u64 each.
+        bail!("{} legal-value bitmaps (at most 64)", checks.bitmaps.len());
+    }
     out.push_str("/// Legal-value bitmaps of quick checks (bit `v` set: value `v` is legal); bitmap 0 accepts all.\n");
-    let _ = writeln!(out, "pub(crate) static LEGAL: [[u64; 4]; {}] = [", checks.bitmaps.len());
+    let _ = writeln!(out, "const BITMAPS: [[u64; 4]; {}] = [", checks.bitmaps.len());
     for b in &checks.bitmaps {
         let _ = writeln!(out, "    [{:#x}, {:#x}, {:#x}, {:#x}],", b[0], b[1], b[2], b[3]);
     }
-    out.push_str("];\n\n");
+    out.push_str("];\n");
+    out.push_str("/// The bitmaps by value: bit `b` of `LEGAL[v]` set when bitmap `b` holds `v`.\n");
+    out.push_str("pub(crate) static LEGAL: [u64; 256] = by_value(&BITMAPS);\n\n");
 
     for (i, (bits, legal)) in checks.field_checks.iter().enumerate() {
         let ranges = bits.ranges.iter().map(|(lo, w)| format!("({lo}, {w})")).collect::<Vec<_>>().join(", ");
