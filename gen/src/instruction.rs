@@ -87,7 +87,11 @@ impl Instruction {
     #[inline]
     pub fn write_text<W: fmt::Write + ?Sized>(&self, out: &mut W, address: u64, style: TargetStyle) -> fmt::Result {
         let variants = format::TEMPLATES[self.class as usize];
-        let pieces = variants.get(usize::from(self.variant())).copied().unwrap_or(&[]);
+        let pieces = match variants {
+            // Most classes print one way: nothing to choose.
+            [only] => only,
+            _ => variants.get(usize::from(self.variant())).copied().unwrap_or(&[]),
+        };
         write_pieces(out, &format::FORMAT, pieces, self.word, address, style)
     }
 
