@@ -1,7 +1,8 @@
 //! The decoder's data (`gen/src/generated/decode.rs`): for each opcode key its candidates — one per class
 //! with that key, or for the rare class whose print variants check different fields one per variant —
-//! with the bits that select each and the field values it accepts; and for each class the conditions
-//! that choose its print variant. `gen/src/classify.rs` walks it.
+//! with the bits that select each and the field values it accepts, in an order that decodes every word as
+//! the table's does ([`general_first`]); and for each class the conditions that choose its print variant.
+//! `gen/src/classify.rs` walks it.
 //!
 //! Written as text, one candidate a line, rather than through prettyplease, which would spread each
 //! candidate over a dozen lines.
