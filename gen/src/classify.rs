@@ -10,7 +10,8 @@
 //! indirect jump that mispredicted on real code and ran at half this speed. Comparing the word with four
 //! candidates at once, without branches, and taking the first that matched ran at three quarters of it:
 //! the candidate that compare finds is a data dependency of the legality check, where a well-predicted
-//! branch is none.)
+//! branch is none. Choosing between just the first two that way, for the few words that miss the first,
+//! made every word a sixth slower.)
 //!
 //! The candidates are not in the table's order but in one that decodes every word the same: a class may
 //! go before an earlier one that shares no word with it. Each key's general form, the class testing the
@@ -232,8 +233,8 @@ pub(crate) fn classify(w: Word) -> Result<ClassId, Option<ClassId>> {
     let i = FIRST.get(usize::from(w.opcode_key())).map_or(0, |&i| usize::from(i));
     // Taken from the word alone, off the chain of dependent loads: ready by the time the candidate is.
     let common_legal = LEGAL[COMMON_FIELD.value(w) & 0xff];
-    // Most words decode at their key's first candidate, most keys having just one: that path is kept
-    // short and straight, the walk over longer lists is a call away.
+    // Nearly every word decodes at its key's first candidate: that path is kept short and straight, the
+    // walk over the rest is a call away.
     match CANDIDATES.get(i) {
         Some(c) if c.gate == 0 && w.0 & c.mask == c.value => {
             if c.accepts(w, common_legal) {
@@ -305,7 +306,7 @@ impl Choice {
     }
 }
 
-/// The print variant of `w`, a word of `class`: the first whose condition it matches.
+/// The print variant of `w`, a word of `class`: the first whose condition it matches, else the last.
 pub(crate) fn variant(class: ClassId, w: Word) -> u8 {
     let Some(v) = VARIANTS.get(class as usize) else {
         return 0;
