@@ -6,7 +6,10 @@
 //! `/*OFFSET*/ TEXT ;` line per word: OFFSET the section-relative hex offset, TEXT nvdisasm's text with its
 //! own `;` (`EXIT ;`, `NOP;`), except that branch and call targets print as `` `(0xTARGET) ``
 //! (section-relative) where nvdisasm prints labels. Undecodable words print as `<unknown 0x...> ;` and are
-//! counted in a final `// N undecodable words` line; `--strict` makes them an error.
+//! counted in a final `// N undecodable words` line; `--strict` makes them an error. `--accesses` adds the
+//! registers each instruction reads and writes as a comment (`// R2:2^ R6v R7v`: two registers from R2
+//! written, R6 and R7 read; `// ?` where nvdisasm reports none for the class; no comment for an instruction that touches no
+//! register).
 
 use anyhow::{bail, Context, Result};
 use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
@@ -29,6 +32,9 @@ pub struct Args {
     /// Fail (exit status 1) when any word cannot be decoded.
     #[arg(long)]
     strict: bool,
+    /// After each instruction, the registers it reads (`v`) and writes (`^`, `x` both) as a comment.
+    #[arg(long)]
+    accesses: bool,
 }
 
 fn parse_u64(s: &str) -> Result<u64, String> {
@@ -70,7 +76,7 @@ pub fn run(args: Args) -> Result<()> {
         if i > 0 {
             out.push('\n');
         }
-        undecodable += write_section(&mut out, section);
+        undecodable += write_section(&mut out, section, args.accesses);
     }
     if undecodable > 0 {
         let _ = writeln!(out, "// {undecodable} undecodable word{}", if undecodable == 1 { "" } else { "s" });
@@ -91,8 +97,9 @@ fn ignore_broken_pipe(e: std::io::Error) -> std::io::Result<()> {
     }
 }
 
-/// Appends one section's listing to `out`; returns how many words could not be decoded.
-pub fn write_section(out: &mut String, section: &CodeSection<'_>) -> usize {
+/// Appends one section's listing to `out` (with each instruction's register accesses when `accesses`);
+/// returns how many words could not be decoded.
+pub fn write_section(out: &mut String, section: &CodeSection<'_>, accesses: bool) -> usize {
     let _ = writeln!(out, "{}:", section.name);
     let mut undecodable = 0;
     let mut chunks = section.bytes.chunks_exact(WORD_BYTES);
@@ -109,6 +116,19 @@ pub fn write_section(out: &mut String, section: &CodeSection<'_>) -> usize {
                 let _ = inst.write_text(out, address, TargetStyle::Label);
                 if let Some(targets) = section.branch_targets.get(&address.wrapping_sub(section.base)) {
                     annotate_branch_targets(out, start, targets);
+                }
+                if accesses {
+                    match inst.accesses() {
+                        Some(mut list) => {
+                            if let Some(first) = list.next() {
+                                let _ = write!(out, "  // {first}");
+                                list.for_each(|a| {
+                                    let _ = write!(out, " {a}");
+                                });
+                            }
+                        }
+                        None => out.push_str("  // ?"),
+                    }
                 }
             }
             Err(_) => {

@@ -1,5 +1,5 @@
-//! Decode and print arbitrary bytes as SM86 instruction words: nothing may panic, and printing a decoded
-//! word twice gives the same text.
+//! Decode and print arbitrary bytes as SM86 instruction words: nothing may panic, printing a decoded
+//! word twice gives the same text, and its register accesses stay below each file's zero register.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,6 +19,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = inst.op();
             for f in inst.fields() {
                 let _ = f.extract(inst.word());
+            }
+            for a in inst.accesses().into_iter().flatten() {
+                assert!(a.count >= 1 && u16::from(a.first) + u16::from(a.count) <= sassport_gen::zero_register(a.file));
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Decoder and formatter throughput, one core.
 //!
-//! Targets: decode at least 100 M instructions/s, decode + format at least 5 M instructions/s.
+//! Targets: decode at least 100 M instructions/s, decode + format at least 5 M instructions/s. Also
+//! decode + register accesses (what a liveness pass needs), which has no target of its own.
 //!
 //! Two word mixes: `corpus`, every instruction of the committed corpus cubins in code order (what real
 //! programs hold: IMAD, IADD3, ISETP, MOV, LDG, ... with their real frequencies), and `golden`, every golden
@@ -52,6 +53,20 @@ fn bench_words(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
                 }
             }
             black_box(known)
+        })
+    });
+    // What a liveness pass asks of every instruction: its register reads and writes.
+    group.bench_function("decode_accesses", |b| {
+        b.iter(|| {
+            let mut registers = 0u32;
+            for &w in words {
+                if let Some(list) = decode(black_box(w)).ok().and_then(|inst| inst.accesses()) {
+                    for a in list {
+                        registers = registers.wrapping_add(u32::from(a.count));
+                    }
+                }
+            }
+            black_box(registers)
         })
     });
     let mut text = String::with_capacity(256);

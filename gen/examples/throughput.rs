@@ -89,6 +89,18 @@ fn main() {
             }
             bytes
         });
-        println!("{name:7} {:6} words: decode {decode_rate:7.1} M/s, decode+format {format_rate:6.2} M/s (CPU time)", words.len());
+        let access_rate = measure(&words, passes * 4, 7, &mut |words| {
+            let mut registers = 0usize;
+            for &w in words {
+                if let Some(list) = decode(black_box(w)).ok().and_then(|inst| inst.accesses()) {
+                    registers += list.map(|a| usize::from(a.count)).sum::<usize>();
+                }
+            }
+            registers
+        });
+        println!(
+            "{name:7} {:6} words: decode {decode_rate:7.1} M/s, decode+accesses {access_rate:6.1} M/s, decode+format {format_rate:6.2} M/s (CPU time)",
+            words.len()
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! Decoding words into instructions, and printing them.
 
+use crate::access::Accesses;
 use crate::error::{DecodeError, UnknownWord};
+use crate::generated::access;
 use crate::generated::classes::ClassId;
 use crate::generated::operands::{Op, FIELDS};
 use crate::classify::{classify, variant};
@@ -74,6 +76,17 @@ impl Instruction {
     /// The class's fields.
     pub fn fields(&self) -> &'static [FieldInfo] {
         FIELDS[self.class as usize]
+    }
+
+    /// The registers the instruction reads and writes (see [`crate::access`]); `None` for the classes
+    /// whose accesses nvdisasm does not report (those that print an empty line, indirect branches, ...).
+    pub fn accesses(&self) -> Option<Accesses> {
+        let &(start, len) = access::SPANS.get(self.class as usize)?;
+        if (start, len) == access::UNKNOWN {
+            return None;
+        }
+        let rules = access::RULES.get(usize::from(start)..usize::from(start) + usize::from(len))?;
+        Some(Accesses::new(rules, self.word))
     }
 
     /// The raw value of the field with this table name, if the class has one.

@@ -14,7 +14,20 @@
 //!
 //! Typed operands: [`Instruction::op`] gives an [`Op`] with one variant per class; each variant's struct
 //! has an accessor per field returning [`Reg`], [`Pred`], signed or unsigned numbers, or a modifier enum.
+//!
+//! Register use: [`Instruction::accesses`] lists the registers a word reads and writes (pairs and quads
+//! as one access with a count, the guard predicate, a call's ABI registers), as nvdisasm's life-range
+//! analysis reports them.
+//!
+//! ```
+//! use sassport_gen::{decode, Word};
+//! // `IMAD.WIDE R2, R6, R7, c[0x0][0x168]`: writes the pair R2:R3, reads R6 and R7.
+//! let inst = decode(Word::from_halves(0x00005a0006027625, 0x000fc800078e0207)).unwrap();
+//! let uses: Vec<String> = inst.accesses().unwrap().map(|a| a.to_string()).collect();
+//! assert_eq!(uses, ["R2:2^", "R6v", "R7v"]);
+//! ```
 
+mod access;
 mod classify;
 mod error;
 mod float;
@@ -25,6 +38,7 @@ mod operand;
 mod render;
 mod word;
 
+pub use access::{file_prefix, zero_register, Accesses, Direction, RegisterAccess};
 pub use error::{DecodeError, UnknownWord};
 pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
 pub use generated::operands as ops;

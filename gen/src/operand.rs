@@ -76,7 +76,7 @@ impl fmt::Display for Barrier {
 }
 
 /// Register files that fields index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegFile {
     Gpr,
     Uniform,

@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::listing;
-use object::{Object, ObjectSection};
+use common::{listing, text_sections};
 use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Corpus instructions the table does not yet print like nvdisasm, one `FILE SECTION OFFSET` per line. The
 /// test is a ratchet: a mismatch missing from the list fails, and so does a listed one that now matches
@@ -25,16 +24,6 @@ fn known_gaps() -> BTreeSet<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_owned)
-        .collect()
-}
-
-fn text_sections(cubin: &[u8]) -> BTreeMap<String, Vec<u8>> {
-    let file = object::File::parse(cubin).expect("corpus cubin parses as ELF");
-    file.sections()
-        .filter_map(|s| {
-            let name = s.name().ok()?.to_owned();
-            name.starts_with(".text.").then(|| (name, s.data().map(<[u8]>::to_vec).unwrap_or_default()))
-        })
         .collect()
 }
 

@@ -66,6 +66,52 @@ pub fn format_class(class: &Class, word: u128, address: u64) -> Result<String, E
     Ok(out)
 }
 
+/// The register accesses `word`, known to belong to `class`, makes (see [`Access`] for the rules), each
+/// clipped below its file's zero register; `None` when the class's accesses are unknown.
+pub fn accesses(class: &Class, word: u128) -> Option<Vec<RegisterAccess>> {
+    let rules = class.accesses.known()?;
+    let mut decided: Vec<(RegFile, &Location)> = Vec::new();
+    let mut out = Vec::new();
+    for rule in rules {
+        if decided.iter().any(|(f, l)| *f == rule.file && *l == &rule.location) || !rule.when.matches(word) {
+            continue;
+        }
+        decided.push((rule.file, &rule.location));
+        let first = rule.location.register(word);
+        let zero = rule.file.zero_register();
+        if rule.direction == Direction::None || first >= zero {
+            continue;
+        }
+        let width = (zero - first).min(u64::from(rule.width)) as u8;
+        out.push(RegisterAccess { file: rule.file, first: first as u8, width, direction: rule.direction });
+    }
+    Some(out)
+}
+
+/// The registers `word` reads and writes, one entry per register in nvdisasm's column order, a register
+/// two accesses name marked with both directions; `None` when the class's accesses are unknown.
+pub fn register_uses(class: &Class, word: u128) -> Option<Vec<RegisterUse>> {
+    Some(merge_uses(accesses(class, word)?.iter()))
+}
+
+/// [`register_uses`] as nvdisasm's life-range listing shows it: without the accesses it never lists
+/// (those of `UR0`..`UR3`, see [`RegisterAccess::is_listed`]).
+pub fn listed_register_uses(class: &Class, word: u128) -> Option<Vec<RegisterUse>> {
+    Some(merge_uses(accesses(class, word)?.iter().filter(|a| a.is_listed())))
+}
+
+/// One entry per register of `accesses`, directions merged, in column order.
+pub fn merge_uses<'a>(accesses: impl Iterator<Item = &'a RegisterAccess>) -> Vec<RegisterUse> {
+    let mut marks: std::collections::BTreeMap<(u8, u8), RegisterUse> = std::collections::BTreeMap::new();
+    for a in accesses {
+        for index in a.registers() {
+            let u = marks.entry((a.file.listing_order(), index)).or_insert(RegisterUse { file: a.file, index, direction: Direction::None });
+            u.direction = u.direction.union(a.direction);
+        }
+    }
+    marks.into_values().collect()
+}
+
 /// Renders one field value; `None` when the value is illegal.
 pub fn render_value(render: &Render, value: u64, width: u32, address: u64) -> Option<String> {
     match render {

@@ -12,8 +12,8 @@ mod parse;
 mod write;
 
 pub use model::*;
-pub use parse::{parse_table, ParseError};
-pub use write::{format_name, kind_name, quote, write_table};
+pub use parse::{parse_register_listing, parse_table, ParseError};
+pub use write::{format_name, kind_name, quote, register_listing, write_table};
 
 /// The committed SM86 table's text, as checked in.
 pub const SM86_TABLE: &str = include_str!("../sm86.txt");

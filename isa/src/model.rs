@@ -69,11 +69,12 @@ pub struct Class {
     pub fields: Vec<Field>,
     /// Print variants, tried in order; see the module doc. At least one; the last has `when.mask == 0`.
     pub variants: Vec<Variant>,
-    /// Register operand directions and widths as `nvdisasm -plr` reports them. May be empty when not
-    /// probed.
-    pub accesses: Vec<Access>,
+    /// The registers the class's words read and write, as `nvdisasm -plr` reports them.
+    pub accesses: Accesses,
     /// Verified (address, word, nvdisasm text) triples covering the class's fields.
     pub golden: Vec<Golden>,
+    /// Verified register listings (`nvdisasm -plr`), one per golden word that prints a line.
+    pub uses: Vec<UsesGolden>,
 }
 
 /// A mask/value pair over the 128-bit word: `w & mask == value` (and `value & !mask == 0`).
@@ -190,7 +191,7 @@ pub enum FieldKind {
 }
 
 /// Register files that fields index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegFile {
     /// `R0`..`R254`, `RZ` = 255.
     Gpr,
@@ -299,25 +300,215 @@ pub enum NumberFormat {
     F64,
 }
 
-/// Register operand access as `nvdisasm -plr` reports it.
+/// The registers a class's words read and write, as nvdisasm's life-range listing (`nvdisasm -plr`)
+/// reports them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Accesses {
+    /// The rules below, possibly none (the class touches no register).
+    Known(Vec<Access>),
+    /// nvdisasm reports no register use for the class's words; the text says why (its words print an
+    /// empty line, or they turn nvdisasm's flow analysis off, ...).
+    Unknown(String),
+}
+
+impl Default for Accesses {
+    fn default() -> Accesses {
+        Accesses::Known(Vec::new())
+    }
+}
+
+impl Accesses {
+    /// The rules, or `None` when the class's accesses are unknown.
+    pub fn known(&self) -> Option<&[Access]> {
+        match self {
+            Accesses::Known(v) => Some(v),
+            Accesses::Unknown(_) => None,
+        }
+    }
+}
+
+/// One rule for one register location of a class.
+///
+/// Evaluating a word: rules that name the same `file` and `location` form a group, tried in table
+/// order; the first whose `when` matches the word decides (a [`Direction::None`] rule means the
+/// location is not accessed); a group with no matching rule is not accessed. The location's register
+/// number `n` is the value of its bits (complemented within their width if `inverted`) or its fixed
+/// number; the accessed registers are `n .. n + width`, except that the file's zero register (`RZ`
+/// 255, `URZ` 63, `PT` 7, `UPT` 7) and those above it are no registers: `RZ` is never accessed, and a
+/// pair at `R254` is `R254` alone. A register named by two groups (two operands naming one register)
+/// is accessed in both directions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// The field holding the register number, or `None` for an implicit operand (then `implicit` names
-    /// it, e.g. `UR4` for a memory descriptor pair that LDG reads without printing).
-    pub field: Option<String>,
-    /// For implicit operands: the register as nvdisasm's life-range column names it.
-    pub implicit: Option<String>,
+    pub file: RegFile,
+    pub location: Location,
     pub direction: Direction,
-    /// Number of consecutive registers accessed (1, 2 for `.64` pairs, 4 for `.128` quads).
+    /// Number of consecutive registers (1; 2 for `.64` pairs; 3 or 4 for texture coordinates, ...);
+    /// 0 exactly when `direction` is [`Direction::None`].
     pub width: u8,
+    /// When this rule applies ([`Pattern::ANY`]: always).
+    pub when: Pattern,
+}
+
+/// Where an access's register number comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Location {
+    /// Word bits, concatenated first range least significant (like a [`Field`]'s); `inverted` when the
+    /// word stores the number complemented (some predicate operands do).
+    Bits { ranges: Vec<BitRange>, inverted: bool },
+    /// Always this register, whatever the word (ABI registers of calls, ...).
+    Fixed(u8),
+}
+
+impl Location {
+    /// The register number this location names in `word`.
+    pub fn register(&self, word: u128) -> u64 {
+        match self {
+            Location::Fixed(n) => u64::from(*n),
+            Location::Bits { ranges, inverted } => {
+                let mut v = 0u64;
+                let mut shift = 0u32;
+                for r in ranges {
+                    v |= r.extract(word) << shift;
+                    shift += r.width();
+                }
+                if *inverted {
+                    let mask = if shift >= 64 { u64::MAX } else { (1u64 << shift) - 1 };
+                    v ^= mask;
+                }
+                v
+            }
+        }
+    }
+
+    /// The word bits the location reads (none for a fixed register).
+    pub fn mask(&self) -> u128 {
+        match self {
+            Location::Fixed(_) => 0,
+            Location::Bits { ranges, .. } => ranges.iter().fold(0, |m, r| m | r.mask()),
+        }
+    }
+}
+
+impl RegFile {
+    /// The register that is no register (`RZ`, `URZ`, `PT`, `UPT`); numbers from it up are not
+    /// accessed. Barriers have none within their 4 bits.
+    pub fn zero_register(self) -> u64 {
+        match self {
+            RegFile::Gpr => 255,
+            RegFile::Uniform => 63,
+            RegFile::Pred | RegFile::UniformPred => 7,
+            RegFile::Barrier => 16,
+        }
+    }
+
+    /// The register's name prefix as nvdisasm prints it (`R`, `UR`, `P`, `UP`, `B`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RegFile::Gpr => "R",
+            RegFile::Uniform => "UR",
+            RegFile::Pred => "P",
+            RegFile::UniformPred => "UP",
+            RegFile::Barrier => "B",
+        }
+    }
+
+    /// The order nvdisasm's life-range columns list the files in: GPR, PRED, UGPR, UPRED (then B).
+    pub fn listing_order(self) -> u8 {
+        match self {
+            RegFile::Gpr => 0,
+            RegFile::Pred => 1,
+            RegFile::Uniform => 2,
+            RegFile::UniformPred => 3,
+            RegFile::Barrier => 4,
+        }
+    }
 }
 
 /// Read/write direction of a register operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
+    /// Not accessed (a rule that switches a location off).
+    None,
     Read,
     Write,
     ReadWrite,
+}
+
+impl Direction {
+    /// Both directions of `self` and `other` (a register two operands name).
+    pub fn union(self, other: Direction) -> Direction {
+        use Direction::*;
+        match (self, other) {
+            (None, d) | (d, None) => d,
+            (Read, Read) => Read,
+            (Write, Write) => Write,
+            _ => ReadWrite,
+        }
+    }
+
+    /// nvdisasm's life-range mark: `v` used, `^` assigned, `x` used and reassigned.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Direction::None => "",
+            Direction::Read => "v",
+            Direction::Write => "^",
+            Direction::ReadWrite => "x",
+        }
+    }
+}
+
+/// One register one word touches, as a life-range listing shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegisterUse {
+    pub file: RegFile,
+    pub index: u8,
+    pub direction: Direction,
+}
+
+impl RegisterUse {
+    /// Sort key: nvdisasm's column order.
+    pub fn listing_key(&self) -> (u8, u8) {
+        (self.file.listing_order(), self.index)
+    }
+}
+
+impl fmt::Display for RegisterUse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}", self.file.prefix(), self.index, self.direction.mark())
+    }
+}
+
+/// One access of one word: `width` consecutive registers of `file` from `first` (clipped below the
+/// zero register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegisterAccess {
+    pub file: RegFile,
+    pub first: u8,
+    pub width: u8,
+    pub direction: Direction,
+}
+
+impl RegisterAccess {
+    /// The register numbers accessed.
+    pub fn registers(&self) -> impl Iterator<Item = u8> {
+        let first = self.first;
+        (0..self.width).map(move |i| first + i)
+    }
+
+    /// Whether nvdisasm's life-range listing shows this access: its 13.5 columns never show one that
+    /// starts at `UR0`..`UR3` (`UMOV UR0, 0x1` lists nothing, `LDG ... [R2.64+UR3]` lists no `UR4`), so
+    /// listings are compared without them.
+    pub fn is_listed(&self) -> bool {
+        !(self.file == RegFile::Uniform && self.first < 4)
+    }
+}
+
+/// A verified register listing: `nvdisasm -plr` marked exactly `registers` (in column order) on the row
+/// of `word`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UsesGolden {
+    pub word: u128,
+    pub registers: Vec<RegisterUse>,
 }
 
 /// A verified decoding: nvdisasm printed `text` for `word` placed at `address` (raw mode, `-base`).

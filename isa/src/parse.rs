@@ -36,6 +36,8 @@ enum Line {
     Print { when: Pattern, template: String },
     Render { placeholder: String, render: Option<Render> },
     Access(Access),
+    AccessUnknown(String),
+    Uses { word: u128, text: String },
     Golden(Golden),
 }
 
@@ -227,8 +229,82 @@ fn direction(i: &str) -> Res<'_, Direction> {
         value(Direction::ReadWrite, tag("readwrite")),
         value(Direction::Read, tag("read")),
         value(Direction::Write, tag("write")),
+        value(Direction::None, tag("none")),
     ))
     .parse(i)
+}
+
+/// A register file as access lines and register listings name it.
+fn reg_file(i: &str) -> Res<'_, RegFile> {
+    alt((
+        value(RegFile::Uniform, tag("UR")),
+        value(RegFile::UniformPred, tag("UP")),
+        value(RegFile::Gpr, tag("R")),
+        value(RegFile::Pred, tag("P")),
+        value(RegFile::Barrier, tag("B")),
+    ))
+    .parse(i)
+}
+
+/// `=N` (a fixed register) or bit ranges, `~` first when the word stores the number complemented.
+fn location(i: &str) -> Res<'_, Location> {
+    alt((
+        map(preceded(char('='), number_u8), Location::Fixed),
+        map((opt(char('~')), separated_list1(char(','), bit_range)), |(inv, ranges)| Location::Bits {
+            ranges,
+            inverted: inv.is_some(),
+        }),
+    ))
+    .parse(i)
+}
+
+/// `FILE LOCATION DIRECTION WIDTH [when PATTERN]`.
+fn access(i: &str) -> Res<'_, Access> {
+    map(
+        (
+            reg_file,
+            preceded(space1, location),
+            preceded(space1, direction),
+            preceded(space1, number_u8),
+            opt(preceded((space1, tag("when"), space1), pattern)),
+        ),
+        |(file, location, direction, width, when)| Access {
+            file,
+            location,
+            direction,
+            width,
+            when: when.unwrap_or(Pattern::ANY),
+        },
+    )
+    .parse(i)
+}
+
+/// One register of a listing: `R12^`, `UP3v`, `P0x`.
+fn register_use(i: &str) -> Res<'_, RegisterUse> {
+    map(
+        (
+            reg_file,
+            number_u8,
+            alt((
+                value(Direction::Read, char('v')),
+                value(Direction::Write, char('^')),
+                value(Direction::ReadWrite, char('x')),
+            )),
+        ),
+        |(file, index, direction)| RegisterUse { file, index, direction },
+    )
+    .parse(i)
+}
+
+/// A register listing as `uses` lines write it: marks separated by single spaces, possibly none.
+pub fn parse_register_listing(text: &str) -> Result<Vec<RegisterUse>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    match all_consuming(separated_list1(char(' '), register_use)).parse(text) {
+        Ok((_, v)) => Ok(v),
+        Err(_) => Err(format!("bad register listing `{text}` (want marks such as `R2^ R6v P0x`)")),
+    }
 }
 
 fn version(i: &str) -> Res<'_, &str> {
@@ -265,23 +341,12 @@ fn directive(i: &str) -> Res<'_, Line> {
             |(p, r)| Line::Render { placeholder: p.to_owned(), render: r },
         )
         .parse(i),
-        "access" => map(
-            (
-                alt((
-                    map(
-                        preceded(char('='), take_while1(|c: char| c.is_ascii_alphanumeric() || c == '?')),
-                        |r: &str| (None, Some(r.to_owned())),
-                    ),
-                    map(ident, |f: &str| (Some(f.to_owned()), None)),
-                )),
-                preceded(space1, direction),
-                preceded(space1, number_u8),
-            ),
-            |((field, implicit), direction, width)| {
-                Line::Access(Access { field, implicit: implicit.filter(|r| r != "?"), direction, width })
-            },
-        )
+        "access" => alt((
+            map(preceded((tag("unknown"), space1), quoted), Line::AccessUnknown),
+            map(access, Line::Access),
+        ))
         .parse(i),
+        "uses" => map(separated_pair(hex_u128, space1, quoted), |(word, text)| Line::Uses { word, text }).parse(i),
         "golden" => map(
             (number_u64, preceded(space1, hex_u128), preceded(space1, quoted)),
             |(address, word, text)| Line::Golden(Golden { address, word, text }),
@@ -504,12 +569,30 @@ fn class_line(c: &mut PendingClass, line: Line, lno: usize) -> Result<(), ParseE
             }
         }
         Line::Access(a) => {
-            if let Some(f) = &a.field {
-                if c.class.field(f).is_none() {
-                    return Err(err(lno, 1, format!("access names unknown field `{f}`")));
+            if (a.direction == Direction::None) != (a.width == 0) {
+                return Err(err(lno, 1, "an access has width 0 exactly when its direction is `none`"));
+            }
+            if a.when.value & !a.when.mask != 0 {
+                return Err(err(lno, 1, "`when` value has bits outside its mask"));
+            }
+            if let Location::Bits { ranges, .. } = &a.location {
+                let width: u32 = ranges.iter().map(BitRange::width).sum();
+                if ranges.iter().any(|r| r.lo > r.hi || r.hi > 127) || width > 8 {
+                    return Err(err(lno, 1, "an access location is at most 8 bits within the word"));
                 }
             }
-            c.class.accesses.push(a);
+            match &mut c.class.accesses {
+                Accesses::Known(v) => v.push(a),
+                Accesses::Unknown(_) => return Err(err(lno, 1, "`access` after `access unknown`")),
+            }
+        }
+        Line::AccessUnknown(reason) => match &c.class.accesses {
+            Accesses::Known(v) if v.is_empty() => c.class.accesses = Accesses::Unknown(reason),
+            _ => return Err(err(lno, 1, "`access unknown` together with other `access` lines")),
+        },
+        Line::Uses { word, text } => {
+            let registers = parse_register_listing(&text).map_err(|m| err(lno, 1, m))?;
+            c.class.uses.push(UsesGolden { word, registers });
         }
         Line::Golden(g) => c.class.golden.push(g),
         Line::Arch(_) | Line::Nvdisasm(_) | Line::Class { .. } => unreachable!("handled by the caller"),

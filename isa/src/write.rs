@@ -35,22 +35,50 @@ fn write_class(out: &mut String, c: &Class) {
     for v in &c.variants {
         previous = write_variant(out, v, &previous);
     }
-    for a in &c.accesses {
-        let target = match (&a.field, &a.implicit) {
-            (Some(f), _) => f.clone(),
-            (None, Some(r)) => format!("={r}"),
-            (None, None) => "=?".to_owned(),
-        };
-        let dir = match a.direction {
-            Direction::Read => "read",
-            Direction::Write => "write",
-            Direction::ReadWrite => "readwrite",
-        };
-        let _ = writeln!(out, "  access {target} {dir} {}", a.width);
+    match &c.accesses {
+        Accesses::Unknown(reason) => {
+            let _ = writeln!(out, "  access unknown {}", quote(reason));
+        }
+        Accesses::Known(rules) => {
+            for a in rules {
+                let _ = writeln!(out, "  access {}", access(a));
+            }
+        }
     }
     for g in &c.golden {
         let _ = writeln!(out, "  golden {:#x} {:#034x} {}", g.address, g.word, quote(&g.text));
     }
+    for u in &c.uses {
+        let _ = writeln!(out, "  uses {:#034x} {}", u.word, quote(&register_listing(&u.registers)));
+    }
+}
+
+/// An access rule's text after `access `.
+fn access(a: &Access) -> String {
+    let location = match &a.location {
+        Location::Fixed(n) => format!("={n}"),
+        Location::Bits { ranges, inverted } => {
+            let r: Vec<String> = ranges.iter().map(|r| r.to_string()).collect();
+            format!("{}{}", if *inverted { "~" } else { "" }, r.join(","))
+        }
+    };
+    let dir = match a.direction {
+        Direction::None => "none",
+        Direction::Read => "read",
+        Direction::Write => "write",
+        Direction::ReadWrite => "readwrite",
+    };
+    let mut s = format!("{} {location} {dir} {}", a.file.prefix(), a.width);
+    if a.when != Pattern::ANY {
+        let _ = write!(s, " when {}", pattern(&a.when));
+    }
+    s
+}
+
+/// A register listing as `uses` lines write it (`R2^ R6v P0x`).
+pub fn register_listing(registers: &[RegisterUse]) -> String {
+    let marks: Vec<String> = registers.iter().map(|r| r.to_string()).collect();
+    marks.join(" ")
 }
 
 /// Placeholder names: the field name for the first render of a field in a variant, `field#2`, `field#3`

@@ -4,6 +4,8 @@
 //! - `corpus/sm86/<stem>.cubin`: `nvcc -cubin -arch=sm_86 -O3` (what the translator reads),
 //! - `corpus/sm86/<stem>.sass`: `nvdisasm -c -raw -hex` of that cubin,
 //! - `corpus/sm86/<stem>.elf.txt`: `cuobjdump -elf` of that cubin (the reference for `sassport info`),
+//! - `corpus/sm86/<stem>.uses`: the registers `nvdisasm -plr` marks on each instruction's row, one line per
+//!   instruction (`SECTION OFFSET LISTING`; the reference for register accesses),
 //! - `corpus/sm90/<stem>.cubin`: `nvcc -cubin -arch=sm_90 -O3` (what the silicon recorder launches).
 //!
 //! Outputs depend only on the source text and the pinned tools (compilation runs in `corpus/src` with
@@ -166,10 +168,28 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
                     .arg(&cubin_path),
             )?;
             let elf = captured(Command::new(&tools.cuobjdump).arg("-elf").arg(&cubin_path))?;
+            let plr = captured(Command::new(&tools.nvdisasm).args(["-plr", "-lrm", "narrow", "-c"]).arg(&cubin_path))?;
+            out.insert(format!("sm86/{stem}.uses"), uses_file(&String::from_utf8_lossy(&plr))?.into_bytes());
             out.insert(format!("sm86/{stem}.sass"), sass);
             out.insert(format!("sm86/{stem}.elf.txt"), elf);
         }
         out.insert(format!("{}/{stem}.cubin", target.dir), cubin);
+    }
+    Ok(out)
+}
+
+/// The `.uses` file of a cubin from its `nvdisasm -plr` listing.
+fn uses_file(listing: &str) -> Result<String> {
+    use std::fmt::Write as _;
+    let mut out = String::from(
+        "# nvdisasm -plr -lrm narrow: per instruction, the registers its row marks (v read, ^ written, x both)\n\
+         # SECTION OFFSET LISTING (written by `cargo xtask corpus`)\n",
+    );
+    for (section, rows) in crate::plr::parse_sections(listing)? {
+        for (offset, uses) in rows {
+            let line = format!("{section} {offset:#06x} {}", sassport_isa::register_listing(&uses));
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
     }
     Ok(out)
 }
@@ -201,7 +221,7 @@ fn managed_files(corpus: &Path) -> Result<BTreeSet<String>> {
         };
         for entry in entries {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if [".cubin", ".sass", ".elf.txt"]
+            if [".cubin", ".sass", ".elf.txt", ".uses"]
                 .iter()
                 .any(|ext| name.ends_with(ext))
             {

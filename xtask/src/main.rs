@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod ci;
 mod corpus;
 mod coverage;
+mod plr;
 mod probe;
 mod regen;
 mod tools;

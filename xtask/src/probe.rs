@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;
 
+mod access;
 mod analyze;
 mod discover;
 mod golden;
@@ -45,6 +46,10 @@ pub struct Args {
     /// Random words per class for the final check.
     #[arg(long, default_value_t = 48)]
     check_words: usize,
+    /// Keep the committed table's classes and golden pairs and probe only the register accesses
+    /// (debugging aid: the full probe derives everything).
+    #[arg(long)]
+    accesses_only: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -55,6 +60,10 @@ pub fn run(args: Args) -> Result<()> {
     let version = nv.version()?;
     let mut rng = rng::Rng::new(args.seed);
 
+    let lr = crate::plr::LifeRanges::new(nvdisasm::pinned()?, &crate::tools::nvidia_tool("nvcc")?, args.jobs)?;
+    if args.accesses_only {
+        return accesses_only(&lr, &mut rng, &root.join("isa/sm86.txt"), &out_path, &args.only);
+    }
     let seeds = golden::corpus_words(&root.join("corpus/sm86"))?;
     println!("corpus: {} distinct words", seeds.len());
 
@@ -87,6 +96,8 @@ pub fn run(args: Args) -> Result<()> {
 
     let report = golden::check_and_pick(&nv, &mut rng, &mut classes, &found, &seeds, args.check_words)?;
     println!("{}", report.summary());
+    let accesses = access::probe(&lr, &mut rng, &mut classes, &|_| true)?;
+    println!("{}", accesses.summary());
 
     let table = sassport_isa::Table { arch: "SM86".to_owned(), nvdisasm: version.clone(), classes };
     let elapsed = start.elapsed().as_secs_f64();
@@ -97,6 +108,7 @@ pub fn run(args: Args) -> Result<()> {
         String::new(),
     ];
     comments.extend(report.comment_lines());
+    comments.extend(accesses.comment_lines());
     let refs: Vec<&str> = comments.iter().map(String::as_str).collect();
     let text = sassport_isa::write_table(&table, &refs);
     // The table must read back as written.
@@ -111,5 +123,33 @@ pub fn run(args: Args) -> Result<()> {
         nv.runs.load(std::sync::atomic::Ordering::Relaxed),
         nv.words.load(std::sync::atomic::Ordering::Relaxed)
     );
+    Ok(())
+}
+
+/// `--accesses-only`: the table at `from` with its accesses and listings probed again, written to `to`.
+fn accesses_only(lr: &crate::plr::LifeRanges, rng: &mut rng::Rng, from: &std::path::Path, to: &std::path::Path, only: &[String]) -> Result<()> {
+    let start = Instant::now();
+    let text = std::fs::read_to_string(from).with_context(|| format!("reading {}", from.display()))?;
+    let mut table = sassport_isa::parse_table(&text).map_err(|e| anyhow::anyhow!("{}: {e}", from.display()))?;
+    let wanted = |c: &sassport_isa::Class| only.is_empty() || only.iter().any(|o| *o == c.name || *o == c.mnemonic);
+    let report = access::probe(lr, rng, &mut table.classes, &wanted)?;
+    println!("{}", report.summary());
+    // Keep the table's own header comments, replacing the access line.
+    let mut comments: Vec<String> = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| l.trim_start_matches('#').trim_start().to_owned())
+        .filter(|l| !l.starts_with("Register accesses") && !l.starts_with("Classes whose golden listings"))
+        .collect();
+    while comments.last().is_some_and(String::is_empty) {
+        comments.pop();
+    }
+    comments.extend(report.comment_lines());
+    let refs: Vec<&str> = comments.iter().map(String::as_str).collect();
+    let out = sassport_isa::write_table(&table, &refs);
+    let again = sassport_isa::parse_table(&out).context("the probe wrote a table that does not parse")?;
+    anyhow::ensure!(again == table, "the written table does not parse back to the same model");
+    std::fs::write(to, out).with_context(|| format!("writing {}", to.display()))?;
+    println!("wrote {} in {:.1}s; nvdisasm -plr: {} runs", to.display(), start.elapsed().as_secs_f64(), lr.runs.load(std::sync::atomic::Ordering::Relaxed));
     Ok(())
 }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::tools::repo_root;
 
+mod access;
 pub mod coverage;
 mod dispatch;
 mod emit;
@@ -70,6 +71,9 @@ pub fn generate(root: &Path, table: &sassport_isa::Table) -> Result<BTreeMap<Pat
     let decode = dispatch::module_text(&plan)?;
     syn::parse_file(&decode).context("generated decode.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("decode.rs"), format!("{RUST_HEADER}\n{decode}"));
+    let access = access::module_text(table);
+    syn::parse_file(&access).context("generated access.rs does not parse")?;
+    files.insert(Path::new(GENERATED_DIR).join("access.rs"), format!("{RUST_HEADER}\n{access}"));
     let data = data.module_text();
     syn::parse_file(&data).context("generated data.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("data.rs"), format!("{RUST_HEADER}\n{data}"));
@@ -100,6 +104,10 @@ pub fn rows_with(
             name: c.name.clone(),
             opcode: c.opcode,
             mnemonic: c.mnemonic.clone(),
+            accesses: match &c.accesses {
+                sassport_isa::Accesses::Known(rules) => Ok(rules.len()),
+                sassport_isa::Accesses::Unknown(why) => Err(why.clone()),
+            },
             translation: translations.get(&c.name).cloned().unwrap_or_else(coverage::Translation::not_checked),
         })
         .collect()

@@ -6,6 +6,10 @@
 //! are illegal). nvdisasm decides which words are legal: it disassembles each batch, the words it names as
 //! illegal become NOPs at the same addresses, and only the words it printed count. Every word stays at its
 //! address, so PC-relative targets compare as printed.
+//!
+//! Then the register accesses: a sample of the words that printed alike (the same number per class) is
+//! laid into a kernel and listed by `nvdisasm -plr`, and each word's marked registers are compared with
+//! what the generated decoder's access rules give.
 
 #[cfg(feature = "verify")]
 mod compare;
@@ -40,5 +44,11 @@ pub struct Args {
     /// Minimum agreement (percent) for success.
     #[arg(long, default_value_t = 99.9)]
     min_agreement: f64,
+    /// Words whose register listing (`nvdisasm -plr`) is compared with the access rules (0: none).
+    #[arg(long, default_value_t = 100_000)]
+    listings: usize,
+    /// Minimum listing agreement (percent) for success.
+    #[arg(long, default_value_t = 99.0)]
+    min_listing_agreement: f64,
 }
 

@@ -15,9 +15,9 @@ pub const CLASS_COUNT: usize = 974usize;
 pub enum ClassId {
     /// `MOV` (opcode key 0x0202), e.g. `MOV R2, R6 ;`
     MOV_0x0202 = 0,
-    /// `P2R` (opcode key 0x0203), e.g. `@!P3 P2R.B3 R91, PR, R81, R165 ;`
+    /// `P2R` (opcode key 0x0203), e.g. `@P3 P2R.B1 R33, PR, R94, R183 ;`
     P2R_0x0203 = 1,
-    /// `R2P` (opcode key 0x0204), e.g. `@P5 R2P PR, R234.B2, R159 ;`
+    /// `R2P` (opcode key 0x0204), e.g. `@!P2 R2P PR, R208.reuse, R42.reuse ;`
     R2P_0x0204 = 2,
     /// `SEL` (opcode key 0x0207), e.g. `SEL R11, R11, R8, P0 ;`
     SEL_0x0207 = 3,
@@ -41,13 +41,13 @@ pub enum ClassId {
     IADD3_0x0210_2 = 12,
     /// `LEA` (opcode key 0x0211), e.g. `LEA R12, P6, -R24, R12, 0x2 ;`
     LEA_0x0211 = 13,
-    /// `LEA` (opcode key 0x0211), e.g. `@P4 LEA.X R174, ~R60, R53, 0x9, !PT ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@!P4 LEA.X R88, P5, R151, ~R35, 0x11, !P2 ;`
     LEA_0x0211_2 = 14,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI R7, R7, R3, RZ, 0x1f ;`
     LEA_0x0211_3 = 15,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.SX32 R13, R8, R9, 0x1a ;`
     LEA_0x0211_4 = 16,
-    /// `LEA` (opcode key 0x0211), e.g. `@P3 LEA.HI.X R50, P5, R27, R84, R245, 0x1b, !P6 ;`
+    /// `LEA` (opcode key 0x0211), e.g. `@P1 LEA.HI.X R179, P0, ~R9.reuse, ~R143.reuse, R123.reuse, 0xc, P6 ;`
     LEA_0x0211_5 = 17,
     /// `LEA` (opcode key 0x0211), e.g. `LEA.HI.X.SX32 R11, R15, RZ, 0x19, P0 ;`
     LEA_0x0211_6 = 18,
@@ -71,9 +71,9 @@ pub enum ClassId {
     SGXT_0x021a = 27,
     /// `BMSK` (opcode key 0x021b), e.g. `BMSK R12, R13, R12 ;`
     BMSK_0x021b = 28,
-    /// `PLOP3` (opcode key 0x021d), e.g. `PLOP3.LUT P4, P3, !P1, R184.SIGN, !P2, 0x6c, 0xb5 ;`
+    /// `PLOP3` (opcode key 0x021d), e.g. `@!P0 PLOP3.LUT P4, P5, !PT, R195.reuse.SIGN, P4, 0xa6, 0x2 ;`
     PLOP3_0x021d = 29,
-    /// `PLOP3` (opcode key 0x021e), e.g. `@!PT PLOP3.LUT P1, P4, P6, R156.SIGN, R205.SIGN, 0x59, 0x91 ;`
+    /// `PLOP3` (opcode key 0x021e), e.g. `@P0 PLOP3.LUT P4, P4, !P0, R104.SIGN, R253.SIGN, 0x18, 0x60 ;`
     PLOP3_0x021e = 30,
     /// `PLOP3` (opcode key 0x021f), e.g. `PLOP3.LUT P0, PT, R0.SIGN, R5.SIGN, R16.SIGN, 0x2, 0x0 ;`
     PLOP3_0x021f = 31,
@@ -97,7 +97,7 @@ pub enum ClassId {
     IDP_0x0226_2 = 40,
     /// `IMAD` (opcode key 0x0227), e.g. `IMAD.HI.U32 R10, R11, R7, R10 ;`
     IMAD_0x0227 = 41,
-    /// `IMAD` (opcode key 0x0227), e.g. `@P1 IMAD.HI.X R153, P1, R73, R166, R104, P2 ;`
+    /// `IMAD` (opcode key 0x0227), e.g. `@P3 IMAD.HI.U32.X R159, R18.reuse, R225, ~R131, !P6 ;`
     IMAD_0x0227_2 = 42,
     /// `DMUL` (opcode key 0x0228), e.g. `@!P3 DMUL R8, R20, R12 ;`
     DMUL_0x0228 = 43,
@@ -107,13 +107,13 @@ pub enum ClassId {
     DSETP_0x022a = 45,
     /// `DFMA` (opcode key 0x022b), e.g. `DFMA.RZ R28, R34, R32, R4 ;`
     DFMA_0x022b = 46,
-    /// `CLMAD` (opcode key 0x022c), e.g. `@!P6 CLMAD.HI R175, R72, R140.reuse, R88 ;`
+    /// `CLMAD` (opcode key 0x022c), e.g. `@!P0 CLMAD.HI R208, R96, R32, R165 ;`
     CLMAD_0x022c = 47,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.SAT R5, R8.H0_H0, R8.H0_H0 ;`
     HADD2_0x0230 = 48,
     /// `HADD2` (opcode key 0x0230), e.g. `HADD2.F32 R4, -RZ, R5.H0_H0 ;`
     HADD2_0x0230_2 = 49,
-    /// `HFMA2` (opcode key 0x0231), e.g. `@P1 HFMA2.F32.RELU R78, R69.H1_H1, |R221|.H0_NH1, |R57|, !PT ;`
+    /// `HFMA2` (opcode key 0x0231), e.g. `@!P4 HFMA2.BF16_V2.FTZ.RELU R125, -|R26|.H0_H0, -|R159|.INVALID7, -|R92|, !P1;`
     X_0x0231 = 50,
     /// `HFMA2` (opcode key 0x0231), e.g. `HFMA2 R8, R5, R18, R8 ;`
     X_0x0231_2 = 51,
@@ -123,19 +123,19 @@ pub enum ClassId {
     HSET2_0x0233 = 53,
     /// `HSETP2` (opcode key 0x0234), e.g. `HSETP2.GT.AND P0, PT, |R0|.H0_H0, RZ.H0_H0, PT ;`
     HSETP2_0x0234 = 54,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@!PT HFMA2.MMA.INVALID3.RELU R103, |R77|, |R28|, R209, P6 ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `HFMA2.MMA.INVALID3.RELU R99, -|R112|, |R101|, R47, P1 ;`
     HFMA2_0x0235 = 55,
-    /// `HFMA2` (opcode key 0x0235), e.g. `@P6 HFMA2.MMA.FMZ.SAT R221, |R51|, R188, -|R200| ;`
+    /// `HFMA2` (opcode key 0x0235), e.g. `@P3 HFMA2.MMA.FMZ.SAT R121, -R221, |R28|, R232.reuse ;`
     HFMA2_0x0235_2 = 56,
     /// `IMMA` (opcode key 0x0237), e.g. `IMMA.16816.S8.S8 R4, R18.ROW, R21.COL, R24 ;`
     IMMA_0x0237 = 57,
-    /// `IMMA` (opcode key 0x0237), e.g. `@!P2 IMMA.SP.INVALID0.INVALID2.S8 R206, R108.???1, R227.???0, R31, UP6, R223, 0x2 ;`
+    /// `IMMA` (opcode key 0x0237), e.g. ``
     X_0x0237 = 58,
     /// `I2I` (opcode key 0x0238), e.g. `I2I.U16.S32.SAT R7, R2 ;`
     I2I_0x0238 = 59,
-    /// `I2IP` (opcode key 0x0239), e.g. `@P6 I2IP.S2.S32.INVALID3 R97, R251, R204, R228.???0 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@!P0 I2IP.U2.S32.INVALID3 R54, R142, R160, R166.???1 ;`
     I2IP_0x0239 = 60,
-    /// `I2IP` (opcode key 0x0239), e.g. `@P1 I2IP.U4.S32 R97, R6.reuse, R228, R60.24 ;`
+    /// `I2IP` (opcode key 0x0239), e.g. `@P4 I2IP.S4.S32.INVALID3 R61, R76, R50, R162.???0 ;`
     I2IP_0x0239_2 = 61,
     /// `I2IP` (opcode key 0x0239), e.g. `I2IP.S8.S32.SAT R9, R2, R9, RZ ;`
     I2IP_0x0239_3 = 62,
@@ -145,13 +145,13 @@ pub enum ClassId {
     X_0x023c = 64,
     /// `HMMA` (opcode key 0x023c), e.g. ``
     X_0x023c_2 = 65,
-    /// `BMMA` (opcode key 0x023d), e.g. `BMMA.88128.XOR.???0 R232, R64.ROW, R40.???0, R136, !UP1 ;`
+    /// `BMMA` (opcode key 0x023d), e.g. `@!P5 BMMA.168256.INVALID3.POPC R152, R164.reuse.???1, R232.COL, R241, UP6 ;`
     BMMA_0x023d = 66,
-    /// `F2FP` (opcode key 0x023e), e.g. `@P2 F2FP.RELU.???3.PACK_AB.RS.REG_RS.7b.LTN25 R82, R150, R181.reuse, R201.reuse.H1 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. `@!P4 F2FP.SATFINITE.???2.MERGE_C.RS.REG_RS.LTN25 R143, R189, R37, R70.H1 ;`
     F2FP_0x023e = 67,
     /// `F2FP` (opcode key 0x023e), e.g. `@!P0 F2FP.PACK_AB R0, RZ, R4 ;`
     X_0x023e = 68,
-    /// `F2FP` (opcode key 0x023e), e.g. `@!P2 F2FP.SATFINITE.RELU.INVALID3.MERGE_C.RZ R119, R135, R163.H1 ;`
+    /// `F2FP` (opcode key 0x023e), e.g. ``
     X_0x023e_2 = 69,
     /// `DMMA` (opcode key 0x023f), e.g. `DMMA.884 R12, R14, R16, R24 ;`
     DMMA_0x023f = 70,
@@ -163,7 +163,7 @@ pub enum ClassId {
     X_0x0241_2 = 73,
     /// `(prints nothing)` (opcode key 0x0242), e.g. ``
     X_0x0242 = 74,
-    /// `F2IP` (opcode key 0x0243), e.g. `@!P1 F2IP.INVALID3.F32.TRUNC R23, R35, R192, R234.H1 ;`
+    /// `F2IP` (opcode key 0x0243), e.g. `@P2 F2IP.U8.F32.INVALID2.RELU R140, R76, R24, R28 ;`
     F2IP_0x0243 = 75,
     /// `I2FP` (opcode key 0x0245), e.g. `I2FP.F32.S32 R5, R5 ;`
     I2FP_0x0245 = 76,
@@ -173,7 +173,7 @@ pub enum ClassId {
     BREV_0x0301 = 78,
     /// `FCHK` (opcode key 0x0302), e.g. `FCHK P0, R0, R3 ;`
     FCHK_0x0302 = 79,
-    /// `F2F` (opcode key 0x0304), e.g. ``
+    /// `F2F` (opcode key 0x0304), e.g. `@!P5 F2F.F32.F16.RZ R173, -R53.INVALID3 ;`
     X_0x0304 = 80,
     /// `F2F` (opcode key 0x0304), e.g. `F2F.F16.F32.RM R11, R8 ;`
     X_0x0304_2 = 81,
@@ -181,29 +181,29 @@ pub enum ClassId {
     F2I_0x0305 = 82,
     /// `F2I` (opcode key 0x0305), e.g. `F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;`
     F2I_0x0305_2 = 83,
-    /// `I2F` (opcode key 0x0306), e.g. `@P0 I2F.F16.U8 R185, R230.B1 ;`
+    /// `I2F` (opcode key 0x0306), e.g. `@!PT I2F.S8.RM R1, R36 ;`
     I2F_0x0306 = 84,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.F16.S16 R25, R4 ;`
     I2F_0x0306_2 = 85,
     /// `I2F` (opcode key 0x0306), e.g. `I2F.U32.RP R6, R0 ;`
     I2F_0x0306_3 = 86,
-    /// `FRND` (opcode key 0x0307), e.g. `@!P0 FRND.F16.CEIL R230, -|R191.INVALID2| ;`
+    /// `FRND` (opcode key 0x0307), e.g. `@!PT FRND.FTZ.F16.FLOOR R210, -R250.INVALID3 ;`
     FRND_0x0307 = 87,
     /// `FRND` (opcode key 0x0307), e.g. `FRND R7, R11 ;`
     FRND_0x0307_2 = 88,
     /// `MUFU` (opcode key 0x0308), e.g. `MUFU.EX2 R25, R2 ;`
     MUFU_0x0308 = 89,
-    /// `MUFU` (opcode key 0x0308), e.g. `@!P6 MUFU.INVALID15.F16 R163, R100.INVALID3 ;`
+    /// `MUFU` (opcode key 0x0308), e.g. `@P3 MUFU.INVALID15.F16 R202, -R171.INVALID3 ;`
     MUFU_0x0308_2 = 90,
     /// `POPC` (opcode key 0x0309), e.g. `POPC R5, R7 ;`
     POPC_0x0309 = 91,
-    /// `F2F` (opcode key 0x0310), e.g. `F2F.FTZ.F64.F16.RP R182, |R80| ;`
+    /// `F2F` (opcode key 0x0310), e.g. `@!PT F2F.FTZ.F64.F16.RP R101, R101 ;`
     F2F_0x0310 = 92,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F64.F32 R2, R2 ;`
     F2F_0x0310_2 = 93,
     /// `F2F` (opcode key 0x0310), e.g. `F2F.F32.F64.RM R19, R4 ;`
     F2F_0x0310_3 = 94,
-    /// `F2I` (opcode key 0x0311), e.g. `@!P4 F2I.S64.F16.TRUNC R45, R122 ;`
+    /// `F2I` (opcode key 0x0311), e.g. `@!P2 F2I.U64.F16.FLOOR.NTZ R23, R187.INVALID2 ;`
     F2I_0x0311 = 95,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.U64 R2, R16 ;`
     F2I_0x0311_2 = 96,
@@ -211,9 +211,9 @@ pub enum ClassId {
     F2I_0x0311_3 = 97,
     /// `F2I` (opcode key 0x0311), e.g. `F2I.F64.TRUNC R10, R10 ;`
     F2I_0x0311_4 = 98,
-    /// `I2F` (opcode key 0x0312), e.g. `@!P0 I2F.F64.S8.RM R172, R52.B3 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@!PT I2F.F64.U8 R182, R180 ;`
     I2F_0x0312 = 99,
-    /// `I2F` (opcode key 0x0312), e.g. `@P3 I2F.F64.U16.RZ R47, R144.H1 ;`
+    /// `I2F` (opcode key 0x0312), e.g. `@P1 I2F.F64.S16.RM R115, R114.INVALID2 ;`
     I2F_0x0312_2 = 100,
     /// `I2F` (opcode key 0x0312), e.g. `I2F.F64 R10, R10 ;`
     I2F_0x0312_3 = 101,
@@ -223,105 +223,105 @@ pub enum ClassId {
     I2F_0x0312_5 = 103,
     /// `FRND` (opcode key 0x0313), e.g. `FRND.F64.FLOOR R16, R6 ;`
     FRND_0x0313 = 104,
-    /// `B2R` (opcode key 0x031c), e.g. `@P3 B2R R114, 0x4 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@!P0 B2R R5, 0x9 ;`
     B2R_0x031c = 105,
-    /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R5 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `B2R.RESULT R7 ;`
     B2R_0x031c_2 = 106,
-    /// `B2R` (opcode key 0x031c), e.g. `@P3 B2R.WARP R211 ;`
+    /// `B2R` (opcode key 0x031c), e.g. `@!PT B2R.WARP R250 ;`
     B2R_0x031c_3 = 107,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P2 BAR.SYNC R185, R185 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.SYNC R166, R166 ;`
     BAR_0x031d = 108,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.ARV R237, R237 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.ARV R126, R126 ;`
     BAR_0x031d_2 = 109,
-    /// `BAR` (opcode key 0x031d), e.g. `@!PT BAR.RED.POPC R16, R16, !P2 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.RED.OR R206, R206, P4 ;`
     BAR_0x031d_3 = 110,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P6 BAR.SCAN R3, R3, !PT;`
+    /// `BAR` (opcode key 0x031d), e.g. `@P1 BAR.SCAN R93, R93, P1 ;`
     BAR_0x031d_4 = 111,
-    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.SYNC.DEFER_BLOCKING R93, R93 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P4 BAR.SYNC.DEFER_BLOCKING R212, R212 ;`
     BAR_0x031d_5 = 112,
-    /// `BAR` (opcode key 0x031d), e.g. `@P6 BAR.RED.OR.DEFER_BLOCKING R85, R85, P0 ;`
+    /// `BAR` (opcode key 0x031d), e.g. `@!P0 BAR.RED.OR.DEFER_BLOCKING R177, R177, !P5 ;`
     BAR_0x031d_6 = 113,
-    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `__HIR0X1F0.INVALID1 0xe, R138 ;`
+    /// `__HIR0X1F0` (opcode key 0x031e), e.g. `@P0 __HIR0X1F0.INVALID3 0x8, R92 ;`
     HIR0X1F0_0x031e = 114,
-    /// `SETCTAID` (opcode key 0x031f), e.g. `@P4 SETCTAID R187 ;`
+    /// `SETCTAID` (opcode key 0x031f), e.g. `@!P0 SETCTAID.X R90 ;`
     SETCTAID_0x031f = 115,
-    /// `ALD` (opcode key 0x0321), e.g. `@P6 ALD.128 R184, a[0x19a], R173 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@P1 ALD.96 R166, a[0xac], R102 ;`
     ALD_0x0321 = 116,
-    /// `ALD` (opcode key 0x0321), e.g. `@!P4 ALD.O.P.128 R82, a[R186+-0x22], ???177 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P5 ALD.P.128 R212, a[R210+-0x3bd], ???28 ;`
     ALD_0x0321_2 = 117,
-    /// `ALD` (opcode key 0x0321), e.g. `@!P1 ALD.O.PHYS.???1 R150, a[R155], R127 ;`
+    /// `ALD` (opcode key 0x0321), e.g. `@!P1 ALD.O.PHYS R185, a[R5], R250 ;`
     ALD_0x0321_3 = 118,
-    /// `AST` (opcode key 0x0322), e.g. `@!P4 AST.P.128 a[R90+-0x203], R87, ???130 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@!P3 AST.P a[R98+0x13a], R207, ???179 ;`
     AST_0x0322 = 119,
-    /// `AST` (opcode key 0x0322), e.g. `@!P0 AST.PHYS a[R198], R53, R108 ;`
+    /// `AST` (opcode key 0x0322), e.g. `@P4 AST.PHYS.???2 a[R40], R101, R42 ;`
     AST_0x0322_2 = 120,
-    /// `OUT` (opcode key 0x0324), e.g. `@!P5 OUT.FINAL ???248, R109, ???97 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!P3 OUT.FINAL ???37, R208, ???66 ;`
     OUT_0x0324 = 121,
-    /// `OUT` (opcode key 0x0324), e.g. `@P5 OUT.CUT R244, R23, ???162 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@!P0 OUT.CUT R81, R60, ???219 ;`
     OUT_0x0324_2 = 122,
-    /// `OUT` (opcode key 0x0324), e.g. `@P1 OUT.EMIT R224, R49, R200 ;`
+    /// `OUT` (opcode key 0x0324), e.g. `@P1 OUT.EMIT_THEN_CUT R178, R89, R40 ;`
     OUT_0x0324_3 = 123,
-    /// `IPA` (opcode key 0x0326), e.g. `@P6 IPA.CONSTANT.OFFSET R6, P0, a[0x138], R47 ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@!P4 IPA.STATE.OFFSET R237, P0, a[0xc4], R58 ;`
     IPA_0x0326 = 124,
-    /// `IPA` (opcode key 0x0326), e.g. `@!P6 IPA.STATE R90, P3, a[0x2f4] ;`
+    /// `IPA` (opcode key 0x0326), e.g. `@P2 IPA.PASS R246, a[0x338];`
     IPA_0x0326_2 = 125,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
     CALL_0x0343 = 126,
-    /// `CALL` (opcode key 0x0344), e.g. `CALL.REL.NOINC R18 0xcef30 ;`
+    /// `CALL` (opcode key 0x0344), e.g. `CALL.REL.NOINC R18 0xd2db0 ;`
     CALL_0x0344 = 127,
     /// `WARPSYNC` (opcode key 0x0348), e.g. `WARPSYNC R5 ;`
     WARPSYNC_0x0348 = 128,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
     LEPC_0x034e = 129,
-    /// `RPCMOV` (opcode key 0x0352), e.g. `@P5 RPCMOV.32 Rpc.HI, R184 ;`
+    /// `RPCMOV` (opcode key 0x0352), e.g. `@!P6 RPCMOV.32 Rpc.LO, R36 ;`
     RPCMOV_0x0352 = 130,
-    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P2 RPCMOV.32 R203, Rpc.HI ;`
+    /// `RPCMOV` (opcode key 0x0353), e.g. `@!P5 RPCMOV.32 R195, Rpc.HI ;`
     RPCMOV_0x0353 = 131,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
     BMOV_0x0355 = 132,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
     BMOV_0x0356 = 133,
-    /// `BMOV` (opcode key 0x0357), e.g. `@!P2 BMOV.64 ATEXIT_PC, R11 ;`
+    /// `BMOV` (opcode key 0x0357), e.g. `@P3 BMOV.64 ATEXIT_PC, R167 ;`
     BMOV_0x0357 = 134,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
     X_0x035a = 135,
-    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@P2 NANOSLEEP.RAND P4, R112 ;`
+    /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P4 NANOSLEEP.RAND.WARP P1, R105 ;`
     NANOSLEEP_0x035d = 136,
-    /// `TEX` (opcode key 0x0361), e.g. `@!P0 TEX.???0.F16.RN.LL.EF P4, R224, R129, R252, R165, ARRAY_CUBE, 0xe ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P3 TEX.???0.INVALID7.DC.NA.NDV.NODEP P0, R120, R7, R240, R57, CUBE, 0x1 ;`
     TEX_0x0361 = 137,
-    /// `TEX` (opcode key 0x0361), e.g. `@P1 TEX.SCR.???0.F16.RZ.LB.AOFFI.DC.LU.NODEP P0, R80, R51, R77, R205, 3D, 0x1 ;`
+    /// `TEX` (opcode key 0x0361), e.g. `@!P3 TEX.SCR.???0.F16.RN.LB.LC.DC.INVALID7.NDV R32, R85, R91, R190, CUBE, 0x2 ;`
     TEX_0x0361_2 = 138,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!P0 TLD4.B.???0.F16.RN.AOFFI.INVALID6 P2, R27, R27, R89, R221, INVALID6, 0x8 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `@P2 TLD4.B.B.F16.RN.INVALID3.LU P3, R154, R142, R28, R62, CUBE, 0xa ;`
     TLD4_0x0364 = 139,
-    /// `TLD4` (opcode key 0x0364), e.g. `@!P3 TLD4.SCR.G.B.F16.RN.PTP.DC.INVALID7 R61, R221, R32, R73, CUBE, 0x0 ;`
+    /// `TLD4` (opcode key 0x0364), e.g. `TLD4.SCR.A.B.INVALID3.PTP.INVALID6 P2, R7, R244, R50, R82, INVALID0, 0x7 ;`
     TLD4_0x0364_2 = 140,
-    /// `TLD` (opcode key 0x0367), e.g. `@!P5 TLD.B.INVALID3.LZ.AOFFI.NODEP P2, R201, R143, R192, R11, 3D, 0x9 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@P5 TLD.B.F16.RZ.INVALID2.NA.MS.CL.NODEP P2, R192, R221, R135, R30, INVALID3, 0x6 ;`
     TLD_0x0367 = 141,
-    /// `TLD` (opcode key 0x0367), e.g. `@P5 TLD.SCR.???0.LZ.AOFFI.INVALID6.MS P0, R206, R152, R171, R55, 3D, 0x6 ;`
+    /// `TLD` (opcode key 0x0367), e.g. `@P3 TLD.SCR.B.F16.RN.LL.LU.NODEP P4, R167, R140, R238, R161, 1D, 0x2 ;`
     TLD_0x0367_2 = 142,
     /// `TMML` (opcode key 0x036a), e.g. `@!P1 TMML.???0.LOD R38, R35, R164, R71, INVALID6, 0x8 ;`
     TMML_0x036a = 143,
-    /// `TXD` (opcode key 0x036d), e.g. `@!PT TXD.???0.AOFFI.NA.NODEP P3, R35, R58, R244, R66, ARRAY_1D, 0x6 ;`
+    /// `TXD` (opcode key 0x036d), e.g. `@P2 TXD.B.F16.RN.LC.EL.NODEP P1, R197, R225, R251, R183, ARRAY_2D, 0xe ;`
     TXD_0x036d = 144,
-    /// `TXQ` (opcode key 0x0370), e.g. `@!P6 TXQ.B R253, R149, R34, TEX_HEADER_SAMPLER_POS, 0xf ;`
+    /// `TXQ` (opcode key 0x0370), e.g. `@P1 TXQ.B.NODEP R40, R125, R145, TEX_HEADER_TEXTURE_TYPE, 0xa ;`
     TXQ_0x0370 = 145,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P3 FOOTPRINT.B.TEX.LL.NDV R48, R88, R26, R199, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P3 FOOTPRINT.???0.TXD.LL.NDV.NODEP P2, R51, R11, R106, R209, 2D ;`
     FOOTPRINT_0x0373 = 146,
-    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@P2 FOOTPRINT.SCR.???0.TEX P5, R181, R165, R104, R221, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P4 FOOTPRINT.SCR.???0.???1.NDV.NODEP P0, R254, R212, R160, R181, 2D ;`
     FOOTPRINT_0x0373_2 = 147,
-    /// `LDG` (opcode key 0x0381), e.g. `@!P0 LDG.INVALID7.LTC256B.128.STRONG.GPU P5, R55, [0xcc25f5], P2 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P5 LDG.E.INVALID6.LTC128B.S16.CONSTANT.PRIVATE P1, R98, [0xc05a98], P2 ;`
     LDG_0x0381 = 148,
-    /// `LDG` (opcode key 0x0381), e.g. `@P0 LDG.E.INVALID6.LTC256B.S16.CONSTANT.SM P1, R148, [R0+-0x3f5c73], !P2 ;`
+    /// `LDG` (opcode key 0x0381), e.g. `@P6 LDG.NA.S8.STRONG.GPU.PRIVATE P0, R194, [R34+-0x3503de], !P3 ;`
     LDG_0x0381_2 = 149,
-    /// `ST` (opcode key 0x0385), e.g. `@P6 ST.E.NA.INVALID7.STRONG.SM [0x56ce9dd4], R131 ;`
+    /// `ST` (opcode key 0x0385), e.g. `@P4 ST.E.INVALID6.S8.STRONG.SM.PRIVATE [0xe528f203], R12 ;`
     ST_0x0385 = 150,
-    /// `ST` (opcode key 0x0385), e.g. `@P4 ST.64.CONSTANT.SM [R152+0x26368519], R129;`
+    /// `ST` (opcode key 0x0385), e.g. `@!P6 ST.EL.S16.STRONG.GPU.PRIVATE [R208+-0x74d1ad96], R229 ;`
     ST_0x0385_2 = 151,
-    /// `STG` (opcode key 0x0386), e.g. `@P4 STG.E.EU.128.CONSTANT.GPU [0x506434], R21 ;`
+    /// `STG` (opcode key 0x0386), e.g. `@!P2 STG.E.EL.64.CONSTANT.CTA [0x7bf189], R19 ;`
     STG_0x0386 = 152,
-    /// `STG` (opcode key 0x0386), e.g. `@P6 STG.E.LU.S16.CONSTANT.GPU [R74+-0x56c515], R129 ;`
+    /// `STG` (opcode key 0x0386), e.g. `STG.NA.128.CONSTANT.CTA [R79+-0x792599], R183 ;`
     STG_0x0386_2 = 153,
-    /// `STL` (opcode key 0x0387), e.g. `@!PT STL.128 [0xd21b08], R51 ;`
+    /// `STL` (opcode key 0x0387), e.g. `@P2 STL.U16 [0xbe442], R243 ;`
     STL_0x0387 = 154,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
     STL_0x0387_2 = 155,
@@ -331,61 +331,61 @@ pub enum ClassId {
     STS_0x0388_2 = 157,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
     SHFL_0x0389 = 158,
-    /// `ATOM` (opcode key 0x038a), e.g. `@!P4 ATOM.E.INVALID10.INVALID7.INVALID9.STRONG.SYS P2, R55, [0x6934a7], R9 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!PT ATOM.INVALID13.EU.64.CONSTANT.SM P1, R234, [0x37d903], R41 ;`
     ATOM_0x038a = 159,
-    /// `ATOM` (opcode key 0x038a), e.g. `@P4 ATOM.INVALID12.NA.INVALID10.CONSTANT.CTA P6, R218, [R91+0xebf51], R211 ;`
+    /// `ATOM` (opcode key 0x038a), e.g. `@!P1 ATOM.E.INVALID14.INVALID7.INVALID9 P6, R63, [R12+0x259727], R63 ;`
     ATOM_0x038a_2 = 160,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P5 ATOM.E.CAS.INVALID6.INVALID14.CONSTANT.CTA.PRIVATE P5, R125, [0x9a07fc], R48, R222 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P0 ATOM.E.CAS.NA.INVALID7.CONSTANT.PRIVATE PT, R13, [0x3f4144], R68, R236 ;`
     ATOM_0x038b = 161,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P0 ATOM.E.CAST.SPIN.EU.INVALID6.STRONG.SYS P3, R121, [0xf43d76], R253, R24 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P3 ATOM.CAST.SPIN.INVALID8.STRONG.SM P6, R84, [0x4eebc6], R253, R97 ;`
     ATOM_0x038b_2 = 162,
-    /// `ATOM` (opcode key 0x038b), e.g. `@!P6 ATOM.E.CAS.NA.STRONG.SM P4, R38, [R45+0x5aef82], R241, R0 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P2 ATOM.E.CAS.EU.INVALID13.CONSTANT.GPU P1, R163, [R243+-0x4d3915], R49, R116 ;`
     ATOM_0x038b_3 = 163,
-    /// `ATOM` (opcode key 0x038b), e.g. `@P3 ATOM.CAST.EF.INVALID3 P5, R0, [R141+-0x53aba], R65, R231 ;`
+    /// `ATOM` (opcode key 0x038b), e.g. `@P3 ATOM.CAST.NA.INVALID15.CONSTANT.VC.PRIVATE P0, R72, [R137+0x6f4f75], R22, R209 ;`
     ATOM_0x038b_4 = 164,
     /// `ATOMS` (opcode key 0x038c), e.g. `@P0 ATOMS.ADD RZ, [RZ], R2 ;`
     ATOMS_0x038c = 165,
-    /// `ATOMS` (opcode key 0x038c), e.g. `@!P2 ATOMS.EXCH.S32 R203, [R230+-0x4dd33], R81 ;`
+    /// `ATOMS` (opcode key 0x038c), e.g. `@P4 ATOMS.OR.64 R115, [R92.X8+-0x91470], R72 ;`
     ATOMS_0x038c_2 = 166,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS R7, [0x10], R6, R7 ;`
     ATOMS_0x038d = 167,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAST.SPIN R7, [0x30], R6, R7 ;`
     ATOMS_0x038d_2 = 168,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@!P5 ATOMS.CAS.64 R203, [R6.X8+0x316a5a], R196, R85 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `@!P5 ATOMS.CAS.64 R122, [R197+0x44ab68], R8, R220 ;`
     ATOMS_0x038d_3 = 169,
-    /// `ATOMS` (opcode key 0x038d), e.g. `@!P2 ATOMS.CAST.SPIN.S32 R225, [R68.X4+0x3ff5d5], R209, R41 ;`
+    /// `ATOMS` (opcode key 0x038d), e.g. `@P5 ATOMS.CAST.SPIN R213, [R183.X4+0x2044ad], R14, R176 ;`
     ATOMS_0x038d_4 = 170,
-    /// `CCTLT` (opcode key 0x0391), e.g. `@!P1 CCTLT.IVTH R247 ;`
+    /// `CCTLT` (opcode key 0x0391), e.g. `@!P6 CCTLT.IVTH R207 ;`
     CCTLT_0x0391 = 171,
-    /// `SUATOM` (opcode key 0x0394), e.g. `@P5 SUATOM.D.BA.1D_BUFFER.XOR.EL.F16x2.RN.STRONG.SYS.IGN P5, R31, [R194], R221, R93 ;`
+    /// `SUATOM` (opcode key 0x0394), e.g. `@P2 SUATOM.D.BA.INVALID7.INVALID9.EL.STRONG.SM.TRAP P2, R170, [R191], R117, R50 ;`
     SUATOM_0x0394 = 172,
-    /// `SUATOM` (opcode key 0x0396), e.g. `@P1 SUATOM.D.1D_BUFFER.CAS.LU.INVALID3.STRONG.SM.PRIVATE.INVALID3 P3, R50, [R11], R141, R226 ;`
+    /// `SUATOM` (opcode key 0x0396), e.g. `@!PT SUATOM.D.1D_ARRAY.CAS.EL.INVALID7.STRONG.SM.PRIVATE.IGN R72, [R188], R185, R70 ;`
     SUATOM_0x0396 = 173,
-    /// `SURED` (opcode key 0x03a0), e.g. `@P5 SURED.D.BA.1D_BUFFER.DEC.U64 [R107], R74, R234 ;`
+    /// `SURED` (opcode key 0x03a0), e.g. `@!P2 SURED.D.BA.INVALID7.MAX.LU.SD64.CONSTANT.VC.PRIVATE [R127], R104, R86 ;`
     SURED_0x03a0 = 174,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
     MATCH_0x03a1 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
     MATCH_0x03a1_2 = 176,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P1 ATOMG.E.SAFEADD.EL.F64.RN.CONSTANT.CTA P0, R173, [0x30e936], R183 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P1 ATOMG.AND.NA.INVALID14.CONSTANT.PRIVATE P6, R174, [0x651545], R39 ;`
     ATOMG_0x03a8 = 177,
-    /// `ATOMG` (opcode key 0x03a8), e.g. `@P2 ATOMG.OR.INVALID6.F32.FTZ.RN.CONSTANT.GPU P4, R146, [R50+0x4612a7], R51 ;`
+    /// `ATOMG` (opcode key 0x03a8), e.g. `@!P6 ATOMG.E.INVALID10.EL.INVALID11.STRONG.SM.PRIVATE P6, R203, [R158+-0x2b558e], R131 ;`
     ATOMG_0x03a8_2 = 178,
-    /// `ATOMG` (opcode key 0x03a9), e.g. `@P0 ATOMG.CAS.EF.INVALID11.STRONG.SYS P0, R159, [0xa27105], R229, R85 ;`
+    /// `ATOMG` (opcode key 0x03a9), e.g. `@P1 ATOMG.E.CAS.LU.S32.CONSTANT.CTA.PRIVATE P4, R51, [0xcefe53], R216, R116 ;`
     ATOMG_0x03a9 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
     ATOMG_0x03a9_2 = 180,
-    /// `QSPC` (opcode key 0x03aa), e.g. `@P5 QSPC.E.L P3, R123, [0x8f2c13] ;`
+    /// `QSPC` (opcode key 0x03aa), e.g. `@P6 QSPC.E.INVALID3 P4, R209, [0x6f9588] ;`
     QSPC_0x03aa = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
     QSPC_0x03aa_2 = 182,
-    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P3 GETLMEMBASE R51 ;`
+    /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P6 GETLMEMBASE R30 ;`
     GETLMEMBASE_0x03c0 = 183,
-    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P0 SETLMEMBASE R230 ;`
+    /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P6 SETLMEMBASE R120 ;`
     SETLMEMBASE_0x03c1 = 184,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@P3 R2UR P0, UR55, R140 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `R2UR P0, URZ, R7 ;`
     R2UR_0x03c2 = 185,
-    /// `R2UR` (opcode key 0x03c2), e.g. `@!P1 R2UR.OR P4, UR15, R154 ;`
+    /// `R2UR` (opcode key 0x03c2), e.g. `R2UR.OR P5, UR7, R98 ;`
     R2UR_0x03c2_2 = 186,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
     REDUX_0x03c4 = 187,
@@ -393,25 +393,25 @@ pub enum ClassId {
     X_0x03d0 = 188,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
     X_0x03d5 = 189,
-    /// `LEA` (opcode key 0x0411), e.g. `@P1 LEA.???0 R146, -R34, R230, 0x5b9c0773, 0x1d ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P2 LEA.HI R31, P4, -R139.reuse, R123.reuse, 0xd76a1bc6, 0x11 ;`
     LEA_0x0411 = 190,
-    /// `LEA` (opcode key 0x0411), e.g. `@P2 LEA.HI.X R237, ~R17, R134, 0x8ec79dca, 0x19, P0 ;`
+    /// `LEA` (opcode key 0x0411), e.g. `@!P0 LEA.HI.X R33, P3, R161, R167.reuse, 0x12288c14, 0xf, P4 ;`
     LEA_0x0411_2 = 191,
-    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P1 VABSDIFF RZ, P0, R193, R153, 0x89c41766 ;`
+    /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P1 VABSDIFF R65, P4, R242, R237, 0x975e20ce ;`
     VABSDIFF_0x0414 = 192,
-    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@!P2 VABSDIFF4.U8.ACC R216, P6, R39.reuse, R214.reuse, 0x1a0ff9fd ;`
+    /// `VABSDIFF4` (opcode key 0x0415), e.g. `@P6 VABSDIFF4 R73, P2, R98.reuse, R205, 0xfc8e7fb0 ;`
     VABSDIFF4_0x0415 = 193,
-    /// `PRMT` (opcode key 0x0416), e.g. `@!PT PRMT.RC16 R11, R213, R7.reuse, 0xf1248be9 ;`
+    /// `PRMT` (opcode key 0x0416), e.g. `@P3 PRMT.RC16 R237, R201.reuse, R173.reuse, 0xa6d874ae ;`
     PRMT_0x0416 = 194,
-    /// `SHF` (opcode key 0x0419), e.g. `@!P6 SHF.R.S32 R184, R57, R205, 0xbcdd403c ;`
+    /// `SHF` (opcode key 0x0419), e.g. `@!P3 SHF.R.U32.HI R224, R119.reuse, R132.reuse, 0x64e72eac ;`
     SHF_0x0419 = 195,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
     FADD_0x0421 = 196,
     /// `FFMA` (opcode key 0x0423), e.g. `FFMA R15, R12, R15, -0.16641564667224884033 ;`
     FFMA_0x0423 = 197,
-    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R24, RZ, RZ, 0x0 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R11, RZ, RZ, 0x0 ;`
     IMAD_0x0424 = 198,
-    /// `IMAD` (opcode key 0x0424), e.g. `@P6 IMAD.X R149, R62, R99, 0x62e85c79, P3 ;`
+    /// `IMAD` (opcode key 0x0424), e.g. `@!P5 IMAD.X R240, R162, R72, 0x1a398b41, P5 ;`
     IMAD_0x0424_2 = 199,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
     DADD_0x0429 = 200,
@@ -419,57 +419,57 @@ pub enum ClassId {
     DSETP_0x042a = 201,
     /// `DFMA` (opcode key 0x042b), e.g. `@P1 DFMA R6, R4, R6, +INF  ;`
     DFMA_0x042b = 202,
-    /// `HADD2` (opcode key 0x0430), e.g. `@!P3 HADD2 R27, |R227|.H0_H0, 0.1336669921875, -3.21484375 ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@P1 HADD2.FTZ.SAT R180, |R196|.H0_H0, -14672, 20.6875 ;`
     HADD2_0x0430 = 203,
-    /// `HADD2` (opcode key 0x0430), e.g. `@P6 HADD2.F32 R14, -R238, -0.00011539459228515625 ;`
+    /// `HADD2` (opcode key 0x0430), e.g. `@!P1 HADD2.F32.SAT R223, R174.H1_H1, -8.859375 ;`
     HADD2_0x0430_2 = 204,
-    /// `HFMA2` (opcode key 0x0431), e.g. ``
+    /// `HFMA2` (opcode key 0x0431), e.g. `@!P2 HFMA2.F32.RELU R107, -|R18|, -|R238|.F32, -9248, -0.01800537109375 ;`
     X_0x0431 = 205,
-    /// `HFMA2` (opcode key 0x0431), e.g. `@!P3 HFMA2.F32.FMZ.SAT R30, -|R185|.H1_H1, R213.INVALID6, -SNAN , 58.34375 ;`
+    /// `HFMA2` (opcode key 0x0431), e.g. `@P6 HFMA2.BF16_V2.INVALID3 R157, R171.H1_H1, R119.H0_H0, -3.65083372865730067631e+33, 1.55838093934698292052e+24 ;`
     X_0x0431_2 = 206,
-    /// `HSET2` (opcode key 0x0433), e.g. `@P3 HSET2.EQ.FTZ.OR R23, -R83.H1_H1, -0.493408203125, 0.0079193115234375, P3 ;`
+    /// `HSET2` (opcode key 0x0433), e.g. `@!P5 HSET2.NE.FTZ.AND R192, -R82.H1_H1, 57760, 7180, P2 ;`
     HSET2_0x0433 = 207,
     /// `HSETP2` (opcode key 0x0434), e.g. `HSETP2.GEU.AND P1, PT, |R0|.reuse.H0_H0, 8.523464202880859375e-06, 8.523464202880859375e-06, PT ;`
     HSETP2_0x0434 = 208,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@!P0 HFMA2.MMA.RELU R59, R79, -|R13|.reuse, -0.042327880859375, 8.609375, !P1 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@P2 HFMA2.MMA.RELU R225, -R54, -R118, -4536, 4.02734375, !P3 ;`
     HFMA2_0x0435 = 209,
-    /// `HFMA2` (opcode key 0x0435), e.g. `@P3 HFMA2.MMA.FTZ R254, -|R31|, R242, -0.00186443328857421875, -0.0001432895660400390625 ;`
+    /// `HFMA2` (opcode key 0x0435), e.g. `@!P1 HFMA2.MMA.FTZ.SAT R138, R108, R87, 0.84912109375, 3220 ;`
     HFMA2_0x0435_2 = 210,
-    /// `F2FP` (opcode key 0x043e), e.g. `@!PT F2FP.SATFINITE.???1.PACK_AB.RS.REG_RS.9b R121, R177, R170, 5.8332241259506645292e-09 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. `@P6 F2FP.RELU.???3.MERGE_C.RS.9b.LTN25 R96, R246, R182, 5.02997274640944542277e+29 ;`
     F2FP_0x043e = 211,
-    /// `F2FP` (opcode key 0x043e), e.g. `F2FP.RELU.INVALID3.MERGE_C R51, R226, -2.74766284607897265960e+37.H1 ;`
+    /// `F2FP` (opcode key 0x043e), e.g. ``
     X_0x043e = 212,
-    /// `F2IP` (opcode key 0x0443), e.g. `@P6 F2IP.U8.F32.NTZ R105, R137, R81, 6.56622960640000000000e+10 ;`
+    /// `F2IP` (opcode key 0x0443), e.g. `@P4 F2IP.INVALID3.F32.INVALID2.NTZ.RELU R107, R192, R215, -2.1986537532488862229e-24.H1 ;`
     F2IP_0x0443 = 213,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P4 BAR.SYNC R245, 0x8cc ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.SYNC R193, 0x6a9 ;`
     BAR_0x051d = 214,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P0 BAR.ARV R43, 0x4b3 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `BAR.ARV R7, 0x40 ;`
     BAR_0x051d_2 = 215,
-    /// `BAR` (opcode key 0x051d), e.g. `@!PT BAR.RED.AND R14, 0xde9, P2 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@!P0 BAR.RED.INVALID3 R54, 0xf22, P5 ;`
     BAR_0x051d_3 = 216,
-    /// `BAR` (opcode key 0x051d), e.g. `@!P3 BAR.SCAN R172, 0xbcf, PT ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.SCAN R226, 0xc3d, P0 ;`
     BAR_0x051d_4 = 217,
-    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.SYNC.DEFER_BLOCKING R50, 0x63 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.SYNC.DEFER_BLOCKING R7, 0x40 ;`
     BAR_0x051d_5 = 218,
-    /// `BAR` (opcode key 0x051d), e.g. `BAR.RED.OR.DEFER_BLOCKING R215, 0x791, !P1 ;`
+    /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.AND.DEFER_BLOCKING R218, 0xa3d, P1 ;`
     BAR_0x051d_6 = 219,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
     SHFL_0x0589 = 220,
-    /// `SUATOM` (opcode key 0x0593), e.g. `@!P4 SUATOM.D.1D_BUFFER.INVALID13.EL.SD64.STRONG.GPU.TRAP R131, [R253], R230, 0x12, 0x916 ;`
+    /// `SUATOM` (opcode key 0x0593), e.g. `@P6 SUATOM.D.INVALID6.OR.EU.S64.CONSTANT.SM.PRIVATE.TRAP R87, [R148], R86, 0x8, 0x35ba ;`
     SUATOM_0x0593 = 221,
-    /// `SUATOM` (opcode key 0x0595), e.g. `SUATOM.D.2D_ARRAY.CAS.INVALID7.INVALID5.CONSTANT.SM.TRAP R166, [R8], R92, 0x14, 0x2ded ;`
+    /// `SUATOM` (opcode key 0x0595), e.g. `@P5 SUATOM.D.2D.CAS.INVALID4.CONSTANT.VC.PRIVATE.INVALID3 R168, [R142], R117, 0x15, 0x1831 ;`
     SUATOM_0x0595 = 222,
-    /// `SURED` (opcode key 0x059f), e.g. `@P4 SURED.D.1D.OR.S64.CONSTANT.PRIVATE.IGN [R102], R87, 0x11, 0x1563 ;`
+    /// `SURED` (opcode key 0x059f), e.g. `@!P0 SURED.D.3D.MAX.LU.S64.CONSTANT.CTA.INVALID3 [R132], R171, 0xa, 0x38af ;`
     SURED_0x059f = 223,
-    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P3 VABSDIFF R168, P4, R28, R155, c[0x1b][0x414] ;`
+    /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P3 VABSDIFF R30, P0, R78, R115, c[0x7][0x636c] ;`
     VABSDIFF_0x0614 = 224,
-    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P6 VABSDIFF4.U8 R70, R228, R194.reuse, c[0x6][0x5c2c] ;`
+    /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P5 VABSDIFF4.U8.ACC R179, P0, R51, R253, c[0x7][-0x5f90] ;`
     VABSDIFF4_0x0615 = 225,
-    /// `PRMT` (opcode key 0x0616), e.g. `@!PT PRMT.RC8 R192, R14, R199, c[0x12][0x6da4] ;`
+    /// `PRMT` (opcode key 0x0616), e.g. `@!P3 PRMT.INVALID7 R84, R92, R167, c[0x1d][-0x492c] ;`
     PRMT_0x0616 = 226,
-    /// `SHF` (opcode key 0x0619), e.g. `@P0 SHF.L.W.U64.HI R239, R31, R195, c[0x1e][0x16a8] ;`
+    /// `SHF` (opcode key 0x0619), e.g. `@P2 SHF.R.U32 R61, R244, R143, c[0x6][0x2d4] ;`
     SHF_0x0619 = 227,
-    /// `FADD` (opcode key 0x0621), e.g. `@P2 FADD.RM R245, -R142, |c[0x5][-0x7d5c]| ;`
+    /// `FADD` (opcode key 0x0621), e.g. `@P1 FADD.FTZ.RP R123, R82, -c[0x10][0x4eec] ;`
     FADD_0x0621 = 228,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
     FFMA_0x0623 = 229,
@@ -479,77 +479,77 @@ pub enum ClassId {
     IMAD_0x0624_2 = 231,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
     IMAD_0x0625 = 232,
-    /// `IMAD` (opcode key 0x0625), e.g. `@!P6 IMAD.WIDE.U32.X R76, P0, R19, R188, ~c[0x13][0xccc], P4 ;`
+    /// `IMAD` (opcode key 0x0625), e.g. `@!P1 IMAD.WIDE.U32.X R17, P2, R180, R86, c[0x17][-0x4c48], P2 ;`
     IMAD_0x0625_2 = 233,
-    /// `IMAD` (opcode key 0x0627), e.g. `@!PT IMAD.HI R249, P4, R185.reuse, R228, -c[0x4][-0x5b4] ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@!P0 IMAD.HI R220, R94, R159, -c[0x1f][0x4220] ;`
     IMAD_0x0627 = 234,
-    /// `IMAD` (opcode key 0x0627), e.g. `@P2 IMAD.HI.U32.X R225, P4, R6, R178, c[0xe][0x24ac], P3 ;`
+    /// `IMAD` (opcode key 0x0627), e.g. `@P4 IMAD.HI.X R74, P0, R217, R241, ~c[0x11][-0x4e74], !P4 ;`
     IMAD_0x0627_2 = 235,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
     DADD_0x0629 = 236,
-    /// `DSETP` (opcode key 0x062a), e.g. `@!P5 DSETP.NUM.XOR P6, P1, |R114|, -c[0x3][0x4cb0], !P2 ;`
+    /// `DSETP` (opcode key 0x062a), e.g. `@P6 DSETP.LTU.INVALID3 P3, P2, R241, |c[0x1f][0x6e94]|, P0 ;`
     DSETP_0x062a = 237,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
     DFMA_0x062b = 238,
-    /// `CLMAD` (opcode key 0x062c), e.g. `@P1 CLMAD.LO R208, R188, R218, c[0x17][0x1e4c] ;`
+    /// `CLMAD` (opcode key 0x062c), e.g. `@!P1 CLMAD.LO R245, R185, R141, c[0xa][-0x385c] ;`
     CLMAD_0x062c = 239,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P2 HADD2.SAT R183, R114.F32, -c[0x1e] [0x7c18].F32 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@P2 HADD2.SAT R8, |R78|.F32, |c[0x1b] [0x65ec].F32| ;`
     HADD2_0x0630 = 240,
-    /// `HADD2` (opcode key 0x0630), e.g. `@!P6 HADD2.F32.FTZ R117, -R26.H1_H1, -c[0x0] [-0x5ae8].H1_H1 ;`
+    /// `HADD2` (opcode key 0x0630), e.g. `@P3 HADD2.F32.FTZ.SAT R39, R139.H0_H0, |c[0x15] [0x742c].H0_H0| ;`
     HADD2_0x0630_2 = 241,
-    /// `HFMA2` (opcode key 0x0631), e.g. `HFMA2.BF16_V2.FTZ.RELU R144, R199.H1_H1, R51.INVALID5, c[0x7] [0x5f34], !P6 ;`
-    X_0x0631 = 242,
     /// `HFMA2` (opcode key 0x0631), e.g. ``
+    X_0x0631 = 242,
+    /// `HFMA2` (opcode key 0x0631), e.g. `@!PT HFMA2.BF16_V2.FTZ R192, |R138|.H1_H1, -R105.reuse, -c[0x1e] [-0x478].F32 ;`
     X_0x0631_2 = 243,
-    /// `HSET2` (opcode key 0x0633), e.g. `@!P3 HSET2.LT.AND R45, R136.F32, |c[0x13] [-0x631c].F32|, !P3 ;`
+    /// `HSET2` (opcode key 0x0633), e.g. `@P5 HSET2.LTU.XOR R22, -|R236|.H1_H1, -|c[0x18] [-0x2790].H1_H1|, P4 ;`
     HSET2_0x0633 = 244,
-    /// `HSETP2` (opcode key 0x0634), e.g. `@P0 HSETP2.EQ.AND P3, P5, R35.H0_H0, -c[0x8] [-0xcbc].H0_H0, P4 ;`
+    /// `HSETP2` (opcode key 0x0634), e.g. `@P4 HSETP2.GT.H_AND.FTZ.XOR P0, P6, R179.H1_H1, -c[0x1a] [-0xae8].H1_H1, PT ;`
     HSETP2_0x0634 = 245,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@!P6 HFMA2.MMA.FMZ.RELU R230, R76, |R96|, |c[0x10][-0x7e70]|, !P0 ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P0 HFMA2.MMA.FTZ.RELU RZ, -R252, -R47, |c[0x14][-0x1ff0]|, P5 ;`
     HFMA2_0x0635 = 246,
-    /// `HFMA2` (opcode key 0x0635), e.g. `@!P6 HFMA2.MMA.FTZ R22, |R188|, R152, -|c[0xa][-0x4bec]| ;`
+    /// `HFMA2` (opcode key 0x0635), e.g. `@P1 HFMA2.MMA.INVALID3 R247, |R64|, -|R6|, -c[0xf][0x723c] ;`
     HFMA2_0x0635_2 = 247,
-    /// `F2FP` (opcode key 0x063e), e.g. `@!P1 F2FP.???1.PACK_AB.RS.LTN25 R85, R96, R127, c[0xa] [-0x53f4].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P2 F2FP.???1.MERGE_C.RS.REG_RS.9b R43, R192, R101, c[0x8] [0x5918] ;`
     F2FP_0x063e = 248,
-    /// `F2FP` (opcode key 0x063e), e.g. `@P0 F2FP.INVALID3.???0.RZ R32, R122, c[0x4] [0x2fc4].H1 ;`
+    /// `F2FP` (opcode key 0x063e), e.g. `@!P1 F2FP.SATFINITE.BF16.???0 R10, R181, c[0x17] [0xbb8] ;`
     X_0x063e = 249,
-    /// `F2IP` (opcode key 0x0643), e.g. `@P6 F2IP.INVALID3.F32.TRUNC.RELU R248, R175, R69, c[0x1d] [-0x4e54].H1 ;`
+    /// `F2IP` (opcode key 0x0643), e.g. `@!P2 F2IP.U8.F32.INVALID2.RELU R106, R211.reuse, R0, c[0x12] [-0x2e4] ;`
     F2IP_0x0643 = 250,
-    /// `SUATOM` (opcode key 0x0793), e.g. `@P4 SUATOM.D.2D_ARRAY.EXCH.INVALID7.F16x2.RN.MMIO.SYS.TRAP P6, R7, [R55], R242, 0x1f, 0x2, 0x40 ;`
+    /// `SUATOM` (opcode key 0x0793), e.g. `SUATOM.D.BA.1D_ARRAY.INVALID10.EU.SD32.CONSTANT.VC.PRIVATE.TRAP P2, R234, [R33], R188, 0x16, 0x0, 0x5e ;`
     SUATOM_0x0793 = 251,
-    /// `SUATOM` (opcode key 0x0795), e.g. `@!P0 SUATOM.D.1D_ARRAY.CAS.EL.INVALID7.CONSTANT.CTA P4, R149, [R189], R127, 0x3, 0x11, 0xb1 ;`
+    /// `SUATOM` (opcode key 0x0795), e.g. `@P2 SUATOM.D.BA.1D.CAS.INVALID7.INVALID6.CONSTANT.SM.PRIVATE.TRAP P4, R188, [R70], R112, 0x13, 0x3a, 0xf5 ;`
     SUATOM_0x0795 = 252,
-    /// `SULD` (opcode key 0x0797), e.g. `@!P0 SULD.P.1D_ARRAY.STRONG.GPU.PRIVATE.R.IGN P4, R122, [R142], 0x13, 0x2d, 0x7 ;`
+    /// `SULD` (opcode key 0x0797), e.g. `@!P4 SULD.P.1D.EF.CONSTANT.SM.INVALID5 R83, [R60], 0x1a, 0x3a, 0xe3 ;`
     SULD_0x0797 = 253,
-    /// `SULD` (opcode key 0x0799), e.g. `@!P1 SULD.D.BA.2D_ARRAY.INVALID7.U8.STRONG.SM P1, R138, [R210], 0x9, 0x4, 0x8d ;`
+    /// `SULD` (opcode key 0x0799), e.g. `@!P2 SULD.D.3D.EF.S8.STRONG.SYS.TRAP P1, R32, [R63], 0x18, 0x3c, 0xde ;`
     SULD_0x0799 = 254,
-    /// `SUST` (opcode key 0x079b), e.g. `@!P3 SUST.P.1D_BUFFER.EU.STRONG.SM.PRIVATE.INVALID13.INVALID3 [R26], R122, 0xb, 0x2e, 0x3c ;`
+    /// `SUST` (opcode key 0x079b), e.g. `@P1 SUST.P.2D.NA.CONSTANT.SM.PRIVATE.INVALID13 [R197], R248, 0x9, 0x9, 0xd0 ;`
     SUST_0x079b = 255,
-    /// `SUST` (opcode key 0x079d), e.g. `@P4 SUST.D.BA.2D.EU.S16.CONSTANT.CTA [R76], R247, 0x3, 0x2b, 0x66 ;`
+    /// `SUST` (opcode key 0x079d), e.g. `@!P2 SUST.D.1D_ARRAY.U8 [R210], R13, 0x13, 0x2, 0x95 ;`
     SUST_0x079d = 256,
-    /// `SURED` (opcode key 0x079f), e.g. `@!P3 SURED.D.1D_ARRAY.OR.INVALID7.U64.CONSTANT.CTA.TRAP [R30], R29, 0x7, 0x19, 0xa3 ;`
+    /// `SURED` (opcode key 0x079f), e.g. `@!P5 SURED.D.BA.INVALID7.MIN.CONSTANT.VC.INVALID3 [R103], R48, 0x5, 0x38, 0x4d ;`
     SURED_0x079f = 257,
-    /// `SUQUERY` (opcode key 0x07b3), e.g. `@!P1 SUQUERY.BA.INVALID7 P4, R5, [R213], COMP_STATUS, 0x19, 0x30, 0x15 ;`
+    /// `SUQUERY` (opcode key 0x07b3), e.g. `@P6 SUQUERY.1D_BUFFER P3, R208, [R125], ???1, 0xe, 0x30, 0x6 ;`
     SUQUERY_0x07b3 = 258,
-    /// `PMTRIG` (opcode key 0x0801), e.g. `@P2 PMTRIG P1, 0x238 ;`
+    /// `PMTRIG` (opcode key 0x0801), e.g. `@!P3 PMTRIG P5, 0xbef8 ;`
     PMTRIG_0x0801 = 259,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
     MOV_0x0802 = 260,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
     P2R_0x0803 = 261,
-    /// `R2P` (opcode key 0x0804), e.g. `@!P0 R2P PR, R61.B1, 0x7ba24b3d ;`
+    /// `R2P` (opcode key 0x0804), e.g. `@!P6 R2P PR, R248.reuse.B3, 0xb7724438 ;`
     R2P_0x0804 = 262,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
     CS2R_0x0805 = 263,
-    /// `VOTE` (opcode key 0x0806), e.g. `VOTE.ANY R0, PT, !P0 ;`
+    /// `VOTE` (opcode key 0x0806), e.g. `VOTE.EQ P0, P1 ;`
     VOTE_0x0806 = 264,
-    /// `SEL` (opcode key 0x0807), e.g. `SEL R7, RZ, 0x200, P3 ;`
+    /// `SEL` (opcode key 0x0807), e.g. `SEL R10, RZ, 0x1, P1 ;`
     SEL_0x0807 = 265,
     /// `FSEL` (opcode key 0x0808), e.g. `FSEL R11, R11, 6.7498600401449948549e-05, P0 ;`
     FSEL_0x0808 = 266,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
     FMNMX_0x0809 = 267,
-    /// `FSET` (opcode key 0x080a), e.g. `@P4 FSET.BF.NE.INVALID3 R212, -|R56|, -56200.78515625, !P4 ;`
+    /// `FSET` (opcode key 0x080a), e.g. `@!P6 FSET.BF.LEU.FTZ.OR R143, |R151|, 3.90127444457160704000e+17, !P5 ;`
     FSET_0x080a = 268,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
     FSETP_0x080b = 269,
@@ -557,7 +557,7 @@ pub enum ClassId {
     ISETP_0x080c = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
     ISETP_0x080c_2 = 271,
-    /// `CSMTEST` (opcode key 0x080d), e.g. `@!P2 CSMTEST.RA.FCSM_TA.INVALID3 PT, P3, 0xeb57a30, !P0;`
+    /// `CSMTEST` (opcode key 0x080d), e.g. `@P6 CSMTEST.A.FCSM_TA.AND P0, P1, 0x66f6d67, P2 ;`
     CSMTEST_0x080d = 272,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
     IADD3_0x0810 = 273,
@@ -565,23 +565,23 @@ pub enum ClassId {
     IADD3_0x0810_2 = 274,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
     LEA_0x0811 = 275,
-    /// `LEA` (opcode key 0x0811), e.g. `@P2 LEA.X R40, P4, R191.reuse, 0x603b71d9, 0x1a, PT ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P3 LEA.X R249, P3, ~R103, 0xe9246b17, 0x12, PT ;`
     LEA_0x0811_2 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
     LEA_0x0811_3 = 277,
-    /// `LEA` (opcode key 0x0811), e.g. `LEA.HI.SX32 R178, R182, 0x304f0e72, 0xd ;`
+    /// `LEA` (opcode key 0x0811), e.g. `LEA.HI.SX32 R7, R17, 0x1, 0x1a ;`
     LEA_0x0811_4 = 278,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P0 LEA.HI.X R169, P3, ~R222.reuse, 0x996bc0fa, R70.reuse, 0x1d, !P3 ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!P1 LEA.HI.X R166, R155, 0xb311d17, R79, 0xe, !PT ;`
     LEA_0x0811_5 = 279,
-    /// `LEA` (opcode key 0x0811), e.g. `@!P4 LEA.HI.X.SX32 R15, P2, ~R234, 0xd43de766, 0x18, PT ;`
+    /// `LEA` (opcode key 0x0811), e.g. `@!PT LEA.HI.X.SX32 R210, R155, 0x7f72249b, 0x2, P4 ;`
     LEA_0x0811_6 = 280,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
     LOP3_0x0812 = 281,
-    /// `IABS` (opcode key 0x0813), e.g. `@!P6 IABS R176, -0x6b372a2e ;`
+    /// `IABS` (opcode key 0x0813), e.g. `@P4 IABS R163, -0x208a6017 ;`
     IABS_0x0813 = 282,
-    /// `VABSDIFF` (opcode key 0x0814), e.g. `VABSDIFF R52, P6, R170, 0x507dfab3, R116.reuse ;`
+    /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P5 VABSDIFF R83, R203.reuse, 0x20b837fe, R88 ;`
     VABSDIFF_0x0814 = 283,
-    /// `VABSDIFF4` (opcode key 0x0815), e.g. `VABSDIFF4.ACC R128, P3, R36, 0x7fb2d4bf, R83 ;`
+    /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P5 VABSDIFF4.ACC R60, P4, R71, 0x14a6d992, R11 ;`
     VABSDIFF4_0x0815 = 284,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
     PRMT_0x0816 = 285,
@@ -591,15 +591,15 @@ pub enum ClassId {
     SHF_0x0819 = 287,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
     SGXT_0x081a = 288,
-    /// `BMSK` (opcode key 0x081b), e.g. `@!P4 BMSK.W R14, R95, 0xc20434c8 ;`
+    /// `BMSK` (opcode key 0x081b), e.g. `@P3 BMSK R28, R33, 0x9e435cc7 ;`
     BMSK_0x081b = 289,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
     PLOP3_0x081c = 290,
-    /// `PLOP3` (opcode key 0x081c), e.g. `@!PT PLOP3.LUT P0, P3, !P1, !PT, UP4, 0x3b, 0xad ;`
+    /// `PLOP3` (opcode key 0x081c), e.g. `@P4 PLOP3.LUT PT, P3, !P4, P6, !UP2, 0x14, 0x3f ;`
     PLOP3_0x081c_2 = 291,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
     FMUL_0x0820 = 292,
-    /// `FSWZADD` (opcode key 0x0822), e.g. `FSWZADD.FTZ.RP R201, R91, R65, PNZPPPNP ;`
+    /// `FSWZADD` (opcode key 0x0822), e.g. `FSWZADD.FTZ R251, R124, R46, PPPNNPPN ;`
     FSWZADD_0x0822 = 293,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
     FFMA_0x0823 = 294,
@@ -613,195 +613,195 @@ pub enum ClassId {
     IMAD_0x0825_2 = 298,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
     IMAD_0x0827 = 299,
-    /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI.U32.X R171, P0, R92, 0x6d964186, R67, !P4 ;`
+    /// `IMAD` (opcode key 0x0827), e.g. `@!P0 IMAD.HI.X R6, R118, 0x4e2993b4, ~R123, P5 ;`
     IMAD_0x0827_2 = 300,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
     DMUL_0x0828 = 301,
     /// `DFMA` (opcode key 0x082b), e.g. `@!P1 DFMA R2, R2, 2, -R16 ;`
     DFMA_0x082b = 302,
-    /// `HFMA2` (opcode key 0x0831), e.g. ``
+    /// `HFMA2` (opcode key 0x0831), e.g. `@!P3 HFMA2.BF16_V2.INVALID3.RELU R0, -R123.reuse.H1_H1, -2.01461118111151311987e+36, 2.3716922523120409494e-19, -R42.H0_H0, P6 ;`
     X_0x0831 = 303,
     /// `HFMA2` (opcode key 0x0831), e.g. `HFMA2.BF16_V2 R5, R0.reuse.H0_H0, 1, 1, R0.H1_H1 ;`
     X_0x0831_2 = 304,
-    /// `HMUL2` (opcode key 0x0832), e.g. `@!P6 HMUL2.F32.SAT R179, R44.H0_H0, 0.00926971435546875, 0.000111103057861328125 ;`
+    /// `HMUL2` (opcode key 0x0832), e.g. `@P6 HMUL2.F32.FTZ.SAT R130, |R93|.F32, -3.2007694244384765625e-05, 0.0052947998046875 ;`
     HMUL2_0x0832 = 305,
     /// `HFMA2` (opcode key 0x0835), e.g. `@P1 HFMA2.MMA.RELU R117, R23.reuse, 0.00055217742919921875, -7.359375, -|R215| ;`
     HFMA2_0x0835 = 306,
-    /// `HFMA2` (opcode key 0x0835), e.g. `@!P4 HFMA2.MMA.INVALID3.SAT R199, -R39, -3.494140625, 0.045806884765625, |R46| ;`
+    /// `HFMA2` (opcode key 0x0835), e.g. `@!PT HFMA2.MMA R52, |R27|, -0.10235595703125, 24.15625, R139 ;`
     HFMA2_0x0835_2 = 307,
-    /// `I2I` (opcode key 0x0838), e.g. `@!P6 I2I.U8.S32.SAT R149, 0x5ad63bcd ;`
+    /// `I2I` (opcode key 0x0838), e.g. `@P0 I2I.U16.S32.SAT R91, -0x2e6728bf ;`
     I2I_0x0838 = 308,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P4 I2IP.S2.S32.SATRELU R131, R173.reuse, -0x2a4956bc, R94.???0 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.S2.S32 R208, R139, 0x6101d216, R91.28 ;`
     I2IP_0x0839 = 309,
-    /// `I2IP` (opcode key 0x0839), e.g. `@!PT I2IP.U4.S32.SAT R254, R208, -0x65d5023b, R183.???1 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U4.S32.SAT R96, R68, 0x199d66e3, R151.???0 ;`
     I2IP_0x0839_2 = 310,
-    /// `I2IP` (opcode key 0x0839), e.g. `@P5 I2IP.S8.S32.INVALID3 R237, R198.reuse, 0x6ae5f364, R250.reuse.???3 ;`
+    /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U16.S32.SATRELU R17, R109, -0x513dc5cc, R16 ;`
     I2IP_0x0839_3 = 311,
     /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
     X_0x083b = 312,
-    /// `F2FP` (opcode key 0x083e), e.g. `@P5 F2FP.???3.MERGE_C.RS.10b R180, R34, 9.95895649134182400000e+15, R11.H1 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@P5 F2FP.RELU.???1.PACK_AB.RS.REG_RS.7b R135, R103, 3.52978098820325521277e+31, R32.H1 ;`
     F2FP_0x083e = 313,
     /// `F2FP` (opcode key 0x083e), e.g. `@P5 F2FP.PACK_AB.RZ R166, R71, -2.3719492148188692227e-08 ;`
     X_0x083e = 314,
-    /// `F2FP` (opcode key 0x083e), e.g. `F2FP.SATFINITE.RELU.BF16.MERGE_C R141, -2.38774107495584423239e+29, R248 ;`
+    /// `F2FP` (opcode key 0x083e), e.g. `@!P4 F2FP.SATFINITE.RELU.BF16.MERGE_C R13, 4.11161234243986920995e+33, R126.H1 ;`
     X_0x083e_2 = 315,
-    /// `HMNMX2` (opcode key 0x0840), e.g. `@P6 HMNMX2.NAN R102, -|R91|.F32, -0.8583984375, 403.75, P5 ;`
+    /// `HMNMX2` (opcode key 0x0840), e.g. `@!P5 HMNMX2.F32.FTZ.NAN R173, R91.H0_H0, -13320, 0.044464111328125, P1 ;`
     X_0x0840 = 316,
-    /// `F2IP` (opcode key 0x0843), e.g. `@P2 F2IP.S8.F32.TRUNC.NTZ.RELU R88, R110, 1.183135705428101439e-14, R185.H1 ;`
+    /// `F2IP` (opcode key 0x0843), e.g. `@P0 F2IP.U8.F32.RELU R192, R226.reuse, -1.21786054213632000000e+14, R83 ;`
     F2IP_0x0843 = 317,
-    /// `I2FP` (opcode key 0x0845), e.g. `@P2 I2FP.???7.U32.INVALID1 R73, 0xe967fa6b ;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@!P2 I2FP.???3.U32 R148, 0xae4da484 ;`
     I2FP_0x0845 = 318,
-    /// `I2FP` (opcode key 0x0845), e.g. `@!PT I2FP.???0.S32.INVALID2 R166, -0x136970df;`
+    /// `I2FP` (opcode key 0x0845), e.g. `@P5 I2FP.???4.S32.RZ R149, -0x3b5e9601 ;`
     I2FP_0x0845_2 = 319,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
     UMOV_0x0882 = 320,
-    /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR4, UPT, PT ;`
+    /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR8, UPT, PT ;`
     VOTEU_0x0886 = 321,
-    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP2 UPLOP3.LUT UP1, UP3, !UP3, UP1, !UP6, 0x12, 0xf ;`
+    /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP1 UPLOP3.LUT UP5, UP5, UP1, !UP3, UP2, 0x5c, 0x6b ;`
     UPLOP3_0x089c = 322,
-    /// `FLO` (opcode key 0x0900), e.g. `@P0 FLO.SH R89, P2, 0xfd76b509 ;`
+    /// `FLO` (opcode key 0x0900), e.g. `@P2 FLO.U32.SH R251, P4, 0xcd90b9f4 ;`
     FLO_0x0900 = 323,
-    /// `BREV` (opcode key 0x0901), e.g. `BREV R79, 0xe7793961 ;`
+    /// `BREV` (opcode key 0x0901), e.g. `@P2 BREV R23, 0xfe593123 ;`
     BREV_0x0901 = 324,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
     FCHK_0x0902 = 325,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P3 F2I.FTZ.???6.F16.FLOOR R77, 3.017578125 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@P5 F2I.FTZ.U8.F16.CEIL R244, 4564 ;`
     F2I_0x0905 = 326,
-    /// `F2I` (opcode key 0x0905), e.g. `@!P6 F2I.FTZ.???7.FLOOR R20, 0.0052097160369157791138 ;`
+    /// `F2I` (opcode key 0x0905), e.g. `@!P0 F2I.FTZ.???6.CEIL R230, 0.018698930740356445312 ;`
     F2I_0x0905_2 = 327,
-    /// `I2F` (opcode key 0x0906), e.g. `@!P3 I2F.???0.U32 R213, 0x97159fc5 ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P2 I2F.???3.U32.RP R17, 0x2ef95ca6 ;`
     I2F_0x0906 = 328,
-    /// `I2F` (opcode key 0x0906), e.g. `@P4 I2F.F16 R254, 0x632130aa ;`
+    /// `I2F` (opcode key 0x0906), e.g. `@!P3 I2F.???0.RP R249, -0x47d2b22d ;`
     I2F_0x0906_2 = 329,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P0 FRND.FTZ.F16.FLOOR R83, -52.28125 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `@!P5 FRND.F16.CEIL R84, 10456 ;`
     FRND_0x0907 = 330,
-    /// `FRND` (opcode key 0x0907), e.g. `@!P6 FRND.FLOOR R222, -6.0097999931778540313e-29 ;`
+    /// `FRND` (opcode key 0x0907), e.g. `FRND.FTZ.CEIL R166, -5.1423698632646619444e-11 ;`
     FRND_0x0907_2 = 331,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
     MUFU_0x0908 = 332,
-    /// `MUFU` (opcode key 0x0908), e.g. `@P5 MUFU.SIN.F16 R68, 0.00714111328125 ;`
+    /// `MUFU` (opcode key 0x0908), e.g. `@!P0 MUFU.INVALID10.F16 R81, -133.375 ;`
     MUFU_0x0908_2 = 333,
-    /// `POPC` (opcode key 0x0909), e.g. `@P6 POPC R200, 0x8e7310f1 ;`
+    /// `POPC` (opcode key 0x0909), e.g. `@!P2 POPC R174, 0x73cf925e ;`
     POPC_0x0909 = 334,
-    /// `F2F` (opcode key 0x0910), e.g. `@!P2 F2F.FTZ.F64.F16.RP R247, -45024 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.FTZ.F64.F16 R179, -4008 ;`
     F2F_0x0910 = 335,
-    /// `F2F` (opcode key 0x0910), e.g. `@P2 F2F.F64.F32.RZ R91, 46.102336883544921875 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@P1 F2F.F64.F32 R38, 1.523254317595359935e-24 ;`
     F2F_0x0910_2 = 336,
-    /// `F2F` (opcode key 0x0910), e.g. `@P5 F2F.FTZ.F32.F64.RM R68, 2.946562213062516887e-126 ;`
+    /// `F2F` (opcode key 0x0910), e.g. `@!P0 F2F.FTZ.F32.F64.RM R150, -3.2018109716267657651e-21 ;`
     F2F_0x0910_3 = 337,
-    /// `F2I` (opcode key 0x0911), e.g. `@P4 F2I.S64.F16.NTZ R38, 0.0004069805145263671875 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P2 F2I.FTZ.U64.F16.CEIL R31, -0.1962890625 ;`
     F2I_0x0911 = 338,
-    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.U64.TRUNC R63, -3.7108243704364013565e-32 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `F2I.S64.CEIL R48, -0.0055548772215843200684 ;`
     F2I_0x0911_2 = 339,
-    /// `F2I` (opcode key 0x0911), e.g. `@!PT F2I.FTZ.S64.F64.TRUNC R237, -9.9994101189442212167e-255 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@P6 F2I.FTZ.U64.F64.TRUNC R10, -8.76257281745868676042e+227 ;`
     F2I_0x0911_3 = 340,
-    /// `F2I` (opcode key 0x0911), e.g. `F2I.U8.F64 R123, -1.92220958100542644106e+116 ;`
+    /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.U32.F64.TRUNC.NTZ R188, 3.4166468283402031817e-222 ;`
     F2I_0x0911_4 = 341,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P2 I2F.F64.U32.RZ R19, 0x77c99eb8 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P6 I2F.F64.U32.RP R201, 0x2161fd5a ;`
     I2F_0x0912 = 342,
     /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F64.RZ R82, 0x35720347 ;`
     I2F_0x0912_2 = 343,
-    /// `I2F` (opcode key 0x0912), e.g. `@P4 I2F.F64.U64.RM R106, 0xbdb6b20c ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P6 I2F.F64.U64.RZ R210, 0x1a13a33a ;`
     I2F_0x0912_3 = 344,
-    /// `I2F` (opcode key 0x0912), e.g. `@P0 I2F.F64.S64 R163, -0x2a5995ad ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F64.S64.RZ R179, 0x7d070bb1 ;`
     I2F_0x0912_4 = 345,
-    /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.U64.RZ R222, 0x60c0bd55 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@!P3 I2F.F16.U64.RM R129, 0xbd183e3d ;`
     I2F_0x0912_5 = 346,
-    /// `I2F` (opcode key 0x0912), e.g. `@!P3 I2F.F16.S64.RZ R54, 0x2c58a796 ;`
+    /// `I2F` (opcode key 0x0912), e.g. `@P2 I2F.F16.S64.RP R168, -0x6d7020f5 ;`
     I2F_0x0912_6 = 347,
-    /// `FRND` (opcode key 0x0913), e.g. `@P1 FRND.FTZ.???14.FLOOR R198, -3.1054718178743388791e-158 ;`
+    /// `FRND` (opcode key 0x0913), e.g. `@P5 FRND.???6.FLOOR R201, -7.08918040666946252005e+46 ;`
     FRND_0x0913 = 348,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
     NOP_0x0918 = 349,
     /// `S2R` (opcode key 0x0919), e.g. `S2R R5, SR_LANEID ;`
     S2R_0x0919 = 350,
-    /// `DEPBAR` (opcode key 0x091a), e.g. `@!PT DEPBAR {2} ;`
+    /// `DEPBAR` (opcode key 0x091a), e.g. `@P6 DEPBAR {3,1,0} ;`
     DEPBAR_0x091a = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
     DEPBAR_0x091a_2 = 352,
-    /// `BAR` (opcode key 0x091d), e.g. `BAR.SYNC 0x2, R209 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SYNC 0xa, R197 ;`
     BAR_0x091d = 353,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P6 BAR.ARV 0x0, R167 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P0 BAR.ARV 0xe, R76 ;`
     BAR_0x091d_2 = 354,
-    /// `BAR` (opcode key 0x091d), e.g. `@P1 BAR.RED.AND 0x8, R163, !P6 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.RED.POPC 0xd, R108, !P2 ;`
     BAR_0x091d_3 = 355,
-    /// `BAR` (opcode key 0x091d), e.g. `@P6 BAR.SCAN 0xb, R29, P1 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.SCAN 0x1, R139, P0 ;`
     BAR_0x091d_4 = 356,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P5 BAR.SYNC.DEFER_BLOCKING 0x7, R188 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SYNC.DEFER_BLOCKING 0x3, R218 ;`
     BAR_0x091d_5 = 357,
-    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.OR.DEFER_BLOCKING 0x2, R166, P0 ;`
+    /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.OR.DEFER_BLOCKING 0x2, R70, PT ;`
     BAR_0x091d_6 = 358,
-    /// `AL2P` (opcode key 0x0920), e.g. `@!P2 AL2P.64 R95, 0x326 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!P6 AL2P R182, 0x39f ;`
     AL2P_0x0920 = 359,
-    /// `AL2P` (opcode key 0x0920), e.g. `@P2 AL2P.64 R106, R178, 0x2a2 ;`
+    /// `AL2P` (opcode key 0x0920), e.g. `@!PT AL2P.O R130, R146, -0x279 ;`
     AL2P_0x0920_2 = 360,
-    /// `ISBERD` (opcode key 0x0923), e.g. `ISBERD.O.ATTR.U16 R141, [R94+0xce30] ;`
+    /// `ISBERD` (opcode key 0x0923), e.g. `@P1 ISBERD.O.INVALID3 R203, [R66+0x3d89] ;`
     ISBERD_0x0923 = 361,
     /// `OUT` (opcode key 0x0924), e.g. `@P0 OUT.???0 R6, R169, -0x51783e56 ;`
     OUT_0x0924 = 362,
-    /// `PIXLD` (opcode key 0x0925), e.g. `@!P2 PIXLD.CENTROID_OFFSET R15, P2 ;`
+    /// `PIXLD` (opcode key 0x0925), e.g. `PIXLD.???5 R199, P2 ;`
     PIXLD_0x0925 = 363,
-    /// `IPA` (opcode key 0x0926), e.g. `@!P2 IPA.CONSTANT.???1 R42, P6, a[0x214], 0x9830c078 ;`
+    /// `IPA` (opcode key 0x0926), e.g. `@!PT IPA.STATE.OFFSET R250, a[0x360], 0x65f26f32 ;`
     IPA_0x0926 = 364,
-    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P2 ISBEWR.???0.ATTR.SKEW.INVALID3 [R182+0xc], R183 ;`
+    /// `ISBEWR` (opcode key 0x0927), e.g. `@!P6 ISBEWR.O.INVALID1.SKEW.INVALID3 [R250+0xfee9], R97 ;`
     ISBEWR_0x0927 = 365,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
     BSYNC_0x0941 = 366,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
     BREAK_0x0942 = 367,
-    /// `CALL` (opcode key 0x0943), e.g. `@!P5 CALL.ABS !P5, 0x14ed08703b110 ;`
+    /// `CALL` (opcode key 0x0943), e.g. `@!P0 CALL.ABS.NOINC !P4, 0xdc34b79ba4 ;`
     CALL_0x0943 = 368,
-    /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcca10 ;`
+    /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcfdd0 ;`
     CALL_0x0944 = 369,
-    /// `BSSY` (opcode key 0x0945), e.g. `BSSY B0, 0xc0030 ;`
+    /// `BSSY` (opcode key 0x0945), e.g. `BSSY B0, 0xc1590 ;`
     BSSY_0x0945 = 370,
     /// `YIELD` (opcode key 0x0946), e.g. `YIELD ;`
     YIELD_0x0946 = 371,
-    /// `BRA` (opcode key 0x0947), e.g. `BRA 0xbaa90;`
+    /// `BRA` (opcode key 0x0947), e.g. `BRA 0xbb410;`
     BRA_0x0947 = 372,
-    /// `WARPSYNC` (opcode key 0x0948), e.g. `WARPSYNC 0xffff ;`
+    /// `WARPSYNC` (opcode key 0x0948), e.g. `WARPSYNC 0xffffffff ;`
     WARPSYNC_0x0948 = 373,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
     BRX_0x0949 = 374,
-    /// `JMP` (opcode key 0x094a), e.g. `@!P5 JMP.DEC.U !PT, 0x95e96d8af4c ;`
+    /// `JMP` (opcode key 0x094a), e.g. `@P6 JMP.CONV 0x1c3a386e723c8 ;`
     JMP_0x094a = 375,
     /// `JMX` (opcode key 0x094c), e.g. `@!P0 JMX.INVALID3 !P2, R212 0x1c3898932f204 ;`
     JMX_0x094c = 376,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
     EXIT_0x094d = 377,
-    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@!PT __HIR0X1E0;`
+    /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P5 __HIR0X1E0;`
     HIR0X1E0_0x094f = 378,
-    /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xc8c90 ;`
+    /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xcc260 ;`
     RET_0x0950 = 379,
-    /// `RET` (opcode key 0x0950), e.g. `@P5 RET.ABS !P4, R47 -0xe7b8b75638b4 ;`
+    /// `RET` (opcode key 0x0950), e.g. `@!PT RET.ABS.NODEC !PT, R94 -0xbdf349eeca30 ;`
     RET_0x0950_2 = 380,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
     X_0x0951 = 381,
-    /// `RPCMOV` (opcode key 0x0952), e.g. `@!PT RPCMOV.32 Rpc.LO, 0x55cc3af8 ;`
+    /// `RPCMOV` (opcode key 0x0952), e.g. `@P4 RPCMOV.32 Rpc.LO, 0x47cbf541 ;`
     RPCMOV_0x0952 = 382,
-    /// `RPCMOV` (opcode key 0x0954), e.g. `@P0 RPCMOV.64 Rpc, 0x162937b8b2f60 ;`
+    /// `RPCMOV` (opcode key 0x0954), e.g. `@P0 RPCMOV.64 Rpc, 0x1fa4a0541936c ;`
     RPCMOV_0x0954 = 383,
-    /// `BMOV` (opcode key 0x0956), e.g. `@!P3 BMOV.32.PQUAD B1, 0xe7b63d1c ;`
+    /// `BMOV` (opcode key 0x0956), e.g. `@P2 BMOV.32 B9, 0x8d648bc2;`
     BMOV_0x0956 = 384,
-    /// `BMOV` (opcode key 0x0957), e.g. `@!PT BMOV.64 ATEXIT_PC, 0x95249f9c9f50 ;`
+    /// `BMOV` (opcode key 0x0957), e.g. `@P0 BMOV.64 ATEXIT_PC, 0xcc72cb4e6de4 ;`
     BMOV_0x0957 = 385,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
     X_0x095a = 386,
-    /// `KILL` (opcode key 0x095b), e.g. `@P3 KILL !P1 ;`
+    /// `KILL` (opcode key 0x095b), e.g. `@P4 KILL P2 ;`
     KILL_0x095b = 387,
-    /// `BPT` (opcode key 0x095c), e.g. `BPT.PAUSE 0x6;`
+    /// `BPT` (opcode key 0x095c), e.g. `@P4 BPT.PAUSE 0x6 ;`
     BPT_0x095c = 388,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
     BPT_0x095c_2 = 389,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
     NANOSLEEP_0x095d = 390,
-    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P0 NANOSLEEP.CLEAR !P0 ;`
+    /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P1 NANOSLEEP.CLEAR !PT ;`
     NANOSLEEP_0x095d_2 = 391,
-    /// `LD` (opcode key 0x0980), e.g. `@!P4 LD.E.LTC256B.U16.CONSTANT.GPU R200, [0x5a99ad2e], !P0 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P2 LD.E.EU.128.CONSTANT R13, [0x3236f04f], !P0 ;`
     LD_0x0980 = 392,
-    /// `LD` (opcode key 0x0980), e.g. `@!P1 LD.E.INVALID6.LTC128B.CONSTANT.PRIVATE R102, [R170+0x407629de], !P4 ;`
+    /// `LD` (opcode key 0x0980), e.g. `@P6 LD.NA.STRONG.SYS R209, [R243+-0x395a5f53], !P4 ;`
     LD_0x0980_2 = 393,
-    /// `LDL` (opcode key 0x0983), e.g. `@P4 LDL.INVALID7.S16 R189, [0xd86970] ;`
+    /// `LDL` (opcode key 0x0983), e.g. `@P0 LDL.128 R48, [0xd54fa] ;`
     LDL_0x0983 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
     LDL_0x0983_2 = 395,
@@ -811,53 +811,53 @@ pub enum ClassId {
     LDS_0x0984_2 = 397,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
     SHFL_0x0989 = 398,
-    /// `RED` (opcode key 0x098e), e.g. `@!P2 RED.E.DEC.INVALID6.INVALID11.CONSTANT.SM.PRIVATE [0x8c4c71], R74 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@P2 RED.OR.NA.INVALID14 [0x71e561], R194 ;`
     RED_0x098e = 399,
-    /// `RED` (opcode key 0x098e), e.g. `@!P1 RED.MAX.LU.INVALID14.STRONG.SM [R62+0x39b18d], R95 ;`
+    /// `RED` (opcode key 0x098e), e.g. `@P4 RED.E.XOR.NA.INVALID9.MMIO.SYS [R155+0x6668fc], R76 ;`
     RED_0x098e_2 = 400,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
     CCTL_0x098f = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
     CCTL_0x098f_2 = 402,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@!P5 CCTLL.WB [0xf0d5e5] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `CCTLL.IV [0x98d8c] ;`
     CCTLL_0x0990 = 403,
-    /// `CCTLL` (opcode key 0x0990), e.g. `@P1 CCTLL.IV [R84+-0x1e7e96] ;`
+    /// `CCTLL` (opcode key 0x0990), e.g. `@P6 CCTLL.PF2 [R24+0x223cea] ;`
     CCTLL_0x0990_2 = 404,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
     MEMBAR_0x0992 = 405,
-    /// `SULD` (opcode key 0x0998), e.g. `@P2 SULD.P.1D_ARRAY.INVALID6.CONSTANT.SM.INVALID0 P5, R103, [R3], R49 ;`
+    /// `SULD` (opcode key 0x0998), e.g. `@!P6 SULD.P.1D.LU.STRONG.GPU.INVALID2.IGN P5, R121, [R170], R65 ;`
     SULD_0x0998 = 406,
-    /// `SULD` (opcode key 0x099a), e.g. `@P0 SULD.D.BA.1D_BUFFER.EU.128.CONSTANT.IGN P0, R129, [R102], R95 ;`
+    /// `SULD` (opcode key 0x099a), e.g. `@!P4 SULD.D.BA.INVALID7.U16.CONSTANT.GPU.IGN P4, R43, [R150], R13 ;`
     SULD_0x099a = 407,
-    /// `SUST` (opcode key 0x099c), e.g. `@P6 SUST.P.2D_ARRAY.EU.MMIO.GPU.INVALID12.TRAP [R185], R47, R152 ;`
+    /// `SUST` (opcode key 0x099c), e.g. `@!P6 SUST.P.2D_ARRAY.NA.INVALID7.TRAP [R143], R8, R187 ;`
     SUST_0x099c = 408,
-    /// `SUST` (opcode key 0x099e), e.g. `@!PT SUST.D.BA.2D_ARRAY.LU.CONSTANT.SM.PRIVATE.TRAP [R130], R109, R130 ;`
+    /// `SUST` (opcode key 0x099e), e.g. `SUST.D.3D.LU.U8.STRONG.SYS.INVALID3 [R254], R79, R44 ;`
     SUST_0x099e = 409,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
     ERRBAR_0x09ab = 410,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
     LDGDEPBAR_0x09af = 411,
-    /// `SUQUERY` (opcode key 0x09b3), e.g. `@P2 SUQUERY.1D P6, R184, [R106], ???1, R136 ;`
+    /// `SUQUERY` (opcode key 0x09b3), e.g. `@P0 SUQUERY.BA.2D_ARRAY P0, R179, [R166], ???1, R42 ;`
     SUQUERY_0x09b3 = 412,
-    /// `S2UR` (opcode key 0x09c3), e.g. `@!UPT S2UR UR33, SR183 ;`
+    /// `S2UR` (opcode key 0x09c3), e.g. `@!UP1 S2UR UR60, SR_CIRCULARQUEUEENTRYADDRESSLOW ;`
     S2UR_0x09c3 = 413,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
     X_0x09d4 = 414,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
     MOV_0x0a02 = 415,
-    /// `P2R` (opcode key 0x0a03), e.g. `@!P5 P2R.B3 R33, PR, R11, c[0x7][-0x1540] ;`
+    /// `P2R` (opcode key 0x0a03), e.g. `@P5 P2R R180, PR, R63, c[0x8][-0x6924] ;`
     P2R_0x0a03 = 416,
-    /// `R2P` (opcode key 0x0a04), e.g. `@!P2 R2P PR, R81.B3, c[0x0][0x4048] ;`
+    /// `R2P` (opcode key 0x0a04), e.g. `@!P4 R2P PR, R228.B1, c[0x12][-0x363c] ;`
     R2P_0x0a04 = 417,
-    /// `SEL` (opcode key 0x0a07), e.g. `@P1 SEL R21, R59, c[0xf][-0x15c0], !P1 ;`
+    /// `SEL` (opcode key 0x0a07), e.g. `SEL R198, R168, c[0x16][-0x1114], !PT ;`
     SEL_0x0a07 = 418,
-    /// `FSEL` (opcode key 0x0a08), e.g. `@P6 FSEL R247, |R245|, |c[0x1c][-0x75e4]|, P0 ;`
+    /// `FSEL` (opcode key 0x0a08), e.g. `@P5 FSEL.FTZ R124, R181, -|c[0x18][-0x64a8]|, !PT ;`
     FSEL_0x0a08 = 419,
-    /// `FMNMX` (opcode key 0x0a09), e.g. `@P1 FMNMX.FTZ.NAN R32, R17, -|c[0x9][0x6b38]|, !P3 ;`
+    /// `FMNMX` (opcode key 0x0a09), e.g. `@!P4 FMNMX.FTZ.NAN R215, |R209|, |c[0x1f][-0x5b10]|, !P1 ;`
     FMNMX_0x0a09 = 420,
-    /// `FSET` (opcode key 0x0a0a), e.g. `@!P2 FSET.BF.GTU.INVALID3 R134, -R135, -|c[0x3][-0x32a8]|, !P4 ;`
+    /// `FSET` (opcode key 0x0a0a), e.g. `@P6 FSET.BF.LTU.FTZ.AND R77, -|R147|, -|c[0x13][-0x52e8]|, !P6 ;`
     FSET_0x0a0a = 421,
-    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P4 FSETP.NE.XOR P2, P0, |R228|.reuse, -c[0x17][-0x1800], !P6 ;`
+    /// `FSETP` (opcode key 0x0a0b), e.g. `@!P4 FSETP.NUM.INVALID3 P1, P1, R151, |c[0x1f][-0x4ff0]|, P6 ;`
     FSETP_0x0a0b = 422,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
     ISETP_0x0a0c = 423,
@@ -869,11 +869,11 @@ pub enum ClassId {
     IADD3_0x0a10_2 = 426,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
     LEA_0x0a11 = 427,
-    /// `LEA` (opcode key 0x0a11), e.g. `@P3 LEA.X R50, P0, R86, ~c[0x9][-0xf44], 0x19, P4 ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!PT LEA.X R200, P5, R153.reuse, c[0x15][0x5b0], 0x1f, !P4 ;`
     LEA_0x0a11_2 = 428,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P5 LEA.HI R5, P0, -R106.reuse, -c[0xd][0xc78], R141, 0xe ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@!P5 LEA.HI R33, P0, -R148, -c[0x10][0x28e0], R33, 0x6 ;`
     LEA_0x0a11_3 = 429,
-    /// `LEA` (opcode key 0x0a11), e.g. `@!P6 LEA.HI.SX32 R128, P2, -R124, c[0x7][0x74ac], 0xc ;`
+    /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.HI.SX32 R240, P4, R148, c[0x8][0x2cd0], 0x14 ;`
     LEA_0x0a11_4 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
     LEA_0x0a11_5 = 431,
@@ -883,25 +883,25 @@ pub enum ClassId {
     LOP3_0x0a12 = 433,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
     IABS_0x0a13 = 434,
-    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!P5 VABSDIFF R252, P5, R26, c[0xf][0x18], R190 ;`
+    /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!PT VABSDIFF.U32 R120, P6, R197, c[0x16][-0xbf8], R172 ;`
     VABSDIFF_0x0a14 = 435,
-    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@!P0 VABSDIFF4.U8 R76, P3, R226, c[0x9][-0x22a8], R207;`
+    /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@!P5 VABSDIFF4.U8.ACC R61, R27, c[0xa][-0x70c8], R185 ;`
     VABSDIFF4_0x0a15 = 436,
-    /// `PRMT` (opcode key 0x0a16), e.g. `@P1 PRMT.ECR R28, R17, c[0x4][0x5e0], R205 ;`
+    /// `PRMT` (opcode key 0x0a16), e.g. `@P2 PRMT.RC8 R3, R128, c[0xb][0x7868], R53 ;`
     PRMT_0x0a16 = 437,
-    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P0 IMNMX.U32 R57, R126, c[0x6][0x27dc], !P5 ;`
+    /// `IMNMX` (opcode key 0x0a17), e.g. `@!P3 IMNMX.U32 R1, R165, c[0xe][-0x2048], !P6 ;`
     IMNMX_0x0a17 = 438,
-    /// `SHF` (opcode key 0x0a19), e.g. `@P4 SHF.L.S64.HI R12, R250, c[0x6][0x2060], R92 ;`
+    /// `SHF` (opcode key 0x0a19), e.g. `@!P2 SHF.L.S32 R131, R160, c[0x8][0x7c68], R33 ;`
     SHF_0x0a19 = 439,
-    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P1 SGXT R24, R53, c[0xe][-0x7710] ;`
+    /// `SGXT` (opcode key 0x0a1a), e.g. `@!P2 SGXT.W.U32 R75, R217, c[0x19][0x1164];`
     SGXT_0x0a1a = 440,
-    /// `BMSK` (opcode key 0x0a1b), e.g. `@P4 BMSK R65, R209, c[0x2][0x6ba8] ;`
+    /// `BMSK` (opcode key 0x0a1b), e.g. `@!P1 BMSK.W R233, RZ, c[0x1b][-0xf3c] ;`
     BMSK_0x0a1b = 441,
-    /// `PLOP3` (opcode key 0x0a1d), e.g. `@P3 PLOP3.LUT P1, P4, !PT, c[0x7] [-0x1f64].SIGN, !P2, 0xcc, 0xe ;`
+    /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P4 PLOP3.LUT P1, P2, !P2, c[0x0] [-0x2618].SIGN, P0, 0xbd, 0xf4 ;`
     PLOP3_0x0a1d = 442,
-    /// `PLOP3` (opcode key 0x0a1e), e.g. `@!P4 PLOP3.LUT P6, PT, P6, c[0x0] [-0x1b74].SIGN, R206.SIGN, 0x6c, 0x20 ;`
+    /// `PLOP3` (opcode key 0x0a1e), e.g. `@P2 PLOP3.LUT P6, P5, !P0, c[0x18] [0x3358].SIGN, R140.reuse.SIGN, 0x5d, 0x75 ;`
     PLOP3_0x0a1e = 443,
-    /// `PLOP3` (opcode key 0x0a1f), e.g. `@P0 PLOP3.LUT PT, P0, R121.SIGN, c[0x11] [0x5cc8].SIGN, R116.SIGN, 0x8e, 0xf4 ;`
+    /// `PLOP3` (opcode key 0x0a1f), e.g. `PLOP3.LUT P2, P5, R120.reuse.SIGN, c[0x19] [0x7678].SIGN, R84.reuse.SIGN, 0x3b, 0x2a ;`
     PLOP3_0x0a1f = 444,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
     FMUL_0x0a20 = 445,
@@ -909,117 +909,117 @@ pub enum ClassId {
     FFMA_0x0a23 = 446,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
     IMAD_0x0a24 = 447,
-    /// `IMAD` (opcode key 0x0a24), e.g. `@!PT IMAD.X R236, R19, c[0x2][0x6aa4], R96, P2 ;`
+    /// `IMAD` (opcode key 0x0a24), e.g. `@!P1 IMAD.X R221, R148, c[0xd][-0x2074], ~R111, P3 ;`
     IMAD_0x0a24_2 = 448,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!PT IMAD.WIDE R64, P5, R158, c[0x19][0x5680], R36.reuse ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@!P4 IMAD.WIDE.U32 R44, P6, R37, c[0x0][-0x4b58], R236 ;`
     IMAD_0x0a25 = 449,
-    /// `IMAD` (opcode key 0x0a25), e.g. `@!P2 IMAD.WIDE.U32.X R118, P0, R127, c[0x0][-0x5be8], R129, PT ;`
+    /// `IMAD` (opcode key 0x0a25), e.g. `@P1 IMAD.WIDE.X R107, R103, c[0x3][0x3aac], R8, !P1 ;`
     IMAD_0x0a25_2 = 450,
-    /// `IDP` (opcode key 0x0a26), e.g. `@P6 IDP.4A.U8.S8 R27, R192.reuse, c[0x1][0x1290], -R142.reuse ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@P0 IDP.4A.S8.U8 R177, R183, c[0x1d][0x7ae4], -R186 ;`
     IDP_0x0a26 = 451,
-    /// `IDP` (opcode key 0x0a26), e.g. `@!P2 IDP.2A.LO.U16.S8 R137, R135.reuse, c[0x15][-0x54d0], R238 ;`
+    /// `IDP` (opcode key 0x0a26), e.g. `@!P6 IDP.2A.LO.S16.U8 R189, R92, c[0xf][-0x2300], R103 ;`
     IDP_0x0a26_2 = 452,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@!PT IMAD.HI.U32 R243, R73, c[0x18][0x177c], -R207 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@P1 IMAD.HI.U32 R247, P3, R218, c[0xb][-0x49d8], R224 ;`
     IMAD_0x0a27 = 453,
-    /// `IMAD` (opcode key 0x0a27), e.g. `@!P6 IMAD.HI.U32.X R36, P4, R67, c[0x1b][0xbc], ~R247, P2 ;`
+    /// `IMAD` (opcode key 0x0a27), e.g. `@!P2 IMAD.HI.U32.X R29, P1, R53, c[0x13][0x1fd8], ~R17, P6 ;`
     IMAD_0x0a27_2 = 454,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
     DMUL_0x0a28 = 455,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
     DFMA_0x0a2b = 456,
-    /// `CLMAD` (opcode key 0x0a2c), e.g. `CLMAD.LO R33, R12.reuse, c[0xb][0x217c], R248 ;`
+    /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P6 CLMAD.LO R179, R183, c[0x0][-0x70dc], R208 ;`
     CLMAD_0x0a2c = 457,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P1 HFMA2.BF16_V2.FMZ.RELU R101, -|R199|.H0_H0, |c[0x1a] [-0x48cc].H0_NH1|, -|R134|.H1_H1, !P4 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P4 HFMA2.FMZ.RELU R164, |R249|.H0_H0, -|c[0x19] [0x59c4].INVALID6|, -|R32|.H0_H0, P3 ;`
     X_0x0a31 = 458,
-    /// `HFMA2` (opcode key 0x0a31), e.g. `@!P6 HFMA2.FTZ.SAT R144, R227.H0_H0, c[0x7] [0x3cb4].H0_NH1, -R180.H0_H0 ;`
+    /// `HFMA2` (opcode key 0x0a31), e.g. ``
     X_0x0a31_2 = 459,
-    /// `HMUL2` (opcode key 0x0a32), e.g. `@P1 HMUL2 R134, -R161.H1_H1, -|c[0x1c] [-0x12ec]| ;`
+    /// `HMUL2` (opcode key 0x0a32), e.g. `@!P2 HMUL2.F32.FMZ.SAT R8, R16.H0_H0, -c[0x18] [-0x5698].H0_H0 ;`
     HMUL2_0x0a32 = 460,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P3 HFMA2.MMA.FMZ.RELU R15, -|R15|, -c[0xf][-0x7324], |R144|, P3 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@P0 HFMA2.MMA.FTZ.RELU R149, R113, |c[0x5][0x25d0]|, -|R230|, !P1 ;`
     HFMA2_0x0a35 = 461,
-    /// `HFMA2` (opcode key 0x0a35), e.g. `@P6 HFMA2.MMA.INVALID3.SAT R239, -|R201|, c[0xf][0x2998], R4 ;`
+    /// `HFMA2` (opcode key 0x0a35), e.g. `@!P3 HFMA2.MMA.INVALID3 R248, -R251.reuse, -c[0x2][-0x6b7c], |R14|.reuse ;`
     HFMA2_0x0a35_2 = 462,
-    /// `I2I` (opcode key 0x0a38), e.g. `@!P3 I2I.U16.S32.SAT R166, c[0x1a][0x53ac] ;`
+    /// `I2I` (opcode key 0x0a38), e.g. `@!PT I2I.S16.S32.SAT R16, c[0x5][-0x7020] ;`
     I2I_0x0a38 = 463,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@!P4 I2IP.U2.S32 R42, R166, c[0x1e][-0x760], R104.???2 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P5 I2IP.U2.S32 R240, R62, c[0xe][-0x487c], R141.???1 ;`
     I2IP_0x0a39 = 464,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P4 I2IP.S4.S32.SATRELU R227, R180.reuse, c[0x11][0x4b30], R117.???3 ;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@!P0 I2IP.U4.S32.INVALID3 R200, R93, c[0x1b][0x4f70], R236.reuse.???3 ;`
     I2IP_0x0a39_2 = 465,
-    /// `I2IP` (opcode key 0x0a39), e.g. `@P1 I2IP.U8.S32.INVALID3 R233, R109, c[0x11][0x6e68], R56.???3;`
+    /// `I2IP` (opcode key 0x0a39), e.g. `@P6 I2IP.U8.S32.SATRELU R209, R196, c[0x8][0x7af4], R59.???2 ;`
     I2IP_0x0a39_3 = 466,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P0 F2FP.SATFINITE.???3.PACK_AB.RS.10b R181, R99, c[0xc][0x2ee4], R27 ;`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.SATFINITE.MERGE_C.RS.10b.LTN25 R154, R106, c[0xc][0x6c4], R41.H1 ;`
     F2FP_0x0a3e = 467,
-    /// `F2FP` (opcode key 0x0a3e), e.g. `@P0 F2FP.RELU.INVALID3.PACK_AB R219, R89, c[0x9][0x1370];`
+    /// `F2FP` (opcode key 0x0a3e), e.g. `F2FP.SATFINITE.RELU.PACK_AB.RZ R181, R239, c[0x1b][-0x74d8] ;`
     X_0x0a3e = 468,
-    /// `F2FP` (opcode key 0x0a3e), e.g. ``
+    /// `F2FP` (opcode key 0x0a3e), e.g. `@P0 F2FP.SATFINITE.RELU.BF16.MERGE_C R127, c[0x11][-0x1f0], R160.reuse ;`
     X_0x0a3e_2 = 469,
-    /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P3 HMNMX2.F32.FTZ R166, |R123|, c[0x8] [0x4098].H1_H1, !P0 ;`
+    /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P4 HMNMX2.F32.FTZ.XORSIGN R120, -R238.F32, c[0x10] [0x4748].F32, !P4 ;`
     X_0x0a40 = 470,
-    /// `F2IP` (opcode key 0x0a43), e.g. `@!P4 F2IP.INVALID2.F32.TRUNC.NTZ R22, R139, c[0xf][0x4c10], R98.H1 ;`
+    /// `F2IP` (opcode key 0x0a43), e.g. `@!P0 F2IP.INVALID2.F32.INVALID2.NTZ.RELU R24, R12.reuse, c[0x6][0x2dd4], R64 ;`
     F2IP_0x0a43 = 471,
-    /// `I2FP` (opcode key 0x0a45), e.g. `@!P3 I2FP.???6.???1.RZ R200, c[0x0][0x677c] ;`
+    /// `I2FP` (opcode key 0x0a45), e.g. `@P5 I2FP.???0.???0.INVALID1 R113, c[0x1b][-0x5970] ;`
     I2FP_0x0a45 = 472,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
     ULDC_0x0ab9 = 473,
-    /// `FLO` (opcode key 0x0b00), e.g. `@P4 FLO.U32.SH R96, P4, ~c[0xc][0x6f30] ;`
+    /// `FLO` (opcode key 0x0b00), e.g. `@!P2 FLO.U32 R227, P5, ~c[0x6][-0x87c] ;`
     FLO_0x0b00 = 474,
-    /// `BREV` (opcode key 0x0b01), e.g. `@P2 BREV R235, c[0x1a][-0x554] ;`
+    /// `BREV` (opcode key 0x0b01), e.g. `@!P6 BREV R33, c[0xb][0x91c] ;`
     BREV_0x0b01 = 475,
-    /// `FCHK` (opcode key 0x0b02), e.g. `@!P0 FCHK P5, -R246, -c[0xe][0x1b84] ;`
+    /// `FCHK` (opcode key 0x0b02), e.g. `@!P4 FCHK PT, -|R61|, c[0x17][0x2de4] ;`
     FCHK_0x0b02 = 476,
-    /// `F2F` (opcode key 0x0b04), e.g. `@!P5 F2F.F32.F16.RM R188, |c[0x1e] [-0xd40]| ;`
+    /// `F2F` (opcode key 0x0b04), e.g. `@P4 F2F.F32.F16.RP R163, c[0x1e] [0x7ab4].H1 ;`
     X_0x0b04 = 477,
-    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.F16.F32.RZ R31, |c[0x10][-0x6c34]| ;`
+    /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.BF16.F32 R125, |c[0x8][-0x5a20]| ;`
     X_0x0b04_2 = 478,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!P2 F2I.FTZ.S16.F16.NTZ R209, |c[0xf] [0x190c].INVALID2| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.F16.FLOOR.NTZ R192, -c[0xe] [0x7198].H1 ;`
     F2I_0x0b05 = 479,
-    /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.FTZ.U32.CEIL R237, -|c[0xa][0x5cc4]| ;`
+    /// `F2I` (opcode key 0x0b05), e.g. `F2I.???6.NTZ R197, |c[0x11][0x50]| ;`
     F2I_0x0b05_2 = 480,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P5 I2F.F16.U8 R145, c[0xc] [0x6f50] ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `I2F.???0.U8.RP R21, c[0x3] [0x1d28].B1 ;`
     I2F_0x0b06 = 481,
-    /// `I2F` (opcode key 0x0b06), e.g. `@P5 I2F.???3.U16.RZ R152, c[0x19] [-0x3518].H1 ;`
+    /// `I2F` (opcode key 0x0b06), e.g. `@P2 I2F.???0.U16 R162, c[0x2] [-0x914].H1 ;`
     I2F_0x0b06_2 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
     I2F_0x0b06_3 = 483,
-    /// `FRND` (opcode key 0x0b07), e.g. `@P3 FRND.FTZ.F16.TRUNC R207, -c[0x1d] [-0x7c58].INVALID3 ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P1 FRND.F16.FLOOR R167, |c[0x1f] [-0x27dc].INVALID3| ;`
     FRND_0x0b07 = 484,
-    /// `FRND` (opcode key 0x0b07), e.g. `@!P4 FRND.FTZ.CEIL R30, c[0x8][0x5458] ;`
+    /// `FRND` (opcode key 0x0b07), e.g. `@!P5 FRND R197, c[0x14][-0x612c] ;`
     FRND_0x0b07_2 = 485,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P4 MUFU.INVALID13 R162, |c[0x17][-0x72d0]| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P0 MUFU.INVALID12 R139, c[0x6][0x4784] ;`
     MUFU_0x0b08 = 486,
-    /// `MUFU` (opcode key 0x0b08), e.g. `@P6 MUFU.EX2.F16 R209, |c[0x8] [-0x371c]| ;`
+    /// `MUFU` (opcode key 0x0b08), e.g. `@P4 MUFU.INVALID14.F16 R156, -|c[0x17] [-0x62e8]| ;`
     MUFU_0x0b08_2 = 487,
-    /// `POPC` (opcode key 0x0b09), e.g. `@!P0 POPC R136, c[0x0][0x6f74] ;`
+    /// `POPC` (opcode key 0x0b09), e.g. `@!P1 POPC R102, ~c[0x2][-0x543c] ;`
     POPC_0x0b09 = 488,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.FTZ.U64.F16 R184, c[0x3] [-0x1d94].H1 ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.U64.F16.NTZ R223, -c[0x1e] [-0x5948] ;`
     F2I_0x0b11 = 489,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P4 F2I.FTZ.S64.TRUNC R11, -|c[0xf][0x6c6c]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P6 F2I.FTZ.U64.TRUNC R43, |c[0x7][0x7dc0]|;`
     F2I_0x0b11_2 = 490,
-    /// `F2I` (opcode key 0x0b11), e.g. `F2I.U64.F64.FLOOR R176, -c[0x5][0x2a2c] ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.U64.F64.NTZ R77, -|c[0xa][0x6e2c]| ;`
     F2I_0x0b11_3 = 491,
-    /// `F2I` (opcode key 0x0b11), e.g. `@!P3 F2I.F64 R215, -|c[0xe][-0x2530]| ;`
+    /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.F64 R127, c[0x11][-0x3674] ;`
     F2I_0x0b11_4 = 492,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F64.U8.RZ R172, c[0x4] [0x2424].B2 ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.U8 R195, c[0x16] [-0x5ae8].B2 ;`
     I2F_0x0b12 = 493,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F64.S16 R98, c[0x11] [-0x4784] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.U16 R233, c[0x6] [-0x7c5c].INVALID2 ;`
     I2F_0x0b12_2 = 494,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P6 I2F.F64.U32.RM R136, c[0x0][0x69d8] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.U32.RZ R198, c[0x4][-0x56a0] ;`
     I2F_0x0b12_3 = 495,
-    /// `I2F` (opcode key 0x0b12), e.g. `@P0 I2F.F64.U64.RP R11, c[0x4][-0x14c8] ;`
+    /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.U64 R228, c[0x15][-0x1524] ;`
     I2F_0x0b12_4 = 496,
     /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F16.U64.RP R75, c[0xe][-0x2e08] ;`
     I2F_0x0b12_5 = 497,
-    /// `FRND` (opcode key 0x0b13), e.g. `@!PT FRND.FTZ.F64.CEIL R55, -c[0x7][0x4c30] ;`
+    /// `FRND` (opcode key 0x0b13), e.g. `@!P4 FRND.FTZ.???0.CEIL R105, -c[0x18][-0x6cf8] ;`
     FRND_0x0b13 = 498,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P0 BAR.SYNC 0xf, 0xc53 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNC 0xd, 0x321 ;`
     BAR_0x0b1d = 499,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
     BAR_0x0b1d_2 = 500,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P0 BAR.RED.POPC 0x8, 0x230, P5 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@P1 BAR.RED.INVALID3 0x2, 0x6d3, P5 ;`
     BAR_0x0b1d_3 = 501,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@!P6 BAR.SCAN 0xa, 0x99e, P4 ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!P5 BAR.SCAN 0xe, 0xb1c, P5 ;`
     BAR_0x0b1d_4 = 502,
-    /// `BAR` (opcode key 0x0b1d), e.g. `@P4 BAR.SYNCALL ;`
+    /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SYNCALL ;`
     BAR_0x0b1d_5 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
     BAR_0x0b1d_6 = 504,
@@ -1027,939 +1027,939 @@ pub enum ClassId {
     BAR_0x0b1d_7 = 505,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNCALL.DEFER_BLOCKING ;`
     BAR_0x0b1d_8 = 506,
-    /// `IPA` (opcode key 0x0b26), e.g. `@!P5 IPA.CONSTANT.???1 R97, P6, a[0x44], c[0x11][-0x4128] ;`
+    /// `IPA` (opcode key 0x0b26), e.g. `@P6 IPA.STATE.???3 R171, P1, a[0xc], c[0x5][-0x1dc] ;`
     IPA_0x0b26 = 507,
-    /// `CALL` (opcode key 0x0b43), e.g. `@P5 CALL.ABS.NOINC P6, c[0x17][0x77e4] ;`
+    /// `CALL` (opcode key 0x0b43), e.g. `@!P3 CALL.ABS !P4, c[0x19][0x2598] ;`
     CALL_0x0b43 = 508,
-    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P2 WARPSYNC P0, c[0xd][0x2ec4] ;`
+    /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P6 WARPSYNC c[0x6][0x3d18] ;`
     WARPSYNC_0x0b48 = 509,
-    /// `JMP` (opcode key 0x0b4a), e.g. `@!PT JMP.CONV c[0x1][-0x3ec4] ;`
+    /// `JMP` (opcode key 0x0b4a), e.g. `@!P3 JMP.DEC c[0x13][-0x318] ;`
     JMP_0x0b4a = 510,
-    /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P0 RPCMOV.32 Rpc.HI, c[0x13][0x1be0] ;`
+    /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P5 RPCMOV.32 Rpc.HI, c[0xd][0x6298] ;`
     RPCMOV_0x0b52 = 511,
-    /// `RPCMOV` (opcode key 0x0b54), e.g. `@P1 RPCMOV.64 Rpc, c[0x6][-0x2bb8] ;`
+    /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P2 RPCMOV.64 Rpc, c[0x17][0x5c60] ;`
     RPCMOV_0x0b54 = 512,
-    /// `BMOV` (opcode key 0x0b56), e.g. `@P5 BMOV.32 API_CALL_DEPTH, c[0xd][-0x1958] ;`
+    /// `BMOV` (opcode key 0x0b56), e.g. `@P1 BMOV.32 MATEXIT, c[0xe][-0x47c0] ;`
     BMOV_0x0b56 = 513,
-    /// `BMOV` (opcode key 0x0b57), e.g. `@!P1 BMOV.64 ATEXIT_PC, c[0xa][-0x2aec] ;`
+    /// `BMOV` (opcode key 0x0b57), e.g. `@!PT BMOV.64 ATEXIT_PC, c[0x3][-0x7e94] ;`
     BMOV_0x0b57 = 514,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
     X_0x0b5a = 515,
-    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@!P5 NANOSLEEP P4, c[0x0][0x393c] ;`
+    /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P4 NANOSLEEP P0, c[0x1f][-0x1d0] ;`
     NANOSLEEP_0x0b5d = 516,
-    /// `TEX` (opcode key 0x0b60), e.g. `TEX.LB.LC.AOFFI.DC.NA.NDV P4, R73, R92, R101, R125, 0x1f, 0x2a6, ARRAY_2D, 0x7 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.INVALID3.LB.LC.AOFFI.NA.NDV.NODEP P5, R233, R58, R8, R228, 0x12, 0xf22, INVALID6, 0x1 ;`
     TEX_0x0b60 = 517,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P0 TEX.B.LC.FDV.AOFFI.INVALID6.NODEP P4, R181, R169, R147, R210, 0x12, 0x3085, CUBE, 0xc ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!PT TEX.B.F16.RN.LB.AOFFI.DC.EL.NDV.NODEP P2, R186, R191, R87, R194, 0x17, 0xef5, ARRAY_CUBE, 0x1 ;`
     TEX_0x0b60_2 = 518,
-    /// `TEX` (opcode key 0x0b60), e.g. `@P1 TEX.SCR.F16.RN.LC.AOFFI.DC.INVALID6.NDV R49, R192, R241, R229, 0x17, 0xdc9, ARRAY_CUBE, 0xa ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.AOFFI.DC.EL.NDV.NODEP P6, R96, R230, R10, R48, 0x1a, 0x1e13, ARRAY_1D, 0xd ;`
     TEX_0x0b60_3 = 519,
-    /// `TEX` (opcode key 0x0b60), e.g. `@!P6 TEX.SCR.B.INVALID3.INVALID7.DC.NA.NODEP P2, R107, R182, R87, R195, 0x1, 0x3bc2, 2D, 0x1 ;`
+    /// `TEX` (opcode key 0x0b60), e.g. `@!P5 TEX.SCR.B.LL.AOFFI.DC.EL.NDV.NODEP P3, R41, R164, R95, R6, 0x1d, 0xc98, 2D, 0x5 ;`
     TEX_0x0b60_4 = 520,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P3 TEX.???0.AOFFI.DC.LU.NODEP R253, R48, R158, R168, 0x0, 0xe, 0x17, 1D, 0x4 ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.B.F16.RZ.INVALID7.AOFFI.INVALID6.NDV.NODEP P6, R16, R87, R43, R228, 0x3, 0x7, 0x6f, ARRAY_1D, 0xe ;`
     TEX_0x0b62 = 521,
-    /// `TEX` (opcode key 0x0b62), e.g. `@!P6 TEX.SCR.???0.INVALID3.LC.INVALID6.NDV P2, R6, R78, R30, R120, 0xe, 0x29, 0x2f, ARRAY_1D, 0xa ;`
+    /// `TEX` (opcode key 0x0b62), e.g. `@!P3 TEX.SCR.???0.INVALID3.INVALID7.EU.NDV.NODEP R105, R103, R100, R88, 0xc, 0x14, 0xbe, 1D, 0xc ;`
     TEX_0x0b62_2 = 522,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P0 TLD4.A.INVALID3.INVALID6.NODEP P1, R143, R31, R50, R248, 0x5, 0x200f, ARRAY_CUBE, 0x5 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.G.F16.RN.AOFFI.DC.EL P6, R197, R15, R157, R228, 0x19, 0x2ad5, INVALID6, 0x3 ;`
     TLD4_0x0b63 = 523,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!PT TLD4.A.B.F16.RN.INVALID3.DC.EL P0, R34, R180, R253, R148, 0xf, 0x2dfe, CUBE, 0xb ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.R.B.INVALID3.INVALID6 P4, R128, R115, R174, R121, 0x2, 0x3946, INVALID0, 0x6 ;`
     TLD4_0x0b63_2 = 524,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!P4 TLD4.SCR.R.F16.RN.INVALID3.EF P2, R34, R171, R192, R231, 0xd, 0x10e, ARRAY_2D, 0x6;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@!P5 TLD4.SCR.B.INVALID3.INVALID7 R254, R72, R42, R176, 0x1e, 0x197d, INVALID2, 0x2 ;`
     TLD4_0x0b63_3 = 525,
-    /// `TLD4` (opcode key 0x0b63), e.g. `@!PT TLD4.SCR.R.B.F16.RZ.PTP.INVALID7 P2, R0, R41, R166, R139, 0x1c, 0x3df9, INVALID4, 0x0 ;`
+    /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.G.B.INVALID3.DC.INVALID6.NODEP P0, R56, R61, R34, R233, 0xa, 0x31f8, INVALID0, 0x8 ;`
     TLD4_0x0b63_4 = 526,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@!P1 TLD4.G.B.F16.RZ.INVALID3.EF.NODEP R47, R9, R137, R70, 0x4, 0x13, 0xcc, INVALID2, 0xa ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@P3 TLD4.G.???0.F16.RN.AOFFI.DC P6, R205, R142, R150, R88, 0x18, 0x19, 0x3c, CUBE, 0xb ;`
     TLD4_0x0b65 = 527,
-    /// `TLD4` (opcode key 0x0b65), e.g. `@P0 TLD4.SCR.A.???0.INVALID3 R202, R100, R125, R250, 0x1b, 0x26, 0x46, ARRAY_CUBE, 0x5 ;`
+    /// `TLD4` (opcode key 0x0b65), e.g. `@!P1 TLD4.SCR.B.B.PTP.INVALID6.NODEP P2, R71, R243, R183, R212, 0x18, 0x37, 0x3d, INVALID0, 0xd ;`
     TLD4_0x0b65_2 = 528,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P0 TLD.F16.RN.LZ.AOFFI.LU.MS.CL.NODEP P1, R98, R141, R245, R14, 0xe, 0x3958, INVALID7, 0x5 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.INVALID5.INVALID7.CL P3, R253, R164, R91, R68, 0x17, 0x2b45, INVALID7, 0x3 ;`
     TLD_0x0b66 = 529,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.B.F16.RZ.LL.AOFFI.NA.MS.CL R215, R79, R13, R178, 0xf, 0x11c, 1D, 0x4 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P5 TLD.B.F16.RN.LL.AOFFI.EL.CL.NODEP R245, R82, R244, R241, 0x16, 0x23f0, INVALID7, 0x8 ;`
     TLD_0x0b66_2 = 530,
-    /// `TLD` (opcode key 0x0b66), e.g. `@!P1 TLD.SCR.F16.RN.INVALID5.AOFFI.EF.CL.NODEP P6, R100, R225, R195, R105, 0x1b, 0x3998, ARRAY_2D, 0x8;`
+    /// `TLD` (opcode key 0x0b66), e.g. `TLD.SCR.INVALID7.LU P5, R39, R146, R13, R79, 0x1a, 0xde7, INVALID3 ;`
     TLD_0x0b66_3 = 531,
-    /// `TLD` (opcode key 0x0b66), e.g. `@P4 TLD.SCR.B.INVALID3.INVALID4.AOFFI.EU.MS.NODEP P2, R173, R243, R1, R11, 0x19, 0x71d, INVALID7, 0x3 ;`
+    /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.SCR.B.INVALID5.AOFFI.EF.MS.CL P3, R119, R72, R151, R53, 0x7, 0x6eb, INVALID7, 0xe ;`
     TLD_0x0b66_4 = 532,
-    /// `TLD` (opcode key 0x0b68), e.g. `@!P3 TLD.B.INVALID0.INVALID7.CL P4, R191, RZ, R16, R142, 0x8, 0x19, 0x5f, INVALID6, 0x0 ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `TLD.B.INVALID3.INVALID2.AOFFI.EL.MS.CL.NODEP P4, R1, R105, R128, R109, 0x10, 0x39, 0x54, ARRAY_1D, 0x6 ;`
     TLD_0x0b68 = 533,
-    /// `TLD` (opcode key 0x0b68), e.g. `@P1 TLD.SCR.B.F16.RZ.LZ.EU.CL.NODEP P5, R241, R180, R169, R213, 0x11, 0x4, 0xf6, 1D, 0xc ;`
+    /// `TLD` (opcode key 0x0b68), e.g. `@P1 TLD.SCR.B.INVALID3.INVALID0.AOFFI.LU.MS P5, R143, R67, R159, R191, 0x1e, 0x13, 0xd1, ARRAY_1D, 0x8 ;`
     TLD_0x0b68_2 = 534,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P4 TMML.LOD.NODEP R190, R12, R224, R173, 0x7, 0x2ba4, ARRAY_CUBE, 0x7 ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@!P6 TMML.LOD.NODEP R211, R10, R222, R21, 0x17, 0xb6f, 3D, 0x7 ;`
     TMML_0x0b69 = 535,
-    /// `TMML` (opcode key 0x0b69), e.g. `@P1 TMML.B.LOD R56, R136, R58, R209, 0xc, 0x1b01, 2D, 0xb ;`
+    /// `TMML` (opcode key 0x0b69), e.g. `@!PT TMML.B.LOD.NDV.NODEP R59, R96, R119, R82, 0xa, 0x371c, CUBE, 0xd ;`
     TMML_0x0b69_2 = 536,
-    /// `TMML` (opcode key 0x0b6b), e.g. `TMML.???0.LOD R55, R160, R72, R229, 0xe, 0x1d, 0xe5, 1D, 0x3 ;`
+    /// `TMML` (opcode key 0x0b6b), e.g. `@P2 TMML.B.LOD R189, R50, R106, R241, 0x8, 0x26, 0x2c, CUBE, 0x8 ;`
     TMML_0x0b6b = 537,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P2 TXD.F16.RN.LC.NA P6, R109, R206, R67, R138, 0xe, 0x2f6b, INVALID2, 0x5 ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@P1 TXD.INVALID3.NA P0, R22, RZ, R219, R157, 0x10, 0x1fce, ARRAY_1D, 0x7 ;`
     TXD_0x0b6c = 538,
-    /// `TXD` (opcode key 0x0b6c), e.g. `@P4 TXD.B.INVALID6 R180, R226, R80, R206, 0xb, 0x316f, 1D ;`
+    /// `TXD` (opcode key 0x0b6c), e.g. `@P0 TXD.B.AOFFI.EU P4, R238, R226, R205, R13, 0x0, 0xbc5, INVALID2, 0x1 ;`
     TXD_0x0b6c_2 = 539,
-    /// `TXD` (opcode key 0x0b6e), e.g. `@!P4 TXD.???0.INVALID3.LC.AOFFI.EL P2, R87, R114, R100, R226, 0x1, 0x1c, 0xda, ARRAY_1D, 0xb ;`
+    /// `TXD` (opcode key 0x0b6e), e.g. `@P3 TXD.???0.AOFFI.INVALID6 P1, R10, R90, R43, R33, 0x12, 0xb, 0x44, INVALID7, 0xc ;`
     TXD_0x0b6e = 540,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P5 TXQ R180, R180, R42, TEX_HEADER_SAMPLER_POS, 0x5, 0x338c, 0x8 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P2 TXQ R158, R91, R177, TEX_HEADER_TEXTURE_TYPE, 0xd, 0x464, 0xc ;`
     TXQ_0x0b6f = 541,
-    /// `TXQ` (opcode key 0x0b6f), e.g. `@!P3 TXQ.B.NODEP R252, R198, R58, TEX_HEADER_TEXTURE_TYPE, 0x1b, 0x10f4, 0x2 ;`
+    /// `TXQ` (opcode key 0x0b6f), e.g. `@P6 TXQ.B R221, R212, R66, TEX_HEADER_TEXTURE_TYPE, 0x9, 0x3519, 0x1 ;`
     TXQ_0x0b6f_2 = 542,
-    /// `TXQ` (opcode key 0x0b71), e.g. `@P5 TXQ.???0.NODEP R68, R210, R221, TEX_HEADER_TEXTURE_TYPE, 0xc, 0x39, 0x5a, 0x6 ;`
+    /// `TXQ` (opcode key 0x0b71), e.g. `@!P3 TXQ.???0 R11, R147, R197, TEX_HEADER_SAMPLER_POS, 0x6, 0xc, 0xa9, 0x6 ;`
     TXQ_0x0b71 = 543,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P5 FOOTPRINT.TXD.COARSE.LB.LC.NODEP P3, R101, R124, R168, R237, 0x1e, 0x220e, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.TEX.NODEP P1, R235, R88, R208, R18, 0x16, 0x2e35, 3D ;`
     FOOTPRINT_0x0b72 = 544,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P0 FOOTPRINT.B.TXD.LC.FDV.NODEP P0, R65, R242, R13, R84, 0x1c, 0x2f08, INVALID5 ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.B.TXD.COARSE.INVALID7.NDV P5, R189, R219, R138, R40, 0x11, 0x2b6a, 3D ;`
     FOOTPRINT_0x0b72_2 = 545,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.SCR.???1.LC P5, R111, R242, R5, R216, 0x16, 0x30c0, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.SCR.TEX.COARSE.LL.NDV P5, R244, R166, R8, R83, 0x5, 0x1f02, INVALID5 ;`
     FOOTPRINT_0x0b72_3 = 546,
-    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!PT FOOTPRINT.SCR.B.???1.COARSE.LB P4, R119, R32, R38, R149, 0x12, 0x3827, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.SCR.B.TEX.COARSE.LC P4, R238, R149, R215, R200, 0x1, 0x394e, INVALID5 ;`
     FOOTPRINT_0x0b72_4 = 547,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P1 FOOTPRINT.B.TEX.LB.NDV P0, R244, R110, R251, R239, 0x3, 0x3e, 0xd8, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `FOOTPRINT.???0.TEX.NODEP P0, R74, R165, R131, R251, 0x10, 0x0, 0xd9, INVALID0 ;`
     FOOTPRINT_0x0b74 = 548,
-    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!PT FOOTPRINT.SCR.???0.TEX.LB.LC P6, R27, R233, R38, R162, 0x3, 0x20, 0xaf, 3D ;`
+    /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P2 FOOTPRINT.SCR.???0.???1.LC.FDV R154, R114, R12, R62, 0xa, 0x1c, 0x6e, INVALID4 ;`
     FOOTPRINT_0x0b74_2 = 549,
-    /// `LDC` (opcode key 0x0b82), e.g. `@!P3 LDC.S8.IL R251, c[0x15][0x7ab2] ;`
+    /// `LDC` (opcode key 0x0b82), e.g. `@!P4 LDC.U8.IL R215, c[0xe][-0x13e4] ;`
     LDC_0x0b82 = 550,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
     LDC_0x0b82_2 = 551,
-    /// `CCTLT` (opcode key 0x0b91), e.g. `@!P6 CCTLT.???0 0x1f, 0x3682 ;`
+    /// `CCTLT` (opcode key 0x0b91), e.g. `@P2 CCTLT.???3 0xd, 0x2325 ;`
     CCTLT_0x0b91 = 552,
-    /// `SULD` (opcode key 0x0b97), e.g. `@!P4 SULD.P.INVALID6.CONSTANT.SM.PRIVATE.INVALID11.INVALID3 P2, R128, [R22], 0x1c, 0x515 ;`
+    /// `SULD` (opcode key 0x0b97), e.g. `@!PT SULD.P.3D.EL.STRONG.GPU.PRIVATE.INVALID10 P1, R213, [R181], 0x16, 0xd61 ;`
     SULD_0x0b97 = 553,
-    /// `SULD` (opcode key 0x0b99), e.g. `@P0 SULD.D.BA.1D_BUFFER.LU.U16.CONSTANT.VC.PRIVATE.TRAP P5, R132, [R185], 0x4, 0x255d ;`
+    /// `SULD` (opcode key 0x0b99), e.g. `SULD.D.2D_ARRAY.INVALID7.64.CONSTANT.IGN P4, R12, [R9], 0xe, 0xc ;`
     SULD_0x0b99 = 554,
-    /// `SUST` (opcode key 0x0b9b), e.g. `@!P5 SUST.P.1D_ARRAY.EU.CONSTANT.VC.PRIVATE.TRAP [R151], R117, 0x12, 0x25b6 ;`
+    /// `SUST` (opcode key 0x0b9b), e.g. `@!PT SUST.P.1D_ARRAY.EU.CONSTANT.CTA.INVALID7.IGN [R206], R133, 0x9, 0x2659 ;`
     SUST_0x0b9b = 555,
-    /// `SUST` (opcode key 0x0b9d), e.g. `@P0 SUST.D.1D_ARRAY.EF.128.INVALID3 [R186], R77, 0x12, 0x27b4 ;`
+    /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.2D.INVALID6.S8.STRONG.SM.TRAP [R155], R38, 0x4, 0x37ad ;`
     SUST_0x0b9d = 556,
-    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P5 SUQUERY.2D_ARRAY P1, R171, [R140], COMP_STATUS, 0x5, 0x1511 ;`
+    /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P3 SUQUERY.BA.1D_ARRAY P4, R74, [R194], COMP_STATUS, 0x1a, 0x8e2 ;`
     SUQUERY_0x0bb3 = 557,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@P3 BMOV.32 B5, TRAP_RETURN_MASK ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P4 BMOV.32 B6, ???0 ;`
     BMOV_0x0f55 = 558,
-    /// `BMOV` (opcode key 0x0f55), e.g. `@!P4 BMOV.32.CLEAR B12, B8 ;`
+    /// `BMOV` (opcode key 0x0f55), e.g. `@!P1 BMOV.32.CLEAR B2, ???16 ;`
     BMOV_0x0f55_2 = 559,
-    /// `BMOV` (opcode key 0x0f56), e.g. `BMOV.32 ATEXIT_PC.LO, B8 ;`
+    /// `BMOV` (opcode key 0x0f56), e.g. `@P6 BMOV.32.PQUAD THREAD_STATE_ENUM.2, B0 ;`
     BMOV_0x0f56 = 560,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
     SHFL_0x0f89 = 561,
-    /// `USEL` (opcode key 0x1287), e.g. `@UP6 USEL UR26, UR22, UR26, !UP1 ;`
+    /// `USEL` (opcode key 0x1287), e.g. `@!UP2 USEL UR55, UR34, UR60, !UP3 ;`
     USEL_0x1287 = 562,
-    /// `UISETP` (opcode key 0x128c), e.g. `@!UP3 UISETP.LE.XOR UP2, UP2, UR25, UR14, UP3 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@UP3 UISETP.LE.U32.XOR UP3, UP0, UR22, UR22, !UP2 ;`
     UISETP_0x128c = 563,
-    /// `UISETP` (opcode key 0x128c), e.g. `@UP2 UISETP.F.INVALID3.EX UP2, UP5, UR47, UR9, UP4, !UP4 ;`
+    /// `UISETP` (opcode key 0x128c), e.g. `@UP0 UISETP.T.AND.EX UP5, UPT, UR14, UR59, UP6, UP4 ;`
     UISETP_0x128c_2 = 564,
-    /// `UIADD3` (opcode key 0x1290), e.g. `@UP2 UIADD3 UR10, UP1, UP3, -UR17, -UR39, -UR7 ;`
+    /// `UIADD3` (opcode key 0x1290), e.g. `@UP5 UIADD3 UR7, UP2, UP6, -UR37, UR19, -UR22 ;`
     UIADD3_0x1290 = 565,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
     UIADD3_0x1290_2 = 566,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP6 ULEA UR31, UP6, UR9, -UR60, 0x1d ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA UR60, UP4, -UR40, UR47, 0x19 ;`
     ULEA_0x1291 = 567,
-    /// `ULEA` (opcode key 0x1291), e.g. `@!UP6 ULEA.X UR31, UP6, ~UR7, ~UR60, 0x5, !UP2 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.X UR47, UP0, ~UR19, ~UR43, 0x18, UP6 ;`
     ULEA_0x1291_2 = 568,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.HI UR25, UP2, -UR43, -UR3, UR49, 0x7 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI UR25, UP2, -UR29, -UR58, UR47, 0x1a ;`
     ULEA_0x1291_3 = 569,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP2 ULEA.HI.SX32 UR12, UP1, -UR26, UR59, 0xa ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UPT ULEA.HI.SX32 UR58, UP4, UR21, -URZ, 0x9 ;`
     ULEA_0x1291_4 = 570,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP3 ULEA.HI.X UR28, UP4, UR36, ~UR29, UR38, 0x15, !UP1 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@UP2 ULEA.HI.X UR0, UP4, ~UR36, UR9, UR44, 0x0, !UPT;`
     ULEA_0x1291_5 = 571,
-    /// `ULEA` (opcode key 0x1291), e.g. `@UP0 ULEA.HI.X.SX32 UR61, UR46, UR22, 0xa, UP0 ;`
+    /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X.SX32 UR22, UP6, UR45, ~UR41, 0x19, UP2 ;`
     ULEA_0x1291_6 = 572,
-    /// `ULOP3` (opcode key 0x1292), e.g. `@!UP4 ULOP3.LUT.PAND UP0, UR61, UR58, UR62, UR27, 0x71, !UP2 ;`
+    /// `ULOP3` (opcode key 0x1292), e.g. `ULOP3.LUT UR6, URZ, UR7, URZ, 0x33, !UPT ;`
     ULOP3_0x1292 = 573,
-    /// `UPRMT` (opcode key 0x1296), e.g. `@!UP4 UPRMT UR16, UR13, URZ, UR32 ;`
+    /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT UR27, UR13, UR31, UR16 ;`
     UPRMT_0x1296 = 574,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@!UPT UIADD3.64 UR34, UP6, UP6, UR17, -UR28, UR27 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP5 UIADD3.64 UR49, UP1, UP3, -UR30, URZ, -UR59 ;`
     UIADD3_0x1297 = 575,
-    /// `UIADD3` (opcode key 0x1297), e.g. `@UP2 UIADD3.64.X UR57, UP3, UP6, UR46, UR2, UR49, !UP3, UP0 ;`
+    /// `UIADD3` (opcode key 0x1297), e.g. `@UP3 UIADD3.64.X UR58, UP2, UP5, ~UR24, UR0, ~UR8, UP1, !UP2 ;`
     UIADD3_0x1297_2 = 576,
-    /// `USHF` (opcode key 0x1299), e.g. `@!UPT USHF.L.S32.HI UR54, UR46, UR39, UR29 ;`
+    /// `USHF` (opcode key 0x1299), e.g. `@UP6 USHF.R.U64 UR50, UR31, UR12, UR47 ;`
     USHF_0x1299 = 577,
-    /// `USGXT` (opcode key 0x129a), e.g. `@!UP1 USGXT.W UR25, UR18, UR54 ;`
+    /// `USGXT` (opcode key 0x129a), e.g. `@UP6 USGXT UR60, UR30, UR27 ;`
     USGXT_0x129a = 578,
-    /// `UBMSK` (opcode key 0x129b), e.g. `@UP2 UBMSK.W UR41, UR18, UR15 ;`
+    /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK.W UR10, UR33, UR18 ;`
     UBMSK_0x129b = 579,
-    /// `UPLOP3` (opcode key 0x129d), e.g. `@UP5 UPLOP3.LUT UP6, UP5, UP6, UR6.SIGN, UP4, 0xad, 0x73 ;`
+    /// `UPLOP3` (opcode key 0x129d), e.g. `@UP1 UPLOP3.LUT UP1, UP5, !UP2, UR49.SIGN, !UP1, 0x2c, 0xe8 ;`
     UPLOP3_0x129d = 580,
-    /// `UPLOP3` (opcode key 0x129e), e.g. `@UP4 UPLOP3.LUT UP2, UP3, UP3, UR54.SIGN, UR48.SIGN, 0xa0, 0xbf ;`
+    /// `UPLOP3` (opcode key 0x129e), e.g. `@UP3 UPLOP3.LUT UP4, UP4, UP3, UR12.SIGN, UR11.SIGN, 0xc9, 0xd4 ;`
     UPLOP3_0x129e = 581,
-    /// `UPLOP3` (opcode key 0x129f), e.g. `@UP3 UPLOP3.LUT UP1, UP5, UR11.SIGN, UR23.SIGN, UR3.SIGN, 0xde, 0x95 ;`
+    /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP5 UPLOP3.LUT UP6, UP6, UR7.SIGN, UR42.SIGN, UR45.SIGN, 0xd7, 0x11 ;`
     UPLOP3_0x129f = 582,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
     UIMAD_0x12a4 = 583,
-    /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD.X UR3, UR28, UR33, UR1, UP4 ;`
+    /// `UIMAD` (opcode key 0x12a4), e.g. `@UP5 UIMAD.X UR5, UR53, UR39, ~UR10, UP1 ;`
     UIMAD_0x12a4_2 = 584,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP1 UIMAD.WIDE.U32 UR27, UP5, UR32, UR1, UR61;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE UR20, UP4, UR55, UR60, UR4 ;`
     UIMAD_0x12a5 = 585,
-    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP5 UIMAD.WIDE.U32.X UR56, UP1, UR9, UR56, ~UR2, UP4 ;`
+    /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP6 UIMAD.WIDE.U32.X UR6, UP4, UR10, UR19, ~UR10, !UPT ;`
     UIMAD_0x12a5_2 = 586,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP1 UF2FP.???8.PACK_AB.???5 UR45, UR19, UR4 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP2 UF2FP.???14.PACK_AB.???6 UR2, UR16, UR40 ;`
     UF2FP_0x12ba = 587,
-    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP3 UF2FP.???1.MERGE_C UR62, UR46, UR27.H1 ;`
+    /// `UF2FP` (opcode key 0x12ba), e.g. `@UP4 UF2FP.???5.MERGE_C.???7 UR10, UR53, UR45.H1 ;`
     UF2FP_0x12ba_2 = 588,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
     UFLO_0x12bd = 589,
-    /// `UBREV` (opcode key 0x12be), e.g. `@!UP6 UBREV UR16, UR4 ;`
+    /// `UBREV` (opcode key 0x12be), e.g. `@UP6 UBREV UR60, UR19 ;`
     UBREV_0x12be = 590,
-    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP2 UPOPC UR16, UR11 ;`
+    /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP6 UPOPC UR34, ~UR39 ;`
     UPOPC_0x12bf = 591,
-    /// `LDTRAM` (opcode key 0x13ad), e.g. `LDTRAM.C R12, a[UR25+0x2f4] ;`
+    /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P4 LDTRAM.C R142, a[UR60+0x14c] ;`
     LDTRAM_0x13ad = 592,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
     X_0x1478 = 593,
-    /// `ULEA` (opcode key 0x1491), e.g. `@UP3 ULEA.???0 UR36, UP0, -UR27, UR31, 0x14411b5e, 0x1e ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@!UP2 ULEA.???0 UR30, UP3, UR47, UR43, 0xf884261d, 0x1f ;`
     ULEA_0x1491 = 594,
-    /// `ULEA` (opcode key 0x1491), e.g. `@UP0 ULEA.HI.X UR27, ~UR55, UR23, 0x1c9d88f1, 0xb, !UP1 ;`
+    /// `ULEA` (opcode key 0x1491), e.g. `@UP3 ULEA.HI.X UR44, UP2, UR27, UR47, 0xe05d7e69, 0x1d, UP5 ;`
     ULEA_0x1491_2 = 595,
-    /// `USHF` (opcode key 0x1499), e.g. `@UP6 USHF.R.S64 UR5, UR60, UR37, 0xd5fc76c3 ;`
+    /// `USHF` (opcode key 0x1499), e.g. `@!UP4 USHF.R.W.U32.HI UR0, UR57, UR2, 0x4c843142 ;`
     USHF_0x1499 = 596,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD.U32 UR28, UR16, UR11, -0x465563f7 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD UR12, UR29, UR29, 0x3a9d8928 ;`
     UIMAD_0x14a4 = 597,
-    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP4 UIMAD.U32.X UR7, UR48, UR37, 0x6278cab6, !UP2 ;`
+    /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP0 UIMAD.X UR3, UR23, UR7, -0x1b19ac23, !UPT ;`
     UIMAD_0x14a4_2 = 598,
-    /// `UF2FP` (opcode key 0x14ba), e.g. `@!UP6 UF2FP.???10.MERGE_C UR31, UR29, 7.4736876369140177456e-15 ;`
+    /// `UF2FP` (opcode key 0x14ba), e.g. `@UP0 UF2FP.???2.MERGE_C.???5 UR10, UR15, 1.9821307884414739175e-14 ;`
     UF2FP_0x14ba = 599,
-    /// `ALD` (opcode key 0x1521), e.g. `@P1 ALD.O R242, a[UR39+0x2c9], R110 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@!P3 ALD.96 R209, a[UR11+0x1a8], R110 ;`
     ALD_0x1521 = 600,
-    /// `ALD` (opcode key 0x1521), e.g. `@!P4 ALD.O.P.128 R158, a[UR7+-0x2ef], ???29 ;`
+    /// `ALD` (opcode key 0x1521), e.g. `@!P4 ALD.O.P.96 R2, a[UR13+-0x12], ???124 ;`
     ALD_0x1521_2 = 601,
-    /// `IPA` (opcode key 0x1526), e.g. `@P5 IPA.CONSTANT.OFFSET R252, P4, a[UR22+0x3b0], R231 ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@P2 IPA.STATE.OFFSET R40, P1, a[UR43+0x288], R177;`
     IPA_0x1526 = 602,
-    /// `IPA` (opcode key 0x1526), e.g. `@P6 IPA.STATE.CENTROID R124, P3, a[UR52+0xf8] ;`
+    /// `IPA` (opcode key 0x1526), e.g. `@P0 IPA.STATE R96, P6, a[UR39+0x358] ;`
     IPA_0x1526_2 = 603,
-    /// `BRA` (opcode key 0x1547), e.g. `@!P3 BRA.INVALID3.???0 P4, UP6, -0x184c7c6143114 ;`
+    /// `BRA` (opcode key 0x1547), e.g. `@!P0 BRA.INC.???0 UP4, 0x770585360940 ;`
     BRA_0x1547 = 604,
-    /// `JMP` (opcode key 0x154a), e.g. `@P0 JMP.???3 P6, UPT, 0x6b5745da0c80 ;`
+    /// `JMP` (opcode key 0x154a), e.g. `@P5 JMP.INC.???3 P6, UP4, 0x1e49b4a93dd28 ;`
     JMP_0x154a = 605,
-    /// `LDC` (opcode key 0x1582), e.g. `@P3 LDC.64.ISL R117, cx[UR39][0x214f] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P1 LDC.ISL R170, cx[UR1][0xc681] ;`
     LDC_0x1582 = 606,
-    /// `LDC` (opcode key 0x1582), e.g. `@P0 LDC.S16.IS R19, cx[UR42][R144+0x5d3b] ;`
+    /// `LDC` (opcode key 0x1582), e.g. `@!P3 LDC.S8.ISL R105, cx[UR47][R76+-0x26ff] ;`
     LDC_0x1582_2 = 607,
-    /// `VABSDIFF` (opcode key 0x1614), e.g. `@P4 VABSDIFF R67, P5, R71, R155, cx[UR7][0x3420] ;`
+    /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P0 VABSDIFF.U32 R162, P5, R126, R119.reuse, cx[UR49][0x4790] ;`
     VABSDIFF_0x1614 = 608,
     /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!PT VABSDIFF4.U8.ACC R129, P5, R118.reuse, R225.reuse, cx[UR5][0xad34] ;`
     VABSDIFF4_0x1615 = 609,
     /// `PRMT` (opcode key 0x1616), e.g. `@P0 PRMT R231, R89, R180, cx[UR10][0xf578] ;`
     PRMT_0x1616 = 610,
-    /// `SHF` (opcode key 0x1619), e.g. `@!P2 SHF.L.S64 R14, R233, R172, cx[UR44][0x1634] ;`
+    /// `SHF` (opcode key 0x1619), e.g. `@!P2 SHF.R.U32.HI R215, R55, R237, cx[UR3][0xe4d0] ;`
     SHF_0x1619 = 611,
-    /// `FADD` (opcode key 0x1621), e.g. `@!P2 FADD.FTZ.RZ R174, -R201, |cx[UR23][0x5a0c]| ;`
+    /// `FADD` (opcode key 0x1621), e.g. `@!P2 FADD.FTZ.SAT R14, R236, -cx[UR17][0x980] ;`
     FADD_0x1621 = 612,
-    /// `FFMA` (opcode key 0x1623), e.g. `@P1 FFMA.FTZ.RM.SAT R148, -|R237|, R138, -cx[UR17][0xbd10] ;`
+    /// `FFMA` (opcode key 0x1623), e.g. `@!P6 FFMA.RZ R242, -|R115|, |R240|, -|cx[UR37][0xe458]| ;`
     FFMA_0x1623 = 613,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P0 IMAD R127, R234, R3, cx[UR56][0x56c];`
+    /// `IMAD` (opcode key 0x1624), e.g. `IMAD R177, R72, R231, -cx[UR43][0x9f94] ;`
     IMAD_0x1624 = 614,
-    /// `IMAD` (opcode key 0x1624), e.g. `@P3 IMAD.X R210, R151, R41, cx[UR31][0x6a20], P4 ;`
+    /// `IMAD` (opcode key 0x1624), e.g. `@!PT IMAD.U32.X R44, R130, R172, ~cx[UR56][0xfee0], P1 ;`
     IMAD_0x1624_2 = 615,
-    /// `IMAD` (opcode key 0x1625), e.g. `@P5 IMAD.WIDE.U32 R77, R77, R225, -cx[UR19][0x19cc] ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@!P4 IMAD.WIDE R233, P5, R133, R174, -cx[UR61][0x42d0] ;`
     IMAD_0x1625 = 616,
-    /// `IMAD` (opcode key 0x1625), e.g. `@!P3 IMAD.WIDE.X R50, P0, R82, R42, cx[UR35][0x1b3c], P0 ;`
+    /// `IMAD` (opcode key 0x1625), e.g. `@P0 IMAD.WIDE.X R135, P6, R29, R8.reuse, cx[UR0][0x7da0], P0 ;`
     IMAD_0x1625_2 = 617,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P5 IMAD.HI R49, P5, R203, R123, cx[UR18][0x5e14] ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P4 IMAD.HI R207, P6, R219, R195, cx[UR31][0xe3ec] ;`
     IMAD_0x1627 = 618,
-    /// `IMAD` (opcode key 0x1627), e.g. `@!P6 IMAD.HI.U32.X R192, P1, R30, R78, cx[UR39][0x6df8], !P4 ;`
+    /// `IMAD` (opcode key 0x1627), e.g. `@!P1 IMAD.HI.X R119, P0, R194.reuse, R214, cx[UR45][0x7844], P1 ;`
     IMAD_0x1627_2 = 619,
-    /// `DADD` (opcode key 0x1629), e.g. `@!PT DADD.RZ R94, R250.reuse, -cx[UR2][0x9a14] ;`
+    /// `DADD` (opcode key 0x1629), e.g. `@!P0 DADD R5, -|R171|, |cx[UR19][0xc7ec]| ;`
     DADD_0x1629 = 620,
-    /// `DSETP` (opcode key 0x162a), e.g. `@!P6 DSETP.LEU.XOR P2, P4, -|R209|, cx[UR19][0x9670], P1 ;`
+    /// `DSETP` (opcode key 0x162a), e.g. `@P2 DSETP.MIN.INVALID3 P1, PT, -|R215|, cx[UR28][0x8f6c], PT;`
     DSETP_0x162a = 621,
-    /// `DFMA` (opcode key 0x162b), e.g. `@!P5 DFMA.RP R153, -|R209|, -|R18|, |cx[URZ][0x841c]| ;`
+    /// `DFMA` (opcode key 0x162b), e.g. `@P6 DFMA.RM R71, R198, |R138|, -cx[UR23][0xa44] ;`
     DFMA_0x162b = 622,
-    /// `CLMAD` (opcode key 0x162c), e.g. `@P3 CLMAD.HI R71, R40, R69, cx[UR60][0x82bc] ;`
+    /// `CLMAD` (opcode key 0x162c), e.g. `@!P3 CLMAD.LO R150, R181, R54, cx[UR60][0x5c68] ;`
     CLMAD_0x162c = 623,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!P3 HADD2 R18, R130.H1_H1, |cx[UR9] [0x42e4].H1_H1| ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P4 HADD2.SAT R62, -|R60|.H0_H0, -cx[UR41] [0x8f78].H0_H0 ;`
     HADD2_0x1630 = 624,
-    /// `HADD2` (opcode key 0x1630), e.g. `@!PT HADD2.F32.FTZ.SAT R40, R219.H1_H1, -|cx[UR11] [0xd608]| ;`
+    /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.SAT R89, R10.H0_H0, -|cx[UR8] [0x894]| ;`
     HADD2_0x1630_2 = 625,
-    /// `HFMA2` (opcode key 0x1631), e.g. ``
+    /// `HFMA2` (opcode key 0x1631), e.g. `@P1 HFMA2.FTZ.RELU R86, -R117.H1_H1, -R126.INVALID5, -|cx[UR41] [0x1478]|, !PT ;`
     X_0x1631 = 626,
-    /// `HFMA2` (opcode key 0x1631), e.g. `@P2 HFMA2.BF16_V2.INVALID3 R64, -|R149|, R50.INVALID7, cx[UR24] [0xeefc].H1_H1 ;`
+    /// `HFMA2` (opcode key 0x1631), e.g. `HFMA2.INVALID3.SAT R138, |R7|, -|R161|.H1_H1, -|cx[UR20] [0xf364].H0_H0| ;`
     X_0x1631_2 = 627,
-    /// `HSET2` (opcode key 0x1633), e.g. `@P3 HSET2.BF.GT.FTZ.OR R206, -|R37|.reuse, -cx[UR24] [0xc11c], P5 ;`
+    /// `HSET2` (opcode key 0x1633), e.g. `HSET2.GE.INVALID3 R213, |R32|.H0_H0, -cx[UR10] [0x9cc4].F32, P5 ;`
     HSET2_0x1633 = 628,
-    /// `HSETP2` (opcode key 0x1634), e.g. `@P0 HSETP2.GEU.H_AND.AND P0, PT, -|R16|.F32, -cx[UR53] [0xceb4].H1_H1, P5 ;`
+    /// `HSETP2` (opcode key 0x1634), e.g. `@!P5 HSETP2.LTU.H_AND.FTZ.OR P1, P0, -R251, cx[UR42] [0xa74].H0_H0, P1 ;`
     HSETP2_0x1634 = 629,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@!P5 HFMA2.MMA.FMZ.RELU R149, R223, R103, -|cx[UR54][0x6ab8]|, P4 ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@!P2 HFMA2.MMA.INVALID3.RELU R133, R43, |R1|, -cx[UR34][0xcd8c], !P0 ;`
     HFMA2_0x1635 = 630,
-    /// `HFMA2` (opcode key 0x1635), e.g. `@P1 HFMA2.MMA.INVALID3.SAT R146, -|R226|, -R99, -cx[UR9][0xd8c] ;`
+    /// `HFMA2` (opcode key 0x1635), e.g. `@!PT HFMA2.MMA R175, -|R31|, |R204|, -cx[UR15][0x5b0c] ;`
     HFMA2_0x1635_2 = 631,
-    /// `F2FP` (opcode key 0x163e), e.g. `@P4 F2FP.???1.MERGE_C.RS.LTN25 R224, R58.reuse, R253.reuse, cx[UR31] [0xad4] ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@P5 F2FP.???2.MERGE_C.RS.REG_RS.9b R202, R250.reuse, R121.reuse, cx[UR52] [0x95bc].H1 ;`
     F2FP_0x163e = 632,
-    /// `F2FP` (opcode key 0x163e), e.g. `@!P6 F2FP.BF16.???0.RZ R204, R239, cx[UR58] [0xf228].H1 ;`
+    /// `F2FP` (opcode key 0x163e), e.g. `@!P0 F2FP.BF16.???0 R209, R34, cx[UR2] [0x7514].H1 ;`
     X_0x163e = 633,
-    /// `F2IP` (opcode key 0x1643), e.g. `@!P1 F2IP.INVALID3.F32.INVALID2.RELU R116, R144, R166, cx[UR29] [0x2870].H1 ;`
+    /// `F2IP` (opcode key 0x1643), e.g. `@P0 F2IP.INVALID3.F32.TRUNC R85, R53.reuse, R127.reuse, cx[UR40] [0xcdc] ;`
     F2IP_0x1643 = 634,
-    /// `JMP` (opcode key 0x174a), e.g. `@!PT JMP.DEC.???2 !P1, UPT, c[0x11][-0x370c] ;`
+    /// `JMP` (opcode key 0x174a), e.g. `@!P0 JMP.DEC.???3 !PT, UP2, c[0x19][0x7dc0] ;`
     JMP_0x174a = 635,
-    /// `LDSM` (opcode key 0x183b), e.g. ``
+    /// `LDSM` (opcode key 0x183b), e.g. `@P2 LDSM.16.M832 R219, [R243+UR14+0x1a169b] ;`
     X_0x183b = 636,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
     X_0x1878 = 637,
-    /// `UP2UR` (opcode key 0x1883), e.g. `@UP1 UP2UR.B3 UR0, UPR, UR44, 0x1e33e7df ;`
+    /// `UP2UR` (opcode key 0x1883), e.g. `@!UP2 UP2UR.B2 UR46, UPR, UR19, 0x159aa726 ;`
     UP2UR_0x1883 = 638,
-    /// `UR2UP` (opcode key 0x1884), e.g. `@!UP6 UR2UP UPR, UR61.B3, 0x42adcb79 ;`
+    /// `UR2UP` (opcode key 0x1884), e.g. `@UP2 UR2UP UPR, UR61, 0xf64b649f ;`
     UR2UP_0x1884 = 639,
-    /// `USEL` (opcode key 0x1887), e.g. `@!UP5 USEL UR3, UR18, 0xe7c1697e, UPT ;`
+    /// `USEL` (opcode key 0x1887), e.g. `USEL UR4, URZ, 0x1, !UP0 ;`
     USEL_0x1887 = 640,
-    /// `UISETP` (opcode key 0x188c), e.g. `@!UP1 UISETP.GT.INVALID3 UP5, UP0, UR17, 0x31406897, !UP0 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `UISETP.GT.AND UP0, UPT, UR4, 0x7, UPT ;`
     UISETP_0x188c = 641,
-    /// `UISETP` (opcode key 0x188c), e.g. `@UP0 UISETP.F.AND.EX UP5, UP1, UR5, -0x709273f1, !UP3, UP0 ;`
+    /// `UISETP` (opcode key 0x188c), e.g. `@!UPT UISETP.GE.AND.EX UPT, UP6, UR28, -0x2a92215f, UP6, UP3 ;`
     UISETP_0x188c_2 = 642,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
     UIADD3_0x1890 = 643,
-    /// `UIADD3` (opcode key 0x1890), e.g. `@!UP0 UIADD3.X UR17, UP2, UP3, UR14, -0x7f8de6c8, ~UR7, UP1, !UP1 ;`
+    /// `UIADD3` (opcode key 0x1890), e.g. `@UP5 UIADD3.X UR28, UP2, UP4, UR42, -0x6ef124b5, ~UR0, UP4, UP6 ;`
     UIADD3_0x1890_2 = 644,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP4 ULEA UR58, UP5, UR29, 0x51ec9a3a, 0x7 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA UR6, UP2, UR25, 0x8776ff99, 0xf ;`
     ULEA_0x1891 = 645,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP0 ULEA.X UR32, UP3, ~UR15, 0x5bd3a06b, 0x15, UP1 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.X UR61, UP5, ~UR56, 0xc6bfe6cc, 0x7, !UP2 ;`
     ULEA_0x1891_2 = 646,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI UR2, UP2, UR22, 0x3cdfee06, UR18, 0x18 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI UR34, UP6, UR27, 0xd6358752, UR56, 0x3 ;`
     ULEA_0x1891_3 = 647,
-    /// `ULEA` (opcode key 0x1891), e.g. `@UP6 ULEA.HI.SX32 UR1, UP0, UR36, 0x91857d6f, 0x18 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI.SX32 UR11, UP1, -UR39, 0x1f8c113, 0x8;`
     ULEA_0x1891_4 = 648,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP5 ULEA.HI.X UR57, UR0, 0xcb8a1bd, UR30, 0xc, !UP2 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.X UR48, UP4, ~UR48, 0x9f55e7ac, UR45, 0x6, !UP3 ;`
     ULEA_0x1891_5 = 649,
-    /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.HI.X.SX32 UR35, UP3, UR37, 0xb1a6ecd7, 0x12, !UP5 ;`
+    /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.X.SX32 UR50, UP0, UR23, 0x54f94cab, 0x11, !UP2 ;`
     ULEA_0x1891_6 = 650,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
     ULOP3_0x1892 = 651,
-    /// `UPRMT` (opcode key 0x1896), e.g. `@!UP4 UPRMT UR41, UR7, 0x3b6f5d56, UR28 ;`
+    /// `UPRMT` (opcode key 0x1896), e.g. `UPRMT UR18, UR0, 0xbf580373, UR13 ;`
     UPRMT_0x1896 = 652,
-    /// `UIADD3` (opcode key 0x1897), e.g. `@UP3 UIADD3.64 UR8, UP1, UP0, UR51, 0x24bfcf5, UR13 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP1 UIADD3.64 UR16, UP6, UP5, -UR5, 0x369393c5, -UR47 ;`
     UIADD3_0x1897 = 653,
-    /// `UIADD3` (opcode key 0x1897), e.g. `UIADD3.64.X UR28, UP3, UP3, UR23, 0x2567811b, UR51, !UP4, UP1 ;`
+    /// `UIADD3` (opcode key 0x1897), e.g. `@!UP0 UIADD3.64.X UR32, UP0, UR24, -0xd5094a, ~UR32, UP1, UPT ;`
     UIADD3_0x1897_2 = 654,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
     USHF_0x1899 = 655,
-    /// `USGXT` (opcode key 0x189a), e.g. `@UP4 USGXT UR48, UR39, 0x956f8444 ;`
+    /// `USGXT` (opcode key 0x189a), e.g. `@UP6 USGXT UR36, UR30, 0xd2fdfae2 ;`
     USGXT_0x189a = 656,
-    /// `UBMSK` (opcode key 0x189b), e.g. `@UP3 UBMSK UR12, UR60, 0xd2ce432d ;`
+    /// `UBMSK` (opcode key 0x189b), e.g. `@!UP6 UBMSK.W UR23, UR26, 0x6761b266 ;`
     UBMSK_0x189b = 657,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP5 UIMAD UR42, UR22, 0x669f788d, UR61 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP4 UIMAD UR4, UR35, 0x1b65c3ad, -UR46 ;`
     UIMAD_0x18a4 = 658,
-    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.X UR46, UR25, 0x139717e8, UR2, !UP0 ;`
+    /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.X UR55, URZ, 0x3c24370e, UR54, UPT ;`
     UIMAD_0x18a4_2 = 659,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP4 UIMAD.WIDE.U32 UR30, UP4, UR52, 0x35979637, -UR48 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP5 UIMAD.WIDE.U32 UR34, UP1, UR40, -0x2c3782df, UR46 ;`
     UIMAD_0x18a5 = 660,
-    /// `UIMAD` (opcode key 0x18a5), e.g. `@!UPT UIMAD.WIDE.U32.X UR26, UP3, UR25, -0x7a6dd819, UR33, UP6 ;`
+    /// `UIMAD` (opcode key 0x18a5), e.g. `@UP2 UIMAD.WIDE.U32.X UR0, UP6, UR21, -0x5fa4c0ce, ~UR29, UPT ;`
     UIMAD_0x18a5_2 = 661,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP2 ULDC.INVALID6 UR35, [0x29332356] ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP3 ULDC.U8 UR23, [0xd05f3492] ;`
     ULDC_0x18b8 = 662,
-    /// `ULDC` (opcode key 0x18b8), e.g. `@!UP6 ULDC.U16 UR2, [UR20+-0x3e86a3c2], !UP1 ;`
+    /// `ULDC` (opcode key 0x18b8), e.g. `@UP3 ULDC.S8 UR11, [UR36+0x46695191], !UP0 ;`
     ULDC_0x18b8_2 = 663,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `UF2FP.???0.PACK_AB URZ, UR56, -1.1766810476869941834e-17 ;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP6 UF2FP.???11.PACK_AB UR4, UR55, 1.9258661961060766355e-27 ;`
     UF2FP_0x18ba = 664,
-    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP5 UF2FP.???0.MERGE_C.???4 UR9, -2.195428084120210066e-12, UR48;`
+    /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP2 UF2FP.???11.MERGE_C UR6, -3.30862819318687579767e+23, UR2.H1 ;`
     UF2FP_0x18ba_2 = 665,
-    /// `UCLEA` (opcode key 0x18bc), e.g. `@!UP5 UCLEA UR16, UPT, UR59, 0xeee6, 0x6 ;`
+    /// `UCLEA` (opcode key 0x18bc), e.g. `@UP2 UCLEA UR18, UP1, UR13, 0x621, 0x9 ;`
     UCLEA_0x18bc = 666,
-    /// `UFLO` (opcode key 0x18bd), e.g. `@!UP0 UFLO.U32.SH UR55, UP1, 0x3f438deb ;`
+    /// `UFLO` (opcode key 0x18bd), e.g. `@UP3 UFLO.U32 UR35, 0x9c690117 ;`
     UFLO_0x18bd = 667,
-    /// `UBREV` (opcode key 0x18be), e.g. `@UP6 UBREV UR41, 0x61ef3a95 ;`
+    /// `UBREV` (opcode key 0x18be), e.g. `@!UPT UBREV UR46, 0x5f0bb76b ;`
     UBREV_0x18be = 668,
-    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP5 UPOPC UR32, 0xffe57b98 ;`
+    /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP5 UPOPC UR18, 0xb4ef7278 ;`
     UPOPC_0x18bf = 669,
-    /// `IPA` (opcode key 0x1926), e.g. `@P3 IPA.CONSTANT.???0 R11, P3, a[UR8+0xb8], 0x204b66ba ;`
+    /// `IPA` (opcode key 0x1926), e.g. `@!P3 IPA.CONSTANT.???0 R192, P1, a[UR29+0xd0], 0x9353d1a6 ;`
     IPA_0x1926 = 670,
-    /// `CALL` (opcode key 0x1943), e.g. `@!P5 CALL.ABS.NOINC UR18 -0x1070e0ebb3774 ;`
+    /// `CALL` (opcode key 0x1943), e.g. `@!P6 CALL.ABS.NOINC P6, UR36 -0x8b3982975194 ;`
     CALL_0x1943 = 671,
-    /// `CALL` (opcode key 0x1944), e.g. `@P2 CALL.REL !P5, UR30 -0x17f2a25818ea8 ;`
+    /// `CALL` (opcode key 0x1944), e.g. `@P0 CALL.REL !P6, UR28 -0xb99f131cae20 ;`
     CALL_0x1944 = 672,
-    /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xccd90 ;`
+    /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xd04b0 ;`
     BRA_0x1947 = 673,
-    /// `JMP` (opcode key 0x194a), e.g. `@!P3 JMP.INC.DIV !P0, UR52, 0x1959065258f3c ;`
+    /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DIV !P0, UR2, 0x1670cf7d6dfe8 ;`
     JMP_0x194a = 674,
-    /// `RET` (opcode key 0x1950), e.g. `RET.REL P1, UR33 0x6b122e4811e4 ;`
+    /// `RET` (opcode key 0x1950), e.g. `@P1 RET.REL.NODEC !P4, UR23 0x1d56904674480 ;`
     RET_0x1950 = 675,
-    /// `RET` (opcode key 0x1950), e.g. `@!P6 RET.ABS.NODEC !P0, UR9 -0xc5617aacf6fc ;`
+    /// `RET` (opcode key 0x1950), e.g. `@!P1 RET.ABS.NODEC !P4, UR31 0x724738aa2b0 ;`
     RET_0x1950_2 = 676,
-    /// `BRXU` (opcode key 0x1958), e.g. `@P0 BRXU.INVALID3.U !P3, UR35 -0x1e5e5ca3dabd0 ;`
+    /// `BRXU` (opcode key 0x1958), e.g. `@P6 BRXU.DEC.U P5, UR6 0x3b47282f96bc ;`
     BRXU_0x1958 = 677,
-    /// `JMXU` (opcode key 0x1959), e.g. `@!P5 JMXU.DEC.DIV !P5, UR51 -0x4dc9c52feb24 ;`
+    /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.DEC.CONV !P2, UR55 0x1606c6813f4c0 ;`
     JMXU_0x1959 = 678,
-    /// `LD` (opcode key 0x1980), e.g. `@!P5 LD.LTC256B.U8.CONSTANT.SM.PRIVATE R252, [UR60+0x2d35b3], !P4 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P1 LD.EL.LTC64B.U16.MMIO.GPU R103, [UR41+0x4ec719], P4 ;`
     LD_0x1980 = 679,
-    /// `LD` (opcode key 0x1980), e.g. `@!P4 LD.EU.128 R41, [R31.U32+UR51+0x550a61], !P5 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@!P1 LD.E.INVALID7.LTC64B.S16.STRONG.SYS R130, [R18.U32+UR27+0x30d3d9], P4 ;`
     LD_0x1980_2 = 680,
-    /// `LD` (opcode key 0x1980), e.g. `@!P0 LD.???0.LTC64B.U16 R174, [R143.64+UR40+0x7e131], P3 ;`
+    /// `LD` (opcode key 0x1980), e.g. `@P6 LD.E.INVALID6.LTC256B.128.CONSTANT.CTA R95, [R239.64+UR39+-0x220de3], P0 ;`
     LD_0x1980_3 = 681,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
     LD_0x1980_4 = 682,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P3 LDG.E.EF.LTC256B.128.STRONG.SM P4, R192, [UR11+-0x31992], !P3 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@!P1 LDG.LTC128B.64 P1, R77, [UR6+0x77c3ae], !P3 ;`
     LDG_0x1981 = 683,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P6 LDG.E.EF.S8.CONSTANT.SM R133, [R102.U32+UR61+0xd364e], P6 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@P5 LDG.E.LTC64B.128.STRONG.SM P3, R240, [R127.U32+UR56+-0x5a5564], !P5 ;`
     LDG_0x1981_2 = 684,
-    /// `LDG` (opcode key 0x1981), e.g. `@!P5 LDG.E.EU.U16.CONSTANT.VC.PRIVATE P0, R125, [R86.64+UR3+-0x4a140f], !P4 ;`
+    /// `LDG` (opcode key 0x1981), e.g. `@P6 LDG.???0.INVALID7.STRONG.GPU P4, R66, [R118.64+UR54+0x4c74fe], P3 ;`
     LDG_0x1981_3 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
     LDG_0x1981_4 = 686,
-    /// `LDL` (opcode key 0x1983), e.g. `@P4 LDL.NA.S8 R64, [R143+UR9+0x76d99b] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P0 LDL.NA.128 R10, [R169+UR45+0xb251c] ;`
     LDL_0x1983 = 687,
-    /// `LDL` (opcode key 0x1983), e.g. `@!P5 LDL.NA.U16 R1, [R178+-0x3318c3] ;`
+    /// `LDL` (opcode key 0x1983), e.g. `@P6 LDL.U16 R205, desc[UR5][R172+0x7bd831] ;`
     LDL_0x1983_2 = 688,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
     LDS_0x1984 = 689,
-    /// `ST` (opcode key 0x1985), e.g. `@!P3 ST.EF.U16.CONSTANT.PRIVATE [R236.U32+UR29+-0x6e95a2], R225 ;`
+    /// `ST` (opcode key 0x1985), e.g. `ST.E.LU.S8.CONSTANT.CTA [R19.U32+UR28+-0x541c68], R100 ;`
     ST_0x1985 = 690,
-    /// `ST` (opcode key 0x1985), e.g. `@P1 ST.E.INVALID6.S8.STRONG.GPU.PRIVATE [R226.64+UR58+-0x3f01c8], R64 ;`
+    /// `ST` (opcode key 0x1985), e.g. `@!P6 ST.???0.INVALID6.U8.STRONG.SYS [R108.64+UR11+-0x3acc61], R45 ;`
     ST_0x1985_2 = 691,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
     ST_0x1985_3 = 692,
-    /// `STG` (opcode key 0x1986), e.g. `@P1 STG.EF.64.STRONG.GPU.PRIVATE [UR0+0xb6c41], R93 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@!P4 STG.E.INVALID7.S8.STRONG.SM.PRIVATE [UR23+0x5482], R61 ;`
     STG_0x1986 = 693,
-    /// `STG` (opcode key 0x1986), e.g. `@P1 STG.E.INVALID6.U16.CONSTANT.CTA.PRIVATE [R16.U32+UR52+0x388ead], R53 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@!P1 STG.E.LU.64.STRONG.SM [R166.U32+UR40+0x60249c], R64 ;`
     STG_0x1986_2 = 694,
-    /// `STG` (opcode key 0x1986), e.g. `@!P3 STG.E.EF.INVALID7.CONSTANT.PRIVATE [R87.64+UR60+0x72b66c], R123 ;`
+    /// `STG` (opcode key 0x1986), e.g. `@P1 STG.???0.NA.64.STRONG.GPU.PRIVATE [R51.64+UR0+-0xd565a], R22 ;`
     STG_0x1986_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
     STG_0x1986_4 = 696,
-    /// `STL` (opcode key 0x1987), e.g. `@P3 STL.INVALID6.S8 [R139+UR54+-0x71c02c], R240 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@!PT STL.LU [R196+UR59+-0x5f4df6], R55 ;`
     STL_0x1987 = 697,
-    /// `STL` (opcode key 0x1987), e.g. `@!P2 STL.EL.S8 desc[UR44][R223+0x5f9233], R159 ;`
+    /// `STL` (opcode key 0x1987), e.g. `@P5 STL.EL.INVALID7 [R62+-0x760af1], R153 ;`
     STL_0x1987_2 = 698,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
     STS_0x1988 = 699,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P4 ATOM.INVALID9.NA.F32.FTZ.RN.STRONG.GPU.PRIVATE PT, R25, [R36.U32+UR60+-0x6b1f2e], R187 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P1 ATOM.E.INVALID14.EF.INVALID9.STRONG.SM.PRIVATE P5, R222, [R64.U32+UR4+-0x7cd8f4], R10 ;`
     ATOM_0x198a = 700,
-    /// `ATOM` (opcode key 0x198a), e.g. `@!P2 ATOM.E.EXCH.EF.INVALID8.CONSTANT.VC P2, R236, [R102.64+UR23+0x7e8554], R127 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P1 ATOM.???0.INVALID9.EL.F64.RN.MMIO.SYS P5, R146, [R136.64+UR19+-0xc856], R251 ;`
     ATOM_0x198a_2 = 701,
-    /// `ATOM` (opcode key 0x198a), e.g. `ATOM.E.DEC.INVALID14.CONSTANT.GPU P6, R15, desc[UR37][R229.64+0x33683c], R214 ;`
+    /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.???0.MIN.EF.F32.FTZ.RN.STRONG.GPU P4, R237, [R159.64+0x4700c6], R10 ;`
     ATOM_0x198a_3 = 702,
-    /// `ATOMS` (opcode key 0x198c), e.g. `ATOMS.INVALID10.S32 R144, [R204.X16+UR34+0x14d5b2], R87 ;`
+    /// `ATOMS` (opcode key 0x198c), e.g. `@!P4 ATOMS.INVALID13.64 R95, [R254.X8+UR1+-0x3f94d4], R53 ;`
     ATOMS_0x198c = 703,
-    /// `RED` (opcode key 0x198e), e.g. `@!P2 RED.E.MIN.EL.F64.RN.STRONG.GPU [R27.U32+UR33+-0x1d1bdf], R182 ;`
+    /// `RED` (opcode key 0x198e), e.g. `RED.XOR.INVALID7.S64.CONSTANT.CTA.PRIVATE [R199.U32+UR60+0x7823c4], R17 ;`
     RED_0x198e = 704,
-    /// `RED` (opcode key 0x198e), e.g. `@P2 RED.???0.MIN.INVALID7.INVALID8.CONSTANT.CTA.PRIVATE [R27.64+UR1+-0x63b781], R230 ;`
+    /// `RED` (opcode key 0x198e), e.g. `@P5 RED.???0.OR.INVALID7.INVALID12.CONSTANT.CTA.PRIVATE [R198.64+UR24+-0x355b93], R173 ;`
     RED_0x198e_2 = 705,
     /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
     RED_0x198e_3 = 706,
-    /// `ATOMG` (opcode key 0x19a8), e.g. `@P5 ATOMG.E.INVALID12.INVALID7.INVALID7.CONSTANT.CTA P3, R156, [R129.U32+UR27+-0x30e6eb], R250 ;`
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@P2 ATOMG.E.EXCH.INVALID7.INVALID10 P3, R206, [R31.U32+UR21+0x5003da], R129 ;`
     ATOMG_0x19a8 = 707,
-    /// `ATOMG` (opcode key 0x19a8), e.g. `@P5 ATOMG.E.AND.INVALID7.64.STRONG.GPU.PRIVATE P4, R191, [R124.64+UR0+0xde182], R247 ;`
+    /// `ATOMG` (opcode key 0x19a8), e.g. `@P3 ATOMG.???0.MAX.INVALID9.CONSTANT.CTA P6, R156, [R44.64+URZ+0x7c8d5b], R74 ;`
     ATOMG_0x19a8_2 = 708,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
     ATOMG_0x19a8_3 = 709,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P3 QSPC.INVALID3 P0, R148, [UR56+-0x11c934] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P4 QSPC.E.S P1, R253, [UR4+-0x7d1ae7] ;`
     QSPC_0x19aa = 710,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@P5 QSPC.E.INVALID3 P1, R149, [R172.U32+UR12+-0x227398] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@P0 QSPC.E.G P1, R103, [R21.U32+UR58+-0x821d] ;`
     QSPC_0x19aa_2 = 711,
-    /// `QSPC` (opcode key 0x19aa), e.g. `@!P2 QSPC.???0.G P5, R170, [R9.64+UR54+-0x4cc19] ;`
+    /// `QSPC` (opcode key 0x19aa), e.g. `@!P0 QSPC.E.G P6, R68, [R152.64+UR4+0x7164a3] ;`
     QSPC_0x19aa_3 = 712,
-    /// `ARRIVES` (opcode key 0x19b0), e.g. `@!P5 ARRIVES.LDGSTSBAR.64 [R225+UR43+-0x6cdd51] ;`
+    /// `ARRIVES` (opcode key 0x19b0), e.g. `@P1 ARRIVES.LDGSTSBAR.???0 [R163+UR20+0x674610] ;`
     ARRIVES_0x19b0 = 713,
-    /// `MOV` (opcode key 0x1a02), e.g. `@P6 MOV R211, cx[UR50][0xf7cc], 0x8 ;`
+    /// `MOV` (opcode key 0x1a02), e.g. `@!P6 MOV R184, cx[UR22][0x33a0], 0x3 ;`
     MOV_0x1a02 = 714,
-    /// `P2R` (opcode key 0x1a03), e.g. `@P5 P2R.B2 R194, PR, R74, cx[UR23][0x9dc] ;`
+    /// `P2R` (opcode key 0x1a03), e.g. `@!P4 P2R.B3 R50, PR, R232, cx[UR60][0xef00] ;`
     P2R_0x1a03 = 715,
-    /// `R2P` (opcode key 0x1a04), e.g. `@!P0 R2P PR, R54.B2, cx[UR41][0xe870] ;`
+    /// `R2P` (opcode key 0x1a04), e.g. `@P2 R2P PR, R219.B1, cx[UR51][0x787c];`
     R2P_0x1a04 = 716,
-    /// `SEL` (opcode key 0x1a07), e.g. `@P5 SEL R185, R26, cx[UR40][0x1388], !P0 ;`
+    /// `SEL` (opcode key 0x1a07), e.g. `@P1 SEL R33, R55, cx[UR9][0x8edc], !P0 ;`
     SEL_0x1a07 = 717,
-    /// `FSEL` (opcode key 0x1a08), e.g. `@!P1 FSEL.FTZ R205, -|R182|, |cx[UR30][0xaa7c]|, !P4 ;`
+    /// `FSEL` (opcode key 0x1a08), e.g. `@!P5 FSEL R32, -|R192|, -|cx[UR4][0x2874]|, !P5 ;`
     FSEL_0x1a08 = 718,
-    /// `FMNMX` (opcode key 0x1a09), e.g. `@P2 FMNMX.NAN R202, -|R165|.reuse, |cx[UR5][0xb42c]|, !P0 ;`
+    /// `FMNMX` (opcode key 0x1a09), e.g. `@P1 FMNMX.FTZ.XORSIGN R194, |R244|, |cx[UR33][0x60e4]|, !P2 ;`
     FMNMX_0x1a09 = 719,
-    /// `FSET` (opcode key 0x1a0a), e.g. `@!P5 FSET.BF.NEU.FTZ.OR R104, -R231.reuse, -cx[UR48][0xedec], PT ;`
+    /// `FSET` (opcode key 0x1a0a), e.g. `@P2 FSET.BF.GEU.INVALID3 R109, |R117|, -|cx[UR53][0x7d84]|, P1 ;`
     FSET_0x1a0a = 720,
-    /// `FSETP` (opcode key 0x1a0b), e.g. `@P0 FSETP.T.INVALID3 P4, P5, -R0, -|cx[UR61][0x2100]|, P4 ;`
+    /// `FSETP` (opcode key 0x1a0b), e.g. `@P2 FSETP.EQ.FTZ.AND PT, P6, -R9, cx[UR20][0x819c], P4 ;`
     FSETP_0x1a0b = 721,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@P2 ISETP.GE.U32.AND P5, P6, R154, cx[UR57][0xc9fc], !P5 ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P6 ISETP.EQ.OR P0, P0, R124, cx[UR50][0x3710], !P2 ;`
     ISETP_0x1a0c = 722,
-    /// `ISETP` (opcode key 0x1a0c), e.g. `@!P3 ISETP.LE.OR.EX P2, P1, R189, cx[UR48][0x5e0c], !P3, PT ;`
+    /// `ISETP` (opcode key 0x1a0c), e.g. `@P5 ISETP.EQ.U32.AND.EX PT, P0, R64, cx[UR57][0xf20], !P3, P4 ;`
     ISETP_0x1a0c_2 = 723,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P2 IADD3 R147, P3, -R224, -cx[UR37][0xd64c], R153 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@P2 IADD3 R3, P1, P0, R4, -cx[UR10][0x4f8], -R69 ;`
     IADD3_0x1a10 = 724,
-    /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3.X R76, P6, ~R143, ~cx[UR15][0xe6b0], ~R139, P1, P0 ;`
+    /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3.X R107, P4, P0, ~R44, ~cx[UR18][0xcfdc], R107, P3, P4 ;`
     IADD3_0x1a10_2 = 725,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA R28, P2, R160, cx[UR2][0xfcc0], 0x1c ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P2 LEA R145, P4, R50, -cx[UR10][0xb148], 0x1 ;`
     LEA_0x1a11 = 726,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!PT LEA.X R240, P1, ~R141, cx[UR57][0x870], 0x18, !PT ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.X R31, P4, R23, cx[UR61][0xc1ec], 0x1a, !P3 ;`
     LEA_0x1a11_2 = 727,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI R5, P0, -R159, cx[UR61][0x44b8], R12, 0x19 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P5 LEA.HI R129, P5, R231, -cx[UR33][0x7258], RZ, 0x13 ;`
     LEA_0x1a11_3 = 728,
-    /// `LEA` (opcode key 0x1a11), e.g. `@P0 LEA.HI.SX32 R188, R93, -cx[UR8][0x7d9c], 0x3 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.SX32 R29, -R2, -cx[UR60][0xc594], 0xe ;`
     LEA_0x1a11_4 = 729,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.X R186, P1, ~R24, cx[UR16][0x67b4], R0, 0x19, P2 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@P2 LEA.HI.X R122, P3, R154, ~cx[UR3][0xad0], R168, 0x14, !P6 ;`
     LEA_0x1a11_5 = 730,
-    /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.HI.X.SX32 R132, P4, ~R83, cx[UR31][0xf24], 0x12, P1 ;`
+    /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.X.SX32 R71, P2, R223.reuse, ~cx[UR15][0x9f8], 0xb, P2 ;`
     LEA_0x1a11_6 = 731,
-    /// `LOP3` (opcode key 0x1a12), e.g. `@P1 LOP3.LUT.PAND P1, R155, R218, cx[UR24][0x94c0], R206, 0x32, P6 ;`
+    /// `LOP3` (opcode key 0x1a12), e.g. `@P5 LOP3.LUT.PAND P1, R171, R140.reuse, cx[UR62][0xd76c], R29.reuse, 0x3e, P3 ;`
     LOP3_0x1a12 = 732,
-    /// `IABS` (opcode key 0x1a13), e.g. `@!P1 IABS R235, cx[UR34][0x6868] ;`
+    /// `IABS` (opcode key 0x1a13), e.g. `@P6 IABS R27, cx[UR61][0x3698] ;`
     IABS_0x1a13 = 733,
-    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@P2 VABSDIFF.U32 R130, P1, R195.reuse, cx[UR20][0x4ca8], R1.reuse ;`
+    /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P2 VABSDIFF R62, P5, R161, cx[UR22][0x7dec], R82 ;`
     VABSDIFF_0x1a14 = 734,
-    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `VABSDIFF4.U8.ACC R192, R85.reuse, cx[UR46][0x2640], R72 ;`
+    /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P6 VABSDIFF4 R81, P6, R250, cx[UR39][0x5ae0], R187 ;`
     VABSDIFF4_0x1a15 = 735,
-    /// `PRMT` (opcode key 0x1a16), e.g. `@!P2 PRMT.ECL R43, R254.reuse, cx[UR40][0x8ccc], R115 ;`
+    /// `PRMT` (opcode key 0x1a16), e.g. `@P2 PRMT R229, R48, cx[UR8][0xeb20], R167 ;`
     PRMT_0x1a16 = 736,
-    /// `IMNMX` (opcode key 0x1a17), e.g. `@!PT IMNMX.U32 R32, R50, cx[UR54][0xe340], PT ;`
+    /// `IMNMX` (opcode key 0x1a17), e.g. `IMNMX R45, R66, cx[UR13][0x9834], !P6 ;`
     IMNMX_0x1a17 = 737,
-    /// `SHF` (opcode key 0x1a19), e.g. `@P3 SHF.L.S32.HI R229, R149.reuse, cx[UR60][0x2b70], R162.reuse ;`
+    /// `SHF` (opcode key 0x1a19), e.g. `@!P4 SHF.R.U32 R34, R123, cx[UR18][0x98], R188 ;`
     SHF_0x1a19 = 738,
-    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P6 SGXT.U32 R236, R186, cx[UR1][0x7118] ;`
+    /// `SGXT` (opcode key 0x1a1a), e.g. `@!P0 SGXT.U32 R136, R207, cx[UR62][0xa660] ;`
     SGXT_0x1a1a = 739,
-    /// `BMSK` (opcode key 0x1a1b), e.g. `BMSK R81, R199, cx[UR31][0x704c] ;`
+    /// `BMSK` (opcode key 0x1a1b), e.g. `@!P0 BMSK RZ, R242, cx[UR55][0xec58] ;`
     BMSK_0x1a1b = 740,
-    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P3 PLOP3.LUT P0, P4, P3, cx[UR62] [0x3a88].SIGN, !P6, 0xa4, 0x35 ;`
+    /// `PLOP3` (opcode key 0x1a1d), e.g. `@P2 PLOP3.LUT P5, P1, !P3, cx[UR4] [0xdf8].SIGN, !P3, 0xe, 0x59 ;`
     PLOP3_0x1a1d = 741,
-    /// `PLOP3` (opcode key 0x1a1e), e.g. `@!P0 PLOP3.LUT P3, P0, P2, cx[UR20] [0x8ee4].SIGN, R77.SIGN, 0xaf, 0x4b ;`
+    /// `PLOP3` (opcode key 0x1a1e), e.g. `PLOP3.LUT PT, P1, !PT, cx[UR49] [0xb28c].SIGN, R66.SIGN, 0xb, 0xef ;`
     PLOP3_0x1a1e = 742,
-    /// `PLOP3` (opcode key 0x1a1f), e.g. `@!P4 PLOP3.LUT P6, P6, R189.SIGN, cx[UR57] [0x28c].SIGN, R111.reuse.SIGN, 0xaf, 0x41 ;`
+    /// `PLOP3` (opcode key 0x1a1f), e.g. `@P0 PLOP3.LUT P1, P1, R238.SIGN, cx[UR0] [0xa7d8].SIGN, R249.SIGN, 0x1b, 0x44 ;`
     PLOP3_0x1a1f = 743,
-    /// `FMUL` (opcode key 0x1a20), e.g. `@!P5 FMUL.FTZ.D2.RP R215, -R243, -|cx[UR36][0x96c0]| ;`
+    /// `FMUL` (opcode key 0x1a20), e.g. `@!P3 FMUL.M8.RM R96, R124, cx[UR6][0xa2c] ;`
     FMUL_0x1a20 = 744,
-    /// `FFMA` (opcode key 0x1a23), e.g. `@!P0 FFMA.INVALID3 R109, R183, cx[UR12][0x1110], -|R187| ;`
+    /// `FFMA` (opcode key 0x1a23), e.g. `@!PT FFMA.FTZ.RM R16, |R55|, -|cx[UR17][0x6920]|, R53 ;`
     FFMA_0x1a23 = 745,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@!P4 IMAD R140, R242, cx[UR24][0xbfa8], R170 ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@!P4 IMAD.U32 R73, R32.reuse, cx[UR7][0x855c], R53.reuse ;`
     IMAD_0x1a24 = 746,
-    /// `IMAD` (opcode key 0x1a24), e.g. `@P4 IMAD.X R233, R224, cx[UR23][0xfc18], R117, !PT ;`
+    /// `IMAD` (opcode key 0x1a24), e.g. `@P5 IMAD.U32.X R169, RZ, cx[UR37][0x666c], R146, !P6 ;`
     IMAD_0x1a24_2 = 747,
-    /// `IMAD` (opcode key 0x1a25), e.g. `IMAD.WIDE R250, P2, R208, cx[UR25][0x8d00], R215 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P1 IMAD.WIDE.U32 R64, P1, R41, cx[UR8][0x3798], -R235 ;`
     IMAD_0x1a25 = 748,
-    /// `IMAD` (opcode key 0x1a25), e.g. `@!PT IMAD.WIDE.U32.X R201, P3, R65, cx[UR44][0xd9c0], R149, !P1 ;`
+    /// `IMAD` (opcode key 0x1a25), e.g. `@!P5 IMAD.WIDE.U32.X R6, P2, R238, cx[UR32][0x14f4], ~R169, !P1 ;`
     IMAD_0x1a25_2 = 749,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P2 IDP.4A.S8.S8 R172, R147, cx[UR13][0x76c0], R91 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P0 IDP.4A.U8.U8 R150, R244.reuse, cx[UR9][0xbe5c], R222 ;`
     IDP_0x1a26 = 750,
-    /// `IDP` (opcode key 0x1a26), e.g. `@P4 IDP.2A.LO.S16.U8 R9, R96, cx[UR47][0xd3cc], -R210 ;`
+    /// `IDP` (opcode key 0x1a26), e.g. `@P3 IDP.2A.LO.S16.S8 R124, R35.reuse, cx[UR57][0xe8dc], R129 ;`
     IDP_0x1a26_2 = 751,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P2 IMAD.HI.U32 R173, P1, R202, cx[UR15][0xea80], R188 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@P0 IMAD.HI R114, R12, cx[UR49][0x25bc], -R59.reuse ;`
     IMAD_0x1a27 = 752,
-    /// `IMAD` (opcode key 0x1a27), e.g. `@!P4 IMAD.HI.U32.X R131, P0, R212, cx[URZ][0x1ce4], R68, !P5 ;`
+    /// `IMAD` (opcode key 0x1a27), e.g. `@!P5 IMAD.HI.X R188, P1, R23.reuse, cx[UR23][0xc7f0], R26.reuse, !P1 ;`
     IMAD_0x1a27_2 = 753,
-    /// `DMUL` (opcode key 0x1a28), e.g. `@!P4 DMUL.RP R139, |R217|, cx[UR11][0x4a04] ;`
+    /// `DMUL` (opcode key 0x1a28), e.g. `@!P3 DMUL R108, |R87|, -|cx[UR29][0xab80]| ;`
     DMUL_0x1a28 = 754,
-    /// `DFMA` (opcode key 0x1a2b), e.g. `@P1 DFMA.RM R253, R140, |cx[UR37][0x6ad4]|, R248 ;`
+    /// `DFMA` (opcode key 0x1a2b), e.g. `DFMA.RP R231, -|R33|, -|cx[UR15][0x44d0]|, -|R104| ;`
     DFMA_0x1a2b = 755,
-    /// `CLMAD` (opcode key 0x1a2c), e.g. `@P4 CLMAD.LO R73, R40, cx[UR47][0xc0d0], R203 ;`
+    /// `CLMAD` (opcode key 0x1a2c), e.g. `@P1 CLMAD.HI R19, R26, cx[UR10][0x404c], R152 ;`
     CLMAD_0x1a2c = 756,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P0 HFMA2.RELU R191, -|R0|.H1_H1, cx[UR39] [0xdb1c].INVALID7, R131, !P6 ;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P1 HFMA2.F32.RELU R12, |R53|.H0_H0, -cx[UR49] [0xa690].INVALID7, R232.reuse, P3 ;`
     X_0x1a31 = 757,
-    /// `HFMA2` (opcode key 0x1a31), e.g. `@P2 HFMA2.FMZ R98, |R96|.H1_H1, |cx[UR37] [0x4250].INVALID5|, -|R159|.H1_H1;`
+    /// `HFMA2` (opcode key 0x1a31), e.g. `@!P3 HFMA2.BF16_V2.INVALID3.SAT R230, |R14|.H1_H1, -cx[UR38] [0x5610].H1_H1, -R218 ;`
     X_0x1a31_2 = 758,
-    /// `HMUL2` (opcode key 0x1a32), e.g. `@!P0 HMUL2.SAT R64, R164, -|cx[UR3] [0x84ac].H1_H1| ;`
+    /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.FTZ.SAT R51, -R237.F32, -cx[UR35] [0xcc9c].F32 ;`
     HMUL2_0x1a32 = 759,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P6 HFMA2.MMA.FMZ.RELU R21, R162, |cx[UR9][0x875c]|, -|R167|, P1 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@!PT HFMA2.MMA.FTZ.RELU R143, |R22|, -|cx[UR30][0x1558]|, |R130|, !PT ;`
     HFMA2_0x1a35 = 760,
-    /// `HFMA2` (opcode key 0x1a35), e.g. `@!P0 HFMA2.MMA.SAT R50, |R30|, -|cx[UR22][0x2c0c]|, R14 ;`
+    /// `HFMA2` (opcode key 0x1a35), e.g. `@P2 HFMA2.MMA.FTZ R109, -R73, |cx[UR27][0x89b4]|, -|R45| ;`
     HFMA2_0x1a35_2 = 761,
-    /// `I2I` (opcode key 0x1a38), e.g. `@!P2 I2I.S8.S32.SAT R115, cx[UR6][0x68ec] ;`
+    /// `I2I` (opcode key 0x1a38), e.g. `@!P6 I2I.U16.S32.SAT R29, cx[UR36][0x14d4] ;`
     I2I_0x1a38 = 762,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P1 I2IP.U2.S32.SAT R169, R169, cx[UR10][0x57cc], R74.???2 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.S2.S32 R201, R150, cx[UR2][0x43c0], R85.???1 ;`
     I2IP_0x1a39 = 763,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@!P3 I2IP.S4.S32.SAT R96, R2.reuse, cx[UR57][0x5c7c], R38.reuse.24 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.U4.S32 R244, R78, cx[UR54][0x31d0], R100.???0 ;`
     I2IP_0x1a39_2 = 764,
-    /// `I2IP` (opcode key 0x1a39), e.g. `@P1 I2IP.U16.S32 R147, R247, cx[UR6][0xc288], R78.H1 ;`
+    /// `I2IP` (opcode key 0x1a39), e.g. `@P5 I2IP.S16.S32.SAT R176, R126, cx[UR16][0x6410], R82.???2 ;`
     I2IP_0x1a39_3 = 765,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P1 F2FP.MERGE_C.RS.REG_RS R142, R229, cx[UR61][0xcdc4], R139.H1 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P3 F2FP.???3.PACK_AB.RS.10b.LTN25 R22, R208, cx[UR19][0x71a4], R128.reuse.H1 ;`
     F2FP_0x1a3e = 766,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@P2 F2FP.INVALID3.PACK_AB.RZ R201, R186, cx[UR48][0xe3f4] ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. ``
     X_0x1a3e = 767,
-    /// `F2FP` (opcode key 0x1a3e), e.g. `@!P5 F2FP.SATFINITE.RELU.BF16.MERGE_C R65, cx[UR29][0xa048], R64 ;`
+    /// `F2FP` (opcode key 0x1a3e), e.g. `@P5 F2FP.SATFINITE.MERGE_C.RZ R197, cx[UR40][0x4a68], R72.H1 ;`
     X_0x1a3e_2 = 768,
-    /// `HMNMX2` (opcode key 0x1a40), e.g. `@P1 HMNMX2.FTZ.XORSIGN R0, -|R244|, -|cx[UR5] [0xc7a4].H1_H1|, P6 ;`
+    /// `HMNMX2` (opcode key 0x1a40), e.g. `@P0 HMNMX2.F32.NAN.XORSIGN R179, R150.H1_H1, -cx[UR44] [0x9f64].H0_H0, P6 ;`
     X_0x1a40 = 769,
-    /// `F2IP` (opcode key 0x1a43), e.g. `@!P4 F2IP.INVALID2.F32.TRUNC.RELU R95, R119, cx[UR38][0xbfc], R130.reuse.H1 ;`
+    /// `F2IP` (opcode key 0x1a43), e.g. `@P4 F2IP.S8.F32.INVALID1.RELU R243, R198, cx[UR58][0x7a38], R87.H1 ;`
     F2IP_0x1a43 = 770,
-    /// `I2FP` (opcode key 0x1a45), e.g. `@!P6 I2FP.???4.???0.RZ R185, cx[UR57][0xd1c] ;`
+    /// `I2FP` (opcode key 0x1a45), e.g. `@P1 I2FP.???7.???0 R155, cx[UR59][0x47e4] ;`
     I2FP_0x1a45 = 771,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
     X_0x1a78 = 772,
-    /// `ULDC` (opcode key 0x1ab9), e.g. `@UP2 ULDC.U16 UR20, cx[UR62][0x960e] ;`
+    /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP6 ULDC UR11, cx[UR11][0x1fec] ;`
     ULDC_0x1ab9 = 773,
-    /// `ULDC` (opcode key 0x1abb), e.g. `@UP4 ULDC.INVALID6 UR11, c[0x1a][UR53+0x4df6] ;`
+    /// `ULDC` (opcode key 0x1abb), e.g. `@!UP2 ULDC.U8 UR27, c[0x1d][UR31+-0x5edd] ;`
     ULDC_0x1abb = 774,
-    /// `FLO` (opcode key 0x1b00), e.g. `@!P2 FLO R141, P1, ~cx[UR40][0x9950] ;`
+    /// `FLO` (opcode key 0x1b00), e.g. `@P3 FLO.SH R184, P5, cx[UR50][0x92d4] ;`
     FLO_0x1b00 = 775,
-    /// `BREV` (opcode key 0x1b01), e.g. `@!P1 BREV R82, cx[UR61][0xbaa4] ;`
+    /// `BREV` (opcode key 0x1b01), e.g. `@P6 BREV R191, cx[UR40][0xf3c0] ;`
     BREV_0x1b01 = 776,
-    /// `FCHK` (opcode key 0x1b02), e.g. `@P1 FCHK P5, |R155|, cx[UR55][0xfb80] ;`
+    /// `FCHK` (opcode key 0x1b02), e.g. `@P5 FCHK P0, R169, |cx[UR18][0x2ed0]| ;`
     FCHK_0x1b02 = 777,
-    /// `F2F` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.F32.F16.RM R50, |cx[UR37] [0x44fc].INVALID2| ;`
-    X_0x1b04 = 778,
     /// `F2F` (opcode key 0x1b04), e.g. ``
+    X_0x1b04 = 778,
+    /// `F2F` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R130, -cx[UR5][0xb818] ;`
     X_0x1b04_2 = 779,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P1 F2I.FTZ.S16.F16.FLOOR R184, |cx[UR49] [0x3284]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@P2 F2I.FTZ.S8.F16.NTZ R12, cx[UR12] [0x7700].INVALID2 ;`
     F2I_0x1b05 = 780,
-    /// `F2I` (opcode key 0x1b05), e.g. `@!P3 F2I.FTZ.U32.TRUNC R97, |cx[UR31][0xc2e8]| ;`
+    /// `F2I` (opcode key 0x1b05), e.g. `@!P4 F2I.FTZ.U16.NTZ R152, cx[UR32][0x399c] ;`
     F2I_0x1b05_2 = 781,
-    /// `I2F` (opcode key 0x1b06), e.g. `@P6 I2F.F16.S8 R243, cx[UR42] [0xa294].B2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P4 I2F.???3.U8.RZ R49, cx[UR52] [0xcb30] ;`
     I2F_0x1b06 = 782,
-    /// `I2F` (opcode key 0x1b06), e.g. `I2F.U16.RZ R45, cx[UR61] [0xc834].INVALID2 ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@!P5 I2F.???0.S16.RP R110, cx[UR41] [0x8438].INVALID2 ;`
     I2F_0x1b06_2 = 783,
-    /// `I2F` (opcode key 0x1b06), e.g. `@!P2 I2F.F16 R141, cx[UR38][0xfd80] ;`
+    /// `I2F` (opcode key 0x1b06), e.g. `@P1 I2F.U32.RP R161, cx[UR0][0x4724] ;`
     I2F_0x1b06_3 = 784,
-    /// `FRND` (opcode key 0x1b07), e.g. `@P3 FRND.F16.CEIL R191, cx[UR28] [0x37a4].H1 ;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@P2 FRND.F16.CEIL R88, -cx[UR41] [0x7910].INVALID3 ;`
     FRND_0x1b07 = 785,
-    /// `FRND` (opcode key 0x1b07), e.g. `FRND.FTZ.TRUNC R157, |cx[UR44][0x6b4]|;`
+    /// `FRND` (opcode key 0x1b07), e.g. `@!PT FRND.FTZ.TRUNC R26, cx[UR39][0x9bb8] ;`
     FRND_0x1b07_2 = 786,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P0 MUFU.RSQ64H R149, cx[UR1][0x1588] ;`
+    /// `MUFU` (opcode key 0x1b08), e.g. `MUFU.INVALID13 R245, -cx[UR10][0xcc24] ;`
     MUFU_0x1b08 = 787,
-    /// `MUFU` (opcode key 0x1b08), e.g. `@P5 MUFU.TANH.F16 R40, cx[UR50] [0xfb00];`
+    /// `MUFU` (opcode key 0x1b08), e.g. `@P4 MUFU.INVALID11.F16 R38, cx[UR8] [0x43b4].H1 ;`
     MUFU_0x1b08_2 = 788,
-    /// `POPC` (opcode key 0x1b09), e.g. `@!P5 POPC R5, ~cx[UR9][0xd204] ;`
+    /// `POPC` (opcode key 0x1b09), e.g. `@P2 POPC R26, cx[UR28][0x5238] ;`
     POPC_0x1b09 = 789,
-    /// `F2F` (opcode key 0x1b10), e.g. `F2F.FTZ.F64.F16.RZ R207, -cx[UR40] [0x36a8].INVALID2 ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P0 F2F.FTZ.F64.F16.RM R75, -|cx[UR42] [0x8f10].INVALID3| ;`
     F2F_0x1b10 = 790,
-    /// `F2F` (opcode key 0x1b10), e.g. `@!P0 F2F.FTZ.F64.F32.RP R82, -cx[UR3][0x8a60] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.FTZ.F64.F32.RP R26, cx[UR55][0x5934] ;`
     F2F_0x1b10_2 = 791,
-    /// `F2F` (opcode key 0x1b10), e.g. `@P0 F2F.FTZ.F32.F64.RZ R163, -cx[UR57][0xcb5c] ;`
+    /// `F2F` (opcode key 0x1b10), e.g. `@!P0 F2F.F32.F64.RM R58, |cx[UR41][0xe3c8]| ;`
     F2F_0x1b10_3 = 792,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P5 F2I.FTZ.S64.F16.CEIL.NTZ R28, -|cx[UR51] [0xba2c].INVALID2|;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@P0 F2I.FTZ.U64.F16.CEIL R190, cx[UR39] [0x9b88].H1 ;`
     F2I_0x1b11 = 793,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P4 F2I.S64.FLOOR R56, -cx[UR15][0x2394] ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.U64.CEIL R159, cx[UR8][0x1ec0] ;`
     F2I_0x1b11_2 = 794,
-    /// `F2I` (opcode key 0x1b11), e.g. `@!P2 F2I.FTZ.S64.F64.TRUNC R30, |cx[UR3][0x103c]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P4 F2I.S64.F64.NTZ R126, cx[UR3][0xdb54] ;`
     F2I_0x1b11_3 = 795,
-    /// `F2I` (opcode key 0x1b11), e.g. `@P1 F2I.U16.F64.FLOOR R76, |cx[UR35][0x49c4]| ;`
+    /// `F2I` (opcode key 0x1b11), e.g. `@!P2 F2I.FTZ.F64.FLOOR R5, -cx[UR8][0x63a4] ;`
     F2I_0x1b11_4 = 796,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P6 I2F.F64.U8 R93, cx[UR9] [0xea64].B2 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `I2F.F64.S8.RM R37, cx[UR35] [0xdaf0].B3 ;`
     I2F_0x1b12 = 797,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.F64.U16 R159, cx[UR26] [0xb1fc].H1 ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F64.S16.RZ R93, cx[UR58] [0xa524].INVALID3 ;`
     I2F_0x1b12_2 = 798,
-    /// `I2F` (opcode key 0x1b12), e.g. `@!P4 I2F.F64.U32.RM R137, cx[UR45][0x8e8] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.F64.U32.RP R184, cx[UR51][0xa5a0] ;`
     I2F_0x1b12_3 = 799,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P4 I2F.F64.U64.RZ R28, cx[UR29][0x11b0] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.S64.RZ R202, cx[UR49][0x421c] ;`
     I2F_0x1b12_4 = 800,
-    /// `I2F` (opcode key 0x1b12), e.g. `@P5 I2F.F16.S64 R54, cx[UR26][0x5044] ;`
+    /// `I2F` (opcode key 0x1b12), e.g. `@P5 I2F.U64.RM R59, cx[UR49][0xbe64] ;`
     I2F_0x1b12_5 = 801,
-    /// `FRND` (opcode key 0x1b13), e.g. `@!PT FRND.???7.CEIL R94, cx[UR39][0x8514] ;`
+    /// `FRND` (opcode key 0x1b13), e.g. `@P2 FRND.???5.CEIL R134, -cx[UR29][0xf018] ;`
     FRND_0x1b13 = 802,
-    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P4 WARPSYNC P3, cx[UR21][0xdccc] ;`
+    /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P6 WARPSYNC !P5, cx[UR59][0xea54] ;`
     WARPSYNC_0x1b48 = 803,
-    /// `JMP` (opcode key 0x1b4a), e.g. `@!P5 JMP.DEC.INVALID0 !P0, ~UR8, c[0x16][-0x3920] ;`
+    /// `JMP` (opcode key 0x1b4a), e.g. `@P4 JMP.DIV !P6, UR55, c[0x9][0x3648] ;`
     JMP_0x1b4a = 804,
-    /// `RPCMOV` (opcode key 0x1b52), e.g. `@!P6 RPCMOV.32 Rpc.LO, cx[UR28][0x57c8] ;`
+    /// `RPCMOV` (opcode key 0x1b52), e.g. `RPCMOV.32 Rpc.HI, cx[UR9][0xe720] ;`
     RPCMOV_0x1b52 = 805,
-    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P5 RPCMOV.64 Rpc, cx[UR46][0x2d04] ;`
+    /// `RPCMOV` (opcode key 0x1b54), e.g. `@P5 RPCMOV.64 Rpc, cx[UR54][0x96c0] ;`
     RPCMOV_0x1b54 = 806,
-    /// `BMOV` (opcode key 0x1b56), e.g. `@P5 BMOV.32 ???34, cx[UR6][0x65ac] ;`
+    /// `BMOV` (opcode key 0x1b56), e.g. `@P2 BMOV.32 ???54, cx[UR46][0x4564] ;`
     BMOV_0x1b56 = 807,
-    /// `BMOV` (opcode key 0x1b57), e.g. `@P3 BMOV.64 ATEXIT_PC, cx[UR58][0xa490] ;`
+    /// `BMOV` (opcode key 0x1b57), e.g. `@P4 BMOV.64 ATEXIT_PC, cx[UR52][0x6bc] ;`
     BMOV_0x1b57 = 808,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
     X_0x1b5a = 809,
-    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@!PT NANOSLEEP.RAND P3, cx[UR33][0xf60] ;`
+    /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P2 NANOSLEEP.WARP cx[UR6][0xfcd0] ;`
     NANOSLEEP_0x1b5d = 810,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
     MOV_0x1c02 = 811,
-    /// `P2R` (opcode key 0x1c03), e.g. `@P5 P2R R216, PR, R252, UR17 ;`
+    /// `P2R` (opcode key 0x1c03), e.g. `@!P1 P2R.B1 R143, PR, R46, UR53 ;`
     P2R_0x1c03 = 812,
-    /// `R2P` (opcode key 0x1c04), e.g. `@!P2 R2P PR, R4, UR41 ;`
+    /// `R2P` (opcode key 0x1c04), e.g. `@P0 R2P PR, R47.B3, UR1;`
     R2P_0x1c04 = 813,
-    /// `SEL` (opcode key 0x1c07), e.g. `@!P1 SEL R110, R20, UR32, !P6 ;`
+    /// `SEL` (opcode key 0x1c07), e.g. `@!P6 SEL R224, R66, UR21, P5 ;`
     SEL_0x1c07 = 814,
-    /// `FSEL` (opcode key 0x1c08), e.g. `@P2 FSEL.FTZ R245, R114, UR46, P2 ;`
+    /// `FSEL` (opcode key 0x1c08), e.g. `FSEL R170, -|R223|, UR38, !P4 ;`
     FSEL_0x1c08 = 815,
-    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P1 FMNMX.FTZ.NAN.XORSIGN R34, |R90|, -UR37, !P5 ;`
+    /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ.XORSIGN R242, -|R70|, -|UR14|, P6 ;`
     FMNMX_0x1c09 = 816,
-    /// `FSET` (opcode key 0x1c0a), e.g. `@P1 FSET.BF.EQ.OR R182, R220, -|UR28|, !P6 ;`
+    /// `FSET` (opcode key 0x1c0a), e.g. `@!PT FSET.BF.LE.OR R9, -R234, UR32, PT ;`
     FSET_0x1c0a = 817,
-    /// `FSETP` (opcode key 0x1c0b), e.g. `@P1 FSETP.GT.XOR P2, P5, |R197|, |UR6|, !P3 ;`
+    /// `FSETP` (opcode key 0x1c0b), e.g. `@P4 FSETP.EQU.FTZ.OR P0, P3, |R108|, -|UR8|, PT ;`
     FSETP_0x1c0b = 818,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.GE.AND P0, PT, R3, UR4, PT ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.NE.U32.AND P0, PT, R8, UR4, PT ;`
     ISETP_0x1c0c = 819,
-    /// `ISETP` (opcode key 0x1c0c), e.g. `@!P6 ISETP.NE.U32.XOR.EX P5, PT, R27.reuse, UR20, !P4, !PT ;`
+    /// `ISETP` (opcode key 0x1c0c), e.g. `@P0 ISETP.F.U32.INVALID3.EX P0, P1, R250, UR19, !P6, P6 ;`
     ISETP_0x1c0c_2 = 820,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
     IADD3_0x1c10 = 821,
-    /// `IADD3` (opcode key 0x1c10), e.g. `@P0 IADD3.X R17, P5, ~R221, UR37, R61, P4, !P5;`
+    /// `IADD3` (opcode key 0x1c10), e.g. `@!P5 IADD3.X R103, P2, P5, R66.reuse, UR26, ~R180, P5, !P2 ;`
     IADD3_0x1c10_2 = 822,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
     LEA_0x1c11 = 823,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P5 LEA.X R96, P3, ~R116, ~UR32, 0xe, P6 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.X R142, P0, R154, ~UR60, 0xa, P4 ;`
     LEA_0x1c11_2 = 824,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P5 LEA.HI R179, P4, -R30.reuse, -UR59, R51, 0x9 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI R18, -R209, -UR19, R73, 0x4 ;`
     LEA_0x1c11_3 = 825,
-    /// `LEA` (opcode key 0x1c11), e.g. `@P1 LEA.HI.SX32 R17, P2, R167, -UR10, 0x7 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.SX32 R145, P4, -R197, UR49, 0x9 ;`
     LEA_0x1c11_4 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
     LEA_0x1c11_5 = 827,
-    /// `LEA` (opcode key 0x1c11), e.g. `@!P1 LEA.HI.X.SX32 R206, P2, R147.reuse, UR57, 0x1b, P2 ;`
+    /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X.SX32 R104, P3, ~R139, URZ, 0x12, PT ;`
     LEA_0x1c11_6 = 828,
-    /// `LOP3` (opcode key 0x1c12), e.g. `@P0 LOP3.LUT P3, R89, R197, UR36, R195, 0x1f, !P6 ;`
+    /// `LOP3` (opcode key 0x1c12), e.g. `LOP3.LUT P1, R5, RZ, UR6, R5, 0x88, !PT ;`
     LOP3_0x1c12 = 829,
-    /// `IABS` (opcode key 0x1c13), e.g. `@!P6 IABS R163, UR4 ;`
+    /// `IABS` (opcode key 0x1c13), e.g. `@!P1 IABS R90, UR5 ;`
     IABS_0x1c13 = 830,
-    /// `VABSDIFF` (opcode key 0x1c14), e.g. `@!P5 VABSDIFF R88, R171, UR3, R170 ;`
+    /// `VABSDIFF` (opcode key 0x1c14), e.g. `VABSDIFF.U32 R29, P6, R89, UR12, R6 ;`
     VABSDIFF_0x1c14 = 831,
-    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P6 VABSDIFF4.U8 R112, P1, R59.reuse, UR60, R247.reuse ;`
+    /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P2 VABSDIFF4.ACC R246, R239, UR58, R14 ;`
     VABSDIFF4_0x1c15 = 832,
-    /// `PRMT` (opcode key 0x1c16), e.g. `PRMT.INVALID7 R164, R234, UR48, R225 ;`
+    /// `PRMT` (opcode key 0x1c16), e.g. `@!P2 PRMT.RC8 R118, R63, UR60, R238 ;`
     PRMT_0x1c16 = 833,
-    /// `IMNMX` (opcode key 0x1c17), e.g. `@P4 IMNMX.U32 R111, R213, UR52, P4 ;`
+    /// `IMNMX` (opcode key 0x1c17), e.g. `@!PT IMNMX.U32 R87, R244, UR25, P3 ;`
     IMNMX_0x1c17 = 834,
-    /// `SHF` (opcode key 0x1c19), e.g. `@P1 SHF.L.W.U64.HI R73, R203, UR47, R65 ;`
+    /// `SHF` (opcode key 0x1c19), e.g. `@!P0 SHF.L.U32 R189, R189, UR39, R41 ;`
     SHF_0x1c19 = 835,
-    /// `SGXT` (opcode key 0x1c1a), e.g. `@P4 SGXT.W R168, R216, URZ ;`
+    /// `SGXT` (opcode key 0x1c1a), e.g. `@P0 SGXT.W.U32 R105, R118, UR14 ;`
     SGXT_0x1c1a = 836,
-    /// `BMSK` (opcode key 0x1c1b), e.g. `@!P0 BMSK R171, R179, UR29 ;`
+    /// `BMSK` (opcode key 0x1c1b), e.g. `@P5 BMSK R205, R192, UR12 ;`
     BMSK_0x1c1b = 837,
-    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P3 PLOP3.LUT P3, P6, P1, UR54.SIGN, !P5, 0xa8, 0xcc ;`
+    /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P6 PLOP3.LUT P3, P1, P3, UR0.SIGN, P1, 0x59, 0x6f ;`
     PLOP3_0x1c1d = 838,
-    /// `PLOP3` (opcode key 0x1c1e), e.g. `@P4 PLOP3.LUT P4, P2, !P3, UR22.SIGN, R20.SIGN, 0x73, 0x61 ;`
+    /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P4 PLOP3.LUT P5, P5, P0, UR41.SIGN, R54.SIGN, 0x9a, 0x83 ;`
     PLOP3_0x1c1e = 839,
-    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P2 PLOP3.LUT PT, P5, R103.SIGN, UR20.SIGN, R175.SIGN, 0x22, 0xab ;`
+    /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P0 PLOP3.LUT P4, P3, R214.SIGN, UR24.SIGN, R38.SIGN, 0xe6, 0xb7 ;`
     PLOP3_0x1c1f = 840,
-    /// `FMUL` (opcode key 0x1c20), e.g. `@!PT FMUL.FMZ.D2.RZ R38, -|R69|, |UR47|;`
+    /// `FMUL` (opcode key 0x1c20), e.g. `@!P3 FMUL.FMZ.INVALID0.RZ.SAT R231, |R163|, |UR49| ;`
     FMUL_0x1c20 = 841,
-    /// `FFMA` (opcode key 0x1c23), e.g. `@!P4 FFMA.FTZ.RP.SAT R54, -R240, -|UR40|, -R185.reuse ;`
+    /// `FFMA` (opcode key 0x1c23), e.g. `@P4 FFMA.FTZ.RM.SAT R194, -R86.reuse, -UR53, R100 ;`
     FFMA_0x1c23 = 842,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
     IMAD_0x1c24 = 843,
-    /// `IMAD` (opcode key 0x1c24), e.g. `@!P4 IMAD.X R130, R44, UR32, R217, !PT ;`
+    /// `IMAD` (opcode key 0x1c24), e.g. `@!P0 IMAD.X R114, R100, UR31, ~R96, !PT ;`
     IMAD_0x1c24_2 = 844,
-    /// `IMAD` (opcode key 0x1c25), e.g. `IMAD.WIDE R174, P1, R113, UR38, R240 ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `IMAD.WIDE.U32 R44, P6, R98, UR34, R211 ;`
     IMAD_0x1c25 = 845,
-    /// `IMAD` (opcode key 0x1c25), e.g. `@!P4 IMAD.WIDE.X R48, P3, R236, UR16, R248, !PT ;`
+    /// `IMAD` (opcode key 0x1c25), e.g. `@!P6 IMAD.WIDE.X R176, P5, R160, UR42, ~R58, PT ;`
     IMAD_0x1c25_2 = 846,
-    /// `IDP` (opcode key 0x1c26), e.g. `@P3 IDP.4A.U8.U8 R137, R184, UR45, -R151.reuse ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P3 IDP.4A.U8.U8 R30, R127, UR34, -R42.reuse ;`
     IDP_0x1c26 = 847,
-    /// `IDP` (opcode key 0x1c26), e.g. `@!P0 IDP.2A.LO.U16.U8 R57, R44, UR38, -R188 ;`
+    /// `IDP` (opcode key 0x1c26), e.g. `@!P6 IDP.2A.HI.U16.U8 R193, R92.reuse, UR49, -R182 ;`
     IDP_0x1c26_2 = 848,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@P3 IMAD.HI R140, R66, UR27, R250 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI R165, P2, R85, UR41, -R99 ;`
     IMAD_0x1c27 = 849,
-    /// `IMAD` (opcode key 0x1c27), e.g. `@P1 IMAD.HI.U32.X R74, P0, R8, UR47, R86, P4 ;`
+    /// `IMAD` (opcode key 0x1c27), e.g. `@!P1 IMAD.HI.X R194, P0, R85.reuse, UR61, ~R74.reuse, !P0 ;`
     IMAD_0x1c27_2 = 850,
-    /// `DMUL` (opcode key 0x1c28), e.g. `@!P1 DMUL.RZ R86, R82, -UR38 ;`
+    /// `DMUL` (opcode key 0x1c28), e.g. `@!P4 DMUL.RZ R94, -|R211|, |UR3| ;`
     DMUL_0x1c28 = 851,
-    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P5 DFMA.RM R19, -R200, -UR47, -|R42| ;`
+    /// `DFMA` (opcode key 0x1c2b), e.g. `@!P4 DFMA.RM R108, |R90|, UR25, -|R244| ;`
     DFMA_0x1c2b = 852,
-    /// `CLMAD` (opcode key 0x1c2c), e.g. `@P3 CLMAD.LO R237, R196, UR54, R150 ;`
+    /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P1 CLMAD.LO R75, R248, UR49, R246 ;`
     CLMAD_0x1c2c = 853,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@!P2 HFMA2.F32.INVALID3.RELU R34, -R62.F32, UR20.H0_NH1, -|R193|.H0_H0, !P0 ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@P6 HFMA2.F32.INVALID3.RELU R167, -R246, |UR7.H0_NH1|, R16, P0;`
     X_0x1c31 = 854,
-    /// `HFMA2` (opcode key 0x1c31), e.g. `@!PT HFMA2.F32 R61, R142.F32, -UR58.INVALID6, |R102| ;`
+    /// `HFMA2` (opcode key 0x1c31), e.g. `@!P3 HFMA2.BF16_V2.FMZ.SAT R109, -R161.H1_H1, |UR15.INVALID5|, |R22| ;`
     X_0x1c31_2 = 855,
-    /// `HMUL2` (opcode key 0x1c32), e.g. `@P1 HMUL2.FMZ.SAT R179, -|R84|.H0_H0, |UR17.H1_H1| ;`
+    /// `HMUL2` (opcode key 0x1c32), e.g. `@P3 HMUL2.F32.FMZ R77, -|R25|.H1_H1, UR26 ;`
     HMUL2_0x1c32 = 856,
-    /// `HFMA2` (opcode key 0x1c35), e.g. `HFMA2.MMA.RELU R221, R83, UR21, -|R76|, !PT ;`
+    /// `HFMA2` (opcode key 0x1c35), e.g. `@P4 HFMA2.MMA.FTZ.RELU R63, -|R13|, |UR58|, -R17 ;`
     HFMA2_0x1c35 = 857,
     /// `HFMA2` (opcode key 0x1c35), e.g. `@!P1 HFMA2.MMA R128, R33.reuse, -UR62, -R158 ;`
     HFMA2_0x1c35_2 = 858,
-    /// `I2I` (opcode key 0x1c38), e.g. `@!PT I2I.S16.S32.SAT R157, UR40 ;`
+    /// `I2I` (opcode key 0x1c38), e.g. `@P2 I2I.U8.S32.SAT R140, UR54 ;`
     I2I_0x1c38 = 859,
-    /// `I2IP` (opcode key 0x1c39), e.g. `I2IP.S2.S32.SAT R51, R161, UR30, R155.28 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.INVALID3 R187, R12, UR37, R139.???2 ;`
     I2IP_0x1c39 = 860,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P2 I2IP.S4.S32.INVALID3 R200, R143, UR10, R220.reuse.???0 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P1 I2IP.S4.S32.SATRELU R250, R239, UR3, R163.???1 ;`
     I2IP_0x1c39_2 = 861,
-    /// `I2IP` (opcode key 0x1c39), e.g. `@P3 I2IP.U8.S32 R24, R83, UR54, R63 ;`
+    /// `I2IP` (opcode key 0x1c39), e.g. `@P4 I2IP.U16.S32.SAT R179, R246, UR11, R138.H1 ;`
     I2IP_0x1c39_3 = 862,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P3 F2FP.MERGE_C.RS.LTN25 R9, R175.reuse, UR7, R39.reuse.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@!P0 F2FP.SATFINITE.???1.MERGE_C.RS.7b.LTN25 R219, R194, UR12, R245.H1 ;`
     F2FP_0x1c3e = 863,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@P3 F2FP.SATFINITE.RELU.INVALID3.PACK_AB.RZ R8, R250, UR1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. `@P0 F2FP.SATFINITE.INVALID3.PACK_AB.RZ R67, R226, UR59 ;`
     X_0x1c3e = 864,
-    /// `F2FP` (opcode key 0x1c3e), e.g. `@!PT F2FP.BF16.MERGE_C R140, UR37, R184.H1 ;`
+    /// `F2FP` (opcode key 0x1c3e), e.g. ``
     X_0x1c3e_2 = 865,
-    /// `HMNMX2` (opcode key 0x1c40), e.g. ``
+    /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P4 HMNMX2.XORSIGN R227, -|R196|.reuse.H0_H0, |UR5|, !PT ;`
     X_0x1c40 = 866,
-    /// `F2IP` (opcode key 0x1c43), e.g. `@!P6 F2IP.INVALID3.F32.INVALID2.NTZ R187, R160, UR4, R178 ;`
+    /// `F2IP` (opcode key 0x1c43), e.g. `@!P0 F2IP.U8.F32.TRUNC.NTZ R86, R254, UR25, R25.H1 ;`
     F2IP_0x1c43 = 867,
-    /// `I2FP` (opcode key 0x1c45), e.g. `I2FP.???6.???0 R197, UR51 ;`
+    /// `I2FP` (opcode key 0x1c45), e.g. `@!P6 I2FP.???0.???1.INVALID1 R128, UR43 ;`
     I2FP_0x1c45 = 868,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
     X_0x1c78 = 869,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
     UMOV_0x1c82 = 870,
-    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP0 UP2UR.B1 UR61, UPR, UR59, UR32 ;`
+    /// `UP2UR` (opcode key 0x1c83), e.g. `@UP2 UP2UR.B1 UR29, UPR, UR45, UR54 ;`
     UP2UR_0x1c83 = 871,
-    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UPT UR2UP UPR, UR46.B3, UR41 ;`
+    /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP5 UR2UP UPR, UR57.B3, UR5 ;`
     UR2UP_0x1c84 = 872,
-    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP6 UCLEA UR10, UP3, UR5, UR42, 0xd ;`
+    /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP3 UCLEA UR0, UP3, UR3, UR35, 0xb ;`
     UCLEA_0x1cbc = 873,
     /// `FLO` (opcode key 0x1d00), e.g. `@P1 FLO.U32 R126, P2, ~UR21 ;`
     FLO_0x1d00 = 874,
-    /// `BREV` (opcode key 0x1d01), e.g. `@P2 BREV R81, UR1 ;`
+    /// `BREV` (opcode key 0x1d01), e.g. `@P4 BREV R250, UR44 ;`
     BREV_0x1d01 = 875,
-    /// `FCHK` (opcode key 0x1d02), e.g. `@P6 FCHK P2, |R83|, -|UR27| ;`
+    /// `FCHK` (opcode key 0x1d02), e.g. `@!P1 FCHK PT, |R236|, |UR24| ;`
     FCHK_0x1d02 = 876,
     /// `F2F` (opcode key 0x1d04), e.g. ``
     X_0x1d04 = 877,
-    /// `F2F` (opcode key 0x1d04), e.g. `@P5 F2F.FTZ.F16.F32 R154, |UR39| ;`
+    /// `F2F` (opcode key 0x1d04), e.g. ``
     X_0x1d04_2 = 878,
-    /// `F2I` (opcode key 0x1d05), e.g. `@P6 F2I.FTZ.S8.F16.TRUNC.NTZ R224, |UR5.H1| ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@!P3 F2I.S16.F16.FLOOR.NTZ R185, -|UR44.H1| ;`
     F2I_0x1d05 = 879,
-    /// `F2I` (opcode key 0x1d05), e.g. `@!P6 F2I.U8.TRUNC.NTZ R41, UR18 ;`
+    /// `F2I` (opcode key 0x1d05), e.g. `@P4 F2I.S8.TRUNC.NTZ R164, |UR17| ;`
     F2I_0x1d05_2 = 880,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!PT I2F.???0.S8.RZ R248, UR18.B2 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???0.S8.RM R82, UR9.B2 ;`
     I2F_0x1d06 = 881,
-    /// `I2F` (opcode key 0x1d06), e.g. `@!PT I2F.???3.U16.RP R121, UR60.INVALID3 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@!P0 I2F.???0.U16.RP R66, UR31.INVALID2 ;`
     I2F_0x1d06_2 = 882,
-    /// `I2F` (opcode key 0x1d06), e.g. `I2F.???3.RM R32, UR13 ;`
+    /// `I2F` (opcode key 0x1d06), e.g. `@P3 I2F.F16.RZ R179, UR42 ;`
     I2F_0x1d06_3 = 883,
-    /// `FRND` (opcode key 0x1d07), e.g. `@!PT FRND.F16.TRUNC R184, -|UR21.INVALID3| ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.F16.TRUNC R16, |UR3.H1| ;`
     FRND_0x1d07 = 884,
-    /// `FRND` (opcode key 0x1d07), e.g. `@P6 FRND.CEIL R145, UR28 ;`
+    /// `FRND` (opcode key 0x1d07), e.g. `@P3 FRND.CEIL R136, |UR5| ;`
     FRND_0x1d07_2 = 885,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@!P0 MUFU.RSQ R196, |UR10| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@P1 MUFU.EX2 R110, |UR28| ;`
     MUFU_0x1d08 = 886,
-    /// `MUFU` (opcode key 0x1d08), e.g. `@P1 MUFU.SIN.F16 R55, |UR30.INVALID2| ;`
+    /// `MUFU` (opcode key 0x1d08), e.g. `@!PT MUFU.INVALID10.F16 R192, |UR36| ;`
     MUFU_0x1d08_2 = 887,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
     POPC_0x1d09 = 888,
-    /// `F2F` (opcode key 0x1d10), e.g. `F2F.FTZ.F64.F16 R64, -|UR36.INVALID2| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P1 F2F.FTZ.F64.F16 R109, |UR20| ;`
     F2F_0x1d10 = 889,
-    /// `F2F` (opcode key 0x1d10), e.g. `@!PT F2F.F64.F32.RZ R137, |UR27| ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!P6 F2F.F64.F32.RM R216, -UR9 ;`
     F2F_0x1d10_2 = 890,
-    /// `F2F` (opcode key 0x1d10), e.g. `@P5 F2F.F32.F64 R126, UR44 ;`
+    /// `F2F` (opcode key 0x1d10), e.g. `@!PT F2F.F32.F64.RZ R236, -UR7 ;`
     F2F_0x1d10_3 = 891,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P3 F2I.FTZ.U64.F16.CEIL R105, |UR13| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.S64.F16.FLOOR R144, UR27.INVALID3 ;`
     F2I_0x1d11 = 892,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P6 F2I.FTZ.U64 R210, UR51 ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `@P0 F2I.FTZ.S64.TRUNC R199, -UR11 ;`
     F2I_0x1d11_2 = 893,
-    /// `F2I` (opcode key 0x1d11), e.g. `@!P2 F2I.FTZ.S64.F64 R82, -|UR21| ;`
+    /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.S64.F64.CEIL.NTZ R242, UR20 ;`
     F2I_0x1d11_3 = 894,
     /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.S16.F64.TRUNC.NTZ R138, -UR39 ;`
     F2I_0x1d11_4 = 895,
-    /// `I2F` (opcode key 0x1d12), e.g. `I2F.F64.U8 R210, UR57.B3 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P0 I2F.F64.S8.RP R141, UR7.B3 ;`
     I2F_0x1d12 = 896,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!PT I2F.F64.S16.RM R24, UR0.H1 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U16.RZ R211, UR1.INVALID2 ;`
     I2F_0x1d12_2 = 897,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P6 I2F.F64.RP R27, UR41 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.U32.RP R168, UR30 ;`
     I2F_0x1d12_3 = 898,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P4 I2F.F64.U64 R34, UR43 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S64.RP R137, UR13 ;`
     I2F_0x1d12_4 = 899,
-    /// `I2F` (opcode key 0x1d12), e.g. `@!P2 I2F.U64.RM R4, UR4 ;`
+    /// `I2F` (opcode key 0x1d12), e.g. `@P1 I2F.F16.U64 R28, UR21 ;`
     I2F_0x1d12_5 = 900,
-    /// `FRND` (opcode key 0x1d13), e.g. `@!P4 FRND.???12.CEIL R131, UR8 ;`
+    /// `FRND` (opcode key 0x1d13), e.g. `@!P3 FRND.FTZ.???13.CEIL R210, -UR60 ;`
     FRND_0x1d13 = 901,
-    /// `OUT` (opcode key 0x1d24), e.g. `@!P1 OUT.EMIT_THEN_CUT R199, RZ, UR57 ;`
+    /// `OUT` (opcode key 0x1d24), e.g. `@P5 OUT.EMIT_THEN_CUT R51, R41, UR0 ;`
     OUT_0x1d24 = 902,
-    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@P1 WARPSYNC !P4, UR39 ;`
+    /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P1 WARPSYNC !P5, UR27 ;`
     WARPSYNC_0x1d48 = 903,
-    /// `RPCMOV` (opcode key 0x1d52), e.g. `@P1 RPCMOV.32 Rpc.LO, UR58 ;`
+    /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P2 RPCMOV.32 Rpc.LO, UR21 ;`
     RPCMOV_0x1d52 = 904,
-    /// `RPCMOV` (opcode key 0x1d54), e.g. `@!P3 RPCMOV.64 Rpc, UR30 ;`
+    /// `RPCMOV` (opcode key 0x1d54), e.g. `@P5 RPCMOV.64 Rpc, UR34 ;`
     RPCMOV_0x1d54 = 905,
-    /// `BMOV` (opcode key 0x1d56), e.g. `@!P4 BMOV.32.PQUAD ???61, UR28 ;`
+    /// `BMOV` (opcode key 0x1d56), e.g. `@!P5 BMOV.32 ???58, UR28 ;`
     BMOV_0x1d56 = 906,
-    /// `BMOV` (opcode key 0x1d57), e.g. `@P2 BMOV.64 ATEXIT_PC, UR55 ;`
+    /// `BMOV` (opcode key 0x1d57), e.g. `@P6 BMOV.64 ATEXIT_PC, UR3 ;`
     BMOV_0x1d57 = 907,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
     X_0x1d5a = 908,
-    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P1 NANOSLEEP.WARP !P6, UR37 ;`
+    /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P3 NANOSLEEP.RAND P1, UR4 ;`
     NANOSLEEP_0x1d5d = 909,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P6 CCTL.???4.DML2 [UR36] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P3 CCTL.E.???5.???15 [UR52] ;`
     CCTL_0x1d8f = 910,
-    /// `CCTL` (opcode key 0x1d8f), e.g. `@!PT CCTL.E.???4.PF2 [R131+UR23] ;`
+    /// `CCTL` (opcode key 0x1d8f), e.g. `@!P0 CCTL.E.I.???15 [R149+UR37] ;`
     CCTL_0x1d8f_2 = 911,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@P1 CCTLL.???10 [UR22] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@P6 CCTLL.PF2 [UR14] ;`
     CCTLL_0x1d90 = 912,
-    /// `CCTLL` (opcode key 0x1d90), e.g. `@!P5 CCTLL.WB [R197+UR21] ;`
+    /// `CCTLL` (opcode key 0x1d90), e.g. `@!PT CCTLL.???11 [R23+UR35] ;`
     CCTLL_0x1d90_2 = 913,
     /// `CCTLT` (opcode key 0x1d91), e.g. `@!P2 CCTLT.???0 UR39 ;`
     CCTLT_0x1d91 = 914,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P2 LDGSTS.E.BYPASS.INVALID6.64.CONSTANT [R29+UR29+-0x6a4c], [R124.64+-0x744], !P4 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P6 LDGSTS.E.INVALID7.128.CONSTANT [R152+UR47+0x612d1], [R210.64+0x41a], P5 ;`
     LDGSTS_0x1dae = 915,
-    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P3 LDGSTS.E.BYPASS.NA.LTC128B.INVALID7.MMIO.CTA [R92+UR61+-0x47bff], desc[UR62][R213.64+-0x71d], P0 ;`
+    /// `LDGSTS` (opcode key 0x1dae), e.g. `@P3 LDGSTS.E.EL.INVALID3.ZFILL.GPU.PRIVATE [R204+UR36+-0x15a61], [R192.64+-0x762], P1 ;`
     LDGSTS_0x1dae_2 = 916,
-    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P4 VABSDIFF R134, P1, R207, R59, UR16 ;`
+    /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P3 VABSDIFF.U32 R128, P5, R74, R228, UR23 ;`
     VABSDIFF_0x1e14 = 917,
-    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@P2 VABSDIFF4.U8 R78, R194, R178, UR20 ;`
+    /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!P5 VABSDIFF4 R143, P6, R7, R128, UR18 ;`
     VABSDIFF4_0x1e15 = 918,
-    /// `PRMT` (opcode key 0x1e16), e.g. `@P6 PRMT.RC16 R164, R142, R166, UR7 ;`
+    /// `PRMT` (opcode key 0x1e16), e.g. `@P2 PRMT.F4E R101, R179, R57, UR28 ;`
     PRMT_0x1e16 = 919,
-    /// `SHF` (opcode key 0x1e19), e.g. `@!PT SHF.L.S32.HI R109, R79, R168, UR38;`
+    /// `SHF` (opcode key 0x1e19), e.g. `SHF.R.W.S64 R188, R45, R20, UR17 ;`
     SHF_0x1e19 = 920,
-    /// `FADD` (opcode key 0x1e21), e.g. `@P0 FADD.RP.SAT R65, |R91|, -UR56 ;`
+    /// `FADD` (opcode key 0x1e21), e.g. `@P5 FADD.SAT R129, R57, |UR12| ;`
     FADD_0x1e21 = 921,
-    /// `FFMA` (opcode key 0x1e23), e.g. `@P3 FFMA.FTZ.RM R195, -|R219|, -R135, -UR4 ;`
+    /// `FFMA` (opcode key 0x1e23), e.g. `@!P1 FFMA.FMZ.RZ R78, -R24.reuse, -|R1|.reuse, UR20 ;`
     FFMA_0x1e23 = 922,
-    /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R2, RZ, RZ, UR4 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R8, RZ, RZ, UR5 ;`
     IMAD_0x1e24 = 923,
-    /// `IMAD` (opcode key 0x1e24), e.g. `@P0 IMAD.U32.X R130, R90, R220, ~UR23, !P5 ;`
+    /// `IMAD` (opcode key 0x1e24), e.g. `@P0 IMAD.U32.X R185, R138, R60.reuse, ~UR54, P0 ;`
     IMAD_0x1e24_2 = 924,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!PT IMAD.WIDE R168, P5, R80.reuse, R62, UR12 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@!P1 IMAD.WIDE R209, P1, R182, R166, UR5 ;`
     IMAD_0x1e25 = 925,
-    /// `IMAD` (opcode key 0x1e25), e.g. `@!P4 IMAD.WIDE.X R244, P5, R85, R106, ~UR37, P5 ;`
+    /// `IMAD` (opcode key 0x1e25), e.g. `@P1 IMAD.WIDE.X R161, P2, R22, R107, ~UR9, P3;`
     IMAD_0x1e25_2 = 926,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P1 IMAD.HI R136, P2, R125, R128, -UR20 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI R52, P4, R45, R165, UR11 ;`
     IMAD_0x1e27 = 927,
-    /// `IMAD` (opcode key 0x1e27), e.g. `@!P1 IMAD.HI.U32.X R210, P4, R249, R45, UR2, P3 ;`
+    /// `IMAD` (opcode key 0x1e27), e.g. `@P4 IMAD.HI.X R36, P1, R207, R173, ~UR32, !P1 ;`
     IMAD_0x1e27_2 = 928,
-    /// `DADD` (opcode key 0x1e29), e.g. `@!P5 DADD.RP R74, -R98.reuse, -|UR52| ;`
+    /// `DADD` (opcode key 0x1e29), e.g. `@!P1 DADD.RP R244, |R16|, |UR41| ;`
     DADD_0x1e29 = 929,
-    /// `DSETP` (opcode key 0x1e2a), e.g. `@P3 DSETP.GE.AND P6, P6, -R14, |UR38|, P3 ;`
+    /// `DSETP` (opcode key 0x1e2a), e.g. `@!P2 DSETP.EQU.AND P5, P3, -R73, -UR60, P6 ;`
     DSETP_0x1e2a = 930,
     /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA R128, |R1|, |R73|, UR52 ;`
     DFMA_0x1e2b = 931,
-    /// `CLMAD` (opcode key 0x1e2c), e.g. `@P2 CLMAD.HI R35, R45, R186.reuse, UR10 ;`
+    /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P3 CLMAD.HI R48, R115, R208, UR35 ;`
     CLMAD_0x1e2c = 932,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P5 HADD2.SAT R61, -R77.H0_H0, |UR35.H0_H0| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@P1 HADD2.FTZ.SAT R52, |R210|.F32, |UR15| ;`
     HADD2_0x1e30 = 933,
-    /// `HADD2` (opcode key 0x1e30), e.g. `@!P6 HADD2.F32.SAT R238, R230, -|UR43.H0_H0| ;`
+    /// `HADD2` (opcode key 0x1e30), e.g. `@P4 HADD2.F32 R234, -R18.H1_H1, -UR30.H1_H1 ;`
     HADD2_0x1e30_2 = 934,
-    /// `HFMA2` (opcode key 0x1e31), e.g. `@P1 HFMA2.INVALID3.RELU R180, -R233.F32, |R224|, |UR40|, P1 ;`
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@P3 HFMA2.FMZ.RELU R178, |R73|, -R242.H0_NH1, -|UR15.F32|, !PT ;`
     X_0x1e31 = 935,
-    /// `HFMA2` (opcode key 0x1e31), e.g. `@!P1 HFMA2.BF16_V2.SAT R211, R198, R237, |URZ.H0_H0| ;`
+    /// `HFMA2` (opcode key 0x1e31), e.g. `@!P5 HFMA2.BF16_V2.FMZ R170, -R246.H1_H1, -|R219|.H0_NH1, -UR41.F32 ;`
     X_0x1e31_2 = 936,
-    /// `HSET2` (opcode key 0x1e33), e.g. `@P6 HSET2.GT.FTZ.INVALID3 R70, |R232|.H1_H1, UR9.H1_H1, !P1 ;`
+    /// `HSET2` (opcode key 0x1e33), e.g. `@P3 HSET2.EQU.FTZ.AND R138, -|R180|.F32, |UR42.H0_H0|, !P2 ;`
     HSET2_0x1e33 = 937,
-    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P3 HSETP2.GEU.H_AND.OR P0, P6, -|R80|, -|URZ.H0_H0|, !P1 ;`
+    /// `HSETP2` (opcode key 0x1e34), e.g. `@!P6 HSETP2.EQ.H_AND.AND P6, P5, |R34|, |UR4.H0_H0|, !P1 ;`
     HSETP2_0x1e34 = 938,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@P3 HFMA2.MMA.FMZ.RELU R29, |R135|, -R158, |UR33|, !P0 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@P4 HFMA2.MMA.FTZ.RELU R159, -R153, -R182, |UR43|, !P4 ;`
     HFMA2_0x1e35 = 939,
-    /// `HFMA2` (opcode key 0x1e35), e.g. `@!P0 HFMA2.MMA.INVALID3 RZ, -|R85|, -R232, UR3 ;`
+    /// `HFMA2` (opcode key 0x1e35), e.g. `@!PT HFMA2.MMA.FTZ.SAT R1, RZ, R146, -|UR35| ;`
     HFMA2_0x1e35_2 = 940,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@!PT F2FP.RELU.???1.MERGE_C.RS.REG_RS R26, R114, R171, UR22.H1 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.MERGE_C.RS.REG_RS.10b R49, R190, R65, UR11 ;`
     F2FP_0x1e3e = 941,
-    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.???0 R182, R1.reuse, UR2 ;`
+    /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.SATFINITE.???0.RZ R50, R108, UR13 ;`
     X_0x1e3e = 942,
-    /// `F2IP` (opcode key 0x1e43), e.g. `@P3 F2IP.S8.F32.INVALID1.RELU R32, R156, R98.reuse, UR22.H1 ;`
+    /// `F2IP` (opcode key 0x1e43), e.g. `@P0 F2IP.INVALID3.F32.INVALID2 R204, R161, R117, UR0.H1 ;`
     F2IP_0x1e43 = 943,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79 = 944,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
     X_0x1e79_2 = 945,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!P5 TEX.F16.RZ.INVALID7.EU.NDV P0, R212, R143, R17, R60, UR34, 0xad, INVALID6, 0xd ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P1 TEX.AOFFI.DC.EL.NODEP P0, R50, R161, R75, R76, UR50, 0xc7, INVALID6, 0x5 ;`
     TEX_0x1f60 = 946,
-    /// `TEX` (opcode key 0x1f60), e.g. `@!P1 TEX.SCR.F16.RN.LC.INVALID7.NODEP P3, R148, R240, R183, R228, UR48, 0x88, ARRAY_2D, 0x2 ;`
+    /// `TEX` (opcode key 0x1f60), e.g. `@P2 TEX.SCR.F16.RZ.LL.AOFFI.DC.EL.NDV.NODEP P5, R130, R141, R12, R251, UR44, 0x9f, 1D, 0x0 ;`
     TEX_0x1f60_2 = 947,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P3 TLD4.G.F16.RN.DC.NODEP P6, R224, R208, R41, R197, UR40, 0x4e, INVALID2, 0x7 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `@P4 TLD4.B.F16.RZ.INVALID3.DC.EL.NODEP P4, R79, R56, R208, R5, UR25, 0x25, ARRAY_CUBE, 0xa ;`
     TLD4_0x1f63 = 948,
-    /// `TLD4` (opcode key 0x1f63), e.g. `@!P2 TLD4.SCR.A.F16.RZ.INVALID3.DC.NA.NODEP P0, R185, R20, R211, R115, UR55, 0x5a, 2D, 0x9 ;`
+    /// `TLD4` (opcode key 0x1f63), e.g. `TLD4.SCR.A.INVALID3.PTP.EL.NODEP P5, R151, R199, R216, R228, UR14, 0xb6, CUBE ;`
     TLD4_0x1f63_2 = 949,
-    /// `TLD` (opcode key 0x1f66), e.g. `@P6 TLD.LL.AOFFI.EF.CL.NODEP P3, R95, R50, R126, R177, UR1, 0xf4, INVALID7, 0x8 ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P4 TLD.INVALID3.INVALID4.AOFFI.INVALID6.MS.CL.NODEP P6, R206, R187, R155, R62, UR19, 0xd, INVALID7, 0x3 ;`
     TLD_0x1f66 = 950,
-    /// `TLD` (opcode key 0x1f66), e.g. `TLD.SCR.INVALID3.INVALID5.LU.MS P3, R132, R202, R85, R51, UR21, 0x6c, INVALID3, 0xc ;`
+    /// `TLD` (opcode key 0x1f66), e.g. `@!P0 TLD.SCR.INVALID3.INVALID6.AOFFI.INVALID7 P3, R55, R216, R161, R31, UR54, 0x4d, ARRAY_2D, 0x3 ;`
     TLD_0x1f66_2 = 951,
-    /// `TMML` (opcode key 0x1f69), e.g. `@P2 TMML.LOD.NDV R244, R117, R130, R56, UR55, 0x58, CUBE, 0x3 ;`
+    /// `TMML` (opcode key 0x1f69), e.g. `@!P0 TMML.LOD.NODEP R105, R225, R183, R192, UR7, 0x4c, 3D, 0x1 ;`
     TMML_0x1f69 = 952,
-    /// `TXD` (opcode key 0x1f6c), e.g. `@!P6 TXD.F16.RN.LC.AOFFI.EF P1, R111, R164, R111, R131, UR60, 0xba, INVALID3, 0x0 ;`
+    /// `TXD` (opcode key 0x1f6c), e.g. `@P5 TXD.INVALID3.LC.AOFFI P2, R28, R166, R115, R170, UR50, 0xb3, ARRAY_1D, 0xe ;`
     TXD_0x1f6c = 953,
-    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P0 TXQ.NODEP R76, R89, R167, TEX_HEADER_TEXTURE_TYPE, UR30, 0x55, 0x9 ;`
+    /// `TXQ` (opcode key 0x1f6f), e.g. `@!P4 TXQ.NODEP R143, R252, R180, TEX_HEADER_DIMENSION, UR10, 0xdc, 0xc ;`
     TXQ_0x1f6f = 954,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P5 FOOTPRINT.TXD.COARSE.LZ.NDV.NODEP P5, R201, R75, R100, R85, UR21, 0x7f, INVALID7 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.TXD.COARSE.LB.NODEP P6, R160, R131, R241, R23, UR41, 0x3f, 2D ;`
     FOOTPRINT_0x1f74 = 955,
-    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P5 FOOTPRINT.SCR.???1.COARSE.LZ.NDV.NODEP P3, R218, R82, R158, R148, UR9, 0x86, INVALID0 ;`
+    /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P1 FOOTPRINT.SCR.TEX.INVALID7.NDV.NODEP R45, R50, R198, R73, UR52, 0x4c, 2D ;`
     FOOTPRINT_0x1f74_2 = 956,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P2 ATOM.E.ARRIVE.EU.???14.MMIO.SYS P1, R222, [R129.U32+UR35+0x742705] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P4 ATOM.???0.ARRIVE.EU.???5.STRONG.SYS P5, R125, [R86.U32+UR11+-0x5af095] ;`
     ATOM_0x1f8a = 957,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `ATOM.???0.ARRIVE.LU.???12.MMIO.SYS P1, R35, [R178.64+UR34+-0x2ee5e0] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@!P5 ATOM.E.ARRIVE.???9.CONSTANT.SM.PRIVATE P4, R212, [R169.64+UR25+0x21a851] ;`
     ATOM_0x1f8a_2 = 958,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.???0.POPC.INC.INVALID7.???14.STRONG.SYS P4, R113, [R86.U32+UR33+0x52a846] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.???0.POPC.INC.LU.???15.CONSTANT.CTA PT, R205, [R153.U32+UR37+-0x1e3b5d] ;`
     ATOM_0x1f8a_3 = 959,
-    /// `ATOM` (opcode key 0x1f8a), e.g. `@P3 ATOM.E.POPC.INC.NA.???8.STRONG.GPU.PRIVATE P0, R113, [R230.64+UR57+0x712fca] ;`
+    /// `ATOM` (opcode key 0x1f8a), e.g. `@!PT ATOM.???0.POPC.INC.EL.???6.STRONG.GPU P4, R189, [R149.64+UR29+0x89476] ;`
     ATOM_0x1f8a_4 = 960,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
     ATOMS_0x1f8c = 961,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
     ATOMS_0x1f8c_2 = 962,
-    /// `SUATOM` (opcode key 0x1f93), e.g. `@!PT SUATOM.D.BA.1D.INVALID10.INVALID7.STRONG.SM.TRAP P5, R84, [R172], R208, UR54, 0x86 ;`
+    /// `SUATOM` (opcode key 0x1f93), e.g. `@!P1 SUATOM.D.1D_BUFFER.XOR.EL.F32.FTZ.RN.TRAP P0, R131, [R133], R143, UR52, 0x4b ;`
     SUATOM_0x1f93 = 963,
-    /// `SUATOM` (opcode key 0x1f95), e.g. `@P3 SUATOM.D.1D.CAS.INVALID6.STRONG.GPU.TRAP P0, R45, [R76], R178, UR13, 0xc ;`
+    /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.1D.CAS.INVALID6.INVALID4.MMIO.GPU P2, R172, [R108], R27, UR6, 0xbb ;`
     SUATOM_0x1f95 = 964,
-    /// `SULD` (opcode key 0x1f97), e.g. `@!P2 SULD.P.1D.LU.MMIO.GPU.INVALID0.TRAP P2, R49, [R52], UR18, 0xab ;`
+    /// `SULD` (opcode key 0x1f97), e.g. `@!P5 SULD.P.INVALID6.LU.CONSTANT.CTA.PRIVATE.INVALID4.TRAP P3, R200, [R223], UR33, 0xdc ;`
     SULD_0x1f97 = 965,
-    /// `SULD` (opcode key 0x1f99), e.g. `@P4 SULD.D.3D.NA.INVALID7.CONSTANT.CTA.INVALID3 P4, R129, [R186], UR12, 0xb9 ;`
+    /// `SULD` (opcode key 0x1f99), e.g. `@P2 SULD.D.BA.2D.EF.128.STRONG.GPU.PRIVATE P0, R43, [R172], UR17, 0xce ;`
     SULD_0x1f99 = 966,
-    /// `SUST` (opcode key 0x1f9b), e.g. `@!P2 SUST.P.1D_BUFFER.INVALID7.STRONG.GPU.PRIVATE.INVALID8.TRAP [R239], R73, UR29, 0x17 ;`
+    /// `SUST` (opcode key 0x1f9b), e.g. `@!P0 SUST.P.1D_ARRAY.INVALID6.MMIO.GPU.TRAP [R252], R185, UR55, 0x85 ;`
     SUST_0x1f9b = 967,
-    /// `SUST` (opcode key 0x1f9d), e.g. `@P1 SUST.D.BA.1D.U16.CONSTANT.VC.PRIVATE.INVALID3 [R246], R131, UR19, 0x26 ;`
+    /// `SUST` (opcode key 0x1f9d), e.g. `@!P5 SUST.D.3D.INVALID6.U16.STRONG.GPU.PRIVATE [R49], R234, UR30, 0x13 ;`
     SUST_0x1f9d = 968,
-    /// `SURED` (opcode key 0x1f9f), e.g. `SURED.D.BA.2D_ARRAY.INC.NA.F32.FTZ.RN.STRONG.GPU.PRIVATE.TRAP [R15], R88, URZ, 0x35 ;`
+    /// `SURED` (opcode key 0x1f9f), e.g. `@!PT SURED.D.BA.3D.OR.INVALID7.SD32.MMIO.SYS.TRAP [R51], R1, UR2, 0x7c ;`
     SURED_0x1f9f = 969,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P2 LDGSTS.E.BYPASS.EF.INVALID0.CONSTANT.CTA [R185+-0x1b9eb], [R74.U32+UR41+-0x2f], P5 ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P2 LDGSTS.E.EF.ZFILL.MMIO.VC [R114+0x7ca93], [R33.U32+UR48+-0x269], !P4 ;`
     LDGSTS_0x1fae = 970,
-    /// `LDGSTS` (opcode key 0x1fae), e.g. `@P5 LDGSTS.E.EL.LTC128B.INVALID1.ZFILL.CONSTANT.SM [R70+-0x78c1e], [R46.64+UR1+-0x6bf], P5 ;`
+    /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P6 LDGSTS.E.BYPASS.INVALID0.ZFILL.MMIO.GPU [R211+-0x2f89b], [R113.64+UR10+0x74d], !P0 ;`
     LDGSTS_0x1fae_2 = 971,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
     LDGSTS_0x1fae_3 = 972,
-    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P0 SUQUERY.2D P0, R107, [R133], COMP_STATUS, UR54, 0x1b ;`
+    /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P6 SUQUERY.BA.1D P0, R129, [R22], COMP_STATUS, UR30, 0x52 ;`
     SUQUERY_0x1fb3 = 973,
 }
 static NAMES: [&str; 974usize] = [

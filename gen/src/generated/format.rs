@@ -10118,8 +10118,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::table(Field::range(12, 4), 57),
             Piece::number(Field::range(16, 8), 2),
-            Piece::number(Field::range(81, 3), 7),
-            Piece::table(Field::range(72, 1), 44),
+            Piece::table(Field::multi(4), 42),
             Piece::number(Field::range(24, 8), 0),
             Piece::table(Field::multi(0), 491),
             Piece::number(Field::range(32, 32), 10),
@@ -12290,26 +12289,6 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         ],
     ],
     &[
-        &[
-            Piece::table(Field::range(12, 4), 624),
-            Piece::table(Field::multi(83), 625),
-            Piece::table(Field::multi(8), 122),
-        ],
-        &[
-            Piece::table(Field::range(12, 4), 624),
-            Piece::table(Field::multi(83), 625),
-            Piece::table(Field::multi(8), 122),
-        ],
-        &[
-            Piece::table(Field::range(12, 4), 624),
-            Piece::table(Field::multi(83), 625),
-            Piece::table(Field::multi(8), 122),
-        ],
-        &[
-            Piece::table(Field::range(12, 4), 624),
-            Piece::table(Field::multi(83), 625),
-            Piece::table(Field::multi(8), 122),
-        ],
         &[
             Piece::table(Field::range(12, 4), 624),
             Piece::table(Field::multi(83), 625),
@@ -14845,8 +14824,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
     &[
         &[
             Piece::table(Field::range(12, 4), 715),
-            Piece::table(Field::range(80, 1), 60),
-            Piece::number(Field::range(81, 3), 111),
+            Piece::table(Field::range(80, 1), 62),
+            Piece::number(Field::range(81, 3), 112),
             Piece::number(Field::range(16, 6), 56),
             Piece::number(Field::range(24, 6), 56),
             Piece::number(Field::range(32, 6), 56),
@@ -15825,9 +15804,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
     &[
         &[
             Piece::table(Field::range(12, 4), 705),
-            Piece::table(Field::range(76, 3), 35),
-            Piece::table(Field::range(73, 1), 40),
-            Piece::table(Field::range(74, 2), 34),
+            Piece::table(Field::range(76, 3), 38),
+            Piece::table(Field::range(73, 3), 39),
             Piece::number(Field::range(81, 3), 82),
             Piece::number(Field::range(84, 3), 82),
             Piece::number(Field::range(24, 6), 56),
@@ -18424,8 +18402,9 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
     &[
         &[
             Piece::table(Field::range(12, 4), 37),
-            Piece::table(Field::range(76, 3), 38),
-            Piece::table(Field::range(73, 3), 39),
+            Piece::table(Field::range(76, 3), 35),
+            Piece::table(Field::range(73, 1), 40),
+            Piece::table(Field::range(74, 2), 34),
             Piece::number(Field::range(81, 3), 6),
             Piece::number(Field::range(84, 3), 6),
             Piece::number(Field::range(24, 8), 0),
@@ -20762,8 +20741,7 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::table(Field::range(12, 4), 819),
             Piece::table(Field::multi(112), 844),
-            Piece::number(Field::range(44, 20), 162),
-            Piece::number(Field::range(64, 6), 123),
+            Piece::number(Field::range(44, 20), 160),
             Piece::number(Field::range(24, 8), 136),
             Piece::number(Field::range(32, 12), 24),
             Piece::table(Field::range(87, 4), 143),
@@ -20772,7 +20750,8 @@ pub(crate) static TEMPLATES: [&[&[Piece]]; 974usize] = [
         &[
             Piece::table(Field::range(12, 4), 819),
             Piece::table(Field::multi(112), 844),
-            Piece::number(Field::range(44, 20), 160),
+            Piece::number(Field::range(44, 20), 162),
+            Piece::number(Field::range(64, 6), 123),
             Piece::number(Field::range(24, 8), 136),
             Piece::number(Field::range(32, 12), 24),
             Piece::table(Field::range(87, 4), 143),

@@ -2397,7 +2397,8 @@ fn build_class(f: &Found, w: &Work) -> Class {
         fixed: Pattern { mask: f.fixed_mask | reserved, value: (f.fixed_value | (w.base & reserved)) & (f.fixed_mask | reserved) },
         fields: all_fields,
         variants,
-        accesses: Vec::new(),
+        accesses: Accesses::default(),
+        uses: Vec::new(),
         golden: Vec::new(),
     }
 }

@@ -1,5 +1,6 @@
-//! `docs/isa-coverage.md`: every class of the table with its mnemonic, nvdisasm agreement and translation
-//! status.
+//! `docs/isa-coverage.md`: every class of the table with its mnemonic, nvdisasm agreement (printed text,
+//! and the registers its life-range listing marks), whether its register accesses are known, and its
+//! translation status.
 //!
 //! Two tasks write it through [`render`]: `regen` (the class list follows the table; the agreement figures
 //! already in the page are kept) and `verify-isa` (new figures). Keeping the figures in the page itself means
@@ -14,6 +15,8 @@ pub struct ClassRow {
     /// The 13-bit opcode key.
     pub opcode: u16,
     pub mnemonic: String,
+    /// How many access rules the table has for the class, or why its accesses are unknown.
+    pub accesses: Result<usize, String>,
     pub translation: Translation,
 }
 
@@ -105,7 +108,9 @@ pub fn parse_translations(page: &str) -> BTreeMap<String, Translation> {
         if !in_classes {
             continue;
         }
-        if let [name, _opcode, _mnemonic, _words, _agreed, _agreement, translation] = split_row(line).as_slice() {
+        if let [name, _opcode, _mnemonic, _words, _agreed, _agreement, _listings, _listed, _accesses, translation] =
+            split_row(line).as_slice()
+        {
             if name.starts_with('`') {
                 out.insert(unquote(name), Translation::from_cell(translation));
             }
@@ -123,12 +128,25 @@ pub struct Disagreement {
     pub nvdisasm: String,
 }
 
+/// One register listing that differs, kept as an example: the registers the rules give and those
+/// `nvdisasm -plr` marked (as `uses` lines write them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingDisagreement {
+    pub word: u128,
+    pub ours: String,
+    pub nvdisasm: String,
+}
+
 /// Per-class figures from the last verify-isa run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClassFigures {
     pub words: u64,
     pub agreed: u64,
     pub example: Option<Disagreement>,
+    /// Words whose life-range listing was compared, and how many the access rules predict.
+    pub listings: u64,
+    pub listings_agreed: u64,
+    pub listing_example: Option<ListingDisagreement>,
 }
 
 /// The figures of the last verify-isa run.
@@ -136,6 +154,8 @@ pub struct ClassFigures {
 pub struct VerifyFigures {
     /// The run's parameters, one line (seed, words asked, nvdisasm version); empty when never run.
     pub summary: String,
+    /// The listing comparison's parameters; empty when not run.
+    pub listing_summary: String,
     pub classes: BTreeMap<String, ClassFigures>,
 }
 
@@ -146,6 +166,12 @@ impl VerifyFigures {
     pub fn total_agreed(&self) -> u64 {
         self.classes.values().map(|c| c.agreed).sum()
     }
+    pub fn total_listings(&self) -> u64 {
+        self.classes.values().map(|c| c.listings).sum()
+    }
+    pub fn total_listings_agreed(&self) -> u64 {
+        self.classes.values().map(|c| c.listings_agreed).sum()
+    }
 
     /// Reads the figures back out of a page [`render`] wrote (missing or foreign text gives no figures).
     pub fn parse(page: &str) -> VerifyFigures {
@@ -155,6 +181,7 @@ impl VerifyFigures {
             if let Some(title) = line.strip_prefix("## ") {
                 section = match title {
                     t if t.starts_with("Disagreements") => "disagreements",
+                    t if t.starts_with("Register listing disagreements") => "listing disagreements",
                     t if t.starts_with("Classes") => "classes",
                     _ => "",
                 };
@@ -164,13 +191,24 @@ impl VerifyFigures {
                 figures.summary = s.to_owned();
                 continue;
             }
+            if let Some(s) = line.strip_prefix("<!-- verify-isa listings: ").and_then(|s| s.strip_suffix(" -->")) {
+                figures.listing_summary = s.to_owned();
+                continue;
+            }
             let cells = split_row(line);
             match (section, cells.as_slice()) {
-                ("classes", [name, _opcode, _mnemonic, words, agreed, ..]) => {
+                ("classes", [name, _opcode, _mnemonic, words, agreed, _agreement, listings, listed, ..]) => {
                     let (Ok(words), Ok(agreed)) = (words.parse::<u64>(), agreed.parse::<u64>()) else { continue };
                     let entry = figures.classes.entry(unquote(name)).or_default();
                     entry.words = words;
                     entry.agreed = agreed;
+                    entry.listings = listings.parse().unwrap_or(0);
+                    entry.listings_agreed = listed.parse().unwrap_or(0);
+                }
+                ("listing disagreements", [name, _count, word, ours, theirs]) => {
+                    let Some(word) = word.trim_matches('`').strip_prefix("0x").and_then(|h| u128::from_str_radix(h, 16).ok()) else { continue };
+                    figures.classes.entry(unquote(name)).or_default().listing_example =
+                        Some(ListingDisagreement { word, ours: unquote(ours), nvdisasm: unquote(theirs) });
                 }
                 ("disagreements", [name, _count, word, address, ours, theirs]) => {
                     let word = word.trim_matches('`').strip_prefix("0x").and_then(|h| u128::from_str_radix(h, 16).ok());
@@ -278,6 +316,21 @@ pub fn render(classes: &[ClassRow], header: &str, figures: &VerifyFigures) -> St
             figures.summary
         );
     }
+    if !figures.listing_summary.is_empty() {
+        let (listings, agreed) = (figures.total_listings(), figures.total_listings_agreed());
+        let _ = writeln!(out, "<!-- verify-isa listings: {} -->", figures.listing_summary);
+        let _ = writeln!(
+            out,
+            "Register accesses: {} of those words laid into a kernel and listed by `nvdisasm -plr` (the registers \
+             each reads and writes): the table's access rules give the same registers for {}, **{}**; {} differ. \
+             Run: {}.\n",
+            group(listings),
+            group(agreed),
+            percent(agreed, listings),
+            group(listings - agreed),
+            figures.listing_summary
+        );
+    }
     let known: std::collections::BTreeSet<&str> = classes.iter().map(|c| c.name.as_str()).collect();
     let with_disagreements: Vec<(&String, &ClassFigures)> =
         figures.classes.iter().filter(|(name, f)| f.agreed < f.words && known.contains(name.as_str())).collect();
@@ -296,20 +349,49 @@ pub fn render(classes: &[ClassRow], header: &str, figures: &VerifyFigures) -> St
         }
         out.push('\n');
     }
+    let listing_disagreements: Vec<(&String, &ClassFigures)> =
+        figures.classes.iter().filter(|(name, f)| f.listings_agreed < f.listings && known.contains(name.as_str())).collect();
+    if !figures.listing_summary.is_empty() {
+        let _ = writeln!(out, "## Register listing disagreements by class\n");
+        if listing_disagreements.is_empty() {
+            let _ = writeln!(out, "None.\n");
+        } else {
+            let _ = writeln!(out, "| class | disagreements | example word | rules | nvdisasm -plr |");
+            let _ = writeln!(out, "|---|---:|---|---|---|");
+            for (name, f) in listing_disagreements {
+                let (word, ours, theirs) = match &f.listing_example {
+                    Some(d) => (format!("`0x{:032x}`", d.word), code_cell(&d.ours), code_cell(&d.nvdisasm)),
+                    None => ("—".into(), "—".into(), "—".into()),
+                };
+                let _ = writeln!(out, "| `{name}` | {} | {word} | {ours} | {theirs} |", f.listings - f.listings_agreed);
+            }
+            out.push('\n');
+        }
+    }
     let _ = writeln!(out, "## Classes\n");
-    let _ = writeln!(out, "| class | opcode | mnemonic | words verified | agreed | agreement | translation |");
-    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---|");
+    let _ = writeln!(
+        out,
+        "| class | opcode | mnemonic | words verified | agreed | agreement | listings verified | listings agreed | accesses | translation |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---|---|");
     for c in classes {
         let f = figures.classes.get(&c.name).cloned().unwrap_or_default();
+        let accesses = match &c.accesses {
+            Ok(n) => format!("{n} rules"),
+            Err(why) => format!("unknown: {why}"),
+        };
         let _ = writeln!(
             out,
-            "| `{}` | 0x{:04x} | {} | {} | {} | {} | {} |",
+            "| `{}` | 0x{:04x} | {} | {} | {} | {} | {} | {} | {} | {} |",
             c.name,
             c.opcode,
             if c.mnemonic.is_empty() { "(prints nothing)".to_owned() } else { format!("`{}`", c.mnemonic) },
             f.words,
             f.agreed,
             percent(f.agreed, f.words),
+            f.listings,
+            f.listings_agreed,
+            accesses.replace('|', "\\|"),
             c.translation.cell().replace('|', "\\|")
         );
     }
@@ -340,10 +422,20 @@ mod tests {
             detail: "2 of 5 words; `SHFL.IDX`: warp | shuffles".into(),
         };
         let classes = vec![
-            ClassRow { name: "fadd_R".into(), opcode: 0x221, mnemonic: "FADD".into(), translation: refused.clone() },
-            ClassRow { name: "nop_".into(), opcode: 0x918, mnemonic: "NOP".into(), translation: Translation::not_checked() },
+            ClassRow { name: "fadd_R".into(), opcode: 0x221, mnemonic: "FADD".into(), accesses: Ok(4), translation: refused.clone() },
+            ClassRow {
+                name: "nop_".into(),
+                opcode: 0x918,
+                mnemonic: "NOP".into(),
+                accesses: Err("no word prints a line".into()),
+                translation: Translation::not_checked(),
+            },
         ];
-        let mut figures = VerifyFigures { summary: "seed 7, nvdisasm 13.5.37".into(), ..Default::default() };
+        let mut figures = VerifyFigures {
+            summary: "seed 7, nvdisasm 13.5.37".into(),
+            listing_summary: "100 words".into(),
+            ..Default::default()
+        };
         figures.classes.insert(
             "fadd_R".into(),
             ClassFigures {
@@ -355,9 +447,12 @@ mod tests {
                     ours: "FADD R0, |R1|, R2".into(),
                     nvdisasm: "FADD R0, -|R1|, R2".into(),
                 }),
+                listings: 8,
+                listings_agreed: 7,
+                listing_example: Some(ListingDisagreement { word: 0x1234, ours: "R0^ R1v".into(), nvdisasm: "R0^ R1v R2v".into() }),
             },
         );
-        figures.classes.insert("nop_".into(), ClassFigures { words: 5, agreed: 5, example: None });
+        figures.classes.insert("nop_".into(), ClassFigures { words: 5, agreed: 5, ..Default::default() });
         let page = render(&classes, "isa/sm86.txt", &figures);
         assert_eq!(VerifyFigures::parse(&page), figures);
         let translations = parse_translations(&page);

@@ -37,6 +37,7 @@ pub fn modules(plan: &Plan<'_>, data: &TableData) -> Vec<(&'static str, TokenStr
 fn module_root() -> TokenStream {
     quote! {
         //! The modules generated from `isa/sm86.txt`.
+        pub(crate) mod access;
         pub mod classes;
         pub(crate) mod decode;
         pub(crate) mod format;

@@ -108,6 +108,9 @@ pub fn run(args: Args) -> Result<()> {
     let jobs = args.jobs.max(1);
     let legal: Vec<_> = table.classes.iter().map(legal_value_lists).collect();
     let mut next_class = 0usize;
+    // Words that printed alike, per class, for the listing comparison.
+    let per_class_listings = args.listings.div_ceil(table.classes.len());
+    let mut listing_words: Vec<Vec<u128>> = vec![Vec::new(); table.classes.len()];
     while compared < args.words {
         // One round: `jobs` batches, disassembled in parallel.
         let mut batches = Vec::new();
@@ -144,6 +147,9 @@ pub fn run(args: Args) -> Result<()> {
                 compared += 1;
                 if o.ours == o.theirs {
                     f.agreed += 1;
+                    if listing_words[o.class].len() < per_class_listings {
+                        listing_words[o.class].push(o.word);
+                    }
                 } else if f.example.is_none() {
                     f.example = Some(coverage::Disagreement { word: o.word, address: o.address, ours: o.ours, nvdisasm: o.theirs });
                 }
@@ -168,6 +174,14 @@ pub fn run(args: Args) -> Result<()> {
         ),
         ..Default::default()
     };
+    let listing = if args.listings > 0 {
+        Some(compare_listings(&table, &listing_words, &mut per_class, args.jobs.max(1))?)
+    } else {
+        None
+    };
+    if let Some(l) = &listing {
+        figures.listing_summary = l.summary.clone();
+    }
     let mut disagreeing = 0;
     for (class, f) in table.classes.iter().zip(per_class) {
         if f.agreed < f.words {
@@ -207,7 +221,103 @@ pub fn run(args: Args) -> Result<()> {
     if percent < args.min_agreement {
         bail!("agreement {percent:.3}% is below {}%", args.min_agreement);
     }
+    if let Some(l) = listing {
+        println!("verify-isa: register listings {} of {} agree ({:.3}%)", l.agreed, l.compared, l.percent());
+        if l.percent() < args.min_listing_agreement {
+            bail!("register listing agreement {:.3}% is below {}%", l.percent(), args.min_listing_agreement);
+        }
+    }
     Ok(())
+}
+
+struct ListingResult {
+    compared: u64,
+    agreed: u64,
+    summary: String,
+}
+
+impl ListingResult {
+    fn percent(&self) -> f64 {
+        100.0 * self.agreed as f64 / self.compared.max(1) as f64
+    }
+}
+
+/// Lists `words` with `nvdisasm -plr` and compares each word's marked registers with the generated
+/// access rules (accesses nvdisasm's columns never show, those starting at `UR0`..`UR3`, left out).
+fn compare_listings(
+    table: &sassport_isa::Table,
+    words: &[Vec<u128>],
+    per_class: &mut [coverage::ClassFigures],
+    jobs: usize,
+) -> Result<ListingResult> {
+    let started = Instant::now();
+    let lr = crate::plr::LifeRanges::new(tools::nvidia_tool("nvdisasm")?, &tools::nvidia_tool("nvcc")?, jobs)?;
+    let mut flat = Vec::new();
+    let mut owners = Vec::new();
+    for (c, ws) in words.iter().enumerate() {
+        if table.classes[c].accesses.known().is_none() {
+            continue;
+        }
+        flat.extend_from_slice(ws);
+        owners.extend(std::iter::repeat_n(c, ws.len()));
+    }
+    let branchy = |w: u128| {
+        sassport_isa::eval::classify(table, w).is_some_and(|c| c.fields.iter().any(|f| f.kind == sassport_isa::FieldKind::BranchTarget))
+    };
+    let rows = lr.run_split(&flat, branchy)?;
+    let (mut compared, mut agreed, mut unlisted) = (0u64, 0u64, 0u64);
+    for ((&w, &c), row) in flat.iter().zip(&owners).zip(&rows) {
+        let crate::plr::Row::Uses(theirs) = row else {
+            unlisted += 1;
+            continue;
+        };
+        let ours = generated_listing(w);
+        let f = &mut per_class[c];
+        f.listings += 1;
+        compared += 1;
+        if ours.as_ref() == Some(theirs) {
+            f.listings_agreed += 1;
+            agreed += 1;
+        } else if f.listing_example.is_none() {
+            f.listing_example = Some(coverage::ListingDisagreement {
+                word: w,
+                ours: ours.map_or_else(|| "(unknown)".to_owned(), |o| sassport_isa::register_listing(&o)),
+                nvdisasm: sassport_isa::register_listing(theirs),
+            });
+        }
+    }
+    let summary = format!(
+        "{} words asked, {unlisted} without a row (refused by nvdisasm -plr or never reached), {} -plr runs, {:.0} s",
+        flat.len(),
+        lr.runs.load(std::sync::atomic::Ordering::Relaxed),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ListingResult { compared, agreed, summary })
+}
+
+/// The registers the generated decoder says `w` reads and writes, as a listing shows them.
+fn generated_listing(w: u128) -> Option<Vec<sassport_isa::RegisterUse>> {
+    let inst = decode(Word(w)).ok()?;
+    let accesses: Vec<sassport_isa::RegisterAccess> = inst
+        .accesses()?
+        .map(|a| sassport_isa::RegisterAccess {
+            file: match a.file {
+                sassport_gen::RegFile::Gpr => sassport_isa::RegFile::Gpr,
+                sassport_gen::RegFile::Uniform => sassport_isa::RegFile::Uniform,
+                sassport_gen::RegFile::Pred => sassport_isa::RegFile::Pred,
+                sassport_gen::RegFile::UniformPred => sassport_isa::RegFile::UniformPred,
+                sassport_gen::RegFile::Barrier => sassport_isa::RegFile::Barrier,
+            },
+            first: a.first,
+            width: a.count,
+            direction: match a.direction {
+                sassport_gen::Direction::Read => sassport_isa::Direction::Read,
+                sassport_gen::Direction::Write => sassport_isa::Direction::Write,
+                sassport_gen::Direction::ReadWrite => sassport_isa::Direction::ReadWrite,
+            },
+        })
+        .collect();
+    Some(sassport_isa::eval::merge_uses(accesses.iter().filter(|a| a.is_listed())))
 }
 
 /// Disassembles one batch with nvdisasm and with the generated decoder.
