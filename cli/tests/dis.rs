@@ -117,3 +117,72 @@ fn a_file_that_is_not_a_cubin_is_refused() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `dis --accesses` comments, expanded to one mark per register, are the rows `nvdisasm -plr` printed
+/// for the corpus (`corpus/sm86/<stem>.uses`), calls aside (their rows show the callee's clobbers).
+#[test]
+fn accesses_comments_match_the_life_range_listings() {
+    let mut checked = 0;
+    for cubin in sassport_corpus::cubins() {
+        let out = sassport().args(["dis", "--accesses"]).arg(&cubin).output().expect("sassport runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+        let mut ours = std::collections::BTreeMap::new();
+        let mut section = String::new();
+        for line in stdout.lines() {
+            if let Some(name) = line.strip_suffix(':') {
+                section = name.to_owned();
+                continue;
+            }
+            let Some(rest) = line.strip_prefix("/*") else { continue };
+            let (offset, text) = rest.split_once("*/").expect("offset");
+            let offset = u64::from_str_radix(offset, 16).expect("hex");
+            let (text, comment) = text.split_once("  // ").unwrap_or((text, ""));
+            ours.insert((section.clone(), offset), (text.trim().to_owned(), expand(comment)));
+        }
+        let uses = std::fs::read_to_string(sassport_corpus::companion(&cubin, ".uses")).expect(".uses");
+        for line in uses.lines().filter(|l| !l.starts_with('#')) {
+            let mut parts = line.splitn(3, ' ');
+            let (Some(section), Some(offset)) = (parts.next(), parts.next()) else { continue };
+            let offset = u64::from_str_radix(offset.trim_start_matches("0x"), 16).expect("hex");
+            let want = parts.next().unwrap_or("");
+            let (text, got) = &ours[&(section.to_owned(), offset)];
+            if text.split_whitespace().any(|t| t.starts_with("CALL")) {
+                continue;
+            }
+            checked += 1;
+            assert_eq!(got, want, "{} {section} {offset:#x} `{text}`", cubin.display());
+        }
+    }
+    assert!(checked > 10_000, "{checked} rows");
+}
+
+/// `R2:2^ R6v UR4:2v` → `R2^ R3^ R6v UR4v UR5v` in nvdisasm's column order (GPR, PRED, UGPR, UPRED),
+/// accesses from UR0..UR3 left out (nvdisasm's columns never show them).
+fn expand(comment: &str) -> String {
+    let mut marks: std::collections::BTreeMap<(u8, u32), char> = std::collections::BTreeMap::new();
+    let mut names = std::collections::BTreeMap::new();
+    for token in comment.split_whitespace() {
+        let (prefix, order) = [("UR", 2u8), ("UP", 3), ("R", 0), ("P", 1)]
+            .into_iter()
+            .find(|(p, _)| token.starts_with(p) && token[p.len()..].starts_with(|c: char| c.is_ascii_digit()))
+            .expect("a register");
+        let body = &token[prefix.len()..];
+        let mark = body.chars().last().expect("a mark");
+        let (first, count) = match body[..body.len() - 1].split_once(':') {
+            Some((f, c)) => (f.parse::<u32>().expect("number"), c.parse::<u32>().expect("count")),
+            None => (body[..body.len() - 1].parse().expect("number"), 1),
+        };
+        if prefix == "UR" && first < 4 {
+            continue;
+        }
+        for r in first..first + count {
+            let m = marks.entry((order, r)).or_insert(mark);
+            if *m != mark {
+                *m = 'x';
+            }
+            names.insert((order, r), prefix);
+        }
+    }
+    marks.iter().map(|(k, m)| format!("{}{}{m}", names[k], k.1)).collect::<Vec<_>>().join(" ")
+}
