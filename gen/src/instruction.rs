@@ -80,13 +80,10 @@ impl Instruction {
 
     /// The registers the instruction reads and writes (see [`crate::access`]); `None` for the classes
     /// whose accesses nvdisasm does not report (those that print an empty line, indirect branches, ...).
+    #[inline(always)]
     pub fn accesses(&self) -> Option<Accesses> {
-        let &(start, len) = access::SPANS.get(self.class as usize)?;
-        if (start, len) == access::UNKNOWN {
-            return None;
-        }
-        let rules = access::RULES.get(usize::from(start)..usize::from(start) + usize::from(len))?;
-        Some(Accesses::new(rules, self.word))
+        let class = (*access::CLASSES.get(self.class as usize)?)?;
+        Some(Accesses::new(class, self.word))
     }
 
     /// The raw value of the field with this table name, if the class has one.

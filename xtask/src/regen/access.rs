@@ -1,8 +1,14 @@
 //! The register access rules (`gen/src/generated/access.rs`): every class's `access` lines, grouped by
 //! location (rules of one location kept in table order, groups in the order their first rule appears),
-//! one rule a line. `gen/src/access.rs` applies them.
+//! one rule a line, in the flat form `gen/src/access.rs` applies: conditions as indices into one list of
+//! distinct `(mask, value)` pairs (the first, matching every word, is shared by most rules), a location
+//! of one range of at most 8 bits within one half of the word, or a fixed register, as a
+//! `Location::Byte`, any other as an index into a list of bit ranges, and each rule with the number of
+//! rules after it in its group. Rules that never decide are left out (see [`deciding_rules`]), and a
+//! class whose rules all match every word is marked plain: the runtime skips conditions and groups there.
 
 use sassport_isa::{Accesses, Direction, Location, RegFile, Table};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 fn file(f: RegFile) -> &'static str {
@@ -24,35 +30,94 @@ fn direction(d: Direction) -> &'static str {
     }
 }
 
-fn location(l: &Location) -> String {
+/// Distinct values in first-use order, each with its index.
+struct Interned<T: Ord + Clone> {
+    items: Vec<T>,
+    index: BTreeMap<T, usize>,
+}
+
+impl<T: Ord + Clone> Interned<T> {
+    fn new() -> Self {
+        Interned { items: Vec::new(), index: BTreeMap::new() }
+    }
+    fn intern(&mut self, item: T) -> usize {
+        if let Some(&i) = self.index.get(&item) {
+            return i;
+        }
+        self.items.push(item.clone());
+        self.index.insert(item.clone(), self.items.len() - 1);
+        self.items.len() - 1
+    }
+}
+
+/// Whether `l` is a `Location::Byte`: a fixed register, or one range of at most 8 bits within one half of
+/// the word (bits 63:0 or 127:64).
+fn is_byte(l: &Location) -> bool {
     match l {
-        Location::Fixed(n) => format!("Location::Fixed({n})"),
-        Location::Bits { ranges, inverted } => {
-            let r: Vec<String> = ranges.iter().map(|r| format!("({}, {})", r.lo, r.width())).collect();
-            let width: u32 = ranges.iter().map(|r| r.width()).sum();
-            format!("Location::Bits(Bits {{ ranges: &[{}], width: {width} }}, {inverted})", r.join(", "))
+        Location::Fixed(_) => true,
+        Location::Bits { ranges, .. } => {
+            matches!(ranges.as_slice(), [r] if r.width() <= 8 && u32::from(r.lo % 64) + r.width() <= 64)
         }
     }
+}
+
+/// The `Location` expression of a rule; locations other than [`is_byte`] ones go to `others`.
+fn location(l: &Location, others: &mut Interned<(Vec<(u8, u32)>, bool)>) -> String {
+    match l {
+        Location::Fixed(n) => format!("Location::Byte {{ lo: 0, mask: 0, flip: {n} }}"),
+        Location::Bits { ranges, inverted } => match ranges.as_slice() {
+            [r] if is_byte(l) => {
+                let mask = (1u32 << r.width()) - 1;
+                let flip = if *inverted { mask } else { 0 };
+                format!("Location::Byte {{ lo: {}, mask: {mask:#x}, flip: {flip:#x} }}", r.lo)
+            }
+            _ => {
+                let i = others.intern((ranges.iter().map(|r| (r.lo, r.width())).collect(), *inverted));
+                format!("Location::Other({i})")
+            }
+        },
+    }
+}
+
+/// A group's rules as they decide: without those that match no word, those after one that matches
+/// every word (they never decide) and those at the end that switch the location off (as does no match).
+fn deciding_rules<'a>(rules: &[&'a sassport_isa::Access]) -> Vec<&'a sassport_isa::Access> {
+    let mut kept = Vec::new();
+    for &a in rules {
+        if a.when.value & !a.when.mask != 0 {
+            continue;
+        }
+        kept.push(a);
+        if a.when.mask == 0 {
+            break;
+        }
+    }
+    while kept.last().is_some_and(|a| a.direction == Direction::None) {
+        kept.pop();
+    }
+    kept
 }
 
 pub fn module_text(table: &Table) -> String {
     let mut out = String::new();
     out.push_str(
-        "//! Register access rules per class, from the table's `access` lines (`nvdisasm -plr`): `SPANS[class]`\n\
-         //! is the class's run of `RULES` (`UNKNOWN` where nvdisasm reports none), grouped by location.\n\
+        "//! Register access rules per class, from the table's `access` lines (`nvdisasm -plr`): `CLASSES[class]`\n\
+         //! is the class's run of `RULES` (`None` where nvdisasm reports none), grouped by location; rules\n\
+         //! that never decide are left out.\n\
          #![allow(clippy::all, unused_imports)]\n\n\
          use super::classes::CLASS_COUNT;\n\
-         use crate::access::{AccessRule, Direction, Location};\n\
+         use crate::access::{AccessRule, ClassRules, Direction, Location, OtherLocation};\n\
          use crate::operand::RegFile;\n\
-         use crate::render::Bits;\n\n\
-         /// A class whose accesses nvdisasm does not report.\n\
-         pub(crate) const UNKNOWN: (u16, u16) = (u16::MAX, 0);\n\n",
+         use crate::render::Bits;\n\n",
     );
-    let mut spans = Vec::new();
+    let mut classes = Vec::new();
     let mut rules = Vec::new();
+    let mut conditions: Interned<(u128, u128)> = Interned::new();
+    conditions.intern((0, 0));
+    let mut others = Interned::new();
     for class in &table.classes {
         let Accesses::Known(list) = &class.accesses else {
-            spans.push("UNKNOWN".to_owned());
+            classes.push("None".to_owned());
             continue;
         };
         // Groups in first-appearance order, rules within a group in table order.
@@ -63,35 +128,57 @@ pub fn module_text(table: &Table) -> String {
                 None => groups.push((a.file, &a.location, vec![a])),
             }
         }
-        spans.push(format!("({}, {})", rules.len(), list.len()));
-        for (_, _, members) in &groups {
+        let groups: Vec<Vec<&sassport_isa::Access>> =
+            groups.iter().map(|g| deciding_rules(&g.2)).filter(|g| !g.is_empty()).collect();
+        let count: usize = groups.iter().map(Vec::len).sum();
+        let plain = groups.iter().flatten().all(|a| a.when.mask == 0 && is_byte(&a.location));
+        classes.push(format!("Some(ClassRules {{ start: {}, len: {count}, plain: {plain} }})", rules.len()));
+        for members in &groups {
             for (i, a) in members.iter().enumerate() {
+                let condition = conditions.intern((a.when.mask, a.when.value));
+                // Condition indices and the start of a class's rules are `u16`, a class's number of rules,
+                // a group's rest and zero registers `u8`: the table stays far inside them (a few hundred
+                // conditions, classes of at most 81 rules), and one that did not would fail to compile
+                // (an out-of-range literal), not print wrongly.
                 let mut line = String::new();
                 let _ = write!(
                     line,
-                    "AccessRule {{ when_mask: {:#x}, when_value: {:#x}, file: {}, location: {}, direction: {}, width: {}, group_end: {} }}",
-                    a.when.mask,
-                    a.when.value,
+                    "AccessRule::new({condition}, {}, {}, {}, {}, {})",
+                    location(&a.location, &mut others),
                     file(a.file),
-                    location(&a.location),
                     direction(a.direction),
                     a.width,
-                    i + 1 == members.len()
+                    members.len() - 1 - i
                 );
                 rules.push(line);
             }
         }
     }
-    let _ = writeln!(out, "/// Class → (first rule, number of rules).");
-    let _ = writeln!(out, "pub(crate) static SPANS: [(u16, u16); CLASS_COUNT] = [");
-    for chunk in spans.chunks(10) {
-        let _ = writeln!(out, "    {},", chunk.join(", "));
+    let _ = writeln!(out, "/// Class → its rules.");
+    let _ = writeln!(out, "pub(crate) static CLASSES: [Option<ClassRules>; CLASS_COUNT] = [");
+    for c in &classes {
+        let _ = writeln!(out, "    {c},");
     }
     out.push_str("];\n\n");
     let _ = writeln!(out, "/// Every class's rules, one after another.");
     let _ = writeln!(out, "pub(crate) static RULES: [AccessRule; {}] = [", rules.len());
     for r in &rules {
         let _ = writeln!(out, "    {r},");
+    }
+    out.push_str("];\n\n");
+    let _ = writeln!(out, "/// The rules' conditions `(mask, value)`: a word `w` meets one when `w & mask == value`. The first");
+    let _ = writeln!(out, "/// is met by every word.");
+    let _ = writeln!(out, "pub(crate) static CONDITIONS: [(u128, u128); {}] = [", conditions.items.len());
+    for (mask, value) in &conditions.items {
+        let _ = writeln!(out, "    ({mask:#x}, {value:#x}),");
+    }
+    out.push_str("];\n\n");
+    let _ = writeln!(out, "/// Locations other than one range of at most 8 bits or a fixed register: bits, and whether inverted.");
+    let _ = writeln!(out, "pub(crate) static OTHER_LOCATIONS: [OtherLocation; {}] = [", others.items.len());
+    for (ranges, inverted) in &others.items {
+        let r: Vec<String> = ranges.iter().map(|(lo, w)| format!("({lo}, {w})")).collect();
+        let width: u32 = ranges.iter().map(|r| r.1).sum();
+        let _ = writeln!(out, "    (Bits {{ ranges: &[{}], width: {width} }}, {inverted}),", r.join(", "));
     }
     out.push_str("];\n");
     out
