@@ -472,7 +472,7 @@ mod tests {
             assert_eq!(text(FloatBits::F32(bits)), general(FloatBits::F32(bits)), "{bits:#x}");
         }
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut covered = |bits: FloatBits| {
+        let covered = |bits: FloatBits| {
             let f = Float::of(bits);
             if f.special.is_none() && f.value != 0.0 {
                 assert!(Exact::of(f.mantissa, f.exp2).is_some(), "{bits:?}");

@@ -13,6 +13,7 @@
 use crate::float::{write_float, FloatBits};
 use crate::word::Word;
 use std::fmt::{self, Write};
+use std::sync::OnceLock;
 
 /// Where a field's bits are: `(lo, width)` ranges, the first least significant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,21 @@ pub struct Format {
     pub fields: &'static [Bits],
     pub tables: &'static [Table],
     pub rules: &'static [NumberRule],
+    /// Whether `pool` is all ASCII, worked out on first use (a scan of its 3 MB: a compile-time check
+    /// took the compiler 10 seconds).
+    ascii_pool: OnceLock<bool>,
+}
+
+impl Format {
+    pub const fn new(pool: &'static str, fields: &'static [Bits], tables: &'static [Table], rules: &'static [NumberRule]) -> Format {
+        Format { pool, fields, tables, rules, ascii_pool: OnceLock::new() }
+    }
+
+    /// Whether every byte of the pool is ASCII (so that every span of it is whole characters).
+    #[inline]
+    fn pool_is_ascii(&self) -> bool {
+        *self.ascii_pool.get_or_init(|| self.pool.is_ascii())
+    }
 }
 
 /// Field value → text: a text per listed value, else the default (values with neither were refused by the
@@ -68,23 +84,22 @@ pub struct Format {
 pub struct Table {
     /// Sorted values, parallel to `spans`; `None` when `spans` is indexed by the value itself.
     pub keys: Option<&'static [u64]>,
-    /// Texts; [`NO_TEXT`] marks a value with no entry.
+    /// Texts; [`NO_TEXT`] marks a value with no entry. Indexed by value, values without an entry hold the
+    /// default.
     pub spans: &'static [Span],
     /// The text of values without an entry, or [`NO_TEXT`].
     pub default: Span,
 }
 
 impl Table {
+    /// The text of `value`: a dense table holds the default in the slots of values without an entry.
     #[inline(always)]
     fn get(&self, value: u64) -> Span {
         let slot = match self.keys {
             None => usize::try_from(value).ok(),
             Some(keys) => keys.binary_search(&value).ok(),
         };
-        match slot.and_then(|i| self.spans.get(i)) {
-            Some(&span) if span != NO_TEXT => span,
-            _ => self.default,
-        }
+        slot.and_then(|i| self.spans.get(i)).copied().unwrap_or(self.default)
     }
 }
 
@@ -183,21 +198,29 @@ pub enum TargetStyle {
     Label,
 }
 
-/// Bytes gathered before they go to the writer.
-const LINE: usize = 256;
+/// Bytes gathered before they go to the writer: nvdisasm's lines are at most 128 bytes (46 for half the
+/// golden words), and a longer one goes in two writes.
+const LINE: usize = 128;
 /// Room past `LINE` that one piece may fill through the fast paths (a number's digits, a text's 16-byte
-/// copy); whatever does not fit takes the general path, which flushes.
-const SLACK: usize = 128;
+/// copy); whatever does not fit takes the general path, which flushes. The buffer is zeroed for every
+/// line: 384 bytes were a call to `memset`, 3% of decode+format.
+const SLACK: usize = 64;
 const BUF: usize = LINE + SLACK;
 /// Texts up to this long are copied as one fixed-size block.
 const SHORT: usize = 16;
 
+/// Where a line goes: the writer, and whether the pool is all ASCII (see [`flush`]).
+struct Sink<'a, W: ?Sized> {
+    out: &'a mut W,
+    ascii_pool: bool,
+}
+
 /// Prints a template for word `w` at `address`.
 ///
-/// The text is gathered in a stack buffer and handed to `out` in one `write_str` (per 256 bytes): most
-/// pieces are a few bytes, and a short text is one fixed 16-byte copy out of the pool (the bytes after it
-/// are overwritten by what comes next). The buffer's length lives in a local, not behind a reference, so
-/// that it stays in a register across the pieces.
+/// The text is gathered in a stack buffer and handed to `out` in one `write_str` (per `LINE` bytes):
+/// most pieces are a few bytes, and a short text is one fixed 16-byte copy out of the pool (the bytes
+/// after it are overwritten by what comes next). The buffer's length lives in a local, not behind a
+/// reference, so that it stays in a register across the pieces.
 #[inline]
 pub fn write_pieces<W: Write + ?Sized>(
     out: &mut W,
@@ -207,83 +230,100 @@ pub fn write_pieces<W: Write + ?Sized>(
     address: u64,
     style: TargetStyle,
 ) -> fmt::Result {
+    let sink = &mut Sink { out, ascii_pool: format.pool_is_ascii() };
     let mut buf = [0u8; BUF];
     let mut len = 0usize;
-    let pool = format.pool.as_bytes();
     for p in pieces {
         if len > LINE {
-            flush(out, &buf, len)?;
+            flush(sink, &buf, len)?;
             len = 0;
         }
+        // Nearly every piece is a table (texts are folded into them, narrow numbers tabulated).
         len = match p.kind {
-            PieceKind::Text => put_span(out, &mut buf, len, pool, p.arg)?,
             PieceKind::Table => {
                 let (value, _) = p.field.extract(w, format.fields);
                 match format.tables.get(p.arg as usize).map_or(NO_TEXT, |t| t.get(value)) {
-                    NO_TEXT => put_slow(out, &mut buf, len, b"<illegal>")?,
-                    span => put_span(out, &mut buf, len, pool, span)?,
+                    NO_TEXT => put_str(sink, &mut buf, len, "<illegal>")?,
+                    span => put_span(sink, &mut buf, len, format.pool, span)?,
                 }
             }
             PieceKind::Number => {
                 let (value, width) = p.field.extract(w, format.fields);
                 match format.rules.get(p.arg as usize) {
-                    Some(rule) => put_number(out, &mut buf, len, pool, rule, value, width, address, style)?,
+                    Some(rule) => put_number(sink, &mut buf, len, format.pool, rule, value, width, address, style)?,
                     None => len,
                 }
             }
+            PieceKind::Text => put_span(sink, &mut buf, len, format.pool, p.arg)?,
         };
     }
-    flush(out, &buf, len)
+    flush(sink, &buf, len)
 }
 
-/// Hands `buf[..len]` to the writer. Pieces are whole texts, so the bytes are whole characters.
-fn flush<W: Write + ?Sized>(out: &mut W, buf: &[u8; BUF], len: usize) -> fmt::Result {
-    out.write_str(std::str::from_utf8(buf.get(..len).unwrap_or(&[])).map_err(|_| fmt::Error)?)
+/// Hands `buf[..len]` to the writer.
+///
+/// The buffer only ever holds whole `&str` texts (pieces are flushed between, never within, texts) and
+/// bytes copied out of the pool at its spans: when the pool is all ASCII, any span of it is whole
+/// characters too, and `buf[..len]` needs no validating. Validating it was 7% of the golden mix's
+/// decode+format instructions and a fifth of its mispredicted branches.
+#[inline(always)]
+fn flush<W: Write + ?Sized>(sink: &mut Sink<'_, W>, buf: &[u8; BUF], len: usize) -> fmt::Result {
+    let bytes = buf.get(..len).unwrap_or(&[]);
+    let text = if sink.ascii_pool {
+        // SAFETY: `bytes` is a concatenation of whole `&str` texts and of bytes of the pool, which is all
+        // ASCII (checked once, `Format::pool_is_ascii`): valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    } else {
+        std::str::from_utf8(bytes).map_err(|_| fmt::Error)?
+    };
+    sink.out.write_str(text)
 }
 
 /// Appends the pool text `span`; returns the new length.
 #[inline(always)]
-fn put_span<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, pool: &[u8], span: Span) -> Result<usize, fmt::Error> {
+fn put_span<W: Write + ?Sized>(sink: &mut Sink<'_, W>, buf: &mut [u8; BUF], len: usize, pool: &str, span: Span) -> Result<usize, fmt::Error> {
     let start = (span >> 8) as usize;
     let n = (span & 0xff) as usize;
     if n <= SHORT {
         // Near the end of the pool, or of the buffer, take the general path.
-        if let (Some(src), Some(dst)) = (pool.get(start..start + SHORT), buf.get_mut(len..len + SHORT)) {
+        if let (Some(src), Some(dst)) = (pool.as_bytes().get(start..start + SHORT), buf.get_mut(len..len + SHORT)) {
             let src: &[u8; SHORT] = src.try_into().map_err(|_| fmt::Error)?;
             let dst: &mut [u8; SHORT] = dst.try_into().map_err(|_| fmt::Error)?;
             *dst = *src;
             return Ok(len + n);
         }
     }
-    put_slow(out, buf, len, pool.get(start..start + n).ok_or(fmt::Error)?)
+    put_str(sink, buf, len, pool.get(start..start + n).ok_or(fmt::Error)?)
 }
 
-/// Appends whole UTF-8 text of any length, flushing as needed; returns the new length.
+/// Appends a whole text of any length, flushing as needed; returns the new length.
 #[inline(never)]
-fn put_slow<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, bytes: &[u8]) -> Result<usize, fmt::Error> {
+fn put_str<W: Write + ?Sized>(sink: &mut Sink<'_, W>, buf: &mut [u8; BUF], len: usize, text: &str) -> Result<usize, fmt::Error> {
     let mut len = len;
-    if len + bytes.len() > BUF {
-        flush(out, buf, len)?;
+    if len + text.len() > BUF {
+        flush(sink, buf, len)?;
         len = 0;
-        if bytes.len() > BUF {
-            out.write_str(std::str::from_utf8(bytes).map_err(|_| fmt::Error)?)?;
+        if text.len() > BUF {
+            sink.out.write_str(text)?;
             return Ok(0);
         }
     }
-    if let Some(dst) = buf.get_mut(len..len + bytes.len()) {
-        dst.copy_from_slice(bytes);
-        len += bytes.len();
+    if let Some(dst) = buf.get_mut(len..len + text.len()) {
+        dst.copy_from_slice(text.as_bytes());
+        len += text.len();
     }
     Ok(len)
 }
 
+/// Appends a number printed by rule; returns the new length. Out of line: the wide immediates, addresses
+/// and floats that take it are a few percent of the pieces.
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
+#[inline(never)]
 fn put_number<W: Write + ?Sized>(
-    out: &mut W,
+    sink: &mut Sink<'_, W>,
     buf: &mut [u8; BUF],
     len: usize,
-    pool: &[u8],
+    pool: &str,
     rule: &NumberRule,
     raw: u64,
     width: u8,
@@ -291,7 +331,7 @@ fn put_number<W: Write + ?Sized>(
     style: TargetStyle,
 ) -> Result<usize, fmt::Error> {
     if let Some(&(_, span)) = rule.specials.iter().find(|e| e.0 == raw) {
-        return put_span(out, buf, len, pool, span);
+        return put_span(sink, buf, len, pool, span);
     }
     let mut n = raw as i64;
     if rule.signed && width < 64 {
@@ -302,39 +342,39 @@ fn put_number<W: Write + ?Sized>(
     if rule.pc_relative {
         n = (address as i64).wrapping_add(16).wrapping_add(n);
     }
-    let mut len = put_span(out, buf, len, pool, rule.prefix)?;
+    let mut len = put_span(sink, buf, len, pool, rule.prefix)?;
     let label = rule.pc_relative && style == TargetStyle::Label;
     if label {
-        len = put_slow(out, buf, len, b"`(")?;
+        len = put_str(sink, buf, len, "`(")?;
     }
     len = match rule.format {
-        NumberFormat::Dec => put_dec(out, buf, len, n)?,
-        NumberFormat::Hex => put_hex(out, buf, len, b"0x", n as u64)?,
-        NumberFormat::SignedHex if n < 0 => put_hex(out, buf, len, b"-0x", n.unsigned_abs())?,
-        NumberFormat::SignedHex => put_hex(out, buf, len, b"0x", n as u64)?,
+        NumberFormat::Dec => put_dec(sink, buf, len, n)?,
+        NumberFormat::Hex => put_hex(sink, buf, len, "0x", n as u64)?,
+        NumberFormat::SignedHex if n < 0 => put_hex(sink, buf, len, "-0x", n.unsigned_abs())?,
+        NumberFormat::SignedHex => put_hex(sink, buf, len, "0x", n as u64)?,
         NumberFormat::OffsetHex => match n {
             0 => len,
-            n if n < 0 => put_hex(out, buf, len, b"-0x", n.unsigned_abs())?,
-            n => put_hex(out, buf, len, b"+0x", n as u64)?,
+            n if n < 0 => put_hex(sink, buf, len, "-0x", n.unsigned_abs())?,
+            n => put_hex(sink, buf, len, "+0x", n as u64)?,
         },
-        NumberFormat::F32 => put_float(out, buf, len, FloatBits::F32(n as u32))?,
-        NumberFormat::F64Hi => put_float(out, buf, len, FloatBits::F64((n as u64 & 0xffff_ffff) << 32))?,
-        NumberFormat::F16 => put_float(out, buf, len, FloatBits::F16(n as u16))?,
-        NumberFormat::F64 => put_float(out, buf, len, FloatBits::F64(n as u64))?,
+        NumberFormat::F32 => put_float(sink, buf, len, FloatBits::F32(n as u32))?,
+        NumberFormat::F64Hi => put_float(sink, buf, len, FloatBits::F64((n as u64 & 0xffff_ffff) << 32))?,
+        NumberFormat::F16 => put_float(sink, buf, len, FloatBits::F16(n as u16))?,
+        NumberFormat::F64 => put_float(sink, buf, len, FloatBits::F64(n as u64))?,
     };
     if label {
-        len = put_slow(out, buf, len, b")")?;
+        len = put_str(sink, buf, len, ")")?;
     }
-    put_span(out, buf, len, pool, rule.suffix)
+    put_span(sink, buf, len, pool, rule.suffix)
 }
 
-/// Signed decimal.
+/// Signed decimal (ASCII digits).
 #[inline(always)]
-fn put_dec<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, n: i64) -> Result<usize, fmt::Error> {
+fn put_dec<W: Write + ?Sized>(sink: &mut Sink<'_, W>, buf: &mut [u8; BUF], len: usize, n: i64) -> Result<usize, fmt::Error> {
     let mut len = len;
     // A sign and 20 digits.
     if len + 21 > BUF {
-        flush(out, buf, len)?;
+        flush(sink, buf, len)?;
         len = 0;
     }
     if n < 0 {
@@ -353,15 +393,16 @@ fn put_dec<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, n: i
     Ok(end)
 }
 
-fn put_hex<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, prefix: &[u8], v: u64) -> Result<usize, fmt::Error> {
+/// `prefix` and lowercase hex digits (ASCII).
+fn put_hex<W: Write + ?Sized>(sink: &mut Sink<'_, W>, buf: &mut [u8; BUF], len: usize, prefix: &str, v: u64) -> Result<usize, fmt::Error> {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut len = len;
     // A prefix of 3 and 16 digits.
     if len + 19 > BUF {
-        flush(out, buf, len)?;
+        flush(sink, buf, len)?;
         len = 0;
     }
-    len = put_slow(out, buf, len, prefix)?;
+    len = put_str(sink, buf, len, prefix)?;
     let digits = (64 - v.leading_zeros() as usize).div_ceil(4).max(1);
     let end = len + digits;
     let mut v = v;
@@ -372,13 +413,13 @@ fn put_hex<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, pref
     Ok(end)
 }
 
-fn put_float<W: Write + ?Sized>(out: &mut W, buf: &mut [u8; BUF], len: usize, bits: FloatBits) -> Result<usize, fmt::Error> {
+fn put_float<W: Write + ?Sized>(sink: &mut Sink<'_, W>, buf: &mut [u8; BUF], len: usize, bits: FloatBits) -> Result<usize, fmt::Error> {
     let mut text = FloatText { bytes: [0; 64], len: 0 };
     write_float(&mut text, bits)?;
-    put_slow(out, buf, len, text.bytes.get(..text.len).unwrap_or(&[]))
+    put_str(sink, buf, len, std::str::from_utf8(text.bytes.get(..text.len).unwrap_or(&[])).map_err(|_| fmt::Error)?)
 }
 
-/// A float's text (at most 28 bytes: sign, 21 digits, point, `e+308`).
+/// A float's text (at most 28 bytes: sign, 21 digits, point, `e+308`), whole `&str` texts one after another.
 struct FloatText {
     bytes: [u8; 64],
     len: usize,
@@ -410,14 +451,15 @@ mod tests {
     #[test]
     fn integers_print_in_nvdisasm_forms() {
         let mut out = String::new();
+        let sink = &mut Sink { out: &mut out, ascii_pool: false };
         let mut buf = [0u8; BUF];
-        let mut len = put_hex(&mut out, &mut buf, 0, b"-0x", 0x1f).unwrap();
-        len = put_dec(&mut out, &mut buf, len, 12).unwrap();
-        len = put_hex(&mut out, &mut buf, len, b"0x", 0).unwrap();
-        len = put_dec(&mut out, &mut buf, len, 0).unwrap();
-        len = put_hex(&mut out, &mut buf, len, b"0x", u64::MAX).unwrap();
-        len = put_dec(&mut out, &mut buf, len, i64::MIN).unwrap();
-        flush(&mut out, &buf, len).unwrap();
+        let mut len = put_hex(sink, &mut buf, 0, "-0x", 0x1f).unwrap();
+        len = put_dec(sink, &mut buf, len, 12).unwrap();
+        len = put_hex(sink, &mut buf, len, "0x", 0).unwrap();
+        len = put_dec(sink, &mut buf, len, 0).unwrap();
+        len = put_hex(sink, &mut buf, len, "0x", u64::MAX).unwrap();
+        len = put_dec(sink, &mut buf, len, i64::MIN).unwrap();
+        flush(sink, &buf, len).unwrap();
         assert_eq!(out, "-0x1f120x000xffffffffffffffff-9223372036854775808");
     }
 
@@ -434,11 +476,21 @@ mod tests {
                 expected.push_str(&POOL[start..start + len]);
             }
         }
-        let format = Format { pool: POOL, fields: &[], tables: &[], rules: &[] };
+        let format = Format::new(POOL, &[], &[], &[]);
         let mut out = String::new();
         write_pieces(&mut out, &format, &pieces, Word(0), 0, TargetStyle::Absolute).unwrap();
         assert!(expected.len() > 4 * LINE);
         assert_eq!(out, expected);
+        // A pool with other characters is validated: its spans are whole characters all the same.
+        static WIDE: &str = "añb→c";
+        let pieces = [Piece::text(span(0, 1)), Piece::text(span(1, 2)), Piece::text(span(4, 3)), Piece::text(span(7, 1))];
+        let format = Format::new(WIDE, &[], &[], &[]);
+        let mut out = String::new();
+        write_pieces(&mut out, &format, &pieces, Word(0), 0, TargetStyle::Absolute).unwrap();
+        assert_eq!(out, "añ→c");
+        // A span that cuts a character fails rather than printing half of it.
+        let format = Format::new(WIDE, &[], &[], &[]);
+        assert!(write_pieces(&mut String::new(), &format, &[Piece::text(span(1, 1))], Word(0), 0, TargetStyle::Absolute).is_err());
     }
 
     #[test]

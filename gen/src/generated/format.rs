@@ -9,12 +9,12 @@ use crate::render::{
     Bits, Field, Format, NumberFormat, NumberRule, Piece, Table, NO_TEXT,
 };
 /// The pool, fields, tables and rules the templates name.
-pub(crate) static FORMAT: Format = Format {
-    pool: data::POOL_TEXT,
-    fields: &FIELDS,
-    tables: &TABLES,
-    rules: &RULES,
-};
+pub(crate) static FORMAT: Format = Format::new(
+    data::POOL_TEXT,
+    &FIELDS,
+    &TABLES,
+    &RULES,
+);
 /// Fields of several bit ranges.
 static FIELDS: [Bits; 113usize] = [
     Bits {

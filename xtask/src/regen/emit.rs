@@ -256,7 +256,7 @@ fn format(plan: &Plan<'_>, data: &TableData) -> TokenStream {
         use crate::render::{Bits, Field, Format, NumberFormat, NumberRule, Piece, Table, NO_TEXT};
 
         /// The pool, fields, tables and rules the templates name.
-        pub(crate) static FORMAT: Format = Format { pool: data::POOL_TEXT, fields: &FIELDS, tables: &TABLES, rules: &RULES };
+        pub(crate) static FORMAT: Format = Format::new(data::POOL_TEXT, &FIELDS, &TABLES, &RULES);
 
         /// Fields of several bit ranges.
         static FIELDS: [Bits; #n_fields] = [ #( #fields ),* ];
@@ -540,15 +540,20 @@ impl TableData {
                 for (v, text) in &t.entries {
                     spans[*v as usize] = data.intern(text)?;
                 }
+                // Values without an entry hold the default, so that the formatter looks up once.
+                if let Some(d) = &t.default {
+                    let default = data.intern(d)?;
+                    spans.iter_mut().filter(|s| **s == MISSING).for_each(|s| *s = default);
+                }
                 data.table_spans.push(spans);
                 data.keys.push(Vec::new());
             } else {
                 let spans = t.entries.iter().map(|(_, text)| data.intern(text)).collect::<Result<_>>()?;
                 data.table_spans.push(spans);
                 data.keys.push(t.entries.iter().map(|e| e.0).collect());
-            }
-            if let Some(d) = &t.default {
-                data.intern(d)?;
+                if let Some(d) = &t.default {
+                    data.intern(d)?;
+                }
             }
             data.dense.push(dense);
         }
