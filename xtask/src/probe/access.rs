@@ -17,7 +17,11 @@
 //!    (sampled beyond 16,384).
 //! 3. **Rules** ([`rules`]). Per location, the most common outcome is the default and the others become
 //!    `when` patterns over its deciding bits (extended, a bit at a time, while words with equal bits
-//!    still disagree), each grown as long as it covers no listed word with another outcome.
+//!    still disagree, then pared to the bits that keep them apart), each grown as long as it covers no
+//!    listed word with another outcome.
+//! 4. **Checks** ([`refine`]). The rules are checked against fresh words (every swept field at random
+//!    values) and fitted again with them, up to three rounds, with sweeps around the words they got
+//!    wrong to find fields that decide only there.
 //!
 //! Reads and writes are separate sets: a register marked `x` is in both, so a call's written
 //! predicates and its read predicate operand stay apart even on one register. The golden words' own
@@ -102,6 +106,7 @@ pub fn probe(lr: &LifeRanges, rng: &mut Rng, classes: &mut [Class], wanted: &dyn
     let mut studies = bases(lr, &table, classes, wanted, &mut report)?;
     locations(lr, &table, &mut studies, &mut report)?;
     deciders(lr, &table, &mut studies, rng, &mut report)?;
+    refine(lr, &table, &mut studies, rng, &mut report)?;
     write_rules(&table, &mut studies, classes, &mut report);
     golden_listings(lr, &table, classes, wanted, &mut report)?;
     for c in classes.iter().filter(|c| wanted(c)) {
@@ -370,16 +375,129 @@ fn deciders(lr: &LifeRanges, table: &Table, studies: &mut [Study], rng: &mut Rng
     Ok(())
 }
 
+/// Rounds of [`refine`], and the words each checks per class: few where no field decides anything,
+/// more where some do, many for a class whose rules the round before got wrong.
+const REFINE_ROUNDS: usize = 3;
+const CHECK_PLAIN: usize = 32;
+const CHECK_DECIDED: usize = 256;
+const CHECK_WRONG: usize = 1024;
+
+/// Checks each study's rules against fresh words (every swept field at random values, see
+/// [`check_words`]) and refits them with those words added, for as long as some are mispredicted.
+/// The joint enumeration samples combinations past 2^14, and each rule's pattern grows over the
+/// combinations nobody listed: a texture's destination pair was fitted to one F16 bit of two, and
+/// wrong for the other F16 rounding.
+fn refine(lr: &LifeRanges, table: &Table, studies: &mut [Study], rng: &mut Rng, report: &mut AccessReport) -> Result<()> {
+    let mut wrong: BTreeSet<usize> = BTreeSet::new();
+    for round in 0..REFINE_ROUNDS {
+        let wanted: Vec<usize> = studies
+            .iter()
+            .map(|s| {
+                if round == 0 && s.deciding.is_empty() {
+                    CHECK_PLAIN
+                } else if round == 0 {
+                    CHECK_DECIDED
+                } else if wrong.contains(&s.class) {
+                    CHECK_WRONG
+                } else {
+                    0
+                }
+            })
+            .collect();
+        // The rules as they stand, fitted before the fresh words are listed.
+        let fitted: Vec<Option<Class>> = studies
+            .iter_mut()
+            .zip(&wanted)
+            .map(|(s, &n)| {
+                (n > 0).then(|| {
+                    let mut class = table.classes[s.class].clone();
+                    class.accesses = Accesses::Known(fit_rules(&class, s, &mut Vec::new()));
+                    class
+                })
+            })
+            .collect();
+        let mut sizes = wanted.iter();
+        let checks = batch(lr, table, report, studies, |s| {
+            let n = sizes.next().copied().unwrap_or(0);
+            if n == 0 {
+                return Vec::new();
+            }
+            check_words(table, &table.classes[s.class], s, rng, n)
+        })?;
+        let (mut checked, mut missed) = (0, 0);
+        let again = wrong.len();
+        wrong.clear();
+        let mut mispredicted: Vec<Vec<u128>> = Vec::new();
+        for ((s, words), class) in studies.iter().zip(&checks).zip(&fitted) {
+            let Some(class) = class else {
+                mispredicted.push(Vec::new());
+                continue;
+            };
+            let misses: Vec<u128> = words
+                .iter()
+                .filter(|(w, obs)| eval::listed_register_uses(class, *w).is_some_and(|p| Observed::of(&p) != *obs))
+                .map(|(w, _)| *w)
+                .collect();
+            checked += words.len();
+            missed += misses.len();
+            if !misses.is_empty() {
+                wrong.insert(s.class);
+                if std::env::var_os("SASSPORT_PROBE_DEBUG").is_some() {
+                    eprintln!("    {}: {} of {} mispredicted", class.name, misses.len(), words.len());
+                }
+            }
+            mispredicted.push(misses);
+        }
+        // Around a few mispredicted words, every field that does not decide swept: a field deciding
+        // only there shows in words differing from them in it alone.
+        let mut bases = mispredicted.iter();
+        batch(lr, table, report, studies, |s| {
+            let mine = bases.next().map_or(&[][..], |m| &m[..m.len().min(8)]);
+            sweeps_around(table, &table.classes[s.class], s, mine, rng)
+        })?;
+        for s in studies.iter_mut().filter(|s| wrong.contains(&s.class)) {
+            let class = &table.classes[s.class];
+            let seen = s.outcomes();
+            let found: Vec<usize> = class
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(fi, f)| is_swept(class, f) && !s.deciding.contains(fi) && field_decides(class, *fi, &seen))
+                .map(|(fi, _)| fi)
+                .collect();
+            s.deciding.extend(found);
+            s.deciding.sort_unstable();
+        }
+        let of = if round > 0 { format!(" (of {again} checked again)") } else { String::new() };
+        println!(
+            "  access rules checked (round {}): {missed} of {checked} fresh words mispredicted, in {} classes{of}",
+            round + 1,
+            wrong.len(),
+        );
+        if wrong.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A study's rules from every word it listed.
+fn fit_rules(class: &Class, s: &mut Study, notes: &mut Vec<String>) -> Vec<Access> {
+    let seen = s.outcomes();
+    let sites: Vec<&observe::Site> = s.sites.all().collect();
+    let all: u128 = s.deciding.iter().fold(0, |m, &fi| m | class.fields[fi].mask());
+    rules::fit(&sites, &s.site_care, all, &seen, notes)
+}
+
 /// Every study's rules, into its class.
 fn write_rules(table: &Table, studies: &mut [Study], classes: &mut [Class], report: &mut AccessReport) {
     for s in studies.iter_mut() {
         let class = &table.classes[s.class];
-        let care = s.care;
-        let seen = s.outcomes();
         // Debugging aid: how often each site had each outcome.
         if std::env::var("SASSPORT_PROBE_CLASS").is_ok_and(|c| c == class.name) {
+            let seen = s.outcomes();
             let names: Vec<&str> = s.deciding.iter().map(|&fi| class.fields[fi].name.as_str()).collect();
-            eprintln!("{}: deciding {names:?} care {care:#034x}, {} words", class.name, seen.len());
+            eprintln!("{}: deciding {names:?} care {:#034x}, {} words", class.name, s.care, seen.len());
             for (i, site) in s.sites.all().enumerate() {
                 let mut d: BTreeMap<Option<Outcome>, usize> = BTreeMap::new();
                 for (_, out) in &seen {
@@ -389,10 +507,8 @@ fn write_rules(table: &Table, studies: &mut [Study], classes: &mut [Class], repo
             }
         }
         s.note_unexplained();
-        let sites: Vec<&observe::Site> = s.sites.all().collect();
         let mut notes = Vec::new();
-        let all: u128 = s.deciding.iter().fold(0, |m, &fi| m | class.fields[fi].mask());
-        let rules = rules::fit(&sites, &s.site_care, all, &seen, &mut notes);
+        let rules = fit_rules(class, s, &mut notes);
         s.notes.extend(notes);
         report.rules += rules.len();
         classes[s.class].accesses = Accesses::Known(rules);
@@ -400,7 +516,6 @@ fn write_rules(table: &Table, studies: &mut [Study], classes: &mut [Class], repo
             report.notes.push((class.name.clone(), n));
         }
     }
-
 }
 
 /// A verified listing (`uses`) for every golden word that prints a line, and how many the rules

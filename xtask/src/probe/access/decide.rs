@@ -99,6 +99,36 @@ pub fn joint_samples(table: &Table, class: &Class, s: &Study, rng: &mut Rng, n: 
     out
 }
 
+/// Words for checking fitted rules: the base with every swept field at a random one of its values
+/// (the deciding fields and the others together), at most `n`, legal ones only.
+pub fn check_words(table: &Table, class: &Class, s: &Study, rng: &mut Rng, n: usize) -> Vec<u128> {
+    let values: Vec<(usize, Vec<u64>)> = class
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| is_swept(class, f))
+        .map(|(fi, f)| (fi, field_values(class, f, rng, JOINT_FIELD_VALUES)))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    let mut out = BTreeSet::new();
+    if values.is_empty() {
+        return Vec::new();
+    }
+    for _ in 0..n * 4 {
+        let mut w = s.base;
+        for (fi, v) in &values {
+            w = class.fields[*fi].insert(w, v[rng.below(v.len() as u64) as usize]);
+        }
+        if prints(table, class, w) {
+            out.insert(w);
+            if out.len() == n {
+                break;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Words that show a field deciding only away from the base: bases that move the deciding fields (each
 /// at its first legal value; single bits of them flipped; random joint values), each with every other
 /// field set to a few of its values.
@@ -122,8 +152,14 @@ pub fn away_words(table: &Table, class: &Class, s: &Study, rng: &mut Rng) -> Vec
     }
     bases.extend(flips);
     bases.extend(joint_samples(table, class, s, rng, 6));
+    sweeps_around(table, class, s, &bases, rng)
+}
+
+/// Each of `bases`, followed by every swept field that does not decide (yet) set to a few of its
+/// values.
+pub fn sweeps_around(table: &Table, class: &Class, s: &Study, bases: &[u128], rng: &mut Rng) -> Vec<u128> {
     let mut out = Vec::new();
-    for b in bases {
+    for &b in bases {
         out.push(b);
         for (fi, f) in class.fields.iter().enumerate() {
             if !is_swept(class, f) || s.deciding.contains(&fi) {

@@ -12,35 +12,12 @@ use sassport_isa::{Access, Pattern};
 use std::collections::BTreeMap;
 
 /// Rules for every site, in site order. `care[i]` holds the bits seen to decide site `i` (0 past its
-/// end); while words with the same such bits disagree, the bit of `all` that reduces the
-/// disagreement most is added.
+/// end), extended from `all` and pared down by [`deciding_care`].
 pub fn fit(sites: &[&Site], care: &[u128], all: u128, seen: &[(u128, Vec<Option<Outcome>>)], notes: &mut Vec<String>) -> Vec<Access> {
     let mut rules = Vec::new();
     for (i, site) in sites.iter().enumerate() {
         let observed: Vec<(u128, Outcome)> = seen.iter().filter_map(|(w, out)| out.get(i).copied().flatten().map(|o| (*w, o))).collect();
-        let mut care = care.get(i).copied().unwrap_or(0);
-        let mut conflicts = disagreement(&observed, care);
-        while conflicts > 0 {
-            let best = (0..128)
-                .map(|b| 1u128 << b)
-                .filter(|bit| all & bit != 0 && care & bit == 0)
-                .map(|bit| (disagreement(&observed, care | bit), bit))
-                .min();
-            match best {
-                Some((c, bit)) if c < conflicts => {
-                    care |= bit;
-                    conflicts = c;
-                }
-                // No one bit helps (the outcome depends on several at once): all of them, if that does.
-                _ => {
-                    let c = disagreement(&observed, care | all);
-                    if c < conflicts {
-                        care |= all;
-                    }
-                    break;
-                }
-            }
-        }
+        let (care, conflicts) = deciding_care(&observed, care.get(i).copied().unwrap_or(0), all);
         let mut tally: BTreeMap<u128, BTreeMap<Outcome, usize>> = BTreeMap::new();
         for (w, o) in &observed {
             *tally.entry(w & care).or_default().entry(*o).or_default() += 1;
@@ -70,6 +47,52 @@ pub fn fit(sites: &[&Site], care: &[u128], all: u128, seen: &[(u128, Vec<Option<
         }
     }
     rules
+}
+
+/// The bits that decide a site: from `care` (the bits seen to change its outcome), while words with equal
+/// bits still disagree, the bit of `all` that reduces the disagreement most is added (or the pair of
+/// bits where no one bit helps, as for an outcome that depends on two bits at once); then every bit whose
+/// removal keeps the words apart is dropped. Fewer bits generalise better: the patterns grown over
+/// them cover the combinations nobody listed, and with few bits every combination was listed.
+/// Returns the bits and the disagreement left.
+fn deciding_care(observed: &[(u128, Outcome)], care: u128, all: u128) -> (u128, usize) {
+    let mut care = care;
+    let mut conflicts = disagreement(observed, care);
+    let bits = |care: u128| (0..128).map(|b| 1u128 << b).filter(move |bit| all & bit != 0 && care & bit == 0);
+    while conflicts > 0 {
+        let single = bits(care).map(|bit| (disagreement(observed, care | bit), bit)).min();
+        if let Some((c, bit)) = single.filter(|(c, _)| *c < conflicts) {
+            care |= bit;
+            conflicts = c;
+            continue;
+        }
+        let pair = bits(care)
+            .flat_map(|a| bits(care).filter(move |&b| b > a).map(move |b| a | b))
+            .map(|two| (disagreement(observed, care | two), two))
+            .min();
+        match pair.filter(|(c, _)| *c < conflicts) {
+            Some((c, two)) => {
+                care |= two;
+                conflicts = c;
+            }
+            // Nor two: all of them, if that does (the removal below drops what does not count).
+            None => {
+                let c = disagreement(observed, care | all);
+                if c < conflicts {
+                    care |= all;
+                    conflicts = c;
+                }
+                break;
+            }
+        }
+    }
+    let kept = care;
+    for bit in (0..128).rev().map(|b| 1u128 << b).filter(|bit| kept & bit != 0) {
+        if disagreement(observed, care & !bit) <= conflicts {
+            care &= !bit;
+        }
+    }
+    (care, conflicts)
 }
 
 /// Words whose outcome is not the most frequent one among the words with the same `care` bits.
@@ -128,5 +151,15 @@ mod tests {
         assert_eq!(cubes.len(), 1);
         let p = cubes[0];
         assert!(p.matches(0b11) && !p.matches(0b00) && !p.matches(0b01), "{p:?}");
+    }
+
+    #[test]
+    fn deciding_bits_take_pairs_and_drop_what_does_not_count() {
+        // The outcome is bit 2 XOR bit 5 (no one of them helps alone); bit 0 was thought to decide and
+        // does not; bits 1, 3 and 4 vary and mean nothing.
+        let observed: Vec<(u128, Outcome)> =
+            (0u128..64).map(|w| (w, if (w >> 2 ^ w >> 5) & 1 == 1 { PAIR } else { ONE })).collect();
+        let (care, conflicts) = deciding_care(&observed, 0b1, 0b11_1111);
+        assert_eq!((care, conflicts), (0b10_0100, 0));
     }
 }
