@@ -7,8 +7,8 @@
 //! rules after it in its group. Rules that never decide are left out (see [`deciding_rules`]), and a
 //! class whose rules all match every word is marked plain: the runtime skips conditions and groups there.
 
+use super::plan::Interner;
 use sassport_isa::{Accesses, Direction, Location, RegFile, Table};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 fn file(f: RegFile) -> &'static str {
@@ -30,26 +30,6 @@ fn direction(d: Direction) -> &'static str {
     }
 }
 
-/// Distinct values in first-use order, each with its index.
-struct Interned<T: Ord + Clone> {
-    items: Vec<T>,
-    index: BTreeMap<T, usize>,
-}
-
-impl<T: Ord + Clone> Interned<T> {
-    fn new() -> Self {
-        Interned { items: Vec::new(), index: BTreeMap::new() }
-    }
-    fn intern(&mut self, item: T) -> usize {
-        if let Some(&i) = self.index.get(&item) {
-            return i;
-        }
-        self.items.push(item.clone());
-        self.index.insert(item.clone(), self.items.len() - 1);
-        self.items.len() - 1
-    }
-}
-
 /// Whether `l` is a `Location::Byte`: a fixed register, or one range of at most 8 bits within one half of
 /// the word (bits 63:0 or 127:64).
 fn is_byte(l: &Location) -> bool {
@@ -62,7 +42,7 @@ fn is_byte(l: &Location) -> bool {
 }
 
 /// The `Location` expression of a rule; locations other than [`is_byte`] ones go to `others`.
-fn location(l: &Location, others: &mut Interned<(Vec<(u8, u32)>, bool)>) -> String {
+fn location(l: &Location, others: &mut Interner<(Vec<(u8, u32)>, bool)>) -> String {
     match l {
         Location::Fixed(n) => format!("Location::Byte {{ lo: 0, mask: 0, flip: {n} }}"),
         Location::Bits { ranges, inverted } => match ranges.as_slice() {
@@ -112,9 +92,9 @@ pub fn module_text(table: &Table) -> String {
     );
     let mut classes = Vec::new();
     let mut rules = Vec::new();
-    let mut conditions: Interned<(u128, u128)> = Interned::new();
+    let mut conditions: Interner<(u128, u128)> = Interner::new();
     conditions.intern((0, 0));
-    let mut others = Interned::new();
+    let mut others = Interner::new();
     for class in &table.classes {
         let Accesses::Known(list) = &class.accesses else {
             classes.push("None".to_owned());

@@ -113,16 +113,17 @@ pub struct Plan<'t> {
     pub enums: Vec<EnumPlan>,
 }
 
-struct Interner<T: Ord + Clone> {
-    items: Vec<T>,
+/// Distinct values in first-use order, each with its index.
+pub(super) struct Interner<T: Ord + Clone> {
+    pub(super) items: Vec<T>,
     index: BTreeMap<T, usize>,
 }
 
 impl<T: Ord + Clone> Interner<T> {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Interner { items: Vec::new(), index: BTreeMap::new() }
     }
-    fn intern(&mut self, item: T) -> usize {
+    pub(super) fn intern(&mut self, item: T) -> usize {
         if let Some(&i) = self.index.get(&item) {
             return i;
         }
