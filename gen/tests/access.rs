@@ -2,46 +2,15 @@
 //! word's row) is what the generated rules give, and the generated rules agree with the table
 //! interpreter on arbitrary words.
 
+mod common;
+
+use common::generated_accesses as generated;
 use proptest::prelude::*;
-use sassport_gen::{decode, Direction, RegFile, RegisterAccess, Word};
+use sassport_gen::{decode, Word};
 use sassport_isa::eval;
 use std::sync::LazyLock;
 
 static TABLE: LazyLock<sassport_isa::Table> = LazyLock::new(|| sassport_isa::sm86().expect("isa/sm86.txt parses"));
-
-fn file_of(f: RegFile) -> sassport_isa::RegFile {
-    match f {
-        RegFile::Gpr => sassport_isa::RegFile::Gpr,
-        RegFile::Uniform => sassport_isa::RegFile::Uniform,
-        RegFile::Pred => sassport_isa::RegFile::Pred,
-        RegFile::UniformPred => sassport_isa::RegFile::UniformPred,
-        RegFile::Barrier => sassport_isa::RegFile::Barrier,
-    }
-}
-
-fn direction_of(d: Direction) -> sassport_isa::Direction {
-    match d {
-        Direction::Read => sassport_isa::Direction::Read,
-        Direction::Write => sassport_isa::Direction::Write,
-        Direction::ReadWrite => sassport_isa::Direction::ReadWrite,
-    }
-}
-
-/// The generated accesses in the interpreter's terms.
-fn generated(w: u128) -> Option<Vec<sassport_isa::RegisterAccess>> {
-    let inst = decode(Word(w)).ok()?;
-    let list: Vec<RegisterAccess> = inst.accesses()?.collect();
-    Some(
-        list.iter()
-            .map(|a| sassport_isa::RegisterAccess {
-                file: file_of(a.file),
-                first: a.first,
-                width: a.count,
-                direction: direction_of(a.direction),
-            })
-            .collect(),
-    )
-}
 
 #[test]
 fn every_golden_listing_is_what_the_rules_give() {

@@ -8,34 +8,15 @@
 
 mod common;
 
-use common::text_sections;
-use sassport_gen::{decode, Direction, RegFile, Word, WORD_BYTES};
-use std::collections::BTreeMap;
+use common::{generated_accesses, text_sections};
+use sassport_gen::{decode, Word, WORD_BYTES};
+use sassport_isa::eval;
 
 /// The registers the generated rules give, as a listing writes them: one mark per register in column
-/// order (GPR, PRED, UGPR, UPRED), accesses from `UR0`..`UR3` left out (nvdisasm's columns never show them).
+/// order, accesses nvdisasm's columns never show (from `UR0`..`UR3`) left out.
 fn listing(w: Word) -> Option<String> {
-    let inst = decode(w).ok()?;
-    let mut marks: BTreeMap<(u8, u8), (RegFile, Direction)> = BTreeMap::new();
-    for a in inst.accesses()? {
-        if a.file == RegFile::Uniform && a.first < 4 {
-            continue;
-        }
-        let order = match a.file {
-            RegFile::Gpr => 0,
-            RegFile::Pred => 1,
-            RegFile::Uniform => 2,
-            RegFile::UniformPred => 3,
-            RegFile::Barrier => 4,
-        };
-        for r in a.registers() {
-            let e = marks.entry((order, r)).or_insert((a.file, a.direction));
-            e.1 = e.1.union(a.direction);
-        }
-    }
-    let parts: Vec<String> =
-        marks.iter().map(|((_, r), (f, d))| format!("{}{r}{}", sassport_gen::file_prefix(*f), d.mark())).collect();
-    Some(parts.join(" "))
+    let accesses = generated_accesses(w.0)?;
+    Some(sassport_isa::register_listing(&eval::merge_uses(accesses.iter().filter(|a| a.is_listed()))))
 }
 
 #[test]
