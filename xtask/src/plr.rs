@@ -15,7 +15,7 @@
 //! without a relocated jump table).
 
 use anyhow::{bail, Context, Result};
-use sassport_isa::{Direction, RegFile, RegisterUse};
+use sassport_isa::{eval, Direction, FieldKind, RegFile, RegisterUse, Table};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -146,10 +146,11 @@ impl LifeRanges {
         Ok(rows.into_iter().map(|r| r.unwrap_or(Row::Unreached)).collect())
     }
 
-    /// [`LifeRanges::run_in`] with the words `branchy` picks (those of classes with a branch target, whose
-    /// odd forms make nvdisasm stop without naming the word) in chunks of [`BRANCHY_CHUNK`], the others
-    /// in chunks of [`CHUNK`].
-    pub fn run_split(&self, words: &[u128], branchy: impl Fn(u128) -> bool) -> Result<Vec<Row>> {
+    /// [`LifeRanges::run_in`] with the words of `table`'s classes with a branch target (whose odd forms
+    /// make nvdisasm stop without naming the word) in chunks of [`BRANCHY_CHUNK`], the others in chunks
+    /// of [`CHUNK`].
+    pub fn run_split(&self, table: &Table, words: &[u128]) -> Result<Vec<Row>> {
+        let branchy = |w: u128| eval::classify(table, w).is_some_and(|c| c.fields.iter().any(|f| f.kind == FieldKind::BranchTarget));
         let (risky, plain): (Vec<usize>, Vec<usize>) = (0..words.len()).partition(|&i| branchy(words[i]));
         let mut rows = vec![Row::Unreached; words.len()];
         for (part, chunk) in [(plain, CHUNK), (risky, BRANCHY_CHUNK)] {

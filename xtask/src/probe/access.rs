@@ -72,6 +72,21 @@ impl Study {
         out
     }
 
+    /// Adds the swept fields that decide somewhere among the listed words (two of them differing in the
+    /// field alone have different outcomes) to the deciding ones.
+    fn add_deciding_fields(&mut self, class: &Class) {
+        let seen = self.outcomes();
+        let found: Vec<usize> = class
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(fi, f)| is_swept(class, f) && !self.deciding.contains(fi) && field_decides(class, *fi, &seen))
+            .map(|(fi, _)| fi)
+            .collect();
+        self.deciding.extend(found);
+        self.deciding.sort_unstable();
+    }
+
     /// Notes for registers of listed words that no site explains (the first few).
     fn note_unexplained(&mut self) {
         let mut n = 0;
@@ -347,30 +362,20 @@ fn deciders(lr: &LifeRanges, table: &Table, studies: &mut [Study], rng: &mut Rng
     }
     // Fields that decide only away from the base: every other field swept at a few joint values of
     // the deciding ones.
-    let away = batch(lr, table, report, studies, |s| away_words(table, &table.classes[s.class], s, rng))?;
+    let away = batch(lr, table, report, studies, |_, s| away_words(table, &table.classes[s.class], s, rng))?;
     for s in studies.iter_mut() {
-        let class = &table.classes[s.class];
-        let seen = s.outcomes();
-        let found: Vec<usize> = class
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(fi, f)| is_swept(class, f) && !s.deciding.contains(fi) && field_decides(class, *fi, &seen))
-            .map(|(fi, _)| fi)
-            .collect();
-        s.deciding.extend(found);
-        s.deciding.sort_unstable();
+        s.add_deciding_fields(&table.classes[s.class]);
     }
     drop(away);
     // Which bits of the deciding fields decide: each flipped from a dozen joint values.
-    let flips = batch(lr, table, report, studies, |s| bit_flip_words(table, &table.classes[s.class], s, rng))?;
+    let flips = batch(lr, table, report, studies, |_, s| bit_flip_words(table, &table.classes[s.class], s, rng))?;
     for (s, words) in studies.iter_mut().zip(&flips) {
         let class = &table.classes[s.class];
         s.site_care = deciding_bits(class, s, words);
         s.care = s.site_care.iter().fold(0, |m, c| m | c);
     }
     // Every combination of the deciding bits (sampled beyond `JOINT_WORDS`).
-    batch(lr, table, report, studies, |s| joint_words(table, &table.classes[s.class], s, rng))?;
+    batch(lr, table, report, studies, |_, s| joint_words(table, &table.classes[s.class], s, rng))?;
 
     Ok(())
 }
@@ -416,13 +421,9 @@ fn refine(lr: &LifeRanges, table: &Table, studies: &mut [Study], rng: &mut Rng, 
                 })
             })
             .collect();
-        let mut sizes = wanted.iter();
-        let checks = batch(lr, table, report, studies, |s| {
-            let n = sizes.next().copied().unwrap_or(0);
-            if n == 0 {
-                return Vec::new();
-            }
-            check_words(table, &table.classes[s.class], s, rng, n)
+        let checks = batch(lr, table, report, studies, |i, s| match wanted[i] {
+            0 => Vec::new(),
+            n => check_words(table, &table.classes[s.class], s, rng, n),
         })?;
         let (mut checked, mut missed) = (0, 0);
         let again = wrong.len();
@@ -450,23 +451,12 @@ fn refine(lr: &LifeRanges, table: &Table, studies: &mut [Study], rng: &mut Rng, 
         }
         // Around a few mispredicted words, every field that does not decide swept: a field deciding
         // only there shows in words differing from them in it alone.
-        let mut bases = mispredicted.iter();
-        batch(lr, table, report, studies, |s| {
-            let mine = bases.next().map_or(&[][..], |m| &m[..m.len().min(8)]);
-            sweeps_around(table, &table.classes[s.class], s, mine, rng)
+        batch(lr, table, report, studies, |i, s| {
+            let mine = &mispredicted[i];
+            sweeps_around(table, &table.classes[s.class], s, &mine[..mine.len().min(8)], rng)
         })?;
         for s in studies.iter_mut().filter(|s| wrong.contains(&s.class)) {
-            let class = &table.classes[s.class];
-            let seen = s.outcomes();
-            let found: Vec<usize> = class
-                .fields
-                .iter()
-                .enumerate()
-                .filter(|(fi, f)| is_swept(class, f) && !s.deciding.contains(fi) && field_decides(class, *fi, &seen))
-                .map(|(fi, _)| fi)
-                .collect();
-            s.deciding.extend(found);
-            s.deciding.sort_unstable();
+            s.add_deciding_fields(&table.classes[s.class]);
         }
         let of = if round > 0 { format!(" (of {again} checked again)") } else { String::new() };
         println!(
@@ -570,29 +560,27 @@ fn run(lr: &LifeRanges, table: &Table, words: &[u128], report: &mut AccessReport
         return Ok(Vec::new());
     }
     let t = std::time::Instant::now();
-    let rows = lr.run_split(words, |w| {
-        eval::classify(table, w).is_some_and(|c| c.fields.iter().any(|f| f.kind == FieldKind::BranchTarget))
-    })?;
+    let rows = lr.run_split(table, words)?;
     report.words += words.len();
     println!("  nvdisasm -plr pass: {} words, {:.1}s", words.len(), t.elapsed().as_secs_f64());
     Ok(rows)
 }
 
 
-/// One life-range pass over the words `make` gives each study; every listed word is observed by its
-/// study. Returns each study's (word, row) pairs.
+/// One life-range pass over the words `make` gives each study (with its index in `studies`); every
+/// listed word is observed by its study. Returns each study's (word, row) pairs.
 fn batch(
     lr: &LifeRanges,
     table: &Table,
     report: &mut AccessReport,
     studies: &mut [Study],
-    mut make: impl FnMut(&Study) -> Vec<u128>,
+    mut make: impl FnMut(usize, &Study) -> Vec<u128>,
 ) -> Result<Vec<Vec<(u128, Observed)>>> {
     let mut words: Vec<u128> = Vec::new();
     let mut spans = Vec::new();
-    for s in studies.iter() {
+    for (i, s) in studies.iter().enumerate() {
         let start = words.len();
-        words.extend(make(s));
+        words.extend(make(i, s));
         spans.push(start..words.len());
     }
     let rows = run(lr, table, &words, report)?;

@@ -261,10 +261,7 @@ fn compare_listings(
         flat.extend_from_slice(ws);
         owners.extend(std::iter::repeat_n(c, ws.len()));
     }
-    let branchy = |w: u128| {
-        sassport_isa::eval::classify(table, w).is_some_and(|c| c.fields.iter().any(|f| f.kind == sassport_isa::FieldKind::BranchTarget))
-    };
-    let rows = lr.run_split(&flat, branchy)?;
+    let rows = lr.run_split(table, &flat)?;
     let (mut compared, mut agreed, mut unlisted) = (0u64, 0u64, 0u64);
     for ((&w, &c), row) in flat.iter().zip(&owners).zip(&rows) {
         let crate::plr::Row::Uses(theirs) = row else {

@@ -78,29 +78,11 @@ pub fn differs(a: &[Option<Outcome>], b: &[Option<Outcome>]) -> bool {
 pub fn joint_samples(table: &Table, class: &Class, s: &Study, rng: &mut Rng, n: usize) -> Vec<u128> {
     let values: Vec<(usize, Vec<u64>)> =
         s.deciding.iter().map(|&fi| (fi, field_values(class, &class.fields[fi], rng, JOINT_FIELD_VALUES))).collect();
-    let mut out = Vec::new();
-    if values.is_empty() {
-        return out;
-    }
-    for _ in 0..n * 4 {
-        let mut w = s.base;
-        for (fi, v) in &values {
-            if !v.is_empty() {
-                w = class.fields[*fi].insert(w, v[rng.below(v.len() as u64) as usize]);
-            }
-        }
-        if w != s.base && prints(table, class, w) && !out.contains(&w) {
-            out.push(w);
-            if out.len() == n {
-                break;
-            }
-        }
-    }
-    out
+    random_words(table, class, s.base, &values, rng, n, false)
 }
 
 /// Words for checking fitted rules: the base with every swept field at a random one of its values
-/// (the deciding fields and the others together), at most `n`, legal ones only.
+/// (the deciding fields and the others together), at most `n`, legal ones only, in word order.
 pub fn check_words(table: &Table, class: &Class, s: &Study, rng: &mut Rng, n: usize) -> Vec<u128> {
     let values: Vec<(usize, Vec<u64>)> = class
         .fields
@@ -108,25 +90,33 @@ pub fn check_words(table: &Table, class: &Class, s: &Study, rng: &mut Rng, n: us
         .enumerate()
         .filter(|(_, f)| is_swept(class, f))
         .map(|(fi, f)| (fi, field_values(class, f, rng, JOINT_FIELD_VALUES)))
-        .filter(|(_, v)| !v.is_empty())
         .collect();
-    let mut out = BTreeSet::new();
+    let mut words = random_words(table, class, s.base, &values, rng, n, true);
+    words.sort_unstable();
+    words
+}
+
+/// Up to `n` distinct legal words, each `base` with every field of `values` set to a random one of its
+/// values, in the order drawn (`4n` draws at most); `base` itself among them only if `keep_base`.
+fn random_words(table: &Table, class: &Class, base: u128, values: &[(usize, Vec<u64>)], rng: &mut Rng, n: usize, keep_base: bool) -> Vec<u128> {
+    let values: Vec<&(usize, Vec<u64>)> = values.iter().filter(|(_, v)| !v.is_empty()).collect();
+    let mut out = Vec::new();
     if values.is_empty() {
-        return Vec::new();
+        return out;
     }
     for _ in 0..n * 4 {
-        let mut w = s.base;
+        let mut w = base;
         for (fi, v) in &values {
             w = class.fields[*fi].insert(w, v[rng.below(v.len() as u64) as usize]);
         }
-        if prints(table, class, w) {
-            out.insert(w);
+        if (keep_base || w != base) && prints(table, class, w) && !out.contains(&w) {
+            out.push(w);
             if out.len() == n {
                 break;
             }
         }
     }
-    out.into_iter().collect()
+    out
 }
 
 /// Words that show a field deciding only away from the base: bases that move the deciding fields (each
