@@ -16,7 +16,7 @@ use sassport_isa::eval;
 /// order, accesses nvdisasm's columns never show (from `UR0`..`UR3`) left out.
 fn listing(w: Word) -> Option<String> {
     let accesses = generated_accesses(w.0)?;
-    Some(sassport_isa::register_listing(&eval::merge_uses(accesses.iter().filter(|a| a.is_listed()))))
+    Some(sassport_isa::register_listing(&eval::listed_uses(&accesses)))
 }
 
 #[test]

@@ -94,10 +94,15 @@ pub fn register_uses(class: &Class, word: u128) -> Option<Vec<RegisterUse>> {
     Some(merge_uses(accesses(class, word)?.iter()))
 }
 
-/// [`register_uses`] as nvdisasm's life-range listing shows it: without the accesses it never lists
-/// (those of `UR0`..`UR3`, see [`RegisterAccess::is_listed`]).
+/// [`register_uses`] as nvdisasm's life-range listing shows it (see [`listed_uses`]).
 pub fn listed_register_uses(class: &Class, word: u128) -> Option<Vec<RegisterUse>> {
-    Some(merge_uses(accesses(class, word)?.iter().filter(|a| a.is_listed())))
+    Some(listed_uses(&accesses(class, word)?))
+}
+
+/// The registers of `accesses` as nvdisasm's life-range listing shows them: merged as [`merge_uses`]
+/// does, without the accesses it never lists (those of `UR0`..`UR3`, see [`RegisterAccess::is_listed`]).
+pub fn listed_uses(accesses: &[RegisterAccess]) -> Vec<RegisterUse> {
+    merge_uses(accesses.iter().filter(|a| a.is_listed()))
 }
 
 /// One entry per register of `accesses`, directions merged, in column order.

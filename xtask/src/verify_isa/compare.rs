@@ -314,7 +314,7 @@ fn generated_listing(w: u128) -> Option<Vec<sassport_isa::RegisterUse>> {
             },
         })
         .collect();
-    Some(sassport_isa::eval::merge_uses(accesses.iter().filter(|a| a.is_listed())))
+    Some(sassport_isa::eval::listed_uses(&accesses))
 }
 
 /// Disassembles one batch with nvdisasm and with the generated decoder.
