@@ -49,6 +49,11 @@ pub const SPEC_ID_BLOCK_DIM_Z: u32 = 2;
 /// Specialisation-constant id of the dynamic shared-memory size in bytes (CUDA's launch-time `sharedMem`),
 /// for modules that size a Workgroup array as `static + dynamic` words. Always provided; unused ids are ignored.
 pub const SPEC_ID_DYNAMIC_SHARED_BYTES: u32 = 3;
+/// Specialisation-constant id of the kernel's static shared memory in bytes (the cubin's `.nv.shared.<kernel>`
+/// size), declared by a module with shared memory as the default of this id, which the runtime reads from the
+/// module (to refuse, by name, a launch whose static plus dynamic shared memory exceeds the device's limit)
+/// and never sets.
+pub const SPEC_ID_STATIC_SHARED_BYTES: u32 = 4;
 
 /// Default guest address of the first byte of the global-memory window. Far from 0 so that null and small
 /// pointers fault, and below 2^47 like the addresses the CUDA driver hands out.

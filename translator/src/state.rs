@@ -79,7 +79,7 @@ pub struct State {
     /// Lock word (Workgroup u32, zero-initialised) serialising 64-bit compare-and-store on shared memory.
     pub shared_lock: Option<Id>,
     pub local_words: u32,
-    pub shared_static_words: u32,
+    pub shared_static_bytes: u32,
 }
 
 impl State {
@@ -96,7 +96,7 @@ impl State {
             shared: None,
             shared_lock: None,
             local_words: local_bytes.div_ceil(4),
-            shared_static_words: shared_bytes.div_ceil(4),
+            shared_static_bytes: shared_bytes,
         }
     }
 
@@ -261,28 +261,28 @@ impl State {
         (var, words)
     }
 
-    /// Shared memory: a Workgroup array of `static + (dynamic bytes + 3) / 4 + 1` words, where the dynamic
-    /// size is specialisation constant [`abi::SPEC_ID_DYNAMIC_SHARED_BYTES`]. Returns the variable and the
-    /// id of its length in words (a spec constant).
+    /// Shared memory: a Workgroup array of the block's allocation as the hardware sizes it
+    /// ([`crate::lower::memory::shared_allocation_words`] of the static size, spec id
+    /// [`abi::SPEC_ID_STATIC_SHARED_BYTES`], and the dynamic size, [`abi::SPEC_ID_DYNAMIC_SHARED_BYTES`]), or one
+    /// word that no access reaches when that is 0 (an array is never empty). Returns the variable and the id of the
+    /// allocation in words (a spec constant): the bound every shared access is checked against.
     pub fn shared(&mut self, m: &mut Module, t: &Types) -> (Id, Id) {
         if let Some(s) = self.shared {
             return s;
         }
         let dynamic = m.spec_u32(abi::SPEC_ID_DYNAMIC_SHARED_BYTES, 0);
-        let three = m.c_u32(3);
-        let two = m.c_u32(2);
-        let base = m.c_u32(self.shared_static_words + 1);
-        let id1 = m.id();
-        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, id1, crate::spirv::Op::IAdd as u32, dynamic, three]);
-        let id2 = m.id();
-        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, id2, crate::spirv::Op::ShiftRightLogical as u32, id1, two]);
+        let fixed = m.spec_u32(abi::SPEC_ID_STATIC_SHARED_BYTES, self.shared_static_bytes);
+        let bound = crate::lower::memory::shared_allocation_words(m, t, fixed, dynamic);
+        let (zero, one) = (m.c_u32(0), m.c_u32(1));
+        let empty = m.id();
+        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.bool, empty, crate::spirv::Op::IEqual as u32, bound, zero]);
         let len = m.id();
-        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, len, crate::spirv::Op::IAdd as u32, id2, base]);
+        m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.u32, len, crate::spirv::Op::Select as u32, empty, one, bound]);
         let arr = m.ty(Type::Array(t.u32, len, None));
         let ptr = m.t_ptr(StorageClass::Workgroup, arr);
         let var = m.global_var(ptr, StorageClass::Workgroup, None);
-        self.shared = Some((var, len));
-        (var, len)
+        self.shared = Some((var, bound));
+        (var, bound)
     }
 
     /// The shared-memory lock word: a Workgroup u32 starting at 0 (`OpConstantNull` initialiser;

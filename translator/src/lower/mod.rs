@@ -31,6 +31,7 @@ mod uniform;
 pub(crate) mod warp;
 
 pub use float::FloatSupport;
+pub use memory::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
 
 use crate::error::{display_name, TranslateError};
 use crate::program::Inst;
