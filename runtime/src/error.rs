@@ -144,9 +144,9 @@ pub enum RuntimeError {
         /// How many accesses faulted in the launch.
         count: u32,
     },
-    /// A kernel accessed shared or local memory outside its size or misaligned (a load read 0, a store or
-    /// atomic was dropped); for local memory usually a stack overflowed by deep recursion.
-    #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: {access} of {size} bytes at {space}-memory offset 0x{offset:x}, outside the {space} memory or misaligned ({count} faulting accesses)")]
+    /// A kernel accessed shared or local memory outside its size (a load read 0, a store or atomic was
+    /// dropped); for local memory usually a stack overflowed by deep recursion. Misaligned: [`Self::Misaligned`].
+    #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: {access} of {size} bytes at {space}-memory offset 0x{offset:x}, outside the {space} memory ({count} faulting accesses)")]
     MemorySpaceFault {
         /// Kernel name.
         kernel: String,
@@ -219,6 +219,39 @@ pub enum RuntimeError {
         path: std::path::PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// A kernel's static shared memory, or a launch's static plus dynamic shared memory, exceeds what the
+    /// device gives a workgroup (`maxComputeSharedMemorySize`); CUDA refuses such a launch too.
+    #[error("kernel {kernel:?}: {static_bytes} bytes of static and {dynamic_bytes} of dynamic shared memory exceed the device's limit of {limit} bytes (maxComputeSharedMemorySize)")]
+    SharedMemoryLimit {
+        /// Kernel name.
+        kernel: String,
+        /// The kernel's static shared memory (the cubin's `.nv.shared.<kernel>` size).
+        static_bytes: u64,
+        /// The launch's dynamic shared memory (0 when refused at load).
+        dynamic_bytes: u64,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// A kernel made a misaligned access: an address that is not a multiple of the access size, which SM86
+    /// reports as a misaligned address (`CUDA_ERROR_MISALIGNED_ADDRESS`). A load read 0, a store or atomic
+    /// was dropped.
+    #[error("kernel {kernel:?} faulted at pc 0x{pc:x}: misaligned {access} of {size} bytes at {space} 0x{address:x} ({count} faulting accesses)")]
+    Misaligned {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the faulting SASS instruction in the kernel's code.
+        pc: u32,
+        /// "address" for global memory, "shared-memory offset" or "local-memory offset".
+        space: &'static str,
+        /// "load", "store" or "atomic".
+        access: &'static str,
+        /// Guest address, or byte offset in shared or local memory.
+        address: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// How many accesses faulted in the launch.
+        count: u32,
     },
 }
 

@@ -28,6 +28,9 @@ pub struct ModuleInterface {
     /// Bytes of `Workgroup` variables whose size is fixed in the module (static shared memory); arrays sized
     /// by a specialisation constant (dynamic shared memory) are not counted.
     pub static_shared_bytes: u64,
+    /// The kernel's own static shared memory in bytes: the default of the module's spec id
+    /// [`abi::SPEC_ID_STATIC_SHARED_BYTES`] (0 when the module declares none).
+    pub guest_static_shared_bytes: u32,
 }
 
 impl ModuleInterface {
@@ -148,6 +151,7 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
     let mut set: HashMap<u32, u32> = HashMap::new();
     let mut binding: HashMap<u32, u32> = HashMap::new();
     let mut array_stride: HashMap<u32, u32> = HashMap::new();
+    let mut spec_id: HashMap<u32, u32> = HashMap::new();
     let mut defs: HashMap<u32, &Inst> = HashMap::new();
     for i in &insts {
         if i.op == Op::Decorate as u32 {
@@ -156,6 +160,7 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
                     d if d == Decoration::DescriptorSet as u32 => set.insert(target, value),
                     d if d == Decoration::Binding as u32 => binding.insert(target, value),
                     d if d == Decoration::ArrayStride as u32 => array_stride.insert(target, value),
+                    d if d == Decoration::SpecId as u32 => spec_id.insert(target, value),
                     _ => None,
                 };
             }
@@ -185,6 +190,16 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
         }
     }
     let def = |id: u32, op: Op| defs.get(&id).filter(|i| i.op == op as u32);
+
+    // The kernel's static shared memory: the default of the spec constant with that id.
+    interface.guest_static_shared_bytes = insts
+        .iter()
+        .filter(|i| i.op == Op::SpecConstant as u32)
+        .find_map(|i| match *i.ops {
+            [_, id, value] if spec_id.get(&id) == Some(&abi::SPEC_ID_STATIC_SHARED_BYTES) => Some(value),
+            _ => None,
+        })
+        .unwrap_or(0);
 
     // Static shared memory: the sizes of Workgroup variables with a fixed layout.
     interface.static_shared_bytes = insts

@@ -623,7 +623,7 @@ fn dynamic_shared_memory_size_reaches_the_kernel() {
             dynamic_shared_bytes: over,
             banks: &banks
         }),
-        Err(RuntimeError::InvalidLaunch { .. })
+        Err(RuntimeError::SharedMemoryLimit { dynamic_bytes, .. }) if dynamic_bytes == u64::from(over)
     ));
     assert_valid_usage(&rt);
 }
@@ -653,13 +653,14 @@ fn static_shared_memory_is_checked_against_the_device() {
     run(&mut rt, 0).unwrap();
     assert!(matches!(
         run(&mut rt, max - 4000),
-        Err(RuntimeError::InvalidLaunch { .. })
+        Err(RuntimeError::SharedMemoryLimit { static_bytes: 4008, dynamic_bytes, limit, .. })
+            if dynamic_bytes == u64::from(max - 4000) && limit == max
     ));
     let too_big = support::static_shared_kernel(max / 4);
     support::spirv_val(&too_big);
     assert!(matches!(
         rt.load_kernel("too_big", &too_big),
-        Err(RuntimeError::MissingFeature { .. })
+        Err(RuntimeError::SharedMemoryLimit { dynamic_bytes: 0, .. })
     ));
     assert_valid_usage(&rt);
 }

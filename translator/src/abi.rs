@@ -260,6 +260,16 @@ pub const FAULT_KIND_LOCAL_LOAD: u32 = 12;
 /// See [`FAULT_KIND_LOCAL_LOAD`].
 pub const FAULT_KIND_LOCAL_STORE: u32 = 13;
 
+/// Whether a memory fault (kinds 1, 2, 3 and 9..=13) was a misaligned access: its address (or space offset) is
+/// not a multiple of its size. SM86 reports such an access as a misaligned address
+/// (`CUDA_ERROR_MISALIGNED_ADDRESS`) whether or not it is in range, so the record needs no flag of its own: the
+/// translated checks record every failed access with its exact address and size.
+pub const fn fault_is_misaligned(kind: u32, address: u64, size: u32) -> bool {
+    let memory = matches!(kind, FAULT_KIND_LOAD | FAULT_KIND_STORE | FAULT_KIND_ATOMIC)
+        || (kind >= FAULT_KIND_SHARED_LOAD && kind <= FAULT_KIND_LOCAL_STORE);
+    memory && size > 1 && address % size as u64 != 0
+}
+
 /// Threads in an SM86 warp.
 pub const WARP_SIZE: u32 = 32;
 

@@ -71,13 +71,13 @@ impl Runtime {
                 missing: format!("{missing} (kernel {name:?} needs it)"),
             });
         }
-        if interface.static_shared_bytes > u64::from(info.limits.max_shared_memory_bytes) {
-            return Err(RuntimeError::MissingFeature {
-                device: info.name.clone(),
-                missing: format!(
-                    "{} bytes of shared memory for kernel {name:?} (maxComputeSharedMemorySize {})",
-                    interface.static_shared_bytes, info.limits.max_shared_memory_bytes
-                ),
+        let static_shared = u64::from(interface.guest_static_shared_bytes) + interface.static_shared_bytes;
+        if static_shared > u64::from(info.limits.max_shared_memory_bytes) {
+            return Err(RuntimeError::SharedMemoryLimit {
+                kernel: name.into(),
+                static_bytes: static_shared,
+                dynamic_bytes: 0,
+                limit: info.limits.max_shared_memory_bytes,
             });
         }
         // A module with subgroup operations runs each warp as one 32-wide subgroup (the translator's subgroup
@@ -309,6 +309,25 @@ impl Runtime {
         self.entries[entry].set_generation = self.scratch_generation;
     }
 
+    /// Refuses a launch whose static plus dynamic shared memory exceeds the device's limit, as CUDA does.
+    /// Static is the kernel's own (the module's spec id 4 default) plus the module's fixed-size workgroup
+    /// variables (sassport's own words, 0 to a few hundred bytes; those sized by the block shape, the turns
+    /// form's, are left to pipeline creation).
+    pub(super) fn check_shared(&self, entry: usize, name: &str, dynamic_shared: u32) -> Result<()> {
+        let i = &self.entries[entry].interface;
+        let static_bytes = u64::from(i.guest_static_shared_bytes) + i.static_shared_bytes;
+        let limit = self.gpu.info.limits.max_shared_memory_bytes;
+        if static_bytes + u64::from(dynamic_shared) > u64::from(limit) {
+            return Err(RuntimeError::SharedMemoryLimit {
+                kernel: name.into(),
+                static_bytes,
+                dynamic_bytes: dynamic_shared.into(),
+                limit,
+            });
+        }
+        Ok(())
+    }
+
     pub(super) fn pipeline(
         &mut self,
         entry: usize,
@@ -376,7 +395,8 @@ impl Runtime {
             .get(kernel.0 as usize)
             .cloned()
             .ok_or(RuntimeError::UnknownKernel(kernel.0))?;
-        self.check_block(&name, block, dynamic_shared_bytes)?;
+        self.check_block(&name, block)?;
+        self.check_shared(entry, &name, dynamic_shared_bytes)?;
         self.pipeline(entry, block, dynamic_shared_bytes, &name)
             .map(|_| ())
     }

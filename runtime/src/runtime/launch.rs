@@ -51,7 +51,6 @@ impl Runtime {
         &self,
         name: &str,
         block: [u32; 3],
-        dynamic_shared: u32,
     ) -> Result<()> {
         let l = &self.gpu.info.limits;
         let invalid = |reason: String| {
@@ -79,12 +78,6 @@ impl Runtime {
             return invalid(format!(
                 "block of {threads} threads exceeds the device's {} invocations",
                 l.max_workgroup_invocations
-            ));
-        }
-        if dynamic_shared > l.max_shared_memory_bytes {
-            return invalid(format!(
-                "{dynamic_shared} bytes of dynamic shared memory exceed the device's {}",
-                l.max_shared_memory_bytes
             ));
         }
         Ok(())
@@ -128,27 +121,15 @@ impl Runtime {
                 "grid {grid:?} is outside CUDA's limits (1..=2^31-1, 1..=65535, 1..=65535)"
             )));
         }
-        self.check_block(&name, launch.block, launch.dynamic_shared_bytes)?;
-        let shared = self.entries[entry].interface.static_shared_bytes
-            + u64::from(launch.dynamic_shared_bytes);
-        if shared > u64::from(self.gpu.info.limits.max_shared_memory_bytes) {
-            return Err(invalid(format!(
-                "{} bytes of static and {} of dynamic shared memory exceed the device's {}",
-                self.entries[entry].interface.static_shared_bytes,
-                launch.dynamic_shared_bytes,
-                self.gpu.info.limits.max_shared_memory_bytes
-            )));
-        }
+        self.check_block(&name, launch.block)?;
+        self.check_shared(entry, &name, launch.dynamic_shared_bytes)?;
         let mut max_count = self.gpu.info.limits.max_workgroup_count;
         if let Some(cap) = self.options.max_dispatch_workgroups {
             max_count = [0, 1, 2].map(|i| max_count[i].min(cap[i]).max(1));
         }
+        // A module without launch values reads no block index (a translated kernel's is always
+        // `gl_WorkGroupID + workgroup_base`), so its dispatches need not tell themselves apart.
         let chunks = chunk_count(grid, max_count);
-        if chunks > 1 && !self.entries[entry].interface.uses_launch_values {
-            return Err(invalid(format!(
-                "grid {grid:?} needs {chunks} dispatches, but the module does not read launch values (binding 0)"
-            )));
-        }
         // Banks given must exist and fit a CUDA bank.
         for &(bank, data) in launch.banks {
             if bank >= abi::CONSTANT_BANK_COUNT {
@@ -386,6 +367,9 @@ impl Runtime {
             if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
                 return Err(RuntimeError::SubgroupLayout { kernel });
             }
+            if abi::fault_is_misaligned(record.kind, record.address, record.size) {
+                return Err(misaligned(kernel, &record));
+            }
             let space_access = match record.kind {
                 abi::FAULT_KIND_SHARED_LOAD => Some(("shared", "load")),
                 abi::FAULT_KIND_SHARED_STORE => Some(("shared", "store")),
@@ -535,6 +519,30 @@ impl Runtime {
             block: [a(w::CTAID), a(w::CTAID + 1), a(w::CTAID + 2)],
             thread: [a(w::TID), a(w::TID + 1), a(w::TID + 2)],
         }))
+    }
+}
+
+/// The error of a fault record of a misaligned access ([`abi::fault_is_misaligned`]).
+fn misaligned(kernel: String, record: &FaultRecord) -> RuntimeError {
+    let (space, access) = match record.kind {
+        abi::FAULT_KIND_LOAD => ("address", "load"),
+        abi::FAULT_KIND_STORE => ("address", "store"),
+        abi::FAULT_KIND_SHARED_LOAD => ("shared-memory offset", "load"),
+        abi::FAULT_KIND_SHARED_STORE => ("shared-memory offset", "store"),
+        abi::FAULT_KIND_SHARED_ATOMIC => ("shared-memory offset", "atomic"),
+        abi::FAULT_KIND_LOCAL_LOAD => ("local-memory offset", "load"),
+        abi::FAULT_KIND_LOCAL_STORE => ("local-memory offset", "store"),
+        abi::FAULT_KIND_ATOMIC => ("address", "atomic"),
+        _ => ("address", "access"),
+    };
+    RuntimeError::Misaligned {
+        kernel,
+        pc: record.pc,
+        space,
+        access,
+        address: record.address,
+        size: record.size,
+        count: record.count,
     }
 }
 
