@@ -180,6 +180,22 @@ fn a_shared_store_past_the_allocation_faults_where_silicon_does() {
     }
 }
 
+#[test]
+fn a_misaligned_shared_access_is_reported_as_misaligned() {
+    // Inside the array but at offset 2: SM86 raises a misaligned address, not an out-of-range one.
+    let mut rt = common::runtime(Duration::from_secs(120));
+    for (mode, access) in [(1, "store"), (2, "load")] {
+        let e = launch_error(&mut rt, "past_static_1024", 0, &probe_args("past_static_1024", 0x102, mode, 0));
+        let text = format!("{e:#}");
+        match runtime_error(&e) {
+            RuntimeError::Misaligned { space: "shared-memory offset", access: a, address: 0x102, size: 4, .. } => {
+                assert_eq!(*a, access, "{text}")
+            }
+            _ => panic!("{access} at 0x102: not a misaligned fault: {text}"),
+        }
+    }
+}
+
 // ---- misaligned global accesses ----------------------------------------------------------------------------
 
 #[test]
