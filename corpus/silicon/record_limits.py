@@ -11,6 +11,7 @@ fault faults too; the global misalignment probes run one per process.
 
     python3 record_limits.py run CUBIN OUTDIR [--budget SECONDS] [--jobs N]   writes OUTDIR/limits.json
     python3 record_limits.py plan                                              prints the plan (no GPU)
+    python3 record_limits.py distill limits.json    the recording without per-offset detail (no GPU)
     python3 record_limits.py worker CUBIN JOBS_JSON                            (internal)
 """
 
@@ -292,9 +293,30 @@ def device_info():
         return {"error": str(e)}
 
 
+def distill(path):
+    """The recording without per-offset detail: what is committed as limits.recorded.json."""
+    with open(path) as f:
+        r = json.load(f)
+    short = lambda e: None if e is None else e.split(":")[-1].strip()[:80]
+    return {
+        "device": r["device"], "seconds": r["seconds"], "worker_processes": r["worker_processes"],
+        "sweeps": [{k: s[k] for k in ("name", "kernel", "dynamic_bytes", "array_bytes", "mode", "swept",
+                                      "last_pass", "first_fault", "reads_past_end", "wrapped_into_array")}
+                   | {"fault_error": short(s["fault_error"]),
+                      "samples": [[x["off"], x["ok"], x["read"], short(x["error"])] for x in s["samples"]]}
+                   for s in r["sweeps"]],
+        "sizes": [{"kernel": x["job"]["kernel"], "dynamic_bytes": x["job"]["smem"]}
+                  | {k: v for k, v in x.items() if k not in ("job",)} for x in r["sizes"]],
+        "global": [[x["job"]["kernel"], x["job"]["off"], x["ok"], short(x.get("error")), x.get("out")]
+                   for x in r["global"]],
+    }
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "worker":
         worker(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "distill":
+        print(json.dumps(distill(sys.argv[2]), indent=1))
     elif len(sys.argv) >= 2 and sys.argv[1] == "plan":
         c = configs()
         print("%d sweeps, %d size jobs, %d global jobs" % (len(c), len(size_jobs()), len(global_jobs())))
