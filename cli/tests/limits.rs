@@ -253,7 +253,7 @@ fn a_grid_wider_than_a_dispatch_writes_every_block_word() {
 #[test]
 fn a_kernel_reading_no_launch_values_launches_any_cuda_grid() {
     let mut rt = common::runtime(Duration::from_secs(120));
-    for grid in [[70_000u32, 1, 1], [1, 65_535, 1], [65_536, 2, 1]] {
+    for grid in [[70_000u32, 1, 1], [1, 65_535, 1], [1, 1, 65_535], [65_536, 2, 1]] {
         run(&mut rt, "no_launch_values", grid, [1; 3], 0, &[u32_arg(5)])
             .unwrap_or_else(|e| panic!("grid {grid:?}: {e}"));
     }
