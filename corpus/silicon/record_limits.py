@@ -11,7 +11,8 @@ fault faults too; the global misalignment probes run one per process.
 
     python3 record_limits.py run CUBIN OUTDIR [--budget SECONDS] [--jobs N]   writes OUTDIR/limits.json
     python3 record_limits.py plan                                              prints the plan (no GPU)
-    python3 record_limits.py distill limits.json    the recording without per-offset detail (no GPU)
+    python3 record_limits.py distill limits.json       the recording without per-offset detail (no GPU)
+    python3 record_limits.py first-faults limits.json  the table the tests read (no GPU)
     python3 record_limits.py worker CUBIN JOBS_JSON                            (internal)
 """
 
@@ -312,11 +313,28 @@ def distill(path):
     }
 
 
+def first_faults(path):
+    """One line per sweep for the tests: kernel, dynamic bytes, mode, last offset that ran, first that faulted."""
+    with open(path) as f:
+        r = json.load(f)
+    lines = ["# Recorded by record_limits.py on %s (driver %s, CuPy %s) from limits.sm90.cubin: per probe, the"
+             % (r["device"].get("name"), r["device"].get("driver"), r["device"].get("cupy")),
+             "# kernel, dynamic shared bytes, mode (1 store, 2 load, 3 store then load), the last byte offset from",
+             "# the probed array's start that ran (- for none) and the first that faulted, sweeping by 4 bytes.",
+             "# Every sampled offset past the first fault faulted too (up to 256 KiB past)."]
+    for s in r["sweeps"]:
+        lines.append("%s %d %d %s %s" % (s["kernel"], s["dynamic_bytes"], s["mode"], hexo(s["last_pass"]),
+                                         hexo(s["first_fault"])))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "worker":
         worker(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 3 and sys.argv[1] == "distill":
         print(json.dumps(distill(sys.argv[2]), indent=1))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "first-faults":
+        sys.stdout.write(first_faults(sys.argv[2]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "plan":
         c = configs()
         print("%d sweeps, %d size jobs, %d global jobs" % (len(c), len(size_jobs()), len(global_jobs())))
