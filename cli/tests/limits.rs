@@ -66,10 +66,7 @@ fn runtime_error(e: &anyhow::Error) -> &RuntimeError {
 fn static_plus_dynamic_shared_memory_over_the_device_limit_is_refused_with_the_figures() {
     let mut rt = common::runtime(Duration::from_secs(120));
     let limit = rt.device().limits.max_shared_memory_bytes;
-    let probe = |dynamic: u32| {
-        let words = 2 + 256 + 2;
-        vec![u32_arg(0), u32_arg(0x5100_0000), u32_arg(3), KernelArg::Buffer(vec![0; 4 * words]), u32_arg(dynamic / 4)]
-    };
+    let probe = |dynamic: u32| probe_args("past_dynamic", 0, 3, dynamic);
     // past_dynamic: no static shared memory. All of the limit runs, 16 bytes more do not.
     run(&mut rt, "past_dynamic", [1; 3], [32, 1, 1], limit, &probe(limit)).expect("the whole limit is usable");
     let e = launch_error(&mut rt, "past_dynamic", limit + 16, &probe(limit + 16));
@@ -80,7 +77,7 @@ fn static_plus_dynamic_shared_memory_over_the_device_limit_is_refused_with_the_f
         "{e}"
     );
     // past_static_1024: 1024 static bytes, so 16 bytes of dynamic shared memory fewer than the limit are too many.
-    let args = vec![u32_arg(0), u32_arg(0x5100_0000), u32_arg(3), KernelArg::Buffer(vec![0; 4 * 260])];
+    let args = probe_args("past_static_1024", 0, 3, 0);
     run(&mut rt, "past_static_1024", [1; 3], [32, 1, 1], limit - 1024, &args).expect("static + dynamic = limit runs");
     let e = launch_error(&mut rt, "past_static_1024", limit - 1008, &args);
     let e = runtime_error(&e);
@@ -111,20 +108,38 @@ fn static_shared_memory_over_the_device_limit_is_refused_at_load_or_launch() {
 
 // ---- shared accesses past the block's allocation ------------------------------------------------------------
 
-/// Where an access faults: (kernel, dynamic bytes, where its array starts in shared memory, the first probed
-/// offset from the array's start that faults). The kernels' static arrays are the sizes in their names, which
-/// ptxas rounds up to 16 bytes (`.nv.shared`: 0x70 for 100, 0x410 for 1028). Until the H200 recording
-/// (`corpus/silicon/record_limits.py`) is in, these are the allocation exactly (granule 4).
-const FIRST_FAULTS: &[(&str, u32, u32, u32)] = &[
-    ("past_static_1024", 0, 0, 0x400),
-    ("past_static_100", 0, 0, 0x70),
-    ("past_static_1028", 0, 0, 0x410),
-    ("past_dynamic", 100, 0, 0x64),
-    ("past_dynamic", 1024, 0, 0x400),
-    ("past_both", 100, 0x410, 0x64),
-];
+/// One probe recorded on the H200 (`corpus/silicon/limits.first_faults.txt`, from `record_limits.py`).
+struct Recorded {
+    kernel: String,
+    dynamic: u32,
+    /// 1 store, 2 load, 3 store then load.
+    mode: u32,
+    /// Byte offsets from the probed array's first byte: the last that ran, the first that faulted.
+    last_pass: Option<u32>,
+    first_fault: u32,
+}
 
-/// The kernel's static shared memory, as the cubin gives it.
+fn recorded_first_faults() -> Vec<Recorded> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/silicon/limits.first_faults.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let hex = |f: &str| u32::from_str_radix(f.trim_start_matches("0x"), 16).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            Recorded {
+                kernel: f[0].to_string(),
+                dynamic: f[1].parse().unwrap(),
+                mode: f[2].parse().unwrap(),
+                last_pass: (f[3] != "-").then(|| hex(f[3])),
+                first_fault: hex(f[4]),
+            }
+        })
+        .collect()
+}
+
+/// The kernel's static shared memory, as the cubin gives it (ptxas rounds arrays up to 16 bytes: 0x10 for
+/// 4, 0x70 for 100, 0x410 for 1028).
 fn cubin_static_shared(kernel: &str) -> u32 {
     let bytes = cubin();
     let cubin = sassport_translator::Cubin::parse(&bytes).unwrap();
@@ -132,50 +147,60 @@ fn cubin_static_shared(kernel: &str) -> u32 {
     u32::try_from(k.shared_size).unwrap()
 }
 
+const VALUE_TAG: u32 = 0x5100_0000;
+
 fn probe_args(kernel: &str, off: u32, mode: u32, dynamic: u32) -> Vec<KernelArg> {
-    let array_words = match kernel {
-        "past_dynamic" | "past_both" => dynamic / 4,
-        k => k.trim_start_matches("past_static_").parse::<u32>().unwrap() / 4,
+    let dynamic_array = matches!(kernel, "past_dynamic" | "past_both");
+    let array_words = if dynamic_array {
+        dynamic / 4
+    } else {
+        kernel.trim_start_matches("past_static_").parse::<u32>().unwrap() / 4
     };
     let mut args = vec![
         u32_arg(off),
-        u32_arg(0x5100_0000 | off),
+        u32_arg(VALUE_TAG | off),
         u32_arg(mode),
         KernelArg::Buffer(vec![0; 4 * (array_words as usize + 4)]),
     ];
-    if dynamic > 0 {
+    if dynamic_array {
         args.push(u32_arg(array_words));
     }
     args
 }
 
 #[test]
-fn a_shared_store_past_the_allocation_faults_where_silicon_does() {
+fn shared_accesses_fault_exactly_where_the_h200_faults() {
+    let recorded = recorded_first_faults();
+    assert_eq!(recorded.len(), 48, "the recording's table changed");
     let mut rt = common::runtime(Duration::from_secs(120));
-    for &(kernel, dynamic, start, first_fault) in FIRST_FAULTS {
-        // The translator's one function for the hardware's bound agrees with silicon.
+    for r in &recorded {
+        let (kernel, dynamic, mode) = (r.kernel.as_str(), r.dynamic, r.mode);
+        let what = format!("{kernel} with {dynamic} dynamic bytes, mode {mode}");
+        // The probed array starts after the static array in past_both, at 0 otherwise.
         let static_bytes = cubin_static_shared(kernel);
-        assert_eq!(
-            shared_allocation_bytes(static_bytes, dynamic),
-            u64::from(start + first_fault),
-            "{kernel} with {static_bytes} static and {dynamic} dynamic bytes"
-        );
-        // The last word inside: a store then a load there sees its own store, as on silicon.
-        let last = first_fault - 4;
-        let r = run(&mut rt, kernel, [1; 3], [32, 1, 1], dynamic, &probe_args(kernel, last, 3, dynamic))
-            .unwrap_or_else(|e| panic!("{kernel} (+{dynamic}) at {last:#x}: {e}"));
-        let out = words(&r.buffers[0]);
-        assert_eq!((out[0], out[1]), (0x5100_0000 | last, 1), "{kernel} (+{dynamic}) at {last:#x}");
-        // The first word outside, by a store and by a load.
-        for (mode, access) in [(1, "store"), (2, "load")] {
-            let e = launch_error(&mut rt, kernel, dynamic, &probe_args(kernel, first_fault, mode, dynamic));
-            let text = format!("{e:#}");
-            match runtime_error(&e) {
-                RuntimeError::MemorySpaceFault { space: "shared", access: a, offset, size: 4, .. } => {
-                    assert_eq!((*a, *offset), (access, u64::from(start + first_fault)), "{text}")
-                }
-                _ => panic!("{kernel} (+{dynamic}) {access} at {first_fault:#x}: not a shared fault: {text}"),
+        let start = if kernel == "past_both" { static_bytes } else { 0 };
+        // The translator's one function for the hardware's bound is where silicon faulted.
+        assert_eq!(shared_allocation_bytes(static_bytes, dynamic), u64::from(start + r.first_fault), "{what}");
+        // The last offset that ran on silicon runs here; a load after a store there reads the store (on the
+        // H200 a load there without a store read stale data of an earlier block, or 0).
+        if let Some(last) = r.last_pass {
+            let run = run(&mut rt, kernel, [1; 3], [32, 1, 1], dynamic, &probe_args(kernel, last, mode, dynamic))
+                .unwrap_or_else(|e| panic!("{what} at {last:#x}: {e}"));
+            let out = words(&run.buffers[0]);
+            assert_eq!(out[1], 1, "{what} at {last:#x}: thread 0 finished");
+            if mode == 3 {
+                assert_eq!(out[0], VALUE_TAG | last, "{what} at {last:#x}: reads its own store");
             }
+        }
+        // The first offset that faulted on silicon faults here, as the access it is (the store, in mode 3).
+        let e = launch_error(&mut rt, kernel, dynamic, &probe_args(kernel, r.first_fault, mode, dynamic));
+        let text = format!("{e:#}");
+        let access = if mode == 2 { "load" } else { "store" };
+        match runtime_error(&e) {
+            RuntimeError::MemorySpaceFault { space: "shared", access: a, offset, size: 4, .. } => {
+                assert_eq!((*a, *offset), (access, u64::from(start + r.first_fault)), "{what}: {text}")
+            }
+            _ => panic!("{what} at {:#x}: not a shared fault: {text}", r.first_fault),
         }
     }
 }

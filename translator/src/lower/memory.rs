@@ -53,7 +53,12 @@ pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
 
 /// Granule, in bytes, to which the hardware rounds a block's shared-memory allocation (static + dynamic). An
 /// access below the rounded size runs as on silicon; one at or past it is a fault (kinds 9, 10, 11).
-pub const SHARED_ALLOCATION_GRANULE: u32 = 4;
+/// Measured natively on an H200 (`corpus/silicon/limits.first_faults.txt`): for static arrays of 16 to 4112
+/// bytes, dynamic parts of 0 to 4100 and both together, every store and load below static + dynamic rounded
+/// up to 128 ran and every one at or past it faulted (`cudaErrorIllegalAddress`), which is also what the
+/// hardware's own `%total_smem_size` reads. (The H200's 1 KiB of reserved shared memory lies before the
+/// kernel's, so offsets just below 0 do not fault there; SM86 code addresses its shared memory from 0.)
+pub const SHARED_ALLOCATION_GRANULE: u32 = 128;
 
 /// Bytes of shared memory a block can access without a fault: its allocation as the hardware sizes it, the
 /// static and dynamic parts together rounded up to [`SHARED_ALLOCATION_GRANULE`]. [`shared_allocation_words`]
