@@ -2,7 +2,8 @@
 //! - shared memory beyond the device's limit is refused with the figures (it used to run);
 //! - a shared access past the block's allocation as the hardware sizes it faults, one inside it behaves as on
 //!   silicon (a store 0x400 bytes into a 1 KiB array used to pass);
-//! - a misaligned global access is reported as misaligned (it used to say "outside the window");
+//! - a misaligned global access is reported as misaligned (it used to say "outside the window"), as the H200
+//!   reported every misaligned access of the same kernels (`cudaErrorMisalignedAddress`);
 //! - every grid CUDA allows launches, also for a kernel that reads no launch values (it used to be refused).
 //!
 //! The kernels are our own, `corpus/silicon/limits.cu`, built with the pinned nvcc (`limits.sm86.cubin`);
