@@ -6,6 +6,7 @@ use std::sync::mpsc;
 
 use ash::vk;
 use sassport_translator::abi::{self, LaunchValues};
+use sassport_translator::lower::shared_allocation_bytes;
 
 use super::{KernelEntry, KernelId, Runtime, SCRATCH_BANKS_START};
 use crate::error::{Result, RuntimeError};
@@ -312,12 +313,14 @@ impl Runtime {
     /// Refuses a launch whose static plus dynamic shared memory exceeds the device's limit, as CUDA does.
     /// Static is the kernel's own (the module's spec id 4 default) plus the module's fixed-size workgroup
     /// variables (sassport's own words, 0 to a few hundred bytes; those sized by the block shape, the turns
-    /// form's, are left to pipeline creation).
+    /// form's, are left to pipeline creation). What the module declares is the kernel's part rounded up to
+    /// the hardware's granule, so that is what must fit.
     pub(super) fn check_shared(&self, entry: usize, name: &str, dynamic_shared: u32) -> Result<()> {
         let i = &self.entries[entry].interface;
         let static_bytes = u64::from(i.guest_static_shared_bytes) + i.static_shared_bytes;
+        let declared = shared_allocation_bytes(i.guest_static_shared_bytes, dynamic_shared) + i.static_shared_bytes;
         let limit = self.gpu.info.limits.max_shared_memory_bytes;
-        if static_bytes + u64::from(dynamic_shared) > u64::from(limit) {
+        if static_bytes + u64::from(dynamic_shared) > u64::from(limit) || declared > u64::from(limit) {
             return Err(RuntimeError::SharedMemoryLimit {
                 kernel: name.into(),
                 static_bytes,
