@@ -5,7 +5,10 @@
 //! section, `.text.raw`, starting at `--base`). Each section starts with a `.text.<symbol>:` line, then one
 //! `/*OFFSET*/ TEXT ;` line per word: OFFSET the section-relative hex offset, TEXT nvdisasm's text with its
 //! own `;` (`EXIT ;`, `NOP;`), except that branch and call targets print as `` `(0xTARGET) ``
-//! (section-relative) where nvdisasm prints labels. Undecodable words print as `<unknown 0x...> ;` and are
+//! (section-relative) where nvdisasm prints labels (also in a relocation's `(sym + .L_x_0@srel)`, printed
+//! `(sym + 0x4f0@srel)`). Like nvdisasm, a cubin's relocations print as symbols in the operands they patch and
+//! its spill annotations and `YIELD` relocators as `(*"..."*)` comments (`dis_notes`), so that every other
+//! byte of each instruction line is nvdisasm's. Undecodable words print as `<unknown 0x...> ;` and are
 //! counted in a final `// N undecodable words` line; `--strict` makes them an error. `--accesses` adds the
 //! registers each instruction reads and writes as a comment (`// R2:2^ R6v R7v`: two registers from R2
 //! written, R6 and R7 read; `// ?` where nvdisasm reports none for the class; no comment for an instruction that touches no
