@@ -5,7 +5,10 @@
 //! section, `.text.raw`, starting at `--base`). Each section starts with a `.text.<symbol>:` line, then one
 //! `/*OFFSET*/ TEXT ;` line per word: OFFSET the section-relative hex offset, TEXT nvdisasm's text with its
 //! own `;` (`EXIT ;`, `NOP;`), except that branch and call targets print as `` `(0xTARGET) ``
-//! (section-relative) where nvdisasm prints labels. Undecodable words print as `<unknown 0x...> ;` and are
+//! (section-relative) where nvdisasm prints labels (also in a relocation's `(sym + .L_x_0@srel)`, printed
+//! `(sym + 0x4f0@srel)`). Like nvdisasm, a cubin's relocations print as symbols in the operands they patch and
+//! its spill annotations and `YIELD` relocators as `(*"..."*)` comments (`dis_notes`), so that every other
+//! byte of each instruction line is nvdisasm's. Undecodable words print as `<unknown 0x...> ;` and are
 //! counted in a final `// N undecodable words` line; `--strict` makes them an error. `--accesses` adds the
 //! registers each instruction reads and writes as a comment (`// R2:2^ R6v R7v`: two registers from R2
 //! written, R6 and R7 read; `// ?` where nvdisasm reports none for the class; no comment for an instruction that touches no
@@ -13,6 +16,7 @@
 
 use anyhow::{bail, Context, Result};
 use sassport_gen::{decode, TargetStyle, Word, WORD_BYTES};
+use crate::dis_notes::{cubin_notes, SectionNotes};
 use sassport_translator::Cubin;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -55,6 +59,8 @@ pub struct CodeSection<'a> {
     /// Indirect branches (`BRX`) whose possible targets the cubin lists (`EIATTR_INDIRECT_BRANCH_TARGETS`):
     /// instruction offset → target offsets. nvdisasm prints them after the instruction.
     pub branch_targets: BTreeMap<u64, Vec<u64>>,
+    /// Relocated operands and nvdisasm's comments (`SpillRefill`, `RELOCATOR`), by section-relative offset.
+    pub notes: SectionNotes,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -66,7 +72,7 @@ pub fn run(args: Args) -> Result<()> {
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?
     };
     let sections = if args.raw {
-        vec![CodeSection { name: ".text.raw".to_owned(), base: args.base, bytes: &data, branch_targets: BTreeMap::new() }]
+        vec![CodeSection { name: ".text.raw".to_owned(), base: args.base, bytes: &data, branch_targets: BTreeMap::new(), notes: SectionNotes::default() }]
     } else {
         cubin_code_sections(&data).with_context(|| format!("{} is not a readable cubin", args.file.display()))?
     };
@@ -113,8 +119,14 @@ pub fn write_section(out: &mut String, section: &CodeSection<'_>, accesses: bool
             // The text ends in nvdisasm's own `;` (`NOP;`, `EXIT ;`).
             Ok(inst) => {
                 let start = out.len();
+                let offset = address.wrapping_sub(section.base);
                 let _ = inst.write_text(out, address, TargetStyle::Label);
-                if let Some(targets) = section.branch_targets.get(&address.wrapping_sub(section.base)) {
+                if section.notes.relocated(offset) || section.notes.spill_refills.contains(&offset) {
+                    let mut text = out.split_off(start);
+                    section.notes.apply(offset, &mut text);
+                    out.push_str(&text);
+                }
+                if let Some(targets) = section.branch_targets.get(&offset) {
                     annotate_branch_targets(out, start, targets);
                 }
                 if accesses {
@@ -170,7 +182,7 @@ fn annotate_branch_targets(out: &mut String, start: usize, targets: &[u64]) {
 }
 
 /// The `.text.<symbol>` sections of a cubin, in section-table order (nvdisasm's order).
-fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
+pub fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
     let cubin = Cubin::parse(data)?;
     // Jump tables are recorded per function, with section-relative offsets.
     let mut jump_tables: BTreeMap<&str, BTreeMap<u64, Vec<u64>>> = BTreeMap::new();
@@ -187,6 +199,7 @@ fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
                 .insert(u64::from(b.offset), b.targets.iter().map(|&t| u64::from(t)).collect());
         }
     }
+    let mut notes = cubin_notes(&cubin);
     let sections: Vec<CodeSection<'_>> = cubin
         .code_sections
         .iter()
@@ -195,6 +208,7 @@ fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
             base: 0,
             bytes: s.bytes,
             branch_targets: jump_tables.remove(s.name).unwrap_or_default(),
+            notes: notes.remove(s.name).unwrap_or_default(),
         })
         .collect();
     if sections.is_empty() {

@@ -6,8 +6,11 @@ use clap::{Parser, Subcommand};
 mod corpus;
 mod devices;
 mod dis;
+mod dis_notes;
 mod info;
+mod listing;
 mod replay;
+mod report;
 mod run;
 mod surface;
 mod trace;
@@ -34,6 +37,8 @@ enum Command {
     Corpus(corpus::Args),
     /// List the Vulkan devices sassport can use.
     Devices(devices::Args),
+    /// Measure a set of cubins: kernels translated and valid, refusals by form, disassembly agreement.
+    Report(report::Args),
     /// Print the methods of pushbuffer streams.
     Trace(trace::Args),
     /// Replay a GPFIFO stream against a memory image.
@@ -50,6 +55,7 @@ fn main() -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         Command::Corpus(args) => corpus::run(args),
         Command::Devices(args) => devices::run(args),
+        Command::Report(args) => report::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Surface(args) => surface::run(args),

@@ -50,6 +50,11 @@ pub struct Args {
     /// (debugging aid: the full probe derives everything).
     #[arg(long)]
     accesses_only: bool,
+    /// Probe only these opcode keys (hex, `0x0b10`; repeatable) and merge their classes into the committed
+    /// table, every other class kept as it is: discovery scans these keys and their bit-91 siblings only.
+    /// For fixing what one class got wrong without the full run (whose random choices would all move).
+    #[arg(long)]
+    reprobe: Vec<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -66,11 +71,15 @@ pub fn run(args: Args) -> Result<()> {
     }
     let seeds = golden::corpus_words(&root.join("corpus/sm86"))?;
     println!("corpus: {} distinct words", seeds.len());
+    if !args.reprobe.is_empty() {
+        return reprobe(&args, &nv, &lr, &mut rng, &seeds, &root.join("isa/sm86.txt"), &out_path);
+    }
+    let all_keys: Vec<u16> = (0..8192).collect();
 
     let found = match &args.discovery_cache {
         Some(p) if p.exists() => discover::load(p)?,
         other => {
-            let f = discover::discover(&nv, &mut rng, &seeds, args.fills, args.live_fills)?;
+            let f = discover::discover(&nv, &mut rng, &seeds, &all_keys, args.fills, args.live_fills)?;
             if let Some(p) = other {
                 discover::save(&f, p)?;
             }
@@ -151,5 +160,59 @@ fn accesses_only(lr: &crate::plr::LifeRanges, rng: &mut rng::Rng, from: &std::pa
     anyhow::ensure!(again == table, "the written table does not parse back to the same model");
     std::fs::write(to, out).with_context(|| format!("writing {}", to.display()))?;
     println!("wrote {} in {:.1}s; nvdisasm -plr: {} runs", to.display(), start.elapsed().as_secs_f64(), lr.runs.load(std::sync::atomic::Ordering::Relaxed));
+    Ok(())
+}
+
+/// `--reprobe KEY...`: the classes of those opcode keys derived again (discovery over the keys and their
+/// bit-91 siblings, analysis, golden check, accesses) and merged into the table at `from`, written to `to`.
+fn reprobe(
+    args: &Args,
+    nv: &nvdisasm::Nvdisasm,
+    lr: &crate::plr::LifeRanges,
+    rng: &mut rng::Rng,
+    seeds: &[u128],
+    from: &std::path::Path,
+    to: &std::path::Path,
+) -> Result<()> {
+    let start = Instant::now();
+    let keys: Vec<u16> = args
+        .reprobe
+        .iter()
+        .map(|k| u16::from_str_radix(k.trim_start_matches("0x"), 16).with_context(|| format!("opcode key {k:?}")))
+        .collect::<Result<_>>()?;
+    anyhow::ensure!(keys.iter().all(|&k| k < 0x2000), "opcode keys are 13 bits");
+    let mut scan: Vec<u16> = keys.iter().flat_map(|&k| [k, k ^ 0x1000]).collect();
+    scan.sort_unstable();
+    scan.dedup();
+    let text = std::fs::read_to_string(from).with_context(|| format!("reading {}", from.display()))?;
+    let mut table = sassport_isa::parse_table(&text).map_err(|e| anyhow::anyhow!("{}: {e}", from.display()))?;
+    let found: Vec<discover::Found> = discover::discover(nv, rng, seeds, &scan, args.fills, args.live_fills)?
+        .into_iter()
+        .filter(|f| keys.contains(&f.opcode))
+        .collect();
+    println!("discovered {} classes over keys {keys:#06x?}", found.len());
+    let mut classes = analyze::analyze_all(nv, rng, &found, &[])?;
+    let report = golden::check_and_pick(nv, rng, &mut classes, &found, seeds, args.check_words)?;
+    println!("{}", report.summary());
+    let accesses = access::probe(lr, rng, &mut classes, &|_| true)?;
+    println!("{}", accesses.summary());
+    for c in &classes {
+        println!("  {} {:#06x}: {} variants, {} golden pairs", c.name, c.opcode, c.variants.len(), c.golden.len());
+    }
+    table.classes.retain(|c| !keys.contains(&c.opcode));
+    table.classes.extend(classes);
+    // The full probe's order: by opcode key, a key's classes in analysis order (a stable sort keeps it).
+    table.classes.sort_by_key(|c| c.opcode);
+    let comments: Vec<String> = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| l.trim_start_matches('#').trim_start().to_owned())
+        .collect();
+    let refs: Vec<&str> = comments.iter().map(String::as_str).collect();
+    let out = sassport_isa::write_table(&table, &refs);
+    let again = sassport_isa::parse_table(&out).context("the probe wrote a table that does not parse")?;
+    anyhow::ensure!(again == table, "the written table does not parse back to the same model");
+    std::fs::write(to, out).with_context(|| format!("writing {}", to.display()))?;
+    println!("wrote {} in {:.1}s", to.display(), start.elapsed().as_secs_f64());
     Ok(())
 }

@@ -6,7 +6,7 @@ pub const ARCH: &str = "SM86";
 /// The nvdisasm version the table was derived from; the formatter prints its `-raw` syntax.
 pub const NVDISASM_VERSION: &str = "13.5.37";
 /// Number of instruction classes.
-pub const CLASS_COUNT: usize = 974usize;
+pub const CLASS_COUNT: usize = 977usize;
 /// One instruction class of the table: an opcode key plus fixed bits, with its own operand fields
 /// and print template.
 #[allow(non_camel_case_types)]
@@ -991,978 +991,984 @@ pub enum ClassId {
     MUFU_0x0b08_2 = 487,
     /// `POPC` (opcode key 0x0b09), e.g. `@!P1 POPC R102, ~c[0x2][-0x543c] ;`
     POPC_0x0b09 = 488,
+    /// `F2F` (opcode key 0x0b10), e.g. `@P6 F2F.FTZ.F64.F16.RM R231, -c[0xa] [-0x6cd0].INVALID2 ;`
+    F2F_0x0b10 = 489,
+    /// `F2F` (opcode key 0x0b10), e.g. `@P0 F2F.F64.F32.RZ R247, -c[0x8][-0x3cac] ;`
+    F2F_0x0b10_2 = 490,
+    /// `F2F` (opcode key 0x0b10), e.g. `@!P5 F2F.F16.F64 R198, c[0xf][0x36dc] ;`
+    F2F_0x0b10_3 = 491,
     /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.U64.F16.NTZ R223, -c[0x1e] [-0x5948] ;`
-    F2I_0x0b11 = 489,
+    F2I_0x0b11 = 492,
     /// `F2I` (opcode key 0x0b11), e.g. `@!P6 F2I.FTZ.U64.TRUNC R43, |c[0x7][0x7dc0]|;`
-    F2I_0x0b11_2 = 490,
+    F2I_0x0b11_2 = 493,
     /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.U64.F64.NTZ R77, -|c[0xa][0x6e2c]| ;`
-    F2I_0x0b11_3 = 491,
+    F2I_0x0b11_3 = 494,
     /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.F64 R127, c[0x11][-0x3674] ;`
-    F2I_0x0b11_4 = 492,
+    F2I_0x0b11_4 = 495,
     /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.U8 R195, c[0x16] [-0x5ae8].B2 ;`
-    I2F_0x0b12 = 493,
+    I2F_0x0b12 = 496,
     /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.U16 R233, c[0x6] [-0x7c5c].INVALID2 ;`
-    I2F_0x0b12_2 = 494,
+    I2F_0x0b12_2 = 497,
     /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.U32.RZ R198, c[0x4][-0x56a0] ;`
-    I2F_0x0b12_3 = 495,
+    I2F_0x0b12_3 = 498,
     /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.U64 R228, c[0x15][-0x1524] ;`
-    I2F_0x0b12_4 = 496,
+    I2F_0x0b12_4 = 499,
     /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F16.U64.RP R75, c[0xe][-0x2e08] ;`
-    I2F_0x0b12_5 = 497,
+    I2F_0x0b12_5 = 500,
     /// `FRND` (opcode key 0x0b13), e.g. `@!P4 FRND.FTZ.???0.CEIL R105, -c[0x18][-0x6cf8] ;`
-    FRND_0x0b13 = 498,
+    FRND_0x0b13 = 501,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNC 0xd, 0x321 ;`
-    BAR_0x0b1d = 499,
+    BAR_0x0b1d = 502,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
-    BAR_0x0b1d_2 = 500,
+    BAR_0x0b1d_2 = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P1 BAR.RED.INVALID3 0x2, 0x6d3, P5 ;`
-    BAR_0x0b1d_3 = 501,
+    BAR_0x0b1d_3 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `@!P5 BAR.SCAN 0xe, 0xb1c, P5 ;`
-    BAR_0x0b1d_4 = 502,
+    BAR_0x0b1d_4 = 505,
     /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SYNCALL ;`
-    BAR_0x0b1d_5 = 503,
+    BAR_0x0b1d_5 = 506,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
-    BAR_0x0b1d_6 = 504,
+    BAR_0x0b1d_6 = 507,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
-    BAR_0x0b1d_7 = 505,
+    BAR_0x0b1d_7 = 508,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNCALL.DEFER_BLOCKING ;`
-    BAR_0x0b1d_8 = 506,
+    BAR_0x0b1d_8 = 509,
     /// `IPA` (opcode key 0x0b26), e.g. `@P6 IPA.STATE.???3 R171, P1, a[0xc], c[0x5][-0x1dc] ;`
-    IPA_0x0b26 = 507,
+    IPA_0x0b26 = 510,
     /// `CALL` (opcode key 0x0b43), e.g. `@!P3 CALL.ABS !P4, c[0x19][0x2598] ;`
-    CALL_0x0b43 = 508,
+    CALL_0x0b43 = 511,
     /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P6 WARPSYNC c[0x6][0x3d18] ;`
-    WARPSYNC_0x0b48 = 509,
+    WARPSYNC_0x0b48 = 512,
     /// `JMP` (opcode key 0x0b4a), e.g. `@!P3 JMP.DEC c[0x13][-0x318] ;`
-    JMP_0x0b4a = 510,
+    JMP_0x0b4a = 513,
     /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P5 RPCMOV.32 Rpc.HI, c[0xd][0x6298] ;`
-    RPCMOV_0x0b52 = 511,
+    RPCMOV_0x0b52 = 514,
     /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P2 RPCMOV.64 Rpc, c[0x17][0x5c60] ;`
-    RPCMOV_0x0b54 = 512,
+    RPCMOV_0x0b54 = 515,
     /// `BMOV` (opcode key 0x0b56), e.g. `@P1 BMOV.32 MATEXIT, c[0xe][-0x47c0] ;`
-    BMOV_0x0b56 = 513,
+    BMOV_0x0b56 = 516,
     /// `BMOV` (opcode key 0x0b57), e.g. `@!PT BMOV.64 ATEXIT_PC, c[0x3][-0x7e94] ;`
-    BMOV_0x0b57 = 514,
+    BMOV_0x0b57 = 517,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
-    X_0x0b5a = 515,
+    X_0x0b5a = 518,
     /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P4 NANOSLEEP P0, c[0x1f][-0x1d0] ;`
-    NANOSLEEP_0x0b5d = 516,
+    NANOSLEEP_0x0b5d = 519,
     /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.INVALID3.LB.LC.AOFFI.NA.NDV.NODEP P5, R233, R58, R8, R228, 0x12, 0xf22, INVALID6, 0x1 ;`
-    TEX_0x0b60 = 517,
+    TEX_0x0b60 = 520,
     /// `TEX` (opcode key 0x0b60), e.g. `@!PT TEX.B.F16.RN.LB.AOFFI.DC.EL.NDV.NODEP P2, R186, R191, R87, R194, 0x17, 0xef5, ARRAY_CUBE, 0x1 ;`
-    TEX_0x0b60_2 = 518,
+    TEX_0x0b60_2 = 521,
     /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.AOFFI.DC.EL.NDV.NODEP P6, R96, R230, R10, R48, 0x1a, 0x1e13, ARRAY_1D, 0xd ;`
-    TEX_0x0b60_3 = 519,
+    TEX_0x0b60_3 = 522,
     /// `TEX` (opcode key 0x0b60), e.g. `@!P5 TEX.SCR.B.LL.AOFFI.DC.EL.NDV.NODEP P3, R41, R164, R95, R6, 0x1d, 0xc98, 2D, 0x5 ;`
-    TEX_0x0b60_4 = 520,
+    TEX_0x0b60_4 = 523,
     /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.B.F16.RZ.INVALID7.AOFFI.INVALID6.NDV.NODEP P6, R16, R87, R43, R228, 0x3, 0x7, 0x6f, ARRAY_1D, 0xe ;`
-    TEX_0x0b62 = 521,
+    TEX_0x0b62 = 524,
     /// `TEX` (opcode key 0x0b62), e.g. `@!P3 TEX.SCR.???0.INVALID3.INVALID7.EU.NDV.NODEP R105, R103, R100, R88, 0xc, 0x14, 0xbe, 1D, 0xc ;`
-    TEX_0x0b62_2 = 522,
+    TEX_0x0b62_2 = 525,
     /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.G.F16.RN.AOFFI.DC.EL P6, R197, R15, R157, R228, 0x19, 0x2ad5, INVALID6, 0x3 ;`
-    TLD4_0x0b63 = 523,
+    TLD4_0x0b63 = 526,
     /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.R.B.INVALID3.INVALID6 P4, R128, R115, R174, R121, 0x2, 0x3946, INVALID0, 0x6 ;`
-    TLD4_0x0b63_2 = 524,
+    TLD4_0x0b63_2 = 527,
     /// `TLD4` (opcode key 0x0b63), e.g. `@!P5 TLD4.SCR.B.INVALID3.INVALID7 R254, R72, R42, R176, 0x1e, 0x197d, INVALID2, 0x2 ;`
-    TLD4_0x0b63_3 = 525,
+    TLD4_0x0b63_3 = 528,
     /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.G.B.INVALID3.DC.INVALID6.NODEP P0, R56, R61, R34, R233, 0xa, 0x31f8, INVALID0, 0x8 ;`
-    TLD4_0x0b63_4 = 526,
+    TLD4_0x0b63_4 = 529,
     /// `TLD4` (opcode key 0x0b65), e.g. `@P3 TLD4.G.???0.F16.RN.AOFFI.DC P6, R205, R142, R150, R88, 0x18, 0x19, 0x3c, CUBE, 0xb ;`
-    TLD4_0x0b65 = 527,
+    TLD4_0x0b65 = 530,
     /// `TLD4` (opcode key 0x0b65), e.g. `@!P1 TLD4.SCR.B.B.PTP.INVALID6.NODEP P2, R71, R243, R183, R212, 0x18, 0x37, 0x3d, INVALID0, 0xd ;`
-    TLD4_0x0b65_2 = 528,
+    TLD4_0x0b65_2 = 531,
     /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.INVALID5.INVALID7.CL P3, R253, R164, R91, R68, 0x17, 0x2b45, INVALID7, 0x3 ;`
-    TLD_0x0b66 = 529,
+    TLD_0x0b66 = 532,
     /// `TLD` (opcode key 0x0b66), e.g. `@!P5 TLD.B.F16.RN.LL.AOFFI.EL.CL.NODEP R245, R82, R244, R241, 0x16, 0x23f0, INVALID7, 0x8 ;`
-    TLD_0x0b66_2 = 530,
+    TLD_0x0b66_2 = 533,
     /// `TLD` (opcode key 0x0b66), e.g. `TLD.SCR.INVALID7.LU P5, R39, R146, R13, R79, 0x1a, 0xde7, INVALID3 ;`
-    TLD_0x0b66_3 = 531,
+    TLD_0x0b66_3 = 534,
     /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.SCR.B.INVALID5.AOFFI.EF.MS.CL P3, R119, R72, R151, R53, 0x7, 0x6eb, INVALID7, 0xe ;`
-    TLD_0x0b66_4 = 532,
+    TLD_0x0b66_4 = 535,
     /// `TLD` (opcode key 0x0b68), e.g. `TLD.B.INVALID3.INVALID2.AOFFI.EL.MS.CL.NODEP P4, R1, R105, R128, R109, 0x10, 0x39, 0x54, ARRAY_1D, 0x6 ;`
-    TLD_0x0b68 = 533,
+    TLD_0x0b68 = 536,
     /// `TLD` (opcode key 0x0b68), e.g. `@P1 TLD.SCR.B.INVALID3.INVALID0.AOFFI.LU.MS P5, R143, R67, R159, R191, 0x1e, 0x13, 0xd1, ARRAY_1D, 0x8 ;`
-    TLD_0x0b68_2 = 534,
+    TLD_0x0b68_2 = 537,
     /// `TMML` (opcode key 0x0b69), e.g. `@!P6 TMML.LOD.NODEP R211, R10, R222, R21, 0x17, 0xb6f, 3D, 0x7 ;`
-    TMML_0x0b69 = 535,
+    TMML_0x0b69 = 538,
     /// `TMML` (opcode key 0x0b69), e.g. `@!PT TMML.B.LOD.NDV.NODEP R59, R96, R119, R82, 0xa, 0x371c, CUBE, 0xd ;`
-    TMML_0x0b69_2 = 536,
+    TMML_0x0b69_2 = 539,
     /// `TMML` (opcode key 0x0b6b), e.g. `@P2 TMML.B.LOD R189, R50, R106, R241, 0x8, 0x26, 0x2c, CUBE, 0x8 ;`
-    TMML_0x0b6b = 537,
+    TMML_0x0b6b = 540,
     /// `TXD` (opcode key 0x0b6c), e.g. `@P1 TXD.INVALID3.NA P0, R22, RZ, R219, R157, 0x10, 0x1fce, ARRAY_1D, 0x7 ;`
-    TXD_0x0b6c = 538,
+    TXD_0x0b6c = 541,
     /// `TXD` (opcode key 0x0b6c), e.g. `@P0 TXD.B.AOFFI.EU P4, R238, R226, R205, R13, 0x0, 0xbc5, INVALID2, 0x1 ;`
-    TXD_0x0b6c_2 = 539,
+    TXD_0x0b6c_2 = 542,
     /// `TXD` (opcode key 0x0b6e), e.g. `@P3 TXD.???0.AOFFI.INVALID6 P1, R10, R90, R43, R33, 0x12, 0xb, 0x44, INVALID7, 0xc ;`
-    TXD_0x0b6e = 540,
+    TXD_0x0b6e = 543,
     /// `TXQ` (opcode key 0x0b6f), e.g. `@P2 TXQ R158, R91, R177, TEX_HEADER_TEXTURE_TYPE, 0xd, 0x464, 0xc ;`
-    TXQ_0x0b6f = 541,
+    TXQ_0x0b6f = 544,
     /// `TXQ` (opcode key 0x0b6f), e.g. `@P6 TXQ.B R221, R212, R66, TEX_HEADER_TEXTURE_TYPE, 0x9, 0x3519, 0x1 ;`
-    TXQ_0x0b6f_2 = 542,
+    TXQ_0x0b6f_2 = 545,
     /// `TXQ` (opcode key 0x0b71), e.g. `@!P3 TXQ.???0 R11, R147, R197, TEX_HEADER_SAMPLER_POS, 0x6, 0xc, 0xa9, 0x6 ;`
-    TXQ_0x0b71 = 543,
+    TXQ_0x0b71 = 546,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.TEX.NODEP P1, R235, R88, R208, R18, 0x16, 0x2e35, 3D ;`
-    FOOTPRINT_0x0b72 = 544,
+    FOOTPRINT_0x0b72 = 547,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.B.TXD.COARSE.INVALID7.NDV P5, R189, R219, R138, R40, 0x11, 0x2b6a, 3D ;`
-    FOOTPRINT_0x0b72_2 = 545,
+    FOOTPRINT_0x0b72_2 = 548,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.SCR.TEX.COARSE.LL.NDV P5, R244, R166, R8, R83, 0x5, 0x1f02, INVALID5 ;`
-    FOOTPRINT_0x0b72_3 = 546,
+    FOOTPRINT_0x0b72_3 = 549,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.SCR.B.TEX.COARSE.LC P4, R238, R149, R215, R200, 0x1, 0x394e, INVALID5 ;`
-    FOOTPRINT_0x0b72_4 = 547,
+    FOOTPRINT_0x0b72_4 = 550,
     /// `FOOTPRINT` (opcode key 0x0b74), e.g. `FOOTPRINT.???0.TEX.NODEP P0, R74, R165, R131, R251, 0x10, 0x0, 0xd9, INVALID0 ;`
-    FOOTPRINT_0x0b74 = 548,
+    FOOTPRINT_0x0b74 = 551,
     /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P2 FOOTPRINT.SCR.???0.???1.LC.FDV R154, R114, R12, R62, 0xa, 0x1c, 0x6e, INVALID4 ;`
-    FOOTPRINT_0x0b74_2 = 549,
+    FOOTPRINT_0x0b74_2 = 552,
     /// `LDC` (opcode key 0x0b82), e.g. `@!P4 LDC.U8.IL R215, c[0xe][-0x13e4] ;`
-    LDC_0x0b82 = 550,
+    LDC_0x0b82 = 553,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
-    LDC_0x0b82_2 = 551,
+    LDC_0x0b82_2 = 554,
     /// `CCTLT` (opcode key 0x0b91), e.g. `@P2 CCTLT.???3 0xd, 0x2325 ;`
-    CCTLT_0x0b91 = 552,
+    CCTLT_0x0b91 = 555,
     /// `SULD` (opcode key 0x0b97), e.g. `@!PT SULD.P.3D.EL.STRONG.GPU.PRIVATE.INVALID10 P1, R213, [R181], 0x16, 0xd61 ;`
-    SULD_0x0b97 = 553,
+    SULD_0x0b97 = 556,
     /// `SULD` (opcode key 0x0b99), e.g. `SULD.D.2D_ARRAY.INVALID7.64.CONSTANT.IGN P4, R12, [R9], 0xe, 0xc ;`
-    SULD_0x0b99 = 554,
+    SULD_0x0b99 = 557,
     /// `SUST` (opcode key 0x0b9b), e.g. `@!PT SUST.P.1D_ARRAY.EU.CONSTANT.CTA.INVALID7.IGN [R206], R133, 0x9, 0x2659 ;`
-    SUST_0x0b9b = 555,
+    SUST_0x0b9b = 558,
     /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.2D.INVALID6.S8.STRONG.SM.TRAP [R155], R38, 0x4, 0x37ad ;`
-    SUST_0x0b9d = 556,
+    SUST_0x0b9d = 559,
     /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P3 SUQUERY.BA.1D_ARRAY P4, R74, [R194], COMP_STATUS, 0x1a, 0x8e2 ;`
-    SUQUERY_0x0bb3 = 557,
+    SUQUERY_0x0bb3 = 560,
     /// `BMOV` (opcode key 0x0f55), e.g. `@!P4 BMOV.32 B6, ???0 ;`
-    BMOV_0x0f55 = 558,
+    BMOV_0x0f55 = 561,
     /// `BMOV` (opcode key 0x0f55), e.g. `@!P1 BMOV.32.CLEAR B2, ???16 ;`
-    BMOV_0x0f55_2 = 559,
+    BMOV_0x0f55_2 = 562,
     /// `BMOV` (opcode key 0x0f56), e.g. `@P6 BMOV.32.PQUAD THREAD_STATE_ENUM.2, B0 ;`
-    BMOV_0x0f56 = 560,
+    BMOV_0x0f56 = 563,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
-    SHFL_0x0f89 = 561,
+    SHFL_0x0f89 = 564,
     /// `USEL` (opcode key 0x1287), e.g. `@!UP2 USEL UR55, UR34, UR60, !UP3 ;`
-    USEL_0x1287 = 562,
+    USEL_0x1287 = 565,
     /// `UISETP` (opcode key 0x128c), e.g. `@UP3 UISETP.LE.U32.XOR UP3, UP0, UR22, UR22, !UP2 ;`
-    UISETP_0x128c = 563,
+    UISETP_0x128c = 566,
     /// `UISETP` (opcode key 0x128c), e.g. `@UP0 UISETP.T.AND.EX UP5, UPT, UR14, UR59, UP6, UP4 ;`
-    UISETP_0x128c_2 = 564,
+    UISETP_0x128c_2 = 567,
     /// `UIADD3` (opcode key 0x1290), e.g. `@UP5 UIADD3 UR7, UP2, UP6, -UR37, UR19, -UR22 ;`
-    UIADD3_0x1290 = 565,
+    UIADD3_0x1290 = 568,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
-    UIADD3_0x1290_2 = 566,
+    UIADD3_0x1290_2 = 569,
     /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA UR60, UP4, -UR40, UR47, 0x19 ;`
-    ULEA_0x1291 = 567,
+    ULEA_0x1291 = 570,
     /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.X UR47, UP0, ~UR19, ~UR43, 0x18, UP6 ;`
-    ULEA_0x1291_2 = 568,
+    ULEA_0x1291_2 = 571,
     /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI UR25, UP2, -UR29, -UR58, UR47, 0x1a ;`
-    ULEA_0x1291_3 = 569,
+    ULEA_0x1291_3 = 572,
     /// `ULEA` (opcode key 0x1291), e.g. `@!UPT ULEA.HI.SX32 UR58, UP4, UR21, -URZ, 0x9 ;`
-    ULEA_0x1291_4 = 570,
+    ULEA_0x1291_4 = 573,
     /// `ULEA` (opcode key 0x1291), e.g. `@UP2 ULEA.HI.X UR0, UP4, ~UR36, UR9, UR44, 0x0, !UPT;`
-    ULEA_0x1291_5 = 571,
+    ULEA_0x1291_5 = 574,
     /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X.SX32 UR22, UP6, UR45, ~UR41, 0x19, UP2 ;`
-    ULEA_0x1291_6 = 572,
+    ULEA_0x1291_6 = 575,
     /// `ULOP3` (opcode key 0x1292), e.g. `ULOP3.LUT UR6, URZ, UR7, URZ, 0x33, !UPT ;`
-    ULOP3_0x1292 = 573,
+    ULOP3_0x1292 = 576,
     /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT UR27, UR13, UR31, UR16 ;`
-    UPRMT_0x1296 = 574,
+    UPRMT_0x1296 = 577,
     /// `UIADD3` (opcode key 0x1297), e.g. `@UP5 UIADD3.64 UR49, UP1, UP3, -UR30, URZ, -UR59 ;`
-    UIADD3_0x1297 = 575,
+    UIADD3_0x1297 = 578,
     /// `UIADD3` (opcode key 0x1297), e.g. `@UP3 UIADD3.64.X UR58, UP2, UP5, ~UR24, UR0, ~UR8, UP1, !UP2 ;`
-    UIADD3_0x1297_2 = 576,
+    UIADD3_0x1297_2 = 579,
     /// `USHF` (opcode key 0x1299), e.g. `@UP6 USHF.R.U64 UR50, UR31, UR12, UR47 ;`
-    USHF_0x1299 = 577,
+    USHF_0x1299 = 580,
     /// `USGXT` (opcode key 0x129a), e.g. `@UP6 USGXT UR60, UR30, UR27 ;`
-    USGXT_0x129a = 578,
+    USGXT_0x129a = 581,
     /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK.W UR10, UR33, UR18 ;`
-    UBMSK_0x129b = 579,
+    UBMSK_0x129b = 582,
     /// `UPLOP3` (opcode key 0x129d), e.g. `@UP1 UPLOP3.LUT UP1, UP5, !UP2, UR49.SIGN, !UP1, 0x2c, 0xe8 ;`
-    UPLOP3_0x129d = 580,
+    UPLOP3_0x129d = 583,
     /// `UPLOP3` (opcode key 0x129e), e.g. `@UP3 UPLOP3.LUT UP4, UP4, UP3, UR12.SIGN, UR11.SIGN, 0xc9, 0xd4 ;`
-    UPLOP3_0x129e = 581,
+    UPLOP3_0x129e = 584,
     /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP5 UPLOP3.LUT UP6, UP6, UR7.SIGN, UR42.SIGN, UR45.SIGN, 0xd7, 0x11 ;`
-    UPLOP3_0x129f = 582,
+    UPLOP3_0x129f = 585,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
-    UIMAD_0x12a4 = 583,
+    UIMAD_0x12a4 = 586,
     /// `UIMAD` (opcode key 0x12a4), e.g. `@UP5 UIMAD.X UR5, UR53, UR39, ~UR10, UP1 ;`
-    UIMAD_0x12a4_2 = 584,
+    UIMAD_0x12a4_2 = 587,
     /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE UR20, UP4, UR55, UR60, UR4 ;`
-    UIMAD_0x12a5 = 585,
+    UIMAD_0x12a5 = 588,
     /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP6 UIMAD.WIDE.U32.X UR6, UP4, UR10, UR19, ~UR10, !UPT ;`
-    UIMAD_0x12a5_2 = 586,
+    UIMAD_0x12a5_2 = 589,
     /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP2 UF2FP.???14.PACK_AB.???6 UR2, UR16, UR40 ;`
-    UF2FP_0x12ba = 587,
+    UF2FP_0x12ba = 590,
     /// `UF2FP` (opcode key 0x12ba), e.g. `@UP4 UF2FP.???5.MERGE_C.???7 UR10, UR53, UR45.H1 ;`
-    UF2FP_0x12ba_2 = 588,
+    UF2FP_0x12ba_2 = 591,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
-    UFLO_0x12bd = 589,
+    UFLO_0x12bd = 592,
     /// `UBREV` (opcode key 0x12be), e.g. `@UP6 UBREV UR60, UR19 ;`
-    UBREV_0x12be = 590,
+    UBREV_0x12be = 593,
     /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP6 UPOPC UR34, ~UR39 ;`
-    UPOPC_0x12bf = 591,
+    UPOPC_0x12bf = 594,
     /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P4 LDTRAM.C R142, a[UR60+0x14c] ;`
-    LDTRAM_0x13ad = 592,
+    LDTRAM_0x13ad = 595,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
-    X_0x1478 = 593,
+    X_0x1478 = 596,
     /// `ULEA` (opcode key 0x1491), e.g. `@!UP2 ULEA.???0 UR30, UP3, UR47, UR43, 0xf884261d, 0x1f ;`
-    ULEA_0x1491 = 594,
+    ULEA_0x1491 = 597,
     /// `ULEA` (opcode key 0x1491), e.g. `@UP3 ULEA.HI.X UR44, UP2, UR27, UR47, 0xe05d7e69, 0x1d, UP5 ;`
-    ULEA_0x1491_2 = 595,
+    ULEA_0x1491_2 = 598,
     /// `USHF` (opcode key 0x1499), e.g. `@!UP4 USHF.R.W.U32.HI UR0, UR57, UR2, 0x4c843142 ;`
-    USHF_0x1499 = 596,
+    USHF_0x1499 = 599,
     /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD UR12, UR29, UR29, 0x3a9d8928 ;`
-    UIMAD_0x14a4 = 597,
+    UIMAD_0x14a4 = 600,
     /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP0 UIMAD.X UR3, UR23, UR7, -0x1b19ac23, !UPT ;`
-    UIMAD_0x14a4_2 = 598,
+    UIMAD_0x14a4_2 = 601,
     /// `UF2FP` (opcode key 0x14ba), e.g. `@UP0 UF2FP.???2.MERGE_C.???5 UR10, UR15, 1.9821307884414739175e-14 ;`
-    UF2FP_0x14ba = 599,
+    UF2FP_0x14ba = 602,
     /// `ALD` (opcode key 0x1521), e.g. `@!P3 ALD.96 R209, a[UR11+0x1a8], R110 ;`
-    ALD_0x1521 = 600,
+    ALD_0x1521 = 603,
     /// `ALD` (opcode key 0x1521), e.g. `@!P4 ALD.O.P.96 R2, a[UR13+-0x12], ???124 ;`
-    ALD_0x1521_2 = 601,
+    ALD_0x1521_2 = 604,
     /// `IPA` (opcode key 0x1526), e.g. `@P2 IPA.STATE.OFFSET R40, P1, a[UR43+0x288], R177;`
-    IPA_0x1526 = 602,
+    IPA_0x1526 = 605,
     /// `IPA` (opcode key 0x1526), e.g. `@P0 IPA.STATE R96, P6, a[UR39+0x358] ;`
-    IPA_0x1526_2 = 603,
+    IPA_0x1526_2 = 606,
     /// `BRA` (opcode key 0x1547), e.g. `@!P0 BRA.INC.???0 UP4, 0x770585360940 ;`
-    BRA_0x1547 = 604,
+    BRA_0x1547 = 607,
     /// `JMP` (opcode key 0x154a), e.g. `@P5 JMP.INC.???3 P6, UP4, 0x1e49b4a93dd28 ;`
-    JMP_0x154a = 605,
+    JMP_0x154a = 608,
     /// `LDC` (opcode key 0x1582), e.g. `@!P1 LDC.ISL R170, cx[UR1][0xc681] ;`
-    LDC_0x1582 = 606,
+    LDC_0x1582 = 609,
     /// `LDC` (opcode key 0x1582), e.g. `@!P3 LDC.S8.ISL R105, cx[UR47][R76+-0x26ff] ;`
-    LDC_0x1582_2 = 607,
+    LDC_0x1582_2 = 610,
     /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P0 VABSDIFF.U32 R162, P5, R126, R119.reuse, cx[UR49][0x4790] ;`
-    VABSDIFF_0x1614 = 608,
+    VABSDIFF_0x1614 = 611,
     /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!PT VABSDIFF4.U8.ACC R129, P5, R118.reuse, R225.reuse, cx[UR5][0xad34] ;`
-    VABSDIFF4_0x1615 = 609,
+    VABSDIFF4_0x1615 = 612,
     /// `PRMT` (opcode key 0x1616), e.g. `@P0 PRMT R231, R89, R180, cx[UR10][0xf578] ;`
-    PRMT_0x1616 = 610,
+    PRMT_0x1616 = 613,
     /// `SHF` (opcode key 0x1619), e.g. `@!P2 SHF.R.U32.HI R215, R55, R237, cx[UR3][0xe4d0] ;`
-    SHF_0x1619 = 611,
+    SHF_0x1619 = 614,
     /// `FADD` (opcode key 0x1621), e.g. `@!P2 FADD.FTZ.SAT R14, R236, -cx[UR17][0x980] ;`
-    FADD_0x1621 = 612,
+    FADD_0x1621 = 615,
     /// `FFMA` (opcode key 0x1623), e.g. `@!P6 FFMA.RZ R242, -|R115|, |R240|, -|cx[UR37][0xe458]| ;`
-    FFMA_0x1623 = 613,
+    FFMA_0x1623 = 616,
     /// `IMAD` (opcode key 0x1624), e.g. `IMAD R177, R72, R231, -cx[UR43][0x9f94] ;`
-    IMAD_0x1624 = 614,
+    IMAD_0x1624 = 617,
     /// `IMAD` (opcode key 0x1624), e.g. `@!PT IMAD.U32.X R44, R130, R172, ~cx[UR56][0xfee0], P1 ;`
-    IMAD_0x1624_2 = 615,
+    IMAD_0x1624_2 = 618,
     /// `IMAD` (opcode key 0x1625), e.g. `@!P4 IMAD.WIDE R233, P5, R133, R174, -cx[UR61][0x42d0] ;`
-    IMAD_0x1625 = 616,
+    IMAD_0x1625 = 619,
     /// `IMAD` (opcode key 0x1625), e.g. `@P0 IMAD.WIDE.X R135, P6, R29, R8.reuse, cx[UR0][0x7da0], P0 ;`
-    IMAD_0x1625_2 = 617,
+    IMAD_0x1625_2 = 620,
     /// `IMAD` (opcode key 0x1627), e.g. `@!P4 IMAD.HI R207, P6, R219, R195, cx[UR31][0xe3ec] ;`
-    IMAD_0x1627 = 618,
+    IMAD_0x1627 = 621,
     /// `IMAD` (opcode key 0x1627), e.g. `@!P1 IMAD.HI.X R119, P0, R194.reuse, R214, cx[UR45][0x7844], P1 ;`
-    IMAD_0x1627_2 = 619,
+    IMAD_0x1627_2 = 622,
     /// `DADD` (opcode key 0x1629), e.g. `@!P0 DADD R5, -|R171|, |cx[UR19][0xc7ec]| ;`
-    DADD_0x1629 = 620,
+    DADD_0x1629 = 623,
     /// `DSETP` (opcode key 0x162a), e.g. `@P2 DSETP.MIN.INVALID3 P1, PT, -|R215|, cx[UR28][0x8f6c], PT;`
-    DSETP_0x162a = 621,
+    DSETP_0x162a = 624,
     /// `DFMA` (opcode key 0x162b), e.g. `@P6 DFMA.RM R71, R198, |R138|, -cx[UR23][0xa44] ;`
-    DFMA_0x162b = 622,
+    DFMA_0x162b = 625,
     /// `CLMAD` (opcode key 0x162c), e.g. `@!P3 CLMAD.LO R150, R181, R54, cx[UR60][0x5c68] ;`
-    CLMAD_0x162c = 623,
+    CLMAD_0x162c = 626,
     /// `HADD2` (opcode key 0x1630), e.g. `@P4 HADD2.SAT R62, -|R60|.H0_H0, -cx[UR41] [0x8f78].H0_H0 ;`
-    HADD2_0x1630 = 624,
+    HADD2_0x1630 = 627,
     /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.SAT R89, R10.H0_H0, -|cx[UR8] [0x894]| ;`
-    HADD2_0x1630_2 = 625,
+    HADD2_0x1630_2 = 628,
     /// `HFMA2` (opcode key 0x1631), e.g. `@P1 HFMA2.FTZ.RELU R86, -R117.H1_H1, -R126.INVALID5, -|cx[UR41] [0x1478]|, !PT ;`
-    X_0x1631 = 626,
+    X_0x1631 = 629,
     /// `HFMA2` (opcode key 0x1631), e.g. `HFMA2.INVALID3.SAT R138, |R7|, -|R161|.H1_H1, -|cx[UR20] [0xf364].H0_H0| ;`
-    X_0x1631_2 = 627,
+    X_0x1631_2 = 630,
     /// `HSET2` (opcode key 0x1633), e.g. `HSET2.GE.INVALID3 R213, |R32|.H0_H0, -cx[UR10] [0x9cc4].F32, P5 ;`
-    HSET2_0x1633 = 628,
+    HSET2_0x1633 = 631,
     /// `HSETP2` (opcode key 0x1634), e.g. `@!P5 HSETP2.LTU.H_AND.FTZ.OR P1, P0, -R251, cx[UR42] [0xa74].H0_H0, P1 ;`
-    HSETP2_0x1634 = 629,
+    HSETP2_0x1634 = 632,
     /// `HFMA2` (opcode key 0x1635), e.g. `@!P2 HFMA2.MMA.INVALID3.RELU R133, R43, |R1|, -cx[UR34][0xcd8c], !P0 ;`
-    HFMA2_0x1635 = 630,
+    HFMA2_0x1635 = 633,
     /// `HFMA2` (opcode key 0x1635), e.g. `@!PT HFMA2.MMA R175, -|R31|, |R204|, -cx[UR15][0x5b0c] ;`
-    HFMA2_0x1635_2 = 631,
+    HFMA2_0x1635_2 = 634,
     /// `F2FP` (opcode key 0x163e), e.g. `@P5 F2FP.???2.MERGE_C.RS.REG_RS.9b R202, R250.reuse, R121.reuse, cx[UR52] [0x95bc].H1 ;`
-    F2FP_0x163e = 632,
+    F2FP_0x163e = 635,
     /// `F2FP` (opcode key 0x163e), e.g. `@!P0 F2FP.BF16.???0 R209, R34, cx[UR2] [0x7514].H1 ;`
-    X_0x163e = 633,
+    X_0x163e = 636,
     /// `F2IP` (opcode key 0x1643), e.g. `@P0 F2IP.INVALID3.F32.TRUNC R85, R53.reuse, R127.reuse, cx[UR40] [0xcdc] ;`
-    F2IP_0x1643 = 634,
+    F2IP_0x1643 = 637,
     /// `JMP` (opcode key 0x174a), e.g. `@!P0 JMP.DEC.???3 !PT, UP2, c[0x19][0x7dc0] ;`
-    JMP_0x174a = 635,
+    JMP_0x174a = 638,
     /// `LDSM` (opcode key 0x183b), e.g. `@P2 LDSM.16.M832 R219, [R243+UR14+0x1a169b] ;`
-    X_0x183b = 636,
+    X_0x183b = 639,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
-    X_0x1878 = 637,
+    X_0x1878 = 640,
     /// `UP2UR` (opcode key 0x1883), e.g. `@!UP2 UP2UR.B2 UR46, UPR, UR19, 0x159aa726 ;`
-    UP2UR_0x1883 = 638,
+    UP2UR_0x1883 = 641,
     /// `UR2UP` (opcode key 0x1884), e.g. `@UP2 UR2UP UPR, UR61, 0xf64b649f ;`
-    UR2UP_0x1884 = 639,
+    UR2UP_0x1884 = 642,
     /// `USEL` (opcode key 0x1887), e.g. `USEL UR4, URZ, 0x1, !UP0 ;`
-    USEL_0x1887 = 640,
+    USEL_0x1887 = 643,
     /// `UISETP` (opcode key 0x188c), e.g. `UISETP.GT.AND UP0, UPT, UR4, 0x7, UPT ;`
-    UISETP_0x188c = 641,
+    UISETP_0x188c = 644,
     /// `UISETP` (opcode key 0x188c), e.g. `@!UPT UISETP.GE.AND.EX UPT, UP6, UR28, -0x2a92215f, UP6, UP3 ;`
-    UISETP_0x188c_2 = 642,
+    UISETP_0x188c_2 = 645,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
-    UIADD3_0x1890 = 643,
+    UIADD3_0x1890 = 646,
     /// `UIADD3` (opcode key 0x1890), e.g. `@UP5 UIADD3.X UR28, UP2, UP4, UR42, -0x6ef124b5, ~UR0, UP4, UP6 ;`
-    UIADD3_0x1890_2 = 644,
+    UIADD3_0x1890_2 = 647,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA UR6, UP2, UR25, 0x8776ff99, 0xf ;`
-    ULEA_0x1891 = 645,
+    ULEA_0x1891 = 648,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.X UR61, UP5, ~UR56, 0xc6bfe6cc, 0x7, !UP2 ;`
-    ULEA_0x1891_2 = 646,
+    ULEA_0x1891_2 = 649,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI UR34, UP6, UR27, 0xd6358752, UR56, 0x3 ;`
-    ULEA_0x1891_3 = 647,
+    ULEA_0x1891_3 = 650,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI.SX32 UR11, UP1, -UR39, 0x1f8c113, 0x8;`
-    ULEA_0x1891_4 = 648,
+    ULEA_0x1891_4 = 651,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.X UR48, UP4, ~UR48, 0x9f55e7ac, UR45, 0x6, !UP3 ;`
-    ULEA_0x1891_5 = 649,
+    ULEA_0x1891_5 = 652,
     /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.X.SX32 UR50, UP0, UR23, 0x54f94cab, 0x11, !UP2 ;`
-    ULEA_0x1891_6 = 650,
+    ULEA_0x1891_6 = 653,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
-    ULOP3_0x1892 = 651,
+    ULOP3_0x1892 = 654,
     /// `UPRMT` (opcode key 0x1896), e.g. `UPRMT UR18, UR0, 0xbf580373, UR13 ;`
-    UPRMT_0x1896 = 652,
+    UPRMT_0x1896 = 655,
     /// `UIADD3` (opcode key 0x1897), e.g. `@!UP1 UIADD3.64 UR16, UP6, UP5, -UR5, 0x369393c5, -UR47 ;`
-    UIADD3_0x1897 = 653,
+    UIADD3_0x1897 = 656,
     /// `UIADD3` (opcode key 0x1897), e.g. `@!UP0 UIADD3.64.X UR32, UP0, UR24, -0xd5094a, ~UR32, UP1, UPT ;`
-    UIADD3_0x1897_2 = 654,
+    UIADD3_0x1897_2 = 657,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
-    USHF_0x1899 = 655,
+    USHF_0x1899 = 658,
     /// `USGXT` (opcode key 0x189a), e.g. `@UP6 USGXT UR36, UR30, 0xd2fdfae2 ;`
-    USGXT_0x189a = 656,
+    USGXT_0x189a = 659,
     /// `UBMSK` (opcode key 0x189b), e.g. `@!UP6 UBMSK.W UR23, UR26, 0x6761b266 ;`
-    UBMSK_0x189b = 657,
+    UBMSK_0x189b = 660,
     /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP4 UIMAD UR4, UR35, 0x1b65c3ad, -UR46 ;`
-    UIMAD_0x18a4 = 658,
+    UIMAD_0x18a4 = 661,
     /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.X UR55, URZ, 0x3c24370e, UR54, UPT ;`
-    UIMAD_0x18a4_2 = 659,
+    UIMAD_0x18a4_2 = 662,
     /// `UIMAD` (opcode key 0x18a5), e.g. `@UP5 UIMAD.WIDE.U32 UR34, UP1, UR40, -0x2c3782df, UR46 ;`
-    UIMAD_0x18a5 = 660,
+    UIMAD_0x18a5 = 663,
     /// `UIMAD` (opcode key 0x18a5), e.g. `@UP2 UIMAD.WIDE.U32.X UR0, UP6, UR21, -0x5fa4c0ce, ~UR29, UPT ;`
-    UIMAD_0x18a5_2 = 661,
+    UIMAD_0x18a5_2 = 664,
     /// `ULDC` (opcode key 0x18b8), e.g. `@!UP3 ULDC.U8 UR23, [0xd05f3492] ;`
-    ULDC_0x18b8 = 662,
+    ULDC_0x18b8 = 665,
     /// `ULDC` (opcode key 0x18b8), e.g. `@UP3 ULDC.S8 UR11, [UR36+0x46695191], !UP0 ;`
-    ULDC_0x18b8_2 = 663,
+    ULDC_0x18b8_2 = 666,
     /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP6 UF2FP.???11.PACK_AB UR4, UR55, 1.9258661961060766355e-27 ;`
-    UF2FP_0x18ba = 664,
+    UF2FP_0x18ba = 667,
     /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP2 UF2FP.???11.MERGE_C UR6, -3.30862819318687579767e+23, UR2.H1 ;`
-    UF2FP_0x18ba_2 = 665,
+    UF2FP_0x18ba_2 = 668,
     /// `UCLEA` (opcode key 0x18bc), e.g. `@UP2 UCLEA UR18, UP1, UR13, 0x621, 0x9 ;`
-    UCLEA_0x18bc = 666,
+    UCLEA_0x18bc = 669,
     /// `UFLO` (opcode key 0x18bd), e.g. `@UP3 UFLO.U32 UR35, 0x9c690117 ;`
-    UFLO_0x18bd = 667,
+    UFLO_0x18bd = 670,
     /// `UBREV` (opcode key 0x18be), e.g. `@!UPT UBREV UR46, 0x5f0bb76b ;`
-    UBREV_0x18be = 668,
+    UBREV_0x18be = 671,
     /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP5 UPOPC UR18, 0xb4ef7278 ;`
-    UPOPC_0x18bf = 669,
+    UPOPC_0x18bf = 672,
     /// `IPA` (opcode key 0x1926), e.g. `@!P3 IPA.CONSTANT.???0 R192, P1, a[UR29+0xd0], 0x9353d1a6 ;`
-    IPA_0x1926 = 670,
+    IPA_0x1926 = 673,
     /// `CALL` (opcode key 0x1943), e.g. `@!P6 CALL.ABS.NOINC P6, UR36 -0x8b3982975194 ;`
-    CALL_0x1943 = 671,
+    CALL_0x1943 = 674,
     /// `CALL` (opcode key 0x1944), e.g. `@P0 CALL.REL !P6, UR28 -0xb99f131cae20 ;`
-    CALL_0x1944 = 672,
+    CALL_0x1944 = 675,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xd04b0 ;`
-    BRA_0x1947 = 673,
+    BRA_0x1947 = 676,
     /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DIV !P0, UR2, 0x1670cf7d6dfe8 ;`
-    JMP_0x194a = 674,
+    JMP_0x194a = 677,
     /// `RET` (opcode key 0x1950), e.g. `@P1 RET.REL.NODEC !P4, UR23 0x1d56904674480 ;`
-    RET_0x1950 = 675,
+    RET_0x1950 = 678,
     /// `RET` (opcode key 0x1950), e.g. `@!P1 RET.ABS.NODEC !P4, UR31 0x724738aa2b0 ;`
-    RET_0x1950_2 = 676,
+    RET_0x1950_2 = 679,
     /// `BRXU` (opcode key 0x1958), e.g. `@P6 BRXU.DEC.U P5, UR6 0x3b47282f96bc ;`
-    BRXU_0x1958 = 677,
+    BRXU_0x1958 = 680,
     /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.DEC.CONV !P2, UR55 0x1606c6813f4c0 ;`
-    JMXU_0x1959 = 678,
+    JMXU_0x1959 = 681,
     /// `LD` (opcode key 0x1980), e.g. `@P1 LD.EL.LTC64B.U16.MMIO.GPU R103, [UR41+0x4ec719], P4 ;`
-    LD_0x1980 = 679,
+    LD_0x1980 = 682,
     /// `LD` (opcode key 0x1980), e.g. `@!P1 LD.E.INVALID7.LTC64B.S16.STRONG.SYS R130, [R18.U32+UR27+0x30d3d9], P4 ;`
-    LD_0x1980_2 = 680,
+    LD_0x1980_2 = 683,
     /// `LD` (opcode key 0x1980), e.g. `@P6 LD.E.INVALID6.LTC256B.128.CONSTANT.CTA R95, [R239.64+UR39+-0x220de3], P0 ;`
-    LD_0x1980_3 = 681,
+    LD_0x1980_3 = 684,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
-    LD_0x1980_4 = 682,
+    LD_0x1980_4 = 685,
     /// `LDG` (opcode key 0x1981), e.g. `@!P1 LDG.LTC128B.64 P1, R77, [UR6+0x77c3ae], !P3 ;`
-    LDG_0x1981 = 683,
+    LDG_0x1981 = 686,
     /// `LDG` (opcode key 0x1981), e.g. `@P5 LDG.E.LTC64B.128.STRONG.SM P3, R240, [R127.U32+UR56+-0x5a5564], !P5 ;`
-    LDG_0x1981_2 = 684,
+    LDG_0x1981_2 = 687,
     /// `LDG` (opcode key 0x1981), e.g. `@P6 LDG.???0.INVALID7.STRONG.GPU P4, R66, [R118.64+UR54+0x4c74fe], P3 ;`
-    LDG_0x1981_3 = 685,
+    LDG_0x1981_3 = 688,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
-    LDG_0x1981_4 = 686,
+    LDG_0x1981_4 = 689,
     /// `LDL` (opcode key 0x1983), e.g. `@P0 LDL.NA.128 R10, [R169+UR45+0xb251c] ;`
-    LDL_0x1983 = 687,
+    LDL_0x1983 = 690,
     /// `LDL` (opcode key 0x1983), e.g. `@P6 LDL.U16 R205, desc[UR5][R172+0x7bd831] ;`
-    LDL_0x1983_2 = 688,
+    LDL_0x1983_2 = 691,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
-    LDS_0x1984 = 689,
+    LDS_0x1984 = 692,
     /// `ST` (opcode key 0x1985), e.g. `ST.E.LU.S8.CONSTANT.CTA [R19.U32+UR28+-0x541c68], R100 ;`
-    ST_0x1985 = 690,
+    ST_0x1985 = 693,
     /// `ST` (opcode key 0x1985), e.g. `@!P6 ST.???0.INVALID6.U8.STRONG.SYS [R108.64+UR11+-0x3acc61], R45 ;`
-    ST_0x1985_2 = 691,
+    ST_0x1985_2 = 694,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
-    ST_0x1985_3 = 692,
+    ST_0x1985_3 = 695,
     /// `STG` (opcode key 0x1986), e.g. `@!P4 STG.E.INVALID7.S8.STRONG.SM.PRIVATE [UR23+0x5482], R61 ;`
-    STG_0x1986 = 693,
+    STG_0x1986 = 696,
     /// `STG` (opcode key 0x1986), e.g. `@!P1 STG.E.LU.64.STRONG.SM [R166.U32+UR40+0x60249c], R64 ;`
-    STG_0x1986_2 = 694,
+    STG_0x1986_2 = 697,
     /// `STG` (opcode key 0x1986), e.g. `@P1 STG.???0.NA.64.STRONG.GPU.PRIVATE [R51.64+UR0+-0xd565a], R22 ;`
-    STG_0x1986_3 = 695,
+    STG_0x1986_3 = 698,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
-    STG_0x1986_4 = 696,
+    STG_0x1986_4 = 699,
     /// `STL` (opcode key 0x1987), e.g. `@!PT STL.LU [R196+UR59+-0x5f4df6], R55 ;`
-    STL_0x1987 = 697,
+    STL_0x1987 = 700,
     /// `STL` (opcode key 0x1987), e.g. `@P5 STL.EL.INVALID7 [R62+-0x760af1], R153 ;`
-    STL_0x1987_2 = 698,
+    STL_0x1987_2 = 701,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
-    STS_0x1988 = 699,
+    STS_0x1988 = 702,
     /// `ATOM` (opcode key 0x198a), e.g. `@!P1 ATOM.E.INVALID14.EF.INVALID9.STRONG.SM.PRIVATE P5, R222, [R64.U32+UR4+-0x7cd8f4], R10 ;`
-    ATOM_0x198a = 700,
+    ATOM_0x198a = 703,
     /// `ATOM` (opcode key 0x198a), e.g. `@!P1 ATOM.???0.INVALID9.EL.F64.RN.MMIO.SYS P5, R146, [R136.64+UR19+-0xc856], R251 ;`
-    ATOM_0x198a_2 = 701,
+    ATOM_0x198a_2 = 704,
     /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.???0.MIN.EF.F32.FTZ.RN.STRONG.GPU P4, R237, [R159.64+0x4700c6], R10 ;`
-    ATOM_0x198a_3 = 702,
+    ATOM_0x198a_3 = 705,
     /// `ATOMS` (opcode key 0x198c), e.g. `@!P4 ATOMS.INVALID13.64 R95, [R254.X8+UR1+-0x3f94d4], R53 ;`
-    ATOMS_0x198c = 703,
+    ATOMS_0x198c = 706,
     /// `RED` (opcode key 0x198e), e.g. `RED.XOR.INVALID7.S64.CONSTANT.CTA.PRIVATE [R199.U32+UR60+0x7823c4], R17 ;`
-    RED_0x198e = 704,
+    RED_0x198e = 707,
     /// `RED` (opcode key 0x198e), e.g. `@P5 RED.???0.OR.INVALID7.INVALID12.CONSTANT.CTA.PRIVATE [R198.64+UR24+-0x355b93], R173 ;`
-    RED_0x198e_2 = 705,
+    RED_0x198e_2 = 708,
     /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
-    RED_0x198e_3 = 706,
+    RED_0x198e_3 = 709,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P2 ATOMG.E.EXCH.INVALID7.INVALID10 P3, R206, [R31.U32+UR21+0x5003da], R129 ;`
-    ATOMG_0x19a8 = 707,
+    ATOMG_0x19a8 = 710,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P3 ATOMG.???0.MAX.INVALID9.CONSTANT.CTA P6, R156, [R44.64+URZ+0x7c8d5b], R74 ;`
-    ATOMG_0x19a8_2 = 708,
+    ATOMG_0x19a8_2 = 711,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
-    ATOMG_0x19a8_3 = 709,
+    ATOMG_0x19a8_3 = 712,
     /// `QSPC` (opcode key 0x19aa), e.g. `@!P4 QSPC.E.S P1, R253, [UR4+-0x7d1ae7] ;`
-    QSPC_0x19aa = 710,
+    QSPC_0x19aa = 713,
     /// `QSPC` (opcode key 0x19aa), e.g. `@P0 QSPC.E.G P1, R103, [R21.U32+UR58+-0x821d] ;`
-    QSPC_0x19aa_2 = 711,
+    QSPC_0x19aa_2 = 714,
     /// `QSPC` (opcode key 0x19aa), e.g. `@!P0 QSPC.E.G P6, R68, [R152.64+UR4+0x7164a3] ;`
-    QSPC_0x19aa_3 = 712,
+    QSPC_0x19aa_3 = 715,
     /// `ARRIVES` (opcode key 0x19b0), e.g. `@P1 ARRIVES.LDGSTSBAR.???0 [R163+UR20+0x674610] ;`
-    ARRIVES_0x19b0 = 713,
+    ARRIVES_0x19b0 = 716,
     /// `MOV` (opcode key 0x1a02), e.g. `@!P6 MOV R184, cx[UR22][0x33a0], 0x3 ;`
-    MOV_0x1a02 = 714,
+    MOV_0x1a02 = 717,
     /// `P2R` (opcode key 0x1a03), e.g. `@!P4 P2R.B3 R50, PR, R232, cx[UR60][0xef00] ;`
-    P2R_0x1a03 = 715,
+    P2R_0x1a03 = 718,
     /// `R2P` (opcode key 0x1a04), e.g. `@P2 R2P PR, R219.B1, cx[UR51][0x787c];`
-    R2P_0x1a04 = 716,
+    R2P_0x1a04 = 719,
     /// `SEL` (opcode key 0x1a07), e.g. `@P1 SEL R33, R55, cx[UR9][0x8edc], !P0 ;`
-    SEL_0x1a07 = 717,
+    SEL_0x1a07 = 720,
     /// `FSEL` (opcode key 0x1a08), e.g. `@!P5 FSEL R32, -|R192|, -|cx[UR4][0x2874]|, !P5 ;`
-    FSEL_0x1a08 = 718,
+    FSEL_0x1a08 = 721,
     /// `FMNMX` (opcode key 0x1a09), e.g. `@P1 FMNMX.FTZ.XORSIGN R194, |R244|, |cx[UR33][0x60e4]|, !P2 ;`
-    FMNMX_0x1a09 = 719,
+    FMNMX_0x1a09 = 722,
     /// `FSET` (opcode key 0x1a0a), e.g. `@P2 FSET.BF.GEU.INVALID3 R109, |R117|, -|cx[UR53][0x7d84]|, P1 ;`
-    FSET_0x1a0a = 720,
+    FSET_0x1a0a = 723,
     /// `FSETP` (opcode key 0x1a0b), e.g. `@P2 FSETP.EQ.FTZ.AND PT, P6, -R9, cx[UR20][0x819c], P4 ;`
-    FSETP_0x1a0b = 721,
+    FSETP_0x1a0b = 724,
     /// `ISETP` (opcode key 0x1a0c), e.g. `@P6 ISETP.EQ.OR P0, P0, R124, cx[UR50][0x3710], !P2 ;`
-    ISETP_0x1a0c = 722,
+    ISETP_0x1a0c = 725,
     /// `ISETP` (opcode key 0x1a0c), e.g. `@P5 ISETP.EQ.U32.AND.EX PT, P0, R64, cx[UR57][0xf20], !P3, P4 ;`
-    ISETP_0x1a0c_2 = 723,
+    ISETP_0x1a0c_2 = 726,
     /// `IADD3` (opcode key 0x1a10), e.g. `@P2 IADD3 R3, P1, P0, R4, -cx[UR10][0x4f8], -R69 ;`
-    IADD3_0x1a10 = 724,
+    IADD3_0x1a10 = 727,
     /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3.X R107, P4, P0, ~R44, ~cx[UR18][0xcfdc], R107, P3, P4 ;`
-    IADD3_0x1a10_2 = 725,
+    IADD3_0x1a10_2 = 728,
     /// `LEA` (opcode key 0x1a11), e.g. `@P2 LEA R145, P4, R50, -cx[UR10][0xb148], 0x1 ;`
-    LEA_0x1a11 = 726,
+    LEA_0x1a11 = 729,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.X R31, P4, R23, cx[UR61][0xc1ec], 0x1a, !P3 ;`
-    LEA_0x1a11_2 = 727,
+    LEA_0x1a11_2 = 730,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P5 LEA.HI R129, P5, R231, -cx[UR33][0x7258], RZ, 0x13 ;`
-    LEA_0x1a11_3 = 728,
+    LEA_0x1a11_3 = 731,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.SX32 R29, -R2, -cx[UR60][0xc594], 0xe ;`
-    LEA_0x1a11_4 = 729,
+    LEA_0x1a11_4 = 732,
     /// `LEA` (opcode key 0x1a11), e.g. `@P2 LEA.HI.X R122, P3, R154, ~cx[UR3][0xad0], R168, 0x14, !P6 ;`
-    LEA_0x1a11_5 = 730,
+    LEA_0x1a11_5 = 733,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.X.SX32 R71, P2, R223.reuse, ~cx[UR15][0x9f8], 0xb, P2 ;`
-    LEA_0x1a11_6 = 731,
+    LEA_0x1a11_6 = 734,
     /// `LOP3` (opcode key 0x1a12), e.g. `@P5 LOP3.LUT.PAND P1, R171, R140.reuse, cx[UR62][0xd76c], R29.reuse, 0x3e, P3 ;`
-    LOP3_0x1a12 = 732,
+    LOP3_0x1a12 = 735,
     /// `IABS` (opcode key 0x1a13), e.g. `@P6 IABS R27, cx[UR61][0x3698] ;`
-    IABS_0x1a13 = 733,
+    IABS_0x1a13 = 736,
     /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P2 VABSDIFF R62, P5, R161, cx[UR22][0x7dec], R82 ;`
-    VABSDIFF_0x1a14 = 734,
+    VABSDIFF_0x1a14 = 737,
     /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P6 VABSDIFF4 R81, P6, R250, cx[UR39][0x5ae0], R187 ;`
-    VABSDIFF4_0x1a15 = 735,
+    VABSDIFF4_0x1a15 = 738,
     /// `PRMT` (opcode key 0x1a16), e.g. `@P2 PRMT R229, R48, cx[UR8][0xeb20], R167 ;`
-    PRMT_0x1a16 = 736,
+    PRMT_0x1a16 = 739,
     /// `IMNMX` (opcode key 0x1a17), e.g. `IMNMX R45, R66, cx[UR13][0x9834], !P6 ;`
-    IMNMX_0x1a17 = 737,
+    IMNMX_0x1a17 = 740,
     /// `SHF` (opcode key 0x1a19), e.g. `@!P4 SHF.R.U32 R34, R123, cx[UR18][0x98], R188 ;`
-    SHF_0x1a19 = 738,
+    SHF_0x1a19 = 741,
     /// `SGXT` (opcode key 0x1a1a), e.g. `@!P0 SGXT.U32 R136, R207, cx[UR62][0xa660] ;`
-    SGXT_0x1a1a = 739,
+    SGXT_0x1a1a = 742,
     /// `BMSK` (opcode key 0x1a1b), e.g. `@!P0 BMSK RZ, R242, cx[UR55][0xec58] ;`
-    BMSK_0x1a1b = 740,
+    BMSK_0x1a1b = 743,
     /// `PLOP3` (opcode key 0x1a1d), e.g. `@P2 PLOP3.LUT P5, P1, !P3, cx[UR4] [0xdf8].SIGN, !P3, 0xe, 0x59 ;`
-    PLOP3_0x1a1d = 741,
+    PLOP3_0x1a1d = 744,
     /// `PLOP3` (opcode key 0x1a1e), e.g. `PLOP3.LUT PT, P1, !PT, cx[UR49] [0xb28c].SIGN, R66.SIGN, 0xb, 0xef ;`
-    PLOP3_0x1a1e = 742,
+    PLOP3_0x1a1e = 745,
     /// `PLOP3` (opcode key 0x1a1f), e.g. `@P0 PLOP3.LUT P1, P1, R238.SIGN, cx[UR0] [0xa7d8].SIGN, R249.SIGN, 0x1b, 0x44 ;`
-    PLOP3_0x1a1f = 743,
+    PLOP3_0x1a1f = 746,
     /// `FMUL` (opcode key 0x1a20), e.g. `@!P3 FMUL.M8.RM R96, R124, cx[UR6][0xa2c] ;`
-    FMUL_0x1a20 = 744,
+    FMUL_0x1a20 = 747,
     /// `FFMA` (opcode key 0x1a23), e.g. `@!PT FFMA.FTZ.RM R16, |R55|, -|cx[UR17][0x6920]|, R53 ;`
-    FFMA_0x1a23 = 745,
+    FFMA_0x1a23 = 748,
     /// `IMAD` (opcode key 0x1a24), e.g. `@!P4 IMAD.U32 R73, R32.reuse, cx[UR7][0x855c], R53.reuse ;`
-    IMAD_0x1a24 = 746,
+    IMAD_0x1a24 = 749,
     /// `IMAD` (opcode key 0x1a24), e.g. `@P5 IMAD.U32.X R169, RZ, cx[UR37][0x666c], R146, !P6 ;`
-    IMAD_0x1a24_2 = 747,
+    IMAD_0x1a24_2 = 750,
     /// `IMAD` (opcode key 0x1a25), e.g. `@!P1 IMAD.WIDE.U32 R64, P1, R41, cx[UR8][0x3798], -R235 ;`
-    IMAD_0x1a25 = 748,
+    IMAD_0x1a25 = 751,
     /// `IMAD` (opcode key 0x1a25), e.g. `@!P5 IMAD.WIDE.U32.X R6, P2, R238, cx[UR32][0x14f4], ~R169, !P1 ;`
-    IMAD_0x1a25_2 = 749,
+    IMAD_0x1a25_2 = 752,
     /// `IDP` (opcode key 0x1a26), e.g. `@P0 IDP.4A.U8.U8 R150, R244.reuse, cx[UR9][0xbe5c], R222 ;`
-    IDP_0x1a26 = 750,
+    IDP_0x1a26 = 753,
     /// `IDP` (opcode key 0x1a26), e.g. `@P3 IDP.2A.LO.S16.S8 R124, R35.reuse, cx[UR57][0xe8dc], R129 ;`
-    IDP_0x1a26_2 = 751,
+    IDP_0x1a26_2 = 754,
     /// `IMAD` (opcode key 0x1a27), e.g. `@P0 IMAD.HI R114, R12, cx[UR49][0x25bc], -R59.reuse ;`
-    IMAD_0x1a27 = 752,
+    IMAD_0x1a27 = 755,
     /// `IMAD` (opcode key 0x1a27), e.g. `@!P5 IMAD.HI.X R188, P1, R23.reuse, cx[UR23][0xc7f0], R26.reuse, !P1 ;`
-    IMAD_0x1a27_2 = 753,
+    IMAD_0x1a27_2 = 756,
     /// `DMUL` (opcode key 0x1a28), e.g. `@!P3 DMUL R108, |R87|, -|cx[UR29][0xab80]| ;`
-    DMUL_0x1a28 = 754,
+    DMUL_0x1a28 = 757,
     /// `DFMA` (opcode key 0x1a2b), e.g. `DFMA.RP R231, -|R33|, -|cx[UR15][0x44d0]|, -|R104| ;`
-    DFMA_0x1a2b = 755,
+    DFMA_0x1a2b = 758,
     /// `CLMAD` (opcode key 0x1a2c), e.g. `@P1 CLMAD.HI R19, R26, cx[UR10][0x404c], R152 ;`
-    CLMAD_0x1a2c = 756,
+    CLMAD_0x1a2c = 759,
     /// `HFMA2` (opcode key 0x1a31), e.g. `@!P1 HFMA2.F32.RELU R12, |R53|.H0_H0, -cx[UR49] [0xa690].INVALID7, R232.reuse, P3 ;`
-    X_0x1a31 = 757,
+    X_0x1a31 = 760,
     /// `HFMA2` (opcode key 0x1a31), e.g. `@!P3 HFMA2.BF16_V2.INVALID3.SAT R230, |R14|.H1_H1, -cx[UR38] [0x5610].H1_H1, -R218 ;`
-    X_0x1a31_2 = 758,
+    X_0x1a31_2 = 761,
     /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.FTZ.SAT R51, -R237.F32, -cx[UR35] [0xcc9c].F32 ;`
-    HMUL2_0x1a32 = 759,
+    HMUL2_0x1a32 = 762,
     /// `HFMA2` (opcode key 0x1a35), e.g. `@!PT HFMA2.MMA.FTZ.RELU R143, |R22|, -|cx[UR30][0x1558]|, |R130|, !PT ;`
-    HFMA2_0x1a35 = 760,
+    HFMA2_0x1a35 = 763,
     /// `HFMA2` (opcode key 0x1a35), e.g. `@P2 HFMA2.MMA.FTZ R109, -R73, |cx[UR27][0x89b4]|, -|R45| ;`
-    HFMA2_0x1a35_2 = 761,
+    HFMA2_0x1a35_2 = 764,
     /// `I2I` (opcode key 0x1a38), e.g. `@!P6 I2I.U16.S32.SAT R29, cx[UR36][0x14d4] ;`
-    I2I_0x1a38 = 762,
+    I2I_0x1a38 = 765,
     /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.S2.S32 R201, R150, cx[UR2][0x43c0], R85.???1 ;`
-    I2IP_0x1a39 = 763,
+    I2IP_0x1a39 = 766,
     /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.U4.S32 R244, R78, cx[UR54][0x31d0], R100.???0 ;`
-    I2IP_0x1a39_2 = 764,
+    I2IP_0x1a39_2 = 767,
     /// `I2IP` (opcode key 0x1a39), e.g. `@P5 I2IP.S16.S32.SAT R176, R126, cx[UR16][0x6410], R82.???2 ;`
-    I2IP_0x1a39_3 = 765,
+    I2IP_0x1a39_3 = 768,
     /// `F2FP` (opcode key 0x1a3e), e.g. `@P3 F2FP.???3.PACK_AB.RS.10b.LTN25 R22, R208, cx[UR19][0x71a4], R128.reuse.H1 ;`
-    F2FP_0x1a3e = 766,
+    F2FP_0x1a3e = 769,
     /// `F2FP` (opcode key 0x1a3e), e.g. ``
-    X_0x1a3e = 767,
+    X_0x1a3e = 770,
     /// `F2FP` (opcode key 0x1a3e), e.g. `@P5 F2FP.SATFINITE.MERGE_C.RZ R197, cx[UR40][0x4a68], R72.H1 ;`
-    X_0x1a3e_2 = 768,
+    X_0x1a3e_2 = 771,
     /// `HMNMX2` (opcode key 0x1a40), e.g. `@P0 HMNMX2.F32.NAN.XORSIGN R179, R150.H1_H1, -cx[UR44] [0x9f64].H0_H0, P6 ;`
-    X_0x1a40 = 769,
+    X_0x1a40 = 772,
     /// `F2IP` (opcode key 0x1a43), e.g. `@P4 F2IP.S8.F32.INVALID1.RELU R243, R198, cx[UR58][0x7a38], R87.H1 ;`
-    F2IP_0x1a43 = 770,
+    F2IP_0x1a43 = 773,
     /// `I2FP` (opcode key 0x1a45), e.g. `@P1 I2FP.???7.???0 R155, cx[UR59][0x47e4] ;`
-    I2FP_0x1a45 = 771,
+    I2FP_0x1a45 = 774,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
-    X_0x1a78 = 772,
+    X_0x1a78 = 775,
     /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP6 ULDC UR11, cx[UR11][0x1fec] ;`
-    ULDC_0x1ab9 = 773,
+    ULDC_0x1ab9 = 776,
     /// `ULDC` (opcode key 0x1abb), e.g. `@!UP2 ULDC.U8 UR27, c[0x1d][UR31+-0x5edd] ;`
-    ULDC_0x1abb = 774,
+    ULDC_0x1abb = 777,
     /// `FLO` (opcode key 0x1b00), e.g. `@P3 FLO.SH R184, P5, cx[UR50][0x92d4] ;`
-    FLO_0x1b00 = 775,
+    FLO_0x1b00 = 778,
     /// `BREV` (opcode key 0x1b01), e.g. `@P6 BREV R191, cx[UR40][0xf3c0] ;`
-    BREV_0x1b01 = 776,
+    BREV_0x1b01 = 779,
     /// `FCHK` (opcode key 0x1b02), e.g. `@P5 FCHK P0, R169, |cx[UR18][0x2ed0]| ;`
-    FCHK_0x1b02 = 777,
+    FCHK_0x1b02 = 780,
     /// `F2F` (opcode key 0x1b04), e.g. ``
-    X_0x1b04 = 778,
+    X_0x1b04 = 781,
     /// `F2F` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R130, -cx[UR5][0xb818] ;`
-    X_0x1b04_2 = 779,
+    X_0x1b04_2 = 782,
     /// `F2I` (opcode key 0x1b05), e.g. `@P2 F2I.FTZ.S8.F16.NTZ R12, cx[UR12] [0x7700].INVALID2 ;`
-    F2I_0x1b05 = 780,
+    F2I_0x1b05 = 783,
     /// `F2I` (opcode key 0x1b05), e.g. `@!P4 F2I.FTZ.U16.NTZ R152, cx[UR32][0x399c] ;`
-    F2I_0x1b05_2 = 781,
+    F2I_0x1b05_2 = 784,
     /// `I2F` (opcode key 0x1b06), e.g. `@!P4 I2F.???3.U8.RZ R49, cx[UR52] [0xcb30] ;`
-    I2F_0x1b06 = 782,
+    I2F_0x1b06 = 785,
     /// `I2F` (opcode key 0x1b06), e.g. `@!P5 I2F.???0.S16.RP R110, cx[UR41] [0x8438].INVALID2 ;`
-    I2F_0x1b06_2 = 783,
+    I2F_0x1b06_2 = 786,
     /// `I2F` (opcode key 0x1b06), e.g. `@P1 I2F.U32.RP R161, cx[UR0][0x4724] ;`
-    I2F_0x1b06_3 = 784,
+    I2F_0x1b06_3 = 787,
     /// `FRND` (opcode key 0x1b07), e.g. `@P2 FRND.F16.CEIL R88, -cx[UR41] [0x7910].INVALID3 ;`
-    FRND_0x1b07 = 785,
+    FRND_0x1b07 = 788,
     /// `FRND` (opcode key 0x1b07), e.g. `@!PT FRND.FTZ.TRUNC R26, cx[UR39][0x9bb8] ;`
-    FRND_0x1b07_2 = 786,
+    FRND_0x1b07_2 = 789,
     /// `MUFU` (opcode key 0x1b08), e.g. `MUFU.INVALID13 R245, -cx[UR10][0xcc24] ;`
-    MUFU_0x1b08 = 787,
+    MUFU_0x1b08 = 790,
     /// `MUFU` (opcode key 0x1b08), e.g. `@P4 MUFU.INVALID11.F16 R38, cx[UR8] [0x43b4].H1 ;`
-    MUFU_0x1b08_2 = 788,
+    MUFU_0x1b08_2 = 791,
     /// `POPC` (opcode key 0x1b09), e.g. `@P2 POPC R26, cx[UR28][0x5238] ;`
-    POPC_0x1b09 = 789,
+    POPC_0x1b09 = 792,
     /// `F2F` (opcode key 0x1b10), e.g. `@P0 F2F.FTZ.F64.F16.RM R75, -|cx[UR42] [0x8f10].INVALID3| ;`
-    F2F_0x1b10 = 790,
+    F2F_0x1b10 = 793,
     /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.FTZ.F64.F32.RP R26, cx[UR55][0x5934] ;`
-    F2F_0x1b10_2 = 791,
+    F2F_0x1b10_2 = 794,
     /// `F2F` (opcode key 0x1b10), e.g. `@!P0 F2F.F32.F64.RM R58, |cx[UR41][0xe3c8]| ;`
-    F2F_0x1b10_3 = 792,
+    F2F_0x1b10_3 = 795,
     /// `F2I` (opcode key 0x1b11), e.g. `@P0 F2I.FTZ.U64.F16.CEIL R190, cx[UR39] [0x9b88].H1 ;`
-    F2I_0x1b11 = 793,
+    F2I_0x1b11 = 796,
     /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.U64.CEIL R159, cx[UR8][0x1ec0] ;`
-    F2I_0x1b11_2 = 794,
+    F2I_0x1b11_2 = 797,
     /// `F2I` (opcode key 0x1b11), e.g. `@!P4 F2I.S64.F64.NTZ R126, cx[UR3][0xdb54] ;`
-    F2I_0x1b11_3 = 795,
+    F2I_0x1b11_3 = 798,
     /// `F2I` (opcode key 0x1b11), e.g. `@!P2 F2I.FTZ.F64.FLOOR R5, -cx[UR8][0x63a4] ;`
-    F2I_0x1b11_4 = 796,
+    F2I_0x1b11_4 = 799,
     /// `I2F` (opcode key 0x1b12), e.g. `I2F.F64.S8.RM R37, cx[UR35] [0xdaf0].B3 ;`
-    I2F_0x1b12 = 797,
+    I2F_0x1b12 = 800,
     /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F64.S16.RZ R93, cx[UR58] [0xa524].INVALID3 ;`
-    I2F_0x1b12_2 = 798,
+    I2F_0x1b12_2 = 801,
     /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.F64.U32.RP R184, cx[UR51][0xa5a0] ;`
-    I2F_0x1b12_3 = 799,
+    I2F_0x1b12_3 = 802,
     /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.S64.RZ R202, cx[UR49][0x421c] ;`
-    I2F_0x1b12_4 = 800,
+    I2F_0x1b12_4 = 803,
     /// `I2F` (opcode key 0x1b12), e.g. `@P5 I2F.U64.RM R59, cx[UR49][0xbe64] ;`
-    I2F_0x1b12_5 = 801,
+    I2F_0x1b12_5 = 804,
     /// `FRND` (opcode key 0x1b13), e.g. `@P2 FRND.???5.CEIL R134, -cx[UR29][0xf018] ;`
-    FRND_0x1b13 = 802,
+    FRND_0x1b13 = 805,
     /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P6 WARPSYNC !P5, cx[UR59][0xea54] ;`
-    WARPSYNC_0x1b48 = 803,
+    WARPSYNC_0x1b48 = 806,
     /// `JMP` (opcode key 0x1b4a), e.g. `@P4 JMP.DIV !P6, UR55, c[0x9][0x3648] ;`
-    JMP_0x1b4a = 804,
+    JMP_0x1b4a = 807,
     /// `RPCMOV` (opcode key 0x1b52), e.g. `RPCMOV.32 Rpc.HI, cx[UR9][0xe720] ;`
-    RPCMOV_0x1b52 = 805,
+    RPCMOV_0x1b52 = 808,
     /// `RPCMOV` (opcode key 0x1b54), e.g. `@P5 RPCMOV.64 Rpc, cx[UR54][0x96c0] ;`
-    RPCMOV_0x1b54 = 806,
+    RPCMOV_0x1b54 = 809,
     /// `BMOV` (opcode key 0x1b56), e.g. `@P2 BMOV.32 ???54, cx[UR46][0x4564] ;`
-    BMOV_0x1b56 = 807,
+    BMOV_0x1b56 = 810,
     /// `BMOV` (opcode key 0x1b57), e.g. `@P4 BMOV.64 ATEXIT_PC, cx[UR52][0x6bc] ;`
-    BMOV_0x1b57 = 808,
+    BMOV_0x1b57 = 811,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
-    X_0x1b5a = 809,
+    X_0x1b5a = 812,
     /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P2 NANOSLEEP.WARP cx[UR6][0xfcd0] ;`
-    NANOSLEEP_0x1b5d = 810,
+    NANOSLEEP_0x1b5d = 813,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
-    MOV_0x1c02 = 811,
+    MOV_0x1c02 = 814,
     /// `P2R` (opcode key 0x1c03), e.g. `@!P1 P2R.B1 R143, PR, R46, UR53 ;`
-    P2R_0x1c03 = 812,
+    P2R_0x1c03 = 815,
     /// `R2P` (opcode key 0x1c04), e.g. `@P0 R2P PR, R47.B3, UR1;`
-    R2P_0x1c04 = 813,
+    R2P_0x1c04 = 816,
     /// `SEL` (opcode key 0x1c07), e.g. `@!P6 SEL R224, R66, UR21, P5 ;`
-    SEL_0x1c07 = 814,
+    SEL_0x1c07 = 817,
     /// `FSEL` (opcode key 0x1c08), e.g. `FSEL R170, -|R223|, UR38, !P4 ;`
-    FSEL_0x1c08 = 815,
+    FSEL_0x1c08 = 818,
     /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ.XORSIGN R242, -|R70|, -|UR14|, P6 ;`
-    FMNMX_0x1c09 = 816,
+    FMNMX_0x1c09 = 819,
     /// `FSET` (opcode key 0x1c0a), e.g. `@!PT FSET.BF.LE.OR R9, -R234, UR32, PT ;`
-    FSET_0x1c0a = 817,
+    FSET_0x1c0a = 820,
     /// `FSETP` (opcode key 0x1c0b), e.g. `@P4 FSETP.EQU.FTZ.OR P0, P3, |R108|, -|UR8|, PT ;`
-    FSETP_0x1c0b = 818,
+    FSETP_0x1c0b = 821,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.NE.U32.AND P0, PT, R8, UR4, PT ;`
-    ISETP_0x1c0c = 819,
+    ISETP_0x1c0c = 822,
     /// `ISETP` (opcode key 0x1c0c), e.g. `@P0 ISETP.F.U32.INVALID3.EX P0, P1, R250, UR19, !P6, P6 ;`
-    ISETP_0x1c0c_2 = 820,
+    ISETP_0x1c0c_2 = 823,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
-    IADD3_0x1c10 = 821,
+    IADD3_0x1c10 = 824,
     /// `IADD3` (opcode key 0x1c10), e.g. `@!P5 IADD3.X R103, P2, P5, R66.reuse, UR26, ~R180, P5, !P2 ;`
-    IADD3_0x1c10_2 = 822,
+    IADD3_0x1c10_2 = 825,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
-    LEA_0x1c11 = 823,
+    LEA_0x1c11 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.X R142, P0, R154, ~UR60, 0xa, P4 ;`
-    LEA_0x1c11_2 = 824,
+    LEA_0x1c11_2 = 827,
     /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI R18, -R209, -UR19, R73, 0x4 ;`
-    LEA_0x1c11_3 = 825,
+    LEA_0x1c11_3 = 828,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.SX32 R145, P4, -R197, UR49, 0x9 ;`
-    LEA_0x1c11_4 = 826,
+    LEA_0x1c11_4 = 829,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
-    LEA_0x1c11_5 = 827,
+    LEA_0x1c11_5 = 830,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X.SX32 R104, P3, ~R139, URZ, 0x12, PT ;`
-    LEA_0x1c11_6 = 828,
+    LEA_0x1c11_6 = 831,
     /// `LOP3` (opcode key 0x1c12), e.g. `LOP3.LUT P1, R5, RZ, UR6, R5, 0x88, !PT ;`
-    LOP3_0x1c12 = 829,
+    LOP3_0x1c12 = 832,
     /// `IABS` (opcode key 0x1c13), e.g. `@!P1 IABS R90, UR5 ;`
-    IABS_0x1c13 = 830,
+    IABS_0x1c13 = 833,
     /// `VABSDIFF` (opcode key 0x1c14), e.g. `VABSDIFF.U32 R29, P6, R89, UR12, R6 ;`
-    VABSDIFF_0x1c14 = 831,
+    VABSDIFF_0x1c14 = 834,
     /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P2 VABSDIFF4.ACC R246, R239, UR58, R14 ;`
-    VABSDIFF4_0x1c15 = 832,
+    VABSDIFF4_0x1c15 = 835,
     /// `PRMT` (opcode key 0x1c16), e.g. `@!P2 PRMT.RC8 R118, R63, UR60, R238 ;`
-    PRMT_0x1c16 = 833,
+    PRMT_0x1c16 = 836,
     /// `IMNMX` (opcode key 0x1c17), e.g. `@!PT IMNMX.U32 R87, R244, UR25, P3 ;`
-    IMNMX_0x1c17 = 834,
+    IMNMX_0x1c17 = 837,
     /// `SHF` (opcode key 0x1c19), e.g. `@!P0 SHF.L.U32 R189, R189, UR39, R41 ;`
-    SHF_0x1c19 = 835,
+    SHF_0x1c19 = 838,
     /// `SGXT` (opcode key 0x1c1a), e.g. `@P0 SGXT.W.U32 R105, R118, UR14 ;`
-    SGXT_0x1c1a = 836,
+    SGXT_0x1c1a = 839,
     /// `BMSK` (opcode key 0x1c1b), e.g. `@P5 BMSK R205, R192, UR12 ;`
-    BMSK_0x1c1b = 837,
+    BMSK_0x1c1b = 840,
     /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P6 PLOP3.LUT P3, P1, P3, UR0.SIGN, P1, 0x59, 0x6f ;`
-    PLOP3_0x1c1d = 838,
+    PLOP3_0x1c1d = 841,
     /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P4 PLOP3.LUT P5, P5, P0, UR41.SIGN, R54.SIGN, 0x9a, 0x83 ;`
-    PLOP3_0x1c1e = 839,
+    PLOP3_0x1c1e = 842,
     /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P0 PLOP3.LUT P4, P3, R214.SIGN, UR24.SIGN, R38.SIGN, 0xe6, 0xb7 ;`
-    PLOP3_0x1c1f = 840,
+    PLOP3_0x1c1f = 843,
     /// `FMUL` (opcode key 0x1c20), e.g. `@!P3 FMUL.FMZ.INVALID0.RZ.SAT R231, |R163|, |UR49| ;`
-    FMUL_0x1c20 = 841,
+    FMUL_0x1c20 = 844,
     /// `FFMA` (opcode key 0x1c23), e.g. `@P4 FFMA.FTZ.RM.SAT R194, -R86.reuse, -UR53, R100 ;`
-    FFMA_0x1c23 = 842,
+    FFMA_0x1c23 = 845,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
-    IMAD_0x1c24 = 843,
+    IMAD_0x1c24 = 846,
     /// `IMAD` (opcode key 0x1c24), e.g. `@!P0 IMAD.X R114, R100, UR31, ~R96, !PT ;`
-    IMAD_0x1c24_2 = 844,
+    IMAD_0x1c24_2 = 847,
     /// `IMAD` (opcode key 0x1c25), e.g. `IMAD.WIDE.U32 R44, P6, R98, UR34, R211 ;`
-    IMAD_0x1c25 = 845,
+    IMAD_0x1c25 = 848,
     /// `IMAD` (opcode key 0x1c25), e.g. `@!P6 IMAD.WIDE.X R176, P5, R160, UR42, ~R58, PT ;`
-    IMAD_0x1c25_2 = 846,
+    IMAD_0x1c25_2 = 849,
     /// `IDP` (opcode key 0x1c26), e.g. `@!P3 IDP.4A.U8.U8 R30, R127, UR34, -R42.reuse ;`
-    IDP_0x1c26 = 847,
+    IDP_0x1c26 = 850,
     /// `IDP` (opcode key 0x1c26), e.g. `@!P6 IDP.2A.HI.U16.U8 R193, R92.reuse, UR49, -R182 ;`
-    IDP_0x1c26_2 = 848,
+    IDP_0x1c26_2 = 851,
     /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI R165, P2, R85, UR41, -R99 ;`
-    IMAD_0x1c27 = 849,
+    IMAD_0x1c27 = 852,
     /// `IMAD` (opcode key 0x1c27), e.g. `@!P1 IMAD.HI.X R194, P0, R85.reuse, UR61, ~R74.reuse, !P0 ;`
-    IMAD_0x1c27_2 = 850,
+    IMAD_0x1c27_2 = 853,
     /// `DMUL` (opcode key 0x1c28), e.g. `@!P4 DMUL.RZ R94, -|R211|, |UR3| ;`
-    DMUL_0x1c28 = 851,
+    DMUL_0x1c28 = 854,
     /// `DFMA` (opcode key 0x1c2b), e.g. `@!P4 DFMA.RM R108, |R90|, UR25, -|R244| ;`
-    DFMA_0x1c2b = 852,
+    DFMA_0x1c2b = 855,
     /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P1 CLMAD.LO R75, R248, UR49, R246 ;`
-    CLMAD_0x1c2c = 853,
+    CLMAD_0x1c2c = 856,
     /// `HFMA2` (opcode key 0x1c31), e.g. `@P6 HFMA2.F32.INVALID3.RELU R167, -R246, |UR7.H0_NH1|, R16, P0;`
-    X_0x1c31 = 854,
+    X_0x1c31 = 857,
     /// `HFMA2` (opcode key 0x1c31), e.g. `@!P3 HFMA2.BF16_V2.FMZ.SAT R109, -R161.H1_H1, |UR15.INVALID5|, |R22| ;`
-    X_0x1c31_2 = 855,
+    X_0x1c31_2 = 858,
     /// `HMUL2` (opcode key 0x1c32), e.g. `@P3 HMUL2.F32.FMZ R77, -|R25|.H1_H1, UR26 ;`
-    HMUL2_0x1c32 = 856,
+    HMUL2_0x1c32 = 859,
     /// `HFMA2` (opcode key 0x1c35), e.g. `@P4 HFMA2.MMA.FTZ.RELU R63, -|R13|, |UR58|, -R17 ;`
-    HFMA2_0x1c35 = 857,
+    HFMA2_0x1c35 = 860,
     /// `HFMA2` (opcode key 0x1c35), e.g. `@!P1 HFMA2.MMA R128, R33.reuse, -UR62, -R158 ;`
-    HFMA2_0x1c35_2 = 858,
+    HFMA2_0x1c35_2 = 861,
     /// `I2I` (opcode key 0x1c38), e.g. `@P2 I2I.U8.S32.SAT R140, UR54 ;`
-    I2I_0x1c38 = 859,
+    I2I_0x1c38 = 862,
     /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.INVALID3 R187, R12, UR37, R139.???2 ;`
-    I2IP_0x1c39 = 860,
+    I2IP_0x1c39 = 863,
     /// `I2IP` (opcode key 0x1c39), e.g. `@P1 I2IP.S4.S32.SATRELU R250, R239, UR3, R163.???1 ;`
-    I2IP_0x1c39_2 = 861,
+    I2IP_0x1c39_2 = 864,
     /// `I2IP` (opcode key 0x1c39), e.g. `@P4 I2IP.U16.S32.SAT R179, R246, UR11, R138.H1 ;`
-    I2IP_0x1c39_3 = 862,
+    I2IP_0x1c39_3 = 865,
     /// `F2FP` (opcode key 0x1c3e), e.g. `@!P0 F2FP.SATFINITE.???1.MERGE_C.RS.7b.LTN25 R219, R194, UR12, R245.H1 ;`
-    F2FP_0x1c3e = 863,
+    F2FP_0x1c3e = 866,
     /// `F2FP` (opcode key 0x1c3e), e.g. `@P0 F2FP.SATFINITE.INVALID3.PACK_AB.RZ R67, R226, UR59 ;`
-    X_0x1c3e = 864,
+    X_0x1c3e = 867,
     /// `F2FP` (opcode key 0x1c3e), e.g. ``
-    X_0x1c3e_2 = 865,
+    X_0x1c3e_2 = 868,
     /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P4 HMNMX2.XORSIGN R227, -|R196|.reuse.H0_H0, |UR5|, !PT ;`
-    X_0x1c40 = 866,
+    X_0x1c40 = 869,
     /// `F2IP` (opcode key 0x1c43), e.g. `@!P0 F2IP.U8.F32.TRUNC.NTZ R86, R254, UR25, R25.H1 ;`
-    F2IP_0x1c43 = 867,
+    F2IP_0x1c43 = 870,
     /// `I2FP` (opcode key 0x1c45), e.g. `@!P6 I2FP.???0.???1.INVALID1 R128, UR43 ;`
-    I2FP_0x1c45 = 868,
+    I2FP_0x1c45 = 871,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
-    X_0x1c78 = 869,
+    X_0x1c78 = 872,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
-    UMOV_0x1c82 = 870,
+    UMOV_0x1c82 = 873,
     /// `UP2UR` (opcode key 0x1c83), e.g. `@UP2 UP2UR.B1 UR29, UPR, UR45, UR54 ;`
-    UP2UR_0x1c83 = 871,
+    UP2UR_0x1c83 = 874,
     /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP5 UR2UP UPR, UR57.B3, UR5 ;`
-    UR2UP_0x1c84 = 872,
+    UR2UP_0x1c84 = 875,
     /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP3 UCLEA UR0, UP3, UR3, UR35, 0xb ;`
-    UCLEA_0x1cbc = 873,
+    UCLEA_0x1cbc = 876,
     /// `FLO` (opcode key 0x1d00), e.g. `@P1 FLO.U32 R126, P2, ~UR21 ;`
-    FLO_0x1d00 = 874,
+    FLO_0x1d00 = 877,
     /// `BREV` (opcode key 0x1d01), e.g. `@P4 BREV R250, UR44 ;`
-    BREV_0x1d01 = 875,
+    BREV_0x1d01 = 878,
     /// `FCHK` (opcode key 0x1d02), e.g. `@!P1 FCHK PT, |R236|, |UR24| ;`
-    FCHK_0x1d02 = 876,
+    FCHK_0x1d02 = 879,
     /// `F2F` (opcode key 0x1d04), e.g. ``
-    X_0x1d04 = 877,
+    X_0x1d04 = 880,
     /// `F2F` (opcode key 0x1d04), e.g. ``
-    X_0x1d04_2 = 878,
+    X_0x1d04_2 = 881,
     /// `F2I` (opcode key 0x1d05), e.g. `@!P3 F2I.S16.F16.FLOOR.NTZ R185, -|UR44.H1| ;`
-    F2I_0x1d05 = 879,
+    F2I_0x1d05 = 882,
     /// `F2I` (opcode key 0x1d05), e.g. `@P4 F2I.S8.TRUNC.NTZ R164, |UR17| ;`
-    F2I_0x1d05_2 = 880,
+    F2I_0x1d05_2 = 883,
     /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???0.S8.RM R82, UR9.B2 ;`
-    I2F_0x1d06 = 881,
+    I2F_0x1d06 = 884,
     /// `I2F` (opcode key 0x1d06), e.g. `@!P0 I2F.???0.U16.RP R66, UR31.INVALID2 ;`
-    I2F_0x1d06_2 = 882,
+    I2F_0x1d06_2 = 885,
     /// `I2F` (opcode key 0x1d06), e.g. `@P3 I2F.F16.RZ R179, UR42 ;`
-    I2F_0x1d06_3 = 883,
+    I2F_0x1d06_3 = 886,
     /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.F16.TRUNC R16, |UR3.H1| ;`
-    FRND_0x1d07 = 884,
+    FRND_0x1d07 = 887,
     /// `FRND` (opcode key 0x1d07), e.g. `@P3 FRND.CEIL R136, |UR5| ;`
-    FRND_0x1d07_2 = 885,
+    FRND_0x1d07_2 = 888,
     /// `MUFU` (opcode key 0x1d08), e.g. `@P1 MUFU.EX2 R110, |UR28| ;`
-    MUFU_0x1d08 = 886,
+    MUFU_0x1d08 = 889,
     /// `MUFU` (opcode key 0x1d08), e.g. `@!PT MUFU.INVALID10.F16 R192, |UR36| ;`
-    MUFU_0x1d08_2 = 887,
+    MUFU_0x1d08_2 = 890,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
-    POPC_0x1d09 = 888,
+    POPC_0x1d09 = 891,
     /// `F2F` (opcode key 0x1d10), e.g. `@!P1 F2F.FTZ.F64.F16 R109, |UR20| ;`
-    F2F_0x1d10 = 889,
+    F2F_0x1d10 = 892,
     /// `F2F` (opcode key 0x1d10), e.g. `@!P6 F2F.F64.F32.RM R216, -UR9 ;`
-    F2F_0x1d10_2 = 890,
+    F2F_0x1d10_2 = 893,
     /// `F2F` (opcode key 0x1d10), e.g. `@!PT F2F.F32.F64.RZ R236, -UR7 ;`
-    F2F_0x1d10_3 = 891,
+    F2F_0x1d10_3 = 894,
     /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.S64.F16.FLOOR R144, UR27.INVALID3 ;`
-    F2I_0x1d11 = 892,
+    F2I_0x1d11 = 895,
     /// `F2I` (opcode key 0x1d11), e.g. `@P0 F2I.FTZ.S64.TRUNC R199, -UR11 ;`
-    F2I_0x1d11_2 = 893,
+    F2I_0x1d11_2 = 896,
     /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.S64.F64.CEIL.NTZ R242, UR20 ;`
-    F2I_0x1d11_3 = 894,
+    F2I_0x1d11_3 = 897,
     /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.S16.F64.TRUNC.NTZ R138, -UR39 ;`
-    F2I_0x1d11_4 = 895,
+    F2I_0x1d11_4 = 898,
     /// `I2F` (opcode key 0x1d12), e.g. `@P0 I2F.F64.S8.RP R141, UR7.B3 ;`
-    I2F_0x1d12 = 896,
+    I2F_0x1d12 = 899,
     /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U16.RZ R211, UR1.INVALID2 ;`
-    I2F_0x1d12_2 = 897,
+    I2F_0x1d12_2 = 900,
     /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.U32.RP R168, UR30 ;`
-    I2F_0x1d12_3 = 898,
+    I2F_0x1d12_3 = 901,
     /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S64.RP R137, UR13 ;`
-    I2F_0x1d12_4 = 899,
+    I2F_0x1d12_4 = 902,
     /// `I2F` (opcode key 0x1d12), e.g. `@P1 I2F.F16.U64 R28, UR21 ;`
-    I2F_0x1d12_5 = 900,
+    I2F_0x1d12_5 = 903,
     /// `FRND` (opcode key 0x1d13), e.g. `@!P3 FRND.FTZ.???13.CEIL R210, -UR60 ;`
-    FRND_0x1d13 = 901,
+    FRND_0x1d13 = 904,
     /// `OUT` (opcode key 0x1d24), e.g. `@P5 OUT.EMIT_THEN_CUT R51, R41, UR0 ;`
-    OUT_0x1d24 = 902,
+    OUT_0x1d24 = 905,
     /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P1 WARPSYNC !P5, UR27 ;`
-    WARPSYNC_0x1d48 = 903,
+    WARPSYNC_0x1d48 = 906,
     /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P2 RPCMOV.32 Rpc.LO, UR21 ;`
-    RPCMOV_0x1d52 = 904,
+    RPCMOV_0x1d52 = 907,
     /// `RPCMOV` (opcode key 0x1d54), e.g. `@P5 RPCMOV.64 Rpc, UR34 ;`
-    RPCMOV_0x1d54 = 905,
+    RPCMOV_0x1d54 = 908,
     /// `BMOV` (opcode key 0x1d56), e.g. `@!P5 BMOV.32 ???58, UR28 ;`
-    BMOV_0x1d56 = 906,
+    BMOV_0x1d56 = 909,
     /// `BMOV` (opcode key 0x1d57), e.g. `@P6 BMOV.64 ATEXIT_PC, UR3 ;`
-    BMOV_0x1d57 = 907,
+    BMOV_0x1d57 = 910,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
-    X_0x1d5a = 908,
+    X_0x1d5a = 911,
     /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P3 NANOSLEEP.RAND P1, UR4 ;`
-    NANOSLEEP_0x1d5d = 909,
+    NANOSLEEP_0x1d5d = 912,
     /// `CCTL` (opcode key 0x1d8f), e.g. `@!P3 CCTL.E.???5.???15 [UR52] ;`
-    CCTL_0x1d8f = 910,
+    CCTL_0x1d8f = 913,
     /// `CCTL` (opcode key 0x1d8f), e.g. `@!P0 CCTL.E.I.???15 [R149+UR37] ;`
-    CCTL_0x1d8f_2 = 911,
+    CCTL_0x1d8f_2 = 914,
     /// `CCTLL` (opcode key 0x1d90), e.g. `@P6 CCTLL.PF2 [UR14] ;`
-    CCTLL_0x1d90 = 912,
+    CCTLL_0x1d90 = 915,
     /// `CCTLL` (opcode key 0x1d90), e.g. `@!PT CCTLL.???11 [R23+UR35] ;`
-    CCTLL_0x1d90_2 = 913,
+    CCTLL_0x1d90_2 = 916,
     /// `CCTLT` (opcode key 0x1d91), e.g. `@!P2 CCTLT.???0 UR39 ;`
-    CCTLT_0x1d91 = 914,
+    CCTLT_0x1d91 = 917,
     /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P6 LDGSTS.E.INVALID7.128.CONSTANT [R152+UR47+0x612d1], [R210.64+0x41a], P5 ;`
-    LDGSTS_0x1dae = 915,
+    LDGSTS_0x1dae = 918,
     /// `LDGSTS` (opcode key 0x1dae), e.g. `@P3 LDGSTS.E.EL.INVALID3.ZFILL.GPU.PRIVATE [R204+UR36+-0x15a61], [R192.64+-0x762], P1 ;`
-    LDGSTS_0x1dae_2 = 916,
+    LDGSTS_0x1dae_2 = 919,
     /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P3 VABSDIFF.U32 R128, P5, R74, R228, UR23 ;`
-    VABSDIFF_0x1e14 = 917,
+    VABSDIFF_0x1e14 = 920,
     /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!P5 VABSDIFF4 R143, P6, R7, R128, UR18 ;`
-    VABSDIFF4_0x1e15 = 918,
+    VABSDIFF4_0x1e15 = 921,
     /// `PRMT` (opcode key 0x1e16), e.g. `@P2 PRMT.F4E R101, R179, R57, UR28 ;`
-    PRMT_0x1e16 = 919,
+    PRMT_0x1e16 = 922,
     /// `SHF` (opcode key 0x1e19), e.g. `SHF.R.W.S64 R188, R45, R20, UR17 ;`
-    SHF_0x1e19 = 920,
+    SHF_0x1e19 = 923,
     /// `FADD` (opcode key 0x1e21), e.g. `@P5 FADD.SAT R129, R57, |UR12| ;`
-    FADD_0x1e21 = 921,
+    FADD_0x1e21 = 924,
     /// `FFMA` (opcode key 0x1e23), e.g. `@!P1 FFMA.FMZ.RZ R78, -R24.reuse, -|R1|.reuse, UR20 ;`
-    FFMA_0x1e23 = 922,
+    FFMA_0x1e23 = 925,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R8, RZ, RZ, UR5 ;`
-    IMAD_0x1e24 = 923,
+    IMAD_0x1e24 = 926,
     /// `IMAD` (opcode key 0x1e24), e.g. `@P0 IMAD.U32.X R185, R138, R60.reuse, ~UR54, P0 ;`
-    IMAD_0x1e24_2 = 924,
+    IMAD_0x1e24_2 = 927,
     /// `IMAD` (opcode key 0x1e25), e.g. `@!P1 IMAD.WIDE R209, P1, R182, R166, UR5 ;`
-    IMAD_0x1e25 = 925,
+    IMAD_0x1e25 = 928,
     /// `IMAD` (opcode key 0x1e25), e.g. `@P1 IMAD.WIDE.X R161, P2, R22, R107, ~UR9, P3;`
-    IMAD_0x1e25_2 = 926,
+    IMAD_0x1e25_2 = 929,
     /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI R52, P4, R45, R165, UR11 ;`
-    IMAD_0x1e27 = 927,
+    IMAD_0x1e27 = 930,
     /// `IMAD` (opcode key 0x1e27), e.g. `@P4 IMAD.HI.X R36, P1, R207, R173, ~UR32, !P1 ;`
-    IMAD_0x1e27_2 = 928,
+    IMAD_0x1e27_2 = 931,
     /// `DADD` (opcode key 0x1e29), e.g. `@!P1 DADD.RP R244, |R16|, |UR41| ;`
-    DADD_0x1e29 = 929,
+    DADD_0x1e29 = 932,
     /// `DSETP` (opcode key 0x1e2a), e.g. `@!P2 DSETP.EQU.AND P5, P3, -R73, -UR60, P6 ;`
-    DSETP_0x1e2a = 930,
+    DSETP_0x1e2a = 933,
     /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA R128, |R1|, |R73|, UR52 ;`
-    DFMA_0x1e2b = 931,
+    DFMA_0x1e2b = 934,
     /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P3 CLMAD.HI R48, R115, R208, UR35 ;`
-    CLMAD_0x1e2c = 932,
+    CLMAD_0x1e2c = 935,
     /// `HADD2` (opcode key 0x1e30), e.g. `@P1 HADD2.FTZ.SAT R52, |R210|.F32, |UR15| ;`
-    HADD2_0x1e30 = 933,
+    HADD2_0x1e30 = 936,
     /// `HADD2` (opcode key 0x1e30), e.g. `@P4 HADD2.F32 R234, -R18.H1_H1, -UR30.H1_H1 ;`
-    HADD2_0x1e30_2 = 934,
+    HADD2_0x1e30_2 = 937,
     /// `HFMA2` (opcode key 0x1e31), e.g. `@P3 HFMA2.FMZ.RELU R178, |R73|, -R242.H0_NH1, -|UR15.F32|, !PT ;`
-    X_0x1e31 = 935,
+    X_0x1e31 = 938,
     /// `HFMA2` (opcode key 0x1e31), e.g. `@!P5 HFMA2.BF16_V2.FMZ R170, -R246.H1_H1, -|R219|.H0_NH1, -UR41.F32 ;`
-    X_0x1e31_2 = 936,
+    X_0x1e31_2 = 939,
     /// `HSET2` (opcode key 0x1e33), e.g. `@P3 HSET2.EQU.FTZ.AND R138, -|R180|.F32, |UR42.H0_H0|, !P2 ;`
-    HSET2_0x1e33 = 937,
+    HSET2_0x1e33 = 940,
     /// `HSETP2` (opcode key 0x1e34), e.g. `@!P6 HSETP2.EQ.H_AND.AND P6, P5, |R34|, |UR4.H0_H0|, !P1 ;`
-    HSETP2_0x1e34 = 938,
+    HSETP2_0x1e34 = 941,
     /// `HFMA2` (opcode key 0x1e35), e.g. `@P4 HFMA2.MMA.FTZ.RELU R159, -R153, -R182, |UR43|, !P4 ;`
-    HFMA2_0x1e35 = 939,
+    HFMA2_0x1e35 = 942,
     /// `HFMA2` (opcode key 0x1e35), e.g. `@!PT HFMA2.MMA.FTZ.SAT R1, RZ, R146, -|UR35| ;`
-    HFMA2_0x1e35_2 = 940,
+    HFMA2_0x1e35_2 = 943,
     /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.MERGE_C.RS.REG_RS.10b R49, R190, R65, UR11 ;`
-    F2FP_0x1e3e = 941,
+    F2FP_0x1e3e = 944,
     /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.SATFINITE.???0.RZ R50, R108, UR13 ;`
-    X_0x1e3e = 942,
+    X_0x1e3e = 945,
     /// `F2IP` (opcode key 0x1e43), e.g. `@P0 F2IP.INVALID3.F32.INVALID2 R204, R161, R117, UR0.H1 ;`
-    F2IP_0x1e43 = 943,
+    F2IP_0x1e43 = 946,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
-    X_0x1e79 = 944,
+    X_0x1e79 = 947,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
-    X_0x1e79_2 = 945,
+    X_0x1e79_2 = 948,
     /// `TEX` (opcode key 0x1f60), e.g. `@P1 TEX.AOFFI.DC.EL.NODEP P0, R50, R161, R75, R76, UR50, 0xc7, INVALID6, 0x5 ;`
-    TEX_0x1f60 = 946,
+    TEX_0x1f60 = 949,
     /// `TEX` (opcode key 0x1f60), e.g. `@P2 TEX.SCR.F16.RZ.LL.AOFFI.DC.EL.NDV.NODEP P5, R130, R141, R12, R251, UR44, 0x9f, 1D, 0x0 ;`
-    TEX_0x1f60_2 = 947,
+    TEX_0x1f60_2 = 950,
     /// `TLD4` (opcode key 0x1f63), e.g. `@P4 TLD4.B.F16.RZ.INVALID3.DC.EL.NODEP P4, R79, R56, R208, R5, UR25, 0x25, ARRAY_CUBE, 0xa ;`
-    TLD4_0x1f63 = 948,
+    TLD4_0x1f63 = 951,
     /// `TLD4` (opcode key 0x1f63), e.g. `TLD4.SCR.A.INVALID3.PTP.EL.NODEP P5, R151, R199, R216, R228, UR14, 0xb6, CUBE ;`
-    TLD4_0x1f63_2 = 949,
+    TLD4_0x1f63_2 = 952,
     /// `TLD` (opcode key 0x1f66), e.g. `@!P4 TLD.INVALID3.INVALID4.AOFFI.INVALID6.MS.CL.NODEP P6, R206, R187, R155, R62, UR19, 0xd, INVALID7, 0x3 ;`
-    TLD_0x1f66 = 950,
+    TLD_0x1f66 = 953,
     /// `TLD` (opcode key 0x1f66), e.g. `@!P0 TLD.SCR.INVALID3.INVALID6.AOFFI.INVALID7 P3, R55, R216, R161, R31, UR54, 0x4d, ARRAY_2D, 0x3 ;`
-    TLD_0x1f66_2 = 951,
+    TLD_0x1f66_2 = 954,
     /// `TMML` (opcode key 0x1f69), e.g. `@!P0 TMML.LOD.NODEP R105, R225, R183, R192, UR7, 0x4c, 3D, 0x1 ;`
-    TMML_0x1f69 = 952,
+    TMML_0x1f69 = 955,
     /// `TXD` (opcode key 0x1f6c), e.g. `@P5 TXD.INVALID3.LC.AOFFI P2, R28, R166, R115, R170, UR50, 0xb3, ARRAY_1D, 0xe ;`
-    TXD_0x1f6c = 953,
+    TXD_0x1f6c = 956,
     /// `TXQ` (opcode key 0x1f6f), e.g. `@!P4 TXQ.NODEP R143, R252, R180, TEX_HEADER_DIMENSION, UR10, 0xdc, 0xc ;`
-    TXQ_0x1f6f = 954,
+    TXQ_0x1f6f = 957,
     /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.TXD.COARSE.LB.NODEP P6, R160, R131, R241, R23, UR41, 0x3f, 2D ;`
-    FOOTPRINT_0x1f74 = 955,
+    FOOTPRINT_0x1f74 = 958,
     /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P1 FOOTPRINT.SCR.TEX.INVALID7.NDV.NODEP R45, R50, R198, R73, UR52, 0x4c, 2D ;`
-    FOOTPRINT_0x1f74_2 = 956,
+    FOOTPRINT_0x1f74_2 = 959,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@P4 ATOM.???0.ARRIVE.EU.???5.STRONG.SYS P5, R125, [R86.U32+UR11+-0x5af095] ;`
-    ATOM_0x1f8a = 957,
+    ATOM_0x1f8a = 960,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@!P5 ATOM.E.ARRIVE.???9.CONSTANT.SM.PRIVATE P4, R212, [R169.64+UR25+0x21a851] ;`
-    ATOM_0x1f8a_2 = 958,
+    ATOM_0x1f8a_2 = 961,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.???0.POPC.INC.LU.???15.CONSTANT.CTA PT, R205, [R153.U32+UR37+-0x1e3b5d] ;`
-    ATOM_0x1f8a_3 = 959,
+    ATOM_0x1f8a_3 = 962,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@!PT ATOM.???0.POPC.INC.EL.???6.STRONG.GPU P4, R189, [R149.64+UR29+0x89476] ;`
-    ATOM_0x1f8a_4 = 960,
+    ATOM_0x1f8a_4 = 963,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
-    ATOMS_0x1f8c = 961,
+    ATOMS_0x1f8c = 964,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
-    ATOMS_0x1f8c_2 = 962,
+    ATOMS_0x1f8c_2 = 965,
     /// `SUATOM` (opcode key 0x1f93), e.g. `@!P1 SUATOM.D.1D_BUFFER.XOR.EL.F32.FTZ.RN.TRAP P0, R131, [R133], R143, UR52, 0x4b ;`
-    SUATOM_0x1f93 = 963,
+    SUATOM_0x1f93 = 966,
     /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.1D.CAS.INVALID6.INVALID4.MMIO.GPU P2, R172, [R108], R27, UR6, 0xbb ;`
-    SUATOM_0x1f95 = 964,
+    SUATOM_0x1f95 = 967,
     /// `SULD` (opcode key 0x1f97), e.g. `@!P5 SULD.P.INVALID6.LU.CONSTANT.CTA.PRIVATE.INVALID4.TRAP P3, R200, [R223], UR33, 0xdc ;`
-    SULD_0x1f97 = 965,
+    SULD_0x1f97 = 968,
     /// `SULD` (opcode key 0x1f99), e.g. `@P2 SULD.D.BA.2D.EF.128.STRONG.GPU.PRIVATE P0, R43, [R172], UR17, 0xce ;`
-    SULD_0x1f99 = 966,
+    SULD_0x1f99 = 969,
     /// `SUST` (opcode key 0x1f9b), e.g. `@!P0 SUST.P.1D_ARRAY.INVALID6.MMIO.GPU.TRAP [R252], R185, UR55, 0x85 ;`
-    SUST_0x1f9b = 967,
+    SUST_0x1f9b = 970,
     /// `SUST` (opcode key 0x1f9d), e.g. `@!P5 SUST.D.3D.INVALID6.U16.STRONG.GPU.PRIVATE [R49], R234, UR30, 0x13 ;`
-    SUST_0x1f9d = 968,
+    SUST_0x1f9d = 971,
     /// `SURED` (opcode key 0x1f9f), e.g. `@!PT SURED.D.BA.3D.OR.INVALID7.SD32.MMIO.SYS.TRAP [R51], R1, UR2, 0x7c ;`
-    SURED_0x1f9f = 969,
+    SURED_0x1f9f = 972,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P2 LDGSTS.E.EF.ZFILL.MMIO.VC [R114+0x7ca93], [R33.U32+UR48+-0x269], !P4 ;`
-    LDGSTS_0x1fae = 970,
+    LDGSTS_0x1fae = 973,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P6 LDGSTS.E.BYPASS.INVALID0.ZFILL.MMIO.GPU [R211+-0x2f89b], [R113.64+UR10+0x74d], !P0 ;`
-    LDGSTS_0x1fae_2 = 971,
+    LDGSTS_0x1fae_2 = 974,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
-    LDGSTS_0x1fae_3 = 972,
+    LDGSTS_0x1fae_3 = 975,
     /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P6 SUQUERY.BA.1D P0, R129, [R22], COMP_STATUS, UR30, 0x52 ;`
-    SUQUERY_0x1fb3 = 973,
+    SUQUERY_0x1fb3 = 976,
 }
-static NAMES: [&str; 974usize] = [
+static NAMES: [&str; 977usize] = [
     "MOV_0x0202",
     "P2R_0x0203",
     "R2P_0x0204",
@@ -2452,6 +2458,9 @@ static NAMES: [&str; 974usize] = [
     "MUFU_0x0b08",
     "MUFU_0x0b08_2",
     "POPC_0x0b09",
+    "F2F_0x0b10",
+    "F2F_0x0b10_2",
+    "F2F_0x0b10_3",
     "F2I_0x0b11",
     "F2I_0x0b11_2",
     "F2I_0x0b11_3",
@@ -2938,7 +2947,7 @@ static NAMES: [&str; 974usize] = [
     "LDGSTS_0x1fae_3",
     "SUQUERY_0x1fb3",
 ];
-static MNEMONICS: [&str; 974usize] = [
+static MNEMONICS: [&str; 977usize] = [
     "MOV",
     "P2R",
     "R2P",
@@ -3428,6 +3437,9 @@ static MNEMONICS: [&str; 974usize] = [
     "MUFU",
     "MUFU",
     "POPC",
+    "F2F",
+    "F2F",
+    "F2F",
     "F2I",
     "F2I",
     "F2I",
@@ -3914,7 +3926,7 @@ static MNEMONICS: [&str; 974usize] = [
     "LDGSTS",
     "SUQUERY",
 ];
-static OPCODES: [u16; 974usize] = [
+static OPCODES: [u16; 977usize] = [
     0x202, 0x203, 0x204, 0x207, 0x208, 0x209, 0x20a, 0x20b, 0x20c, 0x20c, 0x20e, 0x210,
     0x210, 0x211, 0x211, 0x211, 0x211, 0x211, 0x211, 0x212, 0x213, 0x214, 0x215, 0x216,
     0x217, 0x218, 0x219, 0x21a, 0x21b, 0x21d, 0x21e, 0x21f, 0x220, 0x221, 0x223, 0x224,
@@ -3955,58 +3967,59 @@ static OPCODES: [u16; 974usize] = [
     0xa1f, 0xa20, 0xa23, 0xa24, 0xa24, 0xa25, 0xa25, 0xa26, 0xa26, 0xa27, 0xa27, 0xa28,
     0xa2b, 0xa2c, 0xa31, 0xa31, 0xa32, 0xa35, 0xa35, 0xa38, 0xa39, 0xa39, 0xa39, 0xa3e,
     0xa3e, 0xa3e, 0xa40, 0xa43, 0xa45, 0xab9, 0xb00, 0xb01, 0xb02, 0xb04, 0xb04, 0xb05,
-    0xb05, 0xb06, 0xb06, 0xb06, 0xb07, 0xb07, 0xb08, 0xb08, 0xb09, 0xb11, 0xb11, 0xb11,
-    0xb11, 0xb12, 0xb12, 0xb12, 0xb12, 0xb12, 0xb13, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d,
-    0xb1d, 0xb1d, 0xb1d, 0xb26, 0xb43, 0xb48, 0xb4a, 0xb52, 0xb54, 0xb56, 0xb57, 0xb5a,
-    0xb5d, 0xb60, 0xb60, 0xb60, 0xb60, 0xb62, 0xb62, 0xb63, 0xb63, 0xb63, 0xb63, 0xb65,
-    0xb65, 0xb66, 0xb66, 0xb66, 0xb66, 0xb68, 0xb68, 0xb69, 0xb69, 0xb6b, 0xb6c, 0xb6c,
-    0xb6e, 0xb6f, 0xb6f, 0xb71, 0xb72, 0xb72, 0xb72, 0xb72, 0xb74, 0xb74, 0xb82, 0xb82,
-    0xb91, 0xb97, 0xb99, 0xb9b, 0xb9d, 0xbb3, 0xf55, 0xf55, 0xf56, 0xf89, 0x1287, 0x128c,
-    0x128c, 0x1290, 0x1290, 0x1291, 0x1291, 0x1291, 0x1291, 0x1291, 0x1291, 0x1292,
-    0x1296, 0x1297, 0x1297, 0x1299, 0x129a, 0x129b, 0x129d, 0x129e, 0x129f, 0x12a4,
-    0x12a4, 0x12a5, 0x12a5, 0x12ba, 0x12ba, 0x12bd, 0x12be, 0x12bf, 0x13ad, 0x1478,
-    0x1491, 0x1491, 0x1499, 0x14a4, 0x14a4, 0x14ba, 0x1521, 0x1521, 0x1526, 0x1526,
-    0x1547, 0x154a, 0x1582, 0x1582, 0x1614, 0x1615, 0x1616, 0x1619, 0x1621, 0x1623,
-    0x1624, 0x1624, 0x1625, 0x1625, 0x1627, 0x1627, 0x1629, 0x162a, 0x162b, 0x162c,
-    0x1630, 0x1630, 0x1631, 0x1631, 0x1633, 0x1634, 0x1635, 0x1635, 0x163e, 0x163e,
-    0x1643, 0x174a, 0x183b, 0x1878, 0x1883, 0x1884, 0x1887, 0x188c, 0x188c, 0x1890,
-    0x1890, 0x1891, 0x1891, 0x1891, 0x1891, 0x1891, 0x1891, 0x1892, 0x1896, 0x1897,
-    0x1897, 0x1899, 0x189a, 0x189b, 0x18a4, 0x18a4, 0x18a5, 0x18a5, 0x18b8, 0x18b8,
-    0x18ba, 0x18ba, 0x18bc, 0x18bd, 0x18be, 0x18bf, 0x1926, 0x1943, 0x1944, 0x1947,
-    0x194a, 0x1950, 0x1950, 0x1958, 0x1959, 0x1980, 0x1980, 0x1980, 0x1980, 0x1981,
-    0x1981, 0x1981, 0x1981, 0x1983, 0x1983, 0x1984, 0x1985, 0x1985, 0x1985, 0x1986,
-    0x1986, 0x1986, 0x1986, 0x1987, 0x1987, 0x1988, 0x198a, 0x198a, 0x198a, 0x198c,
-    0x198e, 0x198e, 0x198e, 0x19a8, 0x19a8, 0x19a8, 0x19aa, 0x19aa, 0x19aa, 0x19b0,
-    0x1a02, 0x1a03, 0x1a04, 0x1a07, 0x1a08, 0x1a09, 0x1a0a, 0x1a0b, 0x1a0c, 0x1a0c,
-    0x1a10, 0x1a10, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a12, 0x1a13,
-    0x1a14, 0x1a15, 0x1a16, 0x1a17, 0x1a19, 0x1a1a, 0x1a1b, 0x1a1d, 0x1a1e, 0x1a1f,
-    0x1a20, 0x1a23, 0x1a24, 0x1a24, 0x1a25, 0x1a25, 0x1a26, 0x1a26, 0x1a27, 0x1a27,
-    0x1a28, 0x1a2b, 0x1a2c, 0x1a31, 0x1a31, 0x1a32, 0x1a35, 0x1a35, 0x1a38, 0x1a39,
-    0x1a39, 0x1a39, 0x1a3e, 0x1a3e, 0x1a3e, 0x1a40, 0x1a43, 0x1a45, 0x1a78, 0x1ab9,
-    0x1abb, 0x1b00, 0x1b01, 0x1b02, 0x1b04, 0x1b04, 0x1b05, 0x1b05, 0x1b06, 0x1b06,
-    0x1b06, 0x1b07, 0x1b07, 0x1b08, 0x1b08, 0x1b09, 0x1b10, 0x1b10, 0x1b10, 0x1b11,
-    0x1b11, 0x1b11, 0x1b11, 0x1b12, 0x1b12, 0x1b12, 0x1b12, 0x1b12, 0x1b13, 0x1b48,
-    0x1b4a, 0x1b52, 0x1b54, 0x1b56, 0x1b57, 0x1b5a, 0x1b5d, 0x1c02, 0x1c03, 0x1c04,
-    0x1c07, 0x1c08, 0x1c09, 0x1c0a, 0x1c0b, 0x1c0c, 0x1c0c, 0x1c10, 0x1c10, 0x1c11,
-    0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c12, 0x1c13, 0x1c14, 0x1c15, 0x1c16,
-    0x1c17, 0x1c19, 0x1c1a, 0x1c1b, 0x1c1d, 0x1c1e, 0x1c1f, 0x1c20, 0x1c23, 0x1c24,
-    0x1c24, 0x1c25, 0x1c25, 0x1c26, 0x1c26, 0x1c27, 0x1c27, 0x1c28, 0x1c2b, 0x1c2c,
-    0x1c31, 0x1c31, 0x1c32, 0x1c35, 0x1c35, 0x1c38, 0x1c39, 0x1c39, 0x1c39, 0x1c3e,
-    0x1c3e, 0x1c3e, 0x1c40, 0x1c43, 0x1c45, 0x1c78, 0x1c82, 0x1c83, 0x1c84, 0x1cbc,
-    0x1d00, 0x1d01, 0x1d02, 0x1d04, 0x1d04, 0x1d05, 0x1d05, 0x1d06, 0x1d06, 0x1d06,
-    0x1d07, 0x1d07, 0x1d08, 0x1d08, 0x1d09, 0x1d10, 0x1d10, 0x1d10, 0x1d11, 0x1d11,
-    0x1d11, 0x1d11, 0x1d12, 0x1d12, 0x1d12, 0x1d12, 0x1d12, 0x1d13, 0x1d24, 0x1d48,
-    0x1d52, 0x1d54, 0x1d56, 0x1d57, 0x1d5a, 0x1d5d, 0x1d8f, 0x1d8f, 0x1d90, 0x1d90,
-    0x1d91, 0x1dae, 0x1dae, 0x1e14, 0x1e15, 0x1e16, 0x1e19, 0x1e21, 0x1e23, 0x1e24,
-    0x1e24, 0x1e25, 0x1e25, 0x1e27, 0x1e27, 0x1e29, 0x1e2a, 0x1e2b, 0x1e2c, 0x1e30,
-    0x1e30, 0x1e31, 0x1e31, 0x1e33, 0x1e34, 0x1e35, 0x1e35, 0x1e3e, 0x1e3e, 0x1e43,
-    0x1e79, 0x1e79, 0x1f60, 0x1f60, 0x1f63, 0x1f63, 0x1f66, 0x1f66, 0x1f69, 0x1f6c,
-    0x1f6f, 0x1f74, 0x1f74, 0x1f8a, 0x1f8a, 0x1f8a, 0x1f8a, 0x1f8c, 0x1f8c, 0x1f93,
-    0x1f95, 0x1f97, 0x1f99, 0x1f9b, 0x1f9d, 0x1f9f, 0x1fae, 0x1fae, 0x1fae, 0x1fb3,
+    0xb05, 0xb06, 0xb06, 0xb06, 0xb07, 0xb07, 0xb08, 0xb08, 0xb09, 0xb10, 0xb10, 0xb10,
+    0xb11, 0xb11, 0xb11, 0xb11, 0xb12, 0xb12, 0xb12, 0xb12, 0xb12, 0xb13, 0xb1d, 0xb1d,
+    0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb26, 0xb43, 0xb48, 0xb4a, 0xb52, 0xb54,
+    0xb56, 0xb57, 0xb5a, 0xb5d, 0xb60, 0xb60, 0xb60, 0xb60, 0xb62, 0xb62, 0xb63, 0xb63,
+    0xb63, 0xb63, 0xb65, 0xb65, 0xb66, 0xb66, 0xb66, 0xb66, 0xb68, 0xb68, 0xb69, 0xb69,
+    0xb6b, 0xb6c, 0xb6c, 0xb6e, 0xb6f, 0xb6f, 0xb71, 0xb72, 0xb72, 0xb72, 0xb72, 0xb74,
+    0xb74, 0xb82, 0xb82, 0xb91, 0xb97, 0xb99, 0xb9b, 0xb9d, 0xbb3, 0xf55, 0xf55, 0xf56,
+    0xf89, 0x1287, 0x128c, 0x128c, 0x1290, 0x1290, 0x1291, 0x1291, 0x1291, 0x1291,
+    0x1291, 0x1291, 0x1292, 0x1296, 0x1297, 0x1297, 0x1299, 0x129a, 0x129b, 0x129d,
+    0x129e, 0x129f, 0x12a4, 0x12a4, 0x12a5, 0x12a5, 0x12ba, 0x12ba, 0x12bd, 0x12be,
+    0x12bf, 0x13ad, 0x1478, 0x1491, 0x1491, 0x1499, 0x14a4, 0x14a4, 0x14ba, 0x1521,
+    0x1521, 0x1526, 0x1526, 0x1547, 0x154a, 0x1582, 0x1582, 0x1614, 0x1615, 0x1616,
+    0x1619, 0x1621, 0x1623, 0x1624, 0x1624, 0x1625, 0x1625, 0x1627, 0x1627, 0x1629,
+    0x162a, 0x162b, 0x162c, 0x1630, 0x1630, 0x1631, 0x1631, 0x1633, 0x1634, 0x1635,
+    0x1635, 0x163e, 0x163e, 0x1643, 0x174a, 0x183b, 0x1878, 0x1883, 0x1884, 0x1887,
+    0x188c, 0x188c, 0x1890, 0x1890, 0x1891, 0x1891, 0x1891, 0x1891, 0x1891, 0x1891,
+    0x1892, 0x1896, 0x1897, 0x1897, 0x1899, 0x189a, 0x189b, 0x18a4, 0x18a4, 0x18a5,
+    0x18a5, 0x18b8, 0x18b8, 0x18ba, 0x18ba, 0x18bc, 0x18bd, 0x18be, 0x18bf, 0x1926,
+    0x1943, 0x1944, 0x1947, 0x194a, 0x1950, 0x1950, 0x1958, 0x1959, 0x1980, 0x1980,
+    0x1980, 0x1980, 0x1981, 0x1981, 0x1981, 0x1981, 0x1983, 0x1983, 0x1984, 0x1985,
+    0x1985, 0x1985, 0x1986, 0x1986, 0x1986, 0x1986, 0x1987, 0x1987, 0x1988, 0x198a,
+    0x198a, 0x198a, 0x198c, 0x198e, 0x198e, 0x198e, 0x19a8, 0x19a8, 0x19a8, 0x19aa,
+    0x19aa, 0x19aa, 0x19b0, 0x1a02, 0x1a03, 0x1a04, 0x1a07, 0x1a08, 0x1a09, 0x1a0a,
+    0x1a0b, 0x1a0c, 0x1a0c, 0x1a10, 0x1a10, 0x1a11, 0x1a11, 0x1a11, 0x1a11, 0x1a11,
+    0x1a11, 0x1a12, 0x1a13, 0x1a14, 0x1a15, 0x1a16, 0x1a17, 0x1a19, 0x1a1a, 0x1a1b,
+    0x1a1d, 0x1a1e, 0x1a1f, 0x1a20, 0x1a23, 0x1a24, 0x1a24, 0x1a25, 0x1a25, 0x1a26,
+    0x1a26, 0x1a27, 0x1a27, 0x1a28, 0x1a2b, 0x1a2c, 0x1a31, 0x1a31, 0x1a32, 0x1a35,
+    0x1a35, 0x1a38, 0x1a39, 0x1a39, 0x1a39, 0x1a3e, 0x1a3e, 0x1a3e, 0x1a40, 0x1a43,
+    0x1a45, 0x1a78, 0x1ab9, 0x1abb, 0x1b00, 0x1b01, 0x1b02, 0x1b04, 0x1b04, 0x1b05,
+    0x1b05, 0x1b06, 0x1b06, 0x1b06, 0x1b07, 0x1b07, 0x1b08, 0x1b08, 0x1b09, 0x1b10,
+    0x1b10, 0x1b10, 0x1b11, 0x1b11, 0x1b11, 0x1b11, 0x1b12, 0x1b12, 0x1b12, 0x1b12,
+    0x1b12, 0x1b13, 0x1b48, 0x1b4a, 0x1b52, 0x1b54, 0x1b56, 0x1b57, 0x1b5a, 0x1b5d,
+    0x1c02, 0x1c03, 0x1c04, 0x1c07, 0x1c08, 0x1c09, 0x1c0a, 0x1c0b, 0x1c0c, 0x1c0c,
+    0x1c10, 0x1c10, 0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c11, 0x1c12, 0x1c13,
+    0x1c14, 0x1c15, 0x1c16, 0x1c17, 0x1c19, 0x1c1a, 0x1c1b, 0x1c1d, 0x1c1e, 0x1c1f,
+    0x1c20, 0x1c23, 0x1c24, 0x1c24, 0x1c25, 0x1c25, 0x1c26, 0x1c26, 0x1c27, 0x1c27,
+    0x1c28, 0x1c2b, 0x1c2c, 0x1c31, 0x1c31, 0x1c32, 0x1c35, 0x1c35, 0x1c38, 0x1c39,
+    0x1c39, 0x1c39, 0x1c3e, 0x1c3e, 0x1c3e, 0x1c40, 0x1c43, 0x1c45, 0x1c78, 0x1c82,
+    0x1c83, 0x1c84, 0x1cbc, 0x1d00, 0x1d01, 0x1d02, 0x1d04, 0x1d04, 0x1d05, 0x1d05,
+    0x1d06, 0x1d06, 0x1d06, 0x1d07, 0x1d07, 0x1d08, 0x1d08, 0x1d09, 0x1d10, 0x1d10,
+    0x1d10, 0x1d11, 0x1d11, 0x1d11, 0x1d11, 0x1d12, 0x1d12, 0x1d12, 0x1d12, 0x1d12,
+    0x1d13, 0x1d24, 0x1d48, 0x1d52, 0x1d54, 0x1d56, 0x1d57, 0x1d5a, 0x1d5d, 0x1d8f,
+    0x1d8f, 0x1d90, 0x1d90, 0x1d91, 0x1dae, 0x1dae, 0x1e14, 0x1e15, 0x1e16, 0x1e19,
+    0x1e21, 0x1e23, 0x1e24, 0x1e24, 0x1e25, 0x1e25, 0x1e27, 0x1e27, 0x1e29, 0x1e2a,
+    0x1e2b, 0x1e2c, 0x1e30, 0x1e30, 0x1e31, 0x1e31, 0x1e33, 0x1e34, 0x1e35, 0x1e35,
+    0x1e3e, 0x1e3e, 0x1e43, 0x1e79, 0x1e79, 0x1f60, 0x1f60, 0x1f63, 0x1f63, 0x1f66,
+    0x1f66, 0x1f69, 0x1f6c, 0x1f6f, 0x1f74, 0x1f74, 0x1f8a, 0x1f8a, 0x1f8a, 0x1f8a,
+    0x1f8c, 0x1f8c, 0x1f93, 0x1f95, 0x1f97, 0x1f99, 0x1f9b, 0x1f9d, 0x1f9f, 0x1fae,
+    0x1fae, 0x1fae, 0x1fb3,
 ];
 impl ClassId {
     /// Every class, in table order.
-    pub const ALL: [ClassId; 974usize] = [
+    pub const ALL: [ClassId; 977usize] = [
         ClassId::MOV_0x0202,
         ClassId::P2R_0x0203,
         ClassId::R2P_0x0204,
@@ -4496,6 +4509,9 @@ impl ClassId {
         ClassId::MUFU_0x0b08,
         ClassId::MUFU_0x0b08_2,
         ClassId::POPC_0x0b09,
+        ClassId::F2F_0x0b10,
+        ClassId::F2F_0x0b10_2,
+        ClassId::F2F_0x0b10_3,
         ClassId::F2I_0x0b11,
         ClassId::F2I_0x0b11_2,
         ClassId::F2I_0x0b11_3,

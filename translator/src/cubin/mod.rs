@@ -372,6 +372,11 @@ pub(crate) fn symbol_range<'data>(
     symbol: &Symbol<'data>,
     section: &Section<'data>,
 ) -> Result<&'data [u8], CubinError> {
+    // In `-rdc` cubins a shared-memory symbol's value is its alignment, not an offset (the linker places
+    // it), and the section has no bytes: there is nothing to bound.
+    if section.kind == sections::SHT_CUDA_SHARED {
+        return Ok(&[]);
+    }
     let out_of_section = || CubinError::SymbolOutOfSection {
         name: symbol.name.to_owned(),
         section: section.name.to_owned(),
@@ -386,7 +391,7 @@ pub(crate) fn symbol_range<'data>(
     if end > section.size {
         return Err(out_of_section());
     }
-    if section.kind == elf::SHT_NOBITS {
+    if !sections::occupies_file(section.kind) {
         return Ok(&[]);
     }
     let start = usize::try_from(symbol.value).map_err(|_| out_of_section())?;

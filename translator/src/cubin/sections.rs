@@ -52,7 +52,7 @@ pub(crate) fn read_sections<'data>(
         let kind = header.sh_type(LittleEndian);
         let offset = header.sh_offset(LittleEndian);
         let size = header.sh_size(LittleEndian);
-        let bytes = if kind == elf::SHT_NOBITS || kind == elf::SHT_NULL {
+        let bytes = if !occupies_file(kind) {
             &[][..]
         } else {
             let out_of_file = || CubinError::SectionOutOfFile {
@@ -205,8 +205,17 @@ pub(crate) fn variables<'data>(
             section_name: section.name,
             offset: symbol.value,
             size: symbol.size,
-            initial: (section.kind != elf::SHT_NOBITS).then_some(bytes),
+            initial: occupies_file(section.kind).then_some(bytes),
         });
     }
     Ok(out)
+}
+
+/// The type relocatable (`-rdc`) cubins give `.nv.shared.<kernel>`: like `SHT_NOBITS`, a size without bytes
+/// in the file (its offset is the next section's; nvcc's executable cubins use `SHT_NOBITS` instead).
+pub const SHT_CUDA_SHARED: u32 = 0x7000_000a;
+
+/// Whether a section of this `sh_type` has bytes in the file.
+pub(crate) fn occupies_file(kind: u32) -> bool {
+    !matches!(kind, elf::SHT_NOBITS | elf::SHT_NULL | SHT_CUDA_SHARED)
 }

@@ -398,7 +398,20 @@ fn rz_reshapes_neighbour(nv: &Nvdisasm, works: &mut [Work]) -> Result<()> {
                         continue;
                     }
                     let (x, y) = (g.sites[0], h.sites[0]);
-                    if x.start.abs_diff(y.end).min(y.start.abs_diff(x.end)) > 2 || x.conflicts(&y) || (x.start < y.end && y.start < x.end) {
+                    // Tokens between the two, not counting a modifier that prints nothing at zero (`.X4` in
+                    // `[RZ.X4+UR4]`): the register and its neighbour are adjacent once it is off.
+                    let (gap_from, gap_to) = if x.end <= y.start { (x.end, y.start) } else { (y.end, x.start) };
+                    let silent_between: usize = a
+                        .groups
+                        .iter()
+                        .enumerate()
+                        .filter(|&(ki, k)| ki != gi && ki != hi && is_silent_at_zero(k))
+                        .flat_map(|(_, k)| k.sites.iter())
+                        .filter(|z| gap_from <= z.start && z.end <= gap_to)
+                        .map(|z| z.end - z.start)
+                        .sum();
+                    let gap = x.start.abs_diff(y.end).min(y.start.abs_diff(x.end)).saturating_sub(silent_between);
+                    if gap > 2 || x.conflicts(&y) || (x.start < y.end && y.start < x.end) {
                         continue;
                     }
                     let v = 0x10u64.min((1u64 << h.bits.len().min(63)) - 1);
@@ -406,16 +419,31 @@ fn rz_reshapes_neighbour(nv: &Nvdisasm, works: &mut [Work]) -> Result<()> {
                     let rg = render_value(&g.renders[0], ones, g.bits.len() as u32, 0);
                     let rh = render_value(&h.renders[0], v, h.bits.len() as u32, 0);
                     let (Some(rg), Some(rh)) = (rg, rh) else { continue };
-                    let (first, second) = if (x.start, x.end) <= (y.start, y.end) { ((x, rg), (y, rh)) } else { ((y, rh), (x, rg)) };
-                    let predicted = format!(
-                        "{}{}{}{}{}",
-                        toks[..first.0.start].concat(),
-                        first.1,
-                        toks[first.0.end..second.0.start].concat(),
-                        second.1,
-                        toks[second.0.end..].concat()
-                    );
-                    plan.push((wi, ai, gi, predicted, batch.push(word)));
+                    let mut parts = vec![(x, rg), (y, rh)];
+                    if let Some(predicted) = splice(&toks, &mut parts.clone()) {
+                        plan.push((wi, ai, gi, predicted, batch.push(word)));
+                    }
+                    // The register may vanish only while a modifier printed with it is off: `[UR4]` but
+                    // `[RZ.X4+UR4]` (LDS). The base's modifier can be on, so the words are asked again with
+                    // every non-zero single-site neighbour of the register that prints nothing at zero set
+                    // to zero.
+                    let mut quiet = word;
+                    for (ki, k) in a.groups.iter().enumerate() {
+                        if ki == gi || ki == hi || !is_silent_at_zero(k) {
+                            continue;
+                        }
+                        let z = k.sites[0];
+                        let touches = z.start.abs_diff(x.end).min(x.start.abs_diff(z.end)) == 0;
+                        if touches && extract_bits(word, &k.bits) != 0 {
+                            quiet = insert_bits(quiet, &k.bits, 0);
+                            parts.push((z, String::new()));
+                        }
+                    }
+                    if quiet != word {
+                        if let Some(predicted) = splice(&toks, &mut parts) {
+                            plan.push((wi, ai, gi, predicted, batch.push(quiet)));
+                        }
+                    }
                 }
             }
         }
@@ -439,6 +467,29 @@ fn rz_reshapes_neighbour(nv: &Nvdisasm, works: &mut [Work]) -> Result<()> {
     }
     println!("  RZ reshaping a neighbour: {marked} registers get an RZ variant");
     Ok(())
+}
+
+/// A single-site group (a modifier such as `.X4`) that prints nothing when its bits are zero.
+fn is_silent_at_zero(k: &Group) -> bool {
+    let [render] = k.renders.as_slice() else { return false };
+    !k.failed && !k.opex && k.sites.len() == 1 && render_value(render, 0, k.bits.len() as u32, 0).is_some_and(|t| t.is_empty())
+}
+
+/// The base tokens with each site replaced by its text; None when two sites overlap.
+fn splice(toks: &[&str], parts: &mut [(Site, String)]) -> Option<String> {
+    parts.sort_by_key(|p| (p.0.start, p.0.end));
+    let mut out = String::new();
+    let mut at = 0;
+    for (site, text) in parts.iter() {
+        if site.start < at {
+            return None;
+        }
+        out.push_str(&toks[at..site.start].concat());
+        out.push_str(text);
+        at = site.end;
+    }
+    out.push_str(&toks[at..].concat());
+    Some(out)
 }
 
 /// A base word whose register operand is RZ can hide how that operand prints: `[URZ]`, but

@@ -89,9 +89,17 @@ fn template(op: u16, kind: usize, rng: &mut Rng) -> u128 {
     oracle_form((body & !OPCODE_MASK) | key_bits(op))
 }
 
-/// Scans all 8192 opcode keys with zero, all-ones, RZ/PT and random fills, then more random fills on the
-/// opcodes that decoded; returns classes sorted by (opcode, first sample).
-pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize, live_fills: usize) -> Result<Vec<Found>> {
+/// Scans the opcode keys `keys` (all 8192 in a full probe) with zero, all-ones, RZ/PT and random fills, gives
+/// keys still without a class their bit-91 sibling's words (see [`sibling_words`]), then more random fills on
+/// the opcodes that decoded; returns classes sorted by (opcode, first sample).
+pub fn discover(
+    nv: &Nvdisasm,
+    rng: &mut Rng,
+    seeds: &[u128],
+    keys: &[u16],
+    first_fills: usize,
+    live_fills: usize,
+) -> Result<Vec<Found>> {
     let mut classes: BTreeMap<(u16, String), Seen> = BTreeMap::new();
     // Corpus words first, so that real words become the preferred bases.
     if !seeds.is_empty() {
@@ -111,7 +119,7 @@ pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize
         }
     };
     let mut words = Vec::new();
-    for op in 0..8192u16 {
+    for &op in keys {
         for k in 0..first_fills {
             words.push(template(op, k, rng));
         }
@@ -120,6 +128,10 @@ pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize
     let out = nv.run(&words)?;
     add(&words, &out, &mut classes);
     println!("  first pass: {} words, {:.1}s", words.len(), t.elapsed().as_secs_f64());
+    let words = sibling_words(&classes, keys);
+    let out = nv.run(&words)?;
+    add(&words, &out, &mut classes);
+    println!("  sibling pass: {} words", words.len());
     let live: Vec<u16> = {
         let mut v: Vec<u16> = classes.keys().map(|k| k.0).collect();
         v.dedup();
@@ -187,6 +199,26 @@ pub fn discover(nv: &Nvdisasm, rng: &mut Rng, seeds: &[u128], first_fills: usize
             .then(a.fixed_value.cmp(&b.fixed_value))
     });
     Ok(found)
+}
+
+/// Words for keys in `keys` that no fill has decoded yet, from the classes of their bit-91 sibling (bit 91
+/// selects the uniform-register form of an operand: `c[0x0][0x160]` against `cx[UR4]`; the other fields are
+/// shared): each sibling sample with bit 91 flipped. Random fills alone miss classes whose legal words are
+/// rare — `F2F.F64.F32 R2, c[0x0][0x160]` (key 0x0b10, about one random word in eleven legal) went missing
+/// from the table while its uniform sibling 0x1b10 was found. Deterministic: no random choice.
+fn sibling_words(classes: &BTreeMap<(u16, String), Seen>, keys: &[u16]) -> Vec<u128> {
+    let live: std::collections::BTreeSet<u16> = classes.keys().map(|k| k.0).collect();
+    let mut words = Vec::new();
+    for &op in keys {
+        let sibling = op ^ 0x1000;
+        if live.contains(&op) || !live.contains(&sibling) {
+            continue;
+        }
+        for ((_, _), seen) in classes.range((sibling, String::new())..).take_while(|(k, _)| k.0 == sibling) {
+            words.extend(seen.samples.iter().map(|&w| oracle_form(w ^ (1u128 << 91))));
+        }
+    }
+    words
 }
 
 /// The 13-bit opcode key of a word.
