@@ -30,10 +30,12 @@ const PREFIX_BYTES: usize = 64;
 pub const LISTING: &str = "kernels.tsv";
 
 #[derive(clap::Args)]
-#[command(after_help = "Every kernel gets one line, in the cubin's order, even when others are refused or \
+#[command(
+    after_help = "Every kernel gets one line, in the cubin's order, even when others are refused or \
     fail. Kernels with long or unusual names are written as <prefix>-<16 hex digits>.spv; kernels.tsv in \
     the output directory maps each file to its kernel's full name. Exit status: 0 when every kernel was \
-    translated and written, 1 when any was refused or failed.")]
+    translated and written, 1 when any was refused or failed."
+)]
 pub struct Args {
     /// The cubin (`nvcc -cubin -arch=sm_86`).
     pub file: PathBuf,
@@ -59,12 +61,16 @@ fn is_plain(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= PLAIN_NAME_BYTES
         && !name.starts_with('.')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$'))
 }
 
 /// FNV-1a, 64 bits: a stable hash of the full name (stable across runs, platforms and Rust versions).
 fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The file name for a kernel: `<name>.spv` for a plain name, else `<prefix>-<hash>.spv` with the prefix
@@ -76,20 +82,30 @@ pub fn file_name(kernel: &str) -> String {
     let prefix: String = kernel
         .bytes()
         .take(PREFIX_BYTES)
-        .map(|b| if b.is_ascii_alphanumeric() || b == b'_' { char::from(b) } else { '_' })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'_' {
+                char::from(b)
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{prefix}-{:016x}.spv", name_hash(kernel))
 }
 
 /// What happened to one kernel.
 enum Outcome {
-    Written { file: String, translation: Translation },
+    Written {
+        file: String,
+        translation: Translation,
+    },
     Refused(String),
     Failed(String),
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let bytes =
+        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let cubin = Cubin::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
     let names: Vec<&str> = match &args.kernel {
         Some(k) => {
@@ -112,8 +128,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         ProgressBar::hidden()
     };
-    let control = if args.dispatch { ControlForm::Dispatch } else { ControlForm::Structured };
-    let profile = args.warp_subgroups.then(sassport_translator::lower::subgroup::warp_subgroup_profile);
+    let control = if args.dispatch {
+        ControlForm::Dispatch
+    } else {
+        ControlForm::Structured
+    };
+    let profile = args
+        .warp_subgroups
+        .then(sassport_translator::lower::subgroup::warp_subgroup_profile);
     let options = Options { control, profile };
     let files = unique_file_names(&names);
     let outcomes: Vec<Outcome> = names
@@ -122,7 +144,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|(name, file)| {
             let outcome = match translate_kernel(&cubin, name, &options) {
                 Ok(translation) => match write_module(&dir, file, &translation) {
-                    Ok(()) => Outcome::Written { file: file.clone(), translation },
+                    Ok(()) => Outcome::Written {
+                        file: file.clone(),
+                        translation,
+                    },
                     Err(e) => Outcome::Failed(format!("{e:#}")),
                 },
                 Err(e) => Outcome::Refused(e.to_string()),
@@ -137,9 +162,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut listing = String::from("# file\tkernel (written by `sassport translate`)\n");
     for (name, outcome) in names.iter().zip(&outcomes) {
         match outcome {
-            Outcome::Written { file, translation: t } => {
-                let form = t.report.form.as_ref().map_or_else(|| "form unknown".to_string(), ToString::to_string);
-                let shown = if *file == format!("{name}.spv") { String::new() } else { format!("; file {file}") };
+            Outcome::Written {
+                file,
+                translation: t,
+            } => {
+                let form = t
+                    .report
+                    .form
+                    .as_ref()
+                    .map_or_else(|| "form unknown".to_string(), ToString::to_string);
+                let shown = if *file == format!("{name}.spv") {
+                    String::new()
+                } else {
+                    format!("; file {file}")
+                };
                 println!(
                     "{name}: translated: {} words, {} blocks, {} instructions; {form}{shown}",
                     t.report.words, t.report.blocks, t.report.instructions
@@ -159,7 +195,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let path = dir.join(LISTING);
     std::fs::write(&path, listing).with_context(|| format!("writing {}", path.display()))?;
     if unsuccessful > 0 {
-        bail!("{unsuccessful} of {} kernels refused or failed", outcomes.len());
+        bail!(
+            "{unsuccessful} of {} kernels refused or failed",
+            outcomes.len()
+        );
     }
     Ok(())
 }
@@ -190,7 +229,8 @@ fn write_module(dir: &Path, file: &str, t: &Translation) -> anyhow::Result<()> {
     let partial = dir.join(format!(".{file}.partial"));
     let out: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&partial, out).with_context(|| format!("writing {}", partial.display()))?;
-    std::fs::rename(&partial, &path).with_context(|| format!("renaming {} to {}", partial.display(), path.display()))
+    std::fs::rename(&partial, &path)
+        .with_context(|| format!("renaming {} to {}", partial.display(), path.display()))
 }
 
 #[cfg(test)]
@@ -208,7 +248,11 @@ mod tests {
         let a = file_name("a/b");
         let b = file_name("a\\b");
         assert!(!a.contains('/') && !b.contains('\\') && a != b, "{a} {b}");
-        assert_eq!(file_name("a/b"), a, "the name is a function of the kernel name alone");
+        assert_eq!(
+            file_name("a/b"),
+            a,
+            "the name is a function of the kernel name alone"
+        );
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! `cuobjdump -elf` (first line of each `corpus/sm86/*.elf.txt`).
 
 use sassport_translator::cubin::{Cubin, CubinError, SM86_COMPATIBLE};
-use sassport_translator::translate::{translate_kernel, Options};
 use sassport_translator::error::TranslateError;
+use sassport_translator::translate::{translate_kernel, Options};
 
 fn sm90_cubins() -> Vec<(String, Vec<u8>)> {
     let dir = sassport_corpus::root().join("sm90");
@@ -14,7 +14,12 @@ fn sm90_cubins() -> Vec<(String, Vec<u8>)> {
         .expect("corpus/sm90")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "cubin"))
-        .map(|p| (p.display().to_string(), std::fs::read(&p).expect("readable")))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read(&p).expect("readable"),
+            )
+        })
         .collect();
     out.sort();
     assert!(!out.is_empty(), "no sm_90 cubins in {}", dir.display());
@@ -24,17 +29,28 @@ fn sm90_cubins() -> Vec<(String, Vec<u8>)> {
 #[test]
 fn every_sm90_corpus_cubin_is_refused_by_name() {
     for (path, bytes) in sm90_cubins() {
-        assert_eq!(Cubin::parse(&bytes), Err(CubinError::UnsupportedArchitecture { sm: 90 }), "{path}");
-        let described = Cubin::parse_any_architecture(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(
+            Cubin::parse(&bytes),
+            Err(CubinError::UnsupportedArchitecture { sm: 90 }),
+            "{path}"
+        );
+        let described =
+            Cubin::parse_any_architecture(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(described.sm, 90, "{path}");
         assert!(!described.kernels.is_empty(), "{path}");
-        assert_eq!(described.check_architecture(), Err(CubinError::UnsupportedArchitecture { sm: 90 }));
+        assert_eq!(
+            described.check_architecture(),
+            Err(CubinError::UnsupportedArchitecture { sm: 90 })
+        );
     }
 }
 
 #[test]
 fn translate_kernel_refuses_a_cubin_read_for_description() {
-    let (path, bytes) = sm90_cubins().into_iter().find(|(p, _)| p.ends_with("saxpy.cubin")).expect("saxpy");
+    let (path, bytes) = sm90_cubins()
+        .into_iter()
+        .find(|(p, _)| p.ends_with("saxpy.cubin"))
+        .expect("saxpy");
     let cubin = Cubin::parse_any_architecture(&bytes).expect("described");
     match translate_kernel(&cubin, "saxpy", &Options::default()) {
         Err(TranslateError::Cubin(CubinError::UnsupportedArchitecture { sm: 90 })) => {}
@@ -57,10 +73,23 @@ fn the_message_names_the_sm_and_the_accepted_ones() {
 fn the_sm_agrees_with_cuobjdump() {
     for path in sassport_corpus::cubins() {
         let bytes = std::fs::read(&path).expect("readable");
-        let dump = std::fs::read_to_string(path.with_extension("elf.txt")).expect("cuobjdump listing");
-        let header = dump.lines().find(|l| l.contains("sm=")).expect("header line");
-        let sm: u32 = header.split("sm=").nth(1).and_then(|r| r.split(',').next()).and_then(|s| s.parse().ok()).expect("sm");
-        let flags = header.split("flags=0x").nth(1).and_then(|f| u32::from_str_radix(f.trim(), 16).ok()).expect("flags");
+        let dump =
+            std::fs::read_to_string(path.with_extension("elf.txt")).expect("cuobjdump listing");
+        let header = dump
+            .lines()
+            .find(|l| l.contains("sm="))
+            .expect("header line");
+        let sm: u32 = header
+            .split("sm=")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .and_then(|s| s.parse().ok())
+            .expect("sm");
+        let flags = header
+            .split("flags=0x")
+            .nth(1)
+            .and_then(|f| u32::from_str_radix(f.trim(), 16).ok())
+            .expect("flags");
         let cubin = Cubin::parse(&bytes).expect("corpus cubins parse");
         assert_eq!((cubin.sm, cubin.flags), (sm, flags), "{}", path.display());
     }
@@ -77,7 +106,11 @@ fn an_sm86_file_relabelled_for_another_sm_is_refused() {
         let mut bytes = saxpy_sm86();
         let flags = u32::from_le_bytes(bytes[0x30..0x34].try_into().unwrap());
         bytes[0x30..0x34].copy_from_slice(&((flags & !0xff00) | sm << 8).to_le_bytes());
-        assert_eq!(Cubin::parse(&bytes), Err(CubinError::UnsupportedArchitecture { sm }), "sm_{sm}");
+        assert_eq!(
+            Cubin::parse(&bytes),
+            Err(CubinError::UnsupportedArchitecture { sm }),
+            "sm_{sm}"
+        );
     }
 }
 
@@ -90,13 +123,22 @@ fn abi_version_7_keeps_the_sm_in_the_low_byte() {
     bytes[0x30..0x34].copy_from_slice(&0x0056_0556u32.to_le_bytes());
     assert_eq!(Cubin::parse(&bytes).map(|c| c.sm), Ok(86));
     bytes[0x30..0x34].copy_from_slice(&0x005a_055au32.to_le_bytes());
-    assert_eq!(Cubin::parse(&bytes), Err(CubinError::UnsupportedArchitecture { sm: 90 }));
+    assert_eq!(
+        Cubin::parse(&bytes),
+        Err(CubinError::UnsupportedArchitecture { sm: 90 })
+    );
 }
 
 #[test]
 fn an_unknown_abi_version_is_refused() {
     let mut bytes = saxpy_sm86();
     bytes[8] = 6;
-    assert_eq!(Cubin::parse(&bytes), Err(CubinError::UnknownAbiVersion { version: 6 }));
-    assert_eq!(Cubin::parse_any_architecture(&bytes), Err(CubinError::UnknownAbiVersion { version: 6 }));
+    assert_eq!(
+        Cubin::parse(&bytes),
+        Err(CubinError::UnknownAbiVersion { version: 6 })
+    );
+    assert_eq!(
+        Cubin::parse_any_architecture(&bytes),
+        Err(CubinError::UnknownAbiVersion { version: 6 })
+    );
 }

@@ -44,7 +44,13 @@ mod tests {
     /// `e_flags` as the pinned nvcc writes them (read with `readelf -h`, and cuobjdump's `sm=` agrees).
     #[test]
     fn version_8_flags_of_nvcc_13_5() {
-        for (flags, sm) in [(0x0600_4b04, 75), (0x0600_5604, 86), (0x0600_5a04, 90), (0x0600_6402, 100), (0x0600_7802, 120)] {
+        for (flags, sm) in [
+            (0x0600_4b04, 75),
+            (0x0600_5604, 86),
+            (0x0600_5a04, 90),
+            (0x0600_6402, 100),
+            (0x0600_7802, 120),
+        ] {
             assert_eq!(sm_from_flags(CUDA_ABI_V2, flags), Some(sm), "{flags:#x}");
         }
     }

@@ -19,8 +19,14 @@ const INSTRUCTION_BYTES: u32 = 16;
 const INSTRUCTION_LISTS: [(u8, &str); 5] = [
     (id::EXIT_INSTR_OFFSETS, "EIATTR_EXIT_INSTR_OFFSETS"),
     (id::S2RCTAID_INSTR_OFFSETS, "EIATTR_S2RCTAID_INSTR_OFFSETS"),
-    (id::COOP_GROUP_INSTR_OFFSETS, "EIATTR_COOP_GROUP_INSTR_OFFSETS"),
-    (id::INT_WARP_WIDE_INSTR_OFFSETS, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"),
+    (
+        id::COOP_GROUP_INSTR_OFFSETS,
+        "EIATTR_COOP_GROUP_INSTR_OFFSETS",
+    ),
+    (
+        id::INT_WARP_WIDE_INSTR_OFFSETS,
+        "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS",
+    ),
     (id::SYSCALL_OFFSETS, "EIATTR_SYSCALL_OFFSETS"),
 ];
 
@@ -69,7 +75,12 @@ impl<'a, 'data> Context<'a, 'data> {
         Ok(())
     }
 
-    fn instruction(&self, a: &Attribute<'_>, attribute: &'static str, value: u32) -> Result<(), CubinError> {
+    fn instruction(
+        &self,
+        a: &Attribute<'_>,
+        attribute: &'static str,
+        value: u32,
+    ) -> Result<(), CubinError> {
         if value % INSTRUCTION_BYTES == 0 && u64::from(value) < self.code.size {
             return Ok(());
         }
@@ -84,14 +95,21 @@ impl<'a, 'data> Context<'a, 'data> {
         })
     }
 
-    fn symbol(&self, a: &Attribute<'_>, attribute: &'static str, symbol: u32) -> Result<&'a Symbol<'data>, CubinError> {
-        self.symbols.get(symbol as usize).ok_or_else(|| CubinError::AttributeSymbol {
-            section: self.section.to_owned(),
-            offset: a.offset,
-            attribute,
-            symbol,
-            symbols: self.symbols.len(),
-        })
+    fn symbol(
+        &self,
+        a: &Attribute<'_>,
+        attribute: &'static str,
+        symbol: u32,
+    ) -> Result<&'a Symbol<'data>, CubinError> {
+        self.symbols
+            .get(symbol as usize)
+            .ok_or_else(|| CubinError::AttributeSymbol {
+                section: self.section.to_owned(),
+                offset: a.offset,
+                attribute,
+                symbol,
+                symbols: self.symbols.len(),
+            })
     }
 }
 
@@ -101,7 +119,8 @@ pub(crate) fn check_kernel(ctx: &Context<'_, '_>, kernel: &Kernel<'_>) -> Result
     ctx.check_records(info)?;
     check_params(&ctx, kernel)?;
     // sm_90 and later cubins leave the header's count 0 (read for `info` only); 0 states nothing.
-    if let (Some(stated), registers) = (kernel.function.resources.registers, kernel.code_registers) {
+    if let (Some(stated), registers) = (kernel.function.resources.registers, kernel.code_registers)
+    {
         if registers != 0 && stated != registers {
             return Err(CubinError::RegisterCountConflict {
                 function: kernel.function.name.to_owned(),
@@ -122,7 +141,9 @@ fn check_params(ctx: &Context<'_, '_>, kernel: &Kernel<'_>) -> Result<(), CubinE
     let mut seen = vec![false; count];
     for a in info.attributes.iter().filter(|a| a.id == id::KPARAM_INFO) {
         // Decoding accepted the record, so it has the 12-byte shape.
-        let Some(p) = Param::decode(a.payload) else { continue };
+        let Some(p) = Param::decode(a.payload) else {
+            continue;
+        };
         let ordinal = usize::from(p.ordinal);
         if ordinal >= count || seen[ordinal] {
             return Err(CubinError::ParamOrdinal {
@@ -150,19 +171,32 @@ fn check_params(ctx: &Context<'_, '_>, kernel: &Kernel<'_>) -> Result<(), CubinE
             });
         }
     }
-    let Some(bank) = info.param_bank else { return Ok(()) };
-    let Some(record) = info.attributes.iter().find(|a| a.id == id::PARAM_CBANK) else { return Ok(()) };
+    let Some(bank) = info.param_bank else {
+        return Ok(());
+    };
+    let Some(record) = info.attributes.iter().find(|a| a.id == id::PARAM_CBANK) else {
+        return Ok(());
+    };
     if let Some(size) = info.param_size {
         if size != bank.size {
-            let reason = format!("its block size {:#x} is not EIATTR_CBANK_PARAM_SIZE's {size:#x}", bank.size);
+            let reason = format!(
+                "its block size {:#x} is not EIATTR_CBANK_PARAM_SIZE's {size:#x}",
+                bank.size
+            );
             return Err(ctx.conflict(record, "EIATTR_PARAM_CBANK", reason));
         }
     }
     let symbol = ctx.symbol(record, "EIATTR_PARAM_CBANK", bank.section_symbol)?;
     let bank_section = format!(".nv.constant0.{}", kernel.function.name);
-    let named = symbol.section.and_then(|i| ctx.sections.get(i)).map(|s| s.name);
+    let named = symbol
+        .section
+        .and_then(|i| ctx.sections.get(i))
+        .map(|s| s.name);
     if named != Some(bank_section.as_str()) {
-        let reason = format!("symbol {} is not the section symbol of {bank_section}", bank.section_symbol);
+        let reason = format!(
+            "symbol {} is not the section symbol of {bank_section}",
+            bank.section_symbol
+        );
         return Err(ctx.conflict(record, "EIATTR_PARAM_CBANK", reason));
     }
     let bank_len = kernel.constant0.map_or(0, |c| c.len() as u64);
@@ -183,5 +217,7 @@ fn check_params(ctx: &Context<'_, '_>, kernel: &Kernel<'_>) -> Result<(), CubinE
 
 /// The little-endian words of a sized record (a ragged tail was refused when the record was decoded).
 fn words<'a>(a: &'a Attribute<'_>) -> impl Iterator<Item = u32> + 'a {
-    a.payload.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    a.payload
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
 }
