@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Result<()> {
     let sections = if args.raw {
         vec![CodeSection { name: ".text.raw".to_owned(), base: args.base, bytes: &data, branch_targets: BTreeMap::new(), notes: SectionNotes::default() }]
     } else {
-        cubin_code_sections(&data).with_context(|| format!("{} is not a readable cubin", args.file.display()))?
+        cubin_code_sections(&data).with_context(|| format!("cannot disassemble {}", args.file.display()))?
     };
     let mut out = String::new();
     let mut undecodable = 0usize;
@@ -181,7 +181,8 @@ fn annotate_branch_targets(out: &mut String, start: usize, targets: &[u64]) {
     out.push_str("\"*);");
 }
 
-/// The `.text.<symbol>` sections of a cubin, in section-table order (nvdisasm's order).
+/// The `.text.<symbol>` sections of a cubin, in section-table order (nvdisasm's order). Code for an SM
+/// whose encoding is not SM86's is refused (`UnsupportedArchitecture`), never printed as SM86.
 pub fn cubin_code_sections(data: &[u8]) -> Result<Vec<CodeSection<'_>>> {
     let cubin = Cubin::parse(data)?;
     // Jump tables are recorded per function, with section-relative offsets.

@@ -1,9 +1,11 @@
 //! `sassport info`: each kernel of a cubin with its parameters and resources, then the device functions.
+//! A cubin for an SM whose code sassport cannot decode is described all the same, with a line saying so,
+//! and the command then fails with `UnsupportedArchitecture` (as `dis`, `translate` and `run` do at once).
 
 use std::fmt::Write as _;
 
 use anyhow::Context as _;
-use sassport_translator::cubin::{Cubin, Function, Kernel};
+use sassport_translator::cubin::{Cubin, Function, Kernel, SM86_COMPATIBLE};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -14,9 +16,12 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bytes =
         std::fs::read(&args.cubin).with_context(|| format!("reading {}", args.cubin.display()))?;
-    let cubin =
-        Cubin::parse(&bytes).with_context(|| format!("parsing {}", args.cubin.display()))?;
+    let cubin = Cubin::parse_any_architecture(&bytes)
+        .with_context(|| format!("parsing {}", args.cubin.display()))?;
     print!("{}", describe(&args.cubin.display().to_string(), &cubin));
+    cubin
+        .check_architecture()
+        .with_context(|| format!("{} cannot be translated, run or disassembled", args.cubin.display()))?;
     Ok(())
 }
 
@@ -36,6 +41,14 @@ fn describe(path: &str, cubin: &Cubin<'_>) -> String {
         cubin.kernels.len(),
         cubin.device_functions.len()
     );
+    if cubin.check_architecture().is_err() {
+        let _ = writeln!(
+            out,
+            "architecture sm_{} is not SM86-compatible (sassport decodes {}): translate, run and dis refuse it",
+            cubin.sm,
+            compatible_list()
+        );
+    }
     for kernel in &cubin.kernels {
         out.push('\n');
         describe_kernel(&mut out, cubin, kernel);
@@ -174,6 +187,10 @@ fn describe_function(out: &mut String, f: &Function<'_>) {
             .map_or("-".to_owned(), |r| r.to_string()),
         opt_hex(f.resources.frame_size),
     );
+}
+
+fn compatible_list() -> String {
+    SM86_COMPATIBLE.iter().map(|sm| format!("sm_{sm}")).collect::<Vec<_>>().join(", ")
 }
 
 fn opt_hex(value: Option<u32>) -> String {

@@ -64,3 +64,58 @@ fn malformed_cubin_is_an_error_not_a_panic() {
     assert!(!out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+/// Issue 24, item 7: `tests/data/long_names.cu` (built with the pinned nvcc; the command is in the source)
+/// holds a kernel whose mangled name is 517 bytes, past the 255 bytes a file name may have, a kernel the
+/// translator refuses (a texture fetch), and a plain one; the long one comes first in the cubin. Before the
+/// fix writing its module failed ("File name too long") and `translate` stopped there: no kernel got a line.
+#[test]
+fn a_long_name_and_a_refusal_do_not_stop_the_other_kernels() {
+    let cubin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/long_names.cubin");
+    let bytes = std::fs::read(&cubin).unwrap();
+    let parsed = sassport_translator::Cubin::parse(&bytes).unwrap();
+    let names: Vec<&str> = parsed.kernels.iter().map(|k| k.name()).collect();
+    let long = *names.iter().find(|n| n.len() > 400).expect("a kernel name of more than 400 bytes");
+    assert!(names.contains(&"fetch_texture") && names.contains(&"count_up"), "{names:?}");
+
+    let dir = out_dir("long");
+    let out = sassport().arg("translate").arg(&cubin).arg("-o").arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "a refused kernel must make the exit status non-zero: {text}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), names.len(), "one line per kernel: {text}");
+    for (line, name) in lines.iter().zip(&names) {
+        assert!(line.starts_with(&format!("{name}: ")), "{line}");
+    }
+    let line_of = |name: &str| *lines.iter().find(|l| l.starts_with(&format!("{name}: "))).unwrap();
+    assert!(line_of("fetch_texture").contains(": refused: ") && line_of("fetch_texture").contains("TLD"), "{text}");
+    assert!(line_of("count_up").contains(": translated: "), "{text}");
+    let long_line = line_of(long);
+    assert!(long_line.contains(": translated: "), "{long_line}");
+
+    // The listing maps each written file to its kernel's full name; every file is a valid module.
+    let listing = std::fs::read_to_string(dir.join("kernels.tsv")).unwrap();
+    let entries: Vec<(&str, &str)> =
+        listing.lines().filter(|l| !l.starts_with('#')).map(|l| l.split_once('\t').expect("file<TAB>kernel")).collect();
+    let kernels: Vec<&str> = entries.iter().map(|(_, k)| *k).collect();
+    let mut listed = kernels.clone();
+    listed.sort_unstable();
+    let mut want = vec![long, "count_up"];
+    want.sort_unstable();
+    assert_eq!(listed, want, "the translated kernels, and only those, are listed");
+    for (file, kernel) in &entries {
+        assert!(file.len() <= 255, "{file}");
+        let data = std::fs::read(dir.join(file)).unwrap();
+        let words: Vec<u32> = data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        support::spirv_val(&words).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    }
+    let (long_file, _) = entries.iter().find(|(_, k)| *k == long).unwrap();
+    // `<readable prefix>-<16 hex digits>.spv`, named on the kernel's line.
+    let stem = long_file.strip_suffix(".spv").unwrap();
+    let (prefix, hash) = stem.rsplit_once('-').unwrap();
+    assert!(long.starts_with(prefix) && hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()), "{long_file}");
+    assert!(long_line.ends_with(&format!("; file {long_file}")), "{long_line}");
+    assert!(!dir.join("fetch_texture.spv").exists(), "a refused kernel must not leave a module behind");
+    assert!(dir.join("count_up.spv").exists());
+}

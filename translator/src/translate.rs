@@ -88,6 +88,8 @@ pub fn translate_kernel_with(
     options: &Options,
     dis: &dyn Disassembler,
 ) -> Result<Translation, TranslateError> {
+    // A cubin read for description only (`Cubin::parse_any_architecture`) may hold another SM's code.
+    cubin.check_architecture()?;
     let kernel = cubin.kernel(name).ok_or_else(|| TranslateError::NoKernel(name.to_string()))?;
     let section = kernel.function.section_name;
     let code = cubin

@@ -427,3 +427,194 @@ proptest! {
         let _ = Cubin::parse(&bytes);
     }
 }
+
+// ---- `.nv.info` records that contradict the rest of the file (issue 24, item 6) ----
+
+/// Where a kernel's `.nv.info.<kernel>` record lies in a real corpus cubin.
+struct Record {
+    bytes: Vec<u8>,
+    kernel: String,
+    section: String,
+    /// File offset of the record's first (format) byte.
+    at: usize,
+    /// Offset of the record within its section, as errors name it.
+    within: usize,
+}
+
+/// The first corpus kernel (in file order) whose `.nv.info.<kernel>` holds a record `id` that `pick`
+/// accepts, with the record's place found by parsing the unmodified file.
+fn record(id: u8, pick: impl Fn(&sassport_translator::cubin::Kernel<'_>) -> bool) -> Record {
+    for path in sassport_corpus::cubins() {
+        let bytes = std::fs::read(&path).expect("readable corpus cubin");
+        let cubin = Cubin::parse(&bytes).expect("corpus cubins parse");
+        for kernel in cubin.kernels.iter().filter(|k| pick(k)) {
+            let Some(a) = kernel.info.attributes.iter().find(|a| a.id == id) else { continue };
+            let name = format!(".nv.info.{}", kernel.name());
+            let section = cubin.sections.iter().find(|s| s.name == name).expect("info section");
+            let (at, within) = (section.offset as usize + a.offset, a.offset);
+            let kernel = kernel.name().to_owned();
+            drop(cubin);
+            return Record { bytes, kernel, section: name, at, within };
+        }
+    }
+    panic!("no corpus kernel has record {id:#x}");
+}
+
+const KPARAM_INFO: u8 = 0x17;
+const PARAM_CBANK: u8 = 0x0a;
+const CBANK_PARAM_SIZE: u8 = 0x19;
+const EXIT_INSTR_OFFSETS: u8 = 0x1c;
+const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
+
+#[test]
+fn a_parameter_past_the_parameter_block_is_refused() {
+    let Record { mut bytes, kernel, section, at, within } = record(KPARAM_INFO, |_| true);
+    // KPARAM_INFO payload: index u32, ordinal u16, offset u16, then the size in bits 18..=31.
+    put_u16(&mut bytes, at + 4 + 6, 0x7ff0);
+    match Cubin::parse(&bytes) {
+        Err(CubinError::ParamOutsideBlock { kernel: k, section: s, offset, param_offset, .. }) => {
+            assert_eq!((k, s, offset, param_offset), (kernel, section, within, 0x7ff0));
+        }
+        other => panic!("expected ParamOutsideBlock, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_parameter_ordinal_past_the_count_is_refused() {
+    let Record { mut bytes, kernel, section, at, within } = record(KPARAM_INFO, |_| true);
+    let count = {
+        let cubin = Cubin::parse(&bytes).expect("unmodified");
+        cubin.kernel(&kernel).expect("kernel").info.params.len()
+    };
+    put_u16(&mut bytes, at + 4 + 4, count as u16);
+    match Cubin::parse(&bytes) {
+        Err(CubinError::ParamOrdinal { kernel: k, section: s, offset, ordinal, count: c }) => {
+            assert_eq!((k, s, offset, ordinal as usize, c), (kernel, section, within, count, count));
+        }
+        other => panic!("expected ParamOrdinal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_parameter_block_past_constant_bank_0_is_refused() {
+    // Both size records agree on a block far larger than `.nv.constant0.<kernel>`.
+    let Record { mut bytes, kernel, section, at: bank_at, within } = record(PARAM_CBANK, |k| !k.info.params.is_empty());
+    let size_at = {
+        let cubin = Cubin::parse(&bytes).expect("unmodified");
+        let info = cubin.sections.iter().find(|s| s.name == section).expect("info section").offset as usize;
+        let k = cubin.kernel(&kernel).expect("kernel");
+        info + k.info.attributes.iter().find(|a| a.id == CBANK_PARAM_SIZE).expect("CBANK_PARAM_SIZE").offset
+    };
+    put_u16(&mut bytes, bank_at + 4 + 6, 0x7000); // PARAM_CBANK: symbol u32, offset u16, size u16
+    put_u16(&mut bytes, size_at + 2, 0x7000); // CBANK_PARAM_SIZE is EIFMT_HVAL
+    match Cubin::parse(&bytes) {
+        Err(CubinError::ParamBlockOutsideBank { kernel: k, section: s, offset, block_size, bank_section, .. }) => {
+            assert_eq!((k, s, offset, block_size), (kernel.clone(), section, within, 0x7000));
+            assert_eq!(bank_section, format!(".nv.constant0.{kernel}"));
+        }
+        other => panic!("expected ParamBlockOutsideBank, got {other:?}"),
+    }
+}
+
+#[test]
+fn parameter_block_sizes_that_disagree_are_refused() {
+    let Record { mut bytes, kernel, section, at, within } = record(PARAM_CBANK, |k| !k.info.params.is_empty());
+    put_u16(&mut bytes, at + 4 + 6, 0x7000);
+    match Cubin::parse(&bytes) {
+        Err(CubinError::AttributeConflict { section: s, offset, attribute, function, reason }) => {
+            assert_eq!((s, offset, attribute, function), (section, within, "EIATTR_PARAM_CBANK", kernel));
+            assert!(reason.contains("EIATTR_CBANK_PARAM_SIZE"), "{reason}");
+        }
+        other => panic!("expected AttributeConflict, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_parameter_bank_symbol_that_is_not_the_bank_is_refused() {
+    let Record { bytes, kernel, section, at, within } = record(PARAM_CBANK, |k| !k.info.params.is_empty());
+    let mut missing = bytes.clone();
+    put_u32(&mut missing, at + 4, 0x00ff_ffff);
+    match Cubin::parse(&missing) {
+        Err(CubinError::AttributeSymbol { section: s, offset, attribute, symbol, .. }) => {
+            assert_eq!((s, offset, attribute, symbol), (section.clone(), within, "EIATTR_PARAM_CBANK", 0x00ff_ffff));
+        }
+        other => panic!("expected AttributeSymbol, got {other:?}"),
+    }
+    // Symbol 0 exists but is the null symbol, not `.nv.constant0.<kernel>`'s.
+    let mut wrong = bytes;
+    put_u32(&mut wrong, at + 4, 0);
+    assert!(matches!(
+        Cubin::parse(&wrong),
+        Err(CubinError::AttributeConflict { attribute: "EIATTR_PARAM_CBANK", ref function, .. }) if *function == kernel
+    ));
+}
+
+/// Writes `value` over the first offset of record `id` and expects `InstructionOffset` naming it.
+fn expect_instruction_offset_refused(id: u8, attribute: &str, value: u32) {
+    let Record { mut bytes, kernel, section, at, within } = record(id, |_| true);
+    put_u32(&mut bytes, at + 4, value);
+    match Cubin::parse(&bytes) {
+        Err(CubinError::InstructionOffset { section: s, offset, attribute: a, function, value: v, code_section, .. }) => {
+            assert_eq!((s, offset, a, function, v), (section, within, attribute, kernel.clone(), value));
+            assert!(code_section.starts_with(".text."), "{code_section}");
+        }
+        other => panic!("{attribute} = {value:#x}: expected InstructionOffset, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_exit_offset_outside_the_code_is_refused() {
+    expect_instruction_offset_refused(EXIT_INSTR_OFFSETS, "EIATTR_EXIT_INSTR_OFFSETS", 0x00ff_fff0);
+    // Inside the section but between instructions.
+    expect_instruction_offset_refused(EXIT_INSTR_OFFSETS, "EIATTR_EXIT_INSTR_OFFSETS", 0x18);
+}
+
+/// The other instruction lists take the same check. (`EIATTR_S2RCTAID_INSTR_OFFSETS` does too, but nvcc
+/// 13.5.37 writes it for no corpus kernel, so there is no real record of it to break.)
+#[test]
+fn other_instruction_offsets_outside_the_code_are_refused() {
+    for (id, name) in [
+        (0x28, "EIATTR_COOP_GROUP_INSTR_OFFSETS"),
+        (0x31, "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"),
+        (0x46, "EIATTR_SYSCALL_OFFSETS"),
+    ] {
+        expect_instruction_offset_refused(id, name, 0x00ff_fff0);
+    }
+}
+
+#[test]
+fn a_jump_table_entry_outside_the_code_is_refused() {
+    // The record is (branch offset, word, count, targets...): the branch itself, then its first target.
+    expect_instruction_offset_refused(INDIRECT_BRANCH_TARGETS, "EIATTR_INDIRECT_BRANCH_TARGETS", 0x00ff_fff0);
+    let Record { mut bytes, at, within, .. } = record(INDIRECT_BRANCH_TARGETS, |_| true);
+    put_u32(&mut bytes, at + 4 + 12, 0x00ff_fff0);
+    assert!(matches!(
+        Cubin::parse(&bytes),
+        Err(CubinError::InstructionOffset { offset, value: 0x00ff_fff0, .. }) if offset == within
+    ));
+}
+
+#[test]
+fn a_register_count_the_code_section_contradicts_is_refused() {
+    let mut bytes = sample();
+    let cubin = Cubin::parse(&bytes).expect("sample parses");
+    let info = cubin.sections.iter().find(|s| s.name == ".nv.info").expect(".nv.info");
+    // The first REGCOUNT record about a kernel: payload (symbol, value).
+    let (record, kernel) = cubin
+        .global_attributes
+        .iter()
+        .filter(|a| a.id == 0x2f)
+        .find_map(|a| {
+            let symbol = u32::from_le_bytes(a.payload[0..4].try_into().unwrap()) as usize;
+            cubin.kernels.iter().find(|k| k.function.symbol == symbol).map(|k| (a, k))
+        })
+        .expect("a kernel's EIATTR_REGCOUNT");
+    let (at, name, registers) = (info.offset as usize + record.offset + 8, kernel.name().to_owned(), kernel.code_registers);
+    put_u32(&mut bytes, at, registers + 1);
+    match Cubin::parse(&bytes) {
+        Err(CubinError::RegisterCountConflict { function, attribute, section_header, .. }) => {
+            assert_eq!((function, attribute, section_header), (name, registers + 1, registers));
+        }
+        other => panic!("expected RegisterCountConflict, got {other:?}"),
+    }
+}

@@ -2,6 +2,8 @@
 
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "coverage")]
+mod arch_compat;
 mod ci;
 mod corpus;
 mod coverage;
@@ -32,6 +34,9 @@ enum Task {
     VerifyIsa(verify_isa::Args),
     /// Write the translation status of every class into docs/isa-coverage.md (`--check` fails on drift).
     Coverage(coverage::Args),
+    /// Measure which SMs' machine code is SM86's (nvdisasm for each SM), into docs/architectures.md.
+    #[cfg(feature = "coverage")]
+    ArchCompat(arch_compat::Args),
     /// Install what is missing, then run the test suite (the README's test command).
     Test(ci::TestArgs),
     /// The main job: install what is missing, then translate and run the shipped corpus.
@@ -48,6 +53,8 @@ fn main() -> anyhow::Result<()> {
         Task::Regen(args) => regen::run(args),
         Task::VerifyIsa(args) => verify_isa::run(args),
         Task::Coverage(args) => coverage::run(args),
+        #[cfg(feature = "coverage")]
+        Task::ArchCompat(args) => arch_compat::run(args),
         Task::Test(args) => ci::test(args),
         Task::Main(args) => ci::main_job(args),
         Task::Ci => ci::ci(),

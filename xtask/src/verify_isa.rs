@@ -12,9 +12,9 @@
 //! what the generated decoder's access rules give.
 
 #[cfg(feature = "verify")]
-mod compare;
+pub(crate) mod compare;
 #[cfg(feature = "verify")]
-mod nvdisasm;
+pub(crate) mod nvdisasm;
 
 #[cfg(feature = "verify")]
 pub use compare::run;

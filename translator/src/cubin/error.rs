@@ -142,6 +142,86 @@ pub enum CubinError {
         target: String,
         target_size: u64,
     },
+
+    /// The code is for an SM whose instruction encoding (or constant bank layout) is not SM86's; decoding
+    /// it as SM86 would give wrong instructions. Which SMs pass is measured: `docs/architectures.md`.
+    #[error("unsupported architecture sm_{sm}: sassport decodes SM86-encoded code only ({})", compatible_list())]
+    UnsupportedArchitecture { sm: u32 },
+
+    /// `e_ident[EI_ABIVERSION]` is neither 7 nor 8, so where `e_flags` keeps the SM is unknown.
+    #[error("unknown CUDA ELF ABI version {version} (e_ident[8]): cannot tell which SM the code is for")]
+    UnknownAbiVersion { version: u8 },
+
+    /// A `.nv.info.<function>` record that contradicts the rest of the file (see the reason).
+    #[error("section {section}, offset {offset:#x} within: {attribute} of {function}: {reason}")]
+    AttributeConflict {
+        section: String,
+        offset: usize,
+        attribute: &'static str,
+        function: String,
+        reason: String,
+    },
+
+    /// An instruction-offset record (`EIATTR_EXIT_INSTR_OFFSETS`, `EIATTR_S2RCTAID_INSTR_OFFSETS`, branch
+    /// targets, ...) names a place that is not an instruction of the function's code section.
+    #[error("section {section}, offset {offset:#x} within: {attribute} of {function} names {value:#x}, not an instruction of {code_section} ({code_size:#x} bytes, 16 per instruction)")]
+    InstructionOffset {
+        section: String,
+        offset: usize,
+        attribute: &'static str,
+        function: String,
+        value: u32,
+        code_section: String,
+        code_size: u64,
+    },
+
+    /// An `EIATTR_KPARAM_INFO` parameter reaches past the parameter block (`EIATTR_CBANK_PARAM_SIZE`).
+    #[error("section {section}, offset {offset:#x} within: EIATTR_KPARAM_INFO of {kernel}: parameter {ordinal} at {param_offset:#x}+{param_size:#x} lies outside the {block_size:#x}-byte parameter block (EIATTR_CBANK_PARAM_SIZE)")]
+    ParamOutsideBlock {
+        kernel: String,
+        section: String,
+        offset: usize,
+        ordinal: u16,
+        param_offset: u16,
+        param_size: u16,
+        block_size: u32,
+    },
+
+    /// An `EIATTR_KPARAM_INFO` ordinal at or past the number of parameters, or one given twice.
+    #[error("section {section}, offset {offset:#x} within: EIATTR_KPARAM_INFO of {kernel}: ordinal {ordinal} is beyond the {count} parameters or repeated")]
+    ParamOrdinal {
+        kernel: String,
+        section: String,
+        offset: usize,
+        ordinal: u16,
+        count: usize,
+    },
+
+    /// The parameter block (`EIATTR_PARAM_CBANK` offset + size) reaches past the kernel's constant bank 0.
+    #[error("section {section}, offset {offset:#x} within: EIATTR_PARAM_CBANK of {kernel}: the parameter block at {bank_offset:#x}+{block_size:#x} lies outside {bank_section} of {bank_size:#x} bytes")]
+    ParamBlockOutsideBank {
+        kernel: String,
+        section: String,
+        offset: usize,
+        bank_offset: u16,
+        block_size: u16,
+        bank_section: String,
+        bank_size: u64,
+    },
+
+    /// `EIATTR_REGCOUNT` in `.nv.info` and the code section header (`sh_info` >> 24) disagree.
+    #[error(".nv.info: EIATTR_REGCOUNT of {function} is {attribute}, but {code_section}'s header says {section_header} registers")]
+    RegisterCountConflict {
+        function: String,
+        attribute: u32,
+        code_section: String,
+        section_header: u32,
+    },
+}
+
+/// `sm_80, sm_86, ...`: the SMs [`super::SM86_COMPATIBLE`] accepts.
+fn compatible_list() -> String {
+    super::SM86_COMPATIBLE.iter().map(|sm| format!("sm_{sm}")).collect::<Vec<_>>().join(", ")
 }
 
 impl CubinError {

@@ -1,11 +1,14 @@
 //! Reading cubins: the ELF files `nvcc -cubin -arch=sm_86` writes.
 //!
-//! [`Cubin::parse`] borrows the file's bytes and gives kernels and device functions with their code, every
+//! [`Cubin::parse`] refuses code for an SM whose encoding is not SM86's ([`SM86_COMPATIBLE`]);
+//! [`Cubin::parse_any_architecture`] reads any cubin for description only. Both borrow the file's bytes and gives kernels and device functions with their code, every
 //! code section with the symbols inside it, the `.nv.info` attributes decoded into typed fields, constant
 //! banks, global variables and relocations. Malformed input is a [`CubinError`] naming what and where;
 //! nothing here panics on input-derived data.
 
+mod arch;
 mod attributes;
+mod consistency;
 mod error;
 mod functions;
 mod nv_info;
@@ -13,6 +16,7 @@ mod relocations;
 mod sections;
 mod symbols;
 
+pub use arch::{is_sm86_compatible, sm_from_flags, CUDA_ABI_V1, CUDA_ABI_V2, SM86_COMPATIBLE};
 pub use attributes::{attribute_name, Attribute, AttributeFormat};
 pub use error::CubinError;
 pub use nv_info::{FunctionResources, IndirectBranch, KernelInfo, Param, ParamBank};
@@ -26,6 +30,7 @@ use object::LittleEndian;
 
 const EI_CLASS: usize = 4;
 const EI_DATA: usize = 5;
+const EI_ABIVERSION: usize = 8;
 
 /// `e_machine` of CUDA ELF files.
 pub const EM_CUDA: u16 = 190;
@@ -37,7 +42,7 @@ pub struct Cubin<'data> {
     pub elf_type: u16,
     /// `e_flags` as stored.
     pub flags: u32,
-    /// The SM version the code is for (86 for sm_86), from `e_flags` bits 8..=15.
+    /// The SM version the code is for (86 for sm_86), from `e_flags` as [`sm_from_flags`] reads it.
     pub sm: u32,
     /// Every section, in section-table order (index 0 is the null section).
     pub sections: Vec<Section<'data>>,
@@ -121,8 +126,29 @@ impl<'data> Kernel<'data> {
 }
 
 impl<'data> Cubin<'data> {
-    /// Parses a cubin. Never panics; malformed input gives a [`CubinError`] naming what and where.
+    /// Parses a cubin whose code sassport can decode. Never panics; malformed input gives a [`CubinError`]
+    /// naming what and where, and code for an SM outside [`SM86_COMPATIBLE`] is
+    /// [`CubinError::UnsupportedArchitecture`] (before anything past the ELF header is read).
     pub fn parse(data: &'data [u8]) -> Result<Self, CubinError> {
+        Self::parse_checked(data, true)
+    }
+
+    /// Parses a cubin for any SM, for describing it (`sassport info`). Its code may not be SM86's: decode
+    /// nothing from it without [`Cubin::check_architecture`].
+    pub fn parse_any_architecture(data: &'data [u8]) -> Result<Self, CubinError> {
+        Self::parse_checked(data, false)
+    }
+
+    /// [`CubinError::UnsupportedArchitecture`] unless the code is SM86-encoded.
+    pub fn check_architecture(&self) -> Result<(), CubinError> {
+        if is_sm86_compatible(self.sm) {
+            Ok(())
+        } else {
+            Err(CubinError::UnsupportedArchitecture { sm: self.sm })
+        }
+    }
+
+    fn parse_checked(data: &'data [u8], sm86_only: bool) -> Result<Self, CubinError> {
         let is_elf = data.starts_with(&elf::ELFMAG);
         if is_elf
             && (data.get(EI_CLASS) == Some(&elf::ELFCLASS32)
@@ -139,6 +165,11 @@ impl<'data> Cubin<'data> {
             return Err(CubinError::NotCuda { machine });
         }
         let flags = header.e_flags(LittleEndian);
+        let abi_version = data.get(EI_ABIVERSION).copied().unwrap_or_default();
+        let sm = sm_from_flags(abi_version, flags).ok_or(CubinError::UnknownAbiVersion { version: abi_version })?;
+        if sm86_only && !is_sm86_compatible(sm) {
+            return Err(CubinError::UnsupportedArchitecture { sm });
+        }
         // Nothing here uses the program headers, but a table past the end of the file means a truncated file.
         header
             .program_headers(LittleEndian, data)
@@ -279,12 +310,13 @@ impl<'data> Cubin<'data> {
                 .map(|b| b.data);
         }
 
+        check_consistency(&sections, &symbols, &kernels, &device_functions, &device_function_info)?;
         let variables = sections::variables(&sections, &symbols)?;
 
         Ok(Cubin {
             elf_type: header.e_type(LittleEndian),
             flags,
-            sm: (flags >> 8) & 0xff,
+            sm,
             sections,
             symbols,
             code_sections,
@@ -312,6 +344,30 @@ impl<'data> Cubin<'data> {
     pub fn code_section(&self, name: &str) -> Option<&CodeSection<'data>> {
         self.code_sections.iter().find(|c| c.name == name)
     }
+}
+
+/// Every `.nv.info.<function>` against the code, constant banks and symbols it describes.
+fn check_consistency(
+    sections: &[Section<'_>],
+    symbols: &[Symbol<'_>],
+    kernels: &[Kernel<'_>],
+    device_functions: &[Function<'_>],
+    device_function_info: &[FunctionInfo<'_>],
+) -> Result<(), CubinError> {
+    // The section a function's records describe, and where its code lies (`symbol_range` checked it).
+    let place = |function: &Function<'_>| Some((format!(".nv.info.{}", function.name), sections.get(function.section)?));
+    for kernel in kernels {
+        let Some((info_section, code)) = place(&kernel.function) else { continue };
+        let ctx = consistency::Context { section: &info_section, function: kernel.function.name, code, sections, symbols };
+        consistency::check_kernel(&ctx, kernel)?;
+    }
+    for info in device_function_info {
+        let Some(function) = device_functions.iter().find(|f| f.symbol == info.symbol) else { continue };
+        let Some((info_section, code)) = place(function) else { continue };
+        let ctx = consistency::Context { section: &info_section, function: function.name, code, sections, symbols };
+        ctx.check_records(&info.info)?;
+    }
+    Ok(())
 }
 
 /// Bounds-checks the program and section header tables named by the ELF header, so that a truncated file

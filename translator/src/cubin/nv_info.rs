@@ -27,7 +27,7 @@ pub struct Param {
 }
 
 impl Param {
-    fn decode(payload: &[u8]) -> Option<Self> {
+    pub(crate) fn decode(payload: &[u8]) -> Option<Self> {
         if payload.len() != 12 {
             return None;
         }

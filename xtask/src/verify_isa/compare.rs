@@ -9,7 +9,7 @@ use crate::regen::{self, coverage};
 use crate::tools::{self, repo_root};
 
 /// SplitMix64: small, fast, and reproducible across platforms.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -31,7 +31,7 @@ const SCHED_MASK: u128 = !((1u128 << 105) - 1);
 
 /// Per class: the fields whose printing table lists the legal values (modifier combinations, opex), with
 /// those values. Random values of such fields are mostly illegal, so words usually draw from the list.
-fn legal_value_lists(class: &sassport_isa::Class) -> Vec<(&sassport_isa::Field, Vec<u64>)> {
+pub(crate) fn legal_value_lists(class: &sassport_isa::Class) -> Vec<(&sassport_isa::Field, Vec<u64>)> {
     let mut out: Vec<(&sassport_isa::Field, Vec<u64>)> = Vec::new();
     for variant in &class.variants {
         for piece in &variant.pieces {
@@ -48,7 +48,7 @@ fn legal_value_lists(class: &sassport_isa::Class) -> Vec<(&sassport_isa::Field, 
 }
 
 /// A random word of `class`: fixed bits kept, the rest random.
-fn random_word(class: &sassport_isa::Class, legal: &[(&sassport_isa::Field, Vec<u64>)], rng: &mut Rng) -> u128 {
+pub(crate) fn random_word(class: &sassport_isa::Class, legal: &[(&sassport_isa::Field, Vec<u64>)], rng: &mut Rng) -> u128 {
     let mut w = rng.word();
     if !class.golden.is_empty() && rng.below(4) != 0 {
         let g = class.golden[rng.below(class.golden.len())].word;

@@ -18,6 +18,8 @@ const WORD_BYTES: u64 = 16;
 pub struct Nvdisasm {
     exe: PathBuf,
     scratch: PathBuf,
+    /// The `-b` architecture the words are read as (`SM86`; `cargo xtask arch-compat` asks others).
+    arch: String,
 }
 
 /// What nvdisasm made of each word of a batch.
@@ -30,20 +32,25 @@ pub struct Batch {
 
 impl Nvdisasm {
     pub fn new(exe: PathBuf, scratch: PathBuf) -> Result<Self> {
+        Self::for_arch(exe, scratch, "SM86")
+    }
+
+    /// Reads words as `arch` (`SM80`, `SM90`, ...) code.
+    pub fn for_arch(exe: PathBuf, scratch: PathBuf, arch: &str) -> Result<Self> {
         std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-        Ok(Nvdisasm { exe, scratch })
+        Ok(Nvdisasm { exe, scratch, arch: arch.to_owned() })
     }
 
     /// Disassembles `words` at addresses `base + 16 * i`. Rejected words come back as `None`.
     pub fn disassemble(&self, words: &[u128], base: u64, tag: &str) -> Result<Batch> {
         let mut words = words.to_vec();
         let mut rejected = vec![false; words.len()];
-        let file = self.scratch.join(format!("batch-{tag}.bin"));
+        let file = self.scratch.join(format!("batch-{}-{tag}.bin", self.arch));
         for run in 1..=4 {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             std::fs::write(&file, &bytes).with_context(|| format!("writing {}", file.display()))?;
             let out = Command::new(&self.exe)
-                .args(["-b", "SM86", "-raw", "-base"])
+                .args(["-b", &self.arch, "-raw", "-base"])
                 .arg(format!("{base:#x}"))
                 .arg(&file)
                 .output()
