@@ -313,6 +313,7 @@ const KERNELS: &[&str] = &[
     "fmul_scaled",
     "narrow_int_convert",
     "math_library_forms",
+    "narrow_float_to_int",
 ];
 
 /// Order-preserving integer of f32 bits, for ulp distances.

@@ -1,7 +1,8 @@
 //! Conversions: I2F, I2FP, F2I, F2F, FRND, F2FP — every width, signedness and rounding mode, exact.
 //!
 //! Fields (read from nvdisasm's listings of the corpus): rounding 79:78 (0 RN, 1 RM/FLOOR, 2 RP/CEIL,
-//! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (1 = 16, 2 = 32, 3 = 64 bits); I2F's source
+//! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (I2F: 0 = 8, 1 = 16, 2 = 32, 3 = 64 bits; an 8-
+//! or 16-bit source is the register's byte or half named by bits 61:60, `.B1`..`.B3` / `.H1`); I2F's source
 //! signedness bit 74; F2I's destination signedness bit 72 and `.NTZ` bit 77; `.FTZ` bit 80; the B slot's
 //! `|x|` and `-x` bits 62/63 on float sources (checked with nvdisasm on patched F2F.F16.F64 words). F2FP: see
 //! [`f2fp`].
@@ -153,10 +154,9 @@ fn f2i(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let signed = cx.inst.bit(72);
     let ntz = cx.inst.bit(77);
     let ftz = cx.inst.bit(80);
+    // Destination width code 0 8, 1 16, 2 32, 3 64 bits: the result saturated to that range, in the register
+    // as the helper's two's-complement low word (as for 16 bits).
     let dst = cx.inst.bits(75, 2);
-    if dst == 0 {
-        return Err(cx.refuse("F2I to an 8-bit integer not translated yet"));
-    }
     let src = format(cx, cx.inst.bits(84, 2))?;
     let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
     let cfg = cx.u32c(f2i_cfg(rnd, dst, signed, ntz, ftz));
