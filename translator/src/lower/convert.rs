@@ -137,14 +137,13 @@ fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 /// The byte or half of the source register an 8- or 16-bit source reads (bits 61:60 of the register form:
-/// `.B1`..`.B3` for bytes, `.H1` for halves, as nvdisasm prints them); 0 for other forms and widths. Source
-/// size codes: 0 8-bit, 1 16-bit, 2 32-bit, 3 64-bit.
+/// `.B1`..`.B3` for bytes, `.H1` for halves, as nvdisasm prints them); 0 for other forms and widths, where
+/// the bits are no field (nvdisasm prints nothing for them). Source size codes: 0 8, 1 16, 2 32, 3 64 bits.
 fn source_select(cx: &Ctx<'_>, size: u32) -> Result<u32, TranslateError> {
-    let select = if cx.form() == 1 { cx.inst.bits(60, 2) } else { 0 };
+    let select = if cx.form() == 1 && size < 2 { cx.inst.bits(60, 2) } else { 0 };
     match (size, select) {
-        (_, 0) | (0, _) | (1, 1) => Ok(select),
-        (1, _) => Err(cx.refuse("invalid half select")),
-        _ => Err(cx.refuse("byte/half select on a 32- or 64-bit source")),
+        (1, 2 | 3) => Err(cx.refuse("invalid half select")),
+        _ => Ok(select),
     }
 }
 
