@@ -6,7 +6,7 @@
 
 extern "C" __global__ void narrow_float_to_int(const unsigned *a, unsigned *out, int n)
 {
-    // SASS: F2I.U8 / F2I.S8 from f16 (`__half2uchar_rz`, `__half2char_rz`, PTX cvt.rni.u8.f16), f32
+    // SASS: F2I.U8 / F2I.S8 from f16 (`__half2uchar_rz`, `__half2char_rz`, inline cvt.rni.u8.f16), f32
     // (cvt.rmi.s8 / cvt.rpi.sat.u8) and f64 (cvt.rzi.s8.f64): saturated to the byte's range, NaN to 0 with
     // .NTZ; the register results stored as they are where nvcc does not mask them
     const int K = 8;

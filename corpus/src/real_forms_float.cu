@@ -22,8 +22,8 @@ __device__ float with_exponent(unsigned bits, int e)
 
 extern "C" __global__ void fmul_scaled(const unsigned *a, float *out, int n)
 {
-    // SASS: FMUL.D2 / .D4 / .D8 (CUDA `x * y * 0.5f`, `(x * y) / 4.0f`, `x * y * 0.125f`), FMUL.M2 / .M4 /
-    // .M8, FMUL.D2.SAT, FMUL.FTZ.D2 and FMUL.D2 with an immediate (PTX mul.f32 / mul.ftz.f32 chains), on the
+    // SASS: FMUL.D2 / .D4 / .D8 (C++ `x * y * 0.5f`, `(x * y) / 4.0f`, `x * y * 0.125f`), FMUL.M2 / .M4 /
+    // .M8, FMUL.D2.SAT, FMUL.FTZ.D2 and FMUL.D2 with an immediate (inline mul.f32 / mul.ftz.f32 chains), on the
     // raw special inputs and on products placed at the range boundaries. Every product has its own operand
     // pair, so that no product is shared (a shared product is rounded once and scaled by a second FMUL).
     const int K = 13;
@@ -108,7 +108,7 @@ extern "C" __global__ void math_library_forms(const unsigned *a, const unsigned 
 {
     // SASS: LOP3.LUT with a predicate input (P = ((hi & 0x7fffffff) != 0) or P, nextafter's zero test), LEA
     // with a negated B (powf, tgammaf exponent assembly), FFMA with |x| and -|x| operands (erfcf, coshf,
-    // sinhf, asinhf), from CUDA's math library; MUFU approximations inside, hence an ulp tolerance
+    // sinhf, asinhf), from the toolkit's math library; MUFU approximations inside, hence an ulp tolerance
     const int K = 9;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

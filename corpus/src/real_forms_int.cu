@@ -65,7 +65,7 @@ __constant__ unsigned long long real_forms_words[64] = {
 
 extern "C" __global__ void constant_uniform_index(const double *a, double *out, unsigned long long *bits, int k, int n)
 {
-    // SASS: ULDC.64 UR, c[0x3][UR] and c[0x3][UR+imm] (a loop-uniform index into __constant__ data), DFMA
+    // SASS: ULDC.64 URx, c[0x3][URx] and c[0x3][URx+imm] (a loop-uniform index into __constant__ data), DFMA
     // on the loaded values
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     double x = i < n ? a[i] : 0.0;
@@ -117,7 +117,7 @@ __device__ unsigned initial_word(int t)
 
 extern "C" __global__ void generic_atomics(const unsigned *in, unsigned *global_words, unsigned *out, int n)
 {
-    // SASS: ATOM.E.ADD/AND/OR/XOR/MIN/MAX/INC/DEC.STRONG.GPU and .STRONG.SM (the _block forms) on generic
+    // SASS: ATOM.E.ADD, .AND, .OR, .XOR, .MIN, .MAX, .INC, .DEC with .STRONG.GPU and .STRONG.SM (the _block forms) on generic
     // pointers that point to shared memory in some warps and to global memory in others (resolved at run
     // time); ATOM.E.EXCH and ATOM.E.CAS on a per-thread slot, shared or global by the input, whose returned
     // values are written out; the shared results copied out afterwards
@@ -147,7 +147,7 @@ extern "C" __global__ void generic_atomics(const unsigned *in, unsigned *global_
 
 extern "C" __global__ void generic_atomics64(const unsigned *in, unsigned long long *global_longs, unsigned *out, int n)
 {
-    // SASS: ATOM.E.ADD/MIN/MAX/AND/OR/XOR.64.STRONG.GPU with its predicate output on generic pointers (the
+    // SASS: ATOM.E.ADD, .MIN, .MAX, .AND, .OR, .XOR with .64.STRONG.GPU and its predicate output on generic pointers (the
     // hardware does 64-bit atomics on global memory only; on shared memory nvcc's fallback takes over: a QSPC
     // test and an ATOMS.CAST.SPIN.64 loop), pointers shared in some warps and global in others
     __shared__ unsigned long long longs[6];
