@@ -1,10 +1,11 @@
-//! The corpus kernels of `corpus/src/real_forms_{int,float}.cu` (forms compiled public code uses: FMUL
+//! The kernels of `corpus/src/real_forms_float.cu` and `tests/data/real_forms_{int,f2i}.cu` (forms compiled public code uses: FMUL
 //! post-scales, I2F from bytes and halves, LEA with a negated operand, LOP3 writing a predicate, generic
 //! atomics, ...): translated, validated with spirv-val, run on lavapipe and compared with exact host models of
 //! their CUDA sources, computed here from the manifest's inputs. The models are independent of the translator:
 //! f64 arithmetic for the scaled products (exact, then one Rust `as f32` rounding: IEEE round to nearest even,
 //! denormals and overflow included), integer arithmetic for the rest. The same kernels are compared with
-//! NVIDIA silicon in `real_forms_match_silicon_goldens`.
+//! NVIDIA silicon in `real_forms_match_silicon_goldens`. The integer kernels and the 8-bit F2I kernel live in
+//! `tests/data/` (see their headers), the float ones in the corpus.
 
 #[path = "../../translator/tests/support/mod.rs"]
 mod support;
@@ -25,12 +26,36 @@ fn words(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-/// Translates and launches the manifest's `kernel` with its inputs; returns the manifest line and every buffer
-/// argument after the launch.
+/// The kernels of `tests/data/real_forms_{int,f2i}.cu` (see their headers) and how they are launched, in the
+/// corpus manifest's syntax.
+const INT_CUBIN: &[u8] = include_bytes!("data/real_forms_int.cubin");
+const F2I_CUBIN: &[u8] = include_bytes!("data/real_forms_f2i.cubin");
+const LAUNCHES: &str = "\
+real_forms_int lea_negated 2 128 buf:in:1028:401 buf:out:4000 buf:out:4000 i32:250
+real_forms_int lop3_predicate 2 128 buf:in:1032:402 buf:out:3000 i32:250
+real_forms_int constant_uniform_index 2 128 buf:in:2048:403 buf:out:2000 buf:out:2000 i32:13 i32:250
+real_forms_int generic_atomics 2 128 buf:in:1024:404 buf:in:1088:405 buf:out:4096 i32:250
+real_forms_int generic_atomics64 2 128 buf:in:1024:406 buf:in:48:407 buf:out:96 i32:250
+real_forms_int async_copy_arrive 2 128 buf:in:1028:408 buf:out:2000 i32:250
+real_forms_f2i narrow_float_to_int 2 128 buf:in:1028:413 buf:out:8000 i32:250
+";
+
+/// The launch of `kernel` (from the corpus manifest, else from [`LAUNCHES`]) and its sm_86 cubin.
+fn launch_of(kernel: &str) -> (Launch, Vec<u8>) {
+    let corpus = sassport_corpus::launches().unwrap();
+    if let Some(l) = corpus.into_iter().find(|l| l.kernel == kernel) {
+        let bytes = std::fs::read(l.cubin_sm86()).unwrap();
+        return (l, bytes);
+    }
+    let l = sassport_corpus::launch::parse(LAUNCHES).unwrap().into_iter().find(|l| l.kernel == kernel).expect("a launch");
+    let bytes = if l.file == "real_forms_int" { INT_CUBIN } else { F2I_CUBIN };
+    (l, bytes.to_vec())
+}
+
+/// Translates and launches `kernel` with its launch's inputs; returns the launch and every buffer argument after
+/// the launch.
 fn run(rt: &mut Runtime, kernel: &str) -> (Launch, Vec<Vec<u8>>) {
-    let launches = sassport_corpus::launches().unwrap();
-    let l = launches.into_iter().find(|l| l.kernel == kernel).expect("in the manifest");
-    let bytes = std::fs::read(l.cubin_sm86()).unwrap();
+    let (l, bytes) = launch_of(kernel);
     let cubin = Cubin::parse(&bytes).unwrap();
     let dis: &dyn Disassembler = &TableDecoder;
     let t = translate_kernel_with(&cubin, kernel, &Options::default(), dis).unwrap_or_else(|e| panic!("{kernel}: {e}"));
@@ -246,6 +271,46 @@ fn negated_lea_operands_and_predicate_lop3() {
     check("lop3_predicate", &words(&bufs[1]), &want);
 }
 
+/// A float (as f64) to an integer in [lo, hi] with `round`, as F2I does: saturating, NaN -> `nan`.
+fn f2i(x: f64, round: fn(f64) -> f64, lo: i64, hi: i64, nan: i64) -> i64 {
+    if x.is_nan() {
+        return nan;
+    }
+    let r = round(x);
+    if r < lo as f64 { lo } else if r > hi as f64 { hi } else { r as i64 }
+}
+
+#[test]
+fn float_to_byte_conversions_saturate() {
+    let mut rt = runtime();
+    let (l, bufs) = run(&mut rt, "narrow_float_to_int");
+    let a = input(&l, 0);
+    let mut want = Vec::new();
+    for i in 0..250 {
+        let x = a[i];
+        let f = f64::from(f32::from_bits(x));
+        let (h, h2) = (f16_to_f64(x as u16), f16_to_f64((x >> 16) as u16));
+        let d = f64::from_bits(u64::from(a[i + 1]) << 32 | u64::from(x)); // mov.b64 d, {lo, hi}
+        let t7 = f2i(f, f64::trunc, i64::from(i32::MIN), i64::from(i32::MAX), 0) as u8 as i8;
+        let rne = |v: f64| v.round_ties_even();
+        want.extend(
+            [
+                f2i(h, f64::trunc, 0, 255, 0),
+                f2i(h2, f64::trunc, -128, 127, 0),
+                f2i(h, f64::trunc, -128, 127, 0),
+                f2i(f, f64::floor, -128, 127, 0),
+                f2i(f, f64::ceil, 0, 255, 0),
+                // F2I.S8.F64.TRUNC without .NTZ: NaN gives the most negative byte.
+                f2i(d, f64::trunc, -128, 127, -128),
+                f2i(h2, rne, 0, 255, 0),
+                i64::from(t7),
+            ]
+            .map(|v| Some(v as u32)),
+        );
+    }
+    check("narrow_float_to_int", &words(&bufs[1]), &want);
+}
+
 /// The kernel's shared targets start from `initial_word` in the source.
 fn initial_word(t: usize) -> u32 {
     if matches!(t, 1 | 4 | 9 | 10) { 0x7fff_ffff } else { t as u32 * 5 }
@@ -303,18 +368,28 @@ fn generic_atomics_reach_shared_and_global_memory() {
     check("generic_atomics (global words)", &words(&bufs[1]), &global);
 }
 
+/// Kernels with NVIDIA silicon recordings: the corpus's (goldens in corpus/goldens) and five of
+/// `tests/data/real_forms_int.cu` (in tests/data/real_forms_int_h200, see its RECORDED.txt).
 const KERNELS: &[&str] = &[
-    "lea_negated",
+    "fmul_scaled",
+    "narrow_int_convert",
+    "math_library_forms",
     "lop3_predicate",
     "constant_uniform_index",
     "generic_atomics",
     "generic_atomics64",
     "async_copy_arrive",
-    "fmul_scaled",
-    "narrow_int_convert",
-    "math_library_forms",
-    "narrow_float_to_int",
 ];
+
+/// Where the recording of buffer argument `index` of `l` is.
+fn recording(l: &Launch, index: usize) -> std::path::PathBuf {
+    if l.file == "real_forms_int" {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/data/real_forms_int_h200/{}.arg{index}.bin", l.kernel))
+    } else {
+        l.golden(index)
+    }
+}
 
 /// Order-preserving integer of f32 bits, for ulp distances.
 fn ord32(b: u32) -> i64 {
@@ -338,7 +413,7 @@ fn real_forms_match_silicon_goldens() {
             }
             let got = words(&bufs[buf]);
             buf += 1;
-            let want = words(&std::fs::read(l.golden(index)).unwrap());
+            let want = words(&std::fs::read(recording(&l, index)).unwrap());
             let bad = got
                 .iter()
                 .zip(&want)

@@ -8,13 +8,11 @@ use sassport_corpus::{launches, Arg};
 use std::collections::BTreeMap;
 
 /// Input buffers that kernels update in place (atomics on thread-owned elements): (kernel, argument index).
-const WRITTEN_INPUTS: [(&str, usize); 6] = [
+const WRITTEN_INPUTS: [(&str, usize); 4] = [
     ("atomics_global_owned", 0),
     ("atomics_global_owned", 1),
     ("atomics_global_owned", 2),
     ("atomics_global_owned", 3),
-    ("generic_atomics", 1),
-    ("generic_atomics64", 1),
 ];
 
 const RECORD_HINT: &str =

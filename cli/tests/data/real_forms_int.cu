@@ -3,6 +3,11 @@
 // __constant__ data, atomics on generic pointers that may point to shared or to global memory, and an
 // async-copy arrive on an mbarrier. Written for the sassport corpus.
 // Every kernel reads its inputs at index i and writes K results per thread at out[i * K + k].
+// Not part of corpus/: recorded on the H200 before lea_negated's out-of-bounds read was fixed, and no device
+// time was left to record the fixed file; cli/tests/real_forms.rs checks lea_negated, lop3_predicate and
+// generic_atomics against host models and the other five against that recording (data/real_forms_int_h200/,
+// whose code is identical).
+// Built with: nvcc -arch=sm_86 -cubin -O3 -Werror all-warnings -o real_forms_int.cubin real_forms_int.cu
 
 extern "C" __global__ void lea_negated(const int *a, int *out, long long *out64, int n)
 {

@@ -1,6 +1,9 @@
 // Float-to-8-bit-integer conversions compiled public code uses (cuda_fp16's __half2uchar_rz and friends) and the
 // rest of the corpus did not: F2I.U8 / F2I.S8 from f16, f32 and f64. Written for the sassport corpus.
 // Every kernel reads its inputs at index i and writes K results per thread at out[i * K + k].
+// Not part of corpus/ (written after the last H200 recording of this session): cli/tests/real_forms.rs checks it
+// against a host model.
+// Built with: nvcc -arch=sm_86 -cubin -O3 -Werror all-warnings -o real_forms_f2i.cubin real_forms_f2i.cu
 
 #include <cuda_fp16.h>
 
