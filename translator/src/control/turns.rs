@@ -50,7 +50,7 @@ fn memory_access(i: &Inst) -> (bool, bool) {
     match i.mnemonic {
         "LDS" | "LDG" | "LD" | "LDSM" => (true, false),
         "STS" | "STG" | "ST" => (false, true),
-        "ATOMS" | "ATOMG" | "ATOM" | "RED" => (true, true),
+        "ATOMS" | "ATOMG" | "ATOM" | "RED" | "ARRIVES" => (true, true),
         _ => (false, false),
     }
 }

@@ -1,7 +1,8 @@
 //! Conversions: I2F, I2FP, F2I, F2F, FRND, F2FP — every width, signedness and rounding mode, exact.
 //!
 //! Fields (read from nvdisasm's listings of the corpus): rounding 79:78 (0 RN, 1 RM/FLOOR, 2 RP/CEIL,
-//! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (1 = 16, 2 = 32, 3 = 64 bits); I2F's source
+//! 3 RZ/TRUNC); destination size 76:75 and source size 85:84 (I2F: 0 = 8, 1 = 16, 2 = 32, 3 = 64 bits; an 8-
+//! or 16-bit source is the register's byte or half named by bits 61:60, `.B1`..`.B3` / `.H1`); I2F's source
 //! signedness bit 74; F2I's destination signedness bit 72 and `.NTZ` bit 77; `.FTZ` bit 80; the B slot's
 //! `|x|` and `-x` bits 62/63 on float sources (checked with nvdisasm on patched F2F.F16.F64 words). F2FP: see
 //! [`f2fp`].
@@ -50,11 +51,20 @@ pub(super) fn read_float(
     abs: bool,
     neg: bool,
 ) -> Result<Id, TranslateError> {
+    read_float_at(cx, s, fmt, abs, neg, 0)
+}
+
+/// [`read_float`] of the bits from `shift` up (16 for a `.H1` half select).
+fn read_float_at(cx: &mut Ctx<'_>, s: Src, fmt: Format, abs: bool, neg: bool, shift: u32) -> Result<Id, TranslateError> {
     let t = cx.t;
     let mut v = if fmt.width == 64 {
         cx.read64(s)?
     } else {
-        let r = cx.read(s)?;
+        let mut r = cx.read(s)?;
+        if shift != 0 {
+            let k = cx.u32c(shift);
+            r = cx.op2(Op::ShiftRightLogical, r, k);
+        }
         let r = cx.m.un(Op::UConvert, t.u64, r);
         let mask = cx.m.c_u64((1u64 << fmt.width) - 1);
         cx.m.bin(Op::BitwiseAnd, t.u64, r, mask)
@@ -83,31 +93,26 @@ fn write(cx: &mut Ctx<'_>, width: u32, v: Id) {
 
 fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
-    if cx.form() == 1 && cx.inst.bits(60, 2) != 0 {
-        return Err(cx.refuse("byte/half source select not translated yet"));
-    }
     let rnd = cx.inst.bits(78, 2);
     let signed = cx.inst.bit(74);
     let dst = format(cx, cx.inst.bits(75, 2))?;
     let src = cx.inst.bits(84, 2);
     let t = cx.t;
-    // The integer as a u64, sign-extended when signed.
+    // The integer as a u64, sign-extended when signed. 8- and 16-bit sources are a byte (`.B1`..`.B3`) or
+    // half (`.H1`) of the register, selected by bits 61:60 in the register form.
+    let select = source_select(cx, src)?;
     let v = match src {
         3 => cx.read64(s.b)?,
-        1 | 2 => {
+        0..=2 => {
             let r = cx.read(s.b)?;
-            let bits = if src == 1 { 16 } else { 32 };
-            let zero = cx.u32c(0);
-            let w = cx.u32c(bits);
-            let op = if signed {
-                Op::BitFieldSExtract
-            } else {
-                Op::BitFieldUExtract
-            };
+            let bits = 8u32 << src;
             let r = if bits == 32 {
                 r
             } else {
-                cx.m.op(op, t.u32, &[r, zero, w])
+                let op = if signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
+                let at = cx.u32c(select * bits);
+                let w = cx.u32c(bits);
+                cx.m.op(op, t.u32, &[r, at, w])
             };
             if signed {
                 cx.m.un(Op::SConvert, t.u64, r)
@@ -115,7 +120,7 @@ fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
                 cx.m.un(Op::UConvert, t.u64, r)
             }
         }
-        _ => return Err(cx.refuse("I2F from an 8-bit integer not translated yet")),
+        _ => unreachable!("two-bit field"),
     };
     let md = cx.u32c(rnd);
     let mut b = B::new(&mut cx.m);
@@ -131,16 +136,26 @@ fn i2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// The byte or half of the source register an 8- or 16-bit source reads (bits 61:60 of the register form:
+/// `.B1`..`.B3` for bytes, `.H1` for halves, as nvdisasm prints them); 0 for other forms and widths, where
+/// the bits are no field (nvdisasm prints nothing for them). Source size codes: 0 8, 1 16, 2 32, 3 64 bits.
+fn source_select(cx: &Ctx<'_>, size: u32) -> Result<u32, TranslateError> {
+    let select = if cx.form() == 1 && size < 2 { cx.inst.bits(60, 2) } else { 0 };
+    match (size, select) {
+        (1, 2 | 3) => Err(cx.refuse("invalid half select")),
+        _ => Ok(select),
+    }
+}
+
 fn f2i(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let rnd = cx.inst.bits(78, 2);
     let signed = cx.inst.bit(72);
     let ntz = cx.inst.bit(77);
     let ftz = cx.inst.bit(80);
+    // Destination width code 0 8, 1 16, 2 32, 3 64 bits: the result saturated to that range, in the register
+    // as the helper's two's-complement low word (as for 16 bits).
     let dst = cx.inst.bits(75, 2);
-    if dst == 0 {
-        return Err(cx.refuse("F2I to an 8-bit integer not translated yet"));
-    }
     let src = format(cx, cx.inst.bits(84, 2))?;
     let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
     let cfg = cx.u32c(f2i_cfg(rnd, dst, signed, ntz, ftz));
@@ -202,20 +217,20 @@ fn f2f(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     if cx.inst.bit(77) {
         return Err(cx.refuse(".SAT not translated yet"));
     }
-    if cx.form() == 1 && cx.inst.bits(60, 2) != 0 {
-        return Err(cx.refuse("high-half source select not translated yet"));
-    }
     let rnd = cx.inst.bits(78, 2);
     let ftz = cx.inst.bit(80);
-    let src = format(cx, cx.inst.bits(84, 2))?;
+    let src_code = cx.inst.bits(84, 2);
+    let src = format(cx, src_code)?;
     let dst = format(cx, cx.inst.bits(75, 2))?;
+    // An F16 source may be the register's high half (`.H1`, bits 61:60 of the register form).
+    let select = source_select(cx, src_code)?;
     if src == dst {
-        let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
+        let v = read_float_at(cx, s.b, src, s.abs[1], s.neg[1], 16 * select)?;
         let r = round_integral(cx, src, v, rnd, ftz);
         write(cx, src.width, r);
         return Ok(());
     }
-    let v = read_float(cx, s.b, src, s.abs[1], s.neg[1])?;
+    let v = read_float_at(cx, s.b, src, s.abs[1], s.neg[1], 16 * select)?;
     let md = cx.u32c(rnd);
     let mut b = B::new(&mut cx.m);
     let r = float_to_float(&mut b, src, dst, v, md, ftz);

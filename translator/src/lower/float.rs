@@ -138,14 +138,13 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let sat = i.bit(77);
     let rnd = i.bits(78, 2);
     let ftz_mode = i.bit(80);
-    if m == "FMUL" && i.bits(84, 3) != 4 {
-        return Err(cx.refuse("FMUL scaling (.D2/.M2...) not translated yet"));
+    // FMUL's post-scale (bits 86:84): 1 .D8, 2 .D4, 3 .D2, 4 none, 5 .M2, 6 .M4, 7 .M8; 0 does not exist.
+    let scale = if m == "FMUL" { i.bits(84, 3) as i32 - 4 } else { 0 };
+    if scale == -4 {
+        return Err(cx.refuse("FMUL with the invalid scale 0"));
     }
-    // FMUL/FFMA sources: a, b (and c); FADD: a + b where b is the B slot.
-    let (abs_ok_b, abs_ok_c) = (m == "FADD", false);
-    if (!abs_ok_b && s.abs[1]) || (!abs_ok_c && s.abs[2] && fma) {
-        return Err(cx.refuse("absolute-value modifier not translated yet"));
-    }
+    // Every source has its |x| and -x bits (FADD's, FMUL's and FFMA's A 73/72, B 62/63 or 74/75, C 74/75 or
+    // 62/63 by operand form, as nvdisasm prints them): `abc` places them.
     let a = read_mod(cx, s.a, s.abs[0], s.neg[0])?;
     // FADD's immediate/constant forms (2, 3) hold the second operand in the C slot (`FADD R15, R15, -24` is
     // form 2 with the immediate in 63:32 and no register).
@@ -154,7 +153,7 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     } else {
         read_mod(cx, s.b, s.abs[1], s.neg[1])?
     };
-    let c = if fma { Some(read_mod(cx, s.c, false, s.neg[2])?) } else { None };
+    let c = if fma { Some(read_mod(cx, s.c, s.abs[2], s.neg[2])?) } else { None };
     let (a, b, c) = if ftz_mode {
         let a = ftz(cx, a);
         let b = ftz(cx, b);
@@ -177,6 +176,8 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         let sign = cx.u32c(0x8000_0000);
         let signed_zero = cx.op2(Op::BitwiseAnd, x, sign);
         cx.sel(special, k, signed_zero)
+    } else if scale != 0 {
+        scaled_product(cx, a, b, scale, rnd, i.bit(76))
     } else if let Some(r) = rounded(cx, m, rnd, fma && i.bit(76), a, b, c) {
         r
     } else {
@@ -196,6 +197,29 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     r = canonical(cx, r);
     cx.set_dst(r);
     Ok(())
+}
+
+/// FMUL `.D8/.D4/.D2/.M2/.M4/.M8`: `round(a * b * 2^scale)` with one rounding, in mode `rnd`: the f64 product
+/// of the widened factors is exact (48 significant bits, exponents -298..256) and so is its scaling by
+/// 2^scale (|scale| <= 3 keeps it far inside f64's normal range), then the one f64 -> f32 rounding of
+/// [`crate::exact::fma32`]. A product that overflows f32 before a `.D` scaling is finite after it, and one
+/// that is normal before it may round as a denormal: both as one rounding of the exact value (checked on
+/// the H200: corpus `fmul_scaled`). NaN results are canonicalised by the caller.
+fn scaled_product(cx: &mut Ctx<'_>, a: Id, b: Id, scale: i32, rnd: u32, fmz: bool) -> Id {
+    use crate::exact::{fma32, B};
+    let (a, b) = if fmz { fma32::fmz(&mut cx.m, a, b) } else { (a, b) };
+    let md = cx.u32c(rnd);
+    let mut bb = B::new(&mut cx.m);
+    let t = bb.t;
+    let wa = bb.widen_f32(a);
+    let wb = bb.widen_f32(b);
+    let da = bb.m.un(Op::Bitcast, t.f64, wa);
+    let db = bb.m.un(Op::Bitcast, t.f64, wb);
+    let p = bb.fx(Op::FMul, t.f64, da, db);
+    let k = bb.m.constant(t.f64, 2f64.powi(scale).to_bits(), true);
+    let p = bb.fx(Op::FMul, t.f64, p, k);
+    let bits = bb.m.un(Op::Bitcast, t.u64, p);
+    fma32::f64_to_f32(bb.m, bits, md)
 }
 
 /// The native round-to-nearest operation on the bits `a`, `b` (and `c` for FFMA).

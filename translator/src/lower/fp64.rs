@@ -120,7 +120,9 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let ra = read_f64(cx, s.a, false, false)?;
     let rb = read_f64(cx, if second_in_c { s.c } else { s.b }, false, false)?;
     let rc = if m == "DFMA" { Some(read_f64(cx, s.c, false, false)?) } else { None };
-    let r = propagate_nan(cx, r, ra, rb, rc);
+    // DADD with two NaN operands gives the second one's (quieted), also a quiet second over a signalling
+    // first (H200 goldens of corpus `math_library_forms`: nextafter's `DADD R2, R4, R2` on two NaNs).
+    let r = if m == "DADD" { propagate_nan(cx, r, rb, ra, None) } else { propagate_nan(cx, r, ra, rb, rc) };
     cx.set_dst64(r);
     Ok(())
 }

@@ -208,19 +208,23 @@ fn lea(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let t = cx.t;
     // Bits 79:75 are the shift here, not C's modifiers; B's negation (bit 63) exists only in the B slot.
     let b_neg = s.neg[1] && matches!(cx.form(), 1 | 5 | 6);
-    if b_neg || (s.neg[0] && hi) {
-        return Err(cx.refuse("negated LEA operand not translated yet"));
+    if s.neg[0] && hi {
+        return Err(cx.refuse("LEA.HI with a negated A not translated yet"));
     }
     let mut a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
+    let mut b = cx.read(s.b)?;
     let c = cx.read(s.c)?;
     let cin = if x { Some(cx.pred_at(87, 90)) } else { None };
-    // A negated A in the plain form is ~(a << shift) + 1, the +1 entering the adder as a carry-in, so the
+    // A negated operand is ~v + 1 in the plain forms, the +1 entering the adder as a carry-in, so the
     // carry-out is that of a subtraction (b >= a << shift; nvcc's 64-bit `x - (y << 2)` relies on it, also
-    // when a << shift is 0). In the .X form the negation is ~a with no +1.
-    let neg_plus_one = s.neg[0] && !x && !hi;
+    // when a << shift is 0). In the .X forms the negation is ~v with no +1 (nvdisasm prints `~R`): the high
+    // word of a 64-bit `base - index` (`LEA.HI.X.SX32 R7, R7, ~R11, 0x1, P1`) takes the low word's carry.
+    let a_plus_one = s.neg[0] && !x;
     if s.neg[0] && x {
         a = cx.not(a);
+    }
+    if b_neg {
+        b = cx.not(b);
     }
     let shifted = if hi {
         // High word of ({c:a} << shift): the 64-bit value's bits 63-shift..32-shift... i.e. ({c:a} >> (32-shift)).
@@ -238,7 +242,7 @@ fn lea(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     } else {
         let k = cx.u32c(shift);
         let v = cx.op2(Op::ShiftLeftLogical, a, k);
-        if neg_plus_one {
+        if a_plus_one {
             cx.not(v)
         } else {
             v
@@ -246,7 +250,8 @@ fn lea(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     };
     let mut s1 = cx.op2(Op::IAdd, shifted, b);
     let mut carry = carry_add(cx, s1, shifted);
-    if neg_plus_one {
+    // The +1s of negated operands (A's, then B's), each with its carry.
+    for _ in 0..u32::from(a_plus_one) + u32::from(b_neg && !x) {
         let one = cx.u32c(1);
         let s2 = cx.op2(Op::IAdd, s1, one);
         let c2 = carry_add(cx, s2, s1);
@@ -345,9 +350,11 @@ fn lop3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let lut = cx.inst.bits(72, 8);
     let pout = cx.inst.bits(81, 3);
-    if cx.inst.bit(80) || cx.inst.bits(87, 4) != 0xf {
-        return Err(cx.refuse("LOP3 with a predicate operation not translated yet"));
-    }
+    // The predicate output is `(r != 0) or Q` (`.LUT`) or `(r != 0) and Q` (`.LUT.PAND`, bit 80), Q the
+    // predicate operand at 89:87 negated by 90 (`!PT`, false, when nvdisasm prints nothing else). nvcc's
+    // 64-bit zero test `P = lo != 0; LOP3.LUT P, RZ, hi, 0x7fffffff, RZ, 0xc0, P` (nextafter) reads it as or.
+    let pand = cx.inst.bit(80);
+    let q = if pout != 7 && (pand || cx.inst.bits(87, 4) != 0xf) { Some(cx.pred_at(87, 90)) } else { None };
     let a = cx.read(s.a)?;
     let b = cx.read(s.b)?;
     let c = cx.read(s.c)?;
@@ -355,7 +362,11 @@ fn lop3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     cx.set_dst(r);
     if pout != 7 {
         let z = cx.u32c(0);
-        let p = cx.m.bin(Op::INotEqual, cx.t.bool, r, z);
+        let mut p = cx.m.bin(Op::INotEqual, cx.t.bool, r, z);
+        if let Some(q) = q {
+            let op = if pand { Op::LogicalAnd } else { Op::LogicalOr };
+            p = cx.m.bin(op, cx.t.bool, p, q);
+        }
         cx.set_pred(pout, p);
     }
     Ok(())

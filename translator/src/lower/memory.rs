@@ -27,6 +27,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "LDC" => ldc(cx)?,
         "ATOMG" | "ATOM" | "RED" => global_atomic(cx, m)?,
         "ATOMS" => shared_atomic(cx)?,
+        "ARRIVES" => arrives(cx)?,
         "MEMBAR" | "FENCE" => {
             // Ordering of memory as seen by other invocations: a device-scope memory barrier.
             let scope = cx.u32c(crate::spirv::Scope::Device as u32);
@@ -167,7 +168,7 @@ pub(super) fn imm24(cx: &Ctx<'_>) -> i32 {
 }
 
 /// The 64-bit guest address of a global access: `Ra` pair (`.E`, bit 72) or `Ra` zero-extended, plus offset.
-fn global_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
+pub(super) fn global_addr(cx: &mut Ctx<'_>) -> Result<Id, TranslateError> {
     let ra = cx.inst.bits(24, 8) as u8;
     let t = cx.t;
     let base = if cx.inst.bit(72) {
@@ -297,7 +298,7 @@ fn extract(cx: &mut Ctx<'_>, word: Id, addr_lo: Id, bytes: u32, signed: bool) ->
     cx.m.op(op, t.u32, &[v, off, cnt])
 }
 
-fn dst_regs(cx: &Ctx<'_>) -> u8 {
+pub(super) fn dst_regs(cx: &Ctx<'_>) -> u8 {
     cx.inst.bits(16, 8) as u8
 }
 
@@ -564,7 +565,6 @@ fn ldc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let off = cx.inst.bits(38, 16);
     let ra = cx.inst.bits(24, 8) as u8;
     let rd = dst_regs(cx);
-    let t = cx.t;
     if ra == 255 {
         // Constant address: direct loads.
         let mut vals = Vec::new();
@@ -583,6 +583,15 @@ fn ldc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let r = cx.reg(ra);
     let k = cx.u32c(off);
     let a = cx.op2(Op::IAdd, r, k);
+    let vals = constant_at(cx, bank, a, bytes, signed);
+    write_words(cx, rd, &vals);
+    Ok(())
+}
+
+/// The `bytes` (1, 2, 4 or 8) at byte address `a` of constant bank `bank`, as words (a sub-word value
+/// extended by `signed`); an out-of-bank or misaligned address reads 0. For LDC and ULDC with an address.
+pub(super) fn constant_at(cx: &mut Ctx<'_>, bank: u8, a: Id, bytes: u32, signed: bool) -> Vec<Id> {
+    let t = cx.t;
     let var = cx.st.uniform(&mut cx.m, 1 + usize::from(bank), abi::MAX_BANK_BYTES / 16);
     let limit = cx.u32c(abi::MAX_BANK_BYTES - bytes.max(4));
     let ok = cx.m.bin(Op::ULessThanEqual, t.bool, a, limit);
@@ -612,13 +621,28 @@ fn ldc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let w = if bytes < 4 { extract(cx, w, a, bytes, signed) } else { w };
         vals.push(cx.sel(ok, w, zero));
     }
-    write_words(cx, rd, &vals);
+    vals
+}
+
+/// `ARRIVES.LDGSTSBAR.64 [Ra + UR + imm]` (PTX `cp.async.mbarrier.arrive.noinc`): an arrival on the mbarrier
+/// once this thread's earlier LDGSTS copies are complete. They complete at the LDGSTS itself here
+/// (`async_copy`), so it is an arrival now, that of `ATOMS.ARRIVE.64` without the returned state. The counting
+/// form (no `.noinc`) is nvcc's `ATOMS.ADD` of minus the warp's active lanes to the pending count before it.
+/// Only where mbarrier waits can spin: warps in turns (which it asks for) or as subgroups.
+fn arrives(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    if cx.inst.bits(72, 4) != 10 {
+        return Err(cx.refuse("ARRIVES form other than .LDGSTSBAR.64"));
+    }
+    if cx.warp.is_none() && cx.subgroup.is_none() {
+        return Err(cx.refuse("mbarrier arrive outside warps in turns or as subgroups"));
+    }
+    super::warp::arrive_state(cx)?;
     Ok(())
 }
 
 /// Atomic operation field: 0 ADD, 1 MIN, 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum AtomicKind {
+pub(super) enum AtomicKind {
     Native(Op),
     /// CUDA atomicInc: `old >= v ? 0 : old + 1`.
     Inc,
@@ -633,7 +657,7 @@ enum AtomicKind {
     Cast,
 }
 
-fn atomic_kind(cx: &Ctx<'_>, op: u32, bytes: u32, signed: bool, float: bool) -> Result<AtomicKind, TranslateError> {
+pub(super) fn atomic_kind(cx: &Ctx<'_>, op: u32, bytes: u32, signed: bool, float: bool) -> Result<AtomicKind, TranslateError> {
     if float {
         return match op {
             0 if bytes == 8 => Ok(AtomicKind::FAdd64),
@@ -659,7 +683,7 @@ fn atomic_kind(cx: &Ctx<'_>, op: u32, bytes: u32, signed: bool, float: bool) -> 
 
 /// Atomic type field (bits 75:73): 0 U32, 1 S32, 2 U64, 3 F32 (FTZ, RN), 5 S64, 6 F64 (RN). Returns (bytes,
 /// signed, float).
-fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
+pub(super) fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
     match cx.inst.bits(73, 3) {
         0 => Ok((4, false, false)),
         1 => Ok((4, true, false)),
@@ -673,7 +697,7 @@ fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
 }
 
 /// The 64-bit view of the window (binding 33 as `struct { uint64_t words[]; }`), for 64-bit atomics.
-fn window64(cx: &mut Ctx<'_>) -> Id {
+pub(super) fn window64(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     cx.m.capability(crate::spirv::Capability::Int64Atomics);
     if let Some(v) = cx.st.window64 {
@@ -693,7 +717,7 @@ fn window64(cx: &mut Ctx<'_>) -> Id {
 /// the store happened, else 0). Operations SPIR-V has no instruction for are compare-exchange loops; the
 /// loop's exit test sits in its body and the continue block only branches back (an exit test in the continue
 /// block stalled lanes of lavapipe's 8-wide groups inside the turns form's loop).
-fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: Id, scope: u32) -> Id {
+pub(super) fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: Id, newv: Id, scope: u32) -> Id {
     let t = cx.t;
     let scope = cx.u32c(scope);
     let relaxed = cx.u32c(0);
@@ -770,7 +794,7 @@ fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let cas = base == 0x1a9;
     let red = m == "RED";
     if m == "ATOM" {
-        return Err(cx.refuse("generic ATOM not translated yet"));
+        return super::generic_atomic::lower(cx);
     }
     let (bytes, signed, float) = atomic_type(cx)?;
     let opbits = if red { cx.inst.bits(87, 3) } else { cx.inst.bits(87, 4) };

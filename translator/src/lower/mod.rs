@@ -15,6 +15,7 @@ pub mod externs;
 pub(crate) mod fault;
 pub(crate) mod float;
 mod fp16;
+mod generic_atomic;
 mod fp64;
 mod integer;
 pub(crate) mod memory;
@@ -385,7 +386,13 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let guard = cx.inst.guard();
     let merge = match guard {
         Some((p, neg)) if !crate::control::is_control(cx.inst.mnemonic) => {
-            let g = cx.pred(u32::from(p), neg);
+            // The uniform datapath's instructions (UIADD3, ULDC, UPLOP3, ...) are guarded by a UP.
+            let g = if cx.inst.mnemonic.starts_with('U') {
+                let v = cx.st.upred(&mut cx.m, &cx.t, p);
+                if neg { cx.m.un(Op::LogicalNot, cx.t.bool, v) } else { v }
+            } else {
+                cx.pred(u32::from(p), neg)
+            };
             Some(cx.begin_if(g))
         }
         _ => None,

@@ -16,15 +16,26 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
                 5 => (8, false),
                 _ => return Err(cx.refuse("ULDC size not translated yet")),
             };
-            if cx.inst.opcode() & 0x1000 != 0 {
-                return Err(cx.refuse("ULDC with a uniform-register address not translated yet"));
+            // Opcode keys (bit 91 as bit 12): 0x0ab9 `c[bank][imm]`, 0x1abb `c[bank][URa + imm]`, 0x1ab9 the
+            // bindless `cx[URa][imm]`.
+            let ur_address = cx.inst.opcode() == 0x1abb;
+            if cx.inst.opcode() & 0x1000 != 0 && !ur_address {
+                return Err(cx.refuse("ULDC from a bindless bank (cx[UR]) not translated yet"));
             }
             let bank = cx.inst.bits(54, 5) as u8;
             let off = cx.inst.bits(38, 16);
             let rd = cx.inst.bits(16, 6) as u8;
             let t = cx.t;
             let mut vals = Vec::new();
-            if bytes < 4 {
+            if ur_address {
+                // `c[bank][URa + offset]` (opcode 0x1abb, URa 29:24, the offset signed): a run-time address,
+                // checked and read like LDC's.
+                let ua = cx.inst.bits(24, 6) as u8;
+                let u = cx.st.ureg(&mut cx.m, &t, ua);
+                let k = cx.u32c(off as u16 as i16 as i32 as u32);
+                let a = cx.op2(crate::spirv::Op::IAdd, u, k);
+                vals = super::memory::constant_at(cx, bank, a, bytes, signed);
+            } else if bytes < 4 {
                 let w = cx.cbuf(bank, off & !3)?;
                 let sh = cx.u32c(8 * (off & 3));
                 let cnt = cx.u32c(8 * bytes);
@@ -53,7 +64,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             if !matches!(
                 base,
                 "IADD3" | "IMAD" | "LOP3" | "SHF" | "PRMT" | "SEL" | "ISETP" | "LEA" | "FLO" | "POPC" | "BREV"
-                    | "MOV" | "SGXT" | "BMSK" | "IMNMX" | "IABS"
+                    | "MOV" | "SGXT" | "BMSK" | "IMNMX" | "IABS" | "PLOP3"
             ) {
                 return Ok(false);
             }

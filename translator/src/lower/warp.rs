@@ -239,9 +239,18 @@ pub fn needs_turns(inst: &Inst) -> bool {
         // BRA.DIV / BRA.CONV on a uniform register (BRA.U on a uniform predicate is an ordinary branch).
         "BRA" => inst.opcode() == 0x1947,
         "BAR" => !is_block_barrier(inst),
-        "ATOMS" => inst.opcode() == 0x1f8c && inst.bits(87, 4) == 9,
+        "ATOMS" => inst.opcode() == 0x1f8c && inst.bits(87, 4) == 9 || is_cast_spin64(inst),
+        // An arrive on an mbarrier, like ATOMS.ARRIVE: its waiters spin (see `memory::arrives`).
+        "ARRIVES" => true,
         _ => false,
     }
+}
+
+/// `ATOMS.CAST.SPIN.64` (nvcc's loop for 64-bit atomics on shared memory, also the fallback of generic 64-bit
+/// atomics): translated with warps in turns or as subgroups only (`memory::shared_cast64`).
+fn is_cast_spin64(inst: &Inst) -> bool {
+    inst.opcode() & 0x1ff == 0x18d && inst.opcode() & 0x1000 == 0 && inst.bits(87, 4) == 3
+        && matches!(inst.bits(73, 3), 2 | 5)
 }
 
 /// A plain, unguarded block-wide `BAR.SYNC 0` (no id register, no thread count, `.DEFER_BLOCKING` or not):
@@ -913,6 +922,18 @@ pub fn divergence_branch(cx: &mut Ctx<'_>, last: &Inst) -> Result<Id, TranslateE
 /// the high word, and the arrival that completes the phase (low 31 bits wrap to 0) re-arms it with the count
 /// the low word keeps (`0x80000000 - count = 0x40000000 + lo`).
 pub(super) fn arrive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let (lo, hi) = arrive_state(cx)?;
+    let rd = cx.inst.bits(16, 8) as u8;
+    if rd != 255 {
+        cx.set_reg(rd, lo);
+        cx.set_reg(rd.wrapping_add(1), hi);
+    }
+    Ok(())
+}
+
+/// The arrival of [`arrive`] at `[Ra (31:24) + UR (69:64) + imm24]`, returning the state words it saw (also
+/// `ARRIVES.LDGSTSBAR.64`'s arrival, whose address fields are the same and which returns nothing).
+pub(super) fn arrive_state(cx: &mut Ctx<'_>) -> Result<(Id, Id), TranslateError> {
     let t = cx.t;
     let i = cx.inst;
     let ra = i.bits(24, 8) as u8;
@@ -960,10 +981,5 @@ pub(super) fn arrive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     cx.end_if(merge);
     let lo = cx.m.load(t.u32, lo_v);
     let hi = cx.m.load(t.u32, hi_v);
-    let rd = i.bits(16, 8) as u8;
-    if rd != 255 {
-        cx.set_reg(rd, lo);
-        cx.set_reg(rd.wrapping_add(1), hi);
-    }
-    Ok(())
+    Ok((lo, hi))
 }
