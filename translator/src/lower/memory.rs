@@ -638,7 +638,7 @@ fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateError> {
 }
 
 /// The 64-bit view of the window (binding 33 as `struct { uint64_t words[]; }`), for 64-bit atomics.
-fn window64(cx: &mut Ctx<'_>) -> Id {
+pub(super) fn window64(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     cx.m.capability(crate::spirv::Capability::Int64Atomics);
     if let Some(v) = cx.st.window64 {

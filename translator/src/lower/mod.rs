@@ -16,6 +16,7 @@ pub(crate) mod fault;
 pub(crate) mod float;
 mod fp16;
 mod fp64;
+mod heap;
 mod integer;
 pub(crate) mod memory;
 mod misc;
