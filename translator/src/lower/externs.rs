@@ -6,8 +6,8 @@
 //! nvcc calls an extern through a register: `LDC.64 Rt, c[0x4][Rk]` reads a constant-bank-4 word that the
 //! cubin relocates (`R_CUDA_64 vprintf`), then `CALL.ABS.NOINC Rt`, after `LEPC` and an `IADD3` pair that put
 //! the return address in `R20:R21`. [`bind_extern_calls`] follows the target register back through every
-//! path of blocks before the call (across earlier extern calls, which keep the callee-saved R16..R31 as
-//! nvcc's ABI promises; nvcc hoists the `LDC` of `free` out of branches and loops) to that `LDC` — every
+//! path of blocks before the call (across earlier extern calls, whose builtins write only their result
+//! registers R4 and R5; nvcc hoists the `LDC` of `free` out of branches and loops) to that `LDC` — every
 //! definition reaching the call must be one, and all must load the same symbol — (and its index register to
 //! a `MOV` of an immediate just before it), looks the bank word up
 //! in the bank's relocations, and when the symbol is a known extern makes the call an ordinary instruction
@@ -188,7 +188,7 @@ fn call_symbol<'a>(
 
 /// What every definition of `regs` that reaches the instruction at `at` says, through `accept` (back through
 /// every path of blocks before it); `None` unless all are accepted and agree. `this_call` is the extern call
-/// being resolved (it keeps R16..R31 when a loop leads back to it).
+/// being resolved (a builtin too when a loop leads back to it).
 fn reaching<T: PartialEq + Copy>(
     program: &Program,
     calls: &ExternCalls,
@@ -246,7 +246,7 @@ enum LastWrite {
     None,
     /// The instruction at this index.
     At(usize),
-    /// One whose writes cannot be told (or an extern call, which may change registers other than R16..R31).
+    /// One whose writes cannot be told (or an extern call, when they include its result registers R4 and R5).
     Unknown,
 }
 
@@ -254,10 +254,12 @@ enum LastWrite {
 fn last_write(insts: &[Inst], calls: &ExternCalls, this_call: u32, regs: &[u8]) -> LastWrite {
     for (k, inst) in insts.iter().enumerate().rev() {
         if calls.at(inst.offset).is_some() || inst.offset == this_call {
-            if regs.iter().all(|r| (16..32).contains(r)) {
-                continue;
+            // The builtins write their result (R4, R5) and nothing else; ptxas relies on that too (it keeps
+            // the bank index of free in R2 across calls to malloc).
+            if regs.iter().any(|r| matches!(r, 4 | 5)) {
+                return LastWrite::Unknown;
             }
-            return LastWrite::Unknown;
+            continue;
         }
         match writes(inst) {
             Writes::Nothing => {}

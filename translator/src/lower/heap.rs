@@ -16,8 +16,9 @@ use crate::abi::{self, heap_word};
 use crate::spirv::{FunctionControl, Id, LoopControl, MemorySemantics, Module, Op, Scope, StorageClass, Type};
 use crate::state::Types;
 
-/// `FindUMsb` of GLSL.std.450.
+/// `FindUMsb` and `UMax` of GLSL.std.450.
 const GLSL_FIND_UMSB: u32 = 75;
+const GLSL_UMAX: u32 = 41;
 
 /// Ids a heap function's body needs.
 #[derive(Clone, Copy)]
@@ -175,40 +176,82 @@ fn retry_loop(m: &mut Module, body: impl FnOnce(&mut Module) -> Id) {
     m.label(merge);
 }
 
-/// Pops a block off the free list at `list`; stores its link (0: the list was empty) into `out`.
-fn pop(m: &mut Module, e: &Env, arena: Id, list: Id, out: Id) {
+/// Emits `if (cond) { body }` (no value out; `body` stores what it finds into variables).
+fn when(m: &mut Module, cond: Id, body: impl FnOnce(&mut Module)) {
+    let then = m.id();
+    let merge = m.id();
+    m.selection_merge(merge);
+    m.branch_cond(cond, then, merge);
+    m.label(then);
+    body(m);
+    m.branch(merge);
+    m.label(merge);
+}
+
+/// Variables one allocation attempt reports into.
+#[derive(Clone, Copy)]
+struct Attempt {
+    /// u32: the block's link (0: none yet).
+    link: Id,
+    /// bool: the attempt took a block; bool: the source is empty (go on to the next).
+    got: Id,
+    advance: Id,
+}
+
+/// One attempt to pop a block off the free list at `list` (a compare-exchange that may lose a race, then the
+/// caller tries again).
+fn try_pop(m: &mut Module, e: &Env, arena: Id, list: Id, a: Attempt) {
     let t = e.t;
-    retry_loop(m, |m| {
-        let head = e.atomic_load(m, t.u64, list);
-        let (link, count) = split(m, &t, head);
-        let zero = m.c_u32(0);
-        let empty = m.bin(Op::IEqual, t.bool, link, zero);
+    let head = e.atomic_load(m, t.u64, list);
+    let (link, count) = split(m, &t, head);
+    let zero = m.c_u32(0);
+    let empty = m.bin(Op::IEqual, t.bool, link, zero);
+    m.store(a.advance, empty);
+    let ne = m.un(Op::LogicalNot, t.bool, empty);
+    when(m, ne, |m| {
         // The link of the first block; a block another invocation took meanwhile gives a stale value, and
         // then the head's counter has moved and the exchange fails.
         let one = m.c_u32(1);
-        let safe = m.select(t.u32, empty, one, link);
-        let bw = e.block_word(m, arena, safe);
+        let bw = e.block_word(m, arena, link);
         let bw1 = m.bin(Op::IAdd, t.u32, bw, one);
         let pn = e.word(m, bw1);
         let next = e.atomic_load(m, t.u32, pn);
         let count1 = m.bin(Op::IAdd, t.u32, count, one);
         let new = pack(m, &t, next, count1);
-        let merge = m.id();
-        let then = m.id();
-        let ne = m.un(Op::LogicalNot, t.bool, empty);
-        let before = m.current_block().unwrap_or(0);
-        m.selection_merge(merge);
-        m.branch_cond(ne, then, merge);
-        m.label(then);
         let prev = e.cas(m, t.u64, list, new, head);
         let took = m.bin(Op::IEqual, t.bool, prev, head);
+        m.store(a.got, took);
         let got = m.select(t.u32, took, link, zero);
-        m.store(out, got);
-        m.branch(merge);
-        m.label(merge);
-        let f = m.c_bool(false);
-        let took = m.op(Op::Phi, t.bool, &[took, then, f, before]);
-        m.bin(Op::LogicalOr, t.bool, empty, took)
+        m.store(a.link, got);
+    });
+}
+
+/// One attempt to take `bytes` off the arena's top (`advance` when they do not fit).
+fn try_bump(m: &mut Module, e: &Env, header: Id, cap: Id, bytes: Id, a: Attempt) {
+    let t = e.t;
+    let k = m.c_u32(heap_word::BUMP);
+    let i = m.bin(Op::IAdd, t.u32, header, k);
+    let pb = e.word(m, i);
+    let used = e.atomic_load(m, t.u32, pb);
+    // used + bytes <= cap, without overflow.
+    let inside = m.bin(Op::ULessThanEqual, t.bool, used, cap);
+    let left = m.bin(Op::ISub, t.u32, cap, used);
+    let fits = m.bin(Op::ULessThanEqual, t.bool, bytes, left);
+    let fits = m.bin(Op::LogicalAnd, t.bool, fits, inside);
+    let full = m.un(Op::LogicalNot, t.bool, fits);
+    m.store(a.advance, full);
+    when(m, fits, |m| {
+        let new = m.bin(Op::IAdd, t.u32, used, bytes);
+        let prev = e.cas(m, t.u32, pb, new, used);
+        let took = m.bin(Op::IEqual, t.bool, prev, used);
+        m.store(a.got, took);
+        let four = m.c_u32(4);
+        let one = m.c_u32(1);
+        let units = m.bin(Op::ShiftRightLogical, t.u32, used, four);
+        let link = m.bin(Op::IAdd, t.u32, units, one);
+        let zero = m.c_u32(0);
+        let got = m.select(t.u32, took, link, zero);
+        m.store(a.link, got);
     });
 }
 
@@ -221,22 +264,28 @@ fn build_malloc(m: &mut Module, e: Env) -> Id {
     m.label(entry);
     let zero = m.c_u32(0);
     let zero64 = m.c_u64(0);
+    let fls = m.c_bool(false);
     let result = m.local_var(e.fn_u64, Some(zero64));
-    let link_var = m.local_var(t.fn_u32, Some(zero));
+    let stage_var = m.local_var(t.fn_u32, Some(zero));
     let class_var = m.local_var(t.fn_u32, Some(zero));
+    let a = Attempt {
+        link: m.local_var(t.fn_u32, Some(zero)),
+        got: m.local_var(t.fn_bool, Some(fls)),
+        advance: m.local_var(t.fn_bool, Some(fls)),
+    };
     let header = e.header(m);
-    let pcap = {
+    let cap = {
         let k = m.c_u32(heap_word::CAPACITY);
         let i = m.bin(Op::IAdd, t.u32, header, k);
-        e.word(m, i)
+        let p = e.word(m, i);
+        m.load(t.u32, p)
     };
-    let cap = m.load(t.u32, pcap);
-    let parena = {
+    let arena = {
         let k = m.c_u32(heap_word::ARENA);
         let i = m.bin(Op::IAdd, t.u32, header, k);
-        e.word(m, i)
+        let p = e.word(m, i);
+        m.load(t.u32, p)
     };
-    let arena = m.load(t.u32, parena);
     // Requests the arena could never hold fail at once (also keeps the sums below in 32 bits).
     let cap64 = m.un(Op::UConvert, t.u64, cap);
     let hdr = m.c_u64(u64::from(abi::HEAP_BLOCK_HEADER_BYTES));
@@ -244,154 +293,73 @@ fn build_malloc(m: &mut Module, e: Env) -> Id {
     let fits = m.bin(Op::ULessThanEqual, t.bool, size, room);
     let some = m.bin(Op::UGreaterThanEqual, t.bool, cap64, hdr);
     let ok = m.bin(Op::LogicalAnd, t.bool, fits, some);
-    let work = m.id();
-    let done = m.id();
-    m.selection_merge(done);
-    m.branch_cond(ok, work, done);
-    m.label(work);
-    let s32 = m.un(Op::UConvert, t.u32, size);
-    let add = m.c_u32(abi::HEAP_BLOCK_HEADER_BYTES + 15);
-    let total = m.bin(Op::IAdd, t.u32, s32, add);
-    let mask = m.c_u32(!15);
-    let total = m.bin(Op::BitwiseAnd, t.u32, total, mask);
-    let class = class_of(m, &t, total);
-    let bytes = block_bytes(m, &t, class);
-    // 1. The class's free list.
-    let list = e.list(m, header, class);
-    pop(m, &e, arena, list, link_var);
-    m.store(class_var, class);
-    // 2. The arena's top.
-    let link = m.load(t.u32, link_var);
-    let none = m.bin(Op::IEqual, t.bool, link, zero);
-    let bump_blk = m.id();
-    let after_bump = m.id();
-    m.selection_merge(after_bump);
-    m.branch_cond(none, bump_blk, after_bump);
-    m.label(bump_blk);
-    bump(m, &e, header, cap, bytes, link_var);
-    m.branch(after_bump);
-    m.label(after_bump);
-    // 3. Any larger class's free list.
-    let link = m.load(t.u32, link_var);
-    let none = m.bin(Op::IEqual, t.bool, link, zero);
-    let scan_blk = m.id();
-    let after_scan = m.id();
-    m.selection_merge(after_scan);
-    m.branch_cond(none, scan_blk, after_scan);
-    m.label(scan_blk);
-    scan_larger(m, &e, header, arena, class, link_var, class_var);
-    m.branch(after_scan);
-    m.label(after_scan);
-    let link = m.load(t.u32, link_var);
-    let got = m.bin(Op::INotEqual, t.bool, link, zero);
-    let mark_blk = m.id();
-    let after_mark = m.id();
-    m.selection_merge(after_mark);
-    m.branch_cond(got, mark_blk, after_mark);
-    m.label(mark_blk);
-    let c = m.load(t.u32, class_var);
-    let used = m.c_u32(abi::HEAP_BLOCK_USED);
-    let state = m.bin(Op::BitwiseOr, t.u32, used, c);
-    let bw = e.block_word(m, arena, link);
-    let ps = e.word(m, bw);
-    e.atomic_store(m, ps, state);
-    // Data address: window_base + 4 * (block word) + 16.
-    let base = e.launch_u64(m, abi::launch_word::WINDOW_BASE);
-    let bw64 = m.un(Op::UConvert, t.u64, bw);
-    let two = m.c_u32(2);
-    let off = m.bin(Op::ShiftLeftLogical, t.u64, bw64, two);
-    let a = m.bin(Op::IAdd, t.u64, base, off);
-    let a = m.bin(Op::IAdd, t.u64, a, hdr);
-    m.store(result, a);
-    m.branch(after_mark);
-    m.label(after_mark);
-    m.branch(done);
-    m.label(done);
+    when(m, ok, |m| {
+        let s32 = m.un(Op::UConvert, t.u32, size);
+        let add = m.c_u32(abi::HEAP_BLOCK_HEADER_BYTES + 15);
+        let total = m.bin(Op::IAdd, t.u32, s32, add);
+        let mask = m.c_u32(!15);
+        let total = m.bin(Op::BitwiseAnd, t.u32, total, mask);
+        // malloc(0) takes the smallest block too.
+        let smallest = m.c_u32(32);
+        let total = m.ext(t.u32, GLSL_UMAX, &[total, smallest]);
+        let class = class_of(m, &t, total);
+        let bytes = block_bytes(m, &t, class);
+        // Stage 0: the class's free list; 1: the arena's top; 2..: the lists of the larger classes. One
+        // attempt an iteration; a lost race tries the same stage again.
+        retry_loop(m, |m| {
+            m.store(a.got, fls);
+            let stage = m.load(t.u32, stage_var);
+            let one = m.c_u32(1);
+            let is_bump = m.bin(Op::IEqual, t.bool, stage, one);
+            let first = m.bin(Op::IEqual, t.bool, stage, zero);
+            let later = m.bin(Op::IAdd, t.u32, class, stage);
+            let later = m.bin(Op::ISub, t.u32, later, one);
+            let c = m.select(t.u32, first, class, later);
+            let nclasses = m.c_u32(abi::HEAP_CLASSES);
+            let in_range = m.bin(Op::ULessThan, t.bool, c, nclasses);
+            let not_bump = m.un(Op::LogicalNot, t.bool, is_bump);
+            let listed = m.bin(Op::LogicalAnd, t.bool, not_bump, in_range);
+            when(m, is_bump, |m| try_bump(m, &e, header, cap, bytes, a));
+            when(m, listed, |m| {
+                let list = e.list(m, header, c);
+                try_pop(m, &e, arena, list, a);
+            });
+            let got = m.load(t.bool, a.got);
+            let taken_class = m.select(t.u32, is_bump, class, c);
+            let kept = m.load(t.u32, class_var);
+            let cls = m.select(t.u32, got, taken_class, kept);
+            m.store(class_var, cls);
+            let adv = m.load(t.bool, a.advance);
+            let stage1 = m.bin(Op::IAdd, t.u32, stage, one);
+            let next = m.select(t.u32, adv, stage1, stage);
+            m.store(stage_var, next);
+            let tried = m.bin(Op::LogicalOr, t.bool, is_bump, in_range);
+            let give_up = m.un(Op::LogicalNot, t.bool, tried);
+            m.bin(Op::LogicalOr, t.bool, got, give_up)
+        });
+        let link = m.load(t.u32, a.link);
+        let got = m.bin(Op::INotEqual, t.bool, link, zero);
+        when(m, got, |m| {
+            let c = m.load(t.u32, class_var);
+            let used = m.c_u32(abi::HEAP_BLOCK_USED);
+            let state = m.bin(Op::BitwiseOr, t.u32, used, c);
+            let bw = e.block_word(m, arena, link);
+            let ps = e.word(m, bw);
+            e.atomic_store(m, ps, state);
+            // Data address: window_base + 4 * (block word) + 16.
+            let base = e.launch_u64(m, abi::launch_word::WINDOW_BASE);
+            let bw64 = m.un(Op::UConvert, t.u64, bw);
+            let two = m.c_u32(2);
+            let off = m.bin(Op::ShiftLeftLogical, t.u64, bw64, two);
+            let addr = m.bin(Op::IAdd, t.u64, base, off);
+            let addr = m.bin(Op::IAdd, t.u64, addr, hdr);
+            m.store(result, addr);
+        });
+    });
     let r = m.load(t.u64, result);
     m.op_void(Op::ReturnValue, &[r]);
     m.end_function();
     f
-}
-
-/// Takes `bytes` off the arena's top when they fit; stores the block's link (or leaves 0) in `out`.
-fn bump(m: &mut Module, e: &Env, header: Id, cap: Id, bytes: Id, out: Id) {
-    let t = e.t;
-    let k = m.c_u32(heap_word::BUMP);
-    let i = m.bin(Op::IAdd, t.u32, header, k);
-    let pb = e.word(m, i);
-    retry_loop(m, |m| {
-        let used = e.atomic_load(m, t.u32, pb);
-        // used + bytes <= cap, without overflow (used <= cap always).
-        let left = m.bin(Op::ISub, t.u32, cap, used);
-        let fits = m.bin(Op::ULessThanEqual, t.bool, bytes, left);
-        let inside = m.bin(Op::ULessThanEqual, t.bool, used, cap);
-        let fits = m.bin(Op::LogicalAnd, t.bool, fits, inside);
-        let before = m.current_block().unwrap_or(0);
-        let then = m.id();
-        let merge = m.id();
-        m.selection_merge(merge);
-        m.branch_cond(fits, then, merge);
-        m.label(then);
-        let new = m.bin(Op::IAdd, t.u32, used, bytes);
-        let prev = e.cas(m, t.u32, pb, new, used);
-        let took = m.bin(Op::IEqual, t.bool, prev, used);
-        let four = m.c_u32(4);
-        let one = m.c_u32(1);
-        let units = m.bin(Op::ShiftRightLogical, t.u32, used, four);
-        let link = m.bin(Op::IAdd, t.u32, units, one);
-        let zero = m.c_u32(0);
-        let got = m.select(t.u32, took, link, zero);
-        m.store(out, got);
-        m.branch(merge);
-        m.label(merge);
-        let f = m.c_bool(false);
-        let took = m.op(Op::Phi, t.bool, &[took, then, f, before]);
-        let full = m.un(Op::LogicalNot, t.bool, fits);
-        m.bin(Op::LogicalOr, t.bool, full, took)
-    });
-}
-
-/// Tries the free lists of the classes above `class` in order until one gives a block (its link into `out`,
-/// its class into `class_out`).
-fn scan_larger(m: &mut Module, e: &Env, header: Id, arena: Id, class: Id, out: Id, class_out: Id) {
-    let t = e.t;
-    let one = m.c_u32(1);
-    let c_var = m.local_var(t.fn_u32, None);
-    let c0 = m.bin(Op::IAdd, t.u32, class, one);
-    m.store(c_var, c0);
-    let head = m.id();
-    let body = m.id();
-    let cont = m.id();
-    let merge = m.id();
-    m.branch(head);
-    m.label(head);
-    m.loop_merge(merge, cont, LoopControl::DONT_UNROLL);
-    m.branch(body);
-    m.label(body);
-    let c = m.load(t.u32, c_var);
-    let last = m.c_u32(abi::HEAP_CLASSES);
-    let more = m.bin(Op::ULessThan, t.bool, c, last);
-    let try_blk = m.id();
-    let tried = m.id();
-    m.selection_merge(tried);
-    m.branch_cond(more, try_blk, tried);
-    m.label(try_blk);
-    let list = e.list(m, header, c);
-    pop(m, e, arena, list, out);
-    m.store(class_out, c);
-    m.branch(tried);
-    m.label(tried);
-    let link = m.load(t.u32, out);
-    let zero = m.c_u32(0);
-    let got = m.bin(Op::INotEqual, t.bool, link, zero);
-    let end = m.un(Op::LogicalNot, t.bool, more);
-    let stop = m.bin(Op::LogicalOr, t.bool, got, end);
-    let c1 = m.bin(Op::IAdd, t.u32, c, one);
-    m.store(c_var, c1);
-    m.branch_cond(stop, merge, cont);
-    m.label(cont);
-    m.branch(head);
-    m.label(merge);
 }
 
 /// `abi::heap_class` of `total` (a multiple of 16, at least 32).
