@@ -35,7 +35,8 @@ extern "C" __global__ void cg_block_rotate(const unsigned *in, unsigned *out, in
 extern "C" __global__ void cg_tile_reduce(const unsigned *in, unsigned *out, int n)
 {
     // SASS: tiles of 8, 16 and 32 threads: cg::reduce (SHFL.BFLY trees with BRA.DIV and the shuffle helper
-    // CALLs, REDUX.MAX/XOR over the whole warp), tile shuffles and ballots, meta_group_rank; BAR.SYNC 0x0.
+    // CALLs, REDUX.MAX and REDUX.XOR over the whole warp), tile shuffles and ballots, meta_group_rank;
+    // BAR.SYNC 0x0.
     // (A REDUX over part of a warp comes with WARPSYNC.EXCLUSIVE, which sassport does not model yet.)
     __shared__ unsigned s[256];
     cg::thread_block b = cg::this_thread_block();

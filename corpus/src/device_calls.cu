@@ -6,7 +6,8 @@
 extern "C" __global__ void loop_exit_call_sgemm(const unsigned *a_bits, const unsigned *b_bits, float *c,
                                                 int n, int k_total)
 {
-    // SASS: @P0 CALL.REL.NOINC to the code after the loop, BAR.SYNC.DEFER_BLOCKING, FFMA blocks, LDS.128
+    // SASS: a predicated CALL.REL.NOINC to the code after the loop, PLOP3 on a uniform predicate,
+    // BAR.SYNC.DEFER_BLOCKING, FFMA blocks, LDS.128
     __shared__ float as[8][128];
     __shared__ float bs[8][128];
     int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
