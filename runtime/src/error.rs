@@ -253,6 +253,28 @@ pub enum RuntimeError {
         /// How many accesses faulted in the launch.
         count: u32,
     },
+    /// A kernel called `free` with a pointer the device heap did not hand out, or freed a block twice
+    /// (the block was left alone).
+    #[error("kernel {kernel:?} at pc 0x{pc:x}: free({pointer:#x}): not a block of the device heap, or freed already ({count} faulting calls)")]
+    HeapFault {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the call to `free` in the kernel's code.
+        pc: u32,
+        /// The pointer passed to `free`.
+        pointer: u64,
+        /// How many invocations faulted in the launch.
+        count: u32,
+    },
+    /// The device heap's size cannot change now (CUDA's `cudaLimitMallocHeapSize` is fixed once a kernel
+    /// that uses `malloc` is loaded), or the size is larger than the allocator addresses.
+    #[error("device heap size {requested} bytes: {reason}")]
+    HeapSize {
+        /// The size asked for.
+        requested: u64,
+        /// Why it cannot be set.
+        reason: &'static str,
+    },
 }
 
 /// Where and how a device-side `assert` failed: what `__assertfail` was called with.

@@ -13,7 +13,8 @@
 //!
 //! and `A` is the `.rela` addend or, for `.rel`, the value already stored at the place. Anything else
 //! (another relocation type, a symbol in an unplaced section) is refused by name and offset rather than left
-//! as zero.
+//! as zero. A cubin that calls `malloc` or `free` also gets the device heap (`crate::heap`), as CUDA's
+//! driver sets its heap up when it loads such a module.
 
 use crate::{abi, Result, Runtime, RuntimeError};
 use sassport_translator::cubin::{Cubin, SymbolKind};
@@ -68,6 +69,8 @@ fn relocation_error(section: &str, offset: u64, reason: String) -> RuntimeError 
 impl Runtime {
     /// Places `cubin`'s global variables in the window and returns them with its relocated constant banks.
     pub fn load_module_data(&mut self, cubin: &Cubin<'_>) -> Result<ModuleData> {
+        // A cubin that calls malloc or free gets the device heap (placed once, `crate::heap`).
+        self.heap_for(cubin)?;
         let mut data = ModuleData::default();
         let mut images: HashMap<usize, Vec<u8>> = HashMap::new();
         for s in cubin.sections.iter().filter(|s| is_placed(s.name)) {

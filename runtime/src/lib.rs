@@ -66,6 +66,7 @@ mod device;
 mod disk_cache;
 mod error;
 mod globals;
+mod heap;
 mod gpu;
 pub mod printf;
 mod grid;

@@ -84,6 +84,10 @@ pub struct RuntimeOptions {
     /// hides the device's subgroup operations from [`Runtime::profile`], so the translator runs warps in
     /// turns (for comparisons, or a driver whose subgroups misbehave).
     pub warp_subgroups: bool,
+    /// Bytes of the device heap that kernels' `malloc`/`new` draw from (CUDA's `cudaLimitMallocHeapSize`,
+    /// default 8 MiB; rounded up to 16). Placed in the window when the first cubin that calls `malloc` or
+    /// `free` is loaded; [`Runtime::set_malloc_heap_size`] changes it until then.
+    pub heap_bytes: u64,
 }
 
 impl Default for RuntimeOptions {
@@ -101,6 +105,7 @@ impl Default for RuntimeOptions {
             validation: false,
             printf_buffer_bytes: DEFAULT_PRINTF_BUFFER_BYTES,
             warp_subgroups: true,
+            heap_bytes: abi::DEFAULT_HEAP_BYTES,
         }
     }
 }
@@ -180,6 +185,8 @@ pub struct Runtime {
     /// Printf output of the last launch that failed (faults, traps, assertions).
     failed_printf: crate::PrintfOutput,
     gpu: Gpu,
+    /// The device heap: its header at the window's start, its arena once placed.
+    pub(crate) heap: crate::heap::DeviceHeap,
 }
 
 impl Runtime {
@@ -314,6 +321,7 @@ impl Runtime {
             reserve,
             failed_printf: Default::default(),
             gpu,
+            heap: Default::default(),
         };
         let d = &rt.gpu.device;
         let pool_info = vk::CommandPoolCreateInfo::default()
@@ -355,6 +363,7 @@ impl Runtime {
                     .map_err(RuntimeError::vk("vkCreatePipelineCache"))?
             }
         };
+        rt.reserve_heap_header()?;
         Ok(rt)
     }
 
@@ -400,6 +409,16 @@ impl Runtime {
 
     pub(crate) fn measured(&self) -> abi::MeasuredFloat {
         self.measured
+    }
+
+    /// How the runtime was set up.
+    pub(crate) fn options(&self) -> &RuntimeOptions {
+        &self.options
+    }
+
+    /// Records a new device-heap size (before the heap is placed; `crate::heap`).
+    pub(crate) fn set_heap_option(&mut self, bytes: u64) {
+        self.options.heap_bytes = bytes;
     }
 
     /// The directory of the on-disk caches, if any.

@@ -466,3 +466,72 @@ pub const PRINTF_ARGS_LOCAL: u32 = 0;
 pub const PRINTF_ARGS_NONE: u32 = 1;
 /// The argument pointer was neither null nor in local memory; nothing was copied.
 pub const PRINTF_ARGS_ELSEWHERE: u32 = 2;
+
+// ---- The device heap: `malloc` and `free` (CUDA's `cudaLimitMallocHeapSize` heap) ---------------------------
+
+/// Heap bytes the runtime gives kernels unless told otherwise: CUDA's default `cudaLimitMallocHeapSize`.
+pub const DEFAULT_HEAP_BYTES: u64 = 8 << 20;
+/// Largest heap the translated allocator addresses (block offsets and sizes are 32-bit).
+pub const MAX_HEAP_BYTES: u64 = 1 << 31;
+/// The heap header: the window's first bytes (binding-33 word [`HEAP_HEADER_WORD`], guest address
+/// `window_base`), which the runtime reserves and fills when it is created (capacity 0 until a heap is placed).
+pub const HEAP_HEADER_BYTES: u64 = 1024;
+/// Binding-33 word index of the heap header.
+pub const HEAP_HEADER_WORD: u32 = 0;
+/// Alignment of every pointer `malloc` returns (CUDA guarantees 16 bytes).
+pub const HEAP_ALIGNMENT: u64 = 16;
+/// Bytes in front of every block's data: its state word and free-list link.
+pub const HEAP_BLOCK_HEADER_BYTES: u32 = 16;
+/// Size classes of blocks (see [`heap_block_bytes`]); each has a free list in the header.
+pub const HEAP_CLASSES: u32 = 104;
+
+/// Word offsets within the heap header.
+///
+/// Protocol (`translator/src/lower/heap.rs`): `malloc(n)` takes a block of the smallest class holding
+/// `n + 16` bytes from that class's free list, else from `BUMP` (compare-exchange), else from the free list
+/// of any larger class; `free(p)` marks the block free (compare-exchange of its state word, which catches
+/// pointers the heap never handed out and double frees) and pushes it onto its class's list. Free-list heads
+/// are 64-bit: the low word is the block's link (`offset / 16 + 1`, 0 for an empty list), the high word
+/// a counter bumped by every push and pop, so a compare-exchange never mistakes a list that changed
+/// and changed back (ABA).
+pub mod heap_word {
+    /// Word index in binding 33 of the arena's first byte (arena guest address: `window_base + 4 * ARENA`).
+    pub const ARENA: u32 = 0;
+    /// Arena bytes (a multiple of 16, at most [`super::MAX_HEAP_BYTES`]); 0: no heap, `malloc` returns null.
+    pub const CAPACITY: u32 = 1;
+    /// Arena bytes handed out from the top so far (only grows).
+    pub const BUMP: u32 = 2;
+    /// First free-list head (class `c` at `FREE_LISTS + 2 * c`, 8-byte aligned).
+    pub const FREE_LISTS: u32 = 4;
+}
+
+/// A block's state word (word 0 of its 16-byte header) while its data is handed out: this tag | class.
+pub const HEAP_BLOCK_USED: u32 = 0xa110_c000;
+/// A block's state word while it is on a free list: this tag | class.
+pub const HEAP_BLOCK_FREE: u32 = 0xf4ee_0000;
+
+/// Bytes of a block of size class `class` (header included): 32, 48, 64, then four steps per power of two
+/// (80, 96, 112, 128, 160, 192, ...), so no block is more than 25% larger than the request it serves.
+pub const fn heap_block_bytes(class: u32) -> u64 {
+    if class < 3 {
+        return 32 + 16 * class as u64;
+    }
+    let k = 6 + (class - 3) / 4;
+    let q = (class - 3) % 4 + 1;
+    (1u64 << k) + (q as u64) * (1u64 << (k - 2))
+}
+
+/// The smallest size class whose blocks hold `total` bytes (header included, `32 <= total <= 2^31`).
+pub const fn heap_class(total: u64) -> u32 {
+    if total <= 64 {
+        return if total <= 32 { 0 } else { ((total + 15) / 16 - 2) as u32 };
+    }
+    let k = 63 - (total - 1).leading_zeros();
+    let step = 1u64 << (k - 2);
+    let q = (total - (1u64 << k)).div_ceil(step);
+    3 + (k - 6) * 4 + q as u32 - 1
+}
+
+/// Fault kind: `free` of a pointer the device heap did not hand out, or of a block already freed (address:
+/// the pointer; the block is left alone, the invocation goes on).
+pub const FAULT_KIND_HEAP: u32 = 14;

@@ -24,15 +24,86 @@ pub enum TranslateError {
     NotTranslated { name: String, section: String, offset: u32, reason: String },
     #[error("kernel {kernel:?}: {reason}")]
     Limit { kernel: String, reason: String },
+    /// A call into the CUDA device runtime (`libcudadevrt`: device-side kernel launches, streams, events,
+    /// device graph calls), which sassport does not provide; counted apart from other refusals in reports.
+    #[error("{name} at {section}+{offset:#x}: call to `{symbol}`: {}", .what.description())]
+    DeviceRuntime { name: String, section: String, offset: u32, symbol: String, what: DeviceRuntimeCall },
+}
+
+/// What a refused device-runtime call is for ([`TranslateError::DeviceRuntime`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceRuntimeCall {
+    /// `__cudaCDP2LaunchDevice*`, `__cudaCDP2GetParameterBuffer*` (a `<<<>>>` in a kernel).
+    KernelLaunch,
+    /// `cudaGraphLaunch`, `cudaGraphSetConditional` and the other device graph calls.
+    Graph,
+    /// Grid and multi-grid synchronisation through the device runtime (`cudaCGSynchronize*`).
+    GridSync,
+    /// The rest of the device runtime: streams, events, memory copies, attributes, errors.
+    Other,
+}
+
+impl DeviceRuntimeCall {
+    /// The device-runtime function `symbol` belongs to, if it is one.
+    pub fn of(symbol: &str) -> Option<DeviceRuntimeCall> {
+        let s = symbol;
+        if s.contains("LaunchDevice") || s.contains("GetParameterBuffer") {
+            return Some(DeviceRuntimeCall::KernelLaunch);
+        }
+        if s.starts_with("cudaGraph") || s.starts_with("__cudaGraph") || s.starts_with("__cudaCDP2Graph") {
+            return Some(DeviceRuntimeCall::Graph);
+        }
+        if s.starts_with("cudaCG") || s.starts_with("__cuda_syscall_CGS") {
+            return Some(DeviceRuntimeCall::GridSync);
+        }
+        let runtime = s.starts_with("__cudaCDP")
+            || s.starts_with("__cuda_syscall_")
+            || s.starts_with("cnp")
+            || s == "__cudaDeviceSynchronizeDeprecationAvoidance"
+            || s.starts_with("cudaStream")
+            || s.starts_with("cudaEvent")
+            || s.starts_with("cudaMemcpy")
+            || s.starts_with("cudaMemset")
+            || s.starts_with("cudaDevice")
+            || s.starts_with("cudaGet")
+            || s.starts_with("cudaPeekAtLastError")
+            || s.starts_with("cudaFuncGetAttributes")
+            || s.starts_with("cudaOccupancy")
+            || s.starts_with("cudaRuntimeGetVersion")
+            || s == "cudaMalloc"
+            || s == "cudaFree";
+        runtime.then_some(DeviceRuntimeCall::Other)
+    }
+
+    /// What the refusal message says.
+    pub fn description(self) -> &'static str {
+        match self {
+            DeviceRuntimeCall::KernelLaunch => "device-side kernel launch (dynamic parallelism) is not supported",
+            DeviceRuntimeCall::Graph => "device-side graph call (device graph launch, conditional nodes) is not supported",
+            DeviceRuntimeCall::GridSync => {
+                "grid synchronisation through the device runtime (cooperative launch) is not supported"
+            }
+            DeviceRuntimeCall::Other => {
+                "the CUDA device runtime (dynamic parallelism's streams, events, copies and queries) is not supported"
+            }
+        }
+    }
 }
 
 impl TranslateError {
+    /// Whether this is a refusal of a device-runtime call (dynamic parallelism, device graphs), which reports
+    /// count apart.
+    pub fn is_device_runtime(&self) -> bool {
+        matches!(self, TranslateError::DeviceRuntime { .. })
+    }
+
     /// The short reason used for refusal histograms: the instruction name and the reason, without place.
     pub fn kind(&self) -> String {
         match self {
             TranslateError::NotTranslated { name, reason, .. } => format!("{name}: {reason}"),
             TranslateError::Undecodable { .. } => "undecodable word".into(),
             TranslateError::BadTarget { name, .. } => format!("{name}: bad branch target"),
+            TranslateError::DeviceRuntime { what, .. } => format!("device runtime: {}", what.description()),
             other => other.to_string(),
         }
     }

@@ -364,6 +364,14 @@ impl Runtime {
             if record.kind == abi::FAULT_KIND_NO_PROGRESS {
                 return Err(RuntimeError::NoProgress { kernel, pc: record.pc });
             }
+            if record.kind == abi::FAULT_KIND_HEAP {
+                return Err(RuntimeError::HeapFault {
+                    kernel,
+                    pc: record.pc,
+                    pointer: record.address,
+                    count: record.count,
+                });
+            }
             if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
                 return Err(RuntimeError::SubgroupLayout { kernel });
             }

@@ -487,7 +487,8 @@ pub fn dynamic_shared_kernel() -> Vec<u32> {
     let seen = b.load(u32t, None, slot, None, []).unwrap();
     let value = b.i_add(u32t, None, seen, gid).unwrap();
 
-    let bank_row = row(&mut b, bank0, abi::bank0::PARAMS);
+    // `row` takes a word index; PARAMS is a byte offset.
+    let bank_row = row(&mut b, bank0, abi::bank0::PARAMS / 4);
     let pair = b
         .vector_shuffle(uvec2, None, bank_row, bank_row, [0, 1])
         .unwrap();

@@ -12,7 +12,7 @@
 //!
 //! `BSSY`, `BSYNC`, `BREAK`, `WARPSYNC`, `YIELD`, `NANOSLEEP` and `BMOV` only order the threads of a warp; with one invocation per
 //! thread and no warp instructions (kernels with those take the turns form, `turns`) they have nothing to do. `BAR.SYNC 0` reached by the
-//! whole block is `OpControlBarrier`; other barrier forms are refused.
+//! whole block (with `.DEFER_BLOCKING` or without) is `OpControlBarrier`; other barrier forms are refused.
 
 pub mod structured;
 pub mod turns;
@@ -47,14 +47,16 @@ pub fn lower_inline(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             }
         }
         "BAR" => {
-            // Only `BAR.SYNC 0` without a thread count (the form nvcc emits for __syncthreads()).
+            // Only `BAR.SYNC 0` without a thread count, with `.DEFER_BLOCKING` (`bar.sync 0`, what nvcc emits
+            // for __syncthreads()) or without (`barrier.sync 0`, cooperative groups' `this_thread_block().sync()`):
+            // both wait for every thread of the block; they differ only in whether a warp's threads must reach
+            // the barrier together, which one invocation per thread never observes.
             let i = cx.inst;
-            let plain = i.word.bits(32, 32) == 0 && (i.word.high() & 0x7ff_ffff) == 0x1_0000;
-            if !plain {
-                return Err(cx.refuse("barrier form not translated yet (named, counted, arrive or reduction)"));
-            }
             if i.guard().is_some() {
                 return Err(cx.refuse("predicated barrier not translated yet"));
+            }
+            if !crate::lower::warp::is_block_barrier(&i) {
+                return Err(cx.refuse("barrier form not translated yet (named, counted, arrive or reduction)"));
             }
             let wg = cx.u32c(Scope::Workgroup as u32);
             let sem = cx.u32c((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
@@ -133,17 +135,25 @@ pub fn lower_terminator(cx: &mut Ctx<'_>, prog: &Program, block: &Block, last: &
             }
         }
         "CALL" => {
-            if guard.is_some() || branch_condition(cx, last)?.is_some() {
-                return Err(cx.refuse("predicated CALL not translated yet"));
-            }
+            // A predicated call (guard, and a second predicate operand where one is encoded) goes on at the
+            // return point when not taken; ptxas also uses one as a loop's exit jump.
+            let c = branch_condition(cx, last)?;
+            let cond = taken(cx, guard, c);
             if last.opcode() == 0x0944 {
-                cx.u32c(last.branch_target() as u32)
+                let target = cx.u32c(last.branch_target() as u32);
+                match cond {
+                    None => target,
+                    Some(tk) => {
+                        let f = cx.u32c(fall);
+                        cx.sel(tk, target, f)
+                    }
+                }
             } else if is_indirect_call(last) {
                 if prog.call_targets.is_empty() {
                     return Err(cx.refuse("CALL through a register, and no function of the cubin has its address taken"));
                 }
                 let (sel, value) = indirect_target(cx, prog, last)?;
-                checked_target(cx, sel, value, &prog.call_targets, None, fall)
+                checked_target(cx, sel, value, &prog.call_targets, cond, fall)
             } else {
                 return Err(cx.refuse("absolute CALL to an immediate address not translated yet"));
             }

@@ -11,7 +11,7 @@
 //! ([`SharedFunction`]); the guest's own stack frame keeps the return register across nested calls, exactly
 //! as on silicon, so the structurizer sees an ordinary loop and the rest of the kernel stays structured. A
 //! switch value outside its table is a control fault (`abi::FAULT_KIND_CONTROL`). `BRX` without a table,
-//! `JMP`/`JMX`/`KILL`, predicated calls and structurizer refusals fall back to the whole-kernel dispatch loop,
+//! `JMP`/`JMX`/`KILL`, predicated calls through a register and structurizer refusals fall back to the whole-kernel dispatch loop,
 //! with the reason in [`Form`].
 //!
 //! Emission: every `Block` and `Loop` statement becomes a SPIR-V loop construct (`OpLoopMerge`; a block's
@@ -270,11 +270,21 @@ pub fn kernel_cfg(prog: &Program, indirect: &[IndirectBranch]) -> Result<KernelC
                     }
                     Term::Switch(targets)
                 }
-                "CALL" if guarded || has_condition(last) => return Err(format!("predicated CALL at 0x{at:x}")),
+                // A predicated direct call runs the callee when its guard holds and otherwise goes on at the
+                // return point. ptxas also uses `@P CALL.REL.NOINC` as a loop's exit jump (to the code after
+                // the loop's closing BRA, which no RET leaves): inlined for its one call site, that is the jump.
                 "CALL" if last.opcode() == 0x0944 => {
                     let callee = last.branch_target() as u32;
                     let c = callee_context(&calls, ctx, block.end, callee, &mut contexts, &mut context_ids)?;
-                    Term::Goto(node_at(callee, c, &mut node_block, &mut node_ctx)?)
+                    let enter = node_at(callee, c, &mut node_block, &mut node_ctx)?;
+                    if guarded || has_condition(last) {
+                        Term::Cond(enter, node_at(block.end, ctx, &mut node_block, &mut node_ctx)?)
+                    } else {
+                        Term::Goto(enter)
+                    }
+                }
+                "CALL" if guarded || has_condition(last) => {
+                    return Err(format!("predicated CALL through a register at 0x{at:x}"))
                 }
                 "CALL" if is_indirect_call(last) => {
                     if prog.call_targets.is_empty() {
@@ -662,7 +672,7 @@ impl NodeCode for ProgramCode<'_> {
         let Some(last) = self.last(node) else { return Err(cx.refuse("branch without a block")) };
         cx.inst = last;
         let guard = last.guard().map(|(p, neg)| cx.pred(u32::from(p), neg));
-        let second = if matches!(last.mnemonic, "BRA" | "EXIT") { super::branch_condition(cx, &last)? } else { None };
+        let second = if matches!(last.mnemonic, "BRA" | "EXIT" | "CALL") { super::branch_condition(cx, &last)? } else { None };
         Ok(match (guard, second) {
             (Some(a), Some(b)) => cx.m.bin(Op::LogicalAnd, cx.t.bool, a, b),
             (Some(a), None) | (None, Some(a)) => a,

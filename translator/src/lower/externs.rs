@@ -1,12 +1,15 @@
-//! Calls to the functions the CUDA driver provides outside the cubin: `vprintf` (device `printf`) and
-//! `__assertfail` (a failed `assert`), and `LEPC`, which makes their return address.
+//! Calls to the functions the CUDA driver provides outside the cubin: `vprintf` (device `printf`),
+//! `__assertfail` (a failed `assert`), `malloc` and `free` (the device heap, `super::heap`), and `LEPC`, which
+//! makes their return address. Calls into the device runtime (dynamic parallelism, device graphs) are
+//! refused by name as [`TranslateError::DeviceRuntime`].
 //!
 //! nvcc calls an extern through a register: `LDC.64 Rt, c[0x4][Rk]` reads a constant-bank-4 word that the
 //! cubin relocates (`R_CUDA_64 vprintf`), then `CALL.ABS.NOINC Rt`, after `LEPC` and an `IADD3` pair that put
-//! the return address in `R20:R21`. [`bind_extern_calls`] follows the target register back through the
-//! straight-line code before the call (its block, and the blocks before it that are entered only by falling
-//! through, across earlier extern calls, which keep the callee-saved R16..R31 as nvcc's ABI promises) to that
-//! `LDC` (and its index register to a `MOV` of an immediate), looks the bank word up
+//! the return address in `R20:R21`. [`bind_extern_calls`] follows the target register back through every
+//! path of blocks before the call (across earlier extern calls, whose builtins write only their result
+//! registers R4 and R5; nvcc hoists the `LDC` of `free` out of branches and loops) to that `LDC` — every
+//! definition reaching the call must be one, and all must load the same symbol — (and its index register to
+//! a `MOV` of an immediate just before it), looks the bank word up
 //! in the bank's relocations, and when the symbol is a known extern makes the call an ordinary instruction
 //! of its block (it returns to the next instruction); an extern it does not know is refused by name. A
 //! `CALL.ABS` with an immediate target relocated against the extern (`-rdc` code) is recognised the same way.
@@ -29,7 +32,7 @@ use super::memory::{space, Space, LOCAL_WINDOW};
 use super::{Ctx, Src};
 use crate::abi;
 use crate::cubin::{Cubin, Kernel, SymbolKind};
-use crate::error::{display_name, TranslateError};
+use crate::error::{display_name, DeviceRuntimeCall, TranslateError};
 use crate::program::{Exit, Inst, Program};
 use crate::spirv::{FunctionControl, Id, LoopControl, Module, Op, Scope, Type};
 use crate::state::Types;
@@ -43,6 +46,10 @@ pub enum ExternFunction {
     /// `void __assertfail(const char *message, const char *file, unsigned line, const char *function,
     /// size_t charSize)`: a failed `assert`.
     AssertFail,
+    /// `void *malloc(size_t size)`: the device heap (also what `new` calls).
+    Malloc,
+    /// `void free(void *pointer)`: the device heap (also what `delete` calls).
+    Free,
 }
 
 impl ExternFunction {
@@ -51,6 +58,8 @@ impl ExternFunction {
         match self {
             ExternFunction::Vprintf => "vprintf",
             ExternFunction::AssertFail => "__assertfail",
+            ExternFunction::Malloc => "malloc",
+            ExternFunction::Free => "free",
         }
     }
 
@@ -59,6 +68,8 @@ impl ExternFunction {
         match name {
             "vprintf" => Some(ExternFunction::Vprintf),
             "__assertfail" => Some(ExternFunction::AssertFail),
+            "malloc" => Some(ExternFunction::Malloc),
+            "free" => Some(ExternFunction::Free),
             _ => None,
         }
     }
@@ -110,6 +121,16 @@ pub fn bind_extern_calls(
             }
             continue;
         };
+        // The device runtime is refused by name even where `-rdc` linking put libcudadevrt's code in the cubin.
+        if let Some(what) = DeviceRuntimeCall::of(symbol) {
+            return Err(TranslateError::DeviceRuntime {
+                name: display_name(call.word, call.mnemonic),
+                section: program.section.clone(),
+                offset: call.offset,
+                symbol: symbol.to_string(),
+                what,
+            });
+        }
         let defined = cubin.symbols.iter().any(|s| s.name == symbol && s.section.is_some());
         if defined {
             continue; // a device function of the cubin: the indirect-call machinery's business
@@ -119,7 +140,10 @@ pub fn bind_extern_calls(
                 name: display_name(call.word, call.mnemonic),
                 section: program.section.clone(),
                 offset: call.offset,
-                reason: format!("call to the extern function `{symbol}` not translated yet (vprintf and __assertfail are)"),
+                reason: format!(
+                    "call to the extern function `{symbol}` not translated yet (vprintf, __assertfail, malloc and \
+                     free are)"
+                ),
             });
         };
         calls.sites.push((call.offset, f));
@@ -156,9 +180,111 @@ fn call_symbol<'a>(
         return None;
     }
     let target = call.bits(24, 8) as u8;
-    let before = straight_line_before(program, call.offset);
-    // The LDC.64 that defines the target pair, with nothing in between writing either register.
-    let (at, ldc) = find_definition(before, calls, &[target, target.wrapping_add(1)])?;
+    let regs = [target, target.wrapping_add(1)];
+    reaching(program, calls, call.offset, call.offset, &regs, &mut |ldc| {
+        ldc_symbol(cubin, kernel, program, calls, call.offset, ldc, target)
+    })
+}
+
+/// What every definition of `regs` that reaches the instruction at `at` says, through `accept` (back through
+/// every path of blocks before it); `None` unless all are accepted and agree. `this_call` is the extern call
+/// being resolved (a builtin too when a loop leads back to it).
+fn reaching<T: PartialEq + Copy>(
+    program: &Program,
+    calls: &ExternCalls,
+    this_call: u32,
+    at: u32,
+    regs: &[u8],
+    accept: &mut dyn FnMut(&Inst) -> Option<T>,
+) -> Option<T> {
+    let block_index = |off: u32| program.blocks.partition_point(|b| b.start <= off).checked_sub(1);
+    let mut work = vec![(block_index(at)?, at)];
+    let mut seen: Vec<usize> = Vec::new();
+    let mut found: Option<T> = None;
+    while let Some((b, end)) = work.pop() {
+        let block = program.blocks.get(b)?;
+        let first = program.insts.partition_point(|i| i.offset < block.start);
+        let last = program.insts.partition_point(|i| i.offset < end);
+        let insts = program.insts.get(first..last)?;
+        match last_write(insts, calls, this_call, regs) {
+            LastWrite::At(k) => {
+                let v = accept(&insts[k])?;
+                if found.is_some_and(|f| f != v) {
+                    return None;
+                }
+                found = Some(v);
+            }
+            LastWrite::Unknown => return None,
+            LastWrite::None => {
+                // Entered from outside the kernel's straight flow (its entry, or a return from a device
+                // function, which may change any register): nothing to follow.
+                if block.start == program.entry || program.return_points.contains(&block.start) {
+                    return None;
+                }
+                let mut preds = 0;
+                for (p, pb) in program.blocks.iter().enumerate() {
+                    if pb.successors.contains(&block.start) {
+                        preds += 1;
+                        if !seen.contains(&p) {
+                            seen.push(p);
+                            work.push((p, pb.end));
+                        }
+                    }
+                }
+                if preds == 0 {
+                    return None;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// What the last instruction of a run that may write some of `regs` is.
+enum LastWrite {
+    /// None writes them.
+    None,
+    /// The instruction at this index.
+    At(usize),
+    /// One whose writes cannot be told (or an extern call, when they include its result registers R4 and R5).
+    Unknown,
+}
+
+/// `this_call`: the call being resolved, an extern call too when a loop leads back to it.
+fn last_write(insts: &[Inst], calls: &ExternCalls, this_call: u32, regs: &[u8]) -> LastWrite {
+    for (k, inst) in insts.iter().enumerate().rev() {
+        if calls.at(inst.offset).is_some() || inst.offset == this_call {
+            // The builtins write their result (R4, R5) and nothing else; ptxas relies on that too (it keeps
+            // the bank index of free in R2 across calls to malloc).
+            if regs.iter().any(|r| matches!(r, 4 | 5)) {
+                return LastWrite::Unknown;
+            }
+            continue;
+        }
+        match writes(inst) {
+            Writes::Nothing => {}
+            Writes::Regs(first, count) => {
+                if regs.iter().any(|&r| r >= first && u32::from(r) < u32::from(first) + u32::from(count)) {
+                    return LastWrite::At(k);
+                }
+            }
+            Writes::Unknown => return LastWrite::Unknown,
+        }
+    }
+    LastWrite::None
+}
+
+/// The symbol of the relocated bank word an `LDC.64 Rt, c[b][imm]` (or `c[b][Rk + imm]` with `Rk` a `MOV`
+/// of an immediate just before it) loads into `target`.
+fn ldc_symbol<'a>(
+    cubin: &Cubin<'a>,
+    kernel: &Kernel<'_>,
+    program: &Program,
+    calls: &ExternCalls,
+    this_call: u32,
+    ldc: &Inst,
+    target: u8,
+) -> Option<&'a str> {
     if ldc.mnemonic != "LDC" || ldc.opcode() != 0x0b82 || ldc.guard().is_some() || ldc.bits(73, 3) != 5 {
         return None;
     }
@@ -169,12 +295,12 @@ fn call_symbol<'a>(
     let mut address = u64::from(ldc.bits(38, 16));
     let index = ldc.bits(24, 8) as u8;
     if index != 255 {
-        let (_, mov) = find_definition(&before[..at], calls, &[index])?;
-        // MOV Rk, imm32 (0x0802 with the full write mask).
-        if mov.mnemonic != "MOV" || mov.opcode() != 0x0802 || mov.guard().is_some() || mov.bits(72, 4) != 0xf {
-            return None;
-        }
-        address = address.checked_add(u64::from(mov.bits(32, 32)))?;
+        // MOV Rk, imm32 (0x0802 with the full write mask), the same on every path.
+        let k = reaching(program, calls, this_call, ldc.offset, &[index], &mut |mov| {
+            let plain = mov.mnemonic == "MOV" && mov.opcode() == 0x0802 && mov.guard().is_none();
+            (plain && mov.bits(72, 4) == 0xf).then(|| mov.bits(32, 32))
+        })?;
+        address = address.checked_add(u64::from(k))?;
     }
     let module_bank = format!(".nv.constant{bank}");
     let kernel_bank = format!(".nv.constant{bank}.{}", kernel.name());
@@ -185,64 +311,6 @@ fn call_symbol<'a>(
         .flat_map(|rs| rs.entries.iter())
         .find(|r| r.offset == address && r.addend.unwrap_or(0) == 0)
         .map(|r| r.symbol_name)
-}
-
-/// The instructions that always run right before `offset`, in order: back through its block and on into
-/// the previous block while that block is the only way in (it falls through, the start is no branch or call
-/// target, no return point and not the entry).
-fn straight_line_before(program: &Program, offset: u32) -> &[Inst] {
-    let end = program.insts.partition_point(|i| i.offset < offset);
-    let mut first = end;
-    while first > 0 {
-        let here = program.insts.get(first).map_or(offset, |i| i.offset);
-        let prev = &program.insts[first - 1];
-        if prev.offset + 16 != here {
-            break;
-        }
-        if program.block_at(here).is_some() && !only_fallen_into(program, here) {
-            break;
-        }
-        first -= 1;
-    }
-    &program.insts[first..end]
-}
-
-/// Whether the block at `start` is entered only by falling through from the block before it.
-fn only_fallen_into(program: &Program, start: u32) -> bool {
-    if start == program.entry || program.return_points.contains(&start) {
-        return false;
-    }
-    let mut preds = program.blocks.iter().filter(|b| b.successors.contains(&start));
-    match (preds.next(), preds.next()) {
-        (Some(p), None) => p.end == start && p.exit == Exit::Fall,
-        _ => false,
-    }
-}
-
-/// The last instruction of `insts` that may write any of `regs`, with its index; `None` when one that may
-/// write them cannot be told apart (a write of unknown width) or none does.
-fn find_definition<'p>(insts: &'p [Inst], calls: &ExternCalls, regs: &[u8]) -> Option<(usize, &'p Inst)> {
-    for (k, inst) in insts.iter().enumerate().rev() {
-        if calls.at(inst.offset).is_some() {
-            // An extern call keeps the callee-saved R16..R31 (nvcc's ABI, which the code after it relies on);
-            // anything else may have changed.
-            if regs.iter().all(|r| (16..32).contains(r)) {
-                continue;
-            }
-            return None;
-        }
-        match writes(inst) {
-            Writes::Nothing => {}
-            Writes::Regs(first, count) => {
-                let hit = regs.iter().any(|&r| r >= first && u32::from(r) < u32::from(first) + u32::from(count));
-                if hit {
-                    return Some((k, inst));
-                }
-            }
-            Writes::Unknown => return None,
-        }
-    }
-    None
 }
 
 enum Writes {
@@ -304,9 +372,14 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
                     }
                     None => None,
                 };
+                if cx.inst.bits(87, 3) != 7 || cx.inst.bit(90) {
+                    return Err(cx.refuse("extern call with a predicate operand not translated yet"));
+                }
                 match f {
                     ExternFunction::Vprintf => vprintf(cx)?,
                     ExternFunction::AssertFail => assertfail(cx)?,
+                    ExternFunction::Malloc => malloc(cx)?,
+                    ExternFunction::Free => free(cx)?,
                 }
                 if let Some(merge) = merge {
                     cx.end_if(merge);
@@ -317,6 +390,32 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// `malloc(R4:R5)`: the heap block's address (or 0) in `R4:R5` (`super::heap`).
+fn malloc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let size = cx.read64(Src::Reg(4))?;
+    let f = super::heap::malloc_fn(cx);
+    let p = cx.m.op(Op::FunctionCall, t.u64, &[f, size]);
+    cx.write64(4, p);
+    Ok(())
+}
+
+/// `free(R4:R5)`; a pointer the heap did not hand out (or a second free) is a heap fault
+/// ([`abi::FAULT_KIND_HEAP`]) and changes nothing.
+fn free(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let t = cx.t;
+    let ptr = cx.read64(Src::Reg(4))?;
+    let f = super::heap::free_fn(cx);
+    let ok = cx.m.op(Op::FunctionCall, t.bool, &[f, ptr]);
+    let bad = cx.m.un(Op::LogicalNot, t.bool, ok);
+    let merge = cx.begin_if(bad);
+    let pc = cx.u32c(cx.inst.offset);
+    let zero = cx.u32c(0);
+    super::fault::record_fault(cx, abi::FAULT_KIND_HEAP, pc, ptr, zero);
+    cx.end_if(merge);
+    Ok(())
 }
 
 fn lepc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {

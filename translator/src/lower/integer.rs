@@ -378,7 +378,19 @@ fn plop3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     }
     let a = cx.pred_at(87, 90);
     let b = cx.pred_at(77, 80);
-    let c = cx.pred_at(68, 71);
+    // Bit 67 makes the third operand a uniform predicate (`PLOP3.LUT P0, PT, PT, PT, UP0, ...`, what ptxas
+    // emits for a loop's block-uniform exit test).
+    let c = if cx.inst.bit(67) {
+        let t = cx.t;
+        let u = cx.st.upred(&mut cx.m, &t, cx.inst.bits(68, 3) as u8);
+        if cx.inst.bit(71) {
+            cx.m.un(Op::LogicalNot, t.bool, u)
+        } else {
+            u
+        }
+    } else {
+        cx.pred_at(68, 71)
+    };
     let lut0 = cx.inst.bits(64, 3) | (cx.inst.bits(72, 5) << 3);
     let lut1 = cx.inst.bits(16, 8);
     let t = cx.t;

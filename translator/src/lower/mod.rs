@@ -17,6 +17,7 @@ pub(crate) mod float;
 mod fp16;
 mod generic_atomic;
 mod fp64;
+mod heap;
 mod integer;
 pub(crate) mod memory;
 mod misc;
