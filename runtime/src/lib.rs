@@ -62,6 +62,7 @@
 
 mod alloc;
 mod bank0;
+pub mod cache_entry;
 mod device;
 mod disk_cache;
 mod error;
@@ -73,8 +74,11 @@ mod reflect;
 mod runtime;
 mod selftest;
 mod spirv_cache;
-pub use selftest::float_selftest_module;
-pub use spirv_cache::{fnv1a_128, SpirvCache, TranslationKey};
+pub use selftest::{
+    float_record_bytes, float_record_file, float_record_identity, float_selftest_module,
+    parse_float_record, FloatSamples,
+};
+pub use spirv_cache::{entry_bytes, fnv1a_128, parse_entry, SpirvCache, TranslationKey};
 
 pub use alloc::WindowAllocator;
 pub use bank0::Bank0;
@@ -82,7 +86,10 @@ pub use device::{
     choose_device, enumerate_devices, format_api_version, DeviceFeatures, DeviceInfo, DeviceKind,
     DeviceLimits, DeviceSelector, REQUIRED_API_VERSION,
 };
-pub use disk_cache::{cache_file, PipelineCacheLocation};
+pub use disk_cache::{
+    cache_file, cache_warnings, header_matches, header_names, open_pipeline_cache, pipeline_cache_key,
+    seal_pipeline_cache, write_atomically, PipelineCacheLocation,
+};
 pub use error::{AssertionFailure, Result, RuntimeError};
 pub use globals::ModuleData;
 pub use printf::PrintfOutput;
