@@ -14,7 +14,9 @@
 //!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
 //!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
 //!   disk per device, driver and version ([`PipelineCacheLocation`]); translated modules can be kept on disk
-//!   by cubin, kernel, device profile and translator version ([`SpirvCache`]).
+//!   by cubin, kernel, device profile and translator version ([`SpirvCache`]). Every on-disk entry carries its
+//!   key and a SHA-256 and is verified on load ([`cache_entry`]); a damaged or misplaced one is reported once
+//!   ([`cache_warnings`]) and rebuilt, and an unwritable cache directory costs one warning, never a launch.
 //! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and the launch
 //!   values, splits grids beyond the device's workgroup-count limit into several dispatches (recorded once per
 //!   kernel, block and grid shape, then replayed), waits, optionally times the kernel with timestamp queries,

@@ -381,9 +381,11 @@ pub fn parse_float_record(
             .and_then(|l| l.strip_prefix('='))
             .ok_or_else(|| CacheEntryError::Payload(format!("no {name} line where expected")))
     };
+    // Exactly the writer's form: `0x` and lower-case digits (from_str_radix alone also takes `+` and upper
+    // case, which the writer never produces).
     let hex = |v: &str, digits: usize| {
         v.strip_prefix("0x")
-            .filter(|h| h.len() == digits)
+            .filter(|h| h.len() == digits && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
             .and_then(|h| u64::from_str_radix(h, 16).ok())
     };
     let fma_f32 = hex(field("fma_f32")?, 8).ok_or_else(|| bad("fma_f32 is not 8 hex digits"))?;
@@ -450,7 +452,15 @@ mod tests {
         assert_eq!(parse_float_record(&r, "dev A\n", true), Ok(ok64));
         assert!(parse_float_record(b"", "dev A\n", true).is_err());
         // Payloads that are sealed correctly but not in the record's format.
-        for text in ["", "fma_f32=0x337ffffe\n", "fma_f32=0x337ffffe\ndenorm_sum_f32=0x2\nfma_f64=none\n"] {
+        for text in [
+            "",
+            "fma_f32=0x337ffffe\n",
+            "fma_f32=0x337ffffe\ndenorm_sum_f32=0x2\nfma_f64=none\n",
+            // Found by the cache_entries fuzz target: upper case and signs are not the writer's form.
+            "fma_f32=0x00000000\ndenorm_sum_f32=0x00000000\nfma_f64=0x3c9ffffffffFfffe\n",
+            "fma_f32=0x337FFFFE\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
+            "fma_f32=0x+0000000\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
+        ] {
             let r = cache_entry::seal(RECORD_MAGIC, b"dev A\n", text.as_bytes());
             assert!(matches!(
                 parse_float_record(&r, "dev A\n", false),

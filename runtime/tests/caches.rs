@@ -484,3 +484,22 @@ fn concurrent_writers_never_leave_a_torn_entry() {
     assert_eq!(temporaries(&d), Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The cache_entries fuzz target's crash input (upper-case hex in a float record, accepted but not the
+/// writer's form), as the target read it: first byte 0x14 (key 0, f64, payload sealed under the key).
+#[test]
+fn fuzz_found_float_record_in_another_form_is_refused() {
+    let input = include_bytes!("data/cache-entries-crash-1.bin");
+    let key = "kernel=k\ncubin=00:0\nprofile=p\ntranslator=t\n";
+    assert_eq!(input[0], 0x14);
+    let sealed = sassport_runtime::cache_entry::seal(FLOAT_RECORD_MAGIC, key.as_bytes(), &input[1..]);
+    assert!(matches!(
+        parse_float_record(&sealed, key, true),
+        Err(CacheEntryError::Payload(_))
+    ));
+    // The same record in the writer's form is accepted.
+    let canonical = String::from_utf8_lossy(&input[1..]).to_lowercase();
+    let sealed = sassport_runtime::cache_entry::seal(FLOAT_RECORD_MAGIC, key.as_bytes(), canonical.as_bytes());
+    let samples = parse_float_record(&sealed, key, true).unwrap();
+    assert_eq!(float_record_bytes(key, &samples), sealed);
+}
