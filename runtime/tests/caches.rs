@@ -440,7 +440,7 @@ fn concurrent_writers_never_leave_a_torn_entry() {
     let a = module_a();
     let path = cache.path(&ka);
     let exe = std::env::current_exe().unwrap();
-    let children: Vec<_> = (0..3)
+    let children: Vec<std::process::Child> = (0..3)
         .map(|_| {
             std::process::Command::new(&exe)
                 .args(["--exact", "concurrent_writer_process", "--nocapture"])
@@ -450,34 +450,45 @@ fn concurrent_writers_never_leave_a_torn_entry() {
                 .unwrap()
         })
         .collect();
+    let done = std::sync::atomic::AtomicBool::new(false);
     let seen = std::thread::scope(|s| {
-        for _ in 0..3 {
-            s.spawn(|| {
-                for _ in 0..200 {
-                    cache.try_put(&ka, &a).unwrap();
-                }
-            });
-        }
+        let writers: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    for _ in 0..200 {
+                        cache.try_put(&ka, &a).unwrap();
+                    }
+                })
+            })
+            .collect();
         let readers: Vec<_> = (0..2)
             .map(|_| {
                 s.spawn(|| {
                     let mut hits = 0;
-                    for _ in 0..2000 {
-                        // Every read finds no file yet or the whole entry: never part of one.
+                    // Until every writer is done: each read finds no file yet or the whole entry, never part.
+                    loop {
+                        let last = done.load(std::sync::atomic::Ordering::Relaxed);
                         if let Ok(data) = std::fs::read(&path) {
                             assert_eq!(parse_entry(&data, &ka.text()), Ok(a.clone()));
                             hits += 1;
+                        }
+                        if last {
+                            break;
                         }
                     }
                     hits
                 })
             })
             .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        for c in children {
+            assert!(c.wait_with_output().unwrap().status.success());
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
         readers.into_iter().map(|r| r.join().unwrap()).sum::<usize>()
     });
-    for mut c in children {
-        assert!(c.wait().unwrap().success());
-    }
     assert!(seen > 0);
     assert_eq!(cache.get(&ka), Some(a));
     assert_eq!(warnings_about(&path), 0);
