@@ -280,3 +280,13 @@ fn the_image_replaces_out_whole_and_a_missing_directory_is_an_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("writing"));
     assert!(!d.join("no-such-dir").exists());
 }
+
+#[test]
+fn an_out_name_as_long_as_the_file_system_allows_is_written() {
+    let d = dir("long-name");
+    let (m, g, _) = setup(&d, &[(0x100, sem(0x400, 0xAB, 1))], 0x1000);
+    let o = d.join("o".repeat(255));
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&o).unwrap().len(), 0x1000);
+}

@@ -183,9 +183,10 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path
+    // A readable prefix of the name only, so the temporary name fits wherever the name itself does.
+    let name: String = path
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| n.to_string_lossy().chars().take(64).collect())
         .unwrap_or_default();
     let (file, tmp) = loop {
         let nanos = std::time::SystemTime::now()
