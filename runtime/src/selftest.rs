@@ -353,14 +353,19 @@ pub fn float_record_identity(device: &DeviceInfo) -> String {
 
 /// The record file's contents for `samples` measured on the device `identity` names.
 pub fn float_record_bytes(identity: &str, samples: &FloatSamples) -> Vec<u8> {
+    cache_entry::seal(RECORD_MAGIC, identity.as_bytes(), record_text(samples).as_bytes())
+}
+
+/// The payload of a record: `name=value` lines in a fixed order, values as `0x` and fixed-width lower-case
+/// hex (`none` for an absent f64 result), each line ending in a newline.
+fn record_text(samples: &FloatSamples) -> String {
     let f64 = samples
         .fma_f64
         .map_or("none".to_string(), |v| format!("{v:#018x}"));
-    let text = format!(
+    format!(
         "fma_f32={:#010x}\ndenorm_sum_f32={:#010x}\nfma_f64={f64}\n",
         samples.fma_f32, samples.denorm_sum_f32
-    );
-    cache_entry::seal(RECORD_MAGIC, identity.as_bytes(), text.as_bytes())
+    )
 }
 
 /// The samples in a record file, if it is a whole, undamaged record for the device `identity` names
@@ -403,6 +408,11 @@ pub fn parse_float_record(
         denorm_sum_f32: denorm as u32,
         fma_f64,
     };
+    // Only the writer's exact text: anything else (a missing last newline, other spellings) was not written
+    // by this code, whatever it may mean.
+    if record_text(&samples) != text {
+        return Err(bad("not in the form the record is written in"));
+    }
     samples.check(float64).map_err(CacheEntryError::Payload)?;
     Ok(samples)
 }
@@ -460,6 +470,8 @@ mod tests {
             "fma_f32=0x00000000\ndenorm_sum_f32=0x00000000\nfma_f64=0x3c9ffffffffFfffe\n",
             "fma_f32=0x337FFFFE\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
             "fma_f32=0x+0000000\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
+            // Found on the device run of the same target: the last newline missing.
+            "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none",
         ] {
             let r = cache_entry::seal(RECORD_MAGIC, b"dev A\n", text.as_bytes());
             assert!(matches!(

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use sassport_runtime::abi::DeviceProfile;
 use sassport_runtime::cache_entry::{
-    open, CacheEntryError, FLOAT_RECORD_MAGIC, PIPELINE_CACHE_MAGIC, SPIRV_MAGIC,
+    open, seal, CacheEntryError, FLOAT_RECORD_MAGIC, PIPELINE_CACHE_MAGIC, SPIRV_MAGIC,
 };
 use sassport_runtime::{
     cache_warnings, entry_bytes, float_record_bytes, float_record_file, float_record_identity,
@@ -496,21 +496,42 @@ fn concurrent_writers_never_leave_a_torn_entry() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// The cache_entries fuzz target's crash input (upper-case hex in a float record, accepted but not the
-/// writer's form), as the target read it: first byte 0x14 (key 0, f64, payload sealed under the key).
+/// Every crash input of the cache_entries fuzz target (found here and in the 16-core run: a float record in
+/// another spelling than the writer's — upper-case hex digits, a `+` sign, no last newline — was accepted),
+/// read as the target reads it: the first byte picks the key (bits 0-1) and f64 (bit 2); with bit 4 set
+/// the rest is a payload sealed under that key. Whatever is accepted must be exactly the writer's bytes.
 #[test]
-fn fuzz_found_float_record_in_another_form_is_refused() {
-    let input = include_bytes!("data/cache-entries-crash-1.bin");
-    let key = "kernel=k\ncubin=00:0\nprofile=p\ntranslator=t\n";
-    assert_eq!(input[0], 0x14);
-    let sealed = sassport_runtime::cache_entry::seal(FLOAT_RECORD_MAGIC, key.as_bytes(), &input[1..]);
-    assert!(matches!(
-        parse_float_record(&sealed, key, true),
-        Err(CacheEntryError::Payload(_))
-    ));
-    // The same record in the writer's form is accepted.
-    let canonical = String::from_utf8_lossy(&input[1..]).to_lowercase();
-    let sealed = sassport_runtime::cache_entry::seal(FLOAT_RECORD_MAGIC, key.as_bytes(), canonical.as_bytes());
-    let samples = parse_float_record(&sealed, key, true).unwrap();
-    assert_eq!(float_record_bytes(key, &samples), sealed);
+fn fuzz_found_entries_in_another_form_are_refused() {
+    const KEYS: [&str; 4] = [
+        "kernel=k\ncubin=00:0\nprofile=p\ntranslator=t\n",
+        "kernel=other\n",
+        "",
+        "device=10de-2335-00000000-00\n",
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cache-entries");
+    let mut count = 0;
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let input = std::fs::read(f.unwrap().path()).unwrap();
+        let (head, rest) = input.split_first().unwrap();
+        let (key, float64) = (KEYS[(head & 3) as usize], head & 4 != 0);
+        let record = if head & 0x10 != 0 {
+            seal(FLOAT_RECORD_MAGIC, key.as_bytes(), rest)
+        } else {
+            rest.to_vec()
+        };
+        if let Ok(samples) = parse_float_record(&record, key, float64) {
+            assert_eq!(float_record_bytes(key, &samples), record, "{input:?}");
+        }
+        let module = if head & 0x10 != 0 { seal(SPIRV_MAGIC, key.as_bytes(), rest) } else { rest.to_vec() };
+        if let Ok(words) = parse_entry(&module, key) {
+            assert_eq!(entry_bytes(key, &words), module);
+        }
+        count += 1;
+    }
+    assert!(count >= 34, "{count} inputs");
+    // And the writer's own form of such a record is accepted.
+    let text = "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none\n";
+    let sealed = seal(FLOAT_RECORD_MAGIC, KEYS[0].as_bytes(), text.as_bytes());
+    let samples = parse_float_record(&sealed, KEYS[0], false).unwrap();
+    assert_eq!(float_record_bytes(KEYS[0], &samples), sealed);
 }
