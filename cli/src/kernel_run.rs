@@ -134,23 +134,24 @@ pub fn run_kernel(
     let options = Options { profile: Some(profile.clone()), ..Options::default() };
     let key = TranslationKey { cubin: cubin_bytes, kernel, profile: &profile, translator_version: TRANSLATOR_VERSION };
     let started = Instant::now();
-    let hit = cache.and_then(|c| c.get(&key));
-    let cached = hit.is_some();
-    let translation = match hit {
-        Some(words) => Translation {
-            kernel: kernel.to_string(),
-            report: Report { words: words.len(), ..Report::default() },
-            words,
-        },
-        None => {
-            let t = translate_kernel(&cubin, kernel, &options).map_err(|e| RunError::Refused(e.to_string()))?;
-            if let Some(c) = cache {
-                // A cache that cannot be written only costs the next run a translation.
-                let _ = c.put(&key, &t.words);
-            }
-            t
-        }
+    // A cached module is used only after its key and content hash check out; a damaged or misplaced entry
+    // is reported once, translated again and overwritten, and an unwritable cache only loses the caching.
+    let mut built = None;
+    let mut translate = || -> Result<Vec<u32>, RunError> {
+        let t = translate_kernel(&cubin, kernel, &options).map_err(|e| RunError::Refused(e.to_string()))?;
+        let words = t.words.clone();
+        built = Some(t);
+        Ok(words)
     };
+    let (words, cached) = match cache {
+        Some(c) => c.get_or_build(&key, translate)?,
+        None => (translate()?, false),
+    };
+    let translation = built.unwrap_or_else(|| Translation {
+        kernel: kernel.to_string(),
+        report: Report { words: words.len(), ..Report::default() },
+        words,
+    });
     let translate_time = started.elapsed();
     let id = rt.load_kernel(kernel, &translation.words).context("creating the pipeline")?;
 

@@ -1,12 +1,15 @@
 //! `sassport replay MEMORY GPFIFO OUT`: run a recorded GPFIFO stream against a memory image.
 //!
 //! MEMORY is mapped read/write at GPU VA 0; GPFIFO holds 8-byte little-endian GP entries pointing into
-//! it. OUT receives the memory image after the stream, and only if the whole stream completed.
+//! it. OUT receives the memory image after the stream, and only if the whole stream completed: a refused
+//! method, a wait nothing can satisfy, a method header whose data words are missing or an inline upload
+//! still waiting for data words at the end is an error and OUT is left as it was.
 
 use anyhow::Context;
 use sassport_engines::replay::{replay, ReplayOptions};
 use sassport_engines::sector_layout::SectorLayout;
 use sassport_engines::standard::EngineOptions;
+use sassport_runtime::write_atomically;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -44,13 +47,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.memory.display()
         )
     })?;
-    // Write beside OUT and rename, so OUT never holds a partial image.
-    let mut tmp = args.out.clone().into_os_string();
-    tmp.push(".partial");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, &replayed.memory).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &args.out)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), args.out.display()))?;
+    // Only a whole stream gets here. A unique temporary file beside OUT, synced, then renamed over it: OUT
+    // holds the old contents or the whole new image, never part of one, and a failed write leaves no file.
+    write_atomically(&args.out, &replayed.memory).with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
         "replayed {} GP entries; wrote {} ({} bytes)",
         replayed.entries,

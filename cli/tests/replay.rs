@@ -179,3 +179,114 @@ fn streams_using_the_copy_engines_replay() {
         "host release"
     );
 }
+
+/// The exact streams of the hostile-input probe (issue 24, item 5): inline-to-memory on subchannel 2 set up
+/// for 8 bytes at 0x200 and launched, then fewer LOAD_INLINE_DATA words than it needs.
+fn unfinished_inline_upload() -> Vec<u32> {
+    vec![
+        inc(2, 0x000, 1),
+        0xA140,
+        inc(2, 0x180, 4),
+        8,
+        1,
+        0,
+        0x200,
+        inc(2, 0x1B0, 1),
+        1,
+        non_inc(2, 0x1B4, 1),
+        0x1122_3344,
+    ]
+}
+
+/// Whether `dir` holds anything but the three files of [`setup`] (a temporary file left behind).
+fn strays(d: &PathBuf) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !["mem.bin", "gpfifo.bin", "out.bin"].contains(&n.as_str()))
+        .collect()
+}
+
+#[test]
+fn a_stream_ending_inside_an_inline_upload_fails_and_writes_nothing() {
+    let d = dir("inline-cut");
+    let (m, g, o) = setup(&d, &[(0x40, unfinished_inline_upload())], 0x400);
+    // The exact bytes: one GP entry of 11 words at 0x40.
+    assert_eq!(std::fs::read(&g).unwrap(), [0x40, 0, 0, 0, 0, 0x2C, 0, 0]);
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("KEPLER_INLINE_TO_MEMORY_B") && err.contains("1 LOAD_INLINE_DATA word(s) missing"),
+        "{err}"
+    );
+    assert!(!o.exists());
+    // An OUT that exists is left exactly as it was.
+    std::fs::write(&o, b"previous").unwrap();
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read(&o).unwrap(), b"previous");
+    assert_eq!(strays(&d), Vec::<String>::new());
+    // With its second word the same stream completes.
+    let mut whole = unfinished_inline_upload();
+    *whole.iter_mut().rev().nth(1).unwrap() = non_inc(2, 0x1B4, 2);
+    whole.push(0x5566_7788);
+    let (m, g, o) = setup(&d, &[(0x40, whole)], 0x400);
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(&std::fs::read(&o).unwrap()[0x200..0x208], &[0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55]);
+    assert_eq!(strays(&d), Vec::<String>::new());
+}
+
+#[test]
+fn a_method_header_without_its_data_words_fails_and_writes_nothing() {
+    let d = dir("packet-cut");
+    // SEM_ADDR_LO.. as one incrementing header of 5 words, only 3 of them present; then the same header
+    // split over two GP entries, still one word short.
+    let mut short = sem(0x400, 1, 1);
+    short.truncate(4);
+    let (m, g, o) = setup(&d, &[(0x100, short)], 0x1000);
+    assert_eq!(std::fs::read(&m).unwrap()[0x100..0x104], [0x17, 0, 0x05, 0x20]);
+    std::fs::write(&o, b"previous").unwrap();
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 data word(s) for method 0x68") && err.contains("missing"), "{err}");
+    assert_eq!(std::fs::read(&o).unwrap(), b"previous");
+    let full = sem(0x400, 1, 1);
+    let (m, g, o) = setup(&d, &[(0x100, full[..3].to_vec()), (0x200, full[3..5].to_vec())], 0x1000);
+    let _ = std::fs::remove_file(&o);
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 data word(s) for method 0x6c"));
+    assert!(!o.exists());
+    assert_eq!(strays(&d), Vec::<String>::new());
+}
+
+#[test]
+fn the_image_replaces_out_whole_and_a_missing_directory_is_an_error() {
+    let d = dir("atomic");
+    let (m, g, o) = setup(&d, &[(0x100, sem(0x400, 0xAB, 1))], 0x1000);
+    std::fs::write(&o, vec![0xEE; 0x3000]).unwrap();
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let img = std::fs::read(&o).unwrap();
+    assert_eq!(img.len(), 0x1000, "the old, longer file is replaced, not overwritten in place");
+    assert_eq!(&img[0x400..0x404], &[0xAB, 0, 0, 0]);
+    assert_eq!(strays(&d), Vec::<String>::new());
+    let nowhere = d.join("no-such-dir").join("out.bin");
+    let out = replay(&m, &g, &nowhere, &["--sector-layout", "turing2d"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("writing"));
+    assert!(!d.join("no-such-dir").exists());
+}
+
+#[test]
+fn an_out_name_as_long_as_the_file_system_allows_is_written() {
+    let d = dir("long-name");
+    let (m, g, _) = setup(&d, &[(0x100, sem(0x400, 0xAB, 1))], 0x1000);
+    let o = d.join("o".repeat(255));
+    let out = replay(&m, &g, &o, &["--sector-layout", "turing2d"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&o).unwrap().len(), 0x1000);
+}

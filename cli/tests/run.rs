@@ -101,3 +101,47 @@ fn bad_arguments_are_refused_with_a_reason() {
     let out = sassport(&d, &[c, "--kernel", "saxpy", "--arg", "f64:1", "--arg", "u64:0", "--arg", "u64:0", "--arg", "u64:0", "--arg", "i32:0"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("argument 0"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Issue 24, item 3, from the probe's reproducer: a bit flipped in the cached translated module used to give a
+/// wrong result (or an LLVM abort) on every run until the file was deleted by hand. Now the damaged entry is
+/// reported once, translated again and overwritten, and the next run uses the cache again.
+#[test]
+fn a_damaged_cached_module_is_translated_again_and_rewritten() {
+    let d = dir("damaged");
+    let n = 256usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    std::fs::write(d.join("x.bin"), bytes(&x)).unwrap();
+    std::fs::write(d.join("y.bin"), bytes(&vec![1.0; n])).unwrap();
+    std::fs::write(d.join("out.bin"), vec![0u8; 4 * n]).unwrap();
+    let cubin = sassport_corpus::root().join("sm86/saxpy.cubin");
+    let arg = |p: &str| format!("buf:{}", d.join(p).display());
+    let (ax, ay, aout, outdir) = (arg("x.bin"), arg("y.bin"), arg("out.bin"), d.join("results"));
+    let args = [
+        cubin.to_str().unwrap(), "--kernel", "saxpy", "--grid", "1", "--block", "256", "--arg", "f32:2",
+        "--arg", &ax, "--arg", &ay, "--arg", &aout, "--arg", "i32:256", "--out", outdir.to_str().unwrap(),
+    ];
+    let want: Vec<f32> = x.iter().map(|x| 2.0 * x + 1.0).collect();
+    let cache = d.join("cache");
+    assert!(sassport(&cache, &args).status.success());
+    let spirv_dir = cache.join("sassport/spirv");
+    let entries: Vec<PathBuf> = std::fs::read_dir(&spirv_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let clean = std::fs::read(&entries[0]).unwrap();
+    // Bits in the middle of the module (an operand word) and in the hash.
+    for at in [clean.len() / 2, clean.len() - 3] {
+        let mut bad = clean.clone();
+        bad[at] ^= 0x04;
+        std::fs::write(&entries[0], &bad).unwrap();
+        let out = sassport(&cache, &args);
+        let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{text}{err}");
+        assert!(!text.contains("from the cache"), "{text}");
+        assert_eq!(err.matches("warning: cache entry").count(), 1, "{err}");
+        assert_eq!(floats(&outdir.join("arg3.bin")), want);
+        assert_eq!(std::fs::read(&entries[0]).unwrap(), clean, "rewritten");
+        let again = sassport(&cache, &args);
+        assert!(String::from_utf8_lossy(&again.stdout).contains("from the cache"));
+        assert!(again.stderr.is_empty() || !String::from_utf8_lossy(&again.stderr).contains("warning"));
+    }
+}

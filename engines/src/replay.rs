@@ -2,7 +2,8 @@
 //!
 //! The image is mapped read/write at GPU VA 0; the GPFIFO holds 8-byte little-endian GP entries whose
 //! segments point into it. One channel with the [`standard_engines`](crate::standard::standard_engines)
-//! runs every entry. The resulting image is returned only when the whole stream completed; a wait that
+//! runs every entry. The resulting image is returned only when the whole stream completed (every method
+//! burst whole, no engine waiting for more data: [`Channel::finish`]); a wait that
 //! can never be satisfied (nothing else can make progress) or any refused entry or method is an error
 //! naming the GP entry and the method.
 
@@ -64,6 +65,10 @@ pub enum ReplayError {
     /// All entries ran but the stream stops in the middle of a method burst.
     #[error("after the last GP entry: {0}")]
     Incomplete(IncompleteStream),
+    /// All entries ran but an engine still waits for more of the stream (an inline-to-memory upload
+    /// missing data words): what [`Channel::finish`] reports.
+    #[error("after the last GP entry: {0}")]
+    EngineUnfinished(crate::channel::ChannelError),
 }
 
 /// What a completed replay produced.
@@ -124,11 +129,10 @@ pub fn replay(
             },
         });
     }
-    queue
-        .channel()
-        .decoder()
-        .finish()
-        .map_err(ReplayError::Incomplete)?;
+    queue.channel().finish().map_err(|e| match e {
+        crate::channel::ChannelError::Incomplete(i) => ReplayError::Incomplete(i),
+        other => ReplayError::EngineUnfinished(other),
+    })?;
     let entries = queue.entries_taken();
     drop(scheduler);
     let mut storages = memory.into_storages();

@@ -413,3 +413,41 @@ fn a_late_mapping_fault_leaves_the_word_retryable() {
     assert_eq!(w.memory.read_u32(target).unwrap(), 0x99);
     assert!(s.queue(q).unwrap().fault().is_none());
 }
+
+/// An inline-to-memory upload of 8 bytes: bind 0xA140 to subchannel 2, LINE_LENGTH_IN 8, LINE_COUNT 1,
+/// OFFSET_OUT_UPPER/OFFSET_OUT 0x200, LAUNCH_DMA pitch, then `data` LOAD_INLINE_DATA words.
+fn inline_upload(data: &[u32]) -> Vec<u32> {
+    let mut w = vec![inc(2, 0x000, 1), 0xA140, inc(2, 0x180, 4), 8, 1, 0, 0x200, inc(2, 0x1B0, 1), 1];
+    if !data.is_empty() {
+        w.push(non_inc(2, 0x1B4, data.len() as u32));
+        w.extend_from_slice(data);
+    }
+    w
+}
+
+#[test]
+fn a_stream_ending_inside_an_inline_upload_is_incomplete() {
+    let opts = ReplayOptions::new(sassport_engines::sector_layout::SectorLayout::Turing2D);
+    let run = |w: &[u32]| {
+        let img = image_with(&[(0x40, w.to_vec())], 0x400);
+        replay(img, &gp(0x40, w.len() as u32).to_le_bytes(), &opts)
+    };
+    // Both words: the upload lands.
+    let out = run(&inline_upload(&[0x1122_3344, 0x5566_7788])).unwrap();
+    assert_eq!(&out.memory[0x200..0x208], &[0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55]);
+    // One word of two, or none: every burst is whole, but the engine still waits for data.
+    for data in [&[0x1122_3344][..], &[]] {
+        let err = run(&inline_upload(data)).unwrap_err();
+        assert!(matches!(err, ReplayError::EngineUnfinished(_)), "{err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("KEPLER_INLINE_TO_MEMORY_B")
+                && msg.contains(&format!("received {}; {} LOAD_INLINE_DATA word(s) missing", data.len(), 2 - data.len())),
+            "{msg}"
+        );
+    }
+    // The header promises two words and the stream holds one: the decoder's burst is incomplete.
+    let mut cut = inline_upload(&[0x1122_3344, 0x5566_7788]);
+    cut.pop();
+    assert!(matches!(run(&cut), Err(ReplayError::Incomplete(_))));
+}

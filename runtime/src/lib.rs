@@ -14,7 +14,9 @@
 //!   anything else, caches them by content, and specialises one pipeline per block shape (specialisation
 //!   constants 0..=2 are the block size, 3 the dynamic shared-memory size). The `VkPipelineCache` persists on
 //!   disk per device, driver and version ([`PipelineCacheLocation`]); translated modules can be kept on disk
-//!   by cubin, kernel, device profile and translator version ([`SpirvCache`]).
+//!   by cubin, kernel, device profile and translator version ([`SpirvCache`]). Every on-disk entry carries its
+//!   key and a SHA-256 and is verified on load ([`cache_entry`]); a damaged or misplaced one is reported once
+//!   ([`cache_warnings`]) and rebuilt, and an unwritable cache directory costs one warning, never a launch.
 //! - [`Runtime::launch`] fills the constant banks (bank 0 as the CUDA driver does: [`Bank0`]) and the launch
 //!   values, splits grids beyond the device's workgroup-count limit into several dispatches (recorded once per
 //!   kernel, block and grid shape, then replayed), waits, optionally times the kernel with timestamp queries,
@@ -62,6 +64,7 @@
 
 mod alloc;
 mod bank0;
+pub mod cache_entry;
 mod device;
 mod disk_cache;
 mod error;
@@ -74,8 +77,11 @@ mod reflect;
 mod runtime;
 mod selftest;
 mod spirv_cache;
-pub use selftest::float_selftest_module;
-pub use spirv_cache::{fnv1a_128, SpirvCache, TranslationKey};
+pub use selftest::{
+    float_record_bytes, float_record_file, float_record_identity, float_selftest_module,
+    parse_float_record, FloatSamples,
+};
+pub use spirv_cache::{entry_bytes, fnv1a_128, parse_entry, SpirvCache, TranslationKey};
 
 pub use alloc::WindowAllocator;
 pub use bank0::Bank0;
@@ -83,7 +89,10 @@ pub use device::{
     choose_device, enumerate_devices, format_api_version, DeviceFeatures, DeviceInfo, DeviceKind,
     DeviceLimits, DeviceSelector, REQUIRED_API_VERSION,
 };
-pub use disk_cache::{cache_file, PipelineCacheLocation};
+pub use disk_cache::{
+    cache_file, cache_warnings, header_matches, header_names, open_pipeline_cache, pipeline_cache_key,
+    seal_pipeline_cache, write_atomically, PipelineCacheLocation,
+};
 pub use error::{AssertionFailure, Result, RuntimeError};
 pub use globals::ModuleData;
 pub use printf::PrintfOutput;

@@ -352,13 +352,22 @@ impl Runtime {
         let initial = rt
             .cache_path
             .as_deref()
-            .map(|p| disk_cache::load(p, &rt.gpu.info))
+            .map(|p| disk_cache::load(p, &rt.gpu.info, &rt.options.cache_version))
             .unwrap_or_default();
         let cache_info = vk::PipelineCacheCreateInfo::default().initial_data(&initial);
         rt.pipeline_cache = match unsafe { d.create_pipeline_cache(&cache_info, None) } {
             Ok(c) => c,
-            // A rejected file is not fatal: start empty.
-            Err(_) => {
+            // Data the driver refuses (verified, so the driver's own rules) is not fatal: start empty.
+            Err(e) => {
+                if let Some(p) = &rt.cache_path {
+                    disk_cache::rejected(
+                        p,
+                        &initial,
+                        &crate::cache_entry::CacheEntryError::Payload(format!(
+                            "vkCreatePipelineCache refused it: {e}"
+                        )),
+                    );
+                }
                 unsafe { d.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
                     .map_err(RuntimeError::vk("vkCreatePipelineCache"))?
             }
@@ -624,16 +633,17 @@ impl Runtime {
         }
     }
 
-    /// Writes the `VkPipelineCache` to its file (also done when the runtime is dropped). Returns the path, or
-    /// `None` when the disk cache is disabled.
+    /// Writes the `VkPipelineCache` to its file, sealed with its key and hash (also done when the runtime is
+    /// dropped). Returns the path, or `None` when the disk cache is disabled or its directory cannot be
+    /// written (reported once, see [`crate::cache_warnings`]).
     pub fn save_pipeline_cache(&self) -> Result<Option<PathBuf>> {
         let Some(path) = &self.cache_path else {
             return Ok(None);
         };
         let data = unsafe { self.gpu.device.get_pipeline_cache_data(self.pipeline_cache) }
             .map_err(RuntimeError::vk("vkGetPipelineCacheData"))?;
-        disk_cache::store(path, &data)?;
-        Ok(Some(path.clone()))
+        let sealed = disk_cache::seal_pipeline_cache(&data, &self.gpu.info, &self.options.cache_version);
+        Ok(disk_cache::store_or_warn(path, &sealed).then(|| path.clone()))
     }
 }
 

@@ -14,6 +14,9 @@ use rspirv::spirv::{
 use sassport_translator::abi::{self, MeasuredFloat};
 
 use crate::bank0::Bank0;
+use crate::cache_entry::{self, CacheEntryError};
+use crate::device::DeviceInfo;
+use crate::disk_cache;
 use crate::error::Result;
 use crate::runtime::{Launch, Runtime};
 
@@ -200,25 +203,53 @@ impl Runtime {
     /// [`Runtime::profile`]: whether `Fma` is fused (f32, and f64 where supported) and whether f32 denormals
     /// survive an add without any float-controls execution mode.
     ///
-    /// With an on-disk cache ([`crate::PipelineCacheLocation`]), the result is kept in
-    /// `float-<vendor>-<device>-<driver>-<uuid>.txt` next to the pipeline cache and read back by later runtimes
-    /// on the same device and driver instead of measuring again.
+    /// With an on-disk cache ([`crate::PipelineCacheLocation`]), the raw results are kept in a sealed record
+    /// ([`float_record_file`]: device and driver identity, SHA-256) and read back by later runtimes on the
+    /// same device and driver instead of measuring again. A record that is damaged, for another device, or
+    /// holds a value the measurement cannot produce ([`FloatSamples::check`]) is reported once, measured
+    /// again and overwritten.
     pub fn measure_float(&mut self) -> Result<MeasuredFloat> {
         if self.measured().fma_f32_fused.is_some() {
             return Ok(self.measured());
         }
+        let float64 = self.device().features.float64;
+        let identity = float_record_identity(self.device());
         let file = self
             .cache_dir()
-            .map(|d| d.join(format!("float-{}.txt", self.device().cache_key())));
-        if let Some(m) = file
-            .as_deref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .and_then(|t| parse_measured(&t))
-        {
-            self.set_measured(m);
-            return Ok(m);
+            .map(|d| float_record_file(&d, self.device()));
+        if let Some(f) = &file {
+            if let Some(data) = disk_cache::read_entry(f) {
+                match parse_float_record(&data, &identity, float64) {
+                    Ok(samples) => {
+                        let m = samples.measured();
+                        self.set_measured(m);
+                        return Ok(m);
+                    }
+                    Err(e) => disk_cache::rejected(f, &data, &e),
+                }
+            }
         }
-        let f64 = self.device().features.float64;
+        let samples = self.run_float_selftest(float64)?;
+        let measured = samples.measured();
+        self.set_measured(measured);
+        match (samples.check(float64), file) {
+            (Ok(()), Some(f)) => {
+                // A cache directory that cannot be written only costs a measurement next time.
+                disk_cache::store_or_warn(&f, &float_record_bytes(&identity, &samples));
+            }
+            (Ok(()), None) => {}
+            // Not kept: the next runtime measures again. The booleans above are still safe (anything but the
+            // fused or preserved value chooses the exact lowering).
+            (Err(why), _) => disk_cache::warn_once(
+                format!("float-selftest:{identity}"),
+                format!("the float self-test gave a value IEEE arithmetic cannot: {why}"),
+            ),
+        }
+        Ok(measured)
+    }
+
+    /// One dispatch of the self-test module; its raw results.
+    fn run_float_selftest(&mut self, f64: bool) -> Result<FloatSamples> {
         let kernel = self.load_kernel("sassport_float_selftest", &float_selftest_module(f64))?;
         let buf = self.alloc(4 * 16)?;
         let result = (|| {
@@ -240,100 +271,214 @@ impl Runtime {
             let word = |i: u32| {
                 u32::from_le_bytes(out[4 * i as usize..][..4].try_into().expect("4 bytes"))
             };
-            Ok(MeasuredFloat {
-                fma_f32_fused: Some(word(OUT) == FMA32_FUSED),
-                denorm_f32_preserved: Some(word(OUT + 1) == 2),
-                fma_f64_fused: f64.then(|| {
-                    (u64::from(word(OUT + 3)) << 32 | u64::from(word(OUT + 2))) == FMA64_FUSED
-                }),
+            Ok(FloatSamples {
+                fma_f32: word(OUT),
+                denorm_sum_f32: word(OUT + 1),
+                fma_f64: f64.then(|| u64::from(word(OUT + 3)) << 32 | u64::from(word(OUT + 2))),
             })
         })();
         self.free(buf)?;
-        let measured = result?;
-        self.set_measured(measured);
-        if let Some(f) = file {
-            // Best effort: a read-only cache directory only costs a measurement next time.
-            let _ = crate::disk_cache::store(&f, format_measured(&measured).as_bytes());
+        result
+    }
+}
+
+/// What the self-test dispatch wrote: the raw result bits, from which [`MeasuredFloat`] follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatSamples {
+    /// `fma(1 + 2^-23, 1 - 2^-24, -1)` in f32.
+    pub fma_f32: u32,
+    /// The smallest f32 denormal added to itself.
+    pub denorm_sum_f32: u32,
+    /// `fma(1 + 2^-52, 1 - 2^-53, -1)` in f64, where the device has f64.
+    pub fma_f64: Option<u64>,
+}
+
+impl FloatSamples {
+    /// The lowering choices these results mean: only the exact fused or preserved value counts as such.
+    pub fn measured(&self) -> MeasuredFloat {
+        MeasuredFloat {
+            fma_f32_fused: Some(self.fma_f32 == FMA32_FUSED),
+            denorm_f32_preserved: Some(self.denorm_sum_f32 == DENORM_SUM),
+            fma_f64_fused: self.fma_f64.map(|v| v == FMA64_FUSED),
         }
-        Ok(measured)
+    }
+
+    /// Whether these are results the self-test can produce on a device with (or without) f64: each value is
+    /// one of the two that IEEE arithmetic gives for its inputs (rounded once or twice; denormals kept or
+    /// flushed to +0), and the f64 result is present exactly when the device has f64.
+    pub fn check(&self, float64: bool) -> std::result::Result<(), String> {
+        if ![FMA32_FUSED, 0].contains(&self.fma_f32) {
+            return Err(format!("f32 fma gave {:#010x}, not {FMA32_FUSED:#010x} or 0", self.fma_f32));
+        }
+        if ![DENORM_SUM, 0].contains(&self.denorm_sum_f32) {
+            return Err(format!(
+                "f32 denormal sum gave {:#010x}, not {DENORM_SUM:#x} or 0",
+                self.denorm_sum_f32
+            ));
+        }
+        match (self.fma_f64, float64) {
+            (Some(v), true) if ![FMA64_FUSED, 0].contains(&v) => Err(format!(
+                "f64 fma gave {v:#018x}, not {FMA64_FUSED:#018x} or 0"
+            )),
+            (Some(_), true) | (None, false) => Ok(()),
+            (Some(_), false) => Err("an f64 result from a device without shaderFloat64".into()),
+            (None, true) => Err("no f64 result from a device with shaderFloat64".into()),
+        }
     }
 }
 
-const KEYS: [&str; 3] = ["fma_f32_fused", "denorm_f32_preserved", "fma_f64_fused"];
+/// The smallest f32 denormal doubled, kept: 2^-148.
+const DENORM_SUM: u32 = 2;
 
-fn fields(m: &MeasuredFloat) -> [Option<bool>; 3] {
-    [m.fma_f32_fused, m.denorm_f32_preserved, m.fma_f64_fused]
+/// The kind line of a float self-test record.
+const RECORD_MAGIC: &[u8] = cache_entry::FLOAT_RECORD_MAGIC;
+
+/// The record file for a device and driver in the cache directory `dir`.
+pub fn float_record_file(dir: &std::path::Path, device: &DeviceInfo) -> std::path::PathBuf {
+    dir.join(format!("float-v2-{}.bin", device.cache_key()))
 }
 
-/// `key=yes|no|unknown` lines, in a fixed order.
-fn format_measured(m: &MeasuredFloat) -> String {
-    KEYS.iter()
-        .zip(fields(m))
-        .map(|(k, v)| {
-            format!(
-                "{k}={}\n",
-                match v {
-                    Some(true) => "yes",
-                    Some(false) => "no",
-                    None => "unknown",
-                }
-            )
-        })
-        .collect()
+/// What a record is stored under: the device and driver as the Vulkan loader names them.
+pub fn float_record_identity(device: &DeviceInfo) -> String {
+    format!(
+        "device={}\nname={}\ndriver={}\ndriver_info={}\napi={:#x}\nfloat64={}\n",
+        device.cache_key(),
+        device.name.escape_debug(),
+        device.driver_name.escape_debug(),
+        device.driver_info.escape_debug(),
+        device.api_version,
+        device.features.float64
+    )
 }
 
-/// Reads what `format_measured` wrote; anything else (a torn or edited file) is `None`, so the device is
-/// measured again.
-fn parse_measured(text: &str) -> Option<MeasuredFloat> {
-    let mut values = [None; 3];
-    let mut seen = [false; 3];
-    for line in text.lines() {
-        let (k, v) = line.split_once('=')?;
-        let i = KEYS.iter().position(|&key| key == k)?;
-        values[i] = match v {
-            "yes" => Some(true),
-            "no" => Some(false),
-            "unknown" => None,
-            _ => return None,
-        };
-        seen[i] = true;
+/// The record file's contents for `samples` measured on the device `identity` names.
+pub fn float_record_bytes(identity: &str, samples: &FloatSamples) -> Vec<u8> {
+    cache_entry::seal(RECORD_MAGIC, identity.as_bytes(), record_text(samples).as_bytes())
+}
+
+/// The payload of a record: `name=value` lines in a fixed order, values as `0x` and fixed-width lower-case
+/// hex (`none` for an absent f64 result), each line ending in a newline.
+fn record_text(samples: &FloatSamples) -> String {
+    let f64 = samples
+        .fma_f64
+        .map_or("none".to_string(), |v| format!("{v:#018x}"));
+    format!(
+        "fma_f32={:#010x}\ndenorm_sum_f32={:#010x}\nfma_f64={f64}\n",
+        samples.fma_f32, samples.denorm_sum_f32
+    )
+}
+
+/// The samples in a record file, if it is a whole, undamaged record for the device `identity` names
+/// ([`float_record_identity`]) whose values pass [`FloatSamples::check`].
+pub fn parse_float_record(
+    data: &[u8],
+    identity: &str,
+    float64: bool,
+) -> std::result::Result<FloatSamples, CacheEntryError> {
+    let payload = cache_entry::open(data, RECORD_MAGIC, identity.as_bytes())?;
+    let bad = |what: &str| CacheEntryError::Payload(what.to_string());
+    let text = std::str::from_utf8(payload).map_err(|_| bad("not UTF-8"))?;
+    let mut lines = text.split_terminator('\n');
+    let mut field = |name: &str| -> std::result::Result<&str, CacheEntryError> {
+        lines
+            .next()
+            .and_then(|l| l.strip_prefix(name))
+            .and_then(|l| l.strip_prefix('='))
+            .ok_or_else(|| CacheEntryError::Payload(format!("no {name} line where expected")))
+    };
+    // Exactly the writer's form: `0x` and lower-case digits (from_str_radix alone also takes `+` and upper
+    // case, which the writer never produces).
+    let hex = |v: &str, digits: usize| {
+        v.strip_prefix("0x")
+            .filter(|h| h.len() == digits && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+    };
+    let fma_f32 = hex(field("fma_f32")?, 8).ok_or_else(|| bad("fma_f32 is not 8 hex digits"))?;
+    let denorm = hex(field("denorm_sum_f32")?, 8)
+        .ok_or_else(|| bad("denorm_sum_f32 is not 8 hex digits"))?;
+    let fma_f64 = match field("fma_f64")? {
+        "none" => None,
+        v => Some(hex(v, 16).ok_or_else(|| bad("fma_f64 is neither none nor 16 hex digits"))?),
+    };
+    if lines.next().is_some() {
+        return Err(bad("lines after fma_f64"));
     }
-    if !seen.iter().all(|&s| s) || values[0].is_none() || values[1].is_none() {
-        return None;
+    let samples = FloatSamples {
+        fma_f32: fma_f32 as u32,
+        denorm_sum_f32: denorm as u32,
+        fma_f64,
+    };
+    // Only the writer's exact text: anything else (a missing last newline, other spellings) was not written
+    // by this code, whatever it may mean.
+    if record_text(&samples) != text {
+        return Err(bad("not in the form the record is written in"));
     }
-    Some(MeasuredFloat {
-        fma_f32_fused: values[0],
-        denorm_f32_preserved: values[1],
-        fma_f64_fused: values[2],
-    })
+    samples.check(float64).map_err(CacheEntryError::Payload)?;
+    Ok(samples)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const FUSED: FloatSamples = FloatSamples {
+        fma_f32: FMA32_FUSED,
+        denorm_sum_f32: 0,
+        fma_f64: None,
+    };
+
     #[test]
-    fn measured_file_round_trips_and_rejects_junk() {
-        let m = MeasuredFloat {
-            fma_f32_fused: Some(true),
-            denorm_f32_preserved: Some(false),
-            fma_f64_fused: None,
-        };
+    fn record_round_trips_and_rejects_junk() {
+        let r = float_record_bytes("dev A\n", &FUSED);
+        assert_eq!(parse_float_record(&r, "dev A\n", false), Ok(FUSED));
         assert_eq!(
-            format_measured(&m),
-            "fma_f32_fused=yes\ndenorm_f32_preserved=no\nfma_f64_fused=unknown\n"
+            FUSED.measured(),
+            MeasuredFloat {
+                fma_f32_fused: Some(true),
+                denorm_f32_preserved: Some(false),
+                fma_f64_fused: None,
+            }
         );
-        assert_eq!(parse_measured(&format_measured(&m)), Some(m));
-        assert_eq!(parse_measured("fma_f32_fused=yes\n"), None);
-        assert_eq!(
-            parse_measured("fma_f32_fused=maybe\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"),
-            None
-        );
-        assert_eq!(
-            parse_measured("fma_f32_fused=unknown\ndenorm_f32_preserved=no\nfma_f64_fused=no\n"),
-            None
-        );
-        assert_eq!(parse_measured(""), None);
+        // Another device's record, and this device's record where the device has f64.
+        assert!(matches!(
+            parse_float_record(&r, "dev B\n", false),
+            Err(CacheEntryError::WrongKey { .. })
+        ));
+        assert!(matches!(
+            parse_float_record(&r, "dev A\n", true),
+            Err(CacheEntryError::Payload(_))
+        ));
+        // A well-sealed record of values the measurement cannot give.
+        for odd in [
+            FloatSamples { fma_f32: 0x3380_0000, ..FUSED },
+            FloatSamples { denorm_sum_f32: 1, ..FUSED },
+            FloatSamples { fma_f64: Some(1), ..FUSED },
+        ] {
+            let r = float_record_bytes("dev A\n", &odd);
+            assert!(parse_float_record(&r, "dev A\n", odd.fma_f64.is_some()).is_err(), "{odd:?}");
+        }
+        let ok64 = FloatSamples { fma_f64: Some(FMA64_FUSED), ..FUSED };
+        let r = float_record_bytes("dev A\n", &ok64);
+        assert_eq!(parse_float_record(&r, "dev A\n", true), Ok(ok64));
+        assert!(parse_float_record(b"", "dev A\n", true).is_err());
+        // Payloads that are sealed correctly but not in the record's format.
+        for text in [
+            "",
+            "fma_f32=0x337ffffe\n",
+            "fma_f32=0x337ffffe\ndenorm_sum_f32=0x2\nfma_f64=none\n",
+            // Found by the cache_entries fuzz target: upper case and signs are not the writer's form.
+            "fma_f32=0x00000000\ndenorm_sum_f32=0x00000000\nfma_f64=0x3c9ffffffffFfffe\n",
+            "fma_f32=0x337FFFFE\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
+            "fma_f32=0x+0000000\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
+            // Found on the device run of the same target: the last newline missing.
+            "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none",
+        ] {
+            let r = cache_entry::seal(RECORD_MAGIC, b"dev A\n", text.as_bytes());
+            assert!(matches!(
+                parse_float_record(&r, "dev A\n", false),
+                Err(CacheEntryError::Payload(_))
+            ), "{text:?}");
+        }
     }
 
     /// The expected fused results, by exact arithmetic on the inputs (not by running anything).
@@ -349,16 +494,19 @@ mod tests {
                 .to_bits(),
             super::FMA32_FUSED
         );
-        // Rounded product first: 1 + 2^-24 - 2^-47 rounds to 1, so the unfused result is 0.
+        // Rounded product first: 1 + 2^-24 - 2^-47 rounds to 1, so the unfused result is +0.
         assert_eq!(
-            f32::from_bits(0x3f80_0001) * f32::from_bits(0x3f7f_ffff) - 1.0,
-            0.0
+            (f32::from_bits(0x3f80_0001) * f32::from_bits(0x3f7f_ffff) - 1.0).to_bits(),
+            0
         );
         let a = f64::from_bits(0x3ff0_0000_0000_0001);
         let b = f64::from_bits(0x3fef_ffff_ffff_ffff);
         // 2^-53 - 2^-105 = 2^-53 (1 - 2^-52): exponent -54, significand all ones but the last bit.
         assert_eq!(super::FMA64_FUSED, ((1023 - 54) << 52) | ((1u64 << 52) - 2));
         assert_eq!(a.mul_add(b, -1.0).to_bits(), super::FMA64_FUSED);
-        assert_eq!(a * b - 1.0, 0.0);
+        assert_eq!((a * b - 1.0).to_bits(), 0);
+        // The denormal sum, kept: 2^-149 + 2^-149 = 2^-148, bits 2.
+        let tiny = f32::from_bits(1);
+        assert_eq!((tiny + tiny).to_bits(), super::DENORM_SUM);
     }
 }

@@ -303,9 +303,12 @@ fn pipeline_cache_persists_on_disk() {
         name.starts_with("pipelines-") && name.ends_with("-test_v1.bin"),
         "{name}"
     );
-    let data = std::fs::read(&path).unwrap();
+    let file = std::fs::read(&path).unwrap();
     let mut rt = Runtime::new(opts).unwrap();
     assert!(sassport_runtime::cache_file(&dir, rt.device(), "test v1") == path);
+    // The file is a sealed entry; the driver's data inside starts with its own header.
+    let key = sassport_runtime::pipeline_cache_key(rt.device(), "test v1");
+    let data = sassport_runtime::open_pipeline_cache(&file, &key, rt.device()).unwrap();
     assert!(data.len() >= 32 && u32::from_le_bytes(data[4..8].try_into().unwrap()) == 1);
     assert_eq!(&data[16..32], &rt.device().pipeline_cache_uuid);
     // A second runtime starts from the file and still runs correctly.
@@ -503,42 +506,31 @@ fn float_measurement_is_kept_on_disk_per_device() {
     };
     let mut rt = Runtime::new(opts.clone()).unwrap();
     let measured = rt.measure_float().unwrap();
-    let file = dir.join(format!("float-{}.txt", rt.device().cache_key()));
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains(&format!(
-        "fma_f32_fused={}",
-        if measured.fma_f32_fused.unwrap() {
-            "yes"
-        } else {
-            "no"
-        }
-    )));
+    let file = sassport_runtime::float_record_file(&dir, rt.device());
+    let identity = sassport_runtime::float_record_identity(rt.device());
+    let float64 = rt.device().features.float64;
+    let record = std::fs::read(&file).unwrap();
+    let samples = sassport_runtime::parse_float_record(&record, &identity, float64).unwrap();
+    assert_eq!(samples.measured(), measured);
     drop(rt);
-    // A later runtime reads the file instead of measuring: flip a value and see it come back.
-    let flipped = if measured.fma_f32_fused.unwrap() {
-        "no"
-    } else {
-        "yes"
+    // A later runtime reads the record instead of measuring: a sealed, plausible record of the opposite
+    // f32 fma behaviour comes back as it is.
+    let opposite = sassport_runtime::FloatSamples {
+        fma_f32: if measured.fma_f32_fused == Some(true) { 0 } else { 0x337f_fffe },
+        ..samples
     };
-    let edited = text.replace(
-        &format!(
-            "fma_f32_fused={}",
-            if flipped == "yes" { "no" } else { "yes" }
-        ),
-        &format!("fma_f32_fused={flipped}"),
-    );
-    std::fs::write(&file, edited).unwrap();
+    std::fs::write(&file, sassport_runtime::float_record_bytes(&identity, &opposite)).unwrap();
     let mut rt = Runtime::new(opts.clone()).unwrap();
     assert_eq!(
         rt.measure_float().unwrap().fma_f32_fused,
-        Some(flipped == "yes")
+        Some(measured.fma_f32_fused != Some(true))
     );
     drop(rt);
-    // A damaged file is measured again and rewritten.
+    // A damaged file is measured again and rewritten (more cases in tests/caches.rs).
     std::fs::write(&file, "junk").unwrap();
     let mut rt = Runtime::new(opts).unwrap();
     assert_eq!(rt.measure_float().unwrap(), measured);
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    assert_eq!(std::fs::read(&file).unwrap(), record);
     drop(rt);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -96,4 +96,11 @@ pub trait Engine {
 
     /// Called when SET_OBJECT binds this engine to a subchannel.
     fn bound(&mut self, _subchannel: u8) {}
+
+    /// Work the engine accepted that only more of the stream can finish (an inline-to-memory upload still
+    /// waiting for data words), in words; `None` when nothing is half done. A stream that ends while an
+    /// engine says `Some` is incomplete ([`crate::channel::Channel::finish`]).
+    fn unfinished(&self) -> Option<String> {
+        None
+    }
 }

@@ -41,6 +41,16 @@ pub enum ChannelError {
     /// The stream ended in the middle of something.
     #[error(transparent)]
     Incomplete(#[from] IncompleteStream),
+    /// The stream ended while an engine still waited for more of it (e.g. inline data words).
+    #[error("the stream ends with unfinished work on {name} (class {class:#06x}): {what}")]
+    EngineUnfinished {
+        /// Class id of the engine.
+        class: u32,
+        /// Its name.
+        name: &'static str,
+        /// What is left, from [`Engine::unfinished`].
+        what: String,
+    },
 }
 
 /// A one-line description of a call: subchannel, method (with its host name), data, offset.
@@ -156,6 +166,23 @@ impl Channel {
     /// The pushbuffer decoder (position, burst in progress, held word).
     pub fn decoder(&self) -> &Decoder {
         &self.decoder
+    }
+
+    /// Checks that the channel's stream ended cleanly: the decoder holds no burst waiting for data, no
+    /// partial word and no held word ([`sassport_pushbuffer::Decoder::finish`]), and no engine has work
+    /// that only more of the stream could finish ([`Engine::unfinished`]).
+    pub fn finish(&self) -> Result<(), ChannelError> {
+        self.decoder.finish()?;
+        for e in &self.engines {
+            if let Some(what) = e.unfinished() {
+                return Err(ChannelError::EngineUnfinished {
+                    class: e.class(),
+                    name: e.name(),
+                    what,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The pushbuffer decoder, e.g. to end a segment or drop a held word.

@@ -493,4 +493,17 @@ impl Engine for InlineToMemory {
         }
         Ok(MethodOutcome::Done)
     }
+
+    fn unfinished(&self) -> Option<String> {
+        self.transfer.map(|t| {
+            format!(
+                "LAUNCH_DMA of {} data words ({} line(s) of {} bytes) received {}; {} LOAD_INLINE_DATA word(s) missing",
+                t.total_words,
+                t.total_words / t.words_per_line,
+                t.line_bytes,
+                t.next_word,
+                t.total_words - t.next_word
+            )
+        })
+    }
 }
