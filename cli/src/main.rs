@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod corpus;
 mod devices;
 mod dis;
+mod exec;
 mod info;
 mod replay;
 mod run;
@@ -40,6 +41,8 @@ enum Command {
     Replay(replay::Args),
     /// Copy a generated picture through the DMA engine's layouts and write it as PNG.
     Surface(surface::Args),
+    /// Run an unmodified CUDA program (built for sm_86) with sassport's libcuda.so.1.
+    Exec(exec::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -53,5 +56,6 @@ fn main() -> anyhow::Result<()> {
         Command::Trace(args) => trace::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Surface(args) => surface::run(args),
+        Command::Exec(args) => exec::run(args),
     }
 }

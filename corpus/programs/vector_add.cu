@@ -4,20 +4,12 @@
 #include <cstdlib>
 #include <vector>
 
+#include "check.h"
+
 __global__ void vector_add(const float *a, const float *b, float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
 }
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("FAIL: %s at line %d: %s (%s)\n", #call, __LINE__, cudaGetErrorString(e_),      \
-                   cudaGetErrorName(e_));                                                          \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 int main() {
     const int n = 10000;

@@ -39,6 +39,8 @@ pub const TOOLS_TLS: [u8; 16] = uuid(0x42d85a81, 0x23f6, 0xcb47, [0x82, 0x98, 0x
 pub const TOOLS_HOOKS: [u8; 16] = uuid(0xa094798c, 0x2e74, 0x2e74, [0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66]);
 pub const CONTEXT_STORAGE: [u8; 16] = uuid(0xc693336e, 0x1121, 0xdf11, [0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95, 0x93]);
 pub const CONTEXT_CHECKS: [u8; 16] = uuid(0x263e8860, 0x7cd2, 0x6143, [0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e]);
+/// The table the runtime asks for before `cuInit` and does without.
+const OPTIONAL_FIRST: [u8; 16] = uuid(0xf8cff951, 0x2146, 0x8b4e, [0xb9, 0xe2, 0xfb, 0x46, 0x9e, 0x7c, 0x0d, 0xd9]);
 pub const TOOLS_CONTEXT: [u8; 16] = uuid(0x21318c60, 0x9714, 0x3248, [0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2]);
 pub const INTEGRITY_CHECK: [u8; 16] = uuid(0xd4082055, 0xbde6, 0x704b, [0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2]);
 
@@ -103,7 +105,10 @@ pub unsafe extern "C" fn cuGetExportTable(table: *mut *const c_void, id: *const 
             Ok(())
         }
         None => {
-            crate::log::once(&hex, &format!("private driver table {hex} is not provided"));
+            // f8cff951 is asked for first and the runtime does without it: only others are worth a line.
+            if id != OPTIONAL_FIRST {
+                crate::log::once(&hex, &format!("private driver table {hex} is not provided"));
+            }
             Err(DriverError::InvalidValue(format!("no private table {hex}")))
         }
     })

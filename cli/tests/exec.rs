@@ -1,0 +1,102 @@
+//! `sassport exec` runs our own CUDA programs (`corpus/programs/`, built SASS-only by the pinned nvcc with
+//! the static CUDA runtime) unmodified on lavapipe: each must print PASS and exit 0. The programs check
+//! themselves against host computations; nothing here compares with sassport's own output.
+
+use sassport_corpus::programs::{build, PROGRAMS};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The pinned nvcc (`cargo xtask tools`), or `SASSPORT_NVCC`.
+fn nvcc() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SASSPORT_NVCC") {
+        return Some(PathBuf::from(p));
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let p = root.join(".tools/venv/lib/python3.11/site-packages/nvidia/cu13/bin/nvcc");
+    p.is_file().then_some(p)
+}
+
+fn program(name: &str) -> Option<PathBuf> {
+    let Some(nvcc) = nvcc() else {
+        eprintln!("NOT RUN: {name} needs the pinned nvcc to be built (`cargo xtask tools`)");
+        return None;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("programs");
+    Some(build(&nvcc, name, &out).unwrap_or_else(|e| panic!("building {name}: {e}")))
+}
+
+/// Runs `program` through `sassport exec` on lavapipe; returns (exit code, stdout, stderr).
+fn exec(program: &std::path::Path, log_calls: bool) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sassport"));
+    cmd.args(["exec", "--device", "llvmpipe", "--"]).arg(program);
+    if log_calls {
+        cmd.env("SASSPORT_LOG", "calls");
+    }
+    let out = cmd.output().expect("running sassport exec");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn passes(name: &str) {
+    let Some(bin) = program(name) else { return };
+    let (code, stdout, stderr) = exec(&bin, false);
+    assert!(
+        code == 0 && stdout.lines().any(|l| l.starts_with("PASS")),
+        "{name} exited {code}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn vector_add_passes() {
+    passes("vector_add");
+}
+
+#[test]
+fn templates_pass() {
+    passes("templates");
+}
+
+#[test]
+fn streams_and_events_pass() {
+    passes("streams_events");
+}
+
+#[test]
+fn symbols_pass() {
+    passes("symbols");
+}
+
+/// The runtime reports an oversized block as cudaErrorInvalidConfiguration on NVIDIA's driver; which driver
+/// result produces that is to be recorded on the H200 (the runtime maps CUDA_ERROR_INVALID_VALUE, what
+/// sassport returns now, to cudaErrorInvalidValue).
+#[test]
+#[ignore = "the driver result behind cudaErrorInvalidConfiguration awaits the H200 recording"]
+fn error_paths_pass() {
+    passes("error_paths");
+}
+
+#[test]
+fn every_program_is_tested() {
+    let tested = ["vector_add", "templates", "streams_events", "symbols", "error_paths"];
+    assert_eq!(PROGRAMS, tested);
+}
+
+/// The call log names every driver call with its result, the exit status passes through, and a failing
+/// program's status comes back unchanged.
+#[test]
+fn calls_are_logged_and_status_passes_through() {
+    let Some(bin) = program("vector_add") else { return };
+    let (code, stdout, stderr) = exec(&bin, true);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    for call in ["cuInit(flags=0) = CUDA_SUCCESS", "cuLibraryLoadData(", "cuLaunchKernel(", "cuMemcpyDtoH("] {
+        assert!(stderr.contains(call), "no {call} in the log:\n{stderr}");
+    }
+    let status = Command::new(env!("CARGO_BIN_EXE_sassport"))
+        .args(["exec", "--", "/bin/sh", "-c", "exit 7"])
+        .status()
+        .expect("running sassport exec");
+    assert_eq!(status.code(), Some(7));
+}
