@@ -26,13 +26,13 @@ pub enum BuildError {
     Io { path: PathBuf, source: std::io::Error },
 }
 
-/// The nvcc command line for one program (SASS for sm_86 only, no PTX).
-pub fn nvcc_command(nvcc: &Path, program: &str, out: &Path) -> Command {
+/// What the programs are built with: SASS for sm_86 only, no PTX.
+pub const FLAGS: &[&str] = &["-O3", "-gencode", "arch=compute_86,code=sm_86"];
+
+/// The nvcc command line for one program.
+pub fn nvcc_command(nvcc: &Path, program: &str, flags: &[&str], out: &Path) -> Command {
     let mut cmd = Command::new(nvcc);
-    cmd.args(["-O3", "-gencode", "arch=compute_86,code=sm_86"])
-        .arg(source_dir().join(format!("{program}.cu")))
-        .arg("-o")
-        .arg(out);
+    cmd.args(flags).arg(source_dir().join(format!("{program}.cu"))).arg("-o").arg(out);
     cmd
 }
 
@@ -42,8 +42,13 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
 
 /// Builds `program` into `out_dir` unless the binary is newer than its source and the shared header.
 pub fn build(nvcc: &Path, program: &str, out_dir: &Path) -> Result<PathBuf, BuildError> {
+    build_with(nvcc, program, "", FLAGS, out_dir)
+}
+
+/// [`build`] with other nvcc flags, into `<program><suffix>` (tests build compressed and PTX-only variants).
+pub fn build_with(nvcc: &Path, program: &str, suffix: &str, flags: &[&str], out_dir: &Path) -> Result<PathBuf, BuildError> {
     std::fs::create_dir_all(out_dir).map_err(|source| BuildError::Io { path: out_dir.to_path_buf(), source })?;
-    let out = out_dir.join(program);
+    let out = out_dir.join(format!("{program}{suffix}"));
     let sources = [source_dir().join(format!("{program}.cu")), source_dir().join("check.h")];
     let newest_source = sources.iter().filter_map(|s| modified(s)).max();
     if let (Some(bin), Some(src)) = (modified(&out), newest_source) {
@@ -51,7 +56,7 @@ pub fn build(nvcc: &Path, program: &str, out_dir: &Path) -> Result<PathBuf, Buil
             return Ok(out);
         }
     }
-    let output = nvcc_command(nvcc, program, &out)
+    let output = nvcc_command(nvcc, program, flags, &out)
         .output()
         .map_err(|source| BuildError::Spawn { nvcc: nvcc.to_path_buf(), source })?;
     if !output.status.success() {

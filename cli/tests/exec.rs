@@ -2,7 +2,7 @@
 //! the static CUDA runtime) unmodified on lavapipe: each must print PASS and exit 0. The programs check
 //! themselves against host computations; nothing here compares with sassport's own output.
 
-use sassport_corpus::programs::{build, PROGRAMS};
+use sassport_corpus::programs::{build, build_with, FLAGS, PROGRAMS};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -17,12 +17,18 @@ fn nvcc() -> Option<PathBuf> {
 }
 
 fn program(name: &str) -> Option<PathBuf> {
+    program_with(name, "", FLAGS)
+}
+
+/// The program built with `flags` into `<name><suffix>` (None, with a line saying so, without nvcc).
+fn program_with(name: &str, suffix: &str, flags: &[&str]) -> Option<PathBuf> {
     let Some(nvcc) = nvcc() else {
         eprintln!("NOT RUN: {name} needs the pinned nvcc to be built (`cargo xtask tools`)");
         return None;
     };
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("programs");
-    Some(build(&nvcc, name, &out).unwrap_or_else(|e| panic!("building {name}: {e}")))
+    let built = if suffix.is_empty() { build(&nvcc, name, &out) } else { build_with(&nvcc, name, suffix, flags, &out) };
+    Some(built.unwrap_or_else(|e| panic!("building {name}{suffix}: {e}")))
 }
 
 /// Runs `program` through `sassport exec` on lavapipe; returns (exit code, stdout, stderr).
@@ -99,4 +105,27 @@ fn calls_are_logged_and_status_passes_through() {
         .status()
         .expect("running sassport exec");
     assert_eq!(status.code(), Some(7));
+}
+
+/// nvcc 13.5 compresses fat-binary entries with zstd when asked (`-Xfatbin -compress-all`): the library
+/// decodes them and the program passes.
+#[test]
+fn compressed_fat_binary_passes() {
+    let flags = ["-O3", "-gencode", "arch=compute_86,code=sm_86", "-Xfatbin", "-compress-all"];
+    let Some(bin) = program_with("vector_add", "_compressed", &flags) else { return };
+    let (code, stdout, stderr) = exec(&bin, false);
+    assert!(code == 0 && stdout.contains("PASS"), "exit {code}\n{stdout}\n{stderr}");
+}
+
+/// A program that carries only PTX stops with the runtime's "no kernel image" error and one line from the
+/// library saying why, instead of running anything.
+#[test]
+fn ptx_only_program_is_refused_with_one_clear_line() {
+    let flags = ["-O3", "-gencode", "arch=compute_86,code=compute_86"];
+    let Some(bin) = program_with("vector_add", "_ptx", &flags) else { return };
+    let (code, stdout, stderr) = exec(&bin, false);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("FAIL") && stdout.contains("cudaErrorNoKernelImageForDevice"), "{stdout}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("does not compile PTX")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
 }
