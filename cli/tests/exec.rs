@@ -90,6 +90,12 @@ fn host_threads_pass() {
     passes("host_threads");
 }
 
+/// Page-locked host buffers from cudaMallocHost and cudaHostAlloc as the host side of copies.
+#[test]
+fn pinned_memory_passes() {
+    passes("pinned_memory");
+}
+
 /// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]
@@ -103,7 +109,7 @@ fn managed_memory_stops_at_the_named_unsupported_call() {
 
 #[test]
 fn every_program_is_tested() {
-    let tested = ["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory"];
+    let tested = ["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory", "pinned_memory"];
     assert_eq!(PROGRAMS, tested);
 }
 

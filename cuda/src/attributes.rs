@@ -47,7 +47,7 @@ pub fn attribute(info: &DeviceInfo, ordinal: usize, attr: i32) -> Option<i32> {
         97 => clamp(shared_optin),                                     // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         106 => 16,                                                     // MAX_BLOCKS_PER_MULTIPROCESSOR (8.6)
         111 => 1024,                                                   // RESERVED_SHARED_MEMORY_PER_BLOCK
-        1..=MAX_ATTRIBUTE => 0,
+        a if (1..=MAX_ATTRIBUTE).contains(&a) => 0,
         _ => return None,
     };
     Some(value)

@@ -14,7 +14,7 @@
 //!   `SASSPORT_DEVICE` names; compute capability 8.6) and their primary contexts.
 //! - [`fatbin`], [`module`]: fat binaries (the SM86 SASS entry; zstd/LZ4 entries decoded; PTX refused with
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU`), modules, libraries, functions, globals.
-//! - [`memory`], [`launch`], [`stream`]: allocation, copies, memsets, launches, streams and events. Work
+//! - [`memory`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked host), copies, memsets, launches, streams and events. Work
 //!   runs to completion inside the call that submits it, which keeps every stream ordering exact.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
 //!
@@ -31,6 +31,7 @@ pub mod errors;
 pub mod export;
 pub mod fatbin;
 mod ffi;
+pub mod host_memory;
 pub mod integrity;
 pub mod launch;
 pub mod log;

@@ -6,7 +6,7 @@
 
 use crate::log::call;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
-use crate::{context::*, device::*, errors::*, launch::*, memory::*, module::*, stream::*};
+use crate::{context::*, device::*, errors::*, host_memory::*, launch::*, memory::*, module::*, stream::*};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
 
@@ -88,6 +88,10 @@ fn table() -> &'static [Entry] {
         ("cuMemGetInfo", 3020, cuMemGetInfo_v2),
         ("cuMemAlloc", 3020, cuMemAlloc_v2),
         ("cuMemFree", 3020, cuMemFree_v2),
+        ("cuMemHostAlloc", 2020, cuMemHostAlloc),
+        ("cuMemAllocHost", 3020, cuMemAllocHost_v2),
+        ("cuMemFreeHost", 2000, cuMemFreeHost),
+        ("cuMemHostGetFlags", 2030, cuMemHostGetFlags),
         ("cuMemcpy", 4000, cuMemcpy),
         ("cuMemcpyAsync", 4000, cuMemcpyAsync),
         ("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2),
@@ -120,7 +124,7 @@ fn table() -> &'static [Entry] {
         ("cuEventElapsedTime", 12080, cuEventElapsedTime_v2),
     ])).0
 }
-const TABLE_LEN: usize = 86;
+const TABLE_LEN: usize = 90;
 
 /// The implemented entry point for `name` at `version`: the newest signature not newer than the request.
 pub fn resolve(name: &str, version: i32) -> Result<*const c_void, i32> {

@@ -136,6 +136,8 @@ pub struct Driver {
     pub functions: HashMap<Handle, Function>,
     pub streams: HashMap<Handle, Stream>,
     pub events: HashMap<Handle, Event>,
+    /// Page-locked host allocations: address -> (layout, flags).
+    pub host_allocations: HashMap<usize, (std::alloc::Layout, u32)>,
     next_handle: usize,
 }
 
