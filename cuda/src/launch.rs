@@ -144,6 +144,11 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
     let mut bound: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     bound.extend(banks.iter().map(|(b, bytes)| (*b, bytes.as_slice())));
     let launched = gpu.rt.launch(&Launch { kernel, grid: r.grid, block: r.block, dynamic_shared_bytes: r.shared, banks: &bound });
+    if launched.as_ref().is_ok_and(|report| report.pipeline_created) {
+        // The driver state lives until the process exits and is never dropped: keep new pipelines on disk
+        // now, or the next run compiles them again. A cache that cannot be written only costs time.
+        let _ = gpu.rt.save_pipeline_cache();
+    }
     let printf = match &launched {
         Ok(report) => report.printf.clone(),
         Err(_) => gpu.rt.take_failed_launch_printf(),
