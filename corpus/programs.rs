@@ -9,7 +9,7 @@ use std::process::Command;
 
 /// The programs, by file stem, in the order the tests run them.
 pub const PROGRAMS: &[&str] =
-    &["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory", "pinned_memory"];
+    &["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory", "pinned_memory", "device_props"];
 
 /// The directory of the program sources.
 pub fn source_dir() -> PathBuf {

@@ -96,6 +96,12 @@ fn pinned_memory_passes() {
     passes("pinned_memory");
 }
 
+/// Device properties, attribute queries, memory info and function attributes agree with each other.
+#[test]
+fn device_props_pass() {
+    passes("device_props");
+}
+
 /// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]
@@ -109,7 +115,7 @@ fn managed_memory_stops_at_the_named_unsupported_call() {
 
 #[test]
 fn every_program_is_tested() {
-    let tested = ["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory", "pinned_memory"];
+    let tested = ["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory", "pinned_memory", "device_props"];
     assert_eq!(PROGRAMS, tested);
 }
 
