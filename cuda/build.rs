@@ -11,8 +11,12 @@ fn main() {
     }
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libcuda.so.1");
     // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: the profile directory is three levels up.
-    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else { return };
-    let Some(profile_dir) = out.ancestors().nth(3) else { return };
+    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        return;
+    };
+    let Some(profile_dir) = out.ancestors().nth(3) else {
+        return;
+    };
     let dir = profile_dir.join("cuda");
     let link = dir.join("libcuda.so.1");
     if std::fs::create_dir_all(&dir).is_ok() && std::fs::symlink_metadata(&link).is_err() {

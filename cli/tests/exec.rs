@@ -27,14 +27,19 @@ fn program_with(name: &str, suffix: &str, flags: &[&str]) -> Option<PathBuf> {
         return None;
     };
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("programs");
-    let built = if suffix.is_empty() { build(&nvcc, name, &out) } else { build_with(&nvcc, name, suffix, flags, &out) };
+    let built = if suffix.is_empty() {
+        build(&nvcc, name, &out)
+    } else {
+        build_with(&nvcc, name, suffix, flags, &out)
+    };
     Some(built.unwrap_or_else(|e| panic!("building {name}{suffix}: {e}")))
 }
 
 /// Runs `program` through `sassport exec` on lavapipe; returns (exit code, stdout, stderr).
 fn exec(program: &std::path::Path, log_calls: bool) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sassport"));
-    cmd.args(["exec", "--device", "llvmpipe", "--"]).arg(program);
+    cmd.args(["exec", "--device", "llvmpipe", "--"])
+        .arg(program);
     if log_calls {
         cmd.env("SASSPORT_LOG", "calls");
     }
@@ -106,16 +111,34 @@ fn device_props_pass() {
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]
 fn managed_memory_stops_at_the_named_unsupported_call() {
-    let Some(bin) = program("managed_memory") else { return };
+    let Some(bin) = program("managed_memory") else {
+        return;
+    };
     let (code, stdout, stderr) = exec(&bin, false);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stdout.contains("FAIL: cudaMallocManaged") && stdout.contains("cudaErrorNotSupported"), "{stdout}");
-    assert!(stderr.contains("cuMemAllocManaged is not supported by sassport"), "{stderr}");
+    assert!(
+        stdout.contains("FAIL: cudaMallocManaged") && stdout.contains("cudaErrorNotSupported"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("cuMemAllocManaged is not supported by sassport"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn every_program_is_tested() {
-    let tested = ["vector_add", "templates", "streams_events", "symbols", "error_paths", "host_threads", "managed_memory", "pinned_memory", "device_props"];
+    let tested = [
+        "vector_add",
+        "templates",
+        "streams_events",
+        "symbols",
+        "error_paths",
+        "host_threads",
+        "managed_memory",
+        "pinned_memory",
+        "device_props",
+    ];
     assert_eq!(PROGRAMS, tested);
 }
 
@@ -123,10 +146,17 @@ fn every_program_is_tested() {
 /// program's status comes back unchanged.
 #[test]
 fn calls_are_logged_and_status_passes_through() {
-    let Some(bin) = program("vector_add") else { return };
+    let Some(bin) = program("vector_add") else {
+        return;
+    };
     let (code, stdout, stderr) = exec(&bin, true);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    for call in ["cuInit(flags=0) = CUDA_SUCCESS", "cuLibraryLoadData(", "cuLaunchKernel(", "cuMemcpyDtoH("] {
+    for call in [
+        "cuInit(flags=0) = CUDA_SUCCESS",
+        "cuLibraryLoadData(",
+        "cuLaunchKernel(",
+        "cuMemcpyDtoH(",
+    ] {
         assert!(stderr.contains(call), "no {call} in the log:\n{stderr}");
     }
     let status = Command::new(env!("CARGO_BIN_EXE_sassport"))
@@ -140,10 +170,21 @@ fn calls_are_logged_and_status_passes_through() {
 /// decodes them and the program passes.
 #[test]
 fn compressed_fat_binary_passes() {
-    let flags = ["-O3", "-gencode", "arch=compute_86,code=sm_86", "-Xfatbin", "-compress-all"];
-    let Some(bin) = program_with("vector_add", "_compressed", &flags) else { return };
+    let flags = [
+        "-O3",
+        "-gencode",
+        "arch=compute_86,code=sm_86",
+        "-Xfatbin",
+        "-compress-all",
+    ];
+    let Some(bin) = program_with("vector_add", "_compressed", &flags) else {
+        return;
+    };
     let (code, stdout, stderr) = exec(&bin, false);
-    assert!(code == 0 && stdout.contains("PASS"), "exit {code}\n{stdout}\n{stderr}");
+    assert!(
+        code == 0 && stdout.contains("PASS"),
+        "exit {code}\n{stdout}\n{stderr}"
+    );
 }
 
 /// A program that carries only PTX stops with the runtime's "no kernel image" error and one line from the
@@ -151,10 +192,18 @@ fn compressed_fat_binary_passes() {
 #[test]
 fn ptx_only_program_is_refused_with_one_clear_line() {
     let flags = ["-O3", "-gencode", "arch=compute_86,code=compute_86"];
-    let Some(bin) = program_with("vector_add", "_ptx", &flags) else { return };
+    let Some(bin) = program_with("vector_add", "_ptx", &flags) else {
+        return;
+    };
     let (code, stdout, stderr) = exec(&bin, false);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stdout.contains("FAIL") && stdout.contains("cudaErrorNoKernelImageForDevice"), "{stdout}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("does not compile PTX")).collect();
+    assert!(
+        stdout.contains("FAIL") && stdout.contains("cudaErrorNoKernelImageForDevice"),
+        "{stdout}"
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("does not compile PTX"))
+        .collect();
     assert_eq!(lines.len(), 1, "{stderr}");
 }

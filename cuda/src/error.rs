@@ -57,21 +57,25 @@ impl DriverError {
 /// The CUDA result for a runtime failure.
 fn runtime_code(e: &RuntimeError) -> CUresult {
     match e {
-        RuntimeError::OutOfMemory { .. } | RuntimeError::WindowTooLarge { .. } => CUDA_ERROR_OUT_OF_MEMORY,
+        RuntimeError::OutOfMemory { .. } | RuntimeError::WindowTooLarge { .. } => {
+            CUDA_ERROR_OUT_OF_MEMORY
+        }
         RuntimeError::ZeroSizedAllocation
         | RuntimeError::OutOfWindow { .. }
         | RuntimeError::NotAllocated { .. }
         | RuntimeError::InvalidFree { .. }
         | RuntimeError::InvalidLaunch { .. } => CUDA_ERROR_INVALID_VALUE,
-        RuntimeError::NoDevice | RuntimeError::DeviceIndexOutOfRange { .. } | RuntimeError::DeviceNameNotFound(_) => {
-            CUDA_ERROR_NO_DEVICE
-        }
+        RuntimeError::NoDevice
+        | RuntimeError::DeviceIndexOutOfRange { .. }
+        | RuntimeError::DeviceNameNotFound(_) => CUDA_ERROR_NO_DEVICE,
         RuntimeError::MissingFeature { .. } => CUDA_ERROR_NOT_SUPPORTED,
         RuntimeError::UnknownKernel(_) => CUDA_ERROR_INVALID_HANDLE,
-        RuntimeError::Fault { .. } | RuntimeError::MemorySpaceFault { .. } => CUDA_ERROR_ILLEGAL_ADDRESS,
-        RuntimeError::ControlFault { .. } | RuntimeError::Trap { .. } | RuntimeError::NoProgress { .. } => {
-            CUDA_ERROR_LAUNCH_FAILED
+        RuntimeError::Fault { .. } | RuntimeError::MemorySpaceFault { .. } => {
+            CUDA_ERROR_ILLEGAL_ADDRESS
         }
+        RuntimeError::ControlFault { .. }
+        | RuntimeError::Trap { .. }
+        | RuntimeError::NoProgress { .. } => CUDA_ERROR_LAUNCH_FAILED,
         RuntimeError::AssertionFailed(_) => CUDA_ERROR_ASSERT,
         _ => CUDA_ERROR_UNKNOWN,
     }

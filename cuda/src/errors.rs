@@ -1,6 +1,8 @@
 //! `cuGetErrorName` and `cuGetErrorString`: static C strings for every result code.
 
-use crate::result::{result_description, result_name, CUresult, CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, RESULT_NAMES};
+use crate::result::{
+    result_description, result_name, CUresult, CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, RESULT_NAMES,
+};
 use std::ffi::{c_char, CString};
 use std::sync::OnceLock;
 
@@ -12,13 +14,21 @@ fn strings() -> &'static [(CUresult, CString, CString)] {
             .iter()
             .map(|&(code, name)| {
                 let text = result_description(code).unwrap_or(name);
-                (code, CString::new(name).unwrap_or_default(), CString::new(text).unwrap_or_default())
+                (
+                    code,
+                    CString::new(name).unwrap_or_default(),
+                    CString::new(text).unwrap_or_default(),
+                )
             })
             .collect()
     })
 }
 
-fn lookup(code: CUresult, out: *mut *const c_char, pick: fn(&(CUresult, CString, CString)) -> *const c_char) -> CUresult {
+fn lookup(
+    code: CUresult,
+    out: *mut *const c_char,
+    pick: fn(&(CUresult, CString, CString)) -> *const c_char,
+) -> CUresult {
     if out.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -39,7 +49,11 @@ fn lookup(code: CUresult, out: *mut *const c_char, pick: fn(&(CUresult, CString,
 pub unsafe extern "C" fn cuGetErrorName(code: CUresult, name: *mut *const c_char) -> CUresult {
     let r = lookup(code, name, |s| s.1.as_ptr());
     if crate::log::calls_enabled() {
-        crate::log::line(&format!("cuGetErrorName(code={code} {}) = {}", result_name(code).unwrap_or("?"), result_name(r).unwrap_or("?")));
+        crate::log::line(&format!(
+            "cuGetErrorName(code={code} {}) = {}",
+            result_name(code).unwrap_or("?"),
+            result_name(r).unwrap_or("?")
+        ));
     }
     r
 }
@@ -48,7 +62,11 @@ pub unsafe extern "C" fn cuGetErrorName(code: CUresult, name: *mut *const c_char
 pub unsafe extern "C" fn cuGetErrorString(code: CUresult, text: *mut *const c_char) -> CUresult {
     let r = lookup(code, text, |s| s.2.as_ptr());
     if crate::log::calls_enabled() {
-        crate::log::line(&format!("cuGetErrorString(code={code} {}) = {}", result_name(code).unwrap_or("?"), result_name(r).unwrap_or("?")));
+        crate::log::line(&format!(
+            "cuGetErrorString(code={code} {}) = {}",
+            result_name(code).unwrap_or("?"),
+            result_name(r).unwrap_or("?")
+        ));
     }
     r
 }

@@ -67,11 +67,18 @@ pub fn entries(container: &[u8]) -> Result<Vec<Entry<'_>>> {
     if version != 1 {
         return Err(bad(format!("container version {version}, only 1 is known")));
     }
-    let body = container.get(..end).ok_or_else(|| bad(format!("{end} bytes announced, {} present", container.len())))?;
+    let body = container.get(..end).ok_or_else(|| {
+        bad(format!(
+            "{end} bytes announced, {} present",
+            container.len()
+        ))
+    })?;
     let mut at = usize::from(u16_at(container, 6).unwrap_or(16));
     let mut out = Vec::new();
     while at < body.len() {
-        let field = |r: Option<u64>, name: &str| r.ok_or_else(|| bad(format!("entry at {at:#x}: truncated {name}")));
+        let field = |r: Option<u64>, name: &str| {
+            r.ok_or_else(|| bad(format!("entry at {at:#x}: truncated {name}")))
+        };
         let kind = field(u16_at(body, at).map(u64::from), "kind")? as u16;
         let header_size = field(u32_at(body, at + 4).map(u64::from), "header size")? as usize;
         let payload_size = field(u64_at(body, at + 8), "payload size")?;
@@ -79,14 +86,32 @@ pub fn entries(container: &[u8]) -> Result<Vec<Entry<'_>>> {
         let arch = field(u32_at(body, at + 28).map(u64::from), "architecture")? as u32;
         let flags = field(u64_at(body, at + 40), "flags")?;
         let uncompressed_size = field(u64_at(body, at + 56), "uncompressed size")?;
-        let start = at.checked_add(header_size).ok_or_else(|| bad(format!("entry at {at:#x}: header size")))?;
-        let padded = usize::try_from(payload_size).map_err(|_| bad(format!("entry at {at:#x}: payload size")))?;
-        let next = start.checked_add(padded).filter(|&n| n <= body.len()).ok_or_else(|| {
-            bad(format!("entry at {at:#x}: payload of {payload_size} bytes runs past the container"))
-        })?;
-        let len = if flags & (FLAG_LZ4 | FLAG_ZSTD) != 0 && compressed != 0 { compressed as usize } else { padded };
+        let start = at
+            .checked_add(header_size)
+            .ok_or_else(|| bad(format!("entry at {at:#x}: header size")))?;
+        let padded = usize::try_from(payload_size)
+            .map_err(|_| bad(format!("entry at {at:#x}: payload size")))?;
+        let next = start
+            .checked_add(padded)
+            .filter(|&n| n <= body.len())
+            .ok_or_else(|| {
+                bad(format!(
+                    "entry at {at:#x}: payload of {payload_size} bytes runs past the container"
+                ))
+            })?;
+        let len = if flags & (FLAG_LZ4 | FLAG_ZSTD) != 0 && compressed != 0 {
+            compressed as usize
+        } else {
+            padded
+        };
         let payload = body.get(start..start + len.min(padded)).unwrap_or_default();
-        out.push(Entry { kind, arch, flags, uncompressed_size, payload });
+        out.push(Entry {
+            kind,
+            arch,
+            flags,
+            uncompressed_size,
+            payload,
+        });
         if next <= at {
             return Err(bad(format!("entry at {at:#x} has no size")));
         }
@@ -97,12 +122,14 @@ pub fn entries(container: &[u8]) -> Result<Vec<Entry<'_>>> {
 
 /// The payload of an entry, decompressed.
 pub fn contents(entry: &Entry<'_>) -> Result<Vec<u8>> {
-    let size = usize::try_from(entry.uncompressed_size).map_err(|_| bad("uncompressed size".into()))?;
+    let size =
+        usize::try_from(entry.uncompressed_size).map_err(|_| bad("uncompressed size".into()))?;
     if entry.flags & FLAG_ZSTD != 0 {
         let mut decoder = ruzstd::decoding::StreamingDecoder::new(entry.payload)
             .map_err(|e| bad(format!("sm_{} entry: zstd: {e}", entry.arch)))?;
         let mut out = Vec::with_capacity(size);
-        std::io::Read::read_to_end(&mut decoder, &mut out).map_err(|e| bad(format!("sm_{} entry: zstd: {e}", entry.arch)))?;
+        std::io::Read::read_to_end(&mut decoder, &mut out)
+            .map_err(|e| bad(format!("sm_{} entry: zstd: {e}", entry.arch)))?;
         return Ok(out);
     }
     if entry.flags & FLAG_LZ4 != 0 {
@@ -123,16 +150,29 @@ pub fn select_cubin(container: &[u8]) -> Result<Vec<u8>> {
         Some(e) => {
             let cubin = contents(e)?;
             if cubin.get(..4) != Some(&ELF_MAGIC[..]) {
-                return Err(bad(format!("the sm_{} entry does not hold an ELF file", e.arch)));
+                return Err(bad(format!(
+                    "the sm_{} entry does not hold an ELF file",
+                    e.arch
+                )));
             }
             Ok(cubin)
         }
         None => {
             let list: Vec<String> = all
                 .iter()
-                .map(|e| format!("{} for sm_{}", if e.kind == KIND_PTX { "PTX" } else { "SASS" }, e.arch))
+                .map(|e| {
+                    format!(
+                        "{} for sm_{}",
+                        if e.kind == KIND_PTX { "PTX" } else { "SASS" },
+                        e.arch
+                    )
+                })
                 .collect();
-            Err(DriverError::NoBinaryForGpu(if list.is_empty() { "it is empty".into() } else { list.join(", ") }))
+            Err(DriverError::NoBinaryForGpu(if list.is_empty() {
+                "it is empty".into()
+            } else {
+                list.join(", ")
+            }))
         }
     }
 }
@@ -148,7 +188,10 @@ fn elf_table_end(ehdr: &[u8]) -> Option<usize> {
 fn elf_size(elf: &[u8]) -> Option<usize> {
     let mut end = elf_table_end(elf)?;
     let shoff = usize::try_from(u64_at(elf, 0x28)?).ok()?;
-    let (shentsize, shnum) = (usize::from(u16_at(elf, 0x3a)?), usize::from(u16_at(elf, 0x3c)?));
+    let (shentsize, shnum) = (
+        usize::from(u16_at(elf, 0x3a)?),
+        usize::from(u16_at(elf, 0x3c)?),
+    );
     for i in 0..shnum {
         let h = shoff + i * shentsize;
         const SHT_NOBITS: u32 = 8;
@@ -158,7 +201,10 @@ fn elf_size(elf: &[u8]) -> Option<usize> {
         }
     }
     let phoff = usize::try_from(u64_at(elf, 0x20)?).ok()?;
-    let (phentsize, phnum) = (usize::from(u16_at(elf, 0x36)?), usize::from(u16_at(elf, 0x38)?));
+    let (phentsize, phnum) = (
+        usize::from(u16_at(elf, 0x36)?),
+        usize::from(u16_at(elf, 0x38)?),
+    );
     for i in 0..phnum {
         let h = phoff.checked_add(i * phentsize)?;
         let segment_end = u64_at(elf, h + 8)?.checked_add(u64_at(elf, h + 0x20)?)?;
@@ -180,7 +226,9 @@ pub unsafe fn cubin_from_image(image: *const u8) -> Result<Vec<u8>> {
         Some(WRAPPER_MAGIC) => {
             let version = u32_at(head, 4).unwrap_or(0);
             if version != 1 {
-                return Err(DriverError::NotSupported(format!("fat-binary wrapper version {version}")));
+                return Err(DriverError::NotSupported(format!(
+                    "fat-binary wrapper version {version}"
+                )));
             }
             let data = u64_at(head, 8).unwrap_or(0) as *const u8;
             unsafe { cubin_from_image(data) }
@@ -196,14 +244,24 @@ pub unsafe fn cubin_from_image(image: *const u8) -> Result<Vec<u8>> {
             // The headers name the file's extent: read them first, then the whole file.
             let headers = unsafe { std::slice::from_raw_parts(image, table_end) };
             let phdrs_end = usize::try_from(u64_at(ehdr, 0x20).unwrap_or(0)).unwrap_or(0)
-                + usize::from(u16_at(ehdr, 0x36).unwrap_or(0)) * usize::from(u16_at(ehdr, 0x38).unwrap_or(0));
-            let headers = if phdrs_end > table_end { unsafe { std::slice::from_raw_parts(image, phdrs_end) } } else { headers };
+                + usize::from(u16_at(ehdr, 0x36).unwrap_or(0))
+                    * usize::from(u16_at(ehdr, 0x38).unwrap_or(0));
+            let headers = if phdrs_end > table_end {
+                unsafe { std::slice::from_raw_parts(image, phdrs_end) }
+            } else {
+                headers
+            };
             let size = elf_size(headers).ok_or_else(invalid)?;
             Ok(unsafe { std::slice::from_raw_parts(image, size) }.to_vec())
         }
-        _ if head.starts_with(b"//") || head.starts_with(b".version") || head.starts_with(b"\n") => {
+        _ if head.starts_with(b"//")
+            || head.starts_with(b".version")
+            || head.starts_with(b"\n") =>
+        {
             Err(DriverError::NoBinaryForGpu("the image is PTX text".into()))
         }
-        _ => Err(DriverError::InvalidImage("unknown module image (not a fat binary, cubin or PTX)".into())),
+        _ => Err(DriverError::InvalidImage(
+            "unknown module image (not a fat binary, cubin or PTX)".into(),
+        )),
     }
 }

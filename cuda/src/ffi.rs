@@ -23,7 +23,9 @@ pub unsafe fn c_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a str> {
     if ptr.is_null() {
         return Err(DriverError::InvalidValue(format!("{what} is null")));
     }
-    unsafe { CStr::from_ptr(ptr) }.to_str().map_err(|_| DriverError::InvalidValue(format!("{what} is not UTF-8")))
+    unsafe { CStr::from_ptr(ptr) }
+        .to_str()
+        .map_err(|_| DriverError::InvalidValue(format!("{what} is not UTF-8")))
 }
 
 /// Copies `text` with a terminating NUL into the caller's `len`-byte buffer, truncating as CUDA does.
@@ -32,7 +34,9 @@ pub unsafe fn c_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a str> {
 /// `buf` is null or valid for `len` bytes.
 pub unsafe fn write_c_string(buf: *mut c_char, len: i32, text: &str) -> Result<()> {
     if buf.is_null() || len <= 0 {
-        return Err(DriverError::InvalidValue("name buffer is null or empty".into()));
+        return Err(DriverError::InvalidValue(
+            "name buffer is null or empty".into(),
+        ));
     }
     let n = text.len().min(len as usize - 1);
     unsafe {

@@ -9,7 +9,9 @@ use crate::result::CUresult;
 use hmac::{Mac, SimpleHmac};
 
 /// The HMAC key.
-const KEY: [u8; 16] = [0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52, 0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F];
+const KEY: [u8; 16] = [
+    0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52, 0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F,
+];
 
 /// The answer for a version, from the inputs it covers (kept apart from the FFI for testing).
 pub fn answer(version: u32, message: &[u8]) -> [u64; 2] {
@@ -21,7 +23,10 @@ pub fn answer(version: u32, message: &[u8]) -> [u64; 2] {
     let mut mac = SimpleHmac::<md2::Md2>::new_from_slice(&KEY).expect("HMAC takes any key length");
     mac.update(message);
     let tag = mac.finalize().into_bytes();
-    [u64::from_le_bytes(tag[..8].try_into().expect("16 bytes")), u64::from_le_bytes(tag[8..16].try_into().expect("16 bytes"))]
+    [
+        u64::from_le_bytes(tag[..8].try_into().expect("16 bytes")),
+        u64::from_le_bytes(tag[8..16].try_into().expect("16 bytes")),
+    ]
 }
 
 /// The bytes the check covers, in the layout the runtime hashes: a C struct of four u32, three pointers
@@ -40,7 +45,14 @@ fn message(version: u32, unix_seconds: u64) -> crate::error::Result<Vec<u8>> {
     let count = crate::state::with(|d| Ok(d.devices.len()))?;
     for dev in 0..count as i32 {
         m.extend(crate::device::device_uuid(dev)?);
-        let attr = |a| crate::state::with(|d| Ok(crate::attributes::attribute(&d.device(dev)?.info, dev as usize, a).unwrap_or(0)));
+        let attr = |a| {
+            crate::state::with(|d| {
+                Ok(
+                    crate::attributes::attribute(&d.device(dev)?.info, dev as usize, a)
+                        .unwrap_or(0),
+                )
+            })
+        };
         for a in [50, 33, 34] {
             m.extend(attr(a)?.to_le_bytes());
         }
@@ -48,10 +60,17 @@ fn message(version: u32, unix_seconds: u64) -> crate::error::Result<Vec<u8>> {
     Ok(m)
 }
 
-pub unsafe extern "C" fn integrity_check(version: u32, unix_seconds: u64, result: *mut [u64; 2]) -> CUresult {
-    crate::log::call("integrity.check", || format!("version={version}, time={unix_seconds}"), || {
-        let m = message(version, unix_seconds)?;
-        unsafe { crate::ffi::out(result, answer(version, &m), "result") }
-    })
+pub unsafe extern "C" fn integrity_check(
+    version: u32,
+    unix_seconds: u64,
+    result: *mut [u64; 2],
+) -> CUresult {
+    crate::log::call(
+        "integrity.check",
+        || format!("version={version}, time={unix_seconds}"),
+        || {
+            let m = message(version, unix_seconds)?;
+            unsafe { crate::ffi::out(result, answer(version, &m), "result") }
+        },
+    )
 }
-

@@ -22,26 +22,52 @@ fn parse(cubin: &[u8]) -> Result<Cubin<'_>> {
 /// Loads a cubin into the current context's device.
 pub fn load(d: &mut Driver, cubin: Vec<u8>) -> Result<Handle> {
     // Libraries belong to no context: without a current one, device 0 holds it (one device at a time for now).
-    let device = if crate::context::current().is_some() { d.current_device()? } else { 0 };
+    let device = if crate::context::current().is_some() {
+        d.current_device()?
+    } else {
+        0
+    };
     if d.devices.is_empty() {
         return Err(DriverError::NoDevice("no devices".into()));
     }
     let parsed = parse(&cubin)?;
     if !(80..=crate::fatbin::TARGET_ARCH).contains(&parsed.sm) {
-        return Err(DriverError::NoBinaryForGpu(format!("the cubin is for sm_{}", parsed.sm)));
+        return Err(DriverError::NoBinaryForGpu(format!(
+            "the cubin is for sm_{}",
+            parsed.sm
+        )));
     }
-    let shared_banks: Vec<(u32, usize)> =
-        parsed.constant_banks.iter().filter(|b| b.function.is_none() && b.bank != 0).map(|b| (b.bank, b.section)).collect();
+    let shared_banks: Vec<(u32, usize)> = parsed
+        .constant_banks
+        .iter()
+        .filter(|b| b.function.is_none() && b.bank != 0)
+        .map(|b| (b.bank, b.section))
+        .collect();
     let gpu = d.devices[device].gpu()?;
     let data = gpu.rt.load_module_data(&parsed)?;
-    let images: Vec<(u32, Vec<u8>)> = data.banks_for("").into_iter().map(|(b, bytes)| (b, bytes.to_vec())).collect();
+    let images: Vec<(u32, Vec<u8>)> = data
+        .banks_for("")
+        .into_iter()
+        .map(|(b, bytes)| (b, bytes.to_vec()))
+        .collect();
     let mut mirrored = Vec::new();
     for (bank, bytes) in images {
-        let placed = gpu.rt.alloc(bytes.len().max(4) as u64).and_then(|a| gpu.rt.upload(a, &bytes).map(|()| a));
+        let placed = gpu
+            .rt
+            .alloc(bytes.len().max(4) as u64)
+            .and_then(|a| gpu.rt.upload(a, &bytes).map(|()| a));
         match placed {
             Ok(address) => {
-                let section = shared_banks.iter().find(|(b, _)| *b == bank).map_or(usize::MAX, |(_, s)| *s);
-                mirrored.push(MirroredBank { bank, section, address, size: bytes.len() as u64 });
+                let section = shared_banks
+                    .iter()
+                    .find(|(b, _)| *b == bank)
+                    .map_or(usize::MAX, |(_, s)| *s);
+                mirrored.push(MirroredBank {
+                    bank,
+                    section,
+                    address,
+                    size: bytes.len() as u64,
+                });
             }
             Err(e) => {
                 for m in &mirrored {
@@ -54,7 +80,16 @@ pub fn load(d: &mut Driver, cubin: Vec<u8>) -> Result<Handle> {
     }
     drop(parsed);
     let handle = d.issue();
-    d.modules.insert(handle, Module { device, cubin, data, mirrored_banks: mirrored, functions: HashMap::new() });
+    d.modules.insert(
+        handle,
+        Module {
+            device,
+            cubin,
+            data,
+            mirrored_banks: mirrored,
+            functions: HashMap::new(),
+        },
+    );
     Ok(handle)
 }
 
@@ -77,7 +112,13 @@ pub unsafe fn load_image(image: *const c_void) -> Result<Handle> {
 }
 
 fn unload(d: &mut Driver, module: Handle) -> Result<()> {
-    let m = d.modules.remove(&module).ok_or(DriverError::InvalidHandle { what: "module", handle: module })?;
+    let m = d
+        .modules
+        .remove(&module)
+        .ok_or(DriverError::InvalidHandle {
+            what: "module",
+            handle: module,
+        })?;
     let gpu = d.devices[m.device].gpu()?;
     for b in &m.mirrored_banks {
         gpu.rt.free(b.address)?;
@@ -89,18 +130,35 @@ fn unload(d: &mut Driver, module: Handle) -> Result<()> {
 
 /// The function `name` of `module`, made on first lookup.
 pub fn function(d: &mut Driver, module: Handle, name: &str) -> Result<Handle> {
-    let m = d.modules.get(&module).ok_or(DriverError::InvalidHandle { what: "module", handle: module })?;
+    let m = d.modules.get(&module).ok_or(DriverError::InvalidHandle {
+        what: "module",
+        handle: module,
+    })?;
     if let Some(&f) = m.functions.get(name) {
         return Ok(f);
     }
     let parsed = parse(&m.cubin)?;
-    let k = parsed.kernel(name).ok_or_else(|| DriverError::NotFound { what: "kernel", name: name.into() })?;
+    let k = parsed.kernel(name).ok_or_else(|| DriverError::NotFound {
+        what: "kernel",
+        name: name.into(),
+    })?;
     let mut params: Vec<_> = k.info.params.iter().collect();
     params.sort_by_key(|p| p.ordinal);
-    let params: Vec<(u32, u32)> = params.iter().map(|p| (u32::from(p.offset), u32::from(p.size))).collect();
-    let param_bytes = k.info.param_size.map(u32::from).unwrap_or_else(|| params.iter().map(|(o, s)| o + s).max().unwrap_or(0));
+    let params: Vec<(u32, u32)> = params
+        .iter()
+        .map(|p| (u32::from(p.offset), u32::from(p.size)))
+        .collect();
+    let param_bytes = k
+        .info
+        .param_size
+        .map(u32::from)
+        .unwrap_or_else(|| params.iter().map(|(o, s)| o + s).max().unwrap_or(0));
     let registers = k.registers();
-    let limit = k.info.required_threads.or(k.info.max_threads).map(|t| t.iter().product::<u32>());
+    let limit = k
+        .info
+        .required_threads
+        .or(k.info.max_threads)
+        .map(|t| t.iter().product::<u32>());
     let f = Function {
         module,
         name: name.to_string(),
@@ -116,7 +174,11 @@ pub fn function(d: &mut Driver, module: Handle, name: &str) -> Result<Handle> {
     drop(parsed);
     let handle = d.issue();
     d.functions.insert(handle, f);
-    d.modules.get_mut(&module).expect("looked up above").functions.insert(name.to_string(), handle);
+    d.modules
+        .get_mut(&module)
+        .expect("looked up above")
+        .functions
+        .insert(name.to_string(), handle);
     Ok(handle)
 }
 
@@ -130,26 +192,47 @@ fn max_threads(registers: u32, launch_bound: Option<u32>) -> u32 {
 
 /// The device address and size of global `name` of `module`.
 fn global(d: &mut Driver, module: Handle, name: &str) -> Result<(u64, usize)> {
-    let m = d.modules.get(&module).ok_or(DriverError::InvalidHandle { what: "module", handle: module })?;
-    let parsed = parse(&m.cubin)?;
-    let v = parsed.variables.iter().find(|v| v.name == name).ok_or_else(|| DriverError::NotFound {
-        what: "global",
-        name: name.into(),
+    let m = d.modules.get(&module).ok_or(DriverError::InvalidHandle {
+        what: "module",
+        handle: module,
     })?;
+    let parsed = parse(&m.cubin)?;
+    let v = parsed
+        .variables
+        .iter()
+        .find(|v| v.name == name)
+        .ok_or_else(|| DriverError::NotFound {
+            what: "global",
+            name: name.into(),
+        })?;
     let base = m
         .data
         .section_address(v.section)
-        .or_else(|| m.mirrored_banks.iter().find(|b| b.section == v.section).map(|b| b.address))
-        .ok_or_else(|| DriverError::NotSupported(format!("global {name} lives in {}, which is not placed", v.section_name)))?;
+        .or_else(|| {
+            m.mirrored_banks
+                .iter()
+                .find(|b| b.section == v.section)
+                .map(|b| b.address)
+        })
+        .ok_or_else(|| {
+            DriverError::NotSupported(format!(
+                "global {name} lives in {}, which is not placed",
+                v.section_name
+            ))
+        })?;
     Ok((base + v.offset, v.size as usize))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) -> CUresult {
-    call("cuModuleLoadData", || format!("image={image:p}"), || {
-        let h = unsafe { load_image(image) }?;
-        unsafe { out(module, h, "module") }
-    })
+    call(
+        "cuModuleLoadData",
+        || format!("image={image:p}"),
+        || {
+            let h = unsafe { load_image(image) }?;
+            unsafe { out(module, h, "module") }
+        },
+    )
 }
 
 /// JIT options only concern PTX, which sassport does not compile: they are accepted and ignored.
@@ -161,25 +244,39 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
     _options: *mut c_void,
     _values: *mut *mut c_void,
 ) -> CUresult {
-    call("cuModuleLoadDataEx", || format!("image={image:p}"), || {
-        let h = unsafe { load_image(image) }?;
-        unsafe { out(module, h, "module") }
-    })
+    call(
+        "cuModuleLoadDataEx",
+        || format!("image={image:p}"),
+        || {
+            let h = unsafe { load_image(image) }?;
+            unsafe { out(module, h, "module") }
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) -> CUresult {
-    call("cuModuleLoadFatBinary", || format!("image={image:p}"), || {
-        let h = unsafe { load_image(image) }?;
-        unsafe { out(module, h, "module") }
-    })
+pub unsafe extern "C" fn cuModuleLoadFatBinary(
+    module: *mut Handle,
+    image: *const c_void,
+) -> CUresult {
+    call(
+        "cuModuleLoadFatBinary",
+        || format!("image={image:p}"),
+        || {
+            let h = unsafe { load_image(image) }?;
+            unsafe { out(module, h, "module") }
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoad(module: *mut Handle, path: *const c_char) -> CUresult {
     call("cuModuleLoad", String::new, || {
         let path = unsafe { c_str(path, "path") }?;
-        let bytes = std::fs::read(path).map_err(|e| DriverError::NotFound { what: "file", name: format!("{path}: {e}") })?;
+        let bytes = std::fs::read(path).map_err(|e| DriverError::NotFound {
+            what: "file",
+            name: format!("{path}: {e}"),
+        })?;
         let h = unsafe { load_image(bytes.as_ptr().cast()) }?;
         unsafe { out(module, h, "module") }
     })
@@ -187,41 +284,64 @@ pub unsafe extern "C" fn cuModuleLoad(module: *mut Handle, path: *const c_char) 
 
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleUnload(module: Handle) -> CUresult {
-    call("cuModuleUnload", || format!("module={module:#x}"), || state::with(|d| unload(d, module)))
+    call(
+        "cuModuleUnload",
+        || format!("module={module:#x}"),
+        || state::with(|d| unload(d, module)),
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetFunction(func: *mut Handle, module: Handle, name: *const c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetFunction(
+    func: *mut Handle,
+    module: Handle,
+    name: *const c_char,
+) -> CUresult {
     let name = unsafe { c_str(name, "name") };
     let label = format!("module={module:#x}, name={:?}", name.as_ref().ok());
-    call("cuModuleGetFunction", || label, move || {
-        let name = name?;
-        let f = state::with(|d| function(d, module, name))?;
-        unsafe { out(func, f, "function") }
-    })
+    call(
+        "cuModuleGetFunction",
+        || label,
+        move || {
+            let name = name?;
+            let f = state::with(|d| function(d, module, name))?;
+            unsafe { out(func, f, "function") }
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut u64, bytes: *mut usize, module: Handle, name: *const c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    module: Handle,
+    name: *const c_char,
+) -> CUresult {
     let name = unsafe { c_str(name, "name") };
     let label = format!("module={module:#x}, name={:?}", name.as_ref().ok());
-    call("cuModuleGetGlobal", || label, move || {
-        let name = name?;
-        let (address, size) = state::with(|d| global(d, module, name))?;
-        if !dptr.is_null() {
-            unsafe { dptr.write(address) };
-        }
-        if !bytes.is_null() {
-            unsafe { bytes.write(size) };
-        }
-        Ok(())
-    })
+    call(
+        "cuModuleGetGlobal",
+        || label,
+        move || {
+            let name = name?;
+            let (address, size) = state::with(|d| global(d, module, name))?;
+            if !dptr.is_null() {
+                unsafe { dptr.write(address) };
+            }
+            if !bytes.is_null() {
+                unsafe { bytes.write(size) };
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Modules load everything at once.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetLoadingMode(mode: *mut u32) -> CUresult {
-    call("cuModuleGetLoadingMode", String::new, || unsafe { out(mode, 1, "mode") })
+    call("cuModuleGetLoadingMode", String::new, || unsafe {
+        out(mode, 1, "mode")
+    })
 }
 
 /// A library is a module; its options concern JIT and lazy loading and are ignored.
@@ -236,47 +356,84 @@ pub unsafe extern "C" fn cuLibraryLoadData(
     _library_values: *mut *mut c_void,
     _num_library: u32,
 ) -> CUresult {
-    call("cuLibraryLoadData", || format!("code={code:p}"), || {
-        let h = unsafe { load_image(code) }?;
-        unsafe { out(library, h, "library") }
-    })
+    call(
+        "cuLibraryLoadData",
+        || format!("code={code:p}"),
+        || {
+            let h = unsafe { load_image(code) }?;
+            unsafe { out(library, h, "library") }
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryUnload(library: Handle) -> CUresult {
-    call("cuLibraryUnload", || format!("library={library:#x}"), || state::with(|d| unload(d, library)))
+    call(
+        "cuLibraryUnload",
+        || format!("library={library:#x}"),
+        || state::with(|d| unload(d, library)),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetModule(module: *mut Handle, library: Handle) -> CUresult {
-    call("cuLibraryGetModule", || format!("library={library:#x}"), || {
-        state::with(|d| d.modules.get(&library).map(|_| ()).ok_or(DriverError::InvalidHandle { what: "library", handle: library }))?;
-        unsafe { out(module, library, "module") }
-    })
+    call(
+        "cuLibraryGetModule",
+        || format!("library={library:#x}"),
+        || {
+            state::with(|d| {
+                d.modules
+                    .get(&library)
+                    .map(|_| ())
+                    .ok_or(DriverError::InvalidHandle {
+                        what: "library",
+                        handle: library,
+                    })
+            })?;
+            unsafe { out(module, library, "module") }
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryGetKernel(kernel: *mut Handle, library: Handle, name: *const c_char) -> CUresult {
+pub unsafe extern "C" fn cuLibraryGetKernel(
+    kernel: *mut Handle,
+    library: Handle,
+    name: *const c_char,
+) -> CUresult {
     let name = unsafe { c_str(name, "name") };
     let label = format!("library={library:#x}, name={:?}", name.as_ref().ok());
-    call("cuLibraryGetKernel", || label, move || {
-        let name = name?;
-        let f = state::with(|d| function(d, library, name))?;
-        unsafe { out(kernel, f, "kernel") }
-    })
+    call(
+        "cuLibraryGetKernel",
+        || label,
+        move || {
+            let name = name?;
+            let f = state::with(|d| function(d, library, name))?;
+            unsafe { out(kernel, f, "kernel") }
+        },
+    )
 }
 
 /// A kernel is its function in the one context there is per device.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetFunction(func: *mut Handle, kernel: Handle) -> CUresult {
-    call("cuKernelGetFunction", || format!("kernel={kernel:#x}"), || {
-        state::with(|d| d.function(kernel).map(|_| ()))?;
-        unsafe { out(func, kernel, "function") }
-    })
+    call(
+        "cuKernelGetFunction",
+        || format!("kernel={kernel:#x}"),
+        || {
+            state::with(|d| d.function(kernel).map(|_| ()))?;
+            unsafe { out(func, kernel, "function") }
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryGetGlobal(dptr: *mut u64, bytes: *mut usize, library: Handle, name: *const c_char) -> CUresult {
+pub unsafe extern "C" fn cuLibraryGetGlobal(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    library: Handle,
+    name: *const c_char,
+) -> CUresult {
     unsafe { cuModuleGetGlobal_v2(dptr, bytes, library, name) }
 }
 
@@ -292,26 +449,43 @@ fn function_attribute(d: &mut Driver, attr: i32, func: Handle) -> Result<i32> {
         5 | 6 => 86, // PTX_VERSION, BINARY_VERSION (sm_86 code)
         7 => 0,
         8 => clamp(u64::from(f.max_dynamic_shared)),
-        9 => -1, // PREFERRED_SHARED_MEMORY_CARVEOUT: no preference
+        9 => -1,      // PREFERRED_SHARED_MEMORY_CARVEOUT: no preference
         10..=17 => 0, // clusters (none on 8.6) and the rest
-        _ => return Err(DriverError::InvalidValue(format!("no function attribute {attr}"))),
+        _ => {
+            return Err(DriverError::InvalidValue(format!(
+                "no function attribute {attr}"
+            )))
+        }
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut i32, attr: i32, func: Handle) -> CUresult {
-    call("cuFuncGetAttribute", || format!("attr={attr}, func={func:#x}"), || {
-        let v = state::with(|d| function_attribute(d, attr, func))?;
-        unsafe { out(value, v, "value") }
-    })
+    call(
+        "cuFuncGetAttribute",
+        || format!("attr={attr}, func={func:#x}"),
+        || {
+            let v = state::with(|d| function_attribute(d, attr, func))?;
+            unsafe { out(value, v, "value") }
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuKernelGetAttribute(value: *mut i32, attr: i32, kernel: Handle, _dev: i32) -> CUresult {
-    call("cuKernelGetAttribute", || format!("attr={attr}, kernel={kernel:#x}"), || {
-        let v = state::with(|d| function_attribute(d, attr, kernel))?;
-        unsafe { out(value, v, "value") }
-    })
+pub unsafe extern "C" fn cuKernelGetAttribute(
+    value: *mut i32,
+    attr: i32,
+    kernel: Handle,
+    _dev: i32,
+) -> CUresult {
+    call(
+        "cuKernelGetAttribute",
+        || format!("attr={attr}, kernel={kernel:#x}"),
+        || {
+            let v = state::with(|d| function_attribute(d, attr, kernel))?;
+            unsafe { out(value, v, "value") }
+        },
+    )
 }
 
 /// Only the dynamic shared-memory limit (checked against the device at launch) and the carveout preference
@@ -320,32 +494,46 @@ fn set_function_attribute(d: &mut Driver, attr: i32, value: i32, func: Handle) -
     let f = d.function(func)?;
     match attr {
         8 => {
-            f.max_dynamic_shared = u32::try_from(value).map_err(|_| DriverError::InvalidValue("negative size".into()))?;
+            f.max_dynamic_shared = u32::try_from(value)
+                .map_err(|_| DriverError::InvalidValue("negative size".into()))?;
             Ok(())
         }
         9 => Ok(()),
-        _ => Err(DriverError::NotSupported(format!("setting function attribute {attr}"))),
+        _ => Err(DriverError::NotSupported(format!(
+            "setting function attribute {attr}"
+        ))),
     }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetAttribute(func: Handle, attr: i32, value: i32) -> CUresult {
-    call("cuFuncSetAttribute", || format!("func={func:#x}, attr={attr}, value={value}"), || {
-        state::with(|d| set_function_attribute(d, attr, value, func))
-    })
+    call(
+        "cuFuncSetAttribute",
+        || format!("func={func:#x}, attr={attr}, value={value}"),
+        || state::with(|d| set_function_attribute(d, attr, value, func)),
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuKernelSetAttribute(attr: i32, value: i32, kernel: Handle, _dev: i32) -> CUresult {
-    call("cuKernelSetAttribute", || format!("attr={attr}, value={value}, kernel={kernel:#x}"), || {
-        state::with(|d| set_function_attribute(d, attr, value, kernel))
-    })
+pub unsafe extern "C" fn cuKernelSetAttribute(
+    attr: i32,
+    value: i32,
+    kernel: Handle,
+    _dev: i32,
+) -> CUresult {
+    call(
+        "cuKernelSetAttribute",
+        || format!("attr={attr}, value={value}, kernel={kernel:#x}"),
+        || state::with(|d| set_function_attribute(d, attr, value, kernel)),
+    )
 }
 
 /// A cache preference; sassport has one configuration.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetCacheConfig(func: Handle, config: u32) -> CUresult {
-    call("cuFuncSetCacheConfig", || format!("func={func:#x}, config={config}"), || {
-        state::with(|d| d.function(func).map(|_| ()))
-    })
+    call(
+        "cuFuncSetCacheConfig",
+        || format!("func={func:#x}, config={config}"),
+        || state::with(|d| d.function(func).map(|_| ())),
+    )
 }

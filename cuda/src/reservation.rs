@@ -13,7 +13,8 @@ pub struct Reservation {
 impl Reservation {
     /// Reserves `len` bytes (rounded up to pages) anywhere the kernel chooses.
     pub fn new(len: u64) -> Result<Reservation> {
-        let len = usize::try_from(len).map_err(|_| DriverError::InvalidValue("window size".into()))?;
+        let len =
+            usize::try_from(len).map_err(|_| DriverError::InvalidValue("window size".into()))?;
         let len = len.next_multiple_of(1 << 16);
         // SAFETY: an anonymous PROT_NONE mapping at an address of the kernel's choosing touches no memory.
         let base = unsafe {

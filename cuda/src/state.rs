@@ -5,8 +5,8 @@
 use crate::error::{DriverError, Result};
 use crate::reservation::Reservation;
 use sassport_runtime::{
-    choose_device, enumerate_devices, DeviceInfo, DeviceSelector, KernelId, ModuleData, PipelineCacheLocation,
-    Runtime, RuntimeOptions, SpirvCache,
+    choose_device, enumerate_devices, DeviceInfo, DeviceSelector, KernelId, ModuleData,
+    PipelineCacheLocation, Runtime, RuntimeOptions, SpirvCache,
 };
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -74,8 +74,14 @@ fn open_gpu(info: &DeviceInfo) -> Result<Gpu> {
         kernel_timing: false,
         ..Default::default()
     })?;
-    let spirv_cache = PipelineCacheLocation::UserCache.dir().map(|d| SpirvCache::new(d.join("spirv")));
-    Ok(Gpu { rt, reservation, spirv_cache })
+    let spirv_cache = PipelineCacheLocation::UserCache
+        .dir()
+        .map(|d| SpirvCache::new(d.join("spirv")));
+    Ok(Gpu {
+        rt,
+        reservation,
+        spirv_cache,
+    })
 }
 
 /// A primary context.
@@ -148,24 +154,43 @@ impl Driver {
         let chosen: Vec<DeviceInfo> = match std::env::var(DEVICE_ENV) {
             Ok(sel) => {
                 let selector: DeviceSelector = sel.parse().expect("infallible");
-                vec![choose_device(&infos, &selector).map_err(|e| DriverError::NoDevice(e.to_string()))?.clone()]
+                vec![choose_device(&infos, &selector)
+                    .map_err(|e| DriverError::NoDevice(e.to_string()))?
+                    .clone()]
             }
             Err(_) => {
-                let mut usable: Vec<DeviceInfo> =
-                    infos.iter().filter(|d| d.check_requirements().is_ok()).cloned().collect();
+                let mut usable: Vec<DeviceInfo> = infos
+                    .iter()
+                    .filter(|d| d.check_requirements().is_ok())
+                    .cloned()
+                    .collect();
                 // The runtime's default order: discrete, integrated, virtual, CPU.
                 usable.sort_by_key(|d| (d.kind, d.index));
                 usable
             }
         };
         if chosen.is_empty() {
-            return Err(DriverError::NoDevice("no Vulkan device has Vulkan 1.3 and shaderInt64".into()));
+            return Err(DriverError::NoDevice(
+                "no Vulkan device has Vulkan 1.3 and shaderInt64".into(),
+            ));
         }
         let mut driver = Driver::default();
         for (ordinal, info) in chosen.into_iter().enumerate() {
             let primary = driver.issue();
-            driver.contexts.insert(primary, Context { device: ordinal, retained: 0, flags: 0, storage: HashMap::new() });
-            driver.devices.push(Device { info, primary, gpu: None });
+            driver.contexts.insert(
+                primary,
+                Context {
+                    device: ordinal,
+                    retained: 0,
+                    flags: 0,
+                    storage: HashMap::new(),
+                },
+            );
+            driver.devices.push(Device {
+                info,
+                primary,
+                gpu: None,
+            });
         }
         Ok(driver)
     }
@@ -177,11 +202,16 @@ impl Driver {
     }
 
     pub fn device(&mut self, ordinal: i32) -> Result<&mut Device> {
-        usize::try_from(ordinal).ok().and_then(|i| self.devices.get_mut(i)).ok_or(DriverError::InvalidDevice(ordinal))
+        usize::try_from(ordinal)
+            .ok()
+            .and_then(|i| self.devices.get_mut(i))
+            .ok_or(DriverError::InvalidDevice(ordinal))
     }
 
     pub fn context(&mut self, ctx: Handle) -> Result<&mut Context> {
-        self.contexts.get_mut(&ctx).ok_or(DriverError::InvalidContext)
+        self.contexts
+            .get_mut(&ctx)
+            .ok_or(DriverError::InvalidContext)
     }
 
     /// The device of the calling thread's current context.
@@ -197,12 +227,19 @@ impl Driver {
     }
 
     pub fn function(&mut self, f: Handle) -> Result<&mut Function> {
-        self.functions.get_mut(&f).ok_or(DriverError::InvalidHandle { what: "function", handle: f })
+        self.functions
+            .get_mut(&f)
+            .ok_or(DriverError::InvalidHandle {
+                what: "function",
+                handle: f,
+            })
     }
 
     /// The opened device whose window holds `address`, if any.
     pub fn device_of_address(&self, address: u64) -> Option<usize> {
-        self.devices.iter().position(|d| d.opened().is_some_and(|g| g.reservation.contains(address)))
+        self.devices
+            .iter()
+            .position(|d| d.opened().is_some_and(|g| g.reservation.contains(address)))
     }
 }
 

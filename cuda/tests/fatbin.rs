@@ -6,7 +6,11 @@ use cuda::error::DriverError;
 use cuda::fatbin::{entries, select_cubin};
 
 fn saxpy_cubin() -> Vec<u8> {
-    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/sm86/saxpy.cubin")).expect("corpus cubin")
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/sm86/saxpy.cubin"
+    ))
+    .expect("corpus cubin")
 }
 
 /// One entry: kind, architecture, flags, the payload as stored and the uncompressed size.
@@ -45,7 +49,11 @@ fn container(entries: &[Vec<u8>]) -> Vec<u8> {
 #[test]
 fn the_sm86_entry_is_chosen_over_others() {
     let cubin = saxpy_cubin();
-    let c = container(&[entry(1, 86, 0, b".version 9.0\n", 0), entry(2, 90, 0, b"\x7fELFother", 0), entry(2, 86, 0, &cubin, 0)]);
+    let c = container(&[
+        entry(1, 86, 0, b".version 9.0\n", 0),
+        entry(2, 90, 0, b"\x7fELFother", 0),
+        entry(2, 86, 0, &cubin, 0),
+    ]);
     assert_eq!(entries(&c).unwrap().len(), 3);
     assert_eq!(select_cubin(&c).unwrap(), cubin);
 }
@@ -53,14 +61,18 @@ fn the_sm86_entry_is_chosen_over_others() {
 #[test]
 fn sm80_code_is_taken_when_there_is_no_sm86() {
     let cubin = saxpy_cubin();
-    let c = container(&[entry(2, 75, 0, b"\x7fELFold", 0), entry(2, 80, 0, &cubin, 0)]);
+    let c = container(&[
+        entry(2, 75, 0, b"\x7fELFold", 0),
+        entry(2, 80, 0, &cubin, 0),
+    ]);
     assert_eq!(select_cubin(&c).unwrap(), cubin);
 }
 
 #[test]
 fn zstd_and_lz4_entries_are_decoded() {
     let cubin = saxpy_cubin();
-    let zstd = ruzstd::encoding::compress_to_vec(&cubin[..], ruzstd::encoding::CompressionLevel::Fastest);
+    let zstd =
+        ruzstd::encoding::compress_to_vec(&cubin[..], ruzstd::encoding::CompressionLevel::Fastest);
     let c = container(&[entry(2, 86, 0x8000, &zstd, cubin.len() as u64)]);
     assert_eq!(select_cubin(&c).unwrap(), cubin);
     let lz4 = lz4_flex::block::compress(&cubin);
@@ -73,9 +85,15 @@ fn ptx_only_and_other_architectures_are_no_binary_for_gpu() {
     let c = container(&[entry(1, 86, 0, b".version 9.0\n", 0)]);
     let e = select_cubin(&c).unwrap_err();
     assert!(matches!(e, DriverError::NoBinaryForGpu(_)), "{e}");
-    assert!(e.to_string().contains("PTX for sm_86") && e.to_string().contains("does not compile PTX"), "{e}");
+    assert!(
+        e.to_string().contains("PTX for sm_86") && e.to_string().contains("does not compile PTX"),
+        "{e}"
+    );
     let c = container(&[entry(2, 90, 0, b"\x7fELFhopper", 0)]);
-    assert!(select_cubin(&c).unwrap_err().to_string().contains("SASS for sm_90"));
+    assert!(select_cubin(&c)
+        .unwrap_err()
+        .to_string()
+        .contains("SASS for sm_90"));
 }
 
 #[test]
@@ -85,6 +103,12 @@ fn truncated_and_corrupt_containers_are_invalid_images() {
     c.truncate(c.len() - 100);
     assert!(matches!(entries(&c), Err(DriverError::InvalidImage(_))));
     let c = container(&[entry(2, 86, 0x8000, b"not zstd at all", 4096)]);
-    assert!(matches!(select_cubin(&c), Err(DriverError::InvalidImage(_))));
-    assert!(matches!(entries(&[0u8; 16]), Err(DriverError::InvalidImage(_))));
+    assert!(matches!(
+        select_cubin(&c),
+        Err(DriverError::InvalidImage(_))
+    ));
+    assert!(matches!(
+        entries(&[0u8; 16]),
+        Err(DriverError::InvalidImage(_))
+    ));
 }

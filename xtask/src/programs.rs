@@ -13,7 +13,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let nvcc = crate::tools::nvidia_tool("nvcc")?;
-    let out = args.out.unwrap_or_else(|| crate::tools::repo_root().join("target/programs"));
+    let out = args
+        .out
+        .unwrap_or_else(|| crate::tools::repo_root().join("target/programs"));
     for program in sassport_corpus::programs::PROGRAMS {
         let bin = sassport_corpus::programs::build(&nvcc, program, &out)?;
         println!("{}", bin.display());
