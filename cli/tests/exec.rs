@@ -107,6 +107,23 @@ fn device_props_pass() {
     passes("device_props");
 }
 
+/// A failed device assert shows at the next synchronisation and stays, with its message on stderr.
+#[test]
+fn assert_is_sticky_and_named() {
+    let Some(bin) = program("assert_sticky") else {
+        return;
+    };
+    let (code, stdout, stderr) = exec(&bin, false);
+    assert!(
+        code == 0 && stdout.contains("PASS"),
+        "exit {code}\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("assert_sticky.cu:11") && stderr.contains("Assertion `x[i] > 0` failed"),
+        "{stderr}"
+    );
+}
+
 /// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]

@@ -220,15 +220,7 @@ pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: Handle) -> CUresult {
     call(
         "cuCtxSynchronize_v2",
         || format!("ctx={ctx:#x}"),
-        || {
-            state::with(|d| {
-                if ctx == 0 {
-                    d.current_device().map(|_| ())
-                } else {
-                    d.context(ctx).map(|_| ())
-                }
-            })
-        },
+        || state::with(|d| d.usable_context(ctx).map(|_| ())),
     )
 }
 

@@ -30,6 +30,10 @@ pub enum DriverError {
     LaunchOutOfResources(String),
     #[error("kernel {kernel}: the translator refused it: {reason}")]
     Refused { kernel: String, reason: String },
+    /// A kernel failed while it ran (fault, trap, assertion): the context is unusable from then on, and
+    /// every call on it returns this, as CUDA's sticky errors.
+    #[error("the context is unusable after an earlier kernel failure: {message}")]
+    Sticky { code: CUresult, message: String },
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
 }
@@ -49,13 +53,27 @@ impl DriverError {
             DriverError::NoBinaryForGpu(_) => CUDA_ERROR_NO_BINARY_FOR_GPU,
             DriverError::NotSupported(_) | DriverError::Refused { .. } => CUDA_ERROR_NOT_SUPPORTED,
             DriverError::LaunchOutOfResources(_) => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            DriverError::Sticky { code, .. } => *code,
             DriverError::Runtime(e) => runtime_code(e),
         }
     }
 }
 
+/// Whether a runtime failure happened while a kernel ran (and so makes the context unusable, as in CUDA).
+pub fn is_execution_failure(e: &RuntimeError) -> bool {
+    matches!(
+        e,
+        RuntimeError::Fault { .. }
+            | RuntimeError::MemorySpaceFault { .. }
+            | RuntimeError::ControlFault { .. }
+            | RuntimeError::Trap { .. }
+            | RuntimeError::AssertionFailed(_)
+            | RuntimeError::NoProgress { .. }
+    )
+}
+
 /// The CUDA result for a runtime failure.
-fn runtime_code(e: &RuntimeError) -> CUresult {
+pub fn runtime_code(e: &RuntimeError) -> CUresult {
     match e {
         RuntimeError::OutOfMemory { .. } | RuntimeError::WindowTooLarge { .. } => {
             CUDA_ERROR_OUT_OF_MEMORY

@@ -174,6 +174,7 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
         modules,
         devices,
         functions,
+        contexts,
         ..
     } = d;
     let m = modules.get(&module).ok_or(DriverError::InvalidHandle {
@@ -227,8 +228,22 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
         Err(_) => gpu.rt.take_failed_launch_printf(),
     };
     print_printf(&printf);
-    launched?;
-    Ok(())
+    match launched {
+        Ok(_) => Ok(()),
+        // The launch itself was valid: as in CUDA, the kernel's failure shows at the next call on the context
+        // (a synchronisation, a copy), and on every call after it.
+        Err(e) if crate::error::is_execution_failure(&e) => {
+            let message = e.to_string();
+            crate::log::line(&message);
+            let code = crate::error::runtime_code(&e);
+            let primary = devices[m.device].primary;
+            if let Some(ctx) = contexts.get_mut(&primary) {
+                ctx.sticky = Some((code, message));
+            }
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Device printf output to stdout, as the CUDA driver prints it; losses to stderr.

@@ -91,6 +91,8 @@ pub struct Context {
     pub flags: u32,
     /// Context-local storage of the runtime's private table: key -> (value, destructor).
     pub storage: HashMap<usize, (usize, Option<StorageDtor>)>,
+    /// The failure of a kernel that made the context unusable (until `cuDevicePrimaryCtxReset`).
+    pub sticky: Option<(crate::result::CUresult, String)>,
 }
 
 /// A loaded module (or library: the same thing here).
@@ -184,6 +186,7 @@ impl Driver {
                     retained: 0,
                     flags: 0,
                     storage: HashMap::new(),
+                    sticky: None,
                 },
             );
             driver.devices.push(Device {
@@ -214,10 +217,33 @@ impl Driver {
             .ok_or(DriverError::InvalidContext)
     }
 
-    /// The device of the calling thread's current context.
+    /// The device of context `ctx` (0: the current one), refusing a context a kernel failure made unusable.
+    pub fn usable_context(&mut self, ctx: Handle) -> Result<usize> {
+        if ctx == 0 {
+            return self.current_device();
+        }
+        let c = self.context(ctx)?;
+        if let Some((code, message)) = &c.sticky {
+            return Err(DriverError::Sticky {
+                code: *code,
+                message: message.clone(),
+            });
+        }
+        Ok(c.device)
+    }
+
+    /// The device of the calling thread's current context; a context a kernel failure made unusable
+    /// answers with that failure.
     pub fn current_device(&mut self) -> Result<usize> {
         let ctx = crate::context::current().ok_or(DriverError::InvalidContext)?;
-        Ok(self.context(ctx)?.device)
+        let c = self.context(ctx)?;
+        if let Some((code, message)) = &c.sticky {
+            return Err(DriverError::Sticky {
+                code: *code,
+                message: message.clone(),
+            });
+        }
+        Ok(c.device)
     }
 
     /// The runtime of the calling thread's current context.

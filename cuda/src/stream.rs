@@ -207,6 +207,7 @@ pub unsafe extern "C" fn cuEventRecordWithFlags(
 }
 
 fn event(d: &mut Driver, event: Handle) -> Result<&Event> {
+    d.current_device()?;
     d.events.get(&event).ok_or(DriverError::InvalidHandle {
         what: "event",
         handle: event,
