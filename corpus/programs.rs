@@ -18,6 +18,8 @@ pub const PROGRAMS: &[&str] = &[
     "managed_memory",
     "pinned_memory",
     "device_props",
+    "assert_sticky",
+    "occupancy",
 ];
 
 /// The directory of the program sources.

@@ -124,6 +124,12 @@ fn assert_is_sticky_and_named() {
     );
 }
 
+/// Occupancy queries follow the occupancy calculator's rule with the limits the device reports.
+#[test]
+fn occupancy_passes() {
+    passes("occupancy");
+}
+
 /// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]
@@ -155,6 +161,8 @@ fn every_program_is_tested() {
         "managed_memory",
         "pinned_memory",
         "device_props",
+        "assert_sticky",
+        "occupancy",
     ];
     assert_eq!(PROGRAMS, tested);
 }

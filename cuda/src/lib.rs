@@ -16,6 +16,7 @@
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU`), modules, libraries, functions, globals.
 //! - [`memory`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked host), copies, memsets, launches, streams and events. Work
 //!   runs to completion inside the call that submits it, which keeps every stream ordering exact.
+//! - [`occupancy`]: blocks per multiprocessor from 8.6's limits.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
 //!
 //! Thread safety: all state sits behind one mutex ([`state`]); each thread has its own current context.
@@ -37,6 +38,7 @@ pub mod launch;
 pub mod log;
 pub mod memory;
 pub mod module;
+pub mod occupancy;
 pub mod proc;
 mod reservation;
 pub mod result;

@@ -5,6 +5,7 @@
 //! CUDA_ERROR_NOT_SUPPORTED: a program that needs it stops with the call named, instead of crashing.
 
 use crate::log::call;
+use crate::occupancy::*;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
 use crate::{
     context::*, device::*, errors::*, host_memory::*, launch::*, memory::*, module::*, stream::*,
@@ -126,6 +127,21 @@ fn table() -> &'static [Entry] {
                 ("cuMemsetD32", 3020, cuMemsetD32_v2),
                 ("cuMemsetD32Async", 3020, cuMemsetD32Async),
                 ("cuLaunchKernel", 4000, cuLaunchKernel),
+                (
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                    6050,
+                    cuOccupancyMaxActiveBlocksPerMultiprocessor
+                ),
+                (
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                    7000,
+                    cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+                ),
+                (
+                    "cuOccupancyAvailableDynamicSMemPerBlock",
+                    10020,
+                    cuOccupancyAvailableDynamicSMemPerBlock
+                ),
                 ("cuStreamCreate", 2000, cuStreamCreate),
                 (
                     "cuStreamCreateWithPriority",
@@ -150,7 +166,7 @@ fn table() -> &'static [Entry] {
         })
         .0
 }
-const TABLE_LEN: usize = 90;
+const TABLE_LEN: usize = 93;
 
 /// The implemented entry point for `name` at `version`: the newest signature not newer than the request.
 pub fn resolve(name: &str, version: i32) -> Result<*const c_void, i32> {
