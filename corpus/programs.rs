@@ -20,6 +20,7 @@ pub const PROGRAMS: &[&str] = &[
     "device_props",
     "assert_sticky",
     "occupancy",
+    "pitched_2d",
 ];
 
 /// The directory of the program sources.

@@ -130,6 +130,12 @@ fn occupancy_passes() {
     passes("occupancy");
 }
 
+/// Pitched allocations, 2-D copies in every direction between host and device, 2-D memsets.
+#[test]
+fn pitched_2d_passes() {
+    passes("pitched_2d");
+}
+
 /// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]
@@ -163,6 +169,7 @@ fn every_program_is_tested() {
         "device_props",
         "assert_sticky",
         "occupancy",
+        "pitched_2d",
     ];
     assert_eq!(PROGRAMS, tested);
 }

@@ -14,7 +14,7 @@
 //!   `SASSPORT_DEVICE` names; compute capability 8.6) and their primary contexts.
 //! - [`fatbin`], [`module`]: fat binaries (the SM86 SASS entry; zstd/LZ4 entries decoded; PTX refused with
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU`), modules, libraries, functions, globals.
-//! - [`memory`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked host), copies, memsets, launches, streams and events. Work
+//! - [`memory`], [`memory2d`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked host), copies, memsets, launches, streams and events. Work
 //!   runs to completion inside the call that submits it, which keeps every stream ordering exact.
 //! - [`occupancy`]: blocks per multiprocessor from 8.6's limits.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
@@ -37,6 +37,7 @@ pub mod integrity;
 pub mod launch;
 pub mod log;
 pub mod memory;
+pub mod memory2d;
 pub mod module;
 pub mod occupancy;
 pub mod proc;

@@ -17,7 +17,7 @@ fn gpu_of(d: &mut Driver, address: u64, len: usize) -> Result<&mut Gpu> {
     d.devices[dev].gpu()
 }
 
-fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) -> Result<()> {
+pub(crate) fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
@@ -29,7 +29,7 @@ fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) -> Result<(
     Ok(gpu_of(d, dst, n)?.rt.upload(dst, bytes)?)
 }
 
-fn copy_dtoh(d: &mut Driver, dst: *mut c_void, src: u64, n: usize) -> Result<()> {
+pub(crate) fn copy_dtoh(d: &mut Driver, dst: *mut c_void, src: u64, n: usize) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
@@ -41,7 +41,7 @@ fn copy_dtoh(d: &mut Driver, dst: *mut c_void, src: u64, n: usize) -> Result<()>
     Ok(gpu_of(d, src, n)?.rt.download(src, bytes)?)
 }
 
-fn copy_dtod(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
+pub(crate) fn copy_dtod(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
@@ -69,7 +69,7 @@ fn copy_any(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
     }
 }
 
-fn fill(d: &mut Driver, dst: u64, pattern: &[u8], count: usize) -> Result<()> {
+pub(crate) fn fill(d: &mut Driver, dst: u64, pattern: &[u8], count: usize) -> Result<()> {
     if count == 0 {
         return Ok(());
     }

@@ -5,6 +5,7 @@
 //! CUDA_ERROR_NOT_SUPPORTED: a program that needs it stops with the call named, instead of crashing.
 
 use crate::log::call;
+use crate::memory2d::*;
 use crate::occupancy::*;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
 use crate::{
@@ -127,6 +128,13 @@ fn table() -> &'static [Entry] {
                 ("cuMemsetD32", 3020, cuMemsetD32_v2),
                 ("cuMemsetD32Async", 3020, cuMemsetD32Async),
                 ("cuLaunchKernel", 4000, cuLaunchKernel),
+                ("cuMemAllocPitch", 3020, cuMemAllocPitch_v2),
+                ("cuMemcpy2D", 3020, cuMemcpy2D_v2),
+                ("cuMemcpy2DUnaligned", 3020, cuMemcpy2DUnaligned_v2),
+                ("cuMemcpy2DAsync", 3020, cuMemcpy2DAsync_v2),
+                ("cuMemsetD2D8", 3020, cuMemsetD2D8_v2),
+                ("cuMemsetD2D8Async", 3020, cuMemsetD2D8Async),
+                ("cuMemsetD2D32", 3020, cuMemsetD2D32_v2),
                 (
                     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
                     6050,
@@ -166,7 +174,7 @@ fn table() -> &'static [Entry] {
         })
         .0
 }
-const TABLE_LEN: usize = 93;
+const TABLE_LEN: usize = 100;
 
 /// The implemented entry point for `name` at `version`: the newest signature not newer than the request.
 pub fn resolve(name: &str, version: i32) -> Result<*const c_void, i32> {
