@@ -176,6 +176,12 @@ fn table() -> &'static [Entry] {
 }
 const TABLE_LEN: usize = 100;
 
+/// Every implemented entry point: (name as asked for through `cuGetProcAddress`, first CUDA version of the
+/// signature), in table order.
+pub fn implemented() -> Vec<(&'static str, i32)> {
+    table().iter().map(|e| (e.0, e.1)).collect()
+}
+
 /// The implemented entry point for `name` at `version`: the newest signature not newer than the request.
 pub fn resolve(name: &str, version: i32) -> Result<*const c_void, i32> {
     let candidates = table().iter().filter(|e| e.0 == name);
