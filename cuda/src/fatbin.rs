@@ -120,23 +120,42 @@ pub fn entries(container: &[u8]) -> Result<Vec<Entry<'_>>> {
     Ok(out)
 }
 
-/// The payload of an entry, decompressed.
+/// The largest decompressed entry accepted (256 MiB; the cubins in cuBLAS are far smaller).
+const MAX_UNCOMPRESSED: u64 = 256 << 20;
+
+/// The payload of an entry, decompressed (to exactly the size its header gives).
 pub fn contents(entry: &Entry<'_>) -> Result<Vec<u8>> {
-    let size =
-        usize::try_from(entry.uncompressed_size).map_err(|_| bad("uncompressed size".into()))?;
-    if entry.flags & FLAG_ZSTD != 0 {
-        let mut decoder = ruzstd::decoding::StreamingDecoder::new(entry.payload)
+    let compressed = entry.flags & (FLAG_ZSTD | FLAG_LZ4) != 0;
+    if !compressed {
+        return Ok(entry.payload.to_vec());
+    }
+    if entry.uncompressed_size > MAX_UNCOMPRESSED {
+        return Err(bad(format!(
+            "sm_{} entry claims {} uncompressed bytes",
+            entry.arch, entry.uncompressed_size
+        )));
+    }
+    let size = entry.uncompressed_size as usize;
+    let out = if entry.flags & FLAG_ZSTD != 0 {
+        let decoder = ruzstd::decoding::StreamingDecoder::new(entry.payload)
             .map_err(|e| bad(format!("sm_{} entry: zstd: {e}", entry.arch)))?;
         let mut out = Vec::with_capacity(size);
-        std::io::Read::read_to_end(&mut decoder, &mut out)
+        // One byte more than announced tells a lying header from a right one.
+        std::io::Read::read_to_end(&mut std::io::Read::take(decoder, size as u64 + 1), &mut out)
             .map_err(|e| bad(format!("sm_{} entry: zstd: {e}", entry.arch)))?;
-        return Ok(out);
+        out
+    } else {
+        lz4_flex::block::decompress(entry.payload, size)
+            .map_err(|e| bad(format!("sm_{} entry: LZ4: {e}", entry.arch)))?
+    };
+    if out.len() != size {
+        return Err(bad(format!(
+            "sm_{} entry: {} bytes decompressed, {size} announced",
+            entry.arch,
+            out.len()
+        )));
     }
-    if entry.flags & FLAG_LZ4 != 0 {
-        return lz4_flex::block::decompress(entry.payload, size)
-            .map_err(|e| bad(format!("sm_{} entry: LZ4: {e}", entry.arch)));
-    }
-    Ok(entry.payload.to_vec())
+    Ok(out)
 }
 
 /// The cubin sassport runs from a container: see the module documentation for the choice.
