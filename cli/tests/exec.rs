@@ -80,11 +80,9 @@ fn symbols_pass() {
     passes("symbols");
 }
 
-/// The runtime reports an oversized block as cudaErrorInvalidConfiguration on NVIDIA's driver; which driver
-/// result produces that is to be recorded on the H200 (the runtime maps CUDA_ERROR_INVALID_VALUE, what
-/// sassport returns now, to cudaErrorInvalidValue).
+/// Oversized blocks and an impossible allocation fail with the errors NVIDIA's driver gives (recorded on an
+/// H200: `corpus/programs/h200-native.txt`), and the context stays usable.
 #[test]
-#[ignore = "the driver result behind cudaErrorInvalidConfiguration awaits the H200 recording"]
 fn error_paths_pass() {
     passes("error_paths");
 }
