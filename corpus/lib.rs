@@ -7,6 +7,7 @@
 
 pub mod inputs;
 pub mod launch;
+pub mod programs;
 
 pub use launch::{Arg, Comparison, Dim3, Launch, ManifestError, ParamSlot};
 

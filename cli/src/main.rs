@@ -7,6 +7,7 @@ mod corpus;
 mod devices;
 mod dis;
 mod dis_notes;
+mod exec;
 mod info;
 mod listing;
 mod replay;
@@ -45,6 +46,8 @@ enum Command {
     Replay(replay::Args),
     /// Copy a generated picture through the DMA engine's layouts and write it as PNG.
     Surface(surface::Args),
+    /// Run an unmodified CUDA program (built for sm_86) with sassport's libcuda.so.1.
+    Exec(exec::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -59,5 +62,6 @@ fn main() -> anyhow::Result<()> {
         Command::Trace(args) => trace::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Surface(args) => surface::run(args),
+        Command::Exec(args) => exec::run(args),
     }
 }

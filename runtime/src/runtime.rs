@@ -445,6 +445,11 @@ impl Runtime {
         self.allocator.size()
     }
 
+    /// Bytes of the window not allocated (what `cuMemGetInfo` reports as free).
+    pub fn window_free_bytes(&self) -> u64 {
+        self.allocator.free_bytes()
+    }
+
     /// Whether the window is written and read through a staging buffer.
     pub fn is_staged(&self) -> bool {
         matches!(self.backing, Backing::Staged(_))

@@ -9,6 +9,7 @@ mod corpus;
 mod coverage;
 mod plr;
 mod probe;
+mod programs;
 mod regen;
 mod tools;
 mod verify_isa;
@@ -26,6 +27,8 @@ enum Task {
     Tools(tools::Args),
     /// Compile `corpus/src/*.cu` into committed sm_86 cubins and nvdisasm listings.
     Corpus(corpus::Args),
+    /// Build our CUDA programs (`corpus/programs/*.cu`) into `target/programs/` with the pinned nvcc.
+    Programs(programs::Args),
     /// Derive the SM86 encoding table by probing the pinned nvdisasm.
     Probe(probe::Args),
     /// Generate the `gen` crate from the table (`--check` fails on drift).
@@ -49,6 +52,7 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().task {
         Task::Tools(args) => tools::run(args),
         Task::Corpus(args) => corpus::run(args),
+        Task::Programs(args) => programs::run(args),
         Task::Probe(args) => probe::run(args),
         Task::Regen(args) => regen::run(args),
         Task::VerifyIsa(args) => verify_isa::run(args),

@@ -1,0 +1,291 @@
+//! Device memory: allocation in the device's window, copies in every direction between host and device
+//! memory, memsets. Every copy and memset has completed when the call returns, so the `Async` forms are the
+//! synchronous ones (correct for any stream order).
+
+use crate::error::{DriverError, Result};
+use crate::ffi::out;
+use crate::log::call;
+use crate::result::CUresult;
+use crate::state::{self, Driver, Gpu};
+use std::ffi::c_void;
+
+/// The opened device whose window holds `[address, address + len)`.
+fn gpu_of(d: &mut Driver, address: u64, len: usize) -> Result<&mut Gpu> {
+    let dev = d.device_of_address(address).ok_or_else(|| {
+        DriverError::InvalidValue(format!("{address:#x} (+{len} bytes) is not device memory"))
+    })?;
+    d.devices[dev].gpu()
+}
+
+pub(crate) fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    if src.is_null() {
+        return Err(DriverError::InvalidValue("source is null".into()));
+    }
+    // SAFETY: the caller gives `n` readable bytes at `src`, as CUDA requires.
+    let bytes = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), n) };
+    Ok(gpu_of(d, dst, n)?.rt.upload(dst, bytes)?)
+}
+
+pub(crate) fn copy_dtoh(d: &mut Driver, dst: *mut c_void, src: u64, n: usize) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    if dst.is_null() {
+        return Err(DriverError::InvalidValue("destination is null".into()));
+    }
+    // SAFETY: the caller gives `n` writable bytes at `dst`, as CUDA requires.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(dst.cast::<u8>(), n) };
+    Ok(gpu_of(d, src, n)?.rt.download(src, bytes)?)
+}
+
+pub(crate) fn copy_dtod(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let mut staging = vec![0u8; n];
+    gpu_of(d, src, n)?.rt.download(src, &mut staging)?;
+    Ok(gpu_of(d, dst, n)?.rt.upload(dst, &staging)?)
+}
+
+/// `cuMemcpy`: unified addressing tells the direction from the addresses.
+fn copy_any(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
+    match (
+        d.device_of_address(dst).is_some(),
+        d.device_of_address(src).is_some(),
+    ) {
+        (true, true) => copy_dtod(d, dst, src, n),
+        (true, false) => copy_htod(d, dst, src as *const c_void, n),
+        (false, true) => copy_dtoh(d, dst as *mut c_void, src, n),
+        (false, false) => {
+            if n > 0 {
+                // SAFETY: both are host ranges of `n` bytes the caller owns.
+                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
+            }
+            Ok(())
+        }
+    }
+}
+
+pub(crate) fn fill(d: &mut Driver, dst: u64, pattern: &[u8], count: usize) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let bytes: Vec<u8> = pattern
+        .iter()
+        .copied()
+        .cycle()
+        .take(pattern.len() * count)
+        .collect();
+    Ok(gpu_of(d, dst, bytes.len())?.rt.upload(dst, &bytes)?)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CUresult {
+    call(
+        "cuMemAlloc",
+        || format!("bytes={bytes}"),
+        || {
+            let address = state::with(|d| Ok(d.current_gpu()?.rt.alloc(bytes as u64)?))?;
+            unsafe { out(dptr, address, "dptr") }
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
+    call(
+        "cuMemFree",
+        || format!("dptr={dptr:#x}"),
+        || {
+            if dptr == 0 {
+                return Ok(());
+            }
+            state::with(|d| Ok(gpu_of(d, dptr, 0)?.rt.free(dptr)?))
+        },
+    )
+}
+
+/// Free memory is what the window has left; total is the window.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    call("cuMemGetInfo", String::new, || {
+        let (f, t) = state::with(|d| {
+            let rt = &d.current_gpu()?.rt;
+            Ok((rt.window_free_bytes() as usize, rt.window_size() as usize))
+        })?;
+        unsafe {
+            out(free, f, "free")?;
+            out(total, t, "total")
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, n: usize) -> CUresult {
+    call(
+        "cuMemcpyHtoD",
+        || format!("dst={dst:#x}, src={src:p}, n={n}"),
+        || state::with(|d| copy_htod(d, dst, src, n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
+    dst: u64,
+    src: *const c_void,
+    n: usize,
+    stream: usize,
+) -> CUresult {
+    call(
+        "cuMemcpyHtoDAsync",
+        || format!("dst={dst:#x}, src={src:p}, n={n}, stream={stream:#x}"),
+        || {
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                copy_htod(d, dst, src, n)
+            })
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, n: usize) -> CUresult {
+    call(
+        "cuMemcpyDtoH",
+        || format!("dst={dst:p}, src={src:#x}, n={n}"),
+        || state::with(|d| copy_dtoh(d, dst, src, n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    dst: *mut c_void,
+    src: u64,
+    n: usize,
+    stream: usize,
+) -> CUresult {
+    call(
+        "cuMemcpyDtoHAsync",
+        || format!("dst={dst:p}, src={src:#x}, n={n}, stream={stream:#x}"),
+        || {
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                copy_dtoh(d, dst, src, n)
+            })
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoD_v2(dst: u64, src: u64, n: usize) -> CUresult {
+    call(
+        "cuMemcpyDtoD",
+        || format!("dst={dst:#x}, src={src:#x}, n={n}"),
+        || state::with(|d| copy_dtod(d, dst, src, n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dst: u64,
+    src: u64,
+    n: usize,
+    stream: usize,
+) -> CUresult {
+    call(
+        "cuMemcpyDtoDAsync",
+        || format!("dst={dst:#x}, src={src:#x}, n={n}, stream={stream:#x}"),
+        || {
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                copy_dtod(d, dst, src, n)
+            })
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy(dst: u64, src: u64, n: usize) -> CUresult {
+    call(
+        "cuMemcpy",
+        || format!("dst={dst:#x}, src={src:#x}, n={n}"),
+        || state::with(|d| copy_any(d, dst, src, n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyAsync(dst: u64, src: u64, n: usize, stream: usize) -> CUresult {
+    call(
+        "cuMemcpyAsync",
+        || format!("dst={dst:#x}, src={src:#x}, n={n}, stream={stream:#x}"),
+        || {
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                copy_any(d, dst, src, n)
+            })
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, n: usize) -> CUresult {
+    call(
+        "cuMemsetD8",
+        || format!("dst={dst:#x}, value={value:#x}, n={n}"),
+        || state::with(|d| fill(d, dst, &[value], n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8Async(dst: u64, value: u8, n: usize, stream: usize) -> CUresult {
+    call(
+        "cuMemsetD8Async",
+        || format!("dst={dst:#x}, value={value:#x}, n={n}, stream={stream:#x}"),
+        || {
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                fill(d, dst, &[value], n)
+            })
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD16_v2(dst: u64, value: u16, n: usize) -> CUresult {
+    call(
+        "cuMemsetD16",
+        || format!("dst={dst:#x}, value={value:#x}, n={n}"),
+        || state::with(|d| fill(d, dst, &value.to_le_bytes(), n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32_v2(dst: u64, value: u32, n: usize) -> CUresult {
+    call(
+        "cuMemsetD32",
+        || format!("dst={dst:#x}, value={value:#x}, n={n}"),
+        || state::with(|d| fill(d, dst, &value.to_le_bytes(), n)),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32Async(
+    dst: u64,
+    value: u32,
+    n: usize,
+    stream: usize,
+) -> CUresult {
+    call(
+        "cuMemsetD32Async",
+        || format!("dst={dst:#x}, value={value:#x}, n={n}, stream={stream:#x}"),
+        || {
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                fill(d, dst, &value.to_le_bytes(), n)
+            })
+        },
+    )
+}
