@@ -16,6 +16,7 @@ use crate::reflect::ModuleInterface;
 
 mod kernels;
 mod launch;
+mod timeout;
 
 use launch::barrier;
 pub use launch::{Launch, LaunchReport};
@@ -26,6 +27,10 @@ pub const DEFAULT_MAX_WINDOW_BYTES: u64 = 256 << 20;
 /// Bytes after the window that hold the fault record, the assert record and the printf area's counters;
 /// zeroed before every launch. The rest of the printf area follows.
 const FAULT_RESERVE: u64 = abi::FAULT_RECORD_ALIGNMENT;
+/// Bytes at the end of the reserved block for the abort word (`abi::ABORT_BLOCK_WORDS`).
+const ABORT_RESERVE: u64 = 4 * abi::ABORT_BLOCK_WORDS as u64;
+/// Default of [`RuntimeOptions::launch_timeout`].
+pub const DEFAULT_LAUNCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Default size of the printf area after the fault block (CUDA's default `cudaLimitPrintfFifoSize` is 1 MiB).
 pub const DEFAULT_PRINTF_BUFFER_BYTES: u64 = 1 << 20;
@@ -84,6 +89,9 @@ pub struct RuntimeOptions {
     /// hides the device's subgroup operations from [`Runtime::profile`], so the translator runs warps in
     /// turns (for comparisons, or a driver whose subgroups misbehave).
     pub warp_subgroups: bool,
+    /// Longest a launch may run: then the runtime raises the abort word that translated loops poll and the
+    /// launch fails with [`RuntimeError::LaunchTimeout`]. `None`: wait for ever. Default 10 s.
+    pub launch_timeout: Option<Duration>,
 }
 
 impl Default for RuntimeOptions {
@@ -101,6 +109,7 @@ impl Default for RuntimeOptions {
             validation: false,
             printf_buffer_bytes: DEFAULT_PRINTF_BUFFER_BYTES,
             warp_subgroups: true,
+            launch_timeout: Some(DEFAULT_LAUNCH_TIMEOUT),
         }
     }
 }
@@ -201,7 +210,7 @@ impl Runtime {
     fn with_gpu(gpu: Gpu, options: RuntimeOptions) -> Result<Runtime> {
         let info = &gpu.info;
         let limits = &info.limits;
-        let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE);
+        let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE) + ABORT_RESERVE;
         let max_window = (u64::from(limits.max_storage_buffer_range))
             .min(limits.max_memory_allocation_size.max(1 << 20))
             .saturating_sub(reserve);
