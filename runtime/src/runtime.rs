@@ -31,6 +31,10 @@ const FAULT_RESERVE: u64 = abi::FAULT_RECORD_ALIGNMENT;
 const ABORT_RESERVE: u64 = 4 * abi::ABORT_BLOCK_WORDS as u64;
 /// Default of [`RuntimeOptions::launch_timeout`].
 pub const DEFAULT_LAUNCH_TIMEOUT: Duration = Duration::from_secs(10);
+/// What the default launch timeout becomes on a CPU device (lavapipe): its driver compiles a shader during the
+/// first launch, on the same cores as the kernel and everything else (corpus kernels took 20-35 s on two
+/// loaded cores), and it ends never-ending loops by its loop limit (docs/device-quirks.md) long before.
+pub const DEFAULT_CPU_LAUNCH_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Default size of the printf area after the fault block (CUDA's default `cudaLimitPrintfFifoSize` is 1 MiB).
 pub const DEFAULT_PRINTF_BUFFER_BYTES: u64 = 1 << 20;
@@ -90,7 +94,8 @@ pub struct RuntimeOptions {
     /// turns (for comparisons, or a driver whose subgroups misbehave).
     pub warp_subgroups: bool,
     /// Longest a launch may run: then the runtime raises the abort word that translated loops poll and the
-    /// launch fails with [`RuntimeError::LaunchTimeout`]. `None`: wait for ever. Default 10 s.
+    /// launch fails with [`RuntimeError::LaunchTimeout`]. `None`: wait for ever. Default 10 s
+    /// ([`DEFAULT_LAUNCH_TIMEOUT`]; on a CPU device that value means [`DEFAULT_CPU_LAUNCH_TIMEOUT`]).
     pub launch_timeout: Option<Duration>,
 }
 
@@ -207,7 +212,10 @@ impl Runtime {
         Self::with_gpu(gpu, options)
     }
 
-    fn with_gpu(gpu: Gpu, options: RuntimeOptions) -> Result<Runtime> {
+    fn with_gpu(gpu: Gpu, mut options: RuntimeOptions) -> Result<Runtime> {
+        if options.launch_timeout == Some(DEFAULT_LAUNCH_TIMEOUT) && gpu.info.kind == crate::device::DeviceKind::Cpu {
+            options.launch_timeout = Some(DEFAULT_CPU_LAUNCH_TIMEOUT);
+        }
         let info = &gpu.info;
         let limits = &info.limits;
         let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE) + ABORT_RESERVE;

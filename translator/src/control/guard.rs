@@ -68,14 +68,26 @@ fn abort_word(cx: &mut Ctx<'_>) -> Id {
     cx.m.access(t.storage_u32, win, &[zero, i])
 }
 
-/// Reads the abort word now (an atomic load, which no compiler hoists out of a loop): true when the host
-/// asked the launch to end.
-pub fn abort_now(cx: &mut Ctx<'_>) -> Id {
+/// The abort word's value, read now: an atomic load, which no compiler hoists out of a loop. Under a device
+/// loop limit an atomic OR of 0 instead: Mesa turns an atomic load into a plain one, which it may merge with
+/// an earlier read or drop with a loop it then finds free of side effects (a `while (1) {}` vanishes).
+fn abort_value(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     let p = abort_word(cx);
     let scope = cx.u32c(Scope::Device as u32);
     let sem = cx.u32c(0); // relaxed: the word only has to arrive, it orders nothing
-    let v = cx.m.op(Op::AtomicLoad, t.u32, &[p, scope, sem]);
+    if cx.loops.limit.is_some() {
+        let zero = cx.u32c(0);
+        cx.m.op(Op::AtomicOr, t.u32, &[p, scope, sem, zero])
+    } else {
+        cx.m.op(Op::AtomicLoad, t.u32, &[p, scope, sem])
+    }
+}
+
+/// Reads the abort word now: true when the host asked the launch to end.
+pub fn abort_now(cx: &mut Ctx<'_>) -> Id {
+    let t = cx.t;
+    let v = abort_value(cx);
     let zero = cx.u32c(0);
     cx.m.bin(Op::INotEqual, t.bool, v, zero)
 }
@@ -83,6 +95,13 @@ pub fn abort_now(cx: &mut Ctx<'_>) -> Id {
 /// Called at the start of each loop iteration: counts it and, every [`POLL_PERIOD`] iterations, reads the
 /// abort word. Returns true when the invocation must stop (also remembered, see [`aborted`]).
 pub fn poll(cx: &mut Ctx<'_>) -> Id {
+    poll_weighted(cx, 1)
+}
+
+/// [`poll`] for a pass that runs `weight` iterations of the kernel's loop (an unrolled body): the count
+/// grows by `weight`, and the word is read whenever it passes a multiple of [`POLL_PERIOD`].
+pub fn poll_weighted(cx: &mut Ctx<'_>, weight: u32) -> Id {
+    let weight = weight.clamp(1, POLL_PERIOD);
     let t = cx.t;
     let counter = match cx.loops.counter {
         Some(c) => c,
@@ -94,19 +113,36 @@ pub fn poll(cx: &mut Ctx<'_>) -> Id {
         }
     };
     let n = cx.m.load(t.u32, counter);
-    let one = cx.u32c(1);
-    let n1 = cx.op2(Op::IAdd, n, one);
+    let w = cx.u32c(weight);
+    let n1 = cx.op2(Op::IAdd, n, w);
     cx.m.store(counter, n1);
     let mask = cx.u32c(POLL_PERIOD - 1);
     let low = cx.op2(Op::BitwiseAnd, n1, mask);
-    let zero = cx.u32c(0);
-    let due = cx.m.bin(Op::IEqual, t.bool, low, zero);
+    let due = if weight == 1 {
+        let zero = cx.u32c(0);
+        cx.m.bin(Op::IEqual, t.bool, low, zero)
+    } else {
+        cx.m.bin(Op::ULessThan, t.bool, low, w)
+    };
     let stop = aborted_var(cx);
     let merge = cx.begin_if(due);
     let a = abort_now(cx);
     cx.m.store(stop, a);
     cx.end_if(merge);
     cx.m.load(t.bool, stop)
+}
+
+/// Under a device loop limit, the exit test a loop's continue block ends with (`None`: a plain back edge):
+/// true only when the iteration count wrapped to 0, after 2^32 iterations, far beyond the limit. Mesa drops
+/// the checks after a loop it cannot leave through a test at the end of an iteration (a loop whose only
+/// exit is the abort poll at its top), so every loop gets one it cannot rule out.
+pub fn never_exit(cx: &mut Ctx<'_>) -> Option<Id> {
+    cx.loops.limit?;
+    let counter = cx.loops.counter?;
+    let t = cx.t;
+    let n = cx.m.load(t.u32, counter);
+    let z = opaque_zero(cx);
+    Some(cx.m.bin(Op::IEqual, t.bool, n, z))
 }
 
 /// The flag [`poll`] sets (false until a poll saw the abort word raised).
@@ -164,10 +200,7 @@ pub fn budget_spent(cx: &mut Ctx<'_>) -> Option<Id> {
     // launch sooner): an atomic load, so no compiler treats `k` as an induction variable and works out the
     // loop's trip count; with a plain counter Mesa folds the canary away.
     let v = cx.m.load(t.u32, k);
-    let a = abort_word(cx);
-    let scope = cx.u32c(Scope::Device as u32);
-    let sem = cx.u32c(0);
-    let av = cx.m.op(Op::AtomicLoad, t.u32, &[a, scope, sem]);
+    let av = abort_value(cx);
     let one = cx.u32c(1);
     let step = cx.op2(Op::IAdd, av, one);
     let v1 = cx.op2(Op::IAdd, v, step);

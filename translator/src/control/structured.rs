@@ -893,7 +893,7 @@ impl Emitter<'_> {
         cx.m.loop_merge(merge, cont, LoopControl::NONE);
         cx.m.branch(first);
         cx.m.label(first);
-        let aborted = super::guard::poll(cx);
+        let aborted = super::guard::poll_weighted(cx, unroll);
         let go_on = cx.m.id();
         cx.m.selection_merge(go_on);
         cx.m.branch_cond(aborted, merge, go_on);
@@ -915,7 +915,10 @@ impl Emitter<'_> {
         }
         let frame = self.frames.pop();
         cx.m.label(cont);
-        cx.m.branch(header);
+        match super::guard::never_exit(cx) {
+            Some(wrapped) => cx.m.branch_cond(wrapped, merge, header),
+            None => cx.m.branch(header),
+        }
         cx.m.label(merge);
         let aborted = super::guard::aborted_at_merge(cx);
         let go_on = cx.begin_if(aborted);
