@@ -133,9 +133,10 @@ pub fn poll_weighted(cx: &mut Ctx<'_>, weight: u32) -> Id {
 }
 
 /// Under a device loop limit, the exit test a loop's continue block ends with (`None`: a plain back edge):
-/// true only when the iteration count wrapped to 0, after 2^32 iterations, far beyond the limit. Mesa drops
-/// the checks after a loop it cannot leave through a test at the end of an iteration (a loop whose only
-/// exit is the abort poll at its top), so every loop gets one it cannot rule out.
+/// true only when the iteration count wraps to exactly 0, after 2^32 iterations, far beyond the limit. It
+/// gives every loop, `while (1) {}` included, an ordinary exit the compiler cannot rule out, so that no pass
+/// treats the code after the loop as unreachable. (Added while finding why `while (1) {}` was not reported;
+/// the decisive change was the atomic OR of `abort_value`, but the test is cheap and lavapipe-only.)
 pub fn never_exit(cx: &mut Ctx<'_>) -> Option<Id> {
     cx.loops.limit?;
     let counter = cx.loops.counter?;
@@ -196,9 +197,9 @@ pub fn budget_spent(cx: &mut Ctx<'_>) -> Option<Id> {
     cx.m.loop_merge(merge, cont, LoopControl::DONT_UNROLL);
     cx.m.branch(body);
     cx.m.label(body);
-    // The step is 1 plus the abort word (0 here, or the canary ends sooner, which only stops an aborted
-    // launch sooner): an atomic load, so no compiler treats `k` as an induction variable and works out the
-    // loop's trip count; with a plain counter Mesa folds the canary away.
+    // The step is 1 plus the abort word (0 here; when raised the canary ends sooner, which only stops an
+    // aborted launch sooner), read with an atomic OR (`abort_value`): with a plain step Mesa worked out the
+    // loop's trip count and folded the canary away, so no cut was ever reported.
     let v = cx.m.load(t.u32, k);
     let av = abort_value(cx);
     let one = cx.u32c(1);
