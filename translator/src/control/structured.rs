@@ -877,7 +877,11 @@ impl Emitter<'_> {
     /// before the body itself; a copy that falls off its end leaves the loop, as the body does.
     fn loop_construct(&mut self, cx: &mut Ctx<'_>, label: u32, body: &[Stmt]) -> Result<(), TranslateError> {
         let pc = self.first_pc(body).unwrap_or(cx.inst.offset);
-        let unroll = if has_loop(body) { 1 } else { cx.loops.unroll_factor(self.instructions(body)) };
+        // The loop-limit check goes after outermost loops only: once the device's budget is spent it stays
+        // spent, so a cut inner loop is caught after its outermost loop, and inner loops' exits (a recursive
+        // function's return switch runs thousands) do not spend the budget on checks.
+        let outermost = !self.frames.iter().any(|f| f.is_loop);
+        let unroll = if simple(body) { cx.loops.unroll_factor(self.instructions(body)) } else { 1 };
         let header = cx.m.id();
         let first = cx.m.id();
         let merge = cx.m.id();
@@ -924,7 +928,7 @@ impl Emitter<'_> {
         let go_on = cx.begin_if(aborted);
         stop(cx);
         cx.m.label(go_on);
-        if let Some(spent) = super::guard::budget_spent(cx) {
+        if let Some(spent) = outermost.then(|| super::guard::budget_spent(cx)).flatten() {
             let ok = cx.begin_if(spent);
             let at = cx.u32c(pc);
             super::guard::record_loop_limit(cx, at);
@@ -1095,13 +1099,14 @@ impl Emitter<'_> {
     }
 }
 
-/// Whether `body` holds a loop (an innermost loop holds none).
-fn has_loop(body: &[Stmt]) -> bool {
-    body.iter().any(|st| match st {
-        Stmt::Loop { .. } => true,
-        Stmt::Block { body, .. } => has_loop(body),
-        Stmt::If { then_, else_, .. } => has_loop(then_) || has_loop(else_),
-        Stmt::Switch { arms, .. } => arms.iter().any(|a| has_loop(a)),
-        _ => false,
+/// Whether a loop body is one the loop quirk unrolls: straight code and `if`s only (no loop, block or
+/// switch inside). Mesa removes the single-pass constructs that hold the copies of such a body, so a copy
+/// costs none of lavapipe's loop budget; copies holding constructs of their own stayed loops there and cost
+/// one iteration each (the recursive `calls_recursive` ran out of budget with them).
+fn simple(body: &[Stmt]) -> bool {
+    body.iter().all(|st| match st {
+        Stmt::Loop { .. } | Stmt::Block { .. } | Stmt::Switch { .. } => false,
+        Stmt::If { then_, else_, .. } => simple(then_) && simple(else_),
+        _ => true,
     })
 }
