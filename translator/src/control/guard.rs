@@ -18,6 +18,10 @@ use crate::spirv::{Id, LoopControl, Op, Scope};
 /// Iterations between two polls of the abort word in one loop (a power of two).
 pub const POLL_PERIOD: u32 = 1024;
 
+/// Most exchange instructions (SHFL, VOTE, ...) a turns-form kernel may have for its lane loops to be
+/// written out under the limiter quirk ([`LoopGuard::unroll_lanes`]).
+pub const MAX_EXCHANGES_FOR_UNROLLED_LANES: usize = 2;
+
 /// Largest unroll factor for an innermost loop under the limiter quirk.
 pub const MAX_UNROLL: u32 = 32;
 
@@ -29,6 +33,10 @@ pub const UNROLL_BUDGET_INSTRUCTIONS: u32 = 2048;
 pub struct LoopGuard {
     /// The device's own loop limit (`Some` on lavapipe): canaries and unrolling are emitted.
     pub limit: Option<u32>,
+    /// Write out the turns scheduler's loops over a warp's lanes (`lower::warp::emit_for`): under the loop
+    /// limit, for kernels with few exchange instructions (the written-out scheduler is ~4x the module, and
+    /// Mesa's compile time grows with it; large warp kernels keep the loops and the smaller budget).
+    pub unroll_lanes: bool,
     /// Per-invocation iteration counter that paces the abort polls (created on first use).
     counter: Option<Id>,
     /// Per-invocation flag: a poll saw the abort word raised (created on first use).
@@ -37,7 +45,7 @@ pub struct LoopGuard {
 
 impl LoopGuard {
     pub fn new(profile: Option<&abi::DeviceProfile>) -> Self {
-        LoopGuard { limit: profile.and_then(|p| p.loop_iteration_limit), counter: None, aborted: None }
+        LoopGuard { limit: profile.and_then(|p| p.loop_iteration_limit), unroll_lanes: false, counter: None, aborted: None }
     }
 
     /// Copies of an innermost loop's body of `instructions` SASS instructions per iteration (1: no unrolling).

@@ -347,6 +347,10 @@ pub fn emit_turns(
         .iter()
         .filter(|b| prog.inst_at(b.start).is_some_and(warp::is_exchange))
         .collect();
+    // Under a device loop limit, small warp kernels get the scheduler's lane loops written out: a turn then
+    // spends ~4 iterations of the budget instead of ~140 (`control::guard`).
+    cx.loops.unroll_lanes =
+        cx.loops.limit.is_some() && exchange.len() <= super::guard::MAX_EXCHANGES_FOR_UNROLLED_LANES;
     publish_operands(cx, prog, &exchange, pc_v)?;
     barrier(cx);
 

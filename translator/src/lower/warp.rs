@@ -173,7 +173,7 @@ pub fn emit_for(
     // Where the device leaves loops on its own after a shared iteration budget (lavapipe), a loop of at most
     // a warp's lanes is cheaper written out: a loop here runs every turn of the turns form and would spend
     // the budget 30 times faster than the kernel's own loops (`control::guard`).
-    if cx.loops.limit.is_some() && n <= crate::abi::WARP_SIZE {
+    if cx.loops.unroll_lanes && n <= crate::abi::WARP_SIZE {
         for l in 0..n {
             let i = cx.u32c(l);
             body(cx, i)?;
