@@ -26,7 +26,7 @@ pub const MAX_EXCHANGES_FOR_UNROLLED_LANES: usize = 2;
 pub const MAX_UNROLL: u32 = 32;
 
 /// SASS instructions an unrolled innermost loop may grow to (copies times body).
-pub const UNROLL_BUDGET_INSTRUCTIONS: u32 = 2048;
+pub const UNROLL_BUDGET_INSTRUCTIONS: u32 = 256;
 
 /// The loop policy of one translation, from the device profile.
 #[derive(Debug, Clone, Copy, Default)]
