@@ -38,6 +38,9 @@ pub struct Args {
     /// Translate even when the on-disk cache holds the module (and do not store it).
     #[arg(long)]
     no_cache: bool,
+    /// Stop the launch and fail after this many seconds (0: never).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    timeout: f64,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -50,6 +53,10 @@ pub fn run(args: Args) -> Result<()> {
         device,
         kernel_timing: true,
         warp_subgroups: args.warps == sassport::kernel_run::Warps::Auto,
+        launch_timeout: (args.timeout > 0.0)
+            .then(|| std::time::Duration::try_from_secs_f64(args.timeout))
+            .transpose()
+            .context("--timeout")?,
         ..Default::default()
     })
         .context("opening the Vulkan device")?;

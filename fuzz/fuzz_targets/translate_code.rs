@@ -47,5 +47,15 @@ fuzz_target!(|data: &[u8]| {
         };
         let options = Options { profile: Some(profile), ..Options::default() };
         let _ = translate_decoded_for("fuzz", &program, 512, 1024, &options);
+        // lavapipe's loop quirk: canaries after loops, unrolled innermost loops, written-out lane loops.
+        let lavapipe = DeviceProfile {
+            subgroup_size: 8,
+            min_subgroup_size: 8,
+            max_subgroup_size: 8,
+            loop_iteration_limit: Some(sassport_translator::abi::LAVAPIPE_LOOP_ITERATION_LIMIT),
+            ..DeviceProfile::default()
+        };
+        let options = Options { profile: Some(lavapipe), ..Options::default() };
+        let _ = translate_decoded_for("fuzz", &program, 512, 1024, &options);
     }
 });

@@ -213,7 +213,14 @@ impl DeviceInfo {
             max_workgroup_size: self.limits.max_workgroup_size,
             float_controls: self.float_controls,
             measured: Default::default(),
+            loop_iteration_limit: self.loop_iteration_limit(),
         }
+    }
+
+    /// The device's own loop limit: lavapipe (driver "llvmpipe", Mesa's gallivm) leaves every loop once
+    /// `abi::LAVAPIPE_LOOP_ITERATION_LIMIT` iterations have run (docs/device-quirks.md); other drivers none.
+    pub fn loop_iteration_limit(&self) -> Option<u32> {
+        (self.driver_name == "llvmpipe").then_some(sassport_translator::abi::LAVAPIPE_LOOP_ITERATION_LIMIT)
     }
 
     /// A key naming device and driver for on-disk caches: vendor, device, driver version and pipeline-cache UUID.

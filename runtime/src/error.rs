@@ -275,6 +275,37 @@ pub enum RuntimeError {
         /// Why it cannot be set.
         reason: &'static str,
     },
+    /// The device left a loop on its own (lavapipe's loop limiter: 65,535 loop iterations per shader and
+    /// group of 8 SIMD lanes, all loops together; docs/device-quirks.md), so the results would be wrong; the
+    /// translated code noticed and stopped the kernel.
+    #[error("kernel {kernel:?}: the device's loop limit ({limit} iterations) cut the loop at pc 0x{pc:x}; the kernel runs longer loops than this device can")]
+    DeviceLoopLimit {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the loop's first instruction (or of the exit where the last check found it).
+        pc: u32,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// The launch ran longer than its timeout (`RuntimeOptions::launch_timeout`, `Runtime::set_launch_timeout`): the
+    /// runtime raised the abort word, which every translated loop polls, and the kernel stopped.
+    #[error("kernel {kernel:?} did not finish within {seconds} s (launch timeout); it was stopped")]
+    LaunchTimeout {
+        /// Kernel name.
+        kernel: String,
+        /// The timeout, in seconds.
+        seconds: f64,
+    },
+    /// The launch ran past its timeout and did not stop within the grace period after the abort word was
+    /// raised (a loop that does not poll it, or a window the host cannot write while the device runs). The
+    /// device may still be running it; the runtime cannot be used further.
+    #[error("kernel {kernel:?} did not finish within {seconds} s and did not stop when asked; the device may still be running it")]
+    LaunchHung {
+        /// Kernel name.
+        kernel: String,
+        /// The timeout plus the grace period, in seconds.
+        seconds: f64,
+    },
 }
 
 /// Where and how a device-side `assert` failed: what `__assertfail` was called with.

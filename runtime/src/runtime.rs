@@ -16,6 +16,7 @@ use crate::reflect::ModuleInterface;
 
 mod kernels;
 mod launch;
+mod timeout;
 
 use launch::barrier;
 pub use launch::{Launch, LaunchReport};
@@ -26,6 +27,14 @@ pub const DEFAULT_MAX_WINDOW_BYTES: u64 = 256 << 20;
 /// Bytes after the window that hold the fault record, the assert record and the printf area's counters;
 /// zeroed before every launch. The rest of the printf area follows.
 const FAULT_RESERVE: u64 = abi::FAULT_RECORD_ALIGNMENT;
+/// Bytes at the end of the reserved block for the abort word (`abi::ABORT_BLOCK_WORDS`).
+const ABORT_RESERVE: u64 = 4 * abi::ABORT_BLOCK_WORDS as u64;
+/// Default of [`RuntimeOptions::launch_timeout`].
+pub const DEFAULT_LAUNCH_TIMEOUT: Duration = Duration::from_secs(10);
+/// What the default launch timeout becomes on a CPU device (lavapipe): its driver compiles a shader during the
+/// first launch, on the same cores as the kernel and everything else (corpus kernels took 20-35 s on two
+/// loaded cores), and it ends never-ending loops by its loop limit (docs/device-quirks.md) long before.
+pub const DEFAULT_CPU_LAUNCH_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Default size of the printf area after the fault block (CUDA's default `cudaLimitPrintfFifoSize` is 1 MiB).
 pub const DEFAULT_PRINTF_BUFFER_BYTES: u64 = 1 << 20;
@@ -88,6 +97,10 @@ pub struct RuntimeOptions {
     /// default 8 MiB; rounded up to 16). Placed in the window when the first cubin that calls `malloc` or
     /// `free` is loaded; [`Runtime::set_malloc_heap_size`] changes it until then.
     pub heap_bytes: u64,
+    /// Longest a launch may run: then the runtime raises the abort word that translated loops poll and the
+    /// launch fails with [`RuntimeError::LaunchTimeout`]. `None`: wait for ever. Default 10 s
+    /// ([`DEFAULT_LAUNCH_TIMEOUT`]; on a CPU device that value means [`DEFAULT_CPU_LAUNCH_TIMEOUT`]).
+    pub launch_timeout: Option<Duration>,
 }
 
 impl Default for RuntimeOptions {
@@ -106,6 +119,7 @@ impl Default for RuntimeOptions {
             printf_buffer_bytes: DEFAULT_PRINTF_BUFFER_BYTES,
             warp_subgroups: true,
             heap_bytes: abi::DEFAULT_HEAP_BYTES,
+            launch_timeout: Some(DEFAULT_LAUNCH_TIMEOUT),
         }
     }
 }
@@ -205,10 +219,13 @@ impl Runtime {
         Self::with_gpu(gpu, options)
     }
 
-    fn with_gpu(gpu: Gpu, options: RuntimeOptions) -> Result<Runtime> {
+    fn with_gpu(gpu: Gpu, mut options: RuntimeOptions) -> Result<Runtime> {
+        if options.launch_timeout == Some(DEFAULT_LAUNCH_TIMEOUT) && gpu.info.kind == crate::device::DeviceKind::Cpu {
+            options.launch_timeout = Some(DEFAULT_CPU_LAUNCH_TIMEOUT);
+        }
         let info = &gpu.info;
         let limits = &info.limits;
-        let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE);
+        let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE) + ABORT_RESERVE;
         let max_window = (u64::from(limits.max_storage_buffer_range))
             .min(limits.max_memory_allocation_size.max(1 << 20))
             .saturating_sub(reserve);

@@ -259,6 +259,15 @@ pub const FAULT_KIND_SHARED_ATOMIC: u32 = 11;
 pub const FAULT_KIND_LOCAL_LOAD: u32 = 12;
 /// See [`FAULT_KIND_LOCAL_LOAD`].
 pub const FAULT_KIND_LOCAL_STORE: u32 = 13;
+/// Fault kind: the device's own loop limit ([`DeviceProfile::loop_iteration_limit`]) was reached, so a loop
+/// may have been left early; pc is the loop's (or, for the last check before the invocation ends, the exit's),
+/// address and size 0. The invocation stops.
+pub const FAULT_KIND_LOOP_LIMIT: u32 = 14;
+
+/// Words at the end of the reserved block after the window that hold the abort word (its first word): the host
+/// writes 1 there when a launch runs past its timeout, and every loop polls it (`control::guard`). Its index is
+/// `printf_area_word + printf_word::RECORDS + printf_capacity_words`, right after the printf records.
+pub const ABORT_BLOCK_WORDS: u32 = 64;
 
 /// Whether a memory fault (kinds 1, 2, 3 and 9..=13) was a misaligned access: its address (or space offset) is
 /// not a multiple of its size. SM86 reports such an access as a misaligned address
@@ -349,7 +358,14 @@ pub struct DeviceProfile {
     pub float_controls: FloatControls,
     /// Results of the measured float self-test; `None` fields were not measured.
     pub measured: MeasuredFloat,
+    /// The device leaves loops on its own after this many loop iterations (lavapipe's gallivm: 65,535,
+    /// counted together over all loops of a shader per group of SIMD lanes; docs/device-quirks.md). The
+    /// translator then checks every loop for a cut and unrolls innermost loops; `None` on other devices.
+    pub loop_iteration_limit: Option<u32>,
 }
+
+/// lavapipe's loop limit (Mesa gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`).
+pub const LAVAPIPE_LOOP_ITERATION_LIMIT: u32 = 65_535;
 
 /// `VkPhysicalDeviceFloatControlsProperties`, per width: index 0 = f16, 1 = f32, 2 = f64.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -534,4 +550,4 @@ pub const fn heap_class(total: u64) -> u32 {
 
 /// Fault kind: `free` of a pointer the device heap did not hand out, or of a block already freed (address:
 /// the pointer; the block is left alone, the invocation goes on).
-pub const FAULT_KIND_HEAP: u32 = 14;
+pub const FAULT_KIND_HEAP: u32 = 15;

@@ -118,6 +118,7 @@ pub fn translate_kernel_with(
         jump_tables: &kernel.info.indirect_branches,
         float,
         externs,
+        loops: crate::control::guard::LoopGuard::new(options.profile.as_ref()),
     };
     emit_module(&source, warps)
 }
@@ -196,6 +197,7 @@ pub fn translate_decoded_for(
 ) -> Result<Translation, TranslateError> {
     let mut source = ModuleSource::plain(name, program, local, shared, options.control, &[]);
     source.float = FloatSupport::for_profile(options.profile.as_ref());
+    source.loops = crate::control::guard::LoopGuard::new(options.profile.as_ref());
     emit_module(&source, WarpPlan::for_profile(options.profile.as_ref()))
 }
 
@@ -223,6 +225,8 @@ struct ModuleSource<'a> {
     jump_tables: &'a [crate::cubin::IndirectBranch],
     float: FloatSupport,
     externs: crate::lower::externs::ExternCalls,
+    /// The loop policy (abort polls; device loop-limit checks and unrolling).
+    loops: crate::control::guard::LoopGuard,
 }
 
 impl<'a> ModuleSource<'a> {
@@ -235,7 +239,7 @@ impl<'a> ModuleSource<'a> {
         control: ControlForm,
         jump_tables: &'a [crate::cubin::IndirectBranch],
     ) -> Self {
-        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default() }
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default() }
     }
 }
 
@@ -307,6 +311,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         externs,
         warp: None,
         subgroup: None,
+        loops: source.loops,
     };
     // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
     // structured form, or in turns.

@@ -66,6 +66,7 @@ fn module(g: &Cfg, limits: &Limits) -> (Vec<u32>, Vec<Stmt>) {
         externs: Default::default(),
         warp: None,
         subgroup: None,
+        loops: Default::default(),
     };
     emit_with(&mut cx, &s, &mut Synthetic(g)).expect("emits");
     let Ctx { mut m, st, .. } = cx;

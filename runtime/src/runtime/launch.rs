@@ -175,7 +175,8 @@ impl Runtime {
         }
         let fault_offset = self.window.size - self.reserve;
         let fault_word = (fault_offset / 4) as u32;
-        let printf_capacity = ((self.reserve / 4) as u32).saturating_sub(abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS);
+        let printf_capacity = ((self.reserve / 4) as u32)
+            .saturating_sub(abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS + abi::ABORT_BLOCK_WORDS);
         let mut values = LaunchValues {
             window_base: self.allocator.base(),
             window_size: self.allocator.size(),
@@ -197,6 +198,8 @@ impl Runtime {
             let w = self.window.bytes_mut().expect("mapped window");
             w[fault_offset as usize..(fault_offset + FAULT_RESERVE) as usize].fill(0);
         }
+        self.write_abort_word(0);
+        let abort_offset = self.abort_offset();
         let staged = self.is_staged();
         let timestamps = self.timestamps;
 
@@ -242,6 +245,7 @@ impl Runtime {
                     );
                     if staged {
                         d.cmd_fill_buffer(cb, window, fault_offset, FAULT_RESERVE, 0);
+                        d.cmd_fill_buffer(cb, window, abort_offset, 4 * u64::from(abi::ABORT_BLOCK_WORDS), 0);
                         barrier(
                             d,
                             cb,
@@ -319,7 +323,7 @@ impl Runtime {
                 cb
             }
         };
-        self.submit_and_wait(cb)?;
+        self.submit_and_wait_launch(cb, &name)?;
 
         let head_bytes: Vec<u8> = if staged {
             self.scratch.bytes_mut().expect("scratch")[..4 * HEAD_WORDS].to_vec()
@@ -374,6 +378,10 @@ impl Runtime {
             }
             if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
                 return Err(RuntimeError::SubgroupLayout { kernel });
+            }
+            if record.kind == abi::FAULT_KIND_LOOP_LIMIT {
+                let limit = self.gpu.info.loop_iteration_limit().unwrap_or(0);
+                return Err(RuntimeError::DeviceLoopLimit { kernel, pc: record.pc, limit });
             }
             if abi::fault_is_misaligned(record.kind, record.address, record.size) {
                 return Err(misaligned(kernel, &record));

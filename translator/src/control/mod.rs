@@ -14,6 +14,7 @@
 //! thread and no warp instructions (kernels with those take the turns form, `turns`) they have nothing to do. `BAR.SYNC 0` reached by the
 //! whole block (with `.DEFER_BLOCKING` or without) is `OpControlBarrier`; other barrier forms are refused.
 
+pub mod guard;
 pub mod structured;
 pub mod turns;
 
@@ -199,6 +200,11 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     cx.m.loop_merge(merge, cont, LoopControl::NONE);
     cx.m.branch(body);
     cx.m.label(body);
+    let aborted = guard::poll(cx);
+    let go_on = cx.m.id();
+    cx.m.selection_merge(go_on);
+    cx.m.branch_cond(aborted, merge, go_on);
+    cx.m.label(go_on);
     let t = cx.t;
     let pc = cx.m.load(t.u32, cx.next_pc);
     let labels: Vec<u32> = prog.blocks.iter().map(|_| cx.m.id()).collect();
@@ -235,6 +241,18 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     let done = cx.m.bin(Op::IEqual, t.bool, pc2, exit);
     cx.m.branch_cond(done, merge, header);
     cx.m.label(merge);
+    // Left because the host asked: stop. Otherwise, where the device leaves loops on its own, check that it
+    // did not cut this one (the pc is the block that would have run next).
+    let aborted = guard::aborted_at_merge(cx);
+    let go_on = cx.begin_if(aborted);
+    cx.m.op_void(Op::Return, &[]);
+    cx.m.label(go_on);
+    if let Some(spent) = guard::budget_spent(cx) {
+        let m = cx.begin_if(spent);
+        let pc = cx.m.load(t.u32, cx.next_pc);
+        guard::record_loop_limit(cx, pc);
+        cx.end_if(m);
+    }
     cx.m.op_void(Op::Return, &[]);
     Ok(())
 }

@@ -603,6 +603,14 @@ pub trait NodeCode {
     fn unknown_target(&mut self, _cx: &mut Ctx<'_>, _node: u32) -> Result<(), TranslateError> {
         Ok(())
     }
+    /// The SASS offset `node` starts at (named by a loop-limit fault), if it has one.
+    fn pc(&self, _node: u32) -> Option<u32> {
+        None
+    }
+    /// SASS instructions of `node` (sizes unrolled loop bodies).
+    fn instructions(&self, _node: u32) -> u32 {
+        1
+    }
 }
 
 /// The blocks of a kernel as [`NodeCode`].
@@ -698,6 +706,14 @@ impl NodeCode for ProgramCode<'_> {
         Ok((sel, lits))
     }
 
+    fn pc(&self, node: u32) -> Option<u32> {
+        self.block(node).map(|b| b.start)
+    }
+
+    fn instructions(&self, node: u32) -> u32 {
+        self.block(node).map_or(1, |b| (b.end.saturating_sub(b.start) / 16).max(1))
+    }
+
     fn unknown_target(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
         let Some(last) = self.last(node) else { return Ok(()) };
         cx.inst = last;
@@ -739,7 +755,20 @@ pub fn emit_structured(
 }
 
 /// The thread exits: warps as subgroups count it out of block barriers first (`lower::subgroup::exited`).
+/// Where the device leaves loops on its own, a last check first: a loop cut anywhere fails the launch.
 fn leave(cx: &mut Ctx<'_>) {
+    if let Some(spent) = super::guard::budget_spent(cx) {
+        let merge = cx.begin_if(spent);
+        let pc = cx.u32c(cx.inst.offset);
+        super::guard::record_loop_limit(cx, pc);
+        cx.end_if(merge);
+    }
+    crate::lower::subgroup::exited(cx);
+    cx.m.op_void(Op::Return, &[]);
+}
+
+/// The thread stops without the last loop-limit check (the host asked the launch to end).
+fn stop(cx: &mut Ctx<'_>) {
     crate::lower::subgroup::exited(cx);
     cx.m.op_void(Op::Return, &[]);
 }
@@ -793,10 +822,8 @@ impl Emitter<'_> {
             self.ensure_open(cx);
             match st {
                 Stmt::Code(x) => self.code(cx, *x)?,
-                Stmt::Block { label, body } | Stmt::Loop { label, body } => {
-                    let is_loop = matches!(st, Stmt::Loop { .. });
-                    self.construct(cx, *label, is_loop, body)?;
-                }
+                Stmt::Block { label, body } => self.construct(cx, *label, false, body)?,
+                Stmt::Loop { label, body } => self.loop_construct(cx, *label, body)?,
                 Stmt::If { node, then_, else_ } => {
                     let c = self.condition(cx, *node)?;
                     let merge = cx.m.id();
@@ -851,6 +878,135 @@ impl Emitter<'_> {
             self.route_check(cx);
         }
         Ok(())
+    }
+
+    /// A `Loop` statement: the construct of [`Emitter::construct`] plus what every loop carries
+    /// (`control::guard`): an abort poll at the top of each iteration and, where the device leaves loops on
+    /// its own, a loop-limit check at the merge and, for an innermost loop, its body unrolled. An unrolled
+    /// body is `Block L { body }` copies (a `br L`, the loop's continue, leaves the copy into the next one)
+    /// before the body itself; a copy that falls off its end leaves the loop, as the body does.
+    fn loop_construct(&mut self, cx: &mut Ctx<'_>, label: u32, body: &[Stmt]) -> Result<(), TranslateError> {
+        let pc = self.first_pc(body).unwrap_or(cx.inst.offset);
+        // The loop-limit check goes after outermost loops only: once the device's budget is spent it stays
+        // spent, so a cut inner loop is caught after its outermost loop, and inner loops' exits (a recursive
+        // function's return switch runs thousands) do not spend the budget on checks.
+        let outermost = !self.frames.iter().any(|f| f.is_loop);
+        let unroll = if simple(body) { cx.loops.unroll_factor(self.instructions(body)) } else { 1 };
+        let header = cx.m.id();
+        let first = cx.m.id();
+        let merge = cx.m.id();
+        let cont = cx.m.id();
+        let fell = (unroll > 1).then(|| {
+            let f = cx.m.c_bool(false);
+            let v = cx.m.local_var(cx.t.fn_bool, Some(f));
+            cx.m.store(v, f);
+            v
+        });
+        cx.m.branch(header);
+        cx.m.label(header);
+        cx.m.loop_merge(merge, cont, LoopControl::NONE);
+        cx.m.branch(first);
+        cx.m.label(first);
+        let aborted = super::guard::poll_weighted(cx, unroll);
+        let go_on = cx.m.id();
+        cx.m.selection_merge(go_on);
+        cx.m.branch_cond(aborted, merge, go_on);
+        cx.m.label(go_on);
+        self.frames.push(Frame { label, is_loop: true, merge, cont, routed: false });
+        if let Some(fell) = fell {
+            for _ in 1..unroll {
+                self.unrolled_copy(cx, label, body, fell)?;
+                let f = cx.m.load(cx.t.bool, fell);
+                let next = cx.m.id();
+                cx.m.selection_merge(next);
+                cx.m.branch_cond(f, merge, next);
+                cx.m.label(next);
+            }
+        }
+        self.stmts(cx, body)?;
+        if cx.m.current_block().is_some() {
+            cx.m.branch(merge);
+        }
+        let frame = self.frames.pop();
+        cx.m.label(cont);
+        match super::guard::never_exit(cx) {
+            Some(wrapped) => cx.m.branch_cond(wrapped, merge, header),
+            None => cx.m.branch(header),
+        }
+        cx.m.label(merge);
+        let aborted = super::guard::aborted_at_merge(cx);
+        let go_on = cx.begin_if(aborted);
+        stop(cx);
+        cx.m.label(go_on);
+        if let Some(spent) = outermost.then(|| super::guard::budget_spent(cx)).flatten() {
+            let ok = cx.begin_if(spent);
+            let at = cx.u32c(pc);
+            super::guard::record_loop_limit(cx, at);
+            stop(cx);
+            cx.m.label(ok);
+        }
+        if frame.is_some_and(|f| f.routed) {
+            self.route_check(cx);
+        }
+        Ok(())
+    }
+
+    /// One copy of an unrolled loop body (see [`Emitter::loop_construct`]); falling off its end sets `fell`.
+    fn unrolled_copy(&mut self, cx: &mut Ctx<'_>, label: u32, body: &[Stmt], fell: Id) -> Result<(), TranslateError> {
+        let header = cx.m.id();
+        let first = cx.m.id();
+        let merge = cx.m.id();
+        let cont = cx.m.id();
+        cx.m.branch(header);
+        cx.m.label(header);
+        cx.m.loop_merge(merge, cont, LoopControl::NONE);
+        cx.m.branch(first);
+        cx.m.label(first);
+        self.frames.push(Frame { label, is_loop: false, merge, cont, routed: false });
+        self.stmts(cx, body)?;
+        if cx.m.current_block().is_some() {
+            let yes = cx.m.c_bool(true);
+            cx.m.store(fell, yes);
+            cx.m.branch(merge);
+        }
+        let frame = self.frames.pop();
+        cx.m.label(cont);
+        cx.m.branch(header);
+        cx.m.label(merge);
+        if frame.is_some_and(|f| f.routed) {
+            self.route_check(cx);
+        }
+        Ok(())
+    }
+
+    /// The SASS offset of the first node of `body` (a loop's header block).
+    fn first_pc(&self, body: &[Stmt]) -> Option<u32> {
+        for st in body {
+            let found = match st {
+                Stmt::Code(x) => self.input_of(*x).and_then(|i| self.src.pc(i)),
+                Stmt::Block { body, .. } | Stmt::Loop { body, .. } => self.first_pc(body),
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// SASS instructions in `body`, every arm counted.
+    fn instructions(&self, body: &[Stmt]) -> u32 {
+        let mut n = 0u32;
+        for st in body {
+            n = n.saturating_add(match st {
+                Stmt::Code(x) => self.input_of(*x).map_or(0, |i| self.src.instructions(i)),
+                Stmt::Block { body, .. } | Stmt::Loop { body, .. } => self.instructions(body),
+                Stmt::If { then_, else_, .. } => self.instructions(then_).saturating_add(self.instructions(else_)),
+                Stmt::Switch { arms, .. } => arms.iter().fold(0u32, |a, b| a.saturating_add(self.instructions(b))),
+                _ => 0,
+            });
+        }
+        n
     }
 
     /// After a construct some `br` left early: continue breaking outward, or stop at the target.
@@ -951,4 +1107,16 @@ impl Emitter<'_> {
         cx.m.label(merge);
         Ok(())
     }
+}
+
+/// Whether a loop body is one the loop quirk unrolls: straight code and `if`s only (no loop, block or
+/// switch inside). Mesa removes the single-pass constructs that hold the copies of such a body, so a copy
+/// costs none of lavapipe's loop budget; copies holding constructs of their own stayed loops there and cost
+/// one iteration each (the recursive `calls_recursive` ran out of budget with them).
+fn simple(body: &[Stmt]) -> bool {
+    body.iter().all(|st| match st {
+        Stmt::Loop { .. } | Stmt::Block { .. } | Stmt::Switch { .. } => false,
+        Stmt::If { then_, else_, .. } => simple(then_) && simple(else_),
+        _ => true,
+    })
 }

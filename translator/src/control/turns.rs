@@ -251,6 +251,9 @@ pub fn emit_turns(
     let ctl_arr = cx.m.ty(Type::Array(t.u32, ctl_len, None));
     let ctl_ptr = cx.m.t_ptr(StorageClass::Workgroup, ctl_arr);
     let ctl_var = cx.m.global_var(ctl_ptr, StorageClass::Workgroup, None);
+    // Whether the host raised the abort word (thread 0 polls it; every thread reads this after a barrier, so
+    // the whole block leaves the loop of turns in the same turn).
+    let abort_seen = cx.m.global_var(wg_ptr, StorageClass::Workgroup, None);
 
     let tid = cx.linear_thread_index(dims);
     let k31 = cx.u32c(31);
@@ -321,6 +324,7 @@ pub fn emit_turns(
     let merge = cx.begin_if(is0);
     let p = w.ctl_at(cx, ctl::ALIVE, None);
     cx.m.store(p, total);
+    cx.m.store(abort_seen, zero);
     warp::emit_for(cx, ctl::WORDS - 1, |cx, k| {
         let one = cx.u32c(1);
         let idx = cx.op2(Op::IAdd, k, one);
@@ -343,6 +347,10 @@ pub fn emit_turns(
         .iter()
         .filter(|b| prog.inst_at(b.start).is_some_and(warp::is_exchange))
         .collect();
+    // Under a device loop limit, small warp kernels get the scheduler's lane loops written out: a turn then
+    // spends ~4 iterations of the budget instead of ~140 (`control::guard`).
+    cx.loops.unroll_lanes =
+        cx.loops.limit.is_some() && exchange.len() <= super::guard::MAX_EXCHANGES_FOR_UNROLLED_LANES;
     publish_operands(cx, prog, &exchange, pc_v)?;
     barrier(cx);
 
@@ -388,6 +396,9 @@ pub fn emit_turns(
     let stuck = cx.m.bin(Op::LogicalAnd, t.bool, not_first, none);
     let finished = cx.m.bin(Op::IEqual, t.bool, alive, zero);
     let quit = cx.m.bin(Op::LogicalOr, t.bool, finished, stuck);
+    let seen = cx.m.load(t.u32, abort_seen);
+    let aborted = cx.m.bin(Op::INotEqual, t.bool, seen, zero);
+    let quit = cx.m.bin(Op::LogicalOr, t.bool, quit, aborted);
     let go_on = cx.m.id();
     let leave = cx.m.id();
     cx.m.selection_merge(go_on);
@@ -766,10 +777,39 @@ pub fn emit_turns(
     cx.m.store(p, s);
     let t1 = cx.op2(Op::IAdd, turn, one);
     cx.m.store(turn_v, t1);
+    poll_abort(cx, is0, t1, abort_seen);
     cx.m.branch(cont);
     cx.m.label(cont);
     cx.m.branch(header);
     cx.m.label(exit);
+    // Where the device leaves loops on its own: a loop of turns it cut fails the launch (every thread still
+    // running reports its pc; the first report wins).
+    if let Some(spent) = super::guard::budget_spent(cx) {
+        let st = cx.m.load(t.u32, status);
+        let exited = cx.u32c(warp::STATUS_EXITED);
+        let running = cx.m.bin(Op::INotEqual, t.bool, st, exited);
+        let report = cx.m.bin(Op::LogicalAnd, t.bool, spent, running);
+        let m = cx.begin_if(report);
+        let pc = cx.m.load(t.u32, pc_v);
+        super::guard::record_loop_limit(cx, pc);
+        cx.end_if(m);
+    }
     cx.m.op_void(Op::Return, &[]);
     Ok(blocks.len())
+}
+
+/// Thread 0 reads the abort word every `guard::POLL_PERIOD / 16` turns into `abort_seen` (Workgroup), which
+/// every thread reads after the next turn's first barrier.
+fn poll_abort(cx: &mut Ctx<'_>, is0: Id, turn: Id, abort_seen: Id) {
+    let t = cx.t;
+    let mask = cx.u32c(super::guard::POLL_PERIOD / 16 - 1);
+    let low = cx.op2(Op::BitwiseAnd, turn, mask);
+    let zero = cx.u32c(0);
+    let due = cx.m.bin(Op::IEqual, t.bool, low, zero);
+    let due = cx.m.bin(Op::LogicalAnd, t.bool, due, is0);
+    let m = cx.begin_if(due);
+    let a = super::guard::abort_now(cx);
+    let v = cx.bool_to_u32(a);
+    cx.m.store(abort_seen, v);
+    cx.end_if(m);
 }

@@ -95,6 +95,8 @@ pub struct Ctx<'a> {
     pub warp: Option<warp::WarpState>,
     /// The subgroup form's state (warps as 32-wide subgroups in the structured form), else `None`.
     pub subgroup: Option<subgroup::SubgroupState>,
+    /// The loop policy: abort polls, and the device loop-limit checks where the profile has a limit.
+    pub loops: crate::control::guard::LoopGuard,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
