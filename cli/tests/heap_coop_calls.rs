@@ -16,6 +16,14 @@ fn cubin(stem: &str) -> Vec<u8> {
     std::fs::read(format!("{}/../corpus/sm86/{stem}.cubin", env!("CARGO_MANIFEST_DIR"))).expect("corpus cubin")
 }
 
+/// lavapipe compiles these kernels (many inlined malloc/free call sites) inside the launch, for minutes on a
+/// loaded 2-core machine: the launch timeout covers the compile too, so it gets the pipeline's 600 s.
+fn heavy_runtime() -> Runtime {
+    let mut rt = common::runtime(Duration::from_secs(600));
+    rt.set_launch_timeout(Some(Duration::from_secs(600)));
+    rt
+}
+
 fn words(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
@@ -50,7 +58,7 @@ fn heap_per_thread_expected(x: u32) -> [u32; 5] {
 
 #[test]
 fn device_heap_per_thread_and_shared_blocks() {
-    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut rt = heavy_runtime();
     let (x, arg) = input(1024, 1605);
     let out = run(&mut rt, "device_heap", "heap_per_thread", 2, 128, &[arg, KernelArg::Buffer(vec![0; 5120]), i32_arg(250)]);
     for i in 0..256 {
@@ -74,7 +82,7 @@ fn device_heap_per_thread_and_shared_blocks() {
 
 #[test]
 fn device_heap_exhaustion_returns_null_and_freed_blocks_come_back() {
-    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut rt = heavy_runtime();
     assert_eq!(rt.malloc_heap_size(), 8 << 20, "CUDA's default heap");
     let mib3 = 3usize << 20;
     let mut check: u32 = 79;
@@ -92,7 +100,7 @@ fn device_heap_exhaustion_returns_null_and_freed_blocks_come_back() {
 
 #[test]
 fn device_heap_size_is_a_runtime_option() {
-    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut rt = heavy_runtime();
     rt.set_malloc_heap_size(4 << 20).expect("settable before first use");
     let out = run(&mut rt, "device_heap", "heap_exhaustion", 1, 32, &[KernelArg::Buffer(vec![0; 64])]);
     // 4 MiB: one 3 MiB block fits, the second does not; after freeing, one fits again.
@@ -103,7 +111,7 @@ fn device_heap_size_is_a_runtime_option() {
 
 #[test]
 fn cooperative_groups_block_barrier_and_tiles() {
-    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut rt = heavy_runtime();
     let (x, arg) = input(2048, 1601);
     let out = run(&mut rt, "coop_groups", "cg_block_rotate", 2, 256, &[arg, KernelArg::Buffer(vec![0; 4096]), i32_arg(500)]);
     for b in 0..2usize {
@@ -151,7 +159,7 @@ fn cooperative_groups_block_barrier_and_tiles() {
 
 #[test]
 fn predicated_call_ends_the_tiled_loop() {
-    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut rt = heavy_runtime();
     let (a, a_arg) = input(16384, 1603);
     let (b, b_arg) = input(16384, 1604);
     let (n, k_total) = (128usize, 32usize);

@@ -711,7 +711,16 @@ impl NodeCode for ProgramCode<'_> {
     }
 
     fn instructions(&self, node: u32) -> u32 {
-        self.block(node).map_or(1, |b| (b.end.saturating_sub(b.start) / 16).max(1))
+        self.block(node).map_or(1, |b| {
+            let n = (b.end.saturating_sub(b.start) / 16).max(1);
+            // A call expands far past one instruction (builtins such as malloc are inlined with loops of their
+            // own): it weighs the whole unroll budget, so the loop quirk never copies a loop that holds one.
+            let calls = (b.start..b.end)
+                .step_by(16)
+                .filter(|&o| self.prog.inst_at(o).is_some_and(|i| i.mnemonic == "CALL"))
+                .count() as u32;
+            n.saturating_add(calls.saturating_mul(super::guard::UNROLL_BUDGET_INSTRUCTIONS))
+        })
     }
 
     fn unknown_target(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
