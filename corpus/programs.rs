@@ -21,6 +21,7 @@ pub const PROGRAMS: &[&str] = &[
     "assert_sticky",
     "occupancy",
     "pitched_2d",
+    "launch_throughput",
 ];
 
 /// The directory of the program sources.

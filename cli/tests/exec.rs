@@ -136,6 +136,13 @@ fn pitched_2d_passes() {
     passes("pitched_2d");
 }
 
+/// 10,000 back-to-back launches then one synchronize, and 10,000 of a kernel that bumps a counter: all ran,
+/// in order (the program's own times are issue 18's launch-throughput figure; tests never judge them).
+#[test]
+fn launch_throughput_passes() {
+    passes("launch_throughput");
+}
+
 /// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
 /// supported", and the log names the driver call behind it (never a crash or a wrong answer).
 #[test]
@@ -170,6 +177,7 @@ fn every_program_is_tested() {
         "assert_sticky",
         "occupancy",
         "pitched_2d",
+        "launch_throughput",
     ];
     assert_eq!(PROGRAMS, tested);
 }

@@ -368,8 +368,8 @@ fn generic_atomics_reach_shared_and_global_memory() {
     check("generic_atomics (global words)", &words(&bufs[1]), &global);
 }
 
-/// Kernels with NVIDIA silicon recordings: the corpus's (goldens in corpus/goldens) and five of
-/// `tests/data/real_forms_int.cu` (in tests/data/real_forms_int_h200, see its RECORDED.txt).
+/// Kernels with NVIDIA silicon recordings: the corpus's (goldens in corpus/goldens) and those of
+/// `tests/data/real_forms_{int,f2i}.cu` (in tests/data/real_forms_int_h200, see its RECORDED.txt).
 const KERNELS: &[&str] = &[
     "fmul_scaled",
     "narrow_int_convert",
@@ -379,11 +379,13 @@ const KERNELS: &[&str] = &[
     "generic_atomics",
     "generic_atomics64",
     "async_copy_arrive",
+    "lea_negated",
+    "narrow_float_to_int",
 ];
 
 /// Where the recording of buffer argument `index` of `l` is.
 fn recording(l: &Launch, index: usize) -> std::path::PathBuf {
-    if l.file == "real_forms_int" {
+    if l.file == "real_forms_int" || l.file == "real_forms_f2i" {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("tests/data/real_forms_int_h200/{}.arg{index}.bin", l.kernel))
     } else {
