@@ -200,11 +200,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     cx.m.loop_merge(merge, cont, LoopControl::NONE);
     cx.m.branch(body);
     cx.m.label(body);
-    let aborted = guard::poll(cx);
-    let go_on = cx.m.id();
-    cx.m.selection_merge(go_on);
-    cx.m.branch_cond(aborted, merge, go_on);
-    cx.m.label(go_on);
+    guard::poll_or_break(cx, merge);
     let t = cx.t;
     let pc = cx.m.load(t.u32, cx.next_pc);
     let labels: Vec<u32> = prog.blocks.iter().map(|_| cx.m.id()).collect();

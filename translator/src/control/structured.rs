@@ -916,11 +916,7 @@ impl Emitter<'_> {
         cx.m.loop_merge(merge, cont, LoopControl::NONE);
         cx.m.branch(first);
         cx.m.label(first);
-        let aborted = super::guard::poll_weighted(cx, unroll);
-        let go_on = cx.m.id();
-        cx.m.selection_merge(go_on);
-        cx.m.branch_cond(aborted, merge, go_on);
-        cx.m.label(go_on);
+        super::guard::poll_weighted_or_break(cx, unroll, merge);
         self.frames.push(Frame { label, is_loop: true, merge, cont, routed: false });
         if let Some(fell) = fell {
             for _ in 1..unroll {
