@@ -1,0 +1,213 @@
+//! Cooperative-groups tiles (`corpus/src/coop_tiles.cu`) end to end on lavapipe (warps in turns), against
+//! results computed here from the inputs — a model of what CUDA promises for each tile operation, not of
+//! the translator. nvcc reduces 16-thread tiles and coalesced groups with a REDUX over part of a warp after
+//! `WARPSYNC.EXCLUSIVE`: the two tiles of a warp run the same REDUX at the same pc, and each must reduce over
+//! its own lanes only. Each kernel runs with the inputs of its `corpus/launches.pending.txt` line (silicon
+//! goldens: corpus/goldens once recorded). The subgroup form's modules of the same kernels pass spirv-val.
+
+mod common;
+#[path = "../../translator/tests/support/mod.rs"]
+mod support;
+
+use sassport::kernel_run::{run_kernel, KernelArg};
+use sassport_corpus::inputs::generate;
+use sassport_translator::control::structured::Form;
+use sassport_translator::translate::{translate_kernel, Options};
+use sassport_translator::Cubin;
+use std::time::Duration;
+
+fn cubin() -> Vec<u8> {
+    std::fs::read(format!("{}/../corpus/sm86/coop_tiles.cubin", env!("CARGO_MANIFEST_DIR"))).expect("corpus cubin")
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn i32_arg(v: i32) -> KernelArg {
+    KernelArg::Value { bytes: v.to_le_bytes().to_vec(), align: 4 }
+}
+
+/// Runs `kernel` on `grid` blocks of `block` threads with an input of one word a thread (`seed`), an output of
+/// `k` words a thread and `n`; returns the input words and the output words.
+fn run(kernel: &str, grid: u32, block: u32, seed: u64, k: usize, n: i32) -> (Vec<u32>, Vec<u32>) {
+    let threads = (grid * block) as usize;
+    let input = generate(4 * threads, seed);
+    let x = words(&input);
+    let mut rt = common::runtime(Duration::from_secs(600));
+    rt.set_launch_timeout(Some(Duration::from_secs(600)));
+    let args = [KernelArg::Buffer(input), KernelArg::Buffer(vec![0; 4 * k * threads]), i32_arg(n)];
+    let r = run_kernel(&mut rt, None, &cubin(), kernel, [grid, 1, 1], [block, 1, 1], 0, &args)
+        .unwrap_or_else(|e| panic!("{kernel}: {e:#}"));
+    (x, words(&r.buffers[1]))
+}
+
+/// The threads of the `size`-thread tile of thread `i` (tiles never cross a block in these launches).
+fn tile(i: usize, size: usize) -> std::ops::Range<usize> {
+    i / size * size..i / size * size + size
+}
+
+/// Compares `out` with `want(i)` (k words) for threads `0..n`, and zeros beyond.
+fn check(kernel: &str, out: &[u32], k: usize, n: usize, want: impl Fn(usize) -> Vec<u32>) {
+    let mut bad = Vec::new();
+    for i in 0..out.len() / k {
+        let w = if i < n { want(i) } else { vec![0; k] };
+        if out[k * i..k * i + k] != w[..] {
+            bad.push(format!("thread {i}: got {:x?}, want {:x?}", &out[k * i..k * i + k], w));
+        }
+    }
+    assert!(bad.is_empty(), "{kernel}: {} threads wrong, first: {}", bad.len(), bad[..bad.len().min(4)].join("; "));
+}
+
+/// What `tile_reduce_<size>` stores for thread `i`: the seven reductions over its tile.
+fn tile_reductions_expected(x: &[u32], i: usize, size: usize) -> Vec<u32> {
+    let t: Vec<u32> = tile(i, size).map(|j| x[j]).collect();
+    vec![
+        t.iter().fold(0i32, |a, &v| a.wrapping_add((v >> 7) as i32)) as u32,
+        t.iter().fold(0u32, |a, &v| a.wrapping_add(v)),
+        t.iter().copied().max().unwrap_or(0),
+        t.iter().map(|&v| v as i32).min().unwrap_or(0) as u32,
+        t.iter().fold(u32::MAX, |a, &v| a & (v | 0x0100_0000)),
+        t.iter().fold(0, |a, &v| a | (v & 0x00f0_f0f0)),
+        t.iter().fold(0, |a, &v| a ^ (v >> 3)),
+    ]
+}
+
+fn tile_reduce(size: usize, seed: u64) {
+    let kernel = format!("tile_reduce_{size}");
+    let (x, out) = run(&kernel, 2, 256, seed, 7, 500);
+    check(&kernel, &out, 7, 500, |i| tile_reductions_expected(&x, i, size));
+}
+
+#[test]
+fn tile_reductions_of_2_4_and_8_threads() {
+    tile_reduce(2, 1610);
+    tile_reduce(4, 1611);
+    tile_reduce(8, 1612);
+}
+
+/// The shape that ran wrong in turns: each 16-thread tile's REDUX after WARPSYNC.EXCLUSIVE.
+#[test]
+fn tile_reductions_of_16_threads() {
+    tile_reduce(16, 1613);
+}
+
+#[test]
+fn tile_reductions_of_whole_warps() {
+    tile_reduce(32, 1614);
+}
+
+/// `tile_divergent` for one thread (`i` global, blocks of 240: the last warp of a block has 16 lanes).
+fn tile_divergent_expected(x: &[u32], i: usize) -> Vec<u32> {
+    let (base, t) = (i / 240 * 240, i % 240);
+    let t16: Vec<usize> = (0..16).map(|l| base + t / 16 * 16 + l).collect();
+    let lane16 = t % 16;
+    let (r0, r1, r2) = if (t / 16) & 1 == 1 {
+        let sum = t16.iter().fold(0i32, |a, &j| a.wrapping_add(x[j] as i32 >> 4)) as u32;
+        let ballot = t16.iter().enumerate().fold(0u32, |a, (l, &j)| a | ((x[j] & 1) << l));
+        (sum, x[t16[5]], ballot)
+    } else {
+        let max = t16.iter().map(|&j| x[j]).max().unwrap_or(0);
+        let down = if lane16 + 2 < 16 { x[i + 2] } else { x[i] };
+        let any = t16.iter().any(|&j| x[j] & 2 != 0) as u32;
+        let all = t16.iter().all(|&j| x[j] & 4 != 0) as u32;
+        (max, down, any | (all << 1))
+    };
+    let t4: Vec<usize> = (0..4).map(|l| base + t / 4 * 4 + l).collect();
+    let (r3, r4) = if t4.iter().any(|&j| x[j] & 8 != 0) {
+        let sum = t4.iter().fold(0i32, |a, &j| a.wrapping_add((x[j] & 0xffff) as i32 - 30000)) as u32;
+        let matching = t4.iter().enumerate().fold(0u32, |a, (l, &j)| a | (u32::from(x[j] & 3 == x[i] & 3) << l));
+        (sum, matching)
+    } else {
+        (0x1234, x[i ^ 1])
+    };
+    // r5: the xor over the 16-thread tile of r3 ^ r0, each lane's own values.
+    let r5 = t16.iter().fold(0u32, |a, &j| {
+        let o = tile_divergent_r0_r3(x, j);
+        a ^ o.0 ^ o.1
+    });
+    vec![r0, r1, r2, r3, r4, r5]
+}
+
+/// `(r0, r3)` of thread `j` of `tile_divergent` (what `r5` reduces).
+fn tile_divergent_r0_r3(x: &[u32], j: usize) -> (u32, u32) {
+    let (base, t) = (j / 240 * 240, j % 240);
+    let t16 = (0..16).map(|l| base + t / 16 * 16 + l);
+    let r0 = if (t / 16) & 1 == 1 {
+        t16.fold(0i32, |a, k| a.wrapping_add(x[k] as i32 >> 4)) as u32
+    } else {
+        t16.map(|k| x[k]).max().unwrap_or(0)
+    };
+    let t4: Vec<usize> = (0..4).map(|l| base + t / 4 * 4 + l).collect();
+    let r3 = if t4.iter().any(|&k| x[k] & 8 != 0) {
+        t4.iter().fold(0i32, |a, &k| a.wrapping_add((x[k] & 0xffff) as i32 - 30000)) as u32
+    } else {
+        0x1234
+    };
+    (r0, r3)
+}
+
+#[test]
+fn tile_operations_in_branches_that_diverge_between_tiles() {
+    let (x, out) = run("tile_divergent", 2, 240, 1615, 6, 470);
+    check("tile_divergent", &out, 6, 470, |i| tile_divergent_expected(&x, i));
+}
+
+#[test]
+fn tile_reductions_in_loops_of_different_lengths() {
+    let (x, out) = run("tile_loop", 2, 256, 1616, 4, 500);
+    // Whole 16-thread tiles at a time: every lane's state depends on its tile's.
+    let mut want = vec![[0u32; 4]; 512];
+    for t0 in (0..512).step_by(16) {
+        let trips = (t0..t0 + 16).map(|j| x[j] & 3).max().unwrap_or(0) + 1;
+        let mut v: Vec<u32> = x[t0..t0 + 16].to_vec();
+        let (mut acc, mut small) = ([0u32; 16], [0u32; 16]);
+        for it in 0..trips {
+            let sum = v.iter().fold(0i32, |a, &w| a.wrapping_add((w & 0xfff) as i32 - 2048)) as u32;
+            let or = v.iter().fold(0u32, |a, &w| a | (w & 0x00ff_00ff));
+            for l in 0..16 {
+                acc[l] = acc[l].wrapping_add(sum) ^ (or << 1);
+                // t8.shfl_xor(v >> 20, it | 1): within the lane's 8-thread tile.
+                small[l] = small[l].wrapping_mul(3).wrapping_add(v[l ^ ((it as usize | 1) & 7)] >> 20);
+            }
+            v = (0..16).map(|l| v[(l + it as usize + 1) & 15] ^ it).collect();
+        }
+        for l in 0..16 {
+            want[t0 + l] = [acc[l], v[l], trips, small[l]];
+        }
+    }
+    check("tile_loop", &out, 4, 500, |i| want[i].to_vec());
+}
+
+#[test]
+fn coalesced_groups_after_lanes_returned() {
+    let (x, out) = run("coalesced_after_exit", 2, 48, 1617, 5, 90);
+    check("coalesced_after_exit", &out, 5, 90, |i| {
+        if x[i] % 3 == 0 {
+            return vec![0xdead, 0, 0, 0, 0];
+        }
+        // The warp's lanes that did not return (blocks of 48: the second warp has 16 lanes).
+        let (base, t) = (i / 48 * 48, i % 48);
+        let warp: Vec<usize> = (t / 32 * 32..(t / 32 * 32 + 32).min(48)).map(|l| base + l).filter(|&j| x[j] % 3 != 0).collect();
+        let rank = warp.iter().position(|&j| j == i).unwrap_or(0) as u32;
+        let size = warp.len() as u32;
+        let sum = warp.iter().fold(0i32, |a, &j| a.wrapping_add((x[j] >> 8) as i32)) as u32;
+        let ballot = warp.iter().enumerate().fold(0u32, |a, (r, &j)| a | ((x[j] & 1) << r));
+        let max = warp.iter().map(|&j| x[j]).max().unwrap_or(0);
+        vec![sum, rank | (size << 8), ballot, x[warp[0]], max]
+    });
+}
+
+/// For a 32-wide device the same kernels take the subgroup form, and those modules pass spirv-val.
+#[test]
+fn subgroup_form_modules_validate() {
+    let bytes = cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let profile = sassport_translator::lower::subgroup::warp_subgroup_profile();
+    for kernel in ["tile_reduce_2", "tile_reduce_4", "tile_reduce_8", "tile_reduce_16", "tile_reduce_32", "tile_divergent", "tile_loop", "coalesced_after_exit"] {
+        let t = translate_kernel(&cubin, kernel, &Options { profile: Some(profile.clone()), ..Options::default() })
+            .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        assert!(matches!(t.report.form, Some(Form::Structured { warps_as_subgroups: true, .. })), "{kernel}: {:?}", t.report.form);
+        support::spirv_val(&t.words).unwrap_or_else(|e| panic!("{kernel}: spirv-val: {e}"));
+    }
+}
