@@ -97,9 +97,9 @@ fn tile_reductions_of_whole_warps() {
     tile_reduce(32, 1614);
 }
 
-/// `tile_divergent` for one thread (`i` global, blocks of 240: the last warp of a block has 16 lanes).
-fn tile_divergent_expected(x: &[u32], i: usize) -> Vec<u32> {
-    let (base, t) = (i / 240 * 240, i % 240);
+/// `tile_divergent` for thread `i` (global) in blocks of `block` threads (a multiple of 16).
+fn tile_divergent_expected(x: &[u32], i: usize, block: usize) -> Vec<u32> {
+    let (base, t) = (i / block * block, i % block);
     let t16: Vec<usize> = (0..16).map(|l| base + t / 16 * 16 + l).collect();
     let lane16 = t % 16;
     let (r0, r1, r2) = if (t / 16) & 1 == 1 {
@@ -123,15 +123,15 @@ fn tile_divergent_expected(x: &[u32], i: usize) -> Vec<u32> {
     };
     // r5: the xor over the 16-thread tile of r3 ^ r0, each lane's own values.
     let r5 = t16.iter().fold(0u32, |a, &j| {
-        let o = tile_divergent_r0_r3(x, j);
+        let o = tile_divergent_r0_r3(x, j, block);
         a ^ o.0 ^ o.1
     });
     vec![r0, r1, r2, r3, r4, r5]
 }
 
 /// `(r0, r3)` of thread `j` of `tile_divergent` (what `r5` reduces).
-fn tile_divergent_r0_r3(x: &[u32], j: usize) -> (u32, u32) {
-    let (base, t) = (j / 240 * 240, j % 240);
+fn tile_divergent_r0_r3(x: &[u32], j: usize, block: usize) -> (u32, u32) {
+    let (base, t) = (j / block * block, j % block);
     let t16 = (0..16).map(|l| base + t / 16 * 16 + l);
     let r0 = if (t / 16) & 1 == 1 {
         t16.fold(0i32, |a, k| a.wrapping_add(x[k] as i32 >> 4)) as u32
@@ -147,10 +147,13 @@ fn tile_divergent_r0_r3(x: &[u32], j: usize) -> (u32, u32) {
     (r0, r3)
 }
 
+/// The manifest's launch, and blocks of 240 threads (the last warp of each has 16 lanes).
 #[test]
 fn tile_operations_in_branches_that_diverge_between_tiles() {
+    let (x, out) = run("tile_divergent", 2, 256, 1615, 6, 500);
+    check("tile_divergent", &out, 6, 500, |i| tile_divergent_expected(&x, i, 256));
     let (x, out) = run("tile_divergent", 2, 240, 1615, 6, 470);
-    check("tile_divergent", &out, 6, 470, |i| tile_divergent_expected(&x, i));
+    check("tile_divergent (partial warps)", &out, 6, 470, |i| tile_divergent_expected(&x, i, 240));
 }
 
 #[test]
@@ -179,23 +182,30 @@ fn tile_reductions_in_loops_of_different_lengths() {
     check("tile_loop", &out, 4, 500, |i| want[i].to_vec());
 }
 
+/// `coalesced_after_exit` for thread `i` in blocks of `block` threads.
+fn coalesced_expected(x: &[u32], i: usize, block: usize) -> Vec<u32> {
+    if x[i] % 3 == 0 {
+        return vec![0xdead, 0, 0, 0, 0];
+    }
+    // The lanes of the warp that did not return (a partial last warp has fewer than 32).
+    let (base, t) = (i / block * block, i % block);
+    let first = t / 32 * 32;
+    let warp: Vec<usize> = (first..(first + 32).min(block)).map(|l| base + l).filter(|&j| x[j] % 3 != 0).collect();
+    let rank = warp.iter().position(|&j| j == i).unwrap_or(0) as u32;
+    let size = warp.len() as u32;
+    let sum = warp.iter().fold(0i32, |a, &j| a.wrapping_add((x[j] >> 8) as i32)) as u32;
+    let ballot = warp.iter().enumerate().fold(0u32, |a, (r, &j)| a | ((x[j] & 1) << r));
+    let max = warp.iter().map(|&j| x[j]).max().unwrap_or(0);
+    vec![sum, rank | (size << 8), ballot, x[warp[0]], max]
+}
+
+/// The manifest's launch, and blocks of 48 threads (the second warp of each has 16 lanes).
 #[test]
 fn coalesced_groups_after_lanes_returned() {
+    let (x, out) = run("coalesced_after_exit", 2, 64, 1617, 5, 120);
+    check("coalesced_after_exit", &out, 5, 120, |i| coalesced_expected(&x, i, 64));
     let (x, out) = run("coalesced_after_exit", 2, 48, 1617, 5, 90);
-    check("coalesced_after_exit", &out, 5, 90, |i| {
-        if x[i] % 3 == 0 {
-            return vec![0xdead, 0, 0, 0, 0];
-        }
-        // The warp's lanes that did not return (blocks of 48: the second warp has 16 lanes).
-        let (base, t) = (i / 48 * 48, i % 48);
-        let warp: Vec<usize> = (t / 32 * 32..(t / 32 * 32 + 32).min(48)).map(|l| base + l).filter(|&j| x[j] % 3 != 0).collect();
-        let rank = warp.iter().position(|&j| j == i).unwrap_or(0) as u32;
-        let size = warp.len() as u32;
-        let sum = warp.iter().fold(0i32, |a, &j| a.wrapping_add((x[j] >> 8) as i32)) as u32;
-        let ballot = warp.iter().enumerate().fold(0u32, |a, (r, &j)| a | ((x[j] & 1) << r));
-        let max = warp.iter().map(|&j| x[j]).max().unwrap_or(0);
-        vec![sum, rank | (size << 8), ballot, x[warp[0]], max]
-    });
+    check("coalesced_after_exit (partial warps)", &out, 5, 90, |i| coalesced_expected(&x, i, 48));
 }
 
 /// For a 32-wide device the same kernels take the subgroup form, and those modules pass spirv-val.
