@@ -15,7 +15,10 @@
 //! - LDSM, MOVM, HMMA, IMMA, DMMA: the fragment semantics of `super::tensor`, reading other lanes' operand
 //!   words with shuffles of this thread's operand registers.
 //! - WARPSYNC, and LDSM before it reads: a subgroup-scope memory barrier, so a lane sees the shared-memory
-//!   stores the other lanes made before (lockstep on SM86, not promised by Vulkan).
+//!   stores the other lanes made before (lockstep on SM86, not promised by Vulkan). `WARPSYNC.EXCLUSIVE`
+//!   narrows the lanes that take part to the thread's mask until `BSYNC` (`super::warp_exclusive`): in such
+//!   kernels VOTE, MATCH, R2UR and the divergence branches mask their ballots, and REDUX is one shuffle from
+//!   each active lane combined over the mask.
 //! - R2UR with a predicate output: `OpGroupNonUniformBroadcastFirst`, the predicate saying whether the
 //!   thread's value equals it.
 //! - BAR.SYNC 0 for the whole block, unguarded: `OpControlBarrier`. BAR.RED for the whole block

@@ -9,7 +9,8 @@
 //! bit 0 whether its guard holds (it takes part) and bit 1 its predicate operand (VOTE); a tensor instruction's
 //! operand words (`tensor::operands`) go to `xo`, as wide as the program's widest. After the barrier the
 //! lowering here reads the other lanes' slots. A lane that does not take part (not in the group, or guard
-//! false) is left out of ballots, matches and reductions, as SM86 leaves out inactive threads.
+//! false, or outside the thread's `WARPSYNC.EXCLUSIVE` mask: `super::warp_exclusive`) is left out of ballots,
+//! matches and reductions, as SM86 leaves out inactive threads.
 //!
 //! Semantics (PTX ISA `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `bar`/`barrier`; checked against
 //! the silicon goldens of the corpus):
