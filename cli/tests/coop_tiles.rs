@@ -156,30 +156,30 @@ fn tile_operations_in_branches_that_diverge_between_tiles() {
     check("tile_divergent (partial warps)", &out, 6, 470, |i| tile_divergent_expected(&x, i, 240));
 }
 
+/// `tile_loop` for thread `i`: its 16-thread tile's loop, run here for the whole tile.
+fn tile_loop_expected(x: &[u32], i: usize) -> Vec<u32> {
+    let t0 = i / 16 * 16;
+    let trips = (t0..t0 + 16).map(|j| x[j] & 3).max().unwrap_or(0) + 1;
+    let mut v: Vec<u32> = x[t0..t0 + 16].to_vec();
+    let (mut acc, mut small) = ([0u32; 16], [0u32; 16]);
+    for it in 0..trips {
+        let sum = v.iter().fold(0i32, |a, &w| a.wrapping_add((w & 0xfff) as i32 - 2048)) as u32;
+        let or = v.iter().fold(0u32, |a, &w| a | (w & 0x00ff_00ff));
+        for l in 0..16 {
+            acc[l] = acc[l].wrapping_add(sum) ^ (or << 1);
+            // t8.shfl_xor(v >> 20, it | 1): within the lane's 8-thread tile.
+            small[l] = small[l].wrapping_mul(3).wrapping_add(v[l ^ ((it as usize | 1) & 7)] >> 20);
+        }
+        v = (0..16).map(|l| v[(l + it as usize + 1) & 15] ^ it).collect();
+    }
+    let l = i - t0;
+    vec![acc[l], v[l], trips, small[l]]
+}
+
 #[test]
 fn tile_reductions_in_loops_of_different_lengths() {
     let (x, out) = run("tile_loop", 2, 256, 1616, 4, 500);
-    // Whole 16-thread tiles at a time: every lane's state depends on its tile's.
-    let mut want = vec![[0u32; 4]; 512];
-    for t0 in (0..512).step_by(16) {
-        let trips = (t0..t0 + 16).map(|j| x[j] & 3).max().unwrap_or(0) + 1;
-        let mut v: Vec<u32> = x[t0..t0 + 16].to_vec();
-        let (mut acc, mut small) = ([0u32; 16], [0u32; 16]);
-        for it in 0..trips {
-            let sum = v.iter().fold(0i32, |a, &w| a.wrapping_add((w & 0xfff) as i32 - 2048)) as u32;
-            let or = v.iter().fold(0u32, |a, &w| a | (w & 0x00ff_00ff));
-            for l in 0..16 {
-                acc[l] = acc[l].wrapping_add(sum) ^ (or << 1);
-                // t8.shfl_xor(v >> 20, it | 1): within the lane's 8-thread tile.
-                small[l] = small[l].wrapping_mul(3).wrapping_add(v[l ^ ((it as usize | 1) & 7)] >> 20);
-            }
-            v = (0..16).map(|l| v[(l + it as usize + 1) & 15] ^ it).collect();
-        }
-        for l in 0..16 {
-            want[t0 + l] = [acc[l], v[l], trips, small[l]];
-        }
-    }
-    check("tile_loop", &out, 4, 500, |i| want[i].to_vec());
+    check("tile_loop", &out, 4, 500, |i| tile_loop_expected(&x, i));
 }
 
 /// `coalesced_after_exit` for thread `i` in blocks of `block` threads.
@@ -206,6 +206,57 @@ fn coalesced_groups_after_lanes_returned() {
     check("coalesced_after_exit", &out, 5, 120, |i| coalesced_expected(&x, i, 64));
     let (x, out) = run("coalesced_after_exit", 2, 48, 1617, 5, 90);
     check("coalesced_after_exit (partial warps)", &out, 5, 90, |i| coalesced_expected(&x, i, 48));
+}
+
+/// Words a thread of `kernel` stores, and what they are for thread `i` in blocks of `block` threads.
+fn expected(kernel: &str, x: &[u32], block: usize, i: usize) -> (usize, Vec<u32>) {
+    match kernel {
+        "tile_divergent" => (6, tile_divergent_expected(x, i, block)),
+        "tile_loop" => (4, tile_loop_expected(x, i)),
+        "coalesced_after_exit" => (5, coalesced_expected(x, i, block)),
+        k => {
+            let size = k.strip_prefix("tile_reduce_").and_then(|s| s.parse().ok()).expect("a coop_tiles kernel");
+            (7, tile_reductions_expected(x, i, size))
+        }
+    }
+}
+
+/// Every coop_tiles launch of the manifests, as listed: lavapipe against the host model, and — for the
+/// launches in `launches.txt`, whose silicon goldens are recorded — the H200's output against the host model
+/// (the model's own check) and lavapipe against the H200 word for word.
+#[test]
+fn manifest_launches_match_the_models_and_silicon() {
+    let recorded = sassport_corpus::launches().unwrap();
+    let pending = sassport_corpus::pending_launches().unwrap();
+    let mut seen = 0;
+    let mut rt = common::runtime(Duration::from_secs(600));
+    rt.set_launch_timeout(Some(Duration::from_secs(600)));
+    for (l, has_golden) in recorded.iter().map(|l| (l, true)).chain(pending.iter().map(|l| (l, false))) {
+        if l.file != "coop_tiles" {
+            continue;
+        }
+        seen += 1;
+        let args = KernelArg::of_launch(l);
+        let KernelArg::Buffer(input) = &args[0] else { panic!("{}: first argument is the input", l.kernel) };
+        let x = words(input);
+        let n = match &args[2] {
+            KernelArg::Value { bytes, .. } => i32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize,
+            _ => panic!("{}: third argument is n", l.kernel),
+        };
+        let block = l.block.count() as usize;
+        let k = expected(&l.kernel, &x, block, 0).0;
+        let r = run_kernel(&mut rt, None, &cubin(), &l.kernel, [l.grid.x, l.grid.y, l.grid.z], [l.block.x, l.block.y, l.block.z], 0, &args)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", l.kernel));
+        let out = words(&r.buffers[1]);
+        check(&l.kernel, &out, k, n, |i| expected(&l.kernel, &x, block, i).1);
+        if has_golden {
+            let silicon = words(&std::fs::read(l.golden(1)).expect("golden"));
+            assert_eq!(words(&std::fs::read(l.golden(0)).expect("golden")), x, "{}: the H200's input", l.kernel);
+            check(&format!("{} on the H200", l.kernel), &silicon, k, n, |i| expected(&l.kernel, &x, block, i).1);
+            assert!(out == silicon, "{}: lavapipe differs from the H200", l.kernel);
+        }
+    }
+    assert_eq!(seen, 8, "coop_tiles launches in the manifests");
 }
 
 /// For a 32-wide device the same kernels take the subgroup form, and those modules pass spirv-val.
