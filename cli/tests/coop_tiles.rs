@@ -1,4 +1,4 @@
-//! Cooperative-groups tiles (`corpus/src/coop_tiles.cu`) end to end on lavapipe (warps in turns), against
+//! Cooperative-groups tiles and partitions (`corpus/src/coop_tiles.cu`, `coop_partitions.cu`) end to end on lavapipe (warps in turns), against
 //! results computed here from the inputs — a model of what CUDA promises for each tile operation, not of
 //! the translator. nvcc reduces 16-thread tiles and coalesced groups with a REDUX over part of a warp after
 //! `WARPSYNC.EXCLUSIVE`: the two tiles of a warp run the same REDUX at the same pc, and each must reduce over
@@ -17,7 +17,11 @@ use sassport_translator::Cubin;
 use std::time::Duration;
 
 fn cubin() -> Vec<u8> {
-    std::fs::read(format!("{}/../corpus/sm86/coop_tiles.cubin", env!("CARGO_MANIFEST_DIR"))).expect("corpus cubin")
+    cubin_of("coop_tiles")
+}
+
+fn cubin_of(stem: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/../corpus/sm86/{stem}.cubin", env!("CARGO_MANIFEST_DIR"))).expect("corpus cubin")
 }
 
 fn words(b: &[u8]) -> Vec<u32> {
@@ -235,7 +239,7 @@ fn labeled_and_binary_partitions_end_with_a_typed_error_in_turns() {
     let input = generate(2048, 1618);
     let mut rt = common::runtime(Duration::from_secs(600));
     let args = [KernelArg::Buffer(input), KernelArg::Buffer(vec![0; 10240]), i32_arg(500)];
-    match run_kernel(&mut rt, None, &cubin(), "labeled_reduce", [2, 1, 1], [256, 1, 1], 0, &args) {
+    match run_kernel(&mut rt, None, &cubin_of("coop_partitions"), "labeled_reduce", [2, 1, 1], [256, 1, 1], 0, &args) {
         Ok(_) => panic!("labeled_reduce ran in turns: check it against labeled_expected and make this a match"),
         Err(e) => {
             let e = format!("{e:#}");
@@ -269,7 +273,7 @@ fn manifest_launches_match_the_models_and_silicon() {
     let mut rt = common::runtime(Duration::from_secs(600));
     rt.set_launch_timeout(Some(Duration::from_secs(600)));
     for (l, has_golden) in recorded.iter().map(|l| (l, true)).chain(pending.iter().map(|l| (l, false))) {
-        if l.file != "coop_tiles" {
+        if !matches!(l.file.as_str(), "coop_tiles" | "coop_partitions") {
             continue;
         }
         seen += 1;
@@ -297,7 +301,7 @@ fn manifest_launches_match_the_models_and_silicon() {
             // Not run in turns yet (see labeled_and_binary_partitions_end_with_a_typed_error_in_turns).
             continue;
         }
-        let r = run_kernel(&mut rt, None, &cubin(), &l.kernel, [l.grid.x, l.grid.y, l.grid.z], [l.block.x, l.block.y, l.block.z], 0, &args)
+        let r = run_kernel(&mut rt, None, &cubin_of(&l.file), &l.kernel, [l.grid.x, l.grid.y, l.grid.z], [l.block.x, l.block.y, l.block.z], 0, &args)
             .unwrap_or_else(|e| panic!("{}: {e:#}", l.kernel));
         let out = words(&r.buffers[1]);
         check(&l.kernel, &out, k, n, |i| expected(&l.kernel, &x, block, i).1);
@@ -306,26 +310,26 @@ fn manifest_launches_match_the_models_and_silicon() {
             assert!(out == silicon, "{}: lavapipe differs from the H200", l.kernel);
         }
     }
-    assert_eq!(seen, 9, "coop_tiles launches in the manifests");
+    assert_eq!(seen, 9, "coop_tiles and coop_partitions launches in the manifests");
 }
 
 /// For a 32-wide device the same kernels take the subgroup form, and those modules pass spirv-val.
 #[test]
 fn subgroup_form_modules_validate() {
-    let bytes = cubin();
-    let cubin = Cubin::parse(&bytes).unwrap();
     let profile = sassport_translator::lower::subgroup::warp_subgroup_profile();
-    for kernel in [
-        "tile_reduce_2",
-        "tile_reduce_4",
-        "tile_reduce_8",
-        "tile_reduce_16",
-        "tile_reduce_32",
-        "tile_divergent",
-        "tile_loop",
-        "coalesced_after_exit",
-        "labeled_reduce",
+    for (stem, kernel) in [
+        ("coop_tiles", "tile_reduce_2"),
+        ("coop_tiles", "tile_reduce_4"),
+        ("coop_tiles", "tile_reduce_8"),
+        ("coop_tiles", "tile_reduce_16"),
+        ("coop_tiles", "tile_reduce_32"),
+        ("coop_tiles", "tile_divergent"),
+        ("coop_tiles", "tile_loop"),
+        ("coop_tiles", "coalesced_after_exit"),
+        ("coop_partitions", "labeled_reduce"),
     ] {
+        let bytes = cubin_of(stem);
+        let cubin = Cubin::parse(&bytes).unwrap();
         let t = translate_kernel(&cubin, kernel, &Options { profile: Some(profile.clone()), ..Options::default() })
             .unwrap_or_else(|e| panic!("{kernel}: {e}"));
         assert!(matches!(t.report.form, Some(Form::Structured { warps_as_subgroups: true, .. })), "{kernel}: {:?}", t.report.form);
