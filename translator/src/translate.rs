@@ -322,7 +322,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
             Form::Turns { blocks, why: why.clone() }
         }
         WarpMode::Subgroups { .. } => {
-            crate::lower::subgroup::setup(&mut cx, [sx, sy, sz]);
+            crate::lower::subgroup::setup(&mut cx, [sx, sy, sz], program);
             match crate::control::structured::emit(&mut cx, program, jump_tables)? {
                 Form::Structured { report, reconvergence, inlined, shared, .. }
                     if reconvergence.moved.is_empty() && reconvergence.moved_in_recursion.is_empty() =>

@@ -313,6 +313,7 @@ pub fn emit_turns(
         bregs: [0; 16],
         xo,
         xo_words,
+        excl: crate::lower::warp_exclusive::Exclusive::for_program(cx, prog),
     });
     let w = cx.warp.expect("set");
     let pc_v = cx.next_pc;

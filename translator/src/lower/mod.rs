@@ -31,6 +31,7 @@ pub mod subgroup;
 pub(crate) mod tensor;
 mod uniform;
 pub(crate) mod warp;
+pub(crate) mod warp_exclusive;
 
 pub use float::FloatSupport;
 pub use memory::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};

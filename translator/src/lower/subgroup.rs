@@ -15,7 +15,10 @@
 //! - LDSM, MOVM, HMMA, IMMA, DMMA: the fragment semantics of `super::tensor`, reading other lanes' operand
 //!   words with shuffles of this thread's operand registers.
 //! - WARPSYNC, and LDSM before it reads: a subgroup-scope memory barrier, so a lane sees the shared-memory
-//!   stores the other lanes made before (lockstep on SM86, not promised by Vulkan).
+//!   stores the other lanes made before (lockstep on SM86, not promised by Vulkan). `WARPSYNC.EXCLUSIVE`
+//!   narrows the lanes that take part to the thread's mask until `BSYNC` (`super::warp_exclusive`): in such
+//!   kernels VOTE, MATCH, R2UR and the divergence branches mask their ballots, and REDUX is one shuffle from
+//!   each active lane combined over the mask.
 //! - R2UR with a predicate output: `OpGroupNonUniformBroadcastFirst`, the predicate saying whether the
 //!   thread's value equals it.
 //! - BAR.SYNC 0 for the whole block, unguarded: `OpControlBarrier`. BAR.RED for the whole block
@@ -76,6 +79,8 @@ pub struct SubgroupState {
     /// Function u32 / bool: what `B2R.RESULT` reads.
     bar_count: Id,
     bar_pred: Id,
+    /// The thread's `WARPSYNC.EXCLUSIVE` state (`super::warp_exclusive`; only in kernels that have one).
+    excl: Option<super::warp_exclusive::Exclusive>,
 }
 
 /// Whether the device can run warps as subgroups: 32-wide subgroups (by default or through subgroup-size
@@ -117,7 +122,7 @@ fn spec_op(cx: &mut Ctx<'_>, op: Op, a: Id, b: Id) -> Id {
 
 /// Emits the fast path's state at the kernel's entry (in the current block) and the lane-layout check, and
 /// installs it in `cx`. `dims` are the block-size spec constants.
-pub fn setup(cx: &mut Ctx<'_>, dims: [Id; 3]) {
+pub fn setup(cx: &mut Ctx<'_>, dims: [Id; 3], prog: &crate::program::Program) {
     let t = cx.t;
     for c in [
         Capability::GroupNonUniform,
@@ -171,7 +176,8 @@ pub fn setup(cx: &mut Ctx<'_>, dims: [Id; 3]) {
     let bar_count = cx.m.local_var(t.fn_u32, Some(zero));
     let fals = cx.m.c_bool(false);
     let bar_pred = cx.m.local_var(t.fn_bool, Some(fals));
-    cx.subgroup = Some(SubgroupState { lane, exists, total, ctl, wg_ptr, red_parity, bar_count, bar_pred });
+    let excl = super::warp_exclusive::Exclusive::for_program(cx, prog);
+    cx.subgroup = Some(SubgroupState { lane, exists, total, ctl, wg_ptr, red_parity, bar_count, bar_pred, excl });
 }
 
 /// Counts an exiting thread out of block-wide barriers (no-op outside the subgroup form).
@@ -226,8 +232,9 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     };
     match m {
         "SHFL" => shfl(cx, sg)?,
-        "VOTE" | "VOTEU" => vote(cx)?,
-        "MATCH" => match_(cx)?,
+        "VOTE" | "VOTEU" => vote(cx, sg)?,
+        "MATCH" => match_(cx, sg)?,
+        "REDUX" if sg.excl.is_some() => redux_exclusive(cx)?,
         "REDUX" => redux(cx)?,
         "BAR" => bar(cx, sg)?,
         "B2R" => {
@@ -242,7 +249,20 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             cx.st.set_pred(&mut cx.m, &t, i.bits(81, 3) as u8, p);
         }
         "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => super::warp::arrive(cx)?,
-        "WARPSYNC" => lane_memory_barrier(cx),
+        "WARPSYNC" => {
+            lane_memory_barrier(cx);
+            if let Some(e) = sg.excl {
+                e.warpsync(cx);
+            }
+        }
+        // BSSY's predicate operand (bits 90:87, `BSSY Pn, Bn`) has no model; the turns form refuses it too.
+        "BSSY" if cx.inst.bits(87, 4) != 7 => return Err(cx.refuse("BSSY with a predicate operand not translated yet")),
+        "BSSY" if sg.excl.is_some() => sg.excl.expect("checked").bssy(cx)?,
+        // A convergence barrier moved through a register would carry the exclusive state the model keeps.
+        "BMOV" if sg.excl.is_some() => {
+            return Err(cx.refuse("BMOV in a kernel with WARPSYNC.EXCLUSIVE not translated yet"))
+        }
+        "BSYNC" if sg.excl.is_some() => sg.excl.expect("checked").bsync(cx)?,
         m if super::tensor::is_tensor(m) => {
             if m == "LDSM" {
                 // LDSM reads rows other lanes may just have stored (nvcc drops a full-warp __syncwarp).
@@ -261,8 +281,23 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "R2UR" if super::warp::is_r2ur_uniformity(&cx.inst) => {
             let t = cx.t;
             let v = cx.reg(cx.inst.bits(24, 8) as u8);
-            let s = scope_subgroup(cx);
-            let first = cx.m.op(Op::GroupNonUniformBroadcastFirst, t.u32, &[s, v]);
+            let first = match sg.excl {
+                // The lowest lane of the thread's exclusive warp.
+                Some(e) => {
+                    let part = active(cx);
+                    let part = e.restrict(cx, part);
+                    let glsl = cx.m.glsl();
+                    const FIND_I_LSB: u32 = 73;
+                    let lane = cx.m.op(Op::ExtInst, t.u32, &[glsl, FIND_I_LSB, part]);
+                    let k31 = cx.u32c(31);
+                    let lane = cx.op2(Op::BitwiseAnd, lane, k31);
+                    shuffle(cx, v, lane)
+                }
+                None => {
+                    let s = scope_subgroup(cx);
+                    cx.m.op(Op::GroupNonUniformBroadcastFirst, t.u32, &[s, v])
+                }
+            };
             super::warp::uniformity_results(cx, first);
         }
         _ => return Ok(false),
@@ -298,26 +333,36 @@ fn shfl(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
     Ok(())
 }
 
-fn vote(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+fn vote(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
     let i = cx.inst;
     let p = cx.pred(i.bits(87, 3), i.bit(90));
-    let part = active(cx);
-    let ones = ballot(cx, p);
+    let mut part = active(cx);
+    let mut ones = ballot(cx, p);
+    if let Some(e) = sg.excl {
+        part = e.restrict(cx, part);
+        ones = e.restrict(cx, ones);
+    }
     super::warp::vote_results(cx, part, ones)
 }
 
-fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+fn match_(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
     let t = cx.t;
     let i = cx.inst;
     let wide = i.bit(73);
     let ra = i.bits(24, 8) as u8;
     let mine0 = cx.reg(ra);
     let mine1 = if wide { Some(cx.reg(ra.wrapping_add(1))) } else { None };
-    let part = active(cx);
+    // The shuffles run over every active lane (the same set in every invocation, so every one reaches each
+    // shuffle); after WARPSYNC.EXCLUSIVE only the lanes of the thread's mask count.
+    let active = active(cx);
+    let part = match sg.excl {
+        Some(e) => e.restrict(cx, active),
+        None => active,
+    };
     let zero = cx.u32c(0);
     let same = cx.m.local_var(t.fn_u32, Some(zero));
     cx.m.store(same, zero);
-    super::warp::for_lanes_in(cx, part, |cx, l, bit| {
+    super::warp::for_lanes_in(cx, active, |cx, l, bit| {
         let zero = cx.u32c(0);
         let v0 = shuffle(cx, mine0, l);
         let mut eq = cx.m.bin(Op::IEqual, t.bool, v0, mine0);
@@ -325,6 +370,11 @@ fn match_(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             let v1 = shuffle(cx, m1, l);
             let e1 = cx.m.bin(Op::IEqual, t.bool, v1, m1);
             eq = cx.m.bin(Op::LogicalAnd, t.bool, eq, e1);
+        }
+        if part != active {
+            let inp = cx.op2(Op::BitwiseAnd, part, bit);
+            let inp = cx.m.bin(Op::INotEqual, t.bool, inp, zero);
+            eq = cx.m.bin(Op::LogicalAnd, t.bool, eq, inp);
         }
         let add = cx.sel(eq, bit, zero);
         let s = cx.m.load(t.u32, same);
@@ -359,11 +409,48 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// REDUX in a kernel with `WARPSYNC.EXCLUSIVE`: over the active lanes within the thread's mask, by one
+/// shuffle from each active lane (all invocations run every shuffle; each combines only its mask's lanes).
+fn redux_exclusive(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let sg = cx.subgroup.expect("checked");
+    let e = sg.excl.expect("checked");
+    let t = cx.t;
+    let i = cx.inst;
+    let (op, signed) = (i.bits(78, 3), i.bit(73));
+    let Some(init) = super::warp::redux_identity(op, signed) else {
+        return Err(cx.refuse("REDUX operation is invalid"));
+    };
+    let v = cx.reg(i.bits(24, 8) as u8);
+    let active = active(cx);
+    let part = e.restrict(cx, active);
+    let initc = cx.u32c(init);
+    let acc = cx.m.local_var(t.fn_u32, Some(initc));
+    cx.m.store(acc, initc);
+    super::warp::for_lanes_in(cx, active, |cx, l, bit| {
+        let x = shuffle(cx, v, l);
+        let a = cx.m.load(t.u32, acc);
+        let r = super::warp::redux_combine(cx, op, signed, a, x);
+        let zero = cx.u32c(0);
+        let inp = cx.op2(Op::BitwiseAnd, part, bit);
+        let inp = cx.m.bin(Op::INotEqual, t.bool, inp, zero);
+        let r = cx.sel(inp, r, a);
+        cx.m.store(acc, r);
+        Ok(())
+    })?;
+    let r = cx.m.load(t.u32, acc);
+    cx.st.set_ureg(&mut cx.m, &t, i.bits(16, 6) as u8, r);
+    Ok(())
+}
+
 /// For `BRA.DIV`/`BRA.CONV` (`warp::divergence_branch`): the warp's existing lanes (exited lanes count as
 /// live: see the module doc) and the ballot of the lanes taking part (guard and condition true).
 pub(super) fn divergence_lanes(cx: &mut Ctx<'_>, sg: SubgroupState, last: &crate::program::Inst) -> (Id, Id) {
     let taking = super::warp::branch_predicates(cx, last);
-    (sg.exists, ballot(cx, taking))
+    let mut lanes = ballot(cx, taking);
+    if let Some(e) = sg.excl {
+        lanes = e.restrict(cx, lanes);
+    }
+    (sg.exists, lanes)
 }
 
 fn ctl_at(cx: &mut Ctx<'_>, sg: SubgroupState, word: u32, offset: Option<Id>) -> Id {

@@ -9,7 +9,8 @@
 //! bit 0 whether its guard holds (it takes part) and bit 1 its predicate operand (VOTE); a tensor instruction's
 //! operand words (`tensor::operands`) go to `xo`, as wide as the program's widest. After the barrier the
 //! lowering here reads the other lanes' slots. A lane that does not take part (not in the group, or guard
-//! false) is left out of ballots, matches and reductions, as SM86 leaves out inactive threads.
+//! false, or outside the thread's `WARPSYNC.EXCLUSIVE` mask: `super::warp_exclusive`) is left out of ballots,
+//! matches and reductions, as SM86 leaves out inactive threads.
 //!
 //! Semantics (PTX ISA `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `bar`/`barrier`; checked against
 //! the silicon goldens of the corpus):
@@ -103,6 +104,8 @@ pub struct WarpState {
     /// `x0`; 0 when the program has none): word `w` of thread `i` in the half at `h` is `(h + i) * xo_words + w`.
     pub xo: Id,
     pub xo_words: u32,
+    /// The thread's `WARPSYNC.EXCLUSIVE` state (`super::warp_exclusive`; only in kernels that have one).
+    pub excl: Option<super::warp_exclusive::Exclusive>,
 }
 
 fn semantics_acq_rel_wg() -> u32 {
@@ -354,13 +357,30 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "MATCH" => match_(cx)?,
         "REDUX" => redux(cx)?,
         "R2UR" if is_r2ur_uniformity(&cx.inst) => r2ur_uniformity(cx)?,
-        "WARPSYNC" => {} // the wait happened in the scheduler (see `sync_mask`)
-        "BSYNC" => {}
+        // The wait happened in the scheduler (see `sync_mask`); `.EXCLUSIVE` narrows the thread's warp.
+        "WARPSYNC" => {
+            if let Some(e) = cx.warp.and_then(|w| w.excl) {
+                e.warpsync(cx);
+            }
+        }
+        "BSYNC" => {
+            if let Some(e) = cx.warp.and_then(|w| w.excl) {
+                e.bsync(cx)?;
+            }
+        }
         "BSSY" => {
+            if cx.inst.bits(87, 4) != 7 {
+                return Err(cx.refuse("BSSY with a predicate operand not translated yet"));
+            }
             let w = cx.warp.expect("checked");
             let n = cx.inst.bits(16, 4);
             let b = breg(cx, n)?;
-            let g = cx.m.load(cx.t.u32, w.group);
+            let mut g = cx.m.load(cx.t.u32, w.group);
+            if let Some(e) = w.excl {
+                // Inside an exclusive region the barrier's lanes are the thread's warp, not the whole group.
+                g = e.restrict(cx, g);
+                e.bssy(cx)?;
+            }
             cx.m.store(b, g);
             let k = cx.u32c(!(1u32 << n));
             let v = cx.m.load(cx.t.u32, w.brk);
@@ -446,7 +466,11 @@ fn for_group_lanes(
     mut body: impl FnMut(&mut Ctx<'_>, Id, Id, Id, Id) -> Result<(), TranslateError>,
 ) -> Result<(), TranslateError> {
     let t = cx.t;
-    let g = cx.m.load(t.u32, w.group);
+    let mut g = cx.m.load(t.u32, w.group);
+    if let Some(e) = w.excl {
+        // After WARPSYNC.EXCLUSIVE only the lanes of the thread's mask run the instruction with it.
+        g = e.restrict(cx, g);
+    }
     for_lanes_in(cx, g, |cx, l, bit| {
         let idx = cx.op2(Op::IAdd, w.base, l);
         let pg = w.xat(cx, w.xg, idx);
@@ -634,16 +658,8 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let i = cx.inst;
     let op = i.bits(78, 3);
     let signed = i.bit(73);
-    if op > 5 {
+    let Some(init) = redux_identity(op, signed) else {
         return Err(cx.refuse("REDUX operation is invalid"));
-    }
-    let init = match (op, signed) {
-        (0, _) => u32::MAX,
-        (4, false) => u32::MAX,
-        (4, true) => i32::MAX as u32,
-        (5, false) => 0,
-        (5, true) => i32::MIN as u32,
-        _ => 0,
     };
     let initc = cx.u32c(init);
     let acc = cx.m.local_var(t.fn_u32, Some(initc));
@@ -657,21 +673,7 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let p0 = w.xat(cx, w.x0, idx);
         let x = cx.m.load(t.u32, p0);
         let a = cx.m.load(t.u32, acc);
-        let r = match op {
-            0 => cx.op2(Op::BitwiseAnd, a, x),
-            1 => cx.op2(Op::BitwiseOr, a, x),
-            2 => cx.op2(Op::BitwiseXor, a, x),
-            3 => cx.op2(Op::IAdd, a, x),
-            _ => {
-                let less = match (op, signed) {
-                    (4, false) => cx.m.bin(Op::ULessThan, t.bool, x, a),
-                    (4, true) => cx.m.bin(Op::SLessThan, t.bool, x, a),
-                    (_, false) => cx.m.bin(Op::UGreaterThan, t.bool, x, a),
-                    (_, true) => cx.m.bin(Op::SGreaterThan, t.bool, x, a),
-                };
-                cx.sel(less, x, a)
-            }
-        };
+        let r = redux_combine(cx, op, signed, a, x);
         cx.m.store(acc, r);
         cx.end_if(merge2);
         Ok(())
@@ -680,6 +682,38 @@ fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let ur = i.bits(16, 6) as u8;
     cx.st.set_ureg(&mut cx.m, &t, ur, r);
     Ok(())
+}
+
+/// The identity of REDUX operation `op` (bits 80:78: AND, OR, XOR, SUM, MIN, MAX; `signed`: `.S32`), or
+/// `None` for an invalid operation.
+pub(super) fn redux_identity(op: u32, signed: bool) -> Option<u32> {
+    Some(match (op, signed) {
+        (0, _) | (4, false) => u32::MAX,
+        (4, true) => i32::MAX as u32,
+        (5, true) => i32::MIN as u32,
+        (1..=3, _) | (5, false) => 0,
+        _ => return None,
+    })
+}
+
+/// REDUX operation `op` applied to the running value `a` and a lane's `x`.
+pub(super) fn redux_combine(cx: &mut Ctx<'_>, op: u32, signed: bool, a: Id, x: Id) -> Id {
+    let t = cx.t;
+    match op {
+        0 => cx.op2(Op::BitwiseAnd, a, x),
+        1 => cx.op2(Op::BitwiseOr, a, x),
+        2 => cx.op2(Op::BitwiseXor, a, x),
+        3 => cx.op2(Op::IAdd, a, x),
+        _ => {
+            let less = match (op, signed) {
+                (4, false) => cx.m.bin(Op::ULessThan, t.bool, x, a),
+                (4, true) => cx.m.bin(Op::SLessThan, t.bool, x, a),
+                (_, false) => cx.m.bin(Op::UGreaterThan, t.bool, x, a),
+                (_, true) => cx.m.bin(Op::SGreaterThan, t.bool, x, a),
+            };
+            cx.sel(less, x, a)
+        }
+    }
 }
 
 fn shfl(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
