@@ -1,6 +1,6 @@
 //! Device memory: allocation in the device's window, copies in every direction between host and device
-//! memory, memsets. Every copy and memset has completed when the call returns, so the `Async` forms are the
-//! synchronous ones (correct for any stream order).
+//! memory, memsets. Each is a synchronisation point (queued launches complete first) and has completed when
+//! the call returns, so the `Async` forms are the synchronous ones (correct for any stream order).
 
 use crate::error::{DriverError, Result};
 use crate::ffi::out;
@@ -14,7 +14,7 @@ fn gpu_of(d: &mut Driver, address: u64, len: usize) -> Result<&mut Gpu> {
     let dev = d.device_of_address(address).ok_or_else(|| {
         DriverError::InvalidValue(format!("{address:#x} (+{len} bytes) is not device memory"))
     })?;
-    d.devices[dev].gpu()
+    crate::sync::settled_gpu(d, dev)
 }
 
 pub(crate) fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) -> Result<()> {

@@ -54,6 +54,11 @@ impl Device {
     pub fn opened(&self) -> Option<&Gpu> {
         self.gpu.as_ref()
     }
+
+    /// The runtime if it is open, to change.
+    pub fn opened_mut(&mut self) -> Option<&mut Gpu> {
+        self.gpu.as_mut()
+    }
 }
 
 /// The window a device gets: the runtime's default largest window, less room for the fault record and the
@@ -127,12 +132,24 @@ pub struct Function {
 pub struct Stream {
     pub flags: u32,
     pub priority: i32,
+    /// The runtime serial the stream's last queued work completes with (0: none yet).
+    pub last_serial: u64,
 }
 
 pub struct Event {
     pub flags: u32,
-    /// When the work before the record had completed (work completes before the call returns).
-    pub recorded: Option<Instant>,
+    /// Where the last record put the event: see [`Recorded`].
+    pub recorded: Option<Recorded>,
+}
+
+/// An event's last record: the device, the serial of the work before it, the device timestamp queued with it
+/// (where the queue has timestamps) and the host moment of the call (the fallback for elapsed times).
+#[derive(Clone, Copy)]
+pub struct Recorded {
+    pub device: usize,
+    pub serial: u64,
+    pub stamp: Option<sassport_runtime::TimestampId>,
+    pub at: Instant,
 }
 
 /// Everything the library knows.
@@ -246,10 +263,11 @@ impl Driver {
         Ok(c.device)
     }
 
-    /// The runtime of the calling thread's current context.
+    /// The runtime of the calling thread's current context, after its queued work completed (a
+    /// synchronisation point: see [`crate::sync`]).
     pub fn current_gpu(&mut self) -> Result<&mut Gpu> {
         let d = self.current_device()?;
-        self.devices[d].gpu()
+        crate::sync::settled_gpu(self, d)
     }
 
     pub fn function(&mut self, f: Handle) -> Result<&mut Function> {
