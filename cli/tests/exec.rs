@@ -162,6 +162,19 @@ fn managed_memory_stops_at_the_named_unsupported_call() {
     );
 }
 
+/// Queued launches keep stream order, event waits, queries and elapsed times, and device printf output of
+/// several launches comes out at the next synchronisation in launch order.
+#[test]
+fn async_order_passes_with_printf_in_launch_order() {
+    let Some(bin) = program("async_order") else {
+        return;
+    };
+    let (code, stdout, stderr) = exec(&bin, false);
+    assert!(code == 0 && stdout.contains("PASS"), "exit {code}\n{stdout}\n{stderr}");
+    let lines: String = (0..5).map(|i| format!("async_order launch {i}\n")).collect();
+    assert!(stdout.contains(&lines), "{stdout}");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -178,6 +191,7 @@ fn every_program_is_tested() {
         "occupancy",
         "pitched_2d",
         "launch_throughput",
+        "async_order",
     ];
     assert_eq!(PROGRAMS, tested);
 }
