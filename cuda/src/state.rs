@@ -299,8 +299,23 @@ pub fn init() -> Result<()> {
     let mut guard = lock();
     if guard.is_none() {
         *guard = Some(Driver::new()?);
+        // SAFETY: registers a plain function without arguments.
+        unsafe { libc::atexit(settle_at_exit) };
     }
     Ok(())
+}
+
+/// At exit, queued work completes (and prints) before the process ends: a Vulkan driver must not be torn
+/// down under a submission in flight. Skipped when another thread is inside a driver call.
+extern "C" fn settle_at_exit() {
+    let Ok(mut guard) = DRIVER.try_lock() else {
+        return;
+    };
+    if let Some(d) = guard.as_mut() {
+        for dev in 0..d.devices.len() {
+            let _ = crate::sync::settle(d, dev);
+        }
+    }
 }
 
 /// Runs `f` on the initialised driver.
