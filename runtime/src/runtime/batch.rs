@@ -1,6 +1,6 @@
 //! Queued launches: [`Runtime::enqueue`] records a launch into the open batch (one command buffer) and returns
 //! without waiting; batches are submitted whenever the device has nothing in flight (so batches grow while
-//! the device is busy and the device never idles while work waits), when one fills, and at every
+//! the device is busy; the fence is asked when the open batch reaches 1, 2, 4, ... launches), when one fills, and at every
 //! synchronisation ([`Runtime::synchronize`], [`Runtime::wait_for`], [`Runtime::is_complete`]). At most one
 //! batch is in flight; the other is recorded meanwhile. Each batch carries a serial: work enqueued returns
 //! the serial it completes with, so a caller can ask whether (or wait until) some work has completed.
@@ -275,7 +275,9 @@ impl Runtime {
         let index = (self.batches.slots[i].kernels.len() - 1) as u32;
         self.record_launch(i, index, at, copy_bytes, entry, pipeline, launch.grid, max_count);
         let serial = self.batches.slots[i].serial;
-        self.submit_if_idle()?;
+        // Asking the fence costs a call into the driver: ask when the open batch's size is a power of two, so
+        // a batch of n launches asks about log2(n) times and a lone launch is asked about at once.
+        self.submit_if_idle(index.wrapping_add(1).is_power_of_two())?;
         Ok(QueuedLaunch { serial, pipeline_created, dispatches: chunks as u32 })
     }
 
@@ -385,7 +387,7 @@ impl Runtime {
         unsafe {
             self.gpu.device.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, query);
         }
-        self.submit_if_idle()?;
+        self.submit_if_idle(true)?;
         Ok((serial, Some(id)))
     }
 
@@ -417,7 +419,7 @@ impl Runtime {
             }
             self.finish_in_flight()?;
         }
-        self.submit_if_idle()?;
+        self.submit_if_idle(true)?;
         Ok(serial <= self.batches.completed_serial)
     }
 
@@ -445,9 +447,12 @@ impl Runtime {
         std::mem::take(&mut self.batches.completed)
     }
 
-    /// Submits the open batch if nothing is in flight (or what is in flight has completed).
-    fn submit_if_idle(&mut self) -> Result<()> {
+    /// Submits the open batch if nothing is in flight, or (`poll`) what is in flight has completed.
+    fn submit_if_idle(&mut self, poll: bool) -> Result<()> {
         if let Some(i) = self.batches.in_flight {
+            if !poll {
+                return Ok(());
+            }
             let done = unsafe { self.gpu.device.get_fence_status(self.batches.slots[i].fence) }
                 .map_err(RuntimeError::vk("vkGetFenceStatus"))?;
             if !done {
