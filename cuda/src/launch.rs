@@ -170,6 +170,12 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
     let (module, name, kernel) = (f.module, f.name.clone(), f.kernel);
     check_shape(r, f.max_threads, f.max_dynamic_shared)?;
     let params = unsafe { parameter_block(&f.params, f.param_bytes, r.params, r.extra) }?;
+    let device = d
+        .modules
+        .get(&module)
+        .ok_or(DriverError::InvalidHandle { what: "module", handle: module })?
+        .device;
+    crate::managed::before_launch(d, device)?;
     let Driver {
         modules,
         devices,
@@ -219,6 +225,9 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
         // The driver state lives until the process exits and is never dropped: keep new pipelines on disk
         // now, or the next run compiles them again. A cache that cannot be written only costs time.
         let _ = gpu.rt.save_pipeline_cache();
+    }
+    if !gpu.managed.is_empty() {
+        gpu.managed_owed = true;
     }
     if let Some(s) = d.streams.get_mut(&r.stream) {
         s.last_serial = queued.serial;

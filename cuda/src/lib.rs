@@ -16,7 +16,8 @@
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU`), modules, libraries, functions, globals.
 //! - [`memory`], [`memory2d`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked
 //!   host), copies, memsets, launches, streams and events. Launches are queued and run asynchronously in
-//!   the order they were made; [`sync`] says where the host waits for them.
+//!   the order they were made; [`sync`] says where the host waits for them. [`managed`]: managed memory for a
+//!   device without concurrent managed access.
 //! - [`occupancy`]: blocks per multiprocessor from 8.6's limits.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
 //!
@@ -37,6 +38,7 @@ pub mod host_memory;
 pub mod integrity;
 pub mod launch;
 pub mod log;
+pub mod managed;
 pub mod memory;
 pub mod memory2d;
 pub mod module;

@@ -35,6 +35,10 @@ pub struct Gpu {
     pub rt: Runtime,
     pub reservation: Reservation,
     pub spirv_cache: Option<SpirvCache>,
+    /// Managed allocations ([`crate::managed`]).
+    pub managed: Vec<crate::managed::ManagedRange>,
+    /// Kernels were queued since managed memory last came back to the host.
+    pub managed_owed: bool,
 }
 
 // SAFETY: every use of a `Gpu` happens with the driver mutex held, which is the external synchronisation
@@ -86,6 +90,8 @@ fn open_gpu(info: &DeviceInfo) -> Result<Gpu> {
         rt,
         reservation,
         spirv_cache,
+        managed: Vec::new(),
+        managed_owed: false,
     })
 }
 

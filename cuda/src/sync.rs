@@ -31,6 +31,11 @@ pub fn collect(d: &mut Driver, dev: usize) -> Result<()> {
     let Some(gpu) = d.devices[dev].opened_mut() else {
         return Ok(());
     };
+    // Managed memory comes back to the host once nothing is queued (CUDA: no kernel runs).
+    let pending = gpu.rt.pending_serial();
+    if gpu.managed_owed && gpu.rt.is_complete(pending)? {
+        crate::managed::after_completion(gpu)?;
+    }
     let done = gpu.rt.take_completed();
     print_printf(&done.printf);
     let Some(e) = done.failure else {
