@@ -22,6 +22,7 @@ pub const PROGRAMS: &[&str] = &[
     "occupancy",
     "pitched_2d",
     "launch_throughput",
+    "async_order",
 ];
 
 /// The directory of the program sources.

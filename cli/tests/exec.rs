@@ -143,23 +143,24 @@ fn launch_throughput_passes() {
     passes("launch_throughput");
 }
 
-/// Managed memory is not implemented yet: the program stops at its first call with the runtime's "not
-/// supported", and the log names the driver call behind it (never a crash or a wrong answer).
+/// Managed memory: one pointer for host and kernels, coherent at CUDA's synchronisation points (the device
+/// reports no concurrent managed access), with copies and memsets on either side.
 #[test]
-fn managed_memory_stops_at_the_named_unsupported_call() {
-    let Some(bin) = program("managed_memory") else {
+fn managed_memory_passes() {
+    passes("managed_memory");
+}
+
+/// Queued launches keep stream order, event waits, queries and elapsed times, and device printf output of
+/// several launches comes out at the next synchronisation in launch order.
+#[test]
+fn async_order_passes_with_printf_in_launch_order() {
+    let Some(bin) = program("async_order") else {
         return;
     };
     let (code, stdout, stderr) = exec(&bin, false);
-    assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("FAIL: cudaMallocManaged") && stdout.contains("cudaErrorNotSupported"),
-        "{stdout}"
-    );
-    assert!(
-        stderr.contains("cuMemAllocManaged is not supported by sassport"),
-        "{stderr}"
-    );
+    assert!(code == 0 && stdout.contains("PASS"), "exit {code}\n{stdout}\n{stderr}");
+    let lines: String = (0..5).map(|i| format!("async_order launch {i}\n")).collect();
+    assert!(stdout.contains(&lines), "{stdout}");
 }
 
 #[test]
@@ -178,6 +179,7 @@ fn every_program_is_tested() {
         "occupancy",
         "pitched_2d",
         "launch_throughput",
+        "async_order",
     ];
     assert_eq!(PROGRAMS, tested);
 }

@@ -1,6 +1,6 @@
 //! `cuDeviceGetAttribute`: what a compute capability 8.6 device that runs through sassport reports, from the
 //! Vulkan device's limits where they bound what a launch may ask for, and 0 for every feature sassport does
-//! not provide (textures, managed or mapped host memory, cooperative launches, memory pools, ...).
+//! not provide (textures, mapped host memory, concurrent managed access, cooperative launches, memory pools, ...).
 
 use sassport_runtime::{DeviceInfo, DeviceKind};
 
@@ -46,6 +46,7 @@ pub fn attribute(info: &DeviceInfo, ordinal: usize, attr: i32) -> Option<i32> {
         76 => 6,                                       // COMPUTE_CAPABILITY_MINOR
         79 | 80 => 1,                                  // GLOBAL/LOCAL_L1_CACHE_SUPPORTED
         81 => clamp(l.max_shared_memory_bytes.min(100 << 10)), // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+        83 => 1, // MANAGED_MEMORY (crate::managed; CONCURRENT_MANAGED_ACCESS, 89, stays 0)
         87 => 64,                  // SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO
         97 => clamp(shared_optin), // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         106 => 16,                 // MAX_BLOCKS_PER_MULTIPROCESSOR (8.6)

@@ -64,6 +64,9 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: i32) -> CUresult {
                 }
                 // The context's state stays: programs may keep using memory after the runtime's last release.
                 ctx.retained -= 1;
+                // The runtime releases at exit: queued work runs and prints before the process ends.
+                let device = ctx.device;
+                let _ = crate::sync::settle(d, device);
                 Ok(())
             })
         },
@@ -118,6 +121,10 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(dev: i32) -> CUresult {
             // the runtime expects of a reset.
             let (primary, storage) = state::with(|d| {
                 let primary = d.device(dev)?.primary;
+                // Queued work completes (its failure no longer matters: the context starts over).
+                if let Ok(device) = usize::try_from(dev) {
+                    let _ = crate::sync::settle(d, device);
+                }
                 let ctx = d.context(primary)?;
                 ctx.retained = 0;
                 ctx.flags = 0;
@@ -207,11 +214,14 @@ pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut i32, ctx: Handle) -> CUresu
     )
 }
 
-/// Work completes before each call returns, so synchronising only checks that there is a context.
+/// Waits for all work queued on the context's device (a synchronisation point: see [`crate::sync`]).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
     call("cuCtxSynchronize", String::new, || {
-        state::with(|d| d.current_device().map(|_| ()))
+        state::with(|d| {
+            let dev = d.current_device()?;
+            crate::sync::settle(d, dev)
+        })
     })
 }
 
@@ -220,7 +230,12 @@ pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: Handle) -> CUresult {
     call(
         "cuCtxSynchronize_v2",
         || format!("ctx={ctx:#x}"),
-        || state::with(|d| d.usable_context(ctx).map(|_| ())),
+        || {
+            state::with(|d| {
+                let dev = d.usable_context(ctx)?;
+                crate::sync::settle(d, dev)
+            })
+        },
     )
 }
 

@@ -36,6 +36,9 @@ pub enum DriverError {
     Sticky { code: CUresult, message: String },
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
+    /// Queued work has not completed yet (a stream or event query).
+    #[error("the queued work has not completed")]
+    NotReady,
 }
 
 impl DriverError {
@@ -55,6 +58,7 @@ impl DriverError {
             DriverError::LaunchOutOfResources(_) => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
             DriverError::Sticky { code, .. } => *code,
             DriverError::Runtime(e) => runtime_code(e),
+            DriverError::NotReady => CUDA_ERROR_NOT_READY,
         }
     }
 }

@@ -2,6 +2,12 @@
 //! tracks, usable as the host side of every copy. Mapping them into the device's address space
 //! (`CU_MEMHOSTALLOC_DEVICEMAP`) is not supported yet: the flag is refused by name, and
 //! `CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY` says 0.
+//!
+//! `cuMemHostGetFlags` answers as NVIDIA's driver does (recorded on an H200, driver 580.159.04, by our probe
+//! `host_flags_probe`; corpus/programs/h200-native.txt): `CU_MEMHOSTALLOC_PORTABLE` is never reported (with
+//! unified addressing every allocation is portable), `CU_MEMHOSTALLOC_WRITECOMBINED` is, and
+//! `CU_MEMHOSTALLOC_DEVICEMAP` is reported for every allocation because NVIDIA maps all page-locked memory
+//! into the device: here none is mapped, so that bit stays clear.
 
 use crate::error::{DriverError, Result};
 use crate::ffi::out;
@@ -92,6 +98,11 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     )
 }
 
+/// The flags `cuMemHostGetFlags` reports for an allocation made with `flags` (see the module comment).
+pub fn reported_flags(flags: u32) -> u32 {
+    flags & WRITECOMBINED
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostGetFlags(flags: *mut u32, p: *mut c_void) -> CUresult {
     call(
@@ -104,7 +115,7 @@ pub unsafe extern "C" fn cuMemHostGetFlags(flags: *mut u32, p: *mut c_void) -> C
                 d.host_allocations
                     .iter()
                     .find(|(&start, (layout, _))| at >= start && at < start + layout.size())
-                    .map(|(_, (_, f))| *f)
+                    .map(|(_, (_, f))| reported_flags(*f))
                     .ok_or_else(|| {
                         DriverError::InvalidValue(format!(
                             "{p:p} is not page-locked host memory from this library"

@@ -1,8 +1,8 @@
 //! `cuLaunchKernel`: the kernel's parameters laid out as its cubin says (`KPARAM_INFO`) in constant bank 0,
 //! the module's other banks (shared ones read back from the window, where `__constant__` writes land),
-//! translation on first launch (kept in the on-disk SPIR-V cache), and the launch, which has finished when
-//! the call returns. Device `printf` output is written to stdout after the kernel, as CUDA flushes it at the
-//! next synchronisation.
+//! translation on first launch (kept in the on-disk SPIR-V cache), and the launch, queued: it runs after the
+//! work queued before it, and its printf output and failure show at the next synchronisation point
+//! ([`crate::sync`]), as CUDA's.
 
 use crate::error::{DriverError, Result};
 use crate::log::call;
@@ -170,11 +170,16 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
     let (module, name, kernel) = (f.module, f.name.clone(), f.kernel);
     check_shape(r, f.max_threads, f.max_dynamic_shared)?;
     let params = unsafe { parameter_block(&f.params, f.param_bytes, r.params, r.extra) }?;
+    let device = d
+        .modules
+        .get(&module)
+        .ok_or(DriverError::InvalidHandle { what: "module", handle: module })?
+        .device;
+    crate::managed::before_launch(d, device)?;
     let Driver {
         modules,
         devices,
         functions,
-        contexts,
         ..
     } = d;
     let m = modules.get(&module).ok_or(DriverError::InvalidHandle {
@@ -197,7 +202,8 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
         match m.mirrored_banks.iter().find(|b| b.bank == bank) {
             Some(b) => {
                 let mut current = vec![0u8; b.size as usize];
-                gpu.rt.download(b.address, &mut current)?;
+                // Kernels cannot write constant banks: read them without waiting for queued launches.
+                gpu.rt.download_unqueued(b.address, &mut current)?;
                 banks.push((bank, current));
             }
             None => banks.push((bank, bytes.to_vec())),
@@ -208,59 +214,25 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
         .with_params(&params);
     let mut bound: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     bound.extend(banks.iter().map(|(b, bytes)| (*b, bytes.as_slice())));
-    let launched = gpu.rt.launch(&Launch {
+    let queued = gpu.rt.enqueue(&Launch {
         kernel,
         grid: r.grid,
         block: r.block,
         dynamic_shared_bytes: r.shared,
         banks: &bound,
-    });
-    if launched
-        .as_ref()
-        .is_ok_and(|report| report.pipeline_created)
-    {
+    })?;
+    if queued.pipeline_created {
         // The driver state lives until the process exits and is never dropped: keep new pipelines on disk
         // now, or the next run compiles them again. A cache that cannot be written only costs time.
         let _ = gpu.rt.save_pipeline_cache();
     }
-    let printf = match &launched {
-        Ok(report) => report.printf.clone(),
-        Err(_) => gpu.rt.take_failed_launch_printf(),
-    };
-    print_printf(&printf);
-    match launched {
-        Ok(_) => Ok(()),
-        // The launch itself was valid: as in CUDA, the kernel's failure shows at the next call on the context
-        // (a synchronisation, a copy), and on every call after it.
-        Err(e) if crate::error::is_execution_failure(&e) => {
-            let message = e.to_string();
-            crate::log::line(&message);
-            let code = crate::error::runtime_code(&e);
-            let primary = devices[m.device].primary;
-            if let Some(ctx) = contexts.get_mut(&primary) {
-                ctx.sticky = Some((code, message));
-            }
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
+    if !gpu.managed.is_empty() {
+        gpu.managed_owed = true;
     }
-}
-
-/// Device printf output to stdout, as the CUDA driver prints it; losses to stderr.
-fn print_printf(out: &sassport_runtime::PrintfOutput) {
-    use std::io::Write;
-    let text = out.text();
-    if !text.is_empty() {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+    if let Some(s) = d.streams.get_mut(&r.stream) {
+        s.last_serial = queued.serial;
     }
-    if out.dropped > 0 {
-        crate::log::line(&format!(
-            "{} printf records did not fit in the printf buffer and were lost",
-            out.dropped
-        ));
-    }
+    Ok(())
 }
 
 #[no_mangle]

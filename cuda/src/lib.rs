@@ -14,8 +14,10 @@
 //!   `SASSPORT_DEVICE` names; compute capability 8.6) and their primary contexts.
 //! - [`fatbin`], [`module`]: fat binaries (the SM86 SASS entry; zstd/LZ4 entries decoded; PTX refused with
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU`), modules, libraries, functions, globals.
-//! - [`memory`], [`memory2d`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked host), copies, memsets, launches, streams and events. Work
-//!   runs to completion inside the call that submits it, which keeps every stream ordering exact.
+//! - [`memory`], [`memory2d`], [`host_memory`], [`launch`], [`stream`]: allocation (device and page-locked
+//!   host), copies, memsets, launches, streams and events. Launches are queued and run asynchronously in
+//!   the order they were made; [`sync`] says where the host waits for them. [`managed`]: managed memory for a
+//!   device without concurrent managed access.
 //! - [`occupancy`]: blocks per multiprocessor from 8.6's limits.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
 //!
@@ -36,6 +38,7 @@ pub mod host_memory;
 pub mod integrity;
 pub mod launch;
 pub mod log;
+pub mod managed;
 pub mod memory;
 pub mod memory2d;
 pub mod module;
@@ -45,4 +48,5 @@ mod reservation;
 pub mod result;
 pub mod state;
 pub mod stream;
+pub mod sync;
 pub mod tools_context;

@@ -1,6 +1,6 @@
 //! Device memory: allocation in the device's window, copies in every direction between host and device
-//! memory, memsets. Every copy and memset has completed when the call returns, so the `Async` forms are the
-//! synchronous ones (correct for any stream order).
+//! memory, memsets. Each is a synchronisation point (queued launches complete first) and has completed when
+//! the call returns, so the `Async` forms are the synchronous ones (correct for any stream order).
 
 use crate::error::{DriverError, Result};
 use crate::ffi::out;
@@ -14,7 +14,7 @@ fn gpu_of(d: &mut Driver, address: u64, len: usize) -> Result<&mut Gpu> {
     let dev = d.device_of_address(address).ok_or_else(|| {
         DriverError::InvalidValue(format!("{address:#x} (+{len} bytes) is not device memory"))
     })?;
-    d.devices[dev].gpu()
+    crate::sync::settled_gpu(d, dev)
 }
 
 pub(crate) fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) -> Result<()> {
@@ -26,7 +26,29 @@ pub(crate) fn copy_htod(d: &mut Driver, dst: u64, src: *const c_void, n: usize) 
     }
     // SAFETY: the caller gives `n` readable bytes at `src`, as CUDA requires.
     let bytes = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), n) };
-    Ok(gpu_of(d, dst, n)?.rt.upload(dst, bytes)?)
+    write_device(d, dst, bytes)
+}
+
+/// Writes device memory at `dst` (a synchronisation point); managed memory is written in its host pages.
+fn write_device(d: &mut Driver, dst: u64, bytes: &[u8]) -> Result<()> {
+    let gpu = gpu_of(d, dst, bytes.len())?;
+    if crate::managed::is_managed(gpu, dst, bytes.len())? {
+        // SAFETY: inside a managed allocation's host pages; no kernel is queued (settled by `gpu_of`).
+        unsafe { std::ptr::copy(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
+        return Ok(());
+    }
+    Ok(gpu.rt.upload(dst, bytes)?)
+}
+
+/// Reads device memory at `src` (a synchronisation point); managed memory is read from its host pages.
+fn read_device(d: &mut Driver, src: u64, out: &mut [u8]) -> Result<()> {
+    let gpu = gpu_of(d, src, out.len())?;
+    if crate::managed::is_managed(gpu, src, out.len())? {
+        // SAFETY: as in `write_device`.
+        unsafe { std::ptr::copy(src as *const u8, out.as_mut_ptr(), out.len()) };
+        return Ok(());
+    }
+    Ok(gpu.rt.download(src, out)?)
 }
 
 pub(crate) fn copy_dtoh(d: &mut Driver, dst: *mut c_void, src: u64, n: usize) -> Result<()> {
@@ -38,7 +60,7 @@ pub(crate) fn copy_dtoh(d: &mut Driver, dst: *mut c_void, src: u64, n: usize) ->
     }
     // SAFETY: the caller gives `n` writable bytes at `dst`, as CUDA requires.
     let bytes = unsafe { std::slice::from_raw_parts_mut(dst.cast::<u8>(), n) };
-    Ok(gpu_of(d, src, n)?.rt.download(src, bytes)?)
+    read_device(d, src, bytes)
 }
 
 pub(crate) fn copy_dtod(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
@@ -46,8 +68,8 @@ pub(crate) fn copy_dtod(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<
         return Ok(());
     }
     let mut staging = vec![0u8; n];
-    gpu_of(d, src, n)?.rt.download(src, &mut staging)?;
-    Ok(gpu_of(d, dst, n)?.rt.upload(dst, &staging)?)
+    read_device(d, src, &mut staging)?;
+    write_device(d, dst, &staging)
 }
 
 /// `cuMemcpy`: unified addressing tells the direction from the addresses.
@@ -79,7 +101,7 @@ pub(crate) fn fill(d: &mut Driver, dst: u64, pattern: &[u8], count: usize) -> Re
         .cycle()
         .take(pattern.len() * count)
         .collect();
-    Ok(gpu_of(d, dst, bytes.len())?.rt.upload(dst, &bytes)?)
+    write_device(d, dst, &bytes)
 }
 
 #[no_mangle]
@@ -103,7 +125,13 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
             if dptr == 0 {
                 return Ok(());
             }
-            state::with(|d| Ok(gpu_of(d, dptr, 0)?.rt.free(dptr)?))
+            state::with(|d| {
+                let gpu = gpu_of(d, dptr, 0)?;
+                if crate::managed::free(gpu, dptr)? {
+                    return Ok(());
+                }
+                Ok(gpu.rt.free(dptr)?)
+            })
         },
     )
 }

@@ -43,7 +43,7 @@ pub fn load(d: &mut Driver, cubin: Vec<u8>) -> Result<Handle> {
         .filter(|b| b.function.is_none() && b.bank != 0)
         .map(|b| (b.bank, b.section))
         .collect();
-    let gpu = d.devices[device].gpu()?;
+    let gpu = crate::sync::settled_gpu(d, device)?;
     let data = gpu.rt.load_module_data(&parsed)?;
     let images: Vec<(u32, Vec<u8>)> = data
         .banks_for("")
@@ -119,7 +119,7 @@ fn unload(d: &mut Driver, module: Handle) -> Result<()> {
             what: "module",
             handle: module,
         })?;
-    let gpu = d.devices[m.device].gpu()?;
+    let gpu = crate::sync::settled_gpu(d, m.device)?;
     for b in &m.mirrored_banks {
         gpu.rt.free(b.address)?;
     }

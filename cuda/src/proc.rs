@@ -9,7 +9,7 @@ use crate::memory2d::*;
 use crate::occupancy::*;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
 use crate::{
-    context::*, device::*, errors::*, host_memory::*, launch::*, memory::*, module::*, stream::*,
+    context::*, device::*, errors::*, host_memory::*, launch::*, managed::*, memory::*, module::*, stream::*,
 };
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
@@ -114,6 +114,7 @@ fn table() -> &'static [Entry] {
                 ("cuMemAllocHost", 3020, cuMemAllocHost_v2),
                 ("cuMemFreeHost", 2000, cuMemFreeHost),
                 ("cuMemHostGetFlags", 2030, cuMemHostGetFlags),
+                ("cuMemAllocManaged", 6000, cuMemAllocManaged),
                 ("cuMemcpy", 4000, cuMemcpy),
                 ("cuMemcpyAsync", 4000, cuMemcpyAsync),
                 ("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2),
@@ -174,7 +175,7 @@ fn table() -> &'static [Entry] {
         })
         .0
 }
-const TABLE_LEN: usize = 100;
+const TABLE_LEN: usize = 101;
 
 /// Every implemented entry point: (name as asked for through `cuGetProcAddress`, first CUDA version of the
 /// signature), in table order.

@@ -35,6 +35,10 @@ pub struct Gpu {
     pub rt: Runtime,
     pub reservation: Reservation,
     pub spirv_cache: Option<SpirvCache>,
+    /// Managed allocations ([`crate::managed`]).
+    pub managed: Vec<crate::managed::ManagedRange>,
+    /// Kernels were queued since managed memory last came back to the host.
+    pub managed_owed: bool,
 }
 
 // SAFETY: every use of a `Gpu` happens with the driver mutex held, which is the external synchronisation
@@ -53,6 +57,11 @@ impl Device {
     /// The runtime if it is open.
     pub fn opened(&self) -> Option<&Gpu> {
         self.gpu.as_ref()
+    }
+
+    /// The runtime if it is open, to change.
+    pub fn opened_mut(&mut self) -> Option<&mut Gpu> {
+        self.gpu.as_mut()
     }
 }
 
@@ -81,6 +90,8 @@ fn open_gpu(info: &DeviceInfo) -> Result<Gpu> {
         rt,
         reservation,
         spirv_cache,
+        managed: Vec::new(),
+        managed_owed: false,
     })
 }
 
@@ -127,12 +138,24 @@ pub struct Function {
 pub struct Stream {
     pub flags: u32,
     pub priority: i32,
+    /// The runtime serial the stream's last queued work completes with (0: none yet).
+    pub last_serial: u64,
 }
 
 pub struct Event {
     pub flags: u32,
-    /// When the work before the record had completed (work completes before the call returns).
-    pub recorded: Option<Instant>,
+    /// Where the last record put the event: see [`Recorded`].
+    pub recorded: Option<Recorded>,
+}
+
+/// An event's last record: the device, the serial of the work before it, the device timestamp queued with it
+/// (where the queue has timestamps) and the host moment of the call (the fallback for elapsed times).
+#[derive(Clone, Copy)]
+pub struct Recorded {
+    pub device: usize,
+    pub serial: u64,
+    pub stamp: Option<sassport_runtime::TimestampId>,
+    pub at: Instant,
 }
 
 /// Everything the library knows.
@@ -246,10 +269,11 @@ impl Driver {
         Ok(c.device)
     }
 
-    /// The runtime of the calling thread's current context.
+    /// The runtime of the calling thread's current context, after its queued work completed (a
+    /// synchronisation point: see [`crate::sync`]).
     pub fn current_gpu(&mut self) -> Result<&mut Gpu> {
         let d = self.current_device()?;
-        self.devices[d].gpu()
+        crate::sync::settled_gpu(self, d)
     }
 
     pub fn function(&mut self, f: Handle) -> Result<&mut Function> {
@@ -281,8 +305,23 @@ pub fn init() -> Result<()> {
     let mut guard = lock();
     if guard.is_none() {
         *guard = Some(Driver::new()?);
+        // SAFETY: registers a plain function without arguments.
+        unsafe { libc::atexit(settle_at_exit) };
     }
     Ok(())
+}
+
+/// At exit, queued work completes (and prints) before the process ends: a Vulkan driver must not be torn
+/// down under a submission in flight. Skipped when another thread is inside a driver call.
+extern "C" fn settle_at_exit() {
+    let Ok(mut guard) = DRIVER.try_lock() else {
+        return;
+    };
+    if let Some(d) = guard.as_mut() {
+        for dev in 0..d.devices.len() {
+            let _ = crate::sync::settle(d, dev);
+        }
+    }
 }
 
 /// Runs `f` on the initialised driver.

@@ -1,13 +1,15 @@
-//! Streams and events. Work runs to completion inside the call that submits it, so every stream is in order
-//! and synchronised by construction: a stream synchronise, query or wait only checks its handle. An event
-//! records the moment the work before it had completed, and elapsed times are measured between those host
-//! moments (microsecond resolution, as CUDA's).
+//! Streams and events. All work is queued in one order on the device's one queue ([`crate::sync`]), so every
+//! stream is in order and a stream's wait on an event is met by construction. A stream remembers the serial
+//! of its last queued work, an event the serial of the work before its record and, where the queue has
+//! timestamps, a device timestamp queued with it: queries ask whether that serial has completed,
+//! synchronising waits for it, and elapsed times are between the two device timestamps (host moments of
+//! the record calls where the queue has no timestamps).
 
 use crate::error::{DriverError, Result};
 use crate::ffi::out;
 use crate::log::call;
 use crate::result::CUresult;
-use crate::state::{self, Driver, Event, Handle, Stream};
+use crate::state::{self, Driver, Event, Handle, Recorded, Stream};
 use std::time::Instant;
 
 /// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`: the default streams, like the null handle.
@@ -17,9 +19,14 @@ const EVENT_DISABLE_TIMING: u32 = 0x2;
 
 /// Checks that `stream` is a default stream or one the library created, with a current context.
 pub fn check(d: &mut Driver, stream: Handle) -> Result<()> {
-    d.current_device()?;
+    device_of_stream(d, stream).map(|_| ())
+}
+
+/// The current device, once `stream` is checked.
+fn device_of_stream(d: &mut Driver, stream: Handle) -> Result<usize> {
+    let dev = d.current_device()?;
     if DEFAULT_STREAMS.contains(&stream) || d.streams.contains_key(&stream) {
-        Ok(())
+        Ok(dev)
     } else {
         Err(DriverError::InvalidHandle {
             what: "stream",
@@ -31,7 +38,7 @@ pub fn check(d: &mut Driver, stream: Handle) -> Result<()> {
 fn create(d: &mut Driver, flags: u32, priority: i32) -> Result<Handle> {
     d.current_device()?;
     let h = d.issue();
-    d.streams.insert(h, Stream { flags, priority });
+    d.streams.insert(h, Stream { flags, priority, last_serial: 0 });
     Ok(h)
 }
 
@@ -83,12 +90,36 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(stream: Handle) -> CUresult {
     )
 }
 
+/// The serial a stream's queued work completes with: a default stream's is all queued work's.
+fn stream_serial(d: &mut Driver, dev: usize, stream: Handle) -> Result<u64> {
+    match d.streams.get(&stream) {
+        Some(s) => Ok(s.last_serial),
+        None => Ok(d.devices[dev].gpu()?.rt.pending_serial()),
+    }
+}
+
+/// Waits until the work queued on `stream` has completed (a synchronisation point).
+fn synchronize(d: &mut Driver, stream: Handle) -> Result<()> {
+    let dev = device_of_stream(d, stream)?;
+    let serial = stream_serial(d, dev, stream)?;
+    d.devices[dev].gpu()?.rt.wait_for(serial)?;
+    crate::sync::collect(d, dev)
+}
+
+/// Whether the work before `serial` on device `dev` has completed: `CUDA_ERROR_NOT_READY` while it has not.
+fn query(d: &mut Driver, dev: usize, serial: u64) -> Result<()> {
+    if !d.devices[dev].gpu()?.rt.is_complete(serial)? {
+        return Err(DriverError::NotReady);
+    }
+    crate::sync::collect(d, dev)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(stream: Handle) -> CUresult {
     call(
         "cuStreamSynchronize",
         || format!("stream={stream:#x}"),
-        || state::with(|d| check(d, stream)),
+        || state::with(|d| synchronize(d, stream)),
     )
 }
 
@@ -97,7 +128,13 @@ pub unsafe extern "C" fn cuStreamQuery(stream: Handle) -> CUresult {
     call(
         "cuStreamQuery",
         || format!("stream={stream:#x}"),
-        || state::with(|d| check(d, stream)),
+        || {
+            state::with(|d| {
+                let dev = device_of_stream(d, stream)?;
+                let serial = stream_serial(d, dev, stream)?;
+                query(d, dev, serial)
+            })
+        },
     )
 }
 
@@ -175,12 +212,29 @@ pub unsafe extern "C" fn cuEventCreate(event: *mut Handle, flags: u32) -> CUresu
 }
 
 fn record(d: &mut Driver, event: Handle, stream: Handle) -> Result<()> {
-    check(d, stream)?;
-    let e = d.events.get_mut(&event).ok_or(DriverError::InvalidHandle {
-        what: "event",
-        handle: event,
-    })?;
-    e.recorded = Some(Instant::now());
+    let dev = device_of_stream(d, stream)?;
+    let flags = d
+        .events
+        .get(&event)
+        .ok_or(DriverError::InvalidHandle {
+            what: "event",
+            handle: event,
+        })?
+        .flags;
+    let rt = &mut d.devices[dev].gpu()?.rt;
+    // All work is in one order, so the event follows all queued work (a stream's included).
+    let (serial, stamp) = if flags & EVENT_DISABLE_TIMING != 0 {
+        (rt.pending_serial(), None)
+    } else {
+        rt.enqueue_timestamp()?
+    };
+    if let Some(s) = d.streams.get_mut(&stream) {
+        s.last_serial = s.last_serial.max(serial);
+    }
+    let at = Instant::now();
+    if let Some(e) = d.events.get_mut(&event) {
+        e.recorded = Some(Recorded { device: dev, serial, stamp, at });
+    }
     Ok(())
 }
 
@@ -219,7 +273,13 @@ pub unsafe extern "C" fn cuEventQuery(e: Handle) -> CUresult {
     call(
         "cuEventQuery",
         || format!("event={e:#x}"),
-        || state::with(|d| event(d, e).map(|_| ())),
+        || {
+            state::with(|d| match event(d, e)?.recorded {
+                // An event never recorded has no work to wait for.
+                None => Ok(()),
+                Some(r) => query(d, r.device, r.serial),
+            })
+        },
     )
 }
 
@@ -228,7 +288,15 @@ pub unsafe extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
     call(
         "cuEventSynchronize",
         || format!("event={e:#x}"),
-        || state::with(|d| event(d, e).map(|_| ())),
+        || {
+            state::with(|d| match event(d, e)?.recorded {
+                None => Ok(()),
+                Some(r) => {
+                    d.devices[r.device].gpu()?.rt.wait_for(r.serial)?;
+                    crate::sync::collect(d, r.device)
+                }
+            })
+        },
     )
 }
 
@@ -252,7 +320,7 @@ pub unsafe extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
 }
 
 fn elapsed(d: &mut Driver, start: Handle, end: Handle) -> Result<f32> {
-    let moment = |d: &mut Driver, h: Handle| -> Result<Instant> {
+    let recorded = |d: &mut Driver, h: Handle| -> Result<Recorded> {
         let e = event(d, h)?;
         if e.flags & EVENT_DISABLE_TIMING != 0 {
             return Err(DriverError::InvalidHandle {
@@ -265,11 +333,21 @@ fn elapsed(d: &mut Driver, start: Handle, end: Handle) -> Result<f32> {
             handle: h,
         })
     };
-    let (a, b) = (moment(d, start)?, moment(d, end)?);
-    let ms = if b >= a {
-        (b - a).as_secs_f64() * 1e3
-    } else {
-        -((a - b).as_secs_f64() * 1e3)
+    let (a, b) = (recorded(d, start)?, recorded(d, end)?);
+    // As CUDA: both events' work must have completed.
+    for r in [a, b] {
+        if !d.devices[r.device].gpu()?.rt.is_complete(r.serial)? {
+            return Err(DriverError::NotReady);
+        }
+    }
+    let device_ns = |d: &mut Driver, r: Recorded| -> Option<u64> {
+        let gpu = d.devices[r.device].opened()?;
+        gpu.rt.timestamp_ns(r.stamp?)
+    };
+    let ms = match (device_ns(d, a), device_ns(d, b)) {
+        (Some(x), Some(y)) if a.device == b.device => (y as f64 - x as f64) / 1e6,
+        _ if b.at >= a.at => (b.at - a.at).as_secs_f64() * 1e3,
+        _ => -((a.at - b.at).as_secs_f64() * 1e3),
     };
     Ok(ms as f32)
 }

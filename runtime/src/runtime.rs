@@ -14,11 +14,13 @@ use crate::error::{Result, RuntimeError};
 use crate::gpu::{Buffer, Gpu};
 use crate::reflect::ModuleInterface;
 
+mod batch;
 mod kernels;
 mod launch;
 mod timeout;
 
 use launch::barrier;
+pub use batch::{Completed, QueuedLaunch, TimestampId};
 pub use launch::{Launch, LaunchReport};
 
 /// Largest window chosen when [`RuntimeOptions::window_bytes`] is `None`.
@@ -201,6 +203,8 @@ pub struct Runtime {
     gpu: Gpu,
     /// The device heap: its header at the window's start, its arena once placed.
     pub(crate) heap: crate::heap::DeviceHeap,
+    /// Launches queued with [`Runtime::enqueue`].
+    batches: batch::Batches,
 }
 
 impl Runtime {
@@ -339,6 +343,7 @@ impl Runtime {
             failed_printf: Default::default(),
             gpu,
             heap: Default::default(),
+            batches: Default::default(),
         };
         let d = &rt.gpu.device;
         let pool_info = vk::CommandPoolCreateInfo::default()
@@ -492,14 +497,28 @@ impl Runtime {
         self.allocator.free(address)
     }
 
-    /// Copies `data` to guest address `address`; the range must lie within one live allocation.
+    /// Copies `data` to guest address `address`; the range must lie within one live allocation. Queued
+    /// launches complete first.
     pub fn upload(&mut self, address: u64, data: &[u8]) -> Result<()> {
+        self.synchronize()?;
         let offset = self.allocator.check_range(address, data.len() as u64)?;
         self.write_window(offset, data)
     }
 
-    /// Copies guest memory at `address` into `out`; the range must lie within one live allocation.
+    /// Copies guest memory at `address` into `out`; the range must lie within one live allocation. Queued
+    /// launches complete first.
     pub fn download(&mut self, address: u64, out: &mut [u8]) -> Result<()> {
+        self.synchronize()?;
+        let offset = self.allocator.check_range(address, out.len() as u64)?;
+        self.read_window(offset, out)
+    }
+
+    /// Copies guest memory that no queued launch writes (constant banks: kernels cannot write them) into
+    /// `out` without waiting for queued launches where the window is mapped.
+    pub fn download_unqueued(&mut self, address: u64, out: &mut [u8]) -> Result<()> {
+        if self.is_staged() {
+            return self.download(address, out);
+        }
         let offset = self.allocator.check_range(address, out.len() as u64)?;
         self.read_window(offset, out)
     }
@@ -678,6 +697,7 @@ impl Drop for Runtime {
         unsafe {
             let _ = self.gpu.device.device_wait_idle();
         }
+        self.destroy_batches();
         for e in &self.entries {
             self.destroy_entry(e);
         }

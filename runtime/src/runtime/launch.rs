@@ -42,9 +42,17 @@ pub struct LaunchReport {
     pub printf: PrintfOutput,
 }
 
+/// A launch that passed [`Runtime::check_launch`].
+pub(super) struct CheckedLaunch {
+    pub(super) name: String,
+    pub(super) entry: usize,
+    pub(super) chunks: u64,
+    pub(super) max_count: [u32; 3],
+}
+
 /// Words at the fault record's start that the host reads back after every launch: the fault record, the
 /// assert record and the printf area's two counters.
-const HEAD_WORDS: usize = (abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS) as usize;
+pub(super) const HEAD_WORDS: usize = (abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS) as usize;
 
 impl Runtime {
     pub(super) fn check_block(
@@ -103,8 +111,9 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs a kernel to completion. An access outside the window is reported as [`RuntimeError::Fault`].
-    pub fn launch(&mut self, launch: &Launch<'_>) -> Result<LaunchReport> {
+    /// Checks a launch against CUDA's and the device's limits: its kernel's name and entry, and how many
+    /// dispatches its grid is split into (with the per-dispatch workgroup limits).
+    pub(super) fn check_launch(&self, launch: &Launch<'_>) -> Result<CheckedLaunch> {
         let kernel = launch.kernel;
         let (ref name, entry) = *self
             .names
@@ -147,6 +156,24 @@ impl Runtime {
                 )));
             }
         }
+        Ok(CheckedLaunch { name, entry, chunks, max_count })
+    }
+
+    /// Byte offset of the fault record in the window buffer, and the printf area's capacity in words.
+    pub(super) fn fault_layout(&self) -> (u64, u32) {
+        let fault_offset = self.window.size - self.reserve;
+        let printf_capacity = ((self.reserve / 4) as u32)
+            .saturating_sub(abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS + abi::ABORT_BLOCK_WORDS);
+        (fault_offset, printf_capacity)
+    }
+
+    /// Runs a kernel to completion. An access outside the window is reported as [`RuntimeError::Fault`].
+    /// Launches queued with [`Runtime::enqueue`] complete first.
+    pub fn launch(&mut self, launch: &Launch<'_>) -> Result<LaunchReport> {
+        self.synchronize()?;
+        let kernel = launch.kernel;
+        let grid = launch.grid;
+        let CheckedLaunch { name, entry, chunks, max_count } = self.check_launch(launch)?;
 
         let stride = self.uniform_stride;
         let lv_offset = self.entries[entry].launch_values_offset;
@@ -157,6 +184,7 @@ impl Runtime {
         let (pipeline, pipeline_created) =
             self.pipeline(entry, launch.block, launch.dynamic_shared_bytes, &name)?;
 
+        let (fault_offset, printf_capacity) = self.fault_layout();
         // Constant banks and launch values into scratch.
         let e = &self.entries[entry];
         let scratch = self.scratch.bytes_mut().expect("scratch is host-visible");
@@ -173,10 +201,7 @@ impl Runtime {
             dst[..n].copy_from_slice(&given[..n]);
             dst[n..].fill(0);
         }
-        let fault_offset = self.window.size - self.reserve;
         let fault_word = (fault_offset / 4) as u32;
-        let printf_capacity = ((self.reserve / 4) as u32)
-            .saturating_sub(abi::PRINTF_AREA_OFFSET + abi::printf_word::RECORDS + abi::ABORT_BLOCK_WORDS);
         let mut values = LaunchValues {
             window_base: self.allocator.base(),
             window_size: self.allocator.size(),
@@ -325,6 +350,48 @@ impl Runtime {
         };
         self.submit_and_wait_launch(cb, &name)?;
 
+        let printf_out = self.read_outcome(&name, fault_offset, printf_capacity)?;
+        let kernel_time = if timestamps != vk::QueryPool::null() {
+            let mut ticks = [0u64; 2];
+            unsafe {
+                self.gpu.device.get_query_pool_results(
+                    timestamps,
+                    0,
+                    &mut ticks,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(RuntimeError::vk("vkGetQueryPoolResults"))?;
+            let mask = if self.gpu.timestamp_bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << self.gpu.timestamp_bits) - 1
+            };
+            let delta = ticks[1].wrapping_sub(ticks[0]) & mask;
+            Some(Duration::from_nanos(
+                (delta as f64 * f64::from(self.gpu.info.limits.timestamp_period_ns)) as u64,
+            ))
+        } else {
+            None
+        };
+        Ok(LaunchReport {
+            dispatches: chunks as u32,
+            pipeline_created,
+            kernel_time,
+            printf: printf_out,
+        })
+    }
+
+    /// Reads the fault record and printf area a finished launch (or batch of launches) left: the printf
+    /// output, or the failure the record names (its printf output kept for
+    /// [`Runtime::take_failed_launch_printf`]). `name`: the kernel to name when the record's id is unknown.
+    pub(super) fn read_outcome(
+        &mut self,
+        name: &str,
+        fault_offset: u64,
+        printf_capacity: u32,
+    ) -> Result<PrintfOutput> {
+        let staged = self.is_staged();
         let head_bytes: Vec<u8> = if staged {
             self.scratch.bytes_mut().expect("scratch")[..4 * HEAD_WORDS].to_vec()
         } else {
@@ -420,35 +487,7 @@ impl Runtime {
                 count: record.count,
             });
         }
-        let kernel_time = if timestamps != vk::QueryPool::null() {
-            let mut ticks = [0u64; 2];
-            unsafe {
-                self.gpu.device.get_query_pool_results(
-                    timestamps,
-                    0,
-                    &mut ticks,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-                )
-            }
-            .map_err(RuntimeError::vk("vkGetQueryPoolResults"))?;
-            let mask = if self.gpu.timestamp_bits >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << self.gpu.timestamp_bits) - 1
-            };
-            let delta = ticks[1].wrapping_sub(ticks[0]) & mask;
-            Some(Duration::from_nanos(
-                (delta as f64 * f64::from(self.gpu.info.limits.timestamp_period_ns)) as u64,
-            ))
-        } else {
-            None
-        };
-        Ok(LaunchReport {
-            dispatches: chunks as u32,
-            pipeline_created,
-            kernel_time,
-            printf: printf_out,
-        })
+        Ok(printf_out)
     }
 
     /// Printf output of the last launch that failed (a fault, trap or failed assertion): what the kernel

@@ -1,0 +1,72 @@
+//! Synchronisation points. Launches (and event records) are queued in the runtime and run later, in the
+//! order they were made, on one queue (so every stream is in order, and a wait on an event of another stream
+//! is met by construction); a call that must see their results is a synchronisation point and first waits
+//! for the queued work: stream, event and context synchronise, a query that finds the work done, every copy,
+//! memset, allocation and free, module loads and unloads. There the printf output of the completed
+//! launches is written to stdout (as CUDA flushes it at synchronisation), and a kernel's failure (fault,
+//! trap, assertion) makes the context unusable and is the call's result, as CUDA's sticky errors.
+
+use crate::error::{DriverError, Result};
+use crate::state::{Driver, Gpu};
+
+/// Waits for the queued work of device `dev`, then [`collect`]s what it left.
+pub fn settle(d: &mut Driver, dev: usize) -> Result<()> {
+    let Some(gpu) = d.devices[dev].opened_mut() else {
+        return Ok(());
+    };
+    gpu.rt.synchronize()?;
+    collect(d, dev)
+}
+
+/// Device `dev`'s runtime after its queued work completed (a synchronisation point).
+pub fn settled_gpu(d: &mut Driver, dev: usize) -> Result<&mut Gpu> {
+    settle(d, dev)?;
+    d.devices[dev].gpu()
+}
+
+/// Prints the printf output of device `dev`'s completed work and reports its first failure: an execution
+/// failure makes the device's primary context unusable (every later call answers with it), any other
+/// failure (a launch timeout) is this call's result once.
+pub fn collect(d: &mut Driver, dev: usize) -> Result<()> {
+    let Some(gpu) = d.devices[dev].opened_mut() else {
+        return Ok(());
+    };
+    // Managed memory comes back to the host once nothing is queued (CUDA: no kernel runs).
+    let pending = gpu.rt.pending_serial();
+    if gpu.managed_owed && gpu.rt.is_complete(pending)? {
+        crate::managed::after_completion(gpu)?;
+    }
+    let done = gpu.rt.take_completed();
+    print_printf(&done.printf);
+    let Some(e) = done.failure else {
+        return Ok(());
+    };
+    let message = e.to_string();
+    crate::log::line(&message);
+    if !crate::error::is_execution_failure(&e) {
+        return Err(e.into());
+    }
+    let code = crate::error::runtime_code(&e);
+    let primary = d.devices[dev].primary;
+    if let Some(ctx) = d.contexts.get_mut(&primary) {
+        ctx.sticky = Some((code, message.clone()));
+    }
+    Err(DriverError::Sticky { code, message })
+}
+
+/// Device printf output to stdout, as the CUDA driver prints it; losses to stderr.
+fn print_printf(out: &sassport_runtime::PrintfOutput) {
+    use std::io::Write;
+    let text = out.text();
+    if !text.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+    }
+    if out.dropped > 0 {
+        crate::log::line(&format!(
+            "{} printf records did not fit in the printf buffer and were lost",
+            out.dropped
+        ));
+    }
+}
