@@ -144,20 +144,22 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
 
 /// RCP64H / RSQ64H: high word of `1 / d` or `1 / sqrt(d)` for `d = hi:0`.
 fn hi64(cx: &mut Ctx<'_>, hi: Id, rsq: bool) -> Id {
+    let soft = !cx.float.float64;
     let mut b = B::new(&mut cx.m);
-    let t = b.t;
     let z = b.c32(0);
-    let d = b.pack(z, hi);
-    let fd = b.m.un(Op::Bitcast, t.f64, d);
-    let one = b.m.constant(t.f64, 1f64.to_bits(), true);
-    let den = if rsq {
-        b.m.ext(t.f64, gl::SQRT, &[fd])
+    let rh = if soft {
+        // No Float64: the seeds in integer arithmetic (lower::soft_f64::seed).
+        if rsq { super::soft_f64::seed::rsq_hi(&mut b, hi) } else { super::soft_f64::seed::rcp_hi(&mut b, hi) }
     } else {
-        fd
+        let t = b.t;
+        let d = b.pack(z, hi);
+        let fd = b.m.un(Op::Bitcast, t.f64, d);
+        let one = b.m.constant(t.f64, 1f64.to_bits(), true);
+        let den = if rsq { b.m.ext(t.f64, gl::SQRT, &[fd]) } else { fd };
+        let r = b.m.bin(Op::FDiv, t.f64, one, den);
+        let bits = b.m.un(Op::Bitcast, t.u64, r);
+        b.hi32(bits)
     };
-    let r = b.m.bin(Op::FDiv, t.f64, one, den);
-    let bits = b.m.un(Op::Bitcast, t.u64, r);
-    let rh = b.hi32(bits);
     // Exact special cases on the high word: ±0 -> ±inf (RSQ: +inf, -0 -> -inf), inf -> 0, NaN, negative RSQ.
     let absm = b.c32(0x7fff_ffff);
     let ah = b.i32(Op::BitwiseAnd, hi, absm);
