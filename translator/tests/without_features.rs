@@ -119,3 +119,24 @@ fn refusal_names_feature_and_instruction() {
     assert!(refused[0].contains("int64-atomics (shaderBufferInt64Atomics), first needed by ") && refused[0].contains(".64"), "{}", refused[0]);
     let _ = Capability::Int64Atomics;
 }
+
+/// The corpus kernels whose native translation (full profile) declares Float64: the ones soft double
+/// changes most (the lavapipe and H200 runs with `--without float64` and the soft_f64 bench use this list).
+#[test]
+fn fp64_kernels_of_the_corpus() {
+    let options = Options { profile: Some(profile(Features::NONE)), ..Options::default() };
+    let mut with_f64 = Vec::new();
+    for (_, bytes) in corpus_cubins() {
+        let cubin = Cubin::parse(&bytes).unwrap();
+        for k in &cubin.kernels {
+            if let Ok(t) = translate_kernel(&cubin, k.name(), &options) {
+                if capabilities(&t.words).contains(&(Capability::Float64 as u32)) {
+                    with_f64.push(k.name().to_string());
+                }
+            }
+        }
+    }
+    with_f64.sort();
+    eprintln!("kernels with Float64 natively: {with_f64:?}");
+    assert!(with_f64.iter().any(|k| k == "daxpy") && with_f64.iter().any(|k| k == "fp64_div_sqrt"));
+}

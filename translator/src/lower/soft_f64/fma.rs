@@ -19,23 +19,30 @@ use crate::spirv::{glsl, Id, Module, Op};
 /// Bit 2 of the `md` argument: multiply only (no addend; a zero product keeps its own sign).
 pub const MUL_ONLY: u32 = 4;
 
-/// Test-only switch (`SASSPORT_SOFT_F64_MUTANT=1` at translation time): the finite path rounds toward zero
-/// instead of in the requested mode, so the reference test can show that it catches a wrong rounding.
-fn mutant() -> bool {
-    std::env::var_os("SASSPORT_SOFT_F64_MUTANT").is_some_and(|v| v == "1")
-}
-
 /// `round_fmt(a * b + c)` of three f64 (u64 bits): the result in `fmt` bits (zero-extended u64); `md` is the
 /// mode, optionally `| MUL_ONLY`. NaN results are `fmt`'s canonical NaN.
 pub fn fma(m: &mut Module, fmt: Format, a: Id, b: Id, c: Id, md: Id) -> Id {
-    let key = match fmt {
-        F64 => "soft_fma_f64",
-        F32 => "soft_fma_f32",
-        F16 => "soft_fma_f16",
-        BF16 => "soft_fma_bf16",
-        _ => "soft_fma_other",
+    call(m, fmt, false, a, b, c, md)
+}
+
+/// [`fma`] with one rounding line broken on purpose (the finite path rounds toward zero whatever the mode),
+/// under its own helper name: for the reference test to show that it catches a wrong rounding. Never
+/// emitted by the translator.
+#[doc(hidden)]
+pub fn fma_mutant_for_tests(m: &mut Module, fmt: Format, a: Id, b: Id, c: Id, md: Id) -> Id {
+    call(m, fmt, true, a, b, c, md)
+}
+
+fn call(m: &mut Module, fmt: Format, mutant: bool, a: Id, b: Id, c: Id, md: Id) -> Id {
+    let key = match (fmt, mutant) {
+        (F64, false) => "soft_fma_f64",
+        (F32, false) => "soft_fma_f32",
+        (F16, false) => "soft_fma_f16",
+        (BF16, false) => "soft_fma_bf16",
+        (_, false) => "soft_fma_other",
+        (_, true) => "soft_fma_mutant",
     };
-    let f = m.helper(key, move |m| build(m, fmt));
+    let f = m.helper(key, move |m| build(m, fmt, mutant));
     let mut bb = B::new(m);
     let ty = bb.t.u64;
     bb.call(ty, f, &[a, b, c, md])
@@ -154,7 +161,7 @@ fn mul53(b: &mut B<'_>, x: Id, y: Id) -> W {
     (hi, lo)
 }
 
-fn build(m: &mut Module, fmt: Format) -> Id {
+fn build(m: &mut Module, fmt: Format, mutant: bool) -> Id {
     let t = Tys::of(m);
     let (f, p) = begin_helper(m, t.u64, &[t.u64, t.u64, t.u64, t.u32]);
     let (a, bv, c, mdf) = (p[0], p[1], p[2], p[3]);
@@ -236,7 +243,7 @@ fn build(m: &mut Module, fmt: Format) -> Id {
     let eb1 = b.i32(Op::IAdd, eb, one32);
     let er = b.i32(Op::ISub, eb1, lz);
     let sticky = b.b(Op::INotEqual, rn.1, z64);
-    let round_md = if mutant() { b.c32(mode::RZ) } else { md };
+    let round_md = if mutant { b.c32(mode::RZ) } else { md };
     let fl = round::flags(&mut b, round_md, rsign, sticky);
     let rounded = round::round(&mut b, fmt, rn.0, er, fl);
     // Exact cancellation: +0, or -0 when rounding down.
