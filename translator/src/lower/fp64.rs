@@ -92,14 +92,16 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let second_in_c = second_in_c(cx, m);
     let b = if second_in_c { read_f64(cx, s.c, s.abs[2], s.neg[2])? } else { read_f64(cx, s.b, s.abs[1], s.neg[1])? };
     let t = cx.t;
+    // Declared here as before soft double existed (keeps the native modules' ids, and so their snapshots).
+    let f64t = cx.float.float64.then(|| cx.m.t_f64());
     let r = match m {
         "DFMA" => {
             let c = read_f64(cx, s.c, s.abs[2], s.neg[2])?;
             let md = cx.u32c(rnd);
             dfma(&mut cx.m, a, b, c, md)
         }
-        _ if rnd == 0 && cx.float.float64 => {
-            let f64t = cx.m.t_f64();
+        _ if rnd == 0 && f64t.is_some() => {
+            let f64t = f64t.unwrap_or_default();
             let fa = cx.m.un(Op::Bitcast, f64t, a);
             let fb = cx.m.un(Op::Bitcast, f64t, b);
             let op = if m == "DADD" { Op::FAdd } else { Op::FMul };

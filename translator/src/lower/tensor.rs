@@ -476,7 +476,7 @@ fn mma(cx: &mut Ctx<'_>, lane: Id, words: &mut LaneWords<'_>, m: Mma) -> Result<
     // Without Float64 the f64 accumulators are u64 bits and each step the integer FMA (lower::soft_f64): the
     // product is exact, so fma(a, b, acc) rounded to nearest is the native `acc + a * b`.
     let soft = cx.m.soft_float64();
-    let f64t = if int || soft { t.u64 } else { cx.m.t_f64() };
+    let f64t = if soft { t.u64 } else { cx.m.t_f64() };
     let (acc_ty, acc_ptr) = if int {
         (t.u32, t.fn_u32)
     } else if soft {
