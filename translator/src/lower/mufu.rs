@@ -19,7 +19,8 @@
 //!   cases wrap LG2); NaN results canonical 0x7fffffff. Measured on lavapipe against silicon: EX2 4 ulp,
 //!   RCP 1, RSQ 2, SQRT 1.
 //! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
-//!   operand and low word zero; nvcc refines them with DFMA.
+//!   operand and low word zero (RCP64H results below the smallest normal flushed to a signed zero, as the H200
+//!   recording shows); nvcc refines them with DFMA.
 //!
 //! FCHK P, a, b: whether `a / b` must take the slow path. The translation is a conservative superset of the
 //! hardware's check (any operand zero, denormal, infinite or NaN; exponents of b outside [-125, 125], of
@@ -159,6 +160,18 @@ fn hi64(cx: &mut Ctx<'_>, hi: Id, rsq: bool) -> Id {
         let r = b.m.bin(Op::FDiv, t.f64, one, den);
         let bits = b.m.un(Op::Bitcast, t.u64, r);
         b.hi32(bits)
+    };
+    // RCP64H flushes a result below the smallest normal to a signed zero (H200 recording of the seed,
+    // docs/float-exactness.md: every input with exponent field 2045/2046 but 2^1022 itself).
+    let rh = if rsq {
+        rh
+    } else {
+        let expm = b.c32(0x7ff0_0000);
+        let ex = b.i32(Op::BitwiseAnd, rh, expm);
+        let tiny = b.b(Op::IEqual, ex, z);
+        let sgn = b.c32(0x8000_0000);
+        let sz = b.i32(Op::BitwiseAnd, rh, sgn);
+        b.sel32(tiny, sz, rh)
     };
     // Exact special cases on the high word: ±0 -> ±inf (RSQ: +inf, -0 -> -inf), inf -> 0, NaN, negative RSQ.
     let absm = b.c32(0x7fff_ffff);
