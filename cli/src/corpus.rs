@@ -20,6 +20,11 @@ pub struct Args {
     /// Translate even when the on-disk cache holds the module (and do not store it).
     #[arg(long)]
     no_cache: bool,
+    /// Device features to do without, as if the device lacked them: float64 (soft double in integer
+    /// arithmetic), int64-atomics, float16, int16, int8, subgroups-32 (warps in turns). Kernels needing a
+    /// masked feature that has no emulation are refused by name.
+    #[arg(long, value_name = "FEATURE,...", value_parser = sassport::kernel_run::parse_without)]
+    without: Option<sassport_runtime::abi::Features>,
     /// Only kernels whose name contains this text.
     #[arg(long)]
     filter: Option<String>,
@@ -48,6 +53,7 @@ pub fn run(args: Args) -> Result<()> {
         device,
         kernel_timing: true,
         warp_subgroups: args.warps == sassport::kernel_run::Warps::Auto,
+        without: args.without.unwrap_or_default(),
         ..Default::default()
     })
         .context("opening the Vulkan device")?;

@@ -15,6 +15,10 @@ pub struct Args {
     /// Vulkan device: an index from `sassport devices` or part of its name (default: every usable device).
     #[arg(long, value_name = "N|NAME")]
     device: Option<String>,
+    /// Device features to do without (float64, int64-atomics, float16, int16, int8, subgroups-32), passed to
+    /// sassport's libcuda as `SASSPORT_WITHOUT`.
+    #[arg(long, value_name = "FEATURE,...", value_parser = sassport::kernel_run::parse_without)]
+    without: Option<sassport_runtime::abi::Features>,
     /// The program and its arguments.
     #[arg(
         required = true,
@@ -91,6 +95,9 @@ pub fn run(args: Args) -> Result<()> {
     );
     if let Some(device) = &args.device {
         cmd.env("SASSPORT_DEVICE", device);
+    }
+    if let Some(without) = &args.without {
+        cmd.env("SASSPORT_WITHOUT", without.to_string());
     }
     let status = cmd
         .status()

@@ -193,3 +193,8 @@ pub fn run_kernel(
     }
     Ok(KernelRun { translation, cached, translate_time, kernel_time, buffers, printf: report.printf })
 }
+
+/// Parses `--without FEATURE,...` (`float64,int8`; see `sassport_runtime::abi::Feature`).
+pub fn parse_without(list: &str) -> Result<sassport_runtime::abi::Features, String> {
+    sassport_runtime::abi::Features::parse(list).map_err(|e| e.to_string())
+}

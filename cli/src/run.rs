@@ -38,6 +38,11 @@ pub struct Args {
     /// Translate even when the on-disk cache holds the module (and do not store it).
     #[arg(long)]
     no_cache: bool,
+    /// Device features to do without, as if the device lacked them: float64 (soft double in integer
+    /// arithmetic), int64-atomics, float16, int16, int8, subgroups-32 (warps in turns). Kernels needing a
+    /// masked feature that has no emulation are refused by name.
+    #[arg(long, value_name = "FEATURE,...", value_parser = sassport::kernel_run::parse_without)]
+    without: Option<sassport_runtime::abi::Features>,
     /// Stop the launch and fail after this many seconds (0: never).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     timeout: f64,
@@ -53,6 +58,7 @@ pub fn run(args: Args) -> Result<()> {
         device,
         kernel_timing: true,
         warp_subgroups: args.warps == sassport::kernel_run::Warps::Auto,
+        without: args.without.unwrap_or_default(),
         launch_timeout: (args.timeout > 0.0)
             .then(|| std::time::Duration::try_from_secs_f64(args.timeout))
             .transpose()

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use ash::vk;
-use sassport_translator::abi::{DeviceProfile, FloatControls};
+use sassport_translator::abi::{self, DeviceProfile, FloatControls};
 
 use crate::error::{Result, RuntimeError};
 
@@ -106,6 +106,45 @@ pub struct DeviceFeatures {
     /// `VK_KHR_shader_maximal_reconvergence` and its `shaderMaximalReconvergence` feature (the subgroup form
     /// asks for `MaximallyReconvergesKHR` with it: threads rejoin where the structured program merges).
     pub maximal_reconvergence: bool,
+}
+
+impl DeviceFeatures {
+    /// These features with `mask` switched off (`RuntimeOptions::without`): the device is then created
+    /// without them and modules needing them are refused. `subgroups-32` is not a Vulkan feature here (the
+    /// profile hides the subgroup operations instead).
+    pub fn without(&self, mask: abi::Features) -> DeviceFeatures {
+        use abi::Feature;
+        let mut f = self.clone();
+        for m in mask.iter() {
+            match m {
+                Feature::Float64 => f.float64 = false,
+                Feature::Int64Atomics => f.int64_atomics = false,
+                Feature::Float16 => f.float16 = false,
+                Feature::Int16 => f.int16 = false,
+                Feature::Int8 => f.int8 = false,
+                Feature::Subgroups32 => {}
+            }
+        }
+        f
+    }
+
+    /// The maskable features these lack (a device without `shaderFloat64` gets soft double).
+    pub fn lacking(&self) -> abi::Features {
+        use abi::{Feature, Features};
+        let mut s = Features::NONE;
+        for (have, f) in [
+            (self.float64, Feature::Float64),
+            (self.int64_atomics, Feature::Int64Atomics),
+            (self.float16, Feature::Float16),
+            (self.int16, Feature::Int16),
+            (self.int8, Feature::Int8),
+        ] {
+            if !have {
+                s = s.with(f);
+            }
+        }
+        s
+    }
 }
 
 /// One Vulkan device as sassport sees it.
@@ -214,6 +253,7 @@ impl DeviceInfo {
             float_controls: self.float_controls,
             measured: Default::default(),
             loop_iteration_limit: self.loop_iteration_limit(),
+            without: self.features.lacking(),
         }
     }
 

@@ -103,6 +103,10 @@ pub struct RuntimeOptions {
     /// launch fails with [`RuntimeError::LaunchTimeout`]. `None`: wait for ever. Default 10 s
     /// ([`DEFAULT_LAUNCH_TIMEOUT`]; on a CPU device that value means [`DEFAULT_CPU_LAUNCH_TIMEOUT`]).
     pub launch_timeout: Option<Duration>,
+    /// Device features to do without, as if the device lacked them (`--without float64,...`): the device is
+    /// opened without them, modules needing them are refused, and the translator emulates what it can
+    /// (soft double for `float64`, warps in turns for `subgroups-32`). Empty by default.
+    pub without: abi::Features,
 }
 
 impl Default for RuntimeOptions {
@@ -122,6 +126,7 @@ impl Default for RuntimeOptions {
             warp_subgroups: true,
             heap_bytes: abi::DEFAULT_HEAP_BYTES,
             launch_timeout: Some(DEFAULT_LAUNCH_TIMEOUT),
+            without: abi::Features::NONE,
         }
     }
 }
@@ -217,7 +222,8 @@ impl Runtime {
             .enumerate()
             .map(|(i, &pd)| instance.describe(i, pd))
             .collect();
-        let info = choose_device(&infos, &options.device)?.clone();
+        let mut info = choose_device(&infos, &options.device)?.clone();
+        info.features = info.features.without(options.without);
         let pd = pds[info.index];
         let gpu = Gpu::open(instance, pd, info)?;
         Self::with_gpu(gpu, options)
@@ -423,6 +429,8 @@ impl Runtime {
     /// [`Runtime::measure_float`] has run.
     pub fn profile(&self) -> DeviceProfile {
         let device = self.gpu.info.profile();
+        // What the device (or the `without` option, already applied to its features) lacks, for the translator.
+        let mask = self.gpu.info.features.lacking().union(self.options.without);
         DeviceProfile {
             measured: self.measured,
             subgroup_operations: if self.options.warp_subgroups {
@@ -432,6 +440,7 @@ impl Runtime {
             },
             ..device
         }
+        .without_features(mask)
     }
 
     pub(crate) fn set_measured(&mut self, m: abi::MeasuredFloat) {

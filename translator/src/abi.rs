@@ -362,7 +362,13 @@ pub struct DeviceProfile {
     /// counted together over all loops of a shader per group of SIMD lanes; docs/device-quirks.md). The
     /// translator then checks every loop for a cut and unrolls innermost loops; `None` on other devices.
     pub loop_iteration_limit: Option<u32>,
+    /// Features the translator must do without (`--without`, and what the device lacks, as the runtime
+    /// fills it): emulated where an emulation exists (soft double for `float64`, turns for `subgroups-32`),
+    /// refused by name otherwise. Hand-made profiles leave it empty: their feature flags are not read.
+    pub without: Features,
 }
+
+pub use crate::features::{Feature, Features, UnknownFeature};
 
 /// lavapipe's loop limit (Mesa gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`).
 pub const LAVAPIPE_LOOP_ITERATION_LIMIT: u32 = 65_535;

@@ -28,6 +28,32 @@ pub enum TranslateError {
     /// device graph calls), which sassport does not provide; counted apart from other refusals in reports.
     #[error("{name} at {section}+{offset:#x}: call to `{symbol}`: {}", .what.description())]
     DeviceRuntime { name: String, section: String, offset: u32, symbol: String, what: DeviceRuntimeCall },
+    /// The kernel needs device features the target profile lacks (`--without`, or the device itself) and
+    /// that have no emulation yet; nothing is emitted.
+    #[error("kernel {kernel:?} needs what the device profile lacks: {}", describe_missing(.missing))]
+    MissingCapabilities { kernel: String, missing: Vec<MissingFeatureUse> },
+}
+
+/// One feature a kernel needs and the target lacks ([`TranslateError::MissingCapabilities`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingFeatureUse {
+    pub feature: crate::features::Feature,
+    /// The instruction that first needed it (`HMMA.16816.F32 at .text.k+0x1a0`), when known.
+    pub site: Option<String>,
+}
+
+fn describe_missing(missing: &[MissingFeatureUse]) -> String {
+    let parts: Vec<String> = missing
+        .iter()
+        .map(|m| {
+            let f = m.feature;
+            match &m.site {
+                Some(site) => format!("{f} ({}), first needed by {site}", f.vulkan_name()),
+                None => format!("{f} ({})", f.vulkan_name()),
+            }
+        })
+        .collect();
+    parts.join("; ")
 }
 
 /// What a refused device-runtime call is for ([`TranslateError::DeviceRuntime`]).

@@ -16,6 +16,7 @@ pub mod control;
 pub mod coverage;
 pub mod error;
 pub mod exact;
+pub mod features;
 pub mod lower;
 pub mod program;
 pub mod spirv;

@@ -119,6 +119,7 @@ pub fn translate_kernel_with(
         float,
         externs,
         loops: crate::control::guard::LoopGuard::new(options.profile.as_ref()),
+        without: options.profile.as_ref().map(|p| p.without).unwrap_or_default(),
     };
     emit_module(&source, warps)
 }
@@ -135,7 +136,7 @@ struct WarpPlan {
 impl WarpPlan {
     fn for_profile(p: Option<&abi::DeviceProfile>) -> WarpPlan {
         match p {
-            Some(p) if crate::lower::subgroup::device_supports(p) => {
+            Some(p) if crate::lower::subgroup::device_supports(p) && !p.lacks(abi::Feature::Subgroups32) => {
                 WarpPlan { subgroups: true, maximal_reconvergence: p.maximal_reconvergence }
             }
             _ => WarpPlan::default(),
@@ -198,6 +199,7 @@ pub fn translate_decoded_for(
     let mut source = ModuleSource::plain(name, program, local, shared, options.control, &[]);
     source.float = FloatSupport::for_profile(options.profile.as_ref());
     source.loops = crate::control::guard::LoopGuard::new(options.profile.as_ref());
+    source.without = options.profile.as_ref().map(|p| p.without).unwrap_or_default();
     emit_module(&source, WarpPlan::for_profile(options.profile.as_ref()))
 }
 
@@ -227,6 +229,8 @@ struct ModuleSource<'a> {
     externs: crate::lower::externs::ExternCalls,
     /// The loop policy (abort polls; device loop-limit checks and unrolling).
     loops: crate::control::guard::LoopGuard,
+    /// Features the profile lacks: a module declaring one of their capabilities is refused.
+    without: abi::Features,
 }
 
 impl<'a> ModuleSource<'a> {
@@ -239,8 +243,25 @@ impl<'a> ModuleSource<'a> {
         control: ControlForm,
         jump_tables: &'a [crate::cubin::IndirectBranch],
     ) -> Self {
-        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default() }
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default() }
     }
+}
+
+/// Refuses a module declaring a capability of a feature in `without` (the profile lacks it and nothing
+/// emulated it), naming the feature and the instruction that first needed it.
+fn check_capabilities(kernel: &str, m: &Module, without: abi::Features) -> Result<(), TranslateError> {
+    let missing: Vec<crate::error::MissingFeatureUse> = m
+        .capabilities()
+        .iter()
+        .filter_map(|&c| {
+            let feature = without.lacking(c)?;
+            Some(crate::error::MissingFeatureUse { feature, site: m.capability_site(c).map(str::to_string) })
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(TranslateError::MissingCapabilities { kernel: kernel.into(), missing })
 }
 
 /// Emits the module; a kernel with warp instructions gets the subgroup form where the plan allows and it
@@ -271,6 +292,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         return Err(TranslateError::Limit { kernel: name.into(), reason: "local or shared memory too large".into() });
     }
     let mut m = Module::new();
+    m.set_soft_float64(!float.float64);
     let t = Types::declare(&mut m);
 
     // Built-ins and the workgroup size.
@@ -356,7 +378,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
     if float.signed_zero_inf_nan_preserve[0] {
         modes.push((ExecutionMode::SignedZeroInfNanPreserve, &[32]));
     }
-    if float.signed_zero_inf_nan_preserve[1] {
+    if float.signed_zero_inf_nan_preserve[1] && float.float64 {
         modes.push((ExecutionMode::SignedZeroInfNanPreserve, &[64]));
     }
     if !modes.is_empty() {
@@ -368,6 +390,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         modes.push((ExecutionMode::MaximallyReconvergesKHR, &[]));
     }
     m.entry_point(main, abi::ENTRY_POINT, &modes);
+    check_capabilities(name, &m, source.without)?;
     let words = m.finish();
     Ok(Translation {
         kernel: name.to_string(),

@@ -17,6 +17,9 @@ use crate::spirv::{Id, Module, Op};
 
 /// `round_mode(a * b + c)` of three f32 (as u32 bits); NaN results are some NaN (callers canonicalise).
 pub fn ffma(m: &mut Module, a: Id, b: Id, c: Id, md: Id) -> Id {
+    if m.soft_float64() {
+        return crate::lower::soft_f64::ffma(m, a, b, c, md);
+    }
     let f = m.helper("exact_ffma_f32", build_ffma);
     let mut bb = B::new(m);
     let ty = bb.t.u32;
@@ -31,6 +34,9 @@ pub fn fadd(m: &mut Module, a: Id, b: Id, md: Id) -> Id {
 
 /// `round_mode(a * b)` of two f32 bits: the f64 product is exact, one rounding to f32.
 pub fn fmul(m: &mut Module, a: Id, b: Id, md: Id) -> Id {
+    if m.soft_float64() {
+        return crate::lower::soft_f64::fmul_scaled(m, a, b, 0, md);
+    }
     let mut bb = B::new(m);
     let t = bb.t;
     let wa = bb.widen_f32(a);

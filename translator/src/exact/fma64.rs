@@ -19,6 +19,10 @@ pub const MUL_ONLY: u32 = 4;
 /// `round_mode(a * b + c)` of three f64 (u64 bits); `md` is the mode, optionally `| MUL_ONLY`. NaN results are
 /// some NaN (callers canonicalise).
 pub fn dfma(m: &mut Module, a: Id, b: Id, c: Id, md: Id) -> Id {
+    if m.soft_float64() {
+        // No Float64 on the target: the all-integer core (special operands in integer selects too).
+        return crate::lower::soft_f64::dfma(m, a, b, c, md);
+    }
     let f = m.helper("exact_dfma", build);
     let mut bb = B::new(m);
     let ty = bb.t.u64;

@@ -13,6 +13,13 @@ use crate::spirv::{Id, Module, Op};
 /// `round_mode(a * b + c)` of three halves of `fmt` (F16 or BF16) in the low 16 bits of u32s; the result in
 /// the low 16 bits (NaN results are some NaN: callers canonicalise).
 pub fn hfma(m: &mut Module, fmt: Format, a: Id, b: Id, c: Id, md: Id) -> Id {
+    if m.soft_float64() {
+        let mut bb = B::new(m);
+        let (wa, wb, wc) = (widen(&mut bb, fmt, a), widen(&mut bb, fmt, b), widen(&mut bb, fmt, c));
+        let r = crate::lower::soft_f64::fma(bb.m, fmt, wa, wb, wc, md);
+        let mut bb = B::new(m);
+        return bb.u32_of(r);
+    }
     let key = if fmt == BF16 { "exact_hfma_bf16" } else { "exact_hfma_f16" };
     let f = m.helper(key, move |m| build(m, fmt));
     let mut bb = B::new(m);

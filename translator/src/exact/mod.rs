@@ -50,8 +50,11 @@ pub struct Tys {
 }
 
 impl Tys {
+    /// The types; in a soft-double module (`Module::soft_float64`) no f64 type is declared and `f64` is 0,
+    /// which no soft path uses (spirv-val would refuse a use).
     pub fn of(m: &mut Module) -> Tys {
-        Tys { void: m.t_void(), bool: m.t_bool(), u32: m.t_u32(), u64: m.t_u64(), f32: m.t_f32(), f64: m.t_f64() }
+        let f64 = if m.soft_float64() { 0 } else { m.t_f64() };
+        Tys { void: m.t_void(), bool: m.t_bool(), u32: m.t_u32(), u64: m.t_u64(), f32: m.t_f32(), f64 }
     }
 }
 

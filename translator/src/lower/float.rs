@@ -32,12 +32,15 @@ pub struct FloatSupport {
     /// f32 denormal operands and results survive native operations without execution modes (measured):
     /// otherwise native FADD/FMUL/FFMA results are checked and recomputed exactly where a denormal is involved.
     pub f32_denormals_preserved: bool,
+    /// The device has `Float64` (the profile does not lack `float64`): otherwise every f64 step, FP32
+    /// helpers' exact f64 intermediates included, is soft double in integer arithmetic (`lower::soft_f64`).
+    pub float64: bool,
 }
 
 impl Default for FloatSupport {
     /// Nothing measured: every mode requested, every FFMA exact in integers, denormals not trusted to survive.
     fn default() -> Self {
-        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, f32_denormals_preserved: false }
+        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, f32_denormals_preserved: false, float64: true }
     }
 }
 
@@ -53,6 +56,7 @@ impl FloatSupport {
             signed_zero_inf_nan_preserve: [fc[1], fc[2]],
             native_fma32: m.fma_f32_fused == Some(true),
             f32_denormals_preserved: m.denorm_f32_preserved == Some(true),
+            float64: !p.lacks(crate::features::Feature::Float64),
         }
     }
 }
@@ -209,6 +213,9 @@ fn scaled_product(cx: &mut Ctx<'_>, a: Id, b: Id, scale: i32, rnd: u32, fmz: boo
     use crate::exact::{fma32, B};
     let (a, b) = if fmz { fma32::fmz(&mut cx.m, a, b) } else { (a, b) };
     let md = cx.u32c(rnd);
+    if !cx.float.float64 {
+        return super::soft_f64::fmul_scaled(&mut cx.m, a, b, scale, md);
+    }
     let mut bb = B::new(&mut cx.m);
     let t = bb.t;
     let wa = bb.widen_f32(a);

@@ -153,11 +153,17 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         let mut bb = B::new(&mut cx.m);
         let t = bb.t;
         let (wp, wq, wr) = (widen(&mut bb, fmt, p), widen(&mut bb, fmt, q), widen(&mut bb, fmt, r));
-        let (dp, dq, dr) =
-            (bb.m.un(Op::Bitcast, t.f64, wp), bb.m.un(Op::Bitcast, t.f64, wq), bb.m.un(Op::Bitcast, t.f64, wr));
-        let s = crate::exact::fma32::odd_sum(&mut bb, dp, dq, dr, md);
-        let bits = bb.m.un(Op::Bitcast, t.u64, s);
-        let r = crate::exact::fma32::f64_to_f32(bb.m, bits, md);
+        let r = if bb.m.soft_float64() {
+            // No Float64: the integer FMA rounds the exact value to f32 once.
+            let v = super::soft_f64::fma(bb.m, crate::exact::round::F32, wp, wq, wr, md);
+            B::new(&mut cx.m).u32_of(v)
+        } else {
+            let (dp, dq, dr) =
+                (bb.m.un(Op::Bitcast, t.f64, wp), bb.m.un(Op::Bitcast, t.f64, wq), bb.m.un(Op::Bitcast, t.f64, wr));
+            let s = crate::exact::fma32::odd_sum(&mut bb, dp, dq, dr, md);
+            let bits = bb.m.un(Op::Bitcast, t.u64, s);
+            crate::exact::fma32::f64_to_f32(bb.m, bits, md)
+        };
         let r = super::float::canonical(cx, r);
         cx.set_dst(r);
         return Ok(());

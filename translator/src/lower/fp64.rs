@@ -7,6 +7,8 @@
 //! Exactness per operation:
 //! - DADD/DMUL round-to-nearest: native `OpFAdd`/`OpFMul` on f64 (Vulkan requires them correctly rounded);
 //!   lavapipe keeps f64 denormals.
+//! - Without `Float64` (the profile lacks `float64`): DADD/DMUL in every mode through the integer FMA of
+//!   `super::soft_f64` (one rounding, so exactly IEEE's add and multiply), DSETP on integer order keys.
 //! - DADD/DMUL in RM/RP/RZ and every DFMA: `crate::exact::fma64` (128-bit integer fused multiply-add;
 //!   `GLSL.std.450 Fma` is not fused on lavapipe).
 //! - NaN results: the first NaN operand quieted, else [`NAN64`] (see [`propagate_nan`]).
@@ -90,14 +92,16 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let second_in_c = second_in_c(cx, m);
     let b = if second_in_c { read_f64(cx, s.c, s.abs[2], s.neg[2])? } else { read_f64(cx, s.b, s.abs[1], s.neg[1])? };
     let t = cx.t;
-    let f64t = cx.m.t_f64();
+    // Declared here as before soft double existed (keeps the native modules' ids, and so their snapshots).
+    let f64t = cx.float.float64.then(|| cx.m.t_f64());
     let r = match m {
         "DFMA" => {
             let c = read_f64(cx, s.c, s.abs[2], s.neg[2])?;
             let md = cx.u32c(rnd);
             dfma(&mut cx.m, a, b, c, md)
         }
-        _ if rnd == 0 => {
+        _ if rnd == 0 && f64t.is_some() => {
+            let f64t = f64t.unwrap_or_default();
             let fa = cx.m.un(Op::Bitcast, f64t, a);
             let fb = cx.m.un(Op::Bitcast, f64t, b);
             let op = if m == "DADD" { Op::FAdd } else { Op::FMul };
@@ -163,6 +167,10 @@ fn dsetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         let pick_a = cx.m.bin(Op::LogicalOr, t.bool, num, nb);
         let both = cx.m.bin(Op::LogicalAnd, t.bool, na, nb);
         (pick_a, both)
+    } else if !cx.float.float64 {
+        let r = super::soft_f64::cmp::compare(&mut crate::exact::B::new(&mut cx.m), cmp, a, b);
+        let nr = cx.m.un(Op::LogicalNot, t.bool, r);
+        (r, nr)
     } else {
         let f64t = cx.m.t_f64();
         let fa = cx.m.un(Op::Bitcast, f64t, a);

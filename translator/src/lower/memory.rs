@@ -759,12 +759,19 @@ pub(super) fn emit_atomic(cx: &mut Ctx<'_>, kind: AtomicKind, ty: Id, p: Id, v: 
                     cx.sel(c, v, dec)
                 }
                 AtomicKind::FAdd64 => {
-                    // OpFAdd on f64 is correctly rounded to nearest in Vulkan; NaN results as DADD's.
-                    let f64t = cx.m.t_f64();
-                    let fa = cx.m.un(Op::Bitcast, f64t, old);
-                    let fb = cx.m.un(Op::Bitcast, f64t, v);
-                    let r = cx.m.bin(Op::FAdd, f64t, fa, fb);
-                    let r = cx.m.un(Op::Bitcast, t.u64, r);
+                    // OpFAdd on f64 is correctly rounded to nearest in Vulkan; NaN results as DADD's. Without
+                    // Float64: the soft double add (one rounding to nearest, the same bits).
+                    let r = if cx.float.float64 {
+                        let f64t = cx.m.t_f64();
+                        let fa = cx.m.un(Op::Bitcast, f64t, old);
+                        let fb = cx.m.un(Op::Bitcast, f64t, v);
+                        let r = cx.m.bin(Op::FAdd, f64t, fa, fb);
+                        cx.m.un(Op::Bitcast, t.u64, r)
+                    } else {
+                        let one = cx.m.c_u64(1f64.to_bits());
+                        let rn = cx.u32c(0);
+                        super::soft_f64::dfma(&mut cx.m, old, one, v, rn)
+                    };
                     super::fp64::propagate_nan(cx, r, old, v, None)
                 }
                 _ => {

@@ -26,6 +26,7 @@ mod narrow;
 mod predicate;
 mod shared_counter;
 mod simd;
+pub mod soft_f64;
 mod special;
 pub mod subgroup;
 pub(crate) mod tensor;
@@ -401,7 +402,17 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         }
         _ => None,
     };
+    let caps_before = cx.m.capabilities().len();
     dispatch(cx)?;
+    if cx.m.capabilities().len() > caps_before {
+        let site = format!(
+            "{} at {}+{:#x}",
+            display_name(cx.inst.word, cx.inst.mnemonic),
+            cx.section,
+            cx.inst.offset
+        );
+        cx.m.note_capability_sites(caps_before, &site);
+    }
     if let Some(merge) = merge {
         cx.end_if(merge);
     }

@@ -19,7 +19,8 @@
 //!   cases wrap LG2); NaN results canonical 0x7fffffff. Measured on lavapipe against silicon: EX2 4 ulp,
 //!   RCP 1, RSQ 2, SQRT 1.
 //! - RCP64H/RSQ64H: the high word of the f64 reciprocal (square root) of the double whose high word is the
-//!   operand and low word zero; nvcc refines them with DFMA.
+//!   operand and low word zero (RCP64H results below the smallest normal flushed to a signed zero, as the H200
+//!   recording shows); nvcc refines them with DFMA.
 //!
 //! FCHK P, a, b: whether `a / b` must take the slow path. The translation is a conservative superset of the
 //! hardware's check (any operand zero, denormal, infinite or NaN; exponents of b outside [-125, 125], of
@@ -144,20 +145,34 @@ fn f32_op(cx: &mut Ctx<'_>, x: Id, op: u32) -> Id {
 
 /// RCP64H / RSQ64H: high word of `1 / d` or `1 / sqrt(d)` for `d = hi:0`.
 fn hi64(cx: &mut Ctx<'_>, hi: Id, rsq: bool) -> Id {
+    let soft = !cx.float.float64;
     let mut b = B::new(&mut cx.m);
-    let t = b.t;
     let z = b.c32(0);
-    let d = b.pack(z, hi);
-    let fd = b.m.un(Op::Bitcast, t.f64, d);
-    let one = b.m.constant(t.f64, 1f64.to_bits(), true);
-    let den = if rsq {
-        b.m.ext(t.f64, gl::SQRT, &[fd])
+    let rh = if soft {
+        // No Float64: the seeds in integer arithmetic (lower::soft_f64::seed).
+        if rsq { super::soft_f64::seed::rsq_hi(&mut b, hi) } else { super::soft_f64::seed::rcp_hi(&mut b, hi) }
     } else {
-        fd
+        let t = b.t;
+        let d = b.pack(z, hi);
+        let fd = b.m.un(Op::Bitcast, t.f64, d);
+        let one = b.m.constant(t.f64, 1f64.to_bits(), true);
+        let den = if rsq { b.m.ext(t.f64, gl::SQRT, &[fd]) } else { fd };
+        let r = b.m.bin(Op::FDiv, t.f64, one, den);
+        let bits = b.m.un(Op::Bitcast, t.u64, r);
+        b.hi32(bits)
     };
-    let r = b.m.bin(Op::FDiv, t.f64, one, den);
-    let bits = b.m.un(Op::Bitcast, t.u64, r);
-    let rh = b.hi32(bits);
+    // RCP64H flushes a result below the smallest normal to a signed zero (H200 recording of the seed,
+    // docs/float-exactness.md: every input with exponent field 2045/2046 but 2^1022 itself).
+    let rh = if rsq {
+        rh
+    } else {
+        let expm = b.c32(0x7ff0_0000);
+        let ex = b.i32(Op::BitwiseAnd, rh, expm);
+        let tiny = b.b(Op::IEqual, ex, z);
+        let sgn = b.c32(0x8000_0000);
+        let sz = b.i32(Op::BitwiseAnd, rh, sgn);
+        b.sel32(tiny, sz, rh)
+    };
     // Exact special cases on the high word: ±0 -> ±inf (RSQ: +inf, -0 -> -inf), inf -> 0, NaN, negative RSQ.
     let absm = b.c32(0x7fff_ffff);
     let ah = b.i32(Op::BitwiseAnd, hi, absm);

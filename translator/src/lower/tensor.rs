@@ -459,6 +459,9 @@ fn element(cx: &mut Ctx<'_>, ty: Elem, w: Id, e: u32) -> Id {
         _ => {
             let f = widen_fn(&mut cx.m, Some(ty));
             let r = call(cx, t.u64, f, &[v]);
+            if cx.m.soft_float64() {
+                return r; // soft double: f64 bits in a u64
+            }
             let f64t = cx.m.t_f64();
             cx.m.un(Op::Bitcast, f64t, r)
         }
@@ -470,9 +473,14 @@ fn mma(cx: &mut Ctx<'_>, lane: Id, words: &mut LaneWords<'_>, m: Mma) -> Result<
     let i = cx.inst;
     let (g, tq) = quad(cx, lane);
     let int = m.integer();
-    let f64t = cx.m.t_f64();
+    // Without Float64 the f64 accumulators are u64 bits and each step the integer FMA (lower::soft_f64): the
+    // product is exact, so fma(a, b, acc) rounded to nearest is the native `acc + a * b`.
+    let soft = cx.m.soft_float64();
+    let f64t = if soft { t.u64 } else { cx.m.t_f64() };
     let (acc_ty, acc_ptr) = if int {
         (t.u32, t.fn_u32)
+    } else if soft {
+        (t.u64, cx.m.t_ptr(StorageClass::Function, t.u64))
     } else {
         (f64t, cx.m.t_ptr(StorageClass::Function, f64t))
     };
@@ -487,7 +495,11 @@ fn mma(cx: &mut Ctx<'_>, lane: Id, words: &mut LaneWords<'_>, m: Mma) -> Result<
         } else {
             let f = widen_fn(&mut cx.m, None);
             let r = call(cx, t.u64, f, &[v]);
-            cx.m.un(Op::Bitcast, f64t, r)
+            if soft {
+                r
+            } else {
+                cx.m.un(Op::Bitcast, f64t, r)
+            }
         };
         let var = cx.m.local_var(acc_ptr, Some(zero));
         cx.m.store(var, init);
@@ -517,6 +529,9 @@ fn mma(cx: &mut Ctx<'_>, lane: Id, words: &mut LaneWords<'_>, m: Mma) -> Result<
                         let next = if int {
                             let p = cx.op2(Op::IMul, av[h], bv[j]);
                             cx.op2(Op::IAdd, cur, p)
+                        } else if soft {
+                            let rn = cx.u32c(mode::RN);
+                            super::soft_f64::dfma(&mut cx.m, av[h], bv[j], cur, rn)
                         } else {
                             let p = cx.m.bin(Op::FMul, f64t, av[h], bv[j]);
                             cx.m.bin(Op::FAdd, f64t, cur, p)
@@ -534,7 +549,7 @@ fn mma(cx: &mut Ctx<'_>, lane: Id, words: &mut LaneWords<'_>, m: Mma) -> Result<
         out.push(if int {
             v
         } else {
-            let b = cx.m.un(Op::Bitcast, t.u64, v);
+            let b = if soft { v } else { cx.m.un(Op::Bitcast, t.u64, v) };
             let f = narrow_fn(&mut cx.m);
             call(cx, t.u32, f, &[b])
         });

@@ -115,6 +115,11 @@ pub struct Module {
     /// The block being emitted into, if any (None after a terminator).
     current_block: Option<Id>,
     interface: Vec<Id>,
+    /// Where each capability beyond the first ones came from (the instruction that first needed it), for
+    /// refusals on devices that lack it ([`Module::note_capability_sites`]).
+    capability_sites: Vec<(Capability, String)>,
+    /// The target has no `Float64`: helpers compute every f64 step in integers (`lower::soft_f64`).
+    soft_float64: bool,
 }
 
 impl Default for Module {
@@ -170,6 +175,8 @@ impl Module {
             helpers: IdMap::default(),
             current_block: None,
             interface: Vec::new(),
+            capability_sites: Vec::new(),
+            soft_float64: false,
         }
     }
 
@@ -186,6 +193,33 @@ impl Module {
         if !self.capabilities.contains(&c) {
             self.capabilities.push(c);
         }
+    }
+
+    /// Chooses soft double for the whole module (the target lacks `Float64`); set before anything is emitted.
+    pub fn set_soft_float64(&mut self, soft: bool) {
+        self.soft_float64 = soft;
+    }
+
+    /// Whether f64 steps must be integer code (no `Float64` on the target).
+    pub fn soft_float64(&self) -> bool {
+        self.soft_float64
+    }
+
+    /// The capabilities declared so far, in declaration order.
+    pub fn capabilities(&self) -> &[Capability] {
+        &self.capabilities
+    }
+
+    /// Attributes the capabilities declared from index `from` on to `site` (an instruction and its offset).
+    pub fn note_capability_sites(&mut self, from: usize, site: &str) {
+        for c in self.capabilities.get(from..).unwrap_or(&[]) {
+            self.capability_sites.push((*c, site.to_string()));
+        }
+    }
+
+    /// The instruction that first needed capability `c`, if one was noted.
+    pub fn capability_site(&self, c: Capability) -> Option<&str> {
+        self.capability_sites.iter().find(|(k, _)| *k == c).map(|(_, s)| s.as_str())
     }
 
     /// Declares an extension (once).

@@ -1,0 +1,142 @@
+//! `--without FEATURE`: a translation for a profile lacking a feature declares none of its capabilities.
+//! Every kernel of every corpus cubin is translated for profiles without float64 (soft double), without each
+//! other maskable feature, and without all of them: each module is scanned for its `OpCapability` list and
+//! validated with spirv-val, or the kernel is refused with `MissingCapabilities` naming the masked feature
+//! and the instruction that needed it. No kernel may be refused for float64: soft double covers every f64 step (FP64
+//! instructions, the FP32/FP16 helpers' exact f64 intermediates, HMMA's f64 accumulation, DMMA).
+
+mod support;
+
+use sassport_translator::abi::{DeviceProfile, Feature, Features};
+use sassport_translator::error::TranslateError;
+use sassport_translator::spirv::Capability;
+use sassport_translator::translate::{translate_kernel, Options};
+use sassport_translator::Cubin;
+use std::path::PathBuf;
+
+fn corpus_cubins() -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/sm86");
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The capabilities an emitted module declares (its `OpCapability` instructions).
+fn capabilities(words: &[u32]) -> Vec<u32> {
+    let mut caps = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let n = (words[at] >> 16) as usize;
+        if words[at] & 0xffff == 17 {
+            caps.push(words[at + 1]);
+        }
+        at += n.max(1);
+    }
+    caps
+}
+
+fn profile(mask: Features) -> DeviceProfile {
+    DeviceProfile { float64: true, int16: true, float16: true, int8: true, int64_atomics: true, int64: true, ..Default::default() }
+        .without_features(mask)
+}
+
+struct Tally {
+    translated: usize,
+    refused: Vec<String>,
+}
+
+fn check(mask: Features, kernels_filter: Option<&str>) -> Tally {
+    let options = Options { profile: Some(profile(mask)), ..Options::default() };
+    let mut tally = Tally { translated: 0, refused: Vec::new() };
+    for (file, bytes) in corpus_cubins() {
+        let cubin = Cubin::parse(&bytes).unwrap();
+        for k in &cubin.kernels {
+            let name = k.name();
+            if kernels_filter.is_some_and(|f| !name.contains(f)) {
+                continue;
+            }
+            match translate_kernel(&cubin, name, &options) {
+                Ok(t) => {
+                    let caps = capabilities(&t.words);
+                    for f in mask.iter() {
+                        if let Some(c) = f.capability() {
+                            assert!(!caps.contains(&(c as u32)), "{file}/{name} declares {c:?} without {f}");
+                        }
+                    }
+                    support::spirv_val(&t.words).unwrap_or_else(|e| panic!("{file}/{name} without {mask}: {e}"));
+                    tally.translated += 1;
+                }
+                Err(TranslateError::MissingCapabilities { missing, .. }) => {
+                    assert!(missing.iter().all(|m| mask.contains(m.feature)), "{file}/{name}: {missing:?}");
+                    assert!(missing.iter().all(|m| m.site.is_some()), "{file}/{name}: no site in {missing:?}");
+                    tally.refused.push(format!("{name}: {:?}", missing));
+                }
+                // Refusals that do not depend on the mask (instructions not translated yet) are other tests'.
+                Err(_) => {}
+            }
+        }
+    }
+    tally
+}
+
+#[test]
+fn without_float64_no_module_declares_float64() {
+    let t = check(Features::NONE.with(Feature::Float64), None);
+    eprintln!("without float64: {} kernels translated, refused: {:#?}", t.translated, t.refused);
+    assert!(t.refused.is_empty(), "refused without float64: {:#?}", t.refused);
+    assert!(t.translated >= 100);
+}
+
+#[test]
+fn every_mask_is_honoured_or_refused_by_name() {
+    for f in Feature::ALL {
+        let t = check(Features::NONE.with(f), None);
+        eprintln!("without {f}: {} translated, {} refused", t.translated, t.refused.len());
+    }
+    let all = Feature::ALL.iter().fold(Features::NONE, |s, f| s.with(*f));
+    let t = check(all, None);
+    eprintln!("without {all}: {} translated, {} refused", t.translated, t.refused.len());
+}
+
+#[test]
+fn refusal_names_feature_and_instruction() {
+    let options = Options { profile: Some(profile(Features::NONE.with(Feature::Int64Atomics))), ..Options::default() };
+    let bytes = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/sm86/atomics.cubin")).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let refused: Vec<String> = cubin
+        .kernels
+        .iter()
+        .filter_map(|k| translate_kernel(&cubin, k.name(), &options).err())
+        .filter(|e| matches!(e, TranslateError::MissingCapabilities { .. }))
+        .map(|e| e.to_string())
+        .collect();
+    assert!(!refused.is_empty(), "no atomics kernel needs 64-bit atomics?");
+    assert!(refused[0].contains("int64-atomics (shaderBufferInt64Atomics), first needed by ") && refused[0].contains(".64"), "{}", refused[0]);
+    let _ = Capability::Int64Atomics;
+}
+
+/// The corpus kernels whose native translation (full profile) declares Float64: the ones soft double
+/// changes most (the lavapipe and H200 runs with `--without float64` and the soft_f64 bench use this list).
+#[test]
+fn fp64_kernels_of_the_corpus() {
+    let options = Options { profile: Some(profile(Features::NONE)), ..Options::default() };
+    let mut with_f64 = Vec::new();
+    for (_, bytes) in corpus_cubins() {
+        let cubin = Cubin::parse(&bytes).unwrap();
+        for k in &cubin.kernels {
+            if let Ok(t) = translate_kernel(&cubin, k.name(), &options) {
+                if capabilities(&t.words).contains(&(Capability::Float64 as u32)) {
+                    with_f64.push(k.name().to_string());
+                }
+            }
+        }
+    }
+    with_f64.sort();
+    eprintln!("kernels with Float64 natively: {with_f64:?}");
+    assert!(with_f64.iter().any(|k| k == "daxpy") && with_f64.iter().any(|k| k == "fp64_div_sqrt"));
+}
