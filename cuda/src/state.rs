@@ -15,6 +15,17 @@ use std::time::Instant;
 /// The environment variable that picks one Vulkan device (an index from `sassport devices` or part of its
 /// name); without it every usable device is a CUDA device.
 pub const DEVICE_ENV: &str = "SASSPORT_DEVICE";
+/// Device features the programs' kernels must do without (`sassport exec --without`): `float64,int8`, ...
+pub const WITHOUT_ENV: &str = "SASSPORT_WITHOUT";
+
+/// The features named by [`WITHOUT_ENV`] (none when it is unset); an unknown name is an invalid value.
+fn without_from_env() -> Result<sassport_translator::abi::Features> {
+    match std::env::var(WITHOUT_ENV) {
+        Ok(list) => sassport_translator::abi::Features::parse(&list)
+            .map_err(|e| DriverError::InvalidValue(format!("{WITHOUT_ENV}: {e}"))),
+        Err(_) => Ok(sassport_translator::abi::Features::NONE),
+    }
+}
 
 /// `CUcontext`, `CUmodule`, `CUfunction`, ...: a number the library issued, passed through C as a pointer.
 pub type Handle = usize;
@@ -81,6 +92,7 @@ fn open_gpu(info: &DeviceInfo) -> Result<Gpu> {
         window_base: reservation.base(),
         window_bytes: Some(window),
         kernel_timing: false,
+        without: without_from_env()?,
         ..Default::default()
     })?;
     let spirv_cache = PipelineCacheLocation::UserCache
