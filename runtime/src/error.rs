@@ -306,6 +306,14 @@ pub enum RuntimeError {
         /// The timeout plus the grace period, in seconds.
         seconds: f64,
     },
+    /// Work was asked of a runtime after one of its launches did not stop when asked
+    /// ([`RuntimeError::LaunchHung`]): that kernel may still hold the queue, its fence and its buffers, so
+    /// nothing more is submitted (a new `Runtime` may be opened once the device has finished or been reset).
+    #[error("the device is still busy with kernel {kernel:?}, which did not stop when asked; this runtime takes no more work")]
+    DeviceUnusable {
+        /// The kernel of the launch that hung.
+        kernel: String,
+    },
 }
 
 /// Where and how a device-side `assert` failed: what `__assertfail` was called with.

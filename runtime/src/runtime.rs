@@ -194,6 +194,9 @@ pub struct Runtime {
     recorded_generation: u64,
     fence: vk::Fence,
     timestamps: vk::QueryPool,
+    /// The kernel of a launch that did not stop when asked ([`RuntimeError::LaunchHung`]): the queue may
+    /// still be running it, so every later submission is refused ([`RuntimeError::DeviceUnusable`]).
+    hung: Option<String>,
     pipeline_cache: vk::PipelineCache,
     cache_path: Option<PathBuf>,
     abandoned_compiles: Vec<std::thread::JoinHandle<()>>,
@@ -338,6 +341,7 @@ impl Runtime {
             recorded_generation: 0,
             fence: vk::Fence::null(),
             timestamps: vk::QueryPool::null(),
+            hung: None,
             pipeline_cache: vk::PipelineCache::null(),
             cache_path: None,
             abandoned_compiles: Vec::new(),
@@ -646,6 +650,7 @@ impl Runtime {
 
     /// Submits a recorded command buffer and waits for it.
     fn submit_and_wait(&self, cb: vk::CommandBuffer) -> Result<()> {
+        self.check_usable()?;
         let d = &self.gpu.device;
         let cbs = [cb];
         let submit = vk::SubmitInfo::default().command_buffers(&cbs);

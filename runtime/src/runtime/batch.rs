@@ -467,6 +467,7 @@ impl Runtime {
 
     /// Ends and submits the open batch, after the one in flight (if any) completed.
     fn submit_open(&mut self) -> Result<()> {
+        self.check_usable()?;
         if self.batches.in_flight.is_some() {
             self.finish_in_flight()?;
         }
@@ -595,6 +596,7 @@ impl Runtime {
         if written && self.wait_fence_for(fence, ABORT_GRACE)? {
             return Err(RuntimeError::LaunchTimeout { kernel, seconds });
         }
+        self.hung = Some(kernel.clone());
         Err(RuntimeError::LaunchHung { kernel, seconds: seconds + ABORT_GRACE.as_secs_f64() })
     }
 

@@ -51,6 +51,7 @@ impl Runtime {
         let Some(timeout) = self.options.launch_timeout else {
             return self.submit_and_wait(cb);
         };
+        self.check_usable()?;
         let d = &self.gpu.device;
         let cbs = [cb];
         let submit = vk::SubmitInfo::default().command_buffers(&cbs);
@@ -68,7 +69,16 @@ impl Runtime {
             self.reset_fence()?;
             return Err(RuntimeError::LaunchTimeout { kernel: kernel.to_string(), seconds });
         }
+        self.hung = Some(kernel.to_string());
         Err(RuntimeError::LaunchHung { kernel: kernel.to_string(), seconds: seconds + ABORT_GRACE.as_secs_f64() })
+    }
+
+    /// Refuses work after a launch that did not stop: its fence and command buffer may still be in use.
+    pub(super) fn check_usable(&self) -> Result<()> {
+        match &self.hung {
+            Some(kernel) => Err(RuntimeError::DeviceUnusable { kernel: kernel.clone() }),
+            None => Ok(()),
+        }
     }
 
     /// Waits for the runtime's fence: true when it signalled within `limit`.
