@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = inst.write_text(&mut again, address, TargetStyle::Absolute);
             assert_eq!(text, again);
             let _ = inst.text(address, TargetStyle::Label);
-            let _ = inst.op();
+            let _ = inst.view();
             for f in inst.fields() {
                 let _ = f.extract(inst.word());
             }

@@ -12,8 +12,11 @@
 //! assert_eq!(inst.text(0, TargetStyle::Absolute), "EXIT ;");
 //! ```
 //!
-//! Typed operands: [`Instruction::op`] gives an [`Op`] with one variant per class; each variant's struct
-//! has an accessor per field returning [`Reg`], [`Pred`], signed or unsigned numbers, or a modifier enum.
+//! Typed views: [`Instruction::view`] gives a [`View`], one variant per mnemonic family (`View::Imad`), whose
+//! struct names the operands (`dst`, `a`, `b`, `c`, from `isa/roles.txt`) as [`Operand`]s: a [`Src`]
+//! (`Src::Reg`, `Src::Imm`, `Src::Cbuf`, `Src::UReg`, ...) with negate/absolute/not flags and the register
+//! direction and width from the access rules.
+
 //!
 //! Register use: [`Instruction::accesses`] lists the registers a word reads and writes (pairs and quads
 //! as one access with a count, the guard predicate, a call's ABI registers), as nvdisasm's life-range
@@ -36,13 +39,14 @@ mod generated;
 mod instruction;
 mod operand;
 mod render;
+mod view;
 mod word;
 
 pub use access::{file_prefix, zero_register, Accesses, Direction, RegisterAccess};
 pub use error::{DecodeError, UnknownWord};
 pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
-pub use generated::operands as ops;
-pub use generated::operands::Op;
+pub use generated::views::{self as views, View};
+pub use view::{Dir, Guard, Operand, Src};
 pub use instruction::{decode, decode_all, Instruction};
 pub use operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
 pub use float::{write_float, FloatBits};

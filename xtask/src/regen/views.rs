@@ -1,0 +1,319 @@
+//! Operand roles and the typed views (`gen/src/generated/views.rs`), and the encoder's fill bits.
+//!
+//! Roles come from the table where it tells: a class's operand slots are the comma-separated parts of its
+//! last print template after the mnemonic; a slot's kind follows from its fields' kinds and its brackets
+//! (`c[..][..]` a constant-bank operand, `[..]` memory); a register's direction and width come from the
+//! class's access rules (nvdisasm `-plr`) at the field's bits; a one-bit modifier in a slot that prints
+//! `-`, `|`, `!` or `~` is a negate, absolute-value or not flag. What the table cannot tell, the names,
+//! comes from `isa/roles.txt` (see `sassport_isa::Roles`). Each mnemonic becomes one view struct whose
+//! operands are the union of its classes' slot names, each an `Option<Operand>`.
+
+use sassport_isa::{Access, Accesses, Class, Direction, Field, FieldKind, Location, Piece, RegFile, Render, Roles, Table};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A slot's fields and the literal text around them.
+#[derive(Default)]
+struct Slot<'a> {
+    fields: Vec<(&'a Field, &'a Render)>,
+    text: String,
+}
+
+/// The head (guard and modifiers) fields and the operand slots of a class's last template.
+fn slots(class: &Class) -> Vec<Slot<'_>> {
+    let Some(variant) = class.variants.last() else { return Vec::new() };
+    let mut out: Vec<Slot<'_>> = Vec::new();
+    let mut in_head = true;
+    for piece in &variant.pieces {
+        match piece {
+            Piece::Text(t) => {
+                let mut t = t.as_str();
+                if in_head {
+                    match t.split_once(' ') {
+                        Some((_, after)) => {
+                            in_head = false;
+                            out.push(Slot::default());
+                            t = after;
+                        }
+                        None => continue,
+                    }
+                }
+                let mut parts = t.split(", ");
+                if let (Some(first), Some(slot)) = (parts.next(), out.last_mut()) {
+                    slot.text.push_str(first);
+                }
+                for p in parts {
+                    out.push(Slot { fields: Vec::new(), text: p.to_owned() });
+                }
+            }
+            Piece::Field { field, render } => {
+                if in_head || field == "sched" || field.starts_with("opex") {
+                    continue;
+                }
+                let base = field.split('#').next().unwrap_or(field);
+                let Some(f) = class.fields.iter().find(|f| f.name == base) else { continue };
+                if let Some(slot) = out.last_mut() {
+                    if !slot.fields.iter().any(|(g, _)| g.name == f.name) {
+                        slot.fields.push((f, render));
+                    }
+                }
+            }
+        }
+    }
+    out.retain(|s| !s.fields.is_empty());
+    out
+}
+
+/// Rust expression for a field's raw value in `w`.
+fn value_expr(f: &Field) -> String {
+    let mut parts = Vec::new();
+    let mut shift = 0u32;
+    for r in &f.bits {
+        let e = format!("w.bits({}, {})", r.lo, r.width());
+        parts.push(if shift == 0 { e } else { format!("({e} << {shift})") });
+        shift += r.width();
+    }
+    if parts.len() == 1 { parts.remove(0) } else { format!("({})", parts.join(" | ")) }
+}
+
+/// A number field's value after the render's sign extension and shift, as `i64`.
+fn number_expr(f: &Field, render: &Render) -> String {
+    let v = value_expr(f);
+    let (signed, shift) = match render {
+        Render::Number { rule, .. } => (rule.signed, rule.shift),
+        Render::Table { .. } => (false, 0),
+    };
+    let w = f.width();
+    let v = if signed && w < 64 { format!("((({v} as i64) << {s}) >> {s})", s = 64 - w) } else { format!("({v} as i64)") };
+    if shift > 0 { format!("({v} << {shift})") } else { v }
+}
+
+/// The access rule that decides a register field's direction and width (the first of its location).
+fn access_of<'a>(class: &'a Class, f: &Field, file: RegFile) -> Option<&'a Access> {
+    let Accesses::Known(rules) = &class.accesses else { return None };
+    rules.iter().find(|a| {
+        a.file == file && a.direction != Direction::None && matches!(&a.location, Location::Bits { ranges, inverted: false } if *ranges == f.bits)
+    })
+}
+
+fn direction_expr(a: Option<&Access>) -> (&'static str, u8) {
+    match a {
+        Some(a) => (
+            match a.direction {
+                Direction::Read => "Dir::Read",
+                Direction::Write => "Dir::Write",
+                Direction::ReadWrite => "Dir::ReadWrite",
+                Direction::None => "Dir::Unknown",
+            },
+            a.width,
+        ),
+        None => ("Dir::Unknown", 0),
+    }
+}
+
+/// What a one-field modifier of a slot does, from the texts it prints.
+fn modifier_role(render: &Render) -> Option<&'static str> {
+    let Render::Table { entries, default: None } = render else { return None };
+    let texts: std::collections::BTreeSet<&str> = entries.iter().map(|e| e.1.as_str()).filter(|t| !t.is_empty()).collect();
+    match texts.into_iter().collect::<Vec<_>>().as_slice() {
+        ["-"] => Some("neg"),
+        ["|"] => Some("abs"),
+        ["!"] | ["~"] => Some("not"),
+        _ => None,
+    }
+}
+
+/// The `Operand` expression of a slot, and whether it is written.
+fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
+    let of_kind = |k: &dyn Fn(FieldKind) -> bool| slot.fields.iter().find(|(f, _)| k(f.kind)).copied();
+    let gpr = of_kind(&|k| k == FieldKind::Register(RegFile::Gpr));
+    let ureg = of_kind(&|k| k == FieldKind::Register(RegFile::Uniform));
+    let imm = of_kind(&|k| matches!(k, FieldKind::Immediate | FieldKind::ConstOffset));
+    let bank = of_kind(&|k| k == FieldKind::ConstBank);
+    let reg_of = |f: &Field| format!("Reg({} as u8)", value_expr(f));
+    let ureg_of = |f: &Field| format!("UReg({} as u8)", value_expr(f));
+    let opt = |x: Option<String>| x.map_or("None".to_owned(), |e| format!("Some({e})"));
+    let mut access = None;
+    let src = if slot.text.contains("c[") {
+        format!(
+            "Src::Cbuf {{ bank: {}, ubank: {}, offset: {}, index: {} }}",
+            bank.map_or("0".to_owned(), |(f, _)| format!("{} as u8", value_expr(f))),
+            opt(ureg.map(|(f, _)| ureg_of(f))),
+            imm.map_or("0".to_owned(), |(f, r)| number_expr(f, r)),
+            opt(gpr.map(|(f, _)| reg_of(f))),
+        )
+    } else if slot.text.contains('[') {
+        format!(
+            "Src::Mem {{ base: {}, ubase: {}, offset: {} }}",
+            opt(gpr.map(|(f, _)| reg_of(f))),
+            opt(ureg.map(|(f, _)| ureg_of(f))),
+            imm.map_or("0".to_owned(), |(f, r)| number_expr(f, r)),
+        )
+    } else if let Some((f, render)) = slot.fields.iter().find(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other)) {
+        match f.kind {
+            FieldKind::Register(file) => {
+                access = access_of(class, f, file);
+                let v = value_expr(f);
+                match file {
+                    RegFile::Gpr => format!("Src::Reg(Reg({v} as u8))"),
+                    RegFile::Uniform => format!("Src::UReg(UReg({v} as u8))"),
+                    RegFile::Pred if f.width() == 4 => format!("Src::Pred(Pred(({v} & 7) as u8), {v} & 8 != 0)"),
+                    RegFile::UniformPred if f.width() == 4 => format!("Src::UPred(UPred(({v} & 7) as u8), {v} & 8 != 0)"),
+                    RegFile::Pred => format!("Src::Pred(Pred({v} as u8), false)"),
+                    RegFile::UniformPred => format!("Src::UPred(UPred({v} as u8), false)"),
+                    RegFile::Barrier => format!("Src::Barrier(Barrier({v} as u8))"),
+                }
+            }
+            FieldKind::BranchTarget => format!("Src::Target({})", number_expr(f, render)),
+            _ => format!("Src::Imm({} as u64)", number_expr(f, render)),
+        }
+    } else {
+        let (f, _) = slot.fields[0];
+        format!("Src::Other({})", value_expr(f))
+    };
+    let (dir, width) = direction_expr(access);
+    let mut e = format!("Operand::new({src}, {dir}, {width})");
+    for (f, render) in &slot.fields {
+        if f.kind != FieldKind::Modifier {
+            continue;
+        }
+        match modifier_role(render) {
+            Some(role) => {
+                let _ = write!(e, ".{role}({} != 0)", value_expr(f));
+            }
+            None => {
+                let _ = write!(e, ".modifier({})", value_expr(f));
+            }
+        }
+    }
+    let written = access.is_some_and(|a| matches!(a.direction, Direction::Write | Direction::ReadWrite));
+    (e, written)
+}
+
+/// `IMAD` → `Imad`, `I2F` → `I2f`.
+pub fn family_ident(mnemonic: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in mnemonic.trim_start_matches('_').chars().enumerate() {
+        s.push(if i == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() });
+    }
+    s
+}
+
+/// Default slot names: `dst` (then `dst2`, ...) for leading written registers, then `a`, `b`, `c`, ...
+fn default_names(written: &[bool]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut dsts = 0;
+    let mut srcs = 0;
+    for (i, &w) in written.iter().enumerate() {
+        if w && i == dsts {
+            dsts += 1;
+            names.push(if dsts == 1 { "dst".to_owned() } else { format!("dst{dsts}") });
+        } else {
+            let letters = "abcdefghijklmnopqrstuvwxyz";
+            names.push(letters.get(srcs..srcs + 1).map_or(format!("op{i}"), str::to_owned));
+            srcs += 1;
+        }
+    }
+    names
+}
+
+struct ClassView {
+    class: String,
+    family: String,
+    guard: Option<String>,
+    operands: Vec<(String, String)>,
+}
+
+/// The generated `views.rs`.
+pub fn module_text(table: &Table, roles: &Roles) -> String {
+    let mut views = Vec::new();
+    // Family → operand names in first-seen order.
+    let mut families: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+    for class in &table.classes {
+        if class.mnemonic.is_empty() {
+            continue;
+        }
+        let slots = slots(class);
+        let exprs: Vec<(String, bool)> = slots.iter().map(|s| operand_expr(class, s)).collect();
+        let written: Vec<bool> = exprs.iter().map(|e| e.1).collect();
+        let mut names = default_names(&written);
+        if let Some(given) = roles.operand_names(&class.name, &class.mnemonic) {
+            for (n, g) in names.iter_mut().zip(given) {
+                n.clone_from(g);
+            }
+        }
+        // A default name that a given one took goes positional.
+        for i in 0..names.len() {
+            if names[..i].contains(&names[i]) {
+                names[i] = format!("op{i}");
+            }
+        }
+        let family = family_ident(&class.mnemonic);
+        let entry = families.entry(class.mnemonic.clone()).or_insert_with(|| (family.clone(), Vec::new()));
+        for n in &names {
+            if !entry.1.contains(n) {
+                entry.1.push(n.clone());
+            }
+        }
+        let guard = class.fields.iter().find(|f| f.name == "pg").map(value_expr);
+        views.push(ClassView { class: class.name.clone(), family, guard, operands: names.into_iter().zip(exprs.into_iter().map(|e| e.0)).collect() });
+    }
+    let mut out = String::new();
+    out.push_str("//! Typed views per mnemonic family (operands from the table's templates and access rules, names\n");
+    out.push_str("//! from `isa/roles.txt`), and the encoder's fill bits.\n");
+    out.push_str("#![allow(clippy::all, unused_parens)]\n");
+    out.push_str("use super::classes::ClassId;\nuse crate::operand::{Barrier, Pred, Reg, UPred, UReg};\n");
+    out.push_str("use crate::view::{Dir, Guard, Operand, Src};\nuse crate::word::Word;\n\n");
+    for (mnemonic, (family, names)) in &families {
+        let _ = writeln!(out, "/// A decoded `{mnemonic}` (any of its classes); operands a class does not have are `None`.");
+        let _ = writeln!(out, "#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub struct {family} {{");
+        out.push_str("    pub class: ClassId,\n    pub word: Word,\n    pub guard: Guard,\n");
+        for n in names {
+            let _ = writeln!(out, "    pub {n}: Option<Operand>,");
+        }
+        out.push_str("}\n");
+        let _ = writeln!(out, "impl {family} {{");
+        let _ = writeln!(out, "    fn none(class: ClassId, word: Word, guard: Guard) -> {family} {{");
+        let _ = write!(out, "        {family} {{ class, word, guard");
+        for n in names {
+            let _ = write!(out, ", {n}: None");
+        }
+        out.push_str(" }\n    }\n");
+        for (flag, token) in roles.flags.get(mnemonic).into_iter().flatten() {
+            let _ = writeln!(out, "    /// Whether the modifiers print `.{token}`.");
+            let _ = writeln!(out, "    pub fn {flag}(&self) -> bool {{\n        crate::view::has_modifier(self.class, self.word, {token:?})\n    }}");
+        }
+        out.push_str("}\n\n");
+    }
+    out.push_str("/// A decoded instruction as its mnemonic family's view.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum View {\n");
+    for (family, _) in families.values() {
+        let _ = writeln!(out, "    {family}({family}),");
+    }
+    out.push_str("    /// A class that prints nothing (nvdisasm decodes it but prints an empty line).\n    Unnamed(ClassId),\n}\n\n");
+    out.push_str("/// The view of `w`, a word of `class`.\npub fn view(class: ClassId, w: Word) -> View {\n    match class {\n");
+    for v in &views {
+        let guard = v.guard.as_ref().map_or("Guard::ALWAYS".to_owned(), |g| format!("Guard::of({g})"));
+        let _ = write!(out, "        ClassId::{} => View::{}({} {{ ", v.class, v.family, v.family);
+        for (n, e) in &v.operands {
+            let _ = write!(out, "{n}: Some({e}), ");
+        }
+        let _ = writeln!(out, "..{}::none(class, w, {guard}) }}),", v.family);
+    }
+    out.push_str("        _ => View::Unnamed(class),\n    }\n}\n\n");
+    out.push_str(&fill_text(table));
+    out
+}
+
+/// Per class, the bits the encoder gives the word where neither text nor control bits decide: those of
+/// the class's first golden word (real compiler output where the probe had one) outside its fixed bits.
+fn fill_text(table: &Table) -> String {
+    let mut out = String::new();
+    out.push_str("/// Per class (table order): the encoder's fill for bits the text and control bits leave open.\n");
+    let _ = writeln!(out, "pub(crate) static FILL: [u128; {}] = [", table.classes.len());
+    for c in &table.classes {
+        let fill = c.golden.first().map_or(0, |g| g.word & !c.fixed.mask);
+        let _ = writeln!(out, "    {fill:#034x}, // {}", c.name);
+    }
+    out.push_str("];\n");
+    out
+}
