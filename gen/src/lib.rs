@@ -16,7 +16,8 @@
 //! struct names the operands (`dst`, `a`, `b`, `c`, from `isa/roles.txt`) as [`Operand`]s: a [`Src`]
 //! (`Src::Reg`, `Src::Imm`, `Src::Cbuf`, `Src::UReg`, ...) with negate/absolute/not flags and the register
 //! direction and width from the access rules.
-
+//!
+//! Encoding: [`encode_text`] turns nvdisasm text and [`Control`] bits back into the word.
 //!
 //! Register use: [`Instruction::accesses`] lists the registers a word reads and writes (pairs and quads
 //! as one access with a count, the guard predicate, a call's ABI registers), as nvdisasm's life-range
@@ -31,7 +32,10 @@
 //! ```
 
 mod access;
+mod asm;
 mod classify;
+mod control;
+mod encode;
 mod error;
 mod float;
 #[rustfmt::skip]
@@ -43,6 +47,9 @@ mod view;
 mod word;
 
 pub use access::{file_prefix, zero_register, Accesses, Direction, RegisterAccess};
+pub use control::{Control, ControlError, CONTROL_MASK};
+pub use asm::{assemble, write_control_line, AsmError};
+pub use encode::{encode_text, encode_text_with, EncodeError};
 pub use error::{DecodeError, UnknownWord};
 pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
 pub use generated::views::{self as views, View};
