@@ -52,7 +52,7 @@ pub use asm::{assemble, write_control_line, AsmError};
 pub use encode::{encode_text, encode_text_with, EncodeError};
 pub use error::{DecodeError, UnknownWord};
 pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
-pub use generated::views::{self as views, View};
+pub use generated::views::{self as views, View, SLOTS};
 pub use view::{Dir, Guard, Operand, Src};
 pub use instruction::{decode, decode_all, Instruction};
 pub use operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};

@@ -17,6 +17,17 @@ use std::fmt::Write as _;
 struct Slot<'a> {
     fields: Vec<(&'a Field, &'a Render)>,
     text: String,
+    /// An operand nvdisasm leaves out at its default value (its table texts carry the `, `, e.g. `P0, `).
+    optional: bool,
+}
+
+/// Whether a register field prints as an optional operand: a table whose texts carry the separator.
+fn is_optional(f: &Field, render: &Render) -> bool {
+    matches!(f.kind, FieldKind::Register(_))
+        && match render {
+            Render::Table { entries, .. } => entries.iter().any(|e| e.1.ends_with(", ")),
+            Render::Number { rule, .. } => rule.suffix.ends_with(", "),
+        }
 }
 
 /// The head (guard and modifiers) fields and the operand slots of a class's last template.
@@ -43,7 +54,7 @@ fn slots(class: &Class) -> Vec<Slot<'_>> {
                     slot.text.push_str(first);
                 }
                 for p in parts {
-                    out.push(Slot { fields: Vec::new(), text: p.to_owned() });
+                    out.push(Slot { text: p.to_owned(), ..Slot::default() });
                 }
             }
             Piece::Field { field, render } => {
@@ -52,6 +63,12 @@ fn slots(class: &Class) -> Vec<Slot<'_>> {
                 }
                 let base = field.split('#').next().unwrap_or(field);
                 let Some(f) = class.fields.iter().find(|f| f.name == base) else { continue };
+                if is_optional(f, render) {
+                    // Its own slot, before the operand that follows it in the text.
+                    let at = out.len().saturating_sub(1);
+                    out.insert(at, Slot { fields: vec![(f, render)], text: String::new(), optional: true });
+                    continue;
+                }
                 if let Some(slot) = out.last_mut() {
                     if !slot.fields.iter().any(|(g, _)| g.name == f.name) {
                         slot.fields.push((f, render));
@@ -111,16 +128,26 @@ fn direction_expr(a: Option<&Access>) -> (&'static str, u8) {
     }
 }
 
-/// What a one-field modifier of a slot does, from the texts it prints.
-fn modifier_role(render: &Render) -> Option<&'static str> {
+/// What a modifier of a slot does, from the texts it prints: for each of negate (`-`), absolute value
+/// (`|`) and not (`!`, `~`), the values whose text holds that sign (`-|`: both; after an optional operand the probe
+/// folded into the same field, `P0, -`). `None` when the texts are something else (`.H1`, `.64`, ...).
+fn modifier_roles(render: &Render) -> Option<Vec<(&'static str, Vec<u64>)>> {
     let Render::Table { entries, default: None } = render else { return None };
-    let texts: std::collections::BTreeSet<&str> = entries.iter().map(|e| e.1.as_str()).filter(|t| !t.is_empty()).collect();
-    match texts.into_iter().collect::<Vec<_>>().as_slice() {
-        ["-"] => Some("neg"),
-        ["|"] => Some("abs"),
-        ["!"] | ["~"] => Some("not"),
-        _ => None,
+    let mut roles: Vec<(&'static str, Vec<u64>)> = vec![("neg", Vec::new()), ("abs", Vec::new()), ("not", Vec::new())];
+    for (v, text) in entries {
+        let signs = text.rsplit(", ").next().unwrap_or(text);
+        for c in signs.chars() {
+            let slot = match c {
+                '-' => 0,
+                '|' => 1,
+                '!' | '~' => 2,
+                _ => return None,
+            };
+            roles[slot].1.push(*v);
+        }
     }
+    roles.retain(|r| !r.1.is_empty());
+    (!roles.is_empty()).then_some(roles)
 }
 
 /// The `Operand` expression of a slot, and whether it is written.
@@ -135,11 +162,22 @@ fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
     let opt = |x: Option<String>| x.map_or("None".to_owned(), |e| format!("Some({e})"));
     let mut access = None;
     let src = if slot.text.contains("c[") {
+        // The probe records a constant operand's bank and offset as numbers (`c[{imm0}][{imm1}]`) or as
+        // cbank/coff fields: first the bank, then the offset, unless the bank is a uniform register.
+        let numbers: Vec<(&Field, &Render)> =
+            slot.fields.iter().filter(|(f, _)| matches!(f.kind, FieldKind::Immediate | FieldKind::ConstBank | FieldKind::ConstOffset)).copied().collect();
+        let (bank, offset) = match (bank, numbers.as_slice()) {
+            (Some(b), _) => (Some(b), numbers.iter().find(|(f, _)| f.kind != FieldKind::ConstBank).copied()),
+            (None, [only]) if ureg.is_some() => (None, Some(*only)),
+            (None, [b, o, ..]) => (Some(*b), Some(*o)),
+            (None, [only]) => (None, Some(*only)),
+            (None, []) => (None, None),
+        };
         format!(
             "Src::Cbuf {{ bank: {}, ubank: {}, offset: {}, index: {} }}",
             bank.map_or("0".to_owned(), |(f, _)| format!("{} as u8", value_expr(f))),
             opt(ureg.map(|(f, _)| ureg_of(f))),
-            imm.map_or("0".to_owned(), |(f, r)| number_expr(f, r)),
+            offset.map_or("0".to_owned(), |(f, r)| number_expr(f, r)),
             opt(gpr.map(|(f, _)| reg_of(f))),
         )
     } else if slot.text.contains('[') {
@@ -177,9 +215,12 @@ fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
         if f.kind != FieldKind::Modifier {
             continue;
         }
-        match modifier_role(render) {
-            Some(role) => {
-                let _ = write!(e, ".{role}({} != 0)", value_expr(f));
+        match modifier_roles(render) {
+            Some(roles) => {
+                for (role, values) in roles {
+                    let set: Vec<String> = values.iter().map(|v| format!("{v:#x}")).collect();
+                    let _ = write!(e, ".{role}(matches!({}, {}))", value_expr(f), set.join(" | "));
+                }
             }
             None => {
                 let _ = write!(e, ".modifier({})", value_expr(f));
@@ -222,6 +263,8 @@ struct ClassView {
     family: String,
     guard: Option<String>,
     operands: Vec<(String, String)>,
+    /// Per operand: whether nvdisasm leaves it out at its default value.
+    optional: Vec<bool>,
 }
 
 /// The generated `views.rs`.
@@ -235,19 +278,31 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
         }
         let slots = slots(class);
         let exprs: Vec<(String, bool)> = slots.iter().map(|s| operand_expr(class, s)).collect();
-        let written: Vec<bool> = exprs.iter().map(|e| e.1).collect();
-        let mut names = default_names(&written);
+        // Positional names (defaults, then the role file's) go to the regular operands; an optional one
+        // is named after its field (`opt_p0`).
+        let written: Vec<bool> = exprs.iter().zip(&slots).filter(|(_, s)| !s.optional).map(|(e, _)| e.1).collect();
+        let mut regular = default_names(&written);
         if let Some(given) = roles.operand_names(&class.name, &class.mnemonic) {
-            for (n, g) in names.iter_mut().zip(given) {
+            for (n, g) in regular.iter_mut().zip(given) {
                 n.clone_from(g);
             }
         }
+        let mut regular = regular.into_iter();
+        let mut names: Vec<String> = slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s.optional {
+                true => format!("opt_{}", s.fields[0].0.name.to_ascii_lowercase()),
+                false => regular.next().unwrap_or_else(|| format!("op{i}")),
+            })
+            .collect();
         // A default name that a given one took goes positional.
         for i in 0..names.len() {
             if names[..i].contains(&names[i]) {
                 names[i] = format!("op{i}");
             }
         }
+        let optional: Vec<bool> = slots.iter().map(|s| s.optional).collect();
         let family = family_ident(&class.mnemonic);
         let entry = families.entry(class.mnemonic.clone()).or_insert_with(|| (family.clone(), Vec::new()));
         for n in &names {
@@ -256,7 +311,13 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
             }
         }
         let guard = class.fields.iter().find(|f| f.name == "pg").map(value_expr);
-        views.push(ClassView { class: class.name.clone(), family, guard, operands: names.into_iter().zip(exprs.into_iter().map(|e| e.0)).collect() });
+        views.push(ClassView {
+            class: class.name.clone(),
+            family,
+            guard,
+            operands: names.into_iter().zip(exprs.into_iter().map(|e| e.0)).collect(),
+            optional,
+        });
     }
     let mut out = String::new();
     out.push_str("//! Typed views per mnemonic family (operands from the table's templates and access rules, names\n");
@@ -300,6 +361,35 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
         let _ = writeln!(out, "..{}::none(class, w, {guard}) }}),", v.family);
     }
     out.push_str("        _ => View::Unnamed(class),\n    }\n}\n\n");
+    out.push_str("impl View {\n    /// The operand named `name` (a field of the family's struct), if the class has it.\n");
+    out.push_str("    pub fn operand(&self, name: &str) -> Option<Operand> {\n");
+    out.push_str("        let name = name.strip_prefix('?').unwrap_or(name);\n        match self {\n");
+    for (family, names) in families.values() {
+        if names.is_empty() {
+            let _ = writeln!(out, "            View::{family}(_) => None,");
+            continue;
+        }
+        let _ = write!(out, "            View::{family}(v) => match name {{ ");
+        for n in names {
+            let _ = write!(out, "{n:?} => v.{n}, ");
+        }
+        out.push_str("_ => None },\n");
+    }
+    out.push_str("            View::Unnamed(_) => None,\n        }\n    }\n}\n\n");
+    out.push_str("/// Per class (table order): its operand names in syntax order (the order nvdisasm prints them); a\n");
+    out.push_str("/// name starting with `?` is an optional operand nvdisasm leaves out at its default (`PT`).\n");
+    let _ = writeln!(out, "pub static SLOTS: [&[&str]; {}] = [", table.classes.len());
+    let mut by_class: BTreeMap<&str, &ClassView> = BTreeMap::new();
+    for v in &views {
+        by_class.insert(v.class.as_str(), v);
+    }
+    for c in &table.classes {
+        let names: Vec<String> = by_class.get(c.name.as_str()).map_or(Vec::new(), |v| {
+            v.operands.iter().zip(&v.optional).map(|(o, &opt)| format!("{:?}", if opt { format!("?{}", o.0) } else { o.0.clone() })).collect()
+        });
+        let _ = writeln!(out, "    &[{}], // {}", names.join(", "), c.name);
+    }
+    out.push_str("];\n\n");
     out.push_str(&fill_text(table));
     out
 }
