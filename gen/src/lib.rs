@@ -17,7 +17,8 @@
 //! (`Src::Reg`, `Src::Imm`, `Src::Cbuf`, `Src::UReg`, ...) with negate/absolute/not flags and the register
 //! direction and width from the access rules.
 //!
-//! Encoding: [`encode_text`] turns nvdisasm text and [`Control`] bits back into the word.
+//! Encoding: [`encode`] writes a (possibly edited) view back into its word; [`encode_text`] turns nvdisasm
+//! text and [`Control`] bits back into the word.
 //!
 //! Register use: [`Instruction::accesses`] lists the registers a word reads and writes (pairs and quads
 //! as one access with a count, the guard predicate, a call's ABI registers), as nvdisasm's life-range
@@ -52,8 +53,8 @@ pub use asm::{assemble, write_control_line, AsmError};
 pub use encode::{encode_text, encode_text_with, EncodeError};
 pub use error::{DecodeError, UnknownWord};
 pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
-pub use generated::views::{self as views, View, SLOTS};
-pub use view::{Dir, Guard, Operand, Src};
+pub use generated::views::{self as views, encode, View, SLOTS};
+pub use view::{Dir, Guard, Operand, Src, ViewError};
 pub use instruction::{decode, decode_all, Instruction};
 pub use operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
 pub use float::{write_float, FloatBits};

@@ -114,3 +114,25 @@ pub fn has_modifier(class: ClassId, word: Word, token: &str) -> bool {
     let head = head.split([' ', ';']).next().unwrap_or("");
     head.split('.').skip(1).any(|t| t == token)
 }
+
+/// A view the encoder cannot write: an operand of another kind than its class's slot (a register where
+/// the class has an immediate, ...), or modifier flags the class's field cannot hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("class {}: operand `{operand}` cannot be encoded as given", class.name())]
+pub struct ViewError {
+    pub class: ClassId,
+    pub operand: &'static str,
+}
+
+/// `w` with the field made of `ranges` (`(lo, width)`, first least significant) set to `v`.
+#[inline(always)]
+pub(crate) fn put(w: u128, ranges: &[(u8, u8)], v: u64) -> u128 {
+    let mut w = w;
+    let mut shift = 0u32;
+    for &(lo, width) in ranges {
+        let m = ((1u128 << width) - 1) << lo;
+        w = (w & !m) | ((u128::from(v >> shift.min(63)) << lo) & m);
+        shift += u32::from(width);
+    }
+    w
+}

@@ -194,3 +194,32 @@ fn views_agree_with_the_disassembly_of_every_corpus_instruction() {
     assert!(compared > 10_000);
     assert!(mismatches.is_empty(), "{} operands disagree:\n{}", mismatches.len(), mismatches.iter().take(25).cloned().collect::<Vec<_>>().join("\n"));
 }
+
+/// The view encoder writes every corpus word's view back into the same word, and an edited operand
+/// lands in its field (the formatter, checked against nvdisasm by `tests/corpus.rs`, prints the edit).
+#[test]
+fn views_encode_back_to_their_words() {
+    let mut words = 0usize;
+    for cubin in sassport_corpus::cubins() {
+        for bytes in text_sections(&std::fs::read(&cubin).expect("cubin readable")).values() {
+            for chunk in bytes.chunks_exact(WORD_BYTES) {
+                let word = Word::from_le_bytes(chunk.try_into().expect("16 bytes"));
+                let inst = decode(word).expect("corpus words decode");
+                assert_eq!(sassport_gen::encode(&inst.view()), Ok(word), "{}", inst.text(0, sassport_gen::TargetStyle::Absolute));
+                words += 1;
+            }
+        }
+    }
+    assert!(words > 10_000);
+    // `IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28]` as nvcc writes it; R7 and c[0x0][0x160] instead.
+    let inst = decode(Word(0x000fe400078e00ff00000a00ff017624)).unwrap();
+    let sassport_gen::View::Imad(mut imad) = inst.view() else { panic!("not an IMAD view") };
+    imad.dst = imad.dst.map(|o| Operand { src: Src::Reg(sassport_gen::Reg(7)), ..o });
+    imad.c = imad.c.map(|o| Operand { src: Src::Cbuf { bank: 0, ubank: None, offset: 0x160, index: None }, ..o });
+    let edited = decode(sassport_gen::encode(&sassport_gen::View::Imad(imad)).unwrap()).unwrap();
+    assert_eq!(edited.text(0, sassport_gen::TargetStyle::Absolute), "IMAD.MOV.U32 R7, RZ, RZ, c[0x0][0x160] ;");
+    // A register where the class holds a constant is refused by name.
+    imad.c = imad.c.map(|o| Operand { src: Src::Reg(sassport_gen::Reg(3)), ..o });
+    let err = sassport_gen::encode(&sassport_gen::View::Imad(imad)).unwrap_err();
+    assert_eq!(err.operand, "c");
+}

@@ -2,10 +2,10 @@
 
 //! Typed views per mnemonic family (operands from the table's templates and access rules, names
 //! from `isa/roles.txt`), and the encoder's fill bits.
-#![allow(clippy::all, unused_parens)]
+#![allow(clippy::all, unused_parens, unused_variables)]
 use super::classes::ClassId;
 use crate::operand::{Barrier, Pred, Reg, UPred, UReg};
-use crate::view::{Dir, Guard, Operand, Src};
+use crate::view::{put, Dir, Guard, Operand, Src, ViewError};
 use crate::word::Word;
 
 /// A decoded `AL2P` (any of its classes); operands a class does not have are `None`.
@@ -4008,6 +4008,7791 @@ impl View {
             View::Unnamed(_) => None,
         }
     }
+}
+
+/// The word of `view`: its word with the guard and every operand written back into their fields.
+pub fn encode(view: &View) -> Result<Word, ViewError> {
+    let w = match view {
+        View::Al2p(v) => enc_al2p(v)?,
+        View::Ald(v) => enc_ald(v)?,
+        View::Arrives(v) => enc_arrives(v)?,
+        View::Ast(v) => enc_ast(v)?,
+        View::Atom(v) => enc_atom(v)?,
+        View::Atomg(v) => enc_atomg(v)?,
+        View::Atoms(v) => enc_atoms(v)?,
+        View::B2r(v) => enc_b2r(v)?,
+        View::Bar(v) => enc_bar(v)?,
+        View::Bmma(v) => enc_bmma(v)?,
+        View::Bmov(v) => enc_bmov(v)?,
+        View::Bmsk(v) => enc_bmsk(v)?,
+        View::Bpt(v) => enc_bpt(v)?,
+        View::Bra(v) => enc_bra(v)?,
+        View::Break(v) => enc_break(v)?,
+        View::Brev(v) => enc_brev(v)?,
+        View::Brx(v) => enc_brx(v)?,
+        View::Brxu(v) => enc_brxu(v)?,
+        View::Bssy(v) => enc_bssy(v)?,
+        View::Bsync(v) => enc_bsync(v)?,
+        View::Call(v) => enc_call(v)?,
+        View::Cctl(v) => enc_cctl(v)?,
+        View::Cctll(v) => enc_cctll(v)?,
+        View::Cctlt(v) => enc_cctlt(v)?,
+        View::Clmad(v) => enc_clmad(v)?,
+        View::Cs2r(v) => enc_cs2r(v)?,
+        View::Csmtest(v) => enc_csmtest(v)?,
+        View::Dadd(v) => enc_dadd(v)?,
+        View::Depbar(v) => enc_depbar(v)?,
+        View::Dfma(v) => enc_dfma(v)?,
+        View::Dmma(v) => enc_dmma(v)?,
+        View::Dmul(v) => enc_dmul(v)?,
+        View::Dsetp(v) => enc_dsetp(v)?,
+        View::Errbar(v) => enc_errbar(v)?,
+        View::Exit(v) => enc_exit(v)?,
+        View::F2f(v) => enc_f2f(v)?,
+        View::F2fp(v) => enc_f2fp(v)?,
+        View::F2i(v) => enc_f2i(v)?,
+        View::F2ip(v) => enc_f2ip(v)?,
+        View::Fadd(v) => enc_fadd(v)?,
+        View::Fchk(v) => enc_fchk(v)?,
+        View::Ffma(v) => enc_ffma(v)?,
+        View::Flo(v) => enc_flo(v)?,
+        View::Fmnmx(v) => enc_fmnmx(v)?,
+        View::Fmul(v) => enc_fmul(v)?,
+        View::Footprint(v) => enc_footprint(v)?,
+        View::Frnd(v) => enc_frnd(v)?,
+        View::Fsel(v) => enc_fsel(v)?,
+        View::Fset(v) => enc_fset(v)?,
+        View::Fsetp(v) => enc_fsetp(v)?,
+        View::Fswzadd(v) => enc_fswzadd(v)?,
+        View::Getlmembase(v) => enc_getlmembase(v)?,
+        View::Hadd2(v) => enc_hadd2(v)?,
+        View::Hfma2(v) => enc_hfma2(v)?,
+        View::Hir0x1e0(v) => enc_hir0x1e0(v)?,
+        View::Hir0x1f0(v) => enc_hir0x1f0(v)?,
+        View::Hmma(v) => enc_hmma(v)?,
+        View::Hmnmx2(v) => enc_hmnmx2(v)?,
+        View::Hmul2(v) => enc_hmul2(v)?,
+        View::Hset2(v) => enc_hset2(v)?,
+        View::Hsetp2(v) => enc_hsetp2(v)?,
+        View::I2f(v) => enc_i2f(v)?,
+        View::I2fp(v) => enc_i2fp(v)?,
+        View::I2i(v) => enc_i2i(v)?,
+        View::I2ip(v) => enc_i2ip(v)?,
+        View::Iabs(v) => enc_iabs(v)?,
+        View::Iadd3(v) => enc_iadd3(v)?,
+        View::Idp(v) => enc_idp(v)?,
+        View::Imad(v) => enc_imad(v)?,
+        View::Imma(v) => enc_imma(v)?,
+        View::Imnmx(v) => enc_imnmx(v)?,
+        View::Ipa(v) => enc_ipa(v)?,
+        View::Isberd(v) => enc_isberd(v)?,
+        View::Isbewr(v) => enc_isbewr(v)?,
+        View::Isetp(v) => enc_isetp(v)?,
+        View::Jmp(v) => enc_jmp(v)?,
+        View::Jmx(v) => enc_jmx(v)?,
+        View::Jmxu(v) => enc_jmxu(v)?,
+        View::Kill(v) => enc_kill(v)?,
+        View::Ld(v) => enc_ld(v)?,
+        View::Ldc(v) => enc_ldc(v)?,
+        View::Ldg(v) => enc_ldg(v)?,
+        View::Ldgdepbar(v) => enc_ldgdepbar(v)?,
+        View::Ldgsts(v) => enc_ldgsts(v)?,
+        View::Ldl(v) => enc_ldl(v)?,
+        View::Lds(v) => enc_lds(v)?,
+        View::Ldsm(v) => enc_ldsm(v)?,
+        View::Ldtram(v) => enc_ldtram(v)?,
+        View::Lea(v) => enc_lea(v)?,
+        View::Lepc(v) => enc_lepc(v)?,
+        View::Lop3(v) => enc_lop3(v)?,
+        View::Match(v) => enc_match(v)?,
+        View::Membar(v) => enc_membar(v)?,
+        View::Mov(v) => enc_mov(v)?,
+        View::Movm(v) => enc_movm(v)?,
+        View::Mufu(v) => enc_mufu(v)?,
+        View::Nanosleep(v) => enc_nanosleep(v)?,
+        View::Nop(v) => enc_nop(v)?,
+        View::Out(v) => enc_out(v)?,
+        View::P2r(v) => enc_p2r(v)?,
+        View::Pixld(v) => enc_pixld(v)?,
+        View::Plop3(v) => enc_plop3(v)?,
+        View::Pmtrig(v) => enc_pmtrig(v)?,
+        View::Popc(v) => enc_popc(v)?,
+        View::Prmt(v) => enc_prmt(v)?,
+        View::Qspc(v) => enc_qspc(v)?,
+        View::R2p(v) => enc_r2p(v)?,
+        View::R2ur(v) => enc_r2ur(v)?,
+        View::Red(v) => enc_red(v)?,
+        View::Redux(v) => enc_redux(v)?,
+        View::Ret(v) => enc_ret(v)?,
+        View::Rpcmov(v) => enc_rpcmov(v)?,
+        View::S2r(v) => enc_s2r(v)?,
+        View::S2ur(v) => enc_s2ur(v)?,
+        View::Sel(v) => enc_sel(v)?,
+        View::Setctaid(v) => enc_setctaid(v)?,
+        View::Setlmembase(v) => enc_setlmembase(v)?,
+        View::Sgxt(v) => enc_sgxt(v)?,
+        View::Shf(v) => enc_shf(v)?,
+        View::Shfl(v) => enc_shfl(v)?,
+        View::St(v) => enc_st(v)?,
+        View::Stg(v) => enc_stg(v)?,
+        View::Stl(v) => enc_stl(v)?,
+        View::Sts(v) => enc_sts(v)?,
+        View::Suatom(v) => enc_suatom(v)?,
+        View::Suld(v) => enc_suld(v)?,
+        View::Suquery(v) => enc_suquery(v)?,
+        View::Sured(v) => enc_sured(v)?,
+        View::Sust(v) => enc_sust(v)?,
+        View::Tex(v) => enc_tex(v)?,
+        View::Tld(v) => enc_tld(v)?,
+        View::Tld4(v) => enc_tld4(v)?,
+        View::Tmml(v) => enc_tmml(v)?,
+        View::Txd(v) => enc_txd(v)?,
+        View::Txq(v) => enc_txq(v)?,
+        View::Ubmsk(v) => enc_ubmsk(v)?,
+        View::Ubrev(v) => enc_ubrev(v)?,
+        View::Uclea(v) => enc_uclea(v)?,
+        View::Uf2fp(v) => enc_uf2fp(v)?,
+        View::Uflo(v) => enc_uflo(v)?,
+        View::Uiadd3(v) => enc_uiadd3(v)?,
+        View::Uimad(v) => enc_uimad(v)?,
+        View::Uisetp(v) => enc_uisetp(v)?,
+        View::Uldc(v) => enc_uldc(v)?,
+        View::Ulea(v) => enc_ulea(v)?,
+        View::Ulop3(v) => enc_ulop3(v)?,
+        View::Umov(v) => enc_umov(v)?,
+        View::Up2ur(v) => enc_up2ur(v)?,
+        View::Uplop3(v) => enc_uplop3(v)?,
+        View::Upopc(v) => enc_upopc(v)?,
+        View::Uprmt(v) => enc_uprmt(v)?,
+        View::Ur2up(v) => enc_ur2up(v)?,
+        View::Usel(v) => enc_usel(v)?,
+        View::Usgxt(v) => enc_usgxt(v)?,
+        View::Ushf(v) => enc_ushf(v)?,
+        View::Vabsdiff(v) => enc_vabsdiff(v)?,
+        View::Vabsdiff4(v) => enc_vabsdiff4(v)?,
+        View::Vote(v) => enc_vote(v)?,
+        View::Voteu(v) => enc_voteu(v)?,
+        View::Warpsync(v) => enc_warpsync(v)?,
+        View::Yield(v) => enc_yield(v)?,
+        View::Unnamed(_) => return Err(ViewError { class: ClassId::ALL[0], operand: "(class prints nothing)" }),
+    };
+    Ok(Word(w))
+}
+
+fn enc_al2p(v: &Al2p) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::AL2P_0x0920 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(40, 10)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::AL2P_0x0920_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(40, 11)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ald(v: &Ald) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ALD_0x0321 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 10)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::ALD_0x0321_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 11)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::ALD_0x0321_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ALD_0x1521 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(40, 11)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ALD_0x1521_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(40, 11)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_arrives(v: &Arrives) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ARRIVES_0x19b0 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ast(v: &Ast) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::AST_0x0322 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 11)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::AST_0x0322_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_atom(v: &Atom) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ATOM_0x038a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOM_0x038a_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOM_0x038b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOM_0x038b_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOM_0x038b_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOM_0x038b_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOM_0x198a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOM_0x198a_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOM_0x198a_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOM_0x1f8a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::ATOM_0x1f8a_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::ATOM_0x1f8a_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::ATOM_0x1f8a_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_atomg(v: &Atomg) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ATOMG_0x03a8 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMG_0x03a8_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMG_0x03a9 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOMG_0x03a9_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOMG_0x19a8 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMG_0x19a8_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMG_0x19a8_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 24)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(64, 6)], u64::from(r.0)); }if let Some(r) = index { w = put(w, &[(24, 8)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_atoms(v: &Atoms) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ATOMS_0x038c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMS_0x038c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMS_0x038d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOMS_0x038d_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOMS_0x038d_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOMS_0x038d_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ATOMS_0x198c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ATOMS_0x1f8c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::ATOMS_0x1f8c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_b2r(v: &B2r) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::B2R_0x031c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::B2R_0x031c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        ClassId::B2R_0x031c_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bar(v: &Bar) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BAR_0x031d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x031d_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x031d_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x031d_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x031d_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x031d_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x051d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BAR_0x051d_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(42, 12)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x051d_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::BAR_0x051d_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(42, 12)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x051d_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BAR_0x051d_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::BAR_0x091d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x091d_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x091d_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x091d_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x091d_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x091d_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x0b1d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BAR_0x0b1d_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(42, 12)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BAR_0x0b1d_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::BAR_0x0b1d_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(42, 12)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::BAR_0x0b1d_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        ClassId::BAR_0x0b1d_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BAR_0x0b1d_7 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(42, 12)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::BAR_0x0b1d_8 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bmma(v: &Bmma) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BMMA_0x023d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bmov(v: &Bmov) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BMOV_0x0355 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BMOV_0x0356 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x0357 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BMOV_0x0956 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x0957 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(34, 47)], ((v as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BMOV_0x0b56 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x0b57 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BMOV_0x0f55 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Barrier(b) => { w = put(w, &[(16, 4)], u64::from(b.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x0f55_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Barrier(b) => { w = put(w, &[(16, 4)], u64::from(b.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BMOV_0x0f56 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Barrier(b) => { w = put(w, &[(16, 4)], u64::from(b.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x1b56 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x1b57 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BMOV_0x1d56 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMOV_0x1d57 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bmsk(v: &Bmsk) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BMSK_0x021b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMSK_0x081b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMSK_0x0a1b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMSK_0x1a1b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BMSK_0x1c1b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bpt(v: &Bpt) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BPT_0x095c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        ClassId::BPT_0x095c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(34, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bra(v: &Bra) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BRA_0x0947 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.target { match o.src { Src::Target(t) => { w = put(w, &[(34, 48)], ((t as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "target" }), } }
+        }
+        ClassId::BRA_0x1547 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.target { match o.src { Src::UPred(p, _) => { w = put(w, &[(24, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "target" }), } }
+            if let Some(o) = v.b { match o.src { Src::Target(t) => { w = put(w, &[(34, 48)], ((t as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::BRA_0x1947 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.target { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "target" }), } }
+            if let Some(o) = v.b { match o.src { Src::Target(t) => { w = put(w, &[(34, 48)], ((t as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_break(v: &Break) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BREAK_0x0942 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Barrier(b) => { w = put(w, &[(16, 4)], u64::from(b.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_brev(v: &Brev) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BREV_0x0301 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BREV_0x0901 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BREV_0x0b01 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BREV_0x1b01 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::BREV_0x1d01 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_brx(v: &Brx) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BRX_0x0949 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_brxu(v: &Brxu) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BRXU_0x1958 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bssy(v: &Bssy) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BSSY_0x0945 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Barrier(b) => { w = put(w, &[(16, 4)], u64::from(b.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Target(t) => { w = put(w, &[(34, 30)], ((t as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_bsync(v: &Bsync) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::BSYNC_0x0941 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Barrier(b) => { w = put(w, &[(16, 4)], u64::from(b.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_call(v: &Call) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CALL_0x0343 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CALL_0x0344 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CALL_0x0943 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(34, 47)], ((v as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CALL_0x0944 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Target(t) => { w = put(w, &[(34, 48)], ((t as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CALL_0x0b43 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CALL_0x1943 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CALL_0x1944 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_cctl(v: &Cctl) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CCTL_0x098f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        ClassId::CCTL_0x098f_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(32, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CCTL_0x1d8f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CCTL_0x1d8f_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_cctll(v: &Cctll) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CCTLL_0x0990 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CCTLL_0x0990_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CCTLL_0x1d90 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CCTLL_0x1d90_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_cctlt(v: &Cctlt) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CCTLT_0x0391 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::CCTLT_0x0b91 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::CCTLT_0x1d91 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_clmad(v: &Clmad) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CLMAD_0x022c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::CLMAD_0x062c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::CLMAD_0x0a2c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::CLMAD_0x162c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::CLMAD_0x1a2c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::CLMAD_0x1c2c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::CLMAD_0x1e2c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_cs2r(v: &Cs2r) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CS2R_0x0805 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(72, 8)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_csmtest(v: &Csmtest) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::CSMTEST_0x080d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 28)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_dadd(v: &Dadd) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::DADD_0x0229 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::DADD_0x0429 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::DADD_0x0629 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::DADD_0x1629 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::DADD_0x1e29 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_depbar(v: &Depbar) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::DEPBAR_0x091a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        ClassId::DEPBAR_0x091a_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(44, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(38, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_dfma(v: &Dfma) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::DFMA_0x022b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x042b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::DFMA_0x062b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x082b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(74, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x0a2b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x162b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x1a2b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x1c2b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DFMA_0x1e2b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_dmma(v: &Dmma) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::DMMA_0x023f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_dmul(v: &Dmul) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::DMUL_0x0228 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::DMUL_0x0828 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::DMUL_0x0a28 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::DMUL_0x1a28 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::DMUL_0x1c28 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_dsetp(v: &Dsetp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::DSETP_0x022a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DSETP_0x042a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DSETP_0x062a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DSETP_0x162a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::DSETP_0x1e2a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_errbar(v: &Errbar) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ERRBAR_0x09ab => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_exit(v: &Exit) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::EXIT_0x094d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(87, 4)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_f2f(v: &F2f) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::X_0x0304 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::X_0x0304_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0310 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0310_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0310_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0910 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2F_0x0910_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2F_0x0910_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::X_0x0b04 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::X_0x0b04_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0b10 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0b10_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x0b10_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::X_0x1b04 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::X_0x1b04_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x1b10 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x1b10_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x1b10_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::X_0x1d04 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::X_0x1d04_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x1d10 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x1d10_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2F_0x1d10_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_f2fp(v: &F2fp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::F2FP_0x023e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x023e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::X_0x023e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x043e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x043e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x063e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x063e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x083e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x083e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::X_0x083e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x0a3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x0a3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::X_0x0a3e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x163e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x163e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x1a3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x1a3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::X_0x1a3e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x1c3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x1c3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::X_0x1c3e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::F2FP_0x1e3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x1e3e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_f2i(v: &F2i) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::F2I_0x0305 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0305_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0311 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0311_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0311_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0311_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0905 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0905_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0911 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0911_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0911_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0911_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::F2I_0x0b05 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0b05_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0b11 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0b11_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0b11_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x0b11_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1b05 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1b05_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1b11 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1b11_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1b11_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1b11_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1d05 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1d05_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1d11 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1d11_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1d11_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::F2I_0x1d11_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_f2ip(v: &F2ip) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::F2IP_0x0243 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x0443 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x0643 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x0843 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x0a43 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x1643 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x1a43 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x1c43 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::F2IP_0x1e43 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fadd(v: &Fadd) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FADD_0x0221 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FADD_0x0421 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::FADD_0x0621 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FADD_0x1621 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FADD_0x1e21 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fchk(v: &Fchk) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FCHK_0x0302 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FCHK_0x0902 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::FCHK_0x0b02 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FCHK_0x1b02 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FCHK_0x1d02 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ffma(v: &Ffma) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FFMA_0x0223 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x0423 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::FFMA_0x0623 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x0823 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x0a23 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x1623 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x1a23 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x1c23 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FFMA_0x1e23 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_flo(v: &Flo) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FLO_0x0300 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::FLO_0x0900 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        ClassId::FLO_0x0b00 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(81, 3)], u64::from(bank));w = put(w, &[(54, 5)], (offset as i64) as u64);if let Some(r) = index { w = put(w, &[(16, 8)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FLO_0x1b00 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FLO_0x1d00 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fmnmx(v: &Fmnmx) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FMNMX_0x0209 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FMNMX_0x0809 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FMNMX_0x0a09 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FMNMX_0x1a09 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FMNMX_0x1c09 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fmul(v: &Fmul) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FMUL_0x0220 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FMUL_0x0820 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::FMUL_0x0a20 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FMUL_0x1a20 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::FMUL_0x1c20 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_footprint(v: &Footprint) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FOOTPRINT_0x0373 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::FOOTPRINT_0x0373_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::FOOTPRINT_0x0b72 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::FOOTPRINT_0x0b72_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::FOOTPRINT_0x0b72_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::FOOTPRINT_0x0b72_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::FOOTPRINT_0x0b74 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::FOOTPRINT_0x0b74_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::FOOTPRINT_0x1f74 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::FOOTPRINT_0x1f74_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(61, 3)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_frnd(v: &Frnd) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FRND_0x0307 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x0307_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x0313 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x0907 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::FRND_0x0907_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::FRND_0x0913 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::FRND_0x0b07 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x0b07_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x0b13 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x1b07 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x1b07_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x1b13 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x1d07 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x1d07_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::FRND_0x1d13 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fsel(v: &Fsel) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FSEL_0x0208 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSEL_0x0808 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSEL_0x0a08 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSEL_0x1a08 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSEL_0x1c08 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fset(v: &Fset) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FSET_0x020a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FSET_0x080a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FSET_0x0a0a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FSET_0x1a0a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::FSET_0x1c0a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fsetp(v: &Fsetp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FSETP_0x020b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSETP_0x080b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSETP_0x0a0b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSETP_0x1a0b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::FSETP_0x1c0b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_fswzadd(v: &Fswzadd) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::FSWZADD_0x0822 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Other(v) => { w = put(w, &[(32, 8)], v); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_getlmembase(v: &Getlmembase) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::GETLMEMBASE_0x03c0 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hadd2(v: &Hadd2) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::HADD2_0x0230 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::HADD2_0x0230_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::HADD2_0x0430 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HADD2_0x0430_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HADD2_0x0630 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HADD2_0x0630_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::HADD2_0x1630 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HADD2_0x1630_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::HADD2_0x1e30 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HADD2_0x1e30_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hfma2(v: &Hfma2) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::X_0x0231 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x0231_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x0235 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x0235_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x0431 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::X_0x0431_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::HFMA2_0x0435 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::HFMA2_0x0435_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::X_0x0631 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x0631_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x0635 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x0635_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x0831 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::X_0x0831_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::HFMA2_0x0835 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::HFMA2_0x0835_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::X_0x0a31 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x0a31_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x0a35 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x0a35_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1631 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1631_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x1635 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x1635_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1a31 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1a31_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x1a35 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x1a35_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1c31 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x1c31_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x1c35 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x1c35_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1e31 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1e31_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HFMA2_0x1e35 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HFMA2_0x1e35_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hir0x1e0(v: &Hir0x1e0) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::HIR0X1E0_0x094f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hir0x1f0(v: &Hir0x1f0) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::HIR0X1F0_0x031e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(54, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hmma(v: &Hmma) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::X_0x023c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x023c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(48, 2)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hmnmx2(v: &Hmnmx2) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::X_0x0240 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x0840 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::X_0x0a40 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1a40 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::X_0x1c40 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hmul2(v: &Hmul2) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::HMUL2_0x0232 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HMUL2_0x0832 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::HMUL2_0x0a32 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HMUL2_0x1a32 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::HMUL2_0x1c32 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hset2(v: &Hset2) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::HSET2_0x0233 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HSET2_0x0433 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::HSET2_0x0633 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HSET2_0x1633 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HSET2_0x1e33 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_hsetp2(v: &Hsetp2) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::HSETP2_0x0234 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HSETP2_0x0434 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(48, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::HSETP2_0x0634 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HSETP2_0x1634 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::HSETP2_0x1e34 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_i2f(v: &I2f) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::I2F_0x0306 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0306_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0306_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0312 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0312_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0312_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0312_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0312_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0906 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0906_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0912 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0912_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0912_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0912_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0912_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0912_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b06 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b06_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b06_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b12 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b12_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b12_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b12_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x0b12_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b06 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b06_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b06_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b12 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b12_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b12_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b12_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1b12_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d06 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d06_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d06_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d12 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d12_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d12_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d12_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2F_0x1d12_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_i2fp(v: &I2fp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::I2FP_0x0245 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2FP_0x0845 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2FP_0x0845_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2FP_0x0a45 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2FP_0x1a45 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2FP_0x1c45 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_i2i(v: &I2i) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::I2I_0x0238 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2I_0x0838 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2I_0x0a38 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2I_0x1a38 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::I2I_0x1c38 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_i2ip(v: &I2ip) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::I2IP_0x0239 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0239_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0239_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0839 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0839_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0839_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0a39 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0a39_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x0a39_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x1a39 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x1a39_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x1a39_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x1c39 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x1c39_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::I2IP_0x1c39_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_iabs(v: &Iabs) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IABS_0x0213 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::IABS_0x0813 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::IABS_0x0a13 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::IABS_0x1a13 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::IABS_0x1c13 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_iadd3(v: &Iadd3) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IADD3_0x0210 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IADD3_0x0210_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::IADD3_0x0810 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IADD3_0x0810_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::IADD3_0x0a10 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IADD3_0x0a10_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::IADD3_0x1a10 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IADD3_0x1a10_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::IADD3_0x1c10 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IADD3_0x1c10_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_idp(v: &Idp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IDP_0x0226 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x0226_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x0a26 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x0a26_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x1a26 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x1a26_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x1c26 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IDP_0x1c26_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IMAD_0x0224 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0224_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry_out { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "carry_out" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0225 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0225_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0227 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0227_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0424 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::IMAD_0x0424_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0624 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0624_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0625 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0625_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0627 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x0627_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0824 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0824_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0825 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0825_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0827 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0827_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0a24 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x0a24_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0a25 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x0a25_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x0a27 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x0a27_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1624 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x1624_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1625 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1625_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1627 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1627_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1a24 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x1a24_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1a25 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1a25_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1a27 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1a27_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1c24 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x1c24_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1c25 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1c25_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1c27 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1c27_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1e24 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMAD_0x1e24_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1e25 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1e25_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::IMAD_0x1e27 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::IMAD_0x1e27_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_imma(v: &Imma) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IMMA_0x0237 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::X_0x0237 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(48, 2)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_imnmx(v: &Imnmx) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IMNMX_0x0217 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMNMX_0x0817 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMNMX_0x0a17 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMNMX_0x1a17 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::IMNMX_0x1c17 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ipa(v: &Ipa) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::IPA_0x0326 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::IPA_0x0326_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::IPA_0x0926 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::IPA_0x0b26 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::IPA_0x1526 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::IPA_0x1526_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::IPA_0x1926 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_isberd(v: &Isberd) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ISBERD_0x0923 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_isbewr(v: &Isbewr) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ISBEWR_0x0927 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_isetp(v: &Isetp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ISETP_0x020c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::ISETP_0x020c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ISETP_0x080c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::ISETP_0x080c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ISETP_0x0a0c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::ISETP_0x0a0c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ISETP_0x1a0c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::ISETP_0x1a0c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ISETP_0x1c0c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::ISETP_0x1c0c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_jmp(v: &Jmp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::JMP_0x094a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(34, 47)], ((v as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::JMP_0x0b4a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::JMP_0x154a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UPred(p, _) => { w = put(w, &[(24, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(34, 47)], ((v as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::JMP_0x174a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UPred(p, _) => { w = put(w, &[(24, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::JMP_0x194a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(30, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(34, 47)], ((v as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::JMP_0x1b4a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(30, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_jmx(v: &Jmx) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::JMX_0x094c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_jmxu(v: &Jmxu) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::JMXU_0x1959 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_kill(v: &Kill) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::KILL_0x095b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(87, 4)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ld(v: &Ld) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LD_0x0980 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(32, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LD_0x0980_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(32, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LD_0x1980 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LD_0x1980_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LD_0x1980_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LD_0x1980_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldc(v: &Ldc) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDC_0x0b82 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LDC_0x0b82_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(38, 16)], (offset as i64) as u64);if let Some(r) = index { w = put(w, &[(24, 8)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LDC_0x1582 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LDC_0x1582_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(64, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldg(v: &Ldg) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDG_0x0381 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDG_0x0381_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDG_0x1981 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDG_0x1981_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDG_0x1981_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDG_0x1981_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldgdepbar(v: &Ldgdepbar) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDGDEPBAR_0x09af => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldgsts(v: &Ldgsts) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDGSTS_0x1dae => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(44, 20)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(32, 12)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LDGSTS_0x1dae_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(44, 20)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(32, 12)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LDGSTS_0x1fae => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(44, 20)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(32, 12)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LDGSTS_0x1fae_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(44, 20)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(64, 6)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LDGSTS_0x1fae_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(44, 20)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(32, 12)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldl(v: &Ldl) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDL_0x0983 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LDL_0x0983_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LDL_0x1983 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::LDL_0x1983_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_lds(v: &Lds) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDS_0x0984 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDS_0x0984_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        ClassId::LDS_0x1984 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldsm(v: &Ldsm) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::X_0x083b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::X_0x183b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ldtram(v: &Ldtram) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LDTRAM_0x13ad => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LEA_0x0211 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0211_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x0211_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::LEA_0x0211_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0211_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LEA_0x0211_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x0411 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0411_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LEA_0x0811 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0811_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x0811_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::LEA_0x0811_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0811_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x0811_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x0a11 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LEA_0x0a11_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "shift" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "shift" }) }); }
+        }
+        ClassId::LEA_0x0a11_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0a11_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x0a11_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LEA_0x0a11_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x1a11 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LEA_0x1a11_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "shift" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "shift" }) }); }
+        }
+        ClassId::LEA_0x1a11_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x1a11_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x1a11_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LEA_0x1a11_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::LEA_0x1c11 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::LEA_0x1c11_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "shift" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "shift" }) }); }
+        }
+        ClassId::LEA_0x1c11_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::LEA_0x1c11_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+        }
+        ClassId::LEA_0x1c11_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LEA_0x1c11_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_lepc(v: &Lepc) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LEPC_0x034e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_lop3(v: &Lop3) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::LOP3_0x0212 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LOP3_0x0812 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LOP3_0x0a12 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LOP3_0x1a12 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::LOP3_0x1c12 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_match(v: &Match) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::MATCH_0x03a1 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::MATCH_0x03a1_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_membar(v: &Membar) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::MEMBAR_0x0992 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_mov(v: &Mov) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::MOV_0x0202 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::MOV_0x0802 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::MOV_0x0a02 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::MOV_0x1a02 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::MOV_0x1c02 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_movm(v: &Movm) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::X_0x023a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_mufu(v: &Mufu) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::MUFU_0x0308 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x0308_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x0908 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::MUFU_0x0908_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::MUFU_0x0b08 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x0b08_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x1b08 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x1b08_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x1d08 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        ClassId::MUFU_0x1d08_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_nanosleep(v: &Nanosleep) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::NANOSLEEP_0x035d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::NANOSLEEP_0x095d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::NANOSLEEP_0x095d_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(87, 4)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::NANOSLEEP_0x0b5d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::NANOSLEEP_0x1b5d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::NANOSLEEP_0x1d5d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_nop(v: &Nop) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::NOP_0x0918 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_out(v: &Out) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::OUT_0x0324 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::OUT_0x0324_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::OUT_0x0324_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::OUT_0x0924 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::OUT_0x1d24 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_p2r(v: &P2r) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::P2R_0x0203 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::P2R_0x0803 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::P2R_0x0a03 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::P2R_0x1a03 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::P2R_0x1c03 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_pixld(v: &Pixld) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::PIXLD_0x0925 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_plop3(v: &Plop3) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::PLOP3_0x021d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x021e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x021f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x081c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(64, 3), (72, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x081c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(64, 3), (72, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x0a1d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x0a1e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x0a1f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x1a1d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x1a1e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x1a1f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x1c1d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x1c1e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::PLOP3_0x1c1f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_pmtrig(v: &Pmtrig) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::PMTRIG_0x0801 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_popc(v: &Popc) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::POPC_0x0309 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::POPC_0x0909 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::POPC_0x0b09 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::POPC_0x1b09 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::POPC_0x1d09 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_prmt(v: &Prmt) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::PRMT_0x0216 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x0416 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x0616 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x0816 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x0a16 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x1616 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x1a16 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x1c16 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::PRMT_0x1e16 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_qspc(v: &Qspc) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::QSPC_0x03aa => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::QSPC_0x03aa_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::QSPC_0x19aa => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::QSPC_0x19aa_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::QSPC_0x19aa_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_r2p(v: &R2p) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::R2P_0x0204 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::R2P_0x0804 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::R2P_0x0a04 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::R2P_0x1a04 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::R2P_0x1c04 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_r2ur(v: &R2ur) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::R2UR_0x03c2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::R2UR_0x03c2_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_red(v: &Red) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::RED_0x098e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RED_0x098e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RED_0x198e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RED_0x198e_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RED_0x198e_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_redux(v: &Redux) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::REDUX_0x03c4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ret(v: &Ret) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::RET_0x0950 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::RET_0x0950_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::RET_0x1950 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RET_0x1950_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_rpcmov(v: &Rpcmov) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::RPCMOV_0x0352 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RPCMOV_0x0353 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::RPCMOV_0x0952 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RPCMOV_0x0954 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(34, 47)], ((v as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::RPCMOV_0x0b52 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RPCMOV_0x0b54 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::RPCMOV_0x1b52 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RPCMOV_0x1b54 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::RPCMOV_0x1d52 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::RPCMOV_0x1d54 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_s2r(v: &S2r) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::S2R_0x0919 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.sr { match o.src { Src::Other(v) => { w = put(w, &[(72, 8)], v); } _ => return Err(ViewError { class, operand: "sr" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_s2ur(v: &S2ur) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::S2UR_0x09c3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(72, 8)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_sel(v: &Sel) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SEL_0x0207 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::SEL_0x0807 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::SEL_0x0a07 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::SEL_0x1a07 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        ClassId::SEL_0x1c07 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_setctaid(v: &Setctaid) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SETCTAID_0x031f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_setlmembase(v: &Setlmembase) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SETLMEMBASE_0x03c1 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_sgxt(v: &Sgxt) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SGXT_0x021a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::SGXT_0x081a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::SGXT_0x0a1a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::SGXT_0x1a1a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::SGXT_0x1c1a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_shf(v: &Shf) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SHF_0x0219 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x0419 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x0619 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x0819 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x0a19 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x1619 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x1a19 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x1c19 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        ClassId::SHF_0x1e19 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.hi { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_shfl(v: &Shfl) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SHFL_0x0389 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lane_out { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lane_out" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.lane { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lane" }), } }
+            if let Some(o) = v.mask { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "mask" }), } }
+        }
+        ClassId::SHFL_0x0589 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lane_out { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lane_out" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.lane { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lane" }), } }
+            if let Some(o) = v.mask { match o.src { Src::Imm(v) => { w = put(w, &[(40, 13)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "mask" }), } }
+        }
+        ClassId::SHFL_0x0989 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lane_out { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lane_out" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.lane { match o.src { Src::Imm(v) => { w = put(w, &[(53, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lane" }), } }
+            if let Some(o) = v.mask { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "mask" }), } }
+        }
+        ClassId::SHFL_0x0f89 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.lane_out { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lane_out" }), } }
+            if let Some(o) = v.src { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.lane { match o.src { Src::Imm(v) => { w = put(w, &[(53, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lane" }), } }
+            if let Some(o) = v.mask { match o.src { Src::Imm(v) => { w = put(w, &[(40, 13)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "mask" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_st(v: &St) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ST_0x0385 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(32, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ST_0x0385_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(32, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ST_0x1985 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ST_0x1985_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ST_0x1985_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 24)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(64, 6)], u64::from(r.0)); }if let Some(r) = index { w = put(w, &[(24, 8)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_stg(v: &Stg) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::STG_0x0386 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STG_0x0386_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STG_0x1986 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STG_0x1986_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STG_0x1986_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STG_0x1986_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_stl(v: &Stl) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::STL_0x0387 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::STL_0x0387_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::STL_0x1987 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::STL_0x1987_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_sts(v: &Sts) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::STS_0x0388 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STS_0x0388_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        ClassId::STS_0x1988 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(64, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
+            if let Some(o) = v.value { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "value" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SUATOM_0x0394 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SUATOM_0x0396 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SUATOM_0x0593 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUATOM_0x0595 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUATOM_0x0793 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::SUATOM_0x0795 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::SUATOM_0x1f93 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUATOM_0x1f95 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SULD_0x0797 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SULD_0x0799 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SULD_0x0998 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::SULD_0x099a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::SULD_0x0b97 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SULD_0x0b99 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SULD_0x1f97 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SULD_0x1f99 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_suquery(v: &Suquery) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SUQUERY_0x07b3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::SUQUERY_0x09b3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SUQUERY_0x0bb3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUQUERY_0x1fb3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_sured(v: &Sured) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SURED_0x03a0 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SURED_0x059f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SURED_0x079f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::SURED_0x1f9f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_sust(v: &Sust) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::SUST_0x079b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::SUST_0x079d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::SUST_0x099c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SUST_0x099e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::SUST_0x0b9b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUST_0x0b9d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUST_0x1f9b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::SUST_0x1f9d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_tex(v: &Tex) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::TEX_0x0361 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TEX_0x0361_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TEX_0x0b60 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TEX_0x0b60_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TEX_0x0b60_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TEX_0x0b60_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TEX_0x0b62 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TEX_0x0b62_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TEX_0x1f60 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TEX_0x1f60_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_tld(v: &Tld) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::TLD_0x0367 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TLD_0x0367_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TLD_0x0b66 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD_0x0b66_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD_0x0b66_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD_0x0b66_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD_0x0b68 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TLD_0x0b68_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TLD_0x1f66 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD_0x1f66_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::TLD4_0x0364 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TLD4_0x0364_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TLD4_0x0b63 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD4_0x0b63_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD4_0x0b63_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD4_0x0b63_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD4_0x0b65 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TLD4_0x0b65_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TLD4_0x1f63 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TLD4_0x1f63_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_tmml(v: &Tmml) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::TMML_0x036a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TMML_0x0b69 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TMML_0x0b69_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TMML_0x0b6b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TMML_0x1f69 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_txd(v: &Txd) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::TXD_0x036d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TXD_0x0b6c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TXD_0x0b6c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TXD_0x0b6e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TXD_0x1f6c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_txq(v: &Txq) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::TXQ_0x0370 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(62, 2)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::TXQ_0x0b6f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(62, 2)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TXQ_0x0b6f_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(62, 2)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 14)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::TXQ_0x0b71 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(62, 2)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(40, 6)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+            if let Some(o) = v.f { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "f" }), } }
+        }
+        ClassId::TXQ_0x1f6f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(62, 2)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(46, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(72, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ubmsk(v: &Ubmsk) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UBMSK_0x129b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UBMSK_0x189b => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ubrev(v: &Ubrev) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UBREV_0x12be => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::UBREV_0x18be => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uclea(v: &Uclea) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UCLEA_0x18bc => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 16)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(73, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::UCLEA_0x1cbc => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(73, 4)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uf2fp(v: &Uf2fp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UF2FP_0x12ba => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UF2FP_0x12ba_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UF2FP_0x14ba => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UF2FP_0x18ba => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UF2FP_0x18ba_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uflo(v: &Uflo) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UFLO_0x12bd => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::UFLO_0x18bd => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uiadd3(v: &Uiadd3) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UIADD3_0x1290 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::UIADD3_0x1290_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::UIADD3_0x1297 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::UIADD3_0x1297_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::UIADD3_0x1890 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::UIADD3_0x1890_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::UIADD3_0x1897 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::UIADD3_0x1897_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uimad(v: &Uimad) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UIMAD_0x12a4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::UIMAD_0x12a4_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::UIMAD_0x12a5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::UIMAD_0x12a5_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::UIMAD_0x14a4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::UIMAD_0x14a4_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::UIMAD_0x18a4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::UIMAD_0x18a4_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::UIMAD_0x18a5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::UIMAD_0x18a5_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uisetp(v: &Uisetp) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UISETP_0x128c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::UISETP_0x128c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::UISETP_0x188c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::UISETP_0x188c_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uldc(v: &Uldc) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ULDC_0x0ab9 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::ULDC_0x18b8 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(38, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::ULDC_0x18b8_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 32)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.b { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+        }
+        ClassId::ULDC_0x1ab9 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        ClassId::ULDC_0x1abb => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(38, 16)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(24, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "src" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ulea(v: &Ulea) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ULEA_0x1291 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ULEA_0x1291_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::ULEA_0x1291_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::ULEA_0x1291_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ULEA_0x1291_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ULEA_0x1291_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ULEA_0x1491 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::ULEA_0x1491_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::ULEA_0x1891 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ULEA_0x1891_2 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::ULEA_0x1891_3 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+        }
+        ClassId::ULEA_0x1891_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::ULEA_0x1891_5 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        ClassId::ULEA_0x1891_6 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ulop3(v: &Ulop3) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::ULOP3_0x1292 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        ClassId::ULOP3_0x1892 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_umov(v: &Umov) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UMOV_0x0882 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::UMOV_0x1c82 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_up2ur(v: &Up2ur) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UP2UR_0x1883 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UP2UR_0x1c83 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uplop3(v: &Uplop3) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UPLOP3_0x089c => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(64, 3), (72, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::UPLOP3_0x129d => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::UPLOP3_0x129e => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        ClassId::UPLOP3_0x129f => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_upopc(v: &Upopc) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UPOPC_0x12bf => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        ClassId::UPOPC_0x18bf => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_uprmt(v: &Uprmt) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UPRMT_0x1296 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::UPRMT_0x1896 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ur2up(v: &Ur2up) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::UR2UP_0x1884 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::UR2UP_0x1c84 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_usel(v: &Usel) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::USEL_0x1287 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        ClassId::USEL_0x1887 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_usgxt(v: &Usgxt) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::USGXT_0x129a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::USGXT_0x189a => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_ushf(v: &Ushf) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::USHF_0x1299 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::USHF_0x1499 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::USHF_0x1899 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_vabsdiff(v: &Vabsdiff) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::VABSDIFF_0x0214 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::VABSDIFF_0x0414 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x0614 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x0814 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x0a14 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x1614 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x1a14 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x1c14 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF_0x1e14 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_vabsdiff4(v: &Vabsdiff4) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::VABSDIFF4_0x0215 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::VABSDIFF4_0x0415 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x0615 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x0815 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x0a15 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x1615 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x1a15 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x1c15 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        ClassId::VABSDIFF4_0x1e15 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_vote(v: &Vote) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::VOTE_0x0806 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_voteu(v: &Voteu) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::VOTEU_0x0886 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.dst2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_warpsync(v: &Warpsync) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::WARPSYNC_0x0348 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::WARPSYNC_0x0948 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::WARPSYNC_0x0b48 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::WARPSYNC_0x1b48 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        ClassId::WARPSYNC_0x1d48 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
+}
+
+fn enc_yield(v: &Yield) -> Result<u128, ViewError> {
+    let class = v.class;
+    let mut w = v.word.0;
+    match class {
+        ClassId::YIELD_0x0946 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(87, 4)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
+        }
+        _ => return Err(ViewError { class, operand: "(class of another family)" }),
+    }
+    Ok(w)
 }
 
 /// Per class (table order): its operand names in syntax order (the order nvdisasm prints them); a

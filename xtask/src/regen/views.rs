@@ -231,6 +231,118 @@ fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
     (e, written)
 }
 
+/// A field's bit ranges as a Rust `&[(lo, width)]` literal.
+fn ranges_lit(f: &Field) -> String {
+    let r: Vec<String> = f.bits.iter().map(|r| format!("({}, {})", r.lo, r.width())).collect();
+    format!("&[{}]", r.join(", "))
+}
+
+/// A number field's raw value for the view's number `n` (the inverse of [`number_expr`]).
+fn raw_expr(f: &Field, render: &Render, n: &str) -> String {
+    let shift = match render {
+        Render::Number { rule, .. } => rule.shift,
+        Render::Table { .. } => 0,
+    };
+    let _ = f;
+    if shift > 0 { format!("(({n} as i64) >> {shift}) as u64") } else { format!("({n} as i64) as u64") }
+}
+
+/// Statements that write operand `name` of a view `v` into `w` (the inverse of [`operand_expr`]); a
+/// source of another kind than the class's slot is an error naming the operand.
+fn operand_insert(slot: &Slot<'_>, name: &str) -> String {
+    let of_kind = |k: &dyn Fn(FieldKind) -> bool| slot.fields.iter().find(|(f, _)| k(f.kind)).copied();
+    let gpr = of_kind(&|k| k == FieldKind::Register(RegFile::Gpr));
+    let ureg = of_kind(&|k| k == FieldKind::Register(RegFile::Uniform));
+    let imm = of_kind(&|k| matches!(k, FieldKind::Immediate | FieldKind::ConstOffset));
+    let put = |f: &Field, v: &str| format!("w = put(w, {}, {v});", ranges_lit(f));
+    let opt_put = |x: Option<(&Field, &Render)>, var: &str, conv: &str| {
+        x.map_or(String::new(), |(f, _)| format!("if let Some(r) = {var} {{ {} }}", put(f, &format!("u64::from(r.0{conv})"))))
+    };
+    let mut body = String::new();
+    let wrong = format!("_ => return Err(ViewError {{ class, operand: {name:?} }}),");
+    if slot.text.contains("c[") {
+        let numbers: Vec<(&Field, &Render)> =
+            slot.fields.iter().filter(|(f, _)| matches!(f.kind, FieldKind::Immediate | FieldKind::ConstBank | FieldKind::ConstOffset)).copied().collect();
+        let bank = of_kind(&|k| k == FieldKind::ConstBank);
+        let (bank, offset) = match (bank, numbers.as_slice()) {
+            (Some(b), _) => (Some(b), numbers.iter().find(|(f, _)| f.kind != FieldKind::ConstBank).copied()),
+            (None, [only]) if ureg.is_some() => (None, Some(*only)),
+            (None, [b, o, ..]) => (Some(*b), Some(*o)),
+            (None, [only]) => (None, Some(*only)),
+            (None, []) => (None, None),
+        };
+        let _ = write!(body, "match o.src {{ Src::Cbuf {{ bank, ubank, offset, index }} => {{ ");
+        if let Some((f, _)) = bank {
+            body.push_str(&put(f, "u64::from(bank)"));
+        } else {
+            body.push_str("let _ = bank;");
+        }
+        if let Some((f, r)) = offset {
+            body.push_str(&put(f, &raw_expr(f, r, "offset")));
+        } else {
+            body.push_str("let _ = offset;");
+        }
+        body.push_str(&opt_put(ureg, "ubank", ""));
+        body.push_str(&opt_put(gpr, "index", ""));
+        let _ = write!(body, " }} {wrong} }}");
+    } else if slot.text.contains('[') {
+        let _ = write!(body, "match o.src {{ Src::Mem {{ base, ubase, offset }} => {{ ");
+        body.push_str(&opt_put(gpr, "base", ""));
+        body.push_str(&opt_put(ureg, "ubase", ""));
+        match imm {
+            Some((f, r)) => body.push_str(&put(f, &raw_expr(f, r, "offset"))),
+            None => body.push_str("let _ = offset;"),
+        }
+        let _ = write!(body, " }} {wrong} }}");
+    } else if let Some((f, render)) = slot.fields.iter().find(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other)) {
+        let arm = match f.kind {
+            FieldKind::Register(file) => match file {
+                RegFile::Gpr => format!("Src::Reg(r) => {{ {} }}", put(f, "u64::from(r.0)")),
+                RegFile::Uniform => format!("Src::UReg(r) => {{ {} }}", put(f, "u64::from(r.0)")),
+                RegFile::Pred if f.width() == 4 => format!("Src::Pred(p, n) => {{ {} }}", put(f, "u64::from(p.0 & 7) | u64::from(n) << 3")),
+                RegFile::UniformPred if f.width() == 4 => {
+                    format!("Src::UPred(p, n) => {{ {} }}", put(f, "u64::from(p.0 & 7) | u64::from(n) << 3"))
+                }
+                RegFile::Pred => format!("Src::Pred(p, _) => {{ {} }}", put(f, "u64::from(p.0)")),
+                RegFile::UniformPred => format!("Src::UPred(p, _) => {{ {} }}", put(f, "u64::from(p.0)")),
+                RegFile::Barrier => format!("Src::Barrier(b) => {{ {} }}", put(f, "u64::from(b.0)")),
+            },
+            FieldKind::BranchTarget => format!("Src::Target(t) => {{ {} }}", put(f, &raw_expr(f, render, "t"))),
+            _ => format!("Src::Imm(v) => {{ {} }}", put(f, &raw_expr(f, render, "v"))),
+        };
+        let _ = write!(body, "match o.src {{ {arm} {wrong} }}");
+    } else {
+        let (f, _) = slot.fields[0];
+        let _ = write!(body, "match o.src {{ Src::Other(v) => {{ {} }} {wrong} }}", put(f, "v"));
+    }
+    // Modifiers whose value the flags decide alone (one value per combination of the field's roles).
+    for (f, render) in &slot.fields {
+        if f.kind != FieldKind::Modifier {
+            continue;
+        }
+        let (Some(roles), Render::Table { entries, .. }) = (modifier_roles(render), render) else { continue };
+        let names: Vec<&str> = roles.iter().map(|r| r.0).collect();
+        let mut by_flags: BTreeMap<Vec<bool>, u64> = BTreeMap::new();
+        let mut injective = true;
+        for (v, _) in entries {
+            let key: Vec<bool> = roles.iter().map(|r| r.1.contains(v)).collect();
+            if by_flags.insert(key, *v).is_some() {
+                injective = false;
+            }
+        }
+        if !injective {
+            continue;
+        }
+        let key = names.iter().map(|n| format!("o.{n}")).collect::<Vec<_>>().join(", ");
+        let arms: Vec<String> = by_flags
+            .iter()
+            .map(|(k, v)| format!("({},) => {v:#x},", k.iter().map(bool::to_string).collect::<Vec<_>>().join(", ")))
+            .collect();
+        let _ = write!(body, " w = put(w, {}, match ({key},) {{ {} #[allow(unreachable_patterns)] _ => return Err(ViewError {{ class, operand: {name:?} }}) }});", ranges_lit(f), arms.join(" "));
+    }
+    format!("if let Some(o) = v.{name} {{ {body} }}")
+}
+
 /// `IMAD` → `Imad`, `I2F` → `I2f`.
 pub fn family_ident(mnemonic: &str) -> String {
     let mut s = String::new();
@@ -265,6 +377,9 @@ struct ClassView {
     operands: Vec<(String, String)>,
     /// Per operand: whether nvdisasm leaves it out at its default value.
     optional: Vec<bool>,
+    /// The statements writing the operands back (the view encoder).
+    inserts: Vec<String>,
+    guard_field: Option<String>,
 }
 
 /// The generated `views.rs`.
@@ -303,6 +418,8 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
             }
         }
         let optional: Vec<bool> = slots.iter().map(|s| s.optional).collect();
+        let inserts: Vec<String> = slots.iter().zip(&names).map(|(s, n)| operand_insert(s, n)).collect();
+        let guard_field = class.fields.iter().find(|f| f.name == "pg").map(ranges_lit);
         let family = family_ident(&class.mnemonic);
         let entry = families.entry(class.mnemonic.clone()).or_insert_with(|| (family.clone(), Vec::new()));
         for n in &names {
@@ -317,14 +434,16 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
             guard,
             operands: names.into_iter().zip(exprs.into_iter().map(|e| e.0)).collect(),
             optional,
+            inserts,
+            guard_field,
         });
     }
     let mut out = String::new();
     out.push_str("//! Typed views per mnemonic family (operands from the table's templates and access rules, names\n");
     out.push_str("//! from `isa/roles.txt`), and the encoder's fill bits.\n");
-    out.push_str("#![allow(clippy::all, unused_parens)]\n");
+    out.push_str("#![allow(clippy::all, unused_parens, unused_variables)]\n");
     out.push_str("use super::classes::ClassId;\nuse crate::operand::{Barrier, Pred, Reg, UPred, UReg};\n");
-    out.push_str("use crate::view::{Dir, Guard, Operand, Src};\nuse crate::word::Word;\n\n");
+    out.push_str("use crate::view::{put, Dir, Guard, Operand, Src, ViewError};\nuse crate::word::Word;\n\n");
     for (mnemonic, (family, names)) in &families {
         let _ = writeln!(out, "/// A decoded `{mnemonic}` (any of its classes); operands a class does not have are `None`.");
         let _ = writeln!(out, "#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub struct {family} {{");
@@ -376,6 +495,7 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
         out.push_str("_ => None },\n");
     }
     out.push_str("            View::Unnamed(_) => None,\n        }\n    }\n}\n\n");
+    out.push_str(&encoder_text(&views));
     out.push_str("/// Per class (table order): its operand names in syntax order (the order nvdisasm prints them); a\n");
     out.push_str("/// name starting with `?` is an optional operand nvdisasm leaves out at its default (`PT`).\n");
     let _ = writeln!(out, "pub static SLOTS: [&[&str]; {}] = [", table.classes.len());
@@ -391,6 +511,38 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
     }
     out.push_str("];\n\n");
     out.push_str(&fill_text(table));
+    out
+}
+
+/// The view encoder: per class a function writing the view's guard and operands into its word.
+fn encoder_text(views: &[ClassView]) -> String {
+    let mut out = String::new();
+    out.push_str("/// The word of `view`: its word with the guard and every operand written back into their fields.\n");
+    out.push_str("pub fn encode(view: &View) -> Result<Word, ViewError> {\n    let w = match view {\n");
+    let mut families: BTreeMap<&str, ()> = BTreeMap::new();
+    for v in views {
+        families.insert(v.family.as_str(), ());
+    }
+    for f in families.keys() {
+        let _ = writeln!(out, "        View::{f}(v) => enc_{}(v)?,", f.to_ascii_lowercase());
+    }
+    out.push_str("        View::Unnamed(_) => return Err(ViewError { class: ClassId::ALL[0], operand: \"(class prints nothing)\" }),\n");
+    out.push_str("    };\n    Ok(Word(w))\n}\n\n");
+    for f in families.keys() {
+        let _ = writeln!(out, "fn enc_{}(v: &{f}) -> Result<u128, ViewError> {{", f.to_ascii_lowercase());
+        out.push_str("    let class = v.class;\n    let mut w = v.word.0;\n    match class {\n");
+        for cv in views.iter().filter(|cv| cv.family == *f) {
+            let _ = writeln!(out, "        ClassId::{} => {{", cv.class);
+            if let Some(g) = &cv.guard_field {
+                let _ = writeln!(out, "            w = put(w, {g}, u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);");
+            }
+            for i in &cv.inserts {
+                let _ = writeln!(out, "            {i}");
+            }
+            out.push_str("        }\n");
+        }
+        out.push_str("        _ => return Err(ViewError { class, operand: \"(class of another family)\" }),\n    }\n    Ok(w)\n}\n\n");
+    }
     out
 }
 
