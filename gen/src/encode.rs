@@ -11,6 +11,7 @@
 //! asked. Bits that neither the text nor the control bits pin down are taken from the class's first golden
 //! word (`FILL`, generated), else left zero.
 
+use crate::classify::variant_conditions;
 use crate::generated::decode::CANDIDATES;
 use crate::control::{Control, CONTROL_MASK};
 use crate::generated::classes::ClassId;
@@ -53,9 +54,16 @@ pub fn encode_text_with(text: &str, address: u64, control: Control, known: u128)
     for &(class, fixed) in classes {
         search.class = class;
         let known = Known { mask: fixed.0 | known_control, value: fixed.1 | (control.bits() & known_control) };
-        for pieces in TEMPLATES.get(class as usize).copied().unwrap_or(&[]) {
-            if let Some(word) = search.go(pieces, 0, known) {
-                return Ok(Word(word));
+        for (variant, pieces) in TEMPLATES.get(class as usize).copied().unwrap_or(&[]).iter().enumerate() {
+            // The bits that select this print variant (a field the text does not show, say).
+            for (mask, value) in variant_conditions(class, variant as u8) {
+                if (known.value ^ value) & known.mask & mask != 0 {
+                    continue;
+                }
+                let start = Known { mask: known.mask | mask, value: known.value | value };
+                if let Some(word) = search.go(pieces, 0, start) {
+                    return Ok(Word(word));
+                }
             }
             if search.steps > STEP_LIMIT {
                 return Err(EncodeError::TooComplex { text: text.to_owned(), steps: search.steps });
@@ -355,7 +363,11 @@ fn parse_float(s: &[u8], format: NumberFormat) -> Option<(i128, usize)> {
     let (bits, used) = match named {
         Some(found) => found,
         None => {
-            let len = s.iter().take_while(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')).count();
+            let mut len = s.iter().take_while(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')).count();
+            // A `.` before a letter starts a suffix (`1.5.H1`), not a fraction.
+            if len > 0 && s[len - 1] == b'.' && s.get(len).is_some_and(u8::is_ascii_alphabetic) {
+                len -= 1;
+            }
             let text = std::str::from_utf8(&s[..len]).ok()?;
             let v: f64 = text.parse().ok()?;
             let bits = match format {
