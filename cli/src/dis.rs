@@ -39,6 +39,9 @@ pub struct Args {
     /// After each instruction, the registers it reads (`v`) and writes (`^`, `x` both) as a comment.
     #[arg(long)]
     accesses: bool,
+    /// Print each instruction's scheduling bits in the form `sassport asm` reads (`dis_control`).
+    #[arg(long, conflicts_with = "accesses")]
+    control: bool,
 }
 
 fn parse_u64(s: &str) -> Result<u64, String> {
@@ -82,7 +85,11 @@ pub fn run(args: Args) -> Result<()> {
         if i > 0 {
             out.push('\n');
         }
-        undecodable += write_section(&mut out, section, args.accesses);
+        undecodable += if args.control {
+            crate::dis_control::write_section(&mut out, section)
+        } else {
+            write_section(&mut out, section, args.accesses)
+        };
     }
     if undecodable > 0 {
         let _ = writeln!(out, "// {undecodable} undecodable word{}", if undecodable == 1 { "" } else { "s" });

@@ -3,9 +3,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod asm;
 mod corpus;
 mod devices;
 mod dis;
+mod dis_control;
 mod dis_notes;
 mod exec;
 mod info;
@@ -48,6 +50,8 @@ enum Command {
     Surface(surface::Args),
     /// Run an unmodified CUDA program (built for sm_86) with sassport's libcuda.so.1.
     Exec(exec::Args),
+    /// Assemble a control listing (`dis --control` output, labels allowed) into raw SM86 words.
+    Asm(asm::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -63,5 +67,6 @@ fn main() -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Surface(args) => surface::run(args),
         Command::Exec(args) => exec::run(args),
+        Command::Asm(args) => asm::run(args),
     }
 }

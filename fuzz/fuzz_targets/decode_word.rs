@@ -1,5 +1,6 @@
 //! Decode and print arbitrary bytes as SM86 instruction words: nothing may panic, printing a decoded
-//! word twice gives the same text, and its register accesses stay below each file's zero register.
+//! word twice gives the same text, its `dis --control` line assembles back to it, and its register accesses
+//! stay below each file's zero register.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,7 +17,12 @@ fuzz_target!(|data: &[u8]| {
             let _ = inst.write_text(&mut again, address, TargetStyle::Absolute);
             assert_eq!(text, again);
             let _ = inst.text(address, TargetStyle::Label);
-            let _ = inst.op();
+            let _ = inst.view();
+            // The control listing line of a decoded word assembles back to the word.
+            let mut line = String::new();
+            sassport_gen::write_control_line(&mut line, inst.word(), address);
+            let back = sassport_gen::assemble(&line).expect("a control line assembles");
+            assert_eq!(back, [inst.word()]);
             for f in inst.fields() {
                 let _ = f.extract(inst.word());
             }

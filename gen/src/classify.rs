@@ -306,6 +306,21 @@ impl Choice {
     }
 }
 
+/// The conditions (mask, value) under which `class` prints with variant `variant` (the encoder's
+/// starting bits for it): those listed for it, or for the last variant none (it prints what no
+/// condition claims).
+pub(crate) fn variant_conditions(class: ClassId, variant: u8) -> Vec<(u128, u128)> {
+    let Some(v) = VARIANTS.get(class as usize) else { return vec![(0, 0)] };
+    let start = usize::from(v.start);
+    let choices = CHOICES.get(start..start + usize::from(v.len)).unwrap_or(&[]);
+    let listed: Vec<(u128, u128)> = choices.iter().filter(|c| c.gate == 0 && c.variant == variant).map(|c| (c.mask, c.value)).collect();
+    if listed.is_empty() {
+        vec![(0, 0)]
+    } else {
+        listed
+    }
+}
+
 /// The print variant of `w`, a word of `class`: the first whose condition it matches, else the last.
 pub(crate) fn variant(class: ClassId, w: Word) -> u8 {
     let Some(v) = VARIANTS.get(class as usize) else {

@@ -4,7 +4,8 @@ use crate::access::Accesses;
 use crate::error::{DecodeError, UnknownWord};
 use crate::generated::access;
 use crate::generated::classes::ClassId;
-use crate::generated::operands::{Op, FIELDS};
+use crate::generated::fields::FIELDS;
+use crate::generated::views::{self, View};
 use crate::classify::{classify, variant};
 use crate::generated::format;
 use crate::operand::FieldInfo;
@@ -68,9 +69,9 @@ impl Instruction {
         self.class.mnemonic()
     }
 
-    /// The typed view of the instruction's class, for matching and field accessors.
-    pub fn op(&self) -> Op {
-        Op::new(self.class, self.word)
+    /// The typed view of the instruction: its mnemonic family's struct with named operands.
+    pub fn view(&self) -> View {
+        views::view(self.class, self.word)
     }
 
     /// The class's fields.

@@ -12,8 +12,13 @@
 //! assert_eq!(inst.text(0, TargetStyle::Absolute), "EXIT ;");
 //! ```
 //!
-//! Typed operands: [`Instruction::op`] gives an [`Op`] with one variant per class; each variant's struct
-//! has an accessor per field returning [`Reg`], [`Pred`], signed or unsigned numbers, or a modifier enum.
+//! Typed views: [`Instruction::view`] gives a [`View`], one variant per mnemonic family (`View::Imad`), whose
+//! struct names the operands (`dst`, `a`, `b`, `c`, from `isa/roles.txt`) as [`Operand`]s: a [`Src`]
+//! (`Src::Reg`, `Src::Imm`, `Src::Cbuf`, `Src::UReg`, ...) with negate/absolute/not flags and the register
+//! direction and width from the access rules.
+//!
+//! Encoding: [`encode`] writes a (possibly edited) view back into its word; [`encode_text`] turns nvdisasm
+//! text and [`Control`] bits back into the word.
 //!
 //! Register use: [`Instruction::accesses`] lists the registers a word reads and writes (pairs and quads
 //! as one access with a count, the guard predicate, a call's ABI registers), as nvdisasm's life-range
@@ -28,7 +33,10 @@
 //! ```
 
 mod access;
+mod asm;
 mod classify;
+mod control;
+mod encode;
 mod error;
 mod float;
 #[rustfmt::skip]
@@ -36,13 +44,17 @@ mod generated;
 mod instruction;
 mod operand;
 mod render;
+mod view;
 mod word;
 
 pub use access::{file_prefix, zero_register, Accesses, Direction, RegisterAccess};
+pub use control::{Control, ControlError, CONTROL_MASK};
+pub use asm::{assemble, write_control_line, AsmError};
+pub use encode::{encode_text, encode_text_with, EncodeError};
 pub use error::{DecodeError, UnknownWord};
 pub use generated::classes::{ClassId, ARCH, CLASS_COUNT, NVDISASM_VERSION};
-pub use generated::operands as ops;
-pub use generated::operands::Op;
+pub use generated::views::{self as views, encode, View, SLOTS};
+pub use view::{Dir, Guard, Operand, Src, ViewError};
 pub use instruction::{decode, decode_all, Instruction};
 pub use operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
 pub use float::{write_float, FloatBits};

@@ -94,7 +94,7 @@ pub struct Table {
 impl Table {
     /// The text of `value`: a dense table holds the default in the slots of values without an entry.
     #[inline(always)]
-    fn get(&self, value: u64) -> Span {
+    pub(crate) fn get(&self, value: u64) -> Span {
         let slot = match self.keys {
             None => usize::try_from(value).ok(),
             Some(keys) => keys.binary_search(&value).ok(),
@@ -146,9 +146,18 @@ impl Field {
         Field(0x8000 | (index & 0x7fff))
     }
 
+    /// Where the field's bits are (the encoder writes through this).
+    pub(crate) fn layout(self, fields: &'static [Bits]) -> FieldLayout {
+        if self.0 & 0x8000 == 0 {
+            FieldLayout::One((self.0 >> 7 & 0x7f) as u8, (self.0 & 0x7f) as u8)
+        } else {
+            FieldLayout::Many(fields.get(usize::from(self.0 & 0x7fff)).map_or(&[], |b| b.ranges))
+        }
+    }
+
     /// The field's value in `w` and its width.
     #[inline(always)]
-    fn extract(self, w: Word, fields: &[Bits]) -> (u64, u8) {
+    pub(crate) fn extract(self, w: Word, fields: &[Bits]) -> (u64, u8) {
         if self.0 & 0x8000 == 0 {
             let width = (self.0 & 0x7f) as u8;
             let lo = u32::from(self.0 >> 7 & 0x7f);
@@ -160,17 +169,24 @@ impl Field {
     }
 }
 
+/// A field's bits: one `(lo, width)` range, or several, the first least significant.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FieldLayout {
+    One(u8, u8),
+    Many(&'static [(u8, u8)]),
+}
+
 /// One piece of a print template, 8 bytes: a text, or a field printed through a table or a number rule.
 #[derive(Debug, Clone, Copy)]
 pub struct Piece {
-    kind: PieceKind,
-    field: Field,
+    pub(crate) kind: PieceKind,
+    pub(crate) field: Field,
     /// The text's span, or the index of the table or rule in [`Format`].
-    arg: u32,
+    pub(crate) arg: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PieceKind {
+pub(crate) enum PieceKind {
     Text,
     Table,
     Number,

@@ -9,14 +9,19 @@
 pub mod eval;
 pub mod model;
 mod parse;
+mod roles;
 mod write;
 
 pub use model::*;
 pub use parse::{parse_register_listing, parse_table, ParseError};
+pub use roles::{parse_roles, Roles};
 pub use write::{format_name, kind_name, quote, register_listing, write_table};
 
 /// The committed SM86 table's text, as checked in.
 pub const SM86_TABLE: &str = include_str!("../sm86.txt");
+
+/// The committed role file (operand names and modifier flags the generator's typed views use).
+pub const SM86_ROLES: &str = include_str!("../roles.txt");
 
 /// Parses the committed SM86 table.
 pub fn sm86() -> Result<Table, ParseError> {

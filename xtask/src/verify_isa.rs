@@ -15,6 +15,8 @@
 pub(crate) mod compare;
 #[cfg(feature = "verify")]
 pub(crate) mod nvdisasm;
+#[cfg(feature = "verify")]
+mod round_trip;
 
 #[cfg(feature = "verify")]
 pub use compare::run;
@@ -50,5 +52,9 @@ pub struct Args {
     /// Minimum listing agreement (percent) for success.
     #[arg(long, default_value_t = 99.0)]
     min_listing_agreement: f64,
+    /// Check the encoder instead (`verify_isa/round_trip.rs`): nvdisasm's text of each legal word encoded
+    /// and disassembled again, and every `dis --control` line assembled back. Writes nothing.
+    #[arg(long)]
+    round_trip: bool,
 }
 

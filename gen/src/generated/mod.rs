@@ -6,4 +6,5 @@ pub mod classes;
 pub(crate) mod decode;
 pub(crate) mod format;
 mod data;
-pub mod operands;
+pub(crate) mod fields;
+pub mod views;

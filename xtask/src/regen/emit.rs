@@ -1,6 +1,6 @@
 //! Tokens for the generated modules of `gen/src/generated/`.
 
-use super::plan::{AccessorType, Bits, PiecePlan, Plan};
+use super::plan::{Bits, PiecePlan, Plan};
 use anyhow::{bail, Result};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -30,7 +30,6 @@ pub fn modules(plan: &Plan<'_>, data: &TableData) -> Vec<(&'static str, TokenStr
         ("mod.rs", module_root()),
         ("classes.rs", classes(plan)),
         ("format.rs", format(plan, data)),
-        ("operands.rs", operands(plan)),
     ]
 }
 
@@ -42,7 +41,8 @@ fn module_root() -> TokenStream {
         pub(crate) mod decode;
         pub(crate) mod format;
         mod data;
-        pub mod operands;
+        pub(crate) mod fields;
+        pub mod views;
     }
 }
 
@@ -121,29 +121,6 @@ fn classes(plan: &Plan<'_>) -> TokenStream {
             }
         }
     }
-}
-
-fn bits_expr(bits: &Bits) -> TokenStream {
-    // Most fields are one range: extract it inline.
-    let parts: Vec<TokenStream> = {
-        let mut shift = 0u32;
-        bits.ranges
-            .iter()
-            .map(|&(lo, width)| {
-                let lo = Literal::u32_unsuffixed(u32::from(lo));
-                let w = Literal::u32_unsuffixed(u32::from(width));
-                let t = if shift == 0 {
-                    quote!(w.bits(#lo, #w))
-                } else {
-                    let s = Literal::u32_unsuffixed(shift);
-                    quote!((w.bits(#lo, #w) << #s))
-                };
-                shift += u32::from(width);
-                t
-            })
-            .collect()
-    };
-    quote!(( #( #parts )|* ))
 }
 
 fn bits_const(bits: &Bits) -> TokenStream {
@@ -291,16 +268,6 @@ fn text_chunks(text: &str) -> Vec<&str> {
     out
 }
 
-fn register_type(file: RegFile) -> TokenStream {
-    match file {
-        RegFile::Gpr => quote!(Reg),
-        RegFile::Uniform => quote!(UReg),
-        RegFile::Pred => quote!(Pred),
-        RegFile::UniformPred => quote!(UPred),
-        RegFile::Barrier => quote!(Barrier),
-    }
-}
-
 fn kind_expr(kind: FieldKind) -> TokenStream {
     match kind {
         FieldKind::Register(file) => {
@@ -322,168 +289,28 @@ fn kind_expr(kind: FieldKind) -> TokenStream {
     }
 }
 
-fn operands(plan: &Plan<'_>) -> TokenStream {
-    let enums = plan.enums.iter().map(|e| {
-        let name = ident(&e.ident);
-        let variant_idents: Vec<Ident> = e.variants.iter().map(|v| ident(&v.1)).collect();
-        let values: Vec<TokenStream> = e.variants.iter().map(|v| lit_u64(v.0)).collect();
-        let texts = e.variants.iter().map(|v| v.2.as_str());
-        let doc = format!(
-            " Modifier values: {}.",
-            e.variants.iter().map(|v| format!("{} `{}`", v.0, if v.2.is_empty() { "(none)" } else { &v.2 })).collect::<Vec<_>>().join(", ")
-        );
-        quote! {
-            #[doc = #doc]
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-            pub enum #name { #( #variant_idents ),* }
-
-            impl #name {
-                /// The enum for a field value; `None` for values the table does not list.
-                pub fn from_value(value: u64) -> Option<Self> {
-                    match value { #( #values => Some(Self::#variant_idents), )* _ => None }
-                }
-                /// The field value.
-                pub fn value(self) -> u64 {
-                    match self { #( Self::#variant_idents => #values, )* }
-                }
-                /// What nvdisasm prints for it.
-                pub fn text(self) -> &'static str {
-                    match self { #( Self::#variant_idents => #texts, )* }
-                }
-            }
+/// The generated `fields.rs`: every class's field descriptions, one field a line (written as text: the
+/// pretty-printer spread each over eight lines).
+pub fn fields_text(plan: &Plan<'_>) -> String {
+    let mut out = String::from("//! Every class's field descriptions (names, bits, kinds), in table order.\n");
+    out.push_str("#![allow(clippy::all)]\nuse crate::operand::{FieldInfo, FieldKind, RegFile};\nuse crate::render::Bits;\n\n");
+    out.push_str(&format!("/// Every class's fields, in table order.\npub(crate) static FIELDS: [&[FieldInfo]; {}] = [\n", plan.classes.len()));
+    for c in &plan.classes {
+        out.push_str(&format!("    // {}\n    &[\n", c.class.name));
+        for f in &c.fields {
+            let ranges: Vec<String> = f.bits.ranges.iter().map(|&(lo, w)| format!("({lo}, {w})")).collect();
+            let kind = kind_expr(f.kind).to_string().replace(" :: ", "::").replace(" (", "(").replace("( ", "(").replace(" )", ")");
+            out.push_str(&format!(
+                "        FieldInfo {{ name: {:?}, bits: Bits {{ ranges: &[{}], width: {} }}, kind: {kind} }},\n",
+                f.name,
+                ranges.join(", "),
+                f.bits.width()
+            ));
         }
-    });
-    let structs = plan.classes.iter().map(|c| {
-        let name = ident(&c.class.name);
-        let doc = format!(
-            " A decoded `{}` word (class `{}`, opcode key {:#06x}).",
-            if c.class.mnemonic.is_empty() { "(prints nothing)" } else { &c.class.mnemonic },
-            c.class.name,
-            c.class.opcode
-        );
-        let methods = c.fields.iter().map(|f| {
-            let m = ident(&f.ident);
-            let value = bits_expr(&f.bits);
-            let bits_doc = f.bits.ranges.iter().rev().map(|&(lo, w)| {
-                let hi = lo + w - 1;
-                if w == 1 { format!("{lo}") } else { format!("{hi}:{lo}") }
-            }).collect::<Vec<_>>().join(", ");
-            let doc = format!(" Field `{}`, bits {bits_doc}.", f.name);
-            let width = f.bits.width();
-            let (ty, body) = match &f.accessor {
-                AccessorType::Register(file) => {
-                    let t = register_type(*file);
-                    (quote!(#t), quote!(#t(#value as u8)))
-                }
-                AccessorType::NegatablePredicate(file) => {
-                    let t = register_type(*file);
-                    (quote!((#t, bool)), quote!({ let v = #value; (#t((v & 7) as u8), v & 8 != 0) }))
-                }
-                AccessorType::Signed { shift } => {
-                    let s = Literal::u32_unsuffixed(64 - width);
-                    let sh = Literal::u32_unsuffixed(u32::from(*shift));
-                    if width >= 64 {
-                        (quote!(i64), quote!((#value as i64) << #sh))
-                    } else {
-                        (quote!(i64), quote!((((#value as i64) << #s) >> #s) << #sh))
-                    }
-                }
-                AccessorType::Unsigned { shift } => {
-                    let sh = Literal::u32_unsuffixed(u32::from(*shift));
-                    (quote!(u64), quote!(#value << #sh))
-                }
-                AccessorType::Displacement { shift, signed } => {
-                    let sh = Literal::u32_unsuffixed(u32::from(*shift));
-                    if *signed && width < 64 {
-                        let s = Literal::u32_unsuffixed(64 - width);
-                        (quote!(i64), quote!((((#value as i64) << #s) >> #s) << #sh))
-                    } else {
-                        (quote!(i64), quote!((#value as i64) << #sh))
-                    }
-                }
-                AccessorType::Enum(e) => {
-                    let t = ident(&plan.enums[*e].ident);
-                    (quote!(Option<#t>), quote!(#t::from_value(#value)))
-                }
-                AccessorType::Raw => (quote!(u64), quote!(#value)),
-            };
-            let extra_doc = match &f.accessor {
-                AccessorType::Displacement { .. } => " Bytes from the end of this instruction to the target.",
-                AccessorType::Enum(_) => " `None` only for values the decoder refuses.",
-                AccessorType::NegatablePredicate(_) => " The predicate and whether it is negated (`!P0`).",
-                _ => "",
-            };
-            let alias = f.slot_alias.as_ref().map(|a| {
-                let a = ident(a);
-                let doc = format!(" The `{a}` operand slot: the same as [`Self::{}`].", f.ident);
-                quote! {
-                    #[doc = #doc]
-                    #[inline]
-                    pub fn #a(&self) -> #ty { self.#m() }
-                }
-            });
-            quote! {
-                #[doc = #doc]
-                #[doc = #extra_doc]
-                #[inline]
-                pub fn #m(&self) -> #ty { let w = self.0; #body }
-                #alias
-            }
-        });
-        quote! {
-            #[doc = #doc]
-            #[allow(non_camel_case_types)]
-            #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-            pub struct #name(pub Word);
-
-            impl #name {
-                #( #methods )*
-            }
-        }
-    });
-    let names: Vec<Ident> = plan.classes.iter().map(|c| ident(&c.class.name)).collect();
-    let field_lists = plan.classes.iter().map(|c| {
-        let items = c.fields.iter().map(|f| {
-            let name = f.name.as_str();
-            let b = bits_const(&f.bits);
-            let k = kind_expr(f.kind);
-            quote!(FieldInfo { name: #name, bits: #b, kind: #k })
-        });
-        quote!(&[ #( #items ),* ])
-    });
-    let n = plan.classes.len();
-    quote! {
-        //! Typed per-class views of a decoded word, modifier enums, and field descriptions.
-        #![allow(clippy::all, unused_parens, unused_imports)]
-
-        use super::classes::ClassId;
-        use crate::operand::{Barrier, FieldInfo, FieldKind, Pred, Reg, RegFile, UPred, UReg};
-        use crate::render::Bits;
-        use crate::word::Word;
-
-        #( #enums )*
-
-        #( #structs )*
-
-        /// A decoded instruction as its class's typed view: match on it and call the field accessors.
-        #[allow(non_camel_case_types)]
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Op {
-            #( #names(#names), )*
-        }
-
-        impl Op {
-            /// The view of `word` as class `class` (the caller has decoded it as that class).
-            pub fn new(class: ClassId, word: Word) -> Op {
-                match class {
-                    #( ClassId::#names => Op::#names(#names(word)), )*
-                }
-            }
-        }
-
-        /// Every class's fields, in table order.
-        pub(crate) static FIELDS: [&[FieldInfo]; #n] = [ #( #field_lists ),* ];
+        out.push_str("    ],\n");
     }
+    out.push_str("];\n");
+    out
 }
 
 /// Every text the formatter prints, pooled into one string, and each table's span (and key) arrays.

@@ -1,9 +1,9 @@
 //! What the generator will emit, worked out from the table before any tokens are written: class order,
-//! opcode groups, deduplicated render tables and number rules, legality checks and modifier enums.
+//! opcode groups, deduplicated render tables and number rules, and legality checks.
 
 use anyhow::{bail, Result};
 use sassport_isa::eval::{format_number, rule_number};
-use sassport_isa::{Class, Field, FieldKind, NumberFormat, NumberRule, Pattern, Piece, RegFile, Render, Special, Table};
+use sassport_isa::{Class, Field, FieldKind, NumberFormat, NumberRule, Pattern, Piece, Render, Special, Table};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A field's bits as `(lo, width)` ranges, first least significant.
@@ -65,42 +65,16 @@ pub struct VariantPlan {
     pub checks: Vec<Check>,
 }
 
-/// What a field's accessor returns.
-pub enum AccessorType {
-    Register(sassport_isa::RegFile),
-    /// A 4-bit predicate operand: register in bits 2:0, negation in bit 3.
-    NegatablePredicate(sassport_isa::RegFile),
-    /// Integer, sign-extended when the field prints signed, scaled by the rule's shift.
-    Signed { shift: u8 },
-    Unsigned { shift: u8 },
-    /// A displacement in bytes from the end of the instruction.
-    Displacement { shift: u8, signed: bool },
-    Enum(usize),
-    Raw,
-}
-
 pub struct FieldPlan {
     pub name: String,
-    pub ident: String,
-    /// The conventional operand-slot name (`rd`, `ra`, `rb`, `rc`) when the field sits in that slot and the
-    /// class has no field of that name already: an accessor of that name is generated too.
-    pub slot_alias: Option<String>,
     pub bits: Bits,
     pub kind: FieldKind,
-    pub accessor: AccessorType,
 }
 
 pub struct ClassPlan<'t> {
     pub class: &'t Class,
     pub fields: Vec<FieldPlan>,
     pub variants: Vec<VariantPlan>,
-}
-
-/// A modifier enum: one per distinct table printed by modifier fields.
-pub struct EnumPlan {
-    pub ident: String,
-    /// (value, variant ident, text)
-    pub variants: Vec<(u64, String, String)>,
 }
 
 pub struct Plan<'t> {
@@ -110,7 +84,6 @@ pub struct Plan<'t> {
     pub opcodes: BTreeMap<u16, Vec<usize>>,
     pub tables: Vec<RenderTable>,
     pub rules: Vec<RenderRule>,
-    pub enums: Vec<EnumPlan>,
 }
 
 /// Distinct values in first-use order, each with its index.
@@ -174,50 +147,10 @@ pub fn ident_from(text: &str) -> String {
     s
 }
 
-/// CamelCase variant name for a modifier text such as `.RZ`, `@!P0 `, `|`, `` (empty).
-fn variant_name(text: &str) -> String {
-    let mut out = String::new();
-    let mut upper = true;
-    for c in text.chars() {
-        let word = match c {
-            '@' => Some("At"),
-            '!' => Some("Not"),
-            '-' => Some("Neg"),
-            '|' => Some("Abs"),
-            '~' => Some("Inv"),
-            '+' => Some("Plus"),
-            _ => None,
-        };
-        if let Some(w) = word {
-            out.push_str(w);
-            upper = true;
-        } else if c.is_ascii_alphanumeric() {
-            if upper {
-                out.push(c.to_ascii_uppercase());
-            } else {
-                out.push(c.to_ascii_lowercase());
-            }
-            upper = false;
-        } else {
-            upper = true;
-        }
-    }
-    if out.is_empty() {
-        out.push_str("Default");
-    }
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, 'V');
-    }
-    out
-}
-
 impl<'t> Plan<'t> {
     pub fn new(table: &'t Table) -> Result<Plan<'t>> {
         let mut tables = Interner::new();
         let mut rules = Interner::new();
-        let mut enum_tables: Interner<Vec<(u64, String)>> = Interner::new();
-        // For each enum table, the (class, field) that first used it: its name comes from them.
-        let mut enum_users: Vec<(String, String, u16)> = Vec::new();
         let mut classes = Vec::new();
         let mut opcodes: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
         let mut names = BTreeSet::new();
@@ -230,41 +163,9 @@ impl<'t> Plan<'t> {
             }
             opcodes.entry(class.opcode).or_default().push(index);
             let mut fields = Vec::new();
-            let mut idents = BTreeSet::new();
             for field in &class.fields {
                 let bits = Bits::of(field).map_err(|e| anyhow::anyhow!("class {}: {e}", class.name))?;
-                let accessor = accessor_type(class, field, &bits, &mut enum_tables);
-                if let AccessorType::Enum(e) = accessor {
-                    if e == enum_users.len() {
-                        enum_users.push((class.mnemonic.clone(), field.name.clone(), class.opcode));
-                    }
-                }
-                let mut ident = ident_from(&field.name.to_ascii_lowercase());
-                while !idents.insert(ident.clone()) {
-                    ident.push('_');
-                }
-                fields.push(FieldPlan {
-                    name: field.name.clone(),
-                    slot_alias: None,
-                    ident,
-                    bits,
-                    kind: field.kind,
-                    accessor,
-                });
-            }
-            for f in &mut fields {
-                let slot = match (f.kind, f.bits.ranges.as_slice()) {
-                    (FieldKind::Register(RegFile::Gpr), [(16, 8)]) => Some("rd"),
-                    (FieldKind::Register(RegFile::Gpr), [(24, 8)]) => Some("ra"),
-                    (FieldKind::Register(RegFile::Gpr), [(32, 8)]) => Some("rb"),
-                    (FieldKind::Register(RegFile::Gpr), [(64, 8)]) => Some("rc"),
-                    _ => None,
-                };
-                if let Some(slot) = slot {
-                    if idents.insert(slot.to_owned()) {
-                        f.slot_alias = Some(slot.to_owned());
-                    }
-                }
+                fields.push(FieldPlan { name: field.name.clone(), bits, kind: field.kind });
             }
             if class.variants.is_empty() {
                 bail!("class {} has no print variant", class.name);
@@ -373,9 +274,8 @@ impl<'t> Plan<'t> {
                 }
             }
         }
-        let enums = name_enums(enum_tables.items, &enum_users);
         let (tables, rules) = keep_used(&mut classes, tables.items, rules.items);
-        Ok(Plan { table, classes, opcodes, tables, rules, enums })
+        Ok(Plan { table, classes, opcodes, tables, rules })
     }
 }
 
@@ -541,114 +441,12 @@ fn push_text(pieces: &mut Vec<PiecePlan>, text: &str) {
     }
 }
 
-/// The first render of `field` in the class's last (most general) variant, else any variant.
-fn first_render<'c>(class: &'c Class, field: &str) -> Option<&'c Render> {
-    class.variants.iter().rev().flat_map(|v| &v.pieces).find_map(|p| match p {
-        Piece::Field { field: f, render } if f == field => Some(render),
-        _ => None,
-    })
-}
-
-fn accessor_type(class: &Class, field: &Field, bits: &Bits, enums: &mut Interner<Vec<(u64, String)>>) -> AccessorType {
-    let render = first_render(class, &field.name);
-    match (field.kind, render) {
-        (FieldKind::Register(file @ (RegFile::Pred | RegFile::UniformPred)), _) if bits.width() == 4 => {
-            AccessorType::NegatablePredicate(file)
-        }
-        (FieldKind::Register(file), _) if bits.width() <= 8 => AccessorType::Register(file),
-        (FieldKind::BranchTarget, Some(Render::Number { rule, .. })) => {
-            AccessorType::Displacement { shift: rule.shift, signed: rule.signed }
-        }
-        (FieldKind::Immediate | FieldKind::ConstOffset | FieldKind::ConstBank, Some(Render::Number { rule, .. })) => {
-            if rule.signed {
-                AccessorType::Signed { shift: rule.shift }
-            } else {
-                AccessorType::Unsigned { shift: rule.shift }
-            }
-        }
-        (FieldKind::Modifier, Some(Render::Table { entries, default: None }))
-            if bits.width() <= 32 && !entries.is_empty() && entries.len() <= 64 =>
-        {
-            AccessorType::Enum(enums.intern(entries.clone()))
-        }
-        _ => AccessorType::Raw,
-    }
-}
-
-fn camel(text: &str) -> String {
-    let mut out = String::new();
-    let mut upper = true;
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(if upper { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() });
-            upper = c.is_ascii_digit();
-        } else {
-            upper = true;
-        }
-    }
-    out
-}
-
-/// Names each modifier enum after the mnemonic and field that first use it (`ImadMods`, `IsetpM0`); a
-/// second table for the same pair gets the opcode appended (`ImadMods0225`), a third a number too.
-fn name_enums(tables: Vec<Vec<(u64, String)>>, users: &[(String, String, u16)]) -> Vec<EnumPlan> {
-    let mut used = BTreeSet::new();
-    let mut out = Vec::new();
-    for (i, entries) in tables.into_iter().enumerate() {
-        let mut variants: Vec<(u64, String, String)> = Vec::new();
-        let mut seen = BTreeSet::new();
-        for (value, text) in &entries {
-            let mut name = variant_name(text);
-            if !seen.insert(name.clone()) {
-                name = format!("{name}{value}");
-                seen.insert(name.clone());
-            }
-            variants.push((*value, name, text.clone()));
-        }
-        let (mnemonic, field, opcode) = users.get(i).cloned().unwrap_or_default();
-        let base = match camel(&mnemonic) {
-            m if m.is_empty() => format!("Modifier{}", camel(&field)),
-            m => format!("{m}{}", camel(&field)),
-        };
-        // Tables shared by many classes get names of their own: the guard predicate, one-flag tables.
-        let flags: Vec<&(u64, String, String)> = variants.iter().filter(|v| !v.2.is_empty()).collect();
-        let shared = if field == "pg" {
-            Some("Guard".to_owned())
-        } else if flags.len() == 1 && variants.len() == 2 {
-            Some(format!("{}Flag", flags[0].1))
-        } else {
-            None
-        };
-        let mut ident = base.clone();
-        if let Some(name) = shared.filter(|n| !used.contains(n)) {
-            ident = name;
-            used.insert(ident.clone());
-        } else if !used.insert(ident.clone()) {
-            ident = format!("{base}{opcode:04X}");
-            let mut n = 2;
-            while !used.insert(ident.clone()) {
-                ident = format!("{base}{opcode:04X}N{n}");
-                n += 1;
-            }
-        }
-        if ident.starts_with(|c: char| c.is_ascii_digit()) {
-            ident.insert(0, 'M');
-        }
-        out.push(EnumPlan { ident, variants });
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn names_are_identifiers() {
-        assert_eq!(variant_name(".RZ"), "Rz");
-        assert_eq!(variant_name("@!P0 "), "AtNotP0");
-        assert_eq!(variant_name(""), "Default");
-        assert_eq!(variant_name(".64"), "V64");
         assert_eq!(ident_from("type"), "type_");
         assert_eq!(ranges([1, 2, 3, 5, 7, 8]), vec![(1, 3), (5, 5), (7, 8)]);
     }

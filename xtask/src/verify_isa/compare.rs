@@ -12,7 +12,7 @@ use crate::tools::{self, repo_root};
 pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -87,6 +87,9 @@ struct Outcome {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.round_trip {
+        return super::round_trip::run(&args);
+    }
     let root = repo_root();
     let table = regen::load_table(&root.join(regen::TABLE))?;
     if table.classes.is_empty() {
