@@ -28,6 +28,11 @@ pub enum TranslateError {
     /// device graph calls), which sassport does not provide; counted apart from other refusals in reports.
     #[error("{name} at {section}+{offset:#x}: call to `{symbol}`: {}", .what.description())]
     DeviceRuntime { name: String, section: String, offset: u32, symbol: String, what: DeviceRuntimeCall },
+    /// A relocated operand that the linker (`Cubin::link_kernel`) could not resolve, reached by the kernel: a
+    /// `__device__` variable's address, a call or variable the cubin does not define, a relocation type it
+    /// does not apply. `relocation` is the `R_CUDA_*` name.
+    #[error("{name} at {section}+{offset:#x}: {relocation} against `{symbol}`: {reason}")]
+    Relocation { name: String, section: String, offset: u32, symbol: String, relocation: String, reason: String },
 }
 
 /// What a refused device-runtime call is for ([`TranslateError::DeviceRuntime`]).
@@ -104,6 +109,7 @@ impl TranslateError {
             TranslateError::Undecodable { .. } => "undecodable word".into(),
             TranslateError::BadTarget { name, .. } => format!("{name}: bad branch target"),
             TranslateError::DeviceRuntime { what, .. } => format!("device runtime: {}", what.description()),
+            TranslateError::Relocation { name, relocation, reason, .. } => format!("{name}: {relocation}: {reason}"),
             other => other.to_string(),
         }
     }
