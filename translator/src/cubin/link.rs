@@ -9,8 +9,9 @@
 //!   place in the image, which the translator lowers like any direct call. A call to a function the cubin does
 //!   not define (`vprintf`, an `extern` another file defines) or into the device runtime stays as it is and is
 //!   listed in [`LinkedCode::extern_calls`], for `lower::externs` to bind or refuse by name.
-//! - `R_CUDA_ABS32_LO_32`, `_HI_32`, `_32`, `R_CUDA_ABS16_32`, `R_CUDA_ABS24_32`, `R_CUDA_ABS24_40` (a 32-, 16- or
-//!   24-bit operand at bit 32 or 40) get `S + A`, whole or its low or high half, where `S` is
+//! - `R_CUDA_ABS32_LO_32`, `_HI_32`, `_32`, `R_CUDA_ABS16_32`, `R_CUDA_ABS24_32`, `R_CUDA_ABS24_40`,
+//!   `R_CUDA_ABS20_44` (a 32-, 16-, 24- or 20-bit operand at bit 32, 40 or 44; `LDGSTS`'s shared address is the
+//!   last) get `S + A`, whole or its low or high half, where `S` is
 //!   - for a function: its code address [`abi::code_address`] with the kernel's section index and the function's
 //!     place in the image (the return addresses `32@lo((k + .L_x_1@srel))` that `RET.ABS.NODEC R20` reads back);
 //!   - for a constant-bank variable (`.nv.constant<N>`, which the runtime binds unchanged): its offset in the bank;
@@ -20,8 +21,9 @@
 //! - `YIELD` relocators and `UNUSED_CLEAR` entries leave the word as compiled (a hint to the linker).
 //!
 //! Shared memory: in relocatable cubins a shared variable's `st_value` is its alignment, not its place. The
-//! layout puts the kernel's own `.nv.shared.<kernel>` objects first (symbol order), then the objects of every
-//! other shared section a linked function uses, each at its alignment; dynamic shared memory (`extern
+//! layout puts the kernel's own `.nv.shared.<kernel>` objects first (symbol order), then every other shared
+//! object the linked code names (in relocation order, each at its alignment; `.nv_debug.shared` holds the weak
+//! shared variables of all template instances, so objects are placed one by one); dynamic shared memory (`extern
 //! __shared__`, an undefined shared symbol) starts at the end, rounded to 16 bytes, which is also the static
 //! size the kernel declares ([`LinkedCode::shared_bytes`]).
 //!
@@ -45,6 +47,7 @@ const R_CUDA_UNUSED_CLEAR32: u32 = 72;
 const R_CUDA_UNUSED_CLEAR64: u32 = 73;
 const R_CUDA_ABS24_40: u32 = 74;
 const R_CUDA_CONST_FIELD19_40: u32 = 64;
+const R_CUDA_ABS20_44: u32 = 100;
 
 /// `st_other` bit of shared-memory objects.
 const STO_CUDA_SHARED: u8 = 0x40;
@@ -177,6 +180,7 @@ fn field(kind: u32) -> Option<(u32, u32, Part)> {
         R_CUDA_ABS16_32 => (32, 16, Part::Whole),
         R_CUDA_ABS24_32 => (32, 24, Part::Whole),
         R_CUDA_ABS24_40 => (40, 24, Part::Whole),
+        R_CUDA_ABS20_44 => (44, 20, Part::Whole),
         _ => return None,
     })
 }
@@ -205,7 +209,7 @@ fn align_up(v: u64, a: u64) -> u64 {
 /// The shared-memory layout of a kernel and the functions it reaches: offset of each placed object symbol.
 struct SharedLayout {
     objects: Vec<(usize, u64)>,
-    /// Offset of each placed shared section's first byte (its section symbol), by section index.
+    /// Offset of each shared section placed whole (its section symbol), by section index.
     sections: Vec<(usize, u64)>,
     end: u64,
 }
@@ -215,25 +219,37 @@ impl SharedLayout {
         SharedLayout { objects: Vec::new(), sections: Vec::new(), end: 0 }
     }
 
-    /// Places the objects of shared section `section` (once), in symbol order.
+    /// Places one object symbol (once): in relocatable cubins its value is its alignment.
+    fn place_object(&mut self, cubin: &Cubin<'_>, symbol: usize) {
+        if self.objects.iter().any(|o| o.0 == symbol) {
+            return;
+        }
+        let Some(s) = cubin.symbols.get(symbol) else { return };
+        let align = if cubin.elf_type == 1 { s.value } else { 16 };
+        let at = align_up(self.end, align);
+        self.objects.push((symbol, at));
+        self.end = at + s.size;
+    }
+
+    /// Places every object of shared section `section` (once), in symbol order; in a linked cubin (whose
+    /// values are offsets) the section as it is.
     fn place_section(&mut self, cubin: &Cubin<'_>, section: usize) {
         if self.sections.iter().any(|s| s.0 == section) {
             return;
         }
-        let relocatable = cubin.elf_type == 1;
         let align = cubin.sections.get(section).map_or(16, |s| s.align.max(4));
         let base = align_up(self.end, align);
         self.sections.push((section, base));
-        let mut end = base + cubin.sections.get(section).map_or(0, |s| s.size);
-        let mut cursor = base;
+        self.end = base;
         for s in cubin.symbols.iter().filter(|s| s.section == Some(section) && s.kind != SymbolKind::Section) {
-            // In relocatable cubins the value is the alignment; in linked ones the offset in the section.
-            let at = if relocatable { align_up(cursor, s.value) } else { base + s.value };
-            self.objects.push((s.index, at));
-            cursor = at + s.size;
-            end = end.max(cursor);
+            if cubin.elf_type == 1 {
+                self.place_object(cubin, s.index);
+            } else if !self.objects.iter().any(|o| o.0 == s.index) {
+                self.objects.push((s.index, base + s.value));
+            }
         }
-        self.end = end;
+        let size = cubin.sections.get(section).map_or(0, |s| s.size);
+        self.end = self.end.max(base + size);
     }
 }
 
@@ -300,8 +316,13 @@ impl<'data> Cubin<'data> {
             let Some(code) = self.code_sections.iter().find(|c| c.index == ls.index) else { continue };
             for r in &code.relocations {
                 let Some(sym) = self.symbols.get(r.symbol as usize) else { continue };
-                if let Some(sec) = sym.section.filter(|&s| self.sections.get(s).is_some_and(|s| s.kind == SHT_CUDA_SHARED)) {
-                    layout.place_section(self, sec);
+                let shared = sym.section.filter(|&s| self.sections.get(s).is_some_and(|s| s.kind == SHT_CUDA_SHARED));
+                // One object at a time: `.nv_debug.shared` holds the (weak) shared variables of every template
+                // instance of the cubin, and a kernel gets only those its code names.
+                match shared {
+                    Some(sec) if sym.kind == SymbolKind::Section => layout.place_section(self, sec),
+                    Some(_) => layout.place_object(self, sym.index),
+                    None => {}
                 }
             }
         }
@@ -475,10 +496,13 @@ impl<'data> Cubin<'data> {
                     Part::Low => v & 0xffff_ffff,
                     Part::High => v >> 32,
                 };
-                if v >> width != 0 {
+                // The shared-memory offset of LDS/STS/ATOMS (bits 40..63) is signed: `sym - 4` below the first
+                // variable (at 0) is an offset the register part makes up for.
+                let signed_fits = kind == R_CUDA_ABS24_40 && (v as i64) < 0 && (v as i64) >= -(1i64 << (width - 1));
+                if v >> width != 0 && !signed_fits {
                     return Patch::Refuse(format!("value {v:#x} does not fit the {width}-bit operand"));
                 }
-                Patch::Word(set_bits(word, lo, width, v))
+                Patch::Word(set_bits(word, lo, width, v & ((1u64 << width) - 1)))
             }
         }
     }
