@@ -3,7 +3,8 @@
 //! `R_CUDA_ABS47_34`), nested calls between functions in their own sections, relocated return addresses read
 //! back by `RET.ABS.NODEC`, a constant-bank variable and shared variables (the kernel's and a device
 //! function's) reached through relocated operands; a device function's fp64 constants in its own bank 2 and
-//! `__device__` variables' relocated addresses (`rdc_data.cu`), through the bank the linker merges. A call to
+//! `__device__` variables' relocated addresses (`rdc_data.cu`), through the bank the linker merges; cp.async
+//! into a relocated shared array and a relocated operand with an addend (`rdc_shared.cu`). A call to
 //! a function another file defines is refused by name (`cli/tests/data/rdc_cases.cu`), with the section
 //! and offset of the instruction.
 
@@ -126,6 +127,38 @@ fn linked_constants_and_device_variables() {
     }
 }
 
+#[test]
+fn relocated_shared_operands_and_cp_async() {
+    let bytes = std::fs::read(format!("{}/../corpus/sm86/rdc_shared.cubin", env!("CARGO_MANIFEST_DIR"))).expect("cubin");
+    let mut rt = common::runtime(Duration::from_secs(300));
+    let input = generate(1024, 1804);
+    let x = words(&input);
+    let args = [
+        KernelArg::Buffer(input),
+        KernelArg::Buffer(vec![0; 2048]),
+        KernelArg::Value { bytes: 250i32.to_le_bytes().to_vec(), align: 4 },
+    ];
+    let r = run_kernel(&mut rt, None, &bytes, "rdc_shared", [2, 1, 1], [128, 1, 1], 0, &args)
+        .unwrap_or_else(|e| panic!("rdc_shared: {e:#}"));
+    let out = words(&r.buffers[1]);
+    // later[t] = in[block * 128 + (t * 5) % 128] (cp.async), first[t] = 3t.
+    let a = |block: usize, t: usize| {
+        let s = (t + 7) & 127;
+        x[block * 128 + ((s * 5) & 127)].wrapping_add(3 * ((t * 7) & 63) as u32)
+    };
+    for i in 0..256 {
+        let (block, t) = (i / 128, i % 128);
+        let want = if i >= 250 {
+            [0, 0]
+        } else if t == 0 {
+            [a(block, 0), 0x5a5a_5a5a]
+        } else {
+            [a(block, t), a(block, t - 1) ^ (t as u32 - 1)]
+        };
+        assert_eq!(&out[2 * i..2 * i + 2], &want, "thread {i}");
+    }
+}
+
 /// The linked words of `rdc_data` where relocations were, as the generated formatter prints them; each
 /// expected line is what nvdisasm 13.5.37 (`nvdisasm -b SM86` on the linked image) printed for that word.
 #[test]
@@ -152,6 +185,26 @@ fn linked_words_print_like_nvdisasm() {
     ];
     for (offset, want) in expect {
         assert_eq!(text(offset).trim(), want, "at {offset:#x}");
+    }
+}
+
+/// `rdc_shared`'s relocated shared operands, as nvdisasm 13.5.37 printed the linked image: `later` after
+/// `first` (64 words), the device function's `win` after both, `+ 0x4` its addend.
+#[test]
+fn linked_shared_operands_print_like_nvdisasm() {
+    let bytes = std::fs::read(format!("{}/../corpus/sm86/rdc_shared.cubin", env!("CARGO_MANIFEST_DIR"))).expect("cubin");
+    let cubin = Cubin::parse(&bytes).expect("cubin");
+    let linked = cubin.link_kernel(cubin.kernel("rdc_shared").expect("kernel"));
+    assert_eq!(linked.shared_bytes, 0x300 + 129 * 4 + 12);
+    for (offset, want) in [
+        (0x150, "LDGSTS.E [R9+0x100], [R4.64] ;"),
+        (0x1a0, "LDS R7, [R0+0x100] ;"),
+        (0x380, "STS [R4.X4+0x304], R5 ;"),
+        (0x3b0, "LDS R4, [R4.X4+0x300] ;"),
+    ] {
+        let w = u128::from_le_bytes(linked.bytes[offset..offset + 16].try_into().unwrap());
+        let i = sassport_gen::decode(sassport_gen::Word(w)).expect("decodes");
+        assert_eq!(i.text(offset as u64, sassport_gen::TargetStyle::Absolute).trim(), want, "at {offset:#x}");
     }
 }
 
