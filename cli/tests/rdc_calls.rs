@@ -109,6 +109,12 @@ fn linked_constants_and_device_variables() {
         KernelArg::Buffer(vec![0; 2048]),
         KernelArg::Value { bytes: 250i32.to_le_bytes().to_vec(), align: 4 },
     ];
+    // `.nv.global` of a relocatable cubin (type 0x70000007) has no bytes in the file: rdc_slots starts zeroed,
+    // not as whatever bytes follow its file offset.
+    let cubin = Cubin::parse(&bytes).expect("cubin");
+    assert!(cubin.section(".nv.global").expect(".nv.global").data.is_empty());
+    assert!(cubin.variables.iter().any(|v| v.name == "rdc_slots" && v.initial.is_none()));
+    assert!(cubin.variables.iter().any(|v| v.name == "rdc_weights" && v.initial.is_some()));
     let r = run_kernel(&mut rt, None, &bytes, "rdc_data", [2, 1, 1], [128, 1, 1], 0, &args)
         .unwrap_or_else(|e| panic!("rdc_data: {e:#}"));
     let value = |i: usize| if i < 250 { x[i] } else { 0 };
