@@ -279,14 +279,73 @@ def launch_packed(function_ptr, launch, params, stream_ptr):
         raise RuntimeError("cuLaunchKernel(%s) failed with CUresult %d" % (launch.kernel, rc))
 
 
+ET_REL = 1
+CU_JIT_INPUT_CUBIN = 0
+
+
+def _check(rc, what):
+    if rc != 0:
+        raise RuntimeError("%s failed with CUresult %d" % (what, rc))
+
+
+class LinkedModule:
+    """A relocatable (-rdc, ET_REL) cubin linked by the driver's linker (cuLinkCreate/AddData/Complete, what
+    nvlink does for multi-file projects) and loaded with cuModuleLoadData."""
+
+    def __init__(self, data):
+        cuda = ctypes.CDLL("libcuda.so.1")
+        self.cuda = cuda
+        state = ctypes.c_void_p()
+        _check(cuda.cuLinkCreate_v2(0, None, None, ctypes.byref(state)), "cuLinkCreate")
+        try:
+            buf = ctypes.create_string_buffer(data, len(data))
+            cuda.cuLinkAddData_v2.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                                              ctypes.c_char_p, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+            _check(cuda.cuLinkAddData_v2(state, CU_JIT_INPUT_CUBIN, buf, len(data), b"rdc.cubin", 0, None, None),
+                   "cuLinkAddData")
+            image = ctypes.c_void_p()
+            size = ctypes.c_size_t()
+            cuda.cuLinkComplete.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                            ctypes.POINTER(ctypes.c_size_t)]
+            _check(cuda.cuLinkComplete(state, ctypes.byref(image), ctypes.byref(size)), "cuLinkComplete")
+            self.module = ctypes.c_void_p()
+            cuda.cuModuleLoadData.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+            _check(cuda.cuModuleLoadData(ctypes.byref(self.module), image), "cuModuleLoadData")
+        finally:
+            cuda.cuLinkDestroy.argtypes = [ctypes.c_void_p]
+            cuda.cuLinkDestroy(state)
+
+    def function_ptr(self, name):
+        f = ctypes.c_void_p()
+        self.cuda.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
+        _check(self.cuda.cuModuleGetFunction(ctypes.byref(f), self.module, name.encode()), "cuModuleGetFunction")
+        return f.value
+
+
+def function_ptr(cupy, modules, launch):
+    """The loaded kernel of a manifest line: through CuPy for whole-program cubins, through the driver's
+    linker for relocatable ones (sources rdc_*.cu)."""
+    if launch.file not in modules:
+        path = os.path.join(CORPUS, "sm90", launch.file + ".cubin")
+        with open(path, "rb") as f:
+            data = f.read()
+        if struct.unpack_from("<H", data, 16)[0] == ET_REL:
+            modules[launch.file] = LinkedModule(data)
+        else:
+            modules[launch.file] = cupy.RawModule(path=path)
+    module = modules[launch.file]
+    if isinstance(module, LinkedModule):
+        return module.function_ptr(launch.kernel)
+    kernel = module.get_function(launch.kernel)
+    # RawModule.get_function gives a RawKernel; its .kernel is the loaded cupy.cuda.function.Function.
+    function = kernel.kernel if hasattr(kernel, "kernel") else kernel
+    return function.ptr
+
+
 def run_once(cupy, modules, launch):
     """Launches one manifest line on fresh buffers and returns {arg index: bytes after the launch}."""
     import numpy
-    if launch.file not in modules:
-        modules[launch.file] = cupy.RawModule(path=os.path.join(CORPUS, "sm90", launch.file + ".cubin"))
-    kernel = modules[launch.file].get_function(launch.kernel)
-    # RawModule.get_function gives a RawKernel; its .kernel is the loaded cupy.cuda.function.Function.
-    function = kernel.kernel if hasattr(kernel, "kernel") else kernel
+    fptr = function_ptr(cupy, modules, launch)
     buffers = {}
     for index, (kind, value) in enumerate(launch.args):
         if kind == "in":
@@ -296,7 +355,7 @@ def run_once(cupy, modules, launch):
             buffers[index] = cupy.zeros(value, dtype=cupy.uint8)
     params = launch.param_bytes([buffers[i].data.ptr for i in sorted(buffers)])
     stream = cupy.cuda.get_current_stream()
-    launch_packed(function.ptr, launch, params, stream.ptr)
+    launch_packed(fptr, launch, params, stream.ptr)
     stream.synchronize()
     return {i: cupy.asnumpy(b).tobytes() for i, b in buffers.items()}
 

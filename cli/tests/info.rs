@@ -46,6 +46,14 @@ fn cuobjdump_params(listing: &str) -> BTreeMap<String, Vec<(u64, u64, u64)>> {
     for params in out.values_mut() {
         params.sort();
     }
+    // Relocatable (`-rdc`) cubins give device functions a `.nv.info.<function>` too: keep the entries, the
+    // symbols cuobjdump marks `FUNC ... ENTRY`.
+    let entries: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains(" FUNC ") && l.contains(" ENTRY "))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    out.retain(|k, _| entries.contains(&k.as_str()));
     out
 }
 

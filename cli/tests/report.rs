@@ -50,37 +50,45 @@ fn a_corpus_cubin_translates_whole() {
     assert!(!text.contains("refused"), "{text}");
 }
 
-/// The `-rdc` cubin's kernels that call through a relocated absolute call (`CALL.ABS.NOINC `(sym)`) are
-/// refused by name, under one form; the other kernel translates. An unreadable file is counted and named,
-/// the rest still measured.
+/// The `-rdc` cubins: `dis_rdc`'s kernels, which call through relocated absolute calls (`CALL.ABS.NOINC
+/// `(sym)`), all translate now that the translator links them; `rdc_cases`' call to a function of another file
+/// is refused by name, under its form, with its instructions. An unreadable file is counted and named, the
+/// rest still measured.
 #[test]
 fn refusals_are_counted_by_form_and_unreadable_files_named() {
     let dir = std::env::temp_dir().join(format!("sassport-report-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(data("dis_rdc.cubin"), dir.join("a.cubin")).unwrap();
     std::fs::write(dir.join("b.cubin"), b"\x7fELF not really").unwrap();
+    std::fs::copy(data("rdc_cases.cubin"), dir.join("c.cubin")).unwrap();
     std::fs::write(dir.join("notes.txt"), b"not a cubin and not named .cubin").unwrap();
     let sass = std::fs::read_to_string(data("dis_rdc.sass")).unwrap();
-    let (kernels, instructions) = kernels_in(&sass);
+    let (rdc_kernels, rdc_instructions) = kernels_in(&sass);
     let sections = listing::parse(&sass).unwrap();
-    let calling: Vec<usize> = ["dis_rdc_calls", "dis_rdc_spin", "dis_rdc_shared"]
+    let calling = ["dis_rdc_calls", "dis_rdc_spin", "dis_rdc_shared"]
         .iter()
         .map(|k| sections.iter().find(|s| s.name == format!(".text.{k}")).expect("kernel section"))
         .filter(|s| s.instructions.iter().any(|i| i.text.contains("CALL.ABS.NOINC")))
-        .map(|s| s.instructions.len())
-        .collect();
-    assert_eq!(calling.len(), 2, "the listing changed");
-    let calls: usize = calling.iter().sum();
+        .count();
+    assert_eq!(calling, 2, "the listing changed");
+    // rdc_cases.cubin: rdc_device_var translates, rdc_extern_call is refused (sizes from its symbols).
+    let cases = std::fs::read(data("rdc_cases.cubin")).unwrap();
+    let cubin = sassport_translator::Cubin::parse(&cases).unwrap();
+    let size = |k: &str| (cubin.kernel(k).expect(k).function.size / 16) as usize;
+    let (counted, refused) = (size("rdc_device_var"), size("rdc_extern_call"));
+    let kernels = rdc_kernels + 2;
+    let instructions = rdc_instructions + counted + refused;
 
     let text = report(&[&dir]);
-    assert!(text.starts_with("cubins: 2 (1 unreadable)\n"), "{text}");
+    assert!(text.starts_with("cubins: 3 (1 unreadable)\n"), "{text}");
     assert!(text.contains("unreadable: ") && text.contains("b.cubin"), "{text}");
-    let translated = kernels - calling.len();
+    let translated = kernels - 1;
     let share = format!("{:.1}%", translated as f64 * 100.0 / kernels as f64);
     assert!(text.contains(&format!("kernels: {kernels}; ")), "{text}");
-    assert!(text.contains(&format!(": {translated} ({share}); their instructions: {} of {instructions}", instructions - calls)), "{text}");
+    assert!(text.contains(&format!(": {translated} ({share}); their instructions: {} of {instructions}", instructions - refused)), "{text}");
     let row = text.lines().find(|l| l.contains("CALL.ABS.NOINC")).unwrap_or_else(|| panic!("no CALL.ABS row:\n{text}"));
+    assert!(row.contains("`_Z13rdc_elsewherej`"), "{row}");
     let cols: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!((cols[0], cols[1]), ("2", calls.to_string().as_str()), "{row}");
+    assert_eq!((cols[0], cols[1]), ("1", refused.to_string().as_str()), "{row}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -13,11 +13,13 @@
 //!
 //! and `A` is the `.rela` addend or, for `.rel`, the value already stored at the place. Anything else
 //! (another relocation type, a symbol in an unplaced section) is refused by name and offset rather than left
-//! as zero. A cubin that calls `malloc` or `free` also gets the device heap (`crate::heap`), as CUDA's
+//! as zero. A kernel of a relocatable (`-rdc`) cubin whose linked code (`cubin::link`) reads a linked function's
+//! constants or a `__device__` variable's address gets the merged bank 2 the linker laid out instead of its own.
+//! A cubin that calls `malloc` or `free` also gets the device heap (`crate::heap`), as CUDA's
 //! driver sets its heap up when it loads such a module.
 
 use crate::{abi, Result, Runtime, RuntimeError};
-use sassport_translator::cubin::{Cubin, SymbolKind};
+use sassport_translator::cubin::{BankPiece, Cubin, MergedBank, SymbolKind, MERGED_BANK};
 use std::collections::HashMap;
 
 /// `R_CUDA_32`.
@@ -60,6 +62,36 @@ impl ModuleData {
 
 fn is_placed(name: &str) -> bool {
     name == ".nv.global" || name == ".nv.global.init"
+}
+
+/// The bytes of a kernel's merged bank (`cubin::MergedBank`): the pieces' relocated bank images and the guest
+/// addresses of the variables whose slots it holds.
+fn merged_bank(
+    cubin: &Cubin<'_>,
+    data: &ModuleData,
+    images: &HashMap<usize, Vec<u8>>,
+    bank: &MergedBank,
+) -> Result<Vec<u8>> {
+    let mut bytes = vec![0u8; bank.size as usize];
+    for piece in &bank.pieces {
+        let (at, piece_bytes) = match *piece {
+            BankPiece::Section { section, at } => (at, images.get(&section).cloned().unwrap_or_default()),
+            BankPiece::Address { symbol, at } => {
+                let sym = cubin.symbols.get(symbol);
+                let name = sym.map_or("?", |s| s.name);
+                let address = sym
+                    .and_then(|s| Some(data.section_address(s.section?)?.wrapping_add(s.value)))
+                    .ok_or_else(|| relocation_error(".nv.constant2", u64::from(at), format!("{name} is not placed")))?;
+                (at, address.to_le_bytes().to_vec())
+            }
+        };
+        let start = at as usize;
+        let place = bytes
+            .get_mut(start..start + piece_bytes.len())
+            .ok_or_else(|| relocation_error(".nv.constant2", u64::from(at), "piece beyond the merged bank".into()))?;
+        place.copy_from_slice(&piece_bytes);
+    }
+    Ok(bytes)
 }
 
 fn relocation_error(section: &str, offset: u64, reason: String) -> RuntimeError {
@@ -106,9 +138,28 @@ impl Runtime {
                 }
             }
         }
+        // Kernels of relocatable cubins whose linked code needs a merged bank 2 (`cubin::link`): built from
+        // the relocated bank images and the placed variables, replacing the kernel's own bank 2.
+        let mut merged = Vec::new();
+        for kernel in &cubin.kernels {
+            let Some(bank) = cubin.link_kernel(kernel).bank else { continue };
+            match merged_bank(cubin, &data, &images, &bank) {
+                Ok(bytes) => merged.push((kernel.name().to_string(), bytes)),
+                Err(e) => {
+                    let _ = data.free(self);
+                    return Err(e);
+                }
+            }
+        }
         for b in &cubin.constant_banks {
             let bytes = images.remove(&b.section).unwrap_or_default();
-            data.banks.push((b.bank, b.function.map(str::to_string), bytes));
+            let replaced = b.bank == MERGED_BANK && b.function.is_some_and(|f| merged.iter().any(|m| m.0 == f));
+            if !replaced {
+                data.banks.push((b.bank, b.function.map(str::to_string), bytes));
+            }
+        }
+        for (kernel, bytes) in merged {
+            data.banks.push((MERGED_BANK, Some(kernel), bytes));
         }
         Ok(data)
     }

@@ -32,6 +32,11 @@ pub enum TranslateError {
     /// that have no emulation yet; nothing is emitted.
     #[error("kernel {kernel:?} needs what the device profile lacks: {}", describe_missing(.missing))]
     MissingCapabilities { kernel: String, missing: Vec<MissingFeatureUse> },
+    /// A relocated operand that the linker (`Cubin::link_kernel`) could not resolve, reached by the kernel: a
+    /// `__device__` variable's address, a call or variable the cubin does not define, a relocation type it
+    /// does not apply. `relocation` is the `R_CUDA_*` name.
+    #[error("{name} at {section}+{offset:#x}: {relocation} against `{symbol}`: {reason}")]
+    Relocation { name: String, section: String, offset: u32, symbol: String, relocation: String, reason: String },
 }
 
 /// One feature a kernel needs and the target lacks ([`TranslateError::MissingCapabilities`]).
@@ -130,6 +135,7 @@ impl TranslateError {
             TranslateError::Undecodable { .. } => "undecodable word".into(),
             TranslateError::BadTarget { name, .. } => format!("{name}: bad branch target"),
             TranslateError::DeviceRuntime { what, .. } => format!("device runtime: {}", what.description()),
+            TranslateError::Relocation { name, relocation, reason, .. } => format!("{name}: {relocation}: {reason}"),
             other => other.to_string(),
         }
     }

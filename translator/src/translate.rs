@@ -92,10 +92,25 @@ pub fn translate_kernel_with(
     cubin.check_architecture()?;
     let kernel = cubin.kernel(name).ok_or_else(|| TranslateError::NoKernel(name.to_string()))?;
     let section = kernel.function.section_name;
-    let code = cubin
-        .code_section(section)
-        .map(|s| s.bytes)
-        .ok_or_else(|| TranslateError::NoCode { kernel: name.into(), section: section.into() })?;
+    if cubin.code_section(section).is_none() {
+        return Err(TranslateError::NoCode { kernel: name.into(), section: section.into() });
+    }
+    // The kernel's section, with the functions relocated calls reach (`-rdc` cubins) linked after it.
+    let linked = cubin.link_kernel(kernel);
+    translate_linked(cubin, kernel, &linked, options, dis).map_err(|e| in_own_section(e, &linked))
+}
+
+/// [`translate_kernel_with`] on the kernel's linked code.
+fn translate_linked(
+    cubin: &Cubin<'_>,
+    kernel: &Kernel<'_>,
+    linked: &crate::cubin::LinkedCode<'_>,
+    options: &Options,
+    dis: &dyn Disassembler,
+) -> Result<Translation, TranslateError> {
+    let name = kernel.name();
+    let section = kernel.function.section_name;
+    let code: &[u8] = &linked.bytes;
     let entry = u32::try_from(kernel.function.offset)
         .map_err(|_| TranslateError::Limit { kernel: name.into(), reason: "entry offset beyond 4 GiB".into() })?;
     let targets: Vec<u32> = kernel.info.indirect_branches.iter().flat_map(|b| b.targets.iter().copied()).collect();
@@ -104,9 +119,24 @@ pub fn translate_kernel_with(
     let program =
         Program::build_with(section, code, entry, &Targets { branches: &targets, calls: &calls, code_section }, dis)?;
     let mut program = program;
-    let externs = crate::lower::externs::bind_extern_calls(cubin, kernel, &mut program)?;
+    // Extern calls first: a call into the device runtime is refused as that, before the relocated operands
+    // that set it up (`R_CUDA_FUNC_DESC32_*` of the child kernel).
+    let externs =
+        crate::lower::externs::bind_linked_extern_calls(cubin, kernel, &mut program, &linked.extern_calls)?;
+    // A relocated operand the linker left unresolved is refused where the kernel can reach it.
+    if let Some(r) = linked.refused.iter().find(|r| program.inst_at(r.offset).is_some()) {
+        let inst = program.inst_at(r.offset).copied();
+        return Err(TranslateError::Relocation {
+            name: inst.map_or_else(|| "instruction".into(), |i| crate::error::display_name(i.word, i.mnemonic)),
+            section: section.into(),
+            offset: r.offset,
+            symbol: r.symbol.clone(),
+            relocation: r.relocation.clone(),
+            reason: r.reason.clone(),
+        });
+    }
     let local = local_bytes(kernel, &program);
-    let shared = shared_bytes(kernel)?;
+    let shared = shared_size(kernel.name(), linked.shared_bytes)?;
     let float = FloatSupport::for_profile(options.profile.as_ref());
     let warps = WarpPlan::for_profile(options.profile.as_ref());
     let source = ModuleSource {
@@ -156,10 +186,39 @@ enum WarpMode {
 }
 
 fn shared_bytes(kernel: &Kernel<'_>) -> Result<u32, TranslateError> {
-    u32::try_from(kernel.shared_size)
+    shared_size(kernel.name(), kernel.shared_size)
+}
+
+fn shared_size(kernel: &str, bytes: u64) -> Result<u32, TranslateError> {
+    u32::try_from(bytes)
         .ok()
         .filter(|s| *s <= 0x10_0000)
-        .ok_or_else(|| TranslateError::Limit { kernel: kernel.name().into(), reason: "shared memory too large".into() })
+        .ok_or_else(|| TranslateError::Limit { kernel: kernel.into(), reason: "shared memory too large".into() })
+}
+
+/// An error about linked code placed in the section it came from: image offsets past the kernel's section
+/// name a linked function's section and the offset in it.
+fn in_own_section(e: TranslateError, linked: &crate::cubin::LinkedCode<'_>) -> TranslateError {
+    if linked.sections.len() < 2 {
+        return e;
+    }
+    let fix = |section: &mut String, offset: &mut u32| {
+        if let Some((s, o)) = linked.place(*offset) {
+            *section = s.to_string();
+            *offset = o;
+        }
+    };
+    let mut e = e;
+    match &mut e {
+        TranslateError::Undecodable { section, offset, .. }
+        | TranslateError::FallsOffCode { section, offset }
+        | TranslateError::BadTarget { section, offset, .. }
+        | TranslateError::NotTranslated { section, offset, .. }
+        | TranslateError::DeviceRuntime { section, offset, .. }
+        | TranslateError::Relocation { section, offset, .. } => fix(section, offset),
+        _ => {}
+    }
+    e
 }
 
 fn local_bytes(kernel: &Kernel<'_>, program: &Program) -> u32 {

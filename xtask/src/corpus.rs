@@ -8,6 +8,9 @@
 //!   instruction (`SECTION OFFSET LISTING`; the reference for register accesses),
 //! - `corpus/sm90/<stem>.cubin`: `nvcc -cubin -arch=sm_90 -O3` (what the silicon recorder launches).
 //!
+//! Sources named `rdc_*.cu` are compiled with `-rdc=true` too (relocatable device code, what multi-file
+//! projects give the linker; see [`RDC_PREFIX`]).
+//!
 //! Outputs depend only on the source text and the pinned tools (compilation runs in `corpus/src` with
 //! relative paths and no debug or line info), so a rebuild is byte-identical; `--check` rebuilds into memory
 //! and fails when any committed file differs, is missing, or has no source any more. Every source must
@@ -40,6 +43,10 @@ pub struct Args {
     #[arg(long)]
     check: bool,
 }
+
+/// Stems starting with this are compiled as relocatable device code (`-rdc=true`): every function in its
+/// own section, calls and variable addresses left to the linker as relocations.
+const RDC_PREFIX: &str = "rdc_";
 
 /// One architecture's compilation: the output directory and the nvcc `-arch` value.
 struct Target {
@@ -148,6 +155,7 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
                 .current_dir(src)
                 .args(["-cubin", &format!("-arch={}", target.arch), "-O3"])
                 .args(WARNING_FLAGS)
+                .args(stem.starts_with(RDC_PREFIX).then_some("-rdc=true"))
                 .arg("-o")
                 .arg(&cubin_path)
                 .arg(&file),

@@ -259,6 +259,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
 ///
 /// - `BRX Rn` and `RET.REL Rn`: the 32-bit register plus the base the instruction encodes (the function the
 ///   return address or table entry is relative to).
+/// - `RET.ABS Rn, imm`: like `CALL.ABS Rn, imm` below (the return addresses of linked `-rdc` code).
 /// - `CALL.REL Rn`: the 64-bit register pair plus the encoded base; only values below 2^32 are offsets.
 /// - `CALL.ABS Rn, imm`: the register pair plus the immediate is an absolute code address
 ///   ([`abi::code_address`]); it names this program's code only with this section's index in bits 47:32.
@@ -267,6 +268,21 @@ pub fn indirect_target(cx: &mut Ctx<'_>, prog: &Program, last: &Inst) -> Result<
     let ra = last.bits(24, 8) as u8;
     let lo = cx.reg(ra);
     match last.opcode() {
+        // RET.ABS Rn, imm (bit 85): the register pair plus the immediate is an absolute code address, as the
+        // relocated return addresses of `-rdc` code are (`MOV R20, 32@lo((f + .L_x_1@srel))`, `cubin::link`).
+        0x0950 if last.bit(85) => {
+            let hi = if ra >= 254 { cx.u32c(0) } else { cx.reg(ra + 1) };
+            let r = cx.pack64(lo, hi);
+            let imm = (last.word.signed_bits(34, 48) << 2) as u64;
+            let k = cx.m.c_u64(imm);
+            let value = cx.m.bin(Op::IAdd, t.u64, r, k);
+            let (vlo, vhi) = cx.split64(value);
+            let want = cx.u32c((abi::code_address(prog.code_section, 0) >> 32) as u32);
+            let ours = cx.m.bin(Op::IEqual, t.bool, vhi, want);
+            let none = cx.u32c(u32::MAX);
+            let sel = cx.sel(ours, vlo, none);
+            Ok((sel, value))
+        }
         0x0949 | 0x0950 => {
             let base = cx.u32c(last.branch_target() as u32);
             let sel = cx.op2(Op::IAdd, lo, base);

@@ -215,7 +215,12 @@ pub(crate) fn variables<'data>(
 /// in the file (its offset is the next section's; nvcc's executable cubins use `SHT_NOBITS` instead).
 pub const SHT_CUDA_SHARED: u32 = 0x7000_000a;
 
+/// The type relocatable cubins give `.nv.global` (zero-initialised `__device__` variables): like `SHT_NOBITS`,
+/// no bytes in the file; its offset and size may even reach past the end (nvcc's executable cubins use
+/// `SHT_NOBITS`). Initialised ones, `.nv.global.init`, are 0x7000_0008 and have their bytes.
+pub const SHT_CUDA_GLOBAL: u32 = 0x7000_0007;
+
 /// Whether a section of this `sh_type` has bytes in the file.
 pub(crate) fn occupies_file(kind: u32) -> bool {
-    !matches!(kind, elf::SHT_NOBITS | elf::SHT_NULL | SHT_CUDA_SHARED)
+    !matches!(kind, elf::SHT_NOBITS | elf::SHT_NULL | SHT_CUDA_SHARED | SHT_CUDA_GLOBAL)
 }

@@ -99,6 +99,21 @@ pub fn bind_extern_calls(
     kernel: &Kernel<'_>,
     program: &mut Program,
 ) -> Result<ExternCalls, TranslateError> {
+    let relocated: Vec<(u32, &str)> = cubin
+        .code_section(&program.section)
+        .map(|c| c.relocations.iter().filter_map(|r| Some((u32::try_from(r.offset).ok()?, r.symbol_name))).collect())
+        .unwrap_or_default();
+    bind_linked_extern_calls(cubin, kernel, program, &relocated)
+}
+
+/// [`bind_extern_calls`] for a program decoded from linked code (`Cubin::link_kernel`): `relocated` lists the
+/// `CALL.ABS` instructions with an immediate target that the linker left to externs, by offset, with the symbol.
+pub fn bind_linked_extern_calls<'a>(
+    cubin: &Cubin<'a>,
+    kernel: &Kernel<'_>,
+    program: &mut Program,
+    relocated: &[(u32, &'a str)],
+) -> Result<ExternCalls, TranslateError> {
     let mut calls = ExternCalls { code_section: u16::try_from(kernel.function.section).unwrap_or(0), sites: Vec::new() };
     let candidates: Vec<Inst> =
         program.insts.iter().filter(|i| i.mnemonic == "CALL" && matches!(i.opcode(), 0x0343 | 0x0943)).copied().collect();
@@ -108,7 +123,7 @@ pub fn bind_extern_calls(
     let externs_only = cubin.address_taken_functions(&program.section).is_empty()
         && cubin.symbols.iter().any(|s| s.kind == SymbolKind::Function && s.section.is_none());
     for call in candidates {
-        let Some(symbol) = call_symbol(cubin, kernel, program, &calls, &call) else {
+        let Some(symbol) = call_symbol(cubin, kernel, program, &calls, &call, relocated) else {
             if externs_only {
                 return Err(TranslateError::NotTranslated {
                     name: display_name(call.word, call.mnemonic),
@@ -170,11 +185,11 @@ fn call_symbol<'a>(
     program: &Program,
     calls: &ExternCalls,
     call: &Inst,
+    relocated: &[(u32, &'a str)],
 ) -> Option<&'a str> {
     if call.opcode() == 0x0943 {
-        // Immediate target, patched by a relocation of the code section at this instruction.
-        let code = cubin.code_section(&program.section)?;
-        return code.relocations.iter().find(|r| r.offset == u64::from(call.offset)).map(|r| r.symbol_name);
+        // Immediate target, patched by a relocation of the code at this instruction.
+        return relocated.iter().find(|r| r.0 == call.offset).map(|r| r.1);
     }
     if call.word.signed_bits(34, 48) != 0 {
         return None;
