@@ -50,8 +50,9 @@ fn corpus_words_round_trip_through_the_control_listing() {
     }
     eprintln!("{total} corpus words round-tripped; {} needed a residue, {raw} printed as .word", with_residue.len());
     assert_eq!(raw, 0, "every corpus word decodes and its text encodes");
-    // Measured when the encoder was written (15,832 corpus words then; 473 since the variant conditions).
-    const RESIDUE_WORDS: usize = 473;
+    // Measured when the encoder was written (15,832 corpus words then; 473 since the variant conditions);
+    // 520 of 18,640 once the coop_tiles, coop_partitions and rdc_* sources joined the corpus (the same share).
+    const RESIDUE_WORDS: usize = 520;
     assert!(
         with_residue.len() <= RESIDUE_WORDS,
         "more words than before need a residue; the first:\n{}",

@@ -32,8 +32,9 @@ const WARNING_FLAGS: [&str; 4] = [
 ];
 
 /// The corpus must stay small enough to commit comfortably (raised from 5 MiB when issue 16's recorded launches
-/// and their dumps took it to 5.2 MiB; goldens hold every buffer, inputs included).
-const SIZE_LIMIT_BYTES: u64 = 6 * 1024 * 1024;
+/// and their dumps took it to 5.2 MiB, then to 8 MiB for the coop_tiles and rdc_* sources at 6.1 MiB; goldens
+/// hold every buffer, inputs included).
+const SIZE_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
 /// `corpus/silicon` (instruction sweeps recorded on silicon: MUFU, conversions) has a budget of its own.
 const SILICON_LIMIT_BYTES: u64 = 5 * 1024 * 1024;
 
