@@ -20,6 +20,9 @@ fn known_gaps() -> std::collections::BTreeSet<String> {
         .collect()
 }
 
+/// The key of a listing line that is not compared (a label this section's listing cannot resolve).
+const NOT_COMPARED: &str = "(not compared)";
+
 /// The output contract: `.text.<symbol>:` per section, then `/*OFFSET*/ TEXT` per word, TEXT being
 /// nvdisasm's with label targets as `` `(0xTARGET) ``.
 #[test]
@@ -39,8 +42,14 @@ fn cubins_print_like_their_listings() {
         for section in listing::parse(&sass).expect("listing parses") {
             expected.push((String::new(), format!("{}:", section.name)));
             for i in &section.instructions {
-                let text = resolve_branch_targets(&section, &section.resolve_labels(&i.text).expect("labels resolve"));
+                // A label in another section (an -rdc cubin's callee or variable) cannot be resolved from
+                // this section's listing: such a line is not compared (as in gen's corpus test).
                 let key = format!("{file} {} {:04x}", section.name, i.offset);
+                let Ok(resolved) = section.resolve_labels(&i.text) else {
+                    expected.push((NOT_COMPARED.to_owned(), String::new()));
+                    continue;
+                };
+                let text = resolve_branch_targets(&section, &resolved);
                 expected.push((key, format!("/*{:04x}*/ {text}", i.offset)));
             }
         }
@@ -48,6 +57,9 @@ fn cubins_print_like_their_listings() {
         let got: Vec<&str> = stdout.lines().filter(|l| !l.is_empty() && !l.starts_with("// ")).collect();
         assert_eq!(got.len(), expected.len(), "{}: line count differs", cubin.display());
         for (g, (key, e)) in got.iter().zip(&expected) {
+            if key == NOT_COMPARED {
+                continue;
+            }
             lines_checked += 1;
             if g != e && !known.contains(key) {
                 mismatches.push(format!("{}:\n    ours:     {g}\n    expected: {e}", cubin.display()));
