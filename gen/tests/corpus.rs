@@ -27,6 +27,11 @@ fn known_gaps() -> BTreeSet<String> {
         .collect()
 }
 
+/// Whether a cubin is relocatable (ELF type ET_REL: built with -rdc=true).
+fn cubin_is_relocatable(path: &std::path::Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.len() > 18 && u16::from_le_bytes([b[16], b[17]]) == 1)
+}
+
 #[test]
 fn corpus_listings_print_identically() {
     let cubins = sassport_corpus::cubins();
@@ -58,6 +63,9 @@ fn corpus_listings_print_identically() {
                 });
                 let expected = match section.resolve_labels(&listed.text) {
                     Ok(e) => e,
+                    // A label in another section (an -rdc cubin's callee or variable): this section's listing
+                    // cannot resolve it, so the line is not compared.
+                    Err(e) if e.contains("is not defined in") && cubin_is_relocatable(cubin) => continue,
                     Err(e) => {
                         mismatches.push((String::new(), format!("{} /*{:04x}*/: {e}", section.name, listed.offset)));
                         continue;

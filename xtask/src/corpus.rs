@@ -169,6 +169,11 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
                 String::from_utf8_lossy(&nvcc)
             );
         }
+        let cubin_path = if target.dir == "sm90" && stem.starts_with(RDC_PREFIX) {
+            link_for_silicon(tools, &cubin_path)?
+        } else {
+            cubin_path
+        };
         let cubin = std::fs::read(&cubin_path)
             .with_context(|| format!("reading {}", cubin_path.display()))?;
         if target.dir == "sm86" {
@@ -186,6 +191,19 @@ fn build_one(tools: &Tools, src: &Path, stem: &str, scratch: &Path) -> Result<Ou
         out.insert(format!("{}/{stem}.cubin", target.dir), cubin);
     }
     Ok(out)
+}
+
+/// An -rdc source's sm_90 cubin linked into an executable one by the pinned nvlink (beside nvcc): the recorder
+/// loads it directly, since the H200's CUDA 13.0 driver linker refuses nvcc 13.5's relocatable cubins
+/// (cuLinkAddData: CUDA_ERROR_NO_BINARY_FOR_GPU). The sm_86 cubin stays relocatable: sassport links it.
+fn link_for_silicon(tools: &Tools, relocatable: &Path) -> Result<std::path::PathBuf> {
+    let linked = relocatable.with_extension("linked.cubin");
+    let nvlink = tools.nvcc.with_file_name("nvlink");
+    let printed = captured(Command::new(&nvlink).arg("-arch=sm_90").arg(relocatable).arg("-o").arg(&linked))?;
+    if !printed.is_empty() {
+        bail!("nvlink {} printed diagnostics:\n{}", relocatable.display(), String::from_utf8_lossy(&printed));
+    }
+    Ok(linked)
 }
 
 /// The `.uses` file of a cubin from its `nvdisasm -plr` listing.
