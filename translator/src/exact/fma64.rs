@@ -29,10 +29,10 @@ pub fn dfma(m: &mut Module, a: Id, b: Id, c: Id, md: Id) -> Id {
     bb.call(ty, f, &[a, b, c, md])
 }
 
-/// A 128-bit value as (hi, lo).
-type W = (Id, Id);
+/// A 128-bit value as (hi, lo) (also the soft-double FMA's: `lower::soft_f64::fma`).
+pub(crate) type W = (Id, Id);
 
-fn shr128(b: &mut B<'_>, v: W, d: Id) -> (W, Id) {
+pub(crate) fn shr128(b: &mut B<'_>, v: W, d: Id) -> (W, Id) {
     let (hi, lo) = v;
     let k64 = b.c32(64);
     let r1 = b.shr64(lo, d);
@@ -59,7 +59,7 @@ fn shr128(b: &mut B<'_>, v: W, d: Id) -> (W, Id) {
     ((hi2, lo2), sticky)
 }
 
-fn shl128(b: &mut B<'_>, v: W, s: Id) -> W {
+pub(crate) fn shl128(b: &mut B<'_>, v: W, s: Id) -> W {
     let (hi, lo) = v;
     let k64 = b.c32(64);
     let h1 = b.shl64(hi, s);
@@ -73,7 +73,7 @@ fn shl128(b: &mut B<'_>, v: W, s: Id) -> W {
     (hi2, lo2)
 }
 
-fn clz128(b: &mut B<'_>, v: W) -> Id {
+pub(crate) fn clz128(b: &mut B<'_>, v: W) -> Id {
     let zh = b.clz64(v.0);
     let zl = b.clz64(v.1);
     let k64 = b.c32(64);
@@ -83,7 +83,7 @@ fn clz128(b: &mut B<'_>, v: W) -> Id {
     b.sel32(hz, zl, zh)
 }
 
-fn add128(b: &mut B<'_>, x: W, y: W) -> W {
+pub(crate) fn add128(b: &mut B<'_>, x: W, y: W) -> W {
     let lo = b.i64(Op::IAdd, x.1, y.1);
     let c = b.b(Op::ULessThan, lo, x.1);
     let one = b.c64(1);
@@ -94,7 +94,7 @@ fn add128(b: &mut B<'_>, x: W, y: W) -> W {
     (hi, lo)
 }
 
-fn sub128(b: &mut B<'_>, x: W, y: W) -> W {
+pub(crate) fn sub128(b: &mut B<'_>, x: W, y: W) -> W {
     let lo = b.i64(Op::ISub, x.1, y.1);
     let br = b.b(Op::ULessThan, x.1, y.1);
     let one = b.c64(1);
@@ -105,7 +105,7 @@ fn sub128(b: &mut B<'_>, x: W, y: W) -> W {
     (hi, lo)
 }
 
-fn less128(b: &mut B<'_>, x: W, y: W) -> Id {
+pub(crate) fn less128(b: &mut B<'_>, x: W, y: W) -> Id {
     let hl = b.b(Op::ULessThan, x.0, y.0);
     let he = b.b(Op::IEqual, x.0, y.0);
     let ll = b.b(Op::ULessThan, x.1, y.1);
@@ -113,12 +113,12 @@ fn less128(b: &mut B<'_>, x: W, y: W) -> Id {
     b.or(hl, t)
 }
 
-fn sel128(b: &mut B<'_>, c: Id, x: W, y: W) -> W {
+pub(crate) fn sel128(b: &mut B<'_>, c: Id, x: W, y: W) -> W {
     (b.sel64(c, x.0, y.0), b.sel64(c, x.1, y.1))
 }
 
 /// Exact 53 x 53-bit product (inputs < 2^53) as 128 bits.
-fn mul53(b: &mut B<'_>, x: Id, y: Id) -> W {
+pub(crate) fn mul53(b: &mut B<'_>, x: Id, y: Id) -> W {
     let k32 = b.c32(32);
     let m32 = b.c64(0xffff_ffff);
     let xl = b.i64(Op::BitwiseAnd, x, m32);

@@ -12,6 +12,7 @@
 //! round-down.
 
 use crate::exact::decode::decode;
+use crate::exact::fma64::{add128, clz128, less128, mul53, sel128, shl128, shr128, sub128};
 use crate::exact::round::{self, Format, BF16, F16, F32, F64};
 use crate::exact::{begin_helper, end_helper, mode, Tys, B};
 use crate::spirv::{glsl, Id, Module, Op};
@@ -46,119 +47,6 @@ fn call(m: &mut Module, fmt: Format, mutant: bool, a: Id, b: Id, c: Id, md: Id) 
     let mut bb = B::new(m);
     let ty = bb.t.u64;
     bb.call(ty, f, &[a, b, c, md])
-}
-
-/// A 128-bit value as (hi, lo).
-type W = (Id, Id);
-
-fn shr128(b: &mut B<'_>, v: W, d: Id) -> (W, Id) {
-    let (hi, lo) = v;
-    let k64 = b.c32(64);
-    let r1 = b.shr64(lo, d);
-    let inv = b.i32(Op::ISub, k64, d);
-    let r2 = b.shl64(hi, inv);
-    let dm = b.i32(Op::ISub, d, k64);
-    let r3 = b.shr64(hi, dm);
-    let lo2 = b.i64(Op::BitwiseOr, r1, r2);
-    let lo2 = b.i64(Op::BitwiseOr, lo2, r3);
-    let hi2 = b.shr64(hi, d);
-    // Lost bits: lo & mask(d), hi & mask(d - 64) when d > 64.
-    let one = b.c64(1);
-    let z = b.c64(0);
-    let ml = b.shl64(one, d);
-    let ml = b.i64(Op::ISub, ml, one);
-    let mh = b.shl64(one, dm);
-    let mh = b.i64(Op::ISub, mh, one);
-    let gt64 = b.b(Op::UGreaterThan, d, k64);
-    let mh = b.sel64(gt64, mh, z);
-    let l1 = b.i64(Op::BitwiseAnd, lo, ml);
-    let l2 = b.i64(Op::BitwiseAnd, hi, mh);
-    let lost = b.i64(Op::BitwiseOr, l1, l2);
-    let sticky = b.b(Op::INotEqual, lost, z);
-    ((hi2, lo2), sticky)
-}
-
-fn shl128(b: &mut B<'_>, v: W, s: Id) -> W {
-    let (hi, lo) = v;
-    let k64 = b.c32(64);
-    let h1 = b.shl64(hi, s);
-    let inv = b.i32(Op::ISub, k64, s);
-    let h2 = b.shr64(lo, inv);
-    let sm = b.i32(Op::ISub, s, k64);
-    let h3 = b.shl64(lo, sm);
-    let hi2 = b.i64(Op::BitwiseOr, h1, h2);
-    let hi2 = b.i64(Op::BitwiseOr, hi2, h3);
-    let lo2 = b.shl64(lo, s);
-    (hi2, lo2)
-}
-
-fn clz128(b: &mut B<'_>, v: W) -> Id {
-    let zh = b.clz64(v.0);
-    let zl = b.clz64(v.1);
-    let k64 = b.c32(64);
-    let zl = b.i32(Op::IAdd, zl, k64);
-    let z = b.c64(0);
-    let hz = b.b(Op::IEqual, v.0, z);
-    b.sel32(hz, zl, zh)
-}
-
-fn add128(b: &mut B<'_>, x: W, y: W) -> W {
-    let lo = b.i64(Op::IAdd, x.1, y.1);
-    let c = b.b(Op::ULessThan, lo, x.1);
-    let one = b.c64(1);
-    let z = b.c64(0);
-    let c = b.sel64(c, one, z);
-    let hi = b.i64(Op::IAdd, x.0, y.0);
-    let hi = b.i64(Op::IAdd, hi, c);
-    (hi, lo)
-}
-
-fn sub128(b: &mut B<'_>, x: W, y: W) -> W {
-    let lo = b.i64(Op::ISub, x.1, y.1);
-    let br = b.b(Op::ULessThan, x.1, y.1);
-    let one = b.c64(1);
-    let z = b.c64(0);
-    let br = b.sel64(br, one, z);
-    let hi = b.i64(Op::ISub, x.0, y.0);
-    let hi = b.i64(Op::ISub, hi, br);
-    (hi, lo)
-}
-
-fn less128(b: &mut B<'_>, x: W, y: W) -> Id {
-    let hl = b.b(Op::ULessThan, x.0, y.0);
-    let he = b.b(Op::IEqual, x.0, y.0);
-    let ll = b.b(Op::ULessThan, x.1, y.1);
-    let t = b.and(he, ll);
-    b.or(hl, t)
-}
-
-fn sel128(b: &mut B<'_>, c: Id, x: W, y: W) -> W {
-    (b.sel64(c, x.0, y.0), b.sel64(c, x.1, y.1))
-}
-
-/// Exact 53 x 53-bit product (inputs < 2^53) as 128 bits.
-fn mul53(b: &mut B<'_>, x: Id, y: Id) -> W {
-    let k32 = b.c32(32);
-    let m32 = b.c64(0xffff_ffff);
-    let xl = b.i64(Op::BitwiseAnd, x, m32);
-    let xh = b.i64(Op::ShiftRightLogical, x, k32);
-    let yl = b.i64(Op::BitwiseAnd, y, m32);
-    let yh = b.i64(Op::ShiftRightLogical, y, k32);
-    let ll = b.i64(Op::IMul, xl, yl);
-    let lh = b.i64(Op::IMul, xl, yh);
-    let hl = b.i64(Op::IMul, xh, yl);
-    let hh = b.i64(Op::IMul, xh, yh);
-    let mid = b.i64(Op::IAdd, lh, hl); // < 2^54
-    let ms = b.i64(Op::ShiftLeftLogical, mid, k32);
-    let lo = b.i64(Op::IAdd, ll, ms);
-    let c = b.b(Op::ULessThan, lo, ll);
-    let one = b.c64(1);
-    let z = b.c64(0);
-    let c = b.sel64(c, one, z);
-    let mh = b.i64(Op::ShiftRightLogical, mid, k32);
-    let hi = b.i64(Op::IAdd, hh, mh);
-    let hi = b.i64(Op::IAdd, hi, c);
-    (hi, lo)
 }
 
 fn build(m: &mut Module, fmt: Format, mutant: bool) -> Id {
