@@ -14,6 +14,7 @@
 //! thread and no warp instructions (kernels with those take the turns form, `turns`) they have nothing to do. `BAR.SYNC 0` reached by the
 //! whole block (with `.DEFER_BLOCKING` or without) is `OpControlBarrier`; other barrier forms are refused.
 
+pub mod counted;
 pub mod guard;
 pub mod structured;
 pub mod turns;

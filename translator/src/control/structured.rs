@@ -611,6 +611,11 @@ pub trait NodeCode {
     fn instructions(&self, _node: u32) -> u32 {
         1
     }
+    /// When `node` is a one-block loop that ends by itself within a few iterations per entry
+    /// ([`super::counted::trip_bound`]): that bound. `None` keeps the loop's abort poll.
+    fn trip_bound(&self, _node: u32) -> Option<u32> {
+        None
+    }
 }
 
 /// The blocks of a kernel as [`NodeCode`].
@@ -708,6 +713,13 @@ impl NodeCode for ProgramCode<'_> {
 
     fn pc(&self, node: u32) -> Option<u32> {
         self.block(node).map(|b| b.start)
+    }
+
+    fn trip_bound(&self, node: u32) -> Option<u32> {
+        let block = self.block(node)?;
+        let first = self.prog.insts.partition_point(|i| i.offset < block.start);
+        let n = self.prog.insts[first..].iter().take_while(|i| i.offset < block.end).count();
+        super::counted::trip_bound(block.start, self.prog.insts.get(first..first + n)?)
     }
 
     fn instructions(&self, node: u32) -> u32 {
@@ -901,6 +913,9 @@ impl Emitter<'_> {
         // function's return switch runs thousands) do not spend the budget on checks.
         let outermost = !self.frames.iter().any(|f| f.is_loop);
         let unroll = if simple(body) { cx.loops.unroll_factor(self.instructions(body)) } else { 1 };
+        // A loop that ends by itself within a few iterations needs no poll (`control::counted`); under a
+        // device loop limit every loop keeps it, since the limiter's checks share its counter.
+        let polled = cx.loops.limit.is_some() || self.trip_bound(body).is_none();
         let header = cx.m.id();
         let first = cx.m.id();
         let merge = cx.m.id();
@@ -916,7 +931,9 @@ impl Emitter<'_> {
         cx.m.loop_merge(merge, cont, LoopControl::NONE);
         cx.m.branch(first);
         cx.m.label(first);
-        super::guard::poll_weighted_or_break(cx, unroll, merge);
+        if polled {
+            super::guard::poll_weighted_or_break(cx, unroll, merge);
+        }
         self.frames.push(Frame { label, is_loop: true, merge, cont, routed: false });
         if let Some(fell) = fell {
             for _ in 1..unroll {
@@ -939,10 +956,12 @@ impl Emitter<'_> {
             None => cx.m.branch(header),
         }
         cx.m.label(merge);
-        let aborted = super::guard::aborted_at_merge(cx);
-        let go_on = cx.begin_if(aborted);
-        stop(cx);
-        cx.m.label(go_on);
+        if polled {
+            let aborted = super::guard::aborted_at_merge(cx);
+            let go_on = cx.begin_if(aborted);
+            stop(cx);
+            cx.m.label(go_on);
+        }
         if let Some(spent) = outermost.then(|| super::guard::budget_spent(cx)).flatten() {
             let ok = cx.begin_if(spent);
             let at = cx.u32c(pc);
@@ -997,6 +1016,36 @@ impl Emitter<'_> {
             }
         }
         None
+    }
+
+    /// The trip bound of a loop whose `body` holds the code of a single node and no loop of its own (a
+    /// one-block SASS loop: every iteration runs that node and continues only by its back edge).
+    fn trip_bound(&self, body: &[Stmt]) -> Option<u32> {
+        fn nodes(body: &[Stmt], out: &mut Vec<u32>) -> bool {
+            body.iter().all(|st| match st {
+                Stmt::Code(x) => {
+                    out.push(*x);
+                    true
+                }
+                Stmt::Block { body, .. } => nodes(body, out),
+                Stmt::If { node, then_, else_ } => {
+                    out.push(*node);
+                    nodes(then_, out) && nodes(else_, out)
+                }
+                Stmt::Br(_) => true,
+                _ => false,
+            })
+        }
+        let mut found = Vec::new();
+        if !nodes(body, &mut found) {
+            return None;
+        }
+        found.sort_unstable();
+        found.dedup();
+        match found.as_slice() {
+            [x] => self.src.trip_bound(self.input_of(*x)?),
+            _ => None,
+        }
     }
 
     /// SASS instructions in `body`, every arm counted.
