@@ -320,16 +320,26 @@ fn global_load_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, signed: bool, rd: u8) 
     let zero = cx.u32c(0);
     let t = cx.t;
     let mut vals = Vec::new();
+    let strong = super::memory_order::is_strong(cx);
     if bytes < 4 {
         let p = window_ptr(cx, idx, 0);
-        let w = cx.m.load(t.u32, p);
+        let w = if strong { super::memory_order::load32(cx, p) } else { cx.m.load(t.u32, p) };
         let lo = cx.m.un(Op::UConvert, t.u32, addr);
         let v = extract(cx, w, lo, bytes, signed);
         vals.push(cx.sel(ok, v, zero));
+    } else if strong && bytes >= 8 {
+        // One atomic per 8 bytes (the check above faulted a misaligned access and gave index 0).
+        for k in 0..bytes / 8 {
+            let two_k = cx.u32c(2 * k);
+            let i = cx.op2(Op::IAdd, idx, two_k);
+            let (lo, hi) = super::memory_order::load64(cx, i);
+            vals.push(cx.sel(ok, lo, zero));
+            vals.push(cx.sel(ok, hi, zero));
+        }
     } else {
         for k in 0..bytes / 4 {
             let p = window_ptr(cx, idx, k);
-            let w = cx.m.load(t.u32, p);
+            let w = if strong { super::memory_order::load32(cx, p) } else { cx.m.load(t.u32, p) };
             vals.push(cx.sel(ok, w, zero));
         }
     }
@@ -352,6 +362,18 @@ fn global_store_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, data: &[Id]) -> Resul
         let p = window_ptr(cx, idx, 0);
         let lo = cx.m.un(Op::UConvert, t.u32, addr);
         subword_store(cx, p, lo, bytes, data[0], StorageClass::StorageBuffer);
+    } else if super::memory_order::is_strong(cx) {
+        if bytes >= 8 {
+            for (k, pair) in data.chunks(2).enumerate() {
+                let two_k = cx.u32c(2 * k as u32);
+                let i = cx.op2(Op::IAdd, idx, two_k);
+                let hi = pair.get(1).copied().unwrap_or(pair[0]);
+                super::memory_order::store64(cx, i, pair[0], hi);
+            }
+        } else {
+            let p = window_ptr(cx, idx, 0);
+            super::memory_order::store32(cx, p, data[0]);
+        }
     } else {
         for (k, v) in data.iter().enumerate() {
             let p = window_ptr(cx, idx, k as u32);

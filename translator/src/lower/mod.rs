@@ -20,6 +20,7 @@ mod fp64;
 mod heap;
 mod integer;
 pub(crate) mod memory;
+mod memory_order;
 mod misc;
 mod mufu;
 mod narrow;
