@@ -78,6 +78,9 @@ pub(super) fn global(cx: &mut Ctx<'_>, kind: AtomicKind, idx: Id, v: Id, newv: I
     cx.m.branch(body);
     cx.m.label(body);
     crate::control::guard::poll_or_break(cx, merge);
+    if cx.loops.limit.is_some() {
+        wait_a_while(cx, lock);
+    }
     // The try: 0 -> 1, or 0 -> 0 (nothing) once this invocation is done, so that a try that runs for a lane
     // already done (a SIMD group's inactive lanes) can never take the lock. Defensive: the lavapipe failure
     // this was first suspected of was the semantics (`lock_semantics`); it costs one select.
@@ -111,6 +114,31 @@ pub(super) fn global(cx: &mut Ctx<'_>, kind: AtomicKind, idx: Id, v: Id, newv: I
     cx.m.label(merge);
     Ok(cx.m.load(t.u64, result))
 }
+
+/// Reads of the lock while it is held, written out ([`WAIT_READS`] `if`s, no loop) before each try on a
+/// device with a loop limit (lavapipe): there a lock holder is a CPU thread the OS may preempt between taking
+/// and freeing the lock, and each iteration of the spin spends the device's 65,535-iteration budget (the
+/// bench's repeated launches of atomics_global_owned, on the loaded 2-core machine, spent it once with one
+/// read a try). Waiting without iterating stretches that budget by about `WAIT_READS` times.
+fn wait_a_while(cx: &mut Ctx<'_>, lock: Id) {
+    let t = cx.t;
+    let dev = cx.u32c(Scope::Device as u32);
+    let relaxed = cx.u32c(0);
+    let zero = cx.u32c(0);
+    let mut w = cx.m.op(Op::AtomicOr, t.u32, &[lock, dev, relaxed, zero]);
+    for _ in 0..WAIT_READS {
+        let before = cx.m.current_block().unwrap_or(0);
+        let held = cx.m.bin(Op::INotEqual, t.bool, w, zero);
+        let merge = cx.begin_if(held);
+        let then = cx.m.current_block().unwrap_or(0);
+        let again = cx.m.op(Op::AtomicOr, t.u32, &[lock, dev, relaxed, zero]);
+        cx.end_if(merge);
+        w = cx.m.op(Op::Phi, t.u32, &[again, then, w, before]);
+    }
+}
+
+/// See [`wait_a_while`].
+const WAIT_READS: u32 = 32;
 
 /// The lock word of the doubleword at window word `idx`: after the printf records come the abort block's
 /// words (as `control::guard` finds its abort word), the locks from [`abi::ATOMIC64_LOCK_FIRST`] on.
