@@ -4,6 +4,11 @@
 //! pipeline: its wall time (the driver's compile, lavapipe's shader cache off) and the module sizes print
 //! once before the timings.
 //!
+//! The same for the other emulations (`SASSPORT_BENCH_GROUP=soft_f16` or `soft_atomic64` picks one group):
+//! the FP16 corpus kernels with `float16` masked (FP16 arithmetic through 32-bit values, `lower::soft_f16`) and
+//! with `float16,float64` masked, and the 64-bit atomic kernels with `int64-atomics` masked (a lock per
+//! doubleword, `lower::soft_atomic64`).
+//!
 //! `MESA_SHADER_CACHE_DISABLE=true cargo bench -p sassport --bench soft_f64`
 
 mod support;
@@ -29,33 +34,51 @@ fn runtime(without: abi::Features) -> Runtime {
     .expect("a Vulkan device")
 }
 
+/// The FP16 kernels (sm86 SASS with HADD2/HMUL2/HFMA2/HSETP2/HSET2/HMNMX2) and the 64-bit atomic ones.
+const FP16_KERNELS: &[&str] = &["fp16_arith", "fp16_convert", "fp16_compare", "bf16_ops", "narrowing_conversions"];
+const ATOMIC64_KERNELS: &[&str] = &["atomics_global_owned", "atomics_global_contended", "reduce_warp_shuffle"];
+
 fn soft_f64(c: &mut Criterion) {
-    let mut native = runtime(abi::Features::NONE);
-    let mut soft = runtime(abi::Features::NONE.with(abi::Feature::Float64));
+    use abi::Feature::{Float16, Float64, Int64Atomics};
+    let none = abi::Features::NONE;
+    let groups: [(&str, &[&str], abi::Features); 4] = [
+        ("soft_f64", KERNELS, none.with(Float64)),
+        ("soft_f16", FP16_KERNELS, none.with(Float16)),
+        ("soft_f16_f64", FP16_KERNELS, none.with(Float16).with(Float64)),
+        ("soft_atomic64", ATOMIC64_KERNELS, none.with(Int64Atomics)),
+    ];
+    let only = std::env::var("SASSPORT_BENCH_GROUP").ok();
     let launches = sassport_corpus::launches().expect("corpus manifest");
-    let mut group = c.benchmark_group(format!("soft_f64/{}", native.device().name));
-    group.sample_size(10);
-    for name in KERNELS {
-        let l = corpus_launch(&launches, name);
-        let pn = prepare(&mut native, &l, ControlForm::default());
-        let ps = prepare(&mut soft, &l, ControlForm::default());
-        let t = Instant::now();
-        launch(&mut native, &pn);
-        let first_native = t.elapsed();
-        let t = Instant::now();
-        launch(&mut soft, &ps);
-        let first_soft = t.elapsed();
-        println!(
-            "{name}: module words native {}, soft {}; first launch (pipeline creation included) native {:.3} s, soft {:.3} s",
-            pn.words,
-            ps.words,
-            first_native.as_secs_f64(),
-            first_soft.as_secs_f64()
-        );
-        group.bench_function(format!("{name}/native"), |b| b.iter(|| launch(&mut native, &pn)));
-        group.bench_function(format!("{name}/soft"), |b| b.iter(|| launch(&mut soft, &ps)));
+    for (label, kernels, mask) in groups {
+        if only.as_deref().is_some_and(|o| !label.starts_with(o)) {
+            continue;
+        }
+        let mut native = runtime(none);
+        let mut soft = runtime(mask);
+        let mut group = c.benchmark_group(format!("{label}/{}", native.device().name));
+        group.sample_size(10);
+        for name in kernels {
+            let l = corpus_launch(&launches, name);
+            let pn = prepare(&mut native, &l, ControlForm::default());
+            let ps = prepare(&mut soft, &l, ControlForm::default());
+            let t = Instant::now();
+            launch(&mut native, &pn);
+            let first_native = t.elapsed();
+            let t = Instant::now();
+            launch(&mut soft, &ps);
+            let first_soft = t.elapsed();
+            println!(
+                "{label} {name}: module words native {}, soft {}; first launch (pipeline creation included) native {:.3} s, soft {:.3} s",
+                pn.words,
+                ps.words,
+                first_native.as_secs_f64(),
+                first_soft.as_secs_f64()
+            );
+            group.bench_function(format!("{name}/native"), |b| b.iter(|| launch(&mut native, &pn)));
+            group.bench_function(format!("{name}/soft"), |b| b.iter(|| launch(&mut soft, &ps)));
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, soft_f64);

@@ -269,6 +269,13 @@ pub const FAULT_KIND_LOOP_LIMIT: u32 = 14;
 /// `printf_area_word + printf_word::RECORDS + printf_capacity_words`, right after the printf records.
 pub const ABORT_BLOCK_WORDS: u32 = 64;
 
+/// The abort block's words from this index on are the lock words of 64-bit atomics emulated on devices without
+/// `Int64Atomics` (`lower::soft_atomic64`): zero when free. The runtime zeroes the whole block before a launch.
+pub const ATOMIC64_LOCK_FIRST: u32 = 32;
+
+/// Number of those lock words (a power of two; an address's lock is picked by its 8-byte index).
+pub const ATOMIC64_LOCK_WORDS: u32 = 32;
+
 /// Whether a memory fault (kinds 1, 2, 3 and 9..=13) was a misaligned access: its address (or space offset) is
 /// not a multiple of its size. SM86 reports such an access as a misaligned address
 /// (`CUDA_ERROR_MISALIGNED_ADDRESS`) whether or not it is in range, so the record needs no flag of its own: the

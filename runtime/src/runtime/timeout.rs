@@ -32,11 +32,17 @@ impl Runtime {
         self.options.launch_timeout
     }
 
-    /// Writes `value` into the abort word through the mapped window (false: the window is staged).
+    /// Writes `value` into the abort word through the mapped window (false: the window is staged). Writing 0
+    /// (only while nothing runs) zeroes the whole abort block, the free lock words of emulated 64-bit atomics
+    /// (`abi::ATOMIC64_LOCK_FIRST`) included.
     pub(super) fn write_abort_word(&mut self, value: u32) -> bool {
         let at = self.abort_offset() as usize;
         match (&self.backing, self.window.bytes_mut()) {
             (Backing::Mapped, Some(w)) => {
+                if value == 0 {
+                    let n = 4 * sassport_translator::abi::ABORT_BLOCK_WORDS as usize;
+                    w[at..at + n].fill(0);
+                }
                 w[at..at + 4].copy_from_slice(&value.to_le_bytes());
                 std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
                 true

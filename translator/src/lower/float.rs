@@ -35,12 +35,17 @@ pub struct FloatSupport {
     /// The device has `Float64` (the profile does not lack `float64`): otherwise every f64 step, FP32
     /// helpers' exact f64 intermediates included, is soft double in integer arithmetic (`lower::soft_f64`).
     pub float64: bool,
+    /// The device has `Float16`: otherwise HADD2/HMUL2/HFMA2 on FP16 halves take the 32-bit path
+    /// (`lower::soft_f16`: f32 steps and integer rounding, no f64), as they do without `float64`.
+    pub float16: bool,
+    /// The device has 64-bit atomics: otherwise `.64` global atomics run under a lock (`lower::soft_atomic64`).
+    pub int64_atomics: bool,
 }
 
 impl Default for FloatSupport {
     /// Nothing measured: every mode requested, every FFMA exact in integers, denormals not trusted to survive.
     fn default() -> Self {
-        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, f32_denormals_preserved: false, float64: true }
+        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, f32_denormals_preserved: false, float64: true, float16: true, int64_atomics: true }
     }
 }
 
@@ -57,6 +62,8 @@ impl FloatSupport {
             native_fma32: m.fma_f32_fused == Some(true),
             f32_denormals_preserved: m.denorm_f32_preserved == Some(true),
             float64: !p.lacks(crate::features::Feature::Float64),
+            float16: !p.lacks(crate::features::Feature::Float16),
+            int64_atomics: !p.lacks(crate::features::Feature::Int64Atomics),
         }
     }
 }

@@ -95,7 +95,7 @@ fn fmt_of(cx: &Ctx<'_>) -> Format {
 }
 
 /// Bits with NaN replaced by the canonical 0x7fff (low 16 bits).
-fn canonical16(b: &mut B<'_>, fmt: Format, v: Id) -> Id {
+pub(super) fn canonical16(b: &mut B<'_>, fmt: Format, v: Id) -> Id {
     let absm = b.c32(0x7fff);
     let a = b.i32(Op::BitwiseAnd, v, absm);
     let inf = b.c32(fmt.inf() as u32);
@@ -104,7 +104,7 @@ fn canonical16(b: &mut B<'_>, fmt: Format, v: Id) -> Id {
 }
 
 /// Clamp to [+0, 1]; NaN and values not above +0 give +0.
-fn saturate16(b: &mut B<'_>, fmt: Format, v: Id) -> Id {
+pub(super) fn saturate16(b: &mut B<'_>, fmt: Format, v: Id) -> Id {
     let one = b.c32(if fmt == BF16 { 0x3f80 } else { 0x3c00 });
     let k = b.c32(0x8000);
     let sign = b.i32(Op::BitwiseAnd, v, k);
@@ -144,6 +144,9 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         outs.push((p, q, r));
     }
     let md = cx.u32c(0);
+    if fmt == F16 && (!cx.float.float16 || !cx.float.float64) {
+        return super::soft_f16::lower_arith(cx, m, &outs, sat, f32_out);
+    }
     if f32_out {
         // One f32 result: the low halves' operation rounded to f32 (exact f64 steps, then one rounding).
         if fma || fmt == BF16 {

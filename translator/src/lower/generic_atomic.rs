@@ -123,6 +123,13 @@ fn global_op(
     cx.m.selection_merge(merge);
     cx.m.branch_cond(ok, then, merge);
     cx.m.label(then);
+    if wide && !cx.float.int64_atomics {
+        let r = super::soft_atomic64::global(cx, kind, idx, v, newv)?;
+        let then_end = cx.m.current_block().unwrap_or(then);
+        cx.m.branch(merge);
+        cx.m.label(merge);
+        return Ok(cx.m.op(Op::Phi, ty, &[r, then_end, zero, before]));
+    }
     let p = if wide {
         let win = memory::window64(cx);
         let one = cx.u32c(1);

@@ -855,17 +855,21 @@ fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     cx.m.selection_merge(merge);
     cx.m.branch_cond(ok, then, merge);
     cx.m.label(then);
-    let p = if wide {
-        let win = window64(cx);
-        let one = cx.u32c(1);
-        let i = cx.op2(Op::ShiftRightLogical, idx, one);
-        let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
-        let z = cx.u32c(0);
-        cx.m.access(ptr, win, &[z, i])
+    let r = if wide && !cx.float.int64_atomics {
+        super::soft_atomic64::global(cx, kind, idx, v, newv)?
     } else {
-        window_ptr(cx, idx, 0)
+        let p = if wide {
+            let win = window64(cx);
+            let one = cx.u32c(1);
+            let i = cx.op2(Op::ShiftRightLogical, idx, one);
+            let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
+            let z = cx.u32c(0);
+            cx.m.access(ptr, win, &[z, i])
+        } else {
+            window_ptr(cx, idx, 0)
+        };
+        emit_atomic(cx, kind, ty, p, v, newv, crate::spirv::Scope::Device as u32)
     };
-    let r = emit_atomic(cx, kind, ty, p, v, newv, crate::spirv::Scope::Device as u32);
     let then_end = cx.m.current_block().unwrap_or(then);
     cx.m.branch(merge);
     cx.m.label(merge);

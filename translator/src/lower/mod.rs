@@ -27,6 +27,8 @@ mod narrow;
 mod predicate;
 mod shared_counter;
 mod simd;
+pub mod soft_atomic64;
+pub mod soft_f16;
 pub mod soft_f64;
 mod special;
 pub mod subgroup;
