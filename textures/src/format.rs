@@ -142,6 +142,11 @@ impl Layout {
         })
     }
 
+    /// The header's COMPONENTS code of this layout.
+    pub fn code(self) -> u32 {
+        (1..0x58).find(|&c| Layout::from_code(c) == Some(self)).unwrap_or(0)
+    }
+
     /// Bytes per block and the block's extent in texels (1 × 1 for uncompressed layouts). `R1` (one bit a
     /// texel) has no whole-byte block and gives `None`.
     pub fn block(self) -> Option<Block> {
@@ -188,15 +193,15 @@ impl Layout {
 /// How a stored component is interpreted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataType {
-    Snorm,
-    Unorm,
-    Sint,
-    Uint,
+    Snorm = 1,
+    Unorm = 2,
+    Sint = 3,
+    Uint = 4,
     /// SNORM filtered at fp16 precision.
-    SnormForceFp16,
+    SnormForceFp16 = 5,
     /// UNORM filtered at fp16 precision.
-    UnormForceFp16,
-    Float,
+    UnormForceFp16 = 6,
+    Float = 7,
 }
 
 impl DataType {
@@ -212,6 +217,11 @@ impl DataType {
             7 => DataType::Float,
             _ => return None,
         })
+    }
+
+    /// The 3-bit code of this data type.
+    pub fn code(self) -> u32 {
+        self as u32
     }
 
     /// Whether reads return integers (no filtering, no normalisation).
@@ -235,6 +245,19 @@ pub enum Source {
 }
 
 impl Source {
+    /// The 3-bit code of this source.
+    pub fn code(self) -> u32 {
+        match self {
+            Source::Zero => 0,
+            Source::R => 2,
+            Source::G => 3,
+            Source::B => 4,
+            Source::A => 5,
+            Source::OneInt => 6,
+            Source::OneFloat => 7,
+        }
+    }
+
     /// The source with 3-bit code `code`; 1 is reserved.
     pub fn from_code(code: u32) -> Option<Source> {
         Some(match code {

@@ -7,12 +7,14 @@
 //!
 //! - [`tic`]: [`TextureHeader`] from a 32-byte entry; [`tsc`]: [`Sampler`]; [`format`]: layouts, data types
 //!   and swizzles; [`pool`]: handles and pools in [`GpuMemory`](sassport_engines::memory::GpuMemory);
-//! - [`chain`]: where each level and layer lies; [`untile`]: the copy into packed form.
+//! - [`chain`]: where each level and layer lies; [`untile`]: the copy into packed form;
+//! - [`encode`]: headers and samplers back into entries (what a driver writes into a pool).
 //!
 //! Every reserved or unsupported field value is refused with the field's name (`*Error` types).
 
 pub mod bits;
 pub mod chain;
+pub mod encode;
 pub mod format;
 pub mod pool;
 pub mod tic;

@@ -162,7 +162,11 @@ impl TextureHeader {
             )));
         }
         let width = if buffer {
-            ((entry.field(111, 96) << 16) | entry.field(143, 128)) + 1
+            ((entry.field(111, 96) << 16) | entry.field(143, 128)).checked_add(1).ok_or(TicError::Unsupported {
+                field: "WIDTH_MINUS_ONE",
+                value: u32::MAX,
+                why: "one-D buffers of 2^32 texels",
+            })?
         } else {
             entry.field(143, 128) + 1
         };

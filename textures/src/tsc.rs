@@ -44,14 +44,14 @@ impl AddressMode {
 /// Depth comparison (OpenGL order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CompareFunc {
-    Never,
-    Less,
-    Equal,
-    LessEqual,
-    Greater,
-    NotEqual,
-    GreaterEqual,
-    Always,
+    Never = 0,
+    Less = 1,
+    Equal = 2,
+    LessEqual = 3,
+    Greater = 4,
+    NotEqual = 5,
+    GreaterEqual = 6,
+    Always = 7,
 }
 
 /// Texel filter.
