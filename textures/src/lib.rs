@@ -28,3 +28,5 @@ pub use pool::{Handle, Pool, PoolError};
 pub use tic::{MemoryLayout, TextureHeader, TextureType, TicError};
 pub use tsc::{AddressMode, CompareFunc, Filter, MipFilter, Reduction, Sampler, TscError};
 pub use untile::{untile_chain, UntileError};
+/// The GOB sector order a chain is laid out in (chosen by the caller; see [`Chain::new`]).
+pub use sassport_engines::layout::SectorLayout;
