@@ -21,6 +21,9 @@ pub struct HostTexture {
     sampler: vk::Sampler,
     chain: Chain,
     extent: [u32; 3],
+    /// Host-visible buffer of the packed chain, kept for re-uploads (the emulator re-uploads a texture
+    /// whenever its guest pages change).
+    staging: Option<Buffer>,
 }
 
 impl HostTexture {
@@ -74,6 +77,7 @@ impl Runtime {
             sampler: vk::Sampler::null(),
             chain,
             extent,
+            staging: None,
         };
         if let Err(e) = self.finish_texture(&mut texture, format, view_type, header, &sampler_create, packed) {
             self.destroy_texture(texture);
@@ -136,16 +140,33 @@ impl Runtime {
     }
 
     /// Copies `packed` into every level and layer of `t` and leaves the image shader-readable.
-    pub fn upload_texture(&mut self, t: &HostTexture, packed: &[u8]) -> Result<()> {
+    pub fn upload_texture(&mut self, t: &mut HostTexture, packed: &[u8]) -> Result<()> {
+        self.upload_texture_with(t, |staging| {
+            staging.copy_from_slice(&packed[..staging.len()]);
+            Ok(())
+        })
+    }
+
+    /// Lets `fill` write the packed chain straight into the texture's staging memory (e.g. by untiling
+    /// guest memory into it: no extra copy), then copies it into every level and layer of `t`.
+    pub fn upload_texture_with(
+        &mut self,
+        t: &mut HostTexture,
+        fill: impl FnOnce(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
         let bytes = t.chain.packed_bytes();
-        let mut staging = self.staging(bytes, vk::BufferUsageFlags::TRANSFER_SRC)?;
-        if let Some(dst) = staging.bytes_mut() {
-            dst.copy_from_slice(&packed[..bytes as usize]);
+        if t.staging.is_none() {
+            t.staging = Some(self.staging(bytes, vk::BufferUsageFlags::TRANSFER_SRC)?);
         }
+        let Some(staging) = t.staging.as_mut() else { return Ok(()) };
+        match staging.bytes_mut() {
+            Some(dst) => fill(&mut dst[..bytes as usize])?,
+            None => return Err(RuntimeError::Texture("staging memory is not host-visible".into())),
+        }
+        let src = staging.buffer;
         let regions = copy_regions(t);
         let (image, levels, layers) = (t.image, t.chain.levels.len() as u32, t.chain.layers);
-        let src = staging.buffer;
-        let result = self.submit(|d, cb| unsafe {
+        self.submit(|d, cb| unsafe {
             layout_barrier(d, cb, image, levels, layers, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
             d.cmd_copy_buffer_to_image(cb, src, image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &regions);
             layout_barrier(
@@ -157,9 +178,7 @@ impl Runtime {
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
             );
-        });
-        self.gpu.destroy_buffer(&staging);
-        result
+        })
     }
 
     /// Reads every level and layer of `t` back in packed form (`t.chain().packed_bytes()` bytes).
@@ -194,6 +213,9 @@ impl Runtime {
 
     /// Destroys `t` (the GPU must be done with it).
     pub fn destroy_texture(&mut self, t: HostTexture) {
+        if let Some(staging) = &t.staging {
+            self.gpu.destroy_buffer(staging);
+        }
         let d = &self.gpu.device;
         unsafe {
             if t.sampler != vk::Sampler::null() {
