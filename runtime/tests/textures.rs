@@ -38,7 +38,7 @@ const R32_FLOAT: u32 = 0x0f | 7 << 7 | 7 << 10 | 7 << 13 | 7 << 16 | 2 << 19 | 3
 
 fn sampler() -> Sampler {
     // Clamp to edge everywhere, linear filters, linear mips.
-    let e = Entry([2 | 2 << 3 | 2 << 6, 2 | 2 << 4 | 3 << 6, 13 * 256 << 12, 0, 0, 0, 0, 0]);
+    let e = Entry([2 | 2 << 3 | 2 << 6, 2 | 2 << 4 | 3 << 6, (13 * 256) << 12, 0, 0, 0, 0, 0]);
     Sampler::decode(&e).expect("sampler")
 }
 

@@ -94,7 +94,7 @@ fn invalid_headers_are_refused_by_field() {
 #[test]
 fn sampler_fields() {
     // Wrap / mirror / border, compare LESS_EQUAL, linear mag, point min, linear mip, bias -1.5, lod 0.5..=12.
-    let w0 = 0 | 1 << 3 | 3 << 6 | 1 << 9 | 3 << 10 | 2 << 20;
+    let w0 = 1 << 3 | 3 << 6 | 1 << 9 | 3 << 10 | 2 << 20;
     let bias = (-384i32 as u32) & 0x1fff;
     let w1 = 2 | 1 << 4 | 3 << 6 | 1 << 9 | bias << 12;
     let w2 = 128 | (12 * 256) << 12;
