@@ -96,6 +96,21 @@ def case_list():
          "values": [0, 0, 0, 0, 255, 128, 1, 3], "width": 2, "height": 1},
         {"filter": LINEAR, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
         {"n": 4096, "cols": 4096, "floats": [0.5, 1.0 / 4096.0, 1.0]})
+    # Sub-texel precision: texels 0 1 2 3 (4) sampled at steps of 2^-14 across a texel edge (point: where the
+    # index flips; linear: the output is i0 + weight, so it shows the fixed-point coordinate), and the same
+    # through normalized coordinates on 5 texels (x * 5 is inexact in f32).
+    ramp4 = {"type": "array", "channels": 1, "bits": 32, "kind": FLOAT, "texel": "values",
+             "values": [0.0, 1.0, 2.0, 3.0], "width": 4, "height": 1}
+    ramp5 = dict(ramp4, values=[0.0, 1.0, 2.0, 3.0, 4.0], width=5)
+    add("f32_point_subtexel", "tex2d_f1", ramp4,
+        {"filter": POINT, "read": ELEMENT, "normalized": 0, "modes": ["clamp", "clamp"]},
+        {"n": 4096, "cols": 4096, "floats": [0.875, 1.0 / 16384.0, 1.0]})
+    add("f32_linear_subtexel", "tex2d_f1", ramp4,
+        {"filter": LINEAR, "read": ELEMENT, "normalized": 0, "modes": ["clamp", "clamp"]},
+        {"n": 4096, "cols": 4096, "floats": [1.375, 1.0 / 16384.0, 1.0]})
+    add("f32_linear_norm5", "tex2d_f1", ramp5,
+        {"filter": LINEAR, "read": ELEMENT, "normalized": 1, "modes": ["clamp", "clamp"]},
+        {"n": 4096, "cols": 4096, "floats": [0.5, 1.0 / 1024.0, 0.2]})
     # A 2-D float texture sampled bilinearly on a fine grid (both weights at once).
     add("f32_linear_2d", "tex2d_f1",
         {"type": "array", "channels": 1, "bits": 32, "kind": FLOAT, "texel": "f32", "width": 5, "height": 4},
