@@ -17,6 +17,7 @@ pub mod chain;
 pub mod encode;
 pub mod format;
 pub mod pool;
+pub mod sample;
 pub mod tic;
 pub mod tsc;
 pub mod untile;

@@ -155,6 +155,15 @@ def case_list():
                 {"type": "array", "channels": 1, "bits": 32, "kind": FLOAT, "texel": "f32", "width": 8},
                 {"filter": filt, "read": ELEMENT, "normalized": norm, "modes": [mode]},
                 {"n": 256, "floats": [x0, step, 1.0]})
+    # Block-compressed arrays (cudaChannelFormatKindUnsignedBlockCompressed1/3/7 = 17/21/29): random blocks,
+    # every texel sampled at its centre (point, normalized float reads); the decoded values are silicon's
+    # BC decoder. Copied in with cudaMemcpy2DToArray: width in bytes of a row of blocks, height in block rows.
+    for name, kind, block in [("bc1", 17, 8), ("bc3", 21, 16), ("bc7", 29, 16)]:
+        add(f"{name}_point", "tex2d_f4",
+            {"type": "bc", "channels": 4, "bits": 8, "kind": kind, "texel": "u8", "block": block,
+             "width": 16, "height": 16},
+            {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
+            {"n": 256, "cols": 16, "floats": [0.5, 1.0, 1.0]})
     # Surfaces.
     add("surf2d_u32", "surf2d_rw",
         {"type": "surface", "channels": 1, "bits": 32, "kind": UNSIGNED, "texel": "u32",
@@ -177,6 +186,9 @@ def case_list():
 
 def texel_array(res):
     """The host array copied into the resource, shaped as CuPy's copy_from wants it."""
+    if res["type"] == "bc":
+        rows, row_bytes = res["height"] // 4, res["width"] // 4 * res["block"]
+        return texels("u8", rows * row_bytes).reshape(rows, row_bytes)
     w = res["width"]
     h = res.get("height", 0)
     d = res.get("depth", 0)
@@ -207,7 +219,13 @@ def run_case(cp, mod, case, outdir):
     bits = [res["bits"] if k < c else 0 for k in range(4)]
     desc = T.ChannelFormatDescriptor(bits[0], bits[1], bits[2], bits[3], res["kind"])
     keep = []
-    if res["type"] == "linear":
+    if res["type"] == "bc":
+        arr = T.CUDAarray(desc, res["width"], res["height"], 0, 0)
+        keep.append(arr)
+        rows, row_bytes = host.shape
+        cp.cuda.runtime.memcpy2DToArray(arr.ptr, 0, 0, host.ctypes.data, row_bytes, row_bytes, rows, 1)
+        rd = T.ResourceDescriptor(RES_ARRAY, cuArr=arr)
+    elif res["type"] == "linear":
         dev = cp.asarray(host)
         keep.append(dev)
         rd = T.ResourceDescriptor(RES_LINEAR, arr=dev, chDesc=desc, sizeInBytes=dev.nbytes)
