@@ -1,0 +1,107 @@
+//! A host model of how the texture unit picks and weights texels, written the way an in-shader emulation
+//! would compute it (integer fixed point, one step per axis), so the two can be compared value for value.
+//!
+//! Texel space: unnormalized coordinates are used as they are, normalized ones are multiplied by the
+//! level's extent in f32. Point sampling takes `floor(u)`. Linear sampling takes `u − ½` in fixed point
+//! with [`FRACTION_BITS`] fractional bits — the texel below is the integer part, the weight of the texel
+//! above the fraction (CUDA Programming Guide, "Texture Fetching": 9-bit weights with 8 fractional bits).
+//! How the fixed-point value is rounded is [`Rounding`]. Each tap's index then goes through the address
+//! mode on its own (a tap outside the texture in border mode reads the border colour).
+
+use crate::tsc::{AddressMode, Filter};
+
+/// Fractional bits of a linear filter weight.
+pub const FRACTION_BITS: u32 = 8;
+const ONE: u32 = 1 << FRACTION_BITS;
+
+/// How a texel-space position becomes fixed point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// Toward −∞ (the fraction is truncated).
+    Floor,
+    /// To the nearest multiple of 2^-8, halves up.
+    Nearest,
+}
+
+/// One tap along one axis: the texel index after the address mode (`None`: the border colour) and its
+/// weight in 1/256.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tap {
+    pub index: Option<u32>,
+    pub weight: u32,
+}
+
+/// The texel index `i` (any integer) resolves to through `mode` on an axis of `n` texels; `None` reads
+/// the border colour. GL_CLAMP and the mirror-once modes are modelled as their edge/border relatives.
+pub fn resolve(i: i64, n: u32, mode: AddressMode) -> Option<u32> {
+    let n64 = n as i64;
+    let inside = |i: i64| (0..n64).contains(&i).then_some(i as u32);
+    match mode {
+        AddressMode::ClampToEdge | AddressMode::ClampOgl => Some(i.clamp(0, n64 - 1) as u32),
+        AddressMode::Border => inside(i),
+        AddressMode::Wrap => Some(i.rem_euclid(n64) as u32),
+        AddressMode::Mirror => {
+            let m = i.rem_euclid(2 * n64);
+            Some(if m < n64 { m } else { 2 * n64 - 1 - m } as u32)
+        }
+        AddressMode::MirrorOnceClampToEdge | AddressMode::MirrorOnceClampOgl => {
+            let m = if i < 0 { -1 - i } else { i };
+            Some(m.min(n64 - 1) as u32)
+        }
+        AddressMode::MirrorOnceBorder => inside(if i < 0 { -1 - i } else { i }),
+    }
+}
+
+/// Texel-space position of coordinate `x` on an axis of `n` texels.
+pub fn texel_space(x: f32, n: u32, normalized: bool) -> f32 {
+    if normalized {
+        x * n as f32
+    } else {
+        x
+    }
+}
+
+/// `v · 2^8` as an integer, rounded as `rounding` says (saturating far outside any texture).
+fn fixed(v: f32, rounding: Rounding) -> i64 {
+    let scaled = v as f64 * ONE as f64;
+    let r = match rounding {
+        Rounding::Floor => scaled.floor(),
+        Rounding::Nearest => (scaled + 0.5).floor(),
+    };
+    r.clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+}
+
+/// The taps one axis contributes: one for point sampling, two (below, above) for linear. NaN coordinates
+/// are taken as 0.
+pub fn axis(x: f32, n: u32, normalized: bool, mode: AddressMode, filter: Filter, rounding: Rounding) -> Vec<Tap> {
+    let x = if x.is_nan() { 0.0 } else { x };
+    let u = texel_space(x, n, normalized);
+    match filter {
+        Filter::Point => {
+            let i = (u as f64).floor().clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
+            vec![Tap { index: resolve(i, n, mode), weight: ONE }]
+        }
+        Filter::Linear => {
+            let f = fixed(u - 0.5, rounding);
+            let i0 = f >> FRACTION_BITS;
+            let w = (f & (ONE as i64 - 1)) as u32;
+            vec![
+                Tap { index: resolve(i0, n, mode), weight: ONE - w },
+                Tap { index: resolve(i0 + 1, n, mode), weight: w },
+            ]
+        }
+    }
+}
+
+/// Combines two axes' taps into (x index, y index, weight in 1/65536) triples, x fastest; `None` indices
+/// read the border colour.
+pub fn taps_2d(x: &[Tap], y: &[Tap]) -> Vec<(Option<(u32, u32)>, u32)> {
+    let mut out = Vec::with_capacity(x.len() * y.len());
+    for ty in y {
+        for tx in x {
+            let index = tx.index.zip(ty.index);
+            out.push((index, tx.weight * ty.weight));
+        }
+    }
+    out
+}
