@@ -155,6 +155,23 @@ def case_list():
                 {"type": "array", "channels": 1, "bits": 32, "kind": FLOAT, "texel": "f32", "width": 8},
                 {"filter": filt, "read": ELEMENT, "normalized": norm, "modes": [mode]},
                 {"n": 256, "floats": [x0, step, 1.0]})
+    # Conversion tables: every byte value once (16 x 4 RGBA8 = 256 bytes) read at texel centres as sRGB,
+    # as SNORM8 and (1024 values) as UNORM16; and sRGB filtered linearly at fractional coordinates.
+    every_byte = {"type": "array", "channels": 4, "bits": 8, "kind": UNSIGNED, "texel": "u8",
+                  "width": 16, "height": 4}
+    add("rgba8_srgb_point", "tex2d_f4", every_byte,
+        {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"], "srgb": 1},
+        {"n": 64, "cols": 16, "floats": [0.5, 1.0, 1.0]})
+    add("rgba8_srgb_linear", "tex2d_f4", every_byte,
+        {"filter": LINEAR, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"], "srgb": 1},
+        {"n": 4096, "cols": 64, "floats": [-0.5, 0.078125, 1.0]})
+    add("s8x4_snorm_point", "tex2d_f4", dict(every_byte, kind=SIGNED),
+        {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
+        {"n": 64, "cols": 16, "floats": [0.5, 1.0, 1.0]})
+    add("u16x4_unorm_point", "tex2d_f4",
+        {"type": "array", "channels": 4, "bits": 16, "kind": UNSIGNED, "texel": "u16", "width": 16, "height": 16},
+        {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
+        {"n": 256, "cols": 16, "floats": [0.5, 1.0, 1.0]})
     # Block-compressed arrays (cudaChannelFormatKindUnsignedBlockCompressed1/3/7 = 17/21/29): random blocks,
     # every texel sampled at its centre (point, normalized float reads); the decoded values are silicon's
     # BC decoder. Copied in with cudaMemcpy2DToArray: width in bytes of a row of blocks, height in block rows.
@@ -193,12 +210,13 @@ def texel_array(res):
     h = res.get("height", 0)
     d = res.get("depth", 0)
     count = w * max(h, 1) * max(d, 1) * res["channels"]
-    dtype = {(8, UNSIGNED): np.uint8, (16, UNSIGNED): np.uint16, (32, UNSIGNED): np.uint32,
+    dtype = {(8, UNSIGNED): np.uint8, (8, SIGNED): np.int8, (16, UNSIGNED): np.uint16, (32, UNSIGNED): np.uint32,
              (32, FLOAT): np.float32}[(res["bits"], res["kind"])]
     if res["texel"] == "values":
         data = np.array(res["values"], dtype=dtype)
     else:
-        data = texels(res["texel"], count).astype(dtype)
+        data = texels(res["texel"], count)
+        data = data.view(dtype) if data.dtype.itemsize == np.dtype(dtype).itemsize else data.astype(dtype)
     assert data.size == count, (res, data.size, count)
     if d:
         return data.reshape(d, h, w * res["channels"])
@@ -245,7 +263,7 @@ def run_case(cp, mod, case, outdir):
         args += [np.uint64(src.ptr), np.uint64(dst.ptr)]
     else:
         t = case["tex"]
-        td = T.TextureDescriptor([MODES[m] for m in t["modes"]], t["filter"], t["read"],
+        td = T.TextureDescriptor([MODES[m] for m in t["modes"]], t["filter"], t["read"], sRGB=t.get("srgb"),
                                  borderColors=t.get("border"), normalizedCoords=t["normalized"])
         tex = T.TextureObject(rd, td)
         keep.append(tex)
