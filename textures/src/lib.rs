@@ -12,6 +12,7 @@
 //!
 //! Every reserved or unsupported field value is refused with the field's name (`*Error` types).
 
+pub mod bc;
 pub mod bits;
 pub mod chain;
 pub mod encode;

@@ -121,3 +121,23 @@ fn entry_bytes_round_trip() {
     f.set(101, 99, 3);
     assert_eq!((f.0[4], f.0[3]), (5 << 23, 3 << 3));
 }
+
+#[test]
+fn bc1_and_bc3_blocks_decode_by_the_format_rules() {
+    use sassport_textures::bc::{bc1, bc3, Interpolation};
+    // c0 = pure red (0xf800) > c1 = pure blue (0x001f): four colours; indices 0,1,2,3 in the first row.
+    let block = [0x00, 0xf8, 0x1f, 0x00, 0b1110_0100, 0, 0, 0];
+    let t = bc1(&block, Interpolation::Nearest, false);
+    assert_eq!(&t[..4], &[[255, 0, 0, 255], [0, 0, 255, 255], [170, 0, 85, 255], [85, 0, 170, 255]]);
+    // c0 < c1: three colours and transparent black at index 3.
+    let block = [0x1f, 0x00, 0x00, 0xf8, 0b1110_0100, 0, 0, 0];
+    let t = bc1(&block, Interpolation::Truncate, false);
+    assert_eq!(&t[..4], &[[0, 0, 255, 255], [255, 0, 0, 255], [127, 0, 127, 255], [0, 0, 0, 0]]);
+    // BC3: alpha end points 255 and 0 (eight alphas), index 2 of texel 0 = (6·255 + 0) / 7 rounded.
+    let mut b3 = [0u8; 16];
+    b3[0] = 255;
+    b3[2] = 2;
+    b3[8..].copy_from_slice(&[0x00, 0xf8, 0x1f, 0x00, 0, 0, 0, 0]);
+    assert_eq!(bc3(&b3, Interpolation::Nearest)[0], [255, 0, 0, 219]);
+    assert_eq!(bc3(&b3, Interpolation::Truncate)[0][3], 218);
+}
