@@ -105,3 +105,27 @@ pub fn taps_2d(x: &[Tap], y: &[Tap]) -> Vec<(Option<(u32, u32)>, u32)> {
     }
     out
 }
+
+/// Sums `taps` (texel or border, weight in 1/65536) in f32, in tap order: each product `w · texel` and each
+/// running sum rounded to f32 (the hypothesis the recordings check; see docs/textures.md).
+pub fn blend(taps: &[(Option<[f32; 4]>, u32)], border: [f32; 4]) -> [f32; 4] {
+    let mut acc = [0f32; 4];
+    for (texel, w) in taps {
+        let v = texel.unwrap_or(border);
+        let wf = *w as f32 / 65536.0;
+        for k in 0..4 {
+            acc[k] += wf * v[k];
+        }
+    }
+    acc
+}
+
+/// UNORM of `bits` bits as the texture unit returns it: `v / (2^bits − 1)` rounded to f32.
+pub fn unorm(v: u32, bits: u32) -> f32 {
+    (v as f64 / ((1u64 << bits) - 1) as f64) as f32
+}
+
+/// SNORM of `bits` bits: `max(v / (2^(bits−1) − 1), −1)` rounded to f32.
+pub fn snorm(v: i32, bits: u32) -> f32 {
+    ((v as f64 / ((1i64 << (bits - 1)) - 1) as f64).max(-1.0)) as f32
+}
