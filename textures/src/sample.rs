@@ -5,7 +5,7 @@
 //! level's extent in f32. Point sampling takes `floor(u)`. Linear sampling takes `u − ½` in fixed point
 //! with [`FRACTION_BITS`] fractional bits — the texel below is the integer part, the weight of the texel
 //! above the fraction (CUDA Programming Guide, "Texture Fetching": 9-bit weights with 8 fractional bits).
-//! How the fixed-point value is rounded is [`Rounding`]. Each tap's index then goes through the address
+//! How the fixed-point value is rounded is [`Rounding`]: the H200 rounds to nearest. Each tap's index then goes through the address
 //! mode on its own (a tap outside the texture in border mode reads the border colour).
 
 use crate::tsc::{AddressMode, Filter};
@@ -62,8 +62,8 @@ pub fn texel_space(x: f32, n: u32, normalized: bool) -> f32 {
 }
 
 /// `v · 2^8` as an integer, rounded as `rounding` says (saturating far outside any texture).
-fn fixed(v: f32, rounding: Rounding) -> i64 {
-    let scaled = v as f64 * ONE as f64;
+fn fixed(v: f64, rounding: Rounding) -> i64 {
+    let scaled = v * ONE as f64;
     let r = match rounding {
         Rounding::Floor => scaled.floor(),
         Rounding::Nearest => (scaled + 0.5).floor(),
@@ -82,7 +82,7 @@ pub fn axis(x: f32, n: u32, normalized: bool, mode: AddressMode, filter: Filter,
             vec![Tap { index: resolve(i, n, mode), weight: ONE }]
         }
         Filter::Linear => {
-            let f = fixed(u - 0.5, rounding);
+            let f = fixed(u as f64 - 0.5, rounding);
             let i0 = f >> FRACTION_BITS;
             let w = (f & (ONE as i64 - 1)) as u32;
             vec![
@@ -93,31 +93,59 @@ pub fn axis(x: f32, n: u32, normalized: bool, mode: AddressMode, filter: Filter,
     }
 }
 
-/// Combines two axes' taps into (x index, y index, weight in 1/65536) triples, x fastest; `None` indices
-/// read the border colour.
+/// The four bilinear weights (texel below-left, right, above, above-right) in 1/256 for axis weights `wx`,
+/// `wy` (1/256 each): the corner weight is `wx·wy/256` rounded to nearest, halves up, and the others are what
+/// keeps each axis's sum — measured on the H200 (`tests/silicon.rs`; an exact product fails 402 of 4096).
+pub fn bilinear_weights(wx: u32, wy: u32) -> [u32; 4] {
+    let w11 = (wx * wy + ONE / 2) >> FRACTION_BITS;
+    [ONE + w11 - wx - wy, wx - w11, wy - w11, w11]
+}
+
+/// Combines two axes' taps into (x index, y index, weight in 1/256) pairs, x fastest; `None` indices read the
+/// border colour.
 pub fn taps_2d(x: &[Tap], y: &[Tap]) -> Vec<(Option<(u32, u32)>, u32)> {
+    let wx = if x.len() == 2 { x[1].weight } else { 0 };
+    let wy = if y.len() == 2 { y[1].weight } else { 0 };
+    let w = bilinear_weights(wx, wy);
     let mut out = Vec::with_capacity(x.len() * y.len());
-    for ty in y {
-        for tx in x {
-            let index = tx.index.zip(ty.index);
-            out.push((index, tx.weight * ty.weight));
+    for (j, ty) in y.iter().enumerate() {
+        for (i, tx) in x.iter().enumerate() {
+            out.push((tx.index.zip(ty.index), w[i + 2 * j]));
         }
     }
     out
 }
 
-/// Sums `taps` (texel or border, weight in 1/65536) in f32, in tap order: each product `w · texel` and each
-/// running sum rounded to f32 (the hypothesis the recordings check; see docs/textures.md).
-pub fn blend(taps: &[(Option<[f32; 4]>, u32)], border: [f32; 4]) -> [f32; 4] {
-    let mut acc = [0f32; 4];
+/// Float texels: `Σ W·T / 256` rounded once to f32 (the sum is taken in f64, exact unless the taps' exponents
+/// lie more than 2^20 apart).
+pub fn blend_float(taps: &[(Option<[f32; 4]>, u32)], border: [f32; 4]) -> [f32; 4] {
+    let mut acc = [0f64; 4];
     for (texel, w) in taps {
         let v = texel.unwrap_or(border);
-        let wf = *w as f32 / 65536.0;
         for k in 0..4 {
-            acc[k] += wf * v[k];
+            acc[k] += *w as f64 * v[k] as f64;
         }
     }
-    acc
+    acc.map(|a| (a / ONE as f64) as f32)
+}
+
+/// UNORM8 texels read as normalized floats: each texel widened to 16 bits (`v · 257`), `Σ W·v16` rounded to
+/// 16 bits (halves up), returned as `r16 / 65535` — measured on the H200 (every RGBA8 filter case exact).
+pub fn blend_unorm8(taps: &[(Option<[u8; 4]>, u32)], border: [u8; 4]) -> [f32; 4] {
+    let mut acc = [0u32; 4];
+    for (texel, w) in taps {
+        let v = texel.unwrap_or(border);
+        for k in 0..4 {
+            acc[k] += w * v[k] as u32 * 257;
+        }
+    }
+    acc.map(|a| ((a + ONE / 2) >> FRACTION_BITS) as f64 / 65535.0).map(|v| v as f32)
+}
+
+/// A float border colour as a UNORM8 texture stores it: `x · 255` to nearest, halves down (0.5 → 127,
+/// 0.25 → 64, 0.75 → 191 on the H200).
+pub fn border_unorm8(x: f32) -> u8 {
+    ((x as f64 * 255.0 - 0.5).ceil()).clamp(0.0, 255.0) as u8
 }
 
 /// UNORM of `bits` bits as the texture unit returns it: `v / (2^bits − 1)` rounded to f32.
