@@ -1,8 +1,8 @@
 //! A host model of how the texture unit picks and weights texels, written the way an in-shader emulation
 //! would compute it (integer fixed point, one step per axis), so the two can be compared value for value.
 //!
-//! Texel space: unnormalized coordinates are used as they are, normalized ones are multiplied by the
-//! level's extent in f32. Point sampling takes `floor(u)`. Linear sampling takes `u − ½` in fixed point
+//! Texel space: unnormalized coordinates are used as they are, normalized ones are truncated to fixed point
+//! and multiplied by the level's extent exactly ([`texel_space`]). Point sampling takes `floor(u)`. Linear sampling takes `u − ½` in fixed point
 //! with [`FRACTION_BITS`] fractional bits — the texel below is the integer part, the weight of the texel
 //! above the fraction (CUDA Programming Guide, "Texture Fetching": 9-bit weights with 8 fractional bits).
 //! How the fixed-point value is rounded is [`Rounding`]: the H200 rounds to nearest. Each tap's index then goes through the address
@@ -52,12 +52,20 @@ pub fn resolve(i: i64, n: u32, mode: AddressMode) -> Option<u32> {
     }
 }
 
-/// Texel-space position of coordinate `x` on an axis of `n` texels.
-pub fn texel_space(x: f32, n: u32, normalized: bool) -> f32 {
+/// Fractional bits a normalized coordinate keeps before it is scaled to texels: the H200 truncates it
+/// (any of 12..=22 bits fits the recordings, 24 does not; 22 is what addressing 1/256 of a texel of a
+/// 16384-texel axis needs, so the model takes 22).
+pub const NORMALIZED_FRACTION_BITS: u32 = 22;
+
+/// Texel-space position of coordinate `x` on an axis of `n` texels: unnormalized as it is, normalized
+/// truncated to [`NORMALIZED_FRACTION_BITS`] and multiplied by `n` exactly (an f32 product misses 820 of
+/// 4096 linear samples on a 5-texel axis).
+pub fn texel_space(x: f32, n: u32, normalized: bool) -> f64 {
     if normalized {
-        x * n as f32
+        let scale = (1u64 << NORMALIZED_FRACTION_BITS) as f64;
+        (x as f64 * scale).floor() / scale * n as f64
     } else {
-        x
+        x as f64
     }
 }
 
@@ -78,11 +86,11 @@ pub fn axis(x: f32, n: u32, normalized: bool, mode: AddressMode, filter: Filter,
     let u = texel_space(x, n, normalized);
     match filter {
         Filter::Point => {
-            let i = (u as f64).floor().clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
+            let i = u.floor().clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
             vec![Tap { index: resolve(i, n, mode), weight: ONE }]
         }
         Filter::Linear => {
-            let f = fixed(u as f64 - 0.5, rounding);
+            let f = fixed(u - 0.5, rounding);
             let i0 = f >> FRACTION_BITS;
             let w = (f & (ONE as i64 - 1)) as u32;
             vec![

@@ -187,6 +187,7 @@ const EXACT: &[&str] = &[
     "f32_1d_linear_mirror",
     "s8x4_snorm_point",
     "u16x4_unorm_point",
+    "f32_linear_norm5",
 ];
 
 #[test]
