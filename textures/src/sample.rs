@@ -124,8 +124,8 @@ pub fn taps_2d(x: &[Tap], y: &[Tap]) -> Vec<(Option<(u32, u32)>, u32)> {
     out
 }
 
-/// Float texels: `Σ W·T / 256` rounded once to f32 (the sum is taken in f64, exact unless the taps' exponents
-/// lie more than 2^20 apart).
+/// Float texels: `Σ W·T / 256` rounded once to f32, ties away from zero (the sum is taken in f64, exact
+/// unless the taps' exponents lie more than 2^20 apart).
 pub fn blend_float(taps: &[(Option<[f32; 4]>, u32)], border: [f32; 4]) -> [f32; 4] {
     let mut acc = [0f64; 4];
     for (texel, w) in taps {
@@ -134,7 +134,26 @@ pub fn blend_float(taps: &[(Option<[f32; 4]>, u32)], border: [f32; 4]) -> [f32; 
             acc[k] += *w as f64 * v[k] as f64;
         }
     }
-    acc.map(|a| (a / ONE as f64) as f32)
+    acc.map(|a| round_ties_away(a / ONE as f64))
+}
+
+/// `v` to f32, to nearest with ties away from zero: the H200 returns 8388609 for (1 + 2^24) / 2, where
+/// round-to-even gives 8388608.
+fn round_ties_away(v: f64) -> f32 {
+    let r = v as f32;
+    let gap = (r as f64 - v).abs();
+    if gap == 0.0 {
+        return r;
+    }
+    // The neighbour of `r` on the other side of `v`; at an exact tie take the larger magnitude.
+    let other = if (r as f64) < v { f32::from_bits(r.to_bits().wrapping_add(if r >= 0.0 { 1 } else { u32::MAX })) } else {
+        f32::from_bits(r.to_bits().wrapping_add(if r > 0.0 { u32::MAX } else { 1 }))
+    };
+    if (other as f64 - v).abs() == gap && other.abs() > r.abs() {
+        other
+    } else {
+        r
+    }
 }
 
 /// UNORM8 texels read as normalized floats: each texel widened to 16 bits (`v · 257`), `Σ W·v16` rounded to

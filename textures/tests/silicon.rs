@@ -188,6 +188,7 @@ const EXACT: &[&str] = &[
     "s8x4_snorm_point",
     "u16x4_unorm_point",
     "f32_linear_norm5",
+    "f32_linear_weights_big",
 ];
 
 #[test]
