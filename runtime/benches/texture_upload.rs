@@ -32,8 +32,20 @@ fn ratio(_c: &mut Criterion) {
     let guest: Vec<u8> = (0..chain.guest_bytes()).map(|i| (i * 7 + 3) as u8).collect();
     let bytes = chain.packed_bytes() as usize;
     let mut packed = vec![0u8; bytes];
-    let sampler = Sampler::decode(&Entry([2 | 2 << 3 | 2 << 6, 1 | 1 << 4 | 1 << 6, 0, 0, 0, 0, 0, 0])).expect("sampler");
-    let mut t = rt.create_texture(&h, &sampler, chain.clone(), &packed).expect("texture");
+    let sampler = Sampler::decode(&Entry([
+        2 | 2 << 3 | 2 << 6,
+        1 | 1 << 4 | 1 << 6,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ]))
+    .expect("sampler");
+    let mut t = rt
+        .create_texture(&h, &sampler, chain.clone(), &packed)
+        .expect("texture");
     let src = vec![0x5Au8; bytes];
     let (mut copy, mut untile, mut both) = (f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..40 {

@@ -55,9 +55,27 @@ pub fn vk_format(format: &Format, srgb: bool) -> Result<vk::Format, TextureError
     let f = match format.layout {
         Layout::R8 => pick(F::R8_UNORM, F::R8_SNORM, F::R8_UINT, F::R8_SINT, u)?,
         Layout::G8R8 => pick(F::R8G8_UNORM, F::R8G8_SNORM, F::R8G8_UINT, F::R8G8_SINT, u)?,
-        Layout::A8B8G8R8 => pick(F::R8G8B8A8_UNORM, F::R8G8B8A8_SNORM, F::R8G8B8A8_UINT, F::R8G8B8A8_SINT, u)?,
-        Layout::R16 => pick(F::R16_UNORM, F::R16_SNORM, F::R16_UINT, F::R16_SINT, F::R16_SFLOAT)?,
-        Layout::R16G16 => pick(F::R16G16_UNORM, F::R16G16_SNORM, F::R16G16_UINT, F::R16G16_SINT, F::R16G16_SFLOAT)?,
+        Layout::A8B8G8R8 => pick(
+            F::R8G8B8A8_UNORM,
+            F::R8G8B8A8_SNORM,
+            F::R8G8B8A8_UINT,
+            F::R8G8B8A8_SINT,
+            u,
+        )?,
+        Layout::R16 => pick(
+            F::R16_UNORM,
+            F::R16_SNORM,
+            F::R16_UINT,
+            F::R16_SINT,
+            F::R16_SFLOAT,
+        )?,
+        Layout::R16G16 => pick(
+            F::R16G16_UNORM,
+            F::R16G16_SNORM,
+            F::R16G16_UINT,
+            F::R16G16_SINT,
+            F::R16G16_SFLOAT,
+        )?,
         Layout::R16G16B16A16 => pick(
             F::R16G16B16A16_UNORM,
             F::R16G16B16A16_SNORM,
@@ -67,7 +85,13 @@ pub fn vk_format(format: &Format, srgb: bool) -> Result<vk::Format, TextureError
         )?,
         Layout::R32 => pick(u, u, F::R32_UINT, F::R32_SINT, F::R32_SFLOAT)?,
         Layout::R32G32 => pick(u, u, F::R32G32_UINT, F::R32G32_SINT, F::R32G32_SFLOAT)?,
-        Layout::R32G32B32A32 => pick(u, u, F::R32G32B32A32_UINT, F::R32G32B32A32_SINT, F::R32G32B32A32_SFLOAT)?,
+        Layout::R32G32B32A32 => pick(
+            u,
+            u,
+            F::R32G32B32A32_UINT,
+            F::R32G32B32A32_SINT,
+            F::R32G32B32A32_SFLOAT,
+        )?,
         Layout::A2B10G10R10 => pick(F::A2B10G10R10_UNORM_PACK32, u, F::A2B10G10R10_UINT_PACK32, u, u)?,
         Layout::B5G6R5 => pick(F::B5G6R5_UNORM_PACK16, u, u, u, u)?,
         Layout::B10G11R11 => pick(u, u, u, u, F::B10G11R11_UFLOAT_PACK32)?,
@@ -100,7 +124,12 @@ pub fn component_mapping(format: &Format) -> vk::ComponentMapping {
         Source::OneInt | Source::OneFloat => vk::ComponentSwizzle::ONE,
     };
     let [r, g, b, a] = format.swizzle;
-    vk::ComponentMapping { r: c(r), g: c(g), b: c(b), a: c(a) }
+    vk::ComponentMapping {
+        r: c(r),
+        g: c(g),
+        b: c(b),
+        a: c(a),
+    }
 }
 
 /// Image type, view type and whether the image is cube-compatible.
@@ -114,12 +143,19 @@ pub fn image_types(header: &TextureHeader) -> Result<(vk::ImageType, vk::ImageVi
         ThreeD => (vk::ImageType::TYPE_3D, vk::ImageViewType::TYPE_3D, false),
         Cube => (vk::ImageType::TYPE_2D, vk::ImageViewType::CUBE, true),
         CubeArray => (vk::ImageType::TYPE_2D, vk::ImageViewType::CUBE_ARRAY, true),
-        OneDBuffer => return Err(TextureError::Layout("one-D buffers are texel buffers, not images".into())),
+        OneDBuffer => {
+            return Err(TextureError::Layout(
+                "one-D buffers are texel buffers, not images".into(),
+            ))
+        }
     })
 }
 
 /// The Vulkan sampler for `sampler` on `header` (unnormalized coordinates come from the header).
-pub fn sampler_info(sampler: &Sampler, header: &TextureHeader) -> Result<vk::SamplerCreateInfo<'static>, TextureError> {
+pub fn sampler_info(
+    sampler: &Sampler,
+    header: &TextureHeader,
+) -> Result<vk::SamplerCreateInfo<'static>, TextureError> {
     let refuse = |what: String| TextureError::Sampler { what };
     let mut address = [vk::SamplerAddressMode::REPEAT; 3];
     for (k, mode) in sampler.address.iter().enumerate() {
@@ -147,7 +183,8 @@ pub fn sampler_info(sampler: &Sampler, header: &TextureHeader) -> Result<vk::Sam
         MipFilter::Point => (vk::SamplerMipmapMode::NEAREST, sampler.max_lod as f32 / 256.0),
         MipFilter::Linear => (vk::SamplerMipmapMode::LINEAR, sampler.max_lod as f32 / 256.0),
     };
-    let border = border_color(sampler).ok_or_else(|| refuse(format!("border colour {:08x?}", sampler.border)))?;
+    let border =
+        border_color(sampler).ok_or_else(|| refuse(format!("border colour {:08x?}", sampler.border)))?;
     let compare = sampler.compare.map(|f| match f {
         CompareFunc::Never => vk::CompareOp::NEVER,
         CompareFunc::Less => vk::CompareOp::LESS,
@@ -160,7 +197,9 @@ pub fn sampler_info(sampler: &Sampler, header: &TextureHeader) -> Result<vk::Sam
     });
     let unnormalized = !header.normalized_coords;
     if unnormalized && (header.levels() > 1 || address.iter().any(|a| !is_clamp(*a))) {
-        return Err(refuse("unnormalized coordinates with mip levels or wrap/mirror modes".into()));
+        return Err(refuse(
+            "unnormalized coordinates with mip levels or wrap/mirror modes".into(),
+        ));
     }
     Ok(vk::SamplerCreateInfo::default()
         .mag_filter(filter(sampler.mag_filter))
@@ -172,7 +211,11 @@ pub fn sampler_info(sampler: &Sampler, header: &TextureHeader) -> Result<vk::Sam
         .mip_lod_bias(sampler.lod_bias as f32 / 256.0)
         .compare_enable(compare.is_some())
         .compare_op(compare.unwrap_or(vk::CompareOp::NEVER))
-        .min_lod(if unnormalized { 0.0 } else { sampler.min_lod as f32 / 256.0 })
+        .min_lod(if unnormalized {
+            0.0
+        } else {
+            sampler.min_lod as f32 / 256.0
+        })
         .max_lod(if unnormalized { 0.0 } else { max_lod })
         .border_color(border)
         .unnormalized_coordinates(unnormalized))

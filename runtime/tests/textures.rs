@@ -38,20 +38,35 @@ const R32_FLOAT: u32 = 0x0f | 7 << 7 | 7 << 10 | 7 << 13 | 7 << 16 | 2 << 19 | 3
 
 fn sampler() -> Sampler {
     // Clamp to edge everywhere, linear filters, linear mips.
-    let e = Entry([2 | 2 << 3 | 2 << 6, 2 | 2 << 4 | 3 << 6, (13 * 256) << 12, 0, 0, 0, 0, 0]);
+    let e = Entry([
+        2 | 2 << 3 | 2 << 6,
+        2 | 2 << 4 | 3 << 6,
+        (13 * 256) << 12,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ]);
     Sampler::decode(&e).expect("sampler")
 }
 
 fn round_trip(rt: &mut Runtime, h: &TextureHeader) {
     let chain = Chain::new(h, SectorLayout::Turing2D).expect("chain");
-    let guest: Vec<u8> = (0..chain.guest_bytes()).map(|i| (i * 97 + i / 509) as u8).collect();
+    let guest: Vec<u8> = (0..chain.guest_bytes())
+        .map(|i| (i * 97 + i / 509) as u8)
+        .collect();
     let mut packed = vec![0u8; chain.packed_bytes() as usize];
     untile_chain(&chain, &guest, &mut packed, 0).expect("untile");
     let t = rt.create_texture(h, &sampler(), chain, &packed).expect("texture");
     let mut back = vec![0u8; packed.len()];
     rt.read_texture(&t, &mut back).expect("read back");
     rt.destroy_texture(t);
-    assert!(back == packed, "image read back differs from what was uploaded ({:?})", h.texture_type);
+    assert!(
+        back == packed,
+        "image read back differs from what was uploaded ({:?})",
+        h.texture_type
+    );
 }
 
 #[test]

@@ -49,7 +49,11 @@ impl Entry {
     /// Sets bits `lo..=hi` to `value` (truncated to the field); for building entries in tests and tools.
     pub fn set(&mut self, hi: u32, lo: u32, value: u32) {
         let width = hi - lo + 1;
-        let mask = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+        let mask = if width == 32 {
+            u32::MAX
+        } else {
+            (1u32 << width) - 1
+        };
         let word = &mut self.0[(lo / 32) as usize & 7];
         *word = (*word & !(mask << (lo % 32))) | ((value & mask) << (lo % 32));
     }

@@ -63,12 +63,17 @@ impl Chain {
     /// GPUs and Tegra Orin use [`SectorLayout::Turing2D`]).
     pub fn new(header: &TextureHeader, sectors: SectorLayout) -> Result<Chain, ChainError> {
         // `TextureHeader::decode` refuses layouts without whole-byte blocks.
-        let block = header.format.layout.block().ok_or(ChainError::Unsupported("R1 texels (one bit each)"))?;
+        let block = header
+            .format
+            .layout
+            .block()
+            .ok_or(ChainError::Unsupported("R1 texels (one bit each)"))?;
         let layers = header.layers();
         match header.memory {
-            MemoryLayout::BlockLinear { block_height_log2, block_depth_log2 } => {
-                block_linear(header, block, sectors, block_height_log2, block_depth_log2)
-            }
+            MemoryLayout::BlockLinear {
+                block_height_log2,
+                block_depth_log2,
+            } => block_linear(header, block, sectors, block_height_log2, block_depth_log2),
             MemoryLayout::Pitch { pitch } => {
                 if layers > 1 || header.slices() > 1 {
                     return Err(ChainError::Unsupported("layered or 3-D pitch-linear textures"));
@@ -76,12 +81,22 @@ impl Chain {
                 let level = flat_level(header, block, 0)?;
                 let guest_bytes = pitch as u64 * (level.rows as u64 * level.depth as u64).saturating_sub(1)
                     + level.row_bytes as u64;
-                Ok(Chain { block, levels: vec![Level { guest_bytes, ..level }], layers, layer_stride: 0 })
+                Ok(Chain {
+                    block,
+                    levels: vec![Level { guest_bytes, ..level }],
+                    layers,
+                    layer_stride: 0,
+                })
             }
             MemoryLayout::Buffer => {
                 let level = flat_level(header, block, 0)?;
                 let guest_bytes = level.row_bytes as u64;
-                Ok(Chain { block, levels: vec![Level { guest_bytes, ..level }], layers: 1, layer_stride: 0 })
+                Ok(Chain {
+                    block,
+                    levels: vec![Level { guest_bytes, ..level }],
+                    layers: 1,
+                    layer_stride: 0,
+                })
             }
         }
     }
@@ -137,8 +152,12 @@ fn block_linear(
     let mut base_block_bytes = GOB_SIZE_BYTES as u64;
     for l in 0..header.levels() {
         let level = flat_level(header, block, l)?;
-        let (h, d) =
-            BlockLinearLayout::clamped_block_log2(level.rows, level.depth, block_height_log2, block_depth_log2);
+        let (h, d) = BlockLinearLayout::clamped_block_log2(
+            level.rows,
+            level.depth,
+            block_height_log2,
+            block_depth_log2,
+        );
         let layout = BlockLinearLayout::new(level.row_bytes, level.rows, level.depth, h, d, sectors)
             .map_err(|source| ChainError::Layout { level: l, source })?;
         if l == 0 {
@@ -155,5 +174,10 @@ fn block_linear(
             .ok_or_else(|| ChainError::TooLarge(format!("{} levels", header.levels())))?;
     }
     let layer_stride = offset.div_ceil(base_block_bytes) * base_block_bytes;
-    Ok(Chain { block, levels, layers: header.layers(), layer_stride })
+    Ok(Chain {
+        block,
+        levels,
+        layers: header.layers(),
+        layer_stride,
+    })
 }

@@ -30,7 +30,10 @@ impl TextureHeader {
                 e.set(87, 85, 2);
                 e.set(111, 96, pitch >> 5);
             }
-            MemoryLayout::BlockLinear { block_height_log2, block_depth_log2 } => {
+            MemoryLayout::BlockLinear {
+                block_height_log2,
+                block_depth_log2,
+            } => {
                 e.set(87, 85, 3);
                 e.set(101, 99, block_height_log2);
                 e.set(104, 102, block_depth_log2);
@@ -92,17 +95,25 @@ impl Sampler {
         };
         e.set(33, 32, filter(self.mag_filter));
         e.set(37, 36, filter(self.min_filter));
-        e.set(39, 38, match self.mip_filter {
-            MipFilter::None => 1,
-            MipFilter::Point => 2,
-            MipFilter::Linear => 3,
-        });
+        e.set(
+            39,
+            38,
+            match self.mip_filter {
+                MipFilter::None => 1,
+                MipFilter::Point => 2,
+                MipFilter::Linear => 3,
+            },
+        );
         e.set(41, 41, self.seamless_cube as u32);
-        e.set(43, 42, match self.reduction {
-            Reduction::WeightedAverage => 0,
-            Reduction::Min => 1,
-            Reduction::Max => 2,
-        });
+        e.set(
+            43,
+            42,
+            match self.reduction {
+                Reduction::WeightedAverage => 0,
+                Reduction::Min => 1,
+                Reduction::Max => 2,
+            },
+        );
         e.set(56, 44, self.lod_bias as u32);
         e.set(75, 64, self.min_lod);
         e.set(87, 76, self.max_lod);

@@ -144,15 +144,25 @@ impl Layout {
 
     /// The header's COMPONENTS code of this layout.
     pub fn code(self) -> u32 {
-        (1..0x58).find(|&c| Layout::from_code(c) == Some(self)).unwrap_or(0)
+        (1..0x58)
+            .find(|&c| Layout::from_code(c) == Some(self))
+            .unwrap_or(0)
     }
 
     /// Bytes per block and the block's extent in texels (1 × 1 for uncompressed layouts). `R1` (one bit a
     /// texel) has no whole-byte block and gives `None`.
     pub fn block(self) -> Option<Block> {
         use Layout::*;
-        let texel = |bytes| Block { bytes, width: 1, height: 1 };
-        let bc = |bytes| Block { bytes, width: 4, height: 4 };
+        let texel = |bytes| Block {
+            bytes,
+            width: 1,
+            height: 1,
+        };
+        let bc = |bytes| Block {
+            bytes,
+            width: 4,
+            height: 4,
+        };
         Some(match self {
             R32G32B32A32 => texel(16),
             R32G32B32 => texel(12),
@@ -160,13 +170,21 @@ impl Layout {
             R32B24G8 | X8B8G8R8 | A8B8G8R8 | A2B10G10R10 | R16G16 | G8R24 | G24R8 | R32 | E5B9G9R9
             | B10G11R11 | S8Z24 | X8Z24 | Z24S8 | Zf32 => texel(4),
             // Packed 4:2:2 layouts hold two texels in 4 bytes.
-            G8B8G8R8 | B8G8R8G8 => Block { bytes: 4, width: 2, height: 1 },
+            G8B8G8R8 | B8G8R8G8 => Block {
+                bytes: 4,
+                width: 2,
+                height: 1,
+            },
             A4B4G4R4 | A5B5G5R1 | A1B5G5R5 | B5G6R5 | B6G5R5 | G8R8 | R16 | Z16 => texel(2),
             Y8Video | R8 | G4R4 => texel(1),
             R1 => return None,
             Dxt1 | Dxn1 | Etc2Rgb | Etc2RgbPta | Eac => bc(8),
             Dxt23 | Dxt45 | Dxn2 | Bc6hSf16 | Bc6hUf16 | Bc7 | Etc2Rgba | EacX2 => bc(16),
-            Astc(w, h) => Block { bytes: 16, width: w as u32, height: h as u32 },
+            Astc(w, h) => Block {
+                bytes: 16,
+                width: w as u32,
+                height: h as u32,
+            },
         })
     }
 
@@ -176,8 +194,8 @@ impl Layout {
         match self {
             R32G32B32A32 | R16G16B16A16 | A8B8G8R8 | A2B10G10R10 | A4B4G4R4 | A5B5G5R1 | A1B5G5R5
             | Etc2RgbPta | Etc2Rgba | Dxt1 | Dxt23 | Dxt45 | Bc7 | Astc(..) => 4,
-            R32G32B32 | X8B8G8R8 | B5G6R5 | B6G5R5 | E5B9G9R9 | B10G11R11 | Etc2Rgb | Bc6hSf16
-            | Bc6hUf16 | G8B8G8R8 | B8G8R8G8 => 3,
+            R32G32B32 | X8B8G8R8 | B5G6R5 | B6G5R5 | E5B9G9R9 | B10G11R11 | Etc2Rgb | Bc6hSf16 | Bc6hUf16
+            | G8B8G8R8 | B8G8R8G8 => 3,
             R32G32 | R32B24G8 | R16G16 | G8R24 | G24R8 | G8R8 | G4R4 | Dxn2 | EacX2 | S8Z24 | X8Z24
             | Z24S8 | Zf32X24S8 => 2,
             R32 | R16 | R8 | R1 | Y8Video | Dxn1 | Eac | Zf32 | Z16 => 1,

@@ -27,8 +27,8 @@ pub use bits::Entry;
 pub use chain::{Chain, ChainError, Level};
 pub use format::{DataType, Format, Layout, Source};
 pub use pool::{Handle, Pool, PoolError};
+/// The GOB sector order a chain is laid out in (chosen by the caller; see [`Chain::new`]).
+pub use sassport_engines::layout::SectorLayout;
 pub use tic::{MemoryLayout, TextureHeader, TextureType, TicError};
 pub use tsc::{AddressMode, CompareFunc, Filter, MipFilter, Reduction, Sampler, TscError};
 pub use untile::{untile_chain, UntileError};
-/// The GOB sector order a chain is laid out in (chosen by the caller; see [`Chain::new`]).
-pub use sassport_engines::layout::SectorLayout;

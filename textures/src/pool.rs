@@ -21,7 +21,10 @@ impl Handle {
     /// Splits `raw`; with `linked` the sampler index is the texture index.
     pub fn split(raw: u32, linked: bool) -> Handle {
         let tic = raw & 0xF_FFFF;
-        Handle { tic, tsc: if linked { tic } else { raw >> 20 } }
+        Handle {
+            tic,
+            tsc: if linked { tic } else { raw >> 20 },
+        }
     }
 }
 
@@ -36,9 +39,18 @@ pub struct Pool {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PoolError {
     #[error("{pool} index {index} is past the pool's {entries} entries")]
-    IndexOutOfRange { pool: &'static str, index: u32, entries: u32 },
+    IndexOutOfRange {
+        pool: &'static str,
+        index: u32,
+        entries: u32,
+    },
     #[error("{pool} entry {index} at GPU VA {va:#x}: {source}")]
-    Memory { pool: &'static str, index: u32, va: u64, source: MemoryError },
+    Memory {
+        pool: &'static str,
+        index: u32,
+        va: u64,
+        source: MemoryError,
+    },
     #[error("TIC entry {index}: {source}")]
     Tic { index: u32, source: TicError },
     #[error("TSC entry {index}: {source}")]
@@ -49,11 +61,20 @@ impl Pool {
     /// The raw entry `index`.
     pub fn entry(&self, memory: &GpuMemory, pool: &'static str, index: u32) -> Result<Entry, PoolError> {
         if index >= self.entries {
-            return Err(PoolError::IndexOutOfRange { pool, index, entries: self.entries });
+            return Err(PoolError::IndexOutOfRange {
+                pool,
+                index,
+                entries: self.entries,
+            });
         }
         let va = self.address.wrapping_add(index as u64 * Entry::BYTES as u64);
         let mut bytes = [0u8; 32];
-        memory.read(va, &mut bytes).map_err(|source| PoolError::Memory { pool, index, va, source })?;
+        memory.read(va, &mut bytes).map_err(|source| PoolError::Memory {
+            pool,
+            index,
+            va,
+            source,
+        })?;
         Ok(Entry::from_bytes(&bytes))
     }
 

@@ -1,12 +1,14 @@
 //! A host model of how the texture unit picks and weights texels, written the way an in-shader emulation
 //! would compute it (integer fixed point, one step per axis), so the two can be compared value for value.
 //!
-//! Texel space: unnormalized coordinates are used as they are, normalized ones are truncated to fixed point
-//! and multiplied by the level's extent exactly ([`texel_space`]). Point sampling takes `floor(u)`. Linear sampling takes `u − ½` in fixed point
-//! with [`FRACTION_BITS`] fractional bits — the texel below is the integer part, the weight of the texel
-//! above the fraction (CUDA Programming Guide, "Texture Fetching": 9-bit weights with 8 fractional bits).
-//! How the fixed-point value is rounded is [`Rounding`]: the H200 rounds to nearest. Each tap's index then goes through the address
-//! mode on its own (a tap outside the texture in border mode reads the border colour).
+//! Texel space: unnormalized coordinates are used as they are, normalized ones are truncated to fixed
+//! point and multiplied by the level's extent exactly ([`texel_space`]). Point sampling takes `floor(u)`.
+//! Linear sampling takes `u − ½` in fixed point with [`FRACTION_BITS`] fractional bits — the texel below
+//! is the integer part, the weight of the texel above the fraction (CUDA Programming Guide, "Texture
+//! Fetching": 9-bit weights with 8 fractional bits); the H200 rounds to nearest ([`Rounding`]). Each tap's
+//! index then goes through the address mode on its own (a border-mode tap outside the texture reads the
+//! border colour). Bilinear weights and the blends are [`bilinear_weights`], [`blend_float`] and
+//! [`blend_unorm8`]; `tests/silicon.rs` holds the recordings they were fitted to.
 
 use crate::tsc::{AddressMode, Filter};
 
@@ -81,21 +83,37 @@ fn fixed(v: f64, rounding: Rounding) -> i64 {
 
 /// The taps one axis contributes: one for point sampling, two (below, above) for linear. NaN coordinates
 /// are taken as 0.
-pub fn axis(x: f32, n: u32, normalized: bool, mode: AddressMode, filter: Filter, rounding: Rounding) -> Vec<Tap> {
+pub fn axis(
+    x: f32,
+    n: u32,
+    normalized: bool,
+    mode: AddressMode,
+    filter: Filter,
+    rounding: Rounding,
+) -> Vec<Tap> {
     let x = if x.is_nan() { 0.0 } else { x };
     let u = texel_space(x, n, normalized);
     match filter {
         Filter::Point => {
             let i = u.floor().clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
-            vec![Tap { index: resolve(i, n, mode), weight: ONE }]
+            vec![Tap {
+                index: resolve(i, n, mode),
+                weight: ONE,
+            }]
         }
         Filter::Linear => {
             let f = fixed(u - 0.5, rounding);
             let i0 = f >> FRACTION_BITS;
             let w = (f & (ONE as i64 - 1)) as u32;
             vec![
-                Tap { index: resolve(i0, n, mode), weight: ONE - w },
-                Tap { index: resolve(i0 + 1, n, mode), weight: w },
+                Tap {
+                    index: resolve(i0, n, mode),
+                    weight: ONE - w,
+                },
+                Tap {
+                    index: resolve(i0 + 1, n, mode),
+                    weight: w,
+                },
             ]
         }
     }
@@ -146,7 +164,9 @@ fn round_ties_away(v: f64) -> f32 {
         return r;
     }
     // The neighbour of `r` on the other side of `v`; at an exact tie take the larger magnitude.
-    let other = if (r as f64) < v { f32::from_bits(r.to_bits().wrapping_add(if r >= 0.0 { 1 } else { u32::MAX })) } else {
+    let other = if (r as f64) < v {
+        f32::from_bits(r.to_bits().wrapping_add(if r >= 0.0 { 1 } else { u32::MAX }))
+    } else {
         f32::from_bits(r.to_bits().wrapping_add(if r > 0.0 { u32::MAX } else { 1 }))
     };
     if (other as f64 - v).abs() == gap && other.abs() > r.abs() {
@@ -166,7 +186,8 @@ pub fn blend_unorm8(taps: &[(Option<[u8; 4]>, u32)], border: [u8; 4]) -> [f32; 4
             acc[k] += w * v[k] as u32 * 257;
         }
     }
-    acc.map(|a| ((a + ONE / 2) >> FRACTION_BITS) as f64 / 65535.0).map(|v| v as f32)
+    acc.map(|a| ((a + ONE / 2) >> FRACTION_BITS) as f64 / 65535.0)
+        .map(|v| v as f32)
 }
 
 /// A float border colour as a UNORM8 texture stores it: `x · 255` to nearest, halves down (0.5 → 127,

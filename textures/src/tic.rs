@@ -25,7 +25,11 @@ pub enum TicError {
     #[error("texture header field {field} holds reserved value {value:#x}")]
     Reserved { field: &'static str, value: u32 },
     #[error("texture header field {field} = {value:#x} is not supported: {why}")]
-    Unsupported { field: &'static str, value: u32, why: &'static str },
+    Unsupported {
+        field: &'static str,
+        value: u32,
+        why: &'static str,
+    },
     #[error("texture header is inconsistent: {0}")]
     Inconsistent(String),
 }
@@ -34,7 +38,10 @@ pub enum TicError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemoryLayout {
     /// Block-linear: blocks of 2^h × 2^d GOBs at level 0 (before the per-level clamp).
-    BlockLinear { block_height_log2: u32, block_depth_log2: u32 },
+    BlockLinear {
+        block_height_log2: u32,
+        block_depth_log2: u32,
+    },
     /// Pitch-linear rows `pitch` bytes apart (one level only).
     Pitch { pitch: u32 },
     /// A one-dimensional texel buffer.
@@ -74,7 +81,10 @@ impl TextureType {
 
     /// Whether the depth field counts layers (arrays) or cubes rather than 3-D slices.
     pub fn is_layered(self) -> bool {
-        matches!(self, TextureType::OneDArray | TextureType::TwoDArray | TextureType::Cube | TextureType::CubeArray)
+        matches!(
+            self,
+            TextureType::OneDArray | TextureType::TwoDArray | TextureType::Cube | TextureType::CubeArray
+        )
     }
 }
 
@@ -141,7 +151,9 @@ impl TextureHeader {
         let address = entry.0[1] as u64 | (entry.field(79, 64) as u64) << 32;
         let memory = match version {
             0 => MemoryLayout::Buffer,
-            2 => MemoryLayout::Pitch { pitch: entry.field(111, 96) << 5 },
+            2 => MemoryLayout::Pitch {
+                pitch: entry.field(111, 96) << 5,
+            },
             3 => decode_block_linear(entry)?,
             1 | 4 => {
                 return Err(TicError::Unsupported {
@@ -150,11 +162,18 @@ impl TextureHeader {
                     why: "colour-key headers",
                 })
             }
-            v => return Err(TicError::Reserved { field: "HEADER_VERSION", value: v }),
+            v => {
+                return Err(TicError::Reserved {
+                    field: "HEADER_VERSION",
+                    value: v,
+                })
+            }
         };
         let type_code = entry.field(154, 151);
-        let texture_type = TextureType::from_code(type_code)
-            .ok_or(TicError::Reserved { field: "TEXTURE_TYPE", value: type_code })?;
+        let texture_type = TextureType::from_code(type_code).ok_or(TicError::Reserved {
+            field: "TEXTURE_TYPE",
+            value: type_code,
+        })?;
         let buffer = memory == MemoryLayout::Buffer;
         if buffer != (texture_type == TextureType::OneDBuffer) {
             return Err(TicError::Inconsistent(format!(
@@ -162,11 +181,13 @@ impl TextureHeader {
             )));
         }
         let width = if buffer {
-            ((entry.field(111, 96) << 16) | entry.field(143, 128)).checked_add(1).ok_or(TicError::Unsupported {
-                field: "WIDTH_MINUS_ONE",
-                value: u32::MAX,
-                why: "one-D buffers of 2^32 texels",
-            })?
+            ((entry.field(111, 96) << 16) | entry.field(143, 128))
+                .checked_add(1)
+                .ok_or(TicError::Unsupported {
+                    field: "WIDTH_MINUS_ONE",
+                    value: u32::MAX,
+                    why: "one-D buffers of 2^32 texels",
+                })?
         } else {
             entry.field(143, 128) + 1
         };
@@ -241,11 +262,22 @@ impl TextureHeader {
 
 fn decode_format(entry: &Entry) -> Result<Format, TicError> {
     let code = entry.field(6, 0);
-    let layout = Layout::from_code(code).ok_or(TicError::Reserved { field: "COMPONENTS", value: code })?;
-    const TYPE_FIELDS: [(&str, u32); 4] =
-        [("R_DATA_TYPE", 7), ("G_DATA_TYPE", 10), ("B_DATA_TYPE", 13), ("A_DATA_TYPE", 16)];
-    const SOURCE_FIELDS: [(&str, u32); 4] =
-        [("X_SOURCE", 19), ("Y_SOURCE", 22), ("Z_SOURCE", 25), ("W_SOURCE", 28)];
+    let layout = Layout::from_code(code).ok_or(TicError::Reserved {
+        field: "COMPONENTS",
+        value: code,
+    })?;
+    const TYPE_FIELDS: [(&str, u32); 4] = [
+        ("R_DATA_TYPE", 7),
+        ("G_DATA_TYPE", 10),
+        ("B_DATA_TYPE", 13),
+        ("A_DATA_TYPE", 16),
+    ];
+    const SOURCE_FIELDS: [(&str, u32); 4] = [
+        ("X_SOURCE", 19),
+        ("Y_SOURCE", 22),
+        ("Z_SOURCE", 25),
+        ("W_SOURCE", 28),
+    ];
     let mut types = [DataType::Unorm; 4];
     for (k, (name, lo)) in TYPE_FIELDS.iter().enumerate() {
         let v = entry.field(lo + 2, *lo);
@@ -253,15 +285,28 @@ fn decode_format(entry: &Entry) -> Result<Format, TicError> {
         types[k] = match DataType::from_code(v) {
             Some(t) => t,
             None if k >= layout.components() as usize => types[0],
-            None => return Err(TicError::Reserved { field: name, value: v }),
+            None => {
+                return Err(TicError::Reserved {
+                    field: name,
+                    value: v,
+                })
+            }
         };
     }
     let mut swizzle = [Source::Zero; 4];
     for (k, (name, lo)) in SOURCE_FIELDS.iter().enumerate() {
         let v = entry.field(lo + 2, *lo);
-        swizzle[k] = Source::from_code(v).ok_or(TicError::Reserved { field: name, value: v })?;
+        swizzle[k] = Source::from_code(v).ok_or(TicError::Reserved {
+            field: name,
+            value: v,
+        })?;
     }
-    Ok(Format { layout, types, swizzle, packed: entry.bit(31) })
+    Ok(Format {
+        layout,
+        types,
+        swizzle,
+        packed: entry.bit(31),
+    })
 }
 
 fn decode_block_linear(entry: &Entry) -> Result<MemoryLayout, TicError> {
@@ -275,11 +320,17 @@ fn decode_block_linear(entry: &Entry) -> Result<MemoryLayout, TicError> {
     }
     let height = entry.field(101, 99);
     if height > 5 {
-        return Err(TicError::Reserved { field: "GOBS_PER_BLOCK_HEIGHT", value: height });
+        return Err(TicError::Reserved {
+            field: "GOBS_PER_BLOCK_HEIGHT",
+            value: height,
+        });
     }
     let depth = entry.field(104, 102);
     if depth > 5 {
-        return Err(TicError::Reserved { field: "GOBS_PER_BLOCK_DEPTH", value: depth });
+        return Err(TicError::Reserved {
+            field: "GOBS_PER_BLOCK_DEPTH",
+            value: depth,
+        });
     }
     let tile = entry.field(108, 106);
     if tile != 0 {
@@ -290,7 +341,14 @@ fn decode_block_linear(entry: &Entry) -> Result<MemoryLayout, TicError> {
         });
     }
     if entry.bit(109) {
-        return Err(TicError::Unsupported { field: "GOB3D", value: 1, why: "3-D GOBs" });
+        return Err(TicError::Unsupported {
+            field: "GOB3D",
+            value: 1,
+            why: "3-D GOBs",
+        });
     }
-    Ok(MemoryLayout::BlockLinear { block_height_log2: height, block_depth_log2: depth })
+    Ok(MemoryLayout::BlockLinear {
+        block_height_log2: height,
+        block_depth_log2: depth,
+    })
 }

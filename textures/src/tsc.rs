@@ -36,8 +36,16 @@ pub enum AddressMode {
 impl AddressMode {
     fn from_code(code: u32) -> AddressMode {
         use AddressMode::*;
-        [Wrap, Mirror, ClampToEdge, Border, ClampOgl, MirrorOnceClampToEdge, MirrorOnceBorder, MirrorOnceClampOgl]
-            [code as usize & 7]
+        [
+            Wrap,
+            Mirror,
+            ClampToEdge,
+            Border,
+            ClampOgl,
+            MirrorOnceClampToEdge,
+            MirrorOnceBorder,
+            MirrorOnceClampOgl,
+        ][code as usize & 7]
     }
 }
 
@@ -119,16 +127,35 @@ impl Sampler {
             1 => MipFilter::None,
             2 => MipFilter::Point,
             3 => MipFilter::Linear,
-            value => return Err(TscError::Reserved { field: "MIP_FILTER", value }),
+            value => {
+                return Err(TscError::Reserved {
+                    field: "MIP_FILTER",
+                    value,
+                })
+            }
         };
         let reduction = match entry.field(43, 42) {
             0 => Reduction::WeightedAverage,
             1 => Reduction::Min,
             2 => Reduction::Max,
-            value => return Err(TscError::Reserved { field: "REDUCTION_FILTER", value }),
+            value => {
+                return Err(TscError::Reserved {
+                    field: "REDUCTION_FILTER",
+                    value,
+                })
+            }
         };
         use CompareFunc::*;
-        let funcs = [Never, Less, Equal, LessEqual, Greater, NotEqual, GreaterEqual, Always];
+        let funcs = [
+            Never,
+            Less,
+            Equal,
+            LessEqual,
+            Greater,
+            NotEqual,
+            GreaterEqual,
+            Always,
+        ];
         Ok(Sampler {
             address: [
                 AddressMode::from_code(entry.field(2, 0)),
@@ -147,7 +174,11 @@ impl Sampler {
             min_lod: entry.field(75, 64),
             max_lod: entry.field(87, 76),
             border: [entry.0[4], entry.0[5], entry.0[6], entry.0[7]],
-            srgb_border_rgb: [entry.field(95, 88) as u8, entry.field(115, 108) as u8, entry.field(123, 116) as u8],
+            srgb_border_rgb: [
+                entry.field(95, 88) as u8,
+                entry.field(115, 108) as u8,
+                entry.field(123, 116) as u8,
+            ],
         })
     }
 }

@@ -13,7 +13,12 @@ pub enum UntileError {
     #[error("packed buffer: {len} bytes given, {needed} needed")]
     PackedTooShort { len: usize, needed: u64 },
     #[error("level {level} layer {layer} slice {slice}: {source}")]
-    Layout { level: usize, layer: u32, slice: u32, source: LayoutError },
+    Layout {
+        level: usize,
+        layer: u32,
+        slice: u32,
+        source: LayoutError,
+    },
 }
 
 /// Copies the chain from `guest` (its first byte at the texture's address) into `packed`:
@@ -21,10 +26,16 @@ pub enum UntileError {
 /// `pitch` is the row pitch of a pitch-linear texture (ignored otherwise).
 pub fn untile_chain(chain: &Chain, guest: &[u8], packed: &mut [u8], pitch: u32) -> Result<(), UntileError> {
     if (guest.len() as u64) < chain.guest_bytes() {
-        return Err(UntileError::GuestTooShort { len: guest.len(), needed: chain.guest_bytes() });
+        return Err(UntileError::GuestTooShort {
+            len: guest.len(),
+            needed: chain.guest_bytes(),
+        });
     }
     if (packed.len() as u64) < chain.packed_bytes() {
-        return Err(UntileError::PackedTooShort { len: packed.len(), needed: chain.packed_bytes() });
+        return Err(UntileError::PackedTooShort {
+            len: packed.len(),
+            needed: chain.packed_bytes(),
+        });
     }
     let mut out = 0usize;
     for (l, level) in chain.levels.iter().enumerate() {
@@ -45,13 +56,27 @@ pub fn untile_chain(chain: &Chain, guest: &[u8], packed: &mut [u8], pitch: u32) 
 }
 
 fn untile_level(level: &Level, src: &[u8], dst: &mut [u8], l: usize, layer: u32) -> Result<(), UntileError> {
-    let Some(layout) = level.block_linear else { return Ok(()) };
+    let Some(layout) = level.block_linear else {
+        return Ok(());
+    };
     let slice_bytes = level.row_bytes as usize * level.rows as usize;
     for z in 0..level.depth {
-        let region = Region { x: 0, y: 0, z, width: level.row_bytes, height: level.rows };
+        let region = Region {
+            x: 0,
+            y: 0,
+            z,
+            width: level.row_bytes,
+            height: level.rows,
+        };
         let out = &mut dst[z as usize * slice_bytes..(z as usize + 1) * slice_bytes];
-        untile(&layout, src, &region, out, level.row_bytes as usize)
-            .map_err(|source| UntileError::Layout { level: l, layer, slice: z, source })?;
+        untile(&layout, src, &region, out, level.row_bytes as usize).map_err(|source| {
+            UntileError::Layout {
+                level: l,
+                layer,
+                slice: z,
+                source,
+            }
+        })?;
     }
     Ok(())
 }

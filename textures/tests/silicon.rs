@@ -6,7 +6,9 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use sassport_textures::sample::{axis, blend_float, blend_unorm8, border_unorm8, snorm, taps_2d, unorm, Rounding};
+use sassport_textures::sample::{
+    axis, blend_float, blend_unorm8, border_unorm8, snorm, taps_2d, unorm, Rounding,
+};
 use sassport_textures::{AddressMode, Filter};
 use serde_json::Value;
 
@@ -17,23 +19,32 @@ struct Recording {
 
 fn recording() -> Recording {
     let files = support::archive::files();
-    let cases = files.get("textures/cases.json").expect("cases.json in the archive");
+    let cases = files
+        .get("textures/cases.json")
+        .expect("cases.json in the archive");
     let cases: Vec<Value> = serde_json::from_slice(cases).expect("cases.json");
     Recording { cases, files }
 }
 
 impl Recording {
     fn case(&self, name: &str) -> &Value {
-        self.cases.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no case {name}"))
+        self.cases
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no case {name}"))
     }
     fn file(&self, name: &str, what: &str) -> &[u8] {
         let key = format!("textures/{name}/{what}");
-        self.files.get(&key).unwrap_or_else(|| panic!("{key} missing: see log.txt in the archive"))
+        self.files
+            .get(&key)
+            .unwrap_or_else(|| panic!("{key} missing: see log.txt in the archive"))
     }
 }
 
 fn words(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 fn num(v: &Value) -> f64 {
@@ -63,12 +74,18 @@ fn float_texels(rec: &Recording, c: &Value) -> Vec<[f32; 4]> {
     let res = &c["res"];
     let bytes = rec.file(c["name"].as_str().unwrap_or_default(), "texels.bin");
     let channels = res["channels"].as_u64().unwrap_or(1) as usize;
-    let (bits, kind) = (res["bits"].as_u64().unwrap_or(0), res["kind"].as_u64().unwrap_or(9));
+    let (bits, kind) = (
+        res["bits"].as_u64().unwrap_or(0),
+        res["kind"].as_u64().unwrap_or(9),
+    );
     let values: Vec<f32> = match (bits, kind) {
         (32, 2) => words(bytes).into_iter().map(f32::from_bits).collect(),
         (8, 1) => bytes.iter().map(|&b| unorm(b as u32, 8)).collect(),
         (8, 0) => bytes.iter().map(|&b| snorm(b as i8 as i32, 8)).collect(),
-        (16, 1) => bytes.chunks_exact(2).map(|h| unorm(u16::from_le_bytes([h[0], h[1]]) as u32, 16)).collect(),
+        (16, 1) => bytes
+            .chunks_exact(2)
+            .map(|h| unorm(u16::from_le_bytes([h[0], h[1]]) as u32, 16))
+            .collect(),
         other => panic!("texel kind {other:?}"),
     };
     values
@@ -88,25 +105,43 @@ fn predict(rec: &Recording, c: &Value, rounding: Rounding) -> Vec<[f32; 4]> {
     let launch = &c["launch"];
     let texels = float_texels(rec, c);
     // UNORM8 textures read as floats are filtered in fixed point on the bytes (`blend_unorm8`).
-    let bytes: Option<Vec<[u8; 4]>> = (res["bits"].as_u64() == Some(8) && res["kind"].as_u64() == Some(1)).then(|| {
-        let raw = rec.file(c["name"].as_str().unwrap_or_default(), "texels.bin");
-        let ch = res["channels"].as_u64().unwrap_or(4) as usize;
-        raw.chunks_exact(ch).map(|t| {
-            let mut v = [0u8; 4];
-            v[..ch].copy_from_slice(t);
-            v
-        }).collect()
-    });
+    let bytes: Option<Vec<[u8; 4]>> = (res["bits"].as_u64() == Some(8) && res["kind"].as_u64() == Some(1))
+        .then(|| {
+            let raw = rec.file(c["name"].as_str().unwrap_or_default(), "texels.bin");
+            let ch = res["channels"].as_u64().unwrap_or(4) as usize;
+            raw.chunks_exact(ch)
+                .map(|t| {
+                    let mut v = [0u8; 4];
+                    v[..ch].copy_from_slice(t);
+                    v
+                })
+                .collect()
+        });
     let w = res["width"].as_u64().unwrap_or(1) as u32;
     let h = res["height"].as_u64().unwrap_or(1).max(1) as u32;
     let normalized = tex["normalized"].as_u64() == Some(1);
-    let filter = if tex["filter"].as_u64() == Some(1) { Filter::Linear } else { Filter::Point };
-    let modes: Vec<AddressMode> = tex["modes"].as_array().map(|m| m.iter().map(mode).collect()).unwrap_or_default();
+    let filter = if tex["filter"].as_u64() == Some(1) {
+        Filter::Linear
+    } else {
+        Filter::Point
+    };
+    let modes: Vec<AddressMode> = tex["modes"]
+        .as_array()
+        .map(|m| m.iter().map(mode).collect())
+        .unwrap_or_default();
     let border = match tex["border"].as_array() {
-        Some(b) => [num(&b[0]) as f32, num(&b[1]) as f32, num(&b[2]) as f32, num(&b[3]) as f32],
+        Some(b) => [
+            num(&b[0]) as f32,
+            num(&b[1]) as f32,
+            num(&b[2]) as f32,
+            num(&b[3]) as f32,
+        ],
         None => [0.0; 4],
     };
-    let floats: Vec<f32> = launch["floats"].as_array().map(|f| f.iter().map(|v| num(v) as f32).collect()).unwrap_or_default();
+    let floats: Vec<f32> = launch["floats"]
+        .as_array()
+        .map(|f| f.iter().map(|v| num(v) as f32).collect())
+        .unwrap_or_default();
     let n = launch["n"].as_u64().unwrap_or(0) as u32;
     let one_d = c["kernel"] == "tex1d_f1";
     (0..n)
@@ -125,13 +160,17 @@ fn predict(rec: &Recording, c: &Value, rounding: Rounding) -> Vec<[f32; 4]> {
             let taps = taps_2d(&ax, &ay);
             match &bytes {
                 Some(b) => {
-                    let t: Vec<(Option<[u8; 4]>, u32)> =
-                        taps.into_iter().map(|(idx, wt)| (idx.map(|(x, y)| b[(y * w + x) as usize]), wt)).collect();
+                    let t: Vec<(Option<[u8; 4]>, u32)> = taps
+                        .into_iter()
+                        .map(|(idx, wt)| (idx.map(|(x, y)| b[(y * w + x) as usize]), wt))
+                        .collect();
                     blend_unorm8(&t, border.map(border_unorm8))
                 }
                 None => {
-                    let t: Vec<(Option<[f32; 4]>, u32)> =
-                        taps.into_iter().map(|(idx, wt)| (idx.map(|(x, y)| texels[(y * w + x) as usize]), wt)).collect();
+                    let t: Vec<(Option<[f32; 4]>, u32)> = taps
+                        .into_iter()
+                        .map(|(idx, wt)| (idx.map(|(x, y)| texels[(y * w + x) as usize]), wt))
+                        .collect();
                     blend_float(&t, border)
                 }
             }
@@ -150,7 +189,11 @@ fn mismatches(rec: &Recording, name: &str, rounding: Rounding) -> (usize, usize)
         for k in 0..per {
             if got[i * per + k] != t[k].to_bits() {
                 if bad < 4 {
-                    eprintln!("{name} thread {i} component {k}: silicon {:#010x}, model {:#010x}", got[i * per + k], t[k].to_bits());
+                    eprintln!(
+                        "{name} thread {i} component {k}: silicon {:#010x}, model {:#010x}",
+                        got[i * per + k],
+                        t[k].to_bits()
+                    );
                 }
                 bad += 1;
             }
@@ -219,14 +262,22 @@ fn buffer_fetches_match_silicon() {
     let o = words(rec.file("fetch_rgba8_unorm", "out.bin"));
     for (i, got) in o.iter().enumerate() {
         let j = i as i64 / 4 - 8;
-        let want = if (0..64).contains(&j) { unorm(t[j as usize * 4 + i % 4] as u32, 8) } else { 0.0 };
+        let want = if (0..64).contains(&j) {
+            unorm(t[j as usize * 4 + i % 4] as u32, 8)
+        } else {
+            0.0
+        };
         assert_eq!(*got, want.to_bits(), "fetch_rgba8_unorm word {i}");
     }
     let t = words(rec.file("fetch_f32x4", "texels.bin"));
     let o = words(rec.file("fetch_f32x4", "out.bin"));
     for (i, got) in o.iter().enumerate() {
         let j = i as i64 / 4 - 8;
-        let want = if (0..64).contains(&j) { t[j as usize * 4 + i % 4] } else { 0 };
+        let want = if (0..64).contains(&j) {
+            t[j as usize * 4 + i % 4]
+        } else {
+            0
+        };
         assert_eq!(*got, want, "fetch_f32x4 word {i}");
     }
 }
@@ -245,12 +296,20 @@ fn surface_reads_and_writes_match_silicon() {
         let inside = (0..w).contains(&x) && (0..h).contains(&y);
         let zero = if inside { t[(y * w + x) as usize] } else { 0 };
         let clamp = t[(y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize];
-        assert_eq!((o[i as usize * 3], o[i as usize * 3 + 1]), (zero, clamp), "surf2d_u32 thread {i} ({x}, {y})");
+        assert_eq!(
+            (o[i as usize * 3], o[i as usize * 3 + 1]),
+            (zero, clamp),
+            "surf2d_u32 thread {i} ({x}, {y})"
+        );
     }
     for y in 0..h {
         for x in 0..w {
             let want = t[(y * w + x) as usize].wrapping_mul(3).wrapping_add(1);
-            assert_eq!(d[(y * w + (w - 1 - x)) as usize], want, "surf2d_u32 dst ({x}, {y})");
+            assert_eq!(
+                d[(y * w + (w - 1 - x)) as usize],
+                want,
+                "surf2d_u32 dst ({x}, {y})"
+            );
         }
     }
     let t = rec.file("surf3d_u8", "texels.bin");
@@ -259,7 +318,11 @@ fn surface_reads_and_writes_match_silicon() {
     for z in 0..depth {
         for i in 0..w * h {
             let want = t[z * w * h + i].wrapping_add((z * 16 + 1) as u8);
-            assert_eq!(d[(depth - 1 - z) * w * h + i], want, "surf3d_u8 slice {z} texel {i}");
+            assert_eq!(
+                d[(depth - 1 - z) * w * h + i],
+                want,
+                "surf3d_u8 slice {z} texel {i}"
+            );
         }
     }
 }

@@ -58,15 +58,27 @@ impl Runtime {
         }
         let extent = [header.width, header.height, header.slices()];
         let info = vk::ImageCreateInfo::default()
-            .flags(if cube { vk::ImageCreateFlags::CUBE_COMPATIBLE } else { vk::ImageCreateFlags::empty() })
+            .flags(if cube {
+                vk::ImageCreateFlags::CUBE_COMPATIBLE
+            } else {
+                vk::ImageCreateFlags::empty()
+            })
             .image_type(image_type)
             .format(format)
-            .extent(vk::Extent3D { width: extent[0], height: extent[1], depth: extent[2] })
+            .extent(vk::Extent3D {
+                width: extent[0],
+                height: extent[1],
+                depth: extent[2],
+            })
             .mip_levels(chain.levels.len() as u32)
             .array_layers(chain.layers)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
+            .usage(
+                vk::ImageUsageFlags::SAMPLED
+                    | vk::ImageUsageFlags::TRANSFER_DST
+                    | vk::ImageUsageFlags::TRANSFER_SRC,
+            )
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         let (image, memory) = self.image_with_memory(&info)?;
@@ -79,7 +91,8 @@ impl Runtime {
             extent,
             staging: None,
         };
-        if let Err(e) = self.finish_texture(&mut texture, format, view_type, header, &sampler_create, packed) {
+        if let Err(e) = self.finish_texture(&mut texture, format, view_type, header, &sampler_create, packed)
+        {
             self.destroy_texture(texture);
             return Err(e);
         }
@@ -90,18 +103,28 @@ impl Runtime {
         let d = &self.gpu.device;
         let image = unsafe { d.create_image(info, None) }.map_err(RuntimeError::vk("vkCreateImage"))?;
         let req = unsafe { d.get_image_memory_requirements(image) };
-        let Some(type_index) =
-            self.gpu.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty(), vk::MemoryPropertyFlags::DEVICE_LOCAL)
-        else {
+        let Some(type_index) = self.gpu.memory_type(
+            req.memory_type_bits,
+            vk::MemoryPropertyFlags::empty(),
+            vk::MemoryPropertyFlags::DEVICE_LOCAL,
+        ) else {
             unsafe { d.destroy_image(image, None) };
-            return Err(RuntimeError::NoMemoryType { flags: vk::MemoryPropertyFlags::empty(), purpose: "texture image" });
+            return Err(RuntimeError::NoMemoryType {
+                flags: vk::MemoryPropertyFlags::empty(),
+                purpose: "texture image",
+            });
         };
-        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(type_index);
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index);
         let memory = match unsafe { d.allocate_memory(&alloc, None) } {
             Ok(m) => m,
             Err(result) => {
                 unsafe { d.destroy_image(image, None) };
-                return Err(RuntimeError::Vulkan { call: "vkAllocateMemory", result });
+                return Err(RuntimeError::Vulkan {
+                    call: "vkAllocateMemory",
+                    result,
+                });
             }
         };
         if let Err(result) = unsafe { d.bind_image_memory(image, memory, 0) } {
@@ -109,7 +132,10 @@ impl Runtime {
                 d.destroy_image(image, None);
                 d.free_memory(memory, None);
             }
-            return Err(RuntimeError::Vulkan { call: "vkBindImageMemory", result });
+            return Err(RuntimeError::Vulkan {
+                call: "vkBindImageMemory",
+                result,
+            });
         }
         Ok((image, memory))
     }
@@ -134,8 +160,10 @@ impl Runtime {
             .components(component_mapping(&header.format))
             .subresource_range(range);
         let d = &self.gpu.device;
-        t.view = unsafe { d.create_image_view(&view, None) }.map_err(RuntimeError::vk("vkCreateImageView"))?;
-        t.sampler = unsafe { d.create_sampler(sampler, None) }.map_err(RuntimeError::vk("vkCreateSampler"))?;
+        t.view =
+            unsafe { d.create_image_view(&view, None) }.map_err(RuntimeError::vk("vkCreateImageView"))?;
+        t.sampler =
+            unsafe { d.create_sampler(sampler, None) }.map_err(RuntimeError::vk("vkCreateSampler"))?;
         self.upload_texture(t, packed)
     }
 
@@ -158,7 +186,9 @@ impl Runtime {
         if t.staging.is_none() {
             t.staging = Some(self.staging(bytes, vk::BufferUsageFlags::TRANSFER_SRC)?);
         }
-        let Some(staging) = t.staging.as_mut() else { return Ok(()) };
+        let Some(staging) = t.staging.as_mut() else {
+            return Ok(());
+        };
         match staging.bytes_mut() {
             Some(dst) => fill(&mut dst[..bytes as usize])?,
             None => return Err(RuntimeError::Texture("staging memory is not host-visible".into())),
@@ -167,7 +197,15 @@ impl Runtime {
         let regions = copy_regions(t);
         let (image, levels, layers) = (t.image, t.chain.levels.len() as u32, t.chain.layers);
         self.submit(|d, cb| unsafe {
-            layout_barrier(d, cb, image, levels, layers, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+            layout_barrier(
+                d,
+                cb,
+                image,
+                levels,
+                layers,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            );
             d.cmd_copy_buffer_to_image(cb, src, image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &regions);
             layout_barrier(
                 d,
@@ -185,7 +223,10 @@ impl Runtime {
     pub fn read_texture(&mut self, t: &HostTexture, out: &mut [u8]) -> Result<()> {
         let bytes = t.chain.packed_bytes();
         if (out.len() as u64) < bytes {
-            return Err(RuntimeError::Texture(format!("{} bytes to read into, {bytes} needed", out.len())));
+            return Err(RuntimeError::Texture(format!(
+                "{} bytes to read into, {bytes} needed",
+                out.len()
+            )));
         }
         let mut staging = self.staging(bytes, vk::BufferUsageFlags::TRANSFER_DST)?;
         let regions = copy_regions(t);
@@ -193,9 +234,25 @@ impl Runtime {
         let dst = staging.buffer;
         let result = self.submit(|d, cb| unsafe {
             let shader = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
-            layout_barrier(d, cb, image, levels, layers, shader, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            layout_barrier(
+                d,
+                cb,
+                image,
+                levels,
+                layers,
+                shader,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            );
             d.cmd_copy_image_to_buffer(cb, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, dst, &regions);
-            layout_barrier(d, cb, image, levels, layers, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, shader);
+            layout_barrier(
+                d,
+                cb,
+                image,
+                levels,
+                layers,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                shader,
+            );
         });
         if result.is_ok() {
             if let Some(src) = staging.bytes_mut() {
@@ -208,7 +265,13 @@ impl Runtime {
 
     fn staging(&self, bytes: u64, usage: vk::BufferUsageFlags) -> Result<Buffer> {
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        self.gpu.create_buffer(bytes.max(4), usage, host, vk::MemoryPropertyFlags::empty(), "texture staging")
+        self.gpu.create_buffer(
+            bytes.max(4),
+            usage,
+            host,
+            vk::MemoryPropertyFlags::empty(),
+            "texture staging",
+        )
     }
 
     /// Destroys `t` (the GPU must be done with it).
@@ -241,7 +304,10 @@ fn copy_regions(t: &HostTexture) -> Vec<vk::BufferImageCopy> {
             vk::BufferImageCopy::default()
                 .buffer_offset(t.chain.packed_offset(l))
                 .image_subresource(
-                    vk::ImageSubresourceLayers::default().aspect_mask(COLOR).mip_level(l as u32).layer_count(t.chain.layers),
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(COLOR)
+                        .mip_level(l as u32)
+                        .layer_count(t.chain.layers),
                 )
                 .image_extent(vk::Extent3D {
                     width: shrink(t.extent[0]),
@@ -262,7 +328,10 @@ unsafe fn layout_barrier(
     from: vk::ImageLayout,
     to: vk::ImageLayout,
 ) {
-    let range = vk::ImageSubresourceRange::default().aspect_mask(COLOR).level_count(levels).layer_count(layers);
+    let range = vk::ImageSubresourceRange::default()
+        .aspect_mask(COLOR)
+        .level_count(levels)
+        .layer_count(layers);
     let access = |l: vk::ImageLayout| match l {
         vk::ImageLayout::TRANSFER_DST_OPTIMAL => vk::AccessFlags::TRANSFER_WRITE,
         vk::ImageLayout::TRANSFER_SRC_OPTIMAL => vk::AccessFlags::TRANSFER_READ,
@@ -279,5 +348,13 @@ unsafe fn layout_barrier(
         .image(image)
         .subresource_range(range);
     let stages = vk::PipelineStageFlags::ALL_COMMANDS;
-    d.cmd_pipeline_barrier(cb, stages, stages, vk::DependencyFlags::empty(), &[], &[], &[barrier]);
+    d.cmd_pipeline_barrier(
+        cb,
+        stages,
+        stages,
+        vk::DependencyFlags::empty(),
+        &[],
+        &[],
+        &[barrier],
+    );
 }
