@@ -326,3 +326,51 @@ fn surface_reads_and_writes_match_silicon() {
         }
     }
 }
+
+/// tex2Dgather (TLD4 .R/.G/.B/.A): the bilinear footprint of `u − ½` (same rounding as filtering), texels in
+/// the order (x0, y1), (x1, y1), (x1, y0), (x0, y0); UNORM8 as `v / 255`, element reads as the raw integers,
+/// border taps 0.
+#[test]
+fn gathers_match_silicon() {
+    let rec = recording();
+    for name in [
+        "rgba8_gather_clamp",
+        "rgba8_gather_border",
+        "u8x4_gather_elem_clamp",
+        "u8x4_gather_elem_border",
+    ] {
+        let c = rec.case(name);
+        let launch = &c["launch"];
+        let floats: Vec<f32> = launch["floats"]
+            .as_array()
+            .map(|f| f.iter().map(|v| num(v) as f32).collect())
+            .unwrap_or_default();
+        let cols = launch["cols"].as_u64().unwrap_or(1) as u32;
+        let m = mode(&c["tex"]["modes"][0]);
+        let raw = c["tex"]["read"].as_u64() == Some(0);
+        let t = rec.file(name, "texels.bin");
+        let o = words(rec.file(name, "out.bin"));
+        let (w, h) = (7u32, 5u32);
+        for i in 0..launch["n"].as_u64().unwrap_or(0) as u32 {
+            let (x, y) = coords(i, cols, &floats);
+            let ax = axis(x, w, false, m, Filter::Linear, Rounding::Nearest);
+            let ay = axis(y, h, false, m, Filter::Linear, Rounding::Nearest);
+            let order = [(0, 1), (1, 1), (1, 0), (0, 0)];
+            for comp in 0..4 {
+                for (k, (a, b)) in order.iter().enumerate() {
+                    let v = ax[*a]
+                        .index
+                        .zip(ay[*b].index)
+                        .map_or(0, |(x, y)| t[((y * w + x) * 4) as usize + comp]);
+                    let want = if raw {
+                        v as u32
+                    } else {
+                        unorm(v as u32, 8).to_bits()
+                    };
+                    let got = o[(i as usize * 4 + comp) * 4 + k];
+                    assert_eq!(got, want, "{name} thread {i} component {comp} texel {k}");
+                }
+            }
+        }
+    }
+}
