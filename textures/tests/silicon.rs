@@ -374,3 +374,64 @@ fn gathers_match_silicon() {
         }
     }
 }
+
+/// tex2DLayered and tex3D on float textures: the layer index is clamped as an unsigned integer (layer −1
+/// reads the last layer); 3-D filtering with the 2-D corner rule per slice and the z weight (this probe's
+/// weights are multiples of 1/4, so it cannot tell that rule from an exact product).
+#[test]
+fn layered_and_3d_match_silicon() {
+    let rec = recording();
+    let floats = |c: &Value| -> Vec<f32> {
+        c["launch"]["floats"]
+            .as_array()
+            .map(|f| f.iter().map(|v| num(v) as f32).collect())
+            .unwrap_or_default()
+    };
+    for name in [
+        "f32_layered_point",
+        "f32_layered_linear",
+        "f32_3d_point",
+        "f32_3d_linear",
+    ] {
+        let c = rec.case(name);
+        let f = floats(c);
+        let filter = if c["tex"]["filter"].as_u64() == Some(1) {
+            Filter::Linear
+        } else {
+            Filter::Point
+        };
+        let t: Vec<f32> = words(rec.file(name, "texels.bin"))
+            .into_iter()
+            .map(f32::from_bits)
+            .collect();
+        let o = words(rec.file(name, "out.bin"));
+        let layered = name.contains("layered");
+        let (w, h, d) = if layered { (4u32, 4u32, 3u32) } else { (4, 3, 5) };
+        for i in 0..c["launch"]["n"].as_u64().unwrap_or(0) as u32 {
+            let (x, y) = coords(i % 64, 8, &f);
+            let ax = axis(x, w, false, AddressMode::ClampToEdge, filter, Rounding::Nearest);
+            let ay = axis(y, h, false, AddressMode::ClampToEdge, filter, Rounding::Nearest);
+            let planar = taps_2d(&ax, &ay);
+            let slices: Vec<(u32, u32)> = if layered {
+                let layer = (i / 64) as i64 - 1;
+                let layer = (layer.min(4) as u32).min(d - 1); // unsigned clamp
+                vec![(layer, 256)]
+            } else {
+                let z = f[1].mul_add((i / 64) as f32, f[0]) * f[2];
+                axis(z, d, false, AddressMode::ClampToEdge, filter, Rounding::Nearest)
+                    .iter()
+                    .map(|tap| (tap.index.unwrap_or(0), tap.weight))
+                    .collect()
+            };
+            let mut taps = Vec::new();
+            for (slice, wz) in &slices {
+                for (idx, wxy) in &planar {
+                    let v = idx.map(|(x, y)| [t[((slice * h + y) * w + x) as usize], 0.0, 0.0, 0.0]);
+                    taps.push((v, (wxy * wz + 128) >> 8));
+                }
+            }
+            let want = blend_float(&taps, [0.0; 4])[0];
+            assert_eq!(o[i as usize], want.to_bits(), "{name} thread {i}");
+        }
+    }
+}
