@@ -314,6 +314,9 @@ pub enum RuntimeError {
         /// The kernel of the launch that hung.
         kernel: String,
     },
+    /// A texture or sampler that has no host image or sampler (format, address mode, ...), or a bad upload.
+    #[error("texture: {0}")]
+    Texture(String),
 }
 
 /// Where and how a device-side `assert` failed: what `__assertfail` was called with.

@@ -77,6 +77,7 @@ mod reflect;
 mod runtime;
 mod selftest;
 mod spirv_cache;
+pub mod texture_format;
 pub use selftest::{
     float_record_bytes, float_record_file, float_record_identity, float_selftest_module,
     parse_float_record, FloatSamples,
@@ -99,7 +100,7 @@ pub use printf::PrintfOutput;
 pub use grid::{chunk_count, split_grid, DispatchChunk};
 pub use reflect::{reflect, ModuleInterface};
 pub use runtime::{
-    Completed, KernelId, Launch, LaunchReport, MemoryMode, QueuedLaunch, TimestampId, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES,
+    Completed, HostTexture, KernelId, Launch, LaunchReport, MemoryMode, QueuedLaunch, TimestampId, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES,
     DEFAULT_CPU_LAUNCH_TIMEOUT, DEFAULT_LAUNCH_TIMEOUT,
 };
 /// The binding layout shared with the translator.

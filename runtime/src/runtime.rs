@@ -17,11 +17,13 @@ use crate::reflect::ModuleInterface;
 mod batch;
 mod kernels;
 mod launch;
+mod textures;
 mod timeout;
 
 use launch::barrier;
 pub use batch::{Completed, QueuedLaunch, TimestampId};
 pub use launch::{Launch, LaunchReport};
+pub use textures::HostTexture;
 
 /// Largest window chosen when [`RuntimeOptions::window_bytes`] is `None`.
 pub const DEFAULT_MAX_WINDOW_BYTES: u64 = 256 << 20;

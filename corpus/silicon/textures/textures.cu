@@ -1,0 +1,193 @@
+// Texture and surface objects (issue 20): what nvcc emits for CUDA's bindless texture and surface API.
+// Every kernel takes its texture/surface objects as 64-bit parameters (nvcc reads the handle from the
+// parameter bank: the `.SCR` forms with bank 0, word 0x58 = byte 0x160), computes its coordinates from
+// the thread index and the float parameters (x0, step, scale), and writes K results per thread at
+// out[i * K + k]. Launched by record_textures.py beside this file (CuPy texture objects), not by
+// launches.txt: each kernel runs on several textures that differ only in their descriptors.
+
+#include <cuda_runtime.h>
+
+// Coordinates of thread i: a grid of `cols` columns, x0 + step * column, x0 + step * row, times scale.
+__device__ __forceinline__ void coords(int i, int cols, float x0, float step, float scale, float &x, float &y)
+{
+    x = (x0 + step * (float)(i % cols)) * scale;
+    y = (x0 + step * (float)(i / cols)) * scale;
+}
+
+extern "C" __global__ void tex1d_fetch_u32(cudaTextureObject_t t, unsigned *out, int n, int offset)
+{
+    // SASS: TLD.SCR.LZ 1D (tex1Dfetch on a linear-memory texture, integer element index, out of range too)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = tex1Dfetch<unsigned>(t, i + offset);
+}
+
+extern "C" __global__ void tex1d_fetch_f4(cudaTextureObject_t t, float4 *out, int n, int offset)
+{
+    // SASS: TLD.SCR.LZ 1D with four components (float4 element type or normalized uchar4 reads)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = tex1Dfetch<float4>(t, i + offset);
+}
+
+extern "C" __global__ void tex2d_f4(cudaTextureObject_t t, float4 *out, int n, int cols, float x0, float step,
+                                    float scale)
+{
+    // SASS: TEX.SCR.LL 2D with LOD register 0xc2000000 = -32.0 (tex2D<float4>: point or linear filter,
+    // unnormalized or normalized coordinates, every address mode; the descriptor decides, the code is the same)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    out[i] = tex2D<float4>(t, x, y);
+}
+
+extern "C" __global__ void tex2d_f1(cudaTextureObject_t t, float *out, int n, int cols, float x0, float step,
+                                    float scale)
+{
+    // SASS: TEX.SCR.LL 2D, one component, write mask 0x1 (single-channel float textures: filter-weight probe)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    out[i] = tex2D<float>(t, x, y);
+}
+
+extern "C" __global__ void tex2d_u4(cudaTextureObject_t t, uint4 *out, int n, int cols, float x0, float step,
+                                    float scale)
+{
+    // SASS: TEX.SCR.LL 2D of an integer texture (cudaReadModeElementType, point filter)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    out[i] = tex2D<uint4>(t, x, y);
+}
+
+extern "C" __global__ void tex2d_lod(cudaTextureObject_t t, float4 *out, int n, int cols, float x0, float step,
+                                     float scale, float lod)
+{
+    // SASS: TEX.SCR.LL 2D (tex2DLod: explicit level of detail)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    out[i] = tex2DLod<float4>(t, x, y, lod + 0.25f * (float)(i & 3));
+}
+
+extern "C" __global__ void tex2d_grad(cudaTextureObject_t t, float4 *out, int n, int cols, float x0,
+                                      float step, float scale)
+{
+    // SASS: TXD 2D (tex2DGrad: explicit derivatives)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    float d = 0.5f * (float)(i & 7) * scale;
+    out[i] = tex2DGrad<float4>(t, x, y, make_float2(d, 0.0f), make_float2(0.0f, d));
+}
+
+extern "C" __global__ void tex2d_gather(cudaTextureObject_t t, float4 *out, int n, int cols, float x0,
+                                        float step, float scale)
+{
+    // SASS: TLD4.SCR.R/.G/.B/.A 2D (tex2Dgather of components 0..3)
+    const int K = 4;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    out[i * K + 0] = tex2Dgather<float4>(t, x, y, 0);
+    out[i * K + 1] = tex2Dgather<float4>(t, x, y, 1);
+    out[i * K + 2] = tex2Dgather<float4>(t, x, y, 2);
+    out[i * K + 3] = tex2Dgather<float4>(t, x, y, 3);
+}
+
+extern "C" __global__ void tex3d_f1(cudaTextureObject_t t, float *out, int n, int cols, float x0, float step,
+                                    float scale)
+{
+    // SASS: TEX.SCR.LL 3D (tex3D; z from the thread index's third factor)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int plane = cols * cols;
+    float x, y;
+    coords(i % plane, cols, x0, step, scale, x, y);
+    float z = (x0 + step * (float)(i / plane)) * scale;
+    out[i] = tex3D<float>(t, x, y, z);
+}
+
+extern "C" __global__ void tex2d_layered_f1(cudaTextureObject_t t, float *out, int n, int cols, float x0,
+                                            float step, float scale, int layers)
+{
+    // SASS: TEX.SCR.LL ARRAY_2D (tex2DLayered; the layer is an integer, out-of-range layers clamp)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int plane = cols * cols;
+    float x, y;
+    coords(i % plane, cols, x0, step, scale, x, y);
+    int layer = i / plane - 1;
+    out[i] = tex2DLayered<float>(t, x, y, layer < layers + 1 ? layer : layers + 1);
+}
+
+extern "C" __global__ void tex1d_f1(cudaTextureObject_t t, float *out, int n, float x0, float step, float scale)
+{
+    // SASS: TEX.SCR.LL 1D (tex1D on a 1-D cudaArray)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = tex1D<float>(t, (x0 + step * (float)i) * scale);
+}
+
+extern "C" __global__ void surf2d_rw(cudaSurfaceObject_t src, cudaSurfaceObject_t dst, unsigned *out, int n,
+                                     int w, int h)
+{
+    // SASS: SULD.D.BA.2D.STRONG.SM.TRAP / SUST.D.BA.2D.STRONG.SM.TRAP (surf2Dread/surf2Dwrite of 32-bit
+    // elements; x in bytes), SULD.D.BA.2D.STRONG.SM.IGN (cudaBoundaryModeZero) and SULD.D.BA.2D.STRONG.SM
+    // (cudaBoundaryModeClamp) at out-of-range coordinates
+    const int K = 3;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int x = i % (w + 2) - 1;
+    int y = i / (w + 2) - 1;
+    unsigned zero = surf2Dread<unsigned>(src, x * 4, y, cudaBoundaryModeZero);
+    unsigned clamp = surf2Dread<unsigned>(src, x * 4, y, cudaBoundaryModeClamp);
+    out[i * K + 0] = zero;
+    out[i * K + 1] = clamp;
+    out[i * K + 2] = (unsigned)x * 0x10000u + (unsigned)y;
+    if (x >= 0 && x < w && y >= 0 && y < h) {
+        unsigned v = surf2Dread<unsigned>(src, x * 4, y);
+        surf2Dwrite<unsigned>(v * 3u + 1u, dst, (w - 1 - x) * 4, y);
+    }
+}
+
+extern "C" __global__ void surf2d_rw_u4(cudaSurfaceObject_t src, cudaSurfaceObject_t dst, int w, int h)
+{
+    // SASS: SULD.D.BA.2D.128.STRONG.SM.TRAP / SUST.D.BA.2D.128.STRONG.SM.TRAP (16-byte uint4 elements)
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y;
+    if (x >= w || y >= h) return;
+    uint4 v = surf2Dread<uint4>(src, x * 16, y);
+    uint4 r = make_uint4(v.w, v.z ^ 0xffu, v.y + 1u, v.x);
+    surf2Dwrite<uint4>(r, dst, x * 16, h - 1 - y);
+}
+
+extern "C" __global__ void surf3d_rw(cudaSurfaceObject_t src, cudaSurfaceObject_t dst, int w, int h, int d)
+{
+    // SASS: SULD.D.BA.3D.U8 / SUST.D.BA.3D.U8 (surf3Dread/surf3Dwrite of 8-bit elements)
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y;
+    int z = blockIdx.z;
+    if (x >= w || y >= h || z >= d) return;
+    unsigned char v = surf3Dread<unsigned char>(src, x, y, z);
+    surf3Dwrite<unsigned char>((unsigned char)(v + z * 16 + 1), dst, x, y, d - 1 - z);
+}
+
+extern "C" __global__ void surf2d_layered_rw(cudaSurfaceObject_t src, cudaSurfaceObject_t dst, int w, int h,
+                                             int layers)
+{
+    // SASS: SULD.D.BA.2D_ARRAY.U16 / SUST.D.BA.2D_ARRAY.U16 (surf2DLayeredread/write of 16-bit elements)
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y;
+    int l = blockIdx.z;
+    if (x >= w || y >= h || l >= layers) return;
+    unsigned short v = surf2DLayeredread<unsigned short>(src, x * 2, y, l);
+    surf2DLayeredwrite<unsigned short>((unsigned short)(v ^ (l * 0x1111)), dst, x * 2, y, layers - 1 - l);
+}
