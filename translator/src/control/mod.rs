@@ -15,6 +15,7 @@
 //! whole block (with `.DEFER_BLOCKING` or without) is `OpControlBarrier`; other barrier forms are refused.
 
 pub mod guard;
+pub mod lockstep;
 pub mod structured;
 pub mod turns;
 
