@@ -36,14 +36,37 @@ enum Access {
     Atomic,
 }
 
-fn access(i: &Inst) -> Option<Access> {
+/// `generic`: generic `LD`/`ST`/`ATOM` may address shared memory (the program reads the shared window).
+fn access(i: &Inst, generic: bool) -> Option<Access> {
+    if i.guard() == Some((7, true)) {
+        return None; // `@!PT`: never runs (nvcc pads `LDGSTS` with `@!PT LDS RZ, [RZ]`)
+    }
     match i.mnemonic {
-        "LDS" | "LD" | "LDSM" => Some(Access::Load),
+        "LDS" | "LDSM" => Some(Access::Load),
         // LDGSTS writes shared memory (the copy's destination).
-        "STS" | "ST" | "LDGSTS" => Some(Access::Store),
-        "ATOMS" | "ATOM" => Some(Access::Atomic),
+        "STS" | "LDGSTS" => Some(Access::Store),
+        "ATOMS" => Some(Access::Atomic),
+        "LD" if generic => Some(Access::Load),
+        "ST" if generic => Some(Access::Store),
+        "ATOM" if generic => Some(Access::Atomic),
         _ => None,
     }
+}
+
+/// Whether the program may form a generic pointer to shared memory: only from the shared window's generic
+/// address, `c[0x0][0x18]` and `c[0x0][0x1c]` (a shared address from elsewhere, a parameter or another
+/// launch, means nothing in this block). Conservative: any constant operand of bank 0 in 0x18..0x20 (ALU
+/// operand forms 3 and 5, `ULDC`) and any `LDC` of bank 0 (its offset is a register) count.
+fn reads_shared_window(prog: &Program) -> bool {
+    prog.insts.iter().any(|i| {
+        let (bank, offset) = (i.bits(54, 5), i.bits(38, 16));
+        let cbuf = match i.mnemonic {
+            "LDC" => return bank == 0,
+            "ULDC" => true,
+            _ => matches!((i.opcode() >> 9) & 7, 3 | 5) && i.opcode() & 0x1000 == 0,
+        };
+        cbuf && bank == 0 && (0x18..0x20).contains(&offset)
+    })
 }
 
 /// What may have happened since the last block barrier, along some path.
@@ -136,6 +159,7 @@ fn analyse(prog: &Program, sync_at: impl Fn(u32) -> bool) -> BTreeSet<u32> {
             work.push(k);
         }
     }
+    let generic = reads_shared_window(prog);
     let mut found = BTreeSet::new();
     while let Some(k) = work.pop() {
         let b = &prog.blocks[k];
@@ -146,20 +170,30 @@ fn analyse(prog: &Program, sync_at: impl Fn(u32) -> bool) -> BTreeSet<u32> {
             }
             if crate::lower::warp::is_block_barrier(i) {
                 st = State::default();
-            } else if let Some(a) = access(i) {
+            } else if let Some(a) = access(i, generic) {
                 if st.conflicts(a) {
                     found.insert(i.offset);
                 }
                 st = st.after(a);
             }
         }
-        for s in successors(prog, k) {
-            let Some(&j) = index.get(&s) else { continue };
-            let joined = entry[j].map_or(st, |e| e.join(st));
-            if entry[j] != Some(joined) {
-                entry[j] = Some(joined);
-                work.push(j);
+        let is_call = last_mnemonic(prog, k) == Some("CALL");
+        for &s in &b.successors {
+            flow(&mut entry, &mut work, &index, s, st);
+        }
+        match last_mnemonic(prog, k) {
+            // The callee's accesses join the state at the return point; its RET has no edges (the analysis
+            // is context-insensitive inside callees, but one caller's accesses do not return to another's).
+            _ if is_call => {
+                let after = callee_effect(prog, &index, &b.successors, generic, &sync_at).applied_to(st);
+                flow(&mut entry, &mut work, &index, b.end, after);
             }
+            Some("BRX" | "JMX") => {
+                for &s in &prog.branch_targets {
+                    flow(&mut entry, &mut work, &index, s, st);
+                }
+            }
+            _ => {}
         }
     }
     found
@@ -170,18 +204,81 @@ fn block_insts(prog: &Program, start: u32, end: u32) -> impl Iterator<Item = &In
     prog.insts[first..].iter().take_while(move |i| i.offset < end)
 }
 
-/// Where control may go after block `k`: its static edges, the return point after a `CALL` (the callee
-/// returns there), every return point after a `RET`, every listed target after `BRX`/`JMX`.
-fn successors(prog: &Program, k: usize) -> Vec<u32> {
+fn last_mnemonic(prog: &Program, k: usize) -> Option<&'static str> {
     let b = &prog.blocks[k];
-    let mut out = b.successors.clone();
-    if b.exit == Exit::Control {
-        match block_insts(prog, b.start, b.end).last().map(|i| i.mnemonic) {
-            Some("CALL") => out.push(b.end),
-            Some("RET") => out.extend_from_slice(&prog.return_points),
-            Some("BRX" | "JMX") => out.extend_from_slice(&prog.branch_targets),
+    if b.exit != Exit::Control {
+        return None;
+    }
+    block_insts(prog, b.start, b.end).last().map(|i| i.mnemonic)
+}
+
+/// Joins `st` into the entry state of the block at `to`, queueing it when that changed.
+fn flow(
+    entry: &mut [Option<State>],
+    work: &mut Vec<usize>,
+    index: &std::collections::HashMap<u32, usize>,
+    to: u32,
+    st: State,
+) {
+    let Some(&j) = index.get(&to) else { return };
+    let joined = entry[j].map_or(st, |e| e.join(st));
+    if entry[j] != Some(joined) {
+        entry[j] = Some(joined);
+        work.push(j);
+    }
+}
+
+/// What a call may add to the state: every access reachable from its callees' entries (nested calls
+/// included; barriers inside are ignored, which only adds), and whether a warp-sync point is among them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Effect {
+    load: bool,
+    store: bool,
+    atomic: bool,
+    sync: bool,
+}
+
+impl Effect {
+    fn applied_to(self, st: State) -> State {
+        let mut st = State { load: st.load | self.load, store: st.store | self.store, atomic: st.atomic | self.atomic, ..st };
+        if self.sync {
+            st = st.at_sync_point();
+        }
+        st
+    }
+}
+
+fn callee_effect(
+    prog: &Program,
+    index: &std::collections::HashMap<u32, usize>,
+    callees: &[u32],
+    generic: bool,
+    sync_at: &impl Fn(u32) -> bool,
+) -> Effect {
+    let mut e = Effect::default();
+    let mut seen = vec![false; prog.blocks.len()];
+    let mut work: Vec<usize> = callees.iter().filter_map(|c| index.get(c).copied()).collect();
+    while let Some(k) = work.pop() {
+        if std::mem::replace(&mut seen[k], true) {
+            continue;
+        }
+        let b = &prog.blocks[k];
+        for i in block_insts(prog, b.start, b.end) {
+            e.sync |= sync_at(i.offset);
+            match access(i, generic) {
+                Some(Access::Load) => e.load = true,
+                Some(Access::Store) => e.store = true,
+                Some(Access::Atomic) => e.atomic = true,
+                None => {}
+            }
+        }
+        let mut next = b.successors.clone();
+        match last_mnemonic(prog, k) {
+            Some("CALL") => next.push(b.end),
+            Some("BRX" | "JMX") => next.extend_from_slice(&prog.branch_targets),
             _ => {}
         }
+        work.extend(next.iter().filter_map(|s| index.get(s).copied()));
     }
-    out
+    e
 }
