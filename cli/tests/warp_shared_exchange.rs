@@ -3,9 +3,10 @@
 //! inputs with a warp's lanes in lockstep — what a converged SM86 warp does, not a model of the translator.
 //! nvcc drops a full-mask `__syncwarp()` of converged code to a `NOP`, and the legacy volatile tail reduction
 //! has no sync at all: before `control::lockstep`, these kernels got the cheap form and 8-wide subgroups
-//! raced (160 of 256 outputs wrong, exit 0). Each kernel runs with the inputs of its
-//! `corpus/launches.pending.txt` line (silicon goldens: corpus/goldens once recorded). The control kernel,
-//! with `__syncthreads()` between every store and load, keeps the cheap form.
+//! raced (160 of 256 outputs wrong, exit 0). Each kernel runs with the inputs of its `corpus/launches.txt` line
+//! and its output must equal both the model and the H200's (corpus/goldens, recorded 2026-12-02 03:35 UTC from
+//! the sm_90 cubin; the three agree). The control kernel, with `__syncthreads()` between every store and load,
+//! keeps the cheap form.
 
 mod common;
 #[path = "../../translator/tests/support/mod.rs"]
@@ -46,8 +47,12 @@ fn run(kernel: &str, seed: u64, k: usize) -> (Vec<u32>, Vec<u32>) {
     (x, words(&r.buffers[1]))
 }
 
-/// Compares `out` with the model's `k` words a thread (threads from `n` on store nothing).
+/// Compares `out` with the model's `k` words a thread (threads from `n` on store nothing), and with silicon.
 fn check(kernel: &str, out: &[u32], k: usize, want: &[Vec<u32>]) {
+    let golden = format!("{}/../corpus/goldens/{kernel}.arg1.bin", env!("CARGO_MANIFEST_DIR"));
+    let silicon = words(&std::fs::read(&golden).expect("the H200's output"));
+    assert!(silicon == out, "{kernel}: lavapipe differs from the H200 in {} words",
+        silicon.iter().zip(out).filter(|(a, b)| a != b).count());
     let mut bad = Vec::new();
     for (i, w) in want.iter().enumerate() {
         let w = if i < N { w.clone() } else { vec![0; k] };
