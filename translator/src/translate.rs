@@ -150,6 +150,7 @@ fn translate_linked(
         externs,
         loops: crate::control::guard::LoopGuard::new(options.profile.as_ref()),
         without: options.profile.as_ref().map(|p| p.without).unwrap_or_default(),
+        sync_points: &kernel.info.coop_group_offsets,
     };
     emit_module(&source, warps)
 }
@@ -290,6 +291,9 @@ struct ModuleSource<'a> {
     loops: crate::control::guard::LoopGuard,
     /// Features the profile lacks: a module declaring one of their capabilities is refused.
     without: abi::Features,
+    /// The kernel's warp-sync points (`EIATTR_COOP_GROUP_INSTR_OFFSETS`, also the `__syncwarp()`s nvcc
+    /// dropped; empty without a cubin), for [`crate::control::lockstep`].
+    sync_points: &'a [u32],
 }
 
 impl<'a> ModuleSource<'a> {
@@ -302,7 +306,7 @@ impl<'a> ModuleSource<'a> {
         control: ControlForm,
         jump_tables: &'a [crate::cubin::IndirectBranch],
     ) -> Self {
-        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default() }
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[] }
     }
 }
 
@@ -323,13 +327,18 @@ fn check_capabilities(kernel: &str, m: &Module, without: abi::Features) -> Resul
     Err(TranslateError::MissingCapabilities { kernel: kernel.into(), missing })
 }
 
-/// Emits the module; a kernel with warp instructions gets the subgroup form where the plan allows and it
-/// structures exactly (every `BSYNC` at a merge), else the turns form with the reason.
+/// Emits the module; a kernel with warp instructions, or whose lanes may exchange data through shared memory
+/// within a barrier interval (`control::lockstep`: SM86 runs them in lockstep), gets the subgroup form where
+/// the plan allows and it structures exactly (every `BSYNC` at a merge), else the turns form with the reason.
 fn emit_module(source: &ModuleSource<'_>, warps: WarpPlan) -> Result<Translation, TranslateError> {
     let emit = |mode: WarpMode| emit_module_as(source, mode);
     let control = source.control;
+    // Why the warps run together (prefixed to the reason they are not subgroups, in the form's report).
+    let mut lockstep = String::new();
     if !crate::control::turns::needs_turns(source.program) {
-        return emit(WarpMode::None);
+        let exchanges = crate::control::lockstep::exchanges(source.program, source.sync_points);
+        let Some(first) = exchanges.first() else { return emit(WarpMode::None) };
+        lockstep = format!("lanes may exchange data through shared memory (at {first:#06x}); ");
     }
     let why = if !warps.subgroups {
         "no 32-wide subgroups on the target".to_string()
@@ -341,7 +350,7 @@ fn emit_module(source: &ModuleSource<'_>, warps: WarpPlan) -> Result<Translation
             Err(e) => format!("not as subgroups: {e}"),
         }
     };
-    emit(WarpMode::Turns(why))
+    emit(WarpMode::Turns(lockstep + &why))
 }
 
 fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translation, TranslateError> {

@@ -16,6 +16,7 @@
 
 pub mod counted;
 pub mod guard;
+pub mod lockstep;
 pub mod structured;
 pub mod turns;
 

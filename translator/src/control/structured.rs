@@ -624,6 +624,9 @@ pub struct ProgramCode<'p> {
     pub kcfg: &'p KernelCfg,
     /// The 64-bit target value of the last selector computed (reported by a control fault).
     pub target: Option<Id>,
+    /// Shared accesses that get a subgroup memory barrier first (warps as subgroups only:
+    /// [`super::lockstep::fence_points`]).
+    pub fences: std::collections::BTreeSet<u32>,
 }
 
 impl ProgramCode<'_> {
@@ -676,6 +679,9 @@ impl NodeCode for ProgramCode<'_> {
                 break; // realised by the structure
             }
             cx.inst = *inst;
+            if self.fences.contains(&inst.offset) {
+                super::lockstep::lane_fence(cx);
+            }
             crate::lower::lower(cx)?;
         }
         self.check_return(cx, node)
@@ -772,7 +778,9 @@ pub fn emit_structured(
     kcfg: &KernelCfg,
     s: &Structured,
 ) -> Result<(), TranslateError> {
-    emit_with(cx, s, &mut ProgramCode { prog, kcfg, target: None })
+    // Warps as subgroups: lanes that may observe each other's shared accesses are ordered by a fence.
+    let fences = if cx.subgroup.is_some() { super::lockstep::fence_points(prog) } else { Default::default() };
+    emit_with(cx, s, &mut ProgramCode { prog, kcfg, target: None, fences })
 }
 
 /// The thread exits: warps as subgroups count it out of block barriers first (`lower::subgroup::exited`).

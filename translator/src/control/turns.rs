@@ -49,7 +49,8 @@ pub fn needs_turns(prog: &Program) -> bool {
 fn memory_access(i: &Inst) -> (bool, bool) {
     match i.mnemonic {
         "LDS" | "LDG" | "LD" | "LDSM" => (true, false),
-        "STS" | "STG" | "ST" => (false, true),
+        // LDGSTS writes its shared destination (lowered as a copy at the instruction).
+        "STS" | "STG" | "ST" | "LDGSTS" => (false, true),
         "ATOMS" | "ATOMG" | "ATOM" | "RED" | "ARRIVES" => (true, true),
         _ => (false, false),
     }
