@@ -23,6 +23,10 @@ pub const PROGRAMS: &[&str] = &[
     "pitched_2d",
     "launch_throughput",
     "async_order",
+    "stream_features",
+    "cub_device",
+    "thrust_algorithms",
+    "curand_device",
 ];
 
 /// The directory of the program sources.

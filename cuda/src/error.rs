@@ -99,6 +99,11 @@ pub fn runtime_code(e: &RuntimeError) -> CUresult {
         | RuntimeError::Trap { .. }
         | RuntimeError::NoProgress { .. } => CUDA_ERROR_LAUNCH_FAILED,
         RuntimeError::AssertionFailed(_) => CUDA_ERROR_ASSERT,
+        // A kernel stopped for running too long (by the device's loop limit or the launch timeout): CUDA's
+        // word for it is the watchdog's; the log line says which limit and where.
+        RuntimeError::DeviceLoopLimit { .. }
+        | RuntimeError::LaunchTimeout { .. }
+        | RuntimeError::LaunchHung { .. } => CUDA_ERROR_LAUNCH_TIMEOUT,
         _ => CUDA_ERROR_UNKNOWN,
     }
 }
