@@ -90,7 +90,8 @@ pub fn runtime_code(e: &RuntimeError) -> CUresult {
         RuntimeError::NoDevice
         | RuntimeError::DeviceIndexOutOfRange { .. }
         | RuntimeError::DeviceNameNotFound(_) => CUDA_ERROR_NO_DEVICE,
-        RuntimeError::MissingFeature { .. } => CUDA_ERROR_NOT_SUPPORTED,
+        // A module-data relocation sassport does not apply (named in the message): refused, not unknown.
+        RuntimeError::MissingFeature { .. } | RuntimeError::Relocation { .. } => CUDA_ERROR_NOT_SUPPORTED,
         RuntimeError::UnknownKernel(_) => CUDA_ERROR_INVALID_HANDLE,
         RuntimeError::Fault { .. } | RuntimeError::MemorySpaceFault { .. } => {
             CUDA_ERROR_ILLEGAL_ADDRESS

@@ -41,6 +41,7 @@ pub mod host_func;
 pub mod host_memory;
 pub mod integrity;
 pub mod launch;
+pub mod limits;
 pub mod log;
 pub mod managed;
 pub mod memory;

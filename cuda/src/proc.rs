@@ -9,7 +9,7 @@ use crate::memory2d::*;
 use crate::occupancy::*;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
 use crate::{
-    context::*, context_explicit::*, device::*, errors::*, host_func::*, host_memory::*, launch::*, managed::*, memory::*, mempool::*,
+    context::*, context_explicit::*, device::*, errors::*, host_func::*, host_memory::*, launch::*, limits::*, managed::*, memory::*, mempool::*,
     module::*, occupancy_potential::*, profiler::*, stream::*,
 };
 use std::ffi::{c_char, c_void, CStr};
@@ -185,6 +185,8 @@ fn table() -> &'static [Entry] {
                 ("cuStreamGetCtx", 12050, cuStreamGetCtx_v2),
                 ("cuStreamGetDevice", 12080, cuStreamGetDevice),
                 ("cuStreamGetId", 12000, cuStreamGetId),
+                ("cuCtxGetLimit", 3010, cuCtxGetLimit),
+                ("cuCtxSetLimit", 3010, cuCtxSetLimit),
                 ("cuLaunchHostFunc", 10000, cuLaunchHostFunc),
                 ("cuLaunchHostFunc", 13010, cuLaunchHostFunc_v2),
                 ("cuStreamAddCallback", 5000, cuStreamAddCallback),
@@ -211,7 +213,7 @@ fn table() -> &'static [Entry] {
         })
         .0
 }
-const TABLE_LEN: usize = 132;
+const TABLE_LEN: usize = 134;
 
 /// Every implemented entry point: (name as asked for through `cuGetProcAddress`, first CUDA version of the
 /// signature), in table order.
