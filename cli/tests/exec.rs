@@ -170,31 +170,6 @@ fn stream_features_pass() {
     passes("stream_features");
 }
 
-/// CUB's DeviceReduce, DeviceScan, DeviceRadixSort and DeviceSelect with temporary storage.
-#[test]
-fn cub_device_passes() {
-    passes("cub_device");
-}
-
-/// Thrust: device_vector, transform, reduce, count_if, scans, sorts (radix and comparison), sort_by_key.
-#[test]
-fn thrust_algorithms_pass() {
-    passes("thrust_algorithms");
-}
-
-/// cuRAND's device API (XORWOW: curand_init with subsequences and an offset, curand, curand_uniform), every
-/// value checked against the host's own XORWOW. Needs cuRAND's headers beside nvcc (`cargo xtask tools`
-/// installs nvidia-curand).
-#[test]
-fn curand_device_passes() {
-    let header = nvcc().and_then(|n| Some(n.parent()?.parent()?.join("include/curand_kernel.h")));
-    if !header.as_ref().is_some_and(|h| h.is_file()) && std::env::var_os("CI").is_none() {
-        eprintln!("NOT RUN: curand_device needs cuRAND's headers beside nvcc (`cargo xtask tools`)");
-        return;
-    }
-    passes("curand_device");
-}
-
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -213,9 +188,6 @@ fn every_program_is_tested() {
         "launch_throughput",
         "async_order",
         "stream_features",
-        "cub_device",
-        "thrust_algorithms",
-        "curand_device",
     ];
     assert_eq!(PROGRAMS, tested);
 }

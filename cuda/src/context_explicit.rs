@@ -26,7 +26,13 @@ fn create(flags: u32, dev: i32) -> Result<Handle> {
         let h = d.issue();
         d.contexts.insert(
             h,
-            Context { device: dev as usize, retained: 1, flags, storage: HashMap::new(), sticky: None },
+            Context {
+                device: dev as usize,
+                retained: 1,
+                flags,
+                storage: HashMap::new(),
+                sticky: None,
+            },
         );
         Ok(h)
     })?;
@@ -62,10 +68,14 @@ pub unsafe extern "C" fn cuCtxCreate_v4(
         || {
             if let Some(p) = unsafe { params.as_ref() } {
                 if !p.exec_affinity_params.is_null() || p.num_exec_affinity_params != 0 {
-                    return Err(DriverError::NotSupported("contexts with execution affinity".into()));
+                    return Err(DriverError::NotSupported(
+                        "contexts with execution affinity".into(),
+                    ));
                 }
                 if !p.cig_params.is_null() {
-                    return Err(DriverError::NotSupported("contexts in CUDA-in-graphics mode".into()));
+                    return Err(DriverError::NotSupported(
+                        "contexts in CUDA-in-graphics mode".into(),
+                    ));
                 }
             }
             if pctx.is_null() {

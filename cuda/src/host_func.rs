@@ -13,7 +13,8 @@ use std::ffi::c_void;
 /// `CUhostFn`.
 type HostFn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 /// `CUstreamCallback`: (stream, status of the stream's work, user data).
-type StreamCallback = Option<unsafe extern "C" fn(stream: Handle, status: CUresult, user: *mut c_void)>;
+type StreamCallback =
+    Option<unsafe extern "C" fn(stream: Handle, status: CUresult, user: *mut c_void)>;
 
 /// Waits for `stream`'s queued work (a synchronisation point: a kernel's failure is the call's result, and
 /// then the function does not run, as CUDA skips host functions after a fault).
@@ -22,10 +23,19 @@ fn drain(stream: Handle) -> crate::error::Result<()> {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchHostFunc(stream: Handle, f: HostFn, user: *mut c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchHostFunc(
+    stream: Handle,
+    f: HostFn,
+    user: *mut c_void,
+) -> CUresult {
     call(
         "cuLaunchHostFunc",
-        || format!("stream={stream:#x}, fn={:?}, user={user:p}", f.map(|f| f as *const c_void)),
+        || {
+            format!(
+                "stream={stream:#x}, fn={:?}, user={user:p}",
+                f.map(|f| f as *const c_void)
+            )
+        },
         || {
             let f = f.ok_or_else(|| DriverError::InvalidValue("fn is null".into()))?;
             drain(stream)?;
@@ -49,7 +59,9 @@ pub unsafe extern "C" fn cuStreamAddCallback(
         || {
             let f = f.ok_or_else(|| DriverError::InvalidValue("callback is null".into()))?;
             if flags != 0 {
-                return Err(DriverError::InvalidValue(format!("flags {flags:#x} (must be 0)")));
+                return Err(DriverError::InvalidValue(format!(
+                    "flags {flags:#x} (must be 0)"
+                )));
             }
             drain(stream)?;
             // SAFETY: as above; the stream's work succeeded (a failure returned above).

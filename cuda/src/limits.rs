@@ -12,7 +12,7 @@ use crate::state;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// `CU_LIMIT_MALLOC_HEAP_SIZE`; the last limit `cuda.h` 13.5 defines is `CU_LIMIT_PERSISTING_L2_CACHE_SIZE` (6).
+/// `CU_LIMIT_MALLOC_HEAP_SIZE`; the last limit `cuda.h` 13.5 defines: `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`.
 const MALLOC_HEAP_SIZE: i32 = 2;
 const LAST_LIMIT: i32 = 6;
 
@@ -52,8 +52,13 @@ pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: i32) -> CUresul
                 if limit == MALLOC_HEAP_SIZE {
                     return Ok(d.devices[dev].gpu()?.rt.malloc_heap_size() as usize);
                 }
-                let set = SET.lock().map_err(|_| DriverError::InvalidValue("limits poisoned".into()))?;
-                Ok(set.as_ref().and_then(|m| m.get(&(dev, limit)).copied()).unwrap_or_else(|| default(limit)))
+                let set = SET
+                    .lock()
+                    .map_err(|_| DriverError::InvalidValue("limits poisoned".into()))?;
+                Ok(set
+                    .as_ref()
+                    .and_then(|m| m.get(&(dev, limit)).copied())
+                    .unwrap_or_else(|| default(limit)))
             })?;
             unsafe { out(value, v, "pvalue") }
         },
@@ -76,8 +81,11 @@ pub unsafe extern "C" fn cuCtxSetLimit(limit: i32, value: usize) -> CUresult {
                         .set_malloc_heap_size(value as u64)
                         .map_err(|e| DriverError::InvalidValue(e.to_string()));
                 }
-                let mut set = SET.lock().map_err(|_| DriverError::InvalidValue("limits poisoned".into()))?;
-                set.get_or_insert_with(HashMap::new).insert((dev, limit), value);
+                let mut set = SET
+                    .lock()
+                    .map_err(|_| DriverError::InvalidValue("limits poisoned".into()))?;
+                set.get_or_insert_with(HashMap::new)
+                    .insert((dev, limit), value);
                 Ok(())
             })
         },

@@ -78,7 +78,13 @@ fn device_pools(d: &mut Driver, p: &mut Pools, dev: usize) -> Result<(Handle, Ha
         return Ok(pair);
     }
     let h = d.issue();
-    p.pools.insert(h, Pool { device: dev, ..Pool::default() });
+    p.pools.insert(
+        h,
+        Pool {
+            device: dev,
+            ..Pool::default()
+        },
+    );
     p.of_device.insert(dev, (h, h));
     Ok((h, h))
 }
@@ -104,7 +110,10 @@ fn location_device(d: &mut Driver, loc: *const MemLocation, alloc_type: i32) -> 
 }
 
 fn pool_mut(p: &mut Pools, pool: Handle) -> Result<&mut Pool> {
-    p.pools.get_mut(&pool).ok_or(DriverError::InvalidHandle { what: "memory pool", handle: pool })
+    p.pools.get_mut(&pool).ok_or(DriverError::InvalidHandle {
+        what: "memory pool",
+        handle: pool,
+    })
 }
 
 /// A stream handle carries its context: a created stream needs no current one (CCCL allocates from a pool on
@@ -113,19 +122,30 @@ fn check_stream(d: &Driver, stream: Handle) -> Result<()> {
     if stream <= 2 || d.streams.contains_key(&stream) {
         Ok(())
     } else {
-        Err(DriverError::InvalidHandle { what: "stream", handle: stream })
+        Err(DriverError::InvalidHandle {
+            what: "stream",
+            handle: stream,
+        })
     }
 }
 
-fn alloc_from(d: &mut Driver, p: &mut Pools, pool: Handle, bytes: usize, stream: Handle) -> Result<u64> {
+fn alloc_from(
+    d: &mut Driver,
+    p: &mut Pools,
+    pool: Handle,
+    bytes: usize,
+    stream: Handle,
+) -> Result<u64> {
     check_stream(d, stream)?;
     let pl = pool_mut(p, pool)?;
     let dev = pl.device;
     if pl.max_size != 0 && pl.used + bytes as u64 > pl.max_size {
-        return Err(DriverError::Runtime(sassport_runtime::RuntimeError::OutOfMemory {
-            requested: bytes as u64,
-            largest_free: pl.max_size - pl.used,
-        }));
+        return Err(DriverError::Runtime(
+            sassport_runtime::RuntimeError::OutOfMemory {
+                requested: bytes as u64,
+                largest_free: pl.max_size - pl.used,
+            },
+        ));
     }
     let address = crate::sync::settled_gpu(d, dev)?.rt.alloc(bytes as u64)?;
     let pl = pool_mut(p, pool)?;
@@ -230,7 +250,9 @@ fn set_current(d: &mut Driver, dev: usize, pool: Handle) -> Result<()> {
     with_pools(|p| {
         let (default, _) = device_pools(d, p, dev)?;
         if pool_mut(p, pool)?.device != dev {
-            return Err(DriverError::InvalidValue(format!("pool {pool:#x} is not of device {dev}")));
+            return Err(DriverError::InvalidValue(format!(
+                "pool {pool:#x} is not of device {dev}"
+            )));
         }
         p.of_device.insert(dev, (default, pool));
         Ok(())
@@ -242,10 +264,12 @@ pub unsafe extern "C" fn cuDeviceSetMemPool(dev: i32, pool: Handle) -> CUresult 
     call(
         "cuDeviceSetMemPool",
         || format!("dev={dev}, pool={pool:#x}"),
-        || state::with(|d| {
-            let dev = device_index(d, dev)?;
-            set_current(d, dev, pool)
-        }),
+        || {
+            state::with(|d| {
+                let dev = device_index(d, dev)?;
+                set_current(d, dev, pool)
+            })
+        },
     )
 }
 
@@ -296,15 +320,20 @@ pub unsafe extern "C" fn cuMemSetMemPool(
     call(
         "cuMemSetMemPool",
         || format!("type={alloc_type}, pool={pool:#x}"),
-        || state::with(|d| {
-            let dev = location_device(d, location, alloc_type)?;
-            set_current(d, dev, pool)
-        }),
+        || {
+            state::with(|d| {
+                let dev = location_device(d, location, alloc_type)?;
+                set_current(d, dev, pool)
+            })
+        },
     )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut Handle, props: *const MemPoolProps) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolCreate(
+    pool: *mut Handle,
+    props: *const MemPoolProps,
+) -> CUresult {
     call("cuMemPoolCreate", String::new, || {
         if props.is_null() {
             return Err(DriverError::InvalidValue("props is null".into()));
@@ -321,7 +350,14 @@ pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut Handle, props: *const MemPoo
             let h = d.issue();
             let max_size = props.max_size as u64;
             with_pools(|p| {
-                p.pools.insert(h, Pool { device: dev, max_size, ..Pool::default() });
+                p.pools.insert(
+                    h,
+                    Pool {
+                        device: dev,
+                        max_size,
+                        ..Pool::default()
+                    },
+                );
                 Ok(h)
             })
         })?;
@@ -337,9 +373,14 @@ pub unsafe extern "C" fn cuMemPoolDestroy(pool: Handle) -> CUresult {
         || {
             with_pools(|p| {
                 if p.of_device.values().any(|&(default, _)| default == pool) {
-                    return Err(DriverError::InvalidValue("a device's default pool cannot be destroyed".into()));
+                    return Err(DriverError::InvalidValue(
+                        "a device's default pool cannot be destroyed".into(),
+                    ));
                 }
-                p.pools.remove(&pool).ok_or(DriverError::InvalidHandle { what: "memory pool", handle: pool })?;
+                p.pools.remove(&pool).ok_or(DriverError::InvalidHandle {
+                    what: "memory pool",
+                    handle: pool,
+                })?;
                 // A destroyed current pool gives way to the default one, as CUDA does.
                 for pair in p.of_device.values_mut() {
                     if pair.1 == pool {
@@ -387,7 +428,11 @@ unsafe fn attribute(pl: &mut Pool, attr: i32, value: *mut c_void, write: bool) -
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: Handle, attr: i32, value: *mut c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolSetAttribute(
+    pool: Handle,
+    attr: i32,
+    value: *mut c_void,
+) -> CUresult {
     call(
         "cuMemPoolSetAttribute",
         || format!("pool={pool:#x}, attr={attr}"),
@@ -396,7 +441,11 @@ pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: Handle, attr: i32, value: *
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: Handle, attr: i32, value: *mut c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolGetAttribute(
+    pool: Handle,
+    attr: i32,
+    value: *mut c_void,
+) -> CUresult {
     call(
         "cuMemPoolGetAttribute",
         || format!("pool={pool:#x}, attr={attr}"),
@@ -416,7 +465,11 @@ pub unsafe extern "C" fn cuMemPoolTrimTo(pool: Handle, min_bytes: usize) -> CUre
 
 /// Access from the pool's own device is read-write; other devices cannot be granted access (no peer access).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolSetAccess(pool: Handle, map: *const MemAccessDesc, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolSetAccess(
+    pool: Handle,
+    map: *const MemAccessDesc,
+    count: usize,
+) -> CUresult {
     call(
         "cuMemPoolSetAccess",
         || format!("pool={pool:#x}, count={count}"),
@@ -430,7 +483,8 @@ pub unsafe extern "C" fn cuMemPoolSetAccess(pool: Handle, map: *const MemAccessD
                 let own = desc.location.kind == LOCATION_DEVICE && desc.location.id == dev as i32;
                 if !own || desc.flags != ACCESS_READWRITE {
                     return Err(DriverError::NotSupported(format!(
-                        "pool access for location type {} id {} with flags {:#x} (only the pool's device, read-write)",
+                        "pool access for location type {} id {} with flags {:#x} \
+                         (only the pool's device, read-write)",
                         desc.location.kind, desc.location.id, desc.flags
                     )));
                 }

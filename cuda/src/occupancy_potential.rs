@@ -19,7 +19,11 @@ fn potential(func: Handle, cb: BlockToShared, fixed: usize, limit: i32) -> Resul
         let limits = Limits::of(d, func)?;
         let module = d.function(func)?.module;
         let device = d.modules.get(&module).map_or(0, |m| m.device);
-        let info = &d.devices.get(device).ok_or(DriverError::InvalidDevice(device as i32))?.info;
+        let info = &d
+            .devices
+            .get(device)
+            .ok_or(DriverError::InvalidDevice(device as i32))?
+            .info;
         let sms = attribute(info, device, 16).unwrap_or(1).max(1);
         Ok((limits, d.function(func)?.max_threads, sms))
     })?;
@@ -32,7 +36,14 @@ fn potential(func: Handle, cb: BlockToShared, fixed: usize, limit: i32) -> Resul
     while size >= 32 {
         // SAFETY: the caller's callback, called as CUDA calls it.
         let shared = cb.map_or(fixed, |cb| unsafe { cb(size as i32) });
-        let blocks = state::with(|d| Ok(active_blocks(d.function(func)?, f_limits, size, shared as u64)))?;
+        let blocks = state::with(|d| {
+            Ok(active_blocks(
+                d.function(func)?,
+                f_limits,
+                size,
+                shared as u64,
+            ))
+        })?;
         if blocks * size > best.0 * best.1 {
             best = (size, blocks);
         }
@@ -73,5 +84,15 @@ pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
     dynamic_shared: usize,
     limit: i32,
 ) -> CUresult {
-    unsafe { cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block, func, cb, dynamic_shared, limit, 0) }
+    unsafe {
+        cuOccupancyMaxPotentialBlockSizeWithFlags(
+            min_grid,
+            block,
+            func,
+            cb,
+            dynamic_shared,
+            limit,
+            0,
+        )
+    }
 }
