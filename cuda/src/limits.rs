@@ -79,7 +79,9 @@ pub unsafe extern "C" fn cuCtxSetLimit(limit: i32, value: usize) -> CUresult {
                         .gpu()?
                         .rt
                         .set_malloc_heap_size(value as u64)
-                        .map_err(|e| DriverError::InvalidValue(e.to_string()));
+                        // CUDA fixes the heap at the first launch of a kernel using it, sassport when such a
+                        // module loads (the runtime loads every module at its first call): refused by name.
+                        .map_err(|e| DriverError::NotSupported(e.to_string()));
                 }
                 let mut set = SET
                     .lock()
