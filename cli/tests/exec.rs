@@ -163,6 +163,13 @@ fn async_order_passes_with_printf_in_launch_order() {
     assert!(stdout.contains(&lines), "{stdout}");
 }
 
+/// Host functions in stream order, cudaMallocAsync/cudaFreeAsync with the default pool and a pool of its own,
+/// cooperative-groups tiles (reduce, shuffle) on two streams with an event between them.
+#[test]
+fn stream_features_pass() {
+    passes("stream_features");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -180,6 +187,7 @@ fn every_program_is_tested() {
         "pitched_2d",
         "launch_throughput",
         "async_order",
+        "stream_features",
     ];
     assert_eq!(PROGRAMS, tested);
 }

@@ -1,6 +1,6 @@
 //! `cuDeviceGetAttribute`: what a compute capability 8.6 device that runs through sassport reports, from the
 //! Vulkan device's limits where they bound what a launch may ask for, and 0 for every feature sassport does
-//! not provide (textures, mapped host memory, concurrent managed access, cooperative launches, memory pools, ...).
+//! not provide (textures, mapped host memory, concurrent managed access, cooperative launches, ...).
 
 use sassport_runtime::{DeviceInfo, DeviceKind};
 
@@ -51,6 +51,7 @@ pub fn attribute(info: &DeviceInfo, ordinal: usize, attr: i32) -> Option<i32> {
         97 => clamp(shared_optin), // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         106 => 16,                 // MAX_BLOCKS_PER_MULTIPROCESSOR (8.6)
         111 => 1024,               // RESERVED_SHARED_MEMORY_PER_BLOCK
+        115 => 1,                  // MEMORY_POOLS_SUPPORTED (crate::mempool; no export handles, 119 = 0)
         a if (1..=MAX_ATTRIBUTE).contains(&a) => 0,
         _ => return None,
     };

@@ -1,5 +1,5 @@
 //! Contexts: each device's primary context (retain, release, flags, state, reset) and the calling thread's
-//! stack of current contexts. Explicit contexts (`cuCtxCreate`) are not supported yet.
+//! stack of current contexts. Explicit contexts: [`crate::context_explicit`].
 
 use crate::error::{DriverError, Result};
 use crate::ffi::out;
@@ -27,6 +27,16 @@ fn set_current(ctx: Option<Handle>) {
             stack.push(ctx);
         }
     });
+}
+
+/// Makes `ctx` the calling thread's current context by pushing it (what `cuCtxCreate` does).
+pub(crate) fn push_current(ctx: Handle) {
+    CURRENT.with(|c| c.borrow_mut().push(ctx));
+}
+
+/// Takes `ctx` off the calling thread's stack wherever it is (a destroyed context is current nowhere).
+pub(crate) fn forget(ctx: Handle) {
+    CURRENT.with(|c| c.borrow_mut().retain(|&h| h != ctx));
 }
 
 /// The primary context of `dev`, without retaining it (what the runtime's private table asks for).

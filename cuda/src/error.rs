@@ -90,7 +90,8 @@ pub fn runtime_code(e: &RuntimeError) -> CUresult {
         RuntimeError::NoDevice
         | RuntimeError::DeviceIndexOutOfRange { .. }
         | RuntimeError::DeviceNameNotFound(_) => CUDA_ERROR_NO_DEVICE,
-        RuntimeError::MissingFeature { .. } => CUDA_ERROR_NOT_SUPPORTED,
+        // A module-data relocation sassport does not apply (named in the message): refused, not unknown.
+        RuntimeError::MissingFeature { .. } | RuntimeError::Relocation { .. } => CUDA_ERROR_NOT_SUPPORTED,
         RuntimeError::UnknownKernel(_) => CUDA_ERROR_INVALID_HANDLE,
         RuntimeError::Fault { .. } | RuntimeError::MemorySpaceFault { .. } => {
             CUDA_ERROR_ILLEGAL_ADDRESS
@@ -99,6 +100,11 @@ pub fn runtime_code(e: &RuntimeError) -> CUresult {
         | RuntimeError::Trap { .. }
         | RuntimeError::NoProgress { .. } => CUDA_ERROR_LAUNCH_FAILED,
         RuntimeError::AssertionFailed(_) => CUDA_ERROR_ASSERT,
+        // A kernel stopped for running too long (by the device's loop limit or the launch timeout): CUDA's
+        // word for it is the watchdog's; the log line says which limit and where.
+        RuntimeError::DeviceLoopLimit { .. }
+        | RuntimeError::LaunchTimeout { .. }
+        | RuntimeError::LaunchHung { .. } => CUDA_ERROR_LAUNCH_TIMEOUT,
         _ => CUDA_ERROR_UNKNOWN,
     }
 }

@@ -1,7 +1,7 @@
 //! Fat binaries as nvcc embeds them and `__cudaRegisterFatBinary` hands them over, and choosing the SM86 code.
 //!
-//! - The wrapper (`.nvFatBinSegment`): magic 0x466243b1, version (1; 2 means an array of prelinked fat
-//!   binaries, not supported yet), then a pointer to the container.
+//! - The wrapper (`.nvFatBinSegment`): magic 0x466243b1, version (1; 2 for `-rdc=true` programs, whose wrapper
+//!   also points at a list of prelinked fat binaries), then a pointer to the container.
 //! - The container (`.nv_fatbin`): magic 0xBA55ED50, a u16 version (1), a u16 header size and a u64 size of
 //!   the entries that follow the header.
 //! - Each entry: u16 kind (1 PTX, 2 ELF cubin), u16 version, u32 header size, u64 payload size (padded), at 16
@@ -244,7 +244,9 @@ pub unsafe fn cubin_from_image(image: *const u8) -> Result<Vec<u8>> {
     match u32_at(head, 0) {
         Some(WRAPPER_MAGIC) => {
             let version = u32_at(head, 4).unwrap_or(0);
-            if version != 1 {
+            // Version 2 (separate compilation, `-rdc=true`): `data` is still the container, the one nvlink
+            // wrote with the device-linked code; the prelinked list after it is for the runtime's own use.
+            if version != 1 && version != 2 {
                 return Err(DriverError::NotSupported(format!(
                     "fat-binary wrapper version {version}"
                 )));

@@ -18,6 +18,8 @@
 //!   host), copies, memsets, launches, streams and events. Launches are queued and run asynchronously in
 //!   the order they were made; [`sync`] says where the host waits for them. [`managed`]: managed memory for a
 //!   device without concurrent managed access.
+//! - [`host_func`]: host functions in stream order; [`mempool`]: stream-ordered allocation and memory pools;
+//!   [`profiler`]: profiler range markers (no-ops).
 //! - [`occupancy`]: blocks per multiprocessor from 8.6's limits.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
 //!
@@ -28,25 +30,32 @@
 
 pub mod attributes;
 pub mod context;
+pub mod context_explicit;
 pub mod device;
 pub mod error;
 pub mod errors;
 pub mod export;
 pub mod fatbin;
 mod ffi;
+pub mod host_func;
 pub mod host_memory;
 pub mod integrity;
 pub mod launch;
+pub mod limits;
 pub mod log;
 pub mod managed;
 pub mod memory;
+pub mod mempool;
 pub mod memory2d;
 pub mod module;
 pub mod occupancy;
+pub mod occupancy_potential;
 pub mod proc;
+pub mod profiler;
 mod reservation;
 pub mod result;
 pub mod state;
 pub mod stream;
 pub mod sync;
 pub mod tools_context;
+pub mod unsupported;

@@ -125,15 +125,18 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
             if dptr == 0 {
                 return Ok(());
             }
-            state::with(|d| {
-                let gpu = gpu_of(d, dptr, 0)?;
-                if crate::managed::free(gpu, dptr)? {
-                    return Ok(());
-                }
-                Ok(gpu.rt.free(dptr)?)
-            })
+            state::with(|d| free(d, dptr))
         },
     )
+}
+
+/// Frees device or managed allocation `dptr` (a synchronisation point).
+pub(crate) fn free(d: &mut Driver, dptr: u64) -> Result<()> {
+    let gpu = gpu_of(d, dptr, 0)?;
+    if crate::managed::free(gpu, dptr)? {
+        return Ok(());
+    }
+    Ok(gpu.rt.free(dptr)?)
 }
 
 /// Free memory is what the window has left; total is the window.

@@ -21,7 +21,7 @@ pub struct Limits {
 }
 
 impl Limits {
-    fn of(d: &mut Driver, func: Handle) -> Result<Limits> {
+    pub(crate) fn of(d: &mut Driver, func: Handle) -> Result<Limits> {
         let module = d.function(func)?.module;
         let device = d.modules.get(&module).map_or(0, |m| m.device);
         let info = &d

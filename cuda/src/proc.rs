@@ -9,7 +9,8 @@ use crate::memory2d::*;
 use crate::occupancy::*;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
 use crate::{
-    context::*, device::*, errors::*, host_memory::*, launch::*, managed::*, memory::*, module::*, stream::*,
+    context::*, context_explicit::*, device::*, errors::*, host_func::*, host_memory::*, launch::*, limits::*, managed::*, memory::*, mempool::*,
+    module::*, occupancy_potential::*, profiler::*, stream::*,
 };
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
@@ -171,11 +172,48 @@ fn table() -> &'static [Entry] {
                 ("cuEventDestroy", 4000, cuEventDestroy_v2),
                 ("cuEventElapsedTime", 2000, cuEventElapsedTime),
                 ("cuEventElapsedTime", 12080, cuEventElapsedTime_v2),
+                ("cuCtxCreate", 3020, cuCtxCreate_v2),
+                ("cuCtxCreate", 12050, cuCtxCreate_v4),
+                ("cuCtxDestroy", 4000, cuCtxDestroy_v2),
+                ("cuOccupancyMaxPotentialBlockSize", 6050, cuOccupancyMaxPotentialBlockSize),
+                (
+                    "cuOccupancyMaxPotentialBlockSizeWithFlags",
+                    7000,
+                    cuOccupancyMaxPotentialBlockSizeWithFlags
+                ),
+                ("cuStreamGetCtx", 9020, cuStreamGetCtx),
+                ("cuStreamGetCtx", 12050, cuStreamGetCtx_v2),
+                ("cuStreamGetDevice", 12080, cuStreamGetDevice),
+                ("cuStreamGetId", 12000, cuStreamGetId),
+                ("cuCtxGetLimit", 3010, cuCtxGetLimit),
+                ("cuCtxSetLimit", 3010, cuCtxSetLimit),
+                ("cuLaunchHostFunc", 10000, cuLaunchHostFunc),
+                ("cuLaunchHostFunc", 13010, cuLaunchHostFunc_v2),
+                ("cuStreamAddCallback", 5000, cuStreamAddCallback),
+                ("cuProfilerInitialize", 4000, cuProfilerInitialize),
+                ("cuProfilerStart", 4000, cuProfilerStart),
+                ("cuProfilerStop", 4000, cuProfilerStop),
+                ("cuMemAllocAsync", 11020, cuMemAllocAsync),
+                ("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync),
+                ("cuMemFreeAsync", 11020, cuMemFreeAsync),
+                ("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool),
+                ("cuDeviceGetMemPool", 11020, cuDeviceGetMemPool),
+                ("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool),
+                ("cuMemGetDefaultMemPool", 13000, cuMemGetDefaultMemPool),
+                ("cuMemGetMemPool", 13000, cuMemGetMemPool),
+                ("cuMemSetMemPool", 13000, cuMemSetMemPool),
+                ("cuMemPoolCreate", 11020, cuMemPoolCreate),
+                ("cuMemPoolDestroy", 11020, cuMemPoolDestroy),
+                ("cuMemPoolSetAttribute", 11020, cuMemPoolSetAttribute),
+                ("cuMemPoolGetAttribute", 11020, cuMemPoolGetAttribute),
+                ("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo),
+                ("cuMemPoolSetAccess", 11020, cuMemPoolSetAccess),
+                ("cuMemPoolGetAccess", 11020, cuMemPoolGetAccess),
             ])
         })
         .0
 }
-const TABLE_LEN: usize = 101;
+const TABLE_LEN: usize = 134;
 
 /// Every implemented entry point: (name as asked for through `cuGetProcAddress`, first CUDA version of the
 /// signature), in table order.
@@ -213,9 +251,14 @@ fn stub_name(index: usize) -> String {
 }
 
 extern "C" fn stub<const N: usize>() -> CUresult {
-    let name = stub_name(N);
+    unsupported_call(&stub_name(N))
+}
+
+/// What a call of an entry point sassport does not implement does: its name in the log (once, and at every
+/// call with `SASSPORT_LOG=calls`), and `CUDA_ERROR_NOT_SUPPORTED`.
+pub fn unsupported_call(name: &str) -> CUresult {
     crate::log::once(
-        &name,
+        name,
         &format!("{name} is not supported by sassport: returns CUDA_ERROR_NOT_SUPPORTED"),
     );
     if crate::log::calls_enabled() {

@@ -152,6 +152,8 @@ pub struct Stream {
     pub priority: i32,
     /// The runtime serial the stream's last queued work completes with (0: none yet).
     pub last_serial: u64,
+    /// The context current when it was created (`cuStreamGetCtx`).
+    pub context: Handle,
 }
 
 pub struct Event {

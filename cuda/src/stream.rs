@@ -37,8 +37,9 @@ fn device_of_stream(d: &mut Driver, stream: Handle) -> Result<usize> {
 
 fn create(d: &mut Driver, flags: u32, priority: i32) -> Result<Handle> {
     d.current_device()?;
+    let context = crate::context::current().ok_or(DriverError::InvalidContext)?;
     let h = d.issue();
-    d.streams.insert(h, Stream { flags, priority, last_serial: 0 });
+    d.streams.insert(h, Stream { flags, priority, last_serial: 0, context });
     Ok(h)
 }
 
@@ -99,7 +100,7 @@ fn stream_serial(d: &mut Driver, dev: usize, stream: Handle) -> Result<u64> {
 }
 
 /// Waits until the work queued on `stream` has completed (a synchronisation point).
-fn synchronize(d: &mut Driver, stream: Handle) -> Result<()> {
+pub(crate) fn synchronize(d: &mut Driver, stream: Handle) -> Result<()> {
     let dev = device_of_stream(d, stream)?;
     let serial = stream_serial(d, dev, stream)?;
     d.devices[dev].gpu()?.rt.wait_for(serial)?;
@@ -371,4 +372,73 @@ pub unsafe extern "C" fn cuEventElapsedTime_v2(
     end: Handle,
 ) -> CUresult {
     unsafe { cuEventElapsedTime(ms, start, end) }
+}
+
+/// The context of `stream`: a created stream's, or for a default stream the current one.
+fn context_of(d: &mut Driver, stream: Handle) -> Result<(Handle, usize)> {
+    let ctx = match d.streams.get(&stream) {
+        Some(s) => s.context,
+        None if DEFAULT_STREAMS.contains(&stream) => {
+            crate::context::current().ok_or(DriverError::InvalidContext)?
+        }
+        None => return Err(DriverError::InvalidHandle { what: "stream", handle: stream }),
+    };
+    let dev = d.context(ctx)?.device;
+    Ok((ctx, dev))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCtx(stream: Handle, pctx: *mut Handle) -> CUresult {
+    call(
+        "cuStreamGetCtx",
+        || format!("stream={stream:#x}"),
+        || {
+            let (ctx, _) = state::with(|d| context_of(d, stream))?;
+            unsafe { out(pctx, ctx, "pctx") }
+        },
+    )
+}
+
+/// CUDA 12.5's form, which also answers a green context (none here: null).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCtx_v2(stream: Handle, pctx: *mut Handle, green: *mut Handle) -> CUresult {
+    call(
+        "cuStreamGetCtx_v2",
+        || format!("stream={stream:#x}"),
+        || {
+            let (ctx, _) = state::with(|d| context_of(d, stream))?;
+            unsafe {
+                out(pctx, ctx, "pctx")?;
+                if !green.is_null() {
+                    green.write(0);
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetDevice(stream: Handle, dev: *mut i32) -> CUresult {
+    call(
+        "cuStreamGetDevice",
+        || format!("stream={stream:#x}"),
+        || {
+            let (_, device) = state::with(|d| context_of(d, stream))?;
+            unsafe { out(dev, device as i32, "device") }
+        },
+    )
+}
+
+/// A stream's unique id: its handle (default streams: their own small numbers).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetId(stream: Handle, id: *mut u64) -> CUresult {
+    call(
+        "cuStreamGetId",
+        || format!("stream={stream:#x}"),
+        || {
+            state::with(|d| context_of(d, stream).map(|_| ()))?;
+            unsafe { out(id, stream as u64, "streamId") }
+        },
+    )
 }

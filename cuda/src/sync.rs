@@ -47,21 +47,30 @@ pub fn collect(d: &mut Driver, dev: usize) -> Result<()> {
         return Err(e.into());
     }
     let code = crate::error::runtime_code(&e);
-    let primary = d.devices[dev].primary;
-    if let Some(ctx) = d.contexts.get_mut(&primary) {
+    // Every context of the device (the primary one and any cuCtxCreate made) shares its queue.
+    for ctx in d.contexts.values_mut().filter(|c| c.device == dev) {
         ctx.sticky = Some((code, message.clone()));
     }
     Err(DriverError::Sticky { code, message })
 }
 
-/// Device printf output to stdout, as the CUDA driver prints it; losses to stderr.
+extern "C" {
+    /// The C library's `stdout` stream, which the program's own printf output goes through.
+    static mut stdout: *mut libc::FILE;
+}
+
+/// Device printf output to stdout, as the CUDA driver prints it: through the C library's `stdout`, so that
+/// it stays in order with the program's own buffered output when stdout is a pipe or a file (Rust's stdout
+/// has a buffer of its own); losses to stderr.
 fn print_printf(out: &sassport_runtime::PrintfOutput) {
-    use std::io::Write;
     let text = out.text();
     if !text.is_empty() {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        // SAFETY: glibc's stdout is a valid stream for the process's life; fwrite locks it.
+        unsafe {
+            let s = stdout;
+            libc::fwrite(text.as_ptr().cast(), 1, text.len(), s);
+            libc::fflush(s);
+        }
     }
     if out.dropped > 0 {
         crate::log::line(&format!(

@@ -18,7 +18,8 @@ fn page() -> String {
          Generated from `cuda/src/proc.rs` by `cuda/tests/coverage_doc.rs`; do not edit. Each name resolves through\n\
          `cuGetProcAddress` at the CUDA versions listed (the first version of each signature), for the default and\n\
          the per-thread default-stream variants alike. Every other name gets a stub that logs it once and returns\n\
-         `CUDA_ERROR_NOT_SUPPORTED`.\n\n| entry point | versions |\n| --- | --- |\n",
+         `CUDA_ERROR_NOT_SUPPORTED`; every other function `cuda.h` declares is also exported under its ABI name\n\
+         (`cuda/src/unsupported.rs`) with the same behaviour, so that programs linked with `-lcuda` load.\n\n| entry point | versions |\n| --- | --- |\n",
     );
     for (name, versions) in &names {
         let v: Vec<String> = versions

@@ -17,6 +17,9 @@ fn pip_requirements() -> Vec<String> {
     let pinned = ["nvidia-cuda-nvcc", "nvidia-cuda-nvdisasm", "nvidia-cuda-cuobjdump", "nvidia-cuda-runtime", "nvidia-cuda-crt"];
     let mut reqs: Vec<String> = pinned.iter().map(|p| format!("{p}=={NVIDIA_VERSION}")).collect();
     reqs.push("nvidia-cuda-cccl".to_owned());
+    // cuRAND's headers (curand_kernel.h, for corpus/programs/curand_device.cu) and host library; its own
+    // version line, the one tested with nvcc 13.5.37.
+    reqs.push("nvidia-curand==10.4.5.25".to_owned());
     reqs
 }
 
