@@ -32,8 +32,8 @@ __device__ op_t ops[2] = {heap_sum, plain};
 
 extern "C" __global__ void barrier_save_calls(const int *in, int *out, int n)
 {
-    // SASS: BMOV.32.CLEAR R, B6 and BMOV.32 B6, R around BSSY B6 / CALL.ABS.NOINC (malloc, free) / BSYNC B6
-    // in a called function, reached from divergent code; SHFL.BFLY after reconvergence
+    // SASS: BMOV.32.CLEAR and BMOV.32 (saving and restoring convergence barriers) around BSSY / CALL.ABS.NOINC
+    // (malloc, free) / BSYNC in a called function, reached from divergent code; SHFL.BFLY after reconvergence
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int x = i < n ? in[i] : 0;
     int r = 0;

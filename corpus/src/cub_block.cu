@@ -23,7 +23,7 @@ constexpr int TILE = THREADS * ITEMS;
 
 extern "C" __global__ void cub_block_reduce(const int *in, int *out, int n)
 {
-    // SASS: BlockLoad (WARP_TRANSPOSE: STS/LDS through shared), BlockReduce WARP_REDUCTIONS and RAKING
+    // SASS: BlockLoad (warp transpose: STS/LDS through shared), BlockReduce with warp reductions and raking
     // (SHFL.DOWN trees, BAR.SYNC, predicated partial-tile reductions), per-block STG by thread 0
     using Load = cub::BlockLoad<int, THREADS, ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
     using ReduceW = cub::BlockReduce<int, THREADS, cub::BLOCK_REDUCE_WARP_REDUCTIONS>;
@@ -57,8 +57,8 @@ extern "C" __global__ void cub_block_reduce(const int *in, int *out, int n)
 
 extern "C" __global__ void cub_block_scan(const int *in, int *out, int *aggregates, int n)
 {
-    // SASS: BlockScan RAKING and WARP_SCANS (SHFL.UP, shared raking grids, BAR.SYNC), inclusive and
-    // exclusive sums with block aggregates, a max scan, BlockStore WARP_TRANSPOSE
+    // SASS: BlockScan raking and warp scans (SHFL.UP, shared raking grids, BAR.SYNC), inclusive and
+    // exclusive sums with block aggregates, a max scan, BlockStore with a warp transpose
     using Load = cub::BlockLoad<int, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
     using ScanR = cub::BlockScan<int, THREADS, cub::BLOCK_SCAN_RAKING>;
     using ScanW = cub::BlockScan<int, THREADS, cub::BLOCK_SCAN_WARP_SCANS>;
@@ -95,8 +95,8 @@ extern "C" __global__ void cub_radix_sort(const unsigned *keys_in, const int *va
                                           int *vals_out, int n)
 {
     // SASS: BlockRadixSort: per-digit BlockRadixRank (match/ballot-free counting in shared memory, scans
-    // with SHFL.UP, BFE-style digit extraction via SHF/LOP3), scatters to shared (STS/LDS), key/value pairs,
-    // a descending sort over a bit range; padding keys are UINT_MAX so they sort last
+    // with SHFL.UP, digit extraction via SHF/LOP3), scatters to shared (STS/LDS), key/value pairs,
+    // a descending sort over a bit range; padding keys are all ones so they sort last
     using Sort = cub::BlockRadixSort<unsigned, THREADS, ITEMS, int>;
     using SortK = cub::BlockRadixSort<unsigned, THREADS, ITEMS>;
     using LoadK = cub::BlockLoad<unsigned, THREADS, ITEMS, cub::BLOCK_LOAD_DIRECT>;
@@ -133,7 +133,7 @@ extern "C" __global__ void cub_radix_sort(const unsigned *keys_in, const int *va
 
 extern "C" __global__ void cub_histogram_discontinuity(const unsigned char *in, unsigned *hist, int *flags, int n)
 {
-    // SASS: BlockHistogram SORT and ATOMIC (ATOMS.ADD on shared bins, BlockRadixSort of bytes and
+    // SASS: BlockHistogram by sorting and by atomics (ATOMS.POPC.INC on shared bins, BlockRadixSort of bytes and
     // discontinuity run lengths), BlockDiscontinuity FlagHeads/FlagTails (neighbour exchange through STS/LDS),
     // RED.ADD of the block's bins into the global histogram
     using HistA = cub::BlockHistogram<unsigned char, THREADS, ITEMS, 256, cub::BLOCK_HISTO_ATOMIC>;

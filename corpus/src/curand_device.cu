@@ -13,7 +13,7 @@
 extern "C" __global__ void curand_xorwow_bits(unsigned *out, unsigned long long seed, int n)
 {
     // SASS: curand_init's skipahead over precalc_xorwow_matrix (LDG of table rows, nested loops with
-    // LOP3/SHF bit tests, BSSY/BSYNC), the XORWOW step (SHF/LOP3, IADD3 with the Weyl constant 362437),
+    // LOP3/SHF bit tests, BSSY/BSYNC), the xorwow step (SHF/LOP3, IADD3 with the Weyl constant 362437),
     // curand_uniform (I2F.U32 + FFMA), curand_uniform_double (I2F.F64.U32, DFMA)
     const int K = 8;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -68,7 +68,7 @@ extern "C" __global__ void curand_philox_bits(unsigned *out, unsigned long long 
 
 extern "C" __global__ void curand_normal_f32(float *out, unsigned long long seed, int n)
 {
-    // SASS: Box-Muller on both generators: MUFU.LG2 inside logf, MUFU.RSQ/SQRT, MUFU.SIN/COS after FMUL.RZ,
+    // SASS: Box-Muller on both generators: MUFU.LG2 inside logf, MUFU.RSQ, MUFU.SIN and MUFU.COS after FMUL.RZ,
     // the cached second normal (state flag tests), curand_log_normal (MUFU.EX2 inside expf)
     const int K = 10;
     int i = blockIdx.x * blockDim.x + threadIdx.x;

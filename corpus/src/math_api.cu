@@ -50,7 +50,7 @@ extern "C" __global__ void math_f32_special(const float *a, const float *b, floa
 
 extern "C" __global__ void math_f32_elementary(const float *a, const float *b, float *out, int n)
 {
-    // SASS: cbrt/rcbrt (MUFU.LG2/EX2 seed plus FFMA Newton steps), hypot/norm3d/rnorm3d (exponent scaling
+    // SASS: cbrt/rcbrt (MUFU.LG2 and MUFU.EX2 seed plus FFMA Newton steps), hypot/norm3d/rnorm3d (exponent scaling
     // with LOP3/IMNMX, MUFU.RSQ), sincospi/sinpi/cospi (FRND quadrant selection), expm1/log1p/asinh/acosh/
     // atanh, remquo/fmod/remainder (integer quotient loops), exp10/log2/ldexp/frexp/ilogb/logb/nextafter/fdim
     const int K = 20;
@@ -87,7 +87,7 @@ extern "C" __global__ void math_f32_elementary(const float *a, const float *b, f
 
 extern "C" __global__ void math_f64_special(const double *a, const double *b, double *out, int n)
 {
-    // SASS: the double versions: DFMA polynomial chains, MUFU.RCP64H/RSQ64H with DFMA refinement, DSETP
+    // SASS: the double versions: DFMA polynomial chains, MUFU.RCP64H with DFMA refinement, DSETP
     // range selection, the Bessel and gamma functions' loops and reflection paths
     const int K = 14;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
