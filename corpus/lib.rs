@@ -18,8 +18,14 @@ pub fn manifest_path() -> PathBuf {
     root().join("launches.txt")
 }
 
-/// Every launch in the committed manifest.
+/// Every launch in the committed manifest, less those of uncommitted sources not built here ([`is_unbuilt`]:
+/// the cuRAND kernels before `cargo xtask corpus` ran), which no test or tool could launch.
 pub fn launches() -> Result<Vec<Launch>, ManifestError> {
+    Ok(all_manifest_launches()?.into_iter().filter(|l| !is_unbuilt(&l.file)).collect())
+}
+
+/// Every launch in the committed manifest, built here or not.
+pub fn all_manifest_launches() -> Result<Vec<Launch>, ManifestError> {
     let path = manifest_path();
     let text = std::fs::read_to_string(&path).map_err(|e| ManifestError {
         line: 0,
@@ -58,7 +64,22 @@ pub fn sources() -> Vec<PathBuf> {
     files_with_extension(&root().join("src"), "cu")
 }
 
-/// The committed sm_86 cubins, sorted by name.
+/// Sources whose stem starts with this include cuRAND's headers; `cargo xtask corpus` builds their cubins,
+/// listings and dumps, which are never committed (NVIDIA's EULA covers the headers and the tables they compile
+/// in; `.gitignore` names them). Tests take them when they have been built and skip them otherwise.
+pub const UNCOMMITTED_PREFIX: &str = "curand_";
+
+/// Whether a corpus source stem is one of the uncommitted ones (see [`UNCOMMITTED_PREFIX`]).
+pub fn is_uncommitted(stem: &str) -> bool {
+    stem.starts_with(UNCOMMITTED_PREFIX)
+}
+
+/// Whether the derived files of an uncommitted source are missing here (never built on this machine).
+pub fn is_unbuilt(stem: &str) -> bool {
+    is_uncommitted(stem) && !root().join("sm86").join(format!("{stem}.cubin")).is_file()
+}
+
+/// The sm_86 cubins (committed, and uncommitted ones where built), sorted by name.
 pub fn cubins() -> Vec<PathBuf> {
     files_with_extension(&root().join("sm86"), "cubin")
 }

@@ -48,6 +48,10 @@ enum Verdict {
 
 pub fn run(args: Args) -> Result<()> {
     let launches = sassport_corpus::launches().context("reading the corpus manifest")?;
+    let unbuilt = sassport_corpus::all_manifest_launches().context("reading the corpus manifest")?.len() - launches.len();
+    if unbuilt > 0 {
+        println!("{unbuilt} launches of uncommitted sources (cuRAND) skipped: not built here (`cargo xtask corpus`)");
+    }
     let device = args.device.as_deref().map_or(DeviceSelector::Default, |d| d.parse().expect("infallible"));
     let mut rt = Runtime::new(RuntimeOptions {
         device,

@@ -2,7 +2,8 @@
 //!
 //! - Relocations (`.rel.text.<f>`, `.rela.text.<f>`) name a symbol where the word holds a placeholder; nvdisasm
 //!   prints the symbol in the operand the relocation type patches: `32@lo(sym)` / `32@hi(sym)` for
-//!   `R_CUDA_ABS32_LO_32` / `_HI_32`, `` `(sym) `` for the 32-bit immediate (`ABS32_32`), a call target
+//!   `R_CUDA_ABS32_LO_32` / `_HI_32`, `` `(sym) `` for the 32-bit immediate (`ABS32_32`; `ABS16_32`, the
+//!   `MOV Rd, `(table)` / `UMOV` of a `__constant__` array's bank offset in `-rdc` code), a call target
 //!   (`ABS47_34`) or a shared-memory address (`[R2.X4+`(sym)]`, `ABS24_40`, `ABS20_44`), and `` c[`(sym)] ``
 //!   for a constant-bank operand (`CONST_FIELD19_40`, bank and offset both). An explicit addend prints as
 //!   `(sym + 0x40)` (`(sym + -0x40)` when negative); against a function symbol it is a label in the function's
@@ -25,6 +26,7 @@ mod kind {
     pub const ABS32_LO_32: u32 = 56;
     pub const ABS32_HI_32: u32 = 57;
     pub const ABS47_34: u32 = 58;
+    pub const ABS16_32: u32 = 59;
     pub const CONST_FIELD19_40: u32 = 64;
     pub const YIELD_OPCODE9_0: u32 = 68;
     pub const ABS24_40: u32 = 74;
@@ -135,7 +137,7 @@ impl RelocNote {
         match self.kind {
             kind::ABS32_LO_32 => replace_last_immediate(text, &format!("32@lo({})", self.expression())),
             kind::ABS32_HI_32 => replace_last_immediate(text, &format!("32@hi({})", self.expression())),
-            kind::ABS32_32 | kind::ABS47_34 => replace_last_immediate(text, &self.quoted()),
+            kind::ABS32_32 | kind::ABS16_32 | kind::ABS47_34 => replace_last_immediate(text, &self.quoted()),
             kind::CONST_FIELD19_40 => replace_constant(text, &self.quoted()),
             kind::ABS24_40 | kind::ABS20_44 => replace_address_offset(text, &self.quoted()),
             kind::YIELD_OPCODE9_0 => {
@@ -241,6 +243,7 @@ mod tests {
             "MOV R21, 32@hi((sym + 0x4f0@srel)) ;"
         );
         assert_eq!(applied(&note(kind::ABS47_34, None, false), "CALL.ABS.NOINC 0x0 ;"), "CALL.ABS.NOINC `(sym) ;");
+        assert_eq!(applied(&note(kind::ABS16_32, None, false), "UMOV UR4, 0x0 ;"), "UMOV UR4, `(sym) ;");
         assert_eq!(
             applied(&note(kind::CONST_FIELD19_40, Some(4), false), "IMAD.MOV.U32 R8, RZ, RZ, c[0x0][0x0] ;"),
             "IMAD.U32 R8, RZ, RZ, c[`((sym + 0x4))] ;"

@@ -128,7 +128,8 @@ fn outputs_are_not_all_zero() {
 
 #[test]
 fn no_stray_goldens() {
-    let launches = launches().unwrap_or_else(|e| panic!("{e}"));
+    // Uncommitted sources' goldens belong to their launches whether or not their cubins were built here.
+    let launches = sassport_corpus::all_manifest_launches().unwrap_or_else(|e| panic!("{e}"));
     let expected: std::collections::BTreeSet<std::path::PathBuf> = launches
         .iter()
         .flat_map(|l| {

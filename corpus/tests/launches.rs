@@ -85,7 +85,7 @@ fn all_launches() -> Vec<Launch> {
 fn every_corpus_kernel_is_launched_exactly_once() {
     let launches = all_launches();
     let mut launched: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for l in &launches {
+    for l in launches.iter().filter(|l| !sassport_corpus::is_unbuilt(&l.file)) {
         launched
             .entry(l.file.clone())
             .or_default()
@@ -121,7 +121,7 @@ fn every_corpus_kernel_is_launched_exactly_once() {
 
 #[test]
 fn parameter_layouts_match_what_nvcc_compiled() {
-    for l in all_launches() {
+    for l in all_launches().into_iter().filter(|l| !sassport_corpus::is_unbuilt(&l.file)) {
         let elf = std::fs::read_to_string(sassport_corpus::companion(&l.cubin_sm86(), ".elf.txt"))
             .expect("elf dump");
         let info = elf_params(&elf, &l.kernel);

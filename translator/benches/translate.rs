@@ -134,10 +134,37 @@ fn run_group<M: Measurement>(c: &mut Criterion<M>, group_name: &str) {
     group.finish();
 }
 
+/// One big kernel (`data/big_unrolled.cu`, 19,448 instructions) against small corpus kernels, each on its own
+/// so that their instructions per second compare: a pass whose cost grows faster than the kernel shows here as a
+/// lower rate on the big one. Thread CPU time, as above.
+fn translate_big_cpu(c: &mut Criterion<ThreadCpuTime>) {
+    let big_path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/data/big_unrolled.sm86.cubin");
+    let cases = [
+        ("big_unrolled", std::fs::read(big_path).unwrap(), "big_unrolled"),
+        ("saxpy", std::fs::read(sassport_corpus::root().join("sm86/saxpy.cubin")).unwrap(), "saxpy"),
+        ("matmul_tiled", std::fs::read(sassport_corpus::root().join("sm86/matmul.cubin")).unwrap(), "matmul_tiled"),
+        ("precise_math", std::fs::read(sassport_corpus::root().join("sm86/fp32_fastmath.cubin")).unwrap(), "precise_math"),
+    ];
+    let mut group = c.benchmark_group("translate_kernel_cpu");
+    for (label, bytes, kernel) in &cases {
+        let cubin = Cubin::parse(bytes).unwrap();
+        let dec = BenchDecoder { listing: None };
+        let t = translate_kernel_with(&cubin, kernel, &Options::default(), &dec).unwrap();
+        group.throughput(Throughput::Elements(t.report.instructions as u64));
+        group.bench_function(format!("{label}_{}", t.report.instructions), |b| {
+            b.iter(|| {
+                let cubin = Cubin::parse(std::hint::black_box(bytes)).unwrap();
+                translate_kernel_with(&cubin, kernel, &Options::default(), &dec).unwrap().words.len()
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(benches, translate_corpus);
 criterion_group! {
     name = cpu;
     config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = translate_corpus_cpu
+    targets = translate_corpus_cpu, translate_big_cpu
 }
 criterion_main!(benches, cpu);

@@ -12,16 +12,21 @@ use std::process::Command;
 /// The NVIDIA toolkit version every derived file in the repository was made with.
 pub const NVIDIA_VERSION: &str = "13.5.37";
 
-/// PyPI requirements, pinned. cccl carries no 13.5.37 release; any release serves (headers only).
+/// PyPI requirements, pinned. cccl (CUB, Thrust, libcu++: headers only) and curand (its device API's headers)
+/// carry no 13.5.37 release; they are pinned to the releases the corpus's `cub_*`/`curand_*` cubins were built
+/// with, since those cubins change with the headers.
 fn pip_requirements() -> Vec<String> {
     let pinned = ["nvidia-cuda-nvcc", "nvidia-cuda-nvdisasm", "nvidia-cuda-cuobjdump", "nvidia-cuda-runtime", "nvidia-cuda-crt"];
     let mut reqs: Vec<String> = pinned.iter().map(|p| format!("{p}=={NVIDIA_VERSION}")).collect();
-    reqs.push("nvidia-cuda-cccl".to_owned());
-    // cuRAND's headers (curand_kernel.h, for corpus/programs/curand_device.cu) and host library; its own
-    // version line, the one tested with nvcc 13.5.37.
-    reqs.push("nvidia-curand==10.4.5.25".to_owned());
+    reqs.push(format!("nvidia-cuda-cccl=={CCCL_VERSION}"));
+    reqs.push(format!("nvidia-curand=={CURAND_VERSION}"));
     reqs
 }
+
+/// The nvidia-cuda-cccl release the corpus's CUB kernels are built with.
+pub const CCCL_VERSION: &str = "13.3.5.0.6";
+/// The nvidia-curand release whose `curand_kernel.h` the corpus's cuRAND kernels include.
+pub const CURAND_VERSION: &str = "10.4.4.72";
 
 /// Debian packages the test suite needs: lavapipe, the Vulkan loader and the Khronos validator.
 pub const APT_PACKAGES: [&str; 3] = ["mesa-vulkan-drivers", "libvulkan1", "spirv-tools"];

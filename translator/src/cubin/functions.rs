@@ -9,12 +9,16 @@
 //!   copies in `.text.calls_indirect`); the code is `LDC.64 R6, c[0x2][R0]` then `CALL.REL.NOINC R6`.
 //!   No relocation against a function symbol is left (the only data relocation is `c[0x4][0x0]` ->
 //!   `op_table`, an object).
+//!   A pointer table the code reads straight from global memory (`__device__ op_t ops[] = {f, g}`, loaded with
+//!   `LDG.E.64` and called with `CALL.REL.NOINC R6`) holds the functions' section offsets themselves, with no
+//!   relocation: `call_barriers` in the corpus has 0x5a0 and 0x580 in `.nv.global.init`.
 //! - relocatable cubins (`-rdc`): `.rel.nv.global.init` (or a constant bank's relocations) carries
 //!   `R_CUDA_64` entries against the function symbols themselves.
 //!
 //! The candidate set of a kernel is the union of both: function symbols of the kernel's code section named
 //! by a relocation that patches data (`.nv.global*`, `.nv.constant*`), and 64-bit entries of the kernel's
-//! bank 2 that equal the offset of a function symbol in its section. A bank-2 word that merely happens to
+//! bank 2 or of a whole-program cubin's `.nv.global.init` that equal the offset of a function symbol in its
+//! section. A bank-2 or data word that merely happens to
 //! equal a function offset (a double constant, say) only adds a candidate, which costs a switch arm and
 //! never changes a result; a call to anything outside the set is a runtime fault.
 
@@ -54,6 +58,14 @@ impl Cubin<'_> {
                 continue;
             }
             for w in bank.data.chunks_exact(8) {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(w);
+                take(u64::from_le_bytes(b));
+            }
+        }
+        // Function offsets stored as data (a whole-program cubin's initialised `__device__` pointer tables).
+        if let Some(init) = self.section(".nv.global.init") {
+            for w in init.data.chunks_exact(8) {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(w);
                 take(u64::from_le_bytes(b));

@@ -4,6 +4,8 @@
 //! << 8n)` where PR bit i is Pi (i < 7) and bit 7 reads as 0. `R2P PR, Ra.Bn, mask`: for every bit i < 7 set
 //! in mask, Pi takes bit i of Ra's byte n. The mask is the B slot (register or immediate form).
 //!
+//! On the uniform datapath (`cx.uniform`) the same two are UP2UR and UR2UP: UP0..UP6 into/out of a UR byte.
+//!
 //! PLOP3 on register signs (opcode 0x21f, `PLOP3.LUT P0, P1, Ra.SIGN, Rb.SIGN, Rc.SIGN, lut0, lut1`): the
 //! three inputs are the sign bits of Ra (31:24), Rb (39:32) and Rc (71:64); P0 (83:81) takes lut0 (79:72) of
 //! them and P1 (86:84) lut1 (23:16), as the predicate form does with predicates.
@@ -14,8 +16,8 @@ use crate::spirv::Op;
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
-        "P2R" if !cx.uniform => p2r(cx)?,
-        "R2P" if !cx.uniform => r2p(cx)?,
+        "P2R" => p2r(cx)?,
+        "R2P" => r2p(cx)?,
         "PLOP3" if !cx.uniform && cx.base_op() == 0x01f => plop3_signs(cx)?,
         _ => return Ok(false),
     }
@@ -29,7 +31,7 @@ fn p2r(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let mask = cx.read(s.b)?;
     let mut pr = cx.u32c(0);
     for p in 0..7 {
-        let v = cx.pred(p, false);
+        let v = any_pred(cx, p);
         let bit = cx.u32c(1 << p);
         let zero = cx.u32c(0);
         let b = cx.sel(v, bit, zero);
@@ -46,6 +48,15 @@ fn p2r(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// Predicate `p` of the datapath being lowered: UPp on the uniform one, Pp otherwise.
+fn any_pred(cx: &mut Ctx<'_>, p: u32) -> crate::spirv::Id {
+    if cx.uniform {
+        cx.st.upred(&mut cx.m, &cx.t, p as u8)
+    } else {
+        cx.pred(p, false)
+    }
+}
+
 fn r2p(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let shift = 8 * cx.inst.bits(76, 2);
@@ -56,7 +67,7 @@ fn r2p(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let t = cx.t;
     let zero = cx.u32c(0);
     // Read every old predicate before writing any.
-    let old: Vec<_> = (0..7).map(|p| cx.pred(p, false)).collect();
+    let old: Vec<_> = (0..7).map(|p| any_pred(cx, p)).collect();
     for (p, old) in old.into_iter().enumerate() {
         let bit = cx.u32c(1 << p);
         let in_mask = cx.op2(Op::BitwiseAnd, mask, bit);

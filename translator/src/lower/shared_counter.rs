@@ -1,6 +1,6 @@
 //! Shared-memory counter forms of ATOMS (opcode 0x1f8c, operation bits 90:87, size bits 74:73):
 //!
-//! - `ATOMS.POPC.INC.32 RZ, [Ra(.X4/.X8/.X16)+UR+imm]` (operation 10; nvcc's form of `atomicAdd(&shared, 1)` with the result
+//! - `ATOMS.POPC.INC.32 RZ, [Ra(.X4|.X8|.X16)+UR+imm]` (operation 10; nvcc's form of `atomicAdd(&shared, 1)` with the result
 //!   unused): the warp adds the number of its active lanes, i.e. every thread adds 1, which one invocation
 //!   per thread does with a workgroup-scope `OpAtomicIAdd`. A destination other than RZ is refused.
 //! - `ATOMS.ARRIVE.64` (operation 9, PTX `mbarrier.arrive`): lowered in the turns form (`lower::warp`), which every
@@ -39,8 +39,7 @@ fn popc_inc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let ra = cx.inst.bits(24, 8) as u8;
     let ur = cx.inst.bits(64, 6) as u8;
     let mut a = cx.reg(ra);
-    // `Ra` scaled by .X4/.X8/.X16 (bits 79:78), as in every ATOMS address (CUB's radix-sort histogram
-    // counts into `[Rbin.X4+UR]`).
+    // `[Ra.X4+UR]` (bits 79:78: .X4/.X8/.X16) scales the register: CUB's BlockHistogram indexes its bins so.
     let scale = cx.inst.bits(78, 2);
     if scale != 0 {
         let k = cx.u32c(scale + 1);

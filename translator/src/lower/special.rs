@@ -3,7 +3,7 @@
 //! TID is `LocalInvocationId`; CTAID is `WorkgroupId` plus the launch's workgroup base (grids larger than a
 //! device's dispatch limit are split); LANEID and the lane masks come from the linear thread index in the
 //! block (lane = linear & 31, as SM86 numbers lanes); SR_CLOCKLO/HI read a per-thread counter that increases
-//! by one per read (monotonic, not cycles: Vulkan has no portable cycle counter).
+//! by one per read (monotonic, not cycles: Vulkan has no portable cycle counter); SR_VIRTUALSMID is 0.
 
 use super::Ctx;
 use crate::abi;
@@ -125,6 +125,9 @@ fn read_sr(cx: &mut Ctx<'_>, sr: u32) -> Result<Id, TranslateError> {
             c
         }
         0x51 | 0x53 => cx.u32c(0),
+        // SR_VIRTUALSMID (PTX %smid): the SM a block runs on, "for diagnostics", may change during execution.
+        // One virtual SM runs every block here, so 0 is the truthful answer and below any %nsmid.
+        0x43 => cx.u32c(0),
         0xff => cx.u32c(0),
         _ => return Err(cx.refuse(format!("special register {sr:#x} not translated yet"))),
     })

@@ -1,5 +1,5 @@
 //! Uniform datapath: `U`-prefixed ALU instructions run through the integer handlers with UR/UP operands;
-//! ULDC reads constants into URs; R2UR copies a register into a UR.
+//! ULDC reads constants into URs; R2UR copies a register into a UR; UP2UR/UR2UP move uniform predicates.
 
 use super::Ctx;
 use crate::error::TranslateError;
@@ -58,6 +58,13 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             let t = cx.t;
             cx.st.set_ureg(&mut cx.m, &t, rd, v);
             Ok(true)
+        }
+        "UP2UR" | "UR2UP" => {
+            // P2R/R2P on the uniform datapath (UP0..UP6 and a UR byte).
+            cx.uniform = true;
+            let r = super::predicate::lower(cx, if m == "UP2UR" { "P2R" } else { "R2P" });
+            cx.uniform = false;
+            r
         }
         _ if m.len() > 1 && m.starts_with('U') => {
             let base = &m[1..];

@@ -404,7 +404,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
             let v = cx.op2(Op::BitwiseOr, v, add);
             cx.m.store(w.brk, v);
         }
-        "BMOV" => return Err(cx.refuse("BMOV in a warp-synchronous kernel not translated yet")),
+        "BMOV" => bmov(cx)?,
         "BAR" => bar(cx)?,
         "B2R" => b2r(cx)?,
         "ATOMS" if cx.inst.opcode() == 0x1f8c && cx.inst.bits(87, 4) == 9 => arrive(cx)?,
@@ -412,6 +412,61 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// `BMOV.32[.CLEAR] Rd, Bn` / `BMOV.32 Bn, Rs|imm` in the turns form: ptxas saves a convergence barrier that a
+/// callee reuses (`BMOV.32.CLEAR R22, B6` before the callee's `BSSY B6`, `BMOV.32 B6, R22` after its `BSYNC`).
+/// A thread's view of Bn is its mask (`breg`) less its own lane once it left the barrier with BREAK (brk bit n):
+/// the read gives that view, `.CLEAR` then empties the barrier, the write sets the mask and the thread's brk bit
+/// from whether its lane is in the value. (SM86 keeps one warp-wide mask; lanes that broke differ only in their
+/// own bit, which is the only bit a thread's restore looks at.)
+fn bmov(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let w = cx.warp.expect("checked");
+    if w.excl.is_some() {
+        return Err(cx.refuse("BMOV in a kernel with WARPSYNC.EXCLUSIVE not translated yet"));
+    }
+    let i = cx.inst;
+    let n = i.bits(24, 6);
+    if n > 15 {
+        return Err(cx.refuse("BMOV of a thread-state register (not a convergence barrier) not translated yet"));
+    }
+    let b = breg(cx, n)?;
+    let t = cx.t;
+    let one = cx.u32c(1);
+    let me = cx.op2(Op::ShiftLeftLogical, one, w.lane);
+    let nbit = cx.u32c(1 << n);
+    let zero = cx.u32c(0);
+    let brk = cx.m.load(t.u32, w.brk);
+    match (i.opcode(), i.bit(84)) {
+        (0x0355, clear) => {
+            let mask = cx.m.load(t.u32, b);
+            let left = cx.op2(Op::BitwiseAnd, brk, nbit);
+            let left = cx.m.bin(Op::INotEqual, t.bool, left, zero);
+            let not_me = cx.not(me);
+            let without = cx.op2(Op::BitwiseAnd, mask, not_me);
+            let v = cx.sel(left, without, mask);
+            cx.set_reg(i.bits(16, 8) as u8, v);
+            if clear {
+                cx.m.store(b, zero);
+                let keep = cx.u32c(!(1u32 << n));
+                let v = cx.op2(Op::BitwiseAnd, brk, keep);
+                cx.m.store(w.brk, v);
+            }
+        }
+        (0x0356 | 0x0956, false) => {
+            let v = if i.opcode() == 0x0356 { cx.reg(i.bits(32, 8) as u8) } else { cx.u32c(i.bits(32, 32)) };
+            cx.m.store(b, v);
+            let mine = cx.op2(Op::BitwiseAnd, v, me);
+            let out = cx.m.bin(Op::IEqual, t.bool, mine, zero);
+            let keep = cx.u32c(!(1u32 << n));
+            let cleared = cx.op2(Op::BitwiseAnd, brk, keep);
+            let set = cx.op2(Op::BitwiseOr, brk, nbit);
+            let v = cx.sel(out, set, cleared);
+            cx.m.store(w.brk, v);
+        }
+        _ => return Err(cx.refuse("BMOV form not translated yet")),
+    }
+    Ok(())
 }
 
 /// A tensor instruction in the turns form: other lanes' operand words come from the read half of `xo`.
