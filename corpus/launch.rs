@@ -121,6 +121,9 @@ pub struct Launch {
     pub shared_bytes: u32,
     /// `cmp=`; `Exact` unless stated.
     pub comparison: Comparison,
+    /// `cpu=skip`: not run on CPU devices (lavapipe), whose compiler or loop limit it exceeds; the manifest's
+    /// comment above the line says which.
+    pub cpu_skip: bool,
     pub args: Vec<Arg>,
 }
 
@@ -275,6 +278,7 @@ fn parse_line(line: usize, content: &str) -> Result<Launch, ManifestErrorKind> {
     }
     let mut shared_bytes = 0;
     let mut comparison = Comparison::Exact;
+    let mut cpu_skip = false;
     while let Some(option) = tokens.next_if(|t| t.contains('=')) {
         let (key, value) = option.split_once('=').unwrap_or_default();
         let bad = |why| ManifestErrorKind::BadOption {
@@ -287,7 +291,9 @@ fn parse_line(line: usize, content: &str) -> Result<Launch, ManifestErrorKind> {
                 comparison =
                     parse_comparison(value).ok_or(bad("cmp wants exact, f32ulp:N or f64ulp:N"))?
             }
-            _ => return Err(bad("unknown option (known: smem, cmp)")),
+            "cpu" if value == "skip" => cpu_skip = true,
+            "cpu" => return Err(bad("cpu wants skip")),
+            _ => return Err(bad("unknown option (known: smem, cmp, cpu)")),
         }
     }
     let args = tokens
@@ -308,6 +314,7 @@ fn parse_line(line: usize, content: &str) -> Result<Launch, ManifestErrorKind> {
         block,
         shared_bytes,
         comparison,
+        cpu_skip,
         args,
     })
 }
@@ -503,6 +510,9 @@ impl fmt::Display for Launch {
         if self.comparison != Comparison::Exact {
             write!(f, " cmp={}", self.comparison)?;
         }
+        if self.cpu_skip {
+            write!(f, " cpu=skip")?;
+        }
         self.args.iter().try_for_each(|a| write!(f, " {a}"))
     }
 }
@@ -553,7 +563,7 @@ mod tests {
             ],
             args in proptest::collection::vec(arb_arg(), 0..8),
         ) -> Launch {
-            Launch { line: 1, file, kernel, grid, block, shared_bytes, comparison, args }
+            Launch { line: 1, file, kernel, grid, block, shared_bytes, comparison, cpu_skip: false, args }
         }
     }
 

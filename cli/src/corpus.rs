@@ -64,8 +64,15 @@ pub fn run(args: Args) -> Result<()> {
     println!("device: {}", rt.device().name);
     let cache = if args.no_cache { None } else { default_spirv_cache() };
     println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "launch");
-    let (mut matched, mut differed, mut refused, mut failed) = (0, 0, 0, 0);
+    let (mut matched, mut differed, mut refused, mut failed, mut skipped) = (0, 0, 0, 0, 0);
+    let cpu = rt.device().kind == sassport_runtime::DeviceKind::Cpu;
     for launch in launches.iter().filter(|l| args.filter.as_ref().is_none_or(|f| l.kernel.contains(f.as_str()))) {
+        if cpu && launch.cpu_skip {
+            skipped += 1;
+            let why = "cpu=skip: too large for a CPU device's compiler or loop limit (corpus/launches.txt)";
+            println!("{:<34} {:<16} {:>10} {:>11}  {why}", launch.kernel, "not run", "-", "-");
+            continue;
+        }
         let (verdict, times) = run_one(&mut rt, cache.as_ref(), launch, args.keep_differing.as_deref());
         let (label, detail) = match &verdict {
             Verdict::Matches => {
@@ -95,8 +102,9 @@ pub fn run(args: Args) -> Result<()> {
         println!("{:<34} {:<16} {:>10} {:>11}  {}", launch.kernel, label, t, k, first_line(&detail));
     }
     let total = matched + differed + refused + failed;
+    let not_run = if skipped > 0 { format!("; {skipped} not run on this CPU device (cpu=skip)") } else { String::new() };
     println!(
-        "\n{total} kernels: {matched} match silicon, {differed} differ, {refused} refused by the translator, {failed} failed"
+        "\n{total} kernels: {matched} match silicon, {differed} differ, {refused} refused by the translator, {failed} failed{not_run}"
     );
     rt.save_pipeline_cache().ok();
     if args.strict && matched != total {
