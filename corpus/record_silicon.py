@@ -234,6 +234,8 @@ def parse_manifest(text):
                                                           and len(value.split(":")) == 2
                                                           and _number(value.split(":")[1]) is not None)):
                     cmp = value
+                elif key == "cpu" and value == "skip":
+                    pass  # only sassport's CPU devices skip the launch; silicon records it
                 else:
                     raise ValueError("bad option %r" % (key + "=" + value))
             args = []

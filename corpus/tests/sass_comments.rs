@@ -123,6 +123,9 @@ fn sass_comments_name_instructions_the_listing_contains() {
     let mut problems = Vec::new();
     for source in sassport_corpus::sources() {
         let stem = source.file_stem().unwrap().to_string_lossy().into_owned();
+        if sassport_corpus::is_uncommitted(&stem) && !sassport_corpus::root().join("sm86").join(format!("{stem}.sass")).exists() {
+            continue; // cuRAND's listings are built by `cargo xtask corpus`, never committed
+        }
         let text = std::fs::read_to_string(&source).expect("source");
         let listing = sassport_corpus::root()
             .join("sm86")

@@ -52,7 +52,8 @@ fn corpus_words_round_trip_through_the_control_listing() {
     assert_eq!(raw, 0, "every corpus word decodes and its text encodes");
     // Measured when the encoder was written (15,832 corpus words then; 473 since the variant conditions);
     // 520 of 18,640 once the coop_tiles, coop_partitions and rdc_* sources joined the corpus (the same share).
-    const RESIDUE_WORDS: usize = 520;
+    // 783 of 33,352 with the CUB, math API, call_barriers and warp_shared_exchange sources (a smaller share).
+    const RESIDUE_WORDS: usize = 783;
     assert!(
         with_residue.len() <= RESIDUE_WORDS,
         "more words than before need a residue; the first:\n{}",
