@@ -7,7 +7,8 @@
 //! - SHFL: `OpGroupNonUniformShuffle` from the lane the turns form computes (out of range, or beyond a partial
 //!   last warp: the thread's own value).
 //! - VOTE/VOTEU: `OpGroupNonUniformBallot` of the predicate and of `true` (the lanes taking part).
-//! - MATCH: one shuffle per taking-part lane (32 at most), comparing 32 or 64 bits.
+//! - MATCH: `.ALL` one shuffle from the lowest lane and a ballot; `.ANY` one shuffle and ballot per distinct
+//!   value (per taking-part lane where WARPSYNC.EXCLUSIVE masks differ), comparing 32 or 64 bits.
 //! - REDUX: `OpGroupNonUniform{BitwiseAnd,BitwiseOr,BitwiseXor,IAdd,UMin,SMin,UMax,SMax}` (Reduce).
 //! - BRA.DIV/BRA.CONV: the mask's existing lanes that are not in the ballot of the branch's guard and
 //!   condition (lanes that exited count as diverged: nvcc's divergent path waits for the mask and then runs
@@ -348,29 +349,113 @@ fn vote(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
 fn match_(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
     let t = cx.t;
     let i = cx.inst;
-    let wide = i.bit(73);
     let ra = i.bits(24, 8) as u8;
-    let mine0 = cx.reg(ra);
-    let mine1 = if wide { Some(cx.reg(ra.wrapping_add(1))) } else { None };
-    // The shuffles run over every active lane (the same set in every invocation, so every one reaches each
-    // shuffle); after WARPSYNC.EXCLUSIVE only the lanes of the thread's mask count.
+    let mine = MatchValue { lo: cx.reg(ra), hi: if i.bit(73) { Some(cx.reg(ra.wrapping_add(1))) } else { None } };
     let active = active(cx);
-    let part = match sg.excl {
-        Some(e) => e.restrict(cx, active),
-        None => active,
+    let Some(e) = sg.excl else {
+        let s = match_uniform(cx, mine, active)?;
+        return super::warp::match_results(cx, active, s);
     };
+    // After WARPSYNC.EXCLUSIVE only the lanes of the thread's mask count. When every running lane's mask
+    // holds all running lanes (the usual case: the mask is a ballot), that is the plain match.
+    let part = e.restrict(cx, active);
+    let zero = cx.u32c(0);
+    let same = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(same, zero);
+    let whole = cx.m.bin(Op::IEqual, t.bool, part, active);
+    let s = scope_subgroup(cx);
+    let uniform = cx.m.op(Op::GroupNonUniformAll, t.bool, &[s, whole]);
+    let merge = cx.begin_if(uniform);
+    let r = match_uniform(cx, mine, active)?;
+    cx.m.store(same, r);
+    cx.end_if(merge);
+    let split = cx.m.un(Op::LogicalNot, t.bool, uniform);
+    let merge = cx.begin_if(split);
+    let r = match_lanes(cx, mine, active, part)?;
+    cx.m.store(same, r);
+    cx.end_if(merge);
+    let r = cx.m.load(t.u32, same);
+    super::warp::match_results(cx, part, r)
+}
+
+/// This thread's MATCH operand: 32 bits, or 64 (`.U64`, the register pair).
+#[derive(Clone, Copy)]
+struct MatchValue {
+    lo: Id,
+    hi: Option<Id>,
+}
+
+impl MatchValue {
+    /// Whether lane `l`'s value equals this thread's (every running invocation must run it: shuffles).
+    fn equals_lane(self, cx: &mut Ctx<'_>, l: Id) -> Id {
+        let t = cx.t;
+        let v0 = shuffle(cx, self.lo, l);
+        let mut eq = cx.m.bin(Op::IEqual, t.bool, v0, self.lo);
+        if let Some(hi) = self.hi {
+            let v1 = shuffle(cx, hi, l);
+            let e1 = cx.m.bin(Op::IEqual, t.bool, v1, hi);
+            eq = cx.m.bin(Op::LogicalAnd, t.bool, eq, e1);
+        }
+        eq
+    }
+}
+
+/// The running lanes holding this thread's value, when all of them take part. `.ALL` only asks whether that
+/// is every lane, which the lanes equal to the lowest lane's value tell (one shuffle and a ballot). `.ANY`:
+/// one round per distinct value, each matching the lowest lane not yet matched (the lane-by-lane loop cost
+/// the H200 32 shuffles per MATCH in `vote_loop_break`). Written-out lane loops keep the lane-by-lane form.
+fn match_uniform(cx: &mut Ctx<'_>, mine: MatchValue, active: Id) -> Result<Id, TranslateError> {
+    let t = cx.t;
+    let glsl = cx.m.glsl();
+    const FIND_I_LSB: u32 = 73;
+    if !cx.inst.bit(79) {
+        let first = cx.m.op(Op::ExtInst, t.u32, &[glsl, FIND_I_LSB, active]);
+        let eq = mine.equals_lane(cx, first);
+        return Ok(ballot(cx, eq));
+    }
+    if cx.loops.unroll_lanes {
+        return match_lanes(cx, mine, active, active);
+    }
+    let zero = cx.u32c(0);
+    let pending = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(pending, active);
+    let same = cx.m.local_var(t.fn_u32, Some(zero));
+    cx.m.store(same, zero);
+    let (header, body, cont, merge) = (cx.m.id(), cx.m.id(), cx.m.id(), cx.m.id());
+    cx.m.branch(header);
+    cx.m.label(header);
+    let left = cx.m.load(t.u32, pending);
+    let go = cx.m.bin(Op::INotEqual, t.bool, left, zero);
+    cx.m.loop_merge(merge, cont, LoopControl::DONT_UNROLL);
+    cx.m.branch_cond(go, body, merge);
+    cx.m.label(body);
+    // `pending` is the same in every running invocation, so the round count is uniform.
+    let lead = cx.m.op(Op::ExtInst, t.u32, &[glsl, FIND_I_LSB, left]);
+    let eq = mine.equals_lane(cx, lead);
+    let group = ballot(cx, eq);
+    let old = cx.m.load(t.u32, same);
+    let mine_now = cx.sel(eq, group, old);
+    cx.m.store(same, mine_now);
+    let rest = cx.m.un(Op::Not, t.u32, group);
+    let left2 = cx.op2(Op::BitwiseAnd, left, rest);
+    cx.m.store(pending, left2);
+    cx.m.branch(cont);
+    cx.m.label(cont);
+    cx.m.branch(header);
+    cx.m.label(merge);
+    Ok(cx.m.load(t.u32, same))
+}
+
+/// The lanes of `part` holding this thread's value, one shuffle per active lane (32 at most; every
+/// invocation runs every shuffle, the same set in each, so every one reaches each shuffle).
+fn match_lanes(cx: &mut Ctx<'_>, mine: MatchValue, active: Id, part: Id) -> Result<Id, TranslateError> {
+    let t = cx.t;
     let zero = cx.u32c(0);
     let same = cx.m.local_var(t.fn_u32, Some(zero));
     cx.m.store(same, zero);
     super::warp::for_lanes_in(cx, active, |cx, l, bit| {
         let zero = cx.u32c(0);
-        let v0 = shuffle(cx, mine0, l);
-        let mut eq = cx.m.bin(Op::IEqual, t.bool, v0, mine0);
-        if let Some(m1) = mine1 {
-            let v1 = shuffle(cx, m1, l);
-            let e1 = cx.m.bin(Op::IEqual, t.bool, v1, m1);
-            eq = cx.m.bin(Op::LogicalAnd, t.bool, eq, e1);
-        }
+        let mut eq = mine.equals_lane(cx, l);
         if part != active {
             let inp = cx.op2(Op::BitwiseAnd, part, bit);
             let inp = cx.m.bin(Op::INotEqual, t.bool, inp, zero);
@@ -382,8 +467,7 @@ fn match_(cx: &mut Ctx<'_>, sg: SubgroupState) -> Result<(), TranslateError> {
         cx.m.store(same, s);
         Ok(())
     })?;
-    let s = cx.m.load(t.u32, same);
-    super::warp::match_results(cx, part, s)
+    Ok(cx.m.load(t.u32, same))
 }
 
 fn redux(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
