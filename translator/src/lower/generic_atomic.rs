@@ -131,12 +131,7 @@ fn global_op(
         return Ok(cx.m.op(Op::Phi, ty, &[r, then_end, zero, before]));
     }
     let p = if wide {
-        let win = memory::window64(cx);
-        let one = cx.u32c(1);
-        let i = cx.op2(Op::ShiftRightLogical, idx, one);
-        let ptr = cx.m.t_ptr(crate::spirv::StorageClass::StorageBuffer, t.u64);
-        let z = cx.u32c(0);
-        cx.m.access(ptr, win, &[z, i])
+        memory::window64_word(cx, idx)
     } else {
         memory::window_ptr(cx, idx, 0)
     };

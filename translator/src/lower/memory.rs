@@ -735,6 +735,17 @@ pub(super) fn window64(cx: &mut Ctx<'_>) -> Id {
     var
 }
 
+/// A pointer to the 64-bit word of the global window that starts at (even) 32-bit window word `idx`.
+pub(super) fn window64_word(cx: &mut Ctx<'_>, idx: Id) -> Id {
+    let t = cx.t;
+    let win = window64(cx);
+    let one = cx.u32c(1);
+    let i = cx.op2(Op::ShiftRightLogical, idx, one);
+    let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
+    let z = cx.u32c(0);
+    cx.m.access(ptr, win, &[z, i])
+}
+
 /// Emits the atomic at `p` (of integer type `ty`) and returns the old value (for [`AtomicKind::Cast`], 1 if
 /// the store happened, else 0). Operations SPIR-V has no instruction for are compare-exchange loops; the
 /// loop's exit test sits in its body and the continue block only branches back (an exit test in the continue
@@ -859,12 +870,7 @@ fn global_atomic(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         super::soft_atomic64::global(cx, kind, idx, v, newv)?
     } else {
         let p = if wide {
-            let win = window64(cx);
-            let one = cx.u32c(1);
-            let i = cx.op2(Op::ShiftRightLogical, idx, one);
-            let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
-            let z = cx.u32c(0);
-            cx.m.access(ptr, win, &[z, i])
+            window64_word(cx, idx)
         } else {
             window_ptr(cx, idx, 0)
         };

@@ -51,20 +51,9 @@ pub(super) fn store32(cx: &mut Ctx<'_>, p: Id, v: Id) {
     cx.m.op_void(Op::AtomicStore, &[p, scope, sem, v]);
 }
 
-/// The 64-bit element of the window's 64-bit view holding window word `idx` (even: the access is aligned).
-fn ptr64(cx: &mut Ctx<'_>, idx: Id) -> Id {
-    let t = cx.t;
-    let win = super::memory::window64(cx);
-    let one = cx.u32c(1);
-    let i = cx.op2(Op::ShiftRightLogical, idx, one);
-    let zero = cx.u32c(0);
-    let p64 = cx.m.t_ptr(crate::spirv::StorageClass::StorageBuffer, t.u64);
-    cx.m.access(p64, win, &[zero, i])
-}
-
 /// A relaxed atomic load of the aligned 64-bit word starting at window word `idx`: (low, high).
 pub(super) fn load64(cx: &mut Ctx<'_>, idx: Id) -> (Id, Id) {
-    let p = ptr64(cx, idx);
+    let p = super::memory::window64_word(cx, idx);
     let (scope, sem) = device_relaxed(cx);
     let v = cx.m.op(Op::AtomicLoad, cx.t.u64, &[p, scope, sem]);
     cx.split64(v)
@@ -72,7 +61,7 @@ pub(super) fn load64(cx: &mut Ctx<'_>, idx: Id) -> (Id, Id) {
 
 /// A relaxed atomic store of (`lo`, `hi`) to the aligned 64-bit word starting at window word `idx`.
 pub(super) fn store64(cx: &mut Ctx<'_>, idx: Id, lo: Id, hi: Id) {
-    let p = ptr64(cx, idx);
+    let p = super::memory::window64_word(cx, idx);
     let v = cx.pack64(lo, hi);
     let (scope, sem) = device_relaxed(cx);
     cx.m.op_void(Op::AtomicStore, &[p, scope, sem, v]);
