@@ -17,10 +17,10 @@ use crate::reflect::ModuleInterface;
 mod batch;
 mod kernels;
 mod launch;
+mod staging;
 mod textures;
 mod timeout;
 
-use launch::barrier;
 pub use batch::{Completed, QueuedLaunch, TimestampId};
 pub use launch::{Launch, LaunchReport};
 pub use textures::HostTexture;
@@ -43,8 +43,8 @@ pub const DEFAULT_CPU_LAUNCH_TIMEOUT: Duration = Duration::from_secs(300);
 /// Default size of the printf area after the fault block (CUDA's default `cudaLimitPrintfFifoSize` is 1 MiB).
 pub const DEFAULT_PRINTF_BUFFER_BYTES: u64 = 1 << 20;
 
-/// Size of the staging buffer used when the window is not host-visible.
-const STAGING_BYTES: u64 = 4 << 20;
+/// Size of the staging buffer used when the window is not mapped: two halves copied in turn.
+const STAGING_BYTES: u64 = 2 * staging::CHUNK_BYTES;
 
 /// Start of the per-kernel constant banks in the scratch buffer; bytes before it receive the fault record
 /// copied back in staged mode.
@@ -53,8 +53,9 @@ const SCRATCH_BANKS_START: u64 = 256;
 /// How the window's memory is reached from the host.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MemoryMode {
-    /// Map the window directly where the device has large host-visible device-local memory (lavapipe,
-    /// resizable BAR), else keep it device-local and copy through a staging buffer.
+    /// Map the window directly where the device has large host-visible device-local memory and is not a
+    /// discrete GPU (lavapipe, integrated GPUs), else keep it device-local and copy through a staging buffer
+    /// (a discrete GPU's host-visible device-local memory is read across the bus uncached).
     #[default]
     Auto,
     /// Always copy through a staging buffer.
@@ -195,6 +196,8 @@ pub struct Runtime {
     recorded: HashMap<(usize, [u32; 3], u32, [u32; 3]), vk::CommandBuffer>,
     recorded_generation: u64,
     fence: vk::Fence,
+    /// Command buffers and fences of the two staging halves' copies (`staging`).
+    transfer: [staging::TransferSlot; 2],
     timestamps: vk::QueryPool,
     /// The kernel of a launch that did not stop when asked ([`RuntimeError::LaunchHung`]): the queue may
     /// still be running it, so every later submission is refused ([`RuntimeError::DeviceUnusable`]).
@@ -272,7 +275,9 @@ impl Runtime {
             | vk::BufferUsageFlags::TRANSFER_DST;
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
-        let mapped = options.memory == MemoryMode::Auto && gpu.has_mappable_device_local(total);
+        let mapped = options.memory == MemoryMode::Auto
+            && gpu.info.kind != crate::device::DeviceKind::Discrete
+            && gpu.has_mappable_device_local(total);
         let window = if mapped {
             gpu.create_buffer(
                 total,
@@ -342,6 +347,7 @@ impl Runtime {
             recorded: HashMap::new(),
             recorded_generation: 0,
             fence: vk::Fence::null(),
+            transfer: [staging::TransferSlot::default(); 2],
             timestamps: vk::QueryPool::null(),
             hung: None,
             pipeline_cache: vk::PipelineCache::null(),
@@ -406,6 +412,9 @@ impl Runtime {
                     .map_err(RuntimeError::vk("vkCreatePipelineCache"))?
             }
         };
+        if rt.is_staged() {
+            rt.create_transfer_slots()?;
+        }
         rt.reserve_heap_header()?;
         Ok(rt)
     }
@@ -545,27 +554,7 @@ impl Runtime {
                 bytes[offset as usize..offset as usize + data.len()].copy_from_slice(data);
                 Ok(())
             }
-            Backing::Staged(_) => {
-                for (i, chunk) in data.chunks(STAGING_BYTES as usize).enumerate() {
-                    let Backing::Staged(staging) = &mut self.backing else {
-                        unreachable!()
-                    };
-                    staging.bytes_mut().expect("mapped staging")[..chunk.len()]
-                        .copy_from_slice(chunk);
-                    let (src, dst) = (staging.buffer, self.window.buffer);
-                    let at = offset + (i as u64) * STAGING_BYTES;
-                    let len = chunk.len() as u64;
-                    self.submit(|d, cb| unsafe {
-                        let region = vk::BufferCopy {
-                            src_offset: 0,
-                            dst_offset: at,
-                            size: len,
-                        };
-                        d.cmd_copy_buffer(cb, src, dst, &[region]);
-                    })?;
-                }
-                Ok(())
-            }
+            Backing::Staged(_) => self.write_staged(offset, data),
         }
     }
 
@@ -576,49 +565,7 @@ impl Runtime {
                 out.copy_from_slice(&bytes[offset as usize..offset as usize + out.len()]);
                 Ok(())
             }
-            Backing::Staged(staging) => {
-                let (src, dst) = (self.window.buffer, staging.buffer);
-                for (i, chunk) in out.chunks_mut(STAGING_BYTES as usize).enumerate() {
-                    let at = offset + (i as u64) * STAGING_BYTES;
-                    let len = chunk.len() as u64;
-                    self.submit(|d, cb| unsafe {
-                        barrier(
-                            d,
-                            cb,
-                            vk::PipelineStageFlags::COMPUTE_SHADER
-                                | vk::PipelineStageFlags::TRANSFER,
-                            vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
-                            vk::PipelineStageFlags::TRANSFER,
-                            vk::AccessFlags::TRANSFER_READ,
-                        );
-                        d.cmd_copy_buffer(
-                            cb,
-                            src,
-                            dst,
-                            &[vk::BufferCopy {
-                                src_offset: at,
-                                dst_offset: 0,
-                                size: len,
-                            }],
-                        );
-                        barrier(
-                            d,
-                            cb,
-                            vk::PipelineStageFlags::TRANSFER,
-                            vk::AccessFlags::TRANSFER_WRITE,
-                            vk::PipelineStageFlags::HOST,
-                            vk::AccessFlags::HOST_READ,
-                        );
-                    })?;
-                    let Backing::Staged(staging) = &mut self.backing else {
-                        unreachable!()
-                    };
-                    chunk.copy_from_slice(
-                        &staging.bytes_mut().expect("mapped staging")[..chunk.len()],
-                    );
-                }
-                Ok(())
-            }
+            Backing::Staged(_) => self.read_staged(offset, out),
         }
     }
 
@@ -721,6 +668,10 @@ impl Drop for Runtime {
         unsafe {
             d.destroy_pipeline_cache(self.pipeline_cache, None);
             d.destroy_fence(self.fence, None);
+        }
+        self.destroy_transfer_slots();
+        let d = &self.gpu.device;
+        unsafe {
             d.destroy_query_pool(self.timestamps, None);
             d.destroy_command_pool(self.command_pool, None);
         }
