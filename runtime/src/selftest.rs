@@ -333,9 +333,12 @@ const DENORM_SUM: u32 = 2;
 /// The kind line of a float self-test record.
 const RECORD_MAGIC: &[u8] = cache_entry::FLOAT_RECORD_MAGIC;
 
-/// The record file for a device and driver in the cache directory `dir`.
+/// The record file for a device and driver in the cache directory `dir`. Opened with and without Float64
+/// (`--without float64`) the same device measures different records, so each gets its own file: one file for
+/// both was rebuilt on every switch (seen on the H200 alternating the two).
 pub fn float_record_file(dir: &std::path::Path, device: &DeviceInfo) -> std::path::PathBuf {
-    dir.join(format!("float-v2-{}.bin", device.cache_key()))
+    let f64_part = if device.features.float64 { "" } else { "-nof64" };
+    dir.join(format!("float-v2-{}{f64_part}.bin", device.cache_key()))
 }
 
 /// What a record is stored under: the device and driver as the Vulkan loader names them.
