@@ -75,14 +75,30 @@ pub fn agrees(o: &Operand, text: &str) -> Option<bool> {
         Src::Pred(p, n) => flags && (o.not || n) == not && pred(c, "P") == Some(p.0),
         Src::UPred(p, n) => flags && (o.not || n) == not && pred(c, "UP") == Some(p.0),
         Src::Imm(v) => {
-            let parsed = hex(text.trim().trim_start_matches(['-', '|']).split(' ').next()?)?;
+            let parsed = hex(text
+                .trim()
+                .trim_start_matches(['-', '|'])
+                .split(' ')
+                .next()?)?;
             let neg_text = text.trim().starts_with('-');
-            let want = if neg_text && !o.neg { parsed.wrapping_neg() } else { parsed };
+            let want = if neg_text && !o.neg {
+                parsed.wrapping_neg()
+            } else {
+                parsed
+            };
             v as i64 == want || (v as i64 as i32 as i64) == want || v == want as u64 & 0xffff_ffff
         }
-        Src::Cbuf { bank, ubank, offset, index } => {
+        Src::Cbuf {
+            bank,
+            ubank,
+            offset,
+            index,
+        } => {
             // nvdisasm prints some constants with a space between the brackets (`c[0x19] [0x59c4]`).
-            let t = text.trim().trim_start_matches(['-', '|', '!', '~']).replace("] [", "][");
+            let t = text
+                .trim()
+                .trim_start_matches(['-', '|', '!', '~'])
+                .replace("] [", "][");
             let inner = t.strip_prefix("c[").or_else(|| t.strip_prefix("cx["))?;
             let (b, rest) = inner.split_once("][")?;
             let off = rest.split(']').next()?;
@@ -93,13 +109,19 @@ pub fn agrees(o: &Operand, text: &str) -> Option<bool> {
             let (base, _, o_off) = address(off);
             bank_ok && o_off == offset && base == index.map(|r| r.0) && flags
         }
-        Src::Mem { base, ubase, offset } => {
+        Src::Mem {
+            base,
+            ubase,
+            offset,
+        } => {
             let t = text.trim();
             let inner = t.rsplit_once('[')?.1.strip_suffix(']')?;
             let (b, u, off) = address(inner);
             // A `desc[URx][...]` operand's descriptor is its own field; judge the address part.
             // nvdisasm leaves out an `RZ` base next to a uniform one (`[URZ]`), and `URZ` next to a register.
-            let same = |printed: Option<u8>, ours: Option<u8>, zero: u8| printed == ours || printed.is_none() && ours.is_none_or(|r| r == zero);
+            let same = |printed: Option<u8>, ours: Option<u8>, zero: u8| {
+                printed == ours || printed.is_none() && ours.is_none_or(|r| r == zero)
+            };
             (base.is_none() || same(b, base.map(|r| r.0), 255))
                 && (ubase.is_none() || same(u, ubase.map(|r| r.0), 63) || t.starts_with("desc["))
                 && off == offset
@@ -110,7 +132,8 @@ pub fn agrees(o: &Operand, text: &str) -> Option<bool> {
 
 /// Whether nvdisasm leaves an optional operand out: a predicate at `PT`.
 pub fn omitted(o: &Operand) -> bool {
-    matches!(o.src, Src::Pred(p, false) if p.0 == 7) || matches!(o.src, Src::UPred(p, false) if p.0 == 7)
+    matches!(o.src, Src::Pred(p, false) if p.0 == 7)
+        || matches!(o.src, Src::UPred(p, false) if p.0 == 7)
 }
 
 /// The operands of an nvdisasm line: after the mnemonic and its modifiers, split at `, `.
