@@ -42,7 +42,7 @@ pub(crate) mod warp_exclusive;
 mod warp_form;
 
 pub use float::FloatSupport;
-pub use memory::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
+pub use crate::state::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
 
 use crate::error::{display_name, TranslateError};
 use crate::program::Inst;
@@ -397,7 +397,7 @@ impl<'a> Ctx<'a> {
 pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let guard = cx.inst.guard();
     let merge = match guard {
-        Some((p, neg)) if !crate::control::is_control(cx.inst.mnemonic) => {
+        Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) => {
             // The uniform datapath's instructions (UIADD3, ULDC, UPLOP3, ...) are guarded by a UP.
             let g = if cx.inst.mnemonic.starts_with('U') {
                 let v = cx.st.upred(&mut cx.m, &cx.t, p);
