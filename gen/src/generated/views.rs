@@ -1165,11 +1165,15 @@ pub struct Imnmx {
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
-    pub c: Option<Operand>,
+    pub pred: Option<Operand>,
 }
 impl Imnmx {
     fn none(class: ClassId, word: Word, guard: Guard) -> Imnmx {
-        Imnmx { class, word, guard, dst: None, a: None, b: None, c: None }
+        Imnmx { class, word, guard, dst: None, a: None, b: None, pred: None }
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
     }
 }
 
@@ -2571,11 +2575,11 @@ pub struct Usel {
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
-    pub c: Option<Operand>,
+    pub pred: Option<Operand>,
 }
 impl Usel {
     fn none(class: ClassId, word: Word, guard: Guard) -> Usel {
-        Usel { class, word, guard, dst: None, a: None, b: None, c: None }
+        Usel { class, word, guard, dst: None, a: None, b: None, pred: None }
     }
 }
 
@@ -2932,7 +2936,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::VABSDIFF_0x0214 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF4_0x0215 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0216 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x0217 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x0217 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0219 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x021a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x021b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3187,7 +3191,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::VABSDIFF_0x0814 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF4_0x0815 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0816 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x0817 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x0817 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0819 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x081a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x081b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3336,7 +3340,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::VABSDIFF_0x0a14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF4_0x0a15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0a16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x0a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x0a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0a19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x0a1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x0a1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3462,7 +3466,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::BMOV_0x0f55_2 => View::Bmov(Bmov { a: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0).modifier(w.bits(24, 6))), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMOV_0x0f56 => View::Bmov(Bmov { a: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), b: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHFL_0x0f89 => View::Shfl(Shfl { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), lane_out: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), lane: Some(Operand::new(Src::Imm((w.bits(53, 5) as i64) as u64), Dir::Unknown, 0)), mask: Some(Operand::new(Src::Imm((w.bits(40, 13) as i64) as u64), Dir::Unknown, 0)), ..Shfl::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::USEL_0x1287 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::USEL_0x1287 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x128c => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x128c_2 => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIADD3_0x1290 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), opt_imm1: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3538,7 +3542,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::X_0x183b => View::Ldsm(Ldsm { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Ldsm::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UP2UR_0x1883 => View::Up2ur(Up2ur { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Up2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UR2UP_0x1884 => View::Ur2up(Ur2up { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ur2up::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::USEL_0x1887 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::USEL_0x1887 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x188c => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x188c_2 => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIADD3_0x1890 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), opt_m0: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3635,7 +3639,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::VABSDIFF_0x1a14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF4_0x1a15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x1a16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x1a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x1a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x1a19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x1a1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x1a1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3730,7 +3734,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::VABSDIFF_0x1c14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF4_0x1c15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x1c16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x1c17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x1c17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x1c19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x1c1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x1c1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3943,7 +3947,7 @@ impl View {
             View::Idp(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Imad(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "carry_out" => v.carry_out, "opt_p0" => v.opt_p0, "d" => v.d, "opt_imm0" => v.opt_imm0, _ => None },
             View::Imma(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, _ => None },
-            View::Imnmx(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
+            View::Imnmx(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "pred" => v.pred, _ => None },
             View::Ipa(v) => match name { "dst" => v.dst, "opt_imm0" => v.opt_imm0, "a" => v.a, "b" => v.b, "opt_p0" => v.opt_p0, _ => None },
             View::Isberd(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Isbewr(v) => match name { "a" => v.a, "b" => v.b, _ => None },
@@ -4025,7 +4029,7 @@ impl View {
             View::Upopc(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Uprmt(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Ur2up(v) => match name { "a" => v.a, "b" => v.b, _ => None },
-            View::Usel(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
+            View::Usel(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "pred" => v.pred, _ => None },
             View::Usgxt(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Ushf(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Vabsdiff(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "c" => v.c, "opt_imm0" => v.opt_imm0, _ => None },
@@ -8174,35 +8178,35 @@ fn enc_imnmx(v: &Imnmx) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x0817 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x0a17 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x1a17 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x1c17 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -11745,14 +11749,14 @@ fn enc_usel(v: &Usel) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::USEL_0x1887 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -12071,7 +12075,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "?opt_p0", "a", "b", "c"], // VABSDIFF_0x0214
     &["dst", "?opt_p0", "a", "b", "c"], // VABSDIFF4_0x0215
     &["dst", "a", "b", "c"], // PRMT_0x0216
-    &["dst", "a", "b", "c"], // IMNMX_0x0217
+    &["dst", "a", "b", "pred"], // IMNMX_0x0217
     &[], // X_0x0218
     &["dst", "lo", "shift", "hi"], // SHF_0x0219
     &["dst", "a", "b"], // SGXT_0x021a
@@ -12333,7 +12337,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x0814
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x0815
     &["dst", "a", "b", "c"], // PRMT_0x0816
-    &["dst", "a", "b", "c"], // IMNMX_0x0817
+    &["dst", "a", "b", "pred"], // IMNMX_0x0817
     &["dst", "lo", "shift", "hi"], // SHF_0x0819
     &["dst", "a", "b"], // SGXT_0x081a
     &["dst", "a", "b"], // BMSK_0x081b
@@ -12485,7 +12489,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x0a14
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x0a15
     &["dst", "a", "b", "c"], // PRMT_0x0a16
-    &["dst", "a", "b", "c"], // IMNMX_0x0a17
+    &["dst", "a", "b", "pred"], // IMNMX_0x0a17
     &["dst", "lo", "shift", "hi"], // SHF_0x0a19
     &["dst", "a", "b"], // SGXT_0x0a1a
     &["dst", "a", "b"], // BMSK_0x0a1b
@@ -12612,7 +12616,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // BMOV_0x0f55_2
     &["a", "b"], // BMOV_0x0f56
     &["dst", "lane_out", "src", "lane", "mask"], // SHFL_0x0f89
-    &["dst", "a", "b", "c"], // USEL_0x1287
+    &["dst", "a", "b", "pred"], // USEL_0x1287
     &["dst", "dst2", "a", "b", "c"], // UISETP_0x128c
     &["dst", "dst2", "a", "b", "c", "d"], // UISETP_0x128c_2
     &["dst", "?opt_imm0", "?opt_imm1", "a", "b", "c"], // UIADD3_0x1290
@@ -12690,7 +12694,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &[], // X_0x1878
     &["dst", "a", "b"], // UP2UR_0x1883
     &["a", "b"], // UR2UP_0x1884
-    &["dst", "a", "b", "c"], // USEL_0x1887
+    &["dst", "a", "b", "pred"], // USEL_0x1887
     &["dst", "dst2", "a", "b", "c"], // UISETP_0x188c
     &["dst", "dst2", "a", "b", "c", "d"], // UISETP_0x188c_2
     &["dst", "?opt_imm0", "?opt_m0", "a", "b", "c"], // UIADD3_0x1890
@@ -12787,7 +12791,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x1a14
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x1a15
     &["dst", "a", "b", "c"], // PRMT_0x1a16
-    &["dst", "a", "b", "c"], // IMNMX_0x1a17
+    &["dst", "a", "b", "pred"], // IMNMX_0x1a17
     &["dst", "lo", "shift", "hi"], // SHF_0x1a19
     &["dst", "a", "b"], // SGXT_0x1a1a
     &["dst", "a", "b"], // BMSK_0x1a1b
@@ -12884,7 +12888,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x1c14
     &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x1c15
     &["dst", "a", "b", "c"], // PRMT_0x1c16
-    &["dst", "a", "b", "c"], // IMNMX_0x1c17
+    &["dst", "a", "b", "pred"], // IMNMX_0x1c17
     &["dst", "lo", "shift", "hi"], // SHF_0x1c19
     &["dst", "a", "b"], // SGXT_0x1c1a
     &["dst", "a", "b"], // BMSK_0x1c1b

@@ -2,6 +2,7 @@
 //! SEL, ISETP(.EX), IMNMX, IABS, POPC, FLO, BREV, BMSK, SGXT, MOV. Integer arithmetic wraps; all of it is
 //! exact SPIR-V integer arithmetic.
 
+use super::view_operands::{predicate, source, view};
 use super::{Abc, Ctx, Src};
 use crate::error::TranslateError;
 use crate::spirv::{glsl, Id, Op};
@@ -502,10 +503,11 @@ fn prmt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn sel(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
-    let p = cx.pred_at(87, 90);
+    let v = view(cx)?;
+    let (a, b) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    let a = cx.read(a)?;
+    let b = cx.read(b)?;
+    let p = predicate(cx, &v, "pred")?;
     let r = cx.sel(p, a, b);
     cx.set_dst(r);
     Ok(())
@@ -590,11 +592,16 @@ fn isetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn imnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let signed = cx.inst.bit(73);
-    let a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
-    let is_min = cx.pred_at(87, 90);
+    let v = view(cx)?;
+    let (a, b) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    // `.U32` compares unsigned (the modifiers nvdisasm prints, through the view).
+    let signed = match &v {
+        sassport_gen::View::Imnmx(m) => !m.u32(),
+        _ => return Err(cx.refuse("IMNMX without its view")),
+    };
+    let a = cx.read(a)?;
+    let b = cx.read(b)?;
+    let is_min = predicate(cx, &v, "pred")?;
     let t = cx.t;
     let (mn, mx) = if signed { (glsl::SMIN, glsl::SMAX) } else { (glsl::UMIN, glsl::UMAX) };
     let lo = cx.m.ext(t.u32, mn, &[a, b]);

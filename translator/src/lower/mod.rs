@@ -39,6 +39,7 @@ pub(crate) mod tensor;
 mod uniform;
 pub(crate) mod warp;
 pub(crate) mod warp_exclusive;
+mod view_operands;
 mod warp_form;
 
 pub use float::FloatSupport;

@@ -1,0 +1,57 @@
+//! Operands of the instruction being lowered, read from its typed view (`sassport_gen::View`: slots,
+//! kinds and flags from the table's templates and access rules, names from `isa/roles.txt`) instead of
+//! word bits. Handlers that use these name their operands (`a`, `b`, `pred`); a view operand of a kind
+//! the handler does not lower is refused by name.
+
+use super::{Ctx, Src};
+use crate::error::TranslateError;
+use crate::spirv::{Id, Op};
+use sassport_gen::{Operand, Src as ViewSrc, View};
+
+/// The typed view of the instruction being lowered.
+pub(super) fn view(cx: &Ctx<'_>) -> Result<View, TranslateError> {
+    sassport_gen::decode(cx.inst.word)
+        .map(|i| i.view())
+        .map_err(|e| cx.refuse(format!("word does not decode: {e}")))
+}
+
+fn operand(cx: &Ctx<'_>, v: &View, name: &str) -> Result<Operand, TranslateError> {
+    v.operand(name)
+        .ok_or_else(|| cx.refuse(format!("this form has no operand `{name}`")))
+}
+
+/// Source operand `name` as a lowering source slot: a register, uniform register, 32-bit immediate (its raw
+/// bits) or constant `c[bank][offset]`.
+pub(super) fn source(cx: &Ctx<'_>, v: &View, name: &str) -> Result<Src, TranslateError> {
+    let o = operand(cx, v, name)?;
+    match o.src {
+        ViewSrc::Reg(r) => Ok(Src::Reg(r.0)),
+        ViewSrc::UReg(r) => Ok(Src::UReg(r.0)),
+        ViewSrc::Imm(x) => Ok(Src::Imm(x as u32)),
+        ViewSrc::Cbuf { bank, ubank: None, offset, index: None } => u32::try_from(offset)
+            .map(|off| Src::CBuf(bank, off))
+            .map_err(|_| cx.refuse(format!("negative constant offset of operand `{name}`"))),
+        ViewSrc::Cbuf { .. } => Err(cx.refuse(format!(
+            "operand `{name}`: constant with a uniform-register bank or a register index not translated yet"
+        ))),
+        _ => Err(cx.refuse(format!("operand `{name}` of this kind not translated yet"))),
+    }
+}
+
+/// The value of predicate operand `name` with its `!` applied (a `UP` on the uniform datapath).
+pub(super) fn predicate(cx: &mut Ctx<'_>, v: &View, name: &str) -> Result<Id, TranslateError> {
+    let o = operand(cx, v, name)?;
+    match o.src {
+        ViewSrc::Pred(p, n) => Ok(cx.pred(u32::from(p.0), o.not ^ n)),
+        ViewSrc::UPred(p, n) => {
+            let t = cx.t;
+            let u = cx.st.upred(&mut cx.m, &t, p.0);
+            Ok(if o.not ^ n {
+                cx.m.un(Op::LogicalNot, t.bool, u)
+            } else {
+                u
+            })
+        }
+        _ => Err(cx.refuse(format!("operand `{name}` is not a predicate"))),
+    }
+}
