@@ -2,7 +2,7 @@
 //! SEL, ISETP(.EX), IMNMX, IABS, POPC, FLO, BREV, BMSK, SGXT, MOV. Integer arithmetic wraps; all of it is
 //! exact SPIR-V integer arithmetic.
 
-use super::view_operands::{predicate, source, view};
+use super::view_operands::{immediate, optional_predicate, predicate, predicate_parts, source, view};
 use super::{Abc, Ctx, Src};
 use crate::error::TranslateError;
 use crate::spirv::{glsl, Id, Op};
@@ -348,17 +348,23 @@ pub(super) fn lop3_value(cx: &mut Ctx<'_>, lut: u32, a: Id, b: Id, c: Id) -> Id 
 }
 
 fn lop3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let lut = cx.inst.bits(72, 8);
-    let pout = cx.inst.bits(81, 3);
-    // The predicate output is `(r != 0) or Q` (`.LUT`) or `(r != 0) and Q` (`.LUT.PAND`, bit 80), Q the
-    // predicate operand at 89:87 negated by 90 (`!PT`, false, when nvdisasm prints nothing else). nvcc's
-    // 64-bit zero test `P = lo != 0; LOP3.LUT P, RZ, hi, 0x7fffffff, RZ, 0xc0, P` (nextafter) reads it as or.
-    let pand = cx.inst.bit(80);
-    let q = if pout != 7 && (pand || cx.inst.bits(87, 4) != 0xf) { Some(cx.pred_at(87, 90)) } else { None };
-    let a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
-    let c = cx.read(s.c)?;
+    let v = view(cx)?;
+    let (sa, sb, sc) = (source(cx, &v, "a")?, source(cx, &v, "b")?, source(cx, &v, "c")?);
+    let lut = immediate(cx, &v, "lut")? as u32;
+    let pout = u32::from(optional_predicate(cx, &v, "pout")?);
+    // The predicate output is `(r != 0) or Q` (`.LUT`) or `(r != 0) and Q` (`.LUT.PAND`), Q the predicate
+    // operand (`!PT`, false, when nvdisasm prints nothing else). nvcc's 64-bit zero test `P = lo != 0;
+    // LOP3.LUT P, RZ, hi, 0x7fffffff, RZ, 0xc0, P` (nextafter) reads it as or.
+    let pand = match &v {
+        sassport_gen::View::Lop3(l) => l.pand(),
+        sassport_gen::View::Ulop3(l) => l.pand(),
+        _ => return Err(cx.refuse("LOP3 without its view")),
+    };
+    let (qp, qnot, _) = predicate_parts(cx, &v, "pred")?;
+    let q = if pout != 7 && (pand || !(qp == 7 && qnot)) { Some(predicate(cx, &v, "pred")?) } else { None };
+    let a = cx.read(sa)?;
+    let b = cx.read(sb)?;
+    let c = cx.read(sc)?;
     let r = lop3_value(cx, lut, a, b, c);
     cx.set_dst(r);
     if pout != 7 {

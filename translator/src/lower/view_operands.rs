@@ -38,20 +38,47 @@ pub(super) fn source(cx: &Ctx<'_>, v: &View, name: &str) -> Result<Src, Translat
     }
 }
 
-/// The value of predicate operand `name` with its `!` applied (a `UP` on the uniform datapath).
-pub(super) fn predicate(cx: &mut Ctx<'_>, v: &View, name: &str) -> Result<Id, TranslateError> {
+/// Predicate operand `name`: its register number, whether it is negated (`!`), and whether it is a `UP`.
+pub(super) fn predicate_parts(
+    cx: &Ctx<'_>,
+    v: &View,
+    name: &str,
+) -> Result<(u8, bool, bool), TranslateError> {
     let o = operand(cx, v, name)?;
     match o.src {
-        ViewSrc::Pred(p, n) => Ok(cx.pred(u32::from(p.0), o.not ^ n)),
-        ViewSrc::UPred(p, n) => {
-            let t = cx.t;
-            let u = cx.st.upred(&mut cx.m, &t, p.0);
-            Ok(if o.not ^ n {
-                cx.m.un(Op::LogicalNot, t.bool, u)
-            } else {
-                u
-            })
-        }
+        ViewSrc::Pred(p, n) => Ok((p.0, o.not ^ n, false)),
+        ViewSrc::UPred(p, n) => Ok((p.0, o.not ^ n, true)),
         _ => Err(cx.refuse(format!("operand `{name}` is not a predicate"))),
+    }
+}
+
+/// The value of predicate operand `name` with its `!` applied (a `UP` on the uniform datapath).
+pub(super) fn predicate(cx: &mut Ctx<'_>, v: &View, name: &str) -> Result<Id, TranslateError> {
+    let (p, not, uniform) = predicate_parts(cx, v, name)?;
+    if !uniform {
+        return Ok(cx.pred(u32::from(p), not));
+    }
+    let t = cx.t;
+    let u = cx.st.upred(&mut cx.m, &t, p);
+    Ok(if not {
+        cx.m.un(Op::LogicalNot, t.bool, u)
+    } else {
+        u
+    })
+}
+
+/// The register number of optional predicate operand `name` (`PT`, 7, where the form or word has none).
+pub(super) fn optional_predicate(cx: &Ctx<'_>, v: &View, name: &str) -> Result<u8, TranslateError> {
+    match v.operand(name) {
+        None => Ok(7),
+        Some(_) => predicate_parts(cx, v, name).map(|p| p.0),
+    }
+}
+
+/// Immediate operand `name`'s value (the field's bits as the view scales them).
+pub(super) fn immediate(cx: &Ctx<'_>, v: &View, name: &str) -> Result<u64, TranslateError> {
+    match operand(cx, v, name)?.src {
+        ViewSrc::Imm(x) => Ok(x),
+        _ => Err(cx.refuse(format!("operand `{name}` is not an immediate"))),
     }
 }

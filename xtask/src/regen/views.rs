@@ -543,11 +543,13 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
             }
         }
         let mut regular = regular.into_iter();
+        // Optional operands take the role file's `optional` names in order, else `opt_<field>`.
+        let mut optional_names = roles.optional_names(&class.name, &class.mnemonic).unwrap_or(&[]).iter();
         let mut names: Vec<String> = slots
             .iter()
             .enumerate()
             .map(|(i, s)| match s.optional {
-                true => format!("opt_{}", s.fields[0].0.name.to_ascii_lowercase()),
+                true => optional_names.next().cloned().unwrap_or_else(|| format!("opt_{}", s.fields[0].0.name.to_ascii_lowercase())),
                 false => regular.next().unwrap_or_else(|| format!("op{i}")),
             })
             .collect();
