@@ -2,7 +2,7 @@
 //! SEL, ISETP(.EX), IMNMX, IABS, POPC, FLO, BREV, BMSK, SGXT, MOV. Integer arithmetic wraps; all of it is
 //! exact SPIR-V integer arithmetic.
 
-use super::view_operands::{immediate, optional_predicate, predicate, predicate_parts, source, view};
+use super::view_operands::{immediate, negated, optional_predicate, predicate, predicate_parts, source, view};
 use super::{Abc, Ctx, Src};
 use crate::error::TranslateError;
 use crate::spirv::{glsl, Id, Op};
@@ -127,20 +127,31 @@ fn imad(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn iadd3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let x = cx.inst.bit(74);
-    let p0 = cx.inst.bits(81, 3);
-    let p1 = cx.inst.bits(84, 3);
+    let v = view(cx)?;
+    let x = match &v {
+        sassport_gen::View::Iadd3(i) => i.x(),
+        sassport_gen::View::Uiadd3(i) => i.x(),
+        _ => return Err(cx.refuse("IADD3 without its view")),
+    };
+    let mut srcs = [Src::Imm(0); 3];
+    let mut neg = [false; 3];
+    for (k, name) in ["a", "b", "c"].into_iter().enumerate() {
+        srcs[k] = source(cx, &v, name)?;
+        neg[k] = negated(cx, &v, name)?;
+    }
+    let p0 = u32::from(optional_predicate(cx, &v, "carry")?);
+    let p1 = u32::from(optional_predicate(cx, &v, "carry2")?);
     let t = cx.t;
     // Inputs first.
-    let raw = [cx.read(s.a)?, cx.read(s.b)?, cx.read(s.c)?];
-    let (cin0, cin1) = if x { (Some(cx.pred_at(87, 90)), Some(cx.pred_at(77, 80))) } else { (None, None) };
+    let raw = [cx.read(srcs[0])?, cx.read(srcs[1])?, cx.read(srcs[2])?];
+    let (cin0, cin1) =
+        if x { (Some(predicate(cx, &v, "carry_in")?), Some(predicate(cx, &v, "carry_in2")?)) } else { (None, None) };
     // Each negated operand is ~x + 1 (plain) or ~x (.X); the +1s feed the adders' carries.
     let mut ops = [0; 3];
     let mut plus = [0u32; 3];
     for k in 0..3 {
-        ops[k] = if s.neg[k] { cx.not(raw[k]) } else { raw[k] };
-        plus[k] = u32::from(s.neg[k] && !x);
+        ops[k] = if neg[k] { cx.not(raw[k]) } else { raw[k] };
+        plus[k] = u32::from(neg[k] && !x);
     }
     let need_carry = p0 != 7 || p1 != 7;
     if !need_carry {

@@ -82,3 +82,8 @@ pub(super) fn immediate(cx: &Ctx<'_>, v: &View, name: &str) -> Result<u64, Trans
         _ => Err(cx.refuse(format!("operand `{name}` is not an immediate"))),
     }
 }
+
+/// Whether source operand `name` is negated: `-` (arithmetic) or, in `.X` forms, `~` (bitwise).
+pub(super) fn negated(cx: &Ctx<'_>, v: &View, name: &str) -> Result<bool, TranslateError> {
+    operand(cx, v, name).map(|o| o.neg || o.not)
+}
