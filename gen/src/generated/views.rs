@@ -201,6 +201,10 @@ impl Bmsk {
     fn none(class: ClassId, word: Word, guard: Guard) -> Bmsk {
         Bmsk { class, word, guard, dst: None, a: None, b: None }
     }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
 }
 
 /// A decoded `BPT` (any of its classes); operands a class does not have are `None`.
@@ -1926,6 +1930,14 @@ impl Sgxt {
     fn none(class: ClassId, word: Word, guard: Guard) -> Sgxt {
         Sgxt { class, word, guard, dst: None, a: None, b: None }
     }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
+    }
 }
 
 /// A decoded `SHF` (any of its classes); operands a class does not have are `None`.
@@ -2278,6 +2290,10 @@ impl Ubmsk {
     fn none(class: ClassId, word: Word, guard: Guard) -> Ubmsk {
         Ubmsk { class, word, guard, dst: None, a: None, b: None }
     }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
 }
 
 /// A decoded `UBREV` (any of its classes); operands a class does not have are `None`.
@@ -2598,6 +2614,14 @@ pub struct Usgxt {
 impl Usgxt {
     fn none(class: ClassId, word: Word, guard: Guard) -> Usgxt {
         Usgxt { class, word, guard, dst: None, a: None, b: None }
+    }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
     }
 }
 

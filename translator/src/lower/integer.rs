@@ -480,13 +480,14 @@ fn shf(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn prmt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
+    let v = view(cx)?;
+    let (sa, sb, sc) = (source(cx, &v, "a")?, source(cx, &v, "b")?, source(cx, &v, "c")?);
     if cx.inst.bits(72, 3) != 0 {
         return Err(cx.refuse("PRMT mode not translated yet"));
     }
-    let a = cx.read(s.a)?;
-    let sel = cx.read(s.b)?;
-    let c = cx.read(s.c)?;
+    let a = cx.read(sa)?;
+    let sel = cx.read(sb)?;
+    let c = cx.read(sc)?;
     let t = cx.t;
     let v = cx.pack64(a, c);
     let mut r = cx.u32c(0);
@@ -669,10 +670,16 @@ fn unary(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
 }
 
 fn bmsk(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let wrap = cx.inst.bit(75);
-    let pos = cx.read(s.a)?;
-    let width = cx.read(s.b)?;
+    let v = view(cx)?;
+    let (sa, sb) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    // `.W` wraps the position and width at 32.
+    let wrap = match &v {
+        sassport_gen::View::Bmsk(m) => m.w(),
+        sassport_gen::View::Ubmsk(m) => m.w(),
+        _ => return Err(cx.refuse("BMSK without its view")),
+    };
+    let pos = cx.read(sa)?;
+    let width = cx.read(sb)?;
     let t = cx.t;
     let k31 = cx.u32c(31);
     let k32 = cx.u32c(32);
@@ -692,11 +699,16 @@ fn bmsk(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn sgxt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let signed = cx.inst.bit(73);
-    let wrap = cx.inst.bit(75);
-    let a = cx.read(s.a)?;
-    let bits = cx.read(s.b)?;
+    let v = view(cx)?;
+    let (sa, sb) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    // `.U32` extends with zeros, `.W` wraps the bit count at 32.
+    let (signed, wrap) = match &v {
+        sassport_gen::View::Sgxt(m) => (!m.u32(), m.w()),
+        sassport_gen::View::Usgxt(m) => (!m.u32(), m.w()),
+        _ => return Err(cx.refuse("SGXT without its view")),
+    };
+    let a = cx.read(sa)?;
+    let bits = cx.read(sb)?;
     let t = cx.t;
     let k31 = cx.u32c(31);
     let k32 = cx.u32c(32);
