@@ -686,13 +686,20 @@ pub struct Flo {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
-    pub opt_m0: Option<Operand>,
+    pub pout: Option<Operand>,
     pub a: Option<Operand>,
-    pub opt_imm0: Option<Operand>,
 }
 impl Flo {
     fn none(class: ClassId, word: Word, guard: Guard) -> Flo {
-        Flo { class, word, guard, dst: None, opt_m0: None, a: None, opt_imm0: None }
+        Flo { class, word, guard, dst: None, pout: None, a: None }
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
+    }
+    /// Whether the modifiers print `.SH`.
+    pub fn sh(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "SH")
     }
 }
 
@@ -2352,13 +2359,20 @@ pub struct Uflo {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
-    pub opt_m0: Option<Operand>,
+    pub pout: Option<Operand>,
     pub a: Option<Operand>,
-    pub opt_imm0: Option<Operand>,
 }
 impl Uflo {
     fn none(class: ClassId, word: Word, guard: Guard) -> Uflo {
-        Uflo { class, word, guard, dst: None, opt_m0: None, a: None, opt_imm0: None }
+        Uflo { class, word, guard, dst: None, pout: None, a: None }
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
+    }
+    /// Whether the modifiers print `.SH`.
+    pub fn sh(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "SH")
     }
 }
 
@@ -3011,7 +3025,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::X_0x0240 => View::Hmnmx2(Hmnmx2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3)).modifier(w.bits(74, 2))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hmnmx2::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::F2IP_0x0243 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::I2FP_0x0245 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x0300 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_m0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x0300 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x0301 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x0302 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x0304 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3254,7 +3268,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UMOV_0x0882 => View::Umov(Umov { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Umov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VOTEU_0x0886 => View::Voteu(Voteu { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Voteu::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPLOP3_0x089c => View::Uplop3(Uplop3 { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), b: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), c: Some(Operand::new(Src::UPred(UPred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), d: Some(Operand::new(Src::Imm(((w.bits(64, 3) | (w.bits(72, 5) << 3)) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Uplop3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x0900 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x0900 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x0901 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x0902 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::F2I_0x0905 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 16) as i64) as u64), Dir::Unknown, 0)), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3402,7 +3416,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::F2IP_0x0a43 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::I2FP_0x0a45 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x0ab9 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: None }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x0b00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x0b00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x0b01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x0b02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x0b04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3519,7 +3533,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UIMAD_0x12a5_2 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x12ba => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x12ba_2 => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UFLO_0x12bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_m0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UFLO_0x12bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UBREV_0x12be => View::Ubrev(Ubrev { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Ubrev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPOPC_0x12bf => View::Upopc(Upopc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), ..Upopc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDTRAM_0x13ad => View::Ldtram(Ldtram { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), ..Ldtram::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3595,7 +3609,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UF2FP_0x18ba => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x18ba_2 => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UCLEA_0x18bc => View::Uclea(Uclea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Imm((w.bits(32, 16) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(73, 4) as i64) as u64), Dir::Unknown, 0)), ..Uclea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UFLO_0x18bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UFLO_0x18bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UBREV_0x18be => View::Ubrev(Ubrev { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ubrev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPOPC_0x18bf => View::Upopc(Upopc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Upopc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IPA_0x1926 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3702,7 +3716,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::I2FP_0x1a45 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x1ab9 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(38, 16) as i64), index: None }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x1abb => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: None }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x1b00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x1b00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x1b01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x1b02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x1b04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3799,7 +3813,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UP2UR_0x1c83 => View::Up2ur(Up2ur { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Up2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UR2UP_0x1c84 => View::Ur2up(Ur2up { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Ur2up::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UCLEA_0x1cbc => View::Uclea(Uclea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(73, 4) as i64) as u64), Dir::Unknown, 0)), ..Uclea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x1d00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x1d00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x1d01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x1d02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x1d04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3947,7 +3961,7 @@ impl View {
             View::Fadd(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Fchk(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Ffma(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
-            View::Flo(v) => match name { "dst" => v.dst, "opt_m0" => v.opt_m0, "a" => v.a, "opt_imm0" => v.opt_imm0, _ => None },
+            View::Flo(v) => match name { "dst" => v.dst, "pout" => v.pout, "a" => v.a, _ => None },
             View::Fmnmx(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Fmul(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Footprint(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
@@ -4042,7 +4056,7 @@ impl View {
             View::Ubrev(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Uclea(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Uf2fp(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
-            View::Uflo(v) => match name { "dst" => v.dst, "opt_m0" => v.opt_m0, "a" => v.a, "opt_imm0" => v.opt_imm0, _ => None },
+            View::Uflo(v) => match name { "dst" => v.dst, "pout" => v.pout, "a" => v.a, _ => None },
             View::Uiadd3(v) => match name { "dst" => v.dst, "carry" => v.carry, "carry2" => v.carry2, "a" => v.a, "b" => v.b, "c" => v.c, "carry_in" => v.carry_in, "carry_in2" => v.carry_in2, _ => None },
             View::Uimad(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "opt_imm0" => v.opt_imm0, "opt_up0" => v.opt_up0, _ => None },
             View::Uisetp(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, _ => None },
@@ -6100,31 +6114,31 @@ fn enc_flo(v: &Flo) -> Result<u128, ViewError> {
         ClassId::FLO_0x0300 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_m0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_m0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::FLO_0x0900 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::FLO_0x0b00 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FLO_0x1b00 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FLO_0x1d00 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
@@ -11184,13 +11198,13 @@ fn enc_uflo(v: &Uflo) -> Result<u128, ViewError> {
         ClassId::UFLO_0x12bd => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_m0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_m0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::UFLO_0x18bd => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_imm0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
@@ -12154,7 +12168,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &[], // X_0x0242
     &["dst", "a", "b", "c"], // F2IP_0x0243
     &["dst", "a"], // I2FP_0x0245
-    &["dst", "?opt_m0", "a"], // FLO_0x0300
+    &["dst", "?pout", "a"], // FLO_0x0300
     &["dst", "a"], // BREV_0x0301
     &["dst", "a", "b"], // FCHK_0x0302
     &["dst", "a"], // X_0x0304
@@ -12400,7 +12414,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a"], // UMOV_0x0882
     &["dst", "dst2", "a"], // VOTEU_0x0886
     &["dst", "dst2", "a", "b", "c", "d", "e"], // UPLOP3_0x089c
-    &["dst", "?opt_imm0", "a"], // FLO_0x0900
+    &["dst", "?pout", "a"], // FLO_0x0900
     &["dst", "a"], // BREV_0x0901
     &["dst", "a", "b"], // FCHK_0x0902
     &["dst", "a"], // F2I_0x0905
@@ -12551,7 +12565,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // F2IP_0x0a43
     &["dst", "a"], // I2FP_0x0a45
     &["dst", "src"], // ULDC_0x0ab9
-    &["dst", "?opt_imm0", "a"], // FLO_0x0b00
+    &["dst", "?pout", "a"], // FLO_0x0b00
     &["dst", "a"], // BREV_0x0b01
     &["dst", "a", "b"], // FCHK_0x0b02
     &["dst", "a"], // X_0x0b04
@@ -12669,7 +12683,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "?opt_up0", "a", "b", "c", "d"], // UIMAD_0x12a5_2
     &["dst", "a", "b"], // UF2FP_0x12ba
     &["dst", "a", "b"], // UF2FP_0x12ba_2
-    &["dst", "?opt_m0", "a"], // UFLO_0x12bd
+    &["dst", "?pout", "a"], // UFLO_0x12bd
     &["dst", "a"], // UBREV_0x12be
     &["dst", "a"], // UPOPC_0x12bf
     &["dst", "a"], // LDTRAM_0x13ad
@@ -12747,7 +12761,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b"], // UF2FP_0x18ba
     &["dst", "a", "b"], // UF2FP_0x18ba_2
     &["dst", "dst2", "a", "b", "c"], // UCLEA_0x18bc
-    &["dst", "?opt_imm0", "a"], // UFLO_0x18bd
+    &["dst", "?pout", "a"], // UFLO_0x18bd
     &["dst", "a"], // UBREV_0x18be
     &["dst", "a"], // UPOPC_0x18bf
     &["dst", "?opt_imm0", "a", "b"], // IPA_0x1926
@@ -12855,7 +12869,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &[], // X_0x1a78
     &["dst", "src"], // ULDC_0x1ab9
     &["dst", "src"], // ULDC_0x1abb
-    &["dst", "?opt_imm0", "a"], // FLO_0x1b00
+    &["dst", "?pout", "a"], // FLO_0x1b00
     &["dst", "a"], // BREV_0x1b01
     &["dst", "a", "b"], // FCHK_0x1b02
     &["dst", "a"], // X_0x1b04
@@ -12954,7 +12968,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b"], // UP2UR_0x1c83
     &["a", "b"], // UR2UP_0x1c84
     &["dst", "dst2", "a", "b", "c"], // UCLEA_0x1cbc
-    &["dst", "?opt_imm0", "a"], // FLO_0x1d00
+    &["dst", "?pout", "a"], // FLO_0x1d00
     &["dst", "a"], // BREV_0x1d01
     &["dst", "a", "b"], // FCHK_0x1d02
     &["dst", "a"], // X_0x1d04

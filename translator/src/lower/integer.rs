@@ -630,10 +630,13 @@ fn imnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn unary(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let mut v = cx.read(s.b)?;
+    let view = view(cx)?;
+    // MOV's source is `src`; IABS, POPC, FLO, BREV and UMOV name theirs `a`.
+    let name = if view.operand("src").is_some() { "src" } else { "a" };
+    let (s, not) = (source(cx, &view, name)?, negated(cx, &view, name)?);
+    let mut v = cx.read(s)?;
     let t = cx.t;
-    if s.neg[1] {
+    if not {
         v = cx.not(v);
     }
     let r = match m {
@@ -649,12 +652,16 @@ fn unary(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         _ => {
             // FLO: index of the most significant one (signed: of the most significant bit differing from
             // the sign), 0xffffffff if none; .SH gives 31 - index.
-            if cx.inst.bits(81, 3) != 7 {
+            if optional_predicate(cx, &view, "pout")? != 7 {
                 return Err(cx.refuse("FLO predicate output not translated yet"));
             }
-            let signed = cx.inst.bit(73);
+            let (signed, sh) = match &view {
+                sassport_gen::View::Flo(f) => (!f.u32(), f.sh()),
+                sassport_gen::View::Uflo(f) => (!f.u32(), f.sh()),
+                _ => return Err(cx.refuse("FLO without its view")),
+            };
             let msb = cx.m.ext(t.u32, if signed { glsl::FIND_SMSB } else { glsl::FIND_UMSB }, &[v]);
-            if cx.inst.bit(74) {
+            if sh {
                 let none = cx.u32c(u32::MAX);
                 let is_none = cx.m.bin(Op::IEqual, t.bool, msb, none);
                 let k = cx.u32c(31);
