@@ -5,8 +5,9 @@
 //! position (`SLOTS` gives the class's operand names in syntax order): registers, uniform registers and
 //! predicates by name, with the negate, absolute-value and not flags; hex immediates by value; constant
 //! operands by bank and offset (and index register); memory operands by base register and offset. Float
-//! immediates, branch targets and lines whose operand count differs from the view's (an optional operand
-//! nvdisasm left out) are counted and skipped. The parsing here is the test's own, from nvdisasm's syntax.
+//! immediates and branch targets are not judged; a line whose operand count differs from the view's fails
+//! unless its class is a known gap of `tests/view_slots.rs` (`tests/known-gaps/view-slots.txt`). The
+//! parsing here is the test's own, from nvdisasm's syntax.
 
 mod common;
 
@@ -19,6 +20,9 @@ fn views_agree_with_the_disassembly_of_every_corpus_instruction() {
     let cubins = sassport_corpus::cubins();
     assert!(!cubins.is_empty());
     let (mut instructions, mut compared, mut unjudged, mut count_differs) = (0usize, 0usize, 0usize, 0usize);
+    let gaps = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/known-gaps/view-slots.txt"))
+        .expect("known-gaps/view-slots.txt readable");
+    let gaps: Vec<&str> = gaps.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
     let mut mismatches = Vec::new();
     for cubin in &cubins {
         let sections = text_sections(&std::fs::read(cubin).expect("cubin readable"));
@@ -43,6 +47,16 @@ fn views_agree_with_the_disassembly_of_every_corpus_instruction() {
                     .collect();
                 let texts = operand_texts(&listed.text);
                 if texts.len() != names.len() {
+                    // Only classes the generator does not model yet (tests/view_slots.rs) may differ in count.
+                    if !gaps.iter().any(|g| *g == inst.class().name()) {
+                        mismatches.push(format!(
+                            "{} {:04x} `{}`: view operands {names:?}, nvdisasm prints {}",
+                            section.name,
+                            listed.offset,
+                            listed.text,
+                            texts.len()
+                        ));
+                    }
                     count_differs += 1;
                     continue;
                 }
@@ -67,7 +81,7 @@ fn views_agree_with_the_disassembly_of_every_corpus_instruction() {
         }
     }
     eprintln!(
-        "{instructions} instructions: {compared} operands agree, {} disagree, {unjudged} not judged (targets, floats, others), {count_differs} lines with an optional operand left out",
+        "{instructions} instructions: {compared} operands agree, {} disagree, {unjudged} not judged (targets, floats, others), {count_differs} lines of known-gap classes with another operand count",
         mismatches.len()
     );
     assert!(compared > 10_000);
