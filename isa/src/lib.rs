@@ -9,11 +9,13 @@
 pub mod eval;
 pub mod model;
 mod parse;
+mod families;
 mod roles;
 mod write;
 
 pub use model::*;
 pub use parse::{parse_register_listing, parse_table, ParseError};
+pub use families::{parse_families, CondField, Condition, Families, Split};
 pub use roles::{parse_roles, Roles};
 pub use write::{format_name, kind_name, quote, register_listing, write_table};
 

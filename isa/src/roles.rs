@@ -10,6 +10,7 @@
 //! operands IMAD dst a b c          # slot names in syntax order
 //! operands IMAD_0x0225 dst a b c   # one class (form) overrides its mnemonic
 //! flag IMAD wide WIDE              # Imad::wide() is true when the modifiers print `.WIDE`
+//! optional LOP3 pout               # the optional operands (`P0, ` .. nothing for PT), in syntax order
 //! ```
 //!
 //! Blank lines and `#` comments are ignored. Errors carry the 1-based line and column.
@@ -30,6 +31,9 @@ pub struct Roles {
     pub operands: BTreeMap<String, Vec<String>>,
     /// Mnemonic → (flag name, modifier token) in file order.
     pub flags: BTreeMap<String, Vec<(String, String)>>,
+    /// Mnemonic or class name → names of the optional operands (those nvdisasm leaves out at their default,
+    /// `P0, ` .. nothing for `PT`) in syntax order.
+    pub optional: BTreeMap<String, Vec<String>>,
 }
 
 impl Roles {
@@ -37,10 +41,16 @@ impl Roles {
     pub fn operand_names(&self, class: &str, mnemonic: &str) -> Option<&[String]> {
         self.operands.get(class).or_else(|| self.operands.get(mnemonic)).map(Vec::as_slice)
     }
+
+    /// The optional operands' names of a class: its own line, else its mnemonic's.
+    pub fn optional_names(&self, class: &str, mnemonic: &str) -> Option<&[String]> {
+        self.optional.get(class).or_else(|| self.optional.get(mnemonic)).map(Vec::as_slice)
+    }
 }
 
 enum Line {
     Operands(String, Vec<String>),
+    Optional(String, Vec<String>),
     Flag(String, String, String),
 }
 
@@ -60,6 +70,10 @@ fn line(i: &str) -> Res<'_, Line> {
     if let Some(rest) = i.strip_prefix("operands") {
         let (r, (_, key, names, _, _)) = all_consuming((space1, word, many1(preceded(space1, name)), space0, comment())).parse(rest)?;
         return Ok((r, Line::Operands(key.to_owned(), names.into_iter().map(str::to_owned).collect())));
+    }
+    if let Some(rest) = i.strip_prefix("optional") {
+        let (r, (_, key, names, _, _)) = all_consuming((space1, word, many1(preceded(space1, name)), space0, comment())).parse(rest)?;
+        return Ok((r, Line::Optional(key.to_owned(), names.into_iter().map(str::to_owned).collect())));
     }
     if let Some(rest) = i.strip_prefix("flag") {
         let token = take_while1(|c: char| !c.is_whitespace());
@@ -94,12 +108,17 @@ pub fn parse_roles(text: &str) -> Result<Roles, ParseError> {
                     return Err(fail(&trimmed["operands ".len()..], &format!("second `operands` line for `{key}`")));
                 }
             }
+            Ok((_, Line::Optional(key, names))) => {
+                if roles.optional.insert(key.clone(), names).is_some() {
+                    return Err(fail(&trimmed["optional ".len()..], &format!("second `optional` line for `{key}`")));
+                }
+            }
             Ok((_, Line::Flag(m, name, token))) => roles.flags.entry(m).or_default().push((name, token)),
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-                let what = if trimmed.starts_with("operands") || trimmed.starts_with("flag") {
-                    "expected `operands KEY name...` or `flag MNEMONIC name TOKEN` (names lowercase)"
+                let what = if trimmed.starts_with("operands") || trimmed.starts_with("flag") || trimmed.starts_with("optional") {
+                    "expected `operands KEY name...`, `optional KEY name...` or `flag MNEMONIC name TOKEN` (names lowercase)"
                 } else {
-                    "expected a directive: `operands` or `flag`"
+                    "expected a directive: `operands`, `optional` or `flag`"
                 };
                 return Err(fail(e.input, what));
             }
@@ -119,6 +138,9 @@ mod tests {
         assert_eq!(r.operand_names("IMAD_0x0224", "IMAD").unwrap(), ["dst", "a", "b", "c"]);
         assert_eq!(r.operand_names("IMAD_0x0225", "IMAD").unwrap(), ["d", "a", "b", "c"]);
         assert_eq!(r.flags["IMAD"], [("wide".to_owned(), "WIDE".to_owned())]);
+        let r = parse_roles("optional IADD3 carry carry2\noptional IADD3_0x0810_2 c\n").unwrap();
+        assert_eq!(r.optional_names("IADD3_0x0210", "IADD3").unwrap(), ["carry", "carry2"]);
+        assert_eq!(r.optional_names("IADD3_0x0810_2", "IADD3").unwrap(), ["c"]);
     }
 
     #[test]

@@ -377,6 +377,31 @@ pub struct DeviceProfile {
 
 pub use crate::features::{Feature, Features, UnknownFeature};
 
+impl DeviceProfile {
+    /// This profile with `mask` removed: the features' flags cleared, the mask added to
+    /// [`DeviceProfile::without`] (which the translator reads), `subgroups-32` hiding the subgroup operations.
+    pub fn without_features(&self, mask: Features) -> DeviceProfile {
+        let mut p = self.clone();
+        p.without = p.without.union(mask);
+        for f in mask.iter() {
+            match f {
+                Feature::Float64 => p.float64 = false,
+                Feature::Int64Atomics => p.int64_atomics = false,
+                Feature::Float16 => p.float16 = false,
+                Feature::Int16 => p.int16 = false,
+                Feature::Int8 => p.int8 = false,
+                Feature::Subgroups32 => p.subgroup_operations = 0,
+            }
+        }
+        p
+    }
+
+    /// Whether the translator must do without `f`.
+    pub fn lacks(&self, f: Feature) -> bool {
+        self.without.contains(f)
+    }
+}
+
 /// lavapipe's loop limit (Mesa gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`).
 pub const LAVAPIPE_LOOP_ITERATION_LIMIT: u32 = 65_535;
 

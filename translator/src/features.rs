@@ -8,7 +8,6 @@
 //! profile lacks. The runtime fills the set from what the device does not have plus what the caller masks,
 //! so the same mask simulates a smaller device on a full one (lavapipe, the H200).
 
-use crate::abi::DeviceProfile;
 use crate::spirv::Capability;
 
 /// One maskable device feature.
@@ -137,31 +136,6 @@ impl std::fmt::Display for Features {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.iter().map(Feature::name).collect();
         f.write_str(&names.join(","))
-    }
-}
-
-impl DeviceProfile {
-    /// This profile with `mask` removed: the features' flags cleared, the mask added to
-    /// [`DeviceProfile::without`] (which the translator reads), `subgroups-32` hiding the subgroup operations.
-    pub fn without_features(&self, mask: Features) -> DeviceProfile {
-        let mut p = self.clone();
-        p.without = p.without.union(mask);
-        for f in mask.iter() {
-            match f {
-                Feature::Float64 => p.float64 = false,
-                Feature::Int64Atomics => p.int64_atomics = false,
-                Feature::Float16 => p.float16 = false,
-                Feature::Int16 => p.int16 = false,
-                Feature::Int8 => p.int8 = false,
-                Feature::Subgroups32 => p.subgroup_operations = 0,
-            }
-        }
-        p
-    }
-
-    /// Whether the translator must do without `f`.
-    pub fn lacks(&self, f: Feature) -> bool {
-        self.without.contains(f)
     }
 }
 

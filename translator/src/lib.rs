@@ -9,6 +9,19 @@
 //! (registers as Function variables, constant banks, the bounds-checked global window, shared and local
 //! memory) through the [`spirv`] module builder; unsupported instructions are refused by name and offset
 //! ([`error`]).
+//!
+//! # Layering
+//!
+//! Each module uses only modules before it in this list: [`spirv`] (the module builder), [`features`] →
+//! [`abi`] (the runtime contract; re-exports the feature set) → [`error`] → [`cubin`] → [`program`],
+//! [`structure`] (the code as data) → [`state`] (the guest state in the module) → [`lower`] (one family per
+//! file; `translator/families.txt` generates its dispatch; the warp-synchronous mnemonics go through
+//! `lower::warp_form`) and [`exact`] (exact-arithmetic references) → [`control`] (block emission in the three
+//! forms, calling `lower` per instruction) → [`translate`] → [`coverage`]. Edges against it left: `lower` →
+//! `control::guard` (the loop guard `Ctx` carries), `cubin::link` → `error` (its errors).
+//! `tests/module_layering.rs` fails on a new pair of modules that refer to each other; the pairs not broken
+//! yet (that guard, and helpers shared inside `lower` between memory, the warp forms and the soft emulations)
+//! are listed there.
 
 pub mod abi;
 pub mod cubin;

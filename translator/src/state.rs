@@ -12,7 +12,7 @@
 //! - Local memory is a Function array of words; shared memory a Workgroup array of words.
 
 use crate::abi;
-use crate::spirv::{Decoration, Id, Module, StorageClass, Type};
+use crate::spirv::{Decoration, Id, Module, Op, StorageClass, Type};
 
 /// Ids of the types every lowering uses, declared once per module.
 #[derive(Debug, Clone, Copy)]
@@ -262,7 +262,7 @@ impl State {
     }
 
     /// Shared memory: a Workgroup array of the block's allocation as the hardware sizes it
-    /// ([`crate::lower::memory::shared_allocation_words`] of the static size, spec id
+    /// ([`shared_allocation_words`] of the static size, spec id
     /// [`abi::SPEC_ID_STATIC_SHARED_BYTES`], and the dynamic size, [`abi::SPEC_ID_DYNAMIC_SHARED_BYTES`]), or one
     /// word that no access reaches when that is 0 (an array is never empty). Returns the variable and the id of the
     /// allocation in words (a spec constant): the bound every shared access is checked against.
@@ -272,7 +272,7 @@ impl State {
         }
         let dynamic = m.spec_u32(abi::SPEC_ID_DYNAMIC_SHARED_BYTES, 0);
         let fixed = m.spec_u32(abi::SPEC_ID_STATIC_SHARED_BYTES, self.shared_static_bytes);
-        let bound = crate::lower::memory::shared_allocation_words(m, t, fixed, dynamic);
+        let bound = shared_allocation_words(m, t, fixed, dynamic);
         let (zero, one) = (m.c_u32(0), m.c_u32(1));
         let empty = m.id();
         m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.bool, empty, crate::spirv::Op::IEqual as u32, bound, zero]);
@@ -297,4 +297,39 @@ impl State {
         self.shared_lock = Some(var);
         var
     }
+}
+
+/// Granule, in bytes, to which the hardware rounds a block's shared-memory allocation (static + dynamic). An
+/// access below the rounded size runs as on silicon; one at or past it is a fault (kinds 9, 10, 11).
+/// Measured natively on an H200 (`corpus/silicon/limits.first_faults.txt`): for static arrays of 16 to 4112
+/// bytes, dynamic parts of 0 to 4100 and both together, every store and load below static + dynamic rounded
+/// up to 128 ran and every one at or past it faulted (`cudaErrorIllegalAddress`), which is also what the
+/// hardware's own `%total_smem_size` reads. (The H200's 1 KiB of reserved shared memory lies before the
+/// kernel's, so offsets just below 0 do not fault there; SM86 code addresses its shared memory from 0.)
+pub const SHARED_ALLOCATION_GRANULE: u32 = 128;
+
+/// Bytes of shared memory a block can access without a fault: its allocation as the hardware sizes it, the
+/// static and dynamic parts together rounded up to [`SHARED_ALLOCATION_GRANULE`]. [`shared_allocation_words`]
+/// is the module's form of the same function.
+pub const fn shared_allocation_bytes(static_bytes: u32, dynamic_bytes: u32) -> u64 {
+    let g = SHARED_ALLOCATION_GRANULE as u64;
+    (static_bytes as u64 + dynamic_bytes as u64).div_ceil(g) * g
+}
+
+/// [`shared_allocation_bytes`] in words, as a specialisation-constant expression of the static and dynamic
+/// sizes (spec ids 4 and 3), so one module serves every dynamic size.
+pub(crate) fn shared_allocation_words(m: &mut Module, t: &Types, static_bytes: Id, dynamic_bytes: Id) -> Id {
+    const { assert!(SHARED_ALLOCATION_GRANULE.is_power_of_two() && SHARED_ALLOCATION_GRANULE >= 4) };
+    let spec_op = |m: &mut Module, op: Op, a: Id, b: Id| {
+        let id = m.id();
+        m.global_inst(Op::SpecConstantOp, &[t.u32, id, op as u32, a, b]);
+        id
+    };
+    let sum = spec_op(m, Op::IAdd, static_bytes, dynamic_bytes);
+    let up = m.c_u32(SHARED_ALLOCATION_GRANULE - 1);
+    let sum = spec_op(m, Op::IAdd, sum, up);
+    let mask = m.c_u32(!(SHARED_ALLOCATION_GRANULE - 1));
+    let bytes = spec_op(m, Op::BitwiseAnd, sum, mask);
+    let two = m.c_u32(2);
+    spec_op(m, Op::ShiftRightLogical, bytes, two)
 }

@@ -1,5 +1,6 @@
 //! `cargo xtask regen [--check]`: generates the `gen` crate's decoder, operand accessors and formatter from
-//! `isa/sm86.txt`, and the class list of `docs/isa-coverage.md`.
+//! `isa/sm86.txt`, the class list of `docs/isa-coverage.md`, and the translator's lowering dispatch from
+//! `translator/families.txt` (`translator/src/lower/dispatch.rs`).
 //!
 //! Output is a pure function of the table (and, for the coverage page, of the verify-isa figures already in
 //! it), formatted with prettyplease, so it is byte-for-byte deterministic. `--check` regenerates in memory
@@ -15,6 +16,7 @@ mod access;
 pub mod coverage;
 mod dispatch;
 mod emit;
+mod families;
 mod plan;
 mod views;
 
@@ -86,6 +88,12 @@ pub fn generate(root: &Path, table: &sassport_isa::Table) -> Result<BTreeMap<Pat
     let views = views::module_text(table, &roles);
     syn::parse_file(&views).context("generated views.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("views.rs"), format!("{RUST_HEADER}\n{views}"));
+    let families_path = root.join(families::FAMILIES);
+    let families_text = std::fs::read_to_string(&families_path).with_context(|| format!("reading {}", families_path.display()))?;
+    let fams = sassport_isa::parse_families(&families_text).map_err(|e| anyhow::anyhow!("{}: {e}", families_path.display()))?;
+    let dispatch = families::module_text(root, table, &fams)?;
+    syn::parse_file(&dispatch).context("generated translator dispatch does not parse")?;
+    files.insert(PathBuf::from(families::DISPATCH), dispatch);
     let data = data.module_text();
     syn::parse_file(&data).context("generated data.rs does not parse")?;
     files.insert(Path::new(GENERATED_DIR).join("data.rs"), format!("{RUST_HEADER}\n{data}"));

@@ -201,6 +201,10 @@ impl Bmsk {
     fn none(class: ClassId, word: Word, guard: Guard) -> Bmsk {
         Bmsk { class, word, guard, dst: None, a: None, b: None }
     }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
 }
 
 /// A decoded `BPT` (any of its classes); operands a class does not have are `None`.
@@ -682,11 +686,20 @@ pub struct Flo {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
+    pub pout: Option<Operand>,
     pub a: Option<Operand>,
 }
 impl Flo {
     fn none(class: ClassId, word: Word, guard: Guard) -> Flo {
-        Flo { class, word, guard, dst: None, a: None }
+        Flo { class, word, guard, dst: None, pout: None, a: None }
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
+    }
+    /// Whether the modifiers print `.SH`.
+    pub fn sh(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "SH")
     }
 }
 
@@ -733,6 +746,7 @@ pub struct Footprint {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub dst2: Option<Operand>,
     pub a: Option<Operand>,
@@ -745,7 +759,7 @@ pub struct Footprint {
 }
 impl Footprint {
     fn none(class: ClassId, word: Word, guard: Guard) -> Footprint {
-        Footprint { class, word, guard, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
+        Footprint { class, word, guard, opt_imm0: None, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
     }
 }
 
@@ -1056,16 +1070,17 @@ pub struct Iadd3 {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
-    pub opt_p0: Option<Operand>,
+    pub carry: Option<Operand>,
+    pub carry2: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub c: Option<Operand>,
-    pub d: Option<Operand>,
-    pub e: Option<Operand>,
+    pub carry_in: Option<Operand>,
+    pub carry_in2: Option<Operand>,
 }
 impl Iadd3 {
     fn none(class: ClassId, word: Word, guard: Guard) -> Iadd3 {
-        Iadd3 { class, word, guard, dst: None, opt_p0: None, a: None, b: None, c: None, d: None, e: None }
+        Iadd3 { class, word, guard, dst: None, carry: None, carry2: None, a: None, b: None, c: None, carry_in: None, carry_in2: None }
     }
     /// Whether the modifiers print `.X`.
     pub fn x(&self) -> bool {
@@ -1103,10 +1118,11 @@ pub struct Imad {
     pub carry_out: Option<Operand>,
     pub opt_p0: Option<Operand>,
     pub d: Option<Operand>,
+    pub opt_imm0: Option<Operand>,
 }
 impl Imad {
     fn none(class: ClassId, word: Word, guard: Guard) -> Imad {
-        Imad { class, word, guard, dst: None, a: None, b: None, c: None, carry_out: None, opt_p0: None, d: None }
+        Imad { class, word, guard, dst: None, a: None, b: None, c: None, carry_out: None, opt_p0: None, d: None, opt_imm0: None }
     }
     /// Whether the modifiers print `.WIDE`.
     pub fn wide(&self) -> bool {
@@ -1157,11 +1173,15 @@ pub struct Imnmx {
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
-    pub c: Option<Operand>,
+    pub pred: Option<Operand>,
 }
 impl Imnmx {
     fn none(class: ClassId, word: Word, guard: Guard) -> Imnmx {
-        Imnmx { class, word, guard, dst: None, a: None, b: None, c: None }
+        Imnmx { class, word, guard, dst: None, a: None, b: None, pred: None }
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
     }
 }
 
@@ -1171,14 +1191,15 @@ pub struct Ipa {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub dst: Option<Operand>,
+    pub opt_imm0: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
-    pub dst: Option<Operand>,
     pub opt_p0: Option<Operand>,
 }
 impl Ipa {
     fn none(class: ClassId, word: Word, guard: Guard) -> Ipa {
-        Ipa { class, word, guard, a: None, b: None, dst: None, opt_p0: None }
+        Ipa { class, word, guard, dst: None, opt_imm0: None, a: None, b: None, opt_p0: None }
     }
 }
 
@@ -1335,10 +1356,11 @@ pub struct Ldg {
     pub opt_p0: Option<Operand>,
     pub dst: Option<Operand>,
     pub addr: Option<Operand>,
+    pub opt_imm0: Option<Operand>,
 }
 impl Ldg {
     fn none(class: ClassId, word: Word, guard: Guard) -> Ldg {
-        Ldg { class, word, guard, opt_p0: None, dst: None, addr: None }
+        Ldg { class, word, guard, opt_p0: None, dst: None, addr: None, opt_imm0: None }
     }
     /// Whether the modifiers print `.E`.
     pub fn e(&self) -> bool {
@@ -1441,7 +1463,7 @@ pub struct Lea {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
-    pub opt_p0: Option<Operand>,
+    pub carry: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub shift: Option<Operand>,
@@ -1450,7 +1472,7 @@ pub struct Lea {
 }
 impl Lea {
     fn none(class: ClassId, word: Word, guard: Guard) -> Lea {
-        Lea { class, word, guard, dst: None, opt_p0: None, a: None, b: None, shift: None, d: None, e: None }
+        Lea { class, word, guard, dst: None, carry: None, a: None, b: None, shift: None, d: None, e: None }
     }
     /// Whether the modifiers print `.HI`.
     pub fn hi(&self) -> bool {
@@ -1486,17 +1508,21 @@ pub struct Lop3 {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
-    pub opt_p0: Option<Operand>,
+    pub pout: Option<Operand>,
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub c: Option<Operand>,
     pub lut: Option<Operand>,
-    pub e: Option<Operand>,
+    pub pred: Option<Operand>,
 }
 impl Lop3 {
     fn none(class: ClassId, word: Word, guard: Guard) -> Lop3 {
-        Lop3 { class, word, guard, opt_p0: None, dst: None, a: None, b: None, c: None, lut: None, e: None }
+        Lop3 { class, word, guard, pout: None, dst: None, a: None, b: None, c: None, lut: None, pred: None }
+    }
+    /// Whether the modifiers print `.PAND`.
+    pub fn pand(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "PAND")
     }
 }
 
@@ -1750,13 +1776,14 @@ pub struct R2ur {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub dst2: Option<Operand>,
 }
 impl R2ur {
     fn none(class: ClassId, word: Word, guard: Guard) -> R2ur {
-        R2ur { class, word, guard, dst: None, a: None, dst2: None }
+        R2ur { class, word, guard, opt_imm0: None, dst: None, a: None, dst2: None }
     }
 }
 
@@ -1910,6 +1937,14 @@ impl Sgxt {
     fn none(class: ClassId, word: Word, guard: Guard) -> Sgxt {
         Sgxt { class, word, guard, dst: None, a: None, b: None }
     }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
+    }
 }
 
 /// A decoded `SHF` (any of its classes); operands a class does not have are `None`.
@@ -2025,6 +2060,7 @@ pub struct Suatom {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
@@ -2034,7 +2070,7 @@ pub struct Suatom {
 }
 impl Suatom {
     fn none(class: ClassId, word: Word, guard: Guard) -> Suatom {
-        Suatom { class, word, guard, dst: None, a: None, b: None, c: None, d: None, e: None }
+        Suatom { class, word, guard, opt_imm0: None, dst: None, a: None, b: None, c: None, d: None, e: None }
     }
 }
 
@@ -2044,6 +2080,7 @@ pub struct Suld {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
@@ -2052,7 +2089,7 @@ pub struct Suld {
 }
 impl Suld {
     fn none(class: ClassId, word: Word, guard: Guard) -> Suld {
-        Suld { class, word, guard, dst: None, a: None, b: None, c: None, d: None }
+        Suld { class, word, guard, opt_imm0: None, dst: None, a: None, b: None, c: None, d: None }
     }
 }
 
@@ -2062,6 +2099,7 @@ pub struct Suquery {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
@@ -2071,7 +2109,7 @@ pub struct Suquery {
 }
 impl Suquery {
     fn none(class: ClassId, word: Word, guard: Guard) -> Suquery {
-        Suquery { class, word, guard, dst: None, a: None, b: None, c: None, d: None, e: None }
+        Suquery { class, word, guard, opt_imm0: None, dst: None, a: None, b: None, c: None, d: None, e: None }
     }
 }
 
@@ -2117,6 +2155,7 @@ pub struct Tex {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub dst2: Option<Operand>,
     pub a: Option<Operand>,
@@ -2129,7 +2168,7 @@ pub struct Tex {
 }
 impl Tex {
     fn none(class: ClassId, word: Word, guard: Guard) -> Tex {
-        Tex { class, word, guard, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
+        Tex { class, word, guard, opt_imm0: None, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
     }
 }
 
@@ -2139,6 +2178,7 @@ pub struct Tld {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub dst2: Option<Operand>,
     pub a: Option<Operand>,
@@ -2151,7 +2191,7 @@ pub struct Tld {
 }
 impl Tld {
     fn none(class: ClassId, word: Word, guard: Guard) -> Tld {
-        Tld { class, word, guard, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
+        Tld { class, word, guard, opt_imm0: None, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
     }
 }
 
@@ -2161,6 +2201,7 @@ pub struct Tld4 {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub dst2: Option<Operand>,
     pub a: Option<Operand>,
@@ -2173,7 +2214,7 @@ pub struct Tld4 {
 }
 impl Tld4 {
     fn none(class: ClassId, word: Word, guard: Guard) -> Tld4 {
-        Tld4 { class, word, guard, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
+        Tld4 { class, word, guard, opt_imm0: None, dst: None, dst2: None, a: None, b: None, c: None, opt_p0: None, d: None, e: None, f: None }
     }
 }
 
@@ -2204,6 +2245,7 @@ pub struct Txd {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
+    pub opt_imm0: Option<Operand>,
     pub dst: Option<Operand>,
     pub dst2: Option<Operand>,
     pub a: Option<Operand>,
@@ -2216,7 +2258,7 @@ pub struct Txd {
 }
 impl Txd {
     fn none(class: ClassId, word: Word, guard: Guard) -> Txd {
-        Txd { class, word, guard, dst: None, dst2: None, a: None, b: None, c: None, d: None, e: None, opt_p0: None, f: None }
+        Txd { class, word, guard, opt_imm0: None, dst: None, dst2: None, a: None, b: None, c: None, d: None, e: None, opt_p0: None, f: None }
     }
 }
 
@@ -2254,6 +2296,10 @@ pub struct Ubmsk {
 impl Ubmsk {
     fn none(class: ClassId, word: Word, guard: Guard) -> Ubmsk {
         Ubmsk { class, word, guard, dst: None, a: None, b: None }
+    }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
     }
 }
 
@@ -2313,11 +2359,20 @@ pub struct Uflo {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
+    pub pout: Option<Operand>,
     pub a: Option<Operand>,
 }
 impl Uflo {
     fn none(class: ClassId, word: Word, guard: Guard) -> Uflo {
-        Uflo { class, word, guard, dst: None, a: None }
+        Uflo { class, word, guard, dst: None, pout: None, a: None }
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
+    }
+    /// Whether the modifiers print `.SH`.
+    pub fn sh(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "SH")
     }
 }
 
@@ -2328,16 +2383,21 @@ pub struct Uiadd3 {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
+    pub carry: Option<Operand>,
+    pub carry2: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
-    pub opt_up0: Option<Operand>,
     pub c: Option<Operand>,
-    pub d: Option<Operand>,
-    pub e: Option<Operand>,
+    pub carry_in: Option<Operand>,
+    pub carry_in2: Option<Operand>,
 }
 impl Uiadd3 {
     fn none(class: ClassId, word: Word, guard: Guard) -> Uiadd3 {
-        Uiadd3 { class, word, guard, dst: None, a: None, b: None, opt_up0: None, c: None, d: None, e: None }
+        Uiadd3 { class, word, guard, dst: None, carry: None, carry2: None, a: None, b: None, c: None, carry_in: None, carry_in2: None }
+    }
+    /// Whether the modifiers print `.X`.
+    pub fn x(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "X")
     }
 }
 
@@ -2352,11 +2412,12 @@ pub struct Uimad {
     pub b: Option<Operand>,
     pub c: Option<Operand>,
     pub d: Option<Operand>,
+    pub opt_imm0: Option<Operand>,
     pub opt_up0: Option<Operand>,
 }
 impl Uimad {
     fn none(class: ClassId, word: Word, guard: Guard) -> Uimad {
-        Uimad { class, word, guard, dst: None, a: None, b: None, c: None, d: None, opt_up0: None }
+        Uimad { class, word, guard, dst: None, a: None, b: None, c: None, d: None, opt_imm0: None, opt_up0: None }
     }
 }
 
@@ -2402,16 +2463,16 @@ pub struct Ulea {
     pub word: Word,
     pub guard: Guard,
     pub dst: Option<Operand>,
+    pub carry: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub c: Option<Operand>,
-    pub opt_up0: Option<Operand>,
     pub d: Option<Operand>,
     pub e: Option<Operand>,
 }
 impl Ulea {
     fn none(class: ClassId, word: Word, guard: Guard) -> Ulea {
-        Ulea { class, word, guard, dst: None, a: None, b: None, c: None, opt_up0: None, d: None, e: None }
+        Ulea { class, word, guard, dst: None, carry: None, a: None, b: None, c: None, d: None, e: None }
     }
 }
 
@@ -2421,17 +2482,21 @@ pub struct Ulop3 {
     pub class: ClassId,
     pub word: Word,
     pub guard: Guard,
-    pub opt_up0: Option<Operand>,
+    pub pout: Option<Operand>,
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub c: Option<Operand>,
-    pub d: Option<Operand>,
-    pub e: Option<Operand>,
+    pub lut: Option<Operand>,
+    pub pred: Option<Operand>,
 }
 impl Ulop3 {
     fn none(class: ClassId, word: Word, guard: Guard) -> Ulop3 {
-        Ulop3 { class, word, guard, opt_up0: None, dst: None, a: None, b: None, c: None, d: None, e: None }
+        Ulop3 { class, word, guard, pout: None, dst: None, a: None, b: None, c: None, lut: None, pred: None }
+    }
+    /// Whether the modifiers print `.PAND`.
+    pub fn pand(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "PAND")
     }
 }
 
@@ -2542,11 +2607,11 @@ pub struct Usel {
     pub dst: Option<Operand>,
     pub a: Option<Operand>,
     pub b: Option<Operand>,
-    pub c: Option<Operand>,
+    pub pred: Option<Operand>,
 }
 impl Usel {
     fn none(class: ClassId, word: Word, guard: Guard) -> Usel {
-        Usel { class, word, guard, dst: None, a: None, b: None, c: None }
+        Usel { class, word, guard, dst: None, a: None, b: None, pred: None }
     }
 }
 
@@ -2563,6 +2628,14 @@ pub struct Usgxt {
 impl Usgxt {
     fn none(class: ClassId, word: Word, guard: Guard) -> Usgxt {
         Usgxt { class, word, guard, dst: None, a: None, b: None }
+    }
+    /// Whether the modifiers print `.W`.
+    pub fn w(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "W")
+    }
+    /// Whether the modifiers print `.U32`.
+    pub fn u32(&self) -> bool {
+        crate::view::has_modifier(self.class, self.word, "U32")
     }
 }
 
@@ -2594,10 +2667,11 @@ pub struct Vabsdiff {
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub c: Option<Operand>,
+    pub opt_imm0: Option<Operand>,
 }
 impl Vabsdiff {
     fn none(class: ClassId, word: Word, guard: Guard) -> Vabsdiff {
-        Vabsdiff { class, word, guard, dst: None, opt_p0: None, a: None, b: None, c: None }
+        Vabsdiff { class, word, guard, dst: None, opt_p0: None, a: None, b: None, c: None, opt_imm0: None }
     }
 }
 
@@ -2612,10 +2686,11 @@ pub struct Vabsdiff4 {
     pub a: Option<Operand>,
     pub b: Option<Operand>,
     pub c: Option<Operand>,
+    pub opt_imm0: Option<Operand>,
 }
 impl Vabsdiff4 {
     fn none(class: ClassId, word: Word, guard: Guard) -> Vabsdiff4 {
-        Vabsdiff4 { class, word, guard, dst: None, opt_p0: None, a: None, b: None, c: None }
+        Vabsdiff4 { class, word, guard, dst: None, opt_p0: None, a: None, b: None, c: None, opt_imm0: None }
     }
 }
 
@@ -2888,20 +2963,20 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::FSETP_0x020b => View::Fsetp(Fsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x020c => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x020c_2 => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x0210 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x0210_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0211 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0211_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0211_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0211_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0211_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0211_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LOP3_0x0212 => View::Lop3(Lop3 { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x0210 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x0210_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0211 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0211_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0211_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0211_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0211_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0211_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LOP3_0x0212 => View::Lop3(Lop3 { pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IABS_0x0213 => View::Iabs(Iabs { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Iabs::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF_0x0214 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VABSDIFF4_0x0215 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0216 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x0217 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x0217 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0219 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x021a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x021b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -2950,7 +3025,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::X_0x0240 => View::Hmnmx2(Hmnmx2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3)).modifier(w.bits(74, 2))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hmnmx2::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::F2IP_0x0243 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::I2FP_0x0245 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x0300 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x0300 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x0301 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x0302 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x0304 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -2997,8 +3072,8 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::OUT_0x0324 => View::Out(Out { a: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324_2 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324_3 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IPA_0x0326 => View::Ipa(Ipa { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IPA_0x0326_2 => View::Ipa(Ipa { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IPA_0x0326 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IPA_0x0326_2 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CALL_0x0343 => View::Call(Call { a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).modifier(w.bits(87, 4))), ..Call::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CALL_0x0344 => View::Call(Call { a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).modifier(w.bits(87, 4))), ..Call::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::WARPSYNC_0x0348 => View::Warpsync(Warpsync { a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).modifier(w.bits(87, 4))), ..Warpsync::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3009,19 +3084,19 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::BMOV_0x0356 => View::Bmov(Bmov { a: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMOV_0x0357 => View::Bmov(Bmov { a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::NANOSLEEP_0x035d => View::Nanosleep(Nanosleep { a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).modifier(w.bits(87, 4))), ..Nanosleep::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TEX_0x0361 => View::Tex(Tex { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TEX_0x0361 => View::Tex(Tex { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TEX_0x0361_2 => View::Tex(Tex { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD4_0x0364 => View::Tld4(Tld4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD4_0x0364 => View::Tld4(Tld4 { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD4_0x0364_2 => View::Tld4(Tld4 { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD_0x0367 => View::Tld(Tld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD_0x0367 => View::Tld(Tld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD_0x0367_2 => View::Tld(Tld { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TMML_0x036a => View::Tmml(Tmml { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tmml::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TXD_0x036d => View::Txd(Txd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TXD_0x036d => View::Txd(Txd { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TXQ_0x0370 => View::Txq(Txq { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Other(w.bits(62, 2)), Dir::Unknown, 0).modifier(w.bits(62, 2))), c: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0)), ..Txq::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FOOTPRINT_0x0373 => View::Footprint(Footprint { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FOOTPRINT_0x0373 => View::Footprint(Footprint { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FOOTPRINT_0x0373_2 => View::Footprint(Footprint { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDG_0x0381 => View::Ldg(Ldg { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(40, 24) as i64) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LDG_0x0381_2 => View::Ldg(Ldg { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LDG_0x0381_2 => View::Ldg(Ldg { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ST_0x0385 => View::St(St { a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(32, 32) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), ..St::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ST_0x0385_2 => View::St(St { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(32, 32) as i64) << 32) >> 32) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), ..St::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::STG_0x0386 => View::Stg(Stg { addr: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(40, 24) as i64) }, Dir::Unknown, 0)), value: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), ..Stg::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3044,8 +3119,8 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ATOMS_0x038d_3 => View::Atoms(Atoms { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(78, 2))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), ..Atoms::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ATOMS_0x038d_4 => View::Atoms(Atoms { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(78, 2))), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), ..Atoms::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CCTLT_0x0391 => View::Cctlt(Cctlt { a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Cctlt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x0394 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x0396 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x0394 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x0396 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SURED_0x03a0 => View::Sured(Sured { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Sured::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::MATCH_0x03a1 => View::Match(Match { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..Match::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::MATCH_0x03a1_2 => View::Match(Match { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..Match::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3057,13 +3132,13 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::QSPC_0x03aa_2 => View::Qspc(Qspc { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Qspc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::GETLMEMBASE_0x03c0 => View::Getlmembase(Getlmembase { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), ..Getlmembase::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SETLMEMBASE_0x03c1 => View::Setlmembase(Setlmembase { a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), ..Setlmembase::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::R2UR_0x03c2 => View::R2ur(R2ur { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..R2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::R2UR_0x03c2 => View::R2ur(R2ur { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..R2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::R2UR_0x03c2_2 => View::R2ur(R2ur { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..R2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::REDUX_0x03c4 => View::Redux(Redux { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..Redux::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0411 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0411_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x0414 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x0415 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0411 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0411_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x0414 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x0415 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0416 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0419 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FADD_0x0421 => View::Fadd(Fadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Fadd::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3091,11 +3166,11 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::BAR_0x051d_5 => View::Bar(Bar { a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Bar::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BAR_0x051d_6 => View::Bar(Bar { a: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Bar::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHFL_0x0589 => View::Shfl(Shfl { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), lane_out: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), lane: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), mask: Some(Operand::new(Src::Imm((w.bits(40, 13) as i64) as u64), Dir::Unknown, 0)), ..Shfl::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x0593 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x0595 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x0593 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x0595 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SURED_0x059f => View::Sured(Sured { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Sured::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x0614 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x0615 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x0614 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x0615 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0616 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0619 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FADD_0x0621 => View::Fadd(Fadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fadd::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3104,7 +3179,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::IMAD_0x0624_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0625 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0625_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x0627 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x0627 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0627_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DADD_0x0629 => View::Dadd(Dadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dadd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DSETP_0x062a => View::Dsetp(Dsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Dsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3121,14 +3196,14 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::F2FP_0x063e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x063e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::F2IP_0x0643 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x0793 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x0795 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x0797 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x0799 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x0793 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x0795 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x0797 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x0799 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x079b => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x079d => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SURED_0x079f => View::Sured(Sured { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Sured::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUQUERY_0x07b3 => View::Suquery(Suquery { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUQUERY_0x07b3 => View::Suquery(Suquery { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PMTRIG_0x0801 => View::Pmtrig(Pmtrig { a: Some(Operand::new(Src::Imm((w.bits(32, 16) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Pmtrig::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::MOV_0x0802 => View::Mov(Mov { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Mov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::P2R_0x0803 => View::P2r(P2r { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), ..P2r::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3143,20 +3218,20 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ISETP_0x080c => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x080c_2 => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CSMTEST_0x080d => View::Csmtest(Csmtest { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 28) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Csmtest::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x0810 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), a: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x0810_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0811 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0811_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0811_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0811_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0811_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0811_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LOP3_0x0812 => View::Lop3(Lop3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x0810 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x0810_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0811 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0811_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0811_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0811_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0811_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0811_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LOP3_0x0812 => View::Lop3(Lop3 { pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IABS_0x0813 => View::Iabs(Iabs { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), ..Iabs::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x0814 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x0815 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x0814 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x0815 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0816 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x0817 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x0817 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0819 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x081a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x081b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3193,7 +3268,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UMOV_0x0882 => View::Umov(Umov { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Umov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::VOTEU_0x0886 => View::Voteu(Voteu { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Voteu::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPLOP3_0x089c => View::Uplop3(Uplop3 { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), b: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), c: Some(Operand::new(Src::UPred(UPred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), d: Some(Operand::new(Src::Imm(((w.bits(64, 3) | (w.bits(72, 5) << 3)) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Uplop3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x0900 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x0900 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x0901 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x0902 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::F2I_0x0905 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 16) as i64) as u64), Dir::Unknown, 0)), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3234,7 +3309,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ISBERD_0x0923 => View::Isberd(Isberd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (w.bits(40, 16) as i64) }, Dir::Unknown, 0)), ..Isberd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0924 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PIXLD_0x0925 => View::Pixld(Pixld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), ..Pixld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IPA_0x0926 => View::Ipa(Ipa { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IPA_0x0926 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISBEWR_0x0927 => View::Isbewr(Isbewr { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (w.bits(40, 16) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Isbewr::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BSYNC_0x0941 => View::Bsync(Bsync { a: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Bsync::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREAK_0x0942 => View::Break(Break { a: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Break::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3274,13 +3349,13 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::CCTLL_0x0990 => View::Cctll(Cctll { a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(40, 24) as i64) }, Dir::Unknown, 0)), ..Cctll::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CCTLL_0x0990_2 => View::Cctll(Cctll { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Cctll::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::MEMBAR_0x0992 => View::Membar(Membar { ..Membar::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x0998 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x099a => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x0998 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x099a => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x099c => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x099e => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ERRBAR_0x09ab => View::Errbar(Errbar { ..Errbar::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDGDEPBAR_0x09af => View::Ldgdepbar(Ldgdepbar { ..Ldgdepbar::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUQUERY_0x09b3 => View::Suquery(Suquery { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUQUERY_0x09b3 => View::Suquery(Suquery { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::S2UR_0x09c3 => View::S2ur(S2ur { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Other(w.bits(72, 8)), Dir::Unknown, 0).modifier(w.bits(72, 8))), ..S2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::MOV_0x0a02 => View::Mov(Mov { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Mov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::P2R_0x0a03 => View::P2r(P2r { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..P2r::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3292,20 +3367,20 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::FSETP_0x0a0b => View::Fsetp(Fsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x0a0c => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x0a0c_2 => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x0a10 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x0a10_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0a11 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0a11_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0a11_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0a11_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0a11_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x0a11_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LOP3_0x0a12 => View::Lop3(Lop3 { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x0a10 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x0a10_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0a11 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0a11_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0a11_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0a11_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0a11_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x0a11_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LOP3_0x0a12 => View::Lop3(Lop3 { pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IABS_0x0a13 => View::Iabs(Iabs { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Iabs::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x0a14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x0a15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x0a14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x0a15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x0a16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x0a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x0a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x0a19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x0a1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x0a1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3316,11 +3391,11 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::FFMA_0x0a23 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0a24 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0a24_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x0a25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x0a25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0a25_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IDP_0x0a26 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IDP_0x0a26_2 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x0a27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x0a27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x0a27_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DMUL_0x0a28 => View::Dmul(Dmul { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dmul::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DFMA_0x0a2b => View::Dfma(Dfma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Dfma::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3341,7 +3416,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::F2IP_0x0a43 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::I2FP_0x0a45 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x0ab9 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: None }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x0b00 => View::Flo(Flo { a: Some(Operand::new(Src::Cbuf { bank: w.bits(81, 3) as u8, ubank: None, offset: (w.bits(54, 5) as i64), index: Some(Reg(w.bits(16, 8) as u8)) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x0b00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x0b01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x0b02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x0b04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3377,7 +3452,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::BAR_0x0b1d_6 => View::Bar(Bar { a: Some(Operand::new(Src::Imm((w.bits(54, 4) as i64) as u64), Dir::Unknown, 0)), ..Bar::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BAR_0x0b1d_7 => View::Bar(Bar { a: Some(Operand::new(Src::Imm((w.bits(54, 4) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(42, 12) as i64) as u64), Dir::Unknown, 0).not(matches!(w.bits(90, 1), 0x1))), ..Bar::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BAR_0x0b1d_8 => View::Bar(Bar { ..Bar::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IPA_0x0b26 => View::Ipa(Ipa { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IPA_0x0b26 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CALL_0x0b43 => View::Call(Call { a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Call::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::WARPSYNC_0x0b48 => View::Warpsync(Warpsync { a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Warpsync::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::JMP_0x0b4a => View::Jmp(Jmp { a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Jmp::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3386,66 +3461,66 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::BMOV_0x0b56 => View::Bmov(Bmov { a: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMOV_0x0b57 => View::Bmov(Bmov { a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::NANOSLEEP_0x0b5d => View::Nanosleep(Nanosleep { a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Nanosleep::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TEX_0x0b60 => View::Tex(Tex { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TEX_0x0b60 => View::Tex(Tex { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TEX_0x0b60_2 => View::Tex(Tex { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TEX_0x0b60_3 => View::Tex(Tex { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TEX_0x0b60_4 => View::Tex(Tex { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TEX_0x0b62 => View::Tex(Tex { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TEX_0x0b62 => View::Tex(Tex { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TEX_0x0b62_2 => View::Tex(Tex { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD4_0x0b63 => View::Tld4(Tld4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD4_0x0b63_2 => View::Tld4(Tld4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD4_0x0b63_3 => View::Tld4(Tld4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD4_0x0b63 => View::Tld4(Tld4 { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD4_0x0b63_2 => View::Tld4(Tld4 { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD4_0x0b63_3 => View::Tld4(Tld4 { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD4_0x0b63_4 => View::Tld4(Tld4 { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD4_0x0b65 => View::Tld4(Tld4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD4_0x0b65 => View::Tld4(Tld4 { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD4_0x0b65_2 => View::Tld4(Tld4 { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD_0x0b66 => View::Tld(Tld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD_0x0b66 => View::Tld(Tld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD_0x0b66_2 => View::Tld(Tld { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD_0x0b66_3 => View::Tld(Tld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD_0x0b66_3 => View::Tld(Tld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD_0x0b66_4 => View::Tld(Tld { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD_0x0b68 => View::Tld(Tld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD_0x0b68 => View::Tld(Tld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD_0x0b68_2 => View::Tld(Tld { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TMML_0x0b69 => View::Tmml(Tmml { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tmml::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TMML_0x0b69_2 => View::Tmml(Tmml { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tmml::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TMML_0x0b6b => View::Tmml(Tmml { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tmml::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TXD_0x0b6c => View::Txd(Txd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TXD_0x0b6c => View::Txd(Txd { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TXD_0x0b6c_2 => View::Txd(Txd { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TXD_0x0b6e => View::Txd(Txd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TXD_0x0b6e => View::Txd(Txd { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TXQ_0x0b6f => View::Txq(Txq { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Other(w.bits(62, 2)), Dir::Unknown, 0).modifier(w.bits(62, 2))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0)), ..Txq::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TXQ_0x0b6f_2 => View::Txq(Txq { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Other(w.bits(62, 2)), Dir::Unknown, 0).modifier(w.bits(62, 2))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0)), ..Txq::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TXQ_0x0b71 => View::Txq(Txq { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Other(w.bits(62, 2)), Dir::Unknown, 0).modifier(w.bits(62, 2))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0)), ..Txq::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FOOTPRINT_0x0b72 => View::Footprint(Footprint { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FOOTPRINT_0x0b72 => View::Footprint(Footprint { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FOOTPRINT_0x0b72_2 => View::Footprint(Footprint { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FOOTPRINT_0x0b72_3 => View::Footprint(Footprint { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FOOTPRINT_0x0b72_3 => View::Footprint(Footprint { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FOOTPRINT_0x0b72_4 => View::Footprint(Footprint { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FOOTPRINT_0x0b74 => View::Footprint(Footprint { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FOOTPRINT_0x0b74 => View::Footprint(Footprint { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FOOTPRINT_0x0b74_2 => View::Footprint(Footprint { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 6) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), f: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDC_0x0b82 => View::Ldc(Ldc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: None }, Dir::Unknown, 0)), ..Ldc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDC_0x0b82_2 => View::Ldc(Ldc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: Some(Reg(w.bits(24, 8) as u8)) }, Dir::Unknown, 0)), ..Ldc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CCTLT_0x0b91 => View::Cctlt(Cctlt { a: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Cctlt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x0b97 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x0b99 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x0b97 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x0b99 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x0b9b => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x0b9d => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUQUERY_0x0bb3 => View::Suquery(Suquery { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUQUERY_0x0bb3 => View::Suquery(Suquery { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::Imm((w.bits(54, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(40, 14) as i64) as u64), Dir::Unknown, 0)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMOV_0x0f55 => View::Bmov(Bmov { a: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMOV_0x0f55_2 => View::Bmov(Bmov { a: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0).modifier(w.bits(24, 6))), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMOV_0x0f56 => View::Bmov(Bmov { a: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), b: Some(Operand::new(Src::Barrier(Barrier(w.bits(16, 4) as u8)), Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHFL_0x0f89 => View::Shfl(Shfl { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), lane_out: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), lane: Some(Operand::new(Src::Imm((w.bits(53, 5) as i64) as u64), Dir::Unknown, 0)), mask: Some(Operand::new(Src::Imm((w.bits(40, 13) as i64) as u64), Dir::Unknown, 0)), ..Shfl::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::USEL_0x1287 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::USEL_0x1287 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x128c => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x128c_2 => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1290 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1290_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 6) as u8), false), Dir::Unknown, 0)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1291 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1291_2 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1291_3 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1291_4 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1291_5 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1291_6 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULOP3_0x1292 => View::Ulop3(Ulop3 { opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1290 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1290_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1291 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1291_2 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1291_3 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1291_4 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1291_5 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1291_6 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULOP3_0x1292 => View::Ulop3(Ulop3 { pout: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPRMT_0x1296 => View::Uprmt(Uprmt { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), ..Uprmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1297 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1297_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 6) as u8), false), Dir::Unknown, 0)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1297 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1297_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::USHF_0x1299 => View::Ushf(Ushf { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), ..Ushf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::USGXT_0x129a => View::Usgxt(Usgxt { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Usgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UBMSK_0x129b => View::Ubmsk(Ubmsk { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Ubmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3454,16 +3529,16 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UPLOP3_0x129f => View::Uplop3(Uplop3 { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Uplop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x12a4 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x12a4_2 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIMAD_0x12a5 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIMAD_0x12a5 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x12a5_2 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x12ba => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x12ba_2 => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UFLO_0x12bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UFLO_0x12bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!((w.bits(63, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UBREV_0x12be => View::Ubrev(Ubrev { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Ubrev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPOPC_0x12bf => View::Upopc(Upopc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), ..Upopc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDTRAM_0x13ad => View::Ldtram(Ldtram { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), ..Ldtram::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1491 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1491_2 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1491 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1491_2 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::USHF_0x1499 => View::Ushf(Ushf { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ushf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x14a4 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x14a4_2 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3471,73 +3546,73 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ALD_0x1521 => View::Ald(Ald { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(40, 11) as i64) << 53) >> 53) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ald::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ALD_0x1521_2 => View::Ald(Ald { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(40, 11) as i64) << 53) >> 53) }, Dir::Unknown, 0)), ..Ald::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IPA_0x1526 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IPA_0x1526_2 => View::Ipa(Ipa { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IPA_0x1526_2 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BRA_0x1547 => View::Bra(Bra { target: Some(Operand::new(Src::UPred(UPred(w.bits(24, 3) as u8), false), Dir::Read, 1).not(matches!((w.bits(27, 1) | (w.bits(87, 4) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf | 0x11 | 0x13 | 0x15 | 0x17 | 0x19 | 0x1b | 0x1d | 0x1f))), b: Some(Operand::new(Src::Target(((((w.bits(34, 48) as i64) << 16) >> 16) << 2)), Dir::Unknown, 0)), ..Bra::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::JMP_0x154a => View::Jmp(Jmp { a: Some(Operand::new(Src::UPred(UPred(w.bits(24, 3) as u8), false), Dir::Unknown, 0).not(matches!((w.bits(27, 1) | (w.bits(87, 4) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf | 0x11 | 0x13 | 0x15 | 0x17 | 0x19 | 0x1b | 0x1d | 0x1f))), b: Some(Operand::new(Src::Imm(((w.bits(34, 47) as i64) << 2) as u64), Dir::Unknown, 0)), ..Jmp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LDC_0x1582 => View::Ldc(Ldc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(38, 16) as i64) }, Dir::Unknown, 0)), ..Ldc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LDC_0x1582_2 => View::Ldc(Ldc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(64, 8) as u8)), ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(38, 16) as i64) << 48) >> 48) }, Dir::Unknown, 0)), ..Ldc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x1614 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x1615 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::PRMT_0x1616 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SHF_0x1619 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FADD_0x1621 => View::Fadd(Fadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fadd::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FFMA_0x1623 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1624 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1624_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1625 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1625_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1627 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1627_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::DADD_0x1629 => View::Dadd(Dadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dadd::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::DSETP_0x162a => View::Dsetp(Dsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Dsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::DFMA_0x162b => View::Dfma(Dfma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dfma::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::CLMAD_0x162c => View::Clmad(Clmad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Clmad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HADD2_0x1630 => View::Hadd2(Hadd2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hadd2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HADD2_0x1630_2 => View::Hadd2(Hadd2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).modifier(w.bits(74, 2))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..Hadd2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1631 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 1), 0x1)).modifier(w.bits(74, 2))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3)).modifier((w.bits(81, 2) | (w.bits(86, 1) << 2)))), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1631_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(81, 4) | (w.bits(86, 1) << 4)), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf | 0x18 | 0x19 | 0x1a | 0x1b | 0x1c | 0x1d | 0x1e | 0x1f)).abs(matches!((w.bits(81, 4) | (w.bits(86, 1) << 4)), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf | 0x14 | 0x15 | 0x16 | 0x17 | 0x1c | 0x1d | 0x1e | 0x1f))), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HSET2_0x1633 => View::Hset2(Hset2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hset2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HSETP2_0x1634 => View::Hsetp2(Hsetp2 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hsetp2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HFMA2_0x1635 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HFMA2_0x1635_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2FP_0x163e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x163e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2IP_0x1643 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LDC_0x1582 => View::Ldc(Ldc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(38, 16) as i64), index: None }, Dir::Unknown, 0)), ..Ldc::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LDC_0x1582_2 => View::Ldc(Ldc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: Some(Reg(w.bits(64, 8) as u8)) }, Dir::Unknown, 0)), ..Ldc::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x1614 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x1615 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::PRMT_0x1616 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SHF_0x1619 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FADD_0x1621 => View::Fadd(Fadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fadd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FFMA_0x1623 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1624 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1624_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1625 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1625_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1627 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1627_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::DADD_0x1629 => View::Dadd(Dadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dadd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::DSETP_0x162a => View::Dsetp(Dsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Dsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::DFMA_0x162b => View::Dfma(Dfma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dfma::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::CLMAD_0x162c => View::Clmad(Clmad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Clmad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HADD2_0x1630 => View::Hadd2(Hadd2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hadd2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HADD2_0x1630_2 => View::Hadd2(Hadd2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).modifier(w.bits(74, 2))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..Hadd2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1631 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 1), 0x1)).modifier(w.bits(74, 2))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3)).modifier((w.bits(81, 2) | (w.bits(86, 1) << 2)))), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1631_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(81, 4) | (w.bits(86, 1) << 4)), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf | 0x18 | 0x19 | 0x1a | 0x1b | 0x1c | 0x1d | 0x1e | 0x1f)).abs(matches!((w.bits(81, 4) | (w.bits(86, 1) << 4)), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf | 0x14 | 0x15 | 0x16 | 0x17 | 0x1c | 0x1d | 0x1e | 0x1f))), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HSET2_0x1633 => View::Hset2(Hset2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hset2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HSETP2_0x1634 => View::Hsetp2(Hsetp2 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hsetp2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HFMA2_0x1635 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HFMA2_0x1635_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2FP_0x163e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x163e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2IP_0x1643 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::JMP_0x174a => View::Jmp(Jmp { a: Some(Operand::new(Src::UPred(UPred(w.bits(24, 3) as u8), false), Dir::Unknown, 0).not(matches!((w.bits(27, 1) | (w.bits(87, 4) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf | 0x11 | 0x13 | 0x15 | 0x17 | 0x19 | 0x1b | 0x1d | 0x1f))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Jmp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x183b => View::Ldsm(Ldsm { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Ldsm::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UP2UR_0x1883 => View::Up2ur(Up2ur { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Up2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UR2UP_0x1884 => View::Ur2up(Ur2up { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ur2up::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::USEL_0x1887 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::USEL_0x1887 => View::Usel(Usel { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Usel::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x188c => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UISETP_0x188c_2 => View::Uisetp(Uisetp { dst: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Uisetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1890 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), a: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1890_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 6) as u8), false), Dir::Unknown, 0)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1891 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1891_2 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1891_3 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1891_4 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1891_5 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULEA_0x1891_6 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULOP3_0x1892 => View::Ulop3(Ulop3 { opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1890 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(84, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1890_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1891 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1891_2 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1891_3 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1891_4 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1891_5 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULEA_0x1891_6 => View::Ulea(Ulea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULOP3_0x1892 => View::Ulop3(Ulop3 { pout: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Ulop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPRMT_0x1896 => View::Uprmt(Uprmt { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), ..Uprmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1897 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIADD3_0x1897_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 6) as u8), false), Dir::Unknown, 0)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1897 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIADD3_0x1897_2 => View::Uiadd3(Uiadd3 { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), carry: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::UPred(UPred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::UPred(UPred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Uiadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::USHF_0x1899 => View::Ushf(Ushf { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1)), ..Ushf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::USGXT_0x189a => View::Usgxt(Usgxt { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Usgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UBMSK_0x189b => View::Ubmsk(Ubmsk { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ubmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x18a4 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x18a4_2 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UIMAD_0x18a5 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UIMAD_0x18a5 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UIMAD_0x18a5_2 => View::Uimad(Uimad { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), opt_up0: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((((w.bits(32, 32) as i64) << 32) >> 32) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uimad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x18b8 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(38, 32) as i64) }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x18b8_2 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(38, 32) as i64) << 32) >> 32) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::UPred(UPred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x18ba => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UF2FP_0x18ba_2 => View::Uf2fp(Uf2fp { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(64, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..Uf2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UCLEA_0x18bc => View::Uclea(Uclea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Imm((w.bits(32, 16) as i64) as u64), Dir::Unknown, 0)), c: Some(Operand::new(Src::Imm((w.bits(73, 4) as i64) as u64), Dir::Unknown, 0)), ..Uclea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::UFLO_0x18bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::UFLO_0x18bd => View::Uflo(Uflo { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Uflo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UBREV_0x18be => View::Ubrev(Ubrev { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ubrev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UPOPC_0x18bf => View::Upopc(Upopc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Upopc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IPA_0x1926 => View::Ipa(Ipa { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IPA_0x1926 => View::Ipa(Ipa { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: ((w.bits(64, 8) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Imm((w.bits(32, 32) as i64) as u64), Dir::Unknown, 0)), ..Ipa::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CALL_0x1943 => View::Call(Call { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).modifier(w.bits(87, 4))), ..Call::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::CALL_0x1944 => View::Call(Call { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2).modifier(w.bits(87, 4))), ..Call::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BRA_0x1947 => View::Bra(Bra { target: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).not(matches!((w.bits(30, 1) | (w.bits(87, 4) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf | 0x11 | 0x13 | 0x15 | 0x17 | 0x19 | 0x1b | 0x1d | 0x1f))), b: Some(Operand::new(Src::Target(((((w.bits(34, 48) as i64) << 16) >> 16) << 2)), Dir::Unknown, 0)), ..Bra::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3551,7 +3626,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::LD_0x1980_3 => View::Ld(Ld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LD_0x1980_4 => View::Ld(Ld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDG_0x1981 => View::Ldg(Ldg { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LDG_0x1981_2 => View::Ldg(Ldg { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LDG_0x1981_2 => View::Ldg(Ldg { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDG_0x1981_3 => View::Ldg(Ldg { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDG_0x1981_4 => View::Ldg(Ldg { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), addr: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(64, 4))), ..Ldg::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDL_0x1983 => View::Ldl(Ldl { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Ldl::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3581,101 +3656,101 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::QSPC_0x19aa_2 => View::Qspc(Qspc { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Qspc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::QSPC_0x19aa_3 => View::Qspc(Qspc { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Qspc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ARRIVES_0x19b0 => View::Arrives(Arrives { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Arrives::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::MOV_0x1a02 => View::Mov(Mov { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Mov::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::P2R_0x1a03 => View::P2r(P2r { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..P2r::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::R2P_0x1a04 => View::R2p(R2p { a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..R2p::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SEL_0x1a07 => View::Sel(Sel { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Sel::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FSEL_0x1a08 => View::Fsel(Fsel { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsel::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FMNMX_0x1a09 => View::Fmnmx(Fmnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fmnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FSET_0x1a0a => View::Fset(Fset { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fset::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FSETP_0x1a0b => View::Fsetp(Fsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ISETP_0x1a0c => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ISETP_0x1a0c_2 => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x1a10 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x1a10_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1a11 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1a11_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1a11_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1a11_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1a11_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1a11_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LOP3_0x1a12 => View::Lop3(Lop3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IABS_0x1a13 => View::Iabs(Iabs { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Iabs::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x1a14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x1a15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::PRMT_0x1a16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x1a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SHF_0x1a19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SGXT_0x1a1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::BMSK_0x1a1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::PLOP3_0x1a1d => View::Plop3(Plop3 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Plop3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::PLOP3_0x1a1e => View::Plop3(Plop3 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Plop3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::PLOP3_0x1a1f => View::Plop3(Plop3 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Plop3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FMUL_0x1a20 => View::Fmul(Fmul { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fmul::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FFMA_0x1a23 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1a24 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1a24_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1a25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1a25_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IDP_0x1a26 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IDP_0x1a26_2 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1a27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1a27_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::DMUL_0x1a28 => View::Dmul(Dmul { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dmul::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::DFMA_0x1a2b => View::Dfma(Dfma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Dfma::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::CLMAD_0x1a2c => View::Clmad(Clmad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), ..Clmad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1a31 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 3), 0x1 | 0x3 | 0x5 | 0x7))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier((w.bits(60, 2) | (w.bits(86, 1) << 2)))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(84, 1), 0x1)).abs(matches!(w.bits(83, 1), 0x1)).modifier(w.bits(81, 2)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1a31_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!((w.bits(60, 4) | (w.bits(86, 1) << 4)), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf | 0x18 | 0x19 | 0x1a | 0x1b | 0x1c | 0x1d | 0x1e | 0x1f)).abs(matches!((w.bits(60, 4) | (w.bits(86, 1) << 4)), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf | 0x14 | 0x15 | 0x16 | 0x17 | 0x1c | 0x1d | 0x1e | 0x1f))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(81, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(81, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HMUL2_0x1a32 => View::Hmul2(Hmul2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hmul2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HFMA2_0x1a35 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 1), 0x1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(84, 1), 0x1)).abs(matches!(w.bits(83, 1), 0x1)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::HFMA2_0x1a35_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2I_0x1a38 => View::I2i(I2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..I2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2IP_0x1a39 => View::I2ip(I2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 2))), ..I2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2IP_0x1a39_2 => View::I2ip(I2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 2))), ..I2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2IP_0x1a39_3 => View::I2ip(I2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 2))), ..I2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2FP_0x1a3e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1a3e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1a3e_2 => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1a40 => View::Hmnmx2(Hmnmx2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hmnmx2::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2IP_0x1a43 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2FP_0x1a45 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::ULDC_0x1ab9 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(38, 16) as i64) }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::MOV_0x1a02 => View::Mov(Mov { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Cbuf { bank: w.bits(40, 14) as u8, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: (w.bits(72, 4) as i64), index: None }, Dir::Unknown, 0)), ..Mov::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::P2R_0x1a03 => View::P2r(P2r { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..P2r::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::R2P_0x1a04 => View::R2p(R2p { a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..R2p::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SEL_0x1a07 => View::Sel(Sel { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Sel::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FSEL_0x1a08 => View::Fsel(Fsel { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsel::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FMNMX_0x1a09 => View::Fmnmx(Fmnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fmnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FSET_0x1a0a => View::Fset(Fset { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fset::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FSETP_0x1a0b => View::Fsetp(Fsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ISETP_0x1a0c => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ISETP_0x1a0c_2 => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x1a10 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x1a10_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1a11 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1a11_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1a11_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1a11_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1a11_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1a11_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LOP3_0x1a12 => View::Lop3(Lop3 { pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IABS_0x1a13 => View::Iabs(Iabs { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Iabs::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x1a14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x1a15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::PRMT_0x1a16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x1a17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SHF_0x1a19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SGXT_0x1a1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::BMSK_0x1a1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::PLOP3_0x1a1d => View::Plop3(Plop3 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Plop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::PLOP3_0x1a1e => View::Plop3(Plop3 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Plop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::PLOP3_0x1a1f => View::Plop3(Plop3 { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Plop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FMUL_0x1a20 => View::Fmul(Fmul { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fmul::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FFMA_0x1a23 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1a24 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1a24_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1a25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1a25_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IDP_0x1a26 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IDP_0x1a26_2 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1a27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1a27_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::DMUL_0x1a28 => View::Dmul(Dmul { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dmul::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::DFMA_0x1a2b => View::Dfma(Dfma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Dfma::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::CLMAD_0x1a2c => View::Clmad(Clmad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2)), ..Clmad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1a31 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 3), 0x1 | 0x3 | 0x5 | 0x7))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier((w.bits(60, 2) | (w.bits(86, 1) << 2)))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(84, 1), 0x1)).abs(matches!(w.bits(83, 1), 0x1)).modifier(w.bits(81, 2)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1a31_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!((w.bits(60, 4) | (w.bits(86, 1) << 4)), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf | 0x18 | 0x19 | 0x1a | 0x1b | 0x1c | 0x1d | 0x1e | 0x1f)).abs(matches!((w.bits(60, 4) | (w.bits(86, 1) << 4)), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf | 0x14 | 0x15 | 0x16 | 0x17 | 0x1c | 0x1d | 0x1e | 0x1f))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(81, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(81, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HMUL2_0x1a32 => View::Hmul2(Hmul2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), ..Hmul2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HFMA2_0x1a35 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1)).abs(matches!(w.bits(73, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(84, 1), 0x1)).abs(matches!(w.bits(83, 1), 0x1)).modifier(w.bits(87, 4))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::HFMA2_0x1a35_2 => View::Hfma2(Hfma2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(83, 2), 0x2 | 0x3)).abs(matches!(w.bits(83, 2), 0x1 | 0x3))), ..Hfma2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2I_0x1a38 => View::I2i(I2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2IP_0x1a39 => View::I2ip(I2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 2))), ..I2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2IP_0x1a39_2 => View::I2ip(I2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 2))), ..I2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2IP_0x1a39_3 => View::I2ip(I2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 2))), ..I2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2FP_0x1a3e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1a3e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1a3e_2 => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1a40 => View::Hmnmx2(Hmnmx2 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 4), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf)).abs(matches!(w.bits(72, 4), 0x2 | 0x3 | 0x6 | 0x7 | 0xa | 0xb | 0xe | 0xf))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(60, 4), 0x8 | 0x9 | 0xa | 0xb | 0xc | 0xd | 0xe | 0xf)).abs(matches!(w.bits(60, 4), 0x4 | 0x5 | 0x6 | 0x7 | 0xc | 0xd | 0xe | 0xf))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Hmnmx2::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2IP_0x1a43 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2FP_0x1a45 => View::I2fp(I2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::ULDC_0x1ab9 => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(24, 6) as u8)), offset: (w.bits(38, 16) as i64), index: None }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ULDC_0x1abb => View::Uldc(Uldc { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), src: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: Some(UReg(w.bits(24, 6) as u8)), offset: (((w.bits(38, 16) as i64) << 48) >> 48), index: None }, Dir::Unknown, 0)), ..Uldc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x1b00 => View::Flo(Flo { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: Some(UReg(w.bits(32, 6) as u8)), offset: (w.bits(81, 3) as i64) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::BREV_0x1b01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FCHK_0x1b02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1b04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::X_0x1b04_2 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2I_0x1b05 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2I_0x1b05_2 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b06 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b06_2 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b06_3 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FRND_0x1b07 => View::Frnd(Frnd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..Frnd::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FRND_0x1b07_2 => View::Frnd(Frnd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..Frnd::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::MUFU_0x1b08 => View::Mufu(Mufu { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Mufu::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::MUFU_0x1b08_2 => View::Mufu(Mufu { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..Mufu::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::POPC_0x1b09 => View::Popc(Popc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Popc::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2F_0x1b10 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2F_0x1b10_2 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2F_0x1b10_3 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2I_0x1b11 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2I_0x1b11_2 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2I_0x1b11_3 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::F2I_0x1b11_4 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b12 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b12_2 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b12_3 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b12_4 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::I2F_0x1b12_5 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FRND_0x1b13 => View::Frnd(Frnd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Frnd::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::WARPSYNC_0x1b48 => View::Warpsync(Warpsync { a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Warpsync::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x1b00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::BREV_0x1b01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FCHK_0x1b02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1b04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::X_0x1b04_2 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2I_0x1b05 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2I_0x1b05_2 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b06 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b06_2 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b06_3 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FRND_0x1b07 => View::Frnd(Frnd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..Frnd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FRND_0x1b07_2 => View::Frnd(Frnd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..Frnd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::MUFU_0x1b08 => View::Mufu(Mufu { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Mufu::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::MUFU_0x1b08_2 => View::Mufu(Mufu { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1)).modifier(w.bits(60, 2))), ..Mufu::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::POPC_0x1b09 => View::Popc(Popc { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).not(matches!(w.bits(63, 1), 0x1))), ..Popc::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2F_0x1b10 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2F_0x1b10_2 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2F_0x1b10_3 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2I_0x1b11 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2I_0x1b11_2 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2I_0x1b11_3 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(63, 1), 0x1)).abs(matches!(w.bits(62, 1), 0x1))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::F2I_0x1b11_4 => View::F2i(F2i { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..F2i::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b12 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b12_2 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(60, 2))), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b12_3 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b12_4 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::I2F_0x1b12_5 => View::I2f(I2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..I2f::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FRND_0x1b13 => View::Frnd(Frnd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Frnd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::WARPSYNC_0x1b48 => View::Warpsync(Warpsync { a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Warpsync::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::JMP_0x1b4a => View::Jmp(Jmp { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Unknown, 0).modifier(w.bits(87, 4)).not(matches!(w.bits(30, 1), 0x1))), b: Some(Operand::new(Src::Cbuf { bank: w.bits(54, 5) as u8, ubank: None, offset: ((((w.bits(40, 14) as i64) << 50) >> 50) << 2), index: None }, Dir::Unknown, 0)), ..Jmp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::RPCMOV_0x1b52 => View::Rpcmov(Rpcmov { a: Some(Operand::new(Src::Other(w.bits(31, 1)), Dir::Unknown, 0).modifier(w.bits(31, 1))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Rpcmov::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::RPCMOV_0x1b54 => View::Rpcmov(Rpcmov { a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Rpcmov::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::BMOV_0x1b56 => View::Bmov(Bmov { a: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), b: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::BMOV_0x1b57 => View::Bmov(Bmov { a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::NANOSLEEP_0x1b5d => View::Nanosleep(Nanosleep { a: Some(Operand::new(Src::Mem { base: None, ubase: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2) }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Nanosleep::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::RPCMOV_0x1b52 => View::Rpcmov(Rpcmov { a: Some(Operand::new(Src::Other(w.bits(31, 1)), Dir::Unknown, 0).modifier(w.bits(31, 1))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Rpcmov::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::RPCMOV_0x1b54 => View::Rpcmov(Rpcmov { a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Rpcmov::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::BMOV_0x1b56 => View::Bmov(Bmov { a: Some(Operand::new(Src::Other(w.bits(24, 6)), Dir::Unknown, 0).modifier(w.bits(24, 6))), b: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::BMOV_0x1b57 => View::Bmov(Bmov { a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0)), ..Bmov::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::NANOSLEEP_0x1b5d => View::Nanosleep(Nanosleep { a: Some(Operand::new(Src::Cbuf { bank: 0, ubank: Some(UReg(w.bits(32, 6) as u8)), offset: ((w.bits(40, 14) as i64) << 2), index: None }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Nanosleep::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::MOV_0x1c02 => View::Mov(Mov { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), src: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Mov::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::P2R_0x1c03 => View::P2r(P2r { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..P2r::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::R2P_0x1c04 => View::R2p(R2p { a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..R2p::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3686,20 +3761,20 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::FSETP_0x1c0b => View::Fsetp(Fsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Fsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x1c0c => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ISETP_0x1c0c_2 => View::Isetp(Isetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(68, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(71, 1), 0x1))), ..Isetp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x1c10 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IADD3_0x1c10_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).modifier(w.bits(81, 6)).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), e: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1c11 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).neg(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1c11_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).not(matches!(w.bits(72, 1), 0x1))), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), b: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), shift: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1c11_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1c11_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1c11_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LEA_0x1c11_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::LOP3_0x1c12 => View::Lop3(Lop3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x1c10 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IADD3_0x1c10_2 => View::Iadd3(Iadd3 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), carry2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), carry_in: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), carry_in2: Some(Operand::new(Src::Pred(Pred(w.bits(77, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(80, 1), 0x1))), ..Iadd3::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1c11 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1c11_2 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1c11_3 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1c11_4 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1c11_5 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!((w.bits(72, 1) | (w.bits(81, 3) << 1)), 0x1 | 0x3 | 0x5 | 0x7 | 0x9 | 0xb | 0xd | 0xf))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LEA_0x1c11_6 => View::Lea(Lea { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), carry: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(72, 1), 0x1))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), shift: Some(Operand::new(Src::Imm((w.bits(75, 5) as i64) as u64), Dir::Unknown, 0)), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lea::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::LOP3_0x1c12 => View::Lop3(Lop3 { pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), lut: Some(Operand::new(Src::Imm((w.bits(72, 8) as i64) as u64), Dir::Unknown, 0)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Lop3::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IABS_0x1c13 => View::Iabs(Iabs { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Iabs::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x1c14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x1c15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x1c14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x1c15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x1c16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMNMX_0x1c17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMNMX_0x1c17 => View::Imnmx(Imnmx { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), pred: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imnmx::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x1c19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SGXT_0x1c1a => View::Sgxt(Sgxt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Sgxt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BMSK_0x1c1b => View::Bmsk(Bmsk { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Bmsk::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3710,11 +3785,11 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::FFMA_0x1c23 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1c24 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1c24_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1c25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1c25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1c25_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IDP_0x1c26 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IDP_0x1c26_2 => View::Idp(Idp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(75, 1), 0x1))), ..Idp::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1c27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1c27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(75, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1c27_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).not(matches!(w.bits(75, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DMUL_0x1c28 => View::Dmul(Dmul { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dmul::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DFMA_0x1c2b => View::Dfma(Dfma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), ..Dfma::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3738,7 +3813,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::UP2UR_0x1c83 => View::Up2ur(Up2ur { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Up2ur::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UR2UP_0x1c84 => View::Ur2up(Ur2up { a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 1).modifier(w.bits(76, 2))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Ur2up::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::UCLEA_0x1cbc => View::Uclea(Uclea { dst: Some(Operand::new(Src::UReg(UReg(w.bits(16, 6) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::UPred(UPred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(24, 6) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(73, 4) as i64) as u64), Dir::Unknown, 0)), ..Uclea::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FLO_0x1d00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FLO_0x1d00 => View::Flo(Flo { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), pout: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), ..Flo::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::BREV_0x1d01 => View::Brev(Brev { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Brev::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FCHK_0x1d02 => View::Fchk(Fchk { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fchk::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x1d04 => View::F2f(F2f { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3)).modifier(w.bits(60, 2))), ..F2f::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3780,17 +3855,17 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::CCTLT_0x1d91 => View::Cctlt(Cctlt { a: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Cctlt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDGSTS_0x1dae => View::Ldgsts(Ldgsts { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(44, 20) as i64) << 44) >> 44) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(32, 12) as i64) << 52) >> 52) }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Ldgsts::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDGSTS_0x1dae_2 => View::Ldgsts(Ldgsts { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (((w.bits(44, 20) as i64) << 44) >> 44) }, Dir::Unknown, 0).modifier((w.bits(64, 6) | (w.bits(101, 1) << 6)))), b: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(32, 12) as i64) << 52) >> 52) }, Dir::Unknown, 0).modifier((w.bits(64, 6) | (w.bits(101, 1) << 6))).modifier(w.bits(87, 4))), ..Ldgsts::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF_0x1e14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::VABSDIFF4_0x1e15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF_0x1e14 => View::Vabsdiff(Vabsdiff { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Vabsdiff::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::VABSDIFF4_0x1e15 => View::Vabsdiff4(Vabsdiff4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Vabsdiff4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::PRMT_0x1e16 => View::Prmt(Prmt { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Prmt::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SHF_0x1e19 => View::Shf(Shf { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), lo: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), shift: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), hi: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1)), ..Shf::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FADD_0x1e21 => View::Fadd(Fadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Fadd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FFMA_0x1e23 => View::Ffma(Ffma { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1).neg(matches!(w.bits(74, 2), 0x2 | 0x3)).abs(matches!(w.bits(74, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Ffma::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1e24 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1e24_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1e25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1e25 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1e25_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::IMAD_0x1e27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::IMAD_0x1e27 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(63, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::IMAD_0x1e27_2 => View::Imad(Imad { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).not(matches!(w.bits(63, 1), 0x1))), d: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Imad::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DADD_0x1e29 => View::Dadd(Dadd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), ..Dadd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::DSETP_0x1e2a => View::Dsetp(Dsetp { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Pred(Pred(w.bits(84, 3) as u8), false), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2).neg(matches!(w.bits(72, 2), 0x1 | 0x3)).abs(matches!(w.bits(72, 2), 0x2 | 0x3))), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 2).neg(matches!(w.bits(62, 2), 0x2 | 0x3)).abs(matches!(w.bits(62, 2), 0x1 | 0x3))), c: Some(Operand::new(Src::Pred(Pred(w.bits(87, 3) as u8), false), Dir::Read, 1).not(matches!(w.bits(90, 1), 0x1))), ..Dsetp::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3807,16 +3882,16 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::F2FP_0x1e3e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::X_0x1e3e => View::F2fp(F2fp { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2fp::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::F2IP_0x1e43 => View::F2ip(F2ip { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(32, 6) as u8)), Dir::Read, 1).modifier(w.bits(72, 1))), ..F2ip::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TEX_0x1f60 => View::Tex(Tex { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TEX_0x1f60 => View::Tex(Tex { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TEX_0x1f60_2 => View::Tex(Tex { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tex::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD4_0x1f63 => View::Tld4(Tld4 { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD4_0x1f63 => View::Tld4(Tld4 { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD4_0x1f63_2 => View::Tld4(Tld4 { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld4::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TLD_0x1f66 => View::Tld(Tld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TLD_0x1f66 => View::Tld(Tld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TLD_0x1f66_2 => View::Tld(Tld { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TMML_0x1f69 => View::Tmml(Tmml { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Tmml::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::TXD_0x1f6c => View::Txd(Txd { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::TXD_0x1f6c => View::Txd(Txd { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 2)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0).modifier(w.bits(61, 3))), ..Txd::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::TXQ_0x1f6f => View::Txq(Txq { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Other(w.bits(62, 2)), Dir::Unknown, 0).modifier(w.bits(62, 2))), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(72, 4) as i64) as u64), Dir::Unknown, 0)), ..Txq::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::FOOTPRINT_0x1f74 => View::Footprint(Footprint { dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::FOOTPRINT_0x1f74 => View::Footprint(Footprint { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::FOOTPRINT_0x1f74_2 => View::Footprint(Footprint { opt_p0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Write, 2)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 2)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), e: Some(Operand::new(Src::Imm((w.bits(61, 3) as i64) as u64), Dir::Unknown, 0)), ..Footprint::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ATOM_0x1f8a => View::Atom(Atom { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Atom::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ATOM_0x1f8a_2 => View::Atom(Atom { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Atom::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -3824,17 +3899,17 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ATOM_0x1f8a_4 => View::Atom(Atom { dst: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst2: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0)), ..Atom::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ATOMS_0x1f8c => View::Atoms(Atoms { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(78, 2))), ..Atoms::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::ATOMS_0x1f8c_2 => View::Atoms(Atoms { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(40, 24) as i64) << 40) >> 40) }, Dir::Unknown, 0).modifier(w.bits(78, 2))), ..Atoms::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x1f93 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUATOM_0x1f95 => View::Suatom(Suatom { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x1f97 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SULD_0x1f99 => View::Suld(Suld { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x1f93 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUATOM_0x1f95 => View::Suatom(Suatom { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 4)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suatom::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x1f97 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SULD_0x1f99 => View::Suld(Suld { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 2)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suld::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x1f9b => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SUST_0x1f9d => View::Sust(Sust { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Sust::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::SURED_0x1f9f => View::Sured(Sured { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Sured::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDGSTS_0x1fae => View::Ldgsts(Ldgsts { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (((w.bits(44, 20) as i64) << 44) >> 44) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: Some(UReg(w.bits(64, 6) as u8)), offset: (((w.bits(32, 12) as i64) << 52) >> 52) }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Ldgsts::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDGSTS_0x1fae_2 => View::Ldgsts(Ldgsts { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (((w.bits(44, 20) as i64) << 44) >> 44) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (w.bits(64, 6) as i64) }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Ldgsts::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::LDGSTS_0x1fae_3 => View::Ldgsts(Ldgsts { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(16, 8) as u8)), ubase: None, offset: (((w.bits(44, 20) as i64) << 44) >> 44) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(32, 12) as i64) << 52) >> 52) }, Dir::Unknown, 0).modifier(w.bits(87, 4))), ..Ldgsts::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::SUQUERY_0x1fb3 => View::Suquery(Suquery { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::SUQUERY_0x1fb3 => View::Suquery(Suquery { opt_imm0: Some(Operand::new(Src::Pred(Pred(w.bits(81, 3) as u8), false), Dir::Write, 1)), dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Other(w.bits(87, 1)), Dir::Unknown, 0).modifier(w.bits(87, 1))), c: Some(Operand::new(Src::UReg(UReg(w.bits(40, 6) as u8)), Dir::Read, 1)), d: Some(Operand::new(Src::Imm((w.bits(46, 8) as i64) as u64), Dir::Unknown, 0)), ..Suquery::none(class, w, Guard::of(w.bits(12, 4))) }),
         _ => View::Unnamed(class),
     }
 }
@@ -3886,10 +3961,10 @@ impl View {
             View::Fadd(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Fchk(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Ffma(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
-            View::Flo(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
+            View::Flo(v) => match name { "dst" => v.dst, "pout" => v.pout, "a" => v.a, _ => None },
             View::Fmnmx(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Fmul(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
-            View::Footprint(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
+            View::Footprint(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
             View::Frnd(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Fsel(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "pred" => v.pred, _ => None },
             View::Fset(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
@@ -3908,12 +3983,12 @@ impl View {
             View::I2i(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::I2ip(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Iabs(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
-            View::Iadd3(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
+            View::Iadd3(v) => match name { "dst" => v.dst, "carry" => v.carry, "carry2" => v.carry2, "a" => v.a, "b" => v.b, "c" => v.c, "carry_in" => v.carry_in, "carry_in2" => v.carry_in2, _ => None },
             View::Idp(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
-            View::Imad(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "carry_out" => v.carry_out, "opt_p0" => v.opt_p0, "d" => v.d, _ => None },
+            View::Imad(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "carry_out" => v.carry_out, "opt_p0" => v.opt_p0, "d" => v.d, "opt_imm0" => v.opt_imm0, _ => None },
             View::Imma(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, _ => None },
-            View::Imnmx(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
-            View::Ipa(v) => match name { "a" => v.a, "b" => v.b, "dst" => v.dst, "opt_p0" => v.opt_p0, _ => None },
+            View::Imnmx(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "pred" => v.pred, _ => None },
+            View::Ipa(v) => match name { "dst" => v.dst, "opt_imm0" => v.opt_imm0, "a" => v.a, "b" => v.b, "opt_p0" => v.opt_p0, _ => None },
             View::Isberd(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Isbewr(v) => match name { "a" => v.a, "b" => v.b, _ => None },
             View::Isetp(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "pred" => v.pred, "d" => v.d, _ => None },
@@ -3923,16 +3998,16 @@ impl View {
             View::Kill(v) => match name { "a" => v.a, _ => None },
             View::Ld(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Ldc(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
-            View::Ldg(v) => match name { "opt_p0" => v.opt_p0, "dst" => v.dst, "addr" => v.addr, _ => None },
+            View::Ldg(v) => match name { "opt_p0" => v.opt_p0, "dst" => v.dst, "addr" => v.addr, "opt_imm0" => v.opt_imm0, _ => None },
             View::Ldgdepbar(_) => None,
             View::Ldgsts(v) => match name { "a" => v.a, "b" => v.b, _ => None },
             View::Ldl(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Lds(v) => match name { "dst" => v.dst, "addr" => v.addr, _ => None },
             View::Ldsm(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Ldtram(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
-            View::Lea(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "shift" => v.shift, "d" => v.d, "e" => v.e, _ => None },
+            View::Lea(v) => match name { "dst" => v.dst, "carry" => v.carry, "a" => v.a, "b" => v.b, "shift" => v.shift, "d" => v.d, "e" => v.e, _ => None },
             View::Lepc(v) => match name { "dst" => v.dst, _ => None },
-            View::Lop3(v) => match name { "opt_p0" => v.opt_p0, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "lut" => v.lut, "e" => v.e, _ => None },
+            View::Lop3(v) => match name { "pout" => v.pout, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "lut" => v.lut, "pred" => v.pred, _ => None },
             View::Match(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, _ => None },
             View::Membar(_) => None,
             View::Mov(v) => match name { "dst" => v.dst, "src" => v.src, _ => None },
@@ -3949,7 +4024,7 @@ impl View {
             View::Prmt(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Qspc(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, _ => None },
             View::R2p(v) => match name { "a" => v.a, "b" => v.b, _ => None },
-            View::R2ur(v) => match name { "dst" => v.dst, "a" => v.a, "dst2" => v.dst2, _ => None },
+            View::R2ur(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "a" => v.a, "dst2" => v.dst2, _ => None },
             View::Red(v) => match name { "a" => v.a, "b" => v.b, _ => None },
             View::Redux(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Ret(v) => match name { "a" => v.a, "b" => v.b, _ => None },
@@ -3966,39 +4041,39 @@ impl View {
             View::Stg(v) => match name { "addr" => v.addr, "value" => v.value, _ => None },
             View::Stl(v) => match name { "a" => v.a, "b" => v.b, _ => None },
             View::Sts(v) => match name { "addr" => v.addr, "value" => v.value, _ => None },
-            View::Suatom(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
-            View::Suld(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, _ => None },
-            View::Suquery(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
+            View::Suatom(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
+            View::Suld(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, _ => None },
+            View::Suquery(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
             View::Sured(v) => match name { "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
             View::Sust(v) => match name { "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
-            View::Tex(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
-            View::Tld(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
-            View::Tld4(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
+            View::Tex(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
+            View::Tld(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
+            View::Tld4(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "opt_p0" => v.opt_p0, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
             View::Tmml(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
-            View::Txd(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, "opt_p0" => v.opt_p0, "f" => v.f, _ => None },
+            View::Txd(v) => match name { "opt_imm0" => v.opt_imm0, "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, "opt_p0" => v.opt_p0, "f" => v.f, _ => None },
             View::Txq(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, "f" => v.f, _ => None },
             View::Ubmsk(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Ubrev(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Uclea(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Uf2fp(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
-            View::Uflo(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
-            View::Uiadd3(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "opt_up0" => v.opt_up0, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
-            View::Uimad(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "opt_up0" => v.opt_up0, _ => None },
+            View::Uflo(v) => match name { "dst" => v.dst, "pout" => v.pout, "a" => v.a, _ => None },
+            View::Uiadd3(v) => match name { "dst" => v.dst, "carry" => v.carry, "carry2" => v.carry2, "a" => v.a, "b" => v.b, "c" => v.c, "carry_in" => v.carry_in, "carry_in2" => v.carry_in2, _ => None },
+            View::Uimad(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "opt_imm0" => v.opt_imm0, "opt_up0" => v.opt_up0, _ => None },
             View::Uisetp(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, _ => None },
             View::Uldc(v) => match name { "dst" => v.dst, "src" => v.src, "b" => v.b, _ => None },
-            View::Ulea(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "opt_up0" => v.opt_up0, "d" => v.d, "e" => v.e, _ => None },
-            View::Ulop3(v) => match name { "opt_up0" => v.opt_up0, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
+            View::Ulea(v) => match name { "dst" => v.dst, "carry" => v.carry, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
+            View::Ulop3(v) => match name { "pout" => v.pout, "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, "lut" => v.lut, "pred" => v.pred, _ => None },
             View::Umov(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Up2ur(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Uplop3(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, "b" => v.b, "c" => v.c, "d" => v.d, "e" => v.e, _ => None },
             View::Upopc(v) => match name { "dst" => v.dst, "a" => v.a, _ => None },
             View::Uprmt(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
             View::Ur2up(v) => match name { "a" => v.a, "b" => v.b, _ => None },
-            View::Usel(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
+            View::Usel(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "pred" => v.pred, _ => None },
             View::Usgxt(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, _ => None },
             View::Ushf(v) => match name { "dst" => v.dst, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
-            View::Vabsdiff(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
-            View::Vabsdiff4(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "c" => v.c, _ => None },
+            View::Vabsdiff(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "c" => v.c, "opt_imm0" => v.opt_imm0, _ => None },
+            View::Vabsdiff4(v) => match name { "dst" => v.dst, "opt_p0" => v.opt_p0, "a" => v.a, "b" => v.b, "c" => v.c, "opt_imm0" => v.opt_imm0, _ => None },
             View::Vote(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, _ => None },
             View::Voteu(v) => match name { "dst" => v.dst, "dst2" => v.dst2, "a" => v.a, _ => None },
             View::Warpsync(v) => match name { "a" => v.a, _ => None },
@@ -4720,11 +4795,11 @@ fn enc_bmov(v: &Bmov) -> Result<u128, ViewError> {
         ClassId::BMOV_0x1b56 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(24, 6)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::BMOV_0x1b57 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::BMOV_0x1d56 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -4766,7 +4841,7 @@ fn enc_bmsk(v: &Bmsk) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::BMSK_0x1c1b => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -4853,7 +4928,7 @@ fn enc_brev(v: &Brev) -> Result<u128, ViewError> {
         ClassId::BREV_0x1b01 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::BREV_0x1d01 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -5056,13 +5131,13 @@ fn enc_clmad(v: &Clmad) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::CLMAD_0x1a2c => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::CLMAD_0x1c2c => {
@@ -5140,7 +5215,7 @@ fn enc_dadd(v: &Dadd) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
         }
         ClassId::DADD_0x1e29 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -5214,13 +5289,13 @@ fn enc_dfma(v: &Dfma) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::DFMA_0x1a2b => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::DFMA_0x1c2b => {
@@ -5284,7 +5359,7 @@ fn enc_dmul(v: &Dmul) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
         }
         ClassId::DMUL_0x1c28 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -5330,7 +5405,7 @@ fn enc_dsetp(v: &Dsetp) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::DSETP_0x1e2a => {
@@ -5443,27 +5518,27 @@ fn enc_f2f(v: &F2f) -> Result<u128, ViewError> {
         ClassId::X_0x1b04 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::X_0x1b04_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2F_0x1b10 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2F_0x1b10_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2F_0x1b10_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::X_0x1d04 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -5587,31 +5662,31 @@ fn enc_f2fp(v: &F2fp) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::X_0x163e => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::F2FP_0x1a3e => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::X_0x1a3e => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::X_0x1a3e_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::F2FP_0x1c3e => {
@@ -5748,32 +5823,32 @@ fn enc_f2i(v: &F2i) -> Result<u128, ViewError> {
         ClassId::F2I_0x1b05 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2I_0x1b05_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2I_0x1b11 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2I_0x1b11_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2I_0x1b11_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2I_0x1b11_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::F2I_0x1d05 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -5854,13 +5929,13 @@ fn enc_f2ip(v: &F2ip) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::F2IP_0x1a43 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::F2IP_0x1c43 => {
@@ -5908,7 +5983,7 @@ fn enc_fadd(v: &Fadd) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
         }
         ClassId::FADD_0x1e21 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -5947,7 +6022,7 @@ fn enc_fchk(v: &Fchk) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
         }
         ClassId::FCHK_0x1d02 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -6004,13 +6079,13 @@ fn enc_ffma(v: &Ffma) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::FFMA_0x1a23 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(74, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::FFMA_0x1c23 => {
@@ -6039,23 +6114,32 @@ fn enc_flo(v: &Flo) -> Result<u128, ViewError> {
         ClassId::FLO_0x0300 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::FLO_0x0900 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::FLO_0x0b00 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(81, 3)], u64::from(bank));w = put(w, &[(54, 5)], (offset as i64) as u64);if let Some(r) = index { w = put(w, &[(16, 8)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FLO_0x1b00 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FLO_0x1d00 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -6091,7 +6175,7 @@ fn enc_fmnmx(v: &Fmnmx) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::FMNMX_0x1c09 => {
@@ -6132,7 +6216,7 @@ fn enc_fmul(v: &Fmul) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
         }
         ClassId::FMUL_0x1c20 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -6151,6 +6235,7 @@ fn enc_footprint(v: &Footprint) -> Result<u128, ViewError> {
     match class {
         ClassId::FOOTPRINT_0x0373 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -6168,6 +6253,7 @@ fn enc_footprint(v: &Footprint) -> Result<u128, ViewError> {
         }
         ClassId::FOOTPRINT_0x0b72 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -6189,6 +6275,7 @@ fn enc_footprint(v: &Footprint) -> Result<u128, ViewError> {
         }
         ClassId::FOOTPRINT_0x0b72_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -6210,6 +6297,7 @@ fn enc_footprint(v: &Footprint) -> Result<u128, ViewError> {
         }
         ClassId::FOOTPRINT_0x0b74 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -6233,6 +6321,7 @@ fn enc_footprint(v: &Footprint) -> Result<u128, ViewError> {
         }
         ClassId::FOOTPRINT_0x1f74 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -6309,17 +6398,17 @@ fn enc_frnd(v: &Frnd) -> Result<u128, ViewError> {
         ClassId::FRND_0x1b07 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FRND_0x1b07_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FRND_0x1b13 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::FRND_0x1d07 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -6370,7 +6459,7 @@ fn enc_fsel(v: &Fsel) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::FSEL_0x1c08 => {
@@ -6414,7 +6503,7 @@ fn enc_fset(v: &Fset) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::FSET_0x1c0a => {
@@ -6462,7 +6551,7 @@ fn enc_fsetp(v: &Fsetp) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::FSETP_0x1c0b => {
@@ -6552,13 +6641,13 @@ fn enc_hadd2(v: &Hadd2) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::HADD2_0x1630_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
         }
         ClassId::HADD2_0x1e30 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -6734,55 +6823,55 @@ fn enc_hfma2(v: &Hfma2) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::X_0x1631_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::HFMA2_0x1635 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::HFMA2_0x1635_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::X_0x1a31 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::X_0x1a31_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::HFMA2_0x1a35 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); w = put(w, &[(73, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(84, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); w = put(w, &[(83, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::HFMA2_0x1a35_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x2, (true, false,) => 0x1, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(83, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::X_0x1c31 => {
@@ -6926,7 +7015,7 @@ fn enc_hmnmx2(v: &Hmnmx2) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::X_0x1c40 => {
@@ -6968,7 +7057,7 @@ fn enc_hmul2(v: &Hmul2) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::HMUL2_0x1c32 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7011,7 +7100,7 @@ fn enc_hset2(v: &Hset2) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::HSET2_0x1e33 => {
@@ -7060,7 +7149,7 @@ fn enc_hsetp2(v: &Hsetp2) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::HSETP2_0x1e34 => {
@@ -7203,42 +7292,42 @@ fn enc_i2f(v: &I2f) -> Result<u128, ViewError> {
         ClassId::I2F_0x1b06 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b06_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b06_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b12 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b12_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b12_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b12_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1b12_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2F_0x1d06 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7312,7 +7401,7 @@ fn enc_i2fp(v: &I2fp) -> Result<u128, ViewError> {
         ClassId::I2FP_0x1a45 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2FP_0x1c45 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7346,7 +7435,7 @@ fn enc_i2i(v: &I2i) -> Result<u128, ViewError> {
         ClassId::I2I_0x1a38 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::I2I_0x1c38 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7429,21 +7518,21 @@ fn enc_i2ip(v: &I2ip) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::I2IP_0x1a39_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::I2IP_0x1a39_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::I2IP_0x1c39 => {
@@ -7494,7 +7583,7 @@ fn enc_iabs(v: &Iabs) -> Result<u128, ViewError> {
         ClassId::IABS_0x1a13 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::IABS_0x1c13 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7513,7 +7602,8 @@ fn enc_iadd3(v: &Iadd3) -> Result<u128, ViewError> {
         ClassId::IADD3_0x0210 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
@@ -7521,30 +7611,39 @@ fn enc_iadd3(v: &Iadd3) -> Result<u128, ViewError> {
         ClassId::IADD3_0x0210_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::IADD3_0x0810 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IADD3_0x0810_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::IADD3_0x0a10 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
@@ -7552,30 +7651,39 @@ fn enc_iadd3(v: &Iadd3) -> Result<u128, ViewError> {
         ClassId::IADD3_0x0a10_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::IADD3_0x1a10 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IADD3_0x1a10_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::IADD3_0x1c10 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
@@ -7583,11 +7691,13 @@ fn enc_iadd3(v: &Iadd3) -> Result<u128, ViewError> {
         ClassId::IADD3_0x1c10_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -7630,14 +7740,14 @@ fn enc_idp(v: &Idp) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IDP_0x1a26_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IDP_0x1c26 => {
@@ -7762,8 +7872,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x0627 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x0627_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7841,8 +7953,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x0a25 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x0a25_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7856,8 +7970,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x0a27 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x0a27_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7873,21 +7989,23 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1624_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::IMAD_0x1625 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1625_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7895,14 +8013,16 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
             if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::IMAD_0x1627 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1627_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7910,51 +8030,55 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
             if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::IMAD_0x1a24 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1a24_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::IMAD_0x1a25 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1a25_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::IMAD_0x1a27 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1a27_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
@@ -7976,8 +8100,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x1c25 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1c25_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -7991,8 +8117,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x1c27 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1c27_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -8021,8 +8149,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x1e25 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1e25_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -8036,8 +8166,10 @@ fn enc_imad(v: &Imad) -> Result<u128, ViewError> {
         ClassId::IMAD_0x1e27 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::IMAD_0x1e27_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -8086,35 +8218,35 @@ fn enc_imnmx(v: &Imnmx) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x0817 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x0a17 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x1a17 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::IMNMX_0x1c17 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -8127,21 +8259,29 @@ fn enc_ipa(v: &Ipa) -> Result<u128, ViewError> {
     match class {
         ClassId::IPA_0x0326 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::IPA_0x0326_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::IPA_0x0926 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::IPA_0x0b26 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::IPA_0x1526 => {
@@ -8153,11 +8293,15 @@ fn enc_ipa(v: &Ipa) -> Result<u128, ViewError> {
         }
         ClassId::IPA_0x1526_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::IPA_0x1926 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(16, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(81, 3)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(64, 8)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
@@ -8253,7 +8397,7 @@ fn enc_isetp(v: &Isetp) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::ISETP_0x1a0c_2 => {
@@ -8261,7 +8405,7 @@ fn enc_isetp(v: &Isetp) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
@@ -8419,12 +8563,12 @@ fn enc_ldc(v: &Ldc) -> Result<u128, ViewError> {
         ClassId::LDC_0x1582 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(38, 16)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(24, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::LDC_0x1582_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(64, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(38, 16)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(24, 6)], u64::from(r.0)); }if let Some(r) = index { w = put(w, &[(64, 8)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -8443,6 +8587,7 @@ fn enc_ldg(v: &Ldg) -> Result<u128, ViewError> {
         }
         ClassId::LDG_0x0381_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
         }
@@ -8454,6 +8599,7 @@ fn enc_ldg(v: &Ldg) -> Result<u128, ViewError> {
         }
         ClassId::LDG_0x1981_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.addr { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 24)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "addr" }), } }
         }
@@ -8613,7 +8759,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0211 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8621,6 +8767,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0211_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8629,6 +8776,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0211_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8637,6 +8785,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0211_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8644,7 +8793,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0211_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8654,6 +8803,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0211_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8661,15 +8811,17 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         }
         ClassId::LEA_0x0411 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
         }
         ClassId::LEA_0x0411_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8679,6 +8831,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0811 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8686,7 +8839,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0811_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8695,6 +8848,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0811_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8703,22 +8857,25 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0811_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
         }
         ClassId::LEA_0x0811_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
-            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
         }
         ClassId::LEA_0x0811_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8726,28 +8883,34 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         }
         ClassId::LEA_0x0a11 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
         }
         ClassId::LEA_0x0a11_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "shift" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "shift" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::LEA_0x0a11_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
         }
         ClassId::LEA_0x0a11_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8755,6 +8918,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0a11_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8764,6 +8928,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x0a11_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8771,38 +8936,44 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         }
         ClassId::LEA_0x1a11 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
         }
         ClassId::LEA_0x1a11_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "shift" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "shift" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::LEA_0x1a11_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
         }
         ClassId::LEA_0x1a11_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
         }
         ClassId::LEA_0x1a11_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
             if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
             if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
@@ -8810,28 +8981,33 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x1a11_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
             if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::LEA_0x1c11 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
         }
         ClassId::LEA_0x1c11_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "shift" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "shift" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.d { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::LEA_0x1c11_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8840,7 +9016,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x1c11_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8848,6 +9024,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x1c11_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8857,7 +9034,7 @@ fn enc_lea(v: &Lea) -> Result<u128, ViewError> {
         ClassId::LEA_0x1c11_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.shift { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
@@ -8887,50 +9064,53 @@ fn enc_lop3(v: &Lop3) -> Result<u128, ViewError> {
     match class {
         ClassId::LOP3_0x0212 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::LOP3_0x0812 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::LOP3_0x0a12 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.opt_p0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_p0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::LOP3_0x1a12 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::LOP3_0x1c12 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.pout { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
-            if let Some(o) = v.e { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -8991,7 +9171,7 @@ fn enc_mov(v: &Mov) -> Result<u128, ViewError> {
         ClassId::MOV_0x1a02 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(40, 14)], u64::from(bank));w = put(w, &[(72, 4)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "src" }), } }
         }
         ClassId::MOV_0x1c02 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9054,12 +9234,12 @@ fn enc_mufu(v: &Mufu) -> Result<u128, ViewError> {
         ClassId::MUFU_0x1b08 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(62, 2)], match (o.neg, o.abs,) { (false, false,) => 0x0, (false, true,) => 0x1, (true, false,) => 0x2, (true, true,) => 0x3, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
         }
         ClassId::MUFU_0x1b08_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "src" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); w = put(w, &[(62, 1)], match (o.abs,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "src" }) }); }
         }
         ClassId::MUFU_0x1d08 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9098,7 +9278,7 @@ fn enc_nanosleep(v: &Nanosleep) -> Result<u128, ViewError> {
         }
         ClassId::NANOSLEEP_0x1b5d => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::NANOSLEEP_0x1d5d => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9183,7 +9363,7 @@ fn enc_p2r(v: &P2r) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::P2R_0x1c03 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9298,7 +9478,7 @@ fn enc_plop3(v: &Plop3) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Pred(p, _) => { w = put(w, &[(68, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(71, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
             if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
             if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
@@ -9308,7 +9488,7 @@ fn enc_plop3(v: &Plop3) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
             if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
@@ -9318,7 +9498,7 @@ fn enc_plop3(v: &Plop3) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Pred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
             if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
             if let Some(o) = v.e { match o.src { Src::Imm(v) => { w = put(w, &[(16, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "e" }), } }
@@ -9393,7 +9573,7 @@ fn enc_popc(v: &Popc) -> Result<u128, ViewError> {
         ClassId::POPC_0x1b09 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
         }
         ClassId::POPC_0x1d09 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9449,13 +9629,13 @@ fn enc_prmt(v: &Prmt) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::PRMT_0x1a16 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::PRMT_0x1c16 => {
@@ -9538,7 +9718,7 @@ fn enc_r2p(v: &R2p) -> Result<u128, ViewError> {
         ClassId::R2P_0x1a04 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::R2P_0x1c04 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9556,6 +9736,7 @@ fn enc_r2ur(v: &R2ur) -> Result<u128, ViewError> {
     match class {
         ClassId::R2UR_0x03c2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
@@ -9679,11 +9860,11 @@ fn enc_rpcmov(v: &Rpcmov) -> Result<u128, ViewError> {
         ClassId::RPCMOV_0x1b52 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.a { match o.src { Src::Other(v) => { w = put(w, &[(31, 1)], v); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::RPCMOV_0x1b54 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::RPCMOV_0x1d52 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9756,7 +9937,7 @@ fn enc_sel(v: &Sel) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.pred { match o.src { Src::Pred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::SEL_0x1c07 => {
@@ -9823,7 +10004,7 @@ fn enc_sgxt(v: &Sgxt) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::SGXT_0x1c1a => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -9880,13 +10061,13 @@ fn enc_shf(v: &Shf) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
             if let Some(o) = v.shift { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "shift" }), } }
-            if let Some(o) = v.hi { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "hi" }), } }
+            if let Some(o) = v.hi { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "hi" }), } }
         }
         ClassId::SHF_0x1a19 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.lo { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "lo" }), } }
-            if let Some(o) = v.shift { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "shift" }), } }
+            if let Some(o) = v.shift { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "shift" }), } }
             if let Some(o) = v.hi { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "hi" }), } }
         }
         ClassId::SHF_0x1c19 => {
@@ -10081,6 +10262,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
     match class {
         ClassId::SUATOM_0x0394 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10088,6 +10270,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x0396 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10095,6 +10278,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x0593 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10103,6 +10287,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x0595 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10111,6 +10296,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x0793 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10120,6 +10306,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x0795 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10129,6 +10316,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x1f93 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10137,6 +10325,7 @@ fn enc_suatom(v: &Suatom) -> Result<u128, ViewError> {
         }
         ClassId::SUATOM_0x1f95 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10154,6 +10343,7 @@ fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
     match class {
         ClassId::SULD_0x0797 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10162,6 +10352,7 @@ fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
         }
         ClassId::SULD_0x0799 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10170,18 +10361,21 @@ fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
         }
         ClassId::SULD_0x0998 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::SULD_0x099a => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         ClassId::SULD_0x0b97 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10189,6 +10383,7 @@ fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
         }
         ClassId::SULD_0x0b99 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(54, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10196,6 +10391,7 @@ fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
         }
         ClassId::SULD_0x1f97 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10203,6 +10399,7 @@ fn enc_suld(v: &Suld) -> Result<u128, ViewError> {
         }
         ClassId::SULD_0x1f99 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(40, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10219,6 +10416,7 @@ fn enc_suquery(v: &Suquery) -> Result<u128, ViewError> {
     match class {
         ClassId::SUQUERY_0x07b3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10228,6 +10426,7 @@ fn enc_suquery(v: &Suquery) -> Result<u128, ViewError> {
         }
         ClassId::SUQUERY_0x09b3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10235,6 +10434,7 @@ fn enc_suquery(v: &Suquery) -> Result<u128, ViewError> {
         }
         ClassId::SUQUERY_0x0bb3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10243,6 +10443,7 @@ fn enc_suquery(v: &Suquery) -> Result<u128, ViewError> {
         }
         ClassId::SUQUERY_0x1fb3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Other(v) => { w = put(w, &[(87, 1)], v); } _ => return Err(ViewError { class, operand: "b" }), } }
@@ -10362,6 +10563,7 @@ fn enc_tex(v: &Tex) -> Result<u128, ViewError> {
     match class {
         ClassId::TEX_0x0361 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10379,6 +10581,7 @@ fn enc_tex(v: &Tex) -> Result<u128, ViewError> {
         }
         ClassId::TEX_0x0b60 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10422,6 +10625,7 @@ fn enc_tex(v: &Tex) -> Result<u128, ViewError> {
         }
         ClassId::TEX_0x0b62 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10445,6 +10649,7 @@ fn enc_tex(v: &Tex) -> Result<u128, ViewError> {
         }
         ClassId::TEX_0x1f60 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10475,6 +10680,7 @@ fn enc_tld(v: &Tld) -> Result<u128, ViewError> {
     match class {
         ClassId::TLD_0x0367 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10492,6 +10698,7 @@ fn enc_tld(v: &Tld) -> Result<u128, ViewError> {
         }
         ClassId::TLD_0x0b66 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10513,6 +10720,7 @@ fn enc_tld(v: &Tld) -> Result<u128, ViewError> {
         }
         ClassId::TLD_0x0b66_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10534,6 +10742,7 @@ fn enc_tld(v: &Tld) -> Result<u128, ViewError> {
         }
         ClassId::TLD_0x0b68 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10557,6 +10766,7 @@ fn enc_tld(v: &Tld) -> Result<u128, ViewError> {
         }
         ClassId::TLD_0x1f66 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10587,6 +10797,7 @@ fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
     match class {
         ClassId::TLD4_0x0364 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10604,6 +10815,7 @@ fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
         }
         ClassId::TLD4_0x0b63 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10614,6 +10826,7 @@ fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
         }
         ClassId::TLD4_0x0b63_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10624,6 +10837,7 @@ fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
         }
         ClassId::TLD4_0x0b63_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10645,6 +10859,7 @@ fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
         }
         ClassId::TLD4_0x0b65 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10668,6 +10883,7 @@ fn enc_tld4(v: &Tld4) -> Result<u128, ViewError> {
         }
         ClassId::TLD4_0x1f63 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10756,6 +10972,7 @@ fn enc_txd(v: &Txd) -> Result<u128, ViewError> {
     match class {
         ClassId::TXD_0x036d => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10764,6 +10981,7 @@ fn enc_txd(v: &Txd) -> Result<u128, ViewError> {
         }
         ClassId::TXD_0x0b6c => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10785,6 +11003,7 @@ fn enc_txd(v: &Txd) -> Result<u128, ViewError> {
         }
         ClassId::TXD_0x0b6e => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10796,6 +11015,7 @@ fn enc_txd(v: &Txd) -> Result<u128, ViewError> {
         }
         ClassId::TXD_0x1f6c => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.dst2 { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst2" }), } }
             if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
@@ -10978,11 +11198,14 @@ fn enc_uflo(v: &Uflo) -> Result<u128, ViewError> {
         ClassId::UFLO_0x12bd => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::UFLO_0x18bd => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.pout { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
+            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -10995,67 +11218,83 @@ fn enc_uiadd3(v: &Uiadd3) -> Result<u128, ViewError> {
     match class {
         ClassId::UIADD3_0x1290 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::UIADD3_0x1290_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::UIADD3_0x1297 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::UIADD3_0x1297_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::UIADD3_0x1890 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::UIADD3_0x1890_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         ClassId::UIADD3_0x1897 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::UIADD3_0x1897_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 6)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.carry2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(84, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry2" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
-            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
-            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.carry_in { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in" }) }); }
+            if let Some(o) = v.carry_in2 { match o.src { Src::UPred(p, _) => { w = put(w, &[(77, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry_in2" }), } w = put(w, &[(80, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "carry_in2" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -11084,8 +11323,10 @@ fn enc_uimad(v: &Uimad) -> Result<u128, ViewError> {
         ClassId::UIMAD_0x12a5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::UIMAD_0x12a5_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -11129,8 +11370,10 @@ fn enc_uimad(v: &Uimad) -> Result<u128, ViewError> {
         ClassId::UIMAD_0x18a5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(75, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
         }
         ClassId::UIMAD_0x18a5_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -11212,7 +11455,7 @@ fn enc_uldc(v: &Uldc) -> Result<u128, ViewError> {
         ClassId::ULDC_0x1ab9 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.src { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(24, 6)], u64::from(r.0)); }w = put(w, &[(38, 16)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "src" }), } }
+            if let Some(o) = v.src { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(38, 16)], (offset as i64) as u64);if let Some(r) = ubank { w = put(w, &[(24, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "src" }), } }
         }
         ClassId::ULDC_0x1abb => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -11230,21 +11473,25 @@ fn enc_ulea(v: &Ulea) -> Result<u128, ViewError> {
     match class {
         ClassId::ULEA_0x1291 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::ULEA_0x1291_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::ULEA_0x1291_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
@@ -11252,22 +11499,26 @@ fn enc_ulea(v: &Ulea) -> Result<u128, ViewError> {
         }
         ClassId::ULEA_0x1291_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::ULEA_0x1291_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
-            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
         }
         ClassId::ULEA_0x1291_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } w = put(w, &[(63, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "b" }) }); }
             if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
@@ -11275,15 +11526,17 @@ fn enc_ulea(v: &Ulea) -> Result<u128, ViewError> {
         }
         ClassId::ULEA_0x1491 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
         }
         ClassId::ULEA_0x1491_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
@@ -11292,21 +11545,25 @@ fn enc_ulea(v: &Ulea) -> Result<u128, ViewError> {
         }
         ClassId::ULEA_0x1891 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::ULEA_0x1891_2 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
         }
         ClassId::ULEA_0x1891_3 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
@@ -11314,22 +11571,26 @@ fn enc_ulea(v: &Ulea) -> Result<u128, ViewError> {
         }
         ClassId::ULEA_0x1891_4 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.neg,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::ULEA_0x1891_5 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "dst" }) }); }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
-            if let Some(o) = v.d { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "d" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "d" }) }); }
+            if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
+            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
+            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
         }
         ClassId::ULEA_0x1891_6 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.carry { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "carry" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } w = put(w, &[(72, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "a" }) }); }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(75, 5)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
@@ -11346,23 +11607,23 @@ fn enc_ulop3(v: &Ulop3) -> Result<u128, ViewError> {
     match class {
         ClassId::ULOP3_0x1292 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
-            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
-            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.pred { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::ULOP3_0x1892 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.opt_up0 { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_up0" }), } }
+            if let Some(o) = v.pout { match o.src { Src::UPred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pout" }), } }
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(64, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
-            if let Some(o) = v.d { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "d" }), } }
-            if let Some(o) = v.e { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "e" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "e" }) }); }
+            if let Some(o) = v.lut { match o.src { Src::Imm(v) => { w = put(w, &[(72, 8)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "lut" }), } }
+            if let Some(o) = v.pred { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -11528,14 +11789,14 @@ fn enc_usel(v: &Usel) -> Result<u128, ViewError> {
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         ClassId::USEL_0x1887 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::UReg(r) => { w = put(w, &[(16, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
             if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(24, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "c" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "c" }) }); }
+            if let Some(o) = v.pred { match o.src { Src::UPred(p, _) => { w = put(w, &[(87, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "pred" }), } w = put(w, &[(90, 1)], match (o.not,) { (false,) => 0x0, (true,) => 0x1, #[allow(unreachable_patterns)] _ => return Err(ViewError { class, operand: "pred" }) }); }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -11608,50 +11869,66 @@ fn enc_vabsdiff(v: &Vabsdiff) -> Result<u128, ViewError> {
         ClassId::VABSDIFF_0x0414 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x0614 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x0814 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x0a14 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x1614 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x1a14 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x1c14 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF_0x1e14 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -11673,50 +11950,66 @@ fn enc_vabsdiff4(v: &Vabsdiff4) -> Result<u128, ViewError> {
         ClassId::VABSDIFF4_0x0415 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x0615 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x0815 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Imm(v) => { w = put(w, &[(32, 32)], (v as i64) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x0a15 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { w = put(w, &[(54, 5)], u64::from(bank));w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x1615 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x1a15 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x1c15 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         ClassId::VABSDIFF4_0x1e15 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.dst { match o.src { Src::Reg(r) => { w = put(w, &[(16, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "dst" }), } }
-            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
-            if let Some(o) = v.b { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.opt_imm0 { match o.src { Src::Pred(p, _) => { w = put(w, &[(81, 3)], u64::from(p.0)); } _ => return Err(ViewError { class, operand: "opt_imm0" }), } }
+            if let Some(o) = v.a { match o.src { Src::Reg(r) => { w = put(w, &[(24, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
+            if let Some(o) = v.c { match o.src { Src::UReg(r) => { w = put(w, &[(32, 6)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -11771,7 +12064,7 @@ fn enc_warpsync(v: &Warpsync) -> Result<u128, ViewError> {
         }
         ClassId::WARPSYNC_0x1b48 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
-            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = ubase { w = put(w, &[(32, 6)], u64::from(r.0)); }w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.a { match o.src { Src::Cbuf { bank, ubank, offset, index } => { let _ = bank;w = put(w, &[(40, 14)], ((offset as i64) >> 2) as u64);if let Some(r) = ubank { w = put(w, &[(32, 6)], u64::from(r.0)); } } _ => return Err(ViewError { class, operand: "a" }), } }
         }
         ClassId::WARPSYNC_0x1d48 => {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
@@ -11809,20 +12102,20 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a", "b", "pred"], // ISETP_0x020c
     &["dst", "dst2", "a", "b", "pred", "d"], // ISETP_0x020c_2
     &[], // X_0x020e
-    &["dst", "?opt_p0", "a", "b", "c"], // IADD3_0x0210
-    &["dst", "a", "b", "c", "d", "e"], // IADD3_0x0210_2
-    &["dst", "?opt_p0", "a", "b", "shift"], // LEA_0x0211
-    &["dst", "a", "b", "shift", "d"], // LEA_0x0211_2
-    &["dst", "a", "b", "shift", "d"], // LEA_0x0211_3
-    &["dst", "a", "b", "shift"], // LEA_0x0211_4
-    &["dst", "?opt_p0", "a", "b", "shift", "d", "e"], // LEA_0x0211_5
-    &["dst", "a", "b", "shift", "d"], // LEA_0x0211_6
-    &["?opt_p0", "dst", "a", "b", "c", "lut", "e"], // LOP3_0x0212
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // IADD3_0x0210
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // IADD3_0x0210_2
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x0211
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0211_2
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0211_3
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x0211_4
+    &["dst", "?carry", "a", "b", "shift", "d", "e"], // LEA_0x0211_5
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0211_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // LOP3_0x0212
     &["dst", "a"], // IABS_0x0213
     &["dst", "?opt_p0", "a", "b", "c"], // VABSDIFF_0x0214
     &["dst", "?opt_p0", "a", "b", "c"], // VABSDIFF4_0x0215
     &["dst", "a", "b", "c"], // PRMT_0x0216
-    &["dst", "a", "b", "c"], // IMNMX_0x0217
+    &["dst", "a", "b", "pred"], // IMNMX_0x0217
     &[], // X_0x0218
     &["dst", "lo", "shift", "hi"], // SHF_0x0219
     &["dst", "a", "b"], // SGXT_0x021a
@@ -11875,7 +12168,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &[], // X_0x0242
     &["dst", "a", "b", "c"], // F2IP_0x0243
     &["dst", "a"], // I2FP_0x0245
-    &["dst", "a"], // FLO_0x0300
+    &["dst", "?pout", "a"], // FLO_0x0300
     &["dst", "a"], // BREV_0x0301
     &["dst", "a", "b"], // FCHK_0x0302
     &["dst", "a"], // X_0x0304
@@ -11922,8 +12215,8 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // OUT_0x0324
     &["dst", "a"], // OUT_0x0324_2
     &["dst", "a", "b"], // OUT_0x0324_3
-    &["a", "b"], // IPA_0x0326
-    &["a"], // IPA_0x0326_2
+    &["dst", "?opt_imm0", "a", "b"], // IPA_0x0326
+    &["dst", "?opt_imm0", "a"], // IPA_0x0326_2
     &["a"], // CALL_0x0343
     &["a"], // CALL_0x0344
     &["a"], // WARPSYNC_0x0348
@@ -11935,19 +12228,19 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // BMOV_0x0357
     &[], // X_0x035a
     &["a"], // NANOSLEEP_0x035d
-    &["dst", "dst2", "a", "b", "c"], // TEX_0x0361
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c"], // TEX_0x0361
     &["?opt_p0", "dst", "dst2", "a", "b", "c"], // TEX_0x0361_2
-    &["dst", "dst2", "a", "b", "c"], // TLD4_0x0364
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c"], // TLD4_0x0364
     &["?opt_p0", "dst", "dst2", "a", "b", "c"], // TLD4_0x0364_2
-    &["dst", "dst2", "a", "b", "c"], // TLD_0x0367
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c"], // TLD_0x0367
     &["?opt_p0", "dst", "dst2", "a", "b", "c"], // TLD_0x0367_2
     &["dst", "dst2", "a", "b", "c"], // TMML_0x036a
-    &["dst", "dst2", "a", "b", "c"], // TXD_0x036d
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c"], // TXD_0x036d
     &["dst", "dst2", "a", "b", "c"], // TXQ_0x0370
-    &["dst", "dst2", "a", "b", "c"], // FOOTPRINT_0x0373
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c"], // FOOTPRINT_0x0373
     &["?opt_p0", "dst", "dst2", "a", "b", "c"], // FOOTPRINT_0x0373_2
     &["?opt_p0", "dst", "addr"], // LDG_0x0381
-    &["dst", "addr"], // LDG_0x0381_2
+    &["?opt_imm0", "dst", "addr"], // LDG_0x0381_2
     &["a", "b"], // ST_0x0385
     &["a", "b"], // ST_0x0385_2
     &["addr", "value"], // STG_0x0386
@@ -11970,8 +12263,8 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // ATOMS_0x038d_3
     &["dst", "a", "b", "c"], // ATOMS_0x038d_4
     &["a"], // CCTLT_0x0391
-    &["dst", "a", "b", "c"], // SUATOM_0x0394
-    &["dst", "a", "b", "c"], // SUATOM_0x0396
+    &["?opt_imm0", "dst", "a", "b", "c"], // SUATOM_0x0394
+    &["?opt_imm0", "dst", "a", "b", "c"], // SUATOM_0x0396
     &["a", "b", "c"], // SURED_0x03a0
     &["dst", "dst2", "a"], // MATCH_0x03a1
     &["dst", "a"], // MATCH_0x03a1_2
@@ -11983,15 +12276,15 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a"], // QSPC_0x03aa_2
     &["dst"], // GETLMEMBASE_0x03c0
     &["a"], // SETLMEMBASE_0x03c1
-    &["dst", "a"], // R2UR_0x03c2
+    &["?opt_imm0", "dst", "a"], // R2UR_0x03c2
     &["dst", "dst2", "a"], // R2UR_0x03c2_2
     &["dst", "a"], // REDUX_0x03c4
     &[], // X_0x03d0
     &[], // X_0x03d5
-    &["dst", "a", "b", "shift"], // LEA_0x0411
-    &["dst", "?opt_p0", "a", "b", "shift", "d", "e"], // LEA_0x0411_2
-    &["dst", "a", "b"], // VABSDIFF_0x0414
-    &["dst", "a", "b"], // VABSDIFF4_0x0415
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0411
+    &["dst", "?carry", "a", "b", "shift", "d", "e"], // LEA_0x0411_2
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x0414
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x0415
     &["dst", "a", "b", "c"], // PRMT_0x0416
     &["dst", "lo", "shift", "hi"], // SHF_0x0419
     &["dst", "a", "b"], // FADD_0x0421
@@ -12019,11 +12312,11 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // BAR_0x051d_5
     &["a"], // BAR_0x051d_6
     &["dst", "lane_out", "src", "lane", "mask"], // SHFL_0x0589
-    &["dst", "a", "b", "c", "d"], // SUATOM_0x0593
-    &["dst", "a", "b", "c", "d"], // SUATOM_0x0595
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SUATOM_0x0593
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SUATOM_0x0595
     &["a", "b", "c", "d"], // SURED_0x059f
-    &["dst", "a", "b"], // VABSDIFF_0x0614
-    &["dst", "a", "b"], // VABSDIFF4_0x0615
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x0614
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x0615
     &["dst", "a", "b", "c"], // PRMT_0x0616
     &["dst", "lo", "shift", "hi"], // SHF_0x0619
     &["dst", "a", "b"], // FADD_0x0621
@@ -12032,7 +12325,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c", "d"], // IMAD_0x0624_2
     &["dst", "?opt_p0", "a", "b", "c"], // IMAD_0x0625
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x0625_2
-    &["dst", "a", "b"], // IMAD_0x0627
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x0627
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x0627_2
     &["dst", "a", "b"], // DADD_0x0629
     &["dst", "dst2", "a", "b", "c"], // DSETP_0x062a
@@ -12049,14 +12342,14 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // F2FP_0x063e
     &["dst", "a", "b"], // X_0x063e
     &["dst", "a", "b", "c"], // F2IP_0x0643
-    &["dst", "a", "b", "c", "d", "e"], // SUATOM_0x0793
-    &["dst", "a", "b", "c", "d", "e"], // SUATOM_0x0795
-    &["dst", "a", "b", "c", "d"], // SULD_0x0797
-    &["dst", "a", "b", "c", "d"], // SULD_0x0799
+    &["?opt_imm0", "dst", "a", "b", "c", "d", "e"], // SUATOM_0x0793
+    &["?opt_imm0", "dst", "a", "b", "c", "d", "e"], // SUATOM_0x0795
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SULD_0x0797
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SULD_0x0799
     &["a", "b", "c", "d", "e"], // SUST_0x079b
     &["a", "b", "c", "d", "e"], // SUST_0x079d
     &["a", "b", "c", "d", "e"], // SURED_0x079f
-    &["dst", "a", "b", "c", "d", "e"], // SUQUERY_0x07b3
+    &["?opt_imm0", "dst", "a", "b", "c", "d", "e"], // SUQUERY_0x07b3
     &["a"], // PMTRIG_0x0801
     &["dst", "src"], // MOV_0x0802
     &["dst", "a", "b"], // P2R_0x0803
@@ -12071,20 +12364,20 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a", "b", "pred"], // ISETP_0x080c
     &["dst", "dst2", "a", "b", "pred", "d"], // ISETP_0x080c_2
     &["dst", "dst2", "a", "b"], // CSMTEST_0x080d
-    &["dst", "a", "b"], // IADD3_0x0810
-    &["dst", "a", "b", "c", "d", "e"], // IADD3_0x0810_2
-    &["dst", "a", "b", "shift"], // LEA_0x0811
-    &["dst", "?opt_p0", "a", "b", "shift", "d"], // LEA_0x0811_2
-    &["dst", "a", "b", "shift", "d"], // LEA_0x0811_3
-    &["dst", "a", "b", "shift"], // LEA_0x0811_4
-    &["dst", "a", "b", "shift", "d"], // LEA_0x0811_5
-    &["dst", "?opt_p0", "a", "b", "shift", "d"], // LEA_0x0811_6
-    &["dst", "a", "b", "c", "lut", "e"], // LOP3_0x0812
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // IADD3_0x0810
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // IADD3_0x0810_2
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x0811
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0811_2
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0811_3
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x0811_4
+    &["dst", "?carry", "a", "b", "shift", "d", "e"], // LEA_0x0811_5
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0811_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // LOP3_0x0812
     &["dst", "a"], // IABS_0x0813
-    &["dst", "a", "b"], // VABSDIFF_0x0814
-    &["dst", "a", "b"], // VABSDIFF4_0x0815
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x0814
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x0815
     &["dst", "a", "b", "c"], // PRMT_0x0816
-    &["dst", "a", "b", "c"], // IMNMX_0x0817
+    &["dst", "a", "b", "pred"], // IMNMX_0x0817
     &["dst", "lo", "shift", "hi"], // SHF_0x0819
     &["dst", "a", "b"], // SGXT_0x081a
     &["dst", "a", "b"], // BMSK_0x081b
@@ -12121,7 +12414,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a"], // UMOV_0x0882
     &["dst", "dst2", "a"], // VOTEU_0x0886
     &["dst", "dst2", "a", "b", "c", "d", "e"], // UPLOP3_0x089c
-    &["dst"], // FLO_0x0900
+    &["dst", "?pout", "a"], // FLO_0x0900
     &["dst", "a"], // BREV_0x0901
     &["dst", "a", "b"], // FCHK_0x0902
     &["dst", "a"], // F2I_0x0905
@@ -12162,7 +12455,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a"], // ISBERD_0x0923
     &["dst", "a", "b"], // OUT_0x0924
     &["dst"], // PIXLD_0x0925
-    &["a", "b"], // IPA_0x0926
+    &["dst", "?opt_imm0", "a", "b"], // IPA_0x0926
     &["a", "b"], // ISBEWR_0x0927
     &["a"], // BSYNC_0x0941
     &["a"], // BREAK_0x0942
@@ -12204,13 +12497,13 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // CCTLL_0x0990
     &["a"], // CCTLL_0x0990_2
     &[], // MEMBAR_0x0992
-    &["dst", "a", "b"], // SULD_0x0998
-    &["dst", "a", "b"], // SULD_0x099a
+    &["?opt_imm0", "dst", "a", "b"], // SULD_0x0998
+    &["?opt_imm0", "dst", "a", "b"], // SULD_0x099a
     &["a", "b", "c"], // SUST_0x099c
     &["a", "b", "c"], // SUST_0x099e
     &[], // ERRBAR_0x09ab
     &[], // LDGDEPBAR_0x09af
-    &["dst", "a", "b", "c"], // SUQUERY_0x09b3
+    &["?opt_imm0", "dst", "a", "b", "c"], // SUQUERY_0x09b3
     &["dst", "a"], // S2UR_0x09c3
     &[], // X_0x09d4
     &["dst", "src"], // MOV_0x0a02
@@ -12223,20 +12516,20 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a", "b", "pred"], // FSETP_0x0a0b
     &["dst", "dst2", "a", "b", "pred"], // ISETP_0x0a0c
     &["dst", "dst2", "a", "b", "pred", "d"], // ISETP_0x0a0c_2
-    &["dst", "a", "b", "c"], // IADD3_0x0a10
-    &["dst", "a", "b", "c", "d", "e"], // IADD3_0x0a10_2
-    &["dst", "a", "b"], // LEA_0x0a11
-    &["dst", "a", "b", "shift"], // LEA_0x0a11_2
-    &["dst", "a", "b", "shift"], // LEA_0x0a11_3
-    &["dst", "?opt_p0", "a", "b", "shift"], // LEA_0x0a11_4
-    &["dst", "a", "b", "shift", "d", "e"], // LEA_0x0a11_5
-    &["dst", "a", "b", "shift", "d"], // LEA_0x0a11_6
-    &["?opt_p0", "dst", "a", "b", "c", "lut", "e"], // LOP3_0x0a12
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // IADD3_0x0a10
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // IADD3_0x0a10_2
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x0a11
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0a11_2
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0a11_3
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x0a11_4
+    &["dst", "?carry", "a", "b", "shift", "d", "e"], // LEA_0x0a11_5
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x0a11_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // LOP3_0x0a12
     &["dst", "a"], // IABS_0x0a13
-    &["dst", "a", "b"], // VABSDIFF_0x0a14
-    &["dst", "a", "b"], // VABSDIFF4_0x0a15
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x0a14
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x0a15
     &["dst", "a", "b", "c"], // PRMT_0x0a16
-    &["dst", "a", "b", "c"], // IMNMX_0x0a17
+    &["dst", "a", "b", "pred"], // IMNMX_0x0a17
     &["dst", "lo", "shift", "hi"], // SHF_0x0a19
     &["dst", "a", "b"], // SGXT_0x0a1a
     &["dst", "a", "b"], // BMSK_0x0a1b
@@ -12247,11 +12540,11 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // FFMA_0x0a23
     &["dst", "a", "b", "c"], // IMAD_0x0a24
     &["dst", "a", "b", "c", "d"], // IMAD_0x0a24_2
-    &["dst", "a", "b"], // IMAD_0x0a25
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x0a25
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x0a25_2
     &["dst", "a", "b", "c"], // IDP_0x0a26
     &["dst", "a", "b", "c"], // IDP_0x0a26_2
-    &["dst", "a", "b"], // IMAD_0x0a27
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x0a27
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x0a27_2
     &["dst", "a", "b"], // DMUL_0x0a28
     &["dst", "a", "b", "c"], // DFMA_0x0a2b
@@ -12272,7 +12565,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // F2IP_0x0a43
     &["dst", "a"], // I2FP_0x0a45
     &["dst", "src"], // ULDC_0x0ab9
-    &["a"], // FLO_0x0b00
+    &["dst", "?pout", "a"], // FLO_0x0b00
     &["dst", "a"], // BREV_0x0b01
     &["dst", "a", "b"], // FCHK_0x0b02
     &["dst", "a"], // X_0x0b04
@@ -12308,7 +12601,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // BAR_0x0b1d_6
     &["a", "b"], // BAR_0x0b1d_7
     &[], // BAR_0x0b1d_8
-    &["a", "b"], // IPA_0x0b26
+    &["dst", "?opt_imm0", "a", "b"], // IPA_0x0b26
     &["a"], // CALL_0x0b43
     &["a"], // WARPSYNC_0x0b48
     &["a"], // JMP_0x0b4a
@@ -12318,66 +12611,66 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // BMOV_0x0b57
     &[], // X_0x0b5a
     &["a"], // NANOSLEEP_0x0b5d
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x0b60
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x0b60
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x0b60_2
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x0b60_3
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x0b60_4
-    &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // TEX_0x0b62
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TEX_0x0b62
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TEX_0x0b62_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63_3
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63_2
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63_3
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x0b63_4
-    &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // TLD4_0x0b65
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TLD4_0x0b65
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TLD4_0x0b65_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x0b66
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x0b66
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x0b66_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x0b66_3
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x0b66_3
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x0b66_4
-    &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // TLD_0x0b68
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TLD_0x0b68
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TLD_0x0b68_2
     &["dst", "dst2", "a", "b", "c", "d", "e"], // TMML_0x0b69
     &["dst", "dst2", "a", "b", "c", "d", "e"], // TMML_0x0b69_2
     &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // TMML_0x0b6b
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TXD_0x0b6c
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TXD_0x0b6c
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TXD_0x0b6c_2
-    &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // TXD_0x0b6e
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // TXD_0x0b6e
     &["dst", "dst2", "a", "b", "c", "d", "e"], // TXQ_0x0b6f
     &["dst", "dst2", "a", "b", "c", "d", "e"], // TXQ_0x0b6f_2
     &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // TXQ_0x0b71
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x0b72
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x0b72
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x0b72_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x0b72_3
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x0b72_3
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x0b72_4
-    &["dst", "dst2", "a", "b", "c", "d", "e", "f"], // FOOTPRINT_0x0b74
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // FOOTPRINT_0x0b74
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e", "f"], // FOOTPRINT_0x0b74_2
     &["dst", "a"], // LDC_0x0b82
     &["dst", "a"], // LDC_0x0b82_2
     &["a", "b"], // CCTLT_0x0b91
-    &["dst", "a", "b", "c"], // SULD_0x0b97
-    &["dst", "a", "b", "c"], // SULD_0x0b99
+    &["?opt_imm0", "dst", "a", "b", "c"], // SULD_0x0b97
+    &["?opt_imm0", "dst", "a", "b", "c"], // SULD_0x0b99
     &["a", "b", "c", "d"], // SUST_0x0b9b
     &["a", "b", "c", "d"], // SUST_0x0b9d
-    &["dst", "a", "b", "c", "d"], // SUQUERY_0x0bb3
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SUQUERY_0x0bb3
     &["a", "b"], // BMOV_0x0f55
     &["a"], // BMOV_0x0f55_2
     &["a", "b"], // BMOV_0x0f56
     &["dst", "lane_out", "src", "lane", "mask"], // SHFL_0x0f89
-    &["dst", "a", "b", "c"], // USEL_0x1287
+    &["dst", "a", "b", "pred"], // USEL_0x1287
     &["dst", "dst2", "a", "b", "c"], // UISETP_0x128c
     &["dst", "dst2", "a", "b", "c", "d"], // UISETP_0x128c_2
-    &["dst", "a", "b"], // UIADD3_0x1290
-    &["dst", "?opt_up0", "a", "b", "c", "d", "e"], // UIADD3_0x1290_2
-    &["dst", "a", "b"], // ULEA_0x1291
-    &["dst", "a", "b", "c"], // ULEA_0x1291_2
-    &["dst", "?opt_up0", "a", "b", "c", "d"], // ULEA_0x1291_3
-    &["dst", "a", "b"], // ULEA_0x1291_4
-    &["dst", "a", "b", "c", "d"], // ULEA_0x1291_5
-    &["dst", "?opt_up0", "a", "b", "c", "d"], // ULEA_0x1291_6
-    &["?opt_up0", "dst", "a", "b", "c", "d", "e"], // ULOP3_0x1292
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // UIADD3_0x1290
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // UIADD3_0x1290_2
+    &["dst", "?carry", "a", "b", "c"], // ULEA_0x1291
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1291_2
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1291_3
+    &["dst", "?carry", "a", "b", "c"], // ULEA_0x1291_4
+    &["dst", "?carry", "a", "b", "c", "d", "e"], // ULEA_0x1291_5
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1291_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // ULOP3_0x1292
     &["dst", "a", "b", "c"], // UPRMT_0x1296
-    &["dst", "a", "b"], // UIADD3_0x1297
-    &["dst", "?opt_up0", "a", "b", "c", "d", "e"], // UIADD3_0x1297_2
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // UIADD3_0x1297
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // UIADD3_0x1297_2
     &["dst", "a", "b", "c"], // USHF_0x1299
     &["dst", "a", "b"], // USGXT_0x129a
     &["dst", "a", "b"], // UBMSK_0x129b
@@ -12386,17 +12679,17 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a", "b", "c", "d", "e"], // UPLOP3_0x129f
     &["dst", "a", "b", "c"], // UIMAD_0x12a4
     &["dst", "a", "b", "c", "d"], // UIMAD_0x12a4_2
-    &["dst", "a", "b"], // UIMAD_0x12a5
+    &["dst", "?opt_imm0", "a", "b", "c"], // UIMAD_0x12a5
     &["dst", "?opt_up0", "a", "b", "c", "d"], // UIMAD_0x12a5_2
     &["dst", "a", "b"], // UF2FP_0x12ba
     &["dst", "a", "b"], // UF2FP_0x12ba_2
-    &["dst", "a"], // UFLO_0x12bd
+    &["dst", "?pout", "a"], // UFLO_0x12bd
     &["dst", "a"], // UBREV_0x12be
     &["dst", "a"], // UPOPC_0x12bf
     &["dst", "a"], // LDTRAM_0x13ad
     &[], // X_0x1478
-    &["dst", "a", "b", "c"], // ULEA_0x1491
-    &["dst", "?opt_up0", "a", "b", "c", "d", "e"], // ULEA_0x1491_2
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1491
+    &["dst", "?carry", "a", "b", "c", "d", "e"], // ULEA_0x1491_2
     &["dst", "a", "b", "c"], // USHF_0x1499
     &["dst", "a", "b", "c"], // UIMAD_0x14a4
     &["dst", "a", "b", "c", "d"], // UIMAD_0x14a4_2
@@ -12404,22 +12697,22 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b"], // ALD_0x1521
     &["dst", "a"], // ALD_0x1521_2
     &["dst", "?opt_p0", "a", "b"], // IPA_0x1526
-    &["a"], // IPA_0x1526_2
+    &["dst", "?opt_imm0", "a"], // IPA_0x1526_2
     &["target", "b"], // BRA_0x1547
     &["a", "b"], // JMP_0x154a
     &["dst", "a"], // LDC_0x1582
     &["dst", "a"], // LDC_0x1582_2
-    &["dst", "a", "b"], // VABSDIFF_0x1614
-    &["dst", "a", "b"], // VABSDIFF4_0x1615
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x1614
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x1615
     &["dst", "a", "b", "c"], // PRMT_0x1616
     &["dst", "lo", "shift", "hi"], // SHF_0x1619
     &["dst", "a", "b"], // FADD_0x1621
     &["dst", "a", "b", "c"], // FFMA_0x1623
     &["dst", "a", "b", "c"], // IMAD_0x1624
     &["dst", "a", "b", "c", "d"], // IMAD_0x1624_2
-    &["dst", "a", "b"], // IMAD_0x1625
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1625
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1625_2
-    &["dst", "a", "b"], // IMAD_0x1627
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1627
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1627_2
     &["dst", "a", "b"], // DADD_0x1629
     &["dst", "dst2", "a", "b", "c"], // DSETP_0x162a
@@ -12441,37 +12734,37 @@ pub static SLOTS: [&[&str]; 977] = [
     &[], // X_0x1878
     &["dst", "a", "b"], // UP2UR_0x1883
     &["a", "b"], // UR2UP_0x1884
-    &["dst", "a", "b", "c"], // USEL_0x1887
+    &["dst", "a", "b", "pred"], // USEL_0x1887
     &["dst", "dst2", "a", "b", "c"], // UISETP_0x188c
     &["dst", "dst2", "a", "b", "c", "d"], // UISETP_0x188c_2
-    &["dst", "a", "b"], // UIADD3_0x1890
-    &["dst", "?opt_up0", "a", "b", "c", "d", "e"], // UIADD3_0x1890_2
-    &["dst", "a", "b"], // ULEA_0x1891
-    &["dst", "a", "b", "c"], // ULEA_0x1891_2
-    &["dst", "?opt_up0", "a", "b", "c", "d"], // ULEA_0x1891_3
-    &["dst", "a", "b"], // ULEA_0x1891_4
-    &["dst", "a", "b", "c", "d"], // ULEA_0x1891_5
-    &["dst", "?opt_up0", "a", "b", "c", "d"], // ULEA_0x1891_6
-    &["?opt_up0", "dst", "a", "b", "c", "d", "e"], // ULOP3_0x1892
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // UIADD3_0x1890
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // UIADD3_0x1890_2
+    &["dst", "?carry", "a", "b", "c"], // ULEA_0x1891
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1891_2
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1891_3
+    &["dst", "?carry", "a", "b", "c"], // ULEA_0x1891_4
+    &["dst", "?carry", "a", "b", "c", "d", "e"], // ULEA_0x1891_5
+    &["dst", "?carry", "a", "b", "c", "d"], // ULEA_0x1891_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // ULOP3_0x1892
     &["dst", "a", "b", "c"], // UPRMT_0x1896
-    &["dst", "a", "b"], // UIADD3_0x1897
-    &["dst", "?opt_up0", "a", "b", "c", "d", "e"], // UIADD3_0x1897_2
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // UIADD3_0x1897
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // UIADD3_0x1897_2
     &["dst", "a", "b", "c"], // USHF_0x1899
     &["dst", "a", "b"], // USGXT_0x189a
     &["dst", "a", "b"], // UBMSK_0x189b
     &["dst", "a", "b", "c"], // UIMAD_0x18a4
     &["dst", "a", "b", "c", "d"], // UIMAD_0x18a4_2
-    &["dst", "a", "b"], // UIMAD_0x18a5
+    &["dst", "?opt_imm0", "a", "b", "c"], // UIMAD_0x18a5
     &["dst", "?opt_up0", "a", "b", "c", "d"], // UIMAD_0x18a5_2
     &["dst", "src"], // ULDC_0x18b8
     &["dst", "src", "b"], // ULDC_0x18b8_2
     &["dst", "a", "b"], // UF2FP_0x18ba
     &["dst", "a", "b"], // UF2FP_0x18ba_2
     &["dst", "dst2", "a", "b", "c"], // UCLEA_0x18bc
-    &["dst"], // UFLO_0x18bd
+    &["dst", "?pout", "a"], // UFLO_0x18bd
     &["dst", "a"], // UBREV_0x18be
     &["dst", "a"], // UPOPC_0x18bf
-    &["a", "b"], // IPA_0x1926
+    &["dst", "?opt_imm0", "a", "b"], // IPA_0x1926
     &["a"], // CALL_0x1943
     &["a"], // CALL_0x1944
     &["target", "b"], // BRA_0x1947
@@ -12485,7 +12778,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a"], // LD_0x1980_3
     &["dst", "a"], // LD_0x1980_4
     &["?opt_p0", "dst", "addr"], // LDG_0x1981
-    &["dst", "addr"], // LDG_0x1981_2
+    &["?opt_imm0", "dst", "addr"], // LDG_0x1981_2
     &["?opt_p0", "dst", "addr"], // LDG_0x1981_3
     &["?opt_p0", "dst", "addr"], // LDG_0x1981_4
     &["dst", "a"], // LDL_0x1983
@@ -12525,20 +12818,20 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a", "b", "pred"], // FSETP_0x1a0b
     &["dst", "dst2", "a", "b", "pred"], // ISETP_0x1a0c
     &["dst", "dst2", "a", "b", "pred", "d"], // ISETP_0x1a0c_2
-    &["dst", "a", "b"], // IADD3_0x1a10
-    &["dst", "a", "b", "c", "d", "e"], // IADD3_0x1a10_2
-    &["dst", "a", "b"], // LEA_0x1a11
-    &["dst", "a", "b", "shift"], // LEA_0x1a11_2
-    &["dst", "a", "b", "shift"], // LEA_0x1a11_3
-    &["dst", "?opt_p0", "a", "b", "shift"], // LEA_0x1a11_4
-    &["dst", "?opt_p0", "a", "b", "shift", "d", "e"], // LEA_0x1a11_5
-    &["dst", "?opt_p0", "a", "b", "shift", "d"], // LEA_0x1a11_6
-    &["dst", "a", "b", "c", "lut", "e"], // LOP3_0x1a12
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // IADD3_0x1a10
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // IADD3_0x1a10_2
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x1a11
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x1a11_2
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x1a11_3
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x1a11_4
+    &["dst", "?carry", "a", "b", "shift", "d", "e"], // LEA_0x1a11_5
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x1a11_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // LOP3_0x1a12
     &["dst", "a"], // IABS_0x1a13
-    &["dst", "a", "b"], // VABSDIFF_0x1a14
-    &["dst", "a", "b"], // VABSDIFF4_0x1a15
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x1a14
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x1a15
     &["dst", "a", "b", "c"], // PRMT_0x1a16
-    &["dst", "a", "b", "c"], // IMNMX_0x1a17
+    &["dst", "a", "b", "pred"], // IMNMX_0x1a17
     &["dst", "lo", "shift", "hi"], // SHF_0x1a19
     &["dst", "a", "b"], // SGXT_0x1a1a
     &["dst", "a", "b"], // BMSK_0x1a1b
@@ -12549,11 +12842,11 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // FFMA_0x1a23
     &["dst", "a", "b", "c"], // IMAD_0x1a24
     &["dst", "a", "b", "c", "d"], // IMAD_0x1a24_2
-    &["dst", "a", "b"], // IMAD_0x1a25
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1a25
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1a25_2
     &["dst", "a", "b", "c"], // IDP_0x1a26
     &["dst", "a", "b", "c"], // IDP_0x1a26_2
-    &["dst", "a", "b"], // IMAD_0x1a27
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1a27
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1a27_2
     &["dst", "a", "b"], // DMUL_0x1a28
     &["dst", "a", "b", "c"], // DFMA_0x1a2b
@@ -12576,7 +12869,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &[], // X_0x1a78
     &["dst", "src"], // ULDC_0x1ab9
     &["dst", "src"], // ULDC_0x1abb
-    &["a"], // FLO_0x1b00
+    &["dst", "?pout", "a"], // FLO_0x1b00
     &["dst", "a"], // BREV_0x1b01
     &["dst", "a", "b"], // FCHK_0x1b02
     &["dst", "a"], // X_0x1b04
@@ -12622,20 +12915,20 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a", "b", "pred"], // FSETP_0x1c0b
     &["dst", "dst2", "a", "b", "pred"], // ISETP_0x1c0c
     &["dst", "dst2", "a", "b", "pred", "d"], // ISETP_0x1c0c_2
-    &["dst", "a", "b", "c"], // IADD3_0x1c10
-    &["dst", "a", "b", "c", "d", "e"], // IADD3_0x1c10_2
-    &["dst", "a", "b"], // LEA_0x1c11
-    &["dst", "a", "b", "shift"], // LEA_0x1c11_2
-    &["dst", "a", "b", "shift", "d"], // LEA_0x1c11_3
-    &["dst", "?opt_p0", "a", "b", "shift"], // LEA_0x1c11_4
-    &["dst", "a", "b", "shift", "d", "e"], // LEA_0x1c11_5
-    &["dst", "?opt_p0", "a", "b", "shift", "d"], // LEA_0x1c11_6
-    &["dst", "a", "b", "c", "lut", "e"], // LOP3_0x1c12
+    &["dst", "?carry", "?carry2", "a", "b", "c"], // IADD3_0x1c10
+    &["dst", "?carry", "?carry2", "a", "b", "c", "carry_in", "carry_in2"], // IADD3_0x1c10_2
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x1c11
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x1c11_2
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x1c11_3
+    &["dst", "?carry", "a", "b", "shift"], // LEA_0x1c11_4
+    &["dst", "?carry", "a", "b", "shift", "d", "e"], // LEA_0x1c11_5
+    &["dst", "?carry", "a", "b", "shift", "d"], // LEA_0x1c11_6
+    &["?pout", "dst", "a", "b", "c", "lut", "pred"], // LOP3_0x1c12
     &["dst", "a"], // IABS_0x1c13
-    &["dst", "a", "b"], // VABSDIFF_0x1c14
-    &["dst", "a", "b"], // VABSDIFF4_0x1c15
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x1c14
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x1c15
     &["dst", "a", "b", "c"], // PRMT_0x1c16
-    &["dst", "a", "b", "c"], // IMNMX_0x1c17
+    &["dst", "a", "b", "pred"], // IMNMX_0x1c17
     &["dst", "lo", "shift", "hi"], // SHF_0x1c19
     &["dst", "a", "b"], // SGXT_0x1c1a
     &["dst", "a", "b"], // BMSK_0x1c1b
@@ -12646,11 +12939,11 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // FFMA_0x1c23
     &["dst", "a", "b", "c"], // IMAD_0x1c24
     &["dst", "a", "b", "c", "d"], // IMAD_0x1c24_2
-    &["dst", "a", "b"], // IMAD_0x1c25
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1c25
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1c25_2
     &["dst", "a", "b", "c"], // IDP_0x1c26
     &["dst", "a", "b", "c"], // IDP_0x1c26_2
-    &["dst", "a", "b"], // IMAD_0x1c27
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1c27
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1c27_2
     &["dst", "a", "b"], // DMUL_0x1c28
     &["dst", "a", "b", "c"], // DFMA_0x1c2b
@@ -12675,7 +12968,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b"], // UP2UR_0x1c83
     &["a", "b"], // UR2UP_0x1c84
     &["dst", "dst2", "a", "b", "c"], // UCLEA_0x1cbc
-    &["dst"], // FLO_0x1d00
+    &["dst", "?pout", "a"], // FLO_0x1d00
     &["dst", "a"], // BREV_0x1d01
     &["dst", "a", "b"], // FCHK_0x1d02
     &["dst", "a"], // X_0x1d04
@@ -12718,17 +13011,17 @@ pub static SLOTS: [&[&str]; 977] = [
     &["a"], // CCTLT_0x1d91
     &["a", "b"], // LDGSTS_0x1dae
     &["a", "b"], // LDGSTS_0x1dae_2
-    &["dst", "a", "b"], // VABSDIFF_0x1e14
-    &["dst", "a", "b"], // VABSDIFF4_0x1e15
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF_0x1e14
+    &["dst", "?opt_imm0", "a", "b", "c"], // VABSDIFF4_0x1e15
     &["dst", "a", "b", "c"], // PRMT_0x1e16
     &["dst", "lo", "shift", "hi"], // SHF_0x1e19
     &["dst", "a", "b"], // FADD_0x1e21
     &["dst", "a", "b", "c"], // FFMA_0x1e23
     &["dst", "a", "b", "c"], // IMAD_0x1e24
     &["dst", "a", "b", "c", "d"], // IMAD_0x1e24_2
-    &["dst", "a", "b"], // IMAD_0x1e25
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1e25
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1e25_2
-    &["dst", "a", "b"], // IMAD_0x1e27
+    &["dst", "?opt_imm0", "a", "b", "c"], // IMAD_0x1e27
     &["dst", "?opt_p0", "a", "b", "c", "d"], // IMAD_0x1e27_2
     &["dst", "a", "b"], // DADD_0x1e29
     &["dst", "dst2", "a", "b", "c"], // DSETP_0x1e2a
@@ -12747,16 +13040,16 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b", "c"], // F2IP_0x1e43
     &[], // X_0x1e79
     &[], // X_0x1e79_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x1f60
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x1f60
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TEX_0x1f60_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x1f63
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x1f63
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD4_0x1f63_2
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x1f66
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x1f66
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // TLD_0x1f66_2
     &["dst", "dst2", "a", "b", "c", "d", "e"], // TMML_0x1f69
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // TXD_0x1f6c
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // TXD_0x1f6c
     &["dst", "dst2", "a", "b", "c", "d", "e"], // TXQ_0x1f6f
-    &["dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x1f74
+    &["?opt_imm0", "dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x1f74
     &["?opt_p0", "dst", "dst2", "a", "b", "c", "d", "e"], // FOOTPRINT_0x1f74_2
     &["dst", "dst2", "a"], // ATOM_0x1f8a
     &["dst", "dst2", "a"], // ATOM_0x1f8a_2
@@ -12764,17 +13057,17 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "dst2", "a"], // ATOM_0x1f8a_4
     &["dst", "a"], // ATOMS_0x1f8c
     &["dst", "a"], // ATOMS_0x1f8c_2
-    &["dst", "a", "b", "c", "d"], // SUATOM_0x1f93
-    &["dst", "a", "b", "c", "d"], // SUATOM_0x1f95
-    &["dst", "a", "b", "c"], // SULD_0x1f97
-    &["dst", "a", "b", "c"], // SULD_0x1f99
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SUATOM_0x1f93
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SUATOM_0x1f95
+    &["?opt_imm0", "dst", "a", "b", "c"], // SULD_0x1f97
+    &["?opt_imm0", "dst", "a", "b", "c"], // SULD_0x1f99
     &["a", "b", "c", "d"], // SUST_0x1f9b
     &["a", "b", "c", "d"], // SUST_0x1f9d
     &["a", "b", "c", "d"], // SURED_0x1f9f
     &["a", "b"], // LDGSTS_0x1fae
     &["a", "b"], // LDGSTS_0x1fae_2
     &["a", "b"], // LDGSTS_0x1fae_3
-    &["dst", "a", "b", "c", "d"], // SUQUERY_0x1fb3
+    &["?opt_imm0", "dst", "a", "b", "c", "d"], // SUQUERY_0x1fb3
 ];
 
 /// Per class (table order): the encoder's fill for bits the text and control bits leave open.

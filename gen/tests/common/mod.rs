@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod listing;
+pub mod operands;
 
 use object::{Object, ObjectSection};
 use std::collections::BTreeMap;

@@ -2,6 +2,7 @@
 //! SEL, ISETP(.EX), IMNMX, IABS, POPC, FLO, BREV, BMSK, SGXT, MOV. Integer arithmetic wraps; all of it is
 //! exact SPIR-V integer arithmetic.
 
+use super::view_operands::{immediate, negated, optional_predicate, predicate, predicate_parts, source, view};
 use super::{Abc, Ctx, Src};
 use crate::error::TranslateError;
 use crate::spirv::{glsl, Id, Op};
@@ -126,20 +127,31 @@ fn imad(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn iadd3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let x = cx.inst.bit(74);
-    let p0 = cx.inst.bits(81, 3);
-    let p1 = cx.inst.bits(84, 3);
+    let v = view(cx)?;
+    let x = match &v {
+        sassport_gen::View::Iadd3(i) => i.x(),
+        sassport_gen::View::Uiadd3(i) => i.x(),
+        _ => return Err(cx.refuse("IADD3 without its view")),
+    };
+    let mut srcs = [Src::Imm(0); 3];
+    let mut neg = [false; 3];
+    for (k, name) in ["a", "b", "c"].into_iter().enumerate() {
+        srcs[k] = source(cx, &v, name)?;
+        neg[k] = negated(cx, &v, name)?;
+    }
+    let p0 = u32::from(optional_predicate(cx, &v, "carry")?);
+    let p1 = u32::from(optional_predicate(cx, &v, "carry2")?);
     let t = cx.t;
     // Inputs first.
-    let raw = [cx.read(s.a)?, cx.read(s.b)?, cx.read(s.c)?];
-    let (cin0, cin1) = if x { (Some(cx.pred_at(87, 90)), Some(cx.pred_at(77, 80))) } else { (None, None) };
+    let raw = [cx.read(srcs[0])?, cx.read(srcs[1])?, cx.read(srcs[2])?];
+    let (cin0, cin1) =
+        if x { (Some(predicate(cx, &v, "carry_in")?), Some(predicate(cx, &v, "carry_in2")?)) } else { (None, None) };
     // Each negated operand is ~x + 1 (plain) or ~x (.X); the +1s feed the adders' carries.
     let mut ops = [0; 3];
     let mut plus = [0u32; 3];
     for k in 0..3 {
-        ops[k] = if s.neg[k] { cx.not(raw[k]) } else { raw[k] };
-        plus[k] = u32::from(s.neg[k] && !x);
+        ops[k] = if neg[k] { cx.not(raw[k]) } else { raw[k] };
+        plus[k] = u32::from(neg[k] && !x);
     }
     let need_carry = p0 != 7 || p1 != 7;
     if !need_carry {
@@ -347,17 +359,23 @@ pub(super) fn lop3_value(cx: &mut Ctx<'_>, lut: u32, a: Id, b: Id, c: Id) -> Id 
 }
 
 fn lop3(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let lut = cx.inst.bits(72, 8);
-    let pout = cx.inst.bits(81, 3);
-    // The predicate output is `(r != 0) or Q` (`.LUT`) or `(r != 0) and Q` (`.LUT.PAND`, bit 80), Q the
-    // predicate operand at 89:87 negated by 90 (`!PT`, false, when nvdisasm prints nothing else). nvcc's
-    // 64-bit zero test `P = lo != 0; LOP3.LUT P, RZ, hi, 0x7fffffff, RZ, 0xc0, P` (nextafter) reads it as or.
-    let pand = cx.inst.bit(80);
-    let q = if pout != 7 && (pand || cx.inst.bits(87, 4) != 0xf) { Some(cx.pred_at(87, 90)) } else { None };
-    let a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
-    let c = cx.read(s.c)?;
+    let v = view(cx)?;
+    let (sa, sb, sc) = (source(cx, &v, "a")?, source(cx, &v, "b")?, source(cx, &v, "c")?);
+    let lut = immediate(cx, &v, "lut")? as u32;
+    let pout = u32::from(optional_predicate(cx, &v, "pout")?);
+    // The predicate output is `(r != 0) or Q` (`.LUT`) or `(r != 0) and Q` (`.LUT.PAND`), Q the predicate
+    // operand (`!PT`, false, when nvdisasm prints nothing else). nvcc's 64-bit zero test `P = lo != 0;
+    // LOP3.LUT P, RZ, hi, 0x7fffffff, RZ, 0xc0, P` (nextafter) reads it as or.
+    let pand = match &v {
+        sassport_gen::View::Lop3(l) => l.pand(),
+        sassport_gen::View::Ulop3(l) => l.pand(),
+        _ => return Err(cx.refuse("LOP3 without its view")),
+    };
+    let (qp, qnot, _) = predicate_parts(cx, &v, "pred")?;
+    let q = if pout != 7 && (pand || !(qp == 7 && qnot)) { Some(predicate(cx, &v, "pred")?) } else { None };
+    let a = cx.read(sa)?;
+    let b = cx.read(sb)?;
+    let c = cx.read(sc)?;
     let r = lop3_value(cx, lut, a, b, c);
     cx.set_dst(r);
     if pout != 7 {
@@ -462,13 +480,14 @@ fn shf(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn prmt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
+    let v = view(cx)?;
+    let (sa, sb, sc) = (source(cx, &v, "a")?, source(cx, &v, "b")?, source(cx, &v, "c")?);
     if cx.inst.bits(72, 3) != 0 {
         return Err(cx.refuse("PRMT mode not translated yet"));
     }
-    let a = cx.read(s.a)?;
-    let sel = cx.read(s.b)?;
-    let c = cx.read(s.c)?;
+    let a = cx.read(sa)?;
+    let sel = cx.read(sb)?;
+    let c = cx.read(sc)?;
     let t = cx.t;
     let v = cx.pack64(a, c);
     let mut r = cx.u32c(0);
@@ -502,10 +521,11 @@ fn prmt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn sel(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
-    let p = cx.pred_at(87, 90);
+    let v = view(cx)?;
+    let (a, b) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    let a = cx.read(a)?;
+    let b = cx.read(b)?;
+    let p = predicate(cx, &v, "pred")?;
     let r = cx.sel(p, a, b);
     cx.set_dst(r);
     Ok(())
@@ -590,11 +610,16 @@ fn isetp(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn imnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let signed = cx.inst.bit(73);
-    let a = cx.read(s.a)?;
-    let b = cx.read(s.b)?;
-    let is_min = cx.pred_at(87, 90);
+    let v = view(cx)?;
+    let (a, b) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    // `.U32` compares unsigned (the modifiers nvdisasm prints, through the view).
+    let signed = match &v {
+        sassport_gen::View::Imnmx(m) => !m.u32(),
+        _ => return Err(cx.refuse("IMNMX without its view")),
+    };
+    let a = cx.read(a)?;
+    let b = cx.read(b)?;
+    let is_min = predicate(cx, &v, "pred")?;
     let t = cx.t;
     let (mn, mx) = if signed { (glsl::SMIN, glsl::SMAX) } else { (glsl::UMIN, glsl::UMAX) };
     let lo = cx.m.ext(t.u32, mn, &[a, b]);
@@ -605,10 +630,13 @@ fn imnmx(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn unary(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let mut v = cx.read(s.b)?;
+    let view = view(cx)?;
+    // MOV's source is `src`; IABS, POPC, FLO, BREV and UMOV name theirs `a`.
+    let name = if view.operand("src").is_some() { "src" } else { "a" };
+    let (s, not) = (source(cx, &view, name)?, negated(cx, &view, name)?);
+    let mut v = cx.read(s)?;
     let t = cx.t;
-    if s.neg[1] {
+    if not {
         v = cx.not(v);
     }
     let r = match m {
@@ -624,12 +652,16 @@ fn unary(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         _ => {
             // FLO: index of the most significant one (signed: of the most significant bit differing from
             // the sign), 0xffffffff if none; .SH gives 31 - index.
-            if cx.inst.bits(81, 3) != 7 {
+            if optional_predicate(cx, &view, "pout")? != 7 {
                 return Err(cx.refuse("FLO predicate output not translated yet"));
             }
-            let signed = cx.inst.bit(73);
+            let (signed, sh) = match &view {
+                sassport_gen::View::Flo(f) => (!f.u32(), f.sh()),
+                sassport_gen::View::Uflo(f) => (!f.u32(), f.sh()),
+                _ => return Err(cx.refuse("FLO without its view")),
+            };
             let msb = cx.m.ext(t.u32, if signed { glsl::FIND_SMSB } else { glsl::FIND_UMSB }, &[v]);
-            if cx.inst.bit(74) {
+            if sh {
                 let none = cx.u32c(u32::MAX);
                 let is_none = cx.m.bin(Op::IEqual, t.bool, msb, none);
                 let k = cx.u32c(31);
@@ -645,10 +677,16 @@ fn unary(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
 }
 
 fn bmsk(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let wrap = cx.inst.bit(75);
-    let pos = cx.read(s.a)?;
-    let width = cx.read(s.b)?;
+    let v = view(cx)?;
+    let (sa, sb) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    // `.W` wraps the position and width at 32.
+    let wrap = match &v {
+        sassport_gen::View::Bmsk(m) => m.w(),
+        sassport_gen::View::Ubmsk(m) => m.w(),
+        _ => return Err(cx.refuse("BMSK without its view")),
+    };
+    let pos = cx.read(sa)?;
+    let width = cx.read(sb)?;
     let t = cx.t;
     let k31 = cx.u32c(31);
     let k32 = cx.u32c(32);
@@ -668,11 +706,16 @@ fn bmsk(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
 }
 
 fn sgxt(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
-    let s = cx.abc()?;
-    let signed = cx.inst.bit(73);
-    let wrap = cx.inst.bit(75);
-    let a = cx.read(s.a)?;
-    let bits = cx.read(s.b)?;
+    let v = view(cx)?;
+    let (sa, sb) = (source(cx, &v, "a")?, source(cx, &v, "b")?);
+    // `.U32` extends with zeros, `.W` wraps the bit count at 32.
+    let (signed, wrap) = match &v {
+        sassport_gen::View::Sgxt(m) => (!m.u32(), m.w()),
+        sassport_gen::View::Usgxt(m) => (!m.u32(), m.w()),
+        _ => return Err(cx.refuse("SGXT without its view")),
+    };
+    let a = cx.read(sa)?;
+    let bits = cx.read(sb)?;
     let t = cx.t;
     let k31 = cx.u32c(31);
     let k32 = cx.u32c(32);

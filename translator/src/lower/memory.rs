@@ -52,41 +52,6 @@ pub const SHARED_WINDOW: u64 = 0x0001_0000_0000_0000;
 /// Generic address of local memory's first byte: what `c[0x0][0x20]` reads.
 pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
 
-/// Granule, in bytes, to which the hardware rounds a block's shared-memory allocation (static + dynamic). An
-/// access below the rounded size runs as on silicon; one at or past it is a fault (kinds 9, 10, 11).
-/// Measured natively on an H200 (`corpus/silicon/limits.first_faults.txt`): for static arrays of 16 to 4112
-/// bytes, dynamic parts of 0 to 4100 and both together, every store and load below static + dynamic rounded
-/// up to 128 ran and every one at or past it faulted (`cudaErrorIllegalAddress`), which is also what the
-/// hardware's own `%total_smem_size` reads. (The H200's 1 KiB of reserved shared memory lies before the
-/// kernel's, so offsets just below 0 do not fault there; SM86 code addresses its shared memory from 0.)
-pub const SHARED_ALLOCATION_GRANULE: u32 = 128;
-
-/// Bytes of shared memory a block can access without a fault: its allocation as the hardware sizes it, the
-/// static and dynamic parts together rounded up to [`SHARED_ALLOCATION_GRANULE`]. [`shared_allocation_words`]
-/// is the module's form of the same function.
-pub const fn shared_allocation_bytes(static_bytes: u32, dynamic_bytes: u32) -> u64 {
-    let g = SHARED_ALLOCATION_GRANULE as u64;
-    (static_bytes as u64 + dynamic_bytes as u64).div_ceil(g) * g
-}
-
-/// [`shared_allocation_bytes`] in words, as a specialisation-constant expression of the static and dynamic
-/// sizes (spec ids 4 and 3), so one module serves every dynamic size.
-pub(crate) fn shared_allocation_words(m: &mut Module, t: &Types, static_bytes: Id, dynamic_bytes: Id) -> Id {
-    const { assert!(SHARED_ALLOCATION_GRANULE.is_power_of_two() && SHARED_ALLOCATION_GRANULE >= 4) };
-    let spec_op = |m: &mut Module, op: Op, a: Id, b: Id| {
-        let id = m.id();
-        m.global_inst(Op::SpecConstantOp, &[t.u32, id, op as u32, a, b]);
-        id
-    };
-    let sum = spec_op(m, Op::IAdd, static_bytes, dynamic_bytes);
-    let up = m.c_u32(SHARED_ALLOCATION_GRANULE - 1);
-    let sum = spec_op(m, Op::IAdd, sum, up);
-    let mask = m.c_u32(!(SHARED_ALLOCATION_GRANULE - 1));
-    let bytes = spec_op(m, Op::BitwiseAnd, sum, mask);
-    let two = m.c_u32(2);
-    spec_op(m, Op::ShiftRightLogical, bytes, two)
-}
-
 /// Generic LD/ST: the address's high word picks shared memory, local memory or the global window.
 fn generic(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError> {
     let (bytes, signed) = size_of(cx)?;

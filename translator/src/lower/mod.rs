@@ -1,4 +1,5 @@
-//! Lowering of SM86 instructions to SPIR-V: one file per instruction family, dispatched on the mnemonic.
+//! Lowering of SM86 instructions to SPIR-V: one file per instruction family; `translator/families.txt` says
+//! which family lowers each mnemonic and form (expanded by `cargo xtask regen` into [`dispatch`]).
 //!
 //! Operands are read from the word by their SM70+ slots (facts shared by nvdisasm's output and Mesa NAK's
 //! encoder): `Ra` 31:24, the `B` slot (`Rb` 39:32, a 32-bit immediate 63:32, a constant `c[bank 58:54][offset
@@ -10,7 +11,9 @@
 //! and register writes all happen only when the guard holds.
 
 mod async_copy;
+mod control_inline;
 mod convert;
+mod dispatch;
 pub mod externs;
 pub(crate) mod fault;
 pub(crate) mod float;
@@ -36,9 +39,11 @@ pub(crate) mod tensor;
 mod uniform;
 pub(crate) mod warp;
 pub(crate) mod warp_exclusive;
+mod view_operands;
+mod warp_form;
 
 pub use float::FloatSupport;
-pub use memory::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
+pub use crate::state::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
 
 use crate::error::{display_name, TranslateError};
 use crate::program::Inst;
@@ -393,7 +398,7 @@ impl<'a> Ctx<'a> {
 pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let guard = cx.inst.guard();
     let merge = match guard {
-        Some((p, neg)) if !crate::control::is_control(cx.inst.mnemonic) => {
+        Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) => {
             // The uniform datapath's instructions (UIADD3, ULDC, UPLOP3, ...) are guarded by a UP.
             let g = if cx.inst.mnemonic.starts_with('U') {
                 let v = cx.st.upred(&mut cx.m, &cx.t, p);
@@ -422,23 +427,20 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// Lowers the instruction with the one family `translator/families.txt` gives its decoded class (the
+/// generated [`dispatch`]). A disassembler other than the table's (tests) may name another mnemonic than the
+/// decoder; then the mnemonic's own line decides.
 fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let m = cx.inst.mnemonic;
-    if subgroup::lower(cx, m)? || warp::lower(cx, m)? || predicate::lower(cx, m)? || integer::lower(cx, m)? || uniform::lower(cx, m)? || shared_counter::lower(cx, m)? || memory::lower(cx, m)? || mufu::lower(cx, m)?
-        || float::lower(cx, m)?
-        || convert::lower(cx, m)?
-        || fp64::lower(cx, m)?
-        || fp16::lower(cx, m)?
-        || special::lower(cx, m)?
-        || simd::lower(cx, m)?
-        || narrow::lower(cx, m)?
-        || async_copy::lower(cx, m)?
-        || externs::lower(cx, m)?
-        || misc::lower(cx, m)?
-        || crate::control::lower_inline(cx, m)?
-    {
-        return Ok(());
+    let w = cx.inst.word;
+    let family = match sassport_gen::decode(w) {
+        Ok(i) if i.mnemonic() == m => dispatch::family(i.class(), w),
+        _ => dispatch::family_by_mnemonic(m, w),
+    };
+    if let Some(f) = family {
+        if dispatch::lower(f, cx, m)? {
+            return Ok(());
+        }
     }
     Err(cx.refuse("not translated yet"))
 }
-

@@ -12,13 +12,25 @@ use sassport_isa::{Access, Accesses, Class, Direction, Field, FieldKind, Locatio
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// A slot's fields and the literal text around them.
+/// A slot's fields and the literal text around them. Fields are owned: an optional predicate folded into
+/// another field's table (`P0, -` before a negated source) becomes a field of its own.
 #[derive(Default)]
-struct Slot<'a> {
-    fields: Vec<(&'a Field, &'a Render)>,
+struct Slot {
+    fields: Vec<(Field, Render)>,
     text: String,
     /// An operand nvdisasm leaves out at its default value (its table texts carry the `, `, e.g. `P0, `).
     optional: bool,
+}
+
+impl Slot {
+    fn fields(&self) -> impl Iterator<Item = (&Field, &Render)> {
+        self.fields.iter().map(|(f, r)| (f, r))
+    }
+
+    /// Whether the slot already holds its operand (a field other than a modifier).
+    fn has_operand(&self) -> bool {
+        self.fields.iter().any(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other))
+    }
 }
 
 /// Whether a register field prints as an optional operand: a table whose texts carry the separator.
@@ -30,10 +42,114 @@ fn is_optional(f: &Field, render: &Render) -> bool {
         }
 }
 
+/// A number field that prints an optional predicate with its separator (`prefix=" P" suffix="," 7:""`,
+/// `IADD3 R26, P1, R10, ...`'s carry-out, whatever kind the probe gave the field): its register file.
+fn optional_pred_number(render: &Render) -> Option<RegFile> {
+    let Render::Number { rule, specials } = render else { return None };
+    let omitted = specials.iter().any(|(v, s)| *v == 7 && matches!(s, sassport_isa::Special::Text(t) if t.is_empty()));
+    let prefix = rule.prefix.trim_start();
+    if !omitted || !rule.suffix.starts_with(',') {
+        return None;
+    }
+    match prefix {
+        "P" => Some(RegFile::Pred),
+        "UP" => Some(RegFile::UniformPred),
+        _ => None,
+    }
+}
+
+/// The predicate number and register file a table text's leading operands name: `P3, P0, -` → [3, 0].
+fn printed_preds(text: &str) -> Option<(Vec<u64>, Option<RegFile>, &str)> {
+    let mut preds = Vec::new();
+    let mut file = None;
+    let mut rest = text;
+    while let Some((head, tail)) = rest.split_once(", ") {
+        let (f, n) = match head.strip_prefix("UP") {
+            Some(n) => (RegFile::UniformPred, n),
+            None => (RegFile::Pred, head.strip_prefix('P')?),
+        };
+        preds.push(n.parse().ok()?);
+        file = Some(f);
+        rest = tail;
+    }
+    rest.chars().all(|c| matches!(c, '-' | '|' | '!' | '~')).then_some((preds, file, rest))
+}
+
+/// The word bits of value bits `k..k + 3` of field `f` (its ranges, first least significant).
+fn sub_bits(f: &Field, k: u32) -> Vec<sassport_isa::BitRange> {
+    let mut word_bits = Vec::new();
+    for r in &f.bits {
+        word_bits.extend(r.lo..=r.hi);
+    }
+    let mut out: Vec<sassport_isa::BitRange> = Vec::new();
+    for &b in word_bits.iter().skip(k as usize).take(3) {
+        match out.last_mut() {
+            Some(last) if last.hi + 1 == b => last.hi = b,
+            _ => out.push(sassport_isa::BitRange { lo: b, hi: b }),
+        }
+    }
+    out
+}
+
+/// Predicates a modifier table folds in before its sign (`P0, ` .. `""` for `PT`, then `-`): per printed
+/// predicate, a 3-bit predicate field made of the table field's bits. `None` when the texts are not that
+/// or no choice of bits reproduces every entry.
+fn folded_preds(f: &Field, render: &Render) -> Option<Vec<Field>> {
+    let Render::Table { entries, default: None } = render else { return None };
+    let parsed: Vec<(u64, Vec<u64>, Option<RegFile>, &str)> =
+        entries.iter().map(|(v, t)| printed_preds(t).map(|(p, file, signs)| (*v, p, file, signs))).collect::<Option<_>>()?;
+    let n = parsed.iter().map(|e| e.1.len()).max()?;
+    let file = parsed.iter().find_map(|e| e.2)?;
+    let width = f.width();
+    if n == 0 || n > 2 || width < 3 {
+        return None;
+    }
+    let offsets: Vec<u32> = (0..=width - 3).collect();
+    let sub = |v: u64, k: u32| (v >> k) & 7;
+    let fits = |ks: &[u32]| {
+        parsed.iter().all(|(v, preds, _, _)| {
+            let shown: Vec<u64> = ks.iter().map(|&k| sub(*v, k)).filter(|&p| p != 7).collect();
+            shown == *preds
+        })
+    };
+    let choice: Vec<u32> = match n {
+        1 => offsets.iter().copied().find(|&k| fits(&[k])).map(|k| vec![k])?,
+        _ => offsets.iter().flat_map(|&a| offsets.iter().map(move |&b| vec![a, b])).find(|ks| ks[0].abs_diff(ks[1]) >= 3 && fits(ks))?,
+    };
+    Some(
+        choice
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| Field {
+                name: if i == 0 { f.name.clone() } else { format!("{}_{}", f.name, i + 1) },
+                bits: sub_bits(f, k),
+                kind: FieldKind::Register(file),
+            })
+            .collect(),
+    )
+}
+
+/// Whether any of a table's texts has a sign after its folded predicates.
+fn has_signs(render: &Render) -> bool {
+    matches!(render, Render::Table { entries, .. } if entries.iter().any(|(_, t)| printed_preds(t).is_some_and(|p| !p.2.is_empty())))
+}
+
+/// Places an optional operand's slot: after the operand the current slot already holds (then a new slot
+/// starts), else before the slot being built.
+fn place_optional(out: &mut Vec<Slot>, slot: Slot) {
+    if out.last().is_some_and(Slot::has_operand) {
+        out.push(slot);
+        out.push(Slot::default());
+    } else {
+        let at = out.len().saturating_sub(1);
+        out.insert(at, slot);
+    }
+}
+
 /// The head (guard and modifiers) fields and the operand slots of a class's last template.
-fn slots(class: &Class) -> Vec<Slot<'_>> {
+fn slots(class: &Class) -> Vec<Slot> {
     let Some(variant) = class.variants.last() else { return Vec::new() };
-    let mut out: Vec<Slot<'_>> = Vec::new();
+    let mut out: Vec<Slot> = Vec::new();
     let mut in_head = true;
     for piece in &variant.pieces {
         match piece {
@@ -58,20 +174,39 @@ fn slots(class: &Class) -> Vec<Slot<'_>> {
                 }
             }
             Piece::Field { field, render } => {
+                let base = field.split('#').next().unwrap_or(field);
+                let Some(f) = class.fields.iter().find(|f| f.name == base) else { continue };
+                // An optional predicate printed right after the modifiers (`LOP3.LUT{imm0} {r0}`, ` P1,`) is
+                // the first operand.
+                if in_head && optional_pred_number(render).is_some() && field != "pg" {
+                    in_head = false;
+                    out.push(Slot::default());
+                }
                 if in_head || field == "sched" || field.starts_with("opex") {
                     continue;
                 }
-                let base = field.split('#').next().unwrap_or(field);
-                let Some(f) = class.fields.iter().find(|f| f.name == base) else { continue };
-                if is_optional(f, render) {
-                    // Its own slot, before the operand that follows it in the text.
-                    let at = out.len().saturating_sub(1);
-                    out.insert(at, Slot { fields: vec![(f, render)], text: String::new(), optional: true });
+                let folded = folded_preds(f, render);
+                if let Some(preds) = &folded {
+                    for p in preds {
+                        place_optional(&mut out, Slot { fields: vec![(p.clone(), render.clone())], text: String::new(), optional: true });
+                    }
+                    // The sign after the predicates belongs to the next operand, as its modifier.
+                    if !has_signs(render) {
+                        continue;
+                    }
+                } else if is_optional(f, render) {
+                    let slot = Slot { fields: vec![(f.clone(), render.clone())], text: String::new(), optional: true };
+                    place_optional(&mut out, slot);
+                    continue;
+                }
+                if let Some(file) = optional_pred_number(render).filter(|_| folded.is_none()) {
+                    let g = Field { kind: FieldKind::Register(file), ..f.clone() };
+                    place_optional(&mut out, Slot { fields: vec![(g, render.clone())], text: String::new(), optional: true });
                     continue;
                 }
                 if let Some(slot) = out.last_mut() {
                     if !slot.fields.iter().any(|(g, _)| g.name == f.name) {
-                        slot.fields.push((f, render));
+                        slot.fields.push((f.clone(), render.clone()));
                     }
                 }
             }
@@ -79,6 +214,11 @@ fn slots(class: &Class) -> Vec<Slot<'_>> {
     }
     out.retain(|s| !s.fields.is_empty());
     out
+}
+
+/// Whether a slot is a constant operand: `c[bank][offset]`, or the bindless `cx[UR][offset]`.
+fn is_constant(slot: &Slot) -> bool {
+    slot.text.contains("c[") || slot.text.contains("cx[")
 }
 
 /// Rust expression for a field's raw value in `w`.
@@ -151,8 +291,8 @@ fn modifier_roles(render: &Render) -> Option<Vec<(&'static str, Vec<u64>)>> {
 }
 
 /// The `Operand` expression of a slot, and whether it is written.
-fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
-    let of_kind = |k: &dyn Fn(FieldKind) -> bool| slot.fields.iter().find(|(f, _)| k(f.kind)).copied();
+fn operand_expr(class: &Class, slot: &Slot) -> (String, bool) {
+    let of_kind = |k: &dyn Fn(FieldKind) -> bool| slot.fields().find(|(f, _)| k(f.kind));
     let gpr = of_kind(&|k| k == FieldKind::Register(RegFile::Gpr));
     let ureg = of_kind(&|k| k == FieldKind::Register(RegFile::Uniform));
     let imm = of_kind(&|k| matches!(k, FieldKind::Immediate | FieldKind::ConstOffset));
@@ -161,11 +301,11 @@ fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
     let ureg_of = |f: &Field| format!("UReg({} as u8)", value_expr(f));
     let opt = |x: Option<String>| x.map_or("None".to_owned(), |e| format!("Some({e})"));
     let mut access = None;
-    let src = if slot.text.contains("c[") {
+    let src = if is_constant(slot) {
         // The probe records a constant operand's bank and offset as numbers (`c[{imm0}][{imm1}]`) or as
         // cbank/coff fields: first the bank, then the offset, unless the bank is a uniform register.
         let numbers: Vec<(&Field, &Render)> =
-            slot.fields.iter().filter(|(f, _)| matches!(f.kind, FieldKind::Immediate | FieldKind::ConstBank | FieldKind::ConstOffset)).copied().collect();
+            slot.fields().filter(|(f, _)| matches!(f.kind, FieldKind::Immediate | FieldKind::ConstBank | FieldKind::ConstOffset)).collect();
         let (bank, offset) = match (bank, numbers.as_slice()) {
             (Some(b), _) => (Some(b), numbers.iter().find(|(f, _)| f.kind != FieldKind::ConstBank).copied()),
             (None, [only]) if ureg.is_some() => (None, Some(*only)),
@@ -187,7 +327,7 @@ fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
             opt(ureg.map(|(f, _)| ureg_of(f))),
             imm.map_or("0".to_owned(), |(f, r)| number_expr(f, r)),
         )
-    } else if let Some((f, render)) = slot.fields.iter().find(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other)) {
+    } else if let Some((f, render)) = slot.fields().find(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other)) {
         match f.kind {
             FieldKind::Register(file) => {
                 access = access_of(class, f, file);
@@ -206,7 +346,7 @@ fn operand_expr(class: &Class, slot: &Slot<'_>) -> (String, bool) {
             _ => format!("Src::Imm({} as u64)", number_expr(f, render)),
         }
     } else {
-        let (f, _) = slot.fields[0];
+        let f = &slot.fields[0].0;
         format!("Src::Other({})", value_expr(f))
     };
     let (dir, width) = direction_expr(access);
@@ -249,8 +389,8 @@ fn raw_expr(f: &Field, render: &Render, n: &str) -> String {
 
 /// Statements that write operand `name` of a view `v` into `w` (the inverse of [`operand_expr`]); a
 /// source of another kind than the class's slot is an error naming the operand.
-fn operand_insert(slot: &Slot<'_>, name: &str) -> String {
-    let of_kind = |k: &dyn Fn(FieldKind) -> bool| slot.fields.iter().find(|(f, _)| k(f.kind)).copied();
+fn operand_insert(slot: &Slot, name: &str) -> String {
+    let of_kind = |k: &dyn Fn(FieldKind) -> bool| slot.fields().find(|(f, _)| k(f.kind));
     let gpr = of_kind(&|k| k == FieldKind::Register(RegFile::Gpr));
     let ureg = of_kind(&|k| k == FieldKind::Register(RegFile::Uniform));
     let imm = of_kind(&|k| matches!(k, FieldKind::Immediate | FieldKind::ConstOffset));
@@ -260,9 +400,9 @@ fn operand_insert(slot: &Slot<'_>, name: &str) -> String {
     };
     let mut body = String::new();
     let wrong = format!("_ => return Err(ViewError {{ class, operand: {name:?} }}),");
-    if slot.text.contains("c[") {
+    if is_constant(slot) {
         let numbers: Vec<(&Field, &Render)> =
-            slot.fields.iter().filter(|(f, _)| matches!(f.kind, FieldKind::Immediate | FieldKind::ConstBank | FieldKind::ConstOffset)).copied().collect();
+            slot.fields().filter(|(f, _)| matches!(f.kind, FieldKind::Immediate | FieldKind::ConstBank | FieldKind::ConstOffset)).collect();
         let bank = of_kind(&|k| k == FieldKind::ConstBank);
         let (bank, offset) = match (bank, numbers.as_slice()) {
             (Some(b), _) => (Some(b), numbers.iter().find(|(f, _)| f.kind != FieldKind::ConstBank).copied()),
@@ -294,7 +434,7 @@ fn operand_insert(slot: &Slot<'_>, name: &str) -> String {
             None => body.push_str("let _ = offset;"),
         }
         let _ = write!(body, " }} {wrong} }}");
-    } else if let Some((f, render)) = slot.fields.iter().find(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other)) {
+    } else if let Some((f, render)) = slot.fields().find(|(f, _)| !matches!(f.kind, FieldKind::Modifier | FieldKind::Other)) {
         let arm = match f.kind {
             FieldKind::Register(file) => match file {
                 RegFile::Gpr => format!("Src::Reg(r) => {{ {} }}", put(f, "u64::from(r.0)")),
@@ -312,7 +452,7 @@ fn operand_insert(slot: &Slot<'_>, name: &str) -> String {
         };
         let _ = write!(body, "match o.src {{ {arm} {wrong} }}");
     } else {
-        let (f, _) = slot.fields[0];
+        let f = &slot.fields[0].0;
         let _ = write!(body, "match o.src {{ Src::Other(v) => {{ {} }} {wrong} }}", put(f, "v"));
     }
     // Modifiers whose value the flags decide alone (one value per combination of the field's roles).
@@ -403,11 +543,13 @@ pub fn module_text(table: &Table, roles: &Roles) -> String {
             }
         }
         let mut regular = regular.into_iter();
+        // Optional operands take the role file's `optional` names in order, else `opt_<field>`.
+        let mut optional_names = roles.optional_names(&class.name, &class.mnemonic).unwrap_or(&[]).iter();
         let mut names: Vec<String> = slots
             .iter()
             .enumerate()
             .map(|(i, s)| match s.optional {
-                true => format!("opt_{}", s.fields[0].0.name.to_ascii_lowercase()),
+                true => optional_names.next().cloned().unwrap_or_else(|| format!("opt_{}", s.fields[0].0.name.to_ascii_lowercase())),
                 false => regular.next().unwrap_or_else(|| format!("op{i}")),
             })
             .collect();
