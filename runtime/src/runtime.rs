@@ -194,6 +194,8 @@ pub struct Runtime {
     /// Recorded launches by (kernel entry, block, dynamic shared bytes, grid), valid for one scratch buffer.
     recorded: HashMap<(usize, [u32; 3], u32, [u32; 3]), vk::CommandBuffer>,
     recorded_generation: u64,
+    /// Guest addresses of the texture-header and sampler pools launches read texture handles from.
+    texture_pools: [u64; 2],
     fence: vk::Fence,
     timestamps: vk::QueryPool,
     /// The kernel of a launch that did not stop when asked ([`RuntimeError::LaunchHung`]): the queue may
@@ -341,6 +343,7 @@ impl Runtime {
             command_buffer: vk::CommandBuffer::null(),
             recorded: HashMap::new(),
             recorded_generation: 0,
+            texture_pools: [0; 2],
             fence: vk::Fence::null(),
             timestamps: vk::QueryPool::null(),
             hung: None,

@@ -187,6 +187,7 @@ impl Runtime {
         let (fault_offset, printf_capacity) = self.fault_layout();
         // Constant banks and launch values into scratch.
         let e = &self.entries[entry];
+        let texture_pools = self.texture_pool_words();
         let scratch = self.scratch.bytes_mut().expect("scratch is host-visible");
         for &(bank, offset, bytes) in &e.banks {
             let dst = &mut scratch[offset as usize..(offset + bytes) as usize];
@@ -212,6 +213,7 @@ impl Runtime {
             grid_dim: [grid[0], grid[1], grid[2], 0],
             block_dim: [launch.block[0], launch.block[1], launch.block[2], 0],
             workgroup_base: [0; 4],
+            texture_pools,
         };
         for (i, chunk) in split_grid(grid, max_count).enumerate() {
             values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];

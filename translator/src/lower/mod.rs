@@ -33,6 +33,7 @@ pub mod soft_f64;
 mod special;
 pub mod subgroup;
 pub(crate) mod tensor;
+mod texture;
 mod uniform;
 pub(crate) mod warp;
 pub(crate) mod warp_exclusive;
@@ -435,6 +436,7 @@ fn dispatch(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         || async_copy::lower(cx, m)?
         || externs::lower(cx, m)?
         || misc::lower(cx, m)?
+        || texture::lower(cx, m)?
         || crate::control::lower_inline(cx, m)?
     {
         return Ok(());
