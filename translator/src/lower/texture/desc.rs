@@ -22,6 +22,8 @@ pub mod reason {
     pub const LAYOUT: u32 = 4;
     /// A surface access outside the surface with `.TRAP`.
     pub const SURFACE_BOUNDS: u32 = 5;
+    /// The header asks for sRGB decoding (the H200's decode table is recorded, not modelled yet).
+    pub const SRGB: u32 = 6;
 }
 
 /// The header and sampler fields the lowering uses (u32 ids unless noted).
@@ -112,6 +114,11 @@ pub(super) fn load(e: &mut E, handle: Id) -> Desc {
     let swizzle = [19u32, 22, 25, 28].map(|lo| e.bits(h[0], lo, 3));
     let (bpp, bits, fmt_ok) = format(e, comps);
     let (supported, why) = checks(e, fmt_ok, dtype, bits, version, max_mip);
+    // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22).
+    let srgb = e.bits(h[4], 22, 1);
+    let linear_rgb = e.eqk(srgb, 0);
+    let why = pick(e, linear_rgb, reason::SRGB, why);
+    let supported = e.land(supported, linear_rgb);
     let modes = [0u32, 3, 6].map(|lo| e.bits(s[0], lo, 3));
     let mag = e.bits(s[1], 0, 2);
     let linear = e.eqk(mag, 2);

@@ -129,9 +129,17 @@ impl<'c, 'a> E<'c, 'a> {
     pub fn f64t(&mut self) -> Id {
         self.cx.m.t_f64()
     }
+    /// An f64 operation decorated `NoContraction`, so drivers neither fuse nor reassociate it.
     pub fn fop(&mut self, op: Op, a: Id, b: Id) -> Id {
         let t = self.f64t();
-        self.cx.m.bin(op, t, a, b)
+        let r = self.cx.m.bin(op, t, a, b);
+        self.cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+        r
+    }
+    /// `floor` of an f64 (GLSL.std.450 Floor).
+    pub fn floor(&mut self, v: Id) -> Id {
+        let t = self.f64t();
+        self.cx.m.ext(t, crate::spirv::glsl::FLOOR, &[v])
     }
     pub fn fk(&mut self, v: f64) -> Id {
         let t = self.f64t();

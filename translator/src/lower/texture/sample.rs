@@ -16,16 +16,8 @@ struct Axis {
     w: Id,
 }
 
-/// `floor` of an f64 with |v| < 2^51 (round to nearest through 1.5·2^52, then step down if above).
 fn floor(e: &mut E, v: Id) -> Id {
-    let big = e.fk(6755399441055744.0);
-    let r = e.fop(Op::FAdd, v, big);
-    let r = e.fop(Op::FSub, r, big);
-    let above = e.cmp(Op::FOrdGreaterThan, r, v);
-    let one = e.fk(1.0);
-    let zero = e.fk(0.0);
-    let d = e.fsel(above, one, zero);
-    e.fop(Op::FSub, r, d)
+    e.floor(v)
 }
 
 /// An f64 integer (|v| < 2^51) clamped to ±2^30 and converted to i32 bits.
@@ -41,9 +33,9 @@ fn resolve(e: &mut E, i: Id, n: Id, mode: Id) -> (Id, Id) {
     let nm1 = e.sub(n, one);
     let lo = e.smax(i, zero);
     let clamped = e.smin(lo, nm1);
-    let wrap = e.op(Op::SMod, i, n);
+    let wrap = modulo(e, i, n);
     let n2 = e.add(n, n);
-    let m = e.op(Op::SMod, i, n2);
+    let m = modulo(e, i, n2);
     let below = e.cmp(Op::SLessThan, m, n);
     let n2m1 = e.sub(n2, one);
     let refl = e.sub(n2m1, m);
@@ -68,6 +60,17 @@ fn resolve(e: &mut E, i: Id, n: Id, mode: Id) -> (Id, Id) {
         inside = e.bsel(is, ins, inside);
     }
     (idx, inside)
+}
+
+/// `i mod n` in 0..n for i32 `i` and n > 0 (in f64: exact for |i| < 2^31).
+fn modulo(e: &mut E, i: Id, n: Id) -> Id {
+    let fi = e.s_to_f64(i);
+    let fnn = e.u_to_f64(n);
+    let q = e.fop(Op::FDiv, fi, fnn);
+    let q = floor(e, q);
+    let p = e.fop(Op::FMul, q, fnn);
+    let r = e.fop(Op::FSub, fi, p);
+    e.f64_to_s(r)
 }
 
 /// The taps of coordinate `x` (f32 bits) on an axis of `n` texels.
@@ -167,7 +170,8 @@ pub(super) fn sample(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>) -> [
         texels.push((raw, inside));
     }
     let weights = weights(e, &axes);
-    let total = (256u64.pow(axes.len().min(2) as u32) * if axes.len() > 2 { 256 } else { 1 }) as f64;
+    // The corner weights sum to 256 (1/256 units), times 256 more with a z axis.
+    let total = if axes.len() > 2 { 65536.0 } else { 256.0 };
     let unorm8 = {
         let u = e.eqk(d.dtype, 2);
         let b8 = e.eqk(d.bits, 8);
