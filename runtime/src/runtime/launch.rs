@@ -445,6 +445,15 @@ impl Runtime {
                     count: record.count,
                 });
             }
+            if record.kind == abi::FAULT_KIND_TEXTURE {
+                return Err(RuntimeError::TextureFault {
+                    kernel,
+                    pc: record.pc,
+                    handle: record.address,
+                    why: texture_fault_reason(record.size),
+                    count: record.count,
+                });
+            }
             if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
                 return Err(RuntimeError::SubgroupLayout { kernel });
             }
@@ -623,4 +632,17 @@ pub(super) unsafe fn barrier(
         &[],
         &[],
     );
+}
+
+/// The texture lowering's reason codes (`translator/src/lower/texture/desc.rs`, `reason`).
+fn texture_fault_reason(code: u32) -> &'static str {
+    match code {
+        1 => "texel format not sampled by the translated code (block-compressed or packed layouts)",
+        2 => "data type not sampled (fp16-forced normalized or non-32-bit float components)",
+        3 => "mipmapped texture (only level 0 is sampled yet)",
+        4 => "colour-key or reserved header version",
+        5 => "surface access outside the surface (cudaBoundaryModeTrap)",
+        6 => "sRGB decoding not modelled yet",
+        _ => "unknown reason",
+    }
 }
