@@ -16,7 +16,8 @@ pub mod reason {
     pub const FORMAT: u32 = 1;
     /// The header's data type is not SNORM/UNORM/SINT/UINT, or FLOAT on components other than 32 bits.
     pub const DATA_TYPE: u32 = 2;
-    /// The texture has more than one mip level (only level 0 is sampled yet).
+    /// A mipmapped texture sampled between levels (a fractional LOD after the clamps, or gradients): the
+    /// H200's LOD rounding and level blend are not measured yet.
     pub const MIP_LEVELS: u32 = 3;
     /// The header's memory layout is a colour-key or reserved version.
     pub const LAYOUT: u32 = 4;
@@ -41,6 +42,21 @@ pub(super) struct Desc {
     /// DEPTH_MINUS_ONE + 1: 3-D slices or array layers.
     pub depth: Id,
     pub normalized: Id,
+    /// MAX_MIP_LEVEL and the view's first and last level (RES_VIEW_MIN/MAX_MIP_LEVEL).
+    pub max_mip: Id,
+    pub view_min: Id,
+    pub view_max: Id,
+    /// Level-0 extents (`width`, `height`, `depth` become the selected level's by [`select_level`]).
+    pub extent0: [Id; 3],
+    /// Whether depth counts layers (arrays) rather than 3-D slices.
+    pub layered: bool,
+    /// Byte offset of the selected level in a layer, and the distance between layers.
+    pub level_base: Id,
+    pub layer_stride: Id,
+    /// Sampler: mip filter (1 none, 2 point, 3 linear), LOD clamps in 1/256.
+    pub mip_filter: Id,
+    pub min_lod: Id,
+    pub max_lod: Id,
     /// Bytes per texel, components, bits per component.
     pub bpp: Id,
     pub bits: Id,
@@ -82,7 +98,7 @@ pub(super) fn load_word(e: &mut E, addr: Id) -> Id {
 }
 
 /// Reads and decodes the header and sampler of `handle` (TIC index bits 19:0, TSC index bits 31:20).
-pub(super) fn load(e: &mut E, handle: Id) -> Desc {
+pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let tic_i = e.andk(handle, 0xf_ffff);
     let tsc_i = e.shrk(handle, 20);
     let tp = abi::launch_word::TEXTURE_POOLS;
@@ -113,7 +129,12 @@ pub(super) fn load(e: &mut E, handle: Id) -> Desc {
     let dtype = e.bits(h[0], 7, 3);
     let swizzle = [19u32, 22, 25, 28].map(|lo| e.bits(h[0], lo, 3));
     let (bpp, bits, fmt_ok) = format(e, comps);
-    let (supported, why) = checks(e, fmt_ok, dtype, bits, version, max_mip);
+    let view_min = e.bits(h[7], 0, 4);
+    let view_max = e.bits(h[7], 4, 4);
+    let mip_filter = e.bits(s[1], 6, 2);
+    let min_lod = e.bits(s[2], 0, 12);
+    let max_lod = e.bits(s[2], 12, 12);
+    let (supported, why) = checks(e, fmt_ok, dtype, bits, version);
     // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22).
     let srgb = e.bits(h[4], 22, 1);
     let linear_rgb = e.eqk(srgb, 0);
@@ -123,6 +144,7 @@ pub(super) fn load(e: &mut E, handle: Id) -> Desc {
     let mag = e.bits(s[1], 0, 2);
     let linear = e.eqk(mag, 2);
     let border = [s[2], s[3], s[4], s[5]];
+    let zero = e.c(0);
     Desc {
         handle,
         addr,
@@ -134,6 +156,16 @@ pub(super) fn load(e: &mut E, handle: Id) -> Desc {
         height,
         depth,
         normalized,
+        max_mip,
+        view_min,
+        view_max,
+        extent0: [width, height, depth],
+        layered,
+        level_base: zero,
+        layer_stride: zero,
+        mip_filter,
+        min_lod,
+        max_lod,
         bpp,
         bits,
         dtype,
@@ -173,7 +205,7 @@ fn format(e: &mut E, comps: Id) -> (Id, Id, Id) {
 }
 
 /// Whether the header is one the lowering handles, and the fault reason when not.
-fn checks(e: &mut E, fmt_ok: Id, dtype: Id, bits: Id, version: Id, max_mip: Id) -> (Id, Id) {
+fn checks(e: &mut E, fmt_ok: Id, dtype: Id, bits: Id, version: Id) -> (Id, Id) {
     let snorm = e.eqk(dtype, 1);
     let unorm = e.eqk(dtype, 2);
     let sint = e.eqk(dtype, 3);
@@ -190,9 +222,7 @@ fn checks(e: &mut E, fmt_ok: Id, dtype: Id, bits: Id, version: Id, max_mip: Id) 
     let v3 = e.eqk(version, 3);
     let v02 = e.lor(v0, v2);
     let layout_ok = e.lor(v02, v3);
-    let mips_ok = e.eqk(max_mip, 0);
     let why = e.c(0);
-    let why = pick(e, mips_ok, reason::MIP_LEVELS, why);
     let why = pick(e, layout_ok, reason::LAYOUT, why);
     let why = pick(e, type_ok, reason::DATA_TYPE, why);
     let why = pick(e, fmt_ok, reason::FORMAT, why);
@@ -215,6 +245,7 @@ pub(super) fn offset(e: &mut E, d: &Desc, xb: Id, y: Id, z: Id, layered: bool) -
         e.add(r, xb)
     };
     let bl = block_linear(e, d, xb, y, z, layered);
+    let bl = e.add(bl, d.level_base);
     let is_bl = e.eqk(d.version, 3);
     let is_buf = e.eqk(d.version, 0);
     let o = e.sel(is_bl, bl, pitch_off);
@@ -276,8 +307,7 @@ fn block_linear(e: &mut E, d: &Desc, xb: Id, y: Id, z: Id, layered: bool) -> Id 
     let o = e.add(o, gib);
     let o = e.add(o, col);
     let o = e.add(o, sector);
-    // Layers of a one-level array are a level-0 size apart (a whole number of blocks already).
-    let lo = e.mul(layer, slice_bytes);
+    let lo = e.mul(layer, d.layer_stride);
     e.add(o, lo)
 }
 
@@ -397,4 +427,79 @@ pub(super) fn swizzle(e: &mut E, d: &Desc, rgba: [Id; 4]) -> [Id; 4] {
         let f1 = e.eqk(s, 7);
         e.sel(f1, one_any, v)
     })
+}
+
+/// Bytes of level `k` of a block-linear chain with level-0 extents `ext` (one layer), and its extents.
+fn level_size(e: &mut E, d: &Desc, ext: [Id; 3], k: u32) -> (Id, [Id; 3]) {
+    let one = e.c(1);
+    let shrink = |e: &mut E, v: Id| {
+        let s = e.shrk(v, k);
+        e.umax(s, one)
+    };
+    let w = shrink(e, ext[0]);
+    let h = shrink(e, ext[1]);
+    let dd = if d.layered { ext[2] } else { shrink(e, ext[2]) };
+    let slices = if d.layered { one } else { dd };
+    let bh = clamp_log2(e, d.block_h, h, 8);
+    let bd = clamp_log2(e, d.block_d, slices, 1);
+    let row = e.mul(w, d.bpp);
+    let gobs = e.addk(row, 63);
+    let gobs = e.shrk(gobs, 6);
+    let gob_rows = e.addk(h, 7);
+    let gob_rows = e.shrk(gob_rows, 3);
+    let up = |e: &mut E, v: Id, log2: Id| {
+        let b = e.shl(one, log2);
+        let v = e.add(v, b);
+        let v = e.sub(v, one);
+        e.shr(v, log2)
+    };
+    let rows = up(e, gob_rows, bh);
+    let zs = up(e, slices, bd);
+    let n = e.mul(gobs, rows);
+    let n = e.mul(n, zs);
+    let sh = e.add(bh, bd);
+    let sh = e.addk(sh, 9);
+    (e.shl(n, sh), [w, h, dd])
+}
+
+/// Makes `level` (from the view's first level; u32) the one `offset` and the extents refer to: its offset in
+/// the chain (levels back to back) and the layer stride (the chain rounded up to a level-0 block), as
+/// `sassport_textures::Chain` lays them out.
+pub(super) fn select_level(e: &mut E, d: &mut Desc, level: Id) {
+    let ext = d.extent0;
+    let zero = e.c(0);
+    let mut base = zero;
+    let mut total = zero;
+    let mut extents = ext;
+    for k in 0..16u32 {
+        let (size, ex) = level_size(e, d, ext, k);
+        let kc = e.c(k);
+        let before = e.cmp(Op::ULessThan, kc, level);
+        let add = e.sel(before, size, zero);
+        base = e.add(base, add);
+        let stored = e.cmp(Op::ULessThanEqual, kc, d.max_mip);
+        let add = e.sel(stored, size, zero);
+        total = e.add(total, add);
+        let at = e.eqk(level, k);
+        for (x, v) in extents.iter_mut().zip(ex) {
+            *x = e.sel(at, v, *x);
+        }
+    }
+    let slices0 = if d.layered { e.c(1) } else { ext[2] };
+    let bh0 = clamp_log2(e, d.block_h, ext[1], 8);
+    let bd0 = clamp_log2(e, d.block_d, slices0, 1);
+    let sh = e.add(bh0, bd0);
+    let sh = e.addk(sh, 9);
+    let one = e.c(1);
+    let block = e.shl(one, sh);
+    let t = e.add(total, block);
+    let t = e.sub(t, one);
+    let t = e.shr(t, sh);
+    d.layer_stride = e.shl(t, sh);
+    let is_bl = e.eqk(d.version, 3);
+    d.level_base = e.sel(is_bl, base, zero);
+    let [w, h, dd] = extents;
+    d.width = e.sel(is_bl, w, ext[0]);
+    d.height = e.sel(is_bl, h, ext[1]);
+    d.depth = e.sel(is_bl, dd, ext[2]);
 }

@@ -133,9 +133,11 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     }
     let h = handle(cx, o.bank, o.word)?;
     let mut e = E { cx };
-    let d = desc::load(&mut e, h);
+    let mut d = desc::load(&mut e, h, array);
     let list: Vec<Id> = (0..n).map(|k| list_reg(&mut e, &o, na, k)).collect();
     let (layer, coords) = if array { (Some(list[0]), &list[1..1 + axes]) } else { (None, &list[..axes]) };
+    let lod = (lod == 1 && m != "TXD").then(|| list[usize::from(array) + axes]);
+    choose_level(&mut e, &mut d, m, lod);
     let values = match m {
         "TLD" => fetch(&mut e, &d, coords, layer),
         "TLD4" => {
@@ -154,6 +156,46 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let values = guard_supported(&mut e, &d, values);
     write(&mut e, &o, mask, values);
     Ok(())
+}
+
+/// Selects the level the instruction reads: the view's first level plus the LOD (TLD: an integer; TEX: the
+/// float LOD clamped to the sampler's range, which must land on a whole level — the H200's rounding between
+/// levels is not measured, so a fractional one faults), or the view's first level alone without mip filter.
+fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
+    use crate::spirv::Op;
+    let single = e.eqk(d.max_mip, 0);
+    let none = e.eqk(d.mip_filter, 1);
+    let base_only = e.lor(single, none);
+    let (offset, ok) = if m == "TLD" {
+        (lod.unwrap_or_else(|| e.c(0)), e.cx.m.c_bool(true))
+    } else {
+        let l = match lod {
+            Some(bits) => e.f32_to_f64(bits),
+            None => e.fk(0.0),
+        };
+        let k256 = e.fk(256.0);
+        let lo = e.u_to_f64(d.min_lod);
+        let lo = e.fop(Op::FDiv, lo, k256);
+        let hi = e.u_to_f64(d.max_lod);
+        let hi = e.fop(Op::FDiv, hi, k256);
+        let below = e.cmp(Op::FUnordLessThan, l, lo);
+        let l = e.fsel(below, lo, l);
+        let above = e.cmp(Op::FOrdGreaterThan, l, hi);
+        let l = e.fsel(above, hi, l);
+        let f = e.floor(l);
+        let whole = e.cmp(Op::FOrdEqual, f, l);
+        let whole = if m == "TEX" { whole } else { e.cx.m.c_bool(false) };
+        let ok = e.lor(base_only, whole);
+        (e.f64_to_s(f), ok)
+    };
+    let zero = e.c(0);
+    let offset = e.sel(base_only, zero, offset);
+    let level = e.add(d.view_min, offset);
+    let level = e.umin(level, d.view_max);
+    desc::select_level(e, d, level);
+    let code = e.c(desc::reason::MIP_LEVELS);
+    d.why = e.sel(ok, d.why, code);
+    d.supported = e.land(d.supported, ok);
 }
 
 /// Results of an unsupported header are 0, and the fault names why.

@@ -65,7 +65,9 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
     let h = super::handle(cx, bank, word)?;
     let data: Vec<Id> = if store { (0..bytes.max(4) / 4).map(|k| cx.reg(rd.wrapping_add(k as u8))).collect() } else { vec![] };
     let mut e = E { cx };
-    let d = desc::load(&mut e, h);
+    let mut d = desc::load(&mut e, h, layered);
+    let first = d.view_min;
+    desc::select_level(&mut e, &mut d, first);
     let coords: Vec<Id> = (0..axes).map(|k| if ra == 255 { e.c(0) } else { e.reg(ra.wrapping_add(k as u8)) }).collect();
     let (x, y, z, inside) = bounds(&mut e, &d, &coords, layered, bytes, !(trap || ign));
     let xb = x;
