@@ -48,8 +48,9 @@ pub(super) struct Desc {
     pub view_max: Id,
     /// Level-0 extents (`width`, `height`, `depth` become the selected level's by [`select_level`]).
     pub extent0: [Id; 3],
-    /// Whether depth counts layers (arrays) rather than 3-D slices.
-    pub layered: bool,
+    /// Whether depth counts 3-D slices (TEXTURE_TYPE 2) rather than layers: the header decides how the
+    /// chain lies, whatever dimension the instruction names.
+    pub is_3d: Id,
     /// Byte offset of the selected level in a layer, and the distance between layers.
     pub level_base: Id,
     pub layer_stride: Id,
@@ -144,6 +145,9 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let mag = e.bits(s[1], 0, 2);
     let linear = e.eqk(mag, 2);
     let border = [s[2], s[3], s[4], s[5]];
+    let ttype = e.bits(h[4], 23, 4);
+    let is_3d = e.eqk(ttype, 2);
+    let _ = layered;
     let zero = e.c(0);
     Desc {
         handle,
@@ -160,7 +164,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
         view_min,
         view_max,
         extent0: [width, height, depth],
-        layered,
+        is_3d,
         level_base: zero,
         layer_stride: zero,
         mip_filter,
@@ -270,8 +274,12 @@ fn clamp_log2(e: &mut E, log2: Id, n: Id, unit: u32) -> Id {
 fn block_linear(e: &mut E, d: &Desc, xb: Id, y: Id, z: Id, layered: bool) -> Id {
     let rows = d.height; // one row of texels per row of blocks of uncompressed formats
     let h = clamp_log2(e, d.block_h, rows, 8);
-    let (zz, layer) = if layered { (e.c(0), z) } else { (z, e.c(0)) };
-    let slices = if layered { e.c(1) } else { d.depth };
+    let _ = layered;
+    let zero = e.c(0);
+    let zz = e.sel(d.is_3d, z, zero);
+    let layer = e.sel(d.is_3d, zero, z);
+    let one = e.c(1);
+    let slices = e.sel(d.is_3d, d.depth, one);
     let dl = clamp_log2(e, d.block_d, slices, 1);
     let row_bytes = e.mul(d.width, d.bpp);
     let gobs_per_row = e.addk(row_bytes, 63);
@@ -438,8 +446,9 @@ fn level_size(e: &mut E, d: &Desc, ext: [Id; 3], k: u32) -> (Id, [Id; 3]) {
     };
     let w = shrink(e, ext[0]);
     let h = shrink(e, ext[1]);
-    let dd = if d.layered { ext[2] } else { shrink(e, ext[2]) };
-    let slices = if d.layered { one } else { dd };
+    let shrunk = shrink(e, ext[2]);
+    let dd = e.sel(d.is_3d, shrunk, ext[2]);
+    let slices = e.sel(d.is_3d, dd, one);
     let bh = clamp_log2(e, d.block_h, h, 8);
     let bd = clamp_log2(e, d.block_d, slices, 1);
     let row = e.mul(w, d.bpp);
@@ -485,12 +494,12 @@ pub(super) fn select_level(e: &mut E, d: &mut Desc, level: Id) {
             *x = e.sel(at, v, *x);
         }
     }
-    let slices0 = if d.layered { e.c(1) } else { ext[2] };
+    let one = e.c(1);
+    let slices0 = e.sel(d.is_3d, ext[2], one);
     let bh0 = clamp_log2(e, d.block_h, ext[1], 8);
     let bd0 = clamp_log2(e, d.block_d, slices0, 1);
     let sh = e.add(bh0, bd0);
     let sh = e.addk(sh, 9);
-    let one = e.c(1);
     let block = e.shl(one, sh);
     let t = e.add(total, block);
     let t = e.sub(t, one);
