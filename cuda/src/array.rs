@@ -60,7 +60,9 @@ pub fn component_bytes(format: u32) -> Result<u64> {
         0x01 | 0x08 => Ok(1),
         0x02 | 0x09 | 0x10 => Ok(2),
         0x03 | 0x0a | 0x20 => Ok(4),
-        f => Err(DriverError::NotSupported(format!("CUDA arrays of CUarray_format {f:#x}"))),
+        f => Err(DriverError::NotSupported(format!(
+            "CUDA arrays of CUarray_format {f:#x}"
+        ))),
     }
 }
 
@@ -80,7 +82,10 @@ fn create(d: &mut Driver, desc: Descriptor3d) -> Result<Handle> {
         return Err(DriverError::InvalidValue(format!("{} channels", desc.channels)));
     }
     if desc.flags & CUBEMAP != 0 || desc.flags & !(LAYERED | 2 | 0x20) != 0 {
-        return Err(DriverError::NotSupported(format!("CUDA array flags {:#x} (cube maps)", desc.flags)));
+        return Err(DriverError::NotSupported(format!(
+            "CUDA array flags {:#x} (cube maps)",
+            desc.flags
+        )));
     }
     let bytes = component_bytes(desc.format)? * desc.channels as u64;
     let width = desc.width as u64;
@@ -112,64 +117,101 @@ fn create(d: &mut Driver, desc: Descriptor3d) -> Result<Handle> {
 
 /// The array behind `h`.
 pub fn get(d: &Driver, h: usize) -> Result<Array> {
-    d.arrays.get(&h).copied().ok_or(DriverError::InvalidHandle { what: "array", handle: h })
+    d.arrays.get(&h).copied().ok_or(DriverError::InvalidHandle {
+        what: "array",
+        handle: h,
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayCreate_v2(p: *mut Handle, desc: *const Descriptor) -> CUresult {
-    call("cuArrayCreate", || format!("desc={desc:p}"), || {
-        // SAFETY: the caller passes a valid descriptor (or null, refused).
-        let a = unsafe { desc.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pAllocateArray is null".into()))?;
-        let d3 = Descriptor3d { width: a.width, height: a.height, depth: 0, format: a.format, channels: a.channels, flags: 0 };
-        let h = state::with(|d| create(d, d3))?;
-        unsafe { out(p, h, "pHandle") }
-    })
+    call(
+        "cuArrayCreate",
+        || format!("desc={desc:p}"),
+        || {
+            // SAFETY: the caller passes a valid descriptor (or null, refused).
+            let a = unsafe { desc.as_ref() }
+                .ok_or_else(|| DriverError::InvalidValue("pAllocateArray is null".into()))?;
+            let d3 = Descriptor3d {
+                width: a.width,
+                height: a.height,
+                depth: 0,
+                format: a.format,
+                channels: a.channels,
+                flags: 0,
+            };
+            let h = state::with(|d| create(d, d3))?;
+            unsafe { out(p, h, "pHandle") }
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuArray3DCreate_v2(p: *mut Handle, desc: *const Descriptor3d) -> CUresult {
-    call("cuArray3DCreate", || format!("desc={desc:p}"), || {
-        // SAFETY: as above.
-        let a = *unsafe { desc.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pAllocateArray is null".into()))?;
-        let h = state::with(|d| create(d, a))?;
-        unsafe { out(p, h, "pHandle") }
-    })
+    call(
+        "cuArray3DCreate",
+        || format!("desc={desc:p}"),
+        || {
+            // SAFETY: as above.
+            let a = *unsafe { desc.as_ref() }
+                .ok_or_else(|| DriverError::InvalidValue("pAllocateArray is null".into()))?;
+            let h = state::with(|d| create(d, a))?;
+            unsafe { out(p, h, "pHandle") }
+        },
+    )
 }
 
 #[no_mangle]
 pub extern "C" fn cuArrayDestroy(h: Handle) -> CUresult {
-    call("cuArrayDestroy", || format!("hArray={h:#x}"), || {
-        state::with(|d| {
-            let a = get(d, h)?;
-            d.arrays.remove(&h);
-            Ok(d.current_gpu()?.rt.free(a.base)?)
-        })
-    })
+    call(
+        "cuArrayDestroy",
+        || format!("hArray={h:#x}"),
+        || {
+            state::with(|d| {
+                let a = get(d, h)?;
+                d.arrays.remove(&h);
+                Ok(d.current_gpu()?.rt.free(a.base)?)
+            })
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayGetDescriptor_v2(p: *mut Descriptor, h: Handle) -> CUresult {
-    call("cuArrayGetDescriptor", || format!("hArray={h:#x}"), || {
-        let a = state::with(|d| get(d, h))?;
-        let desc = Descriptor { width: a.width as usize, height: a.height as usize, format: a.format, channels: a.channels };
-        unsafe { out(p, desc, "pArrayDescriptor") }
-    })
+    call(
+        "cuArrayGetDescriptor",
+        || format!("hArray={h:#x}"),
+        || {
+            let a = state::with(|d| get(d, h))?;
+            let desc = Descriptor {
+                width: a.width as usize,
+                height: a.height as usize,
+                format: a.format,
+                channels: a.channels,
+            };
+            unsafe { out(p, desc, "pArrayDescriptor") }
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(p: *mut Descriptor3d, h: Handle) -> CUresult {
-    call("cuArray3DGetDescriptor", || format!("hArray={h:#x}"), || {
-        let a = state::with(|d| get(d, h))?;
-        let desc = Descriptor3d {
-            width: a.width as usize,
-            height: a.height as usize,
-            depth: a.depth as usize,
-            format: a.format,
-            channels: a.channels,
-            flags: a.flags,
-        };
-        unsafe { out(p, desc, "pArrayDescriptor") }
-    })
+    call(
+        "cuArray3DGetDescriptor",
+        || format!("hArray={h:#x}"),
+        || {
+            let a = state::with(|d| get(d, h))?;
+            let desc = Descriptor3d {
+                width: a.width as usize,
+                height: a.height as usize,
+                depth: a.depth as usize,
+                format: a.format,
+                channels: a.channels,
+                flags: a.flags,
+            };
+            unsafe { out(p, desc, "pArrayDescriptor") }
+        },
+    )
 }
 
 /// `CUDA_MEMCPY3D`.
@@ -203,11 +245,24 @@ pub struct Memcpy3d {
 }
 
 /// One side of a 3-D copy: (is device memory, base address, pitch, rows per slice).
-fn side3(d: &Driver, kind: u32, host: u64, device: u64, array: usize, pitch: usize, height: usize) -> Result<(bool, u64, u64, u64)> {
+fn side3(
+    d: &Driver,
+    kind: u32,
+    host: u64,
+    device: u64,
+    array: usize,
+    pitch: usize,
+    height: usize,
+) -> Result<(bool, u64, u64, u64)> {
     match kind {
         1 => Ok((false, host, pitch as u64, height as u64)),
         2 => Ok((true, device, pitch as u64, height as u64)),
-        4 => Ok((d.device_of_address(device).is_some(), device, pitch as u64, height as u64)),
+        4 => Ok((
+            d.device_of_address(device).is_some(),
+            device,
+            pitch as u64,
+            height as u64,
+        )),
         3 => {
             let a = get(d, array)?;
             Ok((true, a.base, a.pitch, a.rows()))
@@ -218,10 +273,28 @@ fn side3(d: &Driver, kind: u32, host: u64, device: u64, array: usize, pitch: usi
 
 fn copy_3d(d: &mut Driver, c: &Memcpy3d) -> Result<()> {
     if c.src_lod != 0 || c.dst_lod != 0 {
-        return Err(DriverError::NotSupported("copies of mipmap levels other than 0".into()));
+        return Err(DriverError::NotSupported(
+            "copies of mipmap levels other than 0".into(),
+        ));
     }
-    let s = side3(d, c.src_type, c.src_host as u64, c.src_device, c.src_array, c.src_pitch, c.src_height)?;
-    let t = side3(d, c.dst_type, c.dst_host as u64, c.dst_device, c.dst_array, c.dst_pitch, c.dst_height)?;
+    let s = side3(
+        d,
+        c.src_type,
+        c.src_host as u64,
+        c.src_device,
+        c.src_array,
+        c.src_pitch,
+        c.src_height,
+    )?;
+    let t = side3(
+        d,
+        c.dst_type,
+        c.dst_host as u64,
+        c.dst_device,
+        c.dst_array,
+        c.dst_pitch,
+        c.dst_height,
+    )?;
     for z in 0..c.depth.max(1) as u64 {
         for y in 0..c.height.max(1) as u64 {
             let at = |b: (bool, u64, u64, u64), x: usize, yy: usize, zz: usize| {
@@ -241,14 +314,18 @@ fn copy_3d(d: &mut Driver, c: &Memcpy3d) -> Result<()> {
 }
 
 unsafe fn copy_3d_call(name: &str, p: *const Memcpy3d, stream: usize) -> CUresult {
-    call(name, || format!("copy={p:p}, stream={stream:#x}"), || {
-        // SAFETY: the caller passes a valid CUDA_MEMCPY3D (or null, refused).
-        let c = unsafe { p.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pCopy is null".into()))?;
-        state::with(|d| {
-            crate::stream::check(d, stream)?;
-            copy_3d(d, c)
-        })
-    })
+    call(
+        name,
+        || format!("copy={p:p}, stream={stream:#x}"),
+        || {
+            // SAFETY: the caller passes a valid CUDA_MEMCPY3D (or null, refused).
+            let c = unsafe { p.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pCopy is null".into()))?;
+            state::with(|d| {
+                crate::stream::check(d, stream)?;
+                copy_3d(d, c)
+            })
+        },
+    )
 }
 
 #[no_mangle]

@@ -11,8 +11,8 @@ use crate::log::call;
 use crate::result::CUresult;
 use crate::state::{self, Driver};
 use sassport_textures::{
-    AddressMode, DataType, Filter, Format, Layout, MemoryLayout, MipFilter, Reduction, Sampler, Source, TextureHeader,
-    TextureType,
+    AddressMode, DataType, Filter, Format, Layout, MemoryLayout, MipFilter, Reduction, Sampler, Source,
+    TextureHeader, TextureType,
 };
 
 /// Entries per pool (a handle's index has 20 bits for the header and 12 for the sampler).
@@ -84,10 +84,23 @@ fn format(f: u32, channels: u32, integer: bool) -> Result<Format> {
         3 => Source::OneFloat,
         _ => Source::Zero,
     });
-    Ok(Format { layout, types: [ty; 4], swizzle, packed: false })
+    Ok(Format {
+        layout,
+        types: [ty; 4],
+        swizzle,
+        packed: false,
+    })
 }
 
-fn header(format: Format, address: u64, memory: MemoryLayout, ty: TextureType, w: u64, h: u64, d: u64) -> TextureHeader {
+fn header(
+    format: Format,
+    address: u64,
+    memory: MemoryLayout,
+    ty: TextureType,
+    w: u64,
+    h: u64,
+    d: u64,
+) -> TextureHeader {
     TextureHeader {
         format,
         address,
@@ -118,7 +131,17 @@ fn array_header(a: &Array, integer: bool) -> Result<TextureHeader> {
         _ => TextureType::ThreeD,
     };
     let f = format(a.format, a.channels, integer)?;
-    Ok(header(f, a.base, MemoryLayout::Pitch { pitch: a.pitch as u32 }, ty, a.width, a.height, a.depth))
+    Ok(header(
+        f,
+        a.base,
+        MemoryLayout::Pitch {
+            pitch: a.pitch as u32,
+        },
+        ty,
+        a.width,
+        a.height,
+        a.depth,
+    ))
 }
 
 /// The header a resource description names.
@@ -126,20 +149,41 @@ fn resource_header(d: &Driver, r: &ResourceDesc, integer: bool) -> Result<Textur
     let u = |i: usize| r.res[i];
     match r.kind {
         0 => array_header(&array::get(d, u(0) as usize)?, integer),
-        1 => Err(DriverError::NotSupported("texture objects over mipmapped arrays".into())),
+        1 => Err(DriverError::NotSupported(
+            "texture objects over mipmapped arrays".into(),
+        )),
         2 => {
             let (fmt, ch) = (u(1) as u32, (u(1) >> 32) as u32);
             let f = format(fmt, ch, integer)?;
             let n = u(2) / (component_bytes(fmt)? * ch as u64);
-            Ok(header(f, u(0), MemoryLayout::Buffer, TextureType::OneDBuffer, n, 1, 1))
+            Ok(header(
+                f,
+                u(0),
+                MemoryLayout::Buffer,
+                TextureType::OneDBuffer,
+                n,
+                1,
+                1,
+            ))
         }
         3 => {
             let (fmt, ch) = (u(1) as u32, (u(1) >> 32) as u32);
             let f = format(fmt, ch, integer)?;
             if u(4) % 32 != 0 {
-                return Err(DriverError::InvalidValue(format!("pitch {} is not a multiple of 32", u(4))));
+                return Err(DriverError::InvalidValue(format!(
+                    "pitch {} is not a multiple of 32",
+                    u(4)
+                )));
             }
-            Ok(header(f, u(0), MemoryLayout::Pitch { pitch: u(4) as u32 }, TextureType::TwoD, u(2), u(3), 1))
+            Ok(header(
+                f,
+                u(0),
+                MemoryLayout::Pitch { pitch: u(4) as u32 },
+                TextureType::TwoD,
+                u(2),
+                u(3),
+                1,
+            ))
         }
         k => Err(DriverError::InvalidValue(format!("resource type {k}"))),
     }
@@ -152,7 +196,11 @@ fn sampler(t: Option<&TextureDesc>) -> Sampler {
         3 => AddressMode::Border,
         _ => AddressMode::ClampToEdge,
     };
-    let filter = if t.is_some_and(|t| t.filter == 1) { Filter::Linear } else { Filter::Point };
+    let filter = if t.is_some_and(|t| t.filter == 1) {
+        Filter::Linear
+    } else {
+        Filter::Point
+    };
     Sampler {
         address: t.map_or([AddressMode::ClampToEdge; 3], |t| t.address.map(mode)),
         compare: None,
@@ -185,7 +233,10 @@ fn bind(d: &mut Driver, h: &TextureHeader, s: &Sampler) -> Result<u64> {
     }
     let pools = d.texture_pools.get_mut(&device).expect("inserted above");
     let slot = pools.used.iter().position(|u| !u).ok_or_else(|| {
-        DriverError::NotSupported(format!("more than {} live texture and surface objects", POOL_ENTRIES - 1))
+        DriverError::NotSupported(format!(
+            "more than {} live texture and surface objects",
+            POOL_ENTRIES - 1
+        ))
     })?;
     pools.used[slot] = true;
     let (tic, tsc) = (pools.tic + 32 * slot as u64, pools.tsc + 32 * slot as u64);
@@ -204,7 +255,9 @@ fn unbind(d: &mut Driver, handle: u64) -> Result<()> {
             d.texture_resources.remove(&handle);
             Ok(())
         }
-        _ => Err(DriverError::InvalidValue(format!("texture or surface object {handle:#x}"))),
+        _ => Err(DriverError::InvalidValue(format!(
+            "texture or surface object {handle:#x}"
+        ))),
     }
 }
 
@@ -215,62 +268,89 @@ pub unsafe extern "C" fn cuTexObjectCreate(
     tex: *const TextureDesc,
     view: *const u8,
 ) -> CUresult {
-    call("cuTexObjectCreate", || format!("res={res:p}, tex={tex:p}, view={view:p}"), || {
-        if !view.is_null() {
-            return Err(DriverError::NotSupported("texture objects with a resource view".into()));
-        }
-        // SAFETY: the caller passes valid descriptors (null ones are refused).
-        let r = *unsafe { res.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pResDesc is null".into()))?;
-        let t = unsafe { tex.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pTexDesc is null".into()))?;
-        let handle = state::with(|d| {
-            let mut h = resource_header(d, &r, t.flags & READ_AS_INTEGER != 0)?;
-            h.normalized_coords = t.flags & NORMALIZED != 0;
-            h.srgb = t.flags & SRGB != 0;
-            let handle = bind(d, &h, &sampler(Some(t)))?;
-            d.texture_resources.insert(handle, r);
-            Ok(handle)
-        })?;
-        unsafe { out(p, handle, "pTexObject") }
-    })
+    call(
+        "cuTexObjectCreate",
+        || format!("res={res:p}, tex={tex:p}, view={view:p}"),
+        || {
+            if !view.is_null() {
+                return Err(DriverError::NotSupported(
+                    "texture objects with a resource view".into(),
+                ));
+            }
+            // SAFETY: the caller passes valid descriptors (null ones are refused).
+            let r = *unsafe { res.as_ref() }
+                .ok_or_else(|| DriverError::InvalidValue("pResDesc is null".into()))?;
+            let t = unsafe { tex.as_ref() }
+                .ok_or_else(|| DriverError::InvalidValue("pTexDesc is null".into()))?;
+            let handle = state::with(|d| {
+                let mut h = resource_header(d, &r, t.flags & READ_AS_INTEGER != 0)?;
+                h.normalized_coords = t.flags & NORMALIZED != 0;
+                h.srgb = t.flags & SRGB != 0;
+                let handle = bind(d, &h, &sampler(Some(t)))?;
+                d.texture_resources.insert(handle, r);
+                Ok(handle)
+            })?;
+            unsafe { out(p, handle, "pTexObject") }
+        },
+    )
 }
 
 #[no_mangle]
 pub extern "C" fn cuTexObjectDestroy(handle: u64) -> CUresult {
-    call("cuTexObjectDestroy", || format!("texObject={handle:#x}"), || state::with(|d| unbind(d, handle)))
+    call(
+        "cuTexObjectDestroy",
+        || format!("texObject={handle:#x}"),
+        || state::with(|d| unbind(d, handle)),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuTexObjectGetResourceDesc(p: *mut ResourceDesc, handle: u64) -> CUresult {
-    call("cuTexObjectGetResourceDesc", || format!("texObject={handle:#x}"), || {
-        let r = state::with(|d| {
-            d.texture_resources
-                .get(&handle)
-                .copied()
-                .ok_or_else(|| DriverError::InvalidValue(format!("texture object {handle:#x}")))
-        })?;
-        unsafe { out(p, r, "pResDesc") }
-    })
+    call(
+        "cuTexObjectGetResourceDesc",
+        || format!("texObject={handle:#x}"),
+        || {
+            let r = state::with(|d| {
+                d.texture_resources
+                    .get(&handle)
+                    .copied()
+                    .ok_or_else(|| DriverError::InvalidValue(format!("texture object {handle:#x}")))
+            })?;
+            unsafe { out(p, r, "pResDesc") }
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuSurfObjectCreate(p: *mut u64, res: *const ResourceDesc) -> CUresult {
-    call("cuSurfObjectCreate", || format!("res={res:p}"), || {
-        // SAFETY: as above.
-        let r = *unsafe { res.as_ref() }.ok_or_else(|| DriverError::InvalidValue("pResDesc is null".into()))?;
-        if r.kind != 0 {
-            return Err(DriverError::InvalidValue("surface objects need an array resource".into()));
-        }
-        let handle = state::with(|d| {
-            let h = resource_header(d, &r, true)?;
-            let handle = bind(d, &h, &sampler(None))?;
-            d.texture_resources.insert(handle, r);
-            Ok(handle)
-        })?;
-        unsafe { out(p, handle, "pSurfObject") }
-    })
+    call(
+        "cuSurfObjectCreate",
+        || format!("res={res:p}"),
+        || {
+            // SAFETY: as above.
+            let r = *unsafe { res.as_ref() }
+                .ok_or_else(|| DriverError::InvalidValue("pResDesc is null".into()))?;
+            if r.kind != 0 {
+                return Err(DriverError::InvalidValue(
+                    "surface objects need an array resource".into(),
+                ));
+            }
+            let handle = state::with(|d| {
+                let h = resource_header(d, &r, true)?;
+                let handle = bind(d, &h, &sampler(None))?;
+                d.texture_resources.insert(handle, r);
+                Ok(handle)
+            })?;
+            unsafe { out(p, handle, "pSurfObject") }
+        },
+    )
 }
 
 #[no_mangle]
 pub extern "C" fn cuSurfObjectDestroy(handle: u64) -> CUresult {
-    call("cuSurfObjectDestroy", || format!("surfObject={handle:#x}"), || state::with(|d| unbind(d, handle)))
+    call(
+        "cuSurfObjectDestroy",
+        || format!("surfObject={handle:#x}"),
+        || state::with(|d| unbind(d, handle)),
+    )
 }

@@ -104,7 +104,10 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let tsc_i = e.shrk(handle, 20);
     let tp = abi::launch_word::TEXTURE_POOLS;
     let h: Vec<Id> = (0..8).map(|w| pool_word(e, tp, tic_i, w)).collect();
-    let s: Vec<Id> = [0u32, 1, 4, 5, 6, 7].iter().map(|&w| pool_word(e, tp + 2, tsc_i, w)).collect();
+    let s: Vec<Id> = [0u32, 1, 4, 5, 6, 7]
+        .iter()
+        .map(|&w| pool_word(e, tp + 2, tsc_i, w))
+        .collect();
     let addr_hi = e.andk(h[2], 0xffff);
     let addr = e.cx.pack64(h[1], addr_hi);
     let version = e.bits(h[2], 21, 3);

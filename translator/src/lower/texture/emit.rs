@@ -133,7 +133,9 @@ impl<'c, 'a> E<'c, 'a> {
     pub fn fop(&mut self, op: Op, a: Id, b: Id) -> Id {
         let t = self.f64t();
         let r = self.cx.m.bin(op, t, a, b);
-        self.cx.m.decorate(r, crate::spirv::Decoration::NoContraction, &[]);
+        self.cx
+            .m
+            .decorate(r, crate::spirv::Decoration::NoContraction, &[]);
         r
     }
     /// `floor` of an f64 (GLSL.std.450 Floor).

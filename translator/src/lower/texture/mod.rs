@@ -29,7 +29,9 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
         "TXQ" => return Err(cx.refuse("TXQ (texture query) is not translated yet")),
         "SULD" | "SUST" => surface::lower(cx, m == "SUST")?,
         "TMML" | "SUATOM" | "SURED" | "SUQUERY" => {
-            return Err(cx.refuse(format!("{m} is not translated yet (texture lowering: TEX/TLD/TLD4/TXD/SULD/SUST)")))
+            return Err(cx.refuse(format!(
+                "{m} is not translated yet (texture lowering: TEX/TLD/TLD4/TXD/SULD/SUST)"
+            )))
         }
         _ => return Ok(false),
     }
@@ -38,9 +40,13 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
 
 /// The mnemonic's modifiers as the generated decoder renders them (`TEX.SCR.LL` → `["SCR", "LL"]`).
 fn modifiers(cx: &Ctx<'_>) -> Result<Vec<String>, TranslateError> {
-    let d = sassport_gen::decode(cx.inst.word).map_err(|_| cx.refuse("the decoder does not know this word"))?;
+    let d =
+        sassport_gen::decode(cx.inst.word).map_err(|_| cx.refuse("the decoder does not know this word"))?;
     let text = d.text(0, sassport_gen::TargetStyle::Absolute);
-    let first = text.split_whitespace().find(|t| !t.starts_with('@')).unwrap_or_default();
+    let first = text
+        .split_whitespace()
+        .find(|t| !t.starts_with('@'))
+        .unwrap_or_default();
     Ok(first.split('.').skip(1).map(str::to_string).collect())
 }
 
@@ -58,7 +64,9 @@ struct Operands {
 
 fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
     use sassport_gen::Src;
-    let v = sassport_gen::decode(cx.inst.word).map_err(|_| cx.refuse("the decoder does not know this word"))?.view();
+    let v = sassport_gen::decode(cx.inst.word)
+        .map_err(|_| cx.refuse("the decoder does not know this word"))?
+        .view();
     let (dst, dst2, a, b, c, d, e) = match v {
         View::Tex(t) => (t.dst, t.dst2, t.a, t.b, t.c, t.d, t.e),
         View::Tld(t) => (t.dst, t.dst2, t.a, t.b, t.c, t.d, t.e),
@@ -74,7 +82,11 @@ fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
         Some((Src::Imm(v), m)) => Some((v as u32, m)),
         _ => None,
     };
-    let missing = || cx.refuse("the form has no constant-bank handle (only `.SCR` forms with c[bank][word] are translated)");
+    let missing = || {
+        cx.refuse(
+            "the form has no constant-bank handle (only `.SCR` forms with c[bank][word] are translated)",
+        )
+    };
     let (bank, _) = imm(c).ok_or_else(missing)?;
     let (word, _) = imm(d).ok_or_else(missing)?;
     let (mask, dim) = imm(e).ok_or_else(missing)?;
@@ -97,7 +109,11 @@ fn handle(cx: &mut Ctx<'_>, bank: u8, word: u32) -> Result<Id, TranslateError> {
 
 /// Vector operand `k` of the list split over Ra (first `na`) and Rb.
 fn list_reg(e: &mut E, o: &Operands, na: usize, k: usize) -> Id {
-    let r = if k < na { o.ra.wrapping_add(k as u8) } else { o.rb.wrapping_add((k - na) as u8) };
+    let r = if k < na {
+        o.ra.wrapping_add(k as u8)
+    } else {
+        o.rb.wrapping_add((k - na) as u8)
+    };
     if (k < na && o.ra == 255) || (k >= na && o.rb == 255) {
         return e.c(0);
     }
@@ -108,7 +124,9 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let mods = modifiers(cx)?;
     let has = |s: &str| mods.iter().any(|x| x == s);
     if m != "TXD" && !has("SCR") {
-        return Err(cx.refuse(format!("{m} without .SCR (a bound or register-bindless handle) is not translated yet")));
+        return Err(cx.refuse(format!(
+            "{m} without .SCR (a bound or register-bindless handle) is not translated yet"
+        )));
     }
     for bad in ["AOFFI", "DC", "F16", "PTP", "LC", "LB", "LBA", "LLA", "NDV"] {
         if has(bad) {
@@ -123,11 +141,21 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
         2 => (3, false),
         4 => (1, true),
         5 => (2, true),
-        d => return Err(cx.refuse(format!("{m} of dimension code {d} (cube textures) is not translated yet"))),
+        d => {
+            return Err(cx.refuse(format!(
+                "{m} of dimension code {d} (cube textures) is not translated yet"
+            )))
+        }
     };
     let lod = usize::from(has("LL"));
     let n = usize::from(array) + axes + if m == "TXD" { 0 } else { lod };
-    let na = if m == "TXD" { n } else if n <= 1 { n } else { 2.min(n - 1) };
+    let na = if m == "TXD" {
+        n
+    } else if n <= 1 {
+        n
+    } else {
+        2.min(n - 1)
+    };
     if m == "TXD" && array {
         return Err(cx.refuse("TXD of an array texture is not translated yet"));
     }
@@ -135,7 +163,11 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let mut e = E { cx };
     let mut d = desc::load(&mut e, h, array);
     let list: Vec<Id> = (0..n).map(|k| list_reg(&mut e, &o, na, k)).collect();
-    let (layer, coords) = if array { (Some(list[0]), &list[1..1 + axes]) } else { (None, &list[..axes]) };
+    let (layer, coords) = if array {
+        (Some(list[0]), &list[1..1 + axes])
+    } else {
+        (None, &list[..axes])
+    };
     let lod = (lod == 1 && m != "TXD").then(|| list[usize::from(array) + axes]);
     choose_level(&mut e, &mut d, m, lod);
     let values = match m {

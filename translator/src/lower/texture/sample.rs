@@ -54,7 +54,14 @@ fn resolve(e: &mut E, i: Id, n: Id, mode: Id) -> (Id, Id) {
     // 6 mirror once border.
     let mut idx = clamped;
     let mut inside = t;
-    for (code, v, ins) in [(0, wrap, t), (1, mirror, t), (3, clamped, inside_b), (5, once_c, t), (6, once_c, inside_o), (7, once_c, t)] {
+    for (code, v, ins) in [
+        (0, wrap, t),
+        (1, mirror, t),
+        (3, clamped, inside_b),
+        (5, once_c, t),
+        (6, once_c, inside_o),
+        (7, once_c, t),
+    ] {
         let is = e.eqk(mode, code);
         idx = e.sel(is, v, idx);
         inside = e.bsel(is, ins, inside);
@@ -108,7 +115,11 @@ fn axis(e: &mut E, d: &Desc, x: Id, n: Id, mode: Id, linear: Id) -> Axis {
     let w = e.sel(linear, w, wz);
     let (a, ia) = resolve(e, i0, n, mode);
     let (b, ib) = resolve(e, i1, n, mode);
-    Axis { idx: [a, b], inside: [ia, ib], w }
+    Axis {
+        idx: [a, b],
+        inside: [ia, ib],
+        w,
+    }
 }
 
 /// Round-to-nearest f64 → f32 with ties away from zero (normal f32 results): half an f32 unit is added to
@@ -160,8 +171,16 @@ pub(super) fn sample(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>) -> [
     for c in 0..corners {
         let pick = |a: usize| (c >> a) & 1;
         let x = axes[0].idx[pick(0)];
-        let y = if axes.len() > 1 { axes[1].idx[pick(1)] } else { zero };
-        let z = if axes.len() > 2 { axes[2].idx[pick(2)] } else { layer.unwrap_or(zero) };
+        let y = if axes.len() > 1 {
+            axes[1].idx[pick(1)]
+        } else {
+            zero
+        };
+        let z = if axes.len() > 2 {
+            axes[2].idx[pick(2)]
+        } else {
+            layer.unwrap_or(zero)
+        };
         let mut inside = axes[0].inside[pick(0)];
         for (a, ax) in axes.iter().enumerate().skip(1) {
             inside = e.land(inside, ax.inside[pick(a)]);

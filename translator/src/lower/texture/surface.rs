@@ -10,12 +10,14 @@ use super::{modifiers, Ctx};
 use crate::abi;
 use crate::error::TranslateError;
 use crate::spirv::{Id, Op};
-use sassport_gen::Src;
 use sassport_gen::views::View;
+use sassport_gen::Src;
 
 /// (bank, word, coordinate base register, data or destination register).
 fn operands(cx: &Ctx<'_>, store: bool) -> Result<(u8, u32, u8, u8), TranslateError> {
-    let v = sassport_gen::decode(cx.inst.word).map_err(|_| cx.refuse("the decoder does not know this word"))?.view();
+    let v = sassport_gen::decode(cx.inst.word)
+        .map_err(|_| cx.refuse("the decoder does not know this word"))?
+        .view();
     let src = |o: Option<sassport_gen::Operand>| o.map(|o| o.src);
     let (data, mem, bank, word) = match (v, store) {
         (View::Suld(s), false) => (src(s.dst), src(s.a), src(s.b), src(s.c)),
@@ -26,7 +28,9 @@ fn operands(cx: &Ctx<'_>, store: bool) -> Result<(u8, u32, u8, u8), TranslateErr
         (Some(Src::Reg(r)), Some(Src::Mem { base: Some(b), .. }), Some(Src::Imm(k)), Some(Src::Imm(w))) => {
             Ok((k as u8, w as u32, b.0, r.0))
         }
-        _ => Err(cx.refuse("the surface handle is not in a constant bank (uniform-register forms are not translated)")),
+        _ => Err(cx.refuse(
+            "the surface handle is not in a constant bank (uniform-register forms are not translated)",
+        )),
     }
 }
 
@@ -35,7 +39,9 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
     let has = |s: &str| mods.iter().any(|x| x == s);
     let m = if store { "SUST" } else { "SULD" };
     if !has("D") || !has("BA") {
-        return Err(cx.refuse(format!("{m} other than .D.BA (formatted or element-addressed) is not translated yet")));
+        return Err(cx.refuse(format!(
+            "{m} other than .D.BA (formatted or element-addressed) is not translated yet"
+        )));
     }
     let (axes, layered) = if has("1D") {
         (1, false)
@@ -48,7 +54,9 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
     } else if has("1D_ARRAY") {
         (2, true)
     } else {
-        return Err(cx.refuse(format!("{m} of this dimension (buffer or cube surfaces) is not translated yet")));
+        return Err(cx.refuse(format!(
+            "{m} of this dimension (buffer or cube surfaces) is not translated yet"
+        )));
     };
     let (bytes, signed) = match () {
         _ if has("U8") => (1, false),
@@ -63,12 +71,26 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
     let ign = has("IGN");
     let (bank, word, ra, rd) = operands(cx, store)?;
     let h = super::handle(cx, bank, word)?;
-    let data: Vec<Id> = if store { (0..bytes.max(4) / 4).map(|k| cx.reg(rd.wrapping_add(k as u8))).collect() } else { vec![] };
+    let data: Vec<Id> = if store {
+        (0..bytes.max(4) / 4)
+            .map(|k| cx.reg(rd.wrapping_add(k as u8)))
+            .collect()
+    } else {
+        vec![]
+    };
     let mut e = E { cx };
     let mut d = desc::load(&mut e, h, layered);
     let first = d.view_min;
     desc::select_level(&mut e, &mut d, first);
-    let coords: Vec<Id> = (0..axes).map(|k| if ra == 255 { e.c(0) } else { e.reg(ra.wrapping_add(k as u8)) }).collect();
+    let coords: Vec<Id> = (0..axes)
+        .map(|k| {
+            if ra == 255 {
+                e.c(0)
+            } else {
+                e.reg(ra.wrapping_add(k as u8))
+            }
+        })
+        .collect();
     let (x, y, z, inside) = bounds(&mut e, &d, &coords, layered, bytes, !(trap || ign));
     let xb = x;
     let off = desc::offset(&mut e, &d, xb, y, z, layered);
@@ -120,7 +142,11 @@ fn bounds(e: &mut E, d: &desc::Desc, c: &[Id], layered: bool, bytes: u32, clamp:
         _ => (c[1], c[2]),
     };
     let one = e.c(1);
-    let ext_y = if c.len() >= 2 && !(c.len() == 2 && layered) { d.height } else { one };
+    let ext_y = if c.len() >= 2 && !(c.len() == 2 && layered) {
+        d.height
+    } else {
+        one
+    };
     let ext_z = if c.len() == 3 || layered { d.depth } else { one };
     let xin = e.cmp(Op::ULessThanEqual, c[0], last_x);
     let yin = e.cmp(Op::ULessThan, y, ext_y);
