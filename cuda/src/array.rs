@@ -81,9 +81,10 @@ fn create(d: &mut Driver, desc: Descriptor3d) -> Result<Handle> {
     if !matches!(desc.channels, 1 | 2 | 4) {
         return Err(DriverError::InvalidValue(format!("{} channels", desc.channels)));
     }
-    if desc.flags & CUBEMAP != 0 || desc.flags & !(LAYERED | 2 | 0x20) != 0 {
+    // Layered, surface load/store, texture gather and colour attachment need nothing more of a pitch array.
+    if desc.flags & CUBEMAP != 0 || desc.flags & !(LAYERED | 2 | 8 | 0x20) != 0 {
         return Err(DriverError::NotSupported(format!(
-            "CUDA array flags {:#x} (cube maps)",
+            "CUDA array flags {:#x} (cube maps, depth textures and sparse arrays are not supported)",
             desc.flags
         )));
     }
