@@ -170,6 +170,12 @@ fn stream_features_pass() {
     passes("stream_features");
 }
 
+/// Texture and surface objects over CUDA arrays and linear memory, sampled and written by kernels (issue 20).
+#[test]
+fn texture_objects_pass() {
+    passes("texture_objects");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -188,6 +194,7 @@ fn every_program_is_tested() {
         "launch_throughput",
         "async_order",
         "stream_features",
+        "texture_objects",
     ];
     assert_eq!(PROGRAMS, tested);
 }

@@ -28,6 +28,7 @@
 
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
+pub mod array;
 pub mod attributes;
 pub mod context;
 pub mod context_explicit;
@@ -57,5 +58,6 @@ pub mod result;
 pub mod state;
 pub mod stream;
 pub mod sync;
+pub mod texobj;
 pub mod tools_context;
 pub mod unsupported;

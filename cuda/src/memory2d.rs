@@ -14,6 +14,7 @@ const PITCH_ALIGNMENT: usize = 512;
 
 /// `CUDA_MEMCPY2D` as `cuda.h` lays it out.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct Memcpy2d {
     src_x: usize,
     src_y: usize,
@@ -51,16 +52,36 @@ fn side(d: &Driver, kind: u32, host: u64, device: u64, what: &str) -> Result<Sid
         DEVICE => Ok(Side::Device(device)),
         UNIFIED if d.device_of_address(device).is_some() => Ok(Side::Device(device)),
         UNIFIED => Ok(Side::Host(device)),
-        ARRAY => Err(DriverError::NotSupported(format!(
-            "2-D copies with a CUDA array as {what}"
-        ))),
+        ARRAY => Err(DriverError::InvalidValue(format!("array {what} without its array"))),
         other => Err(DriverError::InvalidValue(format!(
             "memory type {other} for the {what}"
         ))),
     }
 }
 
+/// A CUDA array side: its memory and row pitch (`crate::array`); other sides as given.
+fn array_side(d: &Driver, kind: u32, array: usize, device: u64, pitch: usize) -> Result<(u32, u64, usize)> {
+    if kind != ARRAY {
+        return Ok((kind, device, pitch));
+    }
+    let a = crate::array::get(d, array)?;
+    Ok((DEVICE, a.base, a.pitch as usize))
+}
+
 fn copy_2d(d: &mut Driver, c: &Memcpy2d) -> Result<()> {
+    let (src_type, src_device, src_pitch) = array_side(d, c.src_type, c.src_array, c.src_device, c.src_pitch)?;
+    let (dst_type, dst_device, dst_pitch) = array_side(d, c.dst_type, c.dst_array, c.dst_device, c.dst_pitch)?;
+    let c = &Memcpy2d {
+        src_type,
+        src_device,
+        src_pitch,
+        dst_type,
+        dst_device,
+        dst_pitch,
+        src_host: c.src_host,
+        dst_host: c.dst_host,
+        ..*c
+    };
     let src = side(d, c.src_type, c.src_host as u64, c.src_device, "source")?;
     let dst = side(
         d,

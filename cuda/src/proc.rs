@@ -6,6 +6,8 @@
 
 use crate::log::call;
 use crate::memory2d::*;
+use crate::array::*;
+use crate::texobj::*;
 use crate::occupancy::*;
 use crate::result::{CUresult, CUDA_ERROR_NOT_SUPPORTED};
 use crate::{
@@ -132,6 +134,18 @@ fn table() -> &'static [Entry] {
                 ("cuLaunchKernel", 4000, cuLaunchKernel),
                 ("cuMemAllocPitch", 3020, cuMemAllocPitch_v2),
                 ("cuMemcpy2D", 3020, cuMemcpy2D_v2),
+                ("cuMemcpy3D", 3020, cuMemcpy3D_v2),
+                ("cuMemcpy3DAsync", 3020, cuMemcpy3DAsync_v2),
+                ("cuArrayCreate", 3020, cuArrayCreate_v2),
+                ("cuArray3DCreate", 3020, cuArray3DCreate_v2),
+                ("cuArrayDestroy", 2000, cuArrayDestroy),
+                ("cuArrayGetDescriptor", 3020, cuArrayGetDescriptor_v2),
+                ("cuArray3DGetDescriptor", 3020, cuArray3DGetDescriptor_v2),
+                ("cuTexObjectCreate", 5000, cuTexObjectCreate),
+                ("cuTexObjectDestroy", 5000, cuTexObjectDestroy),
+                ("cuTexObjectGetResourceDesc", 5000, cuTexObjectGetResourceDesc),
+                ("cuSurfObjectCreate", 5000, cuSurfObjectCreate),
+                ("cuSurfObjectDestroy", 5000, cuSurfObjectDestroy),
                 ("cuMemcpy2DUnaligned", 3020, cuMemcpy2DUnaligned_v2),
                 ("cuMemcpy2DAsync", 3020, cuMemcpy2DAsync_v2),
                 ("cuMemsetD2D8", 3020, cuMemsetD2D8_v2),
@@ -213,7 +227,7 @@ fn table() -> &'static [Entry] {
         })
         .0
 }
-const TABLE_LEN: usize = 134;
+const TABLE_LEN: usize = 146;
 
 /// Every implemented entry point: (name as asked for through `cuGetProcAddress`, first CUDA version of the
 /// signature), in table order.

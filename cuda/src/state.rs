@@ -183,6 +183,12 @@ pub struct Driver {
     pub events: HashMap<Handle, Event>,
     /// Page-locked host allocations: address -> (layout, flags).
     pub host_allocations: HashMap<usize, (std::alloc::Layout, u32)>,
+    /// CUDA arrays ([`crate::array`]).
+    pub arrays: HashMap<Handle, crate::array::Array>,
+    /// Per device: the texture-header and sampler pools of texture and surface objects ([`crate::texobj`]).
+    pub texture_pools: HashMap<usize, crate::texobj::Pools>,
+    /// The resource each live texture or surface object was made from.
+    pub texture_resources: HashMap<u64, crate::texobj::ResourceDesc>,
     next_handle: usize,
 }
 

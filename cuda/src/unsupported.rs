@@ -19,7 +19,6 @@ macro_rules! unsupported {
 }
 
 unsupported![
-    cuArray3DCreate_v2, cuArray3DGetDescriptor_v2, cuArrayCreate_v2, cuArrayDestroy, cuArrayGetDescriptor_v2,
     cuArrayGetMemoryRequirements, cuArrayGetPlane, cuArrayGetSparseProperties, cuCheckpointOperationComplete,
     cuCheckpointProcessCheckpoint, cuCheckpointProcessGetRestoreThreadId, cuCheckpointProcessGetState,
     cuCheckpointProcessLock, cuCheckpointProcessRestore, cuCheckpointProcessUnlock,
@@ -85,9 +84,8 @@ unsupported![
     cuMemHostUnregister, cuMemImportFromShareableHandle, cuMemMap, cuMemMapArrayAsync, cuMemPoolExportPointer,
     cuMemPoolExportToShareableHandle, cuMemPoolImportFromShareableHandle, cuMemPoolImportPointer,
     cuMemPrefetchAsync_v2, cuMemPrefetchBatchAsync, cuMemRangeGetAttribute, cuMemRangeGetAttributes,
-    cuMemRelease, cuMemRetainAllocationHandle, cuMemSetAccess, cuMemUnmap, cuMemcpy3DAsync_v2,
-    cuMemcpy3DBatchAsync_v2, cuMemcpy3DPeer, cuMemcpy3DPeerAsync, cuMemcpy3DWithAttributesAsync,
-    cuMemcpy3D_v2, cuMemcpyAtoA_v2, cuMemcpyAtoD_v2, cuMemcpyAtoHAsync_v2, cuMemcpyAtoH_v2,
+    cuMemRelease, cuMemRetainAllocationHandle, cuMemSetAccess, cuMemUnmap, cuMemcpy3DBatchAsync_v2, cuMemcpy3DPeer, cuMemcpy3DPeerAsync, cuMemcpy3DWithAttributesAsync,
+    cuMemcpyAtoA_v2, cuMemcpyAtoD_v2, cuMemcpyAtoHAsync_v2, cuMemcpyAtoH_v2,
     cuMemcpyBatchAsync_v2, cuMemcpyDtoA_v2, cuMemcpyHtoAAsync_v2, cuMemcpyHtoA_v2, cuMemcpyPeer,
     cuMemcpyPeerAsync, cuMemcpyWithAttributesAsync, cuMemsetD16Async, cuMemsetD2D16Async, cuMemsetD2D16_v2,
     cuMemsetD2D32Async, cuMipmappedArrayCreate, cuMipmappedArrayDestroy, cuMipmappedArrayGetLevel,
@@ -102,11 +100,9 @@ unsupported![
     cuStreamCopyAttributes, cuStreamEndCapture, cuStreamEndCaptureToCig, cuStreamGetAttribute,
     cuStreamGetCaptureInfo_v3, cuStreamGetDevResource, cuStreamGetGreenCtx, cuStreamIsCapturing,
     cuStreamSetAttribute, cuStreamUpdateCaptureDependencies_v2, cuStreamWaitValue32_v2,
-    cuStreamWaitValue64_v2, cuStreamWriteValue32_v2, cuStreamWriteValue64_v2, cuSurfObjectCreate,
-    cuSurfObjectDestroy, cuSurfObjectGetResourceDesc, cuSurfRefGetArray, cuSurfRefSetArray,
+    cuStreamWaitValue64_v2, cuStreamWriteValue32_v2, cuStreamWriteValue64_v2, cuSurfObjectGetResourceDesc, cuSurfRefGetArray, cuSurfRefSetArray,
     cuTensorMapEncodeIm2col, cuTensorMapEncodeIm2colWide, cuTensorMapEncodeTiled, cuTensorMapReplaceAddress,
-    cuTensorMapSetAllocationClass, cuTexObjectCreate, cuTexObjectDestroy, cuTexObjectGetResourceDesc,
-    cuTexObjectGetResourceViewDesc, cuTexObjectGetTextureDesc, cuTexRefCreate, cuTexRefDestroy,
+    cuTensorMapSetAllocationClass, cuTexObjectGetResourceViewDesc, cuTexObjectGetTextureDesc, cuTexRefCreate, cuTexRefDestroy,
     cuTexRefGetAddressMode, cuTexRefGetAddress_v2, cuTexRefGetArray, cuTexRefGetBorderColor,
     cuTexRefGetFilterMode, cuTexRefGetFlags, cuTexRefGetFormat, cuTexRefGetMaxAnisotropy,
     cuTexRefGetMipmapFilterMode, cuTexRefGetMipmapLevelBias, cuTexRefGetMipmapLevelClamp,

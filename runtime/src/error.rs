@@ -266,6 +266,21 @@ pub enum RuntimeError {
         /// How many invocations faulted in the launch.
         count: u32,
     },
+    /// A texture or surface instruction met a header the translated sampler does not handle, or a surface
+    /// access outside its surface with `.TRAP` (cudaBoundaryModeTrap); the result read 0 / was dropped.
+    #[error("kernel {kernel:?} at pc 0x{pc:x}: texture handle {handle:#x}: {why} ({count} faulting accesses)")]
+    TextureFault {
+        /// Kernel name.
+        kernel: String,
+        /// Byte offset of the texture or surface instruction in the kernel's code.
+        pc: u32,
+        /// The handle (TIC index bits 19:0, TSC index 31:20).
+        handle: u64,
+        /// What the lowering's reason code says.
+        why: &'static str,
+        /// How many invocations faulted in the launch.
+        count: u32,
+    },
     /// The device heap's size cannot change now (CUDA's `cudaLimitMallocHeapSize` is fixed once a kernel
     /// that uses `malloc` is loaded), or the size is larger than the allocator addresses.
     #[error("device heap size {requested} bytes: {reason}")]

@@ -195,6 +195,8 @@ pub struct Runtime {
     /// Recorded launches by (kernel entry, block, dynamic shared bytes, grid), valid for one scratch buffer.
     recorded: HashMap<(usize, [u32; 3], u32, [u32; 3]), vk::CommandBuffer>,
     recorded_generation: u64,
+    /// Guest addresses of the texture-header and sampler pools launches read texture handles from.
+    texture_pools: [u64; 2],
     fence: vk::Fence,
     /// Command buffers and fences of the two staging halves' copies (`staging`).
     transfer: [staging::TransferSlot; 2],
@@ -346,6 +348,7 @@ impl Runtime {
             command_buffer: vk::CommandBuffer::null(),
             recorded: HashMap::new(),
             recorded_generation: 0,
+            texture_pools: [0; 2],
             fence: vk::Fence::null(),
             transfer: [staging::TransferSlot::default(); 2],
             timestamps: vk::QueryPool::null(),

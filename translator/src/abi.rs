@@ -92,6 +92,10 @@ pub struct LaunchValues {
     /// Block index of this dispatch's first workgroup, w = 0 (words 16..19):
     /// `ctaid = gl_WorkGroupID + workgroup_base`.
     pub workgroup_base: [u32; 4],
+    /// Guest addresses of the texture-header (TIC) pool and the sampler (TSC) pool, low word first (words
+    /// 20..23): what the TEX and SU families read a handle's 32-byte entries from (`lower/texture.rs`). 0: no
+    /// pool (a texture instruction records [`FAULT_KIND_TEXTURE`]).
+    pub texture_pools: [u32; 4],
 }
 
 /// Size of [`LaunchValues`] in `uvec4`s: the array length a module declares at binding 0.
@@ -117,6 +121,8 @@ pub mod launch_word {
     pub const BLOCK_DIM: u32 = 12;
     /// `workgroup_base.x`; y and z follow.
     pub const WORKGROUP_BASE: u32 = 16;
+    /// Low word of the texture-header pool's address; the high word, then the sampler pool's follow.
+    pub const TEXTURE_POOLS: u32 = 20;
 }
 
 // The word offsets above are the layout; keep the struct honest.
@@ -132,6 +138,7 @@ const _: () = {
     assert!(offset_of!(LaunchValues, grid_dim) == 4 * launch_word::GRID_DIM as usize);
     assert!(offset_of!(LaunchValues, block_dim) == 4 * launch_word::BLOCK_DIM as usize);
     assert!(offset_of!(LaunchValues, workgroup_base) == 4 * launch_word::WORKGROUP_BASE as usize);
+    assert!(offset_of!(LaunchValues, texture_pools) == 4 * launch_word::TEXTURE_POOLS as usize);
     assert!(size_of::<FaultRecord>() == 4 * FAULT_RECORD_WORDS as usize);
     assert!(offset_of!(FaultRecord, address) == 4 * fault_word::ADDRESS as usize);
 };
@@ -151,6 +158,7 @@ impl LaunchValues {
         words[8..12].copy_from_slice(&self.grid_dim);
         words[12..16].copy_from_slice(&self.block_dim);
         words[16..20].copy_from_slice(&self.workgroup_base);
+        words[20..24].copy_from_slice(&self.texture_pools);
         let mut bytes = [0u8; core::mem::size_of::<LaunchValues>()];
         for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
             chunk.copy_from_slice(&word.to_le_bytes());
@@ -589,3 +597,7 @@ pub const fn heap_class(total: u64) -> u32 {
 /// Fault kind: `free` of a pointer the device heap did not hand out, or of a block already freed (address:
 /// the pointer; the block is left alone, the invocation goes on).
 pub const FAULT_KIND_HEAP: u32 = 15;
+/// Fault kind: a texture or surface instruction could not be carried out as the hardware would (`lower/
+/// texture.rs`): no pool, a header the in-shader sampler does not handle (its reason code in `size`, the
+/// handle in `address`), or a surface access outside the surface with `.TRAP`. The result reads 0.
+pub const FAULT_KIND_TEXTURE: u32 = 16;

@@ -306,6 +306,7 @@ impl Runtime {
             grid_dim: [grid[0], grid[1], grid[2], 0],
             block_dim: [block[0], block[1], block[2], 0],
             workgroup_base: [0; 4],
+            texture_pools: self.texture_pool_words(),
         };
         for (i, chunk) in split_grid(grid, max_count).enumerate() {
             values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];

@@ -187,6 +187,7 @@ impl Runtime {
         let (fault_offset, printf_capacity) = self.fault_layout();
         // Constant banks and launch values into scratch.
         let e = &self.entries[entry];
+        let texture_pools = self.texture_pool_words();
         let scratch = self.scratch.bytes_mut().expect("scratch is host-visible");
         for &(bank, offset, bytes) in &e.banks {
             let dst = &mut scratch[offset as usize..(offset + bytes) as usize];
@@ -212,6 +213,7 @@ impl Runtime {
             grid_dim: [grid[0], grid[1], grid[2], 0],
             block_dim: [launch.block[0], launch.block[1], launch.block[2], 0],
             workgroup_base: [0; 4],
+            texture_pools,
         };
         for (i, chunk) in split_grid(grid, max_count).enumerate() {
             values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];
@@ -443,6 +445,15 @@ impl Runtime {
                     count: record.count,
                 });
             }
+            if record.kind == abi::FAULT_KIND_TEXTURE {
+                return Err(RuntimeError::TextureFault {
+                    kernel,
+                    pc: record.pc,
+                    handle: record.address,
+                    why: texture_fault_reason(record.size),
+                    count: record.count,
+                });
+            }
             if record.kind == abi::FAULT_KIND_SUBGROUP_LAYOUT {
                 return Err(RuntimeError::SubgroupLayout { kernel });
             }
@@ -621,4 +632,17 @@ pub(super) unsafe fn barrier(
         &[],
         &[],
     );
+}
+
+/// The texture lowering's reason codes (`translator/src/lower/texture/desc.rs`, `reason`).
+fn texture_fault_reason(code: u32) -> &'static str {
+    match code {
+        1 => "texel format not sampled by the translated code (block-compressed or packed layouts)",
+        2 => "data type not sampled (fp16-forced normalized or non-32-bit float components)",
+        3 => "mipmapped texture (only level 0 is sampled yet)",
+        4 => "colour-key or reserved header version",
+        5 => "surface access outside the surface (cudaBoundaryModeTrap)",
+        6 => "sRGB decoding not modelled yet",
+        _ => "unknown reason",
+    }
 }

@@ -358,3 +358,17 @@ unsafe fn layout_barrier(
         &[barrier],
     );
 }
+
+impl Runtime {
+    /// Points launches at a texture-header (TIC) pool and a sampler (TSC) pool in the window: the TEX and
+    /// SU families read a handle's entries there (TIC index bits 19:0, TSC index bits 31:20). 0: none.
+    pub fn set_texture_pools(&mut self, headers: u64, samplers: u64) {
+        self.texture_pools = [headers, samplers];
+    }
+
+    /// The pools as the launch values' words 20..23.
+    pub(crate) fn texture_pool_words(&self) -> [u32; 4] {
+        let [h, s] = self.texture_pools;
+        [h as u32, (h >> 32) as u32, s as u32, (s >> 32) as u32]
+    }
+}

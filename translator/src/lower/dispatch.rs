@@ -42,6 +42,8 @@ pub(super) enum Family {
     Externs,
     /// `lower/misc.rs`.
     Misc,
+    /// `lower/texture.rs`.
+    Texture,
     /// `lower/control_inline.rs`.
     ControlInline,
     /// `lower/warp_form.rs`.
@@ -751,6 +753,83 @@ pub(super) fn family(class: ClassId, w: Word) -> Option<Family> {
         | ClassId::QSPC_0x19aa
         | ClassId::QSPC_0x19aa_2
         | ClassId::QSPC_0x19aa_3 => Some(Family::Misc),
+        ClassId::TEX_0x0361
+        | ClassId::TEX_0x0361_2
+        | ClassId::TLD4_0x0364
+        | ClassId::TLD4_0x0364_2
+        | ClassId::TLD_0x0367
+        | ClassId::TLD_0x0367_2
+        | ClassId::TMML_0x036a
+        | ClassId::TXD_0x036d
+        | ClassId::TXQ_0x0370
+        | ClassId::SUATOM_0x0394
+        | ClassId::SUATOM_0x0396
+        | ClassId::SURED_0x03a0
+        | ClassId::SUATOM_0x0593
+        | ClassId::SUATOM_0x0595
+        | ClassId::SURED_0x059f
+        | ClassId::SUATOM_0x0793
+        | ClassId::SUATOM_0x0795
+        | ClassId::SULD_0x0797
+        | ClassId::SULD_0x0799
+        | ClassId::SUST_0x079b
+        | ClassId::SUST_0x079d
+        | ClassId::SURED_0x079f
+        | ClassId::SUQUERY_0x07b3
+        | ClassId::SULD_0x0998
+        | ClassId::SULD_0x099a
+        | ClassId::SUST_0x099c
+        | ClassId::SUST_0x099e
+        | ClassId::SUQUERY_0x09b3
+        | ClassId::TEX_0x0b60
+        | ClassId::TEX_0x0b60_2
+        | ClassId::TEX_0x0b60_3
+        | ClassId::TEX_0x0b60_4
+        | ClassId::TEX_0x0b62
+        | ClassId::TEX_0x0b62_2
+        | ClassId::TLD4_0x0b63
+        | ClassId::TLD4_0x0b63_2
+        | ClassId::TLD4_0x0b63_3
+        | ClassId::TLD4_0x0b63_4
+        | ClassId::TLD4_0x0b65
+        | ClassId::TLD4_0x0b65_2
+        | ClassId::TLD_0x0b66
+        | ClassId::TLD_0x0b66_2
+        | ClassId::TLD_0x0b66_3
+        | ClassId::TLD_0x0b66_4
+        | ClassId::TLD_0x0b68
+        | ClassId::TLD_0x0b68_2
+        | ClassId::TMML_0x0b69
+        | ClassId::TMML_0x0b69_2
+        | ClassId::TMML_0x0b6b
+        | ClassId::TXD_0x0b6c
+        | ClassId::TXD_0x0b6c_2
+        | ClassId::TXD_0x0b6e
+        | ClassId::TXQ_0x0b6f
+        | ClassId::TXQ_0x0b6f_2
+        | ClassId::TXQ_0x0b71
+        | ClassId::SULD_0x0b97
+        | ClassId::SULD_0x0b99
+        | ClassId::SUST_0x0b9b
+        | ClassId::SUST_0x0b9d
+        | ClassId::SUQUERY_0x0bb3
+        | ClassId::TEX_0x1f60
+        | ClassId::TEX_0x1f60_2
+        | ClassId::TLD4_0x1f63
+        | ClassId::TLD4_0x1f63_2
+        | ClassId::TLD_0x1f66
+        | ClassId::TLD_0x1f66_2
+        | ClassId::TMML_0x1f69
+        | ClassId::TXD_0x1f6c
+        | ClassId::TXQ_0x1f6f
+        | ClassId::SUATOM_0x1f93
+        | ClassId::SUATOM_0x1f95
+        | ClassId::SULD_0x1f97
+        | ClassId::SULD_0x1f99
+        | ClassId::SUST_0x1f9b
+        | ClassId::SUST_0x1f9d
+        | ClassId::SURED_0x1f9f
+        | ClassId::SUQUERY_0x1fb3 => Some(Family::Texture),
         ClassId::NANOSLEEP_0x035d
         | ClassId::NOP_0x0918
         | ClassId::DEPBAR_0x091a
@@ -929,6 +1008,17 @@ pub(super) fn family_by_mnemonic(m: &str, w: Word) -> Option<Family> {
         "STG" => Some(Family::Memory),
         "STL" => Some(Family::Memory),
         "STS" => Some(Family::Memory),
+        "SUATOM" => Some(Family::Texture),
+        "SULD" => Some(Family::Texture),
+        "SUQUERY" => Some(Family::Texture),
+        "SURED" => Some(Family::Texture),
+        "SUST" => Some(Family::Texture),
+        "TEX" => Some(Family::Texture),
+        "TLD" => Some(Family::Texture),
+        "TLD4" => Some(Family::Texture),
+        "TMML" => Some(Family::Texture),
+        "TXD" => Some(Family::Texture),
+        "TXQ" => Some(Family::Texture),
         "UBMSK" => Some(Family::Uniform),
         "UBREV" => Some(Family::Uniform),
         "UFLO" => Some(Family::Uniform),
@@ -976,6 +1066,7 @@ pub(super) fn lower(f: Family, cx: &mut Ctx<'_>, m: &str) -> Result<bool, Transl
         Family::AsyncCopy => super::async_copy::lower(cx, m),
         Family::Externs => super::externs::lower(cx, m),
         Family::Misc => super::misc::lower(cx, m),
+        Family::Texture => super::texture::lower(cx, m),
         Family::ControlInline => super::control_inline::lower(cx, m),
         Family::WarpForm => super::warp_form::lower(cx, m),
     }

@@ -280,7 +280,7 @@ fn global_load(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     global_load_at(cx, addr, bytes, signed, rd)
 }
 
-fn global_load_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, signed: bool, rd: u8) -> Result<(), TranslateError> {
+pub(super) fn global_load_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, signed: bool, rd: u8) -> Result<(), TranslateError> {
     let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_LOAD);
     let zero = cx.u32c(0);
     let t = cx.t;
@@ -319,7 +319,7 @@ fn global_store(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     global_store_at(cx, addr, bytes, &data)
 }
 
-fn global_store_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
+pub(super) fn global_store_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, data: &[Id]) -> Result<(), TranslateError> {
     let (ok, idx) = window_access(cx, addr, bytes, abi::FAULT_KIND_STORE);
     let merge = cx.begin_if(ok);
     let t = cx.t;

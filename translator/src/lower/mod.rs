@@ -36,6 +36,7 @@ pub mod soft_f64;
 mod special;
 pub mod subgroup;
 pub(crate) mod tensor;
+mod texture;
 mod uniform;
 pub(crate) mod warp;
 pub(crate) mod warp_exclusive;

@@ -93,9 +93,9 @@ pub fn module_text(root: &Path, table: &Table, families: &Families) -> Result<St
         }
     }
     for f in &families.names {
-        let module = root.join("translator/src/lower").join(format!("{f}.rs"));
-        if !module.exists() {
-            bail!("{FAMILIES}: family `{f}` has no module translator/src/lower/{f}.rs");
+        let lower = root.join("translator/src/lower");
+        if !lower.join(format!("{f}.rs")).exists() && !lower.join(f).join("mod.rs").exists() {
+            bail!("{FAMILIES}: family `{f}` has no module translator/src/lower/{f}.rs (or {f}/mod.rs)");
         }
     }
     let mut arms = String::new();

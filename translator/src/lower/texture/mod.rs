@@ -1,0 +1,292 @@
+//! The TEX family (TEX, TLD, TLD4, TXD, TXQ) and the SU family (SULD, SUST) in the forms nvcc emits for CUDA
+//! texture and surface objects: `.SCR`, the handle read from a constant bank (bank 58:54, word 53:40).
+//!
+//! There are no Vulkan images here: like the hardware, the shader reads the handle's texture header (TIC
+//! index, bits 19:0) and sampler (TSC index, bits 31:20) from pools in guest memory whose addresses are
+//! launch values ([`crate::abi::LaunchValues::texture_pools`]), computes each tap's address (pitch, buffer
+//! or block-linear), loads texels through the global window and filters them with the fixed-point rules
+//! measured on the H200 (`sample`). A header the code does not handle records a texture fault naming the
+//! reason and the result reads 0; a shape it cannot translate is refused by name.
+//!
+//! Operand registers and the handle's bank and word come from the generated views; modifiers (LOD mode,
+//! gather component, access size, boundary mode) from the generated decoder's rendering of the table.
+
+mod desc;
+mod emit;
+mod sample;
+mod surface;
+
+use super::Ctx;
+use crate::abi;
+use crate::error::TranslateError;
+use crate::spirv::Id;
+use emit::E;
+use sassport_gen::views::View;
+
+pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    match m {
+        "TEX" | "TLD" | "TLD4" | "TXD" => texture(cx, m)?,
+        "TXQ" => return Err(cx.refuse("TXQ (texture query) is not translated yet")),
+        "SULD" | "SUST" => surface::lower(cx, m == "SUST")?,
+        "TMML" | "SUATOM" | "SURED" | "SUQUERY" => {
+            return Err(cx.refuse(format!(
+                "{m} is not translated yet (texture lowering: TEX/TLD/TLD4/TXD/SULD/SUST)"
+            )))
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The mnemonic's modifiers as the generated decoder renders them (`TEX.SCR.LL` → `["SCR", "LL"]`).
+fn modifiers(cx: &Ctx<'_>) -> Result<Vec<String>, TranslateError> {
+    let d =
+        sassport_gen::decode(cx.inst.word).map_err(|_| cx.refuse("the decoder does not know this word"))?;
+    let text = d.text(0, sassport_gen::TargetStyle::Absolute);
+    let first = text
+        .split_whitespace()
+        .find(|t| !t.starts_with('@'))
+        .unwrap_or_default();
+    Ok(first.split('.').skip(1).map(str::to_string).collect())
+}
+
+/// Registers and fields of a TEX-family instruction.
+struct Operands {
+    dst: u8,
+    dst2: u8,
+    ra: u8,
+    rb: u8,
+    bank: u8,
+    word: u32,
+    mask: u32,
+    dim: u32,
+}
+
+fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
+    use sassport_gen::Src;
+    let v = sassport_gen::decode(cx.inst.word)
+        .map_err(|_| cx.refuse("the decoder does not know this word"))?
+        .view();
+    let (dst, dst2, a, b, c, d, e) = match v {
+        View::Tex(t) => (t.dst, t.dst2, t.a, t.b, t.c, t.d, t.e),
+        View::Tld(t) => (t.dst, t.dst2, t.a, t.b, t.c, t.d, t.e),
+        View::Tld4(t) => (t.dst, t.dst2, t.a, t.b, t.c, t.d, t.e),
+        View::Txd(t) => (t.dst, t.dst2, t.a, t.b, t.c, t.d, t.e),
+        _ => return Err(cx.refuse("no bindless (.SCR) operand view for this form")),
+    };
+    let reg = |o: Option<sassport_gen::Operand>| match o.map(|o| o.src) {
+        Some(Src::Reg(r)) => Some(r.0),
+        _ => None,
+    };
+    let imm = |o: Option<sassport_gen::Operand>| match o.map(|o| (o.src, o.modifier)) {
+        Some((Src::Imm(v), m)) => Some((v as u32, m)),
+        _ => None,
+    };
+    let missing = || {
+        cx.refuse(
+            "the form has no constant-bank handle (only `.SCR` forms with c[bank][word] are translated)",
+        )
+    };
+    let (bank, _) = imm(c).ok_or_else(missing)?;
+    let (word, _) = imm(d).ok_or_else(missing)?;
+    let (mask, dim) = imm(e).ok_or_else(missing)?;
+    Ok(Operands {
+        dst: reg(dst).unwrap_or(255),
+        dst2: reg(dst2).unwrap_or(255),
+        ra: reg(a).unwrap_or(255),
+        rb: reg(b).unwrap_or(255),
+        bank: bank as u8,
+        word,
+        mask,
+        dim: dim.unwrap_or(0) as u32,
+    })
+}
+
+/// The handle: the constant-bank word the instruction names.
+fn handle(cx: &mut Ctx<'_>, bank: u8, word: u32) -> Result<Id, TranslateError> {
+    cx.cbuf(bank, word * 4)
+}
+
+/// Vector operand `k` of the list split over Ra (first `na`) and Rb.
+fn list_reg(e: &mut E, o: &Operands, na: usize, k: usize) -> Id {
+    let r = if k < na {
+        o.ra.wrapping_add(k as u8)
+    } else {
+        o.rb.wrapping_add((k - na) as u8)
+    };
+    if (k < na && o.ra == 255) || (k >= na && o.rb == 255) {
+        return e.c(0);
+    }
+    e.reg(r)
+}
+
+fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
+    let mods = modifiers(cx)?;
+    let has = |s: &str| mods.iter().any(|x| x == s);
+    if m != "TXD" && !has("SCR") {
+        return Err(cx.refuse(format!(
+            "{m} without .SCR (a bound or register-bindless handle) is not translated yet"
+        )));
+    }
+    for bad in ["AOFFI", "DC", "F16", "PTP", "LC", "LB", "LBA", "LLA", "NDV"] {
+        if has(bad) {
+            return Err(cx.refuse(format!("{m} with .{bad} is not translated yet")));
+        }
+    }
+    let o = operands(cx)?;
+    // Dimensions (63:61): 1D 2D 3D CUBE ARRAY_1D ARRAY_2D - ARRAY_CUBE.
+    let (axes, array) = match o.dim {
+        0 => (1, false),
+        1 => (2, false),
+        2 => (3, false),
+        4 => (1, true),
+        5 => (2, true),
+        d => {
+            return Err(cx.refuse(format!(
+                "{m} of dimension code {d} (cube textures) is not translated yet"
+            )))
+        }
+    };
+    let lod = usize::from(has("LL"));
+    let n = usize::from(array) + axes + if m == "TXD" { 0 } else { lod };
+    let na = if m == "TXD" {
+        n
+    } else if n <= 1 {
+        n
+    } else {
+        2.min(n - 1)
+    };
+    if m == "TXD" && array {
+        return Err(cx.refuse("TXD of an array texture is not translated yet"));
+    }
+    let h = handle(cx, o.bank, o.word)?;
+    let mut e = E { cx };
+    let mut d = desc::load(&mut e, h, array);
+    let list: Vec<Id> = (0..n).map(|k| list_reg(&mut e, &o, na, k)).collect();
+    let (layer, coords) = if array {
+        (Some(list[0]), &list[1..1 + axes])
+    } else {
+        (None, &list[..axes])
+    };
+    let lod = (lod == 1 && m != "TXD").then(|| list[usize::from(array) + axes]);
+    choose_level(&mut e, &mut d, m, lod);
+    let values = match m {
+        "TLD" => fetch(&mut e, &d, coords, layer),
+        "TLD4" => {
+            let comp = ["R", "G", "B", "A"].iter().position(|c| has(c)).unwrap_or(0);
+            if axes != 2 {
+                return Err(e.cx.refuse("TLD4 other than 2-D is not translated yet"));
+            }
+            sample::gather(&mut e, &d, coords, layer, comp)
+        }
+        _ => {
+            let rgba = sample::sample(&mut e, &d, coords, layer);
+            desc::swizzle(&mut e, &d, rgba)
+        }
+    };
+    let mask = if m == "TLD4" { 0xf } else { o.mask };
+    let values = guard_supported(&mut e, &d, values);
+    write(&mut e, &o, mask, values);
+    Ok(())
+}
+
+/// Selects the level the instruction reads: the view's first level plus the LOD (TLD: an integer; TEX: the
+/// float LOD clamped to the sampler's range, which must land on a whole level — the H200's rounding between
+/// levels is not measured, so a fractional one faults), or the view's first level alone without mip filter.
+fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
+    use crate::spirv::Op;
+    let single = e.eqk(d.max_mip, 0);
+    let none = e.eqk(d.mip_filter, 1);
+    let base_only = e.lor(single, none);
+    let (offset, ok) = if m == "TLD" {
+        (lod.unwrap_or_else(|| e.c(0)), e.cx.m.c_bool(true))
+    } else {
+        let l = match lod {
+            Some(bits) => e.f32_to_f64(bits),
+            None => e.fk(0.0),
+        };
+        let k256 = e.fk(256.0);
+        let lo = e.u_to_f64(d.min_lod);
+        let lo = e.fop(Op::FDiv, lo, k256);
+        let hi = e.u_to_f64(d.max_lod);
+        let hi = e.fop(Op::FDiv, hi, k256);
+        let below = e.cmp(Op::FUnordLessThan, l, lo);
+        let l = e.fsel(below, lo, l);
+        let above = e.cmp(Op::FOrdGreaterThan, l, hi);
+        let l = e.fsel(above, hi, l);
+        let f = e.floor(l);
+        let whole = e.cmp(Op::FOrdEqual, f, l);
+        let whole = if m == "TEX" { whole } else { e.cx.m.c_bool(false) };
+        let ok = e.lor(base_only, whole);
+        (e.f64_to_s(f), ok)
+    };
+    let zero = e.c(0);
+    let offset = e.sel(base_only, zero, offset);
+    let level = e.add(d.view_min, offset);
+    let level = e.umin(level, d.view_max);
+    desc::select_level(e, d, level);
+    let code = e.c(desc::reason::MIP_LEVELS);
+    d.why = e.sel(ok, d.why, code);
+    d.supported = e.land(d.supported, ok);
+}
+
+/// Results of an unsupported header are 0, and the fault names why.
+fn guard_supported(e: &mut E, d: &desc::Desc, values: [Id; 4]) -> [Id; 4] {
+    let bad = e.lnot(d.supported);
+    let merge = e.cx.begin_if(bad);
+    let pc = e.c(e.cx.inst.offset);
+    let a = e.wide(d.handle);
+    super::fault::record_fault(e.cx, abi::FAULT_KIND_TEXTURE, pc, a, d.why);
+    e.cx.end_if(merge);
+    let z = e.c(0);
+    values.map(|v| e.sel(d.supported, v, z))
+}
+
+/// TLD: the texel at integer coordinates (0 outside the texture).
+fn fetch(e: &mut E, d: &desc::Desc, coords: &[Id], layer: Option<Id>) -> [Id; 4] {
+    let ext = [d.width, d.height, d.depth];
+    let zero = e.c(0);
+    let mut inside = e.cx.m.c_bool(true);
+    let mut c = [zero; 3];
+    for (a, &x) in coords.iter().enumerate() {
+        let ok = e.cmp(crate::spirv::Op::ULessThan, x, ext[a]);
+        inside = e.land(inside, ok);
+        c[a] = e.sel(ok, x, zero);
+    }
+    let z = match layer {
+        Some(l) => {
+            let ok = e.cmp(crate::spirv::Op::ULessThan, l, d.depth);
+            inside = e.land(inside, ok);
+            e.sel(ok, l, zero)
+        }
+        None => c[2],
+    };
+    let raw = desc::fetch_raw(e, d, c[0], c[1], z, layer.is_some());
+    let int = desc::is_integer(e, d);
+    let vals = raw.map(|r| {
+        let f = desc::to_f64(e, d, r);
+        let f = e.f64_to_f32(f);
+        let is_f = e.eqk(d.dtype, 7);
+        let f = e.sel(is_f, r, f);
+        let iv = desc::int_bits(e, d, r);
+        e.sel(int, iv, f)
+    });
+    let vals = desc::swizzle(e, d, vals);
+    vals.map(|v| e.sel(inside, v, zero))
+}
+
+/// The enabled components of `values`, in order, into dst2, dst2 + 1, dst, dst + 1 (RZ slots dropped).
+fn write(e: &mut E, o: &Operands, mask: u32, values: [Id; 4]) {
+    let slots = [o.dst2, o.dst2.wrapping_add(1), o.dst, o.dst.wrapping_add(1)];
+    let bases = [o.dst2, o.dst2, o.dst, o.dst];
+    let mut n = 0;
+    for (k, v) in values.iter().enumerate() {
+        if mask & (1 << k) == 0 {
+            continue;
+        }
+        if n < 4 && bases[n] != 255 {
+            e.cx.set_reg(slots[n], *v);
+        }
+        n += 1;
+    }
+}
