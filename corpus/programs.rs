@@ -24,6 +24,7 @@ pub const PROGRAMS: &[&str] = &[
     "launch_throughput",
     "async_order",
     "stream_features",
+    "graphs",
 ];
 
 /// Programs that run natively and on NVIDIA's Vulkan driver but not yet on lavapipe, so neither the tests nor

@@ -170,6 +170,13 @@ fn stream_features_pass() {
     passes("stream_features");
 }
 
+/// CUDA graphs: a capture across two streams (fork and join through events) launched three times with new
+/// host input, and a graph built node by node whose kernel node's parameters change between launches.
+#[test]
+fn graphs_pass() {
+    passes("graphs");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -188,6 +195,7 @@ fn every_program_is_tested() {
         "launch_throughput",
         "async_order",
         "stream_features",
+        "graphs",
     ];
     assert_eq!(PROGRAMS, tested);
 }

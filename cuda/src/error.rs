@@ -39,6 +39,9 @@ pub enum DriverError {
     /// Queued work has not completed yet (a stream or event query).
     #[error("the queued work has not completed")]
     NotReady,
+    /// A stream-capture rule broken (`CUDA_ERROR_STREAM_CAPTURE_*`), named in the message.
+    #[error("stream capture: {message}")]
+    Capture { code: CUresult, message: String },
 }
 
 impl DriverError {
@@ -59,6 +62,7 @@ impl DriverError {
             DriverError::Sticky { code, .. } => *code,
             DriverError::Runtime(e) => runtime_code(e),
             DriverError::NotReady => CUDA_ERROR_NOT_READY,
+            DriverError::Capture { code, .. } => *code,
         }
     }
 }

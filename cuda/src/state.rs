@@ -183,6 +183,8 @@ pub struct Driver {
     pub events: HashMap<Handle, Event>,
     /// Page-locked host allocations: address -> (layout, flags).
     pub host_allocations: HashMap<usize, (std::alloc::Layout, u32)>,
+    /// Graphs, their nodes and instantiations, and stream captures ([`crate::graph`]).
+    pub graphs: crate::graph::Graphs,
     next_handle: usize,
 }
 
