@@ -44,8 +44,11 @@ static int captured(int &bad) {
     CHECK(cudaMalloc(&d_a, kN * sizeof(int)));
     CHECK(cudaMalloc(&d_b, kN * sizeof(int)));
     CHECK(cudaMalloc(&d_out, kN * sizeof(int)));
-    std::vector<int> in(kN), out(kN);
-    HostLog log = {0, 0, out.data()};
+    // Page-locked host buffers: the graph's copies read and write them at every launch.
+    int *in, *out;
+    CHECK(cudaMallocHost(&in, kN * sizeof(int)));
+    CHECK(cudaMallocHost(&out, kN * sizeof(int)));
+    HostLog log = {0, 0, out};
     cudaStream_t s1, s2;
     CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
@@ -59,7 +62,7 @@ static int captured(int &bad) {
     CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
     CHECK(cudaStreamIsCapturing(s1, &status));
     if (status != cudaStreamCaptureStatusActive) printf("s1 not capturing\n"), ++bad;
-    CHECK(cudaMemcpyAsync(d_in, in.data(), kN * sizeof(int), cudaMemcpyHostToDevice, s1));
+    CHECK(cudaMemcpyAsync(d_in, in, kN * sizeof(int), cudaMemcpyHostToDevice, s1));
     CHECK(cudaEventRecord(fork, s1));
     CHECK(cudaStreamWaitEvent(s2, fork, 0));
     CHECK(cudaStreamIsCapturing(s2, &status));
@@ -71,7 +74,7 @@ static int captured(int &bad) {
     CHECK(cudaStreamWaitEvent(s1, join, 0));
     combine<<<kGrid, kBlock, 0, s1>>>(d_a, d_b, d_out, kN);
     CHECK(cudaGetLastError());
-    CHECK(cudaMemcpyAsync(out.data(), d_out, kN * sizeof(int), cudaMemcpyDeviceToHost, s1));
+    CHECK(cudaMemcpyAsync(out, d_out, kN * sizeof(int), cudaMemcpyDeviceToHost, s1));
     CHECK(cudaLaunchHostFunc(s1, host_step, &log));
     cudaGraph_t graph;
     CHECK(cudaStreamEndCapture(s1, &graph));
@@ -105,6 +108,8 @@ static int captured(int &bad) {
     CHECK(cudaEventDestroy(join));
     CHECK(cudaStreamDestroy(s1));
     CHECK(cudaStreamDestroy(s2));
+    CHECK(cudaFreeHost(in));
+    CHECK(cudaFreeHost(out));
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));
