@@ -94,6 +94,8 @@ pub struct Graphs {
     pub captures: HashMap<Handle, Capture>,
     /// Events recorded on a capturing stream: (graph, the frontier at the record).
     pub events: HashMap<Handle, (Handle, Vec<Handle>)>,
+    /// Clones' node maps (original node -> the clone's), for `cuGraphNodeFindInClone`.
+    pub clones: HashMap<Handle, Vec<(Handle, Handle)>>,
 }
 
 /// `CUDA_ERROR_STREAM_CAPTURE_*` failures.
@@ -169,6 +171,50 @@ pub fn captured(d: &mut Driver, stream: Handle, op: impl FnOnce() -> Result<Op>)
         c.frontier = vec![node];
     }
     Ok(true)
+}
+
+/// Work that cannot be captured here (named by `what`) on a capturing stream: refused by name, and
+/// nothing runs (CUDA would add a node sassport does not have).
+pub fn refuse_in_capture(d: &Driver, stream: Handle, what: &str) -> Result<()> {
+    if d.graphs.captures.contains_key(&stream) {
+        return Err(DriverError::NotSupported(format!(
+            "{what} during stream capture"
+        )));
+    }
+    Ok(())
+}
+
+/// A copy of `graph` with new node handles (dependencies mapped onto the copies): (clone, original -> copy).
+pub fn clone_graph(d: &mut Driver, graph: Handle) -> Result<(Handle, Vec<(Handle, Handle)>)> {
+    let nodes = graph_mut(d, graph)?.nodes.clone();
+    let copy = d.issue();
+    d.graphs.graphs.insert(copy, Graph::default());
+    let mut map: Vec<(Handle, Handle)> = Vec::with_capacity(nodes.len());
+    for n in &nodes {
+        let h = d.issue();
+        map.push((*n, h));
+    }
+    for (old, new) in &map {
+        let Some(node) = d.graphs.nodes.get(old) else {
+            continue;
+        };
+        let deps = node
+            .deps
+            .iter()
+            .filter_map(|x| map.iter().find(|(o, _)| o == x).map(|(_, n)| *n))
+            .collect();
+        let op = node.op.clone();
+        d.graphs.nodes.insert(
+            *new,
+            Node {
+                graph: copy,
+                op,
+                deps,
+            },
+        );
+        graph_mut(d, copy)?.nodes.push(*new);
+    }
+    Ok((copy, map))
 }
 
 /// `cuEventRecord` on a capturing stream: the event remembers the capture's frontier (true), nothing runs.

@@ -50,6 +50,12 @@ pub fn entries() -> Vec<(&'static str, i32, *const c_void)> {
             12030,
             cuGraphAddDependencies_v2 as *const c_void,
         ),
+        ("cuGraphClone", 10000, cuGraphClone as *const c_void),
+        (
+            "cuGraphNodeFindInClone",
+            10000,
+            cuGraphNodeFindInClone as *const c_void,
+        ),
         ("cuGraphGetNodes", 10000, cuGraphGetNodes as *const c_void),
         (
             "cuGraphNodeGetType",
@@ -327,6 +333,7 @@ pub unsafe extern "C" fn cuGraphDestroy(graph: Handle) -> CUresult {
                 for n in g.nodes {
                     d.graphs.nodes.remove(&n);
                 }
+                d.graphs.clones.remove(&graph);
                 Ok(())
             })
         },
@@ -530,6 +537,55 @@ pub unsafe extern "C" fn cuGraphNodeGetType(node: Handle, kind: *mut u32) -> CUr
                 )
             })?;
             unsafe { out(kind, t, "type") }
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphClone(clone: *mut Handle, graph: Handle) -> CUresult {
+    call(
+        "cuGraphClone",
+        || format!("graph={graph:#x}"),
+        || {
+            let h = state::with(|d| {
+                let (h, map) = graph::clone_graph(d, graph)?;
+                d.graphs.clones.insert(h, map);
+                Ok(h)
+            })?;
+            unsafe { out(clone, h, "phGraphClone") }
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphNodeFindInClone(
+    node: *mut Handle,
+    original: Handle,
+    clone: Handle,
+) -> CUresult {
+    call(
+        "cuGraphNodeFindInClone",
+        || format!("node={original:#x}, clone={clone:#x}"),
+        || {
+            let h = state::with(|d| {
+                let map = d
+                    .graphs
+                    .clones
+                    .get(&clone)
+                    .ok_or(DriverError::InvalidHandle {
+                        what: "cloned graph",
+                        handle: clone,
+                    })?;
+                map.iter()
+                    .find(|(o, _)| *o == original)
+                    .map(|(_, n)| *n)
+                    .ok_or_else(|| {
+                        DriverError::InvalidValue(format!(
+                            "node {original:#x} is not in the graph {clone:#x} was cloned from"
+                        ))
+                    })
+            })?;
+            unsafe { out(node, h, "phNode") }
         },
     )
 }
