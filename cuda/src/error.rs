@@ -97,6 +97,9 @@ pub fn runtime_code(e: &RuntimeError) -> CUresult {
         // A module-data relocation sassport does not apply (named in the message): refused, not unknown.
         RuntimeError::MissingFeature { .. } | RuntimeError::Relocation { .. } => CUDA_ERROR_NOT_SUPPORTED,
         RuntimeError::UnknownKernel(_) => CUDA_ERROR_INVALID_HANDLE,
+        // More shared memory than the Vulkan device gives a workgroup (lavapipe: 32 KiB, less than the 48 KiB
+        // a CUDA block may declare statically): CUDA's word for a launch the device cannot hold.
+        RuntimeError::SharedMemoryLimit { .. } => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
         RuntimeError::Fault { .. } | RuntimeError::MemorySpaceFault { .. } => {
             CUDA_ERROR_ILLEGAL_ADDRESS
         }
