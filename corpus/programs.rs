@@ -25,13 +25,17 @@ pub const PROGRAMS: &[&str] = &[
     "async_order",
     "stream_features",
     "texture_objects",
+    "graphs",
 ];
 
 /// Programs that run natively and on NVIDIA's Vulkan driver but not yet on lavapipe, so neither the tests nor
-/// the main job run them: CUB's single-pass scans and radix sort (in `cub_device`, `thrust_algorithms`) spin
-/// on the previous block's published prefix, which lavapipe's loop limit cuts when that block is slow, and
-/// `curand_device`'s curand_init (skip-ahead by matrix powers) ran past the CPU launch timeout on two loaded
-/// cores. `cargo xtask programs` does not build them; build them like the others (curand_device needs the
+/// the main job run them. Measured 2026-12-02 on the loaded 2-core machine: CUB's single-pass scans (in
+/// `cub_device`, `thrust_algorithms`) spin on the previous block's published prefix while that block runs on
+/// lavapipe's other thread, and the spin spends lavapipe's loop budget (`DeviceLoopLimit` at the look-back
+/// loop, DeviceScanKernel pc 0x22c0); with one block per dispatch, in order, both scans PASS, but then
+/// DeviceRadixSortOnesweepKernel needs 33,280 B of static shared memory (+212 B of the turns scheduler's),
+/// over lavapipe's 32 KiB. `curand_device`'s one kernel spends its time in lavapipe's LLVM compile (a
+/// one-thread launch of it took 3.4 CPU-minutes, nearly all in LLVM), not in running the skip-ahead. `cargo xtask programs` does not build them; build them like the others (curand_device needs the
 /// nvidia-curand headers `cargo xtask tools` installs).
 pub const LAVAPIPE_BLOCKED: &[&str] = &["cub_device", "thrust_algorithms", "curand_device"];
 

@@ -176,6 +176,13 @@ fn texture_objects_pass() {
     passes("texture_objects");
 }
 
+/// CUDA graphs: a capture across two streams (fork and join through events) launched three times with new
+/// host input, and a graph built node by node whose kernel node's parameters change between launches.
+#[test]
+fn graphs_pass() {
+    passes("graphs");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -195,6 +202,7 @@ fn every_program_is_tested() {
         "async_order",
         "stream_features",
         "texture_objects",
+        "graphs",
     ];
     assert_eq!(PROGRAMS, tested);
 }

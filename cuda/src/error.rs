@@ -39,6 +39,9 @@ pub enum DriverError {
     /// Queued work has not completed yet (a stream or event query).
     #[error("the queued work has not completed")]
     NotReady,
+    /// A stream-capture rule broken (`CUDA_ERROR_STREAM_CAPTURE_*`), named in the message.
+    #[error("stream capture: {message}")]
+    Capture { code: CUresult, message: String },
 }
 
 impl DriverError {
@@ -59,6 +62,7 @@ impl DriverError {
             DriverError::Sticky { code, .. } => *code,
             DriverError::Runtime(e) => runtime_code(e),
             DriverError::NotReady => CUDA_ERROR_NOT_READY,
+            DriverError::Capture { code, .. } => *code,
         }
     }
 }
@@ -93,6 +97,9 @@ pub fn runtime_code(e: &RuntimeError) -> CUresult {
         // A module-data relocation sassport does not apply (named in the message): refused, not unknown.
         RuntimeError::MissingFeature { .. } | RuntimeError::Relocation { .. } => CUDA_ERROR_NOT_SUPPORTED,
         RuntimeError::UnknownKernel(_) => CUDA_ERROR_INVALID_HANDLE,
+        // More shared memory than the Vulkan device gives a workgroup (lavapipe: 32 KiB, less than the 48 KiB
+        // a CUDA block may declare statically): CUDA's word for a launch the device cannot hold.
+        RuntimeError::SharedMemoryLimit { .. } => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
         RuntimeError::Fault { .. } | RuntimeError::MemorySpaceFault { .. } => {
             CUDA_ERROR_ILLEGAL_ADDRESS
         }

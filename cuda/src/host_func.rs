@@ -38,6 +38,10 @@ pub unsafe extern "C" fn cuLaunchHostFunc(
         },
         || {
             let f = f.ok_or_else(|| DriverError::InvalidValue("fn is null".into()))?;
+            let node = || Ok(crate::graph::Op::Host { f, user: user as usize });
+            if state::with(|d| crate::graph::captured(d, stream, node))? {
+                return Ok(());
+            }
             drain(stream)?;
             // SAFETY: the caller's function with the caller's argument, as CUDA would call it.
             unsafe { f(user) };

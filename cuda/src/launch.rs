@@ -33,7 +33,7 @@ pub struct LaunchRequest {
 ///
 /// # Safety
 /// `params` holds one valid pointer per parameter, or `extra` is a `CU_LAUNCH_PARAM_END`-terminated list.
-unsafe fn parameter_block(
+pub(crate) unsafe fn parameter_block(
     layout: &[(u32, u32)],
     total: u32,
     params: *mut *mut c_void,
@@ -167,9 +167,45 @@ fn check_shape(r: &LaunchRequest, max_threads: u32, max_dynamic_shared: u32) -> 
 fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
     crate::stream::check(d, r.stream)?;
     let f = d.function(r.func)?;
-    let (module, name, kernel) = (f.module, f.name.clone(), f.kernel);
     check_shape(r, f.max_threads, f.max_dynamic_shared)?;
     let params = unsafe { parameter_block(&f.params, f.param_bytes, r.params, r.extra) }?;
+    let (func, grid, block, shared) = (r.func, r.grid, r.block, r.shared);
+    let node = || Ok(crate::graph::Op::Kernel { func, grid, block, shared, params: params.clone() });
+    if crate::graph::captured(d, r.stream, node)? {
+        return Ok(());
+    }
+    enqueue(d, r.func, r.grid, r.block, r.shared, r.stream, &params)
+}
+
+/// Queues a launch of `func` with its laid-out parameter block (a launch call, or a graph's kernel node).
+pub(crate) fn enqueue(
+    d: &mut Driver,
+    func: Handle,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    stream: Handle,
+    params: &[u8],
+) -> Result<()> {
+    let r = &LaunchRequest {
+        func,
+        grid,
+        block,
+        shared,
+        stream,
+        params: std::ptr::null_mut(),
+        extra: std::ptr::null_mut(),
+    };
+    let f = d.function(r.func)?;
+    let (module, name, kernel) = (f.module, f.name.clone(), f.kernel);
+    check_shape(r, f.max_threads, f.max_dynamic_shared)?;
+    if params.len() != f.param_bytes as usize {
+        return Err(DriverError::InvalidValue(format!(
+            "a parameter block of {} bytes, the kernel takes {}",
+            params.len(),
+            f.param_bytes
+        )));
+    }
     let device = d
         .modules
         .get(&module)
@@ -211,7 +247,7 @@ fn launch(d: &mut Driver, r: &LaunchRequest) -> Result<()> {
     }
     let bank0 = Bank0::new(r.grid, r.block)
         .with_dynamic_shared(r.shared)
-        .with_params(&params);
+        .with_params(params);
     let mut bound: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     bound.extend(banks.iter().map(|(b, bytes)| (*b, bytes.as_slice())));
     let queued = gpu.rt.enqueue(&Launch {

@@ -20,6 +20,7 @@
 //!   device without concurrent managed access.
 //! - [`host_func`]: host functions in stream order; [`mempool`]: stream-ordered allocation and memory pools;
 //!   [`profiler`]: profiler range markers (no-ops).
+//! - [`graph`], [`graph_api`]: CUDA graphs (kernel, memcpy, memset, host, empty nodes) and stream capture.
 //! - [`occupancy`]: blocks per multiprocessor from 8.6's limits.
 //! - [`log`]: `SASSPORT_LOG=calls` prints every call with its result.
 //!
@@ -41,6 +42,8 @@ mod ffi;
 pub mod host_func;
 pub mod host_memory;
 pub mod integrity;
+pub mod graph;
+pub mod graph_api;
 pub mod launch;
 pub mod limits;
 pub mod log;

@@ -73,7 +73,7 @@ pub(crate) fn copy_dtod(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<
 }
 
 /// `cuMemcpy`: unified addressing tells the direction from the addresses.
-fn copy_any(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
+pub(crate) fn copy_any(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
     match (
         d.device_of_address(dst).is_some(),
         d.device_of_address(src).is_some(),
@@ -89,6 +89,16 @@ fn copy_any(d: &mut Driver, dst: u64, src: u64, n: usize) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// A captured copy: one row (the source is read when the graph runs, as CUDA's).
+fn copy_node(dst: u64, src: u64, n: usize) -> crate::graph::Op {
+    crate::graph::Op::Copy { rows: vec![(dst, src, n)] }
+}
+
+/// A captured memset of `count` copies of `pattern`.
+fn fill_node(dst: u64, pattern: &[u8], count: usize) -> crate::graph::Op {
+    crate::graph::Op::Fill { dst, pitch: 0, pattern: pattern.to_vec(), width: count, height: 1 }
 }
 
 pub(crate) fn fill(d: &mut Driver, dst: u64, pattern: &[u8], count: usize) -> Result<()> {
@@ -176,6 +186,9 @@ pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
         || {
             state::with(|d| {
                 crate::stream::check(d, stream)?;
+                if crate::graph::captured(d, stream, || Ok(copy_node(dst, src as u64, n)))? {
+                    return Ok(());
+                }
                 copy_htod(d, dst, src, n)
             })
         },
@@ -204,6 +217,9 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
         || {
             state::with(|d| {
                 crate::stream::check(d, stream)?;
+                if crate::graph::captured(d, stream, || Ok(copy_node(dst as u64, src, n)))? {
+                    return Ok(());
+                }
                 copy_dtoh(d, dst, src, n)
             })
         },
@@ -232,6 +248,9 @@ pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
         || {
             state::with(|d| {
                 crate::stream::check(d, stream)?;
+                if crate::graph::captured(d, stream, || Ok(copy_node(dst, src, n)))? {
+                    return Ok(());
+                }
                 copy_dtod(d, dst, src, n)
             })
         },
@@ -255,6 +274,9 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: u64, src: u64, n: usize, stream: usi
         || {
             state::with(|d| {
                 crate::stream::check(d, stream)?;
+                if crate::graph::captured(d, stream, || Ok(copy_node(dst, src, n)))? {
+                    return Ok(());
+                }
                 copy_any(d, dst, src, n)
             })
         },
@@ -278,6 +300,9 @@ pub unsafe extern "C" fn cuMemsetD8Async(dst: u64, value: u8, n: usize, stream: 
         || {
             state::with(|d| {
                 crate::stream::check(d, stream)?;
+                if crate::graph::captured(d, stream, || Ok(fill_node(dst, &[value], n)))? {
+                    return Ok(());
+                }
                 fill(d, dst, &[value], n)
             })
         },
@@ -315,7 +340,11 @@ pub unsafe extern "C" fn cuMemsetD32Async(
         || {
             state::with(|d| {
                 crate::stream::check(d, stream)?;
-                fill(d, dst, &value.to_le_bytes(), n)
+                let pattern = value.to_le_bytes();
+                if crate::graph::captured(d, stream, || Ok(fill_node(dst, &pattern, n)))? {
+                    return Ok(());
+                }
+                fill(d, dst, &pattern, n)
             })
         },
     )

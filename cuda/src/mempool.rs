@@ -136,6 +136,7 @@ fn alloc_from(
     bytes: usize,
     stream: Handle,
 ) -> Result<u64> {
+    crate::graph::refuse_in_capture(d, stream, "stream-ordered allocation (graph memory nodes)")?;
     check_stream(d, stream)?;
     let pl = pool_mut(p, pool)?;
     let dev = pl.device;
@@ -201,6 +202,7 @@ pub unsafe extern "C" fn cuMemFreeAsync(dptr: u64, stream: Handle) -> CUresult {
             }
             state::with(|d| {
                 check_stream(d, stream)?;
+                crate::graph::refuse_in_capture(d, stream, "stream-ordered free (graph memory nodes)")?;
                 // A free waits for the queued work (crate::sync), so the stream's earlier uses are done.
                 crate::memory::free(d, dptr)?;
                 with_pools(|p| {

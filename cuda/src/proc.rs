@@ -232,12 +232,22 @@ const TABLE_LEN: usize = 146;
 /// Every implemented entry point: (name as asked for through `cuGetProcAddress`, first CUDA version of the
 /// signature), in table order.
 pub fn implemented() -> Vec<(&'static str, i32)> {
-    table().iter().map(|e| (e.0, e.1)).collect()
+    table().iter().map(|e| (e.0, e.1)).chain(graph_table().iter().map(|e| (e.0, e.1))).collect()
+}
+
+/// The graph and stream-capture entry points ([`crate::graph_api`]), kept in their own table.
+fn graph_table() -> &'static [Entry] {
+    struct Table(Vec<Entry>);
+    // SAFETY: names, numbers and function addresses only.
+    unsafe impl Sync for Table {}
+    unsafe impl Send for Table {}
+    static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+    &TABLE.get_or_init(|| Table(crate::graph_api::entries())).0
 }
 
 /// The implemented entry point for `name` at `version`: the newest signature not newer than the request.
 pub fn resolve(name: &str, version: i32) -> Result<*const c_void, i32> {
-    let candidates = table().iter().filter(|e| e.0 == name);
+    let candidates = table().iter().chain(graph_table()).filter(|e| e.0 == name);
     let mut any = false;
     let mut best: Option<&Entry> = None;
     for e in candidates {

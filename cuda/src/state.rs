@@ -189,6 +189,8 @@ pub struct Driver {
     pub texture_pools: HashMap<usize, crate::texobj::Pools>,
     /// The resource each live texture or surface object was made from.
     pub texture_resources: HashMap<u64, crate::texobj::ResourceDesc>,
+    /// Graphs, their nodes and instantiations, and stream captures ([`crate::graph`]).
+    pub graphs: crate::graph::Graphs,
     next_handle: usize,
 }
 

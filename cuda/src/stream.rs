@@ -153,7 +153,8 @@ pub unsafe extern "C" fn cuStreamWaitEvent(stream: Handle, event: Handle, _flags
                     .ok_or(DriverError::InvalidHandle {
                         what: "event",
                         handle: event,
-                    })
+                    })?;
+                crate::graph::captured_wait(d, stream, event).map(|_| ())
             })
         },
     )
@@ -214,6 +215,12 @@ pub unsafe extern "C" fn cuEventCreate(event: *mut Handle, flags: u32) -> CUresu
 
 fn record(d: &mut Driver, event: Handle, stream: Handle) -> Result<()> {
     let dev = device_of_stream(d, stream)?;
+    if !d.events.contains_key(&event) {
+        return Err(DriverError::InvalidHandle { what: "event", handle: event });
+    }
+    if crate::graph::captured_record(d, event, stream)? {
+        return Ok(());
+    }
     let flags = d
         .events
         .get(&event)
