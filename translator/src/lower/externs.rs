@@ -122,8 +122,8 @@ pub fn bind_linked_extern_calls<'a>(
     // be followed is refused here, with the reason, rather than as a call to nowhere.
     let externs_only = cubin.address_taken_functions(&program.section).is_empty()
         && cubin.symbols.iter().any(|s| s.kind == SymbolKind::Function && s.section.is_none());
-    // The blocks' predecessors, once: which blocks flow into which does not change as calls become
-    // builtins (a builtin falls through to the instruction its call returned to, its only successor).
+    // The blocks' predecessors, once (a scan of every block per block walked, per call, was quadratic),
+    // kept up to date as calls become builtins (`make_builtin`).
     let mut flow = Flow::new(program);
     for call in candidates {
         let Some(symbol) = call_symbol(cubin, kernel, &mut flow, program, &calls, &call, relocated) else {
