@@ -128,13 +128,20 @@ pub fn bind_linked_extern_calls<'a>(
     for call in candidates {
         let Some(symbol) = call_symbol(cubin, kernel, &mut flow, program, &calls, &call, relocated) else {
             if externs_only {
+                let reason = if stored_function_pointers(cubin, kernel) {
+                    // Seen: C++ virtual calls in -rdc code (the newdelete sample), the vtables in `.nv.global.init`.
+                    "call through a register to a function whose address is stored in __device__ data of another \
+                     code section (a C++ virtual call through a vtable in -rdc code); functions reached that way \
+                     are not linked yet"
+                } else {
+                    "call target not traced back to a relocated extern (the LDC.64 from a constant bank that nvcc \
+                     emits before calling vprintf or __assertfail); not translated yet"
+                };
                 return Err(TranslateError::NotTranslated {
                     name: display_name(call.word, call.mnemonic),
                     section: program.section.clone(),
                     offset: call.offset,
-                    reason: "call target not traced back to a relocated extern (the LDC.64 from a constant bank \
-                             that nvcc emits before calling vprintf or __assertfail); not translated yet"
-                        .into(),
+                    reason: reason.into(),
                 });
             }
             continue;
@@ -168,6 +175,18 @@ pub fn bind_linked_extern_calls<'a>(
         make_builtin(program, &mut flow, call.offset);
     }
     Ok(calls)
+}
+
+/// Whether data of the cubin (`__device__` variables, constant banks) holds relocated addresses of functions
+/// defined in code sections other than `kernel`'s: the targets of C++ virtual calls in `-rdc` code.
+fn stored_function_pointers(cubin: &Cubin<'_>, kernel: &Kernel<'_>) -> bool {
+    cubin
+        .relocation_sections
+        .iter()
+        .filter(|rs| rs.target_name.starts_with(".nv.global") || rs.target_name.starts_with(".nv.constant"))
+        .flat_map(|rs| rs.entries.iter())
+        .filter_map(|r| cubin.symbols.get(r.symbol as usize))
+        .any(|s| s.kind == SymbolKind::Function && s.section.is_some_and(|sec| sec != kernel.function.section))
 }
 
 /// Makes the call at `offset` an ordinary instruction of its block that continues at the next one; the next
