@@ -2,7 +2,8 @@
 //!
 //! - Relocations (`.rel.text.<f>`, `.rela.text.<f>`) name a symbol where the word holds a placeholder; nvdisasm
 //!   prints the symbol in the operand the relocation type patches: `32@lo(sym)` / `32@hi(sym)` for
-//!   `R_CUDA_ABS32_LO_32` / `_HI_32`, `` `(sym) `` for the 32-bit immediate (`ABS32_32`; `ABS16_32`, the
+//!   `R_CUDA_ABS32_LO_32` / `_HI_32` (`32@lo(fun@fdesc(k))` / `32@hi(...)` for `R_CUDA_FUNC_DESC32_LO_32` /
+//!   `_HI_32`, a kernel's descriptor for a device-side launch), `` `(sym) `` for the 32-bit immediate (`ABS32_32`; `ABS16_32`, the
 //!   `MOV Rd, `(table)` / `UMOV` of a `__constant__` array's bank offset in `-rdc` code), a call target
 //!   (`ABS47_34`) or a shared-memory address (`[R2.X4+`(sym)]`, `ABS24_40`, `ABS20_44`), and `` c[`(sym)] ``
 //!   for a constant-bank operand (`CONST_FIELD19_40`, bank and offset both). An explicit addend prints as
@@ -27,6 +28,8 @@ mod kind {
     pub const ABS32_HI_32: u32 = 57;
     pub const ABS47_34: u32 = 58;
     pub const ABS16_32: u32 = 59;
+    pub const FUNC_DESC32_LO_32: u32 = 62;
+    pub const FUNC_DESC32_HI_32: u32 = 63;
     pub const CONST_FIELD19_40: u32 = 64;
     pub const YIELD_OPCODE9_0: u32 = 68;
     pub const ABS24_40: u32 = 74;
@@ -137,6 +140,8 @@ impl RelocNote {
         match self.kind {
             kind::ABS32_LO_32 => replace_last_immediate(text, &format!("32@lo({})", self.expression())),
             kind::ABS32_HI_32 => replace_last_immediate(text, &format!("32@hi({})", self.expression())),
+            kind::FUNC_DESC32_LO_32 => replace_last_immediate(text, &format!("32@lo(fun@fdesc({}))", self.expression())),
+            kind::FUNC_DESC32_HI_32 => replace_last_immediate(text, &format!("32@hi(fun@fdesc({}))", self.expression())),
             kind::ABS32_32 | kind::ABS16_32 | kind::ABS47_34 => replace_last_immediate(text, &self.quoted()),
             kind::CONST_FIELD19_40 => replace_constant(text, &self.quoted()),
             kind::ABS24_40 | kind::ABS20_44 => replace_address_offset(text, &self.quoted()),
@@ -238,6 +243,10 @@ mod tests {
     #[test]
     fn operands_take_the_symbol() {
         assert_eq!(applied(&note(kind::ABS32_LO_32, None, false), "UMOV UR4, 0x0 ;"), "UMOV UR4, 32@lo(sym) ;");
+        assert_eq!(
+            applied(&note(kind::FUNC_DESC32_HI_32, None, false), "UMOV UR5, 0x0 ;"),
+            "UMOV UR5, 32@hi(fun@fdesc(sym)) ;"
+        );
         assert_eq!(
             applied(&note(kind::ABS32_HI_32, Some(0x4f0), true), "MOV R21, 0x0 ;"),
             "MOV R21, 32@hi((sym + 0x4f0@srel)) ;"

@@ -13,6 +13,7 @@
 //! without passing it). Anything else — signed compares, register bounds, counters written twice or under a
 //! guard, calls, instructions whose register writes the table does not know — keeps the poll.
 
+use crate::program::head::Head;
 use crate::program::Inst;
 use sassport_gen::{Pred, Reg, RegFile, Src, TargetStyle, View};
 
@@ -33,7 +34,7 @@ pub fn trip_bound(start: u32, insts: &[Inst]) -> Option<u32> {
     let (last, body) = insts.split_last()?;
     let bra = sassport_gen::decode(last.word).ok()?;
     let View::Bra(v) = bra.view() else { return None };
-    if header(&bra) != "BRA" || last.branch_target() != i64::from(start) {
+    if header(&bra).as_str() != "BRA" || last.branch_target() != i64::from(start) {
         return None;
     }
     let second = v.target.and_then(|t| t.modifier).map(|m| (Pred((m & 7) as u8), m & 8 != 0));
@@ -52,13 +53,8 @@ pub fn trip_bound(start: u32, insts: &[Inst]) -> Option<u32> {
 }
 
 /// The mnemonic with its modifiers as nvdisasm prints them (`ISETP.LT.U32.AND`), guard dropped.
-fn header(inst: &sassport_gen::Instruction) -> String {
-    let text = inst.text(0, TargetStyle::Absolute);
-    let text = match text.strip_prefix('@') {
-        Some(rest) => rest.split_once(' ').map_or("", |(_, m)| m).to_string(),
-        None => text,
-    };
-    text.split([' ', ';']).next().unwrap_or("").to_string()
+fn header(inst: &sassport_gen::Instruction) -> Head {
+    Head::of(inst)
 }
 
 /// What literal `p` (negated when `not`) being true at the end of `body` says about a counter, from the
@@ -74,7 +70,7 @@ fn literal_bound(body: &[Inst], p: Pred, not: bool) -> Option<Below> {
         return None;
     }
     let head = header(&writer);
-    let mods: Vec<&str> = head.split('.').skip(1).collect();
+    let mods: Vec<&str> = head.modifiers().collect();
     if !mods.contains(&"U32") || !mods.contains(&"AND") || mods.contains(&"EX") {
         return None;
     }
@@ -106,7 +102,7 @@ fn single_step(insts: &[Inst], reg: Reg) -> Option<u64> {
         if !writes {
             continue;
         }
-        if step.is_some() || header(&d) != "IADD3" {
+        if step.is_some() || header(&d).as_str() != "IADD3" {
             return None;
         }
         // The operands from the text (identical to nvdisasm's): the generated view of IADD3's immediate

@@ -36,7 +36,7 @@ use crate::error::{display_name, DeviceRuntimeCall, TranslateError};
 use crate::program::{Exit, Inst, Program};
 use crate::spirv::{FunctionControl, Id, LoopControl, Module, Op, Scope, Type};
 use crate::state::Types;
-use sassport_gen::TargetStyle;
+use sassport_gen::RegFile;
 
 /// A function outside the cubin that the translator provides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,16 +122,26 @@ pub fn bind_linked_extern_calls<'a>(
     // be followed is refused here, with the reason, rather than as a call to nowhere.
     let externs_only = cubin.address_taken_functions(&program.section).is_empty()
         && cubin.symbols.iter().any(|s| s.kind == SymbolKind::Function && s.section.is_none());
+    // The blocks' predecessors, once (a scan of every block per block walked, per call, was quadratic),
+    // kept up to date as calls become builtins (`make_builtin`).
+    let mut flow = Flow::new(program);
     for call in candidates {
-        let Some(symbol) = call_symbol(cubin, kernel, program, &calls, &call, relocated) else {
+        let Some(symbol) = call_symbol(cubin, kernel, &mut flow, program, &calls, &call, relocated) else {
             if externs_only {
+                let reason = if stored_function_pointers(cubin, kernel) {
+                    // Seen: C++ virtual calls in -rdc code (the newdelete sample), the vtables in `.nv.global.init`.
+                    "call through a register to a function whose address is stored in __device__ data of another \
+                     code section (a C++ virtual call through a vtable in -rdc code); functions reached that way \
+                     are not linked yet"
+                } else {
+                    "call target not traced back to a relocated extern (the LDC.64 from a constant bank that nvcc \
+                     emits before calling vprintf or __assertfail); not translated yet"
+                };
                 return Err(TranslateError::NotTranslated {
                     name: display_name(call.word, call.mnemonic),
                     section: program.section.clone(),
                     offset: call.offset,
-                    reason: "call target not traced back to a relocated extern (the LDC.64 from a constant bank \
-                             that nvcc emits before calling vprintf or __assertfail); not translated yet"
-                        .into(),
+                    reason: reason.into(),
                 });
             }
             continue;
@@ -162,26 +172,42 @@ pub fn bind_linked_extern_calls<'a>(
             });
         };
         calls.sites.push((call.offset, f));
-        make_builtin(program, call.offset);
+        make_builtin(program, &mut flow, call.offset);
     }
     Ok(calls)
 }
 
+/// Whether data of the cubin (`__device__` variables, constant banks) holds relocated addresses of functions
+/// defined in code sections other than `kernel`'s: the targets of C++ virtual calls in `-rdc` code.
+fn stored_function_pointers(cubin: &Cubin<'_>, kernel: &Kernel<'_>) -> bool {
+    cubin
+        .relocation_sections
+        .iter()
+        .filter(|rs| rs.target_name.starts_with(".nv.global") || rs.target_name.starts_with(".nv.constant"))
+        .flat_map(|rs| rs.entries.iter())
+        .filter_map(|r| cubin.symbols.get(r.symbol as usize))
+        .any(|s| s.kind == SymbolKind::Function && s.section.is_some_and(|sec| sec != kernel.function.section))
+}
+
 /// Makes the call at `offset` an ordinary instruction of its block that continues at the next one; the next
 /// instruction is no longer a return point (only calls that come back through `RET` make those).
-fn make_builtin(program: &mut Program, offset: u32) {
+fn make_builtin(program: &mut Program, flow: &mut Flow, offset: u32) {
     let next = offset + 16;
-    if let Some(b) = program.blocks.iter_mut().find(|b| b.end == next && b.exit == Exit::Control) {
+    if let Some(k) = program.blocks.iter().position(|b| b.end == next && b.exit == Exit::Control) {
+        let b = &mut program.blocks[k];
         b.exit = Exit::Fall;
-        b.successors = vec![next];
+        let before = std::mem::replace(&mut b.successors, vec![next]);
+        flow.successors_changed(program, k, &before);
     }
     program.return_points.retain(|&r| r != next);
+    flow.not_entered(program, next);
 }
 
 /// The symbol a `CALL.ABS` reaches, when its target can be followed to a relocation.
 fn call_symbol<'a>(
     cubin: &Cubin<'a>,
     kernel: &Kernel<'_>,
+    flow: &mut Flow,
     program: &Program,
     calls: &ExternCalls,
     call: &Inst,
@@ -196,63 +222,143 @@ fn call_symbol<'a>(
     }
     let target = call.bits(24, 8) as u8;
     let regs = [target, target.wrapping_add(1)];
-    reaching(program, calls, call.offset, call.offset, &regs, &mut |ldc| {
-        ldc_symbol(cubin, kernel, program, calls, call.offset, ldc, target)
+    reaching(flow, program, calls, call.offset, call.offset, &regs, &mut |flow, ldc| {
+        ldc_symbol(cubin, kernel, flow, program, calls, call.offset, ldc, target)
     })
 }
 
-/// What every definition of `regs` that reaches the instruction at `at` says, through `accept` (back through
-/// every path of blocks before it); `None` unless all are accepted and agree. `this_call` is the extern call
-/// being resolved (a builtin too when a loop leads back to it).
+/// The program's blocks with their predecessors, for walks back from an instruction, and the walks' marks.
+struct Flow {
+    /// Indices of the blocks each block (by index) may continue from.
+    preds: Vec<Vec<usize>>,
+    /// Whether a block is the kernel's entry or a return point (entered from outside the straight flow).
+    entered: Vec<bool>,
+    /// `seen[b] == walk`: block `b` is already queued in the current walk.
+    seen: Vec<u32>,
+    walk: u32,
+}
+
+impl Flow {
+    fn new(program: &Program) -> Flow {
+        let n = program.blocks.len();
+        let index = |off: u32| program.blocks.binary_search_by_key(&off, |b| b.start).ok();
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (p, pb) in program.blocks.iter().enumerate() {
+            for &s in &pb.successors {
+                // Each block once per predecessor, as a scan of the blocks' successor lists would find it.
+                if let Some(list) = index(s).and_then(|b| preds.get_mut(b)) {
+                    if list.last() != Some(&p) {
+                        list.push(p);
+                    }
+                }
+            }
+        }
+        let entered = program
+            .blocks
+            .iter()
+            .map(|b| b.start == program.entry || program.return_points.binary_search(&b.start).is_ok())
+            .collect();
+        Flow { preds, entered, seen: vec![0; n], walk: 0 }
+    }
+
+    /// Block `k`'s successors changed from `before` to what the program says now.
+    fn successors_changed(&mut self, program: &Program, k: usize, before: &[u32]) {
+        let index = |off: u32| program.blocks.binary_search_by_key(&off, |b| b.start).ok();
+        for &s in before {
+            if let Some(list) = index(s).and_then(|b| self.preds.get_mut(b)) {
+                list.retain(|&p| p != k);
+            }
+        }
+        let Some(block) = program.blocks.get(k) else { return };
+        for &s in &block.successors {
+            if let Some(list) = index(s).and_then(|b| self.preds.get_mut(b)) {
+                if let Err(at) = list.binary_search(&k) {
+                    list.insert(at, k);
+                }
+            }
+        }
+    }
+
+    /// A block no longer entered from a return (its call became a builtin, `make_builtin`).
+    fn not_entered(&mut self, program: &Program, start: u32) {
+        if let Ok(b) = program.blocks.binary_search_by_key(&start, |b| b.start) {
+            if let Some(e) = self.entered.get_mut(b) {
+                *e = start == program.entry;
+            }
+        }
+    }
+}
+
+/// What every definition of `regs` that reaches the instruction at `at` says, through `accept`; `None`
+/// unless there is one, all are accepted and all agree. `this_call` is the extern call being resolved.
 fn reaching<T: PartialEq + Copy>(
+    flow: &mut Flow,
     program: &Program,
     calls: &ExternCalls,
     this_call: u32,
     at: u32,
     regs: &[u8],
-    accept: &mut dyn FnMut(&Inst) -> Option<T>,
+    accept: &mut dyn FnMut(&mut Flow, &Inst) -> Option<T>,
 ) -> Option<T> {
+    let defs = definitions(flow, program, calls, this_call, at, regs)?;
+    let mut found: Option<T> = None;
+    for d in defs {
+        let v = accept(flow, program.insts.get(d)?)?;
+        if found.is_some_and(|f| f != v) {
+            return None;
+        }
+        found = Some(v);
+    }
+    found
+}
+
+/// The instructions (indices into `program.insts`) whose definitions of `regs` reach the instruction at
+/// `at`, back through every path of blocks before it (a builtin too when a loop leads back to it); `None`
+/// when a path reaches the kernel's entry, a return point or an instruction whose writes are unknown. Each
+/// block is walked at most twice (the block of `at` up to it, then whole as a predecessor), so a walk costs
+/// at most the program's length.
+fn definitions(
+    flow: &mut Flow,
+    program: &Program,
+    calls: &ExternCalls,
+    this_call: u32,
+    at: u32,
+    regs: &[u8],
+) -> Option<Vec<usize>> {
     let block_index = |off: u32| program.blocks.partition_point(|b| b.start <= off).checked_sub(1);
     let mut work = vec![(block_index(at)?, at)];
-    let mut seen: Vec<usize> = Vec::new();
-    let mut found: Option<T> = None;
+    flow.walk = flow.walk.checked_add(1)?;
+    let walk = flow.walk;
+    let mut defs = Vec::new();
     while let Some((b, end)) = work.pop() {
         let block = program.blocks.get(b)?;
         let first = program.insts.partition_point(|i| i.offset < block.start);
         let last = program.insts.partition_point(|i| i.offset < end);
         let insts = program.insts.get(first..last)?;
         match last_write(insts, calls, this_call, regs) {
-            LastWrite::At(k) => {
-                let v = accept(&insts[k])?;
-                if found.is_some_and(|f| f != v) {
-                    return None;
-                }
-                found = Some(v);
-            }
+            LastWrite::At(k) => defs.push(first + k),
             LastWrite::Unknown => return None,
             LastWrite::None => {
                 // Entered from outside the kernel's straight flow (its entry, or a return from a device
                 // function, which may change any register): nothing to follow.
-                if block.start == program.entry || program.return_points.contains(&block.start) {
+                if flow.entered.get(b).copied().unwrap_or(true) {
                     return None;
                 }
-                let mut preds = 0;
-                for (p, pb) in program.blocks.iter().enumerate() {
-                    if pb.successors.contains(&block.start) {
-                        preds += 1;
-                        if !seen.contains(&p) {
-                            seen.push(p);
-                            work.push((p, pb.end));
-                        }
+                let preds = flow.preds.get(b)?;
+                if preds.is_empty() {
+                    return None;
+                }
+                for &p in preds {
+                    let seen = flow.seen.get_mut(p)?;
+                    if *seen != walk {
+                        *seen = walk;
+                        work.push((p, program.blocks.get(p)?.end));
                     }
-                }
-                if preds == 0 {
-                    return None;
                 }
             }
         }
     }
-    found
+    Some(defs)
 }
 
 /// What the last instruction of a run that may write some of `regs` is.
@@ -276,14 +382,10 @@ fn last_write(insts: &[Inst], calls: &ExternCalls, this_call: u32, regs: &[u8]) 
             }
             continue;
         }
-        match writes(inst) {
-            Writes::Nothing => {}
-            Writes::Regs(first, count) => {
-                if regs.iter().any(|&r| r >= first && u32::from(r) < u32::from(first) + u32::from(count)) {
-                    return LastWrite::At(k);
-                }
-            }
-            Writes::Unknown => return LastWrite::Unknown,
+        match writes_any(inst, regs) {
+            Some(false) => {}
+            Some(true) => return LastWrite::At(k),
+            None => return LastWrite::Unknown,
         }
     }
     LastWrite::None
@@ -291,9 +393,11 @@ fn last_write(insts: &[Inst], calls: &ExternCalls, this_call: u32, regs: &[u8]) 
 
 /// The symbol of the relocated bank word an `LDC.64 Rt, c[b][imm]` (or `c[b][Rk + imm]` with `Rk` a `MOV`
 /// of an immediate just before it) loads into `target`.
+#[allow(clippy::too_many_arguments)]
 fn ldc_symbol<'a>(
     cubin: &Cubin<'a>,
     kernel: &Kernel<'_>,
+    flow: &mut Flow,
     program: &Program,
     calls: &ExternCalls,
     this_call: u32,
@@ -311,7 +415,7 @@ fn ldc_symbol<'a>(
     let index = ldc.bits(24, 8) as u8;
     if index != 255 {
         // MOV Rk, imm32 (0x0802 with the full write mask), the same on every path.
-        let k = reaching(program, calls, this_call, ldc.offset, &[index], &mut |mov| {
+        let k = reaching(flow, program, calls, this_call, ldc.offset, &[index], &mut |_, mov| {
             let plain = mov.mnemonic == "MOV" && mov.opcode() == 0x0802 && mov.guard().is_none();
             (plain && mov.bits(72, 4) == 0xf).then(|| mov.bits(32, 32))
         })?;
@@ -328,51 +432,18 @@ fn ldc_symbol<'a>(
         .map(|r| r.symbol_name)
 }
 
-enum Writes {
-    Nothing,
-    /// First register and count.
-    Regs(u8, u8),
-    Unknown,
-}
-
-/// Which general registers an instruction may write, from its nvdisasm text: the first operand that is not
-/// a predicate, when it is a register; its width from the modifiers (`.64`, `.WIDE`, `.128`, 64-bit types).
-/// Conservative: instructions that write several registers in ways the text does not show are `Unknown`.
-fn writes(inst: &Inst) -> Writes {
-    let Ok(decoded) = sassport_gen::decode(inst.word) else { return Writes::Unknown };
-    let text = decoded.text(u64::from(inst.offset), TargetStyle::Absolute);
-    let text = text.trim_start();
-    let text = match text.strip_prefix('@') {
-        Some(rest) => rest.split_once(' ').map_or("", |(_, r)| r).trim_start(),
-        None => text,
-    };
-    let (head, operands) = text.split_once(' ').unwrap_or((text.trim_end_matches(';'), ""));
-    let mnemonic = head.split('.').next().unwrap_or("");
-    if matches!(
-        mnemonic,
-        "CALL" | "RET" | "BRX" | "JMX" | "JMP" | "HMMA" | "IMMA" | "DMMA" | "BMMA" | "LDSM" | "MOVM" | "TEX" | "TLD"
-            | "TLD4" | "TXD" | "TXQ" | "TMML" | "TEXS" | "TLDS" | "TLD4S" | "SULD" | "SUATOM" | "SURED"
-    ) {
-        return Writes::Unknown;
+/// Whether an instruction may write any of the general registers `regs`, from the table's register
+/// accesses (nvdisasm's life ranges, `sassport_gen::access`); `None` when they cannot be told: control
+/// transfers (what a callee writes is not the instruction's) and classes without access rules.
+fn writes_any(inst: &Inst, regs: &[u8]) -> Option<bool> {
+    if matches!(inst.mnemonic, "CALL" | "RET" | "BRX" | "JMX" | "JMP") {
+        return None;
     }
-    let first = operands
-        .split(',')
-        .map(|o| o.trim().trim_end_matches(';').trim())
-        .find(|o| !(o.starts_with('P') || o.starts_with("!P")));
-    let Some(first) = first else { return Writes::Nothing };
-    let Some(num) = first.strip_prefix('R') else { return Writes::Nothing };
-    let Ok(reg) = num.parse::<u8>() else { return Writes::Nothing }; // RZ, or not a register
-    let mods = &head[mnemonic.len()..];
-    let wide = mods.contains(".64") || mods.contains(".WIDE") || mods.contains("64") || mods.contains(".X2");
-    let count = if mods.contains(".128") || mods.contains(".X4") {
-        4
-    } else if wide || matches!(mnemonic, "LEPC" | "DADD" | "DMUL" | "DFMA" | "DMNMX") || (mnemonic == "CS2R" && !mods.contains(".32"))
-    {
-        2
-    } else {
-        1
-    };
-    Writes::Regs(reg, count)
+    let decoded = sassport_gen::decode(inst.word).ok()?;
+    let mut accesses = decoded.accesses()?;
+    Some(accesses.any(|a| {
+        a.file == RegFile::Gpr && a.direction.writes() && regs.iter().any(|&r| r >= a.first && r - a.first < a.count)
+    }))
 }
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {

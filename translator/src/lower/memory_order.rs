@@ -20,17 +20,7 @@ pub(super) fn is_strong(cx: &Ctx<'_>) -> bool {
     let Ok(d) = sassport_gen::decode(cx.inst.word) else {
         return false;
     };
-    let text = d.text(0, sassport_gen::TargetStyle::Absolute);
-    let head = match text.strip_prefix('@') {
-        Some(rest) => rest.split_once(' ').map_or("", |(_, m)| m),
-        None => &text,
-    };
-    head.split([' ', ';'])
-        .next()
-        .unwrap_or("")
-        .split('.')
-        .skip(1)
-        .any(|m| m == "STRONG" || m == "MMIO")
+    crate::program::head::Head::of(&d).modifiers().any(|m| m == "STRONG" || m == "MMIO")
 }
 
 fn device_relaxed(cx: &mut Ctx<'_>) -> (Id, Id) {

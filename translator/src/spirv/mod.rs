@@ -34,7 +34,9 @@ pub struct IdHasher(u64);
 impl Hasher for IdHasher {
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        // Fold the well-mixed high half into the low bits, which pick the bucket: a key's low bits only
+        // reach the product's low bits, so f32 constants (low mantissa bits zero) all shared one probe chain.
+        self.0 ^ (self.0 >> 32)
     }
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
@@ -102,13 +104,17 @@ pub struct Module {
     null_constants: IdMap<Id, Id>,
     /// u32 constants 0..256 by value (the hot path of every lowering).
     small_u32: Vec<Id>,
-    /// Finished functions (helpers and the entry point), in completion order.
-    functions: Vec<u32>,
+    /// Finished functions (helpers and the entry point), in completion order, each in its own buffer: the
+    /// entry point of a big kernel is most of the module, and [`Module::finish`] reuses its buffer.
+    functions: Vec<Function>,
     /// The function being built: body and its variables.
     body: Vec<u32>,
     fn_vars: Vec<u32>,
     /// Position in `body` after the first `OpLabel` of the current function (where variables go).
     var_insert: Option<usize>,
+    /// Ids of `bool`, `u32`, `u64` and `f32` once declared (0 before): the lowerings ask for them for
+    /// nearly every instruction they emit.
+    scalars: [Id; 4],
     /// Saved outer function while a helper is emitted (helpers may be requested mid-function).
     saved: Vec<(Vec<u32>, Vec<u32>, Option<usize>, Option<Id>)>,
     helpers: IdMap<&'static str, Id>,
@@ -120,6 +126,28 @@ pub struct Module {
     capability_sites: Vec<(Capability, String)>,
     /// The target has no `Float64`: helpers compute every f64 step in integers (`lower::soft_f64`).
     soft_float64: bool,
+}
+
+/// A finished function: its words with its `OpVariable`s still apart, to go in at `at` (after its first
+/// `OpLabel`).
+#[derive(Debug, Clone)]
+struct Function {
+    words: Vec<u32>,
+    vars: Vec<u32>,
+    at: usize,
+}
+
+impl Function {
+    fn len(&self) -> usize {
+        self.words.len() + self.vars.len()
+    }
+
+    fn write(&self, out: &mut Vec<u32>) {
+        let at = self.at.min(self.words.len());
+        out.extend_from_slice(&self.words[..at]);
+        out.extend_from_slice(&self.vars);
+        out.extend_from_slice(&self.words[at..]);
+    }
 }
 
 impl Default for Module {
@@ -168,6 +196,7 @@ impl Module {
             null_constants: IdMap::default(),
             small_u32: Vec::new(),
             functions: Vec::new(),
+            scalars: [0; 4],
             body: Vec::with_capacity(4096),
             fn_vars: Vec::new(),
             var_insert: None,
@@ -296,17 +325,32 @@ impl Module {
     pub fn t_void(&mut self) -> Id {
         self.ty(Type::Void)
     }
+    #[inline]
+    fn scalar(&mut self, k: usize, t: Type) -> Id {
+        match self.scalars[k] {
+            0 => {
+                let id = self.ty(t);
+                self.scalars[k] = id;
+                id
+            }
+            id => id,
+        }
+    }
+    #[inline]
     pub fn t_bool(&mut self) -> Id {
-        self.ty(Type::Bool)
+        self.scalar(0, Type::Bool)
     }
+    #[inline]
     pub fn t_u32(&mut self) -> Id {
-        self.ty(Type::Int(32))
+        self.scalar(1, Type::Int(32))
     }
+    #[inline]
     pub fn t_u64(&mut self) -> Id {
-        self.ty(Type::Int(64))
+        self.scalar(2, Type::Int(64))
     }
+    #[inline]
     pub fn t_f32(&mut self) -> Id {
-        self.ty(Type::Float(32))
+        self.scalar(3, Type::Float(32))
     }
     pub fn t_f64(&mut self) -> Id {
         self.ty(Type::Float(64))
@@ -447,12 +491,11 @@ impl Module {
     pub fn end_function(&mut self) {
         Self::emit_to(&mut self.body, Op::FunctionEnd, &[]);
         let at = self.var_insert.unwrap_or(self.body.len());
-        let tail = self.body.split_off(at);
-        self.functions.extend_from_slice(&self.body);
-        self.functions.extend_from_slice(&self.fn_vars);
-        self.functions.extend_from_slice(&tail);
-        self.body.clear();
-        self.fn_vars.clear();
+        // The buffers as they are: copying a body of millions of words (a 20k-instruction kernel) into a new
+        // buffer cost more in page faults than emitting it; `finish` puts the variables in.
+        let words = std::mem::take(&mut self.body);
+        let vars = std::mem::take(&mut self.fn_vars);
+        self.functions.push(Function { words, vars, at });
         self.var_insert = None;
         self.current_block = None;
     }
@@ -464,7 +507,8 @@ impl Module {
         if let Some(&id) = self.helpers.get(key) {
             return id;
         }
-        let body = std::mem::take(&mut self.body);
+        // Helpers are a few thousand words: start with room for most, rather than growing from nothing.
+        let body = std::mem::replace(&mut self.body, Vec::with_capacity(2048));
         let vars = std::mem::take(&mut self.fn_vars);
         self.saved.push((body, vars, self.var_insert.take(), self.current_block.take()));
         let id = build(self);
@@ -598,9 +642,12 @@ impl Module {
     }
 
     /// The finished module (SPIR-V 1.6).
-    pub fn finish(self) -> Vec<u32> {
+    pub fn finish(mut self) -> Vec<u32> {
+        // Everything before the largest function is built in a small buffer and put in front of that
+        // function's words in their own buffer: one move of the big one instead of a copy into a new one.
+        let largest = (0..self.functions.len()).max_by_key(|&k| (self.functions[k].words.len(), usize::MAX - k));
         let mut out = Vec::with_capacity(
-            5 + self.header.len() + self.names.len() + self.annotations.len() + self.globals.len() + self.functions.len() + 64,
+            5 + self.header.len() + self.names.len() + self.annotations.len() + self.globals.len() + 64,
         );
         out.extend_from_slice(&[0x0723_0203, 0x0001_0600, 0x0053_5350, self.bound, 0]);
         for c in &self.capabilities {
@@ -628,8 +675,30 @@ impl Module {
         out.extend_from_slice(&self.names);
         out.extend_from_slice(&self.annotations);
         out.extend_from_slice(&self.globals);
-        out.extend_from_slice(&self.functions);
         out[3] = self.bound;
-        out
+        let Some(largest) = largest else { return out };
+        let after: Vec<Function> = self.functions.drain(largest + 1..).collect();
+        let Some(mut big) = self.functions.pop() else { return out };
+        out.reserve(self.functions.iter().map(Function::len).sum::<usize>() + big.vars.len() + 8);
+        for f in &self.functions {
+            f.write(&mut out);
+        }
+        if big.words.len() < out.len() {
+            // A small module: plain concatenation.
+            out.reserve_exact(big.len() + after.iter().map(Function::len).sum::<usize>());
+            for f in std::iter::once(&big).chain(&after) {
+                f.write(&mut out);
+            }
+            return out;
+        }
+        let at = big.at.min(big.words.len());
+        out.extend_from_slice(&big.words[..at]);
+        out.extend_from_slice(&big.vars);
+        big.words.reserve_exact(out.len() - at + after.iter().map(Function::len).sum::<usize>());
+        big.words.splice(0..at, out.iter().copied());
+        for f in &after {
+            f.write(&mut big.words);
+        }
+        big.words
     }
 }
