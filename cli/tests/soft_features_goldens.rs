@@ -17,9 +17,10 @@ const FP16_KERNELS: &[&str] =
 const ATOMIC64_KERNELS: &[&str] =
     &["atomics_global_owned", "atomics_global_contended", "reduce_warp_shuffle", "atomics_shared", "mbarrier_handoff"];
 
-/// The corpus kernels that call the device heap (malloc/free): their free lists use 32-bit atomics and a pop
-/// lock per list without int64-atomics (`translator/src/lower/heap/soft_lists.rs`).
-const HEAP_KERNELS: &[&str] = &["heap_per_thread", "heap_block_shared", "heap_exhaustion", "barrier_save_calls"];
+/// The corpus kernels with goldens that call the device heap (malloc/free): their free lists use 32-bit
+/// atomics and a pop lock per list without int64-atomics (`translator/src/lower/heap/soft_lists.rs`).
+/// barrier_save_calls also calls malloc but has no goldens yet (corpus/launches.pending.txt).
+const HEAP_KERNELS: &[&str] = &["heap_per_thread", "heap_block_shared", "heap_exhaustion"];
 
 fn run_masked(kernels: &[&str], mask: &str) {
     let only = std::env::var("SASSPORT_GOLDEN_KERNELS").ok();
