@@ -7,7 +7,8 @@
 //! The same for the other emulations (`SASSPORT_BENCH_GROUP=soft_f16` or `soft_atomic64` picks one group):
 //! the FP16 corpus kernels with `float16` masked (FP16 arithmetic through 32-bit values, `lower::soft_f16`) and
 //! with `float16,float64` masked, and the 64-bit atomic kernels with `int64-atomics` masked (a lock per
-//! doubleword, `lower::soft_atomic64`).
+//! doubleword, `lower::soft_atomic64`). By name only: `soft_f64_rest` (the other FP64 corpus kernels) and
+//! `soft_heap` (the device heap's kernels with `int64-atomics` masked: free lists with 32-bit atomics).
 //!
 //! `MESA_SHADER_CACHE_DISABLE=true cargo bench -p sassport --bench soft_f64`
 
@@ -37,12 +38,28 @@ fn runtime(without: abi::Features) -> Runtime {
 /// The FP16 kernels (sm86 SASS with HADD2/HMUL2/HFMA2/HSETP2/HSET2/HMNMX2) and the 64-bit atomic ones.
 const FP16_KERNELS: &[&str] = &["fp16_arith", "fp16_convert", "fp16_compare", "bf16_ops", "narrowing_conversions"];
 const ATOMIC64_KERNELS: &[&str] = &["atomics_global_owned", "atomics_global_contended", "reduce_warp_shuffle"];
+/// The other FP64 corpus kernels (`cli/tests/soft_f64_goldens.rs`), for `SASSPORT_BENCH_GROUP=soft_f64_rest`.
+const FP64_REST: &[&str] = &[
+    "fp32_double_convert",
+    "fp16_convert",
+    "math_library_forms",
+    "precise_math",
+    "narrow_int_convert",
+    "global_widths",
+    "calls_direct",
+    "atomics_global_contended",
+    "wmma_s8_f64",
+];
+/// The device heap's kernels with goldens (free lists with 32-bit atomics without int64-atomics).
+const HEAP_KERNELS: &[&str] = &["heap_per_thread", "heap_block_shared", "heap_exhaustion"];
 
 fn soft_f64(c: &mut Criterion) {
     use abi::Feature::{Float16, Float64, Int64Atomics};
     let none = abi::Features::NONE;
-    let groups: [(&str, &[&str], abi::Features); 4] = [
+    let groups: [(&str, &[&str], abi::Features); 6] = [
         ("soft_f64", KERNELS, none.with(Float64)),
+        ("soft_f64_rest", FP64_REST, none.with(Float64)),
+        ("soft_heap", HEAP_KERNELS, none.with(Int64Atomics)),
         ("soft_f16", FP16_KERNELS, none.with(Float16)),
         ("soft_f16_f64", FP16_KERNELS, none.with(Float16).with(Float64)),
         ("soft_atomic64", ATOMIC64_KERNELS, none.with(Int64Atomics)),
@@ -50,7 +67,9 @@ fn soft_f64(c: &mut Criterion) {
     let only = std::env::var("SASSPORT_BENCH_GROUP").ok();
     let launches = sassport_corpus::launches().expect("corpus manifest");
     for (label, kernels, mask) in groups {
-        if only.as_deref().is_some_and(|o| !label.starts_with(o)) {
+        // A group runs when asked for by name, or with no name given (the rest and the heap only by name).
+        let extra = matches!(label, "soft_f64_rest" | "soft_heap");
+        if only.as_deref().map_or(extra, |o| !label.starts_with(o) || (extra && label != o)) {
             continue;
         }
         let mut native = runtime(none);

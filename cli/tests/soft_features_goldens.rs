@@ -1,7 +1,8 @@
 //! Issue 23's acceptance on lavapipe for the features other than float64: every corpus kernel with FP16
 //! arithmetic matches its NVIDIA silicon goldens with float16 masked (HADD2/HMUL2/HFMA2 through 32-bit
 //! values, `lower::soft_f16`), also with float64 masked too (the profile of a device with neither), and
-//! every kernel with 64-bit atomics with int64-atomics masked (a lock per doubleword, `lower::soft_atomic64`);
+//! every kernel with 64-bit atomics with int64-atomics masked (a lock per doubleword, `lower::soft_atomic64`),
+//! and so every kernel calling the device heap (its free lists with 32-bit atomics, `lower::heap`);
 //! `sassport corpus --without ... --strict`, the goldens being the outside truth. `SASSPORT_GOLDEN_KERNELS=a,b`
 //! limits the run.
 
@@ -15,6 +16,11 @@ const FP16_KERNELS: &[&str] =
 /// ATOMS.ARRIVE.64 use no 64-bit atomic in their translation either way).
 const ATOMIC64_KERNELS: &[&str] =
     &["atomics_global_owned", "atomics_global_contended", "reduce_warp_shuffle", "atomics_shared", "mbarrier_handoff"];
+
+/// The corpus kernels with goldens that call the device heap (malloc/free): their free lists use 32-bit
+/// atomics and a pop lock per list without int64-atomics (`translator/src/lower/heap/soft_lists.rs`).
+/// barrier_save_calls also calls malloc but has no goldens yet (corpus/launches.pending.txt).
+const HEAP_KERNELS: &[&str] = &["heap_per_thread", "heap_block_shared", "heap_exhaustion"];
 
 fn run_masked(kernels: &[&str], mask: &str) {
     let only = std::env::var("SASSPORT_GOLDEN_KERNELS").ok();
@@ -53,4 +59,9 @@ fn fp16_corpus_kernels_match_silicon_without_float16_and_float64() {
 #[test]
 fn atomic64_corpus_kernels_match_silicon_without_int64_atomics() {
     run_masked(ATOMIC64_KERNELS, "int64-atomics");
+}
+
+#[test]
+fn heap_corpus_kernels_match_silicon_without_int64_atomics() {
+    run_masked(HEAP_KERNELS, "int64-atomics");
 }

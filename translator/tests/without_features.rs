@@ -4,7 +4,8 @@
 //! validated with spirv-val, or the kernel is refused with `MissingCapabilities` naming the masked feature
 //! and the instruction that needed it. No kernel may be refused for float64: soft double covers every f64 step (FP64
 //! instructions, the FP32/FP16 helpers' exact f64 intermediates, HMMA's f64 accumulation, DMMA); nor for any
-//! other feature (64-bit atomics under a lock, FP16 through 32-bit values).
+//! other feature (64-bit atomics under a lock, the device heap's free lists with 32-bit
+//! atomics, FP16 through 32-bit values).
 
 mod support;
 
@@ -97,38 +98,39 @@ fn without_float64_no_module_declares_float64() {
 fn every_mask_is_honoured_without_refusals() {
     // Soft double (float64), the 64-bit atomics under a lock (int64-atomics), FP16 through 32-bit values
     // (float16; the translator never declares Int8/Int16/Float16 types at all), warps in turns
-    // (subgroups-32): no kernel needs a masked capability, alone or all masked at once, except the device
-    // heap's (malloc/free: a lock-free free list with a 64-bit compare-exchange head, not emulated), which is
-    // refused by name.
+    // (subgroups-32), the device heap's free lists with 32-bit atomics (`lower/heap/soft_lists.rs`): no
+    // kernel needs a masked capability, alone or all masked at once.
     let all = Feature::ALL.iter().fold(Features::NONE, |s, f| s.with(*f));
     for mask in Feature::ALL.iter().map(|f| Features::NONE.with(*f)).chain([all]) {
         let t = check(mask, None);
         eprintln!("without {mask}: {} translated, {} refused", t.translated, t.refused.len());
-        // Device heap users: malloc/free's lists need a 64-bit CAS, not emulated (barrier_save_calls calls malloc).
-        let unexpected: Vec<&String> =
-            t.refused.iter().filter(|r| !r.starts_with("heap_") && !r.starts_with("barrier_save_calls")).collect();
-        assert!(unexpected.is_empty(), "refused without {mask}: {unexpected:#?}");
-        if !mask.contains(Feature::Int64Atomics) {
-            assert!(t.refused.is_empty(), "refused without {mask}: {:#?}", t.refused);
-        }
+        assert!(t.refused.is_empty(), "refused without {mask}: {:#?}", t.refused);
         assert!(t.translated >= 100, "without {mask}: {} translated", t.translated);
     }
 }
 
+/// The device heap's kernels (malloc/free, also barrier_save_calls) translate without Int64Atomics: their free
+/// lists then use 32-bit atomics only (`lower/heap/soft_lists.rs`), and the module declares no 64-bit view
+/// of memory (`memory::window64`, which declares the capability); with the feature, the 64-bit heads.
 #[test]
-fn refusal_names_feature_and_instruction() {
-    let options = Options { profile: Some(profile(Features::NONE.with(Feature::Int64Atomics))), ..Options::default() };
-    let bytes = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/sm86/device_heap.cubin")).unwrap();
-    let cubin = Cubin::parse(&bytes).unwrap();
-    let refused: Vec<String> = cubin
-        .kernels
-        .iter()
-        .filter_map(|k| translate_kernel(&cubin, k.name(), &options).err())
-        .filter(|e| matches!(e, TranslateError::MissingCapabilities { .. }))
-        .map(|e| e.to_string())
-        .collect();
-    assert!(!refused.is_empty(), "no heap kernel needs 64-bit atomics?");
-    assert!(refused[0].contains("int64-atomics (shaderBufferInt64Atomics), first needed by CALL"), "{}", refused[0]);
+fn heap_kernels_translate_without_int64_atomics() {
+    let masked = Options { profile: Some(profile(Features::NONE.with(Feature::Int64Atomics))), ..Options::default() };
+    let full = Options { profile: Some(profile(Features::NONE)), ..Options::default() };
+    let mut seen = 0;
+    for file in ["device_heap", "call_barriers"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../corpus/sm86/{file}.cubin"));
+        let bytes = std::fs::read(path).unwrap();
+        let cubin = Cubin::parse(&bytes).unwrap();
+        for k in cubin.kernels.iter().filter(|k| k.name().starts_with("heap_") || k.name() == "barrier_save_calls") {
+            let t = translate_kernel(&cubin, k.name(), &masked).unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+            assert!(!capabilities(&t.words).contains(&(Capability::Int64Atomics as u32)), "{}", k.name());
+            support::spirv_val(&t.words).unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+            let n = translate_kernel(&cubin, k.name(), &full).unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+            assert!(capabilities(&n.words).contains(&(Capability::Int64Atomics as u32)), "{} natively", k.name());
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 4, "heap_per_thread, heap_block_shared, heap_exhaustion, barrier_save_calls");
 }
 
 /// The 64-bit global atomics of the corpus translate without Int64Atomics (`lower::soft_atomic64`), and

@@ -10,6 +10,11 @@
 //! heap cannot serve returns null, `free(nullptr)` does nothing. `malloc(0)` returns a distinct block.
 //!
 //! ABI: `void *malloc(size_t)` takes `R4:R5` and returns in `R4:R5`; `void free(void *)` takes `R4:R5`.
+//!
+//! Without `Int64Atomics` the heads are updated with 32-bit atomics and pops take a per-list lock instead
+//! ([`soft_lists`]): the one place an invocation may wait for another.
+
+mod soft_lists;
 
 use super::Ctx;
 use crate::abi::{self, heap_word};
@@ -27,9 +32,14 @@ struct Env {
     /// Launch values (binding 0) and the two views of the window (binding 33).
     lv: Id,
     win: Id,
+    /// The 64-bit view (0, unused, when not `wide`).
     win64: Id,
     storage_u64: Id,
     fn_u64: Id,
+    /// 64-bit atomics on the free-list heads (`Int64Atomics`); else [`soft_lists`].
+    wide: bool,
+    /// The device has a loop limit (lavapipe): [`soft_lists`] waits for a held lock without iterating.
+    limited: bool,
 }
 
 /// Emits (once) `u64 heap_malloc(u64 size)`: the guest address of a fresh block of at least `size` bytes, or 0.
@@ -49,10 +59,12 @@ fn env(cx: &mut Ctx<'_>) -> Env {
     let t = cx.t;
     let lv = cx.st.uniform(&mut cx.m, 0, 1);
     let win = cx.st.window(&mut cx.m, &t);
-    let win64 = super::memory::window64(cx);
+    let wide = cx.float.int64_atomics;
+    // The 64-bit view declares `Int64Atomics`; `soft_lists` never needs it.
+    let win64 = if wide { super::memory::window64(cx) } else { 0 };
     let storage_u64 = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
     let fn_u64 = cx.m.t_ptr(StorageClass::Function, t.u64);
-    Env { t, lv, win, win64, storage_u64, fn_u64 }
+    Env { t, lv, win, win64, storage_u64, fn_u64, wide, limited: cx.loops.limit.is_some() }
 }
 
 fn device(m: &mut Module) -> Id {
@@ -121,13 +133,9 @@ impl Env {
         m.c_u32(abi::HEAP_HEADER_WORD)
     }
 
-    /// Pointer to the free-list head of `class` (a u32 value).
+    /// Pointer to the 64-bit free-list head of `class` (a u32 value).
     fn list(&self, m: &mut Module, header: Id, class: Id) -> Id {
-        let base = m.c_u32(heap_word::FREE_LISTS);
-        let at = m.bin(Op::IAdd, self.t.u32, header, base);
-        let two = m.c_u32(2);
-        let off = m.bin(Op::IMul, self.t.u32, class, two);
-        let at = m.bin(Op::IAdd, self.t.u32, at, off);
+        let at = list_word(m, &self.t, header, class);
         self.word64(m, at)
     }
 
@@ -139,6 +147,15 @@ impl Env {
         let w = m.bin(Op::IMul, self.t.u32, l, four);
         m.bin(Op::IAdd, self.t.u32, arena, w)
     }
+}
+
+/// Word index of the free-list head slot of `class` (even).
+fn list_word(m: &mut Module, t: &Types, header: Id, class: Id) -> Id {
+    let base = m.c_u32(heap_word::FREE_LISTS);
+    let at = m.bin(Op::IAdd, t.u32, header, base);
+    let two = m.c_u32(2);
+    let off = m.bin(Op::IMul, t.u32, class, two);
+    m.bin(Op::IAdd, t.u32, at, off)
 }
 
 fn pack(m: &mut Module, t: &Types, lo: Id, hi: Id) -> Id {
@@ -321,8 +338,13 @@ fn build_malloc(m: &mut Module, e: Env) -> Id {
             let listed = m.bin(Op::LogicalAnd, t.bool, not_bump, in_range);
             when(m, is_bump, |m| try_bump(m, &e, header, cap, bytes, a));
             when(m, listed, |m| {
-                let list = e.list(m, header, c);
-                try_pop(m, &e, arena, list, a);
+                if e.wide {
+                    let list = e.list(m, header, c);
+                    try_pop(m, &e, arena, list, a);
+                } else {
+                    let slot = soft_lists::slot(m, &e, header, c);
+                    soft_lists::try_pop(m, &e, arena, slot, a);
+                }
             });
             let got = m.load(t.bool, a.got);
             let taken_class = m.select(t.u32, is_bump, class, c);
@@ -418,6 +440,20 @@ fn block_bytes(m: &mut Module, t: &Types, class: Id) -> Id {
     m.select(t.u32, small, small_b, big)
 }
 
+/// The body of one push attempt of the block with link `link` (its link word at `pn`) onto the 64-bit head at
+/// `list`; returns "done" (the exchange held).
+fn push_attempt(m: &mut Module, e: &Env, list: Id, pn: Id, link: Id) -> Id {
+    let t = e.t;
+    let head = e.atomic_load(m, t.u64, list);
+    let (first, count) = split(m, &t, head);
+    e.atomic_store(m, pn, first);
+    let one = m.c_u32(1);
+    let count1 = m.bin(Op::IAdd, t.u32, count, one);
+    let new = pack(m, &t, link, count1);
+    let prev = e.cas(m, t.u64, list, new, head);
+    m.bin(Op::IEqual, t.bool, prev, head)
+}
+
 fn build_free(m: &mut Module, e: Env) -> Id {
     let t = e.t;
     let fty = m.ty(Type::Function(t.bool, [t.u64, 0, 0, 0]));
@@ -498,19 +534,15 @@ fn build_free(m: &mut Module, e: Env) -> Id {
     m.selection_merge(push_end);
     m.branch_cond(claimed, push_blk, push_end);
     m.label(push_blk);
-    let list = e.list(m, header, class);
     let bw1 = m.bin(Op::IAdd, t.u32, bw, one);
     let pn = e.word(m, bw1);
-    retry_loop(m, |m| {
-        let head = e.atomic_load(m, t.u64, list);
-        let (first, count) = split(m, &t, head);
-        e.atomic_store(m, pn, first);
-        let one = m.c_u32(1);
-        let count1 = m.bin(Op::IAdd, t.u32, count, one);
-        let new = pack(m, &t, link, count1);
-        let prev = e.cas(m, t.u64, list, new, head);
-        m.bin(Op::IEqual, t.bool, prev, head)
-    });
+    if e.wide {
+        let list = e.list(m, header, class);
+        retry_loop(m, |m| push_attempt(m, &e, list, pn, link));
+    } else {
+        let (p_link, _) = soft_lists::slot(m, &e, header, class);
+        retry_loop(m, |m| soft_lists::push_attempt(m, &e, p_link, pn, link));
+    }
     m.branch(push_end);
     m.label(push_end);
     m.branch(check_end);
