@@ -28,9 +28,11 @@ pub(super) fn source(cx: &Ctx<'_>, v: &View, name: &str) -> Result<Src, Translat
         ViewSrc::Reg(r) => Ok(Src::Reg(r.0)),
         ViewSrc::UReg(r) => Ok(Src::UReg(r.0)),
         ViewSrc::Imm(x) => Ok(Src::Imm(x as u32)),
-        ViewSrc::Cbuf { bank, ubank: None, offset, index: None } => u32::try_from(offset)
+        // The 16-bit offset field is an unsigned address in the 64 KiB bank; nvdisasm prints offsets of
+        // 0x8000 and above as negative (`c[0x0][-0x8000]`: a 32 KiB kernel parameter block's upper half).
+        ViewSrc::Cbuf { bank, ubank: None, offset, index: None } => u32::try_from(i64::from(offset).rem_euclid(1 << 16))
             .map(|off| Src::CBuf(bank, off))
-            .map_err(|_| cx.refuse(format!("negative constant offset of operand `{name}`"))),
+            .map_err(|_| cx.refuse(format!("constant offset of operand `{name}` out of range"))),
         ViewSrc::Cbuf { .. } => Err(cx.refuse(format!(
             "operand `{name}`: constant with a uniform-register bank or a register index not translated yet"
         ))),
