@@ -2,6 +2,7 @@
 //! empty nodes, instantiating, launching and destroying them, and stream capture. [`entries`] lists them for
 //! `cuGetProcAddress`.
 
+use crate::array::Memcpy3d;
 use crate::error::{DriverError, Result};
 use crate::ffi::out;
 use crate::graph::{self, capture_error, handles, Capture, Exec, HostFn, Op};
@@ -156,36 +157,6 @@ pub struct MemsetNodeParams {
 pub struct HostNodeParams {
     f: Option<HostFn>,
     user: *mut c_void,
-}
-
-/// `CUDA_MEMCPY3D` as `cuda.h` lays it out.
-#[repr(C)]
-pub struct Memcpy3d {
-    src_x: usize,
-    src_y: usize,
-    src_z: usize,
-    src_lod: usize,
-    src_type: u32,
-    src_host: *const c_void,
-    src_device: u64,
-    src_array: usize,
-    reserved0: *mut c_void,
-    src_pitch: usize,
-    src_height: usize,
-    dst_x: usize,
-    dst_y: usize,
-    dst_z: usize,
-    dst_lod: usize,
-    dst_type: u32,
-    dst_host: *mut c_void,
-    dst_device: u64,
-    dst_array: usize,
-    reserved1: *mut c_void,
-    dst_pitch: usize,
-    dst_height: usize,
-    width: usize,
-    height: usize,
-    depth: usize,
 }
 
 /// `CUDA_GRAPH_INSTANTIATE_PARAMS`.
