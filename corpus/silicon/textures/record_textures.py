@@ -11,7 +11,7 @@ writes, under OUTDIR/<case>/: `texels.bin` (the bytes copied into the array, row
 cases.json lists every case with its parameters (the replay side needs nothing else) and OUTDIR/log.txt
 says what failed: one case failing does not stop the others.
 
-Without a GPU: `--list` prints the cases.
+Without a GPU: `--list` prints the cases. `OUTDIR --only a,b` records the named cases only.
 """
 
 import json
@@ -45,7 +45,28 @@ def texels(kind, count):
         return ((i * 2654435761 + 12345) % (1 << 32)).astype(np.uint32)
     if kind == "f32":
         return (((i * 29 + 5) % 64) * 0.25 - 6.0).astype(np.float32)
+    if kind == "u8each":
+        # RGBA8 texel j, component k: (37 j + 64 k + 11) mod 256 (every byte value in every component).
+        return ((i // 4 * 37 + i % 4 * 64 + 11) % 256).astype(np.uint8)
     raise ValueError(kind)
+
+
+def bc_blocks(kind, count, block):
+    """Block-compressed data: `hash` random-looking blocks (both BC1 colour modes, every BC7 mode); `alpha_all`
+    BC3 blocks with alpha endpoints (a0, a1) = (b mod 256, b / 256 mod 256) and texel p of each block at alpha
+    index p mod 8, colour half hashed."""
+    i = np.arange(count * block // 4, dtype=np.uint64)
+    words = ((i * np.uint64(2654435761) + np.uint64(12345)) ^ (i >> np.uint64(3))) % np.uint64(1 << 32)
+    data = words.astype(np.uint32).view(np.uint8).copy()
+    if kind == "alpha_all":
+        at = np.arange(count) * block
+        b = np.arange(count)
+        data[at] = b % 256
+        data[at + 1] = b // 256 % 256
+        idx = sum((p % 8) << (3 * p) for p in range(16))
+        for k in range(6):
+            data[at + 2 + k] = (idx >> (8 * k)) & 0xFF
+    return data
 
 
 def case_list():
@@ -181,6 +202,24 @@ def case_list():
              "width": 16, "height": 16},
             {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
             {"n": 256, "cols": 16, "floats": [0.5, 1.0, 1.0]})
+    # Session 2 (tex2): the whole sRGB decode table (every byte in R, G, B and A) point-sampled and filtered
+    # across 16 texels both ways; BC1 and BC7 over 4096 random blocks; BC3 alpha over all 65536 endpoint
+    # pairs with every index (the first recording covered two alpha differences only).
+    every_each = {"type": "array", "channels": 4, "bits": 8, "kind": UNSIGNED, "texel": "u8each",
+                  "width": 16, "height": 16}
+    add("rgba8_srgb_point_all", "tex2d_f4", every_each,
+        {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"], "srgb": 1},
+        {"n": 256, "cols": 16, "floats": [0.5, 1.0, 1.0]})
+    add("rgba8_srgb_linear_all", "tex2d_f4", every_each,
+        {"filter": LINEAR, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"], "srgb": 1},
+        {"n": 65536, "cols": 256, "floats": [-0.5, 0.0703125, 1.0]})
+    for name, kind, block, blocks, side in [("bc1", 17, 8, "hash", 256), ("bc7", 29, 16, "hash", 256),
+                                            ("bc3", 21, 16, "alpha_all", 1024)]:
+        add(f"{name}_point_{blocks}", "tex2d_f4",
+            {"type": "bc", "channels": 4, "bits": 8, "kind": kind, "texel": "u8", "block": block,
+             "blocks": blocks, "width": side, "height": side},
+            {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
+            {"n": side * side, "cols": side, "floats": [0.5, 1.0, 1.0]})
     # Surfaces.
     add("surf2d_u32", "surf2d_rw",
         {"type": "surface", "channels": 1, "bits": 32, "kind": UNSIGNED, "texel": "u32",
@@ -205,6 +244,8 @@ def texel_array(res):
     """The host array copied into the resource, shaped as CuPy's copy_from wants it."""
     if res["type"] == "bc":
         rows, row_bytes = res["height"] // 4, res["width"] // 4 * res["block"]
+        if "blocks" in res:
+            return bc_blocks(res["blocks"], rows * row_bytes // res["block"], res["block"]).reshape(rows, row_bytes)
         return texels("u8", rows * row_bytes).reshape(rows, row_bytes)
     w = res["width"]
     h = res.get("height", 0)
@@ -298,6 +339,10 @@ def main():
         for c in cases:
             print(c["name"], c["kernel"], json.dumps(c["launch"]))
         return 0
+    only = None
+    if len(sys.argv) > 3 and sys.argv[2] == "--only":
+        only = set(sys.argv[3].split(","))
+        cases = [c for c in cases if c["name"] in only]
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     import cupy as cp
