@@ -637,12 +637,13 @@ pub(super) unsafe fn barrier(
 /// The texture lowering's reason codes (`translator/src/lower/texture/desc.rs`, `reason`).
 fn texture_fault_reason(code: u32) -> &'static str {
     match code {
-        1 => "texel format not sampled by the translated code (block-compressed or packed layouts)",
+        1 => "texel format not sampled by the translated code (BC2-BC7 or packed layouts)",
         2 => "data type not sampled (fp16-forced normalized or non-32-bit float components)",
         3 => "mipmapped texture (only level 0 is sampled yet)",
         4 => "colour-key or reserved header version",
         5 => "surface access outside the surface (cudaBoundaryModeTrap)",
-        6 => "sRGB decoding not modelled yet",
+        6 => "sRGB decoding not recorded on silicon (a code outside the table, filtered, gathered or fetched)",
+        7 => "block-compressed form not recorded on silicon (BC1 filtered or gathered, non-UNORM BC1)",
         _ => "unknown reason",
     }
 }

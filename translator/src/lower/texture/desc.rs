@@ -23,11 +23,15 @@ pub mod reason {
     pub const LAYOUT: u32 = 4;
     /// A surface access outside the surface with `.TRAP`.
     pub const SURFACE_BOUNDS: u32 = 5;
-    /// The header asks for sRGB decoding (the H200's decode table is recorded, not modelled yet).
+    /// sRGB decoding the H200 was not recorded doing: a code outside the recorded table, filtered or gathered
+    /// sRGB texels, or sRGB on a format other than 8-bit UNORM.
     pub const SRGB: u32 = 6;
+    /// A block-compressed form not recorded on silicon: BC1 filtered, gathered or with a non-UNORM type.
+    pub const BC_FORM: u32 = 7;
 }
 
 /// The header and sampler fields the lowering uses (u32 ids unless noted).
+#[derive(Clone)]
 pub(super) struct Desc {
     pub handle: Id,
     /// Address of level 0, layer 0 (u64).
@@ -72,6 +76,12 @@ pub(super) struct Desc {
     pub modes: [Id; 3],
     pub linear: Id,
     pub border: [Id; 4],
+    /// S_R_G_B_CONVERSION and whether the layout is BC1 (DXT1) (bools).
+    pub srgb: Id,
+    pub bc1: Id,
+    /// Conditions found while fetching (bool, reason when false): texel-dependent limits such as sRGB codes
+    /// outside the recorded table; the guard folds them into the fault.
+    pub checks: std::cell::RefCell<Vec<(Id, u32)>>,
 }
 
 /// Loads word `w` of entry `index` of the pool whose address is at launch word `pool`.
@@ -133,17 +143,28 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let dtype = e.bits(h[0], 7, 3);
     let swizzle = [19u32, 22, 25, 28].map(|lo| e.bits(h[0], lo, 3));
     let (bpp, bits, fmt_ok) = format(e, comps);
+    let bc1 = e.eqk(comps, BC1);
     let view_min = e.bits(h[7], 0, 4);
     let view_max = e.bits(h[7], 4, 4);
     let mip_filter = e.bits(s[1], 6, 2);
     let min_lod = e.bits(s[2], 0, 12);
     let max_lod = e.bits(s[2], 12, 12);
     let (supported, why) = checks(e, fmt_ok, dtype, bits, version);
-    // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22).
+    // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22): decoded for 8-bit UNORM components (not BC1) only.
     let srgb = e.bits(h[4], 22, 1);
-    let linear_rgb = e.eqk(srgb, 0);
-    let why = pick(e, linear_rgb, reason::SRGB, why);
-    let supported = e.land(supported, linear_rgb);
+    let srgb = e.eqk(srgb, 1);
+    let unorm = e.eqk(dtype, 2);
+    let b8 = e.eqk(bits, 8);
+    let plain = e.lnot(bc1);
+    let unorm8 = e.land(unorm, b8);
+    let decodable = e.land(unorm8, plain);
+    let not_srgb = e.lnot(srgb);
+    let srgb_ok = e.lor(not_srgb, decodable);
+    let why = pick(e, srgb_ok, reason::SRGB, why);
+    let supported = e.land(supported, srgb_ok);
+    let bc_ok = e.lor(plain, unorm);
+    let why = pick(e, bc_ok, reason::BC_FORM, why);
+    let supported = e.land(supported, bc_ok);
     let modes = [0u32, 3, 6].map(|lo| e.bits(s[0], lo, 3));
     let mag = e.bits(s[1], 0, 2);
     let linear = e.eqk(mag, 2);
@@ -182,13 +203,26 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
         modes,
         linear,
         border,
+        srgb,
+        bc1,
+        checks: Default::default(),
     }
+}
+
+/// COMPONENTS code of BC1 (DXT1) blocks, decoded by [`super::bc`].
+const BC1: u32 = 0x24;
+
+/// Records a texel-dependent condition (`ok` false: fault with `reason`).
+pub(super) fn check(d: &Desc, ok: Id, reason: u32) {
+    d.checks.borrow_mut().push((ok, reason));
 }
 
 /// (bytes per texel, bits per component, known) of a COMPONENTS code: the uniform formats with 8-, 16- and
 /// 32-bit components (`textures::format::Layout::from_code`).
 fn format(e: &mut E, comps: Id) -> (Id, Id, Id) {
-    const TABLE: [(u32, u32, u32); 9] = [
+    // BC1: 8 bytes a 4x4 block (fetched by `bc::texel`), decoded to 8-bit components.
+    const TABLE: [(u32, u32, u32); 10] = [
+        (BC1, 8, 8),
         (0x01, 16, 32), // R32G32B32A32
         (0x03, 8, 16),  // R16G16B16A16
         (0x04, 8, 32),  // R32G32
@@ -340,8 +374,14 @@ fn turing_sector(e: &mut E, x: Id, y: Id) -> Id {
 }
 
 /// The raw components (R, G, B, A as unsigned integers of `bits` bits; 0 past the format's) of the texel at
-/// in-range integer coordinates `x`, `y`, `z`.
+/// in-range integer coordinates `x`, `y`, `z` (BC1 blocks decoded to bytes).
 pub(super) fn fetch_raw(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
+    let plain = fetch_uncompressed(e, d, x, y, z, layered);
+    let bc = super::bc::texel(e, d, x, y, z, layered);
+    std::array::from_fn(|k| e.sel(d.bc1, bc[k], plain[k]))
+}
+
+fn fetch_uncompressed(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
     let xb = e.mul(x, d.bpp);
     let off = offset(e, d, xb, y, z, layered);
     let aligned = e.andk(off, !3);

@@ -11,9 +11,11 @@
 //! Operand registers and the handle's bank and word come from the generated views; modifiers (LOD mode,
 //! gather component, access size, boundary mode) from the generated decoder's rendering of the table.
 
+mod bc;
 mod desc;
 mod emit;
 mod sample;
+mod srgb;
 mod surface;
 
 use super::Ctx;
@@ -232,6 +234,13 @@ fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
 
 /// Results of an unsupported header are 0, and the fault names why.
 fn guard_supported(e: &mut E, d: &desc::Desc, values: [Id; 4]) -> [Id; 4] {
+    let (mut supported, mut why) = (d.supported, d.why);
+    for (ok, reason) in d.checks.borrow().iter().copied() {
+        let code = e.c(reason);
+        why = e.sel(ok, why, code);
+        supported = e.land(supported, ok);
+    }
+    let d = &desc::Desc { supported, why, ..d.clone() };
     let bad = e.lnot(d.supported);
     let merge = e.cx.begin_if(bad);
     let pc = e.c(e.cx.inst.offset);
@@ -262,6 +271,8 @@ fn fetch(e: &mut E, d: &desc::Desc, coords: &[Id], layer: Option<Id>) -> [Id; 4]
         None => c[2],
     };
     let raw = desc::fetch_raw(e, d, c[0], c[1], z, layer.is_some());
+    let not_srgb = e.lnot(d.srgb);
+    desc::check(d, not_srgb, desc::reason::SRGB);
     let int = desc::is_integer(e, d);
     let vals = raw.map(|r| {
         let f = desc::to_f64(e, d, r);

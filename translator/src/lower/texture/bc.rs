@@ -1,0 +1,109 @@
+//! BC1 (DXT1) texels decoded in the shader the way NVIDIA hardware does: the 5:6:5 endpoints expanded by bit
+//! replication, the interpolated colours in the fixed-point forms NVIDIA Texture Tools documents for NVIDIA's
+//! decoder (red and blue from the 5-bit values × 22/8 or × 33/8, green from the 8-bit values with a 1/256
+//! correction term). Checked bit for bit against the H200 (`bc1_point` of `textures.tgz`: 1024 of 1024 words).
+
+use super::desc::{self, Desc};
+use super::emit::E;
+use crate::spirv::{Id, Op};
+
+/// The R, G, B, A bytes of the texel at in-range `x`, `y`, `z` of a BC1 texture (`d` with texel extents).
+pub(super) fn texel(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
+    // The layout is one of 4x4 blocks of 8 bytes: the offset computation sees blocks as texels.
+    let mut b = d.clone();
+    let w = e.addk(d.width, 3);
+    b.width = e.shrk(w, 2);
+    let h = e.addk(d.height, 3);
+    b.height = e.shrk(h, 2);
+    b.bpp = e.c(8);
+    let bx = e.shrk(x, 2);
+    let by = e.shrk(y, 2);
+    let xb = e.shlk(bx, 3);
+    let off = desc::offset(e, &b, xb, by, z, layered);
+    let lo = e.wide(off);
+    let lo = e.add64(d.addr, lo);
+    let colours = desc::load_word(e, lo);
+    let off4 = e.addk(off, 4);
+    let hi = e.wide(off4);
+    let hi = e.add64(d.addr, hi);
+    let indices = desc::load_word(e, hi);
+    let px = e.andk(x, 3);
+    let py = e.andk(y, 3);
+    let py = e.shlk(py, 2);
+    let p = e.or(px, py);
+    let sh = e.shlk(p, 1);
+    let idx = e.shr(indices, sh);
+    let idx = e.andk(idx, 3);
+    decode(e, colours, idx)
+}
+
+/// Palette entry `idx` (0..=3) of the block whose endpoint word is `colours` (c0 bits 15:0, c1 bits 31:16).
+fn decode(e: &mut E, colours: Id, idx: Id) -> [Id; 4] {
+    let c0 = e.andk(colours, 0xffff);
+    let c1 = e.shrk(colours, 16);
+    let ends = [c0, c1].map(|c| [e.bits(c, 11, 5), e.bits(c, 5, 6), e.bits(c, 0, 5)]);
+    let expand = |e: &mut E, v: Id, n: u32| {
+        let hi = e.shlk(v, 8 - n);
+        let lo = e.shrk(v, 2 * n - 8);
+        e.or(hi, lo)
+    };
+    let full = ends.map(|[r, g, b]| [expand(e, r, 5), expand(e, g, 6), expand(e, b, 5)]);
+    let four = e.cmp(Op::UGreaterThan, c0, c1);
+    // Red and blue: ((2a + b) 22) >> 3 for thirds, ((a + b) 33) >> 3 for the half.
+    let rb = |e: &mut E, a: Id, b: Id| {
+        let a2 = e.shlk(a, 1);
+        let third = e.add(a2, b);
+        let k22 = e.c(22);
+        let third = e.mul(third, k22);
+        let third = e.shrk(third, 3);
+        let sum = e.add(a, b);
+        let k33 = e.c(33);
+        let half = e.mul(sum, k33);
+        let half = e.shrk(half, 3);
+        e.sel(four, third, half)
+    };
+    // Green: (256 g + d/4 + 128 + d·80) >> 8 for thirds (d·128 for the half), d the signed 8-bit difference
+    // towards the other end, d/4 truncated towards zero. The sum is never negative.
+    let green = |e: &mut E, g: Id, other: Id| {
+        let d = e.sub(other, g);
+        let k4 = e.c(4);
+        let q = e.op(Op::SDiv, d, k4);
+        let base = e.shlk(g, 8);
+        let base = e.add(base, q);
+        let base = e.addk(base, 128);
+        let k80 = e.c(80);
+        let t = e.mul(d, k80);
+        let third = e.add(base, t);
+        let third = e.shrk(third, 8);
+        let h = e.shlk(d, 7);
+        let half = e.add(base, h);
+        let half = e.shrk(half, 8);
+        e.sel(four, third, half)
+    };
+    let [e0, e1] = ends;
+    let [f0, f1] = full;
+    let p2 = [
+        rb(e, e0[0], e1[0]),
+        green(e, f0[1], f1[1]),
+        rb(e, e0[2], e1[2]),
+    ];
+    let p3 = [
+        rb(e, e1[0], e0[0]),
+        green(e, f1[1], f0[1]),
+        rb(e, e1[2], e0[2]),
+    ];
+    let is = [0u32, 1, 2].map(|k| e.eqk(idx, k));
+    let zero = e.c(0);
+    let mut out = [zero; 4];
+    for (k, slot) in out.iter_mut().take(3).enumerate() {
+        let v3 = e.sel(four, p3[k], zero);
+        let v = e.sel(is[2], p2[k], v3);
+        let v = e.sel(is[1], f1[k], v);
+        *slot = e.sel(is[0], f0[k], v);
+    }
+    let opaque = e.lor(four, is[0]);
+    let opaque = e.lor(opaque, is[1]);
+    let opaque = e.lor(opaque, is[2]);
+    out[3] = e.selk(opaque, 255, zero);
+    out
+}
