@@ -376,3 +376,52 @@ fn texture_kernels_match_h200_recordings() {
         assert!(why == "bit-exact" || why.contains("texture handle"), "{name}: {why}");
     }
 }
+
+/// TXQ TEX_HEADER_DIMENSION (`txq_dims`: width, height, depth at level 0, then at level `level` = 1) against
+/// the extents the host wrote into each header: the lowering reads what the header says, layers unshrunk.
+/// (Silicon's answers for these cases are requested: `record_textures.py` cases `txq_*`.)
+#[test]
+fn txq_reports_header_dimensions() {
+    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let dis: &dyn Disassembler = &TableDecoder;
+    let t = translate_kernel_with(&cubin, "txq_dims", &Options::default(), dis).unwrap();
+    support::spirv_val(&t.words).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(60));
+    let id = rt.load_kernel("txq_dims", &t.words).unwrap();
+    let tic = rt.alloc(32 * 16).unwrap();
+    let tsc = rt.alloc(32 * 16).unwrap();
+    rt.set_texture_pools(tic, tsc);
+    let mut pools = Pools { tic, tsc, next: 0 };
+    let tex = serde_json::json!({"filter": 0, "read": 0, "normalized": 0, "modes": ["clamp", "clamp", "clamp"]});
+    let cases = [(8, 0, 0, 0), (7, 5, 0, 0), (9, 3, 4, 0), (5, 3, 2, 1)];
+    for (w, h, d, flags) in cases {
+        let mut res = serde_json::json!({"type": "array", "channels": 1, "bits": 32, "kind": 2, "width": w});
+        if h > 0 {
+            res["height"] = h.into();
+        }
+        if d > 0 {
+            res["depth"] = d.into();
+            res["flags"] = flags.into();
+        }
+        let placed = header(&res, &tex, rt.alloc(4096).unwrap());
+        let handle = bind(&mut rt, &mut pools, &placed.header, &sampler(&tex));
+        let out = rt.alloc(24).unwrap();
+        rt.upload(out, &[0xAB; 24]).unwrap();
+        let mut params = Vec::new();
+        push(&mut params, &handle.to_le_bytes());
+        push(&mut params, &out.to_le_bytes());
+        push(&mut params, &1i32.to_le_bytes());
+        let bank0 = Bank0::new([1, 1, 1], [1, 1, 1]).with_params(&params);
+        let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
+        rt.launch(&Launch { kernel: id, grid: [1, 1, 1], block: [1, 1, 1], dynamic_shared_bytes: 0, banks: &banks })
+            .unwrap();
+        let mut got = [0u8; 24];
+        rt.download(out, &mut got).unwrap();
+        let got: Vec<u32> = got.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let (h, d) = (h.max(1), d.max(1));
+        let half = |v: u32| (v >> 1).max(1);
+        let d1 = if flags == 1 { d } else { half(d) };
+        assert_eq!(got, [w, h, d, half(w), half(h), d1], "{res}");
+    }
+}

@@ -220,6 +220,14 @@ def case_list():
              "blocks": blocks, "width": side, "height": side},
             {"filter": POINT, "read": NORMALIZED, "normalized": 0, "modes": ["clamp", "clamp"]},
             {"n": side * side, "cols": side, "floats": [0.5, 1.0, 1.0]})
+    # TXQ TEX_HEADER_DIMENSION (txq_dims: level 0 and level `n` = 1 of arrays with one level).
+    for name, res in [("1d", {"width": 8}), ("2d", {"width": 7, "height": 5}),
+                      ("3d", {"width": 9, "height": 3, "depth": 4}),
+                      ("layered", {"width": 5, "height": 3, "depth": 2, "flags": ARRAY_LAYERED})]:
+        add(f"txq_{name}", "txq_dims",
+            dict({"type": "array", "channels": 1, "bits": 32, "kind": FLOAT, "texel": "f32"}, **res),
+            {"filter": POINT, "read": ELEMENT, "normalized": 0, "modes": ["clamp"] * 3},
+            {"n": 1, "grid": [1, 1, 1], "block": [1, 1, 1]})
     # Surfaces.
     add("surf2d_u32", "surf2d_rw",
         {"type": "surface", "channels": 1, "bits": 32, "kind": UNSIGNED, "texel": "u32",
@@ -314,7 +322,7 @@ def run_case(cp, mod, case, outdir):
     if n is not None:
         width = {"tex1d_fetch_u32": 4, "tex1d_fetch_f4": 16, "tex2d_f4": 16, "tex2d_f1": 4, "tex2d_u4": 16,
                  "tex2d_lod": 16, "tex2d_grad": 16, "tex2d_gather": 64, "tex3d_f1": 4,
-                 "tex2d_layered_f1": 4, "tex1d_f1": 4, "surf2d_rw": 12}[case["kernel"]]
+                 "tex2d_layered_f1": 4, "tex1d_f1": 4, "surf2d_rw": 12, "txq_dims": 24}[case["kernel"]]
         out = cp.full(n * width, 0xAB, dtype=cp.uint8)
         args += [out, np.int32(n)]
         if "cols" in launch:

@@ -191,3 +191,22 @@ extern "C" __global__ void surf2d_layered_rw(cudaSurfaceObject_t src, cudaSurfac
     unsigned short v = surf2DLayeredread<unsigned short>(src, x * 2, y, l);
     surf2DLayeredwrite<unsigned short>((unsigned short)(v ^ (l * 0x1111)), dst, x * 2, y, layers - 1 - l);
 }
+
+extern "C" __global__ void txq_dims(cudaTextureObject_t t, int *out, int level)
+{
+    // SASS: TXQ TEX_HEADER_DIMENSION (masks 1, 2, 4) at level 0 and, through txq.level, at `level`
+    // (inline PTX: CUDA has no texture-object size query). One thread writes 6 words.
+    int w, h, d, lw, lh, ld;
+    asm volatile("txq.width.b32 %0, [%1];" : "=r"(w) : "l"(t));
+    asm volatile("txq.height.b32 %0, [%1];" : "=r"(h) : "l"(t));
+    asm volatile("txq.depth.b32 %0, [%1];" : "=r"(d) : "l"(t));
+    asm volatile("txq.level.width.b32 %0, [%1], %2;" : "=r"(lw) : "l"(t), "r"(level));
+    asm volatile("txq.level.height.b32 %0, [%1], %2;" : "=r"(lh) : "l"(t), "r"(level));
+    asm volatile("txq.level.depth.b32 %0, [%1], %2;" : "=r"(ld) : "l"(t), "r"(level));
+    out[0] = w;
+    out[1] = h;
+    out[2] = d;
+    out[3] = lw;
+    out[4] = lh;
+    out[5] = ld;
+}

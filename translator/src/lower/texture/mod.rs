@@ -14,6 +14,7 @@
 mod bc;
 mod desc;
 mod emit;
+mod query;
 mod sample;
 mod srgb;
 mod surface;
@@ -28,7 +29,7 @@ use sassport_gen::views::View;
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
         "TEX" | "TLD" | "TLD4" | "TXD" => texture(cx, m)?,
-        "TXQ" => return Err(cx.refuse("TXQ (texture query) is not translated yet")),
+        "TXQ" => query::lower(cx)?,
         "SULD" | "SUST" => surface::lower(cx, m == "SUST")?,
         "TMML" | "SUATOM" | "SURED" | "SUQUERY" => {
             return Err(cx.refuse(format!(
