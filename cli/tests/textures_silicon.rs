@@ -425,3 +425,64 @@ fn txq_reports_header_dimensions() {
         assert_eq!(got, [w, h, d, half(w), half(h), d1], "{res}");
     }
 }
+
+/// TEX.SCR.B (handle in a register: `tex2d_pick` loads it from an array of two handles) against the H200's
+/// `tex2d_f4` recordings of the same texture and coordinates: even threads take the linear-filtered case's
+/// handle, odd threads the point-sampled one, so each half must equal its recording bit for bit.
+#[test]
+fn register_handle_matches_h200_recordings() {
+    let files = archive();
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let find = |n: &str| cases.iter().find(|c| c["name"] == n).unwrap().clone();
+    let (lin, pt) = (find("rgba8_linear_clamp_unnorm"), find("rgba8_point_clamp_unnorm"));
+    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let dis: &dyn Disassembler = &TableDecoder;
+    let t = translate_kernel_with(&cubin, "tex2d_pick", &Options::default(), dis).unwrap();
+    support::spirv_val(&t.words).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let id = rt.load_kernel("tex2d_pick", &t.words).unwrap();
+    let tic = rt.alloc(32 * 16).unwrap();
+    let tsc = rt.alloc(32 * 16).unwrap();
+    rt.set_texture_pools(tic, tsc);
+    let mut pools = Pools { tic, tsc, next: 0 };
+    let mut handles = Vec::new();
+    for case in [&lin, &pt] {
+        let (res, tex) = (&case["res"], &case["tex"]);
+        let texels = files[&format!("textures/{}/texels.bin", case["name"].as_str().unwrap())].clone();
+        let size = place(&header(res, tex, 0), &texels, res).len();
+        let src = rt.alloc(size as u64).unwrap();
+        let placed = header(res, tex, src);
+        rt.upload(src, &place(&placed, &texels, res)).unwrap();
+        handles.extend_from_slice(&bind(&mut rt, &mut pools, &placed.header, &sampler(tex)).to_le_bytes());
+    }
+    let ts = rt.alloc(16).unwrap();
+    rt.upload(ts, &handles).unwrap();
+    let launch = &lin["launch"];
+    let n = launch["n"].as_u64().unwrap() as usize;
+    let out = rt.alloc(16 * n as u64).unwrap();
+    rt.upload(out, &vec![0xAB; 16 * n]).unwrap();
+    let mut params = Vec::new();
+    push(&mut params, &ts.to_le_bytes());
+    push(&mut params, &out.to_le_bytes());
+    push(&mut params, &(n as i32).to_le_bytes());
+    push(&mut params, &(launch["cols"].as_i64().unwrap() as i32).to_le_bytes());
+    for f in launch["floats"].as_array().unwrap() {
+        push(&mut params, &(f.as_f64().unwrap() as f32).to_le_bytes());
+    }
+    let grid = [(n as u32).div_ceil(256), 1, 1];
+    let bank0 = Bank0::new(grid, [256, 1, 1]).with_params(&params);
+    let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
+    rt.launch(&Launch { kernel: id, grid, block: [256, 1, 1], dynamic_shared_bytes: 0, banks: &banks }).unwrap();
+    let mut got = vec![0u8; 16 * n];
+    rt.download(out, &mut got).unwrap();
+    let want_lin = &files["textures/rgba8_linear_clamp_unnorm/out.bin"];
+    let want_pt = &files["textures/rgba8_point_clamp_unnorm/out.bin"];
+    let bad = (0..n)
+        .filter(|&i| {
+            let want = if i % 2 == 0 { want_lin } else { want_pt };
+            got[16 * i..16 * i + 16] != want[16 * i..16 * i + 16]
+        })
+        .count();
+    assert_eq!(bad, 0, "{bad} of {n} threads differ from the H200");
+}

@@ -210,3 +210,15 @@ extern "C" __global__ void txq_dims(cudaTextureObject_t t, int *out, int level)
     out[4] = lh;
     out[5] = ld;
 }
+
+extern "C" __global__ void tex2d_pick(const cudaTextureObject_t *ts, float4 *out, int n, int cols, float x0,
+                                      float step, float scale)
+{
+    // SASS: TEX.SCR.B.LL 2D: the handle is loaded from memory, so it sits in a register (the first of Rb)
+    // rather than in the parameter bank. ts holds two handles; odd threads take the second.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    out[i] = tex2D<float4>(ts[i & 1], x, y);
+}

@@ -61,6 +61,8 @@ struct Operands {
     rb: u8,
     bank: u8,
     word: u32,
+    /// `.B` forms: the handle is the first register of Rb (the rest of the Rb list follows it).
+    handle_in_rb: bool,
     mask: u32,
     dim: u32,
 }
@@ -90,9 +92,13 @@ fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
             "the form has no constant-bank handle (only `.SCR` forms with c[bank][word] are translated)",
         )
     };
-    let (bank, _) = imm(c).ok_or_else(missing)?;
-    let (word, _) = imm(d).ok_or_else(missing)?;
-    let (mask, dim) = imm(e).ok_or_else(missing)?;
+    // `.B` (register handle) forms have no bank and word: the mask and dimension are the third operand.
+    let handle_in_rb = d.is_none() && e.is_none();
+    let ((bank, _), (word, _), (mask, dim)) = if handle_in_rb {
+        ((0, None), (0, None), imm(c).ok_or_else(missing)?)
+    } else {
+        (imm(c).ok_or_else(missing)?, imm(d).ok_or_else(missing)?, imm(e).ok_or_else(missing)?)
+    };
     Ok(Operands {
         dst: reg(dst).unwrap_or(255),
         dst2: reg(dst2).unwrap_or(255),
@@ -100,6 +106,7 @@ fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
         rb: reg(b).unwrap_or(255),
         bank: bank as u8,
         word,
+        handle_in_rb,
         mask,
         dim: dim.unwrap_or(0) as u32,
     })
@@ -112,10 +119,11 @@ fn handle(cx: &mut Ctx<'_>, bank: u8, word: u32) -> Result<Id, TranslateError> {
 
 /// Vector operand `k` of the list split over Ra (first `na`) and Rb.
 fn list_reg(e: &mut E, o: &Operands, na: usize, k: usize) -> Id {
+    let skip = u8::from(o.handle_in_rb);
     let r = if k < na {
         o.ra.wrapping_add(k as u8)
     } else {
-        o.rb.wrapping_add((k - na) as u8)
+        o.rb.wrapping_add((k - na) as u8 + skip)
     };
     if (k < na && o.ra == 255) || (k >= na && o.rb == 255) {
         return e.c(0);
@@ -162,7 +170,17 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     if m == "TXD" && array {
         return Err(cx.refuse("TXD of an array texture is not translated yet"));
     }
-    let h = handle(cx, o.bank, o.word)?;
+    if o.handle_in_rb && m != "TEX" {
+        return Err(cx.refuse(format!("{m}.B (register handle) is not translated yet (TEX.B is)")));
+    }
+    if o.handle_in_rb && o.rb == 255 {
+        return Err(cx.refuse(format!("{m}.B with RZ as the handle register")));
+    }
+    let h = if o.handle_in_rb {
+        cx.reg(o.rb)
+    } else {
+        handle(cx, o.bank, o.word)?
+    };
     let mut e = E { cx };
     let mut d = desc::load(&mut e, h, array);
     let list: Vec<Id> = (0..n).map(|k| list_reg(&mut e, &o, na, k)).collect();
