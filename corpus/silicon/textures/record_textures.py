@@ -228,6 +228,14 @@ def case_list():
             dict({"type": "array", "channels": 1, "bits": 32, "kind": FLOAT, "texel": "f32"}, **res),
             {"filter": POINT, "read": ELEMENT, "normalized": 0, "modes": ["clamp"] * 3},
             {"n": 1, "grid": [1, 1, 1], "block": [1, 1, 1]})
+    # Cube maps (cudaArrayCubemap = 4): a 4x4 RGBA8 face each, every face's major axis with the other two
+    # components over [-1, 0.875] in steps of 1/8 (texcube_f4), point and linear.
+    cube = {"type": "array", "channels": 4, "bits": 8, "kind": UNSIGNED, "texel": "u8each",
+            "width": 4, "height": 4, "depth": 6, "flags": 4}
+    for filt, fname in [(POINT, "point"), (LINEAR, "linear")]:
+        add(f"cube_rgba8_{fname}", "texcube_f4", cube,
+            {"filter": filt, "read": NORMALIZED, "normalized": 1, "modes": ["clamp"] * 3},
+            {"n": 6 * 16 * 16, "cols": 16, "floats": [-1.0, 0.125, 1.0]})
     # Surfaces.
     add("surf2d_u32", "surf2d_rw",
         {"type": "surface", "channels": 1, "bits": 32, "kind": UNSIGNED, "texel": "u32",
@@ -322,7 +330,8 @@ def run_case(cp, mod, case, outdir):
     if n is not None:
         width = {"tex1d_fetch_u32": 4, "tex1d_fetch_f4": 16, "tex2d_f4": 16, "tex2d_f1": 4, "tex2d_u4": 16,
                  "tex2d_lod": 16, "tex2d_grad": 16, "tex2d_gather": 64, "tex3d_f1": 4,
-                 "tex2d_layered_f1": 4, "tex1d_f1": 4, "surf2d_rw": 12, "txq_dims": 24}[case["kernel"]]
+                 "tex2d_layered_f1": 4, "tex1d_f1": 4, "surf2d_rw": 12, "txq_dims": 24,
+                 "texcube_f4": 16}[case["kernel"]]
         out = cp.full(n * width, 0xAB, dtype=cp.uint8)
         args += [out, np.int32(n)]
         if "cols" in launch:

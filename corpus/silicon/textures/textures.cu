@@ -222,3 +222,18 @@ extern "C" __global__ void tex2d_pick(const cudaTextureObject_t *ts, float4 *out
     coords(i, cols, x0, step, scale, x, y);
     out[i] = tex2D<float4>(ts[i & 1], x, y);
 }
+
+extern "C" __global__ void texcube_f4(cudaTextureObject_t t, float4 *out, int n, int cols, float x0, float step,
+                                      float scale)
+{
+    // SASS: TEX.SCR.LL CUBE (texCubemap<float4>). Thread i looks along face f = i / cols² mod 6's major axis
+    // (+x -x +y -y +z -z, length `scale`) with the other two components x0 + step * column / row.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int f = (i / (cols * cols)) % 6;
+    float u, v;
+    coords(i % (cols * cols), cols, x0, step, 1.0f, u, v);
+    float m = (f & 1) ? -scale : scale;
+    float x = f < 2 ? m : u, y = f < 2 ? u : (f < 4 ? m : v), z = f < 4 ? v : m;
+    out[i] = texCubemap<float4>(t, x, y, z);
+}
