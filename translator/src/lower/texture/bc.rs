@@ -1,44 +1,13 @@
 //! BC1 (DXT1) texels decoded in the shader the way NVIDIA hardware does: the 5:6:5 endpoints expanded by bit
 //! replication, the interpolated colours in the fixed-point forms NVIDIA Texture Tools documents for NVIDIA's
 //! decoder (red and blue from the 5-bit values × 22/8 or × 33/8, green from the 8-bit values with a 1/256
-//! correction term). Checked bit for bit against the H200 (`bc1_point` of `textures.tgz`: 1024 of 1024 words).
+//! correction term). Block addressing is `desc::fetch_bc1`. Checked bit for bit against the H200 (`bc1_point` of `textures.tgz`: 1024 of 1024 words).
 
-use super::desc::{self, Desc};
 use super::emit::E;
 use crate::spirv::{Id, Op};
 
-/// The R, G, B, A bytes of the texel at in-range `x`, `y`, `z` of a BC1 texture (`d` with texel extents).
-pub(super) fn texel(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
-    // The layout is one of 4x4 blocks of 8 bytes: the offset computation sees blocks as texels.
-    let mut b = d.clone();
-    let w = e.addk(d.width, 3);
-    b.width = e.shrk(w, 2);
-    let h = e.addk(d.height, 3);
-    b.height = e.shrk(h, 2);
-    b.bpp = e.c(8);
-    let bx = e.shrk(x, 2);
-    let by = e.shrk(y, 2);
-    let xb = e.shlk(bx, 3);
-    let off = desc::offset(e, &b, xb, by, z, layered);
-    let lo = e.wide(off);
-    let lo = e.add64(d.addr, lo);
-    let colours = desc::load_word(e, lo);
-    let off4 = e.addk(off, 4);
-    let hi = e.wide(off4);
-    let hi = e.add64(d.addr, hi);
-    let indices = desc::load_word(e, hi);
-    let px = e.andk(x, 3);
-    let py = e.andk(y, 3);
-    let py = e.shlk(py, 2);
-    let p = e.or(px, py);
-    let sh = e.shlk(p, 1);
-    let idx = e.shr(indices, sh);
-    let idx = e.andk(idx, 3);
-    decode(e, colours, idx)
-}
-
 /// Palette entry `idx` (0..=3) of the block whose endpoint word is `colours` (c0 bits 15:0, c1 bits 31:16).
-fn decode(e: &mut E, colours: Id, idx: Id) -> [Id; 4] {
+pub(super) fn decode(e: &mut E, colours: Id, idx: Id) -> [Id; 4] {
     let c0 = e.andk(colours, 0xffff);
     let c1 = e.shrk(colours, 16);
     let ends = [c0, c1].map(|c| [e.bits(c, 11, 5), e.bits(c, 5, 6), e.bits(c, 0, 5)]);

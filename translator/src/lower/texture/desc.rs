@@ -377,8 +377,38 @@ fn turing_sector(e: &mut E, x: Id, y: Id) -> Id {
 /// in-range integer coordinates `x`, `y`, `z` (BC1 blocks decoded to bytes).
 pub(super) fn fetch_raw(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
     let plain = fetch_uncompressed(e, d, x, y, z, layered);
-    let bc = super::bc::texel(e, d, x, y, z, layered);
+    let bc = fetch_bc1(e, d, x, y, z, layered);
     std::array::from_fn(|k| e.sel(d.bc1, bc[k], plain[k]))
+}
+
+/// The R, G, B, A bytes of the texel at in-range `x`, `y`, `z` of a BC1 texture (`d` with texel extents).
+fn fetch_bc1(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
+    // The layout is one of 4x4 blocks of 8 bytes: the offset computation sees blocks as texels.
+    let mut b = d.clone();
+    let w = e.addk(d.width, 3);
+    b.width = e.shrk(w, 2);
+    let h = e.addk(d.height, 3);
+    b.height = e.shrk(h, 2);
+    b.bpp = e.c(8);
+    let bx = e.shrk(x, 2);
+    let by = e.shrk(y, 2);
+    let xb = e.shlk(bx, 3);
+    let off = offset(e, &b, xb, by, z, layered);
+    let lo = e.wide(off);
+    let lo = e.add64(d.addr, lo);
+    let colours = load_word(e, lo);
+    let off4 = e.addk(off, 4);
+    let hi = e.wide(off4);
+    let hi = e.add64(d.addr, hi);
+    let indices = load_word(e, hi);
+    let px = e.andk(x, 3);
+    let py = e.andk(y, 3);
+    let py = e.shlk(py, 2);
+    let p = e.or(px, py);
+    let sh = e.shlk(p, 1);
+    let idx = e.shr(indices, sh);
+    let idx = e.andk(idx, 3);
+    super::bc::decode(e, colours, idx)
 }
 
 fn fetch_uncompressed(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
