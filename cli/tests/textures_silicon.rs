@@ -378,8 +378,8 @@ fn texture_kernels_match_h200_recordings() {
 }
 
 /// TXQ TEX_HEADER_DIMENSION (`txq_dims`: width, height, depth at level 0, then at level `level` = 1) against
-/// the extents the host wrote into each header: the lowering reads what the header says, layers unshrunk.
-/// (Silicon's answers for these cases are requested: `record_textures.py` cases `txq_*`.)
+/// the extents the host wrote into each header, as the H200 answered for the same arrays (`record_textures.py`
+/// cases `txq_*`, recorded 2026-12-02; the archive is not committed yet).
 #[test]
 fn txq_reports_header_dimensions() {
     let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
@@ -419,10 +419,9 @@ fn txq_reports_header_dimensions() {
         let mut got = [0u8; 24];
         rt.download(out, &mut got).unwrap();
         let got: Vec<u32> = got.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        let (h, d) = (h.max(1), d.max(1));
-        let half = |v: u32| (v >> 1).max(1);
-        let d1 = if flags == 1 { d } else { half(d) };
-        assert_eq!(got, [w, h, d, half(w), half(h), d1], "{res}");
+        // The H200's answers (`txq_*` of /work/device-results/tex2, 12:46 UTC): depth 0 for 1-D/2-D, level 1
+        // of a one-level array all 0.
+        assert_eq!(got, [w, h.max(1), d, 0, 0, 0], "{res}");
     }
 }
 

@@ -55,6 +55,8 @@ pub(super) struct Desc {
     /// Whether depth counts 3-D slices (TEXTURE_TYPE 2) rather than layers: the header decides how the
     /// chain lies, whatever dimension the instruction names.
     pub is_3d: Id,
+    /// TEXTURE_TYPE (0 1D, 1 2D, 2 3D, 3 cube, 4 1D array, 5 2D array, 6 buffer, 7 2D no-mip, 8 cube array).
+    pub texture_type: Id,
     /// Byte offset of the selected level in a layer, and the distance between layers.
     pub level_base: Id,
     pub layer_stride: Id,
@@ -189,6 +191,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
         view_max,
         extent0: [width, height, depth],
         is_3d,
+        texture_type: ttype,
         level_base: zero,
         layer_stride: zero,
         mip_filter,

@@ -63,8 +63,9 @@ pub(super) fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
-/// Width and height at `level` (at least 1), depth (3-D: at `level`; else the layer count) and the number of
-/// levels (MAX_MIP_LEVEL + 1).
+/// What the H200 returns (`txq_*` of `textures2.tgz`): width and height at `level` (at least 1), depth at the
+/// level for 3-D, the layer count for arrays and 0 otherwise (1-D and 2-D), the level count; all 0 for a level
+/// past MAX_MIP_LEVEL (level 1 of a one-level array reads 0, 0, 0).
 fn dimensions(e: &mut E, d: &desc::Desc, level: Id) -> [Id; 4] {
     let one = e.c(1);
     let at = |e: &mut E, v: Id| {
@@ -74,7 +75,15 @@ fn dimensions(e: &mut E, d: &desc::Desc, level: Id) -> [Id; 4] {
     let w = at(e, d.width);
     let h = at(e, d.height);
     let dz = at(e, d.depth);
-    let z = e.sel(d.is_3d, dz, d.depth);
+    let zero = e.c(0);
+    let array = {
+        let a1 = e.eqk(d.texture_type, 4);
+        let a2 = e.eqk(d.texture_type, 5);
+        e.lor(a1, a2)
+    };
+    let layers = e.sel(array, d.depth, zero);
+    let z = e.sel(d.is_3d, dz, layers);
     let levels = e.addk(d.max_mip, 1);
-    [w, h, z, levels]
+    let stored = e.cmp(crate::spirv::Op::ULessThanEqual, level, d.max_mip);
+    [w, h, z, levels].map(|v| e.sel(stored, v, zero))
 }
