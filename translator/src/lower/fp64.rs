@@ -34,13 +34,23 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     Ok(true)
 }
 
+/// Reads an f64 source (u64 bits) as it is in the registers (no modifiers).
+fn read_raw64(cx: &mut Ctx<'_>, s: Src) -> Result<Id, TranslateError> {
+    match s {
+        Src::Imm(hi) => Ok(cx.m.c_u64(u64::from(hi) << 32)),
+        _ => cx.read64(s),
+    }
+}
+
 /// Reads an f64 source (u64 bits) with abs/neg applied.
 fn read_f64(cx: &mut Ctx<'_>, s: Src, abs: bool, neg: bool) -> Result<Id, TranslateError> {
+    let v = read_raw64(cx, s)?;
+    Ok(modify64(cx, v, abs, neg))
+}
+
+/// Applies `|x|` then `-x` to f64 bits.
+fn modify64(cx: &mut Ctx<'_>, mut v: Id, abs: bool, neg: bool) -> Id {
     let t = cx.t;
-    let mut v = match s {
-        Src::Imm(hi) => cx.m.c_u64(u64::from(hi) << 32),
-        _ => cx.read64(s)?,
-    };
     if abs {
         let k = cx.m.c_u64(u64::MAX >> 1);
         v = cx.m.bin(Op::BitwiseAnd, t.u64, v, k);
@@ -49,7 +59,7 @@ fn read_f64(cx: &mut Ctx<'_>, s: Src, abs: bool, neg: bool) -> Result<Id, Transl
         let k = cx.m.c_u64(1 << 63);
         v = cx.m.bin(Op::BitwiseXor, t.u64, v, k);
     }
-    Ok(v)
+    v
 }
 
 fn is_nan64(cx: &mut Ctx<'_>, v: Id) -> Id {
@@ -63,16 +73,36 @@ fn is_nan64(cx: &mut Ctx<'_>, v: Id) -> Id {
 /// SM86 FP64 NaN results (the H200 goldens): the first NaN operand among a, b, c as read from the registers (modifiers not applied), quieted; an invalid
 /// operation on numbers (inf - inf, 0 * inf) gives [`NAN64`].
 pub(super) fn propagate_nan(cx: &mut Ctx<'_>, r: Id, a: Id, b: Id, c: Option<Id>) -> Id {
+    // One helper function per module (FP64-heavy kernels have thousands of these; inline they were ~16
+    // instructions a site). Two operands pass `a` again as `c`: the pick is the same.
+    let f = cx.m.helper("f64_nan_pick", build_nan_pick);
     let t = cx.t;
-    let quiet = cx.m.c_u64(1 << 51);
-    let mut pick = cx.m.c_u64(NAN64);
-    for v in [c, Some(b), Some(a)].into_iter().flatten() {
-        let n = is_nan64(cx, v);
-        let q = cx.m.bin(Op::BitwiseOr, t.u64, v, quiet);
-        pick = cx.m.select(t.u64, n, q, pick);
+    cx.m.op(Op::FunctionCall, t.u64, &[f, r, a, b, c.unwrap_or(a)])
+}
+
+/// `nan_pick(r, a, b, c)`: `r` unless it is NaN, then the first NaN of a, b, c quieted, else [`NAN64`].
+fn build_nan_pick(m: &mut crate::spirv::Module) -> Id {
+    use crate::exact::{begin_helper, end_helper, Tys, B};
+    let t = Tys::of(m);
+    let (f, p) = begin_helper(m, t.u64, &[t.u64, t.u64, t.u64, t.u64]);
+    let mut b = B { m, t };
+    let absm = b.c64(u64::MAX >> 1);
+    let inf = b.c64(0x7ff0_0000_0000_0000);
+    let quiet = b.c64(1 << 51);
+    let is_nan = |b: &mut B<'_>, v: Id| {
+        let a = b.i64(Op::BitwiseAnd, v, absm);
+        b.b(Op::UGreaterThan, a, inf)
+    };
+    let mut pick = b.c64(NAN64);
+    for v in [p[3], p[2], p[1]] {
+        let n = is_nan(&mut b, v);
+        let q = b.i64(Op::BitwiseOr, v, quiet);
+        pick = b.sel64(n, q, pick);
     }
-    let rn = is_nan64(cx, r);
-    cx.m.select(t.u64, rn, pick, r)
+    let rn = is_nan(&mut b, p[0]);
+    let res = b.sel64(rn, pick, p[0]);
+    end_helper(b.m, res);
+    f
 }
 
 /// Whether the second operand of a two-source FP64 instruction is in the C slot: DADD's register form
@@ -88,15 +118,19 @@ fn second_in_c(cx: &Ctx<'_>, m: &str) -> bool {
 fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let s = cx.abc()?;
     let rnd = cx.inst.bits(78, 2);
-    let a = read_f64(cx, s.a, s.abs[0], s.neg[0])?;
     let second_in_c = second_in_c(cx, m);
-    let b = if second_in_c { read_f64(cx, s.c, s.abs[2], s.neg[2])? } else { read_f64(cx, s.b, s.abs[1], s.neg[1])? };
+    // Each operand read once: the modified values feed the FMA, the raw ones NaN propagation.
+    let ra = read_raw64(cx, s.a)?;
+    let rb = read_raw64(cx, if second_in_c { s.c } else { s.b })?;
+    let rc = if m == "DFMA" { Some(read_raw64(cx, s.c)?) } else { None };
+    let a = modify64(cx, ra, s.abs[0], s.neg[0]);
+    let b = if second_in_c { modify64(cx, rb, s.abs[2], s.neg[2]) } else { modify64(cx, rb, s.abs[1], s.neg[1]) };
     let t = cx.t;
     // Declared here as before soft double existed (keeps the native modules' ids, and so their snapshots).
     let f64t = cx.float.float64.then(|| cx.m.t_f64());
     let r = match m {
         "DFMA" => {
-            let c = read_f64(cx, s.c, s.abs[2], s.neg[2])?;
+            let c = modify64(cx, rc.unwrap_or(rb), s.abs[2], s.neg[2]);
             let md = cx.u32c(rnd);
             dfma(&mut cx.m, a, b, c, md)
         }
@@ -121,9 +155,6 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     };
     // NaN operands propagate as they are in the registers, before `-`/`|x|` (H200 goldens: `x - y` with y NaN
     // gives y's own sign).
-    let ra = read_f64(cx, s.a, false, false)?;
-    let rb = read_f64(cx, if second_in_c { s.c } else { s.b }, false, false)?;
-    let rc = if m == "DFMA" { Some(read_f64(cx, s.c, false, false)?) } else { None };
     // DADD with two NaN operands gives the second one's (quieted), also a quiet second over a signalling
     // first (H200 goldens of corpus `math_library_forms`: nextafter's `DADD R2, R4, R2` on two NaNs).
     let r = if m == "DADD" { propagate_nan(cx, r, rb, ra, None) } else { propagate_nan(cx, r, ra, rb, rc) };
