@@ -70,6 +70,7 @@ pub fn run(args: Args) -> Result<()> {
     let options = Options {
         control: ControlForm::Structured,
         profile: args.warp_subgroups.then(sassport_translator::lower::subgroup::warp_subgroup_profile),
+        ..Options::default()
     };
     let mut totals = Totals::default();
     for file in &files {

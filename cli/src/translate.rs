@@ -136,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let profile = args
         .warp_subgroups
         .then(sassport_translator::lower::subgroup::warp_subgroup_profile);
-    let options = Options { control, profile };
+    let options = Options { control, profile, ..Options::default() };
     let files = unique_file_names(&names);
     let outcomes: Vec<Outcome> = names
         .par_iter()

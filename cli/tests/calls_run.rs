@@ -41,7 +41,7 @@ fn run_bytes(
     let launches = sassport_corpus::launches().unwrap();
     let l = launches.iter().find(|l| l.kernel == kernel).unwrap();
     let cubin = Cubin::parse(bytes).unwrap();
-    let t = translate_kernel(&cubin, kernel, &Options { profile: Some(rt.profile()), control: form })
+    let t = translate_kernel(&cubin, kernel, &Options { profile: Some(rt.profile()), control: form, ..Options::default() })
         .unwrap_or_else(|e| panic!("{kernel}: {e}"));
     let id = rt.load_kernel(kernel, &t.words).unwrap();
     let module = rt.load_module_data(&cubin).unwrap();

@@ -24,6 +24,9 @@ pub enum TranslateError {
     NotTranslated { name: String, section: String, offset: u32, reason: String },
     #[error("kernel {kernel:?}: {reason}")]
     Limit { kernel: String, reason: String },
+    /// A pipeline stage whose lowering does not exist yet (the graphics stages, issue 21).
+    #[error("kernel {kernel:?}: the {stage:?} stage is not translated (only compute is so far)")]
+    StageNotTranslated { kernel: String, stage: crate::graphics::Stage },
     /// A call into the CUDA device runtime (`libcudadevrt`: device-side kernel launches, streams, events,
     /// device graph calls), which sassport does not provide; counted apart from other refusals in reports.
     #[error("{name} at {section}+{offset:#x}: call to `{symbol}`: {}", .what.description())]

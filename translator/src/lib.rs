@@ -10,6 +10,8 @@
 //! memory) through the [`spirv`] module builder; unsupported instructions are refused by name and offset
 //! ([`error`]).
 //!
+//! [`graphics`] reads what graphics programs carry besides code (the Shader Program Header).
+//!
 //! # Layering
 //!
 //! Each module uses only modules before it in this list: [`spirv`] (the module builder), [`features`] →
@@ -30,6 +32,7 @@ pub mod coverage;
 pub mod error;
 pub mod exact;
 pub mod features;
+pub mod graphics;
 pub mod lower;
 pub mod program;
 pub mod spirv;

@@ -33,6 +33,9 @@ pub struct Options {
     pub profile: Option<abi::DeviceProfile>,
     /// Which control-flow form to emit.
     pub control: ControlForm,
+    /// The pipeline stage the code is for. Only compute is translated so far; the graphics stages are
+    /// refused by name ([`TranslateError::StageNotTranslated`]) until their lowering exists (issue 21).
+    pub stage: crate::graphics::Stage,
 }
 
 /// The control-flow form of the emitted module.
@@ -88,6 +91,9 @@ pub fn translate_kernel_with(
     options: &Options,
     dis: &dyn Disassembler,
 ) -> Result<Translation, TranslateError> {
+    if options.stage != crate::graphics::Stage::Compute {
+        return Err(TranslateError::StageNotTranslated { kernel: name.into(), stage: options.stage });
+    }
     // A cubin read for description only (`Cubin::parse_any_architecture`) may hold another SM's code.
     cubin.check_architecture()?;
     let kernel = cubin.kernel(name).ok_or_else(|| TranslateError::NoKernel(name.to_string()))?;
@@ -256,6 +262,9 @@ pub fn translate_decoded_for(
     shared: u32,
     options: &Options,
 ) -> Result<Translation, TranslateError> {
+    if options.stage != crate::graphics::Stage::Compute {
+        return Err(TranslateError::StageNotTranslated { kernel: name.into(), stage: options.stage });
+    }
     let mut source = ModuleSource::plain(name, program, local, shared, options.control, &[]);
     source.float = FloatSupport::for_profile(options.profile.as_ref());
     source.loops = crate::control::guard::LoopGuard::new(options.profile.as_ref());

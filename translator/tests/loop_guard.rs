@@ -36,7 +36,7 @@ fn every_kernel(options: &Options, mut check: impl FnMut(&str, &[u32])) -> usize
 #[test]
 fn every_kernel_under_the_loop_quirk_is_valid() {
     for control in [ControlForm::Structured, ControlForm::Dispatch] {
-        let options = Options { profile: Some(lavapipe_like()), control };
+        let options = Options { profile: Some(lavapipe_like()), control, ..Options::default() };
         let n = every_kernel(&options, |name, words| {
             if let Err(e) = support::spirv_val(words) {
                 panic!("{name} ({control:?}): {e}");

@@ -42,7 +42,7 @@ pub fn corpus_launch(launches: &[Launch], kernel: &str) -> Launch {
 pub fn prepare(rt: &mut Runtime, l: &Launch, control: ControlForm) -> Prepared {
     let bytes = std::fs::read(l.cubin_sm86()).expect("corpus cubin");
     let cubin = Cubin::parse(&bytes).expect("corpus cubin parses");
-    let options = Options { profile: Some(rt.profile()), control };
+    let options = Options { profile: Some(rt.profile()), control, ..Options::default() };
     let t = translate_kernel(&cubin, &l.kernel, &options).expect("the benchmarked kernels translate");
     let form = t.report.form.as_ref().map_or(String::from("-"), |f| f.to_string());
     let kernel = rt.load_kernel(&l.kernel, &t.words).expect("pipeline");
