@@ -73,9 +73,13 @@ pub fn library_dir() -> Result<PathBuf> {
     let current = std::fs::canonicalize(&link).ok();
     if current.as_deref() != std::fs::canonicalize(&built).ok().as_deref() {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&built, &link)
-            .with_context(|| format!("linking {}", link.display()))?;
+        // A link under a name of this process's own, renamed over the old one: concurrent `exec` runs (the
+        // tests run several) each replace it whole, never seeing it missing or failing on one another's link.
+        let fresh = dir.join(format!(".libcuda.so.1.{}", std::process::id()));
+        let _ = std::fs::remove_file(&fresh);
+        std::os::unix::fs::symlink(&built, &fresh)
+            .with_context(|| format!("linking {}", fresh.display()))?;
+        std::fs::rename(&fresh, &link).with_context(|| format!("linking {}", link.display()))?;
     }
     Ok(dir)
 }
