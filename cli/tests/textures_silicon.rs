@@ -33,7 +33,12 @@ fn root() -> PathBuf {
 
 /// Every file of the recording archive by its path inside it (ustar inside gzip).
 fn archive() -> BTreeMap<String, Vec<u8>> {
-    let gz = std::fs::read(root().join("textures/tests/silicon/textures.tgz")).unwrap();
+    archive_named("textures.tgz")
+}
+
+/// Every file of `textures/tests/silicon/NAME` by its path inside it.
+fn archive_named(name: &str) -> BTreeMap<String, Vec<u8>> {
+    let gz = std::fs::read(root().join("textures/tests/silicon").join(name)).unwrap();
     let mut tar = Vec::new();
     flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut tar).unwrap();
     let mut out = BTreeMap::new();
@@ -377,9 +382,32 @@ fn texture_kernels_match_h200_recordings() {
     }
 }
 
+/// The second H200 recording (`textures2.tgz`, 2026-12-02 12:46 UTC, driver 580.159.04): every one of the 256
+/// sRGB codes point-sampled, and BC1 over 4096 random blocks, bit for bit.
+#[test]
+fn second_recording_every_srgb_code_and_random_bc1_blocks() {
+    let files: BTreeMap<String, Vec<u8>> = archive_named("textures2.tgz")
+        .into_iter()
+        .map(|(k, v)| (k.replacen("textures2/", "textures/", 1), v))
+        .collect();
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(600));
+    let tic = rt.alloc(32 * 256).unwrap();
+    let tsc = rt.alloc(32 * 256).unwrap();
+    rt.set_texture_pools(tic, tsc);
+    let mut pools = Pools { tic, tsc, next: 0 };
+    for name in ["rgba8_srgb_point_all", "bc1_point_hash"] {
+        let case = cases.iter().find(|c| c["name"] == name).expect("case recorded");
+        let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
+        assert!(bad.is_empty(), "{name}: {}", bad.join("; "));
+    }
+}
+
 /// TXQ TEX_HEADER_DIMENSION (`txq_dims`: width, height, depth at level 0, then at level `level` = 1) against
 /// the extents the host wrote into each header, as the H200 answered for the same arrays (`record_textures.py`
-/// cases `txq_*`, recorded 2026-12-02; the archive is not committed yet).
+/// cases `txq_*`, recorded 2026-12-02 12:46 UTC, in `textures2.tgz`).
 #[test]
 fn txq_reports_header_dimensions() {
     let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
@@ -419,7 +447,7 @@ fn txq_reports_header_dimensions() {
         let mut got = [0u8; 24];
         rt.download(out, &mut got).unwrap();
         let got: Vec<u32> = got.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        // The H200's answers (`txq_*` of /work/device-results/tex2, 12:46 UTC): depth 0 for 1-D/2-D, level 1
+        // The H200's answers (`txq_*` of textures2.tgz, 12:46 UTC): depth 0 for 1-D/2-D, level 1
         // of a one-level array all 0.
         assert_eq!(got, [w, h.max(1), d, 0, 0, 0], "{res}");
     }
