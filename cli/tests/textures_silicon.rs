@@ -13,7 +13,7 @@ mod common;
 mod support;
 
 use sassport_engines::layout::SectorLayout;
-use sassport_runtime::{Bank0, Launch, Runtime};
+use sassport_runtime::{Bank0, KernelId, Launch, Runtime};
 use sassport_textures::{
     AddressMode, Chain, DataType, Filter, Format, Layout, MemoryLayout, MipFilter, Reduction, Sampler, Source,
     TextureHeader, TextureType,
@@ -236,6 +236,29 @@ struct Pools {
     next: u32,
 }
 
+impl Pools {
+    /// TIC and TSC pools of `entries` entries each, allocated and given to `rt`.
+    fn install(rt: &mut Runtime, entries: u64) -> Pools {
+        let tic = rt.alloc(32 * entries).unwrap();
+        let tsc = rt.alloc(32 * entries).unwrap();
+        rt.set_texture_pools(tic, tsc);
+        Pools { tic, tsc, next: 0 }
+    }
+}
+
+/// The recording kernels' sm_86 cubin (`record_textures.py` runs their sm_90 build on the H200).
+fn textures_cubin() -> Vec<u8> {
+    std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap()
+}
+
+/// Translates `kernel`, checks the module with spirv-val and loads it into `rt`.
+fn load(rt: &mut Runtime, cubin: &Cubin<'_>, kernel: &str) -> KernelId {
+    let dis: &dyn Disassembler = &TableDecoder;
+    let t = translate_kernel_with(cubin, kernel, &Options::default(), dis).unwrap();
+    support::spirv_val(&t.words).unwrap();
+    rt.load_kernel(kernel, &t.words).unwrap()
+}
+
 /// Writes a header and sampler into the pools; returns the handle.
 fn bind(rt: &mut Runtime, pools: &mut Pools, header: &TextureHeader, sampler: &Sampler) -> u64 {
     let i = pools.next;
@@ -262,10 +285,7 @@ fn run_case(rt: &mut Runtime, cubin: &Cubin<'_>, files: &BTreeMap<String, Vec<u8
     let (res, tex, launch) = (&case["res"], &case["tex"], &case["launch"]);
     let file = |what: &str| files.get(&format!("textures/{name}/{what}")).cloned();
     let texels = file("texels.bin").expect("texels.bin");
-    let dis: &dyn Disassembler = &TableDecoder;
-    let t = translate_kernel_with(cubin, kernel, &Options::default(), dis).unwrap();
-    support::spirv_val(&t.words).unwrap();
-    let id = rt.load_kernel(kernel, &t.words).unwrap();
+    let id = load(rt, cubin, kernel);
     let probe = header(res, tex, 0);
     let size = place(&probe, &texels, res).len().max(texels.len());
     let src = rt.alloc(size as u64).unwrap();
@@ -348,13 +368,10 @@ fn run_case(rt: &mut Runtime, cubin: &Cubin<'_>, files: &BTreeMap<String, Vec<u8
 fn texture_kernels_match_h200_recordings() {
     let files = archive();
     let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
-    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let bytes = textures_cubin();
     let cubin = Cubin::parse(&bytes).unwrap();
     let mut rt = common::runtime(Duration::from_secs(600));
-    let tic = rt.alloc(32 * 256).unwrap();
-    let tsc = rt.alloc(32 * 256).unwrap();
-    rt.set_texture_pools(tic, tsc);
-    let mut pools = Pools { tic, tsc, next: 0 };
+    let mut pools = Pools::install(&mut rt, 256);
     let mut exact = Vec::new();
     let mut differ = BTreeMap::new();
     for case in &cases {
@@ -391,13 +408,10 @@ fn second_recording_every_srgb_code_and_random_bc1_blocks() {
         .map(|(k, v)| (k.replacen("textures2/", "textures/", 1), v))
         .collect();
     let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
-    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let bytes = textures_cubin();
     let cubin = Cubin::parse(&bytes).unwrap();
     let mut rt = common::runtime(Duration::from_secs(600));
-    let tic = rt.alloc(32 * 256).unwrap();
-    let tsc = rt.alloc(32 * 256).unwrap();
-    rt.set_texture_pools(tic, tsc);
-    let mut pools = Pools { tic, tsc, next: 0 };
+    let mut pools = Pools::install(&mut rt, 256);
     for name in ["rgba8_srgb_point_all", "bc1_point_hash"] {
         let case = cases.iter().find(|c| c["name"] == name).expect("case recorded");
         let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
@@ -410,17 +424,11 @@ fn second_recording_every_srgb_code_and_random_bc1_blocks() {
 /// cases `txq_*`, recorded 2026-12-02 12:46 UTC, in `textures2.tgz`).
 #[test]
 fn txq_reports_header_dimensions() {
-    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let bytes = textures_cubin();
     let cubin = Cubin::parse(&bytes).unwrap();
-    let dis: &dyn Disassembler = &TableDecoder;
-    let t = translate_kernel_with(&cubin, "txq_dims", &Options::default(), dis).unwrap();
-    support::spirv_val(&t.words).unwrap();
     let mut rt = common::runtime(Duration::from_secs(60));
-    let id = rt.load_kernel("txq_dims", &t.words).unwrap();
-    let tic = rt.alloc(32 * 16).unwrap();
-    let tsc = rt.alloc(32 * 16).unwrap();
-    rt.set_texture_pools(tic, tsc);
-    let mut pools = Pools { tic, tsc, next: 0 };
+    let id = load(&mut rt, &cubin, "txq_dims");
+    let mut pools = Pools::install(&mut rt, 16);
     let tex = serde_json::json!({"filter": 0, "read": 0, "normalized": 0, "modes": ["clamp", "clamp", "clamp"]});
     let cases = [(8, 0, 0, 0), (7, 5, 0, 0), (9, 3, 4, 0), (5, 3, 2, 1)];
     for (w, h, d, flags) in cases {
@@ -462,17 +470,11 @@ fn register_handle_matches_h200_recordings() {
     let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
     let find = |n: &str| cases.iter().find(|c| c["name"] == n).unwrap().clone();
     let (lin, pt) = (find("rgba8_linear_clamp_unnorm"), find("rgba8_point_clamp_unnorm"));
-    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let bytes = textures_cubin();
     let cubin = Cubin::parse(&bytes).unwrap();
-    let dis: &dyn Disassembler = &TableDecoder;
-    let t = translate_kernel_with(&cubin, "tex2d_pick", &Options::default(), dis).unwrap();
-    support::spirv_val(&t.words).unwrap();
     let mut rt = common::runtime(Duration::from_secs(120));
-    let id = rt.load_kernel("tex2d_pick", &t.words).unwrap();
-    let tic = rt.alloc(32 * 16).unwrap();
-    let tsc = rt.alloc(32 * 16).unwrap();
-    rt.set_texture_pools(tic, tsc);
-    let mut pools = Pools { tic, tsc, next: 0 };
+    let id = load(&mut rt, &cubin, "tex2d_pick");
+    let mut pools = Pools::install(&mut rt, 16);
     let mut handles = Vec::new();
     for case in [&lin, &pt] {
         let (res, tex) = (&case["res"], &case["tex"]);
@@ -543,16 +545,11 @@ fn bc1_nv(block: &[u8], p: usize) -> [u8; 4] {
 /// texel centre through `tex2d_f4`, against the host decoder above: the shader's block addressing and decode.
 #[test]
 fn bc1_wide_texture_decodes_like_nvidia() {
-    let bytes = std::fs::read(root().join("corpus/silicon/textures/textures.sm86.cubin")).unwrap();
+    let bytes = textures_cubin();
     let cubin = Cubin::parse(&bytes).unwrap();
-    let dis: &dyn Disassembler = &TableDecoder;
-    let t = translate_kernel_with(&cubin, "tex2d_f4", &Options::default(), dis).unwrap();
     let mut rt = common::runtime(Duration::from_secs(120));
-    let id = rt.load_kernel("tex2d_f4", &t.words).unwrap();
-    let tic = rt.alloc(32 * 4).unwrap();
-    let tsc = rt.alloc(32 * 4).unwrap();
-    rt.set_texture_pools(tic, tsc);
-    let mut pools = Pools { tic, tsc, next: 0 };
+    let id = load(&mut rt, &cubin, "tex2d_f4");
+    let mut pools = Pools::install(&mut rt, 4);
     let side = 256usize;
     let res = serde_json::json!({"type": "bc", "channels": 4, "bits": 8, "kind": 17, "width": side, "height": side});
     let tex = serde_json::json!({"filter": 0, "read": 1, "normalized": 0, "modes": ["clamp", "clamp"]});
