@@ -642,7 +642,7 @@ fn texture_fault_reason(code: u32) -> &'static str {
         3 => "mipmapped texture (only level 0 is sampled yet)",
         4 => "colour-key or reserved header version",
         5 => "surface access outside the surface (cudaBoundaryModeTrap)",
-        6 => "sRGB decoding not recorded on silicon (a code outside the table, filtered, gathered or fetched)",
+        6 => "sRGB decoding not recorded on silicon (filtered, gathered or fetched sRGB texels)",
         7 => "block-compressed form not recorded on silicon (BC1 filtered or gathered, non-UNORM BC1)",
         _ => "unknown reason",
     }

@@ -23,8 +23,8 @@ pub mod reason {
     pub const LAYOUT: u32 = 4;
     /// A surface access outside the surface with `.TRAP`.
     pub const SURFACE_BOUNDS: u32 = 5;
-    /// sRGB decoding the H200 was not recorded doing: a code outside the recorded table, filtered or gathered
-    /// sRGB texels, or sRGB on a format other than 8-bit UNORM.
+    /// sRGB decoding the H200 was not recorded doing: filtered or gathered sRGB texels, or sRGB on a format
+    /// other than 8-bit UNORM.
     pub const SRGB: u32 = 6;
     /// A block-compressed form not recorded on silicon: BC1 filtered, gathered or with a non-UNORM type.
     pub const BC_FORM: u32 = 7;
@@ -81,8 +81,8 @@ pub(super) struct Desc {
     /// S_R_G_B_CONVERSION and whether the layout is BC1 (DXT1) (bools).
     pub srgb: Id,
     pub bc1: Id,
-    /// Conditions found while fetching (bool, reason when false): texel-dependent limits such as sRGB codes
-    /// outside the recorded table; the guard folds them into the fault.
+    /// Conditions found while sampling (bool, reason when false), such as a filtered sRGB or BC1 texture;
+    /// the guard folds them into the fault.
     pub checks: std::cell::RefCell<Vec<(Id, u32)>>,
 }
 

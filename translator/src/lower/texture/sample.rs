@@ -241,10 +241,7 @@ pub(super) fn sample(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>) -> [
         let is_f = e.eqk(d.dtype, 7);
         let p = e.sel(is_f, raw0[k], p);
         let p = if k < 3 {
-            let (decoded, recorded) = super::srgb::decode(e, raw0[k]);
-            let not_srgb = e.lnot(d.srgb);
-            let known = e.lor(not_srgb, recorded);
-            desc::check(d, known, desc::reason::SRGB);
+            let decoded = super::srgb::decode(e, raw0[k]);
             e.sel(d.srgb, decoded, p)
         } else {
             p

@@ -4,7 +4,8 @@
 //! bits and are not a rounding of the exact curve), so they are looked up, not computed.
 
 use super::emit::E;
-use crate::spirv::{Id, Op, StorageClass, Type};
+use crate::exact::{begin_helper, end_helper, Tys};
+use crate::spirv::{Id, Module, Op, StorageClass, Type};
 
 /// High halves of the H200's decoded f32 for sRGB codes 0..=255 (low halves are 0): all 256 codes, from
 /// `textures2.tgz`'s `rgba8_srgb_point_all` (it agrees with the first recording's 192).
@@ -32,39 +33,32 @@ pub(super) const DECODED_HI: [u16; 256] = [
     0x3f5f, 0x3f61, 0x3f63, 0x3f65, 0x3f68, 0x3f6a, 0x3f6c, 0x3f6e, 0x3f70, 0x3f72, 0x3f74, 0x3f76,
     0x3f7a, 0x3f7c, 0x3f7e, 0x3f80,
 ];
-/// Bit c of word c / 32: whether code c was recorded (all 256 since the second recording; the check stays for
-/// tables of other formats that may be partial).
-pub(super) const RECORDED: [u32; 8] = [u32::MAX; 8];
 
-/// The decoded f32 bits of 8-bit code `code` (u32) and whether the code was recorded (bool).
-pub(super) fn decode(e: &mut E, code: Id) -> (Id, Id) {
-    let words: Vec<u32> = DECODED_HI
-        .iter()
-        .map(|&h| u32::from(h) << 16)
-        .chain(RECORDED)
-        .collect();
+/// The decoded f32 bits of 8-bit code `code` (u32): a call of the module's one table function (three a TEX).
+pub(super) fn decode(e: &mut E, code: Id) -> Id {
+    let f = e.cx.m.helper("texture_srgb_decode", build_decode);
     let t = e.cx.t.u32;
-    let ids: Vec<Id> = words.iter().map(|&w| e.c(w)).collect();
-    let m = &mut e.cx.m;
+    e.cx.m.op(Op::FunctionCall, t, &[f, code])
+}
+
+/// `srgb_decode(code)`: [`DECODED_HI`]'s entry for the low byte of `code`, as f32 bits.
+fn build_decode(m: &mut Module) -> Id {
+    let t = Tys::of(m);
+    let (f, p) = begin_helper(m, t.u32, &[t.u32]);
+    let ids: Vec<Id> = DECODED_HI.iter().map(|&h| m.c_u32(u32::from(h) << 16)).collect();
     let len = m.c_u32(ids.len() as u32);
-    let arr = m.ty(Type::Array(t, len, None));
+    let arr = m.ty(Type::Array(t.u32, len, None));
     let init = m.id();
     let mut inst = vec![arr, init];
     inst.extend_from_slice(&ids);
     m.global_inst(Op::ConstantComposite, &inst);
     let ptr = m.t_ptr(StorageClass::Function, arr);
-    let var = m.local_var(ptr, Some(init));
-    let elem = m.t_ptr(StorageClass::Function, t);
-    let code = e.andk(code, 0xff);
-    let p = e.cx.m.access(elem, var, &[code]);
-    let value = e.cx.m.load(t, p);
-    let word = e.shrk(code, 5);
-    let word = e.addk(word, 256);
-    let p = e.cx.m.access(elem, var, &[word]);
-    let mask = e.cx.m.load(t, p);
-    let bit = e.andk(code, 31);
-    let set = e.shr(mask, bit);
-    let set = e.andk(set, 1);
-    let recorded = e.eqk(set, 1);
-    (value, recorded)
+    let table = m.local_var(ptr, Some(init));
+    let elem = m.t_ptr(StorageClass::Function, t.u32);
+    let low = m.c_u32(0xff);
+    let code = m.bin(Op::BitwiseAnd, t.u32, p[0], low);
+    let at = m.access(elem, table, &[code]);
+    let v = m.load(t.u32, at);
+    end_helper(m, v);
+    f
 }
