@@ -109,6 +109,8 @@ fn pipeline(gpu: &mut Gpu, module: &Module, name: &str) -> Result<KernelId> {
         profile: &profile,
         translator_version: TRANSLATOR_VERSION,
     };
+    let started = std::time::Instant::now();
+    let mut made = String::from("module from the translation cache");
     let words = match gpu.spirv_cache.as_ref().and_then(|c| c.get(&key)) {
         Some(words) => words,
         None => {
@@ -124,10 +126,27 @@ fn pipeline(gpu: &mut Gpu, module: &Module, name: &str) -> Result<KernelId> {
                 // A cache that cannot be written only costs the next run a translation.
                 let _ = c.put(&key, &t.words);
             }
+            if crate::log::kernels_enabled() {
+                let form = t.report.form.as_ref().map(|f| f.to_string()).unwrap_or_default();
+                made = format!(
+                    "translated in {} ms ({} instructions, {} words; {form})",
+                    started.elapsed().as_millis(),
+                    t.report.instructions,
+                    t.report.words
+                );
+            }
             t.words
         }
     };
-    Ok(gpu.rt.load_kernel(name, &words)?)
+    let loading = std::time::Instant::now();
+    let id = gpu.rt.load_kernel(name, &words)?;
+    if crate::log::kernels_enabled() {
+        crate::log::line(&format!(
+            "kernel {name}: {made}; pipeline ready in {} ms",
+            loading.elapsed().as_millis()
+        ));
+    }
+    Ok(id)
 }
 
 fn check_shape(r: &LaunchRequest, max_threads: u32, max_dynamic_shared: u32) -> Result<()> {

@@ -1,4 +1,5 @@
-//! What the library says on stderr: with `SASSPORT_LOG=calls`, every driver call with its result; always,
+//! What the library says on stderr: with `SASSPORT_LOG=calls`, every driver call with its result; with
+//! `SASSPORT_LOG=kernels`, how each kernel was made ready (translation, form, pipeline times); always,
 //! each unsupported call once by name, and the reason behind every failure that is not the caller's fault.
 
 use crate::error::Result;
@@ -11,6 +12,15 @@ pub fn calls_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| {
         std::env::var("SASSPORT_LOG").is_ok_and(|v| v.split(',').any(|w| w.trim() == "calls"))
+    })
+}
+
+/// Whether `SASSPORT_LOG` asks for one line per kernel made ready (`kernels`): where its module came from,
+/// the control-flow form, and the time translation and pipeline creation took.
+pub fn kernels_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("SASSPORT_LOG").is_ok_and(|v| v.split(',').any(|w| w.trim() == "kernels"))
     })
 }
 
