@@ -3,7 +3,8 @@
 //! A scene is lines of `KEYWORD VALUES...` (`#` starts a comment; paths are relative to the scene's file):
 //!
 //! ```text
-//! target 32 32 rgba8          # one line per colour target, location order; rgba8 or rgba32f
+//! target 32 32 rgba8 0xf      # one line per colour target, location order; rgba8 or rgba32f; the
+//!                             # components the draw writes (optional hex mask, default 0xf)
 //! clear 0 0 0 1               # the targets' clear colour
 //! depth less 1.0              # optional depth target (D32): test less|always, clear value
 //! topology triangles          # triangles | strip
@@ -38,6 +39,8 @@ pub struct Scene {
     pub width: u32,
     pub height: u32,
     pub formats: Vec<ColorFormat>,
+    /// Components each target keeps from the draw (`target ... MASK`, default 0xf).
+    pub write_masks: Vec<u8>,
     pub clear: [f32; 4],
     pub depth: Option<DepthTarget>,
     pub topology: Topology,
@@ -80,6 +83,7 @@ impl Scene {
             width: 0,
             height: 0,
             formats: Vec::new(),
+            write_masks: Vec::new(),
             clear: [0.0; 4],
             depth: None,
             topology: Topology::TriangleList,
@@ -130,6 +134,10 @@ impl Scene {
                     "rgba8" => ColorFormat::Rgba8Unorm,
                     "rgba32f" => ColorFormat::Rgba32Float,
                     f => bail!("target format {f:?} (rgba8 or rgba32f)"),
+                });
+                self.write_masks.push(match words.get(4) {
+                    Some(m) => hex(m)? as u8 & 0xf,
+                    None => 0xf,
                 });
             }
             "clear" => {
@@ -255,6 +263,7 @@ impl Scene {
             width: self.width,
             height: self.height,
             color_formats: self.formats.clone(),
+            write_masks: self.write_masks.clone(),
             clear: self.clear,
             depth: self.depth,
         }

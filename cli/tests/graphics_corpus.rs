@@ -116,12 +116,33 @@ fn normalise(line: &str) -> String {
         .replace(" ;", ";")
 }
 
-/// The source lines of a program (its instructions), whitespace-normalised.
+/// The source lines of a program (its instructions), normalised, with label targets `` `(NAME) `` replaced
+/// by the address nvdisasm prints (labels are alone on their line; each instruction is 16 bytes).
 fn instruction_lines(text: &str) -> Vec<String> {
-    text.lines()
+    let lines: Vec<&str> = text
+        .lines()
         .map(|l| l.split("//").next().unwrap_or("").trim())
         .filter(|l| !l.is_empty() && !l.starts_with(".sph"))
-        .map(normalise)
+        .collect();
+    let mut labels = std::collections::HashMap::new();
+    let mut at = 0u32;
+    for l in &lines {
+        match l.strip_suffix(':') {
+            Some(name) => {
+                labels.insert(format!("`({name})"), format!("{at:#x}"));
+            }
+            None => at += 16,
+        }
+    }
+    let resolve = |l: &str| {
+        labels
+            .iter()
+            .fold(l.to_string(), |s, (k, v)| s.replace(k.as_str(), v))
+    };
+    lines
+        .iter()
+        .filter(|l| !l.ends_with(':'))
+        .map(|l| normalise(&resolve(l)))
         .collect()
 }
 

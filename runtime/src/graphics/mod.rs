@@ -111,6 +111,9 @@ pub struct Draw {
     pub height: u32,
     /// One colour target per location 0.., each cleared to `clear`.
     pub color_formats: Vec<ColorFormat>,
+    /// Per colour target, the components written (bit 0 red .. bit 3 alpha; missing entries write all):
+    /// a program that leaves components unwritten leaves them undefined unless the mask keeps the clear.
+    pub write_masks: Vec<u8>,
     pub clear: [f32; 4],
     pub depth: Option<DepthTarget>,
 }

@@ -123,9 +123,11 @@ pub(crate) fn pipeline(s: &mut Scratch<'_>, draw: &Draw) -> Result<(), GraphicsE
     let blend: Vec<vk::PipelineColorBlendAttachmentState> = draw
         .color_formats
         .iter()
-        .map(|_| {
+        .enumerate()
+        .map(|(t, _)| {
+            let mask = draw.write_masks.get(t).map_or(0xf, |m| u32::from(*m & 0xf));
             vk::PipelineColorBlendAttachmentState::default()
-                .color_write_mask(vk::ColorComponentFlags::RGBA)
+                .color_write_mask(vk::ColorComponentFlags::from_raw(mask))
         })
         .collect();
     let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
