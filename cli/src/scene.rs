@@ -423,6 +423,7 @@ fn stage_module(
     expect: Stage,
     profile: &sassport_translator::translate::Options,
     needs: &mut Vec<(u32, u8, u32)>,
+    interfaces: &mut Vec<sassport_translator::translate_graphics::StageInterface>,
 ) -> Result<Vec<u32>> {
     let Some(path) = path else {
         bail!("the scene names no {expect:?} program")
@@ -433,23 +434,37 @@ fn stage_module(
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("program");
-        let t = sassport_translator::translate_graphics::translate_stage(
-            expect, name, &p.bytes, profile,
-        )
-        .with_context(|| format!("translating {}", path.display()))?;
+        let options = sassport_translator::translate::Options {
+            stage: expect,
+            ..profile.clone()
+        };
+        let t = sassport_translator::translate_graphics::translate_stage(name, &p.bytes, &options)
+            .with_context(|| format!("translating {}", path.display()))?;
         needs.extend(
             t.interface
                 .banks
                 .iter()
                 .map(|(b, bytes)| (t.interface.descriptor_set, *b, *bytes)),
         );
+        interfaces.push(t.interface);
         return Ok(t.words);
     }
     compile_glsl(path)
 }
 
-/// Compiles a GLSL file with glslangValidator (Debian's glslang-tools) for Vulkan 1.3.
+/// Compiles a GLSL file with glslangValidator (Debian's glslang-tools) for Vulkan 1.3. Where the
+/// environment names `SASSPORT_GLSL_SPV_DIR`, `DIR/FILE.spv` (FILE the GLSL file's name), compiled by
+/// the same tool elsewhere, is read instead: for machines without glslang (a device run).
 pub fn compile_glsl(path: &Path) -> Result<Vec<u32>> {
+    if let Some(dir) = std::env::var_os("SASSPORT_GLSL_SPV_DIR") {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let spv = Path::new(&dir).join(format!("{name}.spv"));
+        let bytes = std::fs::read(&spv).with_context(|| format!("reading {}", spv.display()))?;
+        return spirv_words(&spv, &bytes);
+    }
     let out = std::env::temp_dir().join(format!(
         "sassport-glsl-{}-{}.spv",
         std::process::id(),
@@ -472,8 +487,16 @@ pub fn compile_glsl(path: &Path) -> Result<Vec<u32>> {
     }
     let bytes = std::fs::read(&out).with_context(|| format!("reading {}", out.display()))?;
     let _ = std::fs::remove_file(&out);
-    if bytes.len() % 4 != 0 {
-        bail!("{}: SPIR-V of {} bytes", out.display(), bytes.len());
+    spirv_words(&out, &bytes)
+}
+
+fn spirv_words(path: &Path, bytes: &[u8]) -> Result<Vec<u32>> {
+    if bytes.len() % 4 != 0 || bytes.get(..4) != Some(&[0x03, 0x02, 0x23, 0x07]) {
+        bail!(
+            "{}: not a SPIR-V module ({} bytes)",
+            path.display(),
+            bytes.len()
+        );
     }
     Ok(bytes
         .chunks_exact(4)
@@ -495,8 +518,11 @@ pub fn scene_draw(
     } else {
         (scene.vertex.as_ref(), scene.fragment.as_ref())
     };
-    let mut needs = Vec::new();
-    let vs = stage_module(v, Stage::Vertex, options, &mut needs)?;
-    let fs = stage_module(f, Stage::Fragment, options, &mut needs)?;
+    let (mut needs, mut interfaces) = (Vec::new(), Vec::new());
+    let vs = stage_module(v, Stage::Vertex, options, &mut needs, &mut interfaces)?;
+    let fs = stage_module(f, Stage::Fragment, options, &mut needs, &mut interfaces)?;
+    if let [vertex, fragment] = interfaces.as_slice() {
+        sassport_translator::translate_graphics::check_link(vertex, fragment)?;
+    }
     Ok(scene.draw(vs, fs, &needs))
 }

@@ -13,6 +13,13 @@ use sassport_translator::translate_graphics::translate_stage;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+fn as_stage(stage: Stage) -> Options {
+    Options {
+        stage,
+        ..Options::default()
+    }
+}
+
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/graphics")
 }
@@ -97,7 +104,7 @@ fn every_program_is_valid_spirv_for_its_stage() {
             .and_then(|s| s.to_str())
             .unwrap_or("?")
             .to_string();
-        let t = translate_stage(p.stage, &name, &p.bytes, &Options::default()).unwrap();
+        let t = translate_stage(&name, &p.bytes, &as_stage(p.stage)).unwrap();
         spirv_val(&t.words, &name);
     }
 }
@@ -178,14 +185,13 @@ fn every_assembled_word_prints_as_nvdisasm_prints_it() {
     }
 }
 
-const VERTEX: &str =
-    ".sph vertex\n.sph in 0x80-0x8c\n.sph out 0x70-0x7c\nALD.128 R0, a[0x80] ;\nAST.128 a[0x70], R0 ;\nEXIT ;\n";
+const VERTEX: &str = ".sph vertex\n.sph in 0x80-0x8c\n.sph out 0x70-0x7c\n\
+                      ALD.128 R0, a[0x80] ;\nAST.128 a[0x70], R0 ;\nEXIT ;\n";
 
 #[test]
 fn a_truncated_header_is_refused_by_name() {
     let p = parse_program(VERTEX).unwrap();
-    let e =
-        translate_stage(Stage::Vertex, "vs", &p.bytes[..0x40], &Options::default()).unwrap_err();
+    let e = translate_stage("vs", &p.bytes[..0x40], &as_stage(Stage::Vertex)).unwrap_err();
     assert!(
         matches!(e, TranslateError::Sph(SphError::Truncated { len: 0x40 })),
         "{e}"
@@ -196,7 +202,7 @@ fn a_truncated_header_is_refused_by_name() {
 #[test]
 fn a_vertex_header_given_as_a_pixel_program_is_a_stage_mismatch() {
     let p = parse_program(VERTEX).unwrap();
-    let e = translate_stage(Stage::Fragment, "vs", &p.bytes, &Options::default()).unwrap_err();
+    let e = translate_stage("vs", &p.bytes, &as_stage(Stage::Fragment)).unwrap_err();
     assert!(matches!(e, TranslateError::StageMismatch(_)), "{e}");
     assert!(e.to_string().contains("ShaderType"), "{e}");
 }
@@ -205,7 +211,7 @@ fn a_vertex_header_given_as_a_pixel_program_is_a_stage_mismatch() {
 fn an_attribute_outside_the_map_is_refused_naming_its_address() {
     let text = VERTEX.replace("ALD.128 R0, a[0x80]", "ALD.128 R0, a[0x90]");
     let p = parse_program(&text).unwrap();
-    let e = translate_stage(Stage::Vertex, "vs", &p.bytes, &Options::default()).unwrap_err();
+    let e = translate_stage("vs", &p.bytes, &as_stage(Stage::Vertex)).unwrap_err();
     match &e {
         TranslateError::AttributeOutsideMap {
             address,
@@ -219,7 +225,7 @@ fn an_attribute_outside_the_map_is_refused_naming_its_address() {
     }
     let text = VERTEX.replace("AST.128 a[0x70]", "AST.128 a[0x80]");
     let p = parse_program(&text).unwrap();
-    let e = translate_stage(Stage::Vertex, "vs", &p.bytes, &Options::default()).unwrap_err();
+    let e = translate_stage("vs", &p.bytes, &as_stage(Stage::Vertex)).unwrap_err();
     assert!(
         matches!(
             e,
@@ -237,9 +243,37 @@ fn an_attribute_outside_the_map_is_refused_naming_its_address() {
 fn geometry_instructions_are_refused_by_name() {
     let text = VERTEX.replace("EXIT ;", "OUT.EMIT R1, R2, R3 ;\nEXIT ;");
     let p = parse_program(&text).unwrap();
-    let e = translate_stage(Stage::Vertex, "vs", &p.bytes, &Options::default()).unwrap_err();
+    let e = translate_stage("vs", &p.bytes, &as_stage(Stage::Vertex)).unwrap_err();
     assert!(
         matches!(&e, TranslateError::NotTranslated { name, .. } if name.starts_with("OUT")),
         "{e}"
     );
+}
+
+#[test]
+fn a_pixel_input_no_vertex_output_writes_does_not_link() {
+    use sassport_translator::translate_graphics::{check_link, LinkError};
+    let vs = parse_program(VERTEX).unwrap();
+    let fs_text = ".sph pixel\n.sph generic 2 flat x\n.sph target 0 0xf\n\
+                   IPA.CONSTANT R0, a[0xa0] ;\nEXIT ;\n";
+    let fs = parse_program(fs_text).unwrap();
+    let v = translate_stage("vs", &vs.bytes, &as_stage(Stage::Vertex)).unwrap();
+    let f = translate_stage("fs", &fs.bytes, &as_stage(Stage::Fragment)).unwrap();
+    assert_eq!(
+        check_link(&v.interface, &f.interface),
+        Err(LinkError {
+            location: 2,
+            address: 0xa0
+        })
+    );
+}
+
+#[test]
+fn a_loop_in_a_pixel_program_translates_without_the_abort_word() {
+    // Four turns of a counted loop: graphics stages have no launch values, so the loop's polls read 0.
+    let text = ".sph pixel\n.sph target 0 0xf\nMOV R0, RZ ;\nMOV R1, 0x4 ;\nloop:\nFADD R0, R0, 0.25 ;\n\
+                IADD3 R1, R1, -0x1, RZ ;\nISETP.NE.AND P0, PT, R1, RZ, PT ;\n@P0 BRA `(loop) ;\nEXIT ;\n";
+    let p = parse_program(text).unwrap();
+    let t = translate_stage("fs", &p.bytes, &as_stage(Stage::Fragment)).unwrap();
+    spirv_val(&t.words, "loop");
 }

@@ -3,9 +3,11 @@
 //!
 //! ```no_run
 //! use sassport_translator::graphics::Stage;
+//! use sassport_translator::translate::Options;
 //! use sassport_translator::translate_graphics::translate_stage;
 //! let bytes = std::fs::read("shader.bin").unwrap(); // 0x50-byte SPH, then SM86 words
-//! let t = translate_stage(Stage::Fragment, "fs", &bytes, &Default::default()).unwrap();
+//! let options = Options { stage: Stage::Fragment, ..Options::default() };
+//! let t = translate_stage("fs", &bytes, &options).unwrap();
 //! println!("{} words; colour targets {:?}", t.words.len(), t.interface.color_targets);
 //! ```
 //!
@@ -61,14 +63,14 @@ pub struct StageTranslation {
     pub interface: StageInterface,
 }
 
-/// Translates `bytes` (a 0x50-byte SPH, then the program's code from offset 0) as `stage`; `name` names it
-/// in errors (its "section").
+/// Translates `bytes` (a 0x50-byte SPH, then the program's code from offset 0) as `options.stage` (the
+/// header must agree); `name` names it in errors (its "section").
 pub fn translate_stage(
-    stage: Stage,
     name: &str,
     bytes: &[u8],
     options: &Options,
 ) -> Result<StageTranslation, TranslateError> {
+    let stage = options.stage;
     let sph = ShaderProgramHeader::parse(bytes)?;
     stage.check_header(&sph)?;
     let code = &bytes[crate::graphics::sph::SPH_BYTES..];
@@ -78,17 +80,17 @@ pub fn translate_stage(
         code_section: 0,
     };
     let program = Program::build_with(name, code, 0, &targets, &TableDecoder)?;
-    translate_stage_program(stage, name, &sph, &program, options)
+    translate_stage_program(name, &sph, &program, options)
 }
 
 /// [`translate_stage`] on a decoded program and its parsed header.
 pub fn translate_stage_program(
-    stage: Stage,
     name: &str,
     sph: &ShaderProgramHeader,
     program: &Program,
     options: &Options,
 ) -> Result<StageTranslation, TranslateError> {
+    let stage = options.stage;
     stage.check_header(sph)?;
     let limit = |reason: &str| TranslateError::Limit {
         kernel: name.into(),
@@ -259,5 +261,25 @@ fn interface_of(
         color_targets: io.targets.iter().map(|(l, _, mask)| (*l, *mask)).collect(),
         writes_depth: io.frag_depth.is_some(),
         kills: program.insts.iter().any(|i| i.mnemonic == "KILL"),
+    }
+}
+
+/// Two stages that do not link: a pixel input no vertex output provides.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the pixel program reads generic vector {location} (a[{address:#x}]): no vertex SPH output")]
+pub struct LinkError {
+    pub location: u32,
+    pub address: u32,
+}
+
+/// Checks that every generic input of `fragment` is an output of `vertex` (Vulkan leaves such an input
+/// undefined; the guest's hardware would read whatever the attribute memory held).
+pub fn check_link(vertex: &StageInterface, fragment: &StageInterface) -> Result<(), LinkError> {
+    match fragment.inputs.iter().find(|l| !vertex.outputs.contains(l)) {
+        Some(&location) => Err(LinkError {
+            location,
+            address: crate::graphics::sph::GENERIC_BASE + 16 * location,
+        }),
+        None => Ok(()),
     }
 }
