@@ -7,7 +7,7 @@
 //!                             # components the draw writes (optional hex mask, default 0xf)
 //! clear 0 0 0 1               # the targets' clear colour
 //! depth less 1.0              # optional depth target (D32): test less|always, clear value
-//! topology triangles          # triangles | strip
+//! topology triangles          # triangles | strip | points
 //! draw 3 1                    # vertices [instances]
 //! stride 16                   # bytes per vertex
 //! attribute 0 4 0             # location, f32 components (1..=4), byte offset
@@ -160,7 +160,8 @@ impl Scene {
                 self.topology = match arg(1)? {
                     "triangles" => Topology::TriangleList,
                     "strip" => Topology::TriangleStrip,
-                    t => bail!("topology {t:?} (triangles or strip)"),
+                    "points" => Topology::PointList,
+                    t => bail!("topology {t:?} (triangles, strip or points)"),
                 }
             }
             "draw" => {

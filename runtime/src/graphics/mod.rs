@@ -67,6 +67,7 @@ impl ColorFormat {
 pub enum Topology {
     TriangleList,
     TriangleStrip,
+    PointList,
 }
 
 /// One vertex attribute: `components` 32-bit floats at `offset` in each vertex, read at `location`.
@@ -165,8 +166,16 @@ impl GraphicsDevice {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
             .queue_priorities(&priorities)];
+        // Clip distances and points larger than a pixel, where the device has them (vertex programs
+        // writing a[0x2c0..] or a[0x6c]).
+        // SAFETY: `pd` came from this instance.
+        let has = unsafe { inst.get_physical_device_features(pd) };
+        let features = vk::PhysicalDeviceFeatures::default()
+            .shader_clip_distance(has.shader_clip_distance == vk::TRUE)
+            .large_points(has.large_points == vk::TRUE);
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
+            .enabled_features(&features)
             .push_next(&mut f13);
         // SAFETY: valid create info for a physical device of this instance.
         let device =

@@ -93,6 +93,7 @@ pub(crate) fn pipeline(s: &mut Scratch<'_>, draw: &Draw) -> Result<(), GraphicsE
     let topology = match draw.topology {
         Topology::TriangleList => vk::PrimitiveTopology::TRIANGLE_LIST,
         Topology::TriangleStrip => vk::PrimitiveTopology::TRIANGLE_STRIP,
+        Topology::PointList => vk::PrimitiveTopology::POINT_LIST,
     };
     let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
     let viewports = [vk::Viewport {

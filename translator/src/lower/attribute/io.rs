@@ -4,7 +4,7 @@
 //! map says which vectors exist, the vertex fetch fills unread components as (0, 0, 0, 1)); position and
 //! generic outputs exist when the output map holds any of their components (Location n for vector n), so a
 //! pixel program's inputs link by location whatever the vertex program wrote. `VertexIndex` and
-//! `InstanceIndex` serve a[0x2fc] and a[0x2f8].
+//! `InstanceIndex` serve a[0x2fc] and a[0x2f8]; a[0x6c] is `PointSize`, a[0x2c0 + 4i] `ClipDistance[i]`.
 //! Pixel: generic input vector n is `vec4` at Location n with the SPH's interpolation (flat, noperspective or
 //! perspective; one per vector, since a SPIR-V variable has one); colour target t is an output `vec4` at
 //! Location t when its component mask is not empty; depth is `FragDepth`.
@@ -16,6 +16,10 @@ use crate::spirv::{BuiltIn, Decoration, Id, Module, StorageClass, Type};
 
 /// Generic attribute vectors an SPH map covers.
 pub const GENERIC_VECTORS: u32 = 32;
+/// The point size output's address (yuzu's attribute numbering: 27 words in).
+pub const POINT_SIZE: u32 = 0x6c;
+/// Clip distance 0's address; distance i is at `CLIP_DISTANCE + 4 i`, i < 8.
+pub const CLIP_DISTANCE: u32 = 0x2c0;
 
 /// A program's interface variables and the header they came from.
 #[derive(Debug, Clone)]
@@ -30,6 +34,9 @@ pub struct GraphicsIo {
     pub outputs: Vec<Option<Id>>,
     /// Vertex: `Position`.
     pub position: Option<Id>,
+    /// Vertex: `PointSize` (a[0x6c]) and `ClipDistance` (a[0x2c0 + 4i], an array of the highest i + 1).
+    pub point_size: Option<Id>,
+    pub clip_distances: Option<(Id, u32)>,
     /// Vertex: `VertexIndex` / `InstanceIndex` (u32), created on first read.
     pub vertex_index: Option<Id>,
     pub instance_index: Option<Id>,
@@ -70,6 +77,8 @@ impl GraphicsIo {
             vertex_inputs: vec![None; GENERIC_VECTORS as usize],
             outputs: vec![None; GENERIC_VECTORS as usize],
             position: None,
+            point_size: None,
+            clip_distances: None,
             vertex_index: None,
             instance_index: None,
             pixel_inputs: vec![None; GENERIC_VECTORS as usize],
@@ -88,6 +97,7 @@ impl GraphicsIo {
                     m.decorate(v, Decoration::BuiltIn, &[BuiltIn::Position as u32]);
                     io.position = Some(v);
                 }
+                io.declare_vertex_system_outputs(m, outputs);
                 for n in 0..GENERIC_VECTORS {
                     if any(GENERIC_BASE + 16 * n) {
                         io.outputs[n as usize] = Some(io.located(m, StorageClass::Output, n));
@@ -125,6 +135,32 @@ impl GraphicsIo {
             }
         }
         Ok(io)
+    }
+
+    /// Point size and clip distances the output map holds.
+    fn declare_vertex_system_outputs(
+        &mut self,
+        m: &mut Module,
+        outputs: &crate::graphics::sph::AttributeMap,
+    ) {
+        if outputs.contains(POINT_SIZE).unwrap_or(false) {
+            let ptr = m.t_ptr(StorageClass::Output, self.f32);
+            let v = m.global_var(ptr, StorageClass::Output, None);
+            m.decorate(v, Decoration::BuiltIn, &[BuiltIn::PointSize as u32]);
+            self.point_size = Some(v);
+        }
+        let clips = (0..8u32)
+            .filter(|i| outputs.contains(CLIP_DISTANCE + 4 * i).unwrap_or(false))
+            .max();
+        if let Some(last) = clips {
+            m.capability(crate::spirv::Capability::ClipDistance);
+            let len = m.c_u32(last + 1);
+            let arr = m.ty(Type::Array(self.f32, len, None));
+            let ptr = m.t_ptr(StorageClass::Output, arr);
+            let v = m.global_var(ptr, StorageClass::Output, None);
+            m.decorate(v, Decoration::BuiltIn, &[BuiltIn::ClipDistance as u32]);
+            self.clip_distances = Some((v, last + 1));
+        }
     }
 
     fn located(&self, m: &mut Module, class: StorageClass, location: u32) -> Id {

@@ -8,7 +8,8 @@
 //! - `ALD[.64/.96/.128] Rd, a[addr]` (vertex; the per-vertex index register RZ): generic inputs, vertex and
 //!   instance id (gl_VertexIndex/gl_InstanceIndex: draws with first vertex and instance 0 agree with the
 //!   guest's ids; a base-relative id is left for later). In a pixel program, a[0x3fc] only.
-//! - `AST[.64/.96/.128] a[addr], Rs` (vertex): position and generic outputs.
+//! - `AST[.64/.96/.128] a[addr], Rs` (vertex): position, point size (0x6c), clip distances (0x2c0..0x2dc)
+//!   and generic outputs.
 //! - `IPA.PASS/.CONSTANT Rd, a[addr]` (pixel): a[0x70..0x7c] is `FragCoord` (x, y, z, 1/w). A generic
 //!   component interpolates as the SPH says, not as IPA says; a perspective component is returned
 //!   multiplied by `FragCoord.w`, since SM70+ IPA yields attribute/w interpolated linearly and the program
@@ -198,17 +199,22 @@ fn ast(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
             return Err(outside(cx, address, "output"));
         }
         let g = io(cx)?;
+        let clip = io::CLIP_DISTANCE..io::CLIP_DISTANCE + 32;
         let target = match address {
-            0x70..=0x7c => g.position.map(|p| (p, (address - 0x70) / 4)),
+            0x70..=0x7c => g.position.map(|p| (p, Some((address - 0x70) / 4))),
+            io::POINT_SIZE => g.point_size.map(|p| (p, None)),
+            a if clip.contains(&a) => g
+                .clip_distances
+                .map(|(p, _)| (p, Some((a - io::CLIP_DISTANCE) / 4))),
             a if (GENERIC_BASE..GENERIC_BASE + 16 * io::GENERIC_VECTORS).contains(&a) => {
-                g.outputs[((a - GENERIC_BASE) / 16) as usize].map(|p| (p, (a % 16) / 4))
+                g.outputs[((a - GENERIC_BASE) / 16) as usize].map(|p| (p, Some((a % 16) / 4)))
             }
             _ => None,
         };
         let Some((var, c)) = target else {
             return Err(cx.refuse(format!("vertex output a[{address:#x}] not translated yet")));
         };
-        store_component(cx, var, Some(c), v);
+        store_component(cx, var, c, v);
     }
     Ok(())
 }
