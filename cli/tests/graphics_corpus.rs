@@ -277,3 +277,50 @@ fn a_loop_in_a_pixel_program_translates_without_the_abort_word() {
     let t = translate_stage("fs", &p.bytes, &as_stage(Stage::Fragment)).unwrap();
     spirv_val(&t.words, "loop");
 }
+
+fn sassport() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sassport"))
+}
+
+#[test]
+fn render_writes_a_png_of_the_scene() {
+    let out = std::env::temp_dir().join(format!("sassport-render-{}.png", std::process::id()));
+    let scene = corpus().join("tri_perspective.scene");
+    let run = sassport()
+        .arg("render")
+        .arg(&scene)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
+    let reader = decoder.read_info().unwrap();
+    assert_eq!((reader.info().width, reader.info().height), (32, 32));
+    let _ = std::fs::remove_file(&out);
+}
+
+#[test]
+fn a_bad_scene_line_is_named_and_nothing_is_written() {
+    let dir = std::env::temp_dir().join(format!("sassport-badscene-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("bad.scene");
+    std::fs::write(&scene, "target 32 32 rgba8\ndraw 3\ntopology fans\n").unwrap();
+    let out = dir.join("out.png");
+    let run = sassport()
+        .arg("render")
+        .arg(&scene)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("line 3") && err.contains("fans"), "{err}");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
