@@ -24,8 +24,9 @@ pub enum TranslateError {
     NotTranslated { name: String, section: String, offset: u32, reason: String },
     #[error("kernel {kernel:?}: {reason}")]
     Limit { kernel: String, reason: String },
-    /// A pipeline stage whose lowering does not exist yet (the graphics stages, issue 21).
-    #[error("kernel {kernel:?}: the {stage:?} stage is not translated (only compute is so far)")]
+    /// A stage the entry does not translate: the cubin entries take compute kernels only (graphics programs
+    /// go through `translate_graphics::translate_stage`, which takes vertex and pixel programs).
+    #[error("{kernel:?}: the {stage:?} stage is not translated by this entry")]
     StageNotTranslated { kernel: String, stage: crate::graphics::Stage },
     /// A graphics program whose Shader Program Header cannot be read.
     #[error("{0}")]
