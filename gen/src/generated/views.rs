@@ -3069,7 +3069,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ALD_0x0321_3 => View::Ald(Ald { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ald::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::AST_0x0322 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 11) as i64) << 53) >> 53) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::AST_0x0322_2 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
-        ClassId::AST_0x0322_4 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(40, 10) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::AST_0x0322_4 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(40, 10) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324 => View::Out(Out { a: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324_2 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324_3 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -4343,7 +4343,6 @@ fn enc_ast(v: &Ast) -> Result<u128, ViewError> {
             w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 10)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
-            if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -12219,7 +12218,7 @@ pub static SLOTS: [&[&str]; 978] = [
     &["dst", "a", "b"], // ALD_0x0321_3
     &["a", "b"], // AST_0x0322
     &["a", "b", "c"], // AST_0x0322_2
-    &["a", "b", "c"], // AST_0x0322_4
+    &["a", "b"], // AST_0x0322_4
     &["a"], // OUT_0x0324
     &["dst", "a"], // OUT_0x0324_2
     &["dst", "a", "b"], // OUT_0x0324_3
