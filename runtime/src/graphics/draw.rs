@@ -234,7 +234,6 @@ fn record(
     let out = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
     let tests =
         vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
-    let transfer = vk::PipelineStageFlags::TRANSFER;
     let none = vk::AccessFlags::empty();
     for (image, ..) in &t.colors {
         let layouts = (
@@ -330,6 +329,18 @@ fn record(
         d.cmd_draw(cmd, draw.vertex_count, draw.instance_count.max(1), 0, 0);
         d.cmd_end_rendering(cmd);
     }
+    copy_out(d, cmd, draw, t);
+    // SAFETY: recording.
+    unsafe { d.end_command_buffer(cmd) }.map_err(vk_err("vkEndCommandBuffer"))
+}
+
+/// After the draw: every target to TRANSFER_SRC, copied into its readback buffer, made visible to the host.
+fn copy_out(d: &ash::Device, cmd: vk::CommandBuffer, draw: &Draw, t: &Targets) {
+    let color = vk::ImageAspectFlags::COLOR;
+    let out = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+    let tests =
+        vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+    let transfer = vk::PipelineStageFlags::TRANSFER;
     let extent = vk::Extent3D {
         width: draw.width,
         height: draw.height,
@@ -408,8 +419,6 @@ fn record(
             &[],
             &[],
         );
-        d.end_command_buffer(cmd)
-            .map_err(vk_err("vkEndCommandBuffer"))
     }
 }
 

@@ -7,6 +7,34 @@
 //! targets' bytes ([`Rendered`]). Vertex inputs are 32-bit float vectors from one interleaved buffer, or
 //! none (a program working from `VertexIndex`). Rasterisation is fixed: no culling, counter-clockwise front
 //! faces, no blending, the viewport the whole target with depth 0..1.
+//!
+//! ```no_run
+//! use sassport_runtime::graphics::{ColorFormat, Draw, GraphicsDevice, Topology};
+//! # fn modules() -> (Vec<u32>, Vec<u32>) { unimplemented!() }
+//! # fn main() -> Result<(), sassport_runtime::graphics::GraphicsError> {
+//! let gd = GraphicsDevice::new(&sassport_runtime::DeviceSelector::Default)?;
+//! let (vertex_spirv, fragment_spirv) = modules(); // translate_graphics::translate_stage, vertex and pixel
+//! let draw = Draw {
+//!     vertex_spirv,
+//!     fragment_spirv,
+//!     banks: Vec::new(),
+//!     vertex_data: Vec::new(), // a program placing its vertices from VertexIndex
+//!     stride: 0,
+//!     attributes: Vec::new(),
+//!     topology: Topology::TriangleStrip,
+//!     vertex_count: 4,
+//!     instance_count: 1,
+//!     width: 64,
+//!     height: 64,
+//!     color_formats: vec![ColorFormat::Rgba8Unorm],
+//!     write_masks: Vec::new(),
+//!     clear: [0.0, 0.0, 0.0, 1.0],
+//!     depth: None,
+//! };
+//! let rendered = gd.render(&draw)?;
+//! assert_eq!(rendered.colors[0].len(), 64 * 64 * 4);
+//! # Ok(()) }
+//! ```
 
 mod draw;
 mod pipeline;
