@@ -324,3 +324,16 @@ fn a_bad_scene_line_is_named_and_nothing_is_written() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_kill_under_a_header_that_kills_no_pixels_is_refused_naming_the_field() {
+    let text = std::fs::read_to_string(corpus().join("fs_discard.sass"))
+        .unwrap()
+        .replace(".sph kills\n", "");
+    let p = parse_program(&text).unwrap();
+    let e = translate_stage("fs", &p.bytes, &as_stage(Stage::Fragment)).unwrap_err();
+    assert!(
+        matches!(&e, TranslateError::GraphicsHeader { field, .. } if field == "KillsPixels"),
+        "{e}"
+    );
+}

@@ -106,6 +106,14 @@ pub fn translate_stage_program(
         .filter(|b| *b <= 0x10_0000)
         .ok_or_else(|| limit("SPH local memory above 1 MiB"))?;
     let local = local.div_ceil(16) * 16;
+    // A header that says no pixel is killed lets the hardware test depth early: a KILL there contradicts it.
+    if program.insts.iter().any(|i| i.mnemonic == "KILL") && !sph.common.kills_pixels {
+        return Err(TranslateError::GraphicsHeader {
+            stage,
+            field: "KillsPixels".into(),
+            reason: "the program has KILL but the header says it kills no pixels".into(),
+        });
+    }
     let (model, set) = match stage {
         Stage::Vertex => (ExecutionModel::Vertex, VERTEX_DESCRIPTOR_SET),
         Stage::Fragment => (ExecutionModel::Fragment, FRAGMENT_DESCRIPTOR_SET),
@@ -266,7 +274,9 @@ fn interface_of(
 
 /// Two stages that do not link: a pixel input no vertex output provides.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the pixel program reads generic vector {location} (a[{address:#x}]): no vertex SPH output")]
+#[error(
+    "the pixel program reads generic vector {location} (a[{address:#x}]): no vertex SPH output"
+)]
 pub struct LinkError {
     pub location: u32,
     pub address: u32,

@@ -63,6 +63,9 @@ fn header(stage: Stage, bits: u64, masks: u32, depth: bool) -> ShaderProgramHead
             outputs.depth = depth;
         }
     }
+    if stage == Stage::Fragment {
+        sph.common.kills_pixels = bits >> 40 & 1 != 0;
+    }
     sph
 }
 
@@ -116,7 +119,11 @@ proptest! {
                 let valid = support::spirv_val(&t.words);
                 prop_assert!(valid.is_ok(), "{text}: {valid:?}");
             }
-            Err(TranslateError::NotTranslated { .. } | TranslateError::AttributeOutsideMap { .. }) => {}
+            Err(
+                TranslateError::NotTranslated { .. }
+                | TranslateError::AttributeOutsideMap { .. }
+                | TranslateError::GraphicsHeader { .. },
+            ) => {}
             Err(e) => prop_assert!(false, "{text}: unexpected error {e}"),
         }
     }
