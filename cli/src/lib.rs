@@ -2,4 +2,5 @@
 
 pub mod golden;
 pub mod kernel_run;
+pub mod scene;
 pub mod spec;

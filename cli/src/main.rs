@@ -12,6 +12,7 @@ mod dis_notes;
 mod exec;
 mod info;
 mod listing;
+mod render;
 mod replay;
 mod report;
 mod run;
@@ -52,6 +53,8 @@ enum Command {
     Exec(exec::Args),
     /// Assemble a control listing (`dis --control` output, labels allowed) into raw SM86 words.
     Asm(asm::Args),
+    /// Draw a scene file (vertex + fragment programs with their SPH) and write the targets.
+    Render(render::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -68,5 +71,6 @@ fn main() -> anyhow::Result<()> {
         Command::Surface(args) => surface::run(args),
         Command::Exec(args) => exec::run(args),
         Command::Asm(args) => asm::run(args),
+        Command::Render(args) => render::run(args),
     }
 }

@@ -71,6 +71,7 @@ mod error;
 mod globals;
 mod heap;
 mod gpu;
+pub mod graphics;
 pub mod printf;
 mod grid;
 mod reflect;

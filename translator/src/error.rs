@@ -24,9 +24,22 @@ pub enum TranslateError {
     NotTranslated { name: String, section: String, offset: u32, reason: String },
     #[error("kernel {kernel:?}: {reason}")]
     Limit { kernel: String, reason: String },
-    /// A pipeline stage whose lowering does not exist yet (the graphics stages, issue 21).
-    #[error("kernel {kernel:?}: the {stage:?} stage is not translated (only compute is so far)")]
+    /// A stage the entry does not translate: the cubin entries take compute kernels only (graphics programs
+    /// go through `translate_graphics::translate_stage`, which takes vertex and pixel programs).
+    #[error("{kernel:?}: the {stage:?} stage is not translated by this entry")]
     StageNotTranslated { kernel: String, stage: crate::graphics::Stage },
+    /// A graphics program whose Shader Program Header cannot be read.
+    #[error("{0}")]
+    Sph(#[from] crate::graphics::SphError),
+    /// A header of another stage than the program was given as.
+    #[error("{0}")]
+    StageMismatch(#[from] crate::graphics::StageMismatch),
+    /// A header field the graphics lowering does not handle (yet).
+    #[error("{stage:?} program: SPH field {field}: {reason}")]
+    GraphicsHeader { stage: crate::graphics::Stage, field: String, reason: String },
+    /// An attribute read or written that the SPH's input or output map does not hold.
+    #[error("{name} at {section}+{offset:#x}: attribute a[{address:#x}] is not in the SPH's {map} map")]
+    AttributeOutsideMap { name: String, section: String, offset: u32, address: u32, map: &'static str },
     /// A call into the CUDA device runtime (`libcudadevrt`: device-side kernel launches, streams, events,
     /// device graph calls), which sassport does not provide; counted apart from other refusals in reports.
     #[error("{name} at {section}+{offset:#x}: call to `{symbol}`: {}", .what.description())]

@@ -39,5 +39,6 @@ pub mod spirv;
 pub mod state;
 pub mod structure;
 pub mod translate;
+pub mod translate_graphics;
 
 pub use cubin::{Cubin, CubinError};

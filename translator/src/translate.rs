@@ -33,8 +33,9 @@ pub struct Options {
     pub profile: Option<abi::DeviceProfile>,
     /// Which control-flow form to emit.
     pub control: ControlForm,
-    /// The pipeline stage the code is for. Only compute is translated so far; the graphics stages are
-    /// refused by name ([`TranslateError::StageNotTranslated`]) until their lowering exists (issue 21).
+    /// The pipeline stage the code is for. The cubin entries here translate compute and refuse the graphics
+    /// stages ([`TranslateError::StageNotTranslated`]: a cubin holds no SPH); vertex and pixel programs go
+    /// through [`crate::translate_graphics::translate_stage`], which takes the stage from here.
     pub stage: crate::graphics::Stage,
 }
 
@@ -411,6 +412,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         warp: None,
         subgroup: None,
         loops: source.loops,
+        graphics: None,
     };
     // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
     // structured form, or in turns.

@@ -2,7 +2,7 @@
 //!
 //! Two groups: the pinned NVIDIA tools (nvcc, ptxas, nvdisasm, cuobjdump) from PyPI into a git-ignored
 //! virtual environment under `.tools/`, needed only to rebuild the corpus or probe the ISA; and the Debian
-//! packages the tests need (lavapipe, the Vulkan loader, spirv-val). Both steps are idempotent and cheap
+//! packages the tests need (lavapipe, the Vulkan loader, spirv-val, glslangValidator). Both steps are idempotent and cheap
 //! when everything is present.
 
 use anyhow::{bail, Context, Result};
@@ -28,8 +28,9 @@ pub const CCCL_VERSION: &str = "13.3.5.0.6";
 /// The nvidia-curand release whose `curand_kernel.h` the corpus's cuRAND kernels include.
 pub const CURAND_VERSION: &str = "10.4.4.72";
 
-/// Debian packages the test suite needs: lavapipe, the Vulkan loader and the Khronos validator.
-pub const APT_PACKAGES: [&str; 3] = ["mesa-vulkan-drivers", "libvulkan1", "spirv-tools"];
+/// Debian packages the test suite needs: lavapipe, the Vulkan loader, the Khronos validator and glslang (the
+/// GLSL references of corpus/graphics are compiled by its glslangValidator).
+pub const APT_PACKAGES: [&str; 4] = ["mesa-vulkan-drivers", "libvulkan1", "spirv-tools", "glslang-tools"];
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -6,7 +6,7 @@ pub const ARCH: &str = "SM86";
 /// The nvdisasm version the table was derived from; the formatter prints its `-raw` syntax.
 pub const NVDISASM_VERSION: &str = "13.5.37";
 /// Number of instruction classes.
-pub const CLASS_COUNT: usize = 977usize;
+pub const CLASS_COUNT: usize = 978usize;
 /// One instruction class of the table: an opcode key plus fixed bits, with its own operand fields
 /// and print template.
 #[allow(non_camel_case_types)]
@@ -255,1720 +255,1722 @@ pub enum ClassId {
     AST_0x0322 = 119,
     /// `AST` (opcode key 0x0322), e.g. `@P4 AST.PHYS.???2 a[R40], R101, R42 ;`
     AST_0x0322_2 = 120,
+    /// `AST` (opcode key 0x0322), e.g. `AST.128 a[0x70], R0 ;`
+    AST_0x0322_4 = 121,
     /// `OUT` (opcode key 0x0324), e.g. `@!P3 OUT.FINAL ???37, R208, ???66 ;`
-    OUT_0x0324 = 121,
+    OUT_0x0324 = 122,
     /// `OUT` (opcode key 0x0324), e.g. `@!P0 OUT.CUT R81, R60, ???219 ;`
-    OUT_0x0324_2 = 122,
+    OUT_0x0324_2 = 123,
     /// `OUT` (opcode key 0x0324), e.g. `@P1 OUT.EMIT_THEN_CUT R178, R89, R40 ;`
-    OUT_0x0324_3 = 123,
+    OUT_0x0324_3 = 124,
     /// `IPA` (opcode key 0x0326), e.g. `@!P4 IPA.STATE.OFFSET R237, P0, a[0xc4], R58 ;`
-    IPA_0x0326 = 124,
+    IPA_0x0326 = 125,
     /// `IPA` (opcode key 0x0326), e.g. `@P2 IPA.PASS R246, a[0x338];`
-    IPA_0x0326_2 = 125,
+    IPA_0x0326_2 = 126,
     /// `CALL` (opcode key 0x0343), e.g. `CALL.ABS.NOINC R2 ;`
-    CALL_0x0343 = 126,
+    CALL_0x0343 = 127,
     /// `CALL` (opcode key 0x0344), e.g. `CALL.REL.NOINC R18 0xd2db0 ;`
-    CALL_0x0344 = 127,
+    CALL_0x0344 = 128,
     /// `WARPSYNC` (opcode key 0x0348), e.g. `WARPSYNC R5 ;`
-    WARPSYNC_0x0348 = 128,
+    WARPSYNC_0x0348 = 129,
     /// `LEPC` (opcode key 0x034e), e.g. `LEPC R14 ;`
-    LEPC_0x034e = 129,
+    LEPC_0x034e = 130,
     /// `RPCMOV` (opcode key 0x0352), e.g. `@!P6 RPCMOV.32 Rpc.LO, R36 ;`
-    RPCMOV_0x0352 = 130,
+    RPCMOV_0x0352 = 131,
     /// `RPCMOV` (opcode key 0x0353), e.g. `@!P5 RPCMOV.32 R195, Rpc.HI ;`
-    RPCMOV_0x0353 = 131,
+    RPCMOV_0x0353 = 132,
     /// `BMOV` (opcode key 0x0355), e.g. `BMOV.32.CLEAR R16, B6 ;`
-    BMOV_0x0355 = 132,
+    BMOV_0x0355 = 133,
     /// `BMOV` (opcode key 0x0356), e.g. `BMOV.32 B6, R16 ;`
-    BMOV_0x0356 = 133,
+    BMOV_0x0356 = 134,
     /// `BMOV` (opcode key 0x0357), e.g. `@P3 BMOV.64 ATEXIT_PC, R167 ;`
-    BMOV_0x0357 = 134,
+    BMOV_0x0357 = 135,
     /// `(prints nothing)` (opcode key 0x035a), e.g. ``
-    X_0x035a = 135,
+    X_0x035a = 136,
     /// `NANOSLEEP` (opcode key 0x035d), e.g. `@!P4 NANOSLEEP.RAND.WARP P1, R105 ;`
-    NANOSLEEP_0x035d = 136,
+    NANOSLEEP_0x035d = 137,
     /// `TEX` (opcode key 0x0361), e.g. `@!P3 TEX.???0.INVALID7.DC.NA.NDV.NODEP P0, R120, R7, R240, R57, CUBE, 0x1 ;`
-    TEX_0x0361 = 137,
+    TEX_0x0361 = 138,
     /// `TEX` (opcode key 0x0361), e.g. `@!P3 TEX.SCR.???0.F16.RN.LB.LC.DC.INVALID7.NDV R32, R85, R91, R190, CUBE, 0x2 ;`
-    TEX_0x0361_2 = 138,
+    TEX_0x0361_2 = 139,
     /// `TLD4` (opcode key 0x0364), e.g. `@P2 TLD4.B.B.F16.RN.INVALID3.LU P3, R154, R142, R28, R62, CUBE, 0xa ;`
-    TLD4_0x0364 = 139,
+    TLD4_0x0364 = 140,
     /// `TLD4` (opcode key 0x0364), e.g. `TLD4.SCR.A.B.INVALID3.PTP.INVALID6 P2, R7, R244, R50, R82, INVALID0, 0x7 ;`
-    TLD4_0x0364_2 = 140,
+    TLD4_0x0364_2 = 141,
     /// `TLD` (opcode key 0x0367), e.g. `@P5 TLD.B.F16.RZ.INVALID2.NA.MS.CL.NODEP P2, R192, R221, R135, R30, INVALID3, 0x6 ;`
-    TLD_0x0367 = 141,
+    TLD_0x0367 = 142,
     /// `TLD` (opcode key 0x0367), e.g. `@P3 TLD.SCR.B.F16.RN.LL.LU.NODEP P4, R167, R140, R238, R161, 1D, 0x2 ;`
-    TLD_0x0367_2 = 142,
+    TLD_0x0367_2 = 143,
     /// `TMML` (opcode key 0x036a), e.g. `@!P1 TMML.???0.LOD R38, R35, R164, R71, INVALID6, 0x8 ;`
-    TMML_0x036a = 143,
+    TMML_0x036a = 144,
     /// `TXD` (opcode key 0x036d), e.g. `@P2 TXD.B.F16.RN.LC.EL.NODEP P1, R197, R225, R251, R183, ARRAY_2D, 0xe ;`
-    TXD_0x036d = 144,
+    TXD_0x036d = 145,
     /// `TXQ` (opcode key 0x0370), e.g. `@P1 TXQ.B.NODEP R40, R125, R145, TEX_HEADER_TEXTURE_TYPE, 0xa ;`
-    TXQ_0x0370 = 145,
+    TXQ_0x0370 = 146,
     /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P3 FOOTPRINT.???0.TXD.LL.NDV.NODEP P2, R51, R11, R106, R209, 2D ;`
-    FOOTPRINT_0x0373 = 146,
+    FOOTPRINT_0x0373 = 147,
     /// `FOOTPRINT` (opcode key 0x0373), e.g. `@!P4 FOOTPRINT.SCR.???0.???1.NDV.NODEP P0, R254, R212, R160, R181, 2D ;`
-    FOOTPRINT_0x0373_2 = 147,
+    FOOTPRINT_0x0373_2 = 148,
     /// `LDG` (opcode key 0x0381), e.g. `@P5 LDG.E.INVALID6.LTC128B.S16.CONSTANT.PRIVATE P1, R98, [0xc05a98], P2 ;`
-    LDG_0x0381 = 148,
+    LDG_0x0381 = 149,
     /// `LDG` (opcode key 0x0381), e.g. `@P6 LDG.NA.S8.STRONG.GPU.PRIVATE P0, R194, [R34+-0x3503de], !P3 ;`
-    LDG_0x0381_2 = 149,
+    LDG_0x0381_2 = 150,
     /// `ST` (opcode key 0x0385), e.g. `@P4 ST.E.INVALID6.S8.STRONG.SM.PRIVATE [0xe528f203], R12 ;`
-    ST_0x0385 = 150,
+    ST_0x0385 = 151,
     /// `ST` (opcode key 0x0385), e.g. `@!P6 ST.EL.S16.STRONG.GPU.PRIVATE [R208+-0x74d1ad96], R229 ;`
-    ST_0x0385_2 = 151,
+    ST_0x0385_2 = 152,
     /// `STG` (opcode key 0x0386), e.g. `@!P2 STG.E.EL.64.CONSTANT.CTA [0x7bf189], R19 ;`
-    STG_0x0386 = 152,
+    STG_0x0386 = 153,
     /// `STG` (opcode key 0x0386), e.g. `STG.NA.128.CONSTANT.CTA [R79+-0x792599], R183 ;`
-    STG_0x0386_2 = 153,
+    STG_0x0386_2 = 154,
     /// `STL` (opcode key 0x0387), e.g. `@P2 STL.U16 [0xbe442], R243 ;`
-    STL_0x0387 = 154,
+    STL_0x0387 = 155,
     /// `STL` (opcode key 0x0387), e.g. `STL [R11], R0 ;`
-    STL_0x0387_2 = 155,
+    STL_0x0387_2 = 156,
     /// `STS` (opcode key 0x0388), e.g. `STS [0x18], R2 ;`
-    STS_0x0388 = 156,
+    STS_0x0388 = 157,
     /// `STS` (opcode key 0x0388), e.g. `STS.U8 [R4+0x1a0], R25 ;`
-    STS_0x0388_2 = 157,
+    STS_0x0388_2 = 158,
     /// `SHFL` (opcode key 0x0389), e.g. `SHFL.IDX PT, R5, R4, R5, R6 ;`
-    SHFL_0x0389 = 158,
+    SHFL_0x0389 = 159,
     /// `ATOM` (opcode key 0x038a), e.g. `@!PT ATOM.INVALID13.EU.64.CONSTANT.SM P1, R234, [0x37d903], R41 ;`
-    ATOM_0x038a = 159,
+    ATOM_0x038a = 160,
     /// `ATOM` (opcode key 0x038a), e.g. `@!P1 ATOM.E.INVALID14.INVALID7.INVALID9 P6, R63, [R12+0x259727], R63 ;`
-    ATOM_0x038a_2 = 160,
+    ATOM_0x038a_2 = 161,
     /// `ATOM` (opcode key 0x038b), e.g. `@P0 ATOM.E.CAS.NA.INVALID7.CONSTANT.PRIVATE PT, R13, [0x3f4144], R68, R236 ;`
-    ATOM_0x038b = 161,
+    ATOM_0x038b = 162,
     /// `ATOM` (opcode key 0x038b), e.g. `@P3 ATOM.CAST.SPIN.INVALID8.STRONG.SM P6, R84, [0x4eebc6], R253, R97 ;`
-    ATOM_0x038b_2 = 162,
+    ATOM_0x038b_2 = 163,
     /// `ATOM` (opcode key 0x038b), e.g. `@P2 ATOM.E.CAS.EU.INVALID13.CONSTANT.GPU P1, R163, [R243+-0x4d3915], R49, R116 ;`
-    ATOM_0x038b_3 = 163,
+    ATOM_0x038b_3 = 164,
     /// `ATOM` (opcode key 0x038b), e.g. `@P3 ATOM.CAST.NA.INVALID15.CONSTANT.VC.PRIVATE P0, R72, [R137+0x6f4f75], R22, R209 ;`
-    ATOM_0x038b_4 = 164,
+    ATOM_0x038b_4 = 165,
     /// `ATOMS` (opcode key 0x038c), e.g. `@P0 ATOMS.ADD RZ, [RZ], R2 ;`
-    ATOMS_0x038c = 165,
+    ATOMS_0x038c = 166,
     /// `ATOMS` (opcode key 0x038c), e.g. `@P4 ATOMS.OR.64 R115, [R92.X8+-0x91470], R72 ;`
-    ATOMS_0x038c_2 = 166,
+    ATOMS_0x038c_2 = 167,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAS R7, [0x10], R6, R7 ;`
-    ATOMS_0x038d = 167,
+    ATOMS_0x038d = 168,
     /// `ATOMS` (opcode key 0x038d), e.g. `ATOMS.CAST.SPIN R7, [0x30], R6, R7 ;`
-    ATOMS_0x038d_2 = 168,
+    ATOMS_0x038d_2 = 169,
     /// `ATOMS` (opcode key 0x038d), e.g. `@!P5 ATOMS.CAS.64 R122, [R197+0x44ab68], R8, R220 ;`
-    ATOMS_0x038d_3 = 169,
+    ATOMS_0x038d_3 = 170,
     /// `ATOMS` (opcode key 0x038d), e.g. `@P5 ATOMS.CAST.SPIN R213, [R183.X4+0x2044ad], R14, R176 ;`
-    ATOMS_0x038d_4 = 170,
+    ATOMS_0x038d_4 = 171,
     /// `CCTLT` (opcode key 0x0391), e.g. `@!P6 CCTLT.IVTH R207 ;`
-    CCTLT_0x0391 = 171,
+    CCTLT_0x0391 = 172,
     /// `SUATOM` (opcode key 0x0394), e.g. `@P2 SUATOM.D.BA.INVALID7.INVALID9.EL.STRONG.SM.TRAP P2, R170, [R191], R117, R50 ;`
-    SUATOM_0x0394 = 172,
+    SUATOM_0x0394 = 173,
     /// `SUATOM` (opcode key 0x0396), e.g. `@!PT SUATOM.D.1D_ARRAY.CAS.EL.INVALID7.STRONG.SM.PRIVATE.IGN R72, [R188], R185, R70 ;`
-    SUATOM_0x0396 = 173,
+    SUATOM_0x0396 = 174,
     /// `SURED` (opcode key 0x03a0), e.g. `@!P2 SURED.D.BA.INVALID7.MAX.LU.SD64.CONSTANT.VC.PRIVATE [R127], R104, R86 ;`
-    SURED_0x03a0 = 174,
+    SURED_0x03a0 = 175,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ALL.U64 P2, R7, R6 ;`
-    MATCH_0x03a1 = 175,
+    MATCH_0x03a1 = 176,
     /// `MATCH` (opcode key 0x03a1), e.g. `MATCH.ANY R6, R10 ;`
-    MATCH_0x03a1_2 = 176,
+    MATCH_0x03a1_2 = 177,
     /// `ATOMG` (opcode key 0x03a8), e.g. `@!P1 ATOMG.AND.NA.INVALID14.CONSTANT.PRIVATE P6, R174, [0x651545], R39 ;`
-    ATOMG_0x03a8 = 177,
+    ATOMG_0x03a8 = 178,
     /// `ATOMG` (opcode key 0x03a8), e.g. `@!P6 ATOMG.E.INVALID10.EL.INVALID11.STRONG.SM.PRIVATE P6, R203, [R158+-0x2b558e], R131 ;`
-    ATOMG_0x03a8_2 = 178,
+    ATOMG_0x03a8_2 = 179,
     /// `ATOMG` (opcode key 0x03a9), e.g. `@P1 ATOMG.E.CAS.LU.S32.CONSTANT.CTA.PRIVATE P4, R51, [0xcefe53], R216, R116 ;`
-    ATOMG_0x03a9 = 179,
+    ATOMG_0x03a9 = 180,
     /// `ATOMG` (opcode key 0x03a9), e.g. `ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R2, R3 ;`
-    ATOMG_0x03a9_2 = 180,
+    ATOMG_0x03a9_2 = 181,
     /// `QSPC` (opcode key 0x03aa), e.g. `@P6 QSPC.E.INVALID3 P4, R209, [0x6f9588] ;`
-    QSPC_0x03aa = 181,
+    QSPC_0x03aa = 182,
     /// `QSPC` (opcode key 0x03aa), e.g. `QSPC.E.S P3, RZ, [R4] ;`
-    QSPC_0x03aa_2 = 182,
+    QSPC_0x03aa_2 = 183,
     /// `GETLMEMBASE` (opcode key 0x03c0), e.g. `@!P6 GETLMEMBASE R30 ;`
-    GETLMEMBASE_0x03c0 = 183,
+    GETLMEMBASE_0x03c0 = 184,
     /// `SETLMEMBASE` (opcode key 0x03c1), e.g. `@!P6 SETLMEMBASE R120 ;`
-    SETLMEMBASE_0x03c1 = 184,
+    SETLMEMBASE_0x03c1 = 185,
     /// `R2UR` (opcode key 0x03c2), e.g. `R2UR P0, URZ, R7 ;`
-    R2UR_0x03c2 = 185,
+    R2UR_0x03c2 = 186,
     /// `R2UR` (opcode key 0x03c2), e.g. `R2UR.OR P5, UR7, R98 ;`
-    R2UR_0x03c2_2 = 186,
+    R2UR_0x03c2_2 = 187,
     /// `REDUX` (opcode key 0x03c4), e.g. `REDUX.OR UR12, R8 ;`
-    REDUX_0x03c4 = 187,
+    REDUX_0x03c4 = 188,
     /// `(prints nothing)` (opcode key 0x03d0), e.g. ``
-    X_0x03d0 = 188,
+    X_0x03d0 = 189,
     /// `(prints nothing)` (opcode key 0x03d5), e.g. ``
-    X_0x03d5 = 189,
+    X_0x03d5 = 190,
     /// `LEA` (opcode key 0x0411), e.g. `@!P2 LEA.HI R31, P4, -R139.reuse, R123.reuse, 0xd76a1bc6, 0x11 ;`
-    LEA_0x0411 = 190,
+    LEA_0x0411 = 191,
     /// `LEA` (opcode key 0x0411), e.g. `@!P0 LEA.HI.X R33, P3, R161, R167.reuse, 0x12288c14, 0xf, P4 ;`
-    LEA_0x0411_2 = 191,
+    LEA_0x0411_2 = 192,
     /// `VABSDIFF` (opcode key 0x0414), e.g. `@!P1 VABSDIFF R65, P4, R242, R237, 0x975e20ce ;`
-    VABSDIFF_0x0414 = 192,
+    VABSDIFF_0x0414 = 193,
     /// `VABSDIFF4` (opcode key 0x0415), e.g. `@P6 VABSDIFF4 R73, P2, R98.reuse, R205, 0xfc8e7fb0 ;`
-    VABSDIFF4_0x0415 = 193,
+    VABSDIFF4_0x0415 = 194,
     /// `PRMT` (opcode key 0x0416), e.g. `@P3 PRMT.RC16 R237, R201.reuse, R173.reuse, 0xa6d874ae ;`
-    PRMT_0x0416 = 194,
+    PRMT_0x0416 = 195,
     /// `SHF` (opcode key 0x0419), e.g. `@!P3 SHF.R.U32.HI R224, R119.reuse, R132.reuse, 0x64e72eac ;`
-    SHF_0x0419 = 195,
+    SHF_0x0419 = 196,
     /// `FADD` (opcode key 0x0421), e.g. `FADD R9, R9, 1 ;`
-    FADD_0x0421 = 196,
+    FADD_0x0421 = 197,
     /// `FFMA` (opcode key 0x0423), e.g. `FFMA R15, R12, R15, -0.16641564667224884033 ;`
-    FFMA_0x0423 = 197,
+    FFMA_0x0423 = 198,
     /// `IMAD` (opcode key 0x0424), e.g. `IMAD.MOV.U32 R11, RZ, RZ, 0x0 ;`
-    IMAD_0x0424 = 198,
+    IMAD_0x0424 = 199,
     /// `IMAD` (opcode key 0x0424), e.g. `@!P5 IMAD.X R240, R162, R72, 0x1a398b41, P5 ;`
-    IMAD_0x0424_2 = 199,
+    IMAD_0x0424_2 = 200,
     /// `DADD` (opcode key 0x0429), e.g. `DADD R14, R4, 1 ;`
-    DADD_0x0429 = 200,
+    DADD_0x0429 = 201,
     /// `DSETP` (opcode key 0x042a), e.g. `DSETP.GTU.AND P2, PT, |R6|, +INF , PT ;`
-    DSETP_0x042a = 201,
+    DSETP_0x042a = 202,
     /// `DFMA` (opcode key 0x042b), e.g. `@P1 DFMA R6, R4, R6, +INF  ;`
-    DFMA_0x042b = 202,
+    DFMA_0x042b = 203,
     /// `HADD2` (opcode key 0x0430), e.g. `@P1 HADD2.FTZ.SAT R180, |R196|.H0_H0, -14672, 20.6875 ;`
-    HADD2_0x0430 = 203,
+    HADD2_0x0430 = 204,
     /// `HADD2` (opcode key 0x0430), e.g. `@!P1 HADD2.F32.SAT R223, R174.H1_H1, -8.859375 ;`
-    HADD2_0x0430_2 = 204,
+    HADD2_0x0430_2 = 205,
     /// `HFMA2` (opcode key 0x0431), e.g. `@!P2 HFMA2.F32.RELU R107, -|R18|, -|R238|.F32, -9248, -0.01800537109375 ;`
-    X_0x0431 = 205,
+    X_0x0431 = 206,
     /// `HFMA2` (opcode key 0x0431), e.g. `@P6 HFMA2.BF16_V2.INVALID3 R157, R171.H1_H1, R119.H0_H0, -3.65083372865730067631e+33, 1.55838093934698292052e+24 ;`
-    X_0x0431_2 = 206,
+    X_0x0431_2 = 207,
     /// `HSET2` (opcode key 0x0433), e.g. `@!P5 HSET2.NE.FTZ.AND R192, -R82.H1_H1, 57760, 7180, P2 ;`
-    HSET2_0x0433 = 207,
+    HSET2_0x0433 = 208,
     /// `HSETP2` (opcode key 0x0434), e.g. `HSETP2.GEU.AND P1, PT, |R0|.reuse.H0_H0, 8.523464202880859375e-06, 8.523464202880859375e-06, PT ;`
-    HSETP2_0x0434 = 208,
+    HSETP2_0x0434 = 209,
     /// `HFMA2` (opcode key 0x0435), e.g. `@P2 HFMA2.MMA.RELU R225, -R54, -R118, -4536, 4.02734375, !P3 ;`
-    HFMA2_0x0435 = 209,
+    HFMA2_0x0435 = 210,
     /// `HFMA2` (opcode key 0x0435), e.g. `@!P1 HFMA2.MMA.FTZ.SAT R138, R108, R87, 0.84912109375, 3220 ;`
-    HFMA2_0x0435_2 = 210,
+    HFMA2_0x0435_2 = 211,
     /// `F2FP` (opcode key 0x043e), e.g. `@P6 F2FP.RELU.???3.MERGE_C.RS.9b.LTN25 R96, R246, R182, 5.02997274640944542277e+29 ;`
-    F2FP_0x043e = 211,
+    F2FP_0x043e = 212,
     /// `F2FP` (opcode key 0x043e), e.g. ``
-    X_0x043e = 212,
+    X_0x043e = 213,
     /// `F2IP` (opcode key 0x0443), e.g. `@P4 F2IP.INVALID3.F32.INVALID2.NTZ.RELU R107, R192, R215, -2.1986537532488862229e-24.H1 ;`
-    F2IP_0x0443 = 213,
+    F2IP_0x0443 = 214,
     /// `BAR` (opcode key 0x051d), e.g. `@!P5 BAR.SYNC R193, 0x6a9 ;`
-    BAR_0x051d = 214,
+    BAR_0x051d = 215,
     /// `BAR` (opcode key 0x051d), e.g. `BAR.ARV R7, 0x40 ;`
-    BAR_0x051d_2 = 215,
+    BAR_0x051d_2 = 216,
     /// `BAR` (opcode key 0x051d), e.g. `@!P0 BAR.RED.INVALID3 R54, 0xf22, P5 ;`
-    BAR_0x051d_3 = 216,
+    BAR_0x051d_3 = 217,
     /// `BAR` (opcode key 0x051d), e.g. `@P5 BAR.SCAN R226, 0xc3d, P0 ;`
-    BAR_0x051d_4 = 217,
+    BAR_0x051d_4 = 218,
     /// `BAR` (opcode key 0x051d), e.g. `@P2 BAR.SYNC.DEFER_BLOCKING R7, 0x40 ;`
-    BAR_0x051d_5 = 218,
+    BAR_0x051d_5 = 219,
     /// `BAR` (opcode key 0x051d), e.g. `@P6 BAR.RED.AND.DEFER_BLOCKING R218, 0xa3d, P1 ;`
-    BAR_0x051d_6 = 219,
+    BAR_0x051d_6 = 220,
     /// `SHFL` (opcode key 0x0589), e.g. `SHFL.IDX PT, R7, R4, R7, 0x1f ;`
-    SHFL_0x0589 = 220,
+    SHFL_0x0589 = 221,
     /// `SUATOM` (opcode key 0x0593), e.g. `@P6 SUATOM.D.INVALID6.OR.EU.S64.CONSTANT.SM.PRIVATE.TRAP R87, [R148], R86, 0x8, 0x35ba ;`
-    SUATOM_0x0593 = 221,
+    SUATOM_0x0593 = 222,
     /// `SUATOM` (opcode key 0x0595), e.g. `@P5 SUATOM.D.2D.CAS.INVALID4.CONSTANT.VC.PRIVATE.INVALID3 R168, [R142], R117, 0x15, 0x1831 ;`
-    SUATOM_0x0595 = 222,
+    SUATOM_0x0595 = 223,
     /// `SURED` (opcode key 0x059f), e.g. `@!P0 SURED.D.3D.MAX.LU.S64.CONSTANT.CTA.INVALID3 [R132], R171, 0xa, 0x38af ;`
-    SURED_0x059f = 223,
+    SURED_0x059f = 224,
     /// `VABSDIFF` (opcode key 0x0614), e.g. `@!P3 VABSDIFF R30, P0, R78, R115, c[0x7][0x636c] ;`
-    VABSDIFF_0x0614 = 224,
+    VABSDIFF_0x0614 = 225,
     /// `VABSDIFF4` (opcode key 0x0615), e.g. `@!P5 VABSDIFF4.U8.ACC R179, P0, R51, R253, c[0x7][-0x5f90] ;`
-    VABSDIFF4_0x0615 = 225,
+    VABSDIFF4_0x0615 = 226,
     /// `PRMT` (opcode key 0x0616), e.g. `@!P3 PRMT.INVALID7 R84, R92, R167, c[0x1d][-0x492c] ;`
-    PRMT_0x0616 = 226,
+    PRMT_0x0616 = 227,
     /// `SHF` (opcode key 0x0619), e.g. `@P2 SHF.R.U32 R61, R244, R143, c[0x6][0x2d4] ;`
-    SHF_0x0619 = 227,
+    SHF_0x0619 = 228,
     /// `FADD` (opcode key 0x0621), e.g. `@P1 FADD.FTZ.RP R123, R82, -c[0x10][0x4eec] ;`
-    FADD_0x0621 = 228,
+    FADD_0x0621 = 229,
     /// `FFMA` (opcode key 0x0623), e.g. `FFMA R13, R0, R13, c[0x3][0x10c] ;`
-    FFMA_0x0623 = 229,
+    FFMA_0x0623 = 230,
     /// `IMAD` (opcode key 0x0624), e.g. `IMAD.MOV.U32 R10, RZ, RZ, c[0x4][0x8] ;`
-    IMAD_0x0624 = 230,
+    IMAD_0x0624 = 231,
     /// `IMAD` (opcode key 0x0624), e.g. `IMAD.X R15, RZ, RZ, c[0x0][0x18c], P2 ;`
-    IMAD_0x0624_2 = 231,
+    IMAD_0x0624_2 = 232,
     /// `IMAD` (opcode key 0x0625), e.g. `IMAD.WIDE.U32 R4, R4, R5, c[0x0][0x168] ;`
-    IMAD_0x0625 = 232,
+    IMAD_0x0625 = 233,
     /// `IMAD` (opcode key 0x0625), e.g. `@!P1 IMAD.WIDE.U32.X R17, P2, R180, R86, c[0x17][-0x4c48], P2 ;`
-    IMAD_0x0625_2 = 233,
+    IMAD_0x0625_2 = 234,
     /// `IMAD` (opcode key 0x0627), e.g. `@!P0 IMAD.HI R220, R94, R159, -c[0x1f][0x4220] ;`
-    IMAD_0x0627 = 234,
+    IMAD_0x0627 = 235,
     /// `IMAD` (opcode key 0x0627), e.g. `@P4 IMAD.HI.X R74, P0, R217, R241, ~c[0x11][-0x4e74], !P4 ;`
-    IMAD_0x0627_2 = 235,
+    IMAD_0x0627_2 = 236,
     /// `DADD` (opcode key 0x0629), e.g. `DADD R12, R12, c[0x2][0x90] ;`
-    DADD_0x0629 = 236,
+    DADD_0x0629 = 237,
     /// `DSETP` (opcode key 0x062a), e.g. `@P6 DSETP.LTU.INVALID3 P3, P2, R241, |c[0x1f][0x6e94]|, P0 ;`
-    DSETP_0x062a = 237,
+    DSETP_0x062a = 238,
     /// `DFMA` (opcode key 0x062b), e.g. `DFMA R16, R10, R16, c[0x2][0x58] ;`
-    DFMA_0x062b = 238,
+    DFMA_0x062b = 239,
     /// `CLMAD` (opcode key 0x062c), e.g. `@!P1 CLMAD.LO R245, R185, R141, c[0xa][-0x385c] ;`
-    CLMAD_0x062c = 239,
+    CLMAD_0x062c = 240,
     /// `HADD2` (opcode key 0x0630), e.g. `@P2 HADD2.SAT R8, |R78|.F32, |c[0x1b] [0x65ec].F32| ;`
-    HADD2_0x0630 = 240,
+    HADD2_0x0630 = 241,
     /// `HADD2` (opcode key 0x0630), e.g. `@P3 HADD2.F32.FTZ.SAT R39, R139.H0_H0, |c[0x15] [0x742c].H0_H0| ;`
-    HADD2_0x0630_2 = 241,
+    HADD2_0x0630_2 = 242,
     /// `HFMA2` (opcode key 0x0631), e.g. ``
-    X_0x0631 = 242,
+    X_0x0631 = 243,
     /// `HFMA2` (opcode key 0x0631), e.g. `@!PT HFMA2.BF16_V2.FTZ R192, |R138|.H1_H1, -R105.reuse, -c[0x1e] [-0x478].F32 ;`
-    X_0x0631_2 = 243,
+    X_0x0631_2 = 244,
     /// `HSET2` (opcode key 0x0633), e.g. `@P5 HSET2.LTU.XOR R22, -|R236|.H1_H1, -|c[0x18] [-0x2790].H1_H1|, P4 ;`
-    HSET2_0x0633 = 244,
+    HSET2_0x0633 = 245,
     /// `HSETP2` (opcode key 0x0634), e.g. `@P4 HSETP2.GT.H_AND.FTZ.XOR P0, P6, R179.H1_H1, -c[0x1a] [-0xae8].H1_H1, PT ;`
-    HSETP2_0x0634 = 245,
+    HSETP2_0x0634 = 246,
     /// `HFMA2` (opcode key 0x0635), e.g. `@P0 HFMA2.MMA.FTZ.RELU RZ, -R252, -R47, |c[0x14][-0x1ff0]|, P5 ;`
-    HFMA2_0x0635 = 246,
+    HFMA2_0x0635 = 247,
     /// `HFMA2` (opcode key 0x0635), e.g. `@P1 HFMA2.MMA.INVALID3 R247, |R64|, -|R6|, -c[0xf][0x723c] ;`
-    HFMA2_0x0635_2 = 247,
+    HFMA2_0x0635_2 = 248,
     /// `F2FP` (opcode key 0x063e), e.g. `@!P2 F2FP.???1.MERGE_C.RS.REG_RS.9b R43, R192, R101, c[0x8] [0x5918] ;`
-    F2FP_0x063e = 248,
+    F2FP_0x063e = 249,
     /// `F2FP` (opcode key 0x063e), e.g. `@!P1 F2FP.SATFINITE.BF16.???0 R10, R181, c[0x17] [0xbb8] ;`
-    X_0x063e = 249,
+    X_0x063e = 250,
     /// `F2IP` (opcode key 0x0643), e.g. `@!P2 F2IP.U8.F32.INVALID2.RELU R106, R211.reuse, R0, c[0x12] [-0x2e4] ;`
-    F2IP_0x0643 = 250,
+    F2IP_0x0643 = 251,
     /// `SUATOM` (opcode key 0x0793), e.g. `SUATOM.D.BA.1D_ARRAY.INVALID10.EU.SD32.CONSTANT.VC.PRIVATE.TRAP P2, R234, [R33], R188, 0x16, 0x0, 0x5e ;`
-    SUATOM_0x0793 = 251,
+    SUATOM_0x0793 = 252,
     /// `SUATOM` (opcode key 0x0795), e.g. `@P2 SUATOM.D.BA.1D.CAS.INVALID7.INVALID6.CONSTANT.SM.PRIVATE.TRAP P4, R188, [R70], R112, 0x13, 0x3a, 0xf5 ;`
-    SUATOM_0x0795 = 252,
+    SUATOM_0x0795 = 253,
     /// `SULD` (opcode key 0x0797), e.g. `@!P4 SULD.P.1D.EF.CONSTANT.SM.INVALID5 R83, [R60], 0x1a, 0x3a, 0xe3 ;`
-    SULD_0x0797 = 253,
+    SULD_0x0797 = 254,
     /// `SULD` (opcode key 0x0799), e.g. `@!P2 SULD.D.3D.EF.S8.STRONG.SYS.TRAP P1, R32, [R63], 0x18, 0x3c, 0xde ;`
-    SULD_0x0799 = 254,
+    SULD_0x0799 = 255,
     /// `SUST` (opcode key 0x079b), e.g. `@P1 SUST.P.2D.NA.CONSTANT.SM.PRIVATE.INVALID13 [R197], R248, 0x9, 0x9, 0xd0 ;`
-    SUST_0x079b = 255,
+    SUST_0x079b = 256,
     /// `SUST` (opcode key 0x079d), e.g. `@!P2 SUST.D.1D_ARRAY.U8 [R210], R13, 0x13, 0x2, 0x95 ;`
-    SUST_0x079d = 256,
+    SUST_0x079d = 257,
     /// `SURED` (opcode key 0x079f), e.g. `@!P5 SURED.D.BA.INVALID7.MIN.CONSTANT.VC.INVALID3 [R103], R48, 0x5, 0x38, 0x4d ;`
-    SURED_0x079f = 257,
+    SURED_0x079f = 258,
     /// `SUQUERY` (opcode key 0x07b3), e.g. `@P6 SUQUERY.1D_BUFFER P3, R208, [R125], ???1, 0xe, 0x30, 0x6 ;`
-    SUQUERY_0x07b3 = 258,
+    SUQUERY_0x07b3 = 259,
     /// `PMTRIG` (opcode key 0x0801), e.g. `@!P3 PMTRIG P5, 0xbef8 ;`
-    PMTRIG_0x0801 = 259,
+    PMTRIG_0x0801 = 260,
     /// `MOV` (opcode key 0x0802), e.g. `MOV R0, 0x0 ;`
-    MOV_0x0802 = 260,
+    MOV_0x0802 = 261,
     /// `P2R` (opcode key 0x0803), e.g. `P2R R8, PR, RZ, 0x1 ;`
-    P2R_0x0803 = 261,
+    P2R_0x0803 = 262,
     /// `R2P` (opcode key 0x0804), e.g. `@!P6 R2P PR, R248.reuse.B3, 0xb7724438 ;`
-    R2P_0x0804 = 262,
+    R2P_0x0804 = 263,
     /// `CS2R` (opcode key 0x0805), e.g. `CS2R R6, SR_CLOCKLO ;`
-    CS2R_0x0805 = 263,
+    CS2R_0x0805 = 264,
     /// `VOTE` (opcode key 0x0806), e.g. `VOTE.EQ P0, P1 ;`
-    VOTE_0x0806 = 264,
+    VOTE_0x0806 = 265,
     /// `SEL` (opcode key 0x0807), e.g. `SEL R10, RZ, 0x1, P1 ;`
-    SEL_0x0807 = 265,
+    SEL_0x0807 = 266,
     /// `FSEL` (opcode key 0x0808), e.g. `FSEL R11, R11, 6.7498600401449948549e-05, P0 ;`
-    FSEL_0x0808 = 266,
+    FSEL_0x0808 = 267,
     /// `FMNMX` (opcode key 0x0809), e.g. `FMNMX R6, R3, -1, !PT ;`
-    FMNMX_0x0809 = 267,
+    FMNMX_0x0809 = 268,
     /// `FSET` (opcode key 0x080a), e.g. `@!P6 FSET.BF.LEU.FTZ.OR R143, |R151|, 3.90127444457160704000e+17, !P5 ;`
-    FSET_0x080a = 268,
+    FSET_0x080a = 269,
     /// `FSETP` (opcode key 0x080b), e.g. `FSETP.GEU.AND P3, PT, |R4|, 1.175494350822287508e-38, PT ;`
-    FSETP_0x080b = 269,
+    FSETP_0x080b = 270,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.GE.U32.AND P0, PT, R0, 0x7fe00000, PT ;`
-    ISETP_0x080c = 270,
+    ISETP_0x080c = 271,
     /// `ISETP` (opcode key 0x080c), e.g. `ISETP.NE.AND.EX P0, PT, R25, -0x1, PT, P0 ;`
-    ISETP_0x080c_2 = 271,
+    ISETP_0x080c_2 = 272,
     /// `CSMTEST` (opcode key 0x080d), e.g. `@P6 CSMTEST.A.FCSM_TA.AND P0, P1, 0x66f6d67, P2 ;`
-    CSMTEST_0x080d = 272,
+    CSMTEST_0x080d = 273,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3 R26, P1, R10, 0x4, RZ ;`
-    IADD3_0x0810 = 273,
+    IADD3_0x0810 = 274,
     /// `IADD3` (opcode key 0x0810), e.g. `IADD3.X R33, R5, -0x1, RZ, P2, !PT ;`
-    IADD3_0x0810_2 = 274,
+    IADD3_0x0810_2 = 275,
     /// `LEA` (opcode key 0x0811), e.g. `LEA R7, R28, 0x1f, 0x5 ;`
-    LEA_0x0811 = 275,
+    LEA_0x0811 = 276,
     /// `LEA` (opcode key 0x0811), e.g. `@!P3 LEA.X R249, P3, ~R103, 0xe9246b17, 0x12, PT ;`
-    LEA_0x0811_2 = 276,
+    LEA_0x0811_2 = 277,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI R9, R3, 0xffffffff, RZ, 0x8 ;`
-    LEA_0x0811_3 = 277,
+    LEA_0x0811_3 = 278,
     /// `LEA` (opcode key 0x0811), e.g. `LEA.HI.SX32 R7, R17, 0x1, 0x1a ;`
-    LEA_0x0811_4 = 278,
+    LEA_0x0811_4 = 279,
     /// `LEA` (opcode key 0x0811), e.g. `@!P1 LEA.HI.X R166, R155, 0xb311d17, R79, 0xe, !PT ;`
-    LEA_0x0811_5 = 279,
+    LEA_0x0811_5 = 280,
     /// `LEA` (opcode key 0x0811), e.g. `@!PT LEA.HI.X.SX32 R210, R155, 0x7f72249b, 0x2, P4 ;`
-    LEA_0x0811_6 = 280,
+    LEA_0x0811_6 = 281,
     /// `LOP3` (opcode key 0x0812), e.g. `LOP3.LUT P1, RZ, R3, 0x7fffff, RZ, 0xc0, !PT ;`
-    LOP3_0x0812 = 281,
+    LOP3_0x0812 = 282,
     /// `IABS` (opcode key 0x0813), e.g. `@P4 IABS R163, -0x208a6017 ;`
-    IABS_0x0813 = 282,
+    IABS_0x0813 = 283,
     /// `VABSDIFF` (opcode key 0x0814), e.g. `@!P5 VABSDIFF R83, R203.reuse, 0x20b837fe, R88 ;`
-    VABSDIFF_0x0814 = 283,
+    VABSDIFF_0x0814 = 284,
     /// `VABSDIFF4` (opcode key 0x0815), e.g. `@P5 VABSDIFF4.ACC R60, P4, R71, 0x14a6d992, R11 ;`
-    VABSDIFF4_0x0815 = 284,
+    VABSDIFF4_0x0815 = 285,
     /// `PRMT` (opcode key 0x0816), e.g. `PRMT R11, R6, 0x7610, R5 ;`
-    PRMT_0x0816 = 285,
+    PRMT_0x0816 = 286,
     /// `IMNMX` (opcode key 0x0817), e.g. `IMNMX.U32 R7, R3, 0xb800000, PT ;`
-    IMNMX_0x0817 = 286,
+    IMNMX_0x0817 = 287,
     /// `SHF` (opcode key 0x0819), e.g. `SHF.L.U32 R0, R10, 0x2, RZ ;`
-    SHF_0x0819 = 287,
+    SHF_0x0819 = 288,
     /// `SGXT` (opcode key 0x081a), e.g. `SGXT.U32 R13, R13, 0x1 ;`
-    SGXT_0x081a = 288,
+    SGXT_0x081a = 289,
     /// `BMSK` (opcode key 0x081b), e.g. `@P3 BMSK R28, R33, 0x9e435cc7 ;`
-    BMSK_0x081b = 289,
+    BMSK_0x081b = 290,
     /// `PLOP3` (opcode key 0x081c), e.g. `PLOP3.LUT P0, PT, P0, P1, PT, 0xa8, 0x0 ;`
-    PLOP3_0x081c = 290,
+    PLOP3_0x081c = 291,
     /// `PLOP3` (opcode key 0x081c), e.g. `@P4 PLOP3.LUT PT, P3, !P4, P6, !UP2, 0x14, 0x3f ;`
-    PLOP3_0x081c_2 = 291,
+    PLOP3_0x081c_2 = 292,
     /// `FMUL` (opcode key 0x0820), e.g. `FMUL R13, R2, 8388608 ;`
-    FMUL_0x0820 = 292,
+    FMUL_0x0820 = 293,
     /// `FSWZADD` (opcode key 0x0822), e.g. `FSWZADD.FTZ R251, R124, R46, PPPNNPPN ;`
-    FSWZADD_0x0822 = 293,
+    FSWZADD_0x0822 = 294,
     /// `FFMA` (opcode key 0x0823), e.g. `FFMA R6, R2, -3, R0 ;`
-    FFMA_0x0823 = 294,
+    FFMA_0x0823 = 295,
     /// `IMAD` (opcode key 0x0824), e.g. `IMAD.SHL.U32 R2, R0, 0x2, RZ ;`
-    IMAD_0x0824 = 295,
+    IMAD_0x0824 = 296,
     /// `IMAD` (opcode key 0x0824), e.g. `IMAD.X R13, R25, 0x1, R5, P0 ;`
-    IMAD_0x0824_2 = 296,
+    IMAD_0x0824_2 = 297,
     /// `IMAD` (opcode key 0x0825), e.g. `IMAD.WIDE.U32 R12, R17, -0x5d067c92, RZ ;`
-    IMAD_0x0825 = 297,
+    IMAD_0x0825 = 298,
     /// `IMAD` (opcode key 0x0825), e.g. `IMAD.WIDE.U32.X R14, R5, 0x20c49ba5, R14, P3 ;`
-    IMAD_0x0825_2 = 298,
+    IMAD_0x0825_2 = 299,
     /// `IMAD` (opcode key 0x0827), e.g. `IMAD.HI R6, R5, 0x55555555, R6 ;`
-    IMAD_0x0827 = 299,
+    IMAD_0x0827 = 300,
     /// `IMAD` (opcode key 0x0827), e.g. `@!P0 IMAD.HI.X R6, R118, 0x4e2993b4, ~R123, P5 ;`
-    IMAD_0x0827_2 = 300,
+    IMAD_0x0827_2 = 301,
     /// `DMUL` (opcode key 0x0828), e.g. `DMUL R10, R2, 1.80143985094819840000e+16 ;`
-    DMUL_0x0828 = 301,
+    DMUL_0x0828 = 302,
     /// `DFMA` (opcode key 0x082b), e.g. `@!P1 DFMA R2, R2, 2, -R16 ;`
-    DFMA_0x082b = 302,
+    DFMA_0x082b = 303,
     /// `HFMA2` (opcode key 0x0831), e.g. `@!P3 HFMA2.BF16_V2.INVALID3.RELU R0, -R123.reuse.H1_H1, -2.01461118111151311987e+36, 2.3716922523120409494e-19, -R42.H0_H0, P6 ;`
-    X_0x0831 = 303,
+    X_0x0831 = 304,
     /// `HFMA2` (opcode key 0x0831), e.g. `HFMA2.BF16_V2 R5, R0.reuse.H0_H0, 1, 1, R0.H1_H1 ;`
-    X_0x0831_2 = 304,
+    X_0x0831_2 = 305,
     /// `HMUL2` (opcode key 0x0832), e.g. `@P6 HMUL2.F32.FTZ.SAT R130, |R93|.F32, -3.2007694244384765625e-05, 0.0052947998046875 ;`
-    HMUL2_0x0832 = 305,
+    HMUL2_0x0832 = 306,
     /// `HFMA2` (opcode key 0x0835), e.g. `@P1 HFMA2.MMA.RELU R117, R23.reuse, 0.00055217742919921875, -7.359375, -|R215| ;`
-    HFMA2_0x0835 = 306,
+    HFMA2_0x0835 = 307,
     /// `HFMA2` (opcode key 0x0835), e.g. `@!PT HFMA2.MMA R52, |R27|, -0.10235595703125, 24.15625, R139 ;`
-    HFMA2_0x0835_2 = 307,
+    HFMA2_0x0835_2 = 308,
     /// `I2I` (opcode key 0x0838), e.g. `@P0 I2I.U16.S32.SAT R91, -0x2e6728bf ;`
-    I2I_0x0838 = 308,
+    I2I_0x0838 = 309,
     /// `I2IP` (opcode key 0x0839), e.g. `@!P3 I2IP.S2.S32 R208, R139, 0x6101d216, R91.28 ;`
-    I2IP_0x0839 = 309,
+    I2IP_0x0839 = 310,
     /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U4.S32.SAT R96, R68, 0x199d66e3, R151.???0 ;`
-    I2IP_0x0839_2 = 310,
+    I2IP_0x0839_2 = 311,
     /// `I2IP` (opcode key 0x0839), e.g. `@P6 I2IP.U16.S32.SATRELU R17, R109, -0x513dc5cc, R16 ;`
-    I2IP_0x0839_3 = 311,
+    I2IP_0x0839_3 = 312,
     /// `LDSM` (opcode key 0x083b), e.g. `LDSM.16.M88.4 R8, [R4] ;`
-    X_0x083b = 312,
+    X_0x083b = 313,
     /// `F2FP` (opcode key 0x083e), e.g. `@P5 F2FP.RELU.???1.PACK_AB.RS.REG_RS.7b R135, R103, 3.52978098820325521277e+31, R32.H1 ;`
-    F2FP_0x083e = 313,
+    F2FP_0x083e = 314,
     /// `F2FP` (opcode key 0x083e), e.g. `@P5 F2FP.PACK_AB.RZ R166, R71, -2.3719492148188692227e-08 ;`
-    X_0x083e = 314,
+    X_0x083e = 315,
     /// `F2FP` (opcode key 0x083e), e.g. `@!P4 F2FP.SATFINITE.RELU.BF16.MERGE_C R13, 4.11161234243986920995e+33, R126.H1 ;`
-    X_0x083e_2 = 315,
+    X_0x083e_2 = 316,
     /// `HMNMX2` (opcode key 0x0840), e.g. `@!P5 HMNMX2.F32.FTZ.NAN R173, R91.H0_H0, -13320, 0.044464111328125, P1 ;`
-    X_0x0840 = 316,
+    X_0x0840 = 317,
     /// `F2IP` (opcode key 0x0843), e.g. `@P0 F2IP.U8.F32.RELU R192, R226.reuse, -1.21786054213632000000e+14, R83 ;`
-    F2IP_0x0843 = 317,
+    F2IP_0x0843 = 318,
     /// `I2FP` (opcode key 0x0845), e.g. `@!P2 I2FP.???3.U32 R148, 0xae4da484 ;`
-    I2FP_0x0845 = 318,
+    I2FP_0x0845 = 319,
     /// `I2FP` (opcode key 0x0845), e.g. `@P5 I2FP.???4.S32.RZ R149, -0x3b5e9601 ;`
-    I2FP_0x0845_2 = 319,
+    I2FP_0x0845_2 = 320,
     /// `UMOV` (opcode key 0x0882), e.g. `UMOV UR6, 0xffff ;`
-    UMOV_0x0882 = 320,
+    UMOV_0x0882 = 321,
     /// `VOTEU` (opcode key 0x0886), e.g. `VOTEU.ANY UR8, UPT, PT ;`
-    VOTEU_0x0886 = 321,
+    VOTEU_0x0886 = 322,
     /// `UPLOP3` (opcode key 0x089c), e.g. `@!UP1 UPLOP3.LUT UP5, UP5, UP1, !UP3, UP2, 0x5c, 0x6b ;`
-    UPLOP3_0x089c = 322,
+    UPLOP3_0x089c = 323,
     /// `FLO` (opcode key 0x0900), e.g. `@P2 FLO.U32.SH R251, P4, 0xcd90b9f4 ;`
-    FLO_0x0900 = 323,
+    FLO_0x0900 = 324,
     /// `BREV` (opcode key 0x0901), e.g. `@P2 BREV R23, 0xfe593123 ;`
-    BREV_0x0901 = 324,
+    BREV_0x0901 = 325,
     /// `FCHK` (opcode key 0x0902), e.g. `FCHK P0, R0, 3 ;`
-    FCHK_0x0902 = 325,
+    FCHK_0x0902 = 326,
     /// `F2I` (opcode key 0x0905), e.g. `@P5 F2I.FTZ.U8.F16.CEIL R244, 4564 ;`
-    F2I_0x0905 = 326,
+    F2I_0x0905 = 327,
     /// `F2I` (opcode key 0x0905), e.g. `@!P0 F2I.FTZ.???6.CEIL R230, 0.018698930740356445312 ;`
-    F2I_0x0905_2 = 327,
+    F2I_0x0905_2 = 328,
     /// `I2F` (opcode key 0x0906), e.g. `@!P2 I2F.???3.U32.RP R17, 0x2ef95ca6 ;`
-    I2F_0x0906 = 328,
+    I2F_0x0906 = 329,
     /// `I2F` (opcode key 0x0906), e.g. `@!P3 I2F.???0.RP R249, -0x47d2b22d ;`
-    I2F_0x0906_2 = 329,
+    I2F_0x0906_2 = 330,
     /// `FRND` (opcode key 0x0907), e.g. `@!P5 FRND.F16.CEIL R84, 10456 ;`
-    FRND_0x0907 = 330,
+    FRND_0x0907 = 331,
     /// `FRND` (opcode key 0x0907), e.g. `FRND.FTZ.CEIL R166, -5.1423698632646619444e-11 ;`
-    FRND_0x0907_2 = 331,
+    FRND_0x0907_2 = 332,
     /// `MUFU` (opcode key 0x0908), e.g. `MUFU.RSQ R9, -QNAN  ;`
-    MUFU_0x0908 = 332,
+    MUFU_0x0908 = 333,
     /// `MUFU` (opcode key 0x0908), e.g. `@!P0 MUFU.INVALID10.F16 R81, -133.375 ;`
-    MUFU_0x0908_2 = 333,
+    MUFU_0x0908_2 = 334,
     /// `POPC` (opcode key 0x0909), e.g. `@!P2 POPC R174, 0x73cf925e ;`
-    POPC_0x0909 = 334,
+    POPC_0x0909 = 335,
     /// `F2F` (opcode key 0x0910), e.g. `@P0 F2F.FTZ.F64.F16 R179, -4008 ;`
-    F2F_0x0910 = 335,
+    F2F_0x0910 = 336,
     /// `F2F` (opcode key 0x0910), e.g. `@P1 F2F.F64.F32 R38, 1.523254317595359935e-24 ;`
-    F2F_0x0910_2 = 336,
+    F2F_0x0910_2 = 337,
     /// `F2F` (opcode key 0x0910), e.g. `@!P0 F2F.FTZ.F32.F64.RM R150, -3.2018109716267657651e-21 ;`
-    F2F_0x0910_3 = 337,
+    F2F_0x0910_3 = 338,
     /// `F2I` (opcode key 0x0911), e.g. `@!P2 F2I.FTZ.U64.F16.CEIL R31, -0.1962890625 ;`
-    F2I_0x0911 = 338,
+    F2I_0x0911 = 339,
     /// `F2I` (opcode key 0x0911), e.g. `F2I.S64.CEIL R48, -0.0055548772215843200684 ;`
-    F2I_0x0911_2 = 339,
+    F2I_0x0911_2 = 340,
     /// `F2I` (opcode key 0x0911), e.g. `@P6 F2I.FTZ.U64.F64.TRUNC R10, -8.76257281745868676042e+227 ;`
-    F2I_0x0911_3 = 340,
+    F2I_0x0911_3 = 341,
     /// `F2I` (opcode key 0x0911), e.g. `@!P0 F2I.U32.F64.TRUNC.NTZ R188, 3.4166468283402031817e-222 ;`
-    F2I_0x0911_4 = 341,
+    F2I_0x0911_4 = 342,
     /// `I2F` (opcode key 0x0912), e.g. `@P6 I2F.F64.U32.RP R201, 0x2161fd5a ;`
-    I2F_0x0912 = 342,
+    I2F_0x0912 = 343,
     /// `I2F` (opcode key 0x0912), e.g. `@P1 I2F.F64.RZ R82, 0x35720347 ;`
-    I2F_0x0912_2 = 343,
+    I2F_0x0912_2 = 344,
     /// `I2F` (opcode key 0x0912), e.g. `@P6 I2F.F64.U64.RZ R210, 0x1a13a33a ;`
-    I2F_0x0912_3 = 344,
+    I2F_0x0912_3 = 345,
     /// `I2F` (opcode key 0x0912), e.g. `@P3 I2F.F64.S64.RZ R179, 0x7d070bb1 ;`
-    I2F_0x0912_4 = 345,
+    I2F_0x0912_4 = 346,
     /// `I2F` (opcode key 0x0912), e.g. `@!P3 I2F.F16.U64.RM R129, 0xbd183e3d ;`
-    I2F_0x0912_5 = 346,
+    I2F_0x0912_5 = 347,
     /// `I2F` (opcode key 0x0912), e.g. `@P2 I2F.F16.S64.RP R168, -0x6d7020f5 ;`
-    I2F_0x0912_6 = 347,
+    I2F_0x0912_6 = 348,
     /// `FRND` (opcode key 0x0913), e.g. `@P5 FRND.???6.FLOOR R201, -7.08918040666946252005e+46 ;`
-    FRND_0x0913 = 348,
+    FRND_0x0913 = 349,
     /// `NOP` (opcode key 0x0918), e.g. `NOP;`
-    NOP_0x0918 = 349,
+    NOP_0x0918 = 350,
     /// `S2R` (opcode key 0x0919), e.g. `S2R R5, SR_LANEID ;`
-    S2R_0x0919 = 350,
+    S2R_0x0919 = 351,
     /// `DEPBAR` (opcode key 0x091a), e.g. `@P6 DEPBAR {3,1,0} ;`
-    DEPBAR_0x091a = 351,
+    DEPBAR_0x091a = 352,
     /// `DEPBAR` (opcode key 0x091a), e.g. `DEPBAR.LE SB0, 0x0 ;`
-    DEPBAR_0x091a_2 = 352,
+    DEPBAR_0x091a_2 = 353,
     /// `BAR` (opcode key 0x091d), e.g. `@!PT BAR.SYNC 0xa, R197 ;`
-    BAR_0x091d = 353,
+    BAR_0x091d = 354,
     /// `BAR` (opcode key 0x091d), e.g. `@P0 BAR.ARV 0xe, R76 ;`
-    BAR_0x091d_2 = 354,
+    BAR_0x091d_2 = 355,
     /// `BAR` (opcode key 0x091d), e.g. `@!P2 BAR.RED.POPC 0xd, R108, !P2 ;`
-    BAR_0x091d_3 = 355,
+    BAR_0x091d_3 = 356,
     /// `BAR` (opcode key 0x091d), e.g. `@P3 BAR.SCAN 0x1, R139, P0 ;`
-    BAR_0x091d_4 = 356,
+    BAR_0x091d_4 = 357,
     /// `BAR` (opcode key 0x091d), e.g. `@!P1 BAR.SYNC.DEFER_BLOCKING 0x3, R218 ;`
-    BAR_0x091d_5 = 357,
+    BAR_0x091d_5 = 358,
     /// `BAR` (opcode key 0x091d), e.g. `@!P4 BAR.RED.OR.DEFER_BLOCKING 0x2, R70, PT ;`
-    BAR_0x091d_6 = 358,
+    BAR_0x091d_6 = 359,
     /// `AL2P` (opcode key 0x0920), e.g. `@!P6 AL2P R182, 0x39f ;`
-    AL2P_0x0920 = 359,
+    AL2P_0x0920 = 360,
     /// `AL2P` (opcode key 0x0920), e.g. `@!PT AL2P.O R130, R146, -0x279 ;`
-    AL2P_0x0920_2 = 360,
+    AL2P_0x0920_2 = 361,
     /// `ISBERD` (opcode key 0x0923), e.g. `@P1 ISBERD.O.INVALID3 R203, [R66+0x3d89] ;`
-    ISBERD_0x0923 = 361,
+    ISBERD_0x0923 = 362,
     /// `OUT` (opcode key 0x0924), e.g. `@P0 OUT.???0 R6, R169, -0x51783e56 ;`
-    OUT_0x0924 = 362,
+    OUT_0x0924 = 363,
     /// `PIXLD` (opcode key 0x0925), e.g. `PIXLD.???5 R199, P2 ;`
-    PIXLD_0x0925 = 363,
+    PIXLD_0x0925 = 364,
     /// `IPA` (opcode key 0x0926), e.g. `@!PT IPA.STATE.OFFSET R250, a[0x360], 0x65f26f32 ;`
-    IPA_0x0926 = 364,
+    IPA_0x0926 = 365,
     /// `ISBEWR` (opcode key 0x0927), e.g. `@!P6 ISBEWR.O.INVALID1.SKEW.INVALID3 [R250+0xfee9], R97 ;`
-    ISBEWR_0x0927 = 365,
+    ISBEWR_0x0927 = 366,
     /// `BSYNC` (opcode key 0x0941), e.g. `BSYNC B0 ;`
-    BSYNC_0x0941 = 366,
+    BSYNC_0x0941 = 367,
     /// `BREAK` (opcode key 0x0942), e.g. `@P0 BREAK B2 ;`
-    BREAK_0x0942 = 367,
+    BREAK_0x0942 = 368,
     /// `CALL` (opcode key 0x0943), e.g. `@!P0 CALL.ABS.NOINC !P4, 0xdc34b79ba4 ;`
-    CALL_0x0943 = 368,
+    CALL_0x0943 = 369,
     /// `CALL` (opcode key 0x0944), e.g. `CALL.REL.NOINC 0xcfdd0 ;`
-    CALL_0x0944 = 369,
+    CALL_0x0944 = 370,
     /// `BSSY` (opcode key 0x0945), e.g. `BSSY B0, 0xc1590 ;`
-    BSSY_0x0945 = 370,
+    BSSY_0x0945 = 371,
     /// `YIELD` (opcode key 0x0946), e.g. `YIELD ;`
-    YIELD_0x0946 = 371,
+    YIELD_0x0946 = 372,
     /// `BRA` (opcode key 0x0947), e.g. `BRA 0xbb410;`
-    BRA_0x0947 = 372,
+    BRA_0x0947 = 373,
     /// `WARPSYNC` (opcode key 0x0948), e.g. `WARPSYNC 0xffffffff ;`
-    WARPSYNC_0x0948 = 373,
+    WARPSYNC_0x0948 = 374,
     /// `BRX` (opcode key 0x0949), e.g. `BRX R2 -0x3e0 ;`
-    BRX_0x0949 = 374,
+    BRX_0x0949 = 375,
     /// `JMP` (opcode key 0x094a), e.g. `@P6 JMP.CONV 0x1c3a386e723c8 ;`
-    JMP_0x094a = 375,
+    JMP_0x094a = 376,
     /// `JMX` (opcode key 0x094c), e.g. `@!P0 JMX.INVALID3 !P2, R212 0x1c3898932f204 ;`
-    JMX_0x094c = 376,
+    JMX_0x094c = 377,
     /// `EXIT` (opcode key 0x094d), e.g. `@P0 EXIT ;`
-    EXIT_0x094d = 377,
+    EXIT_0x094d = 378,
     /// `__HIR0X1E0` (opcode key 0x094f), e.g. `@P5 __HIR0X1E0;`
-    HIR0X1E0_0x094f = 378,
+    HIR0X1E0_0x094f = 379,
     /// `RET` (opcode key 0x0950), e.g. `RET.REL.NODEC R2 0xcc260 ;`
-    RET_0x0950 = 379,
+    RET_0x0950 = 380,
     /// `RET` (opcode key 0x0950), e.g. `@!PT RET.ABS.NODEC !PT, R94 -0xbdf349eeca30 ;`
-    RET_0x0950_2 = 380,
+    RET_0x0950_2 = 381,
     /// `(prints nothing)` (opcode key 0x0951), e.g. ``
-    X_0x0951 = 381,
+    X_0x0951 = 382,
     /// `RPCMOV` (opcode key 0x0952), e.g. `@P4 RPCMOV.32 Rpc.LO, 0x47cbf541 ;`
-    RPCMOV_0x0952 = 382,
+    RPCMOV_0x0952 = 383,
     /// `RPCMOV` (opcode key 0x0954), e.g. `@P0 RPCMOV.64 Rpc, 0x1fa4a0541936c ;`
-    RPCMOV_0x0954 = 383,
+    RPCMOV_0x0954 = 384,
     /// `BMOV` (opcode key 0x0956), e.g. `@P2 BMOV.32 B9, 0x8d648bc2;`
-    BMOV_0x0956 = 384,
+    BMOV_0x0956 = 385,
     /// `BMOV` (opcode key 0x0957), e.g. `@P0 BMOV.64 ATEXIT_PC, 0xcc72cb4e6de4 ;`
-    BMOV_0x0957 = 385,
+    BMOV_0x0957 = 386,
     /// `(prints nothing)` (opcode key 0x095a), e.g. ``
-    X_0x095a = 386,
+    X_0x095a = 387,
     /// `KILL` (opcode key 0x095b), e.g. `@P4 KILL P2 ;`
-    KILL_0x095b = 387,
+    KILL_0x095b = 388,
     /// `BPT` (opcode key 0x095c), e.g. `@P4 BPT.PAUSE 0x6 ;`
-    BPT_0x095c = 388,
+    BPT_0x095c = 389,
     /// `BPT` (opcode key 0x095c), e.g. `BPT.TRAP 0x1 ;`
-    BPT_0x095c_2 = 389,
+    BPT_0x095c_2 = 390,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `NANOSLEEP 0x64 ;`
-    NANOSLEEP_0x095d = 390,
+    NANOSLEEP_0x095d = 391,
     /// `NANOSLEEP` (opcode key 0x095d), e.g. `@P1 NANOSLEEP.CLEAR !PT ;`
-    NANOSLEEP_0x095d_2 = 391,
+    NANOSLEEP_0x095d_2 = 392,
     /// `LD` (opcode key 0x0980), e.g. `@P2 LD.E.EU.128.CONSTANT R13, [0x3236f04f], !P0 ;`
-    LD_0x0980 = 392,
+    LD_0x0980 = 393,
     /// `LD` (opcode key 0x0980), e.g. `@P6 LD.NA.STRONG.SYS R209, [R243+-0x395a5f53], !P4 ;`
-    LD_0x0980_2 = 393,
+    LD_0x0980_2 = 394,
     /// `LDL` (opcode key 0x0983), e.g. `@P0 LDL.128 R48, [0xd54fa] ;`
-    LDL_0x0983 = 394,
+    LDL_0x0983 = 395,
     /// `LDL` (opcode key 0x0983), e.g. `LDL R20, [R1+0xc] ;`
-    LDL_0x0983_2 = 395,
+    LDL_0x0983_2 = 396,
     /// `LDS` (opcode key 0x0984), e.g. `LDS R5, [RZ] ;`
-    LDS_0x0984 = 396,
+    LDS_0x0984 = 397,
     /// `LDS` (opcode key 0x0984), e.g. `LDS R7, [R6] ;`
-    LDS_0x0984_2 = 397,
+    LDS_0x0984_2 = 398,
     /// `SHFL` (opcode key 0x0989), e.g. `SHFL.UP PT, R15, R4, 0x1, RZ ;`
-    SHFL_0x0989 = 398,
+    SHFL_0x0989 = 399,
     /// `RED` (opcode key 0x098e), e.g. `@P2 RED.OR.NA.INVALID14 [0x71e561], R194 ;`
-    RED_0x098e = 399,
+    RED_0x098e = 400,
     /// `RED` (opcode key 0x098e), e.g. `@P4 RED.E.XOR.NA.INVALID9.MMIO.SYS [R155+0x6668fc], R76 ;`
-    RED_0x098e_2 = 400,
+    RED_0x098e_2 = 401,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.IVALL ;`
-    CCTL_0x098f = 401,
+    CCTL_0x098f = 402,
     /// `CCTL` (opcode key 0x098f), e.g. `CCTL.E.PF2 [R4] ;`
-    CCTL_0x098f_2 = 402,
+    CCTL_0x098f_2 = 403,
     /// `CCTLL` (opcode key 0x0990), e.g. `CCTLL.IV [0x98d8c] ;`
-    CCTLL_0x0990 = 403,
+    CCTLL_0x0990 = 404,
     /// `CCTLL` (opcode key 0x0990), e.g. `@P6 CCTLL.PF2 [R24+0x223cea] ;`
-    CCTLL_0x0990_2 = 404,
+    CCTLL_0x0990_2 = 405,
     /// `MEMBAR` (opcode key 0x0992), e.g. `MEMBAR.SC.CTA ;`
-    MEMBAR_0x0992 = 405,
+    MEMBAR_0x0992 = 406,
     /// `SULD` (opcode key 0x0998), e.g. `@!P6 SULD.P.1D.LU.STRONG.GPU.INVALID2.IGN P5, R121, [R170], R65 ;`
-    SULD_0x0998 = 406,
+    SULD_0x0998 = 407,
     /// `SULD` (opcode key 0x099a), e.g. `@!P4 SULD.D.BA.INVALID7.U16.CONSTANT.GPU.IGN P4, R43, [R150], R13 ;`
-    SULD_0x099a = 407,
+    SULD_0x099a = 408,
     /// `SUST` (opcode key 0x099c), e.g. `@!P6 SUST.P.2D_ARRAY.NA.INVALID7.TRAP [R143], R8, R187 ;`
-    SUST_0x099c = 408,
+    SUST_0x099c = 409,
     /// `SUST` (opcode key 0x099e), e.g. `SUST.D.3D.LU.U8.STRONG.SYS.INVALID3 [R254], R79, R44 ;`
-    SUST_0x099e = 409,
+    SUST_0x099e = 410,
     /// `ERRBAR` (opcode key 0x09ab), e.g. `ERRBAR;`
-    ERRBAR_0x09ab = 410,
+    ERRBAR_0x09ab = 411,
     /// `LDGDEPBAR` (opcode key 0x09af), e.g. `LDGDEPBAR ;`
-    LDGDEPBAR_0x09af = 411,
+    LDGDEPBAR_0x09af = 412,
     /// `SUQUERY` (opcode key 0x09b3), e.g. `@P0 SUQUERY.BA.2D_ARRAY P0, R179, [R166], ???1, R42 ;`
-    SUQUERY_0x09b3 = 412,
+    SUQUERY_0x09b3 = 413,
     /// `S2UR` (opcode key 0x09c3), e.g. `@!UP1 S2UR UR60, SR_CIRCULARQUEUEENTRYADDRESSLOW ;`
-    S2UR_0x09c3 = 413,
+    S2UR_0x09c3 = 414,
     /// `(prints nothing)` (opcode key 0x09d4), e.g. ``
-    X_0x09d4 = 414,
+    X_0x09d4 = 415,
     /// `MOV` (opcode key 0x0a02), e.g. `MOV R11, c[0x0][0xc] ;`
-    MOV_0x0a02 = 415,
+    MOV_0x0a02 = 416,
     /// `P2R` (opcode key 0x0a03), e.g. `@P5 P2R R180, PR, R63, c[0x8][-0x6924] ;`
-    P2R_0x0a03 = 416,
+    P2R_0x0a03 = 417,
     /// `R2P` (opcode key 0x0a04), e.g. `@!P4 R2P PR, R228.B1, c[0x12][-0x363c] ;`
-    R2P_0x0a04 = 417,
+    R2P_0x0a04 = 418,
     /// `SEL` (opcode key 0x0a07), e.g. `SEL R198, R168, c[0x16][-0x1114], !PT ;`
-    SEL_0x0a07 = 418,
+    SEL_0x0a07 = 419,
     /// `FSEL` (opcode key 0x0a08), e.g. `@P5 FSEL.FTZ R124, R181, -|c[0x18][-0x64a8]|, !PT ;`
-    FSEL_0x0a08 = 419,
+    FSEL_0x0a08 = 420,
     /// `FMNMX` (opcode key 0x0a09), e.g. `@!P4 FMNMX.FTZ.NAN R215, |R209|, |c[0x1f][-0x5b10]|, !P1 ;`
-    FMNMX_0x0a09 = 420,
+    FMNMX_0x0a09 = 421,
     /// `FSET` (opcode key 0x0a0a), e.g. `@P6 FSET.BF.LTU.FTZ.AND R77, -|R147|, -|c[0x13][-0x52e8]|, !P6 ;`
-    FSET_0x0a0a = 421,
+    FSET_0x0a0a = 422,
     /// `FSETP` (opcode key 0x0a0b), e.g. `@!P4 FSETP.NUM.INVALID3 P1, P1, R151, |c[0x1f][-0x4ff0]|, P6 ;`
-    FSETP_0x0a0b = 422,
+    FSETP_0x0a0b = 423,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.NE.U32.AND P1, PT, RZ, c[0x0][0x0], PT ;`
-    ISETP_0x0a0c = 423,
+    ISETP_0x0a0c = 424,
     /// `ISETP` (opcode key 0x0a0c), e.g. `ISETP.GE.U32.AND.EX P4, PT, R5, c[0x0][0x54], PT, P4 ;`
-    ISETP_0x0a0c_2 = 424,
+    ISETP_0x0a0c_2 = 425,
     /// `IADD3` (opcode key 0x0a10), e.g. `@P0 IADD3 R12, R12, -c[0x0][0x0], RZ ;`
-    IADD3_0x0a10 = 425,
+    IADD3_0x0a10 = 426,
     /// `IADD3` (opcode key 0x0a10), e.g. `IADD3.X R3, RZ, c[0x0][0x174], RZ, P1, !PT ;`
-    IADD3_0x0a10_2 = 426,
+    IADD3_0x0a10_2 = 427,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA R18, P0, R16, c[0x0][0x168], 0x3 ;`
-    LEA_0x0a11 = 427,
+    LEA_0x0a11 = 428,
     /// `LEA` (opcode key 0x0a11), e.g. `@!PT LEA.X R200, P5, R153.reuse, c[0x15][0x5b0], 0x1f, !P4 ;`
-    LEA_0x0a11_2 = 428,
+    LEA_0x0a11_2 = 429,
     /// `LEA` (opcode key 0x0a11), e.g. `@!P5 LEA.HI R33, P0, -R148, -c[0x10][0x28e0], R33, 0x6 ;`
-    LEA_0x0a11_3 = 429,
+    LEA_0x0a11_3 = 430,
     /// `LEA` (opcode key 0x0a11), e.g. `@P6 LEA.HI.SX32 R240, P4, R148, c[0x8][0x2cd0], 0x14 ;`
-    LEA_0x0a11_4 = 430,
+    LEA_0x0a11_4 = 431,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X R3, R0, c[0x0][0x16c], R9, 0x2, P0 ;`
-    LEA_0x0a11_5 = 431,
+    LEA_0x0a11_5 = 432,
     /// `LEA` (opcode key 0x0a11), e.g. `LEA.HI.X.SX32 R15, R15, c[0x0][0x164], 0x1, P0 ;`
-    LEA_0x0a11_6 = 432,
+    LEA_0x0a11_6 = 433,
     /// `LOP3` (opcode key 0x0a12), e.g. `LOP3.LUT R17, RZ, c[0x0][0x0], RZ, 0x33, !PT ;`
-    LOP3_0x0a12 = 433,
+    LOP3_0x0a12 = 434,
     /// `IABS` (opcode key 0x0a13), e.g. `IABS R8, c[0x0][0x198] ;`
-    IABS_0x0a13 = 434,
+    IABS_0x0a13 = 435,
     /// `VABSDIFF` (opcode key 0x0a14), e.g. `@!PT VABSDIFF.U32 R120, P6, R197, c[0x16][-0xbf8], R172 ;`
-    VABSDIFF_0x0a14 = 435,
+    VABSDIFF_0x0a14 = 436,
     /// `VABSDIFF4` (opcode key 0x0a15), e.g. `@!P5 VABSDIFF4.U8.ACC R61, R27, c[0xa][-0x70c8], R185 ;`
-    VABSDIFF4_0x0a15 = 436,
+    VABSDIFF4_0x0a15 = 437,
     /// `PRMT` (opcode key 0x0a16), e.g. `@P2 PRMT.RC8 R3, R128, c[0xb][0x7868], R53 ;`
-    PRMT_0x0a16 = 437,
+    PRMT_0x0a16 = 438,
     /// `IMNMX` (opcode key 0x0a17), e.g. `@!P3 IMNMX.U32 R1, R165, c[0xe][-0x2048], !P6 ;`
-    IMNMX_0x0a17 = 438,
+    IMNMX_0x0a17 = 439,
     /// `SHF` (opcode key 0x0a19), e.g. `@!P2 SHF.L.S32 R131, R160, c[0x8][0x7c68], R33 ;`
-    SHF_0x0a19 = 439,
+    SHF_0x0a19 = 440,
     /// `SGXT` (opcode key 0x0a1a), e.g. `@!P2 SGXT.W.U32 R75, R217, c[0x19][0x1164];`
-    SGXT_0x0a1a = 440,
+    SGXT_0x0a1a = 441,
     /// `BMSK` (opcode key 0x0a1b), e.g. `@!P1 BMSK.W R233, RZ, c[0x1b][-0xf3c] ;`
-    BMSK_0x0a1b = 441,
+    BMSK_0x0a1b = 442,
     /// `PLOP3` (opcode key 0x0a1d), e.g. `@!P4 PLOP3.LUT P1, P2, !P2, c[0x0] [-0x2618].SIGN, P0, 0xbd, 0xf4 ;`
-    PLOP3_0x0a1d = 442,
+    PLOP3_0x0a1d = 443,
     /// `PLOP3` (opcode key 0x0a1e), e.g. `@P2 PLOP3.LUT P6, P5, !P0, c[0x18] [0x3358].SIGN, R140.reuse.SIGN, 0x5d, 0x75 ;`
-    PLOP3_0x0a1e = 443,
+    PLOP3_0x0a1e = 444,
     /// `PLOP3` (opcode key 0x0a1f), e.g. `PLOP3.LUT P2, P5, R120.reuse.SIGN, c[0x19] [0x7678].SIGN, R84.reuse.SIGN, 0x3b, 0x2a ;`
-    PLOP3_0x0a1f = 444,
+    PLOP3_0x0a1f = 445,
     /// `FMUL` (opcode key 0x0a20), e.g. `FMUL R5, R10, c[0x0][0x16c] ;`
-    FMUL_0x0a20 = 445,
+    FMUL_0x0a20 = 446,
     /// `FFMA` (opcode key 0x0a23), e.g. `FFMA R8, R8, c[0x0][0x160], R12 ;`
-    FFMA_0x0a23 = 446,
+    FFMA_0x0a23 = 447,
     /// `IMAD` (opcode key 0x0a24), e.g. `IMAD R13, R13, c[0x0][0x0], R0 ;`
-    IMAD_0x0a24 = 447,
+    IMAD_0x0a24 = 448,
     /// `IMAD` (opcode key 0x0a24), e.g. `@!P1 IMAD.X R221, R148, c[0xd][-0x2074], ~R111, P3 ;`
-    IMAD_0x0a24_2 = 448,
+    IMAD_0x0a24_2 = 449,
     /// `IMAD` (opcode key 0x0a25), e.g. `@!P4 IMAD.WIDE.U32 R44, P6, R37, c[0x0][-0x4b58], R236 ;`
-    IMAD_0x0a25 = 449,
+    IMAD_0x0a25 = 450,
     /// `IMAD` (opcode key 0x0a25), e.g. `@P1 IMAD.WIDE.X R107, R103, c[0x3][0x3aac], R8, !P1 ;`
-    IMAD_0x0a25_2 = 450,
+    IMAD_0x0a25_2 = 451,
     /// `IDP` (opcode key 0x0a26), e.g. `@P0 IDP.4A.S8.U8 R177, R183, c[0x1d][0x7ae4], -R186 ;`
-    IDP_0x0a26 = 451,
+    IDP_0x0a26 = 452,
     /// `IDP` (opcode key 0x0a26), e.g. `@!P6 IDP.2A.LO.S16.U8 R189, R92, c[0xf][-0x2300], R103 ;`
-    IDP_0x0a26_2 = 452,
+    IDP_0x0a26_2 = 453,
     /// `IMAD` (opcode key 0x0a27), e.g. `@P1 IMAD.HI.U32 R247, P3, R218, c[0xb][-0x49d8], R224 ;`
-    IMAD_0x0a27 = 453,
+    IMAD_0x0a27 = 454,
     /// `IMAD` (opcode key 0x0a27), e.g. `@!P2 IMAD.HI.U32.X R29, P1, R53, c[0x13][0x1fd8], ~R17, P6 ;`
-    IMAD_0x0a27_2 = 454,
+    IMAD_0x0a27_2 = 455,
     /// `DMUL` (opcode key 0x0a28), e.g. `DMUL R12, R10, c[0x2][0x0] ;`
-    DMUL_0x0a28 = 455,
+    DMUL_0x0a28 = 456,
     /// `DFMA` (opcode key 0x0a2b), e.g. `DFMA R18, R12, c[0x2][0x98], R8 ;`
-    DFMA_0x0a2b = 456,
+    DFMA_0x0a2b = 457,
     /// `CLMAD` (opcode key 0x0a2c), e.g. `@!P6 CLMAD.LO R179, R183, c[0x0][-0x70dc], R208 ;`
-    CLMAD_0x0a2c = 457,
+    CLMAD_0x0a2c = 458,
     /// `HFMA2` (opcode key 0x0a31), e.g. `@!P4 HFMA2.FMZ.RELU R164, |R249|.H0_H0, -|c[0x19] [0x59c4].INVALID6|, -|R32|.H0_H0, P3 ;`
-    X_0x0a31 = 458,
+    X_0x0a31 = 459,
     /// `HFMA2` (opcode key 0x0a31), e.g. ``
-    X_0x0a31_2 = 459,
+    X_0x0a31_2 = 460,
     /// `HMUL2` (opcode key 0x0a32), e.g. `@!P2 HMUL2.F32.FMZ.SAT R8, R16.H0_H0, -c[0x18] [-0x5698].H0_H0 ;`
-    HMUL2_0x0a32 = 460,
+    HMUL2_0x0a32 = 461,
     /// `HFMA2` (opcode key 0x0a35), e.g. `@P0 HFMA2.MMA.FTZ.RELU R149, R113, |c[0x5][0x25d0]|, -|R230|, !P1 ;`
-    HFMA2_0x0a35 = 461,
+    HFMA2_0x0a35 = 462,
     /// `HFMA2` (opcode key 0x0a35), e.g. `@!P3 HFMA2.MMA.INVALID3 R248, -R251.reuse, -c[0x2][-0x6b7c], |R14|.reuse ;`
-    HFMA2_0x0a35_2 = 462,
+    HFMA2_0x0a35_2 = 463,
     /// `I2I` (opcode key 0x0a38), e.g. `@!PT I2I.S16.S32.SAT R16, c[0x5][-0x7020] ;`
-    I2I_0x0a38 = 463,
+    I2I_0x0a38 = 464,
     /// `I2IP` (opcode key 0x0a39), e.g. `@P5 I2IP.U2.S32 R240, R62, c[0xe][-0x487c], R141.???1 ;`
-    I2IP_0x0a39 = 464,
+    I2IP_0x0a39 = 465,
     /// `I2IP` (opcode key 0x0a39), e.g. `@!P0 I2IP.U4.S32.INVALID3 R200, R93, c[0x1b][0x4f70], R236.reuse.???3 ;`
-    I2IP_0x0a39_2 = 465,
+    I2IP_0x0a39_2 = 466,
     /// `I2IP` (opcode key 0x0a39), e.g. `@P6 I2IP.U8.S32.SATRELU R209, R196, c[0x8][0x7af4], R59.???2 ;`
-    I2IP_0x0a39_3 = 466,
+    I2IP_0x0a39_3 = 467,
     /// `F2FP` (opcode key 0x0a3e), e.g. `@P1 F2FP.SATFINITE.MERGE_C.RS.10b.LTN25 R154, R106, c[0xc][0x6c4], R41.H1 ;`
-    F2FP_0x0a3e = 467,
+    F2FP_0x0a3e = 468,
     /// `F2FP` (opcode key 0x0a3e), e.g. `F2FP.SATFINITE.RELU.PACK_AB.RZ R181, R239, c[0x1b][-0x74d8] ;`
-    X_0x0a3e = 468,
+    X_0x0a3e = 469,
     /// `F2FP` (opcode key 0x0a3e), e.g. `@P0 F2FP.SATFINITE.RELU.BF16.MERGE_C R127, c[0x11][-0x1f0], R160.reuse ;`
-    X_0x0a3e_2 = 469,
+    X_0x0a3e_2 = 470,
     /// `HMNMX2` (opcode key 0x0a40), e.g. `@!P4 HMNMX2.F32.FTZ.XORSIGN R120, -R238.F32, c[0x10] [0x4748].F32, !P4 ;`
-    X_0x0a40 = 470,
+    X_0x0a40 = 471,
     /// `F2IP` (opcode key 0x0a43), e.g. `@!P0 F2IP.INVALID2.F32.INVALID2.NTZ.RELU R24, R12.reuse, c[0x6][0x2dd4], R64 ;`
-    F2IP_0x0a43 = 471,
+    F2IP_0x0a43 = 472,
     /// `I2FP` (opcode key 0x0a45), e.g. `@P5 I2FP.???0.???0.INVALID1 R113, c[0x1b][-0x5970] ;`
-    I2FP_0x0a45 = 472,
+    I2FP_0x0a45 = 473,
     /// `ULDC` (opcode key 0x0ab9), e.g. `ULDC UR5, c[0x0][0x8] ;`
-    ULDC_0x0ab9 = 473,
+    ULDC_0x0ab9 = 474,
     /// `FLO` (opcode key 0x0b00), e.g. `@!P2 FLO.U32 R227, P5, ~c[0x6][-0x87c] ;`
-    FLO_0x0b00 = 474,
+    FLO_0x0b00 = 475,
     /// `BREV` (opcode key 0x0b01), e.g. `@!P6 BREV R33, c[0xb][0x91c] ;`
-    BREV_0x0b01 = 475,
+    BREV_0x0b01 = 476,
     /// `FCHK` (opcode key 0x0b02), e.g. `@!P4 FCHK PT, -|R61|, c[0x17][0x2de4] ;`
-    FCHK_0x0b02 = 476,
+    FCHK_0x0b02 = 477,
     /// `F2F` (opcode key 0x0b04), e.g. `@P4 F2F.F32.F16.RP R163, c[0x1e] [0x7ab4].H1 ;`
-    X_0x0b04 = 477,
+    X_0x0b04 = 478,
     /// `F2F` (opcode key 0x0b04), e.g. `@!PT F2F.BF16.F32 R125, |c[0x8][-0x5a20]| ;`
-    X_0x0b04_2 = 478,
+    X_0x0b04_2 = 479,
     /// `F2I` (opcode key 0x0b05), e.g. `@!PT F2I.F16.FLOOR.NTZ R192, -c[0xe] [0x7198].H1 ;`
-    F2I_0x0b05 = 479,
+    F2I_0x0b05 = 480,
     /// `F2I` (opcode key 0x0b05), e.g. `F2I.???6.NTZ R197, |c[0x11][0x50]| ;`
-    F2I_0x0b05_2 = 480,
+    F2I_0x0b05_2 = 481,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.???0.U8.RP R21, c[0x3] [0x1d28].B1 ;`
-    I2F_0x0b06 = 481,
+    I2F_0x0b06 = 482,
     /// `I2F` (opcode key 0x0b06), e.g. `@P2 I2F.???0.U16 R162, c[0x2] [-0x914].H1 ;`
-    I2F_0x0b06_2 = 482,
+    I2F_0x0b06_2 = 483,
     /// `I2F` (opcode key 0x0b06), e.g. `I2F.U32.RP R4, c[0x0][0x0] ;`
-    I2F_0x0b06_3 = 483,
+    I2F_0x0b06_3 = 484,
     /// `FRND` (opcode key 0x0b07), e.g. `@!P1 FRND.F16.FLOOR R167, |c[0x1f] [-0x27dc].INVALID3| ;`
-    FRND_0x0b07 = 484,
+    FRND_0x0b07 = 485,
     /// `FRND` (opcode key 0x0b07), e.g. `@!P5 FRND R197, c[0x14][-0x612c] ;`
-    FRND_0x0b07_2 = 485,
+    FRND_0x0b07_2 = 486,
     /// `MUFU` (opcode key 0x0b08), e.g. `@P0 MUFU.INVALID12 R139, c[0x6][0x4784] ;`
-    MUFU_0x0b08 = 486,
+    MUFU_0x0b08 = 487,
     /// `MUFU` (opcode key 0x0b08), e.g. `@P4 MUFU.INVALID14.F16 R156, -|c[0x17] [-0x62e8]| ;`
-    MUFU_0x0b08_2 = 487,
+    MUFU_0x0b08_2 = 488,
     /// `POPC` (opcode key 0x0b09), e.g. `@!P1 POPC R102, ~c[0x2][-0x543c] ;`
-    POPC_0x0b09 = 488,
+    POPC_0x0b09 = 489,
     /// `F2F` (opcode key 0x0b10), e.g. `@P6 F2F.FTZ.F64.F16.RM R231, -c[0xa] [-0x6cd0].INVALID2 ;`
-    F2F_0x0b10 = 489,
+    F2F_0x0b10 = 490,
     /// `F2F` (opcode key 0x0b10), e.g. `@P0 F2F.F64.F32.RZ R247, -c[0x8][-0x3cac] ;`
-    F2F_0x0b10_2 = 490,
+    F2F_0x0b10_2 = 491,
     /// `F2F` (opcode key 0x0b10), e.g. `@!P5 F2F.F16.F64 R198, c[0xf][0x36dc] ;`
-    F2F_0x0b10_3 = 491,
+    F2F_0x0b10_3 = 492,
     /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.U64.F16.NTZ R223, -c[0x1e] [-0x5948] ;`
-    F2I_0x0b11 = 492,
+    F2I_0x0b11 = 493,
     /// `F2I` (opcode key 0x0b11), e.g. `@!P6 F2I.FTZ.U64.TRUNC R43, |c[0x7][0x7dc0]|;`
-    F2I_0x0b11_2 = 493,
+    F2I_0x0b11_2 = 494,
     /// `F2I` (opcode key 0x0b11), e.g. `@P3 F2I.FTZ.U64.F64.NTZ R77, -|c[0xa][0x6e2c]| ;`
-    F2I_0x0b11_3 = 494,
+    F2I_0x0b11_3 = 495,
     /// `F2I` (opcode key 0x0b11), e.g. `@!P5 F2I.F64 R127, c[0x11][-0x3674] ;`
-    F2I_0x0b11_4 = 495,
+    F2I_0x0b11_4 = 496,
     /// `I2F` (opcode key 0x0b12), e.g. `@!P5 I2F.F64.U8 R195, c[0x16] [-0x5ae8].B2 ;`
-    I2F_0x0b12 = 496,
+    I2F_0x0b12 = 497,
     /// `I2F` (opcode key 0x0b12), e.g. `@!P4 I2F.F64.U16 R233, c[0x6] [-0x7c5c].INVALID2 ;`
-    I2F_0x0b12_2 = 497,
+    I2F_0x0b12_2 = 498,
     /// `I2F` (opcode key 0x0b12), e.g. `I2F.F64.U32.RZ R198, c[0x4][-0x56a0] ;`
-    I2F_0x0b12_3 = 498,
+    I2F_0x0b12_3 = 499,
     /// `I2F` (opcode key 0x0b12), e.g. `@P4 I2F.F64.U64 R228, c[0x15][-0x1524] ;`
-    I2F_0x0b12_4 = 499,
+    I2F_0x0b12_4 = 500,
     /// `I2F` (opcode key 0x0b12), e.g. `@P5 I2F.F16.U64.RP R75, c[0xe][-0x2e08] ;`
-    I2F_0x0b12_5 = 500,
+    I2F_0x0b12_5 = 501,
     /// `FRND` (opcode key 0x0b13), e.g. `@!P4 FRND.FTZ.???0.CEIL R105, -c[0x18][-0x6cf8] ;`
-    FRND_0x0b13 = 501,
+    FRND_0x0b13 = 502,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNC 0xd, 0x321 ;`
-    BAR_0x0b1d = 502,
+    BAR_0x0b1d = 503,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.ARV 0x1, 0x80 ;`
-    BAR_0x0b1d_2 = 503,
+    BAR_0x0b1d_2 = 504,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P1 BAR.RED.INVALID3 0x2, 0x6d3, P5 ;`
-    BAR_0x0b1d_3 = 504,
+    BAR_0x0b1d_3 = 505,
     /// `BAR` (opcode key 0x0b1d), e.g. `@!P5 BAR.SCAN 0xe, 0xb1c, P5 ;`
-    BAR_0x0b1d_4 = 505,
+    BAR_0x0b1d_4 = 506,
     /// `BAR` (opcode key 0x0b1d), e.g. `@!PT BAR.SYNCALL ;`
-    BAR_0x0b1d_5 = 506,
+    BAR_0x0b1d_5 = 507,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.SYNC.DEFER_BLOCKING 0x0 ;`
-    BAR_0x0b1d_6 = 507,
+    BAR_0x0b1d_6 = 508,
     /// `BAR` (opcode key 0x0b1d), e.g. `BAR.RED.POPC.DEFER_BLOCKING 0x0, P1 ;`
-    BAR_0x0b1d_7 = 508,
+    BAR_0x0b1d_7 = 509,
     /// `BAR` (opcode key 0x0b1d), e.g. `@P2 BAR.SYNCALL.DEFER_BLOCKING ;`
-    BAR_0x0b1d_8 = 509,
+    BAR_0x0b1d_8 = 510,
     /// `IPA` (opcode key 0x0b26), e.g. `@P6 IPA.STATE.???3 R171, P1, a[0xc], c[0x5][-0x1dc] ;`
-    IPA_0x0b26 = 510,
+    IPA_0x0b26 = 511,
     /// `CALL` (opcode key 0x0b43), e.g. `@!P3 CALL.ABS !P4, c[0x19][0x2598] ;`
-    CALL_0x0b43 = 511,
+    CALL_0x0b43 = 512,
     /// `WARPSYNC` (opcode key 0x0b48), e.g. `@P6 WARPSYNC c[0x6][0x3d18] ;`
-    WARPSYNC_0x0b48 = 512,
+    WARPSYNC_0x0b48 = 513,
     /// `JMP` (opcode key 0x0b4a), e.g. `@!P3 JMP.DEC c[0x13][-0x318] ;`
-    JMP_0x0b4a = 513,
+    JMP_0x0b4a = 514,
     /// `RPCMOV` (opcode key 0x0b52), e.g. `@!P5 RPCMOV.32 Rpc.HI, c[0xd][0x6298] ;`
-    RPCMOV_0x0b52 = 514,
+    RPCMOV_0x0b52 = 515,
     /// `RPCMOV` (opcode key 0x0b54), e.g. `@!P2 RPCMOV.64 Rpc, c[0x17][0x5c60] ;`
-    RPCMOV_0x0b54 = 515,
+    RPCMOV_0x0b54 = 516,
     /// `BMOV` (opcode key 0x0b56), e.g. `@P1 BMOV.32 MATEXIT, c[0xe][-0x47c0] ;`
-    BMOV_0x0b56 = 516,
+    BMOV_0x0b56 = 517,
     /// `BMOV` (opcode key 0x0b57), e.g. `@!PT BMOV.64 ATEXIT_PC, c[0x3][-0x7e94] ;`
-    BMOV_0x0b57 = 517,
+    BMOV_0x0b57 = 518,
     /// `(prints nothing)` (opcode key 0x0b5a), e.g. ``
-    X_0x0b5a = 518,
+    X_0x0b5a = 519,
     /// `NANOSLEEP` (opcode key 0x0b5d), e.g. `@P4 NANOSLEEP P0, c[0x1f][-0x1d0] ;`
-    NANOSLEEP_0x0b5d = 519,
+    NANOSLEEP_0x0b5d = 520,
     /// `TEX` (opcode key 0x0b60), e.g. `@!P1 TEX.INVALID3.LB.LC.AOFFI.NA.NDV.NODEP P5, R233, R58, R8, R228, 0x12, 0xf22, INVALID6, 0x1 ;`
-    TEX_0x0b60 = 520,
+    TEX_0x0b60 = 521,
     /// `TEX` (opcode key 0x0b60), e.g. `@!PT TEX.B.F16.RN.LB.AOFFI.DC.EL.NDV.NODEP P2, R186, R191, R87, R194, 0x17, 0xef5, ARRAY_CUBE, 0x1 ;`
-    TEX_0x0b60_2 = 521,
+    TEX_0x0b60_2 = 522,
     /// `TEX` (opcode key 0x0b60), e.g. `@P3 TEX.SCR.AOFFI.DC.EL.NDV.NODEP P6, R96, R230, R10, R48, 0x1a, 0x1e13, ARRAY_1D, 0xd ;`
-    TEX_0x0b60_3 = 522,
+    TEX_0x0b60_3 = 523,
     /// `TEX` (opcode key 0x0b60), e.g. `@!P5 TEX.SCR.B.LL.AOFFI.DC.EL.NDV.NODEP P3, R41, R164, R95, R6, 0x1d, 0xc98, 2D, 0x5 ;`
-    TEX_0x0b60_4 = 523,
+    TEX_0x0b60_4 = 524,
     /// `TEX` (opcode key 0x0b62), e.g. `@P0 TEX.B.F16.RZ.INVALID7.AOFFI.INVALID6.NDV.NODEP P6, R16, R87, R43, R228, 0x3, 0x7, 0x6f, ARRAY_1D, 0xe ;`
-    TEX_0x0b62 = 524,
+    TEX_0x0b62 = 525,
     /// `TEX` (opcode key 0x0b62), e.g. `@!P3 TEX.SCR.???0.INVALID3.INVALID7.EU.NDV.NODEP R105, R103, R100, R88, 0xc, 0x14, 0xbe, 1D, 0xc ;`
-    TEX_0x0b62_2 = 525,
+    TEX_0x0b62_2 = 526,
     /// `TLD4` (opcode key 0x0b63), e.g. `@P1 TLD4.G.F16.RN.AOFFI.DC.EL P6, R197, R15, R157, R228, 0x19, 0x2ad5, INVALID6, 0x3 ;`
-    TLD4_0x0b63 = 526,
+    TLD4_0x0b63 = 527,
     /// `TLD4` (opcode key 0x0b63), e.g. `@P6 TLD4.R.B.INVALID3.INVALID6 P4, R128, R115, R174, R121, 0x2, 0x3946, INVALID0, 0x6 ;`
-    TLD4_0x0b63_2 = 527,
+    TLD4_0x0b63_2 = 528,
     /// `TLD4` (opcode key 0x0b63), e.g. `@!P5 TLD4.SCR.B.INVALID3.INVALID7 R254, R72, R42, R176, 0x1e, 0x197d, INVALID2, 0x2 ;`
-    TLD4_0x0b63_3 = 528,
+    TLD4_0x0b63_3 = 529,
     /// `TLD4` (opcode key 0x0b63), e.g. `@P0 TLD4.SCR.G.B.INVALID3.DC.INVALID6.NODEP P0, R56, R61, R34, R233, 0xa, 0x31f8, INVALID0, 0x8 ;`
-    TLD4_0x0b63_4 = 529,
+    TLD4_0x0b63_4 = 530,
     /// `TLD4` (opcode key 0x0b65), e.g. `@P3 TLD4.G.???0.F16.RN.AOFFI.DC P6, R205, R142, R150, R88, 0x18, 0x19, 0x3c, CUBE, 0xb ;`
-    TLD4_0x0b65 = 530,
+    TLD4_0x0b65 = 531,
     /// `TLD4` (opcode key 0x0b65), e.g. `@!P1 TLD4.SCR.B.B.PTP.INVALID6.NODEP P2, R71, R243, R183, R212, 0x18, 0x37, 0x3d, INVALID0, 0xd ;`
-    TLD4_0x0b65_2 = 531,
+    TLD4_0x0b65_2 = 532,
     /// `TLD` (opcode key 0x0b66), e.g. `@P3 TLD.INVALID5.INVALID7.CL P3, R253, R164, R91, R68, 0x17, 0x2b45, INVALID7, 0x3 ;`
-    TLD_0x0b66 = 532,
+    TLD_0x0b66 = 533,
     /// `TLD` (opcode key 0x0b66), e.g. `@!P5 TLD.B.F16.RN.LL.AOFFI.EL.CL.NODEP R245, R82, R244, R241, 0x16, 0x23f0, INVALID7, 0x8 ;`
-    TLD_0x0b66_2 = 533,
+    TLD_0x0b66_2 = 534,
     /// `TLD` (opcode key 0x0b66), e.g. `TLD.SCR.INVALID7.LU P5, R39, R146, R13, R79, 0x1a, 0xde7, INVALID3 ;`
-    TLD_0x0b66_3 = 534,
+    TLD_0x0b66_3 = 535,
     /// `TLD` (opcode key 0x0b66), e.g. `@!P0 TLD.SCR.B.INVALID5.AOFFI.EF.MS.CL P3, R119, R72, R151, R53, 0x7, 0x6eb, INVALID7, 0xe ;`
-    TLD_0x0b66_4 = 535,
+    TLD_0x0b66_4 = 536,
     /// `TLD` (opcode key 0x0b68), e.g. `TLD.B.INVALID3.INVALID2.AOFFI.EL.MS.CL.NODEP P4, R1, R105, R128, R109, 0x10, 0x39, 0x54, ARRAY_1D, 0x6 ;`
-    TLD_0x0b68 = 536,
+    TLD_0x0b68 = 537,
     /// `TLD` (opcode key 0x0b68), e.g. `@P1 TLD.SCR.B.INVALID3.INVALID0.AOFFI.LU.MS P5, R143, R67, R159, R191, 0x1e, 0x13, 0xd1, ARRAY_1D, 0x8 ;`
-    TLD_0x0b68_2 = 537,
+    TLD_0x0b68_2 = 538,
     /// `TMML` (opcode key 0x0b69), e.g. `@!P6 TMML.LOD.NODEP R211, R10, R222, R21, 0x17, 0xb6f, 3D, 0x7 ;`
-    TMML_0x0b69 = 538,
+    TMML_0x0b69 = 539,
     /// `TMML` (opcode key 0x0b69), e.g. `@!PT TMML.B.LOD.NDV.NODEP R59, R96, R119, R82, 0xa, 0x371c, CUBE, 0xd ;`
-    TMML_0x0b69_2 = 539,
+    TMML_0x0b69_2 = 540,
     /// `TMML` (opcode key 0x0b6b), e.g. `@P2 TMML.B.LOD R189, R50, R106, R241, 0x8, 0x26, 0x2c, CUBE, 0x8 ;`
-    TMML_0x0b6b = 540,
+    TMML_0x0b6b = 541,
     /// `TXD` (opcode key 0x0b6c), e.g. `@P1 TXD.INVALID3.NA P0, R22, RZ, R219, R157, 0x10, 0x1fce, ARRAY_1D, 0x7 ;`
-    TXD_0x0b6c = 541,
+    TXD_0x0b6c = 542,
     /// `TXD` (opcode key 0x0b6c), e.g. `@P0 TXD.B.AOFFI.EU P4, R238, R226, R205, R13, 0x0, 0xbc5, INVALID2, 0x1 ;`
-    TXD_0x0b6c_2 = 542,
+    TXD_0x0b6c_2 = 543,
     /// `TXD` (opcode key 0x0b6e), e.g. `@P3 TXD.???0.AOFFI.INVALID6 P1, R10, R90, R43, R33, 0x12, 0xb, 0x44, INVALID7, 0xc ;`
-    TXD_0x0b6e = 543,
+    TXD_0x0b6e = 544,
     /// `TXQ` (opcode key 0x0b6f), e.g. `@P2 TXQ R158, R91, R177, TEX_HEADER_TEXTURE_TYPE, 0xd, 0x464, 0xc ;`
-    TXQ_0x0b6f = 544,
+    TXQ_0x0b6f = 545,
     /// `TXQ` (opcode key 0x0b6f), e.g. `@P6 TXQ.B R221, R212, R66, TEX_HEADER_TEXTURE_TYPE, 0x9, 0x3519, 0x1 ;`
-    TXQ_0x0b6f_2 = 545,
+    TXQ_0x0b6f_2 = 546,
     /// `TXQ` (opcode key 0x0b71), e.g. `@!P3 TXQ.???0 R11, R147, R197, TEX_HEADER_SAMPLER_POS, 0x6, 0xc, 0xa9, 0x6 ;`
-    TXQ_0x0b71 = 546,
+    TXQ_0x0b71 = 547,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.TEX.NODEP P1, R235, R88, R208, R18, 0x16, 0x2e35, 3D ;`
-    FOOTPRINT_0x0b72 = 547,
+    FOOTPRINT_0x0b72 = 548,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `FOOTPRINT.B.TXD.COARSE.INVALID7.NDV P5, R189, R219, R138, R40, 0x11, 0x2b6a, 3D ;`
-    FOOTPRINT_0x0b72_2 = 548,
+    FOOTPRINT_0x0b72_2 = 549,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@!P2 FOOTPRINT.SCR.TEX.COARSE.LL.NDV P5, R244, R166, R8, R83, 0x5, 0x1f02, INVALID5 ;`
-    FOOTPRINT_0x0b72_3 = 549,
+    FOOTPRINT_0x0b72_3 = 550,
     /// `FOOTPRINT` (opcode key 0x0b72), e.g. `@P3 FOOTPRINT.SCR.B.TEX.COARSE.LC P4, R238, R149, R215, R200, 0x1, 0x394e, INVALID5 ;`
-    FOOTPRINT_0x0b72_4 = 550,
+    FOOTPRINT_0x0b72_4 = 551,
     /// `FOOTPRINT` (opcode key 0x0b74), e.g. `FOOTPRINT.???0.TEX.NODEP P0, R74, R165, R131, R251, 0x10, 0x0, 0xd9, INVALID0 ;`
-    FOOTPRINT_0x0b74 = 551,
+    FOOTPRINT_0x0b74 = 552,
     /// `FOOTPRINT` (opcode key 0x0b74), e.g. `@!P2 FOOTPRINT.SCR.???0.???1.LC.FDV R154, R114, R12, R62, 0xa, 0x1c, 0x6e, INVALID4 ;`
-    FOOTPRINT_0x0b74_2 = 552,
+    FOOTPRINT_0x0b74_2 = 553,
     /// `LDC` (opcode key 0x0b82), e.g. `@!P4 LDC.U8.IL R215, c[0xe][-0x13e4] ;`
-    LDC_0x0b82 = 553,
+    LDC_0x0b82 = 554,
     /// `LDC` (opcode key 0x0b82), e.g. `LDC.64 R8, c[0x4][R0] ;`
-    LDC_0x0b82_2 = 554,
+    LDC_0x0b82_2 = 555,
     /// `CCTLT` (opcode key 0x0b91), e.g. `@P2 CCTLT.???3 0xd, 0x2325 ;`
-    CCTLT_0x0b91 = 555,
+    CCTLT_0x0b91 = 556,
     /// `SULD` (opcode key 0x0b97), e.g. `@!PT SULD.P.3D.EL.STRONG.GPU.PRIVATE.INVALID10 P1, R213, [R181], 0x16, 0xd61 ;`
-    SULD_0x0b97 = 556,
+    SULD_0x0b97 = 557,
     /// `SULD` (opcode key 0x0b99), e.g. `SULD.D.2D_ARRAY.INVALID7.64.CONSTANT.IGN P4, R12, [R9], 0xe, 0xc ;`
-    SULD_0x0b99 = 557,
+    SULD_0x0b99 = 558,
     /// `SUST` (opcode key 0x0b9b), e.g. `@!PT SUST.P.1D_ARRAY.EU.CONSTANT.CTA.INVALID7.IGN [R206], R133, 0x9, 0x2659 ;`
-    SUST_0x0b9b = 558,
+    SUST_0x0b9b = 559,
     /// `SUST` (opcode key 0x0b9d), e.g. `@!P6 SUST.D.BA.2D.INVALID6.S8.STRONG.SM.TRAP [R155], R38, 0x4, 0x37ad ;`
-    SUST_0x0b9d = 559,
+    SUST_0x0b9d = 560,
     /// `SUQUERY` (opcode key 0x0bb3), e.g. `@P3 SUQUERY.BA.1D_ARRAY P4, R74, [R194], COMP_STATUS, 0x1a, 0x8e2 ;`
-    SUQUERY_0x0bb3 = 560,
+    SUQUERY_0x0bb3 = 561,
     /// `BMOV` (opcode key 0x0f55), e.g. `@!P4 BMOV.32 B6, ???0 ;`
-    BMOV_0x0f55 = 561,
+    BMOV_0x0f55 = 562,
     /// `BMOV` (opcode key 0x0f55), e.g. `@!P1 BMOV.32.CLEAR B2, ???16 ;`
-    BMOV_0x0f55_2 = 562,
+    BMOV_0x0f55_2 = 563,
     /// `BMOV` (opcode key 0x0f56), e.g. `@P6 BMOV.32.PQUAD THREAD_STATE_ENUM.2, B0 ;`
-    BMOV_0x0f56 = 563,
+    BMOV_0x0f56 = 564,
     /// `SHFL` (opcode key 0x0f89), e.g. `SHFL.BFLY PT, R27, R4, 0x10, 0x1f ;`
-    SHFL_0x0f89 = 564,
+    SHFL_0x0f89 = 565,
     /// `USEL` (opcode key 0x1287), e.g. `@!UP2 USEL UR55, UR34, UR60, !UP3 ;`
-    USEL_0x1287 = 565,
+    USEL_0x1287 = 566,
     /// `UISETP` (opcode key 0x128c), e.g. `@UP3 UISETP.LE.U32.XOR UP3, UP0, UR22, UR22, !UP2 ;`
-    UISETP_0x128c = 566,
+    UISETP_0x128c = 567,
     /// `UISETP` (opcode key 0x128c), e.g. `@UP0 UISETP.T.AND.EX UP5, UPT, UR14, UR59, UP6, UP4 ;`
-    UISETP_0x128c_2 = 567,
+    UISETP_0x128c_2 = 568,
     /// `UIADD3` (opcode key 0x1290), e.g. `@UP5 UIADD3 UR7, UP2, UP6, -UR37, UR19, -UR22 ;`
-    UIADD3_0x1290 = 568,
+    UIADD3_0x1290 = 569,
     /// `UIADD3` (opcode key 0x1290), e.g. `UIADD3.X UR9, URZ, UR5, URZ, UP1, !UPT ;`
-    UIADD3_0x1290_2 = 569,
+    UIADD3_0x1290_2 = 570,
     /// `ULEA` (opcode key 0x1291), e.g. `@UP4 ULEA UR60, UP4, -UR40, UR47, 0x19 ;`
-    ULEA_0x1291 = 570,
+    ULEA_0x1291 = 571,
     /// `ULEA` (opcode key 0x1291), e.g. `@UP1 ULEA.X UR47, UP0, ~UR19, ~UR43, 0x18, UP6 ;`
-    ULEA_0x1291_2 = 571,
+    ULEA_0x1291_2 = 572,
     /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI UR25, UP2, -UR29, -UR58, UR47, 0x1a ;`
-    ULEA_0x1291_3 = 572,
+    ULEA_0x1291_3 = 573,
     /// `ULEA` (opcode key 0x1291), e.g. `@!UPT ULEA.HI.SX32 UR58, UP4, UR21, -URZ, 0x9 ;`
-    ULEA_0x1291_4 = 573,
+    ULEA_0x1291_4 = 574,
     /// `ULEA` (opcode key 0x1291), e.g. `@UP2 ULEA.HI.X UR0, UP4, ~UR36, UR9, UR44, 0x0, !UPT;`
-    ULEA_0x1291_5 = 574,
+    ULEA_0x1291_5 = 575,
     /// `ULEA` (opcode key 0x1291), e.g. `@!UP4 ULEA.HI.X.SX32 UR22, UP6, UR45, ~UR41, 0x19, UP2 ;`
-    ULEA_0x1291_6 = 575,
+    ULEA_0x1291_6 = 576,
     /// `ULOP3` (opcode key 0x1292), e.g. `ULOP3.LUT UR6, URZ, UR7, URZ, 0x33, !UPT ;`
-    ULOP3_0x1292 = 576,
+    ULOP3_0x1292 = 577,
     /// `UPRMT` (opcode key 0x1296), e.g. `@UP0 UPRMT UR27, UR13, UR31, UR16 ;`
-    UPRMT_0x1296 = 577,
+    UPRMT_0x1296 = 578,
     /// `UIADD3` (opcode key 0x1297), e.g. `@UP5 UIADD3.64 UR49, UP1, UP3, -UR30, URZ, -UR59 ;`
-    UIADD3_0x1297 = 578,
+    UIADD3_0x1297 = 579,
     /// `UIADD3` (opcode key 0x1297), e.g. `@UP3 UIADD3.64.X UR58, UP2, UP5, ~UR24, UR0, ~UR8, UP1, !UP2 ;`
-    UIADD3_0x1297_2 = 579,
+    UIADD3_0x1297_2 = 580,
     /// `USHF` (opcode key 0x1299), e.g. `@UP6 USHF.R.U64 UR50, UR31, UR12, UR47 ;`
-    USHF_0x1299 = 580,
+    USHF_0x1299 = 581,
     /// `USGXT` (opcode key 0x129a), e.g. `@UP6 USGXT UR60, UR30, UR27 ;`
-    USGXT_0x129a = 581,
+    USGXT_0x129a = 582,
     /// `UBMSK` (opcode key 0x129b), e.g. `@UP1 UBMSK.W UR10, UR33, UR18 ;`
-    UBMSK_0x129b = 582,
+    UBMSK_0x129b = 583,
     /// `UPLOP3` (opcode key 0x129d), e.g. `@UP1 UPLOP3.LUT UP1, UP5, !UP2, UR49.SIGN, !UP1, 0x2c, 0xe8 ;`
-    UPLOP3_0x129d = 583,
+    UPLOP3_0x129d = 584,
     /// `UPLOP3` (opcode key 0x129e), e.g. `@UP3 UPLOP3.LUT UP4, UP4, UP3, UR12.SIGN, UR11.SIGN, 0xc9, 0xd4 ;`
-    UPLOP3_0x129e = 584,
+    UPLOP3_0x129e = 585,
     /// `UPLOP3` (opcode key 0x129f), e.g. `@!UP5 UPLOP3.LUT UP6, UP6, UR7.SIGN, UR42.SIGN, UR45.SIGN, 0xd7, 0x11 ;`
-    UPLOP3_0x129f = 585,
+    UPLOP3_0x129f = 586,
     /// `UIMAD` (opcode key 0x12a4), e.g. `UIMAD UR4, UR4, UR5, URZ ;`
-    UIMAD_0x12a4 = 586,
+    UIMAD_0x12a4 = 587,
     /// `UIMAD` (opcode key 0x12a4), e.g. `@UP5 UIMAD.X UR5, UR53, UR39, ~UR10, UP1 ;`
-    UIMAD_0x12a4_2 = 587,
+    UIMAD_0x12a4_2 = 588,
     /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP3 UIMAD.WIDE UR20, UP4, UR55, UR60, UR4 ;`
-    UIMAD_0x12a5 = 588,
+    UIMAD_0x12a5 = 589,
     /// `UIMAD` (opcode key 0x12a5), e.g. `@!UP6 UIMAD.WIDE.U32.X UR6, UP4, UR10, UR19, ~UR10, !UPT ;`
-    UIMAD_0x12a5_2 = 589,
+    UIMAD_0x12a5_2 = 590,
     /// `UF2FP` (opcode key 0x12ba), e.g. `@!UP2 UF2FP.???14.PACK_AB.???6 UR2, UR16, UR40 ;`
-    UF2FP_0x12ba = 590,
+    UF2FP_0x12ba = 591,
     /// `UF2FP` (opcode key 0x12ba), e.g. `@UP4 UF2FP.???5.MERGE_C.???7 UR10, UR53, UR45.H1 ;`
-    UF2FP_0x12ba_2 = 591,
+    UF2FP_0x12ba_2 = 592,
     /// `UFLO` (opcode key 0x12bd), e.g. `UFLO.U32 UR4, UR4 ;`
-    UFLO_0x12bd = 592,
+    UFLO_0x12bd = 593,
     /// `UBREV` (opcode key 0x12be), e.g. `@UP6 UBREV UR60, UR19 ;`
-    UBREV_0x12be = 593,
+    UBREV_0x12be = 594,
     /// `UPOPC` (opcode key 0x12bf), e.g. `@!UP6 UPOPC UR34, ~UR39 ;`
-    UPOPC_0x12bf = 594,
+    UPOPC_0x12bf = 595,
     /// `LDTRAM` (opcode key 0x13ad), e.g. `@!P4 LDTRAM.C R142, a[UR60+0x14c] ;`
-    LDTRAM_0x13ad = 595,
+    LDTRAM_0x13ad = 596,
     /// `(prints nothing)` (opcode key 0x1478), e.g. ``
-    X_0x1478 = 596,
+    X_0x1478 = 597,
     /// `ULEA` (opcode key 0x1491), e.g. `@!UP2 ULEA.???0 UR30, UP3, UR47, UR43, 0xf884261d, 0x1f ;`
-    ULEA_0x1491 = 597,
+    ULEA_0x1491 = 598,
     /// `ULEA` (opcode key 0x1491), e.g. `@UP3 ULEA.HI.X UR44, UP2, UR27, UR47, 0xe05d7e69, 0x1d, UP5 ;`
-    ULEA_0x1491_2 = 598,
+    ULEA_0x1491_2 = 599,
     /// `USHF` (opcode key 0x1499), e.g. `@!UP4 USHF.R.W.U32.HI UR0, UR57, UR2, 0x4c843142 ;`
-    USHF_0x1499 = 599,
+    USHF_0x1499 = 600,
     /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP6 UIMAD UR12, UR29, UR29, 0x3a9d8928 ;`
-    UIMAD_0x14a4 = 600,
+    UIMAD_0x14a4 = 601,
     /// `UIMAD` (opcode key 0x14a4), e.g. `@!UP0 UIMAD.X UR3, UR23, UR7, -0x1b19ac23, !UPT ;`
-    UIMAD_0x14a4_2 = 601,
+    UIMAD_0x14a4_2 = 602,
     /// `UF2FP` (opcode key 0x14ba), e.g. `@UP0 UF2FP.???2.MERGE_C.???5 UR10, UR15, 1.9821307884414739175e-14 ;`
-    UF2FP_0x14ba = 602,
+    UF2FP_0x14ba = 603,
     /// `ALD` (opcode key 0x1521), e.g. `@!P3 ALD.96 R209, a[UR11+0x1a8], R110 ;`
-    ALD_0x1521 = 603,
+    ALD_0x1521 = 604,
     /// `ALD` (opcode key 0x1521), e.g. `@!P4 ALD.O.P.96 R2, a[UR13+-0x12], ???124 ;`
-    ALD_0x1521_2 = 604,
+    ALD_0x1521_2 = 605,
     /// `IPA` (opcode key 0x1526), e.g. `@P2 IPA.STATE.OFFSET R40, P1, a[UR43+0x288], R177;`
-    IPA_0x1526 = 605,
+    IPA_0x1526 = 606,
     /// `IPA` (opcode key 0x1526), e.g. `@P0 IPA.STATE R96, P6, a[UR39+0x358] ;`
-    IPA_0x1526_2 = 606,
+    IPA_0x1526_2 = 607,
     /// `BRA` (opcode key 0x1547), e.g. `@!P0 BRA.INC.???0 UP4, 0x770585360940 ;`
-    BRA_0x1547 = 607,
+    BRA_0x1547 = 608,
     /// `JMP` (opcode key 0x154a), e.g. `@P5 JMP.INC.???3 P6, UP4, 0x1e49b4a93dd28 ;`
-    JMP_0x154a = 608,
+    JMP_0x154a = 609,
     /// `LDC` (opcode key 0x1582), e.g. `@!P1 LDC.ISL R170, cx[UR1][0xc681] ;`
-    LDC_0x1582 = 609,
+    LDC_0x1582 = 610,
     /// `LDC` (opcode key 0x1582), e.g. `@!P3 LDC.S8.ISL R105, cx[UR47][R76+-0x26ff] ;`
-    LDC_0x1582_2 = 610,
+    LDC_0x1582_2 = 611,
     /// `VABSDIFF` (opcode key 0x1614), e.g. `@!P0 VABSDIFF.U32 R162, P5, R126, R119.reuse, cx[UR49][0x4790] ;`
-    VABSDIFF_0x1614 = 611,
+    VABSDIFF_0x1614 = 612,
     /// `VABSDIFF4` (opcode key 0x1615), e.g. `@!PT VABSDIFF4.U8.ACC R129, P5, R118.reuse, R225.reuse, cx[UR5][0xad34] ;`
-    VABSDIFF4_0x1615 = 612,
+    VABSDIFF4_0x1615 = 613,
     /// `PRMT` (opcode key 0x1616), e.g. `@P0 PRMT R231, R89, R180, cx[UR10][0xf578] ;`
-    PRMT_0x1616 = 613,
+    PRMT_0x1616 = 614,
     /// `SHF` (opcode key 0x1619), e.g. `@!P2 SHF.R.U32.HI R215, R55, R237, cx[UR3][0xe4d0] ;`
-    SHF_0x1619 = 614,
+    SHF_0x1619 = 615,
     /// `FADD` (opcode key 0x1621), e.g. `@!P2 FADD.FTZ.SAT R14, R236, -cx[UR17][0x980] ;`
-    FADD_0x1621 = 615,
+    FADD_0x1621 = 616,
     /// `FFMA` (opcode key 0x1623), e.g. `@!P6 FFMA.RZ R242, -|R115|, |R240|, -|cx[UR37][0xe458]| ;`
-    FFMA_0x1623 = 616,
+    FFMA_0x1623 = 617,
     /// `IMAD` (opcode key 0x1624), e.g. `IMAD R177, R72, R231, -cx[UR43][0x9f94] ;`
-    IMAD_0x1624 = 617,
+    IMAD_0x1624 = 618,
     /// `IMAD` (opcode key 0x1624), e.g. `@!PT IMAD.U32.X R44, R130, R172, ~cx[UR56][0xfee0], P1 ;`
-    IMAD_0x1624_2 = 618,
+    IMAD_0x1624_2 = 619,
     /// `IMAD` (opcode key 0x1625), e.g. `@!P4 IMAD.WIDE R233, P5, R133, R174, -cx[UR61][0x42d0] ;`
-    IMAD_0x1625 = 619,
+    IMAD_0x1625 = 620,
     /// `IMAD` (opcode key 0x1625), e.g. `@P0 IMAD.WIDE.X R135, P6, R29, R8.reuse, cx[UR0][0x7da0], P0 ;`
-    IMAD_0x1625_2 = 620,
+    IMAD_0x1625_2 = 621,
     /// `IMAD` (opcode key 0x1627), e.g. `@!P4 IMAD.HI R207, P6, R219, R195, cx[UR31][0xe3ec] ;`
-    IMAD_0x1627 = 621,
+    IMAD_0x1627 = 622,
     /// `IMAD` (opcode key 0x1627), e.g. `@!P1 IMAD.HI.X R119, P0, R194.reuse, R214, cx[UR45][0x7844], P1 ;`
-    IMAD_0x1627_2 = 622,
+    IMAD_0x1627_2 = 623,
     /// `DADD` (opcode key 0x1629), e.g. `@!P0 DADD R5, -|R171|, |cx[UR19][0xc7ec]| ;`
-    DADD_0x1629 = 623,
+    DADD_0x1629 = 624,
     /// `DSETP` (opcode key 0x162a), e.g. `@P2 DSETP.MIN.INVALID3 P1, PT, -|R215|, cx[UR28][0x8f6c], PT;`
-    DSETP_0x162a = 624,
+    DSETP_0x162a = 625,
     /// `DFMA` (opcode key 0x162b), e.g. `@P6 DFMA.RM R71, R198, |R138|, -cx[UR23][0xa44] ;`
-    DFMA_0x162b = 625,
+    DFMA_0x162b = 626,
     /// `CLMAD` (opcode key 0x162c), e.g. `@!P3 CLMAD.LO R150, R181, R54, cx[UR60][0x5c68] ;`
-    CLMAD_0x162c = 626,
+    CLMAD_0x162c = 627,
     /// `HADD2` (opcode key 0x1630), e.g. `@P4 HADD2.SAT R62, -|R60|.H0_H0, -cx[UR41] [0x8f78].H0_H0 ;`
-    HADD2_0x1630 = 627,
+    HADD2_0x1630 = 628,
     /// `HADD2` (opcode key 0x1630), e.g. `@P5 HADD2.F32.SAT R89, R10.H0_H0, -|cx[UR8] [0x894]| ;`
-    HADD2_0x1630_2 = 628,
+    HADD2_0x1630_2 = 629,
     /// `HFMA2` (opcode key 0x1631), e.g. `@P1 HFMA2.FTZ.RELU R86, -R117.H1_H1, -R126.INVALID5, -|cx[UR41] [0x1478]|, !PT ;`
-    X_0x1631 = 629,
+    X_0x1631 = 630,
     /// `HFMA2` (opcode key 0x1631), e.g. `HFMA2.INVALID3.SAT R138, |R7|, -|R161|.H1_H1, -|cx[UR20] [0xf364].H0_H0| ;`
-    X_0x1631_2 = 630,
+    X_0x1631_2 = 631,
     /// `HSET2` (opcode key 0x1633), e.g. `HSET2.GE.INVALID3 R213, |R32|.H0_H0, -cx[UR10] [0x9cc4].F32, P5 ;`
-    HSET2_0x1633 = 631,
+    HSET2_0x1633 = 632,
     /// `HSETP2` (opcode key 0x1634), e.g. `@!P5 HSETP2.LTU.H_AND.FTZ.OR P1, P0, -R251, cx[UR42] [0xa74].H0_H0, P1 ;`
-    HSETP2_0x1634 = 632,
+    HSETP2_0x1634 = 633,
     /// `HFMA2` (opcode key 0x1635), e.g. `@!P2 HFMA2.MMA.INVALID3.RELU R133, R43, |R1|, -cx[UR34][0xcd8c], !P0 ;`
-    HFMA2_0x1635 = 633,
+    HFMA2_0x1635 = 634,
     /// `HFMA2` (opcode key 0x1635), e.g. `@!PT HFMA2.MMA R175, -|R31|, |R204|, -cx[UR15][0x5b0c] ;`
-    HFMA2_0x1635_2 = 634,
+    HFMA2_0x1635_2 = 635,
     /// `F2FP` (opcode key 0x163e), e.g. `@P5 F2FP.???2.MERGE_C.RS.REG_RS.9b R202, R250.reuse, R121.reuse, cx[UR52] [0x95bc].H1 ;`
-    F2FP_0x163e = 635,
+    F2FP_0x163e = 636,
     /// `F2FP` (opcode key 0x163e), e.g. `@!P0 F2FP.BF16.???0 R209, R34, cx[UR2] [0x7514].H1 ;`
-    X_0x163e = 636,
+    X_0x163e = 637,
     /// `F2IP` (opcode key 0x1643), e.g. `@P0 F2IP.INVALID3.F32.TRUNC R85, R53.reuse, R127.reuse, cx[UR40] [0xcdc] ;`
-    F2IP_0x1643 = 637,
+    F2IP_0x1643 = 638,
     /// `JMP` (opcode key 0x174a), e.g. `@!P0 JMP.DEC.???3 !PT, UP2, c[0x19][0x7dc0] ;`
-    JMP_0x174a = 638,
+    JMP_0x174a = 639,
     /// `LDSM` (opcode key 0x183b), e.g. `@P2 LDSM.16.M832 R219, [R243+UR14+0x1a169b] ;`
-    X_0x183b = 639,
+    X_0x183b = 640,
     /// `(prints nothing)` (opcode key 0x1878), e.g. ``
-    X_0x1878 = 640,
+    X_0x1878 = 641,
     /// `UP2UR` (opcode key 0x1883), e.g. `@!UP2 UP2UR.B2 UR46, UPR, UR19, 0x159aa726 ;`
-    UP2UR_0x1883 = 641,
+    UP2UR_0x1883 = 642,
     /// `UR2UP` (opcode key 0x1884), e.g. `@UP2 UR2UP UPR, UR61, 0xf64b649f ;`
-    UR2UP_0x1884 = 642,
+    UR2UP_0x1884 = 643,
     /// `USEL` (opcode key 0x1887), e.g. `USEL UR4, URZ, 0x1, !UP0 ;`
-    USEL_0x1887 = 643,
+    USEL_0x1887 = 644,
     /// `UISETP` (opcode key 0x188c), e.g. `UISETP.GT.AND UP0, UPT, UR4, 0x7, UPT ;`
-    UISETP_0x188c = 644,
+    UISETP_0x188c = 645,
     /// `UISETP` (opcode key 0x188c), e.g. `@!UPT UISETP.GE.AND.EX UPT, UP6, UR28, -0x2a92215f, UP6, UP3 ;`
-    UISETP_0x188c_2 = 645,
+    UISETP_0x188c_2 = 646,
     /// `UIADD3` (opcode key 0x1890), e.g. `UIADD3 UR8, UP0, UR4, 0x200, URZ ;`
-    UIADD3_0x1890 = 646,
+    UIADD3_0x1890 = 647,
     /// `UIADD3` (opcode key 0x1890), e.g. `@UP5 UIADD3.X UR28, UP2, UP4, UR42, -0x6ef124b5, ~UR0, UP4, UP6 ;`
-    UIADD3_0x1890_2 = 647,
+    UIADD3_0x1890_2 = 648,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP0 ULEA UR6, UP2, UR25, 0x8776ff99, 0xf ;`
-    ULEA_0x1891 = 648,
+    ULEA_0x1891 = 649,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP4 ULEA.X UR61, UP5, ~UR56, 0xc6bfe6cc, 0x7, !UP2 ;`
-    ULEA_0x1891_2 = 649,
+    ULEA_0x1891_2 = 650,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI UR34, UP6, UR27, 0xd6358752, UR56, 0x3 ;`
-    ULEA_0x1891_3 = 650,
+    ULEA_0x1891_3 = 651,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP3 ULEA.HI.SX32 UR11, UP1, -UR39, 0x1f8c113, 0x8;`
-    ULEA_0x1891_4 = 651,
+    ULEA_0x1891_4 = 652,
     /// `ULEA` (opcode key 0x1891), e.g. `@!UP1 ULEA.HI.X UR48, UP4, ~UR48, 0x9f55e7ac, UR45, 0x6, !UP3 ;`
-    ULEA_0x1891_5 = 652,
+    ULEA_0x1891_5 = 653,
     /// `ULEA` (opcode key 0x1891), e.g. `@UP2 ULEA.HI.X.SX32 UR50, UP0, UR23, 0x54f94cab, 0x11, !UP2 ;`
-    ULEA_0x1891_6 = 653,
+    ULEA_0x1891_6 = 654,
     /// `ULOP3` (opcode key 0x1892), e.g. `ULOP3.LUT UR4, UR4, 0x1, URZ, 0x3c, !UPT ;`
-    ULOP3_0x1892 = 654,
+    ULOP3_0x1892 = 655,
     /// `UPRMT` (opcode key 0x1896), e.g. `UPRMT UR18, UR0, 0xbf580373, UR13 ;`
-    UPRMT_0x1896 = 655,
+    UPRMT_0x1896 = 656,
     /// `UIADD3` (opcode key 0x1897), e.g. `@!UP1 UIADD3.64 UR16, UP6, UP5, -UR5, 0x369393c5, -UR47 ;`
-    UIADD3_0x1897 = 656,
+    UIADD3_0x1897 = 657,
     /// `UIADD3` (opcode key 0x1897), e.g. `@!UP0 UIADD3.64.X UR32, UP0, UR24, -0xd5094a, ~UR32, UP1, UPT ;`
-    UIADD3_0x1897_2 = 657,
+    UIADD3_0x1897_2 = 658,
     /// `USHF` (opcode key 0x1899), e.g. `USHF.L.U32 UR5, UR4, 0xa, URZ ;`
-    USHF_0x1899 = 658,
+    USHF_0x1899 = 659,
     /// `USGXT` (opcode key 0x189a), e.g. `@UP6 USGXT UR36, UR30, 0xd2fdfae2 ;`
-    USGXT_0x189a = 659,
+    USGXT_0x189a = 660,
     /// `UBMSK` (opcode key 0x189b), e.g. `@!UP6 UBMSK.W UR23, UR26, 0x6761b266 ;`
-    UBMSK_0x189b = 660,
+    UBMSK_0x189b = 661,
     /// `UIMAD` (opcode key 0x18a4), e.g. `@!UP4 UIMAD UR4, UR35, 0x1b65c3ad, -UR46 ;`
-    UIMAD_0x18a4 = 661,
+    UIMAD_0x18a4 = 662,
     /// `UIMAD` (opcode key 0x18a4), e.g. `@UP3 UIMAD.X UR55, URZ, 0x3c24370e, UR54, UPT ;`
-    UIMAD_0x18a4_2 = 662,
+    UIMAD_0x18a4_2 = 663,
     /// `UIMAD` (opcode key 0x18a5), e.g. `@UP5 UIMAD.WIDE.U32 UR34, UP1, UR40, -0x2c3782df, UR46 ;`
-    UIMAD_0x18a5 = 663,
+    UIMAD_0x18a5 = 664,
     /// `UIMAD` (opcode key 0x18a5), e.g. `@UP2 UIMAD.WIDE.U32.X UR0, UP6, UR21, -0x5fa4c0ce, ~UR29, UPT ;`
-    UIMAD_0x18a5_2 = 664,
+    UIMAD_0x18a5_2 = 665,
     /// `ULDC` (opcode key 0x18b8), e.g. `@!UP3 ULDC.U8 UR23, [0xd05f3492] ;`
-    ULDC_0x18b8 = 665,
+    ULDC_0x18b8 = 666,
     /// `ULDC` (opcode key 0x18b8), e.g. `@UP3 ULDC.S8 UR11, [UR36+0x46695191], !UP0 ;`
-    ULDC_0x18b8_2 = 666,
+    ULDC_0x18b8_2 = 667,
     /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP6 UF2FP.???11.PACK_AB UR4, UR55, 1.9258661961060766355e-27 ;`
-    UF2FP_0x18ba = 667,
+    UF2FP_0x18ba = 668,
     /// `UF2FP` (opcode key 0x18ba), e.g. `@!UP2 UF2FP.???11.MERGE_C UR6, -3.30862819318687579767e+23, UR2.H1 ;`
-    UF2FP_0x18ba_2 = 668,
+    UF2FP_0x18ba_2 = 669,
     /// `UCLEA` (opcode key 0x18bc), e.g. `@UP2 UCLEA UR18, UP1, UR13, 0x621, 0x9 ;`
-    UCLEA_0x18bc = 669,
+    UCLEA_0x18bc = 670,
     /// `UFLO` (opcode key 0x18bd), e.g. `@UP3 UFLO.U32 UR35, 0x9c690117 ;`
-    UFLO_0x18bd = 670,
+    UFLO_0x18bd = 671,
     /// `UBREV` (opcode key 0x18be), e.g. `@!UPT UBREV UR46, 0x5f0bb76b ;`
-    UBREV_0x18be = 671,
+    UBREV_0x18be = 672,
     /// `UPOPC` (opcode key 0x18bf), e.g. `@!UP5 UPOPC UR18, 0xb4ef7278 ;`
-    UPOPC_0x18bf = 672,
+    UPOPC_0x18bf = 673,
     /// `IPA` (opcode key 0x1926), e.g. `@!P3 IPA.CONSTANT.???0 R192, P1, a[UR29+0xd0], 0x9353d1a6 ;`
-    IPA_0x1926 = 673,
+    IPA_0x1926 = 674,
     /// `CALL` (opcode key 0x1943), e.g. `@!P6 CALL.ABS.NOINC P6, UR36 -0x8b3982975194 ;`
-    CALL_0x1943 = 674,
+    CALL_0x1943 = 675,
     /// `CALL` (opcode key 0x1944), e.g. `@P0 CALL.REL !P6, UR28 -0xb99f131cae20 ;`
-    CALL_0x1944 = 675,
+    CALL_0x1944 = 676,
     /// `BRA` (opcode key 0x1947), e.g. `BRA.CONV UR6, 0xd04b0 ;`
-    BRA_0x1947 = 676,
+    BRA_0x1947 = 677,
     /// `JMP` (opcode key 0x194a), e.g. `@!P4 JMP.DIV !P0, UR2, 0x1670cf7d6dfe8 ;`
-    JMP_0x194a = 677,
+    JMP_0x194a = 678,
     /// `RET` (opcode key 0x1950), e.g. `@P1 RET.REL.NODEC !P4, UR23 0x1d56904674480 ;`
-    RET_0x1950 = 678,
+    RET_0x1950 = 679,
     /// `RET` (opcode key 0x1950), e.g. `@!P1 RET.ABS.NODEC !P4, UR31 0x724738aa2b0 ;`
-    RET_0x1950_2 = 679,
+    RET_0x1950_2 = 680,
     /// `BRXU` (opcode key 0x1958), e.g. `@P6 BRXU.DEC.U P5, UR6 0x3b47282f96bc ;`
-    BRXU_0x1958 = 680,
+    BRXU_0x1958 = 681,
     /// `JMXU` (opcode key 0x1959), e.g. `@P3 JMXU.DEC.CONV !P2, UR55 0x1606c6813f4c0 ;`
-    JMXU_0x1959 = 681,
+    JMXU_0x1959 = 682,
     /// `LD` (opcode key 0x1980), e.g. `@P1 LD.EL.LTC64B.U16.MMIO.GPU R103, [UR41+0x4ec719], P4 ;`
-    LD_0x1980 = 682,
+    LD_0x1980 = 683,
     /// `LD` (opcode key 0x1980), e.g. `@!P1 LD.E.INVALID7.LTC64B.S16.STRONG.SYS R130, [R18.U32+UR27+0x30d3d9], P4 ;`
-    LD_0x1980_2 = 683,
+    LD_0x1980_2 = 684,
     /// `LD` (opcode key 0x1980), e.g. `@P6 LD.E.INVALID6.LTC256B.128.CONSTANT.CTA R95, [R239.64+UR39+-0x220de3], P0 ;`
-    LD_0x1980_3 = 684,
+    LD_0x1980_3 = 685,
     /// `LD` (opcode key 0x1980), e.g. `LD.E R7, [R12.64+0x110] ;`
-    LD_0x1980_4 = 685,
+    LD_0x1980_4 = 686,
     /// `LDG` (opcode key 0x1981), e.g. `@!P1 LDG.LTC128B.64 P1, R77, [UR6+0x77c3ae], !P3 ;`
-    LDG_0x1981 = 686,
+    LDG_0x1981 = 687,
     /// `LDG` (opcode key 0x1981), e.g. `@P5 LDG.E.LTC64B.128.STRONG.SM P3, R240, [R127.U32+UR56+-0x5a5564], !P5 ;`
-    LDG_0x1981_2 = 687,
+    LDG_0x1981_2 = 688,
     /// `LDG` (opcode key 0x1981), e.g. `@P6 LDG.???0.INVALID7.STRONG.GPU P4, R66, [R118.64+UR54+0x4c74fe], P3 ;`
-    LDG_0x1981_3 = 688,
+    LDG_0x1981_3 = 689,
     /// `LDG` (opcode key 0x1981), e.g. `LDG.E R0, [R2.64] ;`
-    LDG_0x1981_4 = 689,
+    LDG_0x1981_4 = 690,
     /// `LDL` (opcode key 0x1983), e.g. `@P0 LDL.NA.128 R10, [R169+UR45+0xb251c] ;`
-    LDL_0x1983 = 690,
+    LDL_0x1983 = 691,
     /// `LDL` (opcode key 0x1983), e.g. `@P6 LDL.U16 R205, desc[UR5][R172+0x7bd831] ;`
-    LDL_0x1983_2 = 691,
+    LDL_0x1983_2 = 692,
     /// `LDS` (opcode key 0x1984), e.g. `@P1 LDS R3, [R3.X4+UR5] ;`
-    LDS_0x1984 = 692,
+    LDS_0x1984 = 693,
     /// `ST` (opcode key 0x1985), e.g. `ST.E.LU.S8.CONSTANT.CTA [R19.U32+UR28+-0x541c68], R100 ;`
-    ST_0x1985 = 693,
+    ST_0x1985 = 694,
     /// `ST` (opcode key 0x1985), e.g. `@!P6 ST.???0.INVALID6.U8.STRONG.SYS [R108.64+UR11+-0x3acc61], R45 ;`
-    ST_0x1985_2 = 694,
+    ST_0x1985_2 = 695,
     /// `ST` (opcode key 0x1985), e.g. `ST.E [R6.64], R11 ;`
-    ST_0x1985_3 = 695,
+    ST_0x1985_3 = 696,
     /// `STG` (opcode key 0x1986), e.g. `@!P4 STG.E.INVALID7.S8.STRONG.SM.PRIVATE [UR23+0x5482], R61 ;`
-    STG_0x1986 = 696,
+    STG_0x1986 = 697,
     /// `STG` (opcode key 0x1986), e.g. `@!P1 STG.E.LU.64.STRONG.SM [R166.U32+UR40+0x60249c], R64 ;`
-    STG_0x1986_2 = 697,
+    STG_0x1986_2 = 698,
     /// `STG` (opcode key 0x1986), e.g. `@P1 STG.???0.NA.64.STRONG.GPU.PRIVATE [R51.64+UR0+-0xd565a], R22 ;`
-    STG_0x1986_3 = 698,
+    STG_0x1986_3 = 699,
     /// `STG` (opcode key 0x1986), e.g. `STG.E [R4.64], R0 ;`
-    STG_0x1986_4 = 699,
+    STG_0x1986_4 = 700,
     /// `STL` (opcode key 0x1987), e.g. `@!PT STL.LU [R196+UR59+-0x5f4df6], R55 ;`
-    STL_0x1987 = 700,
+    STL_0x1987 = 701,
     /// `STL` (opcode key 0x1987), e.g. `@P5 STL.EL.INVALID7 [R62+-0x760af1], R153 ;`
-    STL_0x1987_2 = 701,
+    STL_0x1987_2 = 702,
     /// `STS` (opcode key 0x1988), e.g. `STS [R5+UR5], R4 ;`
-    STS_0x1988 = 702,
+    STS_0x1988 = 703,
     /// `ATOM` (opcode key 0x198a), e.g. `@!P1 ATOM.E.INVALID14.EF.INVALID9.STRONG.SM.PRIVATE P5, R222, [R64.U32+UR4+-0x7cd8f4], R10 ;`
-    ATOM_0x198a = 703,
+    ATOM_0x198a = 704,
     /// `ATOM` (opcode key 0x198a), e.g. `@!P1 ATOM.???0.INVALID9.EL.F64.RN.MMIO.SYS P5, R146, [R136.64+UR19+-0xc856], R251 ;`
-    ATOM_0x198a_2 = 704,
+    ATOM_0x198a_2 = 705,
     /// `ATOM` (opcode key 0x198a), e.g. `@!P3 ATOM.???0.MIN.EF.F32.FTZ.RN.STRONG.GPU P4, R237, [R159.64+0x4700c6], R10 ;`
-    ATOM_0x198a_3 = 705,
+    ATOM_0x198a_3 = 706,
     /// `ATOMS` (opcode key 0x198c), e.g. `@!P4 ATOMS.INVALID13.64 R95, [R254.X8+UR1+-0x3f94d4], R53 ;`
-    ATOMS_0x198c = 706,
+    ATOMS_0x198c = 707,
     /// `RED` (opcode key 0x198e), e.g. `RED.XOR.INVALID7.S64.CONSTANT.CTA.PRIVATE [R199.U32+UR60+0x7823c4], R17 ;`
-    RED_0x198e = 707,
+    RED_0x198e = 708,
     /// `RED` (opcode key 0x198e), e.g. `@P5 RED.???0.OR.INVALID7.INVALID12.CONSTANT.CTA.PRIVATE [R198.64+UR24+-0x355b93], R173 ;`
-    RED_0x198e_2 = 708,
+    RED_0x198e_2 = 709,
     /// `RED` (opcode key 0x198e), e.g. `RED.E.ADD.STRONG.GPU [R4.64+0x10], R17 ;`
-    RED_0x198e_3 = 709,
+    RED_0x198e_3 = 710,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P2 ATOMG.E.EXCH.INVALID7.INVALID10 P3, R206, [R31.U32+UR21+0x5003da], R129 ;`
-    ATOMG_0x19a8 = 710,
+    ATOMG_0x19a8 = 711,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P3 ATOMG.???0.MAX.INVALID9.CONSTANT.CTA P6, R156, [R44.64+URZ+0x7c8d5b], R74 ;`
-    ATOMG_0x19a8_2 = 711,
+    ATOMG_0x19a8_2 = 712,
     /// `ATOMG` (opcode key 0x19a8), e.g. `@P0 ATOMG.E.ADD.STRONG.SM PT, RZ, [R4.64], R7 ;`
-    ATOMG_0x19a8_3 = 712,
+    ATOMG_0x19a8_3 = 713,
     /// `QSPC` (opcode key 0x19aa), e.g. `@!P4 QSPC.E.S P1, R253, [UR4+-0x7d1ae7] ;`
-    QSPC_0x19aa = 713,
+    QSPC_0x19aa = 714,
     /// `QSPC` (opcode key 0x19aa), e.g. `@P0 QSPC.E.G P1, R103, [R21.U32+UR58+-0x821d] ;`
-    QSPC_0x19aa_2 = 714,
+    QSPC_0x19aa_2 = 715,
     /// `QSPC` (opcode key 0x19aa), e.g. `@!P0 QSPC.E.G P6, R68, [R152.64+UR4+0x7164a3] ;`
-    QSPC_0x19aa_3 = 715,
+    QSPC_0x19aa_3 = 716,
     /// `ARRIVES` (opcode key 0x19b0), e.g. `@P1 ARRIVES.LDGSTSBAR.???0 [R163+UR20+0x674610] ;`
-    ARRIVES_0x19b0 = 716,
+    ARRIVES_0x19b0 = 717,
     /// `MOV` (opcode key 0x1a02), e.g. `@!P6 MOV R184, cx[UR22][0x33a0], 0x3 ;`
-    MOV_0x1a02 = 717,
+    MOV_0x1a02 = 718,
     /// `P2R` (opcode key 0x1a03), e.g. `@!P4 P2R.B3 R50, PR, R232, cx[UR60][0xef00] ;`
-    P2R_0x1a03 = 718,
+    P2R_0x1a03 = 719,
     /// `R2P` (opcode key 0x1a04), e.g. `@P2 R2P PR, R219.B1, cx[UR51][0x787c];`
-    R2P_0x1a04 = 719,
+    R2P_0x1a04 = 720,
     /// `SEL` (opcode key 0x1a07), e.g. `@P1 SEL R33, R55, cx[UR9][0x8edc], !P0 ;`
-    SEL_0x1a07 = 720,
+    SEL_0x1a07 = 721,
     /// `FSEL` (opcode key 0x1a08), e.g. `@!P5 FSEL R32, -|R192|, -|cx[UR4][0x2874]|, !P5 ;`
-    FSEL_0x1a08 = 721,
+    FSEL_0x1a08 = 722,
     /// `FMNMX` (opcode key 0x1a09), e.g. `@P1 FMNMX.FTZ.XORSIGN R194, |R244|, |cx[UR33][0x60e4]|, !P2 ;`
-    FMNMX_0x1a09 = 722,
+    FMNMX_0x1a09 = 723,
     /// `FSET` (opcode key 0x1a0a), e.g. `@P2 FSET.BF.GEU.INVALID3 R109, |R117|, -|cx[UR53][0x7d84]|, P1 ;`
-    FSET_0x1a0a = 723,
+    FSET_0x1a0a = 724,
     /// `FSETP` (opcode key 0x1a0b), e.g. `@P2 FSETP.EQ.FTZ.AND PT, P6, -R9, cx[UR20][0x819c], P4 ;`
-    FSETP_0x1a0b = 724,
+    FSETP_0x1a0b = 725,
     /// `ISETP` (opcode key 0x1a0c), e.g. `@P6 ISETP.EQ.OR P0, P0, R124, cx[UR50][0x3710], !P2 ;`
-    ISETP_0x1a0c = 725,
+    ISETP_0x1a0c = 726,
     /// `ISETP` (opcode key 0x1a0c), e.g. `@P5 ISETP.EQ.U32.AND.EX PT, P0, R64, cx[UR57][0xf20], !P3, P4 ;`
-    ISETP_0x1a0c_2 = 726,
+    ISETP_0x1a0c_2 = 727,
     /// `IADD3` (opcode key 0x1a10), e.g. `@P2 IADD3 R3, P1, P0, R4, -cx[UR10][0x4f8], -R69 ;`
-    IADD3_0x1a10 = 727,
+    IADD3_0x1a10 = 728,
     /// `IADD3` (opcode key 0x1a10), e.g. `@P1 IADD3.X R107, P4, P0, ~R44, ~cx[UR18][0xcfdc], R107, P3, P4 ;`
-    IADD3_0x1a10_2 = 728,
+    IADD3_0x1a10_2 = 729,
     /// `LEA` (opcode key 0x1a11), e.g. `@P2 LEA R145, P4, R50, -cx[UR10][0xb148], 0x1 ;`
-    LEA_0x1a11 = 729,
+    LEA_0x1a11 = 730,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P0 LEA.X R31, P4, R23, cx[UR61][0xc1ec], 0x1a, !P3 ;`
-    LEA_0x1a11_2 = 730,
+    LEA_0x1a11_2 = 731,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P5 LEA.HI R129, P5, R231, -cx[UR33][0x7258], RZ, 0x13 ;`
-    LEA_0x1a11_3 = 731,
+    LEA_0x1a11_3 = 732,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.SX32 R29, -R2, -cx[UR60][0xc594], 0xe ;`
-    LEA_0x1a11_4 = 732,
+    LEA_0x1a11_4 = 733,
     /// `LEA` (opcode key 0x1a11), e.g. `@P2 LEA.HI.X R122, P3, R154, ~cx[UR3][0xad0], R168, 0x14, !P6 ;`
-    LEA_0x1a11_5 = 733,
+    LEA_0x1a11_5 = 734,
     /// `LEA` (opcode key 0x1a11), e.g. `@!P4 LEA.HI.X.SX32 R71, P2, R223.reuse, ~cx[UR15][0x9f8], 0xb, P2 ;`
-    LEA_0x1a11_6 = 734,
+    LEA_0x1a11_6 = 735,
     /// `LOP3` (opcode key 0x1a12), e.g. `@P5 LOP3.LUT.PAND P1, R171, R140.reuse, cx[UR62][0xd76c], R29.reuse, 0x3e, P3 ;`
-    LOP3_0x1a12 = 735,
+    LOP3_0x1a12 = 736,
     /// `IABS` (opcode key 0x1a13), e.g. `@P6 IABS R27, cx[UR61][0x3698] ;`
-    IABS_0x1a13 = 736,
+    IABS_0x1a13 = 737,
     /// `VABSDIFF` (opcode key 0x1a14), e.g. `@!P2 VABSDIFF R62, P5, R161, cx[UR22][0x7dec], R82 ;`
-    VABSDIFF_0x1a14 = 737,
+    VABSDIFF_0x1a14 = 738,
     /// `VABSDIFF4` (opcode key 0x1a15), e.g. `@!P6 VABSDIFF4 R81, P6, R250, cx[UR39][0x5ae0], R187 ;`
-    VABSDIFF4_0x1a15 = 738,
+    VABSDIFF4_0x1a15 = 739,
     /// `PRMT` (opcode key 0x1a16), e.g. `@P2 PRMT R229, R48, cx[UR8][0xeb20], R167 ;`
-    PRMT_0x1a16 = 739,
+    PRMT_0x1a16 = 740,
     /// `IMNMX` (opcode key 0x1a17), e.g. `IMNMX R45, R66, cx[UR13][0x9834], !P6 ;`
-    IMNMX_0x1a17 = 740,
+    IMNMX_0x1a17 = 741,
     /// `SHF` (opcode key 0x1a19), e.g. `@!P4 SHF.R.U32 R34, R123, cx[UR18][0x98], R188 ;`
-    SHF_0x1a19 = 741,
+    SHF_0x1a19 = 742,
     /// `SGXT` (opcode key 0x1a1a), e.g. `@!P0 SGXT.U32 R136, R207, cx[UR62][0xa660] ;`
-    SGXT_0x1a1a = 742,
+    SGXT_0x1a1a = 743,
     /// `BMSK` (opcode key 0x1a1b), e.g. `@!P0 BMSK RZ, R242, cx[UR55][0xec58] ;`
-    BMSK_0x1a1b = 743,
+    BMSK_0x1a1b = 744,
     /// `PLOP3` (opcode key 0x1a1d), e.g. `@P2 PLOP3.LUT P5, P1, !P3, cx[UR4] [0xdf8].SIGN, !P3, 0xe, 0x59 ;`
-    PLOP3_0x1a1d = 744,
+    PLOP3_0x1a1d = 745,
     /// `PLOP3` (opcode key 0x1a1e), e.g. `PLOP3.LUT PT, P1, !PT, cx[UR49] [0xb28c].SIGN, R66.SIGN, 0xb, 0xef ;`
-    PLOP3_0x1a1e = 745,
+    PLOP3_0x1a1e = 746,
     /// `PLOP3` (opcode key 0x1a1f), e.g. `@P0 PLOP3.LUT P1, P1, R238.SIGN, cx[UR0] [0xa7d8].SIGN, R249.SIGN, 0x1b, 0x44 ;`
-    PLOP3_0x1a1f = 746,
+    PLOP3_0x1a1f = 747,
     /// `FMUL` (opcode key 0x1a20), e.g. `@!P3 FMUL.M8.RM R96, R124, cx[UR6][0xa2c] ;`
-    FMUL_0x1a20 = 747,
+    FMUL_0x1a20 = 748,
     /// `FFMA` (opcode key 0x1a23), e.g. `@!PT FFMA.FTZ.RM R16, |R55|, -|cx[UR17][0x6920]|, R53 ;`
-    FFMA_0x1a23 = 748,
+    FFMA_0x1a23 = 749,
     /// `IMAD` (opcode key 0x1a24), e.g. `@!P4 IMAD.U32 R73, R32.reuse, cx[UR7][0x855c], R53.reuse ;`
-    IMAD_0x1a24 = 749,
+    IMAD_0x1a24 = 750,
     /// `IMAD` (opcode key 0x1a24), e.g. `@P5 IMAD.U32.X R169, RZ, cx[UR37][0x666c], R146, !P6 ;`
-    IMAD_0x1a24_2 = 750,
+    IMAD_0x1a24_2 = 751,
     /// `IMAD` (opcode key 0x1a25), e.g. `@!P1 IMAD.WIDE.U32 R64, P1, R41, cx[UR8][0x3798], -R235 ;`
-    IMAD_0x1a25 = 751,
+    IMAD_0x1a25 = 752,
     /// `IMAD` (opcode key 0x1a25), e.g. `@!P5 IMAD.WIDE.U32.X R6, P2, R238, cx[UR32][0x14f4], ~R169, !P1 ;`
-    IMAD_0x1a25_2 = 752,
+    IMAD_0x1a25_2 = 753,
     /// `IDP` (opcode key 0x1a26), e.g. `@P0 IDP.4A.U8.U8 R150, R244.reuse, cx[UR9][0xbe5c], R222 ;`
-    IDP_0x1a26 = 753,
+    IDP_0x1a26 = 754,
     /// `IDP` (opcode key 0x1a26), e.g. `@P3 IDP.2A.LO.S16.S8 R124, R35.reuse, cx[UR57][0xe8dc], R129 ;`
-    IDP_0x1a26_2 = 754,
+    IDP_0x1a26_2 = 755,
     /// `IMAD` (opcode key 0x1a27), e.g. `@P0 IMAD.HI R114, R12, cx[UR49][0x25bc], -R59.reuse ;`
-    IMAD_0x1a27 = 755,
+    IMAD_0x1a27 = 756,
     /// `IMAD` (opcode key 0x1a27), e.g. `@!P5 IMAD.HI.X R188, P1, R23.reuse, cx[UR23][0xc7f0], R26.reuse, !P1 ;`
-    IMAD_0x1a27_2 = 756,
+    IMAD_0x1a27_2 = 757,
     /// `DMUL` (opcode key 0x1a28), e.g. `@!P3 DMUL R108, |R87|, -|cx[UR29][0xab80]| ;`
-    DMUL_0x1a28 = 757,
+    DMUL_0x1a28 = 758,
     /// `DFMA` (opcode key 0x1a2b), e.g. `DFMA.RP R231, -|R33|, -|cx[UR15][0x44d0]|, -|R104| ;`
-    DFMA_0x1a2b = 758,
+    DFMA_0x1a2b = 759,
     /// `CLMAD` (opcode key 0x1a2c), e.g. `@P1 CLMAD.HI R19, R26, cx[UR10][0x404c], R152 ;`
-    CLMAD_0x1a2c = 759,
+    CLMAD_0x1a2c = 760,
     /// `HFMA2` (opcode key 0x1a31), e.g. `@!P1 HFMA2.F32.RELU R12, |R53|.H0_H0, -cx[UR49] [0xa690].INVALID7, R232.reuse, P3 ;`
-    X_0x1a31 = 760,
+    X_0x1a31 = 761,
     /// `HFMA2` (opcode key 0x1a31), e.g. `@!P3 HFMA2.BF16_V2.INVALID3.SAT R230, |R14|.H1_H1, -cx[UR38] [0x5610].H1_H1, -R218 ;`
-    X_0x1a31_2 = 761,
+    X_0x1a31_2 = 762,
     /// `HMUL2` (opcode key 0x1a32), e.g. `@P4 HMUL2.FTZ.SAT R51, -R237.F32, -cx[UR35] [0xcc9c].F32 ;`
-    HMUL2_0x1a32 = 762,
+    HMUL2_0x1a32 = 763,
     /// `HFMA2` (opcode key 0x1a35), e.g. `@!PT HFMA2.MMA.FTZ.RELU R143, |R22|, -|cx[UR30][0x1558]|, |R130|, !PT ;`
-    HFMA2_0x1a35 = 763,
+    HFMA2_0x1a35 = 764,
     /// `HFMA2` (opcode key 0x1a35), e.g. `@P2 HFMA2.MMA.FTZ R109, -R73, |cx[UR27][0x89b4]|, -|R45| ;`
-    HFMA2_0x1a35_2 = 764,
+    HFMA2_0x1a35_2 = 765,
     /// `I2I` (opcode key 0x1a38), e.g. `@!P6 I2I.U16.S32.SAT R29, cx[UR36][0x14d4] ;`
-    I2I_0x1a38 = 765,
+    I2I_0x1a38 = 766,
     /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.S2.S32 R201, R150, cx[UR2][0x43c0], R85.???1 ;`
-    I2IP_0x1a39 = 766,
+    I2IP_0x1a39 = 767,
     /// `I2IP` (opcode key 0x1a39), e.g. `@P0 I2IP.U4.S32 R244, R78, cx[UR54][0x31d0], R100.???0 ;`
-    I2IP_0x1a39_2 = 767,
+    I2IP_0x1a39_2 = 768,
     /// `I2IP` (opcode key 0x1a39), e.g. `@P5 I2IP.S16.S32.SAT R176, R126, cx[UR16][0x6410], R82.???2 ;`
-    I2IP_0x1a39_3 = 768,
+    I2IP_0x1a39_3 = 769,
     /// `F2FP` (opcode key 0x1a3e), e.g. `@P3 F2FP.???3.PACK_AB.RS.10b.LTN25 R22, R208, cx[UR19][0x71a4], R128.reuse.H1 ;`
-    F2FP_0x1a3e = 769,
+    F2FP_0x1a3e = 770,
     /// `F2FP` (opcode key 0x1a3e), e.g. ``
-    X_0x1a3e = 770,
+    X_0x1a3e = 771,
     /// `F2FP` (opcode key 0x1a3e), e.g. `@P5 F2FP.SATFINITE.MERGE_C.RZ R197, cx[UR40][0x4a68], R72.H1 ;`
-    X_0x1a3e_2 = 771,
+    X_0x1a3e_2 = 772,
     /// `HMNMX2` (opcode key 0x1a40), e.g. `@P0 HMNMX2.F32.NAN.XORSIGN R179, R150.H1_H1, -cx[UR44] [0x9f64].H0_H0, P6 ;`
-    X_0x1a40 = 772,
+    X_0x1a40 = 773,
     /// `F2IP` (opcode key 0x1a43), e.g. `@P4 F2IP.S8.F32.INVALID1.RELU R243, R198, cx[UR58][0x7a38], R87.H1 ;`
-    F2IP_0x1a43 = 773,
+    F2IP_0x1a43 = 774,
     /// `I2FP` (opcode key 0x1a45), e.g. `@P1 I2FP.???7.???0 R155, cx[UR59][0x47e4] ;`
-    I2FP_0x1a45 = 774,
+    I2FP_0x1a45 = 775,
     /// `(prints nothing)` (opcode key 0x1a78), e.g. ``
-    X_0x1a78 = 775,
+    X_0x1a78 = 776,
     /// `ULDC` (opcode key 0x1ab9), e.g. `@!UP6 ULDC UR11, cx[UR11][0x1fec] ;`
-    ULDC_0x1ab9 = 776,
+    ULDC_0x1ab9 = 777,
     /// `ULDC` (opcode key 0x1abb), e.g. `@!UP2 ULDC.U8 UR27, c[0x1d][UR31+-0x5edd] ;`
-    ULDC_0x1abb = 777,
+    ULDC_0x1abb = 778,
     /// `FLO` (opcode key 0x1b00), e.g. `@P3 FLO.SH R184, P5, cx[UR50][0x92d4] ;`
-    FLO_0x1b00 = 778,
+    FLO_0x1b00 = 779,
     /// `BREV` (opcode key 0x1b01), e.g. `@P6 BREV R191, cx[UR40][0xf3c0] ;`
-    BREV_0x1b01 = 779,
+    BREV_0x1b01 = 780,
     /// `FCHK` (opcode key 0x1b02), e.g. `@P5 FCHK P0, R169, |cx[UR18][0x2ed0]| ;`
-    FCHK_0x1b02 = 780,
+    FCHK_0x1b02 = 781,
     /// `F2F` (opcode key 0x1b04), e.g. ``
-    X_0x1b04 = 781,
+    X_0x1b04 = 782,
     /// `F2F` (opcode key 0x1b04), e.g. `@P2 F2F.FTZ.BF16.F32 R130, -cx[UR5][0xb818] ;`
-    X_0x1b04_2 = 782,
+    X_0x1b04_2 = 783,
     /// `F2I` (opcode key 0x1b05), e.g. `@P2 F2I.FTZ.S8.F16.NTZ R12, cx[UR12] [0x7700].INVALID2 ;`
-    F2I_0x1b05 = 783,
+    F2I_0x1b05 = 784,
     /// `F2I` (opcode key 0x1b05), e.g. `@!P4 F2I.FTZ.U16.NTZ R152, cx[UR32][0x399c] ;`
-    F2I_0x1b05_2 = 784,
+    F2I_0x1b05_2 = 785,
     /// `I2F` (opcode key 0x1b06), e.g. `@!P4 I2F.???3.U8.RZ R49, cx[UR52] [0xcb30] ;`
-    I2F_0x1b06 = 785,
+    I2F_0x1b06 = 786,
     /// `I2F` (opcode key 0x1b06), e.g. `@!P5 I2F.???0.S16.RP R110, cx[UR41] [0x8438].INVALID2 ;`
-    I2F_0x1b06_2 = 786,
+    I2F_0x1b06_2 = 787,
     /// `I2F` (opcode key 0x1b06), e.g. `@P1 I2F.U32.RP R161, cx[UR0][0x4724] ;`
-    I2F_0x1b06_3 = 787,
+    I2F_0x1b06_3 = 788,
     /// `FRND` (opcode key 0x1b07), e.g. `@P2 FRND.F16.CEIL R88, -cx[UR41] [0x7910].INVALID3 ;`
-    FRND_0x1b07 = 788,
+    FRND_0x1b07 = 789,
     /// `FRND` (opcode key 0x1b07), e.g. `@!PT FRND.FTZ.TRUNC R26, cx[UR39][0x9bb8] ;`
-    FRND_0x1b07_2 = 789,
+    FRND_0x1b07_2 = 790,
     /// `MUFU` (opcode key 0x1b08), e.g. `MUFU.INVALID13 R245, -cx[UR10][0xcc24] ;`
-    MUFU_0x1b08 = 790,
+    MUFU_0x1b08 = 791,
     /// `MUFU` (opcode key 0x1b08), e.g. `@P4 MUFU.INVALID11.F16 R38, cx[UR8] [0x43b4].H1 ;`
-    MUFU_0x1b08_2 = 791,
+    MUFU_0x1b08_2 = 792,
     /// `POPC` (opcode key 0x1b09), e.g. `@P2 POPC R26, cx[UR28][0x5238] ;`
-    POPC_0x1b09 = 792,
+    POPC_0x1b09 = 793,
     /// `F2F` (opcode key 0x1b10), e.g. `@P0 F2F.FTZ.F64.F16.RM R75, -|cx[UR42] [0x8f10].INVALID3| ;`
-    F2F_0x1b10 = 793,
+    F2F_0x1b10 = 794,
     /// `F2F` (opcode key 0x1b10), e.g. `@P5 F2F.FTZ.F64.F32.RP R26, cx[UR55][0x5934] ;`
-    F2F_0x1b10_2 = 794,
+    F2F_0x1b10_2 = 795,
     /// `F2F` (opcode key 0x1b10), e.g. `@!P0 F2F.F32.F64.RM R58, |cx[UR41][0xe3c8]| ;`
-    F2F_0x1b10_3 = 795,
+    F2F_0x1b10_3 = 796,
     /// `F2I` (opcode key 0x1b11), e.g. `@P0 F2I.FTZ.U64.F16.CEIL R190, cx[UR39] [0x9b88].H1 ;`
-    F2I_0x1b11 = 796,
+    F2I_0x1b11 = 797,
     /// `F2I` (opcode key 0x1b11), e.g. `@!P3 F2I.FTZ.U64.CEIL R159, cx[UR8][0x1ec0] ;`
-    F2I_0x1b11_2 = 797,
+    F2I_0x1b11_2 = 798,
     /// `F2I` (opcode key 0x1b11), e.g. `@!P4 F2I.S64.F64.NTZ R126, cx[UR3][0xdb54] ;`
-    F2I_0x1b11_3 = 798,
+    F2I_0x1b11_3 = 799,
     /// `F2I` (opcode key 0x1b11), e.g. `@!P2 F2I.FTZ.F64.FLOOR R5, -cx[UR8][0x63a4] ;`
-    F2I_0x1b11_4 = 799,
+    F2I_0x1b11_4 = 800,
     /// `I2F` (opcode key 0x1b12), e.g. `I2F.F64.S8.RM R37, cx[UR35] [0xdaf0].B3 ;`
-    I2F_0x1b12 = 800,
+    I2F_0x1b12 = 801,
     /// `I2F` (opcode key 0x1b12), e.g. `@!PT I2F.F64.S16.RZ R93, cx[UR58] [0xa524].INVALID3 ;`
-    I2F_0x1b12_2 = 801,
+    I2F_0x1b12_2 = 802,
     /// `I2F` (opcode key 0x1b12), e.g. `@P2 I2F.F64.U32.RP R184, cx[UR51][0xa5a0] ;`
-    I2F_0x1b12_3 = 802,
+    I2F_0x1b12_3 = 803,
     /// `I2F` (opcode key 0x1b12), e.g. `@!P3 I2F.F64.S64.RZ R202, cx[UR49][0x421c] ;`
-    I2F_0x1b12_4 = 803,
+    I2F_0x1b12_4 = 804,
     /// `I2F` (opcode key 0x1b12), e.g. `@P5 I2F.U64.RM R59, cx[UR49][0xbe64] ;`
-    I2F_0x1b12_5 = 804,
+    I2F_0x1b12_5 = 805,
     /// `FRND` (opcode key 0x1b13), e.g. `@P2 FRND.???5.CEIL R134, -cx[UR29][0xf018] ;`
-    FRND_0x1b13 = 805,
+    FRND_0x1b13 = 806,
     /// `WARPSYNC` (opcode key 0x1b48), e.g. `@!P6 WARPSYNC !P5, cx[UR59][0xea54] ;`
-    WARPSYNC_0x1b48 = 806,
+    WARPSYNC_0x1b48 = 807,
     /// `JMP` (opcode key 0x1b4a), e.g. `@P4 JMP.DIV !P6, UR55, c[0x9][0x3648] ;`
-    JMP_0x1b4a = 807,
+    JMP_0x1b4a = 808,
     /// `RPCMOV` (opcode key 0x1b52), e.g. `RPCMOV.32 Rpc.HI, cx[UR9][0xe720] ;`
-    RPCMOV_0x1b52 = 808,
+    RPCMOV_0x1b52 = 809,
     /// `RPCMOV` (opcode key 0x1b54), e.g. `@P5 RPCMOV.64 Rpc, cx[UR54][0x96c0] ;`
-    RPCMOV_0x1b54 = 809,
+    RPCMOV_0x1b54 = 810,
     /// `BMOV` (opcode key 0x1b56), e.g. `@P2 BMOV.32 ???54, cx[UR46][0x4564] ;`
-    BMOV_0x1b56 = 810,
+    BMOV_0x1b56 = 811,
     /// `BMOV` (opcode key 0x1b57), e.g. `@P4 BMOV.64 ATEXIT_PC, cx[UR52][0x6bc] ;`
-    BMOV_0x1b57 = 811,
+    BMOV_0x1b57 = 812,
     /// `(prints nothing)` (opcode key 0x1b5a), e.g. ``
-    X_0x1b5a = 812,
+    X_0x1b5a = 813,
     /// `NANOSLEEP` (opcode key 0x1b5d), e.g. `@P2 NANOSLEEP.WARP cx[UR6][0xfcd0] ;`
-    NANOSLEEP_0x1b5d = 813,
+    NANOSLEEP_0x1b5d = 814,
     /// `MOV` (opcode key 0x1c02), e.g. `MOV R3, UR4 ;`
-    MOV_0x1c02 = 814,
+    MOV_0x1c02 = 815,
     /// `P2R` (opcode key 0x1c03), e.g. `@!P1 P2R.B1 R143, PR, R46, UR53 ;`
-    P2R_0x1c03 = 815,
+    P2R_0x1c03 = 816,
     /// `R2P` (opcode key 0x1c04), e.g. `@P0 R2P PR, R47.B3, UR1;`
-    R2P_0x1c04 = 816,
+    R2P_0x1c04 = 817,
     /// `SEL` (opcode key 0x1c07), e.g. `@!P6 SEL R224, R66, UR21, P5 ;`
-    SEL_0x1c07 = 817,
+    SEL_0x1c07 = 818,
     /// `FSEL` (opcode key 0x1c08), e.g. `FSEL R170, -|R223|, UR38, !P4 ;`
-    FSEL_0x1c08 = 818,
+    FSEL_0x1c08 = 819,
     /// `FMNMX` (opcode key 0x1c09), e.g. `@!P2 FMNMX.FTZ.XORSIGN R242, -|R70|, -|UR14|, P6 ;`
-    FMNMX_0x1c09 = 819,
+    FMNMX_0x1c09 = 820,
     /// `FSET` (opcode key 0x1c0a), e.g. `@!PT FSET.BF.LE.OR R9, -R234, UR32, PT ;`
-    FSET_0x1c0a = 820,
+    FSET_0x1c0a = 821,
     /// `FSETP` (opcode key 0x1c0b), e.g. `@P4 FSETP.EQU.FTZ.OR P0, P3, |R108|, -|UR8|, PT ;`
-    FSETP_0x1c0b = 821,
+    FSETP_0x1c0b = 822,
     /// `ISETP` (opcode key 0x1c0c), e.g. `ISETP.NE.U32.AND P0, PT, R8, UR4, PT ;`
-    ISETP_0x1c0c = 822,
+    ISETP_0x1c0c = 823,
     /// `ISETP` (opcode key 0x1c0c), e.g. `@P0 ISETP.F.U32.INVALID3.EX P0, P1, R250, UR19, !P6, P6 ;`
-    ISETP_0x1c0c_2 = 823,
+    ISETP_0x1c0c_2 = 824,
     /// `IADD3` (opcode key 0x1c10), e.g. `IADD3 R21, R9.reuse, UR4, RZ ;`
-    IADD3_0x1c10 = 824,
+    IADD3_0x1c10 = 825,
     /// `IADD3` (opcode key 0x1c10), e.g. `@!P5 IADD3.X R103, P2, P5, R66.reuse, UR26, ~R180, P5, !P2 ;`
-    IADD3_0x1c10_2 = 825,
+    IADD3_0x1c10_2 = 826,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA R8, P0, R16, UR8, 0x2 ;`
-    LEA_0x1c11 = 826,
+    LEA_0x1c11 = 827,
     /// `LEA` (opcode key 0x1c11), e.g. `@P6 LEA.X R142, P0, R154, ~UR60, 0xa, P4 ;`
-    LEA_0x1c11_2 = 827,
+    LEA_0x1c11_2 = 828,
     /// `LEA` (opcode key 0x1c11), e.g. `@!PT LEA.HI R18, -R209, -UR19, R73, 0x4 ;`
-    LEA_0x1c11_3 = 828,
+    LEA_0x1c11_3 = 829,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.SX32 R145, P4, -R197, UR49, 0x9 ;`
-    LEA_0x1c11_4 = 829,
+    LEA_0x1c11_4 = 830,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X R3, R16, UR5, R17, 0x3, P0 ;`
-    LEA_0x1c11_5 = 830,
+    LEA_0x1c11_5 = 831,
     /// `LEA` (opcode key 0x1c11), e.g. `LEA.HI.X.SX32 R104, P3, ~R139, URZ, 0x12, PT ;`
-    LEA_0x1c11_6 = 831,
+    LEA_0x1c11_6 = 832,
     /// `LOP3` (opcode key 0x1c12), e.g. `LOP3.LUT P1, R5, RZ, UR6, R5, 0x88, !PT ;`
-    LOP3_0x1c12 = 832,
+    LOP3_0x1c12 = 833,
     /// `IABS` (opcode key 0x1c13), e.g. `@!P1 IABS R90, UR5 ;`
-    IABS_0x1c13 = 833,
+    IABS_0x1c13 = 834,
     /// `VABSDIFF` (opcode key 0x1c14), e.g. `VABSDIFF.U32 R29, P6, R89, UR12, R6 ;`
-    VABSDIFF_0x1c14 = 834,
+    VABSDIFF_0x1c14 = 835,
     /// `VABSDIFF4` (opcode key 0x1c15), e.g. `@!P2 VABSDIFF4.ACC R246, R239, UR58, R14 ;`
-    VABSDIFF4_0x1c15 = 835,
+    VABSDIFF4_0x1c15 = 836,
     /// `PRMT` (opcode key 0x1c16), e.g. `@!P2 PRMT.RC8 R118, R63, UR60, R238 ;`
-    PRMT_0x1c16 = 836,
+    PRMT_0x1c16 = 837,
     /// `IMNMX` (opcode key 0x1c17), e.g. `@!PT IMNMX.U32 R87, R244, UR25, P3 ;`
-    IMNMX_0x1c17 = 837,
+    IMNMX_0x1c17 = 838,
     /// `SHF` (opcode key 0x1c19), e.g. `@!P0 SHF.L.U32 R189, R189, UR39, R41 ;`
-    SHF_0x1c19 = 838,
+    SHF_0x1c19 = 839,
     /// `SGXT` (opcode key 0x1c1a), e.g. `@P0 SGXT.W.U32 R105, R118, UR14 ;`
-    SGXT_0x1c1a = 839,
+    SGXT_0x1c1a = 840,
     /// `BMSK` (opcode key 0x1c1b), e.g. `@P5 BMSK R205, R192, UR12 ;`
-    BMSK_0x1c1b = 840,
+    BMSK_0x1c1b = 841,
     /// `PLOP3` (opcode key 0x1c1d), e.g. `@!P6 PLOP3.LUT P3, P1, P3, UR0.SIGN, P1, 0x59, 0x6f ;`
-    PLOP3_0x1c1d = 841,
+    PLOP3_0x1c1d = 842,
     /// `PLOP3` (opcode key 0x1c1e), e.g. `@!P4 PLOP3.LUT P5, P5, P0, UR41.SIGN, R54.SIGN, 0x9a, 0x83 ;`
-    PLOP3_0x1c1e = 842,
+    PLOP3_0x1c1e = 843,
     /// `PLOP3` (opcode key 0x1c1f), e.g. `@!P0 PLOP3.LUT P4, P3, R214.SIGN, UR24.SIGN, R38.SIGN, 0xe6, 0xb7 ;`
-    PLOP3_0x1c1f = 843,
+    PLOP3_0x1c1f = 844,
     /// `FMUL` (opcode key 0x1c20), e.g. `@!P3 FMUL.FMZ.INVALID0.RZ.SAT R231, |R163|, |UR49| ;`
-    FMUL_0x1c20 = 844,
+    FMUL_0x1c20 = 845,
     /// `FFMA` (opcode key 0x1c23), e.g. `@P4 FFMA.FTZ.RM.SAT R194, -R86.reuse, -UR53, R100 ;`
-    FFMA_0x1c23 = 845,
+    FFMA_0x1c23 = 846,
     /// `IMAD` (opcode key 0x1c24), e.g. `IMAD R9, R0, UR4, R11 ;`
-    IMAD_0x1c24 = 846,
+    IMAD_0x1c24 = 847,
     /// `IMAD` (opcode key 0x1c24), e.g. `@!P0 IMAD.X R114, R100, UR31, ~R96, !PT ;`
-    IMAD_0x1c24_2 = 847,
+    IMAD_0x1c24_2 = 848,
     /// `IMAD` (opcode key 0x1c25), e.g. `IMAD.WIDE.U32 R44, P6, R98, UR34, R211 ;`
-    IMAD_0x1c25 = 848,
+    IMAD_0x1c25 = 849,
     /// `IMAD` (opcode key 0x1c25), e.g. `@!P6 IMAD.WIDE.X R176, P5, R160, UR42, ~R58, PT ;`
-    IMAD_0x1c25_2 = 849,
+    IMAD_0x1c25_2 = 850,
     /// `IDP` (opcode key 0x1c26), e.g. `@!P3 IDP.4A.U8.U8 R30, R127, UR34, -R42.reuse ;`
-    IDP_0x1c26 = 850,
+    IDP_0x1c26 = 851,
     /// `IDP` (opcode key 0x1c26), e.g. `@!P6 IDP.2A.HI.U16.U8 R193, R92.reuse, UR49, -R182 ;`
-    IDP_0x1c26_2 = 851,
+    IDP_0x1c26_2 = 852,
     /// `IMAD` (opcode key 0x1c27), e.g. `@!P0 IMAD.HI R165, P2, R85, UR41, -R99 ;`
-    IMAD_0x1c27 = 852,
+    IMAD_0x1c27 = 853,
     /// `IMAD` (opcode key 0x1c27), e.g. `@!P1 IMAD.HI.X R194, P0, R85.reuse, UR61, ~R74.reuse, !P0 ;`
-    IMAD_0x1c27_2 = 853,
+    IMAD_0x1c27_2 = 854,
     /// `DMUL` (opcode key 0x1c28), e.g. `@!P4 DMUL.RZ R94, -|R211|, |UR3| ;`
-    DMUL_0x1c28 = 854,
+    DMUL_0x1c28 = 855,
     /// `DFMA` (opcode key 0x1c2b), e.g. `@!P4 DFMA.RM R108, |R90|, UR25, -|R244| ;`
-    DFMA_0x1c2b = 855,
+    DFMA_0x1c2b = 856,
     /// `CLMAD` (opcode key 0x1c2c), e.g. `@!P1 CLMAD.LO R75, R248, UR49, R246 ;`
-    CLMAD_0x1c2c = 856,
+    CLMAD_0x1c2c = 857,
     /// `HFMA2` (opcode key 0x1c31), e.g. `@P6 HFMA2.F32.INVALID3.RELU R167, -R246, |UR7.H0_NH1|, R16, P0;`
-    X_0x1c31 = 857,
+    X_0x1c31 = 858,
     /// `HFMA2` (opcode key 0x1c31), e.g. `@!P3 HFMA2.BF16_V2.FMZ.SAT R109, -R161.H1_H1, |UR15.INVALID5|, |R22| ;`
-    X_0x1c31_2 = 858,
+    X_0x1c31_2 = 859,
     /// `HMUL2` (opcode key 0x1c32), e.g. `@P3 HMUL2.F32.FMZ R77, -|R25|.H1_H1, UR26 ;`
-    HMUL2_0x1c32 = 859,
+    HMUL2_0x1c32 = 860,
     /// `HFMA2` (opcode key 0x1c35), e.g. `@P4 HFMA2.MMA.FTZ.RELU R63, -|R13|, |UR58|, -R17 ;`
-    HFMA2_0x1c35 = 860,
+    HFMA2_0x1c35 = 861,
     /// `HFMA2` (opcode key 0x1c35), e.g. `@!P1 HFMA2.MMA R128, R33.reuse, -UR62, -R158 ;`
-    HFMA2_0x1c35_2 = 861,
+    HFMA2_0x1c35_2 = 862,
     /// `I2I` (opcode key 0x1c38), e.g. `@P2 I2I.U8.S32.SAT R140, UR54 ;`
-    I2I_0x1c38 = 862,
+    I2I_0x1c38 = 863,
     /// `I2IP` (opcode key 0x1c39), e.g. `@P5 I2IP.U2.S32.INVALID3 R187, R12, UR37, R139.???2 ;`
-    I2IP_0x1c39 = 863,
+    I2IP_0x1c39 = 864,
     /// `I2IP` (opcode key 0x1c39), e.g. `@P1 I2IP.S4.S32.SATRELU R250, R239, UR3, R163.???1 ;`
-    I2IP_0x1c39_2 = 864,
+    I2IP_0x1c39_2 = 865,
     /// `I2IP` (opcode key 0x1c39), e.g. `@P4 I2IP.U16.S32.SAT R179, R246, UR11, R138.H1 ;`
-    I2IP_0x1c39_3 = 865,
+    I2IP_0x1c39_3 = 866,
     /// `F2FP` (opcode key 0x1c3e), e.g. `@!P0 F2FP.SATFINITE.???1.MERGE_C.RS.7b.LTN25 R219, R194, UR12, R245.H1 ;`
-    F2FP_0x1c3e = 866,
+    F2FP_0x1c3e = 867,
     /// `F2FP` (opcode key 0x1c3e), e.g. `@P0 F2FP.SATFINITE.INVALID3.PACK_AB.RZ R67, R226, UR59 ;`
-    X_0x1c3e = 867,
+    X_0x1c3e = 868,
     /// `F2FP` (opcode key 0x1c3e), e.g. ``
-    X_0x1c3e_2 = 868,
+    X_0x1c3e_2 = 869,
     /// `HMNMX2` (opcode key 0x1c40), e.g. `@!P4 HMNMX2.XORSIGN R227, -|R196|.reuse.H0_H0, |UR5|, !PT ;`
-    X_0x1c40 = 869,
+    X_0x1c40 = 870,
     /// `F2IP` (opcode key 0x1c43), e.g. `@!P0 F2IP.U8.F32.TRUNC.NTZ R86, R254, UR25, R25.H1 ;`
-    F2IP_0x1c43 = 870,
+    F2IP_0x1c43 = 871,
     /// `I2FP` (opcode key 0x1c45), e.g. `@!P6 I2FP.???0.???1.INVALID1 R128, UR43 ;`
-    I2FP_0x1c45 = 871,
+    I2FP_0x1c45 = 872,
     /// `(prints nothing)` (opcode key 0x1c78), e.g. ``
-    X_0x1c78 = 872,
+    X_0x1c78 = 873,
     /// `UMOV` (opcode key 0x1c82), e.g. `UMOV UR4, URZ ;`
-    UMOV_0x1c82 = 873,
+    UMOV_0x1c82 = 874,
     /// `UP2UR` (opcode key 0x1c83), e.g. `@UP2 UP2UR.B1 UR29, UPR, UR45, UR54 ;`
-    UP2UR_0x1c83 = 874,
+    UP2UR_0x1c83 = 875,
     /// `UR2UP` (opcode key 0x1c84), e.g. `@!UP5 UR2UP UPR, UR57.B3, UR5 ;`
-    UR2UP_0x1c84 = 875,
+    UR2UP_0x1c84 = 876,
     /// `UCLEA` (opcode key 0x1cbc), e.g. `@!UP3 UCLEA UR0, UP3, UR3, UR35, 0xb ;`
-    UCLEA_0x1cbc = 876,
+    UCLEA_0x1cbc = 877,
     /// `FLO` (opcode key 0x1d00), e.g. `@P1 FLO.U32 R126, P2, ~UR21 ;`
-    FLO_0x1d00 = 877,
+    FLO_0x1d00 = 878,
     /// `BREV` (opcode key 0x1d01), e.g. `@P4 BREV R250, UR44 ;`
-    BREV_0x1d01 = 878,
+    BREV_0x1d01 = 879,
     /// `FCHK` (opcode key 0x1d02), e.g. `@!P1 FCHK PT, |R236|, |UR24| ;`
-    FCHK_0x1d02 = 879,
+    FCHK_0x1d02 = 880,
     /// `F2F` (opcode key 0x1d04), e.g. ``
-    X_0x1d04 = 880,
+    X_0x1d04 = 881,
     /// `F2F` (opcode key 0x1d04), e.g. ``
-    X_0x1d04_2 = 881,
+    X_0x1d04_2 = 882,
     /// `F2I` (opcode key 0x1d05), e.g. `@!P3 F2I.S16.F16.FLOOR.NTZ R185, -|UR44.H1| ;`
-    F2I_0x1d05 = 882,
+    F2I_0x1d05 = 883,
     /// `F2I` (opcode key 0x1d05), e.g. `@P4 F2I.S8.TRUNC.NTZ R164, |UR17| ;`
-    F2I_0x1d05_2 = 883,
+    F2I_0x1d05_2 = 884,
     /// `I2F` (opcode key 0x1d06), e.g. `@P6 I2F.???0.S8.RM R82, UR9.B2 ;`
-    I2F_0x1d06 = 884,
+    I2F_0x1d06 = 885,
     /// `I2F` (opcode key 0x1d06), e.g. `@!P0 I2F.???0.U16.RP R66, UR31.INVALID2 ;`
-    I2F_0x1d06_2 = 885,
+    I2F_0x1d06_2 = 886,
     /// `I2F` (opcode key 0x1d06), e.g. `@P3 I2F.F16.RZ R179, UR42 ;`
-    I2F_0x1d06_3 = 886,
+    I2F_0x1d06_3 = 887,
     /// `FRND` (opcode key 0x1d07), e.g. `@P4 FRND.F16.TRUNC R16, |UR3.H1| ;`
-    FRND_0x1d07 = 887,
+    FRND_0x1d07 = 888,
     /// `FRND` (opcode key 0x1d07), e.g. `@P3 FRND.CEIL R136, |UR5| ;`
-    FRND_0x1d07_2 = 888,
+    FRND_0x1d07_2 = 889,
     /// `MUFU` (opcode key 0x1d08), e.g. `@P1 MUFU.EX2 R110, |UR28| ;`
-    MUFU_0x1d08 = 889,
+    MUFU_0x1d08 = 890,
     /// `MUFU` (opcode key 0x1d08), e.g. `@!PT MUFU.INVALID10.F16 R192, |UR36| ;`
-    MUFU_0x1d08_2 = 890,
+    MUFU_0x1d08_2 = 891,
     /// `POPC` (opcode key 0x1d09), e.g. `POPC R15, UR8 ;`
-    POPC_0x1d09 = 891,
+    POPC_0x1d09 = 892,
     /// `F2F` (opcode key 0x1d10), e.g. `@!P1 F2F.FTZ.F64.F16 R109, |UR20| ;`
-    F2F_0x1d10 = 892,
+    F2F_0x1d10 = 893,
     /// `F2F` (opcode key 0x1d10), e.g. `@!P6 F2F.F64.F32.RM R216, -UR9 ;`
-    F2F_0x1d10_2 = 893,
+    F2F_0x1d10_2 = 894,
     /// `F2F` (opcode key 0x1d10), e.g. `@!PT F2F.F32.F64.RZ R236, -UR7 ;`
-    F2F_0x1d10_3 = 894,
+    F2F_0x1d10_3 = 895,
     /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.S64.F16.FLOOR R144, UR27.INVALID3 ;`
-    F2I_0x1d11 = 895,
+    F2I_0x1d11 = 896,
     /// `F2I` (opcode key 0x1d11), e.g. `@P0 F2I.FTZ.S64.TRUNC R199, -UR11 ;`
-    F2I_0x1d11_2 = 896,
+    F2I_0x1d11_2 = 897,
     /// `F2I` (opcode key 0x1d11), e.g. `F2I.FTZ.S64.F64.CEIL.NTZ R242, UR20 ;`
-    F2I_0x1d11_3 = 897,
+    F2I_0x1d11_3 = 898,
     /// `F2I` (opcode key 0x1d11), e.g. `@!P0 F2I.FTZ.S16.F64.TRUNC.NTZ R138, -UR39 ;`
-    F2I_0x1d11_4 = 898,
+    F2I_0x1d11_4 = 899,
     /// `I2F` (opcode key 0x1d12), e.g. `@P0 I2F.F64.S8.RP R141, UR7.B3 ;`
-    I2F_0x1d12 = 899,
+    I2F_0x1d12 = 900,
     /// `I2F` (opcode key 0x1d12), e.g. `@P2 I2F.F64.U16.RZ R211, UR1.INVALID2 ;`
-    I2F_0x1d12_2 = 900,
+    I2F_0x1d12_2 = 901,
     /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.U32.RP R168, UR30 ;`
-    I2F_0x1d12_3 = 901,
+    I2F_0x1d12_3 = 902,
     /// `I2F` (opcode key 0x1d12), e.g. `@P3 I2F.F64.S64.RP R137, UR13 ;`
-    I2F_0x1d12_4 = 902,
+    I2F_0x1d12_4 = 903,
     /// `I2F` (opcode key 0x1d12), e.g. `@P1 I2F.F16.U64 R28, UR21 ;`
-    I2F_0x1d12_5 = 903,
+    I2F_0x1d12_5 = 904,
     /// `FRND` (opcode key 0x1d13), e.g. `@!P3 FRND.FTZ.???13.CEIL R210, -UR60 ;`
-    FRND_0x1d13 = 904,
+    FRND_0x1d13 = 905,
     /// `OUT` (opcode key 0x1d24), e.g. `@P5 OUT.EMIT_THEN_CUT R51, R41, UR0 ;`
-    OUT_0x1d24 = 905,
+    OUT_0x1d24 = 906,
     /// `WARPSYNC` (opcode key 0x1d48), e.g. `@!P1 WARPSYNC !P5, UR27 ;`
-    WARPSYNC_0x1d48 = 906,
+    WARPSYNC_0x1d48 = 907,
     /// `RPCMOV` (opcode key 0x1d52), e.g. `@!P2 RPCMOV.32 Rpc.LO, UR21 ;`
-    RPCMOV_0x1d52 = 907,
+    RPCMOV_0x1d52 = 908,
     /// `RPCMOV` (opcode key 0x1d54), e.g. `@P5 RPCMOV.64 Rpc, UR34 ;`
-    RPCMOV_0x1d54 = 908,
+    RPCMOV_0x1d54 = 909,
     /// `BMOV` (opcode key 0x1d56), e.g. `@!P5 BMOV.32 ???58, UR28 ;`
-    BMOV_0x1d56 = 909,
+    BMOV_0x1d56 = 910,
     /// `BMOV` (opcode key 0x1d57), e.g. `@P6 BMOV.64 ATEXIT_PC, UR3 ;`
-    BMOV_0x1d57 = 910,
+    BMOV_0x1d57 = 911,
     /// `(prints nothing)` (opcode key 0x1d5a), e.g. ``
-    X_0x1d5a = 911,
+    X_0x1d5a = 912,
     /// `NANOSLEEP` (opcode key 0x1d5d), e.g. `@!P3 NANOSLEEP.RAND P1, UR4 ;`
-    NANOSLEEP_0x1d5d = 912,
+    NANOSLEEP_0x1d5d = 913,
     /// `CCTL` (opcode key 0x1d8f), e.g. `@!P3 CCTL.E.???5.???15 [UR52] ;`
-    CCTL_0x1d8f = 913,
+    CCTL_0x1d8f = 914,
     /// `CCTL` (opcode key 0x1d8f), e.g. `@!P0 CCTL.E.I.???15 [R149+UR37] ;`
-    CCTL_0x1d8f_2 = 914,
+    CCTL_0x1d8f_2 = 915,
     /// `CCTLL` (opcode key 0x1d90), e.g. `@P6 CCTLL.PF2 [UR14] ;`
-    CCTLL_0x1d90 = 915,
+    CCTLL_0x1d90 = 916,
     /// `CCTLL` (opcode key 0x1d90), e.g. `@!PT CCTLL.???11 [R23+UR35] ;`
-    CCTLL_0x1d90_2 = 916,
+    CCTLL_0x1d90_2 = 917,
     /// `CCTLT` (opcode key 0x1d91), e.g. `@!P2 CCTLT.???0 UR39 ;`
-    CCTLT_0x1d91 = 917,
+    CCTLT_0x1d91 = 918,
     /// `LDGSTS` (opcode key 0x1dae), e.g. `@!P6 LDGSTS.E.INVALID7.128.CONSTANT [R152+UR47+0x612d1], [R210.64+0x41a], P5 ;`
-    LDGSTS_0x1dae = 918,
+    LDGSTS_0x1dae = 919,
     /// `LDGSTS` (opcode key 0x1dae), e.g. `@P3 LDGSTS.E.EL.INVALID3.ZFILL.GPU.PRIVATE [R204+UR36+-0x15a61], [R192.64+-0x762], P1 ;`
-    LDGSTS_0x1dae_2 = 919,
+    LDGSTS_0x1dae_2 = 920,
     /// `VABSDIFF` (opcode key 0x1e14), e.g. `@!P3 VABSDIFF.U32 R128, P5, R74, R228, UR23 ;`
-    VABSDIFF_0x1e14 = 920,
+    VABSDIFF_0x1e14 = 921,
     /// `VABSDIFF4` (opcode key 0x1e15), e.g. `@!P5 VABSDIFF4 R143, P6, R7, R128, UR18 ;`
-    VABSDIFF4_0x1e15 = 921,
+    VABSDIFF4_0x1e15 = 922,
     /// `PRMT` (opcode key 0x1e16), e.g. `@P2 PRMT.F4E R101, R179, R57, UR28 ;`
-    PRMT_0x1e16 = 922,
+    PRMT_0x1e16 = 923,
     /// `SHF` (opcode key 0x1e19), e.g. `SHF.R.W.S64 R188, R45, R20, UR17 ;`
-    SHF_0x1e19 = 923,
+    SHF_0x1e19 = 924,
     /// `FADD` (opcode key 0x1e21), e.g. `@P5 FADD.SAT R129, R57, |UR12| ;`
-    FADD_0x1e21 = 924,
+    FADD_0x1e21 = 925,
     /// `FFMA` (opcode key 0x1e23), e.g. `@!P1 FFMA.FMZ.RZ R78, -R24.reuse, -|R1|.reuse, UR20 ;`
-    FFMA_0x1e23 = 925,
+    FFMA_0x1e23 = 926,
     /// `IMAD` (opcode key 0x1e24), e.g. `IMAD.U32 R8, RZ, RZ, UR5 ;`
-    IMAD_0x1e24 = 926,
+    IMAD_0x1e24 = 927,
     /// `IMAD` (opcode key 0x1e24), e.g. `@P0 IMAD.U32.X R185, R138, R60.reuse, ~UR54, P0 ;`
-    IMAD_0x1e24_2 = 927,
+    IMAD_0x1e24_2 = 928,
     /// `IMAD` (opcode key 0x1e25), e.g. `@!P1 IMAD.WIDE R209, P1, R182, R166, UR5 ;`
-    IMAD_0x1e25 = 928,
+    IMAD_0x1e25 = 929,
     /// `IMAD` (opcode key 0x1e25), e.g. `@P1 IMAD.WIDE.X R161, P2, R22, R107, ~UR9, P3;`
-    IMAD_0x1e25_2 = 929,
+    IMAD_0x1e25_2 = 930,
     /// `IMAD` (opcode key 0x1e27), e.g. `@P0 IMAD.HI R52, P4, R45, R165, UR11 ;`
-    IMAD_0x1e27 = 930,
+    IMAD_0x1e27 = 931,
     /// `IMAD` (opcode key 0x1e27), e.g. `@P4 IMAD.HI.X R36, P1, R207, R173, ~UR32, !P1 ;`
-    IMAD_0x1e27_2 = 931,
+    IMAD_0x1e27_2 = 932,
     /// `DADD` (opcode key 0x1e29), e.g. `@!P1 DADD.RP R244, |R16|, |UR41| ;`
-    DADD_0x1e29 = 932,
+    DADD_0x1e29 = 933,
     /// `DSETP` (opcode key 0x1e2a), e.g. `@!P2 DSETP.EQU.AND P5, P3, -R73, -UR60, P6 ;`
-    DSETP_0x1e2a = 933,
+    DSETP_0x1e2a = 934,
     /// `DFMA` (opcode key 0x1e2b), e.g. `@!P6 DFMA R128, |R1|, |R73|, UR52 ;`
-    DFMA_0x1e2b = 934,
+    DFMA_0x1e2b = 935,
     /// `CLMAD` (opcode key 0x1e2c), e.g. `@!P3 CLMAD.HI R48, R115, R208, UR35 ;`
-    CLMAD_0x1e2c = 935,
+    CLMAD_0x1e2c = 936,
     /// `HADD2` (opcode key 0x1e30), e.g. `@P1 HADD2.FTZ.SAT R52, |R210|.F32, |UR15| ;`
-    HADD2_0x1e30 = 936,
+    HADD2_0x1e30 = 937,
     /// `HADD2` (opcode key 0x1e30), e.g. `@P4 HADD2.F32 R234, -R18.H1_H1, -UR30.H1_H1 ;`
-    HADD2_0x1e30_2 = 937,
+    HADD2_0x1e30_2 = 938,
     /// `HFMA2` (opcode key 0x1e31), e.g. `@P3 HFMA2.FMZ.RELU R178, |R73|, -R242.H0_NH1, -|UR15.F32|, !PT ;`
-    X_0x1e31 = 938,
+    X_0x1e31 = 939,
     /// `HFMA2` (opcode key 0x1e31), e.g. `@!P5 HFMA2.BF16_V2.FMZ R170, -R246.H1_H1, -|R219|.H0_NH1, -UR41.F32 ;`
-    X_0x1e31_2 = 939,
+    X_0x1e31_2 = 940,
     /// `HSET2` (opcode key 0x1e33), e.g. `@P3 HSET2.EQU.FTZ.AND R138, -|R180|.F32, |UR42.H0_H0|, !P2 ;`
-    HSET2_0x1e33 = 940,
+    HSET2_0x1e33 = 941,
     /// `HSETP2` (opcode key 0x1e34), e.g. `@!P6 HSETP2.EQ.H_AND.AND P6, P5, |R34|, |UR4.H0_H0|, !P1 ;`
-    HSETP2_0x1e34 = 941,
+    HSETP2_0x1e34 = 942,
     /// `HFMA2` (opcode key 0x1e35), e.g. `@P4 HFMA2.MMA.FTZ.RELU R159, -R153, -R182, |UR43|, !P4 ;`
-    HFMA2_0x1e35 = 942,
+    HFMA2_0x1e35 = 943,
     /// `HFMA2` (opcode key 0x1e35), e.g. `@!PT HFMA2.MMA.FTZ.SAT R1, RZ, R146, -|UR35| ;`
-    HFMA2_0x1e35_2 = 943,
+    HFMA2_0x1e35_2 = 944,
     /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.MERGE_C.RS.REG_RS.10b R49, R190, R65, UR11 ;`
-    F2FP_0x1e3e = 944,
+    F2FP_0x1e3e = 945,
     /// `F2FP` (opcode key 0x1e3e), e.g. `@P4 F2FP.SATFINITE.???0.RZ R50, R108, UR13 ;`
-    X_0x1e3e = 945,
+    X_0x1e3e = 946,
     /// `F2IP` (opcode key 0x1e43), e.g. `@P0 F2IP.INVALID3.F32.INVALID2 R204, R161, R117, UR0.H1 ;`
-    F2IP_0x1e43 = 946,
+    F2IP_0x1e43 = 947,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
-    X_0x1e79 = 947,
+    X_0x1e79 = 948,
     /// `(prints nothing)` (opcode key 0x1e79), e.g. ``
-    X_0x1e79_2 = 948,
+    X_0x1e79_2 = 949,
     /// `TEX` (opcode key 0x1f60), e.g. `@P1 TEX.AOFFI.DC.EL.NODEP P0, R50, R161, R75, R76, UR50, 0xc7, INVALID6, 0x5 ;`
-    TEX_0x1f60 = 949,
+    TEX_0x1f60 = 950,
     /// `TEX` (opcode key 0x1f60), e.g. `@P2 TEX.SCR.F16.RZ.LL.AOFFI.DC.EL.NDV.NODEP P5, R130, R141, R12, R251, UR44, 0x9f, 1D, 0x0 ;`
-    TEX_0x1f60_2 = 950,
+    TEX_0x1f60_2 = 951,
     /// `TLD4` (opcode key 0x1f63), e.g. `@P4 TLD4.B.F16.RZ.INVALID3.DC.EL.NODEP P4, R79, R56, R208, R5, UR25, 0x25, ARRAY_CUBE, 0xa ;`
-    TLD4_0x1f63 = 951,
+    TLD4_0x1f63 = 952,
     /// `TLD4` (opcode key 0x1f63), e.g. `TLD4.SCR.A.INVALID3.PTP.EL.NODEP P5, R151, R199, R216, R228, UR14, 0xb6, CUBE ;`
-    TLD4_0x1f63_2 = 952,
+    TLD4_0x1f63_2 = 953,
     /// `TLD` (opcode key 0x1f66), e.g. `@!P4 TLD.INVALID3.INVALID4.AOFFI.INVALID6.MS.CL.NODEP P6, R206, R187, R155, R62, UR19, 0xd, INVALID7, 0x3 ;`
-    TLD_0x1f66 = 953,
+    TLD_0x1f66 = 954,
     /// `TLD` (opcode key 0x1f66), e.g. `@!P0 TLD.SCR.INVALID3.INVALID6.AOFFI.INVALID7 P3, R55, R216, R161, R31, UR54, 0x4d, ARRAY_2D, 0x3 ;`
-    TLD_0x1f66_2 = 954,
+    TLD_0x1f66_2 = 955,
     /// `TMML` (opcode key 0x1f69), e.g. `@!P0 TMML.LOD.NODEP R105, R225, R183, R192, UR7, 0x4c, 3D, 0x1 ;`
-    TMML_0x1f69 = 955,
+    TMML_0x1f69 = 956,
     /// `TXD` (opcode key 0x1f6c), e.g. `@P5 TXD.INVALID3.LC.AOFFI P2, R28, R166, R115, R170, UR50, 0xb3, ARRAY_1D, 0xe ;`
-    TXD_0x1f6c = 956,
+    TXD_0x1f6c = 957,
     /// `TXQ` (opcode key 0x1f6f), e.g. `@!P4 TXQ.NODEP R143, R252, R180, TEX_HEADER_DIMENSION, UR10, 0xdc, 0xc ;`
-    TXQ_0x1f6f = 957,
+    TXQ_0x1f6f = 958,
     /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@!P1 FOOTPRINT.TXD.COARSE.LB.NODEP P6, R160, R131, R241, R23, UR41, 0x3f, 2D ;`
-    FOOTPRINT_0x1f74 = 958,
+    FOOTPRINT_0x1f74 = 959,
     /// `FOOTPRINT` (opcode key 0x1f74), e.g. `@P1 FOOTPRINT.SCR.TEX.INVALID7.NDV.NODEP R45, R50, R198, R73, UR52, 0x4c, 2D ;`
-    FOOTPRINT_0x1f74_2 = 959,
+    FOOTPRINT_0x1f74_2 = 960,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@P4 ATOM.???0.ARRIVE.EU.???5.STRONG.SYS P5, R125, [R86.U32+UR11+-0x5af095] ;`
-    ATOM_0x1f8a = 960,
+    ATOM_0x1f8a = 961,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@!P5 ATOM.E.ARRIVE.???9.CONSTANT.SM.PRIVATE P4, R212, [R169.64+UR25+0x21a851] ;`
-    ATOM_0x1f8a_2 = 961,
+    ATOM_0x1f8a_2 = 962,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@P1 ATOM.???0.POPC.INC.LU.???15.CONSTANT.CTA PT, R205, [R153.U32+UR37+-0x1e3b5d] ;`
-    ATOM_0x1f8a_3 = 962,
+    ATOM_0x1f8a_3 = 963,
     /// `ATOM` (opcode key 0x1f8a), e.g. `@!PT ATOM.???0.POPC.INC.EL.???6.STRONG.GPU P4, R189, [R149.64+UR29+0x89476] ;`
-    ATOM_0x1f8a_4 = 963,
+    ATOM_0x1f8a_4 = 964,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.ARRIVE.64 R2, [URZ] ;`
-    ATOMS_0x1f8c = 964,
+    ATOMS_0x1f8c = 965,
     /// `ATOMS` (opcode key 0x1f8c), e.g. `ATOMS.POPC.INC.32 RZ, [R5+URZ] ;`
-    ATOMS_0x1f8c_2 = 965,
+    ATOMS_0x1f8c_2 = 966,
     /// `SUATOM` (opcode key 0x1f93), e.g. `@!P1 SUATOM.D.1D_BUFFER.XOR.EL.F32.FTZ.RN.TRAP P0, R131, [R133], R143, UR52, 0x4b ;`
-    SUATOM_0x1f93 = 966,
+    SUATOM_0x1f93 = 967,
     /// `SUATOM` (opcode key 0x1f95), e.g. `@!PT SUATOM.D.1D.CAS.INVALID6.INVALID4.MMIO.GPU P2, R172, [R108], R27, UR6, 0xbb ;`
-    SUATOM_0x1f95 = 967,
+    SUATOM_0x1f95 = 968,
     /// `SULD` (opcode key 0x1f97), e.g. `@!P5 SULD.P.INVALID6.LU.CONSTANT.CTA.PRIVATE.INVALID4.TRAP P3, R200, [R223], UR33, 0xdc ;`
-    SULD_0x1f97 = 968,
+    SULD_0x1f97 = 969,
     /// `SULD` (opcode key 0x1f99), e.g. `@P2 SULD.D.BA.2D.EF.128.STRONG.GPU.PRIVATE P0, R43, [R172], UR17, 0xce ;`
-    SULD_0x1f99 = 969,
+    SULD_0x1f99 = 970,
     /// `SUST` (opcode key 0x1f9b), e.g. `@!P0 SUST.P.1D_ARRAY.INVALID6.MMIO.GPU.TRAP [R252], R185, UR55, 0x85 ;`
-    SUST_0x1f9b = 970,
+    SUST_0x1f9b = 971,
     /// `SUST` (opcode key 0x1f9d), e.g. `@!P5 SUST.D.3D.INVALID6.U16.STRONG.GPU.PRIVATE [R49], R234, UR30, 0x13 ;`
-    SUST_0x1f9d = 971,
+    SUST_0x1f9d = 972,
     /// `SURED` (opcode key 0x1f9f), e.g. `@!PT SURED.D.BA.3D.OR.INVALID7.SD32.MMIO.SYS.TRAP [R51], R1, UR2, 0x7c ;`
-    SURED_0x1f9f = 972,
+    SURED_0x1f9f = 973,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P2 LDGSTS.E.EF.ZFILL.MMIO.VC [R114+0x7ca93], [R33.U32+UR48+-0x269], !P4 ;`
-    LDGSTS_0x1fae = 973,
+    LDGSTS_0x1fae = 974,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P6 LDGSTS.E.BYPASS.INVALID0.ZFILL.MMIO.GPU [R211+-0x2f89b], [R113.64+UR10+0x74d], !P0 ;`
-    LDGSTS_0x1fae_2 = 974,
+    LDGSTS_0x1fae_2 = 975,
     /// `LDGSTS` (opcode key 0x1fae), e.g. `@!P0 LDGSTS.E.BYPASS.128 [R11], [R6.64] ;`
-    LDGSTS_0x1fae_3 = 975,
+    LDGSTS_0x1fae_3 = 976,
     /// `SUQUERY` (opcode key 0x1fb3), e.g. `@P6 SUQUERY.BA.1D P0, R129, [R22], COMP_STATUS, UR30, 0x52 ;`
-    SUQUERY_0x1fb3 = 976,
+    SUQUERY_0x1fb3 = 977,
 }
-static NAMES: [&str; 977usize] = [
+static NAMES: [&str; 978usize] = [
     "MOV_0x0202",
     "P2R_0x0203",
     "R2P_0x0204",
@@ -2090,6 +2092,7 @@ static NAMES: [&str; 977usize] = [
     "ALD_0x0321_3",
     "AST_0x0322",
     "AST_0x0322_2",
+    "AST_0x0322_4",
     "OUT_0x0324",
     "OUT_0x0324_2",
     "OUT_0x0324_3",
@@ -2947,7 +2950,7 @@ static NAMES: [&str; 977usize] = [
     "LDGSTS_0x1fae_3",
     "SUQUERY_0x1fb3",
 ];
-static MNEMONICS: [&str; 977usize] = [
+static MNEMONICS: [&str; 978usize] = [
     "MOV",
     "P2R",
     "R2P",
@@ -3067,6 +3070,7 @@ static MNEMONICS: [&str; 977usize] = [
     "ALD",
     "ALD",
     "ALD",
+    "AST",
     "AST",
     "AST",
     "OUT",
@@ -3926,7 +3930,7 @@ static MNEMONICS: [&str; 977usize] = [
     "LDGSTS",
     "SUQUERY",
 ];
-static OPCODES: [u16; 977usize] = [
+static OPCODES: [u16; 978usize] = [
     0x202, 0x203, 0x204, 0x207, 0x208, 0x209, 0x20a, 0x20b, 0x20c, 0x20c, 0x20e, 0x210,
     0x210, 0x211, 0x211, 0x211, 0x211, 0x211, 0x211, 0x212, 0x213, 0x214, 0x215, 0x216,
     0x217, 0x218, 0x219, 0x21a, 0x21b, 0x21d, 0x21e, 0x21f, 0x220, 0x221, 0x223, 0x224,
@@ -3937,44 +3941,44 @@ static OPCODES: [u16; 977usize] = [
     0x306, 0x306, 0x306, 0x307, 0x307, 0x308, 0x308, 0x309, 0x310, 0x310, 0x310, 0x311,
     0x311, 0x311, 0x311, 0x312, 0x312, 0x312, 0x312, 0x312, 0x313, 0x31c, 0x31c, 0x31c,
     0x31d, 0x31d, 0x31d, 0x31d, 0x31d, 0x31d, 0x31e, 0x31f, 0x321, 0x321, 0x321, 0x322,
-    0x322, 0x324, 0x324, 0x324, 0x326, 0x326, 0x343, 0x344, 0x348, 0x34e, 0x352, 0x353,
-    0x355, 0x356, 0x357, 0x35a, 0x35d, 0x361, 0x361, 0x364, 0x364, 0x367, 0x367, 0x36a,
-    0x36d, 0x370, 0x373, 0x373, 0x381, 0x381, 0x385, 0x385, 0x386, 0x386, 0x387, 0x387,
-    0x388, 0x388, 0x389, 0x38a, 0x38a, 0x38b, 0x38b, 0x38b, 0x38b, 0x38c, 0x38c, 0x38d,
-    0x38d, 0x38d, 0x38d, 0x391, 0x394, 0x396, 0x3a0, 0x3a1, 0x3a1, 0x3a8, 0x3a8, 0x3a9,
-    0x3a9, 0x3aa, 0x3aa, 0x3c0, 0x3c1, 0x3c2, 0x3c2, 0x3c4, 0x3d0, 0x3d5, 0x411, 0x411,
-    0x414, 0x415, 0x416, 0x419, 0x421, 0x423, 0x424, 0x424, 0x429, 0x42a, 0x42b, 0x430,
-    0x430, 0x431, 0x431, 0x433, 0x434, 0x435, 0x435, 0x43e, 0x43e, 0x443, 0x51d, 0x51d,
-    0x51d, 0x51d, 0x51d, 0x51d, 0x589, 0x593, 0x595, 0x59f, 0x614, 0x615, 0x616, 0x619,
-    0x621, 0x623, 0x624, 0x624, 0x625, 0x625, 0x627, 0x627, 0x629, 0x62a, 0x62b, 0x62c,
-    0x630, 0x630, 0x631, 0x631, 0x633, 0x634, 0x635, 0x635, 0x63e, 0x63e, 0x643, 0x793,
-    0x795, 0x797, 0x799, 0x79b, 0x79d, 0x79f, 0x7b3, 0x801, 0x802, 0x803, 0x804, 0x805,
-    0x806, 0x807, 0x808, 0x809, 0x80a, 0x80b, 0x80c, 0x80c, 0x80d, 0x810, 0x810, 0x811,
-    0x811, 0x811, 0x811, 0x811, 0x811, 0x812, 0x813, 0x814, 0x815, 0x816, 0x817, 0x819,
-    0x81a, 0x81b, 0x81c, 0x81c, 0x820, 0x822, 0x823, 0x824, 0x824, 0x825, 0x825, 0x827,
-    0x827, 0x828, 0x82b, 0x831, 0x831, 0x832, 0x835, 0x835, 0x838, 0x839, 0x839, 0x839,
-    0x83b, 0x83e, 0x83e, 0x83e, 0x840, 0x843, 0x845, 0x845, 0x882, 0x886, 0x89c, 0x900,
-    0x901, 0x902, 0x905, 0x905, 0x906, 0x906, 0x907, 0x907, 0x908, 0x908, 0x909, 0x910,
-    0x910, 0x910, 0x911, 0x911, 0x911, 0x911, 0x912, 0x912, 0x912, 0x912, 0x912, 0x912,
-    0x913, 0x918, 0x919, 0x91a, 0x91a, 0x91d, 0x91d, 0x91d, 0x91d, 0x91d, 0x91d, 0x920,
-    0x920, 0x923, 0x924, 0x925, 0x926, 0x927, 0x941, 0x942, 0x943, 0x944, 0x945, 0x946,
-    0x947, 0x948, 0x949, 0x94a, 0x94c, 0x94d, 0x94f, 0x950, 0x950, 0x951, 0x952, 0x954,
-    0x956, 0x957, 0x95a, 0x95b, 0x95c, 0x95c, 0x95d, 0x95d, 0x980, 0x980, 0x983, 0x983,
-    0x984, 0x984, 0x989, 0x98e, 0x98e, 0x98f, 0x98f, 0x990, 0x990, 0x992, 0x998, 0x99a,
-    0x99c, 0x99e, 0x9ab, 0x9af, 0x9b3, 0x9c3, 0x9d4, 0xa02, 0xa03, 0xa04, 0xa07, 0xa08,
-    0xa09, 0xa0a, 0xa0b, 0xa0c, 0xa0c, 0xa10, 0xa10, 0xa11, 0xa11, 0xa11, 0xa11, 0xa11,
-    0xa11, 0xa12, 0xa13, 0xa14, 0xa15, 0xa16, 0xa17, 0xa19, 0xa1a, 0xa1b, 0xa1d, 0xa1e,
-    0xa1f, 0xa20, 0xa23, 0xa24, 0xa24, 0xa25, 0xa25, 0xa26, 0xa26, 0xa27, 0xa27, 0xa28,
-    0xa2b, 0xa2c, 0xa31, 0xa31, 0xa32, 0xa35, 0xa35, 0xa38, 0xa39, 0xa39, 0xa39, 0xa3e,
-    0xa3e, 0xa3e, 0xa40, 0xa43, 0xa45, 0xab9, 0xb00, 0xb01, 0xb02, 0xb04, 0xb04, 0xb05,
-    0xb05, 0xb06, 0xb06, 0xb06, 0xb07, 0xb07, 0xb08, 0xb08, 0xb09, 0xb10, 0xb10, 0xb10,
-    0xb11, 0xb11, 0xb11, 0xb11, 0xb12, 0xb12, 0xb12, 0xb12, 0xb12, 0xb13, 0xb1d, 0xb1d,
-    0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb26, 0xb43, 0xb48, 0xb4a, 0xb52, 0xb54,
-    0xb56, 0xb57, 0xb5a, 0xb5d, 0xb60, 0xb60, 0xb60, 0xb60, 0xb62, 0xb62, 0xb63, 0xb63,
-    0xb63, 0xb63, 0xb65, 0xb65, 0xb66, 0xb66, 0xb66, 0xb66, 0xb68, 0xb68, 0xb69, 0xb69,
-    0xb6b, 0xb6c, 0xb6c, 0xb6e, 0xb6f, 0xb6f, 0xb71, 0xb72, 0xb72, 0xb72, 0xb72, 0xb74,
-    0xb74, 0xb82, 0xb82, 0xb91, 0xb97, 0xb99, 0xb9b, 0xb9d, 0xbb3, 0xf55, 0xf55, 0xf56,
-    0xf89, 0x1287, 0x128c, 0x128c, 0x1290, 0x1290, 0x1291, 0x1291, 0x1291, 0x1291,
+    0x322, 0x322, 0x324, 0x324, 0x324, 0x326, 0x326, 0x343, 0x344, 0x348, 0x34e, 0x352,
+    0x353, 0x355, 0x356, 0x357, 0x35a, 0x35d, 0x361, 0x361, 0x364, 0x364, 0x367, 0x367,
+    0x36a, 0x36d, 0x370, 0x373, 0x373, 0x381, 0x381, 0x385, 0x385, 0x386, 0x386, 0x387,
+    0x387, 0x388, 0x388, 0x389, 0x38a, 0x38a, 0x38b, 0x38b, 0x38b, 0x38b, 0x38c, 0x38c,
+    0x38d, 0x38d, 0x38d, 0x38d, 0x391, 0x394, 0x396, 0x3a0, 0x3a1, 0x3a1, 0x3a8, 0x3a8,
+    0x3a9, 0x3a9, 0x3aa, 0x3aa, 0x3c0, 0x3c1, 0x3c2, 0x3c2, 0x3c4, 0x3d0, 0x3d5, 0x411,
+    0x411, 0x414, 0x415, 0x416, 0x419, 0x421, 0x423, 0x424, 0x424, 0x429, 0x42a, 0x42b,
+    0x430, 0x430, 0x431, 0x431, 0x433, 0x434, 0x435, 0x435, 0x43e, 0x43e, 0x443, 0x51d,
+    0x51d, 0x51d, 0x51d, 0x51d, 0x51d, 0x589, 0x593, 0x595, 0x59f, 0x614, 0x615, 0x616,
+    0x619, 0x621, 0x623, 0x624, 0x624, 0x625, 0x625, 0x627, 0x627, 0x629, 0x62a, 0x62b,
+    0x62c, 0x630, 0x630, 0x631, 0x631, 0x633, 0x634, 0x635, 0x635, 0x63e, 0x63e, 0x643,
+    0x793, 0x795, 0x797, 0x799, 0x79b, 0x79d, 0x79f, 0x7b3, 0x801, 0x802, 0x803, 0x804,
+    0x805, 0x806, 0x807, 0x808, 0x809, 0x80a, 0x80b, 0x80c, 0x80c, 0x80d, 0x810, 0x810,
+    0x811, 0x811, 0x811, 0x811, 0x811, 0x811, 0x812, 0x813, 0x814, 0x815, 0x816, 0x817,
+    0x819, 0x81a, 0x81b, 0x81c, 0x81c, 0x820, 0x822, 0x823, 0x824, 0x824, 0x825, 0x825,
+    0x827, 0x827, 0x828, 0x82b, 0x831, 0x831, 0x832, 0x835, 0x835, 0x838, 0x839, 0x839,
+    0x839, 0x83b, 0x83e, 0x83e, 0x83e, 0x840, 0x843, 0x845, 0x845, 0x882, 0x886, 0x89c,
+    0x900, 0x901, 0x902, 0x905, 0x905, 0x906, 0x906, 0x907, 0x907, 0x908, 0x908, 0x909,
+    0x910, 0x910, 0x910, 0x911, 0x911, 0x911, 0x911, 0x912, 0x912, 0x912, 0x912, 0x912,
+    0x912, 0x913, 0x918, 0x919, 0x91a, 0x91a, 0x91d, 0x91d, 0x91d, 0x91d, 0x91d, 0x91d,
+    0x920, 0x920, 0x923, 0x924, 0x925, 0x926, 0x927, 0x941, 0x942, 0x943, 0x944, 0x945,
+    0x946, 0x947, 0x948, 0x949, 0x94a, 0x94c, 0x94d, 0x94f, 0x950, 0x950, 0x951, 0x952,
+    0x954, 0x956, 0x957, 0x95a, 0x95b, 0x95c, 0x95c, 0x95d, 0x95d, 0x980, 0x980, 0x983,
+    0x983, 0x984, 0x984, 0x989, 0x98e, 0x98e, 0x98f, 0x98f, 0x990, 0x990, 0x992, 0x998,
+    0x99a, 0x99c, 0x99e, 0x9ab, 0x9af, 0x9b3, 0x9c3, 0x9d4, 0xa02, 0xa03, 0xa04, 0xa07,
+    0xa08, 0xa09, 0xa0a, 0xa0b, 0xa0c, 0xa0c, 0xa10, 0xa10, 0xa11, 0xa11, 0xa11, 0xa11,
+    0xa11, 0xa11, 0xa12, 0xa13, 0xa14, 0xa15, 0xa16, 0xa17, 0xa19, 0xa1a, 0xa1b, 0xa1d,
+    0xa1e, 0xa1f, 0xa20, 0xa23, 0xa24, 0xa24, 0xa25, 0xa25, 0xa26, 0xa26, 0xa27, 0xa27,
+    0xa28, 0xa2b, 0xa2c, 0xa31, 0xa31, 0xa32, 0xa35, 0xa35, 0xa38, 0xa39, 0xa39, 0xa39,
+    0xa3e, 0xa3e, 0xa3e, 0xa40, 0xa43, 0xa45, 0xab9, 0xb00, 0xb01, 0xb02, 0xb04, 0xb04,
+    0xb05, 0xb05, 0xb06, 0xb06, 0xb06, 0xb07, 0xb07, 0xb08, 0xb08, 0xb09, 0xb10, 0xb10,
+    0xb10, 0xb11, 0xb11, 0xb11, 0xb11, 0xb12, 0xb12, 0xb12, 0xb12, 0xb12, 0xb13, 0xb1d,
+    0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb1d, 0xb26, 0xb43, 0xb48, 0xb4a, 0xb52,
+    0xb54, 0xb56, 0xb57, 0xb5a, 0xb5d, 0xb60, 0xb60, 0xb60, 0xb60, 0xb62, 0xb62, 0xb63,
+    0xb63, 0xb63, 0xb63, 0xb65, 0xb65, 0xb66, 0xb66, 0xb66, 0xb66, 0xb68, 0xb68, 0xb69,
+    0xb69, 0xb6b, 0xb6c, 0xb6c, 0xb6e, 0xb6f, 0xb6f, 0xb71, 0xb72, 0xb72, 0xb72, 0xb72,
+    0xb74, 0xb74, 0xb82, 0xb82, 0xb91, 0xb97, 0xb99, 0xb9b, 0xb9d, 0xbb3, 0xf55, 0xf55,
+    0xf56, 0xf89, 0x1287, 0x128c, 0x128c, 0x1290, 0x1290, 0x1291, 0x1291, 0x1291, 0x1291,
     0x1291, 0x1291, 0x1292, 0x1296, 0x1297, 0x1297, 0x1299, 0x129a, 0x129b, 0x129d,
     0x129e, 0x129f, 0x12a4, 0x12a4, 0x12a5, 0x12a5, 0x12ba, 0x12ba, 0x12bd, 0x12be,
     0x12bf, 0x13ad, 0x1478, 0x1491, 0x1491, 0x1499, 0x14a4, 0x14a4, 0x14ba, 0x1521,
@@ -4019,7 +4023,7 @@ static OPCODES: [u16; 977usize] = [
 ];
 impl ClassId {
     /// Every class, in table order.
-    pub const ALL: [ClassId; 977usize] = [
+    pub const ALL: [ClassId; 978usize] = [
         ClassId::MOV_0x0202,
         ClassId::P2R_0x0203,
         ClassId::R2P_0x0204,
@@ -4141,6 +4145,7 @@ impl ClassId {
         ClassId::ALD_0x0321_3,
         ClassId::AST_0x0322,
         ClassId::AST_0x0322_2,
+        ClassId::AST_0x0322_4,
         ClassId::OUT_0x0324,
         ClassId::OUT_0x0324_2,
         ClassId::OUT_0x0324_3,

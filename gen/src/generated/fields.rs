@@ -6,7 +6,7 @@ use crate::operand::{FieldInfo, FieldKind, RegFile};
 use crate::render::Bits;
 
 /// Every class's fields, in table order.
-pub(crate) static FIELDS: [&[FieldInfo]; 977] = [
+pub(crate) static FIELDS: [&[FieldInfo]; 978] = [
     // MOV_0x0202
     &[
         FieldInfo { name: "pg", bits: Bits { ranges: &[(12, 4)], width: 4 }, kind: FieldKind::Modifier },
@@ -1430,6 +1430,16 @@ pub(crate) static FIELDS: [&[FieldInfo]; 977] = [
         FieldInfo { name: "r0", bits: Bits { ranges: &[(24, 8)], width: 8 }, kind: FieldKind::Register(RegFile::Gpr) },
         FieldInfo { name: "r1", bits: Bits { ranges: &[(32, 8)], width: 8 }, kind: FieldKind::Register(RegFile::Gpr) },
         FieldInfo { name: "r2", bits: Bits { ranges: &[(64, 8)], width: 8 }, kind: FieldKind::Register(RegFile::Gpr) },
+        FieldInfo { name: "sched", bits: Bits { ranges: &[(102, 2), (105, 4), (110, 12)], width: 18 }, kind: FieldKind::Other },
+        FieldInfo { name: "opex", bits: Bits { ranges: &[(105, 5), (122, 3)], width: 8 }, kind: FieldKind::Other },
+    ],
+    // AST_0x0322_4
+    &[
+        FieldInfo { name: "mods", bits: Bits { ranges: &[(74, 2)], width: 2 }, kind: FieldKind::Modifier },
+        FieldInfo { name: "pg", bits: Bits { ranges: &[(12, 4)], width: 4 }, kind: FieldKind::Modifier },
+        FieldInfo { name: "imm0", bits: Bits { ranges: &[(40, 10)], width: 10 }, kind: FieldKind::Immediate },
+        FieldInfo { name: "r0", bits: Bits { ranges: &[(32, 8)], width: 8 }, kind: FieldKind::Register(RegFile::Gpr) },
+        FieldInfo { name: "r1", bits: Bits { ranges: &[(64, 8)], width: 8 }, kind: FieldKind::Register(RegFile::Gpr) },
         FieldInfo { name: "sched", bits: Bits { ranges: &[(102, 2), (105, 4), (110, 12)], width: 18 }, kind: FieldKind::Other },
         FieldInfo { name: "opex", bits: Bits { ranges: &[(105, 5), (122, 3)], width: 8 }, kind: FieldKind::Other },
     ],

@@ -3069,6 +3069,7 @@ pub fn view(class: ClassId, w: Word) -> View {
         ClassId::ALD_0x0321_3 => View::Ald(Ald { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ald::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::AST_0x0322 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: (((w.bits(40, 11) as i64) << 53) >> 53) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 2)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::AST_0x0322_2 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: Some(Reg(w.bits(24, 8) as u8)), ubase: None, offset: 0 }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), c: Some(Operand::new(Src::Reg(Reg(w.bits(64, 8) as u8)), Dir::Read, 1)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
+        ClassId::AST_0x0322_4 => View::Ast(Ast { a: Some(Operand::new(Src::Mem { base: None, ubase: None, offset: (w.bits(40, 10) as i64) }, Dir::Unknown, 0)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Ast::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324 => View::Out(Out { a: Some(Operand::new(Src::Imm((w.bits(16, 8) as i64) as u64), Dir::Unknown, 0)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324_2 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
         ClassId::OUT_0x0324_3 => View::Out(Out { dst: Some(Operand::new(Src::Reg(Reg(w.bits(16, 8) as u8)), Dir::Write, 1)), a: Some(Operand::new(Src::Reg(Reg(w.bits(24, 8) as u8)), Dir::Read, 1)), b: Some(Operand::new(Src::Reg(Reg(w.bits(32, 8) as u8)), Dir::Read, 1)), ..Out::none(class, w, Guard::of(w.bits(12, 4))) }),
@@ -4337,6 +4338,11 @@ fn enc_ast(v: &Ast) -> Result<u128, ViewError> {
             if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { if let Some(r) = base { w = put(w, &[(24, 8)], u64::from(r.0)); }let _ = offset; } _ => return Err(ViewError { class, operand: "a" }), } }
             if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
             if let Some(o) = v.c { match o.src { Src::Reg(r) => { w = put(w, &[(64, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "c" }), } }
+        }
+        ClassId::AST_0x0322_4 => {
+            w = put(w, &[(12, 4)], u64::from(v.guard.pred.0 & 7) | u64::from(v.guard.not) << 3);
+            if let Some(o) = v.a { match o.src { Src::Mem { base, ubase, offset } => { w = put(w, &[(40, 10)], (offset as i64) as u64); } _ => return Err(ViewError { class, operand: "a" }), } }
+            if let Some(o) = v.b { match o.src { Src::Reg(r) => { w = put(w, &[(32, 8)], u64::from(r.0)); } _ => return Err(ViewError { class, operand: "b" }), } }
         }
         _ => return Err(ViewError { class, operand: "(class of another family)" }),
     }
@@ -12090,7 +12096,7 @@ fn enc_yield(v: &Yield) -> Result<u128, ViewError> {
 
 /// Per class (table order): its operand names in syntax order (the order nvdisasm prints them); a
 /// name starting with `?` is an optional operand nvdisasm leaves out at its default (`PT`).
-pub static SLOTS: [&[&str]; 977] = [
+pub static SLOTS: [&[&str]; 978] = [
     &["dst", "src"], // MOV_0x0202
     &["dst", "a", "b"], // P2R_0x0203
     &["a", "b"], // R2P_0x0204
@@ -12212,6 +12218,7 @@ pub static SLOTS: [&[&str]; 977] = [
     &["dst", "a", "b"], // ALD_0x0321_3
     &["a", "b"], // AST_0x0322
     &["a", "b", "c"], // AST_0x0322_2
+    &["a", "b"], // AST_0x0322_4
     &["a"], // OUT_0x0324
     &["dst", "a"], // OUT_0x0324_2
     &["dst", "a", "b"], // OUT_0x0324_3
@@ -13071,7 +13078,7 @@ pub static SLOTS: [&[&str]; 977] = [
 ];
 
 /// Per class (table order): the encoder's fill for bits the text and control bits leave open.
-pub(crate) static FILL: [u128; 977] = [
+pub(crate) static FILL: [u128; 978] = [
     0x000fc40000000f000000000600027000, // MOV_0x0202
     0x4fbfcc98408499a21c6b91b75e213000, // P2R_0x0203
     0xec6776b032c84627f385902ad001a000, // R2P_0x0204
@@ -13193,6 +13200,7 @@ pub(crate) static FILL: [u128; 977] = [
     0xcd0fcd3e44ed80e18ccc7cfa05b99000, // ALD_0x0321_3
     0x529e1bb0f39d40b35a693acf6271b000, // AST_0x0322
     0xc4de2f52e25acb2a12f29365289e4000, // AST_0x0322_2
+    0x000e2a0000000cff0000700000007000, // AST_0x0322_4
     0xcbae329132cf245bbab39f42d025b000, // OUT_0x0324
     0x61afcb2412621f2ae2cadddb3c518000, // OUT_0x0324_2
     0xd2cfeb3d114d839094b87e2859b21000, // OUT_0x0324_3

@@ -80,6 +80,10 @@ fn abort_word(cx: &mut Ctx<'_>) -> Id {
 /// loop limit an atomic OR of 0 instead: Mesa turns an atomic load into a plain one, which it may merge with
 /// an earlier read or drop with a loop it then finds free of side effects (a `while (1) {}` vanishes).
 fn abort_value(cx: &mut Ctx<'_>) -> Id {
+    if cx.graphics.is_some() {
+        // A draw has no abort word (a shader that never ends is the driver's timeout): polls read 0.
+        return cx.u32c(0);
+    }
     let t = cx.t;
     let p = abort_word(cx);
     let scope = cx.u32c(Scope::Device as u32);

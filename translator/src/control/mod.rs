@@ -212,6 +212,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
         guard::record_loop_limit(cx, pc);
         cx.end_if(m);
     }
+    crate::lower::attribute::at_exit(cx);
     cx.m.op_void(Op::Return, &[]);
     Ok(())
 }

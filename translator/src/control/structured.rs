@@ -11,7 +11,7 @@
 //! ([`SharedFunction`]); the guest's own stack frame keeps the return register across nested calls, exactly
 //! as on silicon, so the structurizer sees an ordinary loop and the rest of the kernel stays structured. A
 //! switch value outside its table is a control fault (`abi::FAULT_KIND_CONTROL`). `BRX` without a table,
-//! `JMP`/`JMX`/`KILL`, predicated calls through a register and structurizer refusals fall back to the whole-kernel dispatch loop,
+//! `JMP`/`JMX`, predicated calls through a register and structurizer refusals fall back to the whole-kernel dispatch loop,
 //! with the reason in [`Form`].
 //!
 //! Emission: every `Block` and `Loop` statement becomes a SPIR-V loop construct (`OpLoopMerge`; a block's
@@ -793,6 +793,7 @@ fn leave(cx: &mut Ctx<'_>) {
         cx.end_if(merge);
     }
     crate::lower::subgroup::exited(cx);
+    crate::lower::attribute::at_exit(cx);
     cx.m.op_void(Op::Return, &[]);
 }
 

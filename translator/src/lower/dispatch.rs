@@ -42,6 +42,8 @@ pub(super) enum Family {
     Externs,
     /// `lower/misc.rs`.
     Misc,
+    /// `lower/attribute.rs`.
+    Attribute,
     /// `lower/texture.rs`.
     Texture,
     /// `lower/control_inline.rs`.
@@ -753,6 +755,32 @@ pub(super) fn family(class: ClassId, w: Word) -> Option<Family> {
         | ClassId::QSPC_0x19aa
         | ClassId::QSPC_0x19aa_2
         | ClassId::QSPC_0x19aa_3 => Some(Family::Misc),
+        ClassId::ALD_0x0321
+        | ClassId::ALD_0x0321_2
+        | ClassId::ALD_0x0321_3
+        | ClassId::AST_0x0322
+        | ClassId::AST_0x0322_2
+        | ClassId::AST_0x0322_4
+        | ClassId::OUT_0x0324
+        | ClassId::OUT_0x0324_2
+        | ClassId::OUT_0x0324_3
+        | ClassId::IPA_0x0326
+        | ClassId::IPA_0x0326_2
+        | ClassId::AL2P_0x0920
+        | ClassId::AL2P_0x0920_2
+        | ClassId::ISBERD_0x0923
+        | ClassId::OUT_0x0924
+        | ClassId::PIXLD_0x0925
+        | ClassId::IPA_0x0926
+        | ClassId::ISBEWR_0x0927
+        | ClassId::KILL_0x095b
+        | ClassId::IPA_0x0b26
+        | ClassId::ALD_0x1521
+        | ClassId::ALD_0x1521_2
+        | ClassId::IPA_0x1526
+        | ClassId::IPA_0x1526_2
+        | ClassId::IPA_0x1926
+        | ClassId::OUT_0x1d24 => Some(Family::Attribute),
         ClassId::TEX_0x0361
         | ClassId::TEX_0x0361_2
         | ClassId::TLD4_0x0364
@@ -917,7 +945,10 @@ pub(super) fn family(class: ClassId, w: Word) -> Option<Family> {
 #[allow(unused_variables)]
 pub(super) fn family_by_mnemonic(m: &str, w: Word) -> Option<Family> {
     match m {
+        "AL2P" => Some(Family::Attribute),
+        "ALD" => Some(Family::Attribute),
         "ARRIVES" => Some(Family::Memory),
+        "AST" => Some(Family::Attribute),
         "ATOM" => Some(Family::Memory),
         "ATOMG" => Some(Family::Memory),
         "ATOMS" => if u64::from(w.opcode_key()) == 0x1f8c && w.bits(87, 4) == 0x9 { Some(Family::WarpForm) } else if u64::from(w.opcode_key()) == 0x1f8c && w.bits(87, 4) == 0xa && w.bits(73, 2) == 0x0 { Some(Family::SharedCounter) } else { Some(Family::Memory) },
@@ -970,7 +1001,11 @@ pub(super) fn family_by_mnemonic(m: &str, w: Word) -> Option<Family> {
         "IMAD" => Some(Family::Integer),
         "IMMA" => Some(Family::WarpForm),
         "IMNMX" => Some(Family::Integer),
+        "IPA" => Some(Family::Attribute),
+        "ISBERD" => Some(Family::Attribute),
+        "ISBEWR" => Some(Family::Attribute),
         "ISETP" => Some(Family::Integer),
+        "KILL" => Some(Family::Attribute),
         "LD" => Some(Family::Memory),
         "LDC" => Some(Family::Memory),
         "LDG" => Some(Family::Memory),
@@ -989,7 +1024,9 @@ pub(super) fn family_by_mnemonic(m: &str, w: Word) -> Option<Family> {
         "MUFU" => Some(Family::Mufu),
         "NANOSLEEP" => Some(Family::ControlInline),
         "NOP" => Some(Family::ControlInline),
+        "OUT" => Some(Family::Attribute),
         "P2R" => Some(Family::Predicate),
+        "PIXLD" => Some(Family::Attribute),
         "PLOP3" => Some(Family::Integer),
         "POPC" => Some(Family::Integer),
         "PRMT" => Some(Family::Integer),
@@ -1066,6 +1103,7 @@ pub(super) fn lower(f: Family, cx: &mut Ctx<'_>, m: &str) -> Result<bool, Transl
         Family::AsyncCopy => super::async_copy::lower(cx, m),
         Family::Externs => super::externs::lower(cx, m),
         Family::Misc => super::misc::lower(cx, m),
+        Family::Attribute => super::attribute::lower(cx, m),
         Family::Texture => super::texture::lower(cx, m),
         Family::ControlInline => super::control_inline::lower(cx, m),
         Family::WarpForm => super::warp_form::lower(cx, m),

@@ -11,6 +11,7 @@
 //! and register writes all happen only when the guard holds.
 
 mod async_copy;
+pub mod attribute;
 mod control_inline;
 mod convert;
 mod dispatch;
@@ -108,6 +109,8 @@ pub struct Ctx<'a> {
     pub subgroup: Option<subgroup::SubgroupState>,
     /// The loop policy: abort polls, and the device loop-limit checks where the profile has a limit.
     pub loops: crate::control::guard::LoopGuard,
+    /// A vertex or pixel program's interface variables (`None` for compute).
+    pub graphics: Option<attribute::GraphicsIo>,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.

@@ -11,6 +11,10 @@ use crate::error::TranslateError;
 use crate::spirv::{Id, Op};
 
 pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
+    if cx.graphics.is_some() {
+        // The compute values (thread and block ids, lane masks) have no meaning in a graphics stage yet.
+        return Err(cx.refuse("special registers in graphics stages not translated yet"));
+    }
     match m {
         "S2R" => {
             let v = read_sr(cx, cx.inst.bits(72, 8))?;

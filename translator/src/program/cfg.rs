@@ -140,7 +140,7 @@ pub(super) fn build(
             // Continue linearly unless control never falls through.
             let stops = match mnemonic {
                 "BRA" if inst.opcode() & 0x1000 != 0 => false,
-                "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" | "KILL" => !guarded && !bra_has_condition(&inst),
+                "BRA" | "EXIT" | "RET" | "BRX" | "JMP" | "JMX" => !guarded && !bra_has_condition(&inst),
                 "CALL" => false,
                 _ => false,
             };

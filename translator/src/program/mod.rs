@@ -112,9 +112,10 @@ pub struct Targets<'a> {
     pub code_section: u16,
 }
 
-/// Mnemonics that end a block and never fall through unconditionally.
+/// Mnemonics that end a block and never fall through unconditionally. `KILL` is not one: it ends the
+/// invocation inside its block (`OpTerminateInvocation`, lower/attribute).
 pub(crate) fn is_branch(m: &str) -> bool {
-    matches!(m, "BRA" | "EXIT" | "RET" | "CALL" | "BRX" | "JMP" | "JMX" | "KILL")
+    matches!(m, "BRA" | "EXIT" | "RET" | "CALL" | "BRX" | "JMP" | "JMX")
 }
 
 impl Program {

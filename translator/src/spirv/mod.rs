@@ -19,7 +19,7 @@
 mod types;
 
 pub use rspirv::spirv::{
-    BuiltIn, Capability, Decoration, ExecutionMode, FunctionControl, LoopControl, MemorySemantics, Op, Scope,
+    BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionControl, LoopControl, MemorySemantics, Op, Scope,
     SelectionControl, StorageClass,
 };
 pub use types::Type;
@@ -619,9 +619,14 @@ impl Module {
 
     /// Sets the entry point and local size; called once, after the entry function is complete.
     pub fn entry_point(&mut self, function: Id, name: &str, modes: &[(ExecutionMode, &[u32])]) {
+        self.entry_point_as(ExecutionModel::GLCompute, function, name, modes);
+    }
+
+    /// [`Module::entry_point`] for another execution model (the graphics stages).
+    pub fn entry_point_as(&mut self, model: ExecutionModel, function: Id, name: &str, modes: &[(ExecutionMode, &[u32])]) {
         let n = 3 + string_len_words(name) + self.interface.len();
         self.header.push(((n as u32) << 16) | Op::EntryPoint as u32);
-        self.header.push(rspirv::spirv::ExecutionModel::GLCompute as u32);
+        self.header.push(model as u32);
         self.header.push(function);
         string_words(name, &mut self.header);
         let mut iface = self.interface.clone();
