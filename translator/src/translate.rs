@@ -411,6 +411,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         warp: None,
         subgroup: None,
         loops: source.loops,
+        shared_fma: None,
     };
     // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
     // structured form, or in turns.

@@ -44,6 +44,10 @@ mod view_operands;
 mod warp_form;
 
 pub use float::FloatSupport;
+pub(crate) use fp64::{
+    fma_body as fp64_fma_body, shares_fma_body as fp64_shares_fma_body, site_operands as fp64_site_operands,
+    site_result as fp64_site_result,
+};
 pub use crate::state::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
 
 use crate::error::{display_name, TranslateError};
@@ -108,6 +112,9 @@ pub struct Ctx<'a> {
     pub subgroup: Option<subgroup::SubgroupState>,
     /// The loop policy: abort polls, and the device loop-limit checks where the profile has a limit.
     pub loops: crate::control::guard::LoopGuard,
+    /// The dispatch form's one FP64 fused multiply-add body shared by all sites (`control::shared_fma`),
+    /// where the kernel has enough of them; `None` elsewhere.
+    pub shared_fma: Option<crate::control::shared_fma::SharedFma>,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
@@ -398,8 +405,10 @@ impl<'a> Ctx<'a> {
 /// Lowers one non-control instruction (control instructions ending a block are lowered by the dispatch loop).
 pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let guard = cx.inst.guard();
+    // A site of the shared FP64 body leaves the current block: it applies its guard itself (`fp64::arith`).
+    let shared_site = crate::control::shared_fma::is_site(cx, &cx.inst);
     let merge = match guard {
-        Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) => {
+        Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) && !shared_site => {
             // The uniform datapath's instructions (UIADD3, ULDC, UPLOP3, ...) are guarded by a UP.
             let g = if cx.inst.mnemonic.starts_with('U') {
                 let v = cx.st.upred(&mut cx.m, &cx.t, p);
