@@ -1,7 +1,8 @@
 //! Times the driver's pipeline creation for corpus kernels: `cargo run --example compile_spv -- [--without
 //! F,...] [FILTER...]` translates each corpus launch whose kernel name contains a filter (all without one)
 //! for the default device's profile (float self-test included, as `sassport corpus` does) and prints its
-//! words, form and the seconds `Runtime::prepare` took for the launch's block. Nothing is launched. Set
+//! words, form, the seconds `Runtime::prepare` took for the launch's block and those of one launch of a
+//! single block with zeroed parameters (where lavapipe compiles; its result is not looked at). Set
 //! MESA_SHADER_CACHE_DISABLE=true on Mesa drivers, or the shader cache answers;
 //! SASSPORT_DUMP_SPV=DIR writes each module to DIR/<kernel>.spv; SASSPORT_TRANSLATE_ONLY=1 compiles none.
 
@@ -23,10 +24,9 @@ fn main() -> anyhow::Result<()> {
         ..Default::default()
     })?;
     rt.measure_float()?;
-    let options = Options {
-        profile: Some(rt.profile()),
-        ..Options::default()
-    };
+    // SASSPORT_NO_PROFILE=1: translate for no device (no loop-limit checks, nothing measured), to compare.
+    let profile = std::env::var_os("SASSPORT_NO_PROFILE").is_none().then(|| rt.profile());
+    let options = Options { profile, ..Options::default() };
     println!("device: {}", rt.device().name);
     for launch in sassport_corpus::launches()? {
         if !args.is_empty() && !args.iter().any(|f| launch.kernel.contains(f.as_str())) {
@@ -63,10 +63,24 @@ fn main() -> anyhow::Result<()> {
         let block = [launch.block.x, launch.block.y, launch.block.z];
         let r = rt.prepare(id, block, launch.shared_bytes);
         let secs = started.elapsed().as_secs_f64();
+        // lavapipe builds its LLVM code at the first dispatch: one block with zeroed parameters (n = 0: every
+        // thread takes its exit path; a fault from a null pointer is ignored) forces it.
+        let started = std::time::Instant::now();
+        let params = vec![0u8; 256];
+        let bank0 = sassport_runtime::Bank0::new([1; 3], block).with_dynamic_shared(launch.shared_bytes);
+        let bank0 = bank0.with_params(&params);
+        let banks = [(0, bank0.as_bytes())];
+        let grid = [1; 3];
+        let dynamic_shared_bytes = launch.shared_bytes;
+        let l = sassport_runtime::Launch { kernel: id, grid, block, dynamic_shared_bytes, banks: &banks };
+        let first = rt.launch(&l).map(|_| ());
+        let first_secs = started.elapsed().as_secs_f64();
+        let note = first.err().map(|e| format!(" (launch: {e})")).unwrap_or_default();
+        let note: String = note.chars().take(80).collect();
         let form: String = form.chars().take(60).collect();
         match r {
             Ok(()) => println!(
-                "{}\t{} words\t{secs:.2} s\t{form}",
+                "{}\t{} words\tprepare {secs:.2} s\tfirst launch {first_secs:.2} s{note}\t{form}",
                 launch.kernel,
                 t.words.len()
             ),
