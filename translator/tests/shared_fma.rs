@@ -1,4 +1,4 @@
-//! Few copies of the exact FP64 fused multiply-add (`control::shared_fma`): drivers inline every call, so the
+//! Few copies of the exact FP64 fused multiply-add (`lower::shared_fma`): drivers inline every call, so the
 //! number of call sites of the ~330-instruction helper is what the driver compiles. Counted on the emitted
 //! words (each module also passes spirv-val): the structured form's segment loops leave one call per block
 //! with several sites, the dispatch form one per kernel, and a device measured to fuse f64 `Fma` and keep f64

@@ -67,6 +67,7 @@ fn module(g: &Cfg, limits: &Limits) -> (Vec<u32>, Vec<Stmt>) {
         warp: None,
         subgroup: None,
         loops: Default::default(),
+        shared_fma: None,
     };
     emit_with(&mut cx, &s, &mut Synthetic(g)).expect("emits");
     let Ctx { mut m, st, .. } = cx;

@@ -17,7 +17,6 @@
 pub mod counted;
 pub mod guard;
 pub mod lockstep;
-pub mod shared_fma;
 pub mod structured;
 pub mod turns;
 
@@ -169,7 +168,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     let pc = cx.m.load(t.u32, cx.next_pc);
     let labels: Vec<u32> = prog.blocks.iter().map(|_| cx.m.id()).collect();
     let cases: Vec<(u32, u32)> = prog.blocks.iter().zip(&labels).map(|(b, l)| (b.start, *l)).collect();
-    shared_fma::begin_dispatch(cx, prog, sw_merge);
+    crate::lower::shared_fma::begin_dispatch(cx, prog, sw_merge);
     cx.m.selection_merge(sw_merge);
     let switch_at = cx.m.switch_extensible(pc, default, &cases);
     for (block, label) in prog.blocks.iter().zip(&labels) {
@@ -195,7 +194,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     cx.m.store(cx.next_pc, exit);
     cx.m.branch(sw_merge);
     cx.m.label(sw_merge);
-    shared_fma::emit_body(cx);
+    crate::lower::shared_fma::emit_body(cx);
     cx.m.branch(cont);
     cx.m.label(cont);
     let pc2 = cx.m.load(t.u32, cx.next_pc);
@@ -216,7 +215,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
         cx.end_if(m);
     }
     cx.m.op_void(Op::Return, &[]);
-    let continuations = shared_fma::end_dispatch(cx);
+    let continuations = crate::lower::shared_fma::end_dispatch(cx);
     if !cx.m.add_switch_cases(switch_at, &continuations) {
         return Err(TranslateError::Limit { kernel: cx.section.into(), reason: "dispatch switch too large".into() });
     }

@@ -679,7 +679,7 @@ impl NodeCode for ProgramCode<'_> {
             insts = &insts[..insts.len().saturating_sub(1)]; // the terminator is realised by the structure
         }
         let fences = &self.fences;
-        super::shared_fma::lower_block(cx, insts, |cx, inst| {
+        crate::lower::shared_fma::lower_block(cx, insts, |cx, inst| {
             cx.inst = *inst;
             if fences.contains(&inst.offset) {
                 super::lockstep::lane_fence(cx);

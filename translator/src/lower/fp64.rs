@@ -21,7 +21,6 @@
 
 use super::{Ctx, Src};
 use crate::error::TranslateError;
-use crate::control::shared_fma::FmaOperands;
 use crate::exact::fma64::{dfma, MUL_ONLY};
 use crate::spirv::{Id, Op};
 
@@ -119,13 +118,6 @@ fn second_in_c(cx: &Ctx<'_>, m: &str) -> bool {
 }
 
 fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
-    if crate::control::shared_fma::is_site(cx, &cx.inst) {
-        // The dispatch form's shared body: this block ends here and goes on in a continuation case.
-        let ops = site_operands(cx)?;
-        let r = crate::control::shared_fma::call(cx, ops);
-        site_result(cx, r);
-        return Ok(());
-    }
     let s = cx.abc()?;
     let rnd = cx.inst.bits(78, 2);
     let second_in_c = second_in_c(cx, m);
@@ -179,8 +171,18 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// The operands of one site of the shared FMA body (`super::shared_fma`): `round_md(a * b + c)` (`md` the SM86
+/// mode, optionally `| MUL_ONLY`), and the three raw operands whose first NaN the result takes
+/// ([`propagate_nan`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FmaOperands {
+    pub abc: [Id; 3],
+    pub md: Id,
+    pub nan: [Id; 3],
+}
+
 /// Whether `inst` computes through the exact FP64 fused multiply-add helper under `float`, which
-/// `control::shared_fma` can share between sites: every DFMA but round-to-nearest on a fusing device, DADD and
+/// `super::shared_fma` can share between sites: every DFMA but round-to-nearest on a fusing device, DADD and
 /// DMUL in the directed modes, and every DADD/DMUL of soft double. Mirrors [`arith`].
 pub(crate) fn shares_fma_body(inst: &crate::program::Inst, float: &super::FloatSupport) -> bool {
     let rnd = inst.bits(78, 2);
@@ -191,7 +193,7 @@ pub(crate) fn shares_fma_body(inst: &crate::program::Inst, float: &super::FloatS
     }
 }
 
-/// The operands of a site of the shared body (`control::shared_fma`; [`shares_fma_body`] holds for
+/// The operands of a site of the shared body (`super::shared_fma`; [`shares_fma_body`] holds for
 /// `cx.inst`), read unconditionally (reads have no side effects): [`site_result`] applies the guard.
 pub(crate) fn site_operands(cx: &mut Ctx<'_>) -> Result<FmaOperands, TranslateError> {
     let m = cx.inst.mnemonic;
@@ -225,7 +227,7 @@ pub(crate) fn site_result(cx: &mut Ctx<'_>, r: Id) {
     }
 }
 
-/// The shared body of `control::shared_fma`: the fused multiply-add, then SM86's NaN.
+/// The shared body of `super::shared_fma`: the fused multiply-add, then SM86's NaN.
 pub(crate) fn fma_body(cx: &mut Ctx<'_>, ops: FmaOperands) -> Id {
     let [a, b, c] = ops.abc;
     let r = dfma(&mut cx.m, a, b, c, ops.md);

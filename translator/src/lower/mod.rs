@@ -28,6 +28,7 @@ mod misc;
 mod mufu;
 mod narrow;
 mod predicate;
+pub mod shared_fma;
 mod shared_counter;
 mod simd;
 pub mod soft_atomic64;
@@ -44,10 +45,6 @@ mod view_operands;
 mod warp_form;
 
 pub use float::FloatSupport;
-pub(crate) use fp64::{
-    fma_body as fp64_fma_body, shares_fma_body as fp64_shares_fma_body, site_operands as fp64_site_operands,
-    site_result as fp64_site_result,
-};
 pub use crate::state::{shared_allocation_bytes, SHARED_ALLOCATION_GRANULE};
 
 use crate::error::{display_name, TranslateError};
@@ -112,9 +109,9 @@ pub struct Ctx<'a> {
     pub subgroup: Option<subgroup::SubgroupState>,
     /// The loop policy: abort polls, and the device loop-limit checks where the profile has a limit.
     pub loops: crate::control::guard::LoopGuard,
-    /// The dispatch form's one FP64 fused multiply-add body shared by all sites (`control::shared_fma`),
+    /// The shared FP64 fused multiply-add body's variables and, in the dispatch form, its calls ([`shared_fma`]),
     /// where the kernel has enough of them; `None` elsewhere.
-    pub shared_fma: Option<crate::control::shared_fma::SharedFma>,
+    pub shared_fma: Option<shared_fma::SharedFma>,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
@@ -406,7 +403,7 @@ impl<'a> Ctx<'a> {
 pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let guard = cx.inst.guard();
     // A site of the shared FP64 body leaves the current block: it applies its guard itself (`fp64::arith`).
-    let shared_site = crate::control::shared_fma::is_site(cx, &cx.inst);
+    let shared_site = shared_fma::is_site(cx, &cx.inst);
     let merge = match guard {
         Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) && !shared_site => {
             // The uniform datapath's instructions (UIADD3, ULDC, UPLOP3, ...) are guarded by a UP.
@@ -421,7 +418,11 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         _ => None,
     };
     let caps_before = cx.m.capabilities().len();
-    dispatch(cx)?;
+    if shared_site {
+        shared_fma::dispatch_site(cx)?;
+    } else {
+        dispatch(cx)?;
+    }
     if cx.m.capabilities().len() > caps_before {
         let site = format!(
             "{} at {}+{:#x}",

@@ -2,10 +2,10 @@
 //! pc-dispatch loop, one body for the whole kernel.
 //!
 //! Drivers inline every SPIR-V function call (Mesa always; NVIDIA's compiler too), so the exact DFMA helper
-//! (`exact::fma64`, ~330 instructions) or soft double's integer FMA (`lower::soft_f64::fma`) is copied at
+//! (`exact::fma64`, ~330 instructions) or soft double's integer FMA (`soft_f64::fma`) is copied at
 //! each call site: libdevice's double code has thousands (`math_f64_special`: 2,483 DFMA sites, ~800 k
 //! instructions after inlining, which llvmpipe did not compile in 30 minutes). A site is a DFMA, or a
-//! DADD/DMUL where it takes the same helper (directed modes; every one under soft double); `lower::fp64`
+//! DADD/DMUL where it takes the same helper (directed modes; every one under soft double); `fp64`
 //! splits a site into reading its operands and writing its result.
 //!
 //! - Structured form, [`lower_block`]: a block with at least [`MIN_BLOCK_SITES`] sites becomes a loop of
@@ -14,7 +14,7 @@
 //!   switch the one body computes the result. libdevice's polynomials put dozens of dependent DFMAs in one
 //!   block, so a kernel keeps a copy per block instead of per site. The loop's trip count is a constant, so
 //!   it has no abort poll; under lavapipe's loop limiter its iterations count like any loop's and the exit
-//!   check of every thread (`structured::leave`) reports a cut.
+//!   check of every thread (`control::structured`'s `leave`) reports a cut.
 //! - Dispatch form ([`call`], [`emit_body`]): a site stores its operands, raises `pending`, sets `next_pc` to
 //!   a continuation case of its own (a synthetic pc from [`FIRST_CONTINUATION_PC`]) and leaves the switch;
 //!   after the switch the one body of the kernel runs where `pending` is set; the continuation writes the
@@ -22,8 +22,9 @@
 //!   (math_f64_elementary, 2026-12-02): dispatch 102 s to compile, shared 41 s, structured 21 s, structured
 //!   with segment loops less (docs/performance.md): the dispatch form is used only where it was asked for.
 
+use super::fp64::{self, FmaOperands};
+use super::{Ctx, FloatSupport};
 use crate::error::TranslateError;
-use crate::lower::{Ctx, FloatSupport};
 use crate::program::{Inst, Program};
 use crate::spirv::{Id, LoopControl, Op, StorageClass};
 
@@ -38,15 +39,6 @@ pub const MIN_SHARED_SITES: usize = 16;
 
 /// Sites in one block from which the structured form lowers the block as a segment loop.
 pub const MIN_BLOCK_SITES: usize = 3;
-
-/// The operands of one site: `round_md(a * b + c)` (`md` the SM86 mode, optionally `| MUL_ONLY`), and the
-/// three raw operands whose first NaN the result takes (`lower::fp64::propagate_nan`).
-#[derive(Debug, Clone, Copy)]
-pub struct FmaOperands {
-    pub abc: [Id; 3],
-    pub md: Id,
-    pub nan: [Id; 3],
-}
 
 /// The shared body's Function variables (one set per kernel) and, in the dispatch form, its call state.
 #[derive(Debug, Clone)]
@@ -69,18 +61,18 @@ struct DispatchCalls {
     cases: Vec<(u32, Id)>,
 }
 
-/// How many instructions of `prog` are sites under `float` (`lower::fp64` decides).
+/// How many instructions of `prog` are sites under `float` (`fp64` decides).
 pub fn sites(prog: &Program, float: &FloatSupport) -> usize {
     prog.insts
         .iter()
-        .filter(|i| crate::lower::fp64_shares_fma_body(i, float))
+        .filter(|i| fp64::shares_fma_body(i, float))
         .count()
 }
 
 /// Whether the instruction being lowered calls the dispatch form's shared body.
 pub fn is_site(cx: &Ctx<'_>, inst: &Inst) -> bool {
     cx.shared_fma.as_ref().is_some_and(|s| s.dispatch.is_some())
-        && crate::lower::fp64_shares_fma_body(inst, &cx.float)
+        && fp64::shares_fma_body(inst, &cx.float)
 }
 
 impl SharedFma {
@@ -121,7 +113,7 @@ impl SharedFma {
         let [a, b, c] = self.abc.map(|v| cx.m.load(t.u64, v));
         let md = cx.m.load(t.u32, self.md);
         let nan = self.nan.map(|v| cx.m.load(t.u64, v));
-        let r = crate::lower::fp64_fma_body(
+        let r = fp64::fma_body(
             cx,
             FmaOperands {
                 abc: [a, b, c],
@@ -157,7 +149,7 @@ pub fn lower_block(
     let sites: Vec<usize> = insts
         .iter()
         .enumerate()
-        .filter(|(_, i)| crate::lower::fp64_shares_fma_body(i, &cx.float))
+        .filter(|(_, i)| fp64::shares_fma_body(i, &cx.float))
         .map(|(k, _)| k)
         .collect();
     if sites.len() < MIN_BLOCK_SITES || cx.subgroup.is_some() || cx.warp.is_some() {
@@ -193,7 +185,7 @@ pub fn lower_block(
         }
         insts[from..site].iter().try_for_each(|i| one(cx, i))?;
         cx.inst = insts[site];
-        let ops = crate::lower::fp64_site_operands(cx)?;
+        let ops = fp64::site_operands(cx)?;
         s.store(cx, ops);
         cx.m.branch(sw_merge);
         from = site + 1;
@@ -218,7 +210,7 @@ fn finish_site(cx: &mut Ctx<'_>, s: &SharedFma, site: &Inst) {
     cx.inst = *site;
     let t = cx.t;
     let r = cx.m.load(t.u64, s.result);
-    crate::lower::fp64_site_result(cx, r);
+    fp64::site_result(cx, r);
 }
 
 // ---- the dispatch form: one body per kernel -----------------------------------------------------------
@@ -250,9 +242,18 @@ pub fn end_dispatch(cx: &mut Ctx<'_>) -> Vec<(u32, Id)> {
         .unwrap_or_default()
 }
 
+/// Lowers the instruction being lowered, a site of the dispatch form's shared body ([`is_site`]): its block
+/// ends here and goes on in a continuation case.
+pub(crate) fn dispatch_site(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
+    let ops = fp64::site_operands(cx)?;
+    let r = call(cx, ops);
+    fp64::site_result(cx, r);
+    Ok(())
+}
+
 /// The call at a dispatch site: stores `ops`, raises `pending`, continues at a new continuation case
 /// (opened here, the current block from now on); returns the result, loaded there.
-pub fn call(cx: &mut Ctx<'_>, ops: FmaOperands) -> Id {
+fn call(cx: &mut Ctx<'_>, ops: FmaOperands) -> Id {
     let Some(s) = cx.shared_fma.clone() else {
         return 0;
     };
