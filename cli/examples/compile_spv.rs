@@ -4,7 +4,8 @@
 //! words, form, the seconds `Runtime::prepare` took for the launch's block and those of one launch of a
 //! single block with zeroed parameters (where lavapipe compiles; its result is not looked at). Set
 //! MESA_SHADER_CACHE_DISABLE=true on Mesa drivers, or the shader cache answers;
-//! SASSPORT_DUMP_SPV=DIR writes each module to DIR/<kernel>.spv; SASSPORT_TRANSLATE_ONLY=1 compiles none.
+//! SASSPORT_DUMP_SPV=DIR writes each module to DIR/<kernel>.spv; SASSPORT_TRANSLATE_ONLY=1 compiles none;
+//! SASSPORT_SPV_FROM=DIR compiles DIR/<kernel>.spv instead of the translation (to try other tools' output).
 
 use sassport_runtime::{Runtime, RuntimeOptions};
 use sassport_translator::translate::{translate_kernel, Options};
@@ -35,6 +36,13 @@ fn main() -> anyhow::Result<()> {
         let bytes = std::fs::read(launch.cubin_sm86())?;
         let cubin = Cubin::parse(&bytes)?;
         let t = match translate_kernel(&cubin, &launch.kernel, &options) {
+            // SASSPORT_SPV_FROM=DIR: compile DIR/<kernel>.spv instead (a module changed by other tools).
+            Ok(mut t) if std::env::var_os("SASSPORT_SPV_FROM").is_some() => {
+                let dir = std::env::var_os("SASSPORT_SPV_FROM").unwrap_or_default();
+                let b = std::fs::read(std::path::Path::new(&dir).join(format!("{}.spv", launch.kernel)))?;
+                t.words = b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                t
+            }
             Ok(t) => t,
             Err(e) => {
                 println!("{}\trefused: {e}", launch.kernel);
