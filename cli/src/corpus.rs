@@ -1,7 +1,9 @@
 //! `sassport corpus`: the main job. Every launch of the shipped corpus (`corpus/launches.txt`) is translated,
 //! run on the chosen Vulkan device and compared with the outputs recorded on NVIDIA silicon; one table row
-//! per kernel. `launch` is the GPU time of the kernel where the device has timestamp queries, else the host
-//! time of the first launch, pipeline creation included.
+//! per kernel. `compile` is the driver's pipeline creation (`Runtime::prepare`, wall time), `launch` the GPU
+//! time of the kernel where the device has timestamp queries, else the host time of the launch. lavapipe
+//! builds its LLVM code at the first dispatch, not at pipeline creation: there `launch` holds most of the
+//! compile (math_f64_elementary: 26 s `compile`, 98 s `launch`; a second launch takes milliseconds).
 
 use anyhow::{Context, Result};
 use sassport::golden::compare;
@@ -63,14 +65,14 @@ pub fn run(args: Args) -> Result<()> {
         .context("opening the Vulkan device")?;
     println!("device: {}", rt.device().name);
     let cache = if args.no_cache { None } else { default_spirv_cache() };
-    println!("{:<34} {:<16} {:>10} {:>11}  detail", "kernel", "result", "translate", "launch");
+    println!("{:<34} {:<16} {:>10} {:>10} {:>11}  detail", "kernel", "result", "translate", "compile", "launch");
     let (mut matched, mut differed, mut refused, mut failed, mut skipped) = (0, 0, 0, 0, 0);
     let cpu = rt.device().kind == sassport_runtime::DeviceKind::Cpu;
     for launch in launches.iter().filter(|l| args.filter.as_ref().is_none_or(|f| l.kernel.contains(f.as_str()))) {
         if cpu && launch.cpu_skip {
             skipped += 1;
             let why = "cpu=skip: too large for a CPU device's compiler or loop limit (corpus/launches.txt)";
-            println!("{:<34} {:<16} {:>10} {:>11}  {why}", launch.kernel, "not run", "-", "-");
+            println!("{:<34} {:<16} {:>10} {:>10} {:>11}  {why}", launch.kernel, "not run", "-", "-", "-");
             continue;
         }
         let (verdict, times) = run_one(&mut rt, cache.as_ref(), launch, args.keep_differing.as_deref());
@@ -96,10 +98,10 @@ pub fn run(args: Args) -> Result<()> {
                 ("FAILED", e.clone())
             }
         };
-        let (t, k) = times.map_or((String::from("-"), String::from("-")), |(t, k)| {
-            (format!("{:.1} ms", t * 1e3), format!("{:.3} ms", k * 1e3))
+        let (t, c, k) = times.map_or(("-".into(), "-".into(), "-".into()), |(t, c, k)| {
+            (format!("{:.1} ms", t * 1e3), format!("{:.2} s", c), format!("{:.3} ms", k * 1e3))
         });
-        println!("{:<34} {:<16} {:>10} {:>11}  {}", launch.kernel, label, t, k, first_line(&detail));
+        println!("{:<34} {:<16} {:>10} {:>10} {:>11}  {}", launch.kernel, label, t, c, k, first_line(&detail));
     }
     let total = matched + differed + refused + failed;
     let not_run = if skipped > 0 { format!("; {skipped} not run on this CPU device (cpu=skip)") } else { String::new() };
@@ -122,7 +124,7 @@ fn run_one(
     cache: Option<&sassport_runtime::SpirvCache>,
     launch: &sassport_corpus::Launch,
     keep: Option<&std::path::Path>,
-) -> (Verdict, Option<(f64, f64)>) {
+) -> (Verdict, Option<(f64, f64, f64)>) {
     let bytes = match std::fs::read(launch.cubin_sm86()) {
         Ok(b) => b,
         Err(e) => return (Verdict::Failed(format!("{}: {e}", launch.cubin_sm86().display())), None),
@@ -135,7 +137,7 @@ fn run_one(
         Err(RunError::Refused(r)) => return (Verdict::Refused(r), None),
         Err(RunError::Other(e)) => return (Verdict::Failed(format!("{e:#}")), None),
     };
-    let times = Some((run.translate_time.as_secs_f64(), run.kernel_time.as_secs_f64()));
+    let times = Some((run.translate_time.as_secs_f64(), run.compile_time.as_secs_f64(), run.kernel_time.as_secs_f64()));
     // The silicon recording keeps output buffers only, not printf's text: report how much was printed.
     let printed = if run.printf.is_empty() {
         String::new()

@@ -51,6 +51,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "    f32 denormals preserved without float controls: {}",
             show(m.denorm_f32_preserved)
         );
+        println!(
+            "    f64 denormals preserved without float controls: {}",
+            show(m.denorm_f64_preserved)
+        );
     }
     Ok(())
 }

@@ -39,6 +39,8 @@ pub struct KernelRun {
     pub cached: bool,
     /// Wall time of translation (or of the cache lookup).
     pub translate_time: Duration,
+    /// Wall time of the driver's pipeline creation (0 when its in-memory cache held the pipeline).
+    pub compile_time: Duration,
     /// GPU time of the kernel when the device has timestamps, else the host-side launch time.
     pub kernel_time: Duration,
     /// Final contents of each [`KernelArg::Buffer`], in argument order.
@@ -154,6 +156,10 @@ pub fn run_kernel(
     });
     let translate_time = started.elapsed();
     let id = rt.load_kernel(kernel, &translation.words).context("creating the pipeline")?;
+    // The driver's compile on its own (a launch would create the pipeline too; the corpus table shows both).
+    let started = Instant::now();
+    rt.prepare(id, block, dynamic_shared_bytes).context("creating the pipeline")?;
+    let compile_time = started.elapsed();
 
     let mut addresses = Vec::new();
     for arg in args {
@@ -191,7 +197,7 @@ pub fn run_kernel(
         rt.free(addr).context("freeing a buffer")?;
         buffers.push(out);
     }
-    Ok(KernelRun { translation, cached, translate_time, kernel_time, buffers, printf: report.printf })
+    Ok(KernelRun { translation, cached, translate_time, compile_time, kernel_time, buffers, printf: report.printf })
 }
 
 /// Parses `--without FEATURE,...` (`float64,int8`; see `sassport_runtime::abi::Feature`).

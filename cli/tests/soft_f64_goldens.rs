@@ -2,8 +2,8 @@
 //! MUFU.RCP64H/RSQ64H, 64-bit F2F/F2I/I2F, ATOM.ADD.F64) matches its NVIDIA silicon goldens with float64
 //! masked (`sassport corpus --without float64 --strict`, soft double in integer arithmetic): the goldens are
 //! the outside truth. `SASSPORT_GOLDEN_KERNELS=a,b` limits the run. Not here: the math API's double kernels
-//! math_f64_special/elementary (`cpu=skip`: llvmpipe does not finish compiling their ~1.2 M-word modules
-//! within CI's budget, docs/performance.md), checked with float64 masked on the H200 instead.
+//! math_f64_special/elementary (`cpu=skip`: even with segment loops, llvmpipe needs minutes for their modules,
+//! docs/performance.md "Fewer copies of the exact FP64 FMA"), checked with float64 masked on the H200 instead.
 
 use std::process::Command;
 

@@ -20,8 +20,9 @@ use crate::disk_cache;
 use crate::error::Result;
 use crate::runtime::{Launch, Runtime};
 
-/// Input words: f32 a, b, c for `fma(a, b, c)`; two f32 denormals; f64 a, b, c (low word first).
-const INPUTS: [u32; 11] = [
+/// Input words: f32 a, b, c for `fma(a, b, c)`; two f32 denormals; f64 a, b, c (low word first); an f64
+/// denormal (added to itself).
+const INPUTS: [u32; 13] = [
     0x3f80_0001, // 1 + 2^-23
     0x3f7f_ffff, // 1 - 2^-24
     0xbf80_0000, // -1
@@ -33,9 +34,13 @@ const INPUTS: [u32; 11] = [
     0x3fef_ffff, // 1 - 2^-53
     0x0000_0000,
     0xbff0_0000, // -1
+    0x0000_0001, // smallest f64 denormal, 2^-1074
+    0x0000_0000,
 ];
 /// Word index of the first output (after the inputs, 8-byte aligned).
-const OUT: u32 = 12;
+const OUT: u32 = 14;
+/// Words of the self-test buffer: the inputs, then fma f32, denormal sum f32, fma f64, denormal sum f64.
+const BUFFER_WORDS: usize = OUT as usize + 6;
 /// `fma(1 + 2^-23, 1 - 2^-24, -1)` rounded once: 2^-24 - 2^-47 (exact in f32), as bits. Rounded twice it is 0.
 const FMA32_FUSED: u32 = 0x337f_fffe;
 /// `fma(1 + 2^-52, 1 - 2^-53, -1)` rounded once: 2^-53 - 2^-105 (exact in f64), as bits. Rounded twice it is 0.
@@ -178,11 +183,15 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
                 50,
                 [Operand::IdRef(x), Operand::IdRef(y), Operand::IdRef(z)],
             )?;
-            let pair = b.bitcast(uvec2, None, fma)?;
-            for i in 0..2 {
-                let w = b.composite_extract(u32t, None, pair, [i])?;
-                let p = at(b, OUT + 2 + i)?;
-                b.store(p, w, None, [])?;
+            let (d1, d2) = (f64_at(b, 11)?, f64_at(b, 11)?);
+            let sum = b.f_add(f64t, None, d1, d2)?;
+            for (k, v) in [(OUT + 2, fma), (OUT + 4, sum)] {
+                let pair = b.bitcast(uvec2, None, v)?;
+                for i in 0..2 {
+                    let w = b.composite_extract(u32t, None, pair, [i])?;
+                    let p = at(b, k + i)?;
+                    b.store(p, w, None, [])?;
+                }
             }
         }
         b.ret()?;
@@ -251,9 +260,9 @@ impl Runtime {
     /// One dispatch of the self-test module; its raw results.
     fn run_float_selftest(&mut self, f64: bool) -> Result<FloatSamples> {
         let kernel = self.load_kernel("sassport_float_selftest", &float_selftest_module(f64))?;
-        let buf = self.alloc(4 * 16)?;
+        let buf = self.alloc(4 * BUFFER_WORDS as u64)?;
         let result = (|| {
-            let mut input = [0u32; 16];
+            let mut input = [0u32; BUFFER_WORDS];
             input[..INPUTS.len()].copy_from_slice(&INPUTS);
             let bytes: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
             self.upload(buf, &bytes)?;
@@ -266,7 +275,7 @@ impl Runtime {
                 dynamic_shared_bytes: 0,
                 banks: &banks,
             })?;
-            let mut out = vec![0u8; 64];
+            let mut out = vec![0u8; 4 * BUFFER_WORDS];
             self.download(buf, &mut out)?;
             let word = |i: u32| {
                 u32::from_le_bytes(out[4 * i as usize..][..4].try_into().expect("4 bytes"))
@@ -275,6 +284,7 @@ impl Runtime {
                 fma_f32: word(OUT),
                 denorm_sum_f32: word(OUT + 1),
                 fma_f64: f64.then(|| u64::from(word(OUT + 3)) << 32 | u64::from(word(OUT + 2))),
+                denorm_sum_f64: f64.then(|| u64::from(word(OUT + 5)) << 32 | u64::from(word(OUT + 4))),
             })
         })();
         self.free(buf)?;
@@ -291,6 +301,8 @@ pub struct FloatSamples {
     pub denorm_sum_f32: u32,
     /// `fma(1 + 2^-52, 1 - 2^-53, -1)` in f64, where the device has f64.
     pub fma_f64: Option<u64>,
+    /// The smallest f64 denormal added to itself, where the device has f64.
+    pub denorm_sum_f64: Option<u64>,
 }
 
 impl FloatSamples {
@@ -300,6 +312,7 @@ impl FloatSamples {
             fma_f32_fused: Some(self.fma_f32 == FMA32_FUSED),
             denorm_f32_preserved: Some(self.denorm_sum_f32 == DENORM_SUM),
             fma_f64_fused: self.fma_f64.map(|v| v == FMA64_FUSED),
+            denorm_f64_preserved: self.denorm_sum_f64.map(|v| v == DENORM_SUM_F64),
         }
     }
 
@@ -316,6 +329,12 @@ impl FloatSamples {
                 self.denorm_sum_f32
             ));
         }
+        if let Some(v) = self.denorm_sum_f64.filter(|v| ![DENORM_SUM_F64, 0].contains(v)) {
+            return Err(format!("f64 denormal sum gave {v:#018x}, not {DENORM_SUM_F64:#x} or 0"));
+        }
+        if self.fma_f64.is_some() != self.denorm_sum_f64.is_some() {
+            return Err("one f64 result without the other".into());
+        }
         match (self.fma_f64, float64) {
             (Some(v), true) if ![FMA64_FUSED, 0].contains(&v) => Err(format!(
                 "f64 fma gave {v:#018x}, not {FMA64_FUSED:#018x} or 0"
@@ -329,6 +348,8 @@ impl FloatSamples {
 
 /// The smallest f32 denormal doubled, kept: 2^-148.
 const DENORM_SUM: u32 = 2;
+/// The smallest f64 denormal doubled, kept: 2^-1073.
+const DENORM_SUM_F64: u64 = 2;
 
 /// The kind line of a float self-test record.
 const RECORD_MAGIC: &[u8] = cache_entry::FLOAT_RECORD_MAGIC;
@@ -338,7 +359,8 @@ const RECORD_MAGIC: &[u8] = cache_entry::FLOAT_RECORD_MAGIC;
 /// both was rebuilt on every switch (seen on the H200 alternating the two).
 pub fn float_record_file(dir: &std::path::Path, device: &DeviceInfo) -> std::path::PathBuf {
     let f64_part = if device.features.float64 { "" } else { "-nof64" };
-    dir.join(format!("float-v2-{}{f64_part}.bin", device.cache_key()))
+    // v3: the f64 denormal sum was added (a v2 record lacks it).
+    dir.join(format!("float-v3-{}{f64_part}.bin", device.cache_key()))
 }
 
 /// What a record is stored under: the device and driver as the Vulkan loader names them.
@@ -362,12 +384,13 @@ pub fn float_record_bytes(identity: &str, samples: &FloatSamples) -> Vec<u8> {
 /// The payload of a record: `name=value` lines in a fixed order, values as `0x` and fixed-width lower-case
 /// hex (`none` for an absent f64 result), each line ending in a newline.
 fn record_text(samples: &FloatSamples) -> String {
-    let f64 = samples
-        .fma_f64
-        .map_or("none".to_string(), |v| format!("{v:#018x}"));
+    let hex64 = |v: Option<u64>| v.map_or("none".to_string(), |v| format!("{v:#018x}"));
     format!(
-        "fma_f32={:#010x}\ndenorm_sum_f32={:#010x}\nfma_f64={f64}\n",
-        samples.fma_f32, samples.denorm_sum_f32
+        "fma_f32={:#010x}\ndenorm_sum_f32={:#010x}\nfma_f64={}\ndenorm_sum_f64={}\n",
+        samples.fma_f32,
+        samples.denorm_sum_f32,
+        hex64(samples.fma_f64),
+        hex64(samples.denorm_sum_f64)
     )
 }
 
@@ -399,17 +422,22 @@ pub fn parse_float_record(
     let fma_f32 = hex(field("fma_f32")?, 8).ok_or_else(|| bad("fma_f32 is not 8 hex digits"))?;
     let denorm = hex(field("denorm_sum_f32")?, 8)
         .ok_or_else(|| bad("denorm_sum_f32 is not 8 hex digits"))?;
-    let fma_f64 = match field("fma_f64")? {
-        "none" => None,
-        v => Some(hex(v, 16).ok_or_else(|| bad("fma_f64 is neither none nor 16 hex digits"))?),
+    let mut f64_field = |name: &str| -> std::result::Result<Option<u64>, CacheEntryError> {
+        match field(name)? {
+            "none" => Ok(None),
+            v => Ok(Some(hex(v, 16).ok_or_else(|| bad(&format!("{name} is neither none nor 16 hex digits")))?)),
+        }
     };
+    let fma_f64 = f64_field("fma_f64")?;
+    let denorm_sum_f64 = f64_field("denorm_sum_f64")?;
     if lines.next().is_some() {
-        return Err(bad("lines after fma_f64"));
+        return Err(bad("lines after denorm_sum_f64"));
     }
     let samples = FloatSamples {
         fma_f32: fma_f32 as u32,
         denorm_sum_f32: denorm as u32,
         fma_f64,
+        denorm_sum_f64,
     };
     // Only the writer's exact text: anything else (a missing last newline, other spellings) was not written
     // by this code, whatever it may mean.
@@ -428,6 +456,7 @@ mod tests {
         fma_f32: FMA32_FUSED,
         denorm_sum_f32: 0,
         fma_f64: None,
+        denorm_sum_f64: None,
     };
 
     #[test]
@@ -440,6 +469,7 @@ mod tests {
                 fma_f32_fused: Some(true),
                 denorm_f32_preserved: Some(false),
                 fma_f64_fused: None,
+                denorm_f64_preserved: None,
             }
         );
         // Another device's record, and this device's record where the device has f64.
@@ -456,11 +486,13 @@ mod tests {
             FloatSamples { fma_f32: 0x3380_0000, ..FUSED },
             FloatSamples { denorm_sum_f32: 1, ..FUSED },
             FloatSamples { fma_f64: Some(1), ..FUSED },
+            FloatSamples { fma_f64: Some(FMA64_FUSED), denorm_sum_f64: Some(1), ..FUSED },
+            FloatSamples { fma_f64: Some(FMA64_FUSED), ..FUSED },
         ] {
             let r = float_record_bytes("dev A\n", &odd);
             assert!(parse_float_record(&r, "dev A\n", odd.fma_f64.is_some()).is_err(), "{odd:?}");
         }
-        let ok64 = FloatSamples { fma_f64: Some(FMA64_FUSED), ..FUSED };
+        let ok64 = FloatSamples { fma_f64: Some(FMA64_FUSED), denorm_sum_f64: Some(DENORM_SUM_F64), ..FUSED };
         let r = float_record_bytes("dev A\n", &ok64);
         assert_eq!(parse_float_record(&r, "dev A\n", true), Ok(ok64));
         assert!(parse_float_record(b"", "dev A\n", true).is_err());
@@ -475,6 +507,9 @@ mod tests {
             "fma_f32=0x+0000000\ndenorm_sum_f32=0x00000000\nfma_f64=none\n",
             // Found on the device run of the same target: the last newline missing.
             "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none",
+            // A v2 record (no f64 denormal line).
+            "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none\n",
+            "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none\ndenorm_sum_f64=none",
         ] {
             let r = cache_entry::seal(RECORD_MAGIC, b"dev A\n", text.as_bytes());
             assert!(matches!(
@@ -511,5 +546,8 @@ mod tests {
         // The denormal sum, kept: 2^-149 + 2^-149 = 2^-148, bits 2.
         let tiny = f32::from_bits(1);
         assert_eq!((tiny + tiny).to_bits(), super::DENORM_SUM);
+        let tiny = f64::from_bits(1);
+        assert_eq!((tiny + tiny).to_bits(), super::DENORM_SUM_F64);
+        assert_eq!(super::INPUTS[11..13], [1, 0], "the f64 denormal's words");
     }
 }

@@ -315,6 +315,7 @@ fn damaged_implausible_and_foreign_float_records_are_measured_again() {
         FloatSamples { fma_f32: 0x3380_0000, ..samples },
         FloatSamples { denorm_sum_f32: 1, ..samples },
         FloatSamples { fma_f64: if float64 { None } else { Some(0) }, ..samples },
+        FloatSamples { denorm_sum_f64: if float64 { Some(1) } else { Some(0) }, ..samples },
     ];
     for s in odd {
         cases.push(("implausible", float_record_bytes(&identity, &s)));
@@ -530,7 +531,7 @@ fn fuzz_found_entries_in_another_form_are_refused() {
     }
     assert!(count >= 34, "{count} inputs");
     // And the writer's own form of such a record is accepted.
-    let text = "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none\n";
+    let text = "fma_f32=0x337ffffe\ndenorm_sum_f32=0x00000002\nfma_f64=none\ndenorm_sum_f64=none\n";
     let sealed = seal(FLOAT_RECORD_MAGIC, KEYS[0].as_bytes(), text.as_bytes());
     let samples = parse_float_record(&sealed, KEYS[0], false).unwrap();
     assert_eq!(float_record_bytes(KEYS[0], &samples), sealed);

@@ -492,6 +492,11 @@ fn float_self_test_measures_lavapipe() {
     }
     assert!(m.fma_f32_fused.is_some() && m.denorm_f32_preserved.is_some());
     assert_eq!(m.fma_f64_fused.is_some(), rt.device().features.float64);
+    assert_eq!(m.denorm_f64_preserved.is_some(), rt.device().features.float64);
+    if rt.device().features.float64 && rt.device().driver_name.contains("llvmpipe") {
+        assert_eq!(m.fma_f64_fused, Some(false));
+        assert_eq!(m.denorm_f64_preserved, Some(true));
+    }
     assert_eq!(rt.measure_float().unwrap(), m);
     assert_valid_usage(&rt);
 }

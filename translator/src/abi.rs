@@ -442,6 +442,9 @@ pub struct MeasuredFloat {
     pub denorm_f32_preserved: Option<bool>,
     /// `GLSL.std.450 Fma` on f64 rounds once.
     pub fma_f64_fused: Option<bool>,
+    /// An f64 add of two denormals keeps the denormal result without any execution mode (NVIDIA reports no
+    /// f64 `DenormPreserve`, so only a measurement says whether native f64 results keep SM86's denormals).
+    pub denorm_f64_preserved: Option<bool>,
 }
 
 // ---- Functions the CUDA driver provides outside the cubin: device printf and assert ------------------------

@@ -413,6 +413,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         subgroup: None,
         loops: source.loops,
         graphics: None,
+        shared_fma: None,
     };
     // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
     // structured form, or in turns.

@@ -164,6 +164,7 @@ pub fn translate_stage_program(
         subgroup: None,
         loops: Default::default(),
         graphics: Some(io),
+        shared_fma: None,
     };
     let form = match options.control {
         crate::translate::ControlForm::Structured => {

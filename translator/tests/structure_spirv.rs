@@ -68,6 +68,7 @@ fn module(g: &Cfg, limits: &Limits) -> (Vec<u32>, Vec<Stmt>) {
         subgroup: None,
         loops: Default::default(),
         graphics: None,
+        shared_fma: None,
     };
     emit_with(&mut cx, &s, &mut Synthetic(g)).expect("emits");
     let Ctx { mut m, st, .. } = cx;

@@ -105,7 +105,7 @@ fn native_fma_on_a_fusing_device() {
     use sassport_translator::abi::{DeviceProfile, MeasuredFloat};
     let mut profile = DeviceProfile::default();
     profile.float_controls.signed_zero_inf_nan_preserve = [true; 3];
-    profile.measured = MeasuredFloat { fma_f32_fused: Some(true), denorm_f32_preserved: Some(true), fma_f64_fused: None };
+    profile.measured = MeasuredFloat { fma_f32_fused: Some(true), denorm_f32_preserved: Some(true), fma_f64_fused: None, denorm_f64_preserved: None };
     let fusing = Options { profile: Some(profile), ..Options::default() };
     let path = sassport_corpus::cubins().into_iter().find(|p| p.file_stem().is_some_and(|s| s == "matmul")).unwrap();
     let bytes = std::fs::read(&path).unwrap();

@@ -6,6 +6,12 @@ use std::time::Duration;
 /// A runtime on `SASSPORT_TEST_DEVICE` (default: lavapipe, "llvmpipe"), with a 16 MiB window, no on-disk
 /// pipeline cache and the given limit on pipeline creation (lavapipe's compiler is slow on long chains).
 pub fn runtime(pipeline_timeout: Duration) -> Runtime {
+    runtime_without(pipeline_timeout, Default::default())
+}
+
+/// [`runtime`] for a device doing without `without` (`--without`: soft double for float64, ...).
+#[allow(dead_code)]
+pub fn runtime_without(pipeline_timeout: Duration, without: sassport_runtime::abi::Features) -> Runtime {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let dir = std::env::temp_dir().join(format!("sassport-xdg-{}", std::process::id()));
@@ -21,6 +27,7 @@ pub fn runtime(pipeline_timeout: Duration) -> Runtime {
         window_bytes: Some(16 << 20),
         pipeline_cache: PipelineCacheLocation::Disabled,
         pipeline_timeout: Some(pipeline_timeout),
+        without,
         ..Default::default()
     })
     .expect("Vulkan device (lavapipe)")

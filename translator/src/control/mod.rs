@@ -168,8 +168,9 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     let pc = cx.m.load(t.u32, cx.next_pc);
     let labels: Vec<u32> = prog.blocks.iter().map(|_| cx.m.id()).collect();
     let cases: Vec<(u32, u32)> = prog.blocks.iter().zip(&labels).map(|(b, l)| (b.start, *l)).collect();
+    crate::lower::shared_fma::begin_dispatch(cx, prog, sw_merge);
     cx.m.selection_merge(sw_merge);
-    cx.m.switch(pc, default, &cases);
+    let switch_at = cx.m.switch_extensible(pc, default, &cases);
     for (block, label) in prog.blocks.iter().zip(&labels) {
         cx.m.label(*label);
         let first = prog.insts.partition_point(|i| i.offset < block.start);
@@ -193,6 +194,7 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     cx.m.store(cx.next_pc, exit);
     cx.m.branch(sw_merge);
     cx.m.label(sw_merge);
+    crate::lower::shared_fma::emit_body(cx);
     cx.m.branch(cont);
     cx.m.label(cont);
     let pc2 = cx.m.load(t.u32, cx.next_pc);
@@ -214,6 +216,10 @@ pub fn emit_dispatch(cx: &mut Ctx<'_>, prog: &Program) -> Result<(), TranslateEr
     }
     crate::lower::attribute::at_exit(cx);
     cx.m.op_void(Op::Return, &[]);
+    let continuations = crate::lower::shared_fma::end_dispatch(cx);
+    if !cx.m.add_switch_cases(switch_at, &continuations) {
+        return Err(TranslateError::Limit { kernel: cx.section.into(), reason: "dispatch switch too large".into() });
+    }
     Ok(())
 }
 

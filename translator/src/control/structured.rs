@@ -673,17 +673,19 @@ impl NodeCode for ProgramCode<'_> {
     fn code(&mut self, cx: &mut Ctx<'_>, node: u32) -> Result<(), TranslateError> {
         let Some(block) = self.block(node) else { return Ok(()) };
         let first = self.prog.insts.partition_point(|i| i.offset < block.start);
-        for inst in self.prog.insts[first..].iter().take_while(|i| i.offset < block.end) {
-            let is_last = inst.offset + 16 >= block.end;
-            if is_last && block.exit == Exit::Control {
-                break; // realised by the structure
-            }
+        let mut insts = &self.prog.insts[first..];
+        insts = &insts[..insts.partition_point(|i| i.offset < block.end)];
+        if block.exit == Exit::Control {
+            insts = &insts[..insts.len().saturating_sub(1)]; // the terminator is realised by the structure
+        }
+        let fences = &self.fences;
+        crate::lower::shared_fma::lower_block(cx, insts, |cx, inst| {
             cx.inst = *inst;
-            if self.fences.contains(&inst.offset) {
+            if fences.contains(&inst.offset) {
                 super::lockstep::lane_fence(cx);
             }
-            crate::lower::lower(cx)?;
-        }
+            crate::lower::lower(cx)
+        })?;
         self.check_return(cx, node)
     }
 

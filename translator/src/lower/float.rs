@@ -29,6 +29,10 @@ pub struct FloatSupport {
     /// `GLSL.std.450 Fma` on f32 is fused, measured on the device: round-to-nearest FFMA may then be native
     /// (the exact helper costs ~40 instructions).
     pub native_fma32: bool,
+    /// `GLSL.std.450 Fma` on f64 is fused and f64 denormals survive native operations, both measured on the
+    /// device (NVIDIA), and the profile has Float64: round-to-nearest DFMA may then be native `Fma` (the exact
+    /// 128-bit integer helper costs ~330 instructions a site, and drivers inline every one).
+    pub native_fma64: bool,
     /// f32 denormal operands and results survive native operations without execution modes (measured):
     /// otherwise native FADD/FMUL/FFMA results are checked and recomputed exactly where a denormal is involved.
     pub f32_denormals_preserved: bool,
@@ -45,7 +49,7 @@ pub struct FloatSupport {
 impl Default for FloatSupport {
     /// Nothing measured: every mode requested, every FFMA exact in integers, denormals not trusted to survive.
     fn default() -> Self {
-        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, f32_denormals_preserved: false, float64: true, float16: true, int64_atomics: true }
+        Self { signed_zero_inf_nan_preserve: [true; 2], native_fma32: false, native_fma64: false, f32_denormals_preserved: false, float64: true, float16: true, int64_atomics: true }
     }
 }
 
@@ -60,6 +64,9 @@ impl FloatSupport {
         Self {
             signed_zero_inf_nan_preserve: [fc[1], fc[2]],
             native_fma32: m.fma_f32_fused == Some(true),
+            native_fma64: m.fma_f64_fused == Some(true)
+                && m.denorm_f64_preserved == Some(true)
+                && !p.lacks(crate::features::Feature::Float64),
             f32_denormals_preserved: m.denorm_f32_preserved == Some(true),
             float64: !p.lacks(crate::features::Feature::Float64),
             float16: !p.lacks(crate::features::Feature::Float16),

@@ -10,7 +10,9 @@
 //! - Without `Float64` (the profile lacks `float64`): DADD/DMUL in every mode through the integer FMA of
 //!   `super::soft_f64` (one rounding, so exactly IEEE's add and multiply), DSETP on integer order keys.
 //! - DADD/DMUL in RM/RP/RZ and every DFMA: `crate::exact::fma64` (128-bit integer fused multiply-add;
-//!   `GLSL.std.450 Fma` is not fused on lavapipe).
+//!   `GLSL.std.450 Fma` is not fused on lavapipe), except round-to-nearest DFMA on a device whose self-test
+//!   measured a fused f64 `Fma` and kept f64 denormals ([`super::FloatSupport::native_fma64`]; NVIDIA):
+//!   there it is native `Fma` on f64, NaN results picked as on every other path.
 //! - NaN results: the first NaN operand quieted, else [`NAN64`] (see [`propagate_nan`]).
 //! - DSETP: ordered/unordered SPIR-V comparisons (exact). DSETP.MIN/.MAX (comparison codes 0 and 15 on
 //!   SM86, which has no DMNMX): the first predicate says "A is the minimum (maximum)" in the total order with
@@ -129,6 +131,13 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     // Declared here as before soft double existed (keeps the native modules' ids, and so their snapshots).
     let f64t = cx.float.float64.then(|| cx.m.t_f64());
     let r = match m {
+        "DFMA" if rnd == 0 && cx.float.native_fma64 && f64t.is_some() => {
+            let f64t = f64t.unwrap_or_default();
+            let c = modify64(cx, rc.unwrap_or(rb), s.abs[2], s.neg[2]);
+            let [fa, fb, fc] = [a, b, c].map(|v| cx.m.un(Op::Bitcast, f64t, v));
+            let r = cx.m.ext(f64t, crate::spirv::glsl::FMA, &[fa, fb, fc]);
+            cx.m.un(Op::Bitcast, t.u64, r)
+        }
         "DFMA" => {
             let c = modify64(cx, rc.unwrap_or(rb), s.abs[2], s.neg[2]);
             let md = cx.u32c(rnd);
@@ -160,6 +169,70 @@ fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let r = if m == "DADD" { propagate_nan(cx, r, rb, ra, None) } else { propagate_nan(cx, r, ra, rb, rc) };
     cx.set_dst64(r);
     Ok(())
+}
+
+/// The operands of one site of the shared FMA body (`super::shared_fma`): `round_md(a * b + c)` (`md` the SM86
+/// mode, optionally `| MUL_ONLY`), and the three raw operands whose first NaN the result takes
+/// ([`propagate_nan`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FmaOperands {
+    pub abc: [Id; 3],
+    pub md: Id,
+    pub nan: [Id; 3],
+}
+
+/// Whether `inst` computes through the exact FP64 fused multiply-add helper under `float`, which
+/// `super::shared_fma` can share between sites: every DFMA but round-to-nearest on a fusing device, DADD and
+/// DMUL in the directed modes, and every DADD/DMUL of soft double. Mirrors [`arith`].
+pub(crate) fn shares_fma_body(inst: &crate::program::Inst, float: &super::FloatSupport) -> bool {
+    let rnd = inst.bits(78, 2);
+    match inst.mnemonic {
+        "DFMA" => !(rnd == 0 && float.native_fma64 && float.float64),
+        "DADD" | "DMUL" => rnd != 0 || !float.float64,
+        _ => false,
+    }
+}
+
+/// The operands of a site of the shared body (`super::shared_fma`; [`shares_fma_body`] holds for
+/// `cx.inst`), read unconditionally (reads have no side effects): [`site_result`] applies the guard.
+pub(crate) fn site_operands(cx: &mut Ctx<'_>) -> Result<FmaOperands, TranslateError> {
+    let m = cx.inst.mnemonic;
+    let s = cx.abc()?;
+    let rnd = cx.inst.bits(78, 2);
+    let second_in_c = second_in_c(cx, m);
+    let ra = read_raw64(cx, s.a)?;
+    let rb = read_raw64(cx, if second_in_c { s.c } else { s.b })?;
+    let rc = if m == "DFMA" { Some(read_raw64(cx, s.c)?) } else { None };
+    let a = modify64(cx, ra, s.abs[0], s.neg[0]);
+    let b = if second_in_c { modify64(cx, rb, s.abs[2], s.neg[2]) } else { modify64(cx, rb, s.abs[1], s.neg[1]) };
+    Ok(match (m, rc) {
+        ("DFMA", Some(rc)) => {
+            let c = modify64(cx, rc, s.abs[2], s.neg[2]);
+            FmaOperands { abc: [a, b, c], md: cx.u32c(rnd), nan: [ra, rb, rc] }
+        }
+        ("DADD", _) => FmaOperands { abc: [a, cx.m.c_u64(1f64.to_bits()), b], md: cx.u32c(rnd), nan: [rb, ra, rb] },
+        _ => FmaOperands { abc: [a, b, cx.m.c_u64(0)], md: cx.u32c(rnd | MUL_ONLY), nan: [ra, rb, ra] },
+    })
+}
+
+/// Writes a site's result `r` to its destination where its guard holds (`lower` leaves sites unguarded).
+pub(crate) fn site_result(cx: &mut Ctx<'_>, r: Id) {
+    let merge = cx.inst.guard().map(|(p, neg)| {
+        let g = cx.pred(u32::from(p), neg);
+        cx.begin_if(g)
+    });
+    cx.set_dst64(r);
+    if let Some(merge) = merge {
+        cx.end_if(merge);
+    }
+}
+
+/// The shared body of `super::shared_fma`: the fused multiply-add, then SM86's NaN.
+pub(crate) fn fma_body(cx: &mut Ctx<'_>, ops: FmaOperands) -> Id {
+    let [a, b, c] = ops.abc;
+    let r = dfma(&mut cx.m, a, b, c, ops.md);
+    let [x, y, z] = ops.nan;
+    propagate_nan(cx, r, x, y, Some(z))
 }
 
 /// Total-order key of non-NaN f64 bits (unsigned comparison orders the values, -0 below +0).

@@ -29,6 +29,7 @@ mod misc;
 mod mufu;
 mod narrow;
 mod predicate;
+pub mod shared_fma;
 mod shared_counter;
 mod simd;
 pub mod soft_atomic64;
@@ -111,6 +112,9 @@ pub struct Ctx<'a> {
     pub loops: crate::control::guard::LoopGuard,
     /// A vertex or pixel program's interface variables (`None` for compute).
     pub graphics: Option<attribute::GraphicsIo>,
+    /// The shared FP64 fused multiply-add body's variables and, in the dispatch form, its calls ([`shared_fma`]),
+    /// where the kernel has enough of them; `None` elsewhere.
+    pub shared_fma: Option<shared_fma::SharedFma>,
 }
 
 /// Offset value of `next_pc` that leaves the dispatch loop.
@@ -401,8 +405,10 @@ impl<'a> Ctx<'a> {
 /// Lowers one non-control instruction (control instructions ending a block are lowered by the dispatch loop).
 pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     let guard = cx.inst.guard();
+    // A site of the shared FP64 body leaves the current block: it applies its guard itself (`fp64::arith`).
+    let shared_site = shared_fma::is_site(cx, &cx.inst);
     let merge = match guard {
-        Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) => {
+        Some((p, neg)) if !crate::program::is_branch(cx.inst.mnemonic) && !shared_site => {
             // The uniform datapath's instructions (UIADD3, ULDC, UPLOP3, ...) are guarded by a UP.
             let g = if cx.inst.mnemonic.starts_with('U') {
                 let v = cx.st.upred(&mut cx.m, &cx.t, p);
@@ -415,7 +421,11 @@ pub fn lower(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
         _ => None,
     };
     let caps_before = cx.m.capabilities().len();
-    dispatch(cx)?;
+    if shared_site {
+        shared_fma::dispatch_site(cx)?;
+    } else {
+        dispatch(cx)?;
+    }
     if cx.m.capabilities().len() > caps_before {
         let site = format!(
             "{} at {}+{:#x}",

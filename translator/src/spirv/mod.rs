@@ -589,6 +589,30 @@ impl Module {
         self.body.extend_from_slice(indices);
         id
     }
+    /// [`Module::switch`] that returns where the instruction starts in the current function, for
+    /// [`Module::add_switch_cases`] once the cases emitted later are known.
+    pub fn switch_extensible(&mut self, selector: Id, default: Id, cases: &[(u32, Id)]) -> usize {
+        let at = self.body.len();
+        self.switch(selector, default, cases);
+        at
+    }
+
+    /// Appends `cases` to the `OpSwitch` at `at` ([`Module::switch_extensible`]) of the current function (one
+    /// move of the words after it). Returns false, changing nothing, when no `OpSwitch` starts there.
+    pub fn add_switch_cases(&mut self, at: usize, cases: &[(u32, Id)]) -> bool {
+        let Some(&head) = self.body.get(at) else { return false };
+        if head & 0xffff != Op::Switch as u32 || self.var_insert.is_some_and(|v| v > at) {
+            return false;
+        }
+        let count = (head >> 16) as usize + cases.len() * 2;
+        let Ok(count) = u16::try_from(count) else { return false };
+        let end = at + (head >> 16) as usize;
+        let words: Vec<u32> = cases.iter().flat_map(|&(lit, label)| [lit, label]).collect();
+        self.body.splice(end..end, words);
+        self.body[at] = (u32::from(count) << 16) | Op::Switch as u32;
+        true
+    }
+
     /// `OpSwitch selector default (literal, label)*` (32-bit selector).
     pub fn switch(&mut self, selector: Id, default: Id, cases: &[(u32, Id)]) {
         self.body.push(((cases.len() as u32 * 2 + 3) << 16) | Op::Switch as u32);
