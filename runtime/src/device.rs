@@ -254,6 +254,7 @@ impl DeviceInfo {
             measured: Default::default(),
             loop_iteration_limit: self.loop_iteration_limit(),
             without: self.features.lacking(),
+            window_chunks: None,
         }
     }
 

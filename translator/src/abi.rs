@@ -381,6 +381,43 @@ pub struct DeviceProfile {
     /// fills it): emulated where an emulation exists (soft double for `float64`, turns for `subgroups-32`),
     /// refused by name otherwise. Hand-made profiles leave it empty: their feature flags are not read.
     pub without: Features,
+    /// Guest memory as an array of storage-buffer chunks instead of one buffer (`None`: one buffer, today's
+    /// module). Set by the runtime for windows larger than `maxStorageBufferRange` (docs/abi.md).
+    pub window_chunks: Option<WindowChunks>,
+}
+
+/// Binding 33 as `count` storage buffers of `2^log2_bytes` bytes each plus one more (element `count`) that
+/// holds the runtime's records (fault, assert, printf, abort block). A power of two so a naturally aligned
+/// access of at most 16 bytes never crosses a chunk; guest window byte `o` is byte `o % 2^log2_bytes` of
+/// chunk `o >> log2_bytes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WindowChunks {
+    /// Chunks of guest memory (array elements `0..count`).
+    pub count: u32,
+    /// Bytes per chunk, log 2 (at least [`MIN_CHUNK_LOG2`]).
+    pub log2_bytes: u32,
+}
+
+/// Smallest chunk: 1 MiB (the runtime chooses the largest power of two within `maxStorageBufferRange`).
+pub const MIN_CHUNK_LOG2: u32 = 20;
+
+impl WindowChunks {
+    /// Array element of binding 33 that holds the runtime's records.
+    pub fn records_element(&self) -> u32 {
+        self.count
+    }
+    /// Descriptors in binding 33.
+    pub fn descriptors(&self) -> u32 {
+        self.count + 1
+    }
+    /// Bytes per chunk.
+    pub fn chunk_bytes(&self) -> u64 {
+        1u64 << self.log2_bytes
+    }
+    /// Guest bytes the chunks cover.
+    pub fn window_bytes(&self) -> u64 {
+        u64::from(self.count) << self.log2_bytes
+    }
 }
 
 pub use crate::features::{Feature, Features, UnknownFeature};

@@ -1,0 +1,123 @@
+//! Addressing binding 33: the one place that turns a guest-memory word index into a pointer.
+//!
+//! Two forms (docs/abi.md, "The global-memory window"). One buffer (today's module, every window up to
+//! `maxStorageBufferRange`): `struct { uint words[]; }`, word indexes are `u32`, the runtime's records follow
+//! the window in the same buffer. Chunks (`abi::WindowChunks`): an array of `count + 1` such buffers, word
+//! indexes are `u64` and split here into (chunk, word); element `count` holds the records, addressed by
+//! constant element and `u32` word. Chunk indexes come from guest addresses, so they are `NonUniform`.
+
+use crate::abi::{self, WindowChunks};
+use crate::spirv::{Capability, Decoration, Id, Module, Op, StorageClass, Type};
+
+use super::Types;
+
+/// The declared window variable and its form; `Copy`, so helper-function builders can capture it.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    /// The `StorageBuffer` variable of binding 33 (the 32-bit view, or the 64-bit one from [`Window::view`]).
+    pub var: Id,
+    /// `None`: one buffer.
+    pub chunks: Option<WindowChunks>,
+}
+
+impl Window {
+    /// Declares binding 33 with elements of `elem` (u32 or u64, `stride` bytes) in the form `chunks` says.
+    pub fn declare(m: &mut Module, elem: Id, stride: u32, chunks: Option<WindowChunks>) -> Window {
+        let rta = m.ty(Type::RuntimeArray(elem, stride));
+        let block = m.ty(Type::Block(rta));
+        let ty = match chunks {
+            None => block,
+            Some(c) => {
+                m.capability(Capability::StorageBufferArrayDynamicIndexing);
+                m.capability(Capability::ShaderNonUniform);
+                m.capability(Capability::StorageBufferArrayNonUniformIndexing);
+                let n = m.c_u32(c.descriptors());
+                m.ty(Type::Array(block, n, None))
+            }
+        };
+        let ptr = m.t_ptr(StorageClass::StorageBuffer, ty);
+        let var = m.global_var(ptr, StorageClass::StorageBuffer, None);
+        m.decorate(var, Decoration::DescriptorSet, &[abi::DESCRIPTOR_SET]);
+        m.decorate(var, Decoration::Binding, &[abi::GLOBAL_WINDOW_BINDING]);
+        Window { var, chunks }
+    }
+
+    /// The integer type of a guest word index: `u32` for one buffer, `u64` for chunks.
+    pub fn index_type(&self, t: &Types) -> Id {
+        if self.chunks.is_some() {
+            t.u64
+        } else {
+            t.u32
+        }
+    }
+
+    /// `idx + k` in the index type.
+    pub fn index_add(&self, m: &mut Module, t: &Types, idx: Id, k: u32) -> Id {
+        if k == 0 {
+            return idx;
+        }
+        let (ty, kc) = match self.chunks {
+            None => (t.u32, m.c_u32(k)),
+            Some(_) => (t.u64, m.c_u64(u64::from(k))),
+        };
+        m.bin(Op::IAdd, ty, idx, kc)
+    }
+
+    /// The index's low 32 bits (for hashing a word onto a lock, say).
+    pub fn index_low32(&self, m: &mut Module, t: &Types, idx: Id) -> Id {
+        match self.chunks {
+            None => idx,
+            Some(_) => m.un(Op::UConvert, t.u32, idx),
+        }
+    }
+
+    /// A `u32` word index (window words below 2^32: heap header and arena, printf formats) in the index type.
+    pub fn widen(&self, m: &mut Module, t: &Types, idx32: Id) -> Id {
+        match self.chunks {
+            None => idx32,
+            Some(_) => m.un(Op::UConvert, t.u64, idx32),
+        }
+    }
+
+    /// Pointer (`ptr_ty`, to an element of this view) to guest element `idx` (index type); element size
+    /// `1 << elem_log2` bytes.
+    pub fn element(&self, m: &mut Module, t: &Types, ptr_ty: Id, idx: Id, elem_log2: u32) -> Id {
+        let zero = m.c_u32(0);
+        let Some(c) = self.chunks else {
+            return m.access(ptr_ty, self.var, &[zero, idx]);
+        };
+        let shift = m.c_u32(c.log2_bytes - elem_log2);
+        let chunk = m.bin(Op::ShiftRightLogical, t.u64, idx, shift);
+        let chunk = m.un(Op::UConvert, t.u32, chunk);
+        let mask = m.c_u64((1u64 << (c.log2_bytes - elem_log2)) - 1);
+        let word = m.bin(Op::BitwiseAnd, t.u64, idx, mask);
+        let word = m.un(Op::UConvert, t.u32, word);
+        m.decorate(chunk, Decoration::NonUniform, &[]);
+        let p = m.access(ptr_ty, self.var, &[chunk, zero, word]);
+        m.decorate(p, Decoration::NonUniform, &[]);
+        p
+    }
+
+    /// Pointer to guest 32-bit word `idx` (index type).
+    pub fn word(&self, m: &mut Module, t: &Types, idx: Id) -> Id {
+        self.element(m, t, t.storage_u32, idx, 2)
+    }
+
+    /// Pointer to guest 32-bit word `idx32` given as a `u32` (words below 2^32: the heap, printf formats).
+    pub fn word32(&self, m: &mut Module, t: &Types, idx32: Id) -> Id {
+        let i = self.widen(m, t, idx32);
+        self.word(m, t, i)
+    }
+
+    /// Pointer to 32-bit word `word` (u32) of the runtime's records (fault record, printf area, abort block).
+    pub fn record(&self, m: &mut Module, t: &Types, word: Id) -> Id {
+        let zero = m.c_u32(0);
+        match self.chunks {
+            None => m.access(t.storage_u32, self.var, &[zero, word]),
+            Some(c) => {
+                let e = m.c_u32(c.records_element());
+                m.access(t.storage_u32, self.var, &[e, zero, word])
+            }
+        }
+    }
+}
