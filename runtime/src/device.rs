@@ -106,6 +106,8 @@ pub struct DeviceFeatures {
     /// `VK_KHR_shader_maximal_reconvergence` and its `shaderMaximalReconvergence` feature (the subgroup form
     /// asks for `MaximallyReconvergesKHR` with it: threads rejoin where the structured program merges).
     pub maximal_reconvergence: bool,
+    /// `bufferDeviceAddress`: a window of several chunk buffers (docs/abi.md).
+    pub buffer_device_address: bool,
 }
 
 impl DeviceFeatures {
@@ -564,6 +566,7 @@ impl Instance {
                 compute_full_subgroups: b(f13.compute_full_subgroups),
                 maintenance4: b(f13.maintenance4),
                 maximal_reconvergence: has_extension(MAXIMAL_RECONVERGENCE) && maximal,
+                buffer_device_address: b(f12.buffer_device_address),
             },
             float_controls: FloatControls {
                 denorm_preserve: [

@@ -386,10 +386,11 @@ pub struct DeviceProfile {
     pub window_chunks: Option<WindowChunks>,
 }
 
-/// Binding 33 as `count` storage buffers of `2^log2_bytes` bytes each plus one more (element `count`) that
-/// holds the runtime's records (fault, assert, printf, abort block). A power of two so a naturally aligned
-/// access of at most 16 bytes never crosses a chunk; guest window byte `o` is byte `o % 2^log2_bytes` of
-/// chunk `o >> log2_bytes`.
+/// Guest memory as `count` chunk buffers of `2^log2_bytes` bytes each, reached through their buffer device
+/// addresses; binding 33 then holds only the table of those addresses (from [`WINDOW_CHUNK_TABLE_WORD`], one
+/// u64 per chunk) and the runtime's records after it. A power of two so a naturally aligned access of at
+/// most 16 bytes never crosses a chunk; guest window byte `o` is byte `o % 2^log2_bytes` of chunk
+/// `o >> log2_bytes`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct WindowChunks {
     /// Chunks of guest memory (array elements `0..count`).
@@ -401,14 +402,13 @@ pub struct WindowChunks {
 /// Smallest chunk: 1 MiB (the runtime chooses the largest power of two within `maxStorageBufferRange`).
 pub const MIN_CHUNK_LOG2: u32 = 20;
 
+/// Word of binding 33 where a chunked window's address table starts (chunk `c`: words `2c`, `2c + 1`).
+pub const WINDOW_CHUNK_TABLE_WORD: u32 = 0;
+
 impl WindowChunks {
-    /// Array element of binding 33 that holds the runtime's records.
-    pub fn records_element(&self) -> u32 {
-        self.count
-    }
-    /// Descriptors in binding 33.
-    pub fn descriptors(&self) -> u32 {
-        self.count + 1
+    /// Bytes of binding 33 before the records: the address table, rounded up to the fault record's alignment.
+    pub fn table_bytes(&self) -> u64 {
+        (8 * u64::from(self.count)).next_multiple_of(FAULT_RECORD_ALIGNMENT)
     }
     /// Bytes per chunk.
     pub fn chunk_bytes(&self) -> u64 {

@@ -251,7 +251,7 @@ impl State {
     /// The global window (32-bit view) with its form, for [`window::Window`]'s addressing.
     pub fn window_form(&mut self, m: &mut Module, t: &Types) -> window::Window {
         if let Some(var) = self.window {
-            return window::Window { var, chunks: self.window_chunks };
+            return window::Window { var, chunks: self.window_chunks, view_log2: 2 };
         }
         let w = window::Window::declare(m, t.u32, 4, self.window_chunks);
         self.window = Some(w.var);

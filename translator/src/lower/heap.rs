@@ -62,7 +62,7 @@ fn env(cx: &mut Ctx<'_>) -> Env {
     let win = cx.st.window_form(&mut cx.m, &t);
     let wide = cx.float.int64_atomics;
     // The 64-bit view declares `Int64Atomics`; `soft_lists` never needs it.
-    let win64 = if wide { super::memory::window64_form(cx) } else { Window { var: 0, chunks: win.chunks } };
+    let win64 = if wide { super::memory::window64_form(cx) } else { Window { var: 0, chunks: win.chunks, view_log2: 3 } };
     let storage_u64 = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
     let fn_u64 = cx.m.t_ptr(StorageClass::Function, t.u64);
     Env { t, lv, win, win64, storage_u64, fn_u64, wide, limited: cx.loops.limit.is_some() }

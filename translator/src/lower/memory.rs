@@ -719,7 +719,7 @@ pub(super) fn window64_form(cx: &mut Ctx<'_>) -> crate::state::window::Window {
     cx.m.capability(crate::spirv::Capability::Int64Atomics);
     let chunks = cx.st.window_chunks;
     if let Some(var) = cx.st.window64 {
-        return crate::state::window::Window { var, chunks };
+        return crate::state::window::Window { var, chunks, view_log2: 3 };
     }
     let w = crate::state::window::Window::declare(&mut cx.m, t.u64, 8, chunks);
     cx.st.window64 = Some(w.var);
