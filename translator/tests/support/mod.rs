@@ -32,11 +32,7 @@ impl Listing {
             n.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + code.iter().map(|b| *b as usize).sum::<usize>()
         ));
         std::fs::write(&path, code).unwrap();
-        let out = Command::new(tool)
-            .args(["-b", "SM86", "-raw"])
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = Command::new(tool).args(["-b", "SM86", "-raw"]).arg(&path).output().unwrap();
         let _ = std::fs::remove_file(&path);
         let text = String::from_utf8_lossy(&out.stdout);
         let mut names = vec![None; code.len() / 16];
@@ -44,9 +40,7 @@ impl Listing {
             let line = line.trim();
             let Some(rest) = line.strip_prefix("/*") else { continue };
             let Some(end) = rest.find("*/") else { continue };
-            let Ok(addr) = u64::from_str_radix(&rest[..end], 16) else {
-                continue;
-            };
+            let Ok(addr) = u64::from_str_radix(&rest[..end], 16) else { continue };
             let mut toks = rest[end + 2..].split_whitespace();
             let mut first = toks.next().unwrap_or("");
             if first.starts_with('@') {
@@ -65,11 +59,7 @@ impl Listing {
 
 impl Disassembler for Listing {
     fn mnemonic(&self, offset: u64, _word: Word) -> Result<&'static str, String> {
-        self.names
-            .get((offset / 16) as usize)
-            .copied()
-            .flatten()
-            .ok_or_else(|| "nvdisasm printed nothing here".to_string())
+        self.names.get((offset / 16) as usize).copied().flatten().ok_or_else(|| "nvdisasm printed nothing here".to_string())
     }
 }
 
@@ -83,21 +73,12 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
         .spawn()
         .map_err(|e| format!("spirv-val: {e}"))?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&bytes)
-        .map_err(|e| e.to_string())?;
+    child.stdin.take().unwrap().write_all(&bytes).map_err(|e| e.to_string())?;
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
+        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
     }
 }
 
