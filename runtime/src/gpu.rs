@@ -136,16 +136,6 @@ impl Gpu {
         self.memory.memory_heaps[heap as usize].size
     }
 
-    /// Bytes of the largest device-local heap (what a discrete GPU's memory is).
-    pub(crate) fn device_local_bytes(&self) -> u64 {
-        self.memory.memory_heaps[..self.memory.memory_heap_count as usize]
-            .iter()
-            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
-            .map(|h| h.size)
-            .max()
-            .unwrap_or(0)
-    }
-
     /// Whether some memory type is device-local and host-visible-coherent in a heap of at least `size` bytes.
     pub(crate) fn has_mappable_device_local(&self, size: u64) -> bool {
         let want = vk::MemoryPropertyFlags::DEVICE_LOCAL

@@ -23,7 +23,7 @@ mod textures;
 mod timeout;
 
 pub use batch::{Completed, QueuedLaunch, TimestampId};
-pub use chunks::WINDOW_BYTES_ENV;
+pub use chunks::{default_window_bytes, WINDOW_BYTES_ENV};
 pub use launch::{Launch, LaunchReport};
 pub use textures::HostTexture;
 

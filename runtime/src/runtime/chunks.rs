@@ -8,7 +8,7 @@ use ash::vk;
 use sassport_translator::abi::{self, WindowChunks};
 
 use super::{Backing, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES};
-use crate::device::DeviceKind;
+use crate::device::{DeviceInfo, DeviceKind};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::{Buffer, Gpu};
 
@@ -81,28 +81,39 @@ pub(crate) fn parse_bytes(text: &str) -> Option<u64> {
     n.checked_mul(1u64 << shift)
 }
 
-/// Chooses the window for `gpu`: what `options.window_bytes` (else `SASSPORT_WINDOW_BYTES`) asks, else on
-/// a discrete GPU 90% of its device-local memory, else the one-buffer default.
-pub(crate) fn plan(gpu: &Gpu, options: &RuntimeOptions, reserve: u64) -> Result<WindowPlan> {
-    let limits = &gpu.info.limits;
-    let one_buffer_max = u64::from(limits.max_storage_buffer_range)
+/// The window size a runtime on `info` gets when `RuntimeOptions::window_bytes` is `None`:
+/// [`WINDOW_BYTES_ENV`] if set, else on a discrete GPU 90% of its device-local memory, else the one-buffer
+/// default (the device's storage-buffer range less `reserve`, at most `DEFAULT_MAX_WINDOW_BYTES`). What the
+/// CUDA driver library reports as the device's memory before it opens the device.
+pub fn default_window_bytes(info: &DeviceInfo, reserve: u64) -> Result<u64> {
+    if let Ok(v) = std::env::var(WINDOW_BYTES_ENV) {
+        return parse_bytes(&v).filter(|&b| b > 0).ok_or(RuntimeError::WindowOption {
+            variable: WINDOW_BYTES_ENV,
+            value: v,
+        });
+    }
+    let one_buffer = one_buffer_max(info, reserve).min(DEFAULT_MAX_WINDOW_BYTES);
+    Ok(match info.kind {
+        DeviceKind::Discrete => (info.limits.device_local_bytes / 100 * DEFAULT_DEVICE_SHARE_PERCENT).max(one_buffer),
+        _ => one_buffer,
+    })
+}
+
+/// The largest window one storage buffer holds beside `reserve` bytes of records.
+fn one_buffer_max(info: &DeviceInfo, reserve: u64) -> u64 {
+    let limits = &info.limits;
+    u64::from(limits.max_storage_buffer_range)
         .min(limits.max_memory_allocation_size.max(1 << 20))
-        .saturating_sub(reserve);
-    let requested = match options.window_bytes {
-        Some(w) => Some(w),
-        None => match std::env::var(WINDOW_BYTES_ENV) {
-            Ok(v) => Some(
-                parse_bytes(&v)
-                    .filter(|&b| b > 0)
-                    .ok_or_else(|| RuntimeError::WindowOption {
-                        variable: WINDOW_BYTES_ENV,
-                        value: v.clone(),
-                    })?,
-            ),
-            Err(_) => None,
-        },
-    };
-    let wanted = match requested {
+        .saturating_sub(reserve)
+}
+
+/// Chooses the window for `gpu`: what `options.window_bytes` asks, else [`default_window_bytes`]; one
+/// buffer when it fits in one, else chunks.
+pub(crate) fn plan(gpu: &Gpu, options: &RuntimeOptions, reserve: u64) -> Result<WindowPlan> {
+    let info = &gpu.info;
+    let limits = &info.limits;
+    let one_buffer_max = one_buffer_max(info, reserve);
+    let wanted = match options.window_bytes {
         Some(0) => {
             return Err(RuntimeError::WindowTooLarge {
                 requested: 0,
@@ -111,17 +122,13 @@ pub(crate) fn plan(gpu: &Gpu, options: &RuntimeOptions, reserve: u64) -> Result<
             })
         }
         Some(w) => w,
-        None if gpu.info.kind == DeviceKind::Discrete => {
-            let share = gpu.device_local_bytes() / 100 * DEFAULT_DEVICE_SHARE_PERCENT;
-            share.max(one_buffer_max.min(DEFAULT_MAX_WINDOW_BYTES))
-        }
-        None => one_buffer_max.min(DEFAULT_MAX_WINDOW_BYTES),
+        None => default_window_bytes(info, reserve)?,
     };
     let wanted = wanted - wanted % abi::ALLOCATION_ALIGNMENT;
     // A CPU device's memory is the host's (lavapipe reports a 2 GiB heap but allocates from the host).
-    let device_bytes = match gpu.info.kind {
-        DeviceKind::Cpu => gpu.device_local_bytes().max(host_memory_bytes()),
-        _ => gpu.device_local_bytes(),
+    let device_bytes = match info.kind {
+        DeviceKind::Cpu => limits.device_local_bytes.max(host_memory_bytes()),
+        _ => limits.device_local_bytes,
     };
     if wanted > device_bytes.max(one_buffer_max) {
         return Err(RuntimeError::WindowTooLarge {
@@ -136,16 +143,16 @@ pub(crate) fn plan(gpu: &Gpu, options: &RuntimeOptions, reserve: u64) -> Result<
             chunks: None,
         });
     }
-    if !gpu.info.features.buffer_device_address {
+    if !info.features.buffer_device_address {
         return Err(RuntimeError::MissingFeature {
-            device: gpu.info.name.clone(),
+            device: info.name.clone(),
             missing: format!(
                 "bufferDeviceAddress (a window of {wanted} bytes is larger than one storage buffer, \
                  {one_buffer_max} bytes)"
             ),
         });
     }
-    // The largest power of two one descriptor covers.
+    // The largest power of two one buffer covers.
     let range = u64::from(limits.max_storage_buffer_range).min(limits.max_memory_allocation_size.max(1 << 20));
     let log2 = (63 - range.leading_zeros()).max(abi::MIN_CHUNK_LOG2);
     let count = wanted.div_ceil(1u64 << log2);
