@@ -86,7 +86,8 @@ pub(crate) fn parse_bytes(text: &str) -> Option<u64> {
 /// default (the device's storage-buffer range less `reserve`, at most `DEFAULT_MAX_WINDOW_BYTES`). What the
 /// CUDA driver library reports as the device's memory before it opens the device.
 pub fn default_window_bytes(info: &DeviceInfo, reserve: u64) -> Result<u64> {
-    if let Ok(v) = std::env::var(WINDOW_BYTES_ENV) {
+    // Set and not empty (an empty value is the same as none, as shells pass `VAR= cmd`).
+    if let Some(v) = std::env::var(WINDOW_BYTES_ENV).ok().filter(|v| !v.trim().is_empty()) {
         return parse_bytes(&v).filter(|&b| b > 0).ok_or(RuntimeError::WindowOption {
             variable: WINDOW_BYTES_ENV,
             value: v,
