@@ -1,7 +1,8 @@
 //! A window larger than one storage buffer (docs/abi.md, chunked window) on lavapipe: kernels whose buffers
 //! straddle chunk boundaries beyond the first 2 GiB give the NVIDIA silicon goldens (`corpus/goldens/`) bit
 //! for bit, with every access width (8..128 bits) and 64-bit atomics; host copies across chunk boundaries
-//! come back intact, mapped and staged; an access past the backed chunks is still a fault naming the window.
+//! come back intact, mapped and staged, and so does the device heap across a boundary; an access past the
+//! backed chunks is still a fault naming the window.
 //! Windows of 3 GiB and 512 MiB; the chunks are backed only as far as the allocations reach.
 
 #[path = "../../translator/tests/support/mod.rs"]
@@ -68,6 +69,8 @@ fn run(rt: &mut Runtime, l: &Launch, addresses: Option<&[u64]>) -> (Result<(), S
     .unwrap();
     support::spirv_val(&t.words).unwrap();
     let id = rt.load_kernel(&l.kernel, &t.words).unwrap();
+    // Module data as the CUDA driver places it (the device heap for kernels calling malloc).
+    let data = rt.load_module_data(&cubin).unwrap();
     let mut addrs = Vec::new();
     for a in &l.args {
         if let Some(init) = a.initial_contents() {
@@ -80,7 +83,8 @@ fn run(rt: &mut Runtime, l: &Launch, addresses: Option<&[u64]>) -> (Result<(), S
     let params = l.param_bytes(&given).unwrap();
     let dims = |d: &sassport_corpus::Dim3| [d.x, d.y, d.z];
     let bank0 = Bank0::new(dims(&l.grid), dims(&l.block)).with_params(&params);
-    let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
+    let mut banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
+    banks.extend(data.banks_for(&l.kernel));
     let result = rt
         .launch(&RtLaunch {
             kernel: id,
@@ -199,10 +203,25 @@ fn copies_across_chunk_boundaries_mapped_and_staged() {
             part[..] == data[(3 << 20) - (1 << 19)..(3 << 20) + (1 << 19)],
             "{memory:?}"
         );
-        // A kernel in this window too (records in their own buffer, staged or mapped).
+        // A kernel in this window too (records after the chunk table, staged or mapped).
         let widths = launch_of("global_widths");
         let (result, bufs) = run(&mut rt, &widths, None);
         result.unwrap();
         assert_goldens(&widths, &bufs);
     }
+}
+
+#[test]
+fn device_heap_across_a_chunk_boundary() {
+    let mut rt = runtime(512 << 20, MemoryMode::Auto);
+    let chunk = rt.window_chunks().expect("512 MiB is more than one storage buffer here").chunk_bytes();
+    // The 8 MiB arena from 4 MiB below the first boundary: malloc, free and the blocks' data on both sides.
+    let _fill = place_before(&mut rt, chunk, 4 << 20);
+    rt.ensure_device_heap().unwrap();
+    let l = launch_of("heap_block_shared");
+    let t0 = std::time::Instant::now();
+    let (result, bufs) = run(&mut rt, &l, None);
+    result.unwrap();
+    assert_goldens(&l, &bufs);
+    eprintln!("heap_block_shared: {:?}", t0.elapsed());
 }
