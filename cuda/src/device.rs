@@ -71,7 +71,7 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: i32, dev: i32) 
 
 /// Global memory: the device's window.
 fn total_memory(dev: i32) -> crate::error::Result<usize> {
-    state::with(|d| Ok(state::window_bytes(&d.device(dev)?.info) as usize))
+    state::with(|d| Ok(state::window_bytes(&d.device(dev)?.info)? as usize))
 }
 
 #[no_mangle]

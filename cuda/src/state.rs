@@ -76,16 +76,15 @@ impl Device {
     }
 }
 
-/// The window a device gets: the runtime's default largest window, less room for the fault record and the
-/// printf area where the storage-buffer range is what bounds it. Known before the device is opened, so that
-/// `cuDeviceTotalMem` and `cuMemGetInfo` agree whether or not it is.
-pub fn window_bytes(info: &DeviceInfo) -> u64 {
-    let range = u64::from(info.limits.max_storage_buffer_range).saturating_sub(4 << 20);
-    range.min(sassport_runtime::DEFAULT_MAX_WINDOW_BYTES) & !0xffff
+/// The window a device gets: the runtime's default (`SASSPORT_WINDOW_BYTES` if set, 90% of a discrete GPU's
+/// memory, else one storage buffer less room for the fault record and the printf area). Known before the
+/// device is opened, so that `cuDeviceTotalMem` and `cuMemGetInfo` agree whether or not it is.
+pub fn window_bytes(info: &DeviceInfo) -> Result<u64> {
+    Ok(sassport_runtime::default_window_bytes(info, 4 << 20)? & !0xffff)
 }
 
 fn open_gpu(info: &DeviceInfo) -> Result<Gpu> {
-    let window = window_bytes(info);
+    let window = window_bytes(info)?;
     let reservation = Reservation::new(window)?;
     let rt = Runtime::new(RuntimeOptions {
         device: DeviceSelector::Index(info.index),

@@ -1,5 +1,6 @@
 //! Host↔window copies of 64 MiB (or `SASSPORT_COPY_MIB`) each way through `Runtime::upload`/`download`, in both memory modes (a
-//! mapped window, and the staging halves discrete GPUs use), against a host `memcpy` of the same bytes.
+//! mapped window, and the staging halves discrete GPUs use), one buffer and chunked (across a chunk boundary),
+//! against a host `memcpy` of the same bytes.
 //! Targets (issue 19): at least 0.5x memcpy on lavapipe; at least 10 GB/s each way on the H200 (run this
 //! bench there with SASSPORT_TEST_DEVICE=NVIDIA; a discrete GPU is always staged).
 
@@ -29,15 +30,30 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("copies");
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function("memcpy", |b| b.iter(|| out.copy_from_slice(&data)));
-    for (mode, name) in [(MemoryMode::Auto, "auto"), (MemoryMode::Staged, "staged")] {
+    // One buffer, and a chunked 6 GiB window (docs/abi.md) with the copy straddling a chunk boundary.
+    let one = bytes as u64 + (16 << 20);
+    let cases = [
+        (MemoryMode::Auto, "auto", one),
+        (MemoryMode::Staged, "staged", one),
+        (MemoryMode::Auto, "auto_chunked", 6 << 30),
+        (MemoryMode::Staged, "staged_chunked", 6 << 30),
+    ];
+    for (mode, name, window) in cases {
         let mut rt = Runtime::new(RuntimeOptions {
             device: device_name().parse().expect("device"),
-            window_bytes: Some(bytes as u64 + (16 << 20)),
+            window_bytes: Some(window),
             pipeline_cache: PipelineCacheLocation::Disabled,
             memory: mode,
             ..Default::default()
         })
         .expect("runtime");
+        if let Some(c) = rt.window_chunks() {
+            let probe = rt.alloc(256).expect("alloc");
+            rt.free(probe).expect("free");
+            let at = probe - rt.window_base();
+            let filler = (c.chunk_bytes() - bytes as u64 / 2 - at).next_multiple_of(256);
+            rt.alloc(filler).expect("alloc");
+        }
         let buf = rt.alloc(bytes as u64).expect("alloc");
         g.bench_function(format!("upload_{name}"), |b| b.iter(|| rt.upload(buf, &data).expect("upload")));
         g.bench_function(format!("download_{name}"), |b| b.iter(|| rt.download(buf, &mut out).expect("download")));

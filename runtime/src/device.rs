@@ -72,6 +72,8 @@ pub struct DeviceLimits {
     pub min_uniform_buffer_offset_alignment: u64,
     /// `maxMemoryAllocationSize`.
     pub max_memory_allocation_size: u64,
+    /// Bytes of the largest device-local memory heap (a discrete GPU's memory; lavapipe reports 2 GiB).
+    pub device_local_bytes: u64,
     /// `timestampPeriod`: nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
 }
@@ -106,6 +108,8 @@ pub struct DeviceFeatures {
     /// `VK_KHR_shader_maximal_reconvergence` and its `shaderMaximalReconvergence` feature (the subgroup form
     /// asks for `MaximallyReconvergesKHR` with it: threads rejoin where the structured program merges).
     pub maximal_reconvergence: bool,
+    /// `bufferDeviceAddress`: a window of several chunk buffers (docs/abi.md).
+    pub buffer_device_address: bool,
 }
 
 impl DeviceFeatures {
@@ -254,6 +258,7 @@ impl DeviceInfo {
             measured: Default::default(),
             loop_iteration_limit: self.loop_iteration_limit(),
             without: self.features.lacking(),
+            window_chunks: None,
         }
     }
 
@@ -452,6 +457,13 @@ impl Instance {
     pub(crate) fn describe(&self, index: usize, pd: vk::PhysicalDevice) -> DeviceInfo {
         let inst = &self.instance;
         let base = unsafe { inst.get_physical_device_properties(pd) };
+        let memory = unsafe { inst.get_physical_device_memory_properties(pd) };
+        let device_local_bytes = memory.memory_heaps[..memory.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0);
         let modern = base.api_version >= vk::API_VERSION_1_2;
         let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
         let mut v12 = vk::PhysicalDeviceVulkan12Properties::default();
@@ -544,6 +556,7 @@ impl Instance {
                 max_workgroup_invocations: l.max_compute_work_group_invocations,
                 min_uniform_buffer_offset_alignment: l.min_uniform_buffer_offset_alignment,
                 max_memory_allocation_size: v11.max_memory_allocation_size,
+                device_local_bytes,
                 timestamp_period_ns: l.timestamp_period,
             },
             features: DeviceFeatures {
@@ -563,6 +576,7 @@ impl Instance {
                 compute_full_subgroups: b(f13.compute_full_subgroups),
                 maintenance4: b(f13.maintenance4),
                 maximal_reconvergence: has_extension(MAXIMAL_RECONVERGENCE) && maximal,
+                buffer_device_address: b(f12.buffer_device_address),
             },
             float_controls: FloatControls {
                 denorm_preserve: [

@@ -46,15 +46,24 @@ pub enum RuntimeError {
         /// What the memory was for.
         purpose: &'static str,
     },
-    /// The requested window does not fit in one storage-buffer binding.
-    #[error("window of {requested} bytes exceeds the device's storage buffer range of {max} bytes (less {reserved} reserved for the fault record)")]
+    /// The requested window is larger than the device allows (its device-local memory, or as many chunk
+    /// buffers as one stage may bind).
+    #[error("window of {requested} bytes exceeds the {max} bytes the device allows (less {reserved} reserved for the fault record)")]
     WindowTooLarge {
         /// Requested window size.
         requested: u64,
-        /// `maxStorageBufferRange`.
+        /// The most the device allows.
         max: u64,
         /// Bytes reserved after the window.
         reserved: u64,
+    },
+    /// `SASSPORT_WINDOW_BYTES` is not a byte count (digits, optionally `K`, `M`, `G` or `T`).
+    #[error("{variable}={value:?} is not a window size in bytes (e.g. 3G, 512M, 100GiB)")]
+    WindowOption {
+        /// The environment variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
     },
     /// No free range of the window is large enough.
     #[error("out of window memory: {requested} bytes requested, largest free range {largest_free} bytes")]

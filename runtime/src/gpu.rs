@@ -68,7 +68,8 @@ impl Gpu {
             .shader_buffer_int64_atomics(f.int64_atomics)
             .shader_shared_int64_atomics(f.int64_atomics)
             .vulkan_memory_model(f.vulkan_memory_model)
-            .vulkan_memory_model_device_scope(f.vulkan_memory_model);
+            .vulkan_memory_model_device_scope(f.vulkan_memory_model)
+            .buffer_device_address(f.buffer_device_address);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(f.subgroup_size_control)
             .compute_full_subgroups(f.compute_full_subgroups)
@@ -172,9 +173,14 @@ impl Gpu {
                 purpose,
             });
         };
-        let alloc = vk::MemoryAllocateInfo::default()
+        // Buffers read through device addresses (chunks of a large window) need memory allocated for them.
+        let mut flags = vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let mut alloc = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(type_index);
+        if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
+            alloc = alloc.push_next(&mut flags);
+        }
         let memory = match unsafe { d.allocate_memory(&alloc, None) } {
             Ok(m) => m,
             Err(e) => {
@@ -210,6 +216,12 @@ impl Gpu {
             size,
             mapped,
         })
+    }
+
+    /// The device address of a buffer created with `SHADER_DEVICE_ADDRESS` usage.
+    pub(crate) fn buffer_address(&self, b: &Buffer) -> u64 {
+        let info = vk::BufferDeviceAddressInfo::default().buffer(b.buffer);
+        unsafe { self.device.get_buffer_device_address(&info) }
     }
 
     /// Destroys a buffer and frees its memory. The GPU must be done with it.

@@ -66,8 +66,10 @@ impl Runtime {
             return Err(RuntimeError::HeapSize { requested: bytes, reason: "larger than the 2 GiB the allocator addresses" });
         }
         let arena = if bytes == 0 { self.window_base() } else { self.alloc(bytes)? };
+        // The arena's words, its end included, are 32-bit word indexes in the translated heap code.
         let word = (arena - self.window_base()) / 4;
-        let Ok(word) = u32::try_from(word) else {
+        let end_word = (arena - self.window_base() + bytes) / 4;
+        let (Ok(word), Ok(_)) = (u32::try_from(word), u32::try_from(end_word)) else {
             if bytes != 0 {
                 self.free(arena)?;
             }

@@ -56,6 +56,7 @@ impl ModuleInterface {
                     (f.storage_buffer_8bit, "storageBuffer8BitAccess")
                 }
                 Capability::VulkanMemoryModel => (f.vulkan_memory_model, "vulkanMemoryModel"),
+                Capability::PhysicalStorageBufferAddresses => (f.buffer_device_address, "bufferDeviceAddress"),
                 _ => (true, ""),
             };
             (!have).then_some(name)

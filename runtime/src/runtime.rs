@@ -15,6 +15,7 @@ use crate::gpu::{Buffer, Gpu};
 use crate::reflect::ModuleInterface;
 
 mod batch;
+mod chunks;
 mod kernels;
 mod launch;
 mod staging;
@@ -22,6 +23,7 @@ mod textures;
 mod timeout;
 
 pub use batch::{Completed, QueuedLaunch, TimestampId};
+pub use chunks::{default_window_bytes, WINDOW_BYTES_ENV};
 pub use launch::{Launch, LaunchReport};
 pub use textures::HostTexture;
 
@@ -67,8 +69,10 @@ pub enum MemoryMode {
 pub struct RuntimeOptions {
     /// Which device to open.
     pub device: DeviceSelector,
-    /// Window size in bytes; `None`: the device's storage-buffer range (less the fault record), at most
-    /// [`DEFAULT_MAX_WINDOW_BYTES`].
+    /// Window size in bytes; `None`: [`WINDOW_BYTES_ENV`] if set, else on a discrete GPU 90% of its
+    /// device-local memory, else the device's storage-buffer range (less the fault record), at most
+    /// [`DEFAULT_MAX_WINDOW_BYTES`]. A window larger than one storage buffer is made of chunks
+    /// (docs/abi.md), backed as allocations reach them.
     pub window_bytes: Option<u64>,
     /// Guest address of the window's first byte (aligned to [`abi::ALLOCATION_ALIGNMENT`]).
     pub window_base: u64,
@@ -186,7 +190,10 @@ pub struct Runtime {
     names: Vec<(String, usize)>,
     by_hash: HashMap<u64, Vec<usize>>,
     allocator: WindowAllocator,
+    /// The window buffer: guest bytes then the records, or (chunked) the records alone.
     window: Buffer,
+    /// Guest memory of a window larger than one storage buffer.
+    chunked: Option<chunks::ChunkedWindow>,
     backing: Backing,
     scratch: Buffer,
     scratch_generation: u64,
@@ -246,21 +253,8 @@ impl Runtime {
         let info = &gpu.info;
         let limits = &info.limits;
         let reserve = FAULT_RESERVE + options.printf_buffer_bytes.min(1 << 30).next_multiple_of(FAULT_RESERVE) + ABORT_RESERVE;
-        let max_window = (u64::from(limits.max_storage_buffer_range))
-            .min(limits.max_memory_allocation_size.max(1 << 20))
-            .saturating_sub(reserve);
-        let window_bytes = match options.window_bytes {
-            Some(w) if w > max_window || w == 0 => {
-                return Err(RuntimeError::WindowTooLarge {
-                    requested: w,
-                    max: u64::from(limits.max_storage_buffer_range),
-                    reserved: reserve,
-                })
-            }
-            Some(w) => w,
-            None => max_window.min(DEFAULT_MAX_WINDOW_BYTES),
-        };
-        let window_bytes = window_bytes - window_bytes % abi::ALLOCATION_ALIGNMENT;
+        let plan = chunks::plan(&gpu, &options, reserve)?;
+        let window_bytes = plan.bytes;
         if options.window_base % abi::ALLOCATION_ALIGNMENT != 0
             || options.window_base.checked_add(window_bytes).is_none()
         {
@@ -271,7 +265,10 @@ impl Runtime {
                 end: options.window_base.wrapping_add(window_bytes),
             });
         }
-        let total = window_bytes + reserve;
+        // Chunked: the window buffer holds the chunk-address table and the records; the chunks are mapped if
+        // one chunk could be.
+        let total = plan.chunks.map_or(window_bytes, |c| c.table_bytes()) + reserve;
+        let mappable = plan.chunks.map_or(total, |c| c.chunk_bytes());
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
@@ -279,7 +276,7 @@ impl Runtime {
         let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
         let mapped = options.memory == MemoryMode::Auto
             && gpu.info.kind != crate::device::DeviceKind::Discrete
-            && gpu.has_mappable_device_local(total);
+            && gpu.has_mappable_device_local(mappable);
         let window = if mapped {
             gpu.create_buffer(
                 total,
@@ -340,6 +337,7 @@ impl Runtime {
             names: Vec::new(),
             by_hash: HashMap::new(),
             allocator: WindowAllocator::new(options.window_base, window_bytes),
+            chunked: plan.chunks.map(|form| chunks::ChunkedWindow { form, backed: Vec::new(), mapped: matches!(backing, Backing::Mapped) }),
             window,
             backing,
             scratch,
@@ -451,6 +449,7 @@ impl Runtime {
         let mask = self.gpu.info.features.lacking().union(self.options.without);
         DeviceProfile {
             measured: self.measured,
+            window_chunks: self.window_chunks(),
             subgroup_operations: if self.options.warp_subgroups {
                 device.subgroup_operations
             } else {
@@ -514,9 +513,16 @@ impl Runtime {
         self.cache_path.as_deref()
     }
 
-    /// Allocates `len` bytes of the window; returns its guest address (aligned to 256).
+    /// Allocates `len` bytes of the window; returns its guest address (aligned to 256). In a chunked window
+    /// the chunks the allocation reaches are backed now (device memory runs out here, not in a kernel).
     pub fn alloc(&mut self, len: u64) -> Result<u64> {
-        self.allocator.alloc(len)
+        let address = self.allocator.alloc(len)?;
+        let end = address - self.allocator.base() + len.max(1);
+        if let Err(e) = self.back_window(end) {
+            let _ = self.allocator.free(address);
+            return Err(e);
+        }
+        Ok(address)
     }
 
     /// Frees an allocation made by [`Runtime::alloc`].
@@ -551,24 +557,53 @@ impl Runtime {
     }
 
     fn write_window(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+        if self.chunked.is_some() {
+            return self.write_chunks(offset, data);
+        }
         match &mut self.backing {
             Backing::Mapped => {
                 let bytes = self.window.bytes_mut().expect("mapped window");
                 bytes[offset as usize..offset as usize + data.len()].copy_from_slice(data);
                 Ok(())
             }
-            Backing::Staged(_) => self.write_staged(offset, data),
+            Backing::Staged(_) => self.write_staged(offset, data, false),
         }
     }
 
     fn read_window(&mut self, offset: u64, out: &mut [u8]) -> Result<()> {
+        if self.chunked.is_some() {
+            return self.read_chunks(offset, out);
+        }
+        self.read_buffer(offset, out)
+    }
+
+    /// Writes the runtime's records (or a chunked window's address table) at byte `offset` of the window
+    /// buffer. Nothing may run.
+    fn write_records(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+        match &mut self.backing {
+            Backing::Mapped => {
+                let bytes = self.window.bytes_mut().expect("mapped window");
+                bytes[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+                Ok(())
+            }
+            Backing::Staged(_) => self.write_staged(offset, data, true),
+        }
+    }
+
+    /// Reads the runtime's records at byte `offset` of the window buffer (after the guest bytes, or the
+    /// records buffer of a chunked window).
+    fn read_records(&mut self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.read_buffer(offset, out)
+    }
+
+    fn read_buffer(&mut self, offset: u64, out: &mut [u8]) -> Result<()> {
         match &mut self.backing {
             Backing::Mapped => {
                 let bytes = self.window.bytes_mut().expect("mapped window");
                 out.copy_from_slice(&bytes[offset as usize..offset as usize + out.len()]);
                 Ok(())
             }
-            Backing::Staged(_) => self.read_staged(offset, out),
+            Backing::Staged(_) => self.read_staged(offset, out, true),
         }
     }
 
@@ -678,6 +713,7 @@ impl Drop for Runtime {
             d.destroy_query_pool(self.timestamps, None);
             d.destroy_command_pool(self.command_pool, None);
         }
+        self.destroy_chunks();
         self.gpu.destroy_buffer(&self.window);
         self.gpu.destroy_buffer(&self.scratch);
         if let Backing::Staged(s) = &self.backing {

@@ -381,6 +381,43 @@ pub struct DeviceProfile {
     /// fills it): emulated where an emulation exists (soft double for `float64`, turns for `subgroups-32`),
     /// refused by name otherwise. Hand-made profiles leave it empty: their feature flags are not read.
     pub without: Features,
+    /// Guest memory as an array of storage-buffer chunks instead of one buffer (`None`: one buffer, today's
+    /// module). Set by the runtime for windows larger than `maxStorageBufferRange` (docs/abi.md).
+    pub window_chunks: Option<WindowChunks>,
+}
+
+/// Guest memory as `count` chunk buffers of `2^log2_bytes` bytes each, reached through their buffer device
+/// addresses; binding 33 then holds only the table of those addresses (from [`WINDOW_CHUNK_TABLE_WORD`], one
+/// u64 per chunk) and the runtime's records after it. A power of two so a naturally aligned access of at
+/// most 16 bytes never crosses a chunk; guest window byte `o` is byte `o % 2^log2_bytes` of chunk
+/// `o >> log2_bytes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WindowChunks {
+    /// Chunks of guest memory (array elements `0..count`).
+    pub count: u32,
+    /// Bytes per chunk, log 2 (at least [`MIN_CHUNK_LOG2`]).
+    pub log2_bytes: u32,
+}
+
+/// Smallest chunk: 1 MiB (the runtime chooses the largest power of two within `maxStorageBufferRange`).
+pub const MIN_CHUNK_LOG2: u32 = 20;
+
+/// Word of binding 33 where a chunked window's address table starts (chunk `c`: words `2c`, `2c + 1`).
+pub const WINDOW_CHUNK_TABLE_WORD: u32 = 0;
+
+impl WindowChunks {
+    /// Bytes of binding 33 before the records: the address table, rounded up to the fault record's alignment.
+    pub fn table_bytes(&self) -> u64 {
+        (8 * u64::from(self.count)).next_multiple_of(FAULT_RECORD_ALIGNMENT)
+    }
+    /// Bytes per chunk.
+    pub fn chunk_bytes(&self) -> u64 {
+        1u64 << self.log2_bytes
+    }
+    /// Guest bytes the chunks cover.
+    pub fn window_bytes(&self) -> u64 {
+        u64::from(self.count) << self.log2_bytes
+    }
 }
 
 pub use crate::features::{Feature, Features, UnknownFeature};

@@ -9,7 +9,10 @@
 //!   fixed when the module is finished, from the highest offset read (whole 64 KiB when an offset is indexed).
 //! - The global window is one storage buffer of `uint` (binding 33), addressed by guest address minus the
 //!   window base from the launch values; every access is checked, see `lower::memory`.
+//!   With `abi::WindowChunks` it is an array of chunk buffers ([`window`] does all the addressing).
 //! - Local memory is a Function array of words; shared memory a Workgroup array of words.
+
+pub mod window;
 
 use crate::abi;
 use crate::spirv::{Decoration, Id, Module, Op, StorageClass, Type};
@@ -72,6 +75,8 @@ pub struct State {
     pub window: Option<Id>,
     /// 64-bit view of the window (same binding), for 64-bit atomics.
     pub window64: Option<Id>,
+    /// The window's form (`None`: one buffer; from `DeviceProfile::window_chunks`).
+    pub window_chunks: Option<abi::WindowChunks>,
     /// Local memory: Function array variable and its length in words.
     pub local: Option<(Id, u32)>,
     /// Shared memory: Workgroup array variable and its static length in words.
@@ -92,6 +97,7 @@ impl State {
             uniforms: vec![None; 1 + abi::CONSTANT_BANK_COUNT as usize],
             window: None,
             window64: None,
+            window_chunks: None,
             local: None,
             shared: None,
             shared_lock: None,
@@ -231,19 +237,25 @@ impl State {
         }
     }
 
-    /// The global-window variable (binding 33, `struct { uint words[]; }`).
+    /// This state with binding 33 in the form `chunks` says (`None`: one buffer).
+    pub fn with_window_chunks(mut self, chunks: Option<abi::WindowChunks>) -> State {
+        self.window_chunks = chunks;
+        self
+    }
+
+    /// The global-window variable (binding 33, `struct { uint words[]; }`, or an array of them for chunks).
     pub fn window(&mut self, m: &mut Module, t: &Types) -> Id {
-        if let Some(v) = self.window {
-            return v;
+        self.window_form(m, t).var
+    }
+
+    /// The global window (32-bit view) with its form, for [`window::Window`]'s addressing.
+    pub fn window_form(&mut self, m: &mut Module, t: &Types) -> window::Window {
+        if let Some(var) = self.window {
+            return window::Window { var, chunks: self.window_chunks, view_log2: 2 };
         }
-        let rta = m.ty(Type::RuntimeArray(t.u32, 4));
-        let block = m.ty(Type::Block(rta));
-        let ptr = m.t_ptr(StorageClass::StorageBuffer, block);
-        let var = m.global_var(ptr, StorageClass::StorageBuffer, None);
-        m.decorate(var, Decoration::DescriptorSet, &[abi::DESCRIPTOR_SET]);
-        m.decorate(var, Decoration::Binding, &[abi::GLOBAL_WINDOW_BINDING]);
-        self.window = Some(var);
-        var
+        let w = window::Window::declare(m, t.u32, 4, self.window_chunks);
+        self.window = Some(w.var);
+        w
     }
 
     /// Local memory (Function array of `local_words` words, zero-initialised).

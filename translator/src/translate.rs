@@ -158,6 +158,7 @@ fn translate_linked(
         loops: crate::control::guard::LoopGuard::new(options.profile.as_ref()),
         without: options.profile.as_ref().map(|p| p.without).unwrap_or_default(),
         sync_points: &kernel.info.coop_group_offsets,
+        window_chunks: options.profile.as_ref().and_then(|p| p.window_chunks),
     };
     emit_module(&source, warps)
 }
@@ -270,6 +271,7 @@ pub fn translate_decoded_for(
     source.float = FloatSupport::for_profile(options.profile.as_ref());
     source.loops = crate::control::guard::LoopGuard::new(options.profile.as_ref());
     source.without = options.profile.as_ref().map(|p| p.without).unwrap_or_default();
+    source.window_chunks = options.profile.as_ref().and_then(|p| p.window_chunks);
     emit_module(&source, WarpPlan::for_profile(options.profile.as_ref()))
 }
 
@@ -304,6 +306,8 @@ struct ModuleSource<'a> {
     /// The kernel's warp-sync points (`EIATTR_COOP_GROUP_INSTR_OFFSETS`, also the `__syncwarp()`s nvcc
     /// dropped; empty without a cubin), for [`crate::control::lockstep`].
     sync_points: &'a [u32],
+    /// Binding 33's form (`DeviceProfile::window_chunks`).
+    window_chunks: Option<abi::WindowChunks>,
 }
 
 impl<'a> ModuleSource<'a> {
@@ -316,7 +320,7 @@ impl<'a> ModuleSource<'a> {
         control: ControlForm,
         jump_tables: &'a [crate::cubin::IndirectBranch],
     ) -> Self {
-        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[] }
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[], window_chunks: None }
     }
 }
 
@@ -396,7 +400,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
     let mut cx = Ctx {
         m,
         t,
-        st: State::new(local, shared),
+        st: State::new(local, shared).with_window_chunks(source.window_chunks),
         section: &program.section,
         inst: match program.insts.first() {
             Some(i) => *i,

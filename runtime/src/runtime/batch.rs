@@ -298,7 +298,7 @@ impl Runtime {
         let (grid, block) = (launch.grid, launch.block);
         let mut values = LaunchValues {
             window_base: self.allocator.base(),
-            window_size: self.allocator.size(),
+            window_size: self.window_backed_bytes(),
             fault_record_word: fault_word,
             kernel_id: launch.kernel.raw(),
             printf_area_word: fault_word + abi::PRINTF_AREA_OFFSET,

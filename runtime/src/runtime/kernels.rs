@@ -101,6 +101,15 @@ impl Runtime {
                 ),
             });
         };
+        // A module translated for the other window form would read guest words as addresses or the reverse.
+        let chunked_module = interface.capabilities.contains(&rspirv::spirv::Capability::PhysicalStorageBufferAddresses);
+        if interface.uses_window && chunked_module != self.window_chunks().is_some() {
+            let (module, window) = if chunked_module { ("chunked", "one buffer") } else { ("one-buffer", "chunked") };
+            return Err(RuntimeError::AbiViolation {
+                kernel: name.into(),
+                reason: format!("a module for a {module} window, this runtime's window is {window} (translate with Runtime::profile)"),
+            });
+        }
         let uniforms = interface.banks.len() as u32 + u32::from(interface.uses_launch_values);
         if uniforms > info.limits.max_per_stage_uniform_buffers {
             return Err(RuntimeError::AbiViolation {

@@ -188,6 +188,7 @@ impl Runtime {
         // Constant banks and launch values into scratch.
         let e = &self.entries[entry];
         let texture_pools = self.texture_pool_words();
+        let window_size = self.window_backed_bytes();
         let scratch = self.scratch.bytes_mut().expect("scratch is host-visible");
         for &(bank, offset, bytes) in &e.banks {
             let dst = &mut scratch[offset as usize..(offset + bytes) as usize];
@@ -205,7 +206,7 @@ impl Runtime {
         let fault_word = (fault_offset / 4) as u32;
         let mut values = LaunchValues {
             window_base: self.allocator.base(),
-            window_size: self.allocator.size(),
+            window_size,
             fault_record_word: fault_word,
             kernel_id: kernel.0,
             printf_area_word: fault_word + abi::PRINTF_AREA_OFFSET,
@@ -518,7 +519,7 @@ impl Runtime {
             return Ok(out);
         }
         let mut bytes = vec![0u8; 4 * words];
-        self.read_window(fault_offset + 4 * HEAD_WORDS as u64, &mut bytes)?;
+        self.read_records(fault_offset + 4 * HEAD_WORDS as u64, &mut bytes)?;
         let (records, problem) = printf::parse_records(&bytes);
         out.problem = problem;
         // Records repeat their format strings: read each address once per launch.
@@ -540,7 +541,7 @@ impl Runtime {
 
     /// A NUL-terminated string of guest memory, at most [`printf::MAX_STRING_BYTES`] long.
     fn read_guest_string(&mut self, address: u64) -> std::result::Result<Vec<u8>, String> {
-        let (base, size) = (self.allocator.base(), self.allocator.size());
+        let (base, size) = (self.allocator.base(), self.window_backed_bytes());
         if address < base || address - base >= size {
             return Err("outside the window".into());
         }

@@ -65,8 +65,9 @@ impl Runtime {
         }
     }
 
-    /// Copies `data` to window byte `offset` through the staging halves.
-    pub(super) fn write_staged(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+    /// Copies `data` to window byte `offset` (of the records buffer where `records`, else guest bytes)
+    /// through the staging halves.
+    pub(super) fn write_staged(&mut self, offset: u64, data: &[u8], records: bool) -> Result<()> {
         self.check_usable()?;
         let mut busy = [false; 2];
         let mut result = Ok(());
@@ -82,7 +83,7 @@ impl Runtime {
             let half = s as u64 * CHUNK_BYTES;
             copy_bytes(&mut self.staging_half(s)[..chunk.len()], chunk);
             let at = offset + i as u64 * CHUNK_BYTES;
-            if let Err(e) = self.start_copy(s, Way::ToWindow, half, at, chunk.len() as u64) {
+            if let Err(e) = self.start_copy(s, Way::ToWindow, half, at, chunk.len() as u64, records) {
                 result = Err(e);
                 break;
             }
@@ -91,9 +92,9 @@ impl Runtime {
         self.finish_slots(busy, result)
     }
 
-    /// Copies window bytes from `offset` into `out` through the staging halves, the next chunk's copy
-    /// running while the host takes the previous one.
-    pub(super) fn read_staged(&mut self, offset: u64, out: &mut [u8]) -> Result<()> {
+    /// Copies window bytes from `offset` (of the records buffer where `records`, else guest bytes) into `out`
+    /// through the staging halves, the next chunk's copy running while the host takes the previous one.
+    pub(super) fn read_staged(&mut self, offset: u64, out: &mut [u8], records: bool) -> Result<()> {
         self.check_usable()?;
         let chunk = CHUNK_BYTES as usize;
         let n = out.len().div_ceil(chunk);
@@ -102,7 +103,8 @@ impl Runtime {
         let mut busy = [false; 2];
         let mut result = Ok(());
         for i in 0..n.min(2) {
-            if let Err(e) = self.start_copy(i, Way::FromWindow, i as u64 * CHUNK_BYTES, offset + (i * chunk) as u64, len_of(i)) {
+            let at = offset + (i * chunk) as u64;
+            if let Err(e) = self.start_copy(i, Way::FromWindow, i as u64 * CHUNK_BYTES, at, len_of(i), records) {
                 return self.finish_slots(busy, Err(e));
             }
             busy[i] = true;
@@ -119,7 +121,7 @@ impl Runtime {
             let next = i + 2;
             if next < n {
                 let at = offset + (next * chunk) as u64;
-                if let Err(e) = self.start_copy(s, Way::FromWindow, s as u64 * CHUNK_BYTES, at, len_of(next)) {
+                if let Err(e) = self.start_copy(s, Way::FromWindow, s as u64 * CHUNK_BYTES, at, len_of(next), records) {
                     result = Err(e);
                     break;
                 }
@@ -138,12 +140,14 @@ impl Runtime {
         &mut staging.bytes_mut().expect("the staging buffer is mapped")[s * half..(s + 1) * half]
     }
 
-    /// Records and submits slot `s`'s copy of `len` bytes between staging byte `half` and window byte `at`.
-    fn start_copy(&mut self, s: usize, way: Way, half: u64, at: u64, len: u64) -> Result<()> {
+    /// Records and submits slot `s`'s copy of `len` bytes between staging byte `half` and window byte `at`
+    /// (of the records buffer where `records`; guest bytes are split at chunk boundaries).
+    fn start_copy(&mut self, s: usize, way: Way, half: u64, at: u64, len: u64, records: bool) -> Result<()> {
         let Backing::Staged(staging) = &self.backing else {
             unreachable!("staged copies only with a staging buffer")
         };
-        let (stage, window) = (staging.buffer, self.window.buffer);
+        let stage = staging.buffer;
+        let regions = if records { vec![(self.window.buffer, at, len, 0)] } else { self.guest_regions(at, len) };
         let TransferSlot { cb, fence } = self.transfer[s];
         self.record(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT, |d, cb| unsafe {
             // Earlier submissions (launches, copies) finish with the window before this copy touches it.
@@ -155,11 +159,13 @@ impl Runtime {
                 vk::PipelineStageFlags::TRANSFER,
                 vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE,
             );
-            let (src, dst, region) = match way {
-                Way::ToWindow => (stage, window, vk::BufferCopy { src_offset: half, dst_offset: at, size: len }),
-                Way::FromWindow => (window, stage, vk::BufferCopy { src_offset: at, dst_offset: half, size: len }),
-            };
-            d.cmd_copy_buffer(cb, src, dst, &[region]);
+            for &(window, at, len, pos) in &regions {
+                let (src, dst, region) = match way {
+                    Way::ToWindow => (stage, window, vk::BufferCopy { src_offset: half + pos, dst_offset: at, size: len }),
+                    Way::FromWindow => (window, stage, vk::BufferCopy { src_offset: at, dst_offset: half + pos, size: len }),
+                };
+                d.cmd_copy_buffer(cb, src, dst, &[region]);
+            }
             if let Way::FromWindow = way {
                 barrier(
                     d,

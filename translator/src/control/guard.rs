@@ -71,9 +71,8 @@ fn abort_word(cx: &mut Ctx<'_>) -> Id {
     let records = cx.u32c(abi::printf_word::RECORDS);
     let i = cx.op2(Op::IAdd, area, records);
     let i = cx.op2(Op::IAdd, i, cap);
-    let win = cx.st.window(&mut cx.m, &t);
-    let zero = cx.u32c(0);
-    cx.m.access(t.storage_u32, win, &[zero, i])
+    let win = cx.st.window_form(&mut cx.m, &t);
+    win.record(&mut cx.m, &t, i)
 }
 
 /// The abort word's value, read now: an atomic load, which no compiler hoists out of a loop. Under a device

@@ -515,18 +515,17 @@ fn lepc(cx: &mut Ctx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
-/// Pointer to word `base + k` of the window.
+/// Pointer to word `base + k` of the runtime's records (printf area, assert record) in binding 33.
 fn window_word(cx: &mut Ctx<'_>, base: Id, k: u32) -> Id {
     let t = cx.t;
-    let win = cx.st.window(&mut cx.m, &t);
+    let win = cx.st.window_form(&mut cx.m, &t);
     let i = if k == 0 {
         base
     } else {
         let kc = cx.u32c(k);
         cx.op2(Op::IAdd, base, kc)
     };
-    let zero = cx.u32c(0);
-    cx.m.access(t.storage_u32, win, &[zero, i])
+    win.record(&mut cx.m, &t, i)
 }
 
 fn launch_word(cx: &mut Ctx<'_>, w: u32) -> Id {
@@ -695,11 +694,11 @@ const MAX_FORMAT_SCAN: u32 = 4096;
 fn printf_count_fn(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     let lv = cx.st.uniform(&mut cx.m, 0, 2);
-    let win = cx.st.window(&mut cx.m, &t);
+    let win = cx.st.window_form(&mut cx.m, &t);
     cx.m.helper("printf_count", move |m| build_printf_count(m, &t, lv, win))
 }
 
-fn build_printf_count(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
+fn build_printf_count(m: &mut Module, t: &Types, lv: Id, win: crate::state::window::Window) -> Id {
     let fty = m.ty(Type::Function(t.u32, [t.u64, 0, 0, 0]));
     let f = m.begin_function(t.u32, fty, FunctionControl::NONE);
     let fmt = m.param(t.u64);
@@ -761,11 +760,18 @@ fn build_printf_count(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
     m.loop_merge(exit, cont, LoopControl::NONE);
     m.branch_cond(go, body, exit);
     m.label(body);
-    // The byte at off + i (the window offset fits in 32 bits: the window is one storage buffer).
+    // The byte at off + i (the offset fits in 32 bits when the window is one storage buffer).
     let a = m.bin(Op::IAdd, t.u32, off32, i);
     let two = m.c_u32(2);
-    let wi = m.bin(Op::ShiftRightLogical, t.u32, a, two);
-    let p = m.access(t.storage_u32, win, &[zero, wi]);
+    let p = if win.chunks.is_some() {
+        let i64 = m.un(Op::UConvert, t.u64, i);
+        let a64 = m.bin(Op::IAdd, t.u64, off, i64);
+        let wi = m.bin(Op::ShiftRightLogical, t.u64, a64, two);
+        win.word(m, t, wi)
+    } else {
+        let wi = m.bin(Op::ShiftRightLogical, t.u32, a, two);
+        m.access(t.storage_u32, win.var, &[zero, wi])
+    };
     let w = m.load(t.u32, p);
     let three = m.c_u32(3);
     let sub = m.bin(Op::BitwiseAnd, t.u32, a, three);

@@ -21,11 +21,11 @@ pub fn record_fault(cx: &mut Ctx<'_>, kind: u32, pc: Id, address: Id, size: Id) 
 pub fn record_fault_fn(cx: &mut Ctx<'_>) -> Id {
     let t = cx.t;
     let lv = cx.st.uniform(&mut cx.m, 0, 2);
-    let win = cx.st.window(&mut cx.m, &t);
+    let win = cx.st.window_form(&mut cx.m, &t);
     cx.m.helper("record_fault", move |m| build(m, &t, lv, win))
 }
 
-fn build(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
+fn build(m: &mut Module, t: &Types, lv: Id, win: crate::state::window::Window) -> Id {
     let fty = m.ty(Type::Function(t.void, [t.u32, t.u32, t.u64, t.u32]));
     let f = m.begin_function(t.void, fty, FunctionControl::NONE);
     let kind = m.param(t.u32);
@@ -45,8 +45,7 @@ fn build(m: &mut Module, t: &Types, lv: Id, win: Id) -> Id {
     let word = |m: &mut Module, k: u32| {
         let kc = m.c_u32(k);
         let i = m.bin(Op::IAdd, t.u32, fw, kc);
-        let zero = m.c_u32(0);
-        m.access(t.storage_u32, win, &[zero, i])
+        win.record(m, t, i)
     };
     let scope = m.c_u32(Scope::Device as u32);
     let relaxed = m.c_u32(0);

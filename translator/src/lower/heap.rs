@@ -19,6 +19,7 @@ mod soft_lists;
 use super::Ctx;
 use crate::abi::{self, heap_word};
 use crate::spirv::{FunctionControl, Id, LoopControl, MemorySemantics, Module, Op, Scope, StorageClass, Type};
+use crate::state::window::Window;
 use crate::state::Types;
 
 /// `FindUMsb` and `UMax` of GLSL.std.450.
@@ -31,9 +32,9 @@ struct Env {
     t: Types,
     /// Launch values (binding 0) and the two views of the window (binding 33).
     lv: Id,
-    win: Id,
-    /// The 64-bit view (0, unused, when not `wide`).
-    win64: Id,
+    win: Window,
+    /// The 64-bit view (var 0, unused, when not `wide`).
+    win64: Window,
     storage_u64: Id,
     fn_u64: Id,
     /// 64-bit atomics on the free-list heads (`Int64Atomics`); else [`soft_lists`].
@@ -58,10 +59,10 @@ pub(super) fn free_fn(cx: &mut Ctx<'_>) -> Id {
 fn env(cx: &mut Ctx<'_>) -> Env {
     let t = cx.t;
     let lv = cx.st.uniform(&mut cx.m, 0, 1);
-    let win = cx.st.window(&mut cx.m, &t);
+    let win = cx.st.window_form(&mut cx.m, &t);
     let wide = cx.float.int64_atomics;
     // The 64-bit view declares `Int64Atomics`; `soft_lists` never needs it.
-    let win64 = if wide { super::memory::window64(cx) } else { 0 };
+    let win64 = if wide { super::memory::window64_form(cx) } else { Window { var: 0, chunks: win.chunks, view_log2: 3 } };
     let storage_u64 = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
     let fn_u64 = cx.m.t_ptr(StorageClass::Function, t.u64);
     Env { t, lv, win, win64, storage_u64, fn_u64, wide, limited: cx.loops.limit.is_some() }
@@ -96,8 +97,7 @@ impl Env {
     }
 
     fn word(&self, m: &mut Module, index: Id) -> Id {
-        let zero = m.c_u32(0);
-        m.access(self.t.storage_u32, self.win, &[zero, index])
+        self.win.word32(m, &self.t, index)
     }
 
     /// The 64-bit word at u32 word index `index` (even).
@@ -105,7 +105,11 @@ impl Env {
         let zero = m.c_u32(0);
         let one = m.c_u32(1);
         let i = m.bin(Op::ShiftRightLogical, self.t.u32, index, one);
-        m.access(self.storage_u64, self.win64, &[zero, i])
+        if self.win64.chunks.is_some() {
+            let i = self.win64.widen(m, &self.t, i);
+            return self.win64.element(m, &self.t, self.storage_u64, i, 3);
+        }
+        m.access(self.storage_u64, self.win64.var, &[zero, i])
     }
 
     fn atomic_load(&self, m: &mut Module, ty: Id, p: Id) -> Id {

@@ -229,15 +229,26 @@ pub(super) fn window_access(cx: &mut Ctx<'_>, addr: Id, size: u32, kind: u32) ->
     let off = cx.m.bin(Op::ISub, t.u64, addr, base);
     let two = cx.u32c(2);
     let w = cx.m.bin(Op::ShiftRightLogical, t.u64, off, two);
+    if cx.st.window_chunks.is_some() {
+        // Chunked windows pass the whole 64-bit word index on (`state::window` splits it).
+        let zero = cx.m.c_u64(0);
+        let idx = cx.m.op(Op::Select, t.u64, &[ok, w, zero]);
+        return (ok, idx);
+    }
     let w = cx.m.un(Op::UConvert, t.u32, w);
     let zero = cx.u32c(0);
     let idx = cx.sel(ok, w, zero);
     (ok, idx)
 }
 
+/// Pointer to window word `idx + plus` (`idx` from [`window_access`], in the window's index type).
 pub(super) fn window_ptr(cx: &mut Ctx<'_>, idx: Id, plus: u32) -> Id {
     let t = cx.t;
-    let win = cx.st.window(&mut cx.m, &t);
+    let win = cx.st.window_form(&mut cx.m, &t);
+    if win.chunks.is_some() {
+        let i = win.index_add(&mut cx.m, &t, idx, plus);
+        return win.word(&mut cx.m, &t, i);
+    }
     let sptr = t.storage_u32;
     let i = if plus == 0 {
         idx
@@ -246,7 +257,27 @@ pub(super) fn window_ptr(cx: &mut Ctx<'_>, idx: Id, plus: u32) -> Id {
         cx.op2(Op::IAdd, idx, k)
     };
     let zero = cx.u32c(0);
-    cx.m.access(sptr, win, &[zero, i])
+    cx.m.access(sptr, win.var, &[zero, i])
+}
+
+/// `idx + k` in the window's index type (u32 for one buffer, u64 for chunks).
+pub(super) fn window_index_add(cx: &mut Ctx<'_>, idx: Id, k: u32) -> Id {
+    let t = cx.t;
+    if cx.st.window_chunks.is_some() {
+        let win = cx.st.window_form(&mut cx.m, &t);
+        return win.index_add(&mut cx.m, &t, idx, k);
+    }
+    let kc = cx.u32c(k);
+    cx.op2(Op::IAdd, idx, kc)
+}
+
+/// The low 32 bits of a window word index (what a hash onto lock words needs).
+pub(super) fn window_index_low32(cx: &mut Ctx<'_>, idx: Id) -> Id {
+    let t = cx.t;
+    match cx.st.window_chunks {
+        None => idx,
+        Some(_) => cx.m.un(Op::UConvert, t.u32, idx),
+    }
 }
 
 /// Extracts a sub-word value at byte `addr & 3` of `word`.
@@ -295,8 +326,7 @@ pub(super) fn global_load_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, signed: boo
     } else if strong && bytes >= 8 {
         // One atomic per 8 bytes (the check above faulted a misaligned access and gave index 0).
         for k in 0..bytes / 8 {
-            let two_k = cx.u32c(2 * k);
-            let i = cx.op2(Op::IAdd, idx, two_k);
+            let i = window_index_add(cx, idx, 2 * k);
             let (lo, hi) = super::memory_order::load64(cx, i);
             vals.push(cx.sel(ok, lo, zero));
             vals.push(cx.sel(ok, hi, zero));
@@ -330,8 +360,7 @@ pub(super) fn global_store_at(cx: &mut Ctx<'_>, addr: Id, bytes: u32, data: &[Id
     } else if super::memory_order::is_strong(cx) {
         if bytes >= 8 {
             for (k, pair) in data.chunks(2).enumerate() {
-                let two_k = cx.u32c(2 * k as u32);
-                let i = cx.op2(Op::IAdd, idx, two_k);
+                let i = window_index_add(cx, idx, 2 * k as u32);
                 let hi = pair.get(1).copied().unwrap_or(pair[0]);
                 super::memory_order::store64(cx, i, pair[0], hi);
             }
@@ -683,32 +712,34 @@ pub(super) fn atomic_type(cx: &Ctx<'_>) -> Result<(u32, bool, bool), TranslateEr
     }
 }
 
-/// The 64-bit view of the window (binding 33 as `struct { uint64_t words[]; }`), for 64-bit atomics.
-pub(super) fn window64(cx: &mut Ctx<'_>) -> Id {
+/// The 64-bit view of the window (binding 33 as `struct { uint64_t words[]; }`, or chunks of them), for
+/// 64-bit atomics.
+pub(super) fn window64_form(cx: &mut Ctx<'_>) -> crate::state::window::Window {
     let t = cx.t;
     cx.m.capability(crate::spirv::Capability::Int64Atomics);
-    if let Some(v) = cx.st.window64 {
-        return v;
+    let chunks = cx.st.window_chunks;
+    if let Some(var) = cx.st.window64 {
+        return crate::state::window::Window { var, chunks, view_log2: 3 };
     }
-    let rta = cx.m.ty(Type::RuntimeArray(t.u64, 8));
-    let block = cx.m.ty(Type::Block(rta));
-    let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, block);
-    let var = cx.m.global_var(ptr, StorageClass::StorageBuffer, None);
-    cx.m.decorate(var, crate::spirv::Decoration::DescriptorSet, &[abi::DESCRIPTOR_SET]);
-    cx.m.decorate(var, crate::spirv::Decoration::Binding, &[abi::GLOBAL_WINDOW_BINDING]);
-    cx.st.window64 = Some(var);
-    var
+    let w = crate::state::window::Window::declare(&mut cx.m, t.u64, 8, chunks);
+    cx.st.window64 = Some(w.var);
+    w
 }
 
 /// A pointer to the 64-bit word of the global window that starts at (even) 32-bit window word `idx`.
 pub(super) fn window64_word(cx: &mut Ctx<'_>, idx: Id) -> Id {
     let t = cx.t;
-    let win = window64(cx);
+    let win = window64_form(cx);
     let one = cx.u32c(1);
+    if win.chunks.is_some() {
+        let i = cx.m.bin(Op::ShiftRightLogical, t.u64, idx, one);
+        let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
+        return win.element(&mut cx.m, &t, ptr, i, 3);
+    }
     let i = cx.op2(Op::ShiftRightLogical, idx, one);
     let ptr = cx.m.t_ptr(StorageClass::StorageBuffer, t.u64);
     let z = cx.u32c(0);
-    cx.m.access(ptr, win, &[z, i])
+    cx.m.access(ptr, win.var, &[z, i])
 }
 
 /// Emits the atomic at `p` (of integer type `ty`) and returns the old value (for [`AtomicKind::Cast`], 1 if

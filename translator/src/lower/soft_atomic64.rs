@@ -150,13 +150,13 @@ fn lock_word(cx: &mut Ctx<'_>, idx: Id) -> Id {
     let base = cx.op2(Op::IAdd, area, first);
     let base = cx.op2(Op::IAdd, base, cap);
     let one = cx.u32c(1);
+    let idx = super::memory::window_index_low32(cx, idx);
     let dw = cx.op2(Op::ShiftRightLogical, idx, one);
     let mask = cx.u32c(abi::ATOMIC64_LOCK_WORDS - 1);
     let h = cx.op2(Op::BitwiseAnd, dw, mask);
     let i = cx.op2(Op::IAdd, base, h);
-    let win = cx.st.window(&mut cx.m, &t);
-    let zero = cx.u32c(0);
-    cx.m.access(t.storage_u32, win, &[zero, i])
+    let win = cx.st.window_form(&mut cx.m, &t);
+    win.record(&mut cx.m, &t, i)
 }
 
 fn join(cx: &mut Ctx<'_>, lo: Id, hi: Id) -> Id {

@@ -126,6 +126,9 @@ pub struct Module {
     capability_sites: Vec<(Capability, String)>,
     /// The target has no `Float64`: helpers compute every f64 step in integers (`lower::soft_f64`).
     soft_float64: bool,
+    /// `PhysicalStorageBuffer` pointers and their alignment: [`Module::load`] and [`Module::store`] through
+    /// them carry the `Aligned` operand SPIR-V requires ([`Module::physical_pointer`]).
+    physical: IdMap<Id, u32>,
 }
 
 /// A finished function: its words with its `OpVariable`s still apart, to go in at `at` (after its first
@@ -206,6 +209,7 @@ impl Module {
             interface: Vec::new(),
             capability_sites: Vec::new(),
             soft_float64: false,
+            physical: Default::default(),
         }
     }
 
@@ -560,11 +564,25 @@ impl Module {
 
     #[inline]
     pub fn load(&mut self, ty: Id, ptr: Id) -> Id {
-        self.op(Op::Load, ty, &[ptr])
+        match self.physical.get(&ptr) {
+            None => self.op(Op::Load, ty, &[ptr]),
+            Some(&align) => self.op(Op::Load, ty, &[ptr, rspirv::spirv::MemoryAccess::ALIGNED.bits(), align]),
+        }
     }
     #[inline]
     pub fn store(&mut self, ptr: Id, value: Id) {
-        self.op_void(Op::Store, &[ptr, value]);
+        match self.physical.get(&ptr) {
+            None => self.op_void(Op::Store, &[ptr, value]),
+            Some(&align) => self.op_void(Op::Store, &[ptr, value, rspirv::spirv::MemoryAccess::ALIGNED.bits(), align]),
+        }
+    }
+
+    /// `OpConvertUToPtr` of `address` to `ptr_ty` (a `PhysicalStorageBuffer` pointer); loads and stores
+    /// through the result are `Aligned` to `align` bytes.
+    pub fn physical_pointer(&mut self, ptr_ty: Id, address: Id, align: u32) -> Id {
+        let p = self.op(Op::ConvertUToPtr, ptr_ty, &[address]);
+        self.physical.insert(p, align);
+        p
     }
     #[inline]
     pub fn branch(&mut self, target: Id) {
