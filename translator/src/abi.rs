@@ -54,6 +54,11 @@ pub const SPEC_ID_DYNAMIC_SHARED_BYTES: u32 = 3;
 /// module (to refuse, by name, a launch whose static plus dynamic shared memory exceeds the device's limit)
 /// and never sets.
 pub const SPEC_ID_STATIC_SHARED_BYTES: u32 = 4;
+/// Specialisation-constant id declared by a module whose kernel waits in a loop for what other blocks write
+/// (CUB's decoupled look-back; `program::polling`), with the waiting instruction's offset as its default. The
+/// runtime reads it and never sets it: it then runs the blocks one at a time in ascending order, the only
+/// order in which such a wait always ends on a Vulkan device (`docs/block-order.md`).
+pub const SPEC_ID_POLLS_OTHER_BLOCKS: u32 = 5;
 
 /// Default guest address of the first byte of the global-memory window. Far from 0 so that null and small
 /// pointers fault, and below 2^47 like the addresses the CUDA driver hands out.

@@ -64,6 +64,9 @@ pub struct Report {
     /// The control-flow form the kernel got (with the structurizer's figures, or why it is a dispatch loop);
     /// `None` for a report not made by a translation (a module taken from a cache).
     pub form: Option<crate::control::structured::Form>,
+    /// Offset of the first instruction by which the kernel waits, in a loop, for other blocks' writes
+    /// ([`crate::program::polling`]); the module then declares [`abi::SPEC_ID_POLLS_OTHER_BLOCKS`].
+    pub polls_other_blocks: Option<u32>,
 }
 
 /// One translated kernel.
@@ -467,6 +470,11 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         modes.push((ExecutionMode::MaximallyReconvergesKHR, &[]));
     }
     m.entry_point(main, abi::ENTRY_POINT, &modes);
+    // The runtime reads this to dispatch the blocks one at a time in ascending order (docs/block-order.md).
+    let polls_other_blocks = crate::program::polling::first_polling_instruction(program);
+    if let Some(pc) = polls_other_blocks {
+        m.spec_u32(abi::SPEC_ID_POLLS_OTHER_BLOCKS, pc);
+    }
     check_capabilities(name, &m, source.without)?;
     let words = m.finish();
     Ok(Translation {
@@ -478,6 +486,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
             local_bytes: local,
             shared_bytes: shared,
             form: Some(form),
+            polls_other_blocks,
         },
         words,
     })
