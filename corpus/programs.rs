@@ -26,17 +26,19 @@ pub const PROGRAMS: &[&str] = &[
     "stream_features",
     "texture_objects",
     "graphs",
+    "block_order",
 ];
 
 /// Programs that run natively and on NVIDIA's Vulkan driver but not yet on lavapipe, so neither the tests nor
-/// the main job run them. Measured 2026-12-02 on the loaded 2-core machine: CUB's single-pass scans (in
-/// `cub_device`, `thrust_algorithms`) spin on the previous block's published prefix while that block runs on
-/// lavapipe's other thread, and the spin spends lavapipe's loop budget (`DeviceLoopLimit` at the look-back
-/// loop, DeviceScanKernel pc 0x22c0); with one block per dispatch, in order, both scans PASS, but then
-/// DeviceRadixSortOnesweepKernel needs 33,280 B of static shared memory (+212 B of the turns scheduler's),
-/// over lavapipe's 32 KiB. `curand_device`'s one kernel spends its time in lavapipe's LLVM compile (a
-/// one-thread launch of it took 3.4 CPU-minutes, nearly all in LLVM), not in running the skip-ahead. `cargo xtask programs` does not build them; build them like the others (curand_device needs the
-/// nvidia-curand headers `cargo xtask tools` installs).
+/// the main job run them. CUB's single-pass scans used to spin on the previous block's published prefix
+/// past lavapipe's loop limit; they now run their blocks in ascending order (docs/block-order.md) and
+/// `cub_device`'s scans PASS. The onesweep radix sort's 33,280 B of shared memory now live in the window
+/// (over lavapipe's 32 KiB), but lavapipe's LLVM takes minutes to build that kernel (157 k words in the
+/// turns form: 2-core machine, 2026-12-02, still in `vkCreateComputePipelines` after 5 minutes), and
+/// `thrust_algorithms` sorts with the same kernel. `curand_device`'s one kernel spends its time in lavapipe's
+/// LLVM compile too (a one-thread launch of it took 3.4 CPU-minutes), not in running the skip-ahead. `cargo
+/// xtask programs` does not build them; build them like the others (curand_device needs the nvidia-curand
+/// headers `cargo xtask tools` installs).
 pub const LAVAPIPE_BLOCKED: &[&str] = &["cub_device", "thrust_algorithms", "curand_device"];
 
 /// The directory of the program sources.

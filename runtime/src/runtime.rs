@@ -17,6 +17,7 @@ use crate::reflect::ModuleInterface;
 mod batch;
 mod kernels;
 mod launch;
+mod shared_window;
 mod staging;
 mod textures;
 mod timeout;
@@ -250,6 +251,8 @@ pub struct Runtime {
     gpu: Gpu,
     /// The device heap: its header at the window's start, its arena once placed.
     pub(crate) heap: crate::heap::DeviceHeap,
+    /// Slots of window-backed shared memory, once a kernel needed them.
+    shared_window: shared_window::SharedWindow,
     /// Launches queued with [`Runtime::enqueue`].
     batches: batch::Batches,
 }
@@ -396,6 +399,7 @@ impl Runtime {
             failed_printf: Default::default(),
             gpu,
             heap: Default::default(),
+            shared_window: Default::default(),
             batches: Default::default(),
         };
         let d = &rt.gpu.device;

@@ -160,6 +160,7 @@ fn translate_linked(
         loops: crate::control::guard::LoopGuard::new(options.profile.as_ref()),
         without: options.profile.as_ref().map(|p| p.without).unwrap_or_default(),
         sync_points: &kernel.info.coop_group_offsets,
+        shared_in_window: shared_in_window(options.profile.as_ref(), shared),
     };
     emit_module(&source, warps)
 }
@@ -271,6 +272,7 @@ pub fn translate_decoded_for(
     let mut source = ModuleSource::plain(name, program, local, shared, options.control, &[]);
     source.float = FloatSupport::for_profile(options.profile.as_ref());
     source.loops = crate::control::guard::LoopGuard::new(options.profile.as_ref());
+    source.shared_in_window = shared_in_window(options.profile.as_ref(), shared);
     source.without = options.profile.as_ref().map(|p| p.without).unwrap_or_default();
     emit_module(&source, WarpPlan::for_profile(options.profile.as_ref()))
 }
@@ -306,6 +308,18 @@ struct ModuleSource<'a> {
     /// The kernel's warp-sync points (`EIATTR_COOP_GROUP_INSTR_OFFSETS`, also the `__syncwarp()`s nvcc
     /// dropped; empty without a cubin), for [`crate::control::lockstep`].
     sync_points: &'a [u32],
+    /// The kernel's shared memory goes to the window ([`abi::SPEC_ID_SHARED_IN_WINDOW`]): it does not fit
+    /// the device's beside the module's own Workgroup words.
+    shared_in_window: bool,
+}
+
+/// Whether `shared` bytes of static shared memory must live in the window on the profile's device.
+fn shared_in_window(profile: Option<&abi::DeviceProfile>, shared: u32) -> bool {
+    profile.is_some_and(|p| {
+        shared > 0
+            && crate::state::shared_allocation_bytes(shared, 0) + u64::from(abi::WORKGROUP_RESERVE_BYTES)
+                > u64::from(p.max_shared_memory_bytes)
+    })
 }
 
 impl<'a> ModuleSource<'a> {
@@ -318,7 +332,7 @@ impl<'a> ModuleSource<'a> {
         control: ControlForm,
         jump_tables: &'a [crate::cubin::IndirectBranch],
     ) -> Self {
-        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[] }
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[], shared_in_window: false }
     }
 }
 
@@ -415,6 +429,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         subgroup: None,
         loops: source.loops,
     };
+    cx.st.shared_in_window = source.shared_in_window;
     // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
     // structured form, or in turns.
     use crate::control::structured::Form;

@@ -48,7 +48,8 @@ pub(super) struct CheckedLaunch {
     pub(super) entry: usize,
     pub(super) chunks: u64,
     pub(super) max_count: [u32; 3],
-    /// One block per dispatch, ascending, each dispatch waiting for the one before (a barrier between).
+    /// Each dispatch waits for the one before (a barrier between): one block per dispatch, ascending, for
+    /// kernels that wait on other blocks; the window slots' reuse for window-backed shared memory.
     pub(super) ordered: bool,
 }
 
@@ -145,10 +146,15 @@ impl Runtime {
                 super::BlockOrder::Ascending => true,
                 super::BlockOrder::Concurrent => false,
             };
+        let in_window = self.entries[entry].interface.shared_in_window;
         if ordered {
             // split_grid walks x fastest, then y, then z: CUDA's linear block order.
             max_count = [1, 1, 1];
+        } else if in_window {
+            // One window slot per workgroup of a dispatch: gl_WorkGroupID.x names it.
+            max_count = [max_count[0].min(abi::SHARED_WINDOW_SLOTS), 1, 1];
         }
+        let ordered = ordered || in_window;
         // A module without launch values reads no block index (a translated kernel's is always
         // `gl_WorkGroupID + workgroup_base`), so its dispatches need not tell themselves apart.
         let chunks = chunk_count(grid, max_count);
@@ -187,6 +193,7 @@ impl Runtime {
         let kernel = launch.kernel;
         let grid = launch.grid;
         let CheckedLaunch { name, entry, chunks, max_count, ordered } = self.check_launch(launch)?;
+        let shared_window = self.shared_window_words(entry, launch.dynamic_shared_bytes)?;
 
         let stride = self.uniform_stride;
         let lv_offset = self.entries[entry].launch_values_offset;
@@ -227,6 +234,7 @@ impl Runtime {
             block_dim: [launch.block[0], launch.block[1], launch.block[2], 0],
             workgroup_base: [0; 4],
             texture_pools,
+            shared_window,
         };
         for (i, chunk) in split_grid(grid, max_count).enumerate() {
             values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];
