@@ -1,10 +1,10 @@
 // Blocks that wait for earlier blocks, and shared memory larger than some devices have (docs/block-order.md).
 // chained_scan: each block sums its tile, spins (volatile loads) until the block before it has published its
 // inclusive prefix, then publishes its own: a chained scan, correct only if every earlier block makes
-// progress while a later one waits. ticket_scan: the same with tile numbers taken from an atomic counter, as
-// CUB's onesweep does. big_shared: 40 KiB of static shared memory (over lavapipe's 32 KiB) written, reduced
-// with shared atomics and read back across a barrier by 200 blocks. All checked against the host. Prints PASS
-// or FAIL.
+// progress while a later one waits. atomic_chained_scan waits with atomics instead; ticket_scan takes tile
+// numbers from an atomic counter, as CUB's onesweep does. big_shared: 40 KiB of static shared memory (over
+// lavapipe's 32 KiB) written, reduced with shared atomics and read back across a barrier by 200 blocks. All
+// checked against the host. Prints PASS or FAIL.
 #include <cstdio>
 #include <vector>
 
@@ -42,6 +42,24 @@ __device__ void chain(int tile, int own, volatile int *prefix, volatile int *fla
         prefix[tile] = before + own;
         __threadfence();
         flags[tile] = 1;
+        out[tile] = before + own;
+    }
+}
+
+// The same with atomics only: the wait is an atomicAdd of 0 in a loop, as hand-written flag waits often are.
+__global__ void atomic_chained_scan(const int *in, int *prefix, int *flags, int *out, int rounds) {
+    int own = tile_sum(in, blockIdx.x, rounds);
+    int tile = blockIdx.x;
+    if (threadIdx.x == 0) {
+        int before = 0;
+        if (tile > 0) {
+            while (atomicAdd(&flags[tile - 1], 0) == 0) {
+            }
+            before = atomicAdd(&prefix[tile - 1], 0);
+        }
+        atomicExch(&prefix[tile], before + own);
+        __threadfence();
+        atomicExch(&flags[tile], 1);
         out[tile] = before + own;
     }
 }
@@ -108,6 +126,11 @@ int main() {
     chained_scan<<<tiles, kTile>>>(d_in, d_prefix, d_flags, d_out, rounds);
     CHECK(cudaGetLastError());
     if (check_scan("chained_scan", in, d_out, tiles, failures)) return 1;
+
+    CHECK(cudaMemset(d_flags, 0, tiles * sizeof(int)));
+    atomic_chained_scan<<<tiles, kTile>>>(d_in, d_prefix, d_flags, d_out, rounds);
+    CHECK(cudaGetLastError());
+    if (check_scan("atomic_chain", in, d_out, tiles, failures)) return 1;
 
     CHECK(cudaMemset(d_flags, 0, tiles * sizeof(int)));
     CHECK(cudaMemset(d_ticket, 0, sizeof(unsigned)));

@@ -6,8 +6,9 @@
 //! Such a kernel makes progress on NVIDIA hardware because blocks start in ascending order and a started block
 //! keeps running; Vulkan promises neither (lavapipe's loop limit also cuts a spin that waits on a block still
 //! running on another thread), so the runtime dispatches these kernels' blocks one at a time in ascending
-//! order (`docs/block-order.md`). A loop with weak loads only, or atomics only (histograms, grid-stride
-//! accumulation), is not a wait: serialising it would cost parallelism for nothing.
+//! order (`docs/block-order.md`). A loop whose atomics return values and which reads nothing else waits too
+//! (`while (atomicCAS(lock, 0, 1))`, `while (!atomicAdd(flag, 0))`). A loop with weak loads (histograms and
+//! grid-stride loops, atomics or not) is not a wait: serialising it would cost parallelism for nothing.
 
 use super::{Inst, Program};
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,14 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 /// source without passing the target (more than the natural loop where the target does not dominate the
 /// source, which only errs towards ordering).
 pub fn first_polling_instruction(program: &Program) -> Option<u32> {
-    // (block start, offset) of every waiting instruction; most kernels have none and stop here.
-    let waits: Vec<(u32, u32)> = program
+    // (block start, offset, kind) of every instruction that may wait; most kernels have none and stop here.
+    let marks: Vec<(u32, u32, Mark)> = program
         .insts
         .iter()
-        .filter(|i| waits(i))
-        .filter_map(|i| Some((block_of(program, i.offset)?, i.offset)))
+        .filter_map(|i| Some((block_of(program, i.offset)?, i.offset, mark(i)?)))
         .collect();
-    if waits.is_empty() {
+    if !marks.iter().any(|m| m.2 != Mark::WeakLoad) {
         return None;
     }
     let mut predecessors: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
@@ -37,10 +37,13 @@ pub fn first_polling_instruction(program: &Program) -> Option<u32> {
     for latch in &program.blocks {
         for &head in latch.successors.iter().filter(|&&s| s <= latch.start) {
             let body = loop_body(&predecessors, head, latch.start);
-            let first = waits
+            let inside: Vec<&(u32, u32, Mark)> =
+                marks.iter().filter(|m| body.contains(&m.0)).collect();
+            let weak = inside.iter().any(|m| m.2 == Mark::WeakLoad);
+            let first = inside
                 .iter()
-                .filter(|(b, _)| body.contains(b))
-                .map(|&(_, pc)| pc)
+                .filter(|m| m.2 == Mark::Wait || (m.2 == Mark::AtomicResult && !weak))
+                .map(|m| m.1)
                 .min();
             found = found.into_iter().chain(first).min();
         }
@@ -48,14 +51,16 @@ pub fn first_polling_instruction(program: &Program) -> Option<u32> {
     found
 }
 
-/// Start of the block holding `offset`.
-fn block_of(program: &Program, offset: u32) -> Option<u32> {
-    let i = program
-        .blocks
-        .partition_point(|b| b.start <= offset)
-        .checked_sub(1)?;
-    let b = program.blocks.get(i)?;
-    (offset < b.end).then_some(b.start)
+/// What an instruction says about the loop holding it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// A strong global load or a sleep: the loop waits.
+    Wait,
+    /// An atomic whose result is read (`ATOMG`, `ATOM`): a wait when the loop reads nothing else
+    /// (`while (atomicCAS(lock, 0, 1))`, `while (!atomicAdd(flag, 0))`).
+    AtomicResult,
+    /// A weak global load: the loop works on data (grid-stride loops with atomics are not waits).
+    WeakLoad,
 }
 
 /// Blocks from `head` to `latch`: `head` and every block reaching `latch` backwards without passing `head`.
@@ -70,18 +75,27 @@ fn loop_body(predecessors: &BTreeMap<u32, Vec<u32>>, head: u32, latch: u32) -> B
     body
 }
 
-/// A strong global load or a sleep.
-fn waits(inst: &Inst) -> bool {
+fn mark(inst: &Inst) -> Option<Mark> {
     match inst.mnemonic {
-        "NANOSLEEP" => true,
+        "NANOSLEEP" => Some(Mark::Wait),
+        "ATOMG" | "ATOM" => Some(Mark::AtomicResult),
         "LD" | "LDG" => {
-            let Ok(d) = sassport_gen::decode(inst.word) else {
-                return false;
-            };
-            super::head::Head::of(&d)
+            let d = sassport_gen::decode(inst.word).ok()?;
+            let strong = super::head::Head::of(&d)
                 .modifiers()
-                .any(|m| m == "STRONG" || m == "MMIO")
+                .any(|m| m == "STRONG" || m == "MMIO");
+            Some(if strong { Mark::Wait } else { Mark::WeakLoad })
         }
-        _ => false,
+        _ => None,
     }
+}
+
+/// Start of the block holding `offset`.
+fn block_of(program: &Program, offset: u32) -> Option<u32> {
+    let i = program
+        .blocks
+        .partition_point(|b| b.start <= offset)
+        .checked_sub(1)?;
+    let b = program.blocks.get(i)?;
+    (offset < b.end).then_some(b.start)
 }
