@@ -33,9 +33,10 @@ pub const PROGRAMS: &[&str] = &[
 /// the main job run them. CUB's single-pass scans used to spin on the previous block's published prefix
 /// past lavapipe's loop limit; they now run their blocks in ascending order (docs/block-order.md) and
 /// `cub_device`'s scans PASS. The onesweep radix sort's 33,280 B of shared memory now live in the window
-/// (over lavapipe's 32 KiB), but lavapipe's LLVM takes minutes to build that kernel (157 k words in the
-/// turns form: 2-core machine, 2026-12-02, still in `vkCreateComputePipelines` after 5 minutes), and
-/// `thrust_algorithms` sorts with the same kernel. `curand_device`'s one kernel spends its time in lavapipe's
+/// (over lavapipe's 32 KiB), but with its warps in turns (lavapipe's subgroups are 8 wide) lavapipe's LLVM
+/// takes minutes to build it (157 k words; 5 min 47 s for the whole program on the loaded 2-core machine,
+/// 2026-12-02 15:52 UTC) and then its ranking loops together pass lavapipe's loop budget (`DeviceLoopLimit`
+/// at pc 0x37d0, a `VOTE.ANY` of the digit match, not a wait); `thrust_algorithms` sorts with the same kernel. `curand_device`'s one kernel spends its time in lavapipe's
 /// LLVM compile too (a one-thread launch of it took 3.4 CPU-minutes), not in running the skip-ahead. `cargo
 /// xtask programs` does not build them; build them like the others (curand_device needs the nvidia-curand
 /// headers `cargo xtask tools` installs).
