@@ -26,17 +26,20 @@ pub const PROGRAMS: &[&str] = &[
     "stream_features",
     "texture_objects",
     "graphs",
+    "block_order",
 ];
 
 /// Programs that run natively and on NVIDIA's Vulkan driver but not yet on lavapipe, so neither the tests nor
-/// the main job run them. Measured 2026-12-02 on the loaded 2-core machine: CUB's single-pass scans (in
-/// `cub_device`, `thrust_algorithms`) spin on the previous block's published prefix while that block runs on
-/// lavapipe's other thread, and the spin spends lavapipe's loop budget (`DeviceLoopLimit` at the look-back
-/// loop, DeviceScanKernel pc 0x22c0); with one block per dispatch, in order, both scans PASS, but then
-/// DeviceRadixSortOnesweepKernel needs 33,280 B of static shared memory (+212 B of the turns scheduler's),
-/// over lavapipe's 32 KiB. `curand_device`'s one kernel spends its time in lavapipe's LLVM compile (a
-/// one-thread launch of it took 3.4 CPU-minutes, nearly all in LLVM), not in running the skip-ahead. `cargo xtask programs` does not build them; build them like the others (curand_device needs the
-/// nvidia-curand headers `cargo xtask tools` installs).
+/// the main job run them. CUB's single-pass scans used to spin on the previous block's published prefix
+/// past lavapipe's loop limit; they now run their blocks in ascending order (docs/block-order.md) and
+/// `cub_device`'s scans PASS. The onesweep radix sort's 33,280 B of shared memory now live in the window
+/// (over lavapipe's 32 KiB), but with its warps in turns (lavapipe's subgroups are 8 wide) lavapipe's LLVM
+/// takes minutes to build it (157 k words; 5 min 47 s for the whole program on the loaded 2-core machine,
+/// 2026-12-02 15:52 UTC) and then its ranking loops together pass lavapipe's loop budget (`DeviceLoopLimit`
+/// at pc 0x37d0, a `VOTE.ANY` of the digit match, not a wait); `thrust_algorithms` sorts with the same kernel. `curand_device`'s one kernel spends its time in lavapipe's
+/// LLVM compile too (a one-thread launch of it took 3.4 CPU-minutes), not in running the skip-ahead. `cargo
+/// xtask programs` does not build them; build them like the others (curand_device needs the nvidia-curand
+/// headers `cargo xtask tools` installs).
 /// `big_memory` allocates 100 GiB (a device-sized window); on lavapipe it PASSes with an argument of 1536 (MiB)
 /// under `SASSPORT_WINDOW_BYTES=3G` in 95 s, too slow for the tests (cli/tests/big_window.rs covers the window).
 pub const LAVAPIPE_BLOCKED: &[&str] = &["cub_device", "thrust_algorithms", "curand_device", "big_memory"];

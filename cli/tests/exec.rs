@@ -183,6 +183,14 @@ fn graphs_pass() {
     passes("graphs");
 }
 
+/// Blocks that spin until the block before them published (a chained scan, by block index and by atomic
+/// ticket) run in ascending order and finish; 40 KiB of static shared memory, over lavapipe's 32 KiB, lives
+/// in the window (docs/block-order.md).
+#[test]
+fn block_order_passes() {
+    passes("block_order");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -203,6 +211,7 @@ fn every_program_is_tested() {
         "stream_features",
         "texture_objects",
         "graphs",
+        "block_order",
     ];
     assert_eq!(PROGRAMS, tested);
 }

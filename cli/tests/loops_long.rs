@@ -273,3 +273,25 @@ fn the_host_shuffle_model_is_what_the_h200_computed() {
     // same kernel natively, which the model must reproduce.
     assert_eq!(shuffles(&seeds(64), 100_000), silicon("shuffle1e5")[..64]);
 }
+
+/// The translator finds the kernels that wait in a loop for what another block writes (volatile loads in a
+/// loop; `docs/block-order.md`) and no others: loops that only compute, store volatile progress words or
+/// shuffle are not waits, so they keep running their blocks concurrently.
+#[test]
+fn kernels_that_wait_on_other_blocks_are_found() {
+    let bytes = cubin();
+    let cubin = sassport_translator::Cubin::parse(&bytes).expect("loops_long.cubin");
+    let options = sassport_translator::translate::Options::default();
+    for (kernel, waits) in [
+        ("spin_other_block", true),
+        ("spin_unset_flag", true),
+        ("loop_long", false),
+        ("loop_nested", false),
+        ("loop_progress", false),
+        ("loop_forever", false),
+        ("shuffle_loop", false),
+    ] {
+        let t = sassport_translator::translate::translate_kernel(&cubin, kernel, &options).expect(kernel);
+        assert_eq!(t.report.polls_other_blocks.is_some(), waits, "{kernel}: {:?}", t.report.polls_other_blocks);
+    }
+}

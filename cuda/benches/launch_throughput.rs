@@ -1,4 +1,4 @@
-//! Launch throughput through the driver API (issue 18): host time per launch for N back-to-back
+//! Launch throughput through the driver API (issue 18): host time per launch for 10,000 back-to-back
 //! `cuLaunchKernel`s of a kernel with no work (`bit_ops_const_shift` of the corpus with n = 0: every thread
 //! returns at once) then one `cuCtxSynchronize`, on the default test device (lavapipe). The whole driver path
 //! is measured: the lock, the parameter block, constant banks, the queued launch and the batch it joins.
@@ -14,7 +14,7 @@ use cuda::launch::cuLaunchKernel;
 use cuda::module::{cuModuleGetFunction, cuModuleLoadData};
 use std::ffi::c_void;
 
-const N: u64 = 1000;
+const N: u64 = 10_000;
 
 fn check(what: &str, code: i32) {
     assert_eq!(code, 0, "{what} failed with CUresult {code}");
@@ -48,7 +48,7 @@ fn bench_launches(c: &mut Criterion) {
     let mut group = c.benchmark_group("cuda_launch_throughput");
     group.throughput(Throughput::Elements(N));
     group.sample_size(10);
-    group.bench_function("empty_kernel_1000_then_synchronize", |b| {
+    group.bench_function("empty_kernel_10000_then_synchronize", |b| {
         b.iter(|| {
             for _ in 0..N {
                 check("cuLaunchKernel", launch(&mut params));

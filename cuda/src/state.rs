@@ -27,6 +27,16 @@ fn without_from_env() -> Result<sassport_translator::abi::Features> {
     }
 }
 
+/// `SASSPORT_BLOCK_ORDER` (auto, ascending, concurrent): the runtime's [`sassport_runtime::BlockOrder`].
+pub const BLOCK_ORDER_ENV: &str = "SASSPORT_BLOCK_ORDER";
+
+fn block_order_from_env() -> Result<sassport_runtime::BlockOrder> {
+    match std::env::var(BLOCK_ORDER_ENV) {
+        Ok(order) => order.parse().map_err(|e| DriverError::InvalidValue(format!("{BLOCK_ORDER_ENV}: {e}"))),
+        Err(_) => Ok(sassport_runtime::BlockOrder::Auto),
+    }
+}
+
 /// `CUcontext`, `CUmodule`, `CUfunction`, ...: a number the library issued, passed through C as a pointer.
 pub type Handle = usize;
 
@@ -92,6 +102,7 @@ fn open_gpu(info: &DeviceInfo) -> Result<Gpu> {
         window_bytes: Some(window),
         kernel_timing: false,
         without: without_from_env()?,
+        block_order: block_order_from_env()?,
         ..Default::default()
     })?;
     let spirv_cache = PipelineCacheLocation::UserCache

@@ -31,6 +31,11 @@ pub struct ModuleInterface {
     /// The kernel's own static shared memory in bytes: the default of the module's spec id
     /// [`abi::SPEC_ID_STATIC_SHARED_BYTES`] (0 when the module declares none).
     pub guest_static_shared_bytes: u32,
+    /// The kernel waits in a loop for other blocks' writes: the default of spec id
+    /// [`abi::SPEC_ID_POLLS_OTHER_BLOCKS`], the waiting instruction's offset.
+    pub polls_other_blocks: Option<u32>,
+    /// The kernel's shared memory lives in window slots ([`abi::SPEC_ID_SHARED_IN_WINDOW`] is declared).
+    pub shared_in_window: bool,
 }
 
 impl ModuleInterface {
@@ -201,6 +206,18 @@ pub fn reflect(kernel: &str, words: &[u32]) -> Result<ModuleInterface> {
             _ => None,
         })
         .unwrap_or(0);
+
+    interface.polls_other_blocks = insts
+        .iter()
+        .filter(|i| i.op == Op::SpecConstant as u32)
+        .find_map(|i| match *i.ops {
+            [_, id, value] if spec_id.get(&id) == Some(&abi::SPEC_ID_POLLS_OTHER_BLOCKS) => Some(value),
+            _ => None,
+        });
+
+    interface.shared_in_window = insts.iter().filter(|i| i.op == Op::SpecConstant as u32).any(|i| {
+        matches!(*i.ops, [_, id, _] if spec_id.get(&id) == Some(&abi::SPEC_ID_SHARED_IN_WINDOW))
+    });
 
     // Static shared memory: the sizes of Workgroup variables with a fixed layout.
     interface.static_shared_bytes = insts

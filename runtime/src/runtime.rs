@@ -18,6 +18,7 @@ mod batch;
 mod chunks;
 mod kernels;
 mod launch;
+mod shared_window;
 mod staging;
 mod textures;
 mod timeout;
@@ -62,6 +63,35 @@ pub enum MemoryMode {
     Auto,
     /// Always copy through a staging buffer.
     Staged,
+}
+
+/// In which order a launch's blocks run (`docs/block-order.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockOrder {
+    /// Kernels that wait for other blocks' writes (the module declares
+    /// [`abi::SPEC_ID_POLLS_OTHER_BLOCKS`]) run one block per dispatch in ascending order, with a barrier
+    /// between dispatches; every other kernel's blocks run concurrently in as few dispatches as fit.
+    #[default]
+    Auto,
+    /// Every launch of more than one block runs one block at a time in ascending order (slow; for kernels
+    /// whose waits the translator does not recognise, and for checking that a kernel's result does not
+    /// depend on the order).
+    Ascending,
+    /// Never order blocks: a kernel waiting for another block may then spin until a loop limit or the
+    /// launch timeout stops it.
+    Concurrent,
+}
+
+impl std::str::FromStr for BlockOrder {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(BlockOrder::Auto),
+            "ascending" => Ok(BlockOrder::Ascending),
+            "concurrent" => Ok(BlockOrder::Concurrent),
+            _ => Err(format!("block order {s:?} is not one of auto, ascending, concurrent")),
+        }
+    }
 }
 
 /// How a [`Runtime`] is set up.
@@ -114,6 +144,8 @@ pub struct RuntimeOptions {
     /// opened without them, modules needing them are refused, and the translator emulates what it can
     /// (soft double for `float64`, warps in turns for `subgroups-32`). Empty by default.
     pub without: abi::Features,
+    /// In which order blocks run ([`BlockOrder::Auto`] by default).
+    pub block_order: BlockOrder,
 }
 
 impl Default for RuntimeOptions {
@@ -134,6 +166,7 @@ impl Default for RuntimeOptions {
             heap_bytes: abi::DEFAULT_HEAP_BYTES,
             launch_timeout: Some(DEFAULT_LAUNCH_TIMEOUT),
             without: abi::Features::NONE,
+            block_order: BlockOrder::Auto,
         }
     }
 }
@@ -225,6 +258,8 @@ pub struct Runtime {
     gpu: Gpu,
     /// The device heap: its header at the window's start, its arena once placed.
     pub(crate) heap: crate::heap::DeviceHeap,
+    /// Slots of window-backed shared memory, once a kernel needed them.
+    shared_window: shared_window::SharedWindow,
     /// Launches queued with [`Runtime::enqueue`].
     batches: batch::Batches,
 }
@@ -362,6 +397,7 @@ impl Runtime {
             failed_printf: Default::default(),
             gpu,
             heap: Default::default(),
+            shared_window: Default::default(),
             batches: Default::default(),
         };
         let d = &rt.gpu.device;

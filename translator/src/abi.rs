@@ -54,6 +54,22 @@ pub const SPEC_ID_DYNAMIC_SHARED_BYTES: u32 = 3;
 /// module (to refuse, by name, a launch whose static plus dynamic shared memory exceeds the device's limit)
 /// and never sets.
 pub const SPEC_ID_STATIC_SHARED_BYTES: u32 = 4;
+/// Specialisation-constant id declared by a module whose kernel waits in a loop for what other blocks write
+/// (CUB's decoupled look-back; `program::polling`), with the waiting instruction's offset as its default. The
+/// runtime reads it and never sets it: it then runs the blocks one at a time in ascending order, the only
+/// order in which such a wait always ends on a Vulkan device (`docs/block-order.md`).
+pub const SPEC_ID_POLLS_OTHER_BLOCKS: u32 = 5;
+/// Specialisation-constant id declared (default 1) by a module that keeps the kernel's shared memory in the
+/// window, one slot per workgroup of a dispatch, because it does not fit the device's shared memory: slot
+/// `gl_WorkGroupID.x` at window word `shared_window[0] + gl_WorkGroupID.x * shared_window[1]`. The runtime
+/// then dispatches at most [`SHARED_WINDOW_SLOTS`] workgroups along x (1 along y and z) at a time, one
+/// dispatch after another. Read by the runtime, never set.
+pub const SPEC_ID_SHARED_IN_WINDOW: u32 = 6;
+/// Slots of window-backed shared memory: the most workgroups one dispatch of such a kernel runs.
+pub const SHARED_WINDOW_SLOTS: u32 = 64;
+/// Bytes of a module's own Workgroup variables (the turns scheduler's words, locks) assumed beside the
+/// kernel's shared memory when the translator decides whether the kernel's fits the device.
+pub const WORKGROUP_RESERVE_BYTES: u32 = 512;
 
 /// Default guest address of the first byte of the global-memory window. Far from 0 so that null and small
 /// pointers fault, and below 2^47 like the addresses the CUDA driver hands out.
@@ -96,6 +112,9 @@ pub struct LaunchValues {
     /// 20..23): what the TEX and SU families read a handle's 32-byte entries from (`lower/texture.rs`). 0: no
     /// pool (a texture instruction records [`FAULT_KIND_TEXTURE`]).
     pub texture_pools: [u32; 4],
+    /// Window-backed shared memory ([`SPEC_ID_SHARED_IN_WINDOW`]): window word of slot 0, words per slot, 0,
+    /// 0 (words 24..27); zeros for other kernels.
+    pub shared_window: [u32; 4],
 }
 
 /// Size of [`LaunchValues`] in `uvec4`s: the array length a module declares at binding 0.
@@ -123,6 +142,8 @@ pub mod launch_word {
     pub const WORKGROUP_BASE: u32 = 16;
     /// Low word of the texture-header pool's address; the high word, then the sampler pool's follow.
     pub const TEXTURE_POOLS: u32 = 20;
+    /// Window word of the first window-backed shared-memory slot; the words per slot follow.
+    pub const SHARED_WINDOW: u32 = 24;
 }
 
 // The word offsets above are the layout; keep the struct honest.
@@ -139,6 +160,7 @@ const _: () = {
     assert!(offset_of!(LaunchValues, block_dim) == 4 * launch_word::BLOCK_DIM as usize);
     assert!(offset_of!(LaunchValues, workgroup_base) == 4 * launch_word::WORKGROUP_BASE as usize);
     assert!(offset_of!(LaunchValues, texture_pools) == 4 * launch_word::TEXTURE_POOLS as usize);
+    assert!(offset_of!(LaunchValues, shared_window) == 4 * launch_word::SHARED_WINDOW as usize);
     assert!(size_of::<FaultRecord>() == 4 * FAULT_RECORD_WORDS as usize);
     assert!(offset_of!(FaultRecord, address) == 4 * fault_word::ADDRESS as usize);
 };
@@ -159,6 +181,7 @@ impl LaunchValues {
         words[12..16].copy_from_slice(&self.block_dim);
         words[16..20].copy_from_slice(&self.workgroup_base);
         words[20..24].copy_from_slice(&self.texture_pools);
+        words[24..28].copy_from_slice(&self.shared_window);
         let mut bytes = [0u8; core::mem::size_of::<LaunchValues>()];
         for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
             chunk.copy_from_slice(&word.to_le_bytes());

@@ -83,6 +83,9 @@ pub struct State {
     pub shared: Option<(Id, Id)>,
     /// Lock word (Workgroup u32, zero-initialised) serialising 64-bit compare-and-store on shared memory.
     pub shared_lock: Option<Id>,
+    /// The kernel's shared memory lives in a per-block slot of the window instead of a Workgroup array
+    /// (its static size exceeds the device's shared memory; `docs/block-order.md`).
+    pub shared_in_window: bool,
     pub local_words: u32,
     pub shared_static_bytes: u32,
 }
@@ -101,6 +104,7 @@ impl State {
             local: None,
             shared: None,
             shared_lock: None,
+            shared_in_window: false,
             local_words: local_bytes.div_ceil(4),
             shared_static_bytes: shared_bytes,
         }
@@ -285,6 +289,13 @@ impl State {
         let dynamic = m.spec_u32(abi::SPEC_ID_DYNAMIC_SHARED_BYTES, 0);
         let fixed = m.spec_u32(abi::SPEC_ID_STATIC_SHARED_BYTES, self.shared_static_bytes);
         let bound = shared_allocation_words(m, t, fixed, dynamic);
+        if self.shared_in_window {
+            // The runtime reads this marker and gives each block a slot of `bound` words in the window.
+            m.spec_u32(abi::SPEC_ID_SHARED_IN_WINDOW, 1);
+            let var = self.window(m, t);
+            self.shared = Some((var, bound));
+            return (var, bound);
+        }
         let (zero, one) = (m.c_u32(0), m.c_u32(1));
         let empty = m.id();
         m.global_inst(crate::spirv::Op::SpecConstantOp, &[t.bool, empty, crate::spirv::Op::IEqual as u32, bound, zero]);

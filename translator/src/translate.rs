@@ -65,6 +65,9 @@ pub struct Report {
     /// The control-flow form the kernel got (with the structurizer's figures, or why it is a dispatch loop);
     /// `None` for a report not made by a translation (a module taken from a cache).
     pub form: Option<crate::control::structured::Form>,
+    /// Offset of the first instruction by which the kernel waits, in a loop, for other blocks' writes
+    /// ([`crate::program::polling`]); the module then declares [`abi::SPEC_ID_POLLS_OTHER_BLOCKS`].
+    pub polls_other_blocks: Option<u32>,
 }
 
 /// One translated kernel.
@@ -159,6 +162,7 @@ fn translate_linked(
         without: options.profile.as_ref().map(|p| p.without).unwrap_or_default(),
         sync_points: &kernel.info.coop_group_offsets,
         window_chunks: options.profile.as_ref().and_then(|p| p.window_chunks),
+        shared_in_window: shared_in_window(options.profile.as_ref(), shared),
     };
     emit_module(&source, warps)
 }
@@ -270,6 +274,7 @@ pub fn translate_decoded_for(
     let mut source = ModuleSource::plain(name, program, local, shared, options.control, &[]);
     source.float = FloatSupport::for_profile(options.profile.as_ref());
     source.loops = crate::control::guard::LoopGuard::new(options.profile.as_ref());
+    source.shared_in_window = shared_in_window(options.profile.as_ref(), shared);
     source.without = options.profile.as_ref().map(|p| p.without).unwrap_or_default();
     source.window_chunks = options.profile.as_ref().and_then(|p| p.window_chunks);
     emit_module(&source, WarpPlan::for_profile(options.profile.as_ref()))
@@ -308,6 +313,18 @@ struct ModuleSource<'a> {
     sync_points: &'a [u32],
     /// Binding 33's form (`DeviceProfile::window_chunks`).
     window_chunks: Option<abi::WindowChunks>,
+    /// The kernel's shared memory goes to the window ([`abi::SPEC_ID_SHARED_IN_WINDOW`]): it does not fit
+    /// the device's beside the module's own Workgroup words.
+    shared_in_window: bool,
+}
+
+/// Whether `shared` bytes of static shared memory must live in the window on the profile's device.
+fn shared_in_window(profile: Option<&abi::DeviceProfile>, shared: u32) -> bool {
+    profile.is_some_and(|p| {
+        shared > 0
+            && crate::state::shared_allocation_bytes(shared, 0) + u64::from(abi::WORKGROUP_RESERVE_BYTES)
+                > u64::from(p.max_shared_memory_bytes)
+    })
 }
 
 impl<'a> ModuleSource<'a> {
@@ -320,7 +337,7 @@ impl<'a> ModuleSource<'a> {
         control: ControlForm,
         jump_tables: &'a [crate::cubin::IndirectBranch],
     ) -> Self {
-        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[], window_chunks: None }
+        ModuleSource { name, program, local, shared, control, jump_tables, float: FloatSupport::default(), externs: Default::default(), loops: Default::default(), without: Default::default(), sync_points: &[], window_chunks: None, shared_in_window: false }
     }
 }
 
@@ -419,6 +436,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         graphics: None,
         shared_fma: None,
     };
+    cx.st.shared_in_window = source.shared_in_window;
     // Warp-synchronous instructions need the threads of a warp to run together: as one subgroup in the
     // structured form, or in turns.
     use crate::control::structured::Form;
@@ -474,6 +492,11 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
         modes.push((ExecutionMode::MaximallyReconvergesKHR, &[]));
     }
     m.entry_point(main, abi::ENTRY_POINT, &modes);
+    // The runtime reads this to dispatch the blocks one at a time in ascending order (docs/block-order.md).
+    let polls_other_blocks = crate::program::polling::first_polling_instruction(program);
+    if let Some(pc) = polls_other_blocks {
+        m.spec_u32(abi::SPEC_ID_POLLS_OTHER_BLOCKS, pc);
+    }
     check_capabilities(name, &m, source.without)?;
     let words = m.finish();
     Ok(Translation {
@@ -485,6 +508,7 @@ fn emit_module_as(source: &ModuleSource<'_>, warps: WarpMode) -> Result<Translat
             local_bytes: local,
             shared_bytes: shared,
             form: Some(form),
+            polls_other_blocks,
         },
         words,
     })

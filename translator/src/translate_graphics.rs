@@ -208,6 +208,7 @@ pub fn translate_stage_program(
         local_bytes: local,
         shared_bytes: 0,
         form: Some(form),
+        polls_other_blocks: None,
     };
     Ok(StageTranslation {
         stage,

@@ -220,7 +220,8 @@ impl Runtime {
     /// Queues a launch: checked now (a bad launch fails here), run later in order with every other queued
     /// launch. Its failure, if it fails, shows in [`Runtime::take_completed`] once its batch completed.
     pub fn enqueue(&mut self, launch: &Launch<'_>) -> Result<QueuedLaunch> {
-        let CheckedLaunch { name, entry, chunks, max_count } = self.check_launch(launch)?;
+        let CheckedLaunch { name, entry, chunks, max_count, ordered } = self.check_launch(launch)?;
+        let shared_window = self.shared_window_words(entry, launch.dynamic_shared_bytes)?;
         let stride = self.uniform_stride;
         let lv_offset = self.entries[entry].launch_values_offset;
         let end = lv_offset + chunks * stride;
@@ -263,7 +264,7 @@ impl Runtime {
                 i = self.open_slot()?;
             }
         }
-        let image = self.launch_image(launch, entry, chunks, max_count);
+        let image = self.launch_image(launch, entry, chunks, (max_count, shared_window));
         let at = self.batches.slots[i].used;
         {
             let slot = &mut self.batches.slots[i];
@@ -273,7 +274,7 @@ impl Runtime {
             slot.kernels.push(launch.kernel.raw());
         }
         let index = (self.batches.slots[i].kernels.len() - 1) as u32;
-        self.record_launch(i, index, at, copy_bytes, entry, pipeline, launch.grid, max_count);
+        self.record_launch(i, index, at, copy_bytes, entry, pipeline, launch.grid, (max_count, ordered));
         let serial = self.batches.slots[i].serial;
         // Asking the fence costs a call into the driver: ask when the open batch's size is a power of two, so
         // a batch of n launches asks about log2(n) times and a lone launch is asked about at once.
@@ -282,7 +283,13 @@ impl Runtime {
     }
 
     /// The bytes of scratch from `SCRATCH_BANKS_START` to the launch's last launch values.
-    fn launch_image(&self, launch: &Launch<'_>, entry: usize, chunks: u64, max_count: [u32; 3]) -> Vec<u8> {
+    fn launch_image(
+        &self,
+        launch: &Launch<'_>,
+        entry: usize,
+        chunks: u64,
+        (max_count, shared_window): ([u32; 3], [u32; 4]),
+    ) -> Vec<u8> {
         let e = &self.entries[entry];
         let stride = self.uniform_stride;
         let end = e.launch_values_offset + chunks * stride;
@@ -307,6 +314,7 @@ impl Runtime {
             block_dim: [block[0], block[1], block[2], 0],
             workgroup_base: [0; 4],
             texture_pools: self.texture_pool_words(),
+            shared_window,
         };
         for (i, chunk) in split_grid(grid, max_count).enumerate() {
             values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];
@@ -328,7 +336,7 @@ impl Runtime {
         entry: usize,
         pipeline: vk::Pipeline,
         grid: [u32; 3],
-        max_count: [u32; 3],
+        (max_count, ordered): ([u32; 3], bool),
     ) {
         let slot = &self.batches.slots[i];
         let e = &self.entries[entry];
@@ -359,6 +367,9 @@ impl Runtime {
             );
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             for (k, chunk) in split_grid(grid, max_count).enumerate() {
+                if ordered && k > 0 {
+                    super::launch::dispatch_after_dispatch(d, cb);
+                }
                 let dynamic = [(e.launch_values_offset + k as u64 * stride) as u32];
                 let offsets: &[u32] = if e.interface.uses_launch_values { &dynamic } else { &[] };
                 d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, e.pipeline_layout, 0, &[e.set], offsets);

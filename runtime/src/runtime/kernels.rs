@@ -72,7 +72,9 @@ impl Runtime {
                 missing: format!("{missing} (kernel {name:?} needs it)"),
             });
         }
-        let static_shared = u64::from(interface.guest_static_shared_bytes) + interface.static_shared_bytes;
+        // Window-backed shared memory does not count against the device's.
+        let guest = if interface.shared_in_window { 0 } else { interface.guest_static_shared_bytes };
+        let static_shared = u64::from(guest) + interface.static_shared_bytes;
         if static_shared > u64::from(info.limits.max_shared_memory_bytes) {
             return Err(RuntimeError::SharedMemoryLimit {
                 kernel: name.into(),
@@ -326,6 +328,20 @@ impl Runtime {
     /// the hardware's granule, so that is what must fit.
     pub(super) fn check_shared(&self, entry: usize, name: &str, dynamic_shared: u32) -> Result<()> {
         let i = &self.entries[entry].interface;
+        if i.shared_in_window {
+            // The kernel's part lives in window slots (its size is checked against the window when the slots
+            // are placed); only the module's own Workgroup words must fit.
+            let limit = self.gpu.info.limits.max_shared_memory_bytes;
+            if i.static_shared_bytes > u64::from(limit) {
+                return Err(RuntimeError::SharedMemoryLimit {
+                    kernel: name.into(),
+                    static_bytes: i.static_shared_bytes,
+                    dynamic_bytes: 0,
+                    limit,
+                });
+            }
+            return Ok(());
+        }
         let static_bytes = u64::from(i.guest_static_shared_bytes) + i.static_shared_bytes;
         let declared = shared_allocation_bytes(i.guest_static_shared_bytes, dynamic_shared) + i.static_shared_bytes;
         let limit = self.gpu.info.limits.max_shared_memory_bytes;

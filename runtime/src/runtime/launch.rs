@@ -48,6 +48,9 @@ pub(super) struct CheckedLaunch {
     pub(super) entry: usize,
     pub(super) chunks: u64,
     pub(super) max_count: [u32; 3],
+    /// Each dispatch waits for the one before (a barrier between): one block per dispatch, ascending, for
+    /// kernels that wait on other blocks; the window slots' reuse for window-backed shared memory.
+    pub(super) ordered: bool,
 }
 
 /// Words at the fault record's start that the host reads back after every launch: the fault record, the
@@ -136,6 +139,22 @@ impl Runtime {
         if let Some(cap) = self.options.max_dispatch_workgroups {
             max_count = [0, 1, 2].map(|i| max_count[i].min(cap[i]).max(1));
         }
+        let polls = self.entries[entry].interface.polls_other_blocks.is_some();
+        let ordered = grid != [1, 1, 1]
+            && match self.options.block_order {
+                super::BlockOrder::Auto => polls,
+                super::BlockOrder::Ascending => true,
+                super::BlockOrder::Concurrent => false,
+            };
+        let in_window = self.entries[entry].interface.shared_in_window;
+        if ordered {
+            // split_grid walks x fastest, then y, then z: CUDA's linear block order.
+            max_count = [1, 1, 1];
+        } else if in_window {
+            // One window slot per workgroup of a dispatch: gl_WorkGroupID.x names it.
+            max_count = [max_count[0].min(abi::SHARED_WINDOW_SLOTS), 1, 1];
+        }
+        let ordered = ordered || in_window;
         // A module without launch values reads no block index (a translated kernel's is always
         // `gl_WorkGroupID + workgroup_base`), so its dispatches need not tell themselves apart.
         let chunks = chunk_count(grid, max_count);
@@ -156,7 +175,7 @@ impl Runtime {
                 )));
             }
         }
-        Ok(CheckedLaunch { name, entry, chunks, max_count })
+        Ok(CheckedLaunch { name, entry, chunks, max_count, ordered })
     }
 
     /// Byte offset of the fault record in the window buffer, and the printf area's capacity in words.
@@ -173,7 +192,8 @@ impl Runtime {
         self.synchronize()?;
         let kernel = launch.kernel;
         let grid = launch.grid;
-        let CheckedLaunch { name, entry, chunks, max_count } = self.check_launch(launch)?;
+        let CheckedLaunch { name, entry, chunks, max_count, ordered } = self.check_launch(launch)?;
+        let shared_window = self.shared_window_words(entry, launch.dynamic_shared_bytes)?;
 
         let stride = self.uniform_stride;
         let lv_offset = self.entries[entry].launch_values_offset;
@@ -215,6 +235,7 @@ impl Runtime {
             block_dim: [launch.block[0], launch.block[1], launch.block[2], 0],
             workgroup_base: [0; 4],
             texture_pools,
+            shared_window,
         };
         for (i, chunk) in split_grid(grid, max_count).enumerate() {
             values.workgroup_base = [chunk.base[0], chunk.base[1], chunk.base[2], 0];
@@ -293,7 +314,10 @@ impl Runtime {
                             0,
                         );
                     }
-                    for &(offset, count) in &dispatches {
+                    for (k, &(offset, count)) in dispatches.iter().enumerate() {
+                        if ordered && k > 0 {
+                            dispatch_after_dispatch(d, cb);
+                        }
                         let dynamic = [offset];
                         let offsets: &[u32] = if uses_lv { &dynamic } else { &[] };
                         d.cmd_bind_descriptor_sets(
@@ -633,6 +657,14 @@ pub(super) unsafe fn barrier(
         &[],
         &[],
     );
+}
+
+/// Between two dispatches of an ordered launch: the later one's blocks start after the earlier one's
+/// finished and see its writes (an ordered launch's block k only waits on blocks before k).
+pub(super) unsafe fn dispatch_after_dispatch(d: &ash::Device, cb: vk::CommandBuffer) {
+    let shader = vk::PipelineStageFlags::COMPUTE_SHADER;
+    let access = vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE;
+    barrier(d, cb, shader, vk::AccessFlags::SHADER_WRITE, shader, access);
 }
 
 /// The texture lowering's reason codes (`translator/src/lower/texture/desc.rs`, `reason`).

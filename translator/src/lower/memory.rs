@@ -440,6 +440,10 @@ fn space_addr(cx: &mut Ctx<'_>, store: bool) -> Result<Id, TranslateError> {
 pub(super) fn space(cx: &mut Ctx<'_>, s: Space) -> (Id, Id, Id, StorageClass) {
     let t = cx.t;
     match s {
+        Space::Shared if cx.st.shared_in_window => {
+            let (var, len) = cx.st.shared(&mut cx.m, &t);
+            (t.storage_u32, var, len, StorageClass::StorageBuffer)
+        }
         Space::Shared => {
             let (var, len) = cx.st.shared(&mut cx.m, &t);
             let ptr = cx.m.t_ptr(StorageClass::Workgroup, t.u32);
@@ -506,6 +510,15 @@ fn space_bounds(cx: &mut Ctx<'_>, a: Id, bytes: u32, len: Id) -> (Id, Id) {
 }
 
 pub(super) fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) -> Id {
+    if cx.st.shared_in_window && cx.st.window == Some(var) {
+        let slot = shared_slot_word(cx);
+        let i = cx.op2(Op::IAdd, slot, idx);
+        // A chunked window takes 64-bit word indexes (the slots themselves lie in the first 16 GiB).
+        let t = cx.t;
+        let win = cx.st.window_form(&mut cx.m, &t);
+        let i = win.widen(&mut cx.m, &t, i);
+        return window_ptr(cx, i, plus);
+    }
     let i = if plus == 0 {
         idx
     } else {
@@ -513,6 +526,18 @@ pub(super) fn space_ptr(cx: &mut Ctx<'_>, ptr: Id, var: Id, idx: Id, plus: u32) 
         cx.op2(Op::IAdd, idx, k)
     };
     cx.m.access(ptr, var, &[i])
+}
+
+/// Window word of this workgroup's shared-memory slot (window-backed shared memory: the runtime dispatches
+/// at most `abi::SHARED_WINDOW_SLOTS` workgroups along x at a time, so `gl_WorkGroupID.x` names the slot).
+fn shared_slot_word(cx: &mut Ctx<'_>) -> Id {
+    let t = cx.t;
+    let first = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::SHARED_WINDOW);
+    let words = cx.st.uniform_word(&mut cx.m, &t, 0, abi::launch_word::SHARED_WINDOW + 1);
+    let g = cx.m.load(t.uvec3, cx.builtins.group_id);
+    let x = cx.m.op(Op::CompositeExtract, t.u32, &[g, 0]);
+    let at = cx.op2(Op::IMul, x, words);
+    cx.op2(Op::IAdd, first, at)
 }
 
 fn space_load(cx: &mut Ctx<'_>, s: Space) -> Result<(), TranslateError> {

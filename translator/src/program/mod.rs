@@ -7,6 +7,7 @@
 //! held in a register, which the control lowering resolves at run time against the blocks after calls.
 
 mod cfg;
+pub mod polling;
 pub(crate) mod head;
 
 pub use cfg::{Block, Exit};
