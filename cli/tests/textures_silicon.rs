@@ -387,9 +387,9 @@ fn texture_kernels_match_h200_recordings() {
     for (name, why) in &differ {
         println!("  differs: {name}: {why}");
     }
-    // Cases the lowering does not claim: filtered sRGB, BC3 (alpha interpolation) and BC7 (texture faults).
-    // sRGB point sampling (silicon's recorded table) and BC1 (NVIDIA's decoder) are claimed.
-    let unclaimed = ["rgba8_srgb_linear", "bc3_point", "bc7_point"];
+    // Cases the lowering does not claim: filtered sRGB and BC7 (texture faults). sRGB point sampling (silicon's
+    // recorded table), BC1 (NVIDIA's decoder) and BC3 (its alpha weights fitted to textures2's recording) are.
+    let unclaimed = ["rgba8_srgb_linear", "bc7_point"];
     let wrong: Vec<_> = differ.keys().filter(|k| !unclaimed.contains(&k.as_str())).collect();
     assert!(wrong.is_empty(), "claimed cases that differ from silicon: {wrong:?}");
     // The unclaimed ones are refused by name at run time (a texture fault), never silently wrong.
@@ -417,6 +417,21 @@ fn second_recording_every_srgb_code_and_random_bc1_blocks() {
         let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
         assert!(bad.is_empty(), "{name}: {}", bad.join("; "));
     }
+}
+
+/// BC3 against 1024 blocks of the H200's `bc3_point_alpha_all` (every alpha endpoint pair of the second
+/// recording; `bc3_sample.tgz` holds 1024 of its blocks with their recorded texels, 256 values of each endpoint,
+/// both alpha modes): the colour half in four-colour mode and the fitted alpha weights, bit for bit.
+#[test]
+fn bc3_blocks_decode_like_h200() {
+    let files = archive_named("bc3_sample.tgz");
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let bytes = textures_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let mut pools = Pools::install(&mut rt, 4);
+    let bad = run_case(&mut rt, &cubin, &files, &cases[0], &mut pools);
+    assert!(bad.is_empty(), "bc3_point_sample: {}", bad.join("; "));
 }
 
 /// TXQ TEX_HEADER_DIMENSION (`txq_dims`: width, height, depth at level 0, then at level `level` = 1) against
@@ -461,59 +476,75 @@ fn txq_reports_header_dimensions() {
     }
 }
 
-/// TEX.SCR.B (handle in a register: `tex2d_pick` loads it from an array of two handles) against the H200's
-/// `tex2d_f4` recordings of the same texture and coordinates: even threads take the linear-filtered case's
-/// handle, odd threads the point-sampled one, so each half must equal its recording bit for bit.
-#[test]
-fn register_handle_matches_h200_recordings() {
-    let files = archive();
-    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
-    let find = |n: &str| cases.iter().find(|c| c["name"] == n).unwrap().clone();
-    let (lin, pt) = (find("rgba8_linear_clamp_unnorm"), find("rgba8_point_clamp_unnorm"));
-    let bytes = textures_cubin();
-    let cubin = Cubin::parse(&bytes).unwrap();
-    let mut rt = common::runtime(Duration::from_secs(120));
-    let id = load(&mut rt, &cubin, "tex2d_pick");
-    let mut pools = Pools::install(&mut rt, 16);
+/// Runs `kernel` (its first parameter an array of two handles; odd threads take the second) over the textures
+/// of recorded cases `pair` (launched with the first's parameters): the mismatching threads against each
+/// half's recording (`width` output bytes a thread).
+fn run_pick(rt: &mut Runtime, cubin: &Cubin<'_>, files: &BTreeMap<String, Vec<u8>>, kernel: &str, pair: [&Value; 2], width: usize) -> usize {
+    let id = load(rt, cubin, kernel);
+    let mut pools = Pools::install(rt, 16);
     let mut handles = Vec::new();
-    for case in [&lin, &pt] {
+    for case in pair {
         let (res, tex) = (&case["res"], &case["tex"]);
         let texels = files[&format!("textures/{}/texels.bin", case["name"].as_str().unwrap())].clone();
         let size = place(&header(res, tex, 0), &texels, res).len();
         let src = rt.alloc(size as u64).unwrap();
         let placed = header(res, tex, src);
         rt.upload(src, &place(&placed, &texels, res)).unwrap();
-        handles.extend_from_slice(&bind(&mut rt, &mut pools, &placed.header, &sampler(tex)).to_le_bytes());
+        handles.extend_from_slice(&bind(rt, &mut pools, &placed.header, &sampler(tex)).to_le_bytes());
     }
     let ts = rt.alloc(16).unwrap();
     rt.upload(ts, &handles).unwrap();
-    let launch = &lin["launch"];
+    let launch = &pair[0]["launch"];
     let n = launch["n"].as_u64().unwrap() as usize;
-    let out = rt.alloc(16 * n as u64).unwrap();
-    rt.upload(out, &vec![0xAB; 16 * n]).unwrap();
+    let out = rt.alloc((width * n) as u64).unwrap();
+    rt.upload(out, &vec![0xAB; width * n]).unwrap();
     let mut params = Vec::new();
     push(&mut params, &ts.to_le_bytes());
     push(&mut params, &out.to_le_bytes());
     push(&mut params, &(n as i32).to_le_bytes());
-    push(&mut params, &(launch["cols"].as_i64().unwrap() as i32).to_le_bytes());
-    for f in launch["floats"].as_array().unwrap() {
+    if let Some(c) = launch.get("cols").and_then(Value::as_i64) {
+        push(&mut params, &(c as i32).to_le_bytes());
+    }
+    for f in launch.get("floats").and_then(Value::as_array).into_iter().flatten() {
         push(&mut params, &(f.as_f64().unwrap() as f32).to_le_bytes());
+    }
+    for i in launch.get("ints").and_then(Value::as_array).into_iter().flatten() {
+        push(&mut params, &(i.as_i64().unwrap() as i32).to_le_bytes());
     }
     let grid = [(n as u32).div_ceil(256), 1, 1];
     let bank0 = Bank0::new(grid, [256, 1, 1]).with_params(&params);
     let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     rt.launch(&Launch { kernel: id, grid, block: [256, 1, 1], dynamic_shared_bytes: 0, banks: &banks }).unwrap();
-    let mut got = vec![0u8; 16 * n];
+    let mut got = vec![0u8; width * n];
     rt.download(out, &mut got).unwrap();
-    let want_lin = &files["textures/rgba8_linear_clamp_unnorm/out.bin"];
-    let want_pt = &files["textures/rgba8_point_clamp_unnorm/out.bin"];
-    let bad = (0..n)
-        .filter(|&i| {
-            let want = if i % 2 == 0 { want_lin } else { want_pt };
-            got[16 * i..16 * i + 16] != want[16 * i..16 * i + 16]
-        })
-        .count();
-    assert_eq!(bad, 0, "{bad} of {n} threads differ from the H200");
+    let want = pair.map(|c| &files[&format!("textures/{}/out.bin", c["name"].as_str().unwrap())]);
+    (0..n).filter(|&i| got[width * i..width * (i + 1)] != want[i % 2][width * i..width * (i + 1)]).count()
+}
+
+/// Register handles (`.B`: the handle loaded from memory into a register) against the H200's recordings of the
+/// same textures and coordinates through constant-bank handles: TEX.SCR.B.LL (`tex2d_pick`: linear-filtered
+/// case for even threads, point-sampled for odd), TLD4.SCR.B (`tex2d_gather_pick`: normalized and element
+/// reads), TXD.B (`tex2d_grad_pick`, whose handle is the first register of Ra) and TLD.SCR.B.LZ
+/// (`tex1d_fetch_pick`; the second handle is a second pool entry for the same buffer).
+#[test]
+fn register_handles_match_h200_recordings() {
+    let files = archive();
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let find = |n: &str| cases.iter().find(|c| c["name"] == n).unwrap().clone();
+    let bytes = textures_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let runs = [
+        ("tex2d_pick", "rgba8_linear_clamp_unnorm", "rgba8_point_clamp_unnorm", 16),
+        ("tex2d_gather_pick", "rgba8_gather_clamp", "u8x4_gather_elem_clamp", 64),
+        ("tex2d_grad_pick", "rgba8_grad", "rgba8_grad", 16),
+        ("tex1d_fetch_pick", "fetch_u32", "fetch_u32", 4),
+    ];
+    for (kernel, even, odd, width) in runs {
+        let (a, b) = (find(even), find(odd));
+        let bad = run_pick(&mut rt, &cubin, &files, kernel, [&a, &b], width);
+        assert_eq!(bad, 0, "{kernel}: {bad} threads differ from the H200");
+    }
 }
 
 /// One BC1 texel as NVIDIA's decoder gives it (NVIDIA Texture Tools' documented arithmetic; 1024 of 1024
