@@ -86,7 +86,18 @@ fn format(res: &Value, read_normalized: bool) -> Format {
         _ => DataType::Unorm,
     };
     let src = [Source::R, Source::G, Source::B, Source::A];
-    let swizzle = std::array::from_fn(|k| if (k as u64) < ch { src[k] } else if k == 3 { Source::OneFloat } else { Source::Zero });
+    // A float texture of fewer than four channels reads 0 in the missing ones, alpha too (the H200's float4
+    // reads of a one-channel float mip chain in textures3.tgz); other kinds keep alpha 1 (not recorded).
+    let float = kind == 2;
+    let swizzle = std::array::from_fn(|k| {
+        if (k as u64) < ch {
+            src[k]
+        } else if k == 3 && !float {
+            Source::OneFloat
+        } else {
+            Source::Zero
+        }
+    });
     Format { layout, types: [ty; 4], swizzle, packed: false }
 }
 
@@ -112,11 +123,17 @@ fn header(res: &Value, tex: &Value, address: u64) -> Placed {
     let layered = u(res, "flags", 0) & 1 == 1;
     let texture_type = match (kind, h > 1 || res.get("height").is_some(), d > 1) {
         ("linear", ..) => TextureType::OneDBuffer,
+        ("cube", ..) if layered => TextureType::CubeArray,
+        ("cube", ..) => TextureType::Cube,
         (_, _, true) if layered => TextureType::TwoDArray,
         (_, _, true) => TextureType::ThreeD,
         (_, true, false) => TextureType::TwoD,
         _ => TextureType::OneD,
     };
+    // Cubes: the depth field counts cubes (six faces each); the recording's depth counts faces.
+    let d = if kind == "cube" { d / 6 } else { d };
+    let levels = u(res, "levels", 1) as u32;
+    let layered = layered || kind == "cube";
     let memory = if kind == "linear" {
         MemoryLayout::Buffer
     } else {
@@ -130,8 +147,8 @@ fn header(res: &Value, tex: &Value, address: u64) -> Placed {
         width: w,
         height: h,
         depth: d,
-        max_mip_level: 0,
-        view_levels: (0, 0),
+        max_mip_level: levels - 1,
+        view_levels: (0, levels - 1),
         srgb: u(tex, "srgb", 0) == 1,
         normalized_coords: u(tex, "normalized", 0) == 1,
         depth_texture: false,
@@ -155,6 +172,12 @@ fn sampler(tex: &Value) -> Sampler {
     let modes: Vec<AddressMode> = tex["modes"].as_array().map(|m| m.iter().map(mode).collect()).unwrap_or_default();
     let at = |k: usize| modes.get(k).copied().unwrap_or(AddressMode::ClampToEdge);
     let filter = if u(tex, "filter", 0) == 1 { Filter::Linear } else { Filter::Point };
+    let fixed = |k: &str| (tex.get(k).and_then(Value::as_f64).unwrap_or(0.0) * 256.0) as i64;
+    let mip_filter = match tex.get("mip_filter").and_then(Value::as_u64) {
+        Some(0) => MipFilter::Point,
+        Some(_) => MipFilter::Linear,
+        None => MipFilter::None,
+    };
     let border = match tex["border"].as_array() {
         Some(b) => std::array::from_fn(|k| (b[k].as_f64().unwrap_or(0.0) as f32).to_bits()),
         None => [0; 4],
@@ -166,34 +189,35 @@ fn sampler(tex: &Value) -> Sampler {
         max_anisotropy: 0,
         mag_filter: filter,
         min_filter: filter,
-        mip_filter: MipFilter::None,
-        seamless_cube: false,
+        mip_filter,
+        seamless_cube: u(tex, "seamless", 0) == 1,
         reduction: Reduction::WeightedAverage,
-        lod_bias: 0,
-        min_lod: 0,
-        max_lod: 0,
+        lod_bias: fixed("lod_bias") as i32,
+        min_lod: fixed("min_lod") as u32,
+        max_lod: fixed("max_lod").min(0xfff) as u32,
         border,
         srgb_border_rgb: [0; 3],
     }
 }
 
-/// The resource's bytes as the device holds them: block-linear through the engines' layout, else as is.
-fn place(p: &Placed, texels: &[u8], res: &Value) -> Vec<u8> {
+/// The resource's bytes as the device holds them: block-linear through the engines' layout (every level, then
+/// every layer or face; 3-D levels slice by slice), else as is.
+fn place(p: &Placed, texels: &[u8], _res: &Value) -> Vec<u8> {
     let Some(chain) = &p.chain else { return texels.to_vec() };
-    let level = &chain.levels[0];
-    let layout = level.block_linear.expect("block-linear level 0");
     let mut out = vec![0u8; chain.guest_bytes() as usize];
-    let row = level.row_bytes as usize;
-    let layered = u(res, "flags", 0) & 1 == 1;
-    let (layers, slices) = if layered { (p.header.depth, 1) } else { (1, level.depth) };
+    let three_d = p.header.texture_type == TextureType::ThreeD;
     let mut src = 0;
-    for layer in 0..layers {
-        for z in 0..slices {
-            for y in 0..level.rows {
-                for x in 0..row {
-                    let o = layer as u64 * chain.layer_stride + layout.offset(x as u32, y, z);
-                    out[o as usize] = texels[src];
-                    src += 1;
+    for level in &chain.levels {
+        let layout = level.block_linear.expect("block-linear level");
+        let (layers, slices) = if three_d { (1, level.depth) } else { (chain.layers, 1) };
+        for layer in 0..layers {
+            for z in 0..slices {
+                for y in 0..level.rows {
+                    for x in 0..level.row_bytes {
+                        let o = layer as u64 * chain.layer_stride + level.guest_offset + layout.offset(x, y, z);
+                        out[o as usize] = texels[src];
+                        src += 1;
+                    }
                 }
             }
         }
@@ -293,7 +317,12 @@ fn run_case(rt: &mut Runtime, cubin: &Cubin<'_>, files: &BTreeMap<String, Vec<u8
     rt.upload(src, &place(&placed, &texels, res)).unwrap();
     let mut params = Vec::new();
     let mut dst = None;
-    if res["type"] == "surface" {
+    if kernel == "surf2d_red" {
+        // One surface, reduced in place: its bytes afterwards are the recording's dst.bin.
+        let hs = bind(rt, pools, &placed.header, &sampler(&Value::Null));
+        push(&mut params, &hs.to_le_bytes());
+        dst = Some((src, header(res, tex, src)));
+    } else if res["type"] == "surface" {
         let d = rt.alloc(size as u64).unwrap();
         rt.upload(d, &place(&placed, &vec![0u8; texels.len()], res)).unwrap();
         let dh = header(res, tex, d);
@@ -417,6 +446,46 @@ fn second_recording_every_srgb_code_and_random_bc1_blocks() {
         let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
         assert!(bad.is_empty(), "{name}: {}", bad.join("; "));
     }
+}
+
+/// The third H200 recording (`textures3.tgz`, `record_tex3.cu`, 2026-12-02 15:09 UTC, driver 580.159.04):
+/// cube maps (point, linear, directions off the faces' centres, cube arrays through plain `TEX ... ARRAY_CUBE`),
+/// mipmapped arrays with a point mip filter at LOD steps of 1/64 and 1/256, and SURED add/min/max/and/or with
+/// .trap/.zero/.clamp, bit for bit. Linear mip filtering, LOD from gradients, seamless cube filtering and TLD
+/// with .AOFFI are recorded there too and refused by name (texture faults / a translation refusal).
+#[test]
+fn third_recording_cubes_point_mips_and_surface_reductions() {
+    let files: BTreeMap<String, Vec<u8>> = archive_named("textures3.tgz")
+        .into_iter()
+        .map(|(k, v)| (k.replacen("textures3/", "textures/", 1), v))
+        .collect();
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let bytes = textures_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut pools = Pools::install(&mut rt, 64);
+    let claimed = [
+        "cube_rgba8_point",
+        "cube_rgba8_linear",
+        "cube_rgba8_point_edges",
+        "cube_layered_point",
+        "mip_rgba8_lod_point",
+        "mip_f32_lod_point",
+        "surf2d_red",
+    ];
+    let mut differ = Vec::new();
+    for name in claimed {
+        let case = cases.iter().find(|c| c["name"] == name).expect("case recorded");
+        let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
+        if !bad.is_empty() {
+            differ.push(format!("{name}: {}", bad.join("; ")));
+        }
+    }
+    assert!(differ.is_empty(), "differ from the H200: {differ:?}");
+    // A linear mip filter between levels is refused at run time by name, never silently wrong.
+    let case = cases.iter().find(|c| c["name"] == "mip_f32_lod_linear").unwrap();
+    let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
+    assert!(bad.iter().any(|b| b.contains("texture handle")), "mip_f32_lod_linear: {bad:?}");
 }
 
 /// BC3 against 1024 blocks of the H200's `bc3_point_alpha_all` (every alpha endpoint pair of the second

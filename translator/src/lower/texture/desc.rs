@@ -16,8 +16,8 @@ pub mod reason {
     pub const FORMAT: u32 = 1;
     /// The header's data type is not SNORM/UNORM/SINT/UINT, or FLOAT on components other than 32 bits.
     pub const DATA_TYPE: u32 = 2;
-    /// A mipmapped texture sampled between levels (a fractional LOD after the clamps, or gradients): the
-    /// H200's LOD rounding and level blend are not measured yet.
+    /// A mipmapped texture sampled between levels with a linear mip filter (a fractional LOD after the bias
+    /// and clamps; TXD and TLD4 on a level other than the base): the H200's level blend is not modelled.
     pub const MIP_LEVELS: u32 = 3;
     /// The header's memory layout is a colour-key or reserved version.
     pub const LAYOUT: u32 = 4;
@@ -66,6 +66,8 @@ pub(super) struct Desc {
     pub mip_filter: Id,
     pub min_lod: Id,
     pub max_lod: Id,
+    /// Sampler: MIP_LOD_BIAS (TSC bits 56:44, signed, 1/256) sign-extended (i32 bits).
+    pub lod_bias: Id,
     /// Bytes per texel, components, bits per component.
     pub bpp: Id,
     pub bits: Id,
@@ -121,7 +123,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let tsc_i = e.shrk(handle, 20);
     let tp = abi::launch_word::TEXTURE_POOLS;
     let h: Vec<Id> = (0..8).map(|w| pool_word(e, tp, tic_i, w)).collect();
-    let s: Vec<Id> = [0u32, 1, 4, 5, 6, 7]
+    let s: Vec<Id> = [0u32, 1, 2, 4, 5, 6, 7]
         .iter()
         .map(|&w| pool_word(e, tp + 2, tsc_i, w))
         .collect();
@@ -156,8 +158,12 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let view_min = e.bits(h[7], 0, 4);
     let view_max = e.bits(h[7], 4, 4);
     let mip_filter = e.bits(s[1], 6, 2);
+    // MIN/MAX_LOD_CLAMP: TSC word 2 (bits 75:64, 87:76).
     let min_lod = e.bits(s[2], 0, 12);
     let max_lod = e.bits(s[2], 12, 12);
+    let bias = e.bits(s[1], 12, 13);
+    let k13 = e.c(13);
+    let lod_bias = e.sext(bias, k13);
     let (supported, why) = checks(e, fmt_ok, dtype, bits, version);
     // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22): decoded for 8-bit UNORM components (not BC) only.
     let srgb = e.bits(h[4], 22, 1);
@@ -177,7 +183,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let modes = [0u32, 3, 6].map(|lo| e.bits(s[0], lo, 3));
     let mag = e.bits(s[1], 0, 2);
     let linear = e.eqk(mag, 2);
-    let border = [s[2], s[3], s[4], s[5]];
+    let border = [s[3], s[4], s[5], s[6]];
     let ttype = e.bits(h[4], 23, 4);
     let is_3d = e.eqk(ttype, 2);
     let _ = layered;
@@ -204,6 +210,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
         mip_filter,
         min_lod,
         max_lod,
+        lod_bias,
         bpp,
         bits,
         dtype,

@@ -232,9 +232,10 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     Ok(())
 }
 
-/// Selects the level the instruction reads: the view's first level plus the LOD (TLD: an integer; TEX: the
-/// float LOD clamped to the sampler's range, which must land on a whole level — the H200's rounding between
-/// levels is not measured, so a fractional one faults), or the view's first level alone without mip filter.
+/// Selects the level the instruction reads: the view's first level plus the LOD. TLD: the integer LOD. TEX:
+/// the float LOD plus the sampler's bias, clamped to its LOD range (the H200, `textures3.tgz`: mipmapped arrays
+/// at LOD steps of 1/256, bias 0.25, clamps 0.5..2.75); a point mip filter takes `floor(lod + 1/2)`, a linear
+/// one a whole LOD only (its level blend is not modelled: a fraction faults); no mip filter the first level.
 fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
     use crate::spirv::Op;
     let single = e.eqk(d.max_mip, 0);
@@ -248,6 +249,9 @@ fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
             None => e.fk(0.0),
         };
         let k256 = e.fk(256.0);
+        let bias = e.s_to_f64(d.lod_bias);
+        let bias = e.fop(Op::FDiv, bias, k256);
+        let l = e.fop(Op::FAdd, l, bias);
         let lo = e.u_to_f64(d.min_lod);
         let lo = e.fop(Op::FDiv, lo, k256);
         let hi = e.u_to_f64(d.max_lod);
@@ -258,8 +262,14 @@ fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
         let l = e.fsel(above, hi, l);
         let f = e.floor(l);
         let whole = e.cmp(Op::FOrdEqual, f, l);
-        let whole = if m == "TEX" { whole } else { e.cx.m.c_bool(false) };
-        let ok = e.lor(base_only, whole);
+        let half = e.fk(0.5);
+        let up = e.fop(Op::FAdd, l, half);
+        let nearest = e.floor(up);
+        let point = e.eqk(d.mip_filter, 2);
+        let f = e.fsel(point, nearest, f);
+        // TXD's LOD comes from its gradients and TLD4's from none: neither is modelled past the base level.
+        let ok = if m == "TEX" { e.lor(whole, point) } else { e.cx.m.c_bool(false) };
+        let ok = e.lor(base_only, ok);
         (e.f64_to_s(f), ok)
     };
     let zero = e.c(0);
