@@ -1,9 +1,9 @@
-//! BC1 (DXT1) and BC3 (DXT45) texels decoded in the shader the way NVIDIA hardware does: the 5:6:5 endpoints expanded by bit
-//! replication, the interpolated colours in the fixed-point forms NVIDIA Texture Tools documents for NVIDIA's
-//! decoder (red and blue from the 5-bit values × 22/8 or × 33/8, green from the 8-bit values with a 1/256
-//! correction term). Block addressing is `desc::fetch_bc`. Checked bit for bit against the H200 (`bc1_point` of
-//! `textures.tgz`: 1024 of 1024 words). BC3: the colour block always in four-colour mode, alpha from
-//! [`bc3_alpha`].
+//! BC1 (DXT1) and BC3 (DXT45) texels decoded in the shader the way NVIDIA hardware does: the 5:6:5
+//! endpoints expanded by bit replication, the interpolated colours in the fixed-point forms NVIDIA Texture
+//! Tools documents for NVIDIA's decoder (red and blue from the 5-bit values × 22/8 or × 33/8, green from the
+//! 8-bit values with a 1/256 correction term). Block addressing is `desc::fetch_bc`. Checked bit for bit
+//! against the H200 (`bc1_point` of `textures.tgz`: 1024 of 1024 words). BC3: the colour block always in
+//! four-colour mode, alpha from [`bc3_alpha`].
 
 use super::emit::E;
 use crate::spirv::{Id, Op};

@@ -395,9 +395,13 @@ fn turing_sector(e: &mut E, x: Id, y: Id) -> Id {
 }
 
 /// The raw components (R, G, B, A as unsigned integers of `bits` bits; 0 past the format's) of the texel at
-/// in-range integer coordinates `x`, `y`, `z` (BC1/BC3 blocks decoded to bytes).
-pub(super) fn fetch_raw(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
+/// in-range integer coordinates `x`, `y`, `z` (BC1/BC3 blocks decoded to bytes when `blocks`: callers whose
+/// block-compressed results fault anyway leave the decoder out of the module).
+pub(super) fn fetch_raw(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool, blocks: bool) -> [Id; 4] {
     let plain = fetch_uncompressed(e, d, x, y, z, layered);
+    if !blocks {
+        return plain;
+    }
     let bc = fetch_bc(e, d, x, y, z, layered);
     std::array::from_fn(|k| e.sel(d.bc, bc[k], plain[k]))
 }

@@ -141,8 +141,8 @@ fn list_reg(e: &mut E, o: &Operands, txd: bool, na: usize, k: usize) -> Id {
 fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let mods = modifiers(cx)?;
     let has = |s: &str| mods.iter().any(|x| x == s);
-    // nvcc emits plain `TEX` (no .SCR) with the same c[bank][word] handle for cube arrays (the sm_86 listing of
-    // texcube_layered_f4), so the constant-bank operand decides, not the modifier.
+    // nvcc emits plain `TEX` (no .SCR) with the same c[bank][word] handle for cube arrays (the sm_86
+    // listing of texcube_layered_f4), so the constant-bank operand decides, not the modifier.
     if m != "TXD" && !has("SCR") && !(m == "TEX" && !has("B")) {
         return Err(cx.refuse(format!(
             "{m} without .SCR (a bound or register-bindless handle) is not translated yet"
@@ -233,9 +233,10 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
 }
 
 /// Selects the level the instruction reads: the view's first level plus the LOD. TLD: the integer LOD. TEX:
-/// the float LOD plus the sampler's bias, clamped to its LOD range (the H200, `textures3.tgz`: mipmapped arrays
-/// at LOD steps of 1/256, bias 0.25, clamps 0.5..2.75); a point mip filter takes `floor(lod + 1/2)`, a linear
-/// one a whole LOD only (its level blend is not modelled: a fraction faults); no mip filter the first level.
+/// the float LOD plus the sampler's bias, clamped to its LOD range (the H200, `textures3.tgz`: mipmapped
+/// arrays at LOD steps of 1/256, bias 0.25, clamps 0.5..2.75); a point mip filter takes `floor(lod + 1/2)`,
+/// a linear one a whole LOD only (its level blend is not modelled: a fraction faults); no mip filter the
+/// first level.
 fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
     use crate::spirv::Op;
     let single = e.eqk(d.max_mip, 0);
@@ -320,7 +321,7 @@ fn fetch(e: &mut E, d: &desc::Desc, coords: &[Id], layer: Option<Id>) -> [Id; 4]
         }
         None => c[2],
     };
-    let raw = desc::fetch_raw(e, d, c[0], c[1], z, layer.is_some());
+    let raw = desc::fetch_raw(e, d, c[0], c[1], z, layer.is_some(), true);
     let not_srgb = e.lnot(d.srgb);
     desc::check(d, not_srgb, desc::reason::SRGB);
     let int = desc::is_integer(e, d);

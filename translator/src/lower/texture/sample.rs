@@ -193,7 +193,8 @@ pub(super) fn sample(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>) -> [
         for (a, ax) in axes.iter().enumerate().skip(1) {
             inside = e.land(inside, ax.inside[pick(a)]);
         }
-        let raw = desc::fetch_raw(e, d, x, y, z, layer.is_some());
+        // Block-compressed texels are only ever point-sampled (filtering them faults): tap 0 alone decodes.
+        let raw = desc::fetch_raw(e, d, x, y, z, layer.is_some(), c == 0);
         texels.push((raw, inside));
     }
     let weights = weights(e, &axes);
@@ -323,7 +324,8 @@ pub(super) fn gather(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>, comp
     let int = desc::is_integer(e, d);
     [(0usize, 1usize), (1, 1), (1, 0), (0, 0)].map(|(i, j)| {
         let z = layer.unwrap_or(zero);
-        let raw = desc::fetch_raw(e, d, ax[0].idx[i], ax[1].idx[j], z, layer.is_some());
+        // Gathers of block-compressed texels fault: no tap decodes blocks.
+        let raw = desc::fetch_raw(e, d, ax[0].idx[i], ax[1].idx[j], z, layer.is_some(), false);
         let inside = e.land(ax[0].inside[i], ax[1].inside[j]);
         let vals = raw.map(|r| {
             let f = desc::to_f64(e, d, r);

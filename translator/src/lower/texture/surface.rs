@@ -3,8 +3,8 @@
 //! `.TRAP` (cudaBoundaryModeTrap) records a texture fault and reads 0 / drops the store, `.IGN`
 //! (cudaBoundaryModeZero) reads 0 / drops it, no suffix (cudaBoundaryModeClamp) clamps to the edge (the
 //! H200 recordings of `corpus/silicon/textures`: `.IGN` reads 0 outside, no suffix reads the edge texel).
-//! SURED `.D.BA` (PTX `sured.b`, what CUDA code can reach) is a device-scope atomic on that address with the same
-//! boundary modes; the old value is not returned.
+//! SURED `.D.BA` (PTX `sured.b`, what CUDA code can reach) is a device-scope atomic on that address with the
+//! same boundary modes; the old value is not returned.
 
 use super::desc::{self, reason};
 use super::emit::E;
@@ -50,7 +50,7 @@ fn operands(cx: &Ctx<'_>, access: Access) -> Result<(u8, u32, u8, u8), Translate
 fn reduction(cx: &Ctx<'_>, has: &dyn Fn(&str) -> bool, bytes: u32) -> Result<AtomicKind, TranslateError> {
     let ops = ["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR"];
     let Some(op) = ops.iter().position(|o| has(o)) else {
-        return Err(cx.refuse("SURED without an operation this lowering knows (ADD MIN MAX INC DEC AND OR XOR)"));
+        return Err(cx.refuse("SURED with no operation this lowering knows (ADD MIN MAX INC DEC AND OR XOR)"));
     };
     let signed = has("S32") || has("S64") || has("SD32") || has("SD64");
     super::super::memory::atomic_kind(cx, op as u32, bytes, signed, false)
