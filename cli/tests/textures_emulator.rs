@@ -6,14 +6,16 @@
 //! (`sassport_textures::sample`, fitted to the silicon recordings), not from the shader's own arithmetic.
 //!
 //! The pool entries are read back from guest memory and decoded on the host too (`TextureHeader::decode`,
-//! `Sampler::decode`), and the chain's placement comes from the decoded header (`Chain::new`) and the
-//! engines' block-linear layout.
+//! `Sampler::decode`), the chain's placement comes from the decoded header (`Chain::new`) and the
+//! engines' block-linear layout, and the host's upload side untiles the whole chain from guest memory
+//! (`untile_chain`) into texels checked against the same formula.
 
 mod common;
 
 use sassport_engines::layout::SectorLayout;
 use sassport_runtime::{Bank0, Launch, Runtime};
 use sassport_textures::sample::{axis, blend_unorm8, taps_2d, Rounding};
+use sassport_textures::untile::untile_chain;
 use sassport_textures::{
     AddressMode, Chain, DataType, Entry, Filter, Format, Layout, MemoryLayout, MipFilter, Reduction, Sampler, Source,
     TextureHeader, TextureType,
@@ -118,6 +120,28 @@ fn expected(l: u32, i: u32, cols: u32, f: [f32; 3], filter: Filter, mode: Addres
     }
 }
 
+/// The host's upload side: guest memory read back and untiled (`untile_chain`, the engines' block-linear loops)
+/// into the packed order a buffer-to-image copy reads, against the formula — level by level, layer by layer.
+fn untiled_matches_formula(rt: &mut Runtime, tex: u64, chain: &Chain, layers: u32) {
+    let mut guest = vec![0u8; chain.guest_bytes() as usize];
+    rt.download(tex, &mut guest).unwrap();
+    let mut packed = vec![0u8; chain.packed_bytes() as usize];
+    untile_chain(chain, &guest, &mut packed, 0).unwrap();
+    let mut at = 0;
+    for (l, level) in chain.levels.iter().enumerate() {
+        for layer in 0..layers {
+            for y in 0..level.height {
+                for x in 0..level.width {
+                    let want = texel(l as u32, layer, x, y);
+                    assert_eq!(packed[at..at + 4], want, "untiled level {l} layer {layer} texel ({x}, {y})");
+                    at += 4;
+                }
+            }
+        }
+    }
+    assert_eq!(at, packed.len());
+}
+
 fn push(params: &mut Vec<u8>, v: &[u8]) {
     while params.len() % v.len() != 0 {
         params.push(0);
@@ -166,6 +190,9 @@ fn mip_chain_from_guest_pools_sampled_through_translated_shader() {
                 let chain = Chain::new(&decoded, SectorLayout::Turing2D).unwrap();
                 assert_eq!(chain.levels.len() as u32, LEVELS);
                 rt.upload(tex, &tiled(&chain, layers)).unwrap();
+                if view == 0 {
+                    untiled_matches_formula(&mut rt, tex, &chain, layers);
+                }
                 let f = if normalized { [-0.6f32, 0.05, 1.0] } else { [-2.0f32, 0.8 / (1 << view) as f32, 1.0] };
                 let handle = (slot | (slot << 20)) as u64;
                 slot += 1;

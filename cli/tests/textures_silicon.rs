@@ -86,7 +86,18 @@ fn format(res: &Value, read_normalized: bool) -> Format {
         _ => DataType::Unorm,
     };
     let src = [Source::R, Source::G, Source::B, Source::A];
-    let swizzle = std::array::from_fn(|k| if (k as u64) < ch { src[k] } else if k == 3 { Source::OneFloat } else { Source::Zero });
+    // A float texture of fewer than four channels reads 0 in the missing ones, alpha too (the H200's float4
+    // reads of a one-channel float mip chain in textures3.tgz); other kinds keep alpha 1 (not recorded).
+    let float = kind == 2;
+    let swizzle = std::array::from_fn(|k| {
+        if (k as u64) < ch {
+            src[k]
+        } else if k == 3 && !float {
+            Source::OneFloat
+        } else {
+            Source::Zero
+        }
+    });
     Format { layout, types: [ty; 4], swizzle, packed: false }
 }
 
@@ -112,11 +123,17 @@ fn header(res: &Value, tex: &Value, address: u64) -> Placed {
     let layered = u(res, "flags", 0) & 1 == 1;
     let texture_type = match (kind, h > 1 || res.get("height").is_some(), d > 1) {
         ("linear", ..) => TextureType::OneDBuffer,
+        ("cube", ..) if layered => TextureType::CubeArray,
+        ("cube", ..) => TextureType::Cube,
         (_, _, true) if layered => TextureType::TwoDArray,
         (_, _, true) => TextureType::ThreeD,
         (_, true, false) => TextureType::TwoD,
         _ => TextureType::OneD,
     };
+    // Cubes: the depth field counts cubes (six faces each); the recording's depth counts faces.
+    let d = if kind == "cube" { d / 6 } else { d };
+    let levels = u(res, "levels", 1) as u32;
+    let layered = layered || kind == "cube";
     let memory = if kind == "linear" {
         MemoryLayout::Buffer
     } else {
@@ -130,8 +147,8 @@ fn header(res: &Value, tex: &Value, address: u64) -> Placed {
         width: w,
         height: h,
         depth: d,
-        max_mip_level: 0,
-        view_levels: (0, 0),
+        max_mip_level: levels - 1,
+        view_levels: (0, levels - 1),
         srgb: u(tex, "srgb", 0) == 1,
         normalized_coords: u(tex, "normalized", 0) == 1,
         depth_texture: false,
@@ -155,6 +172,12 @@ fn sampler(tex: &Value) -> Sampler {
     let modes: Vec<AddressMode> = tex["modes"].as_array().map(|m| m.iter().map(mode).collect()).unwrap_or_default();
     let at = |k: usize| modes.get(k).copied().unwrap_or(AddressMode::ClampToEdge);
     let filter = if u(tex, "filter", 0) == 1 { Filter::Linear } else { Filter::Point };
+    let fixed = |k: &str| (tex.get(k).and_then(Value::as_f64).unwrap_or(0.0) * 256.0) as i64;
+    let mip_filter = match tex.get("mip_filter").and_then(Value::as_u64) {
+        Some(0) => MipFilter::Point,
+        Some(_) => MipFilter::Linear,
+        None => MipFilter::None,
+    };
     let border = match tex["border"].as_array() {
         Some(b) => std::array::from_fn(|k| (b[k].as_f64().unwrap_or(0.0) as f32).to_bits()),
         None => [0; 4],
@@ -166,34 +189,35 @@ fn sampler(tex: &Value) -> Sampler {
         max_anisotropy: 0,
         mag_filter: filter,
         min_filter: filter,
-        mip_filter: MipFilter::None,
-        seamless_cube: false,
+        mip_filter,
+        seamless_cube: u(tex, "seamless", 0) == 1,
         reduction: Reduction::WeightedAverage,
-        lod_bias: 0,
-        min_lod: 0,
-        max_lod: 0,
+        lod_bias: fixed("lod_bias") as i32,
+        min_lod: fixed("min_lod") as u32,
+        max_lod: fixed("max_lod").min(0xfff) as u32,
         border,
         srgb_border_rgb: [0; 3],
     }
 }
 
-/// The resource's bytes as the device holds them: block-linear through the engines' layout, else as is.
-fn place(p: &Placed, texels: &[u8], res: &Value) -> Vec<u8> {
+/// The resource's bytes as the device holds them: block-linear through the engines' layout (every level, then
+/// every layer or face; 3-D levels slice by slice), else as is.
+fn place(p: &Placed, texels: &[u8], _res: &Value) -> Vec<u8> {
     let Some(chain) = &p.chain else { return texels.to_vec() };
-    let level = &chain.levels[0];
-    let layout = level.block_linear.expect("block-linear level 0");
     let mut out = vec![0u8; chain.guest_bytes() as usize];
-    let row = level.row_bytes as usize;
-    let layered = u(res, "flags", 0) & 1 == 1;
-    let (layers, slices) = if layered { (p.header.depth, 1) } else { (1, level.depth) };
+    let three_d = p.header.texture_type == TextureType::ThreeD;
     let mut src = 0;
-    for layer in 0..layers {
-        for z in 0..slices {
-            for y in 0..level.rows {
-                for x in 0..row {
-                    let o = layer as u64 * chain.layer_stride + layout.offset(x as u32, y, z);
-                    out[o as usize] = texels[src];
-                    src += 1;
+    for level in &chain.levels {
+        let layout = level.block_linear.expect("block-linear level");
+        let (layers, slices) = if three_d { (1, level.depth) } else { (chain.layers, 1) };
+        for layer in 0..layers {
+            for z in 0..slices {
+                for y in 0..level.rows {
+                    for x in 0..level.row_bytes {
+                        let o = layer as u64 * chain.layer_stride + level.guest_offset + layout.offset(x, y, z);
+                        out[o as usize] = texels[src];
+                        src += 1;
+                    }
                 }
             }
         }
@@ -293,7 +317,12 @@ fn run_case(rt: &mut Runtime, cubin: &Cubin<'_>, files: &BTreeMap<String, Vec<u8
     rt.upload(src, &place(&placed, &texels, res)).unwrap();
     let mut params = Vec::new();
     let mut dst = None;
-    if res["type"] == "surface" {
+    if kernel == "surf2d_red" {
+        // One surface, reduced in place: its bytes afterwards are the recording's dst.bin.
+        let hs = bind(rt, pools, &placed.header, &sampler(&Value::Null));
+        push(&mut params, &hs.to_le_bytes());
+        dst = Some((src, header(res, tex, src)));
+    } else if res["type"] == "surface" {
         let d = rt.alloc(size as u64).unwrap();
         rt.upload(d, &place(&placed, &vec![0u8; texels.len()], res)).unwrap();
         let dh = header(res, tex, d);
@@ -387,9 +416,9 @@ fn texture_kernels_match_h200_recordings() {
     for (name, why) in &differ {
         println!("  differs: {name}: {why}");
     }
-    // Cases the lowering does not claim: filtered sRGB, BC3 (alpha interpolation) and BC7 (texture faults).
-    // sRGB point sampling (silicon's recorded table) and BC1 (NVIDIA's decoder) are claimed.
-    let unclaimed = ["rgba8_srgb_linear", "bc3_point", "bc7_point"];
+    // Cases the lowering does not claim: filtered sRGB and BC7 (texture faults). sRGB point sampling (silicon's
+    // recorded table), BC1 (NVIDIA's decoder) and BC3 (its alpha weights fitted to textures2's recording) are.
+    let unclaimed = ["rgba8_srgb_linear", "bc7_point"];
     let wrong: Vec<_> = differ.keys().filter(|k| !unclaimed.contains(&k.as_str())).collect();
     assert!(wrong.is_empty(), "claimed cases that differ from silicon: {wrong:?}");
     // The unclaimed ones are refused by name at run time (a texture fault), never silently wrong.
@@ -417,6 +446,61 @@ fn second_recording_every_srgb_code_and_random_bc1_blocks() {
         let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
         assert!(bad.is_empty(), "{name}: {}", bad.join("; "));
     }
+}
+
+/// The third H200 recording (`textures3.tgz`, `record_tex3.cu`, 2026-12-02 15:09 UTC, driver 580.159.04):
+/// cube maps (point, linear, directions off the faces' centres, cube arrays through plain `TEX ... ARRAY_CUBE`),
+/// mipmapped arrays with a point mip filter at LOD steps of 1/64 and 1/256, and SURED add/min/max/and/or with
+/// .trap/.zero/.clamp, bit for bit. Linear mip filtering, LOD from gradients, seamless cube filtering and TLD
+/// with .AOFFI are recorded there too and refused by name (texture faults / a translation refusal).
+#[test]
+fn third_recording_cubes_point_mips_and_surface_reductions() {
+    let files: BTreeMap<String, Vec<u8>> = archive_named("textures3.tgz")
+        .into_iter()
+        .map(|(k, v)| (k.replacen("textures3/", "textures/", 1), v))
+        .collect();
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let bytes = textures_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(600));
+    let mut pools = Pools::install(&mut rt, 64);
+    let claimed = [
+        "cube_rgba8_point",
+        "cube_rgba8_linear",
+        "cube_rgba8_point_edges",
+        "cube_layered_point",
+        "mip_rgba8_lod_point",
+        "mip_f32_lod_point",
+        "surf2d_red",
+    ];
+    let mut differ = Vec::new();
+    for name in claimed {
+        let case = cases.iter().find(|c| c["name"] == name).expect("case recorded");
+        let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
+        if !bad.is_empty() {
+            differ.push(format!("{name}: {}", bad.join("; ")));
+        }
+    }
+    assert!(differ.is_empty(), "differ from the H200: {differ:?}");
+    // A linear mip filter between levels is refused at run time by name, never silently wrong.
+    let case = cases.iter().find(|c| c["name"] == "mip_f32_lod_linear").unwrap();
+    let bad = run_case(&mut rt, &cubin, &files, case, &mut pools);
+    assert!(bad.iter().any(|b| b.contains("texture handle")), "mip_f32_lod_linear: {bad:?}");
+}
+
+/// BC3 against 1024 blocks of the H200's `bc3_point_alpha_all` (every alpha endpoint pair of the second
+/// recording; `bc3_sample.tgz` holds 1024 of its blocks with their recorded texels, 256 values of each endpoint,
+/// both alpha modes): the colour half in four-colour mode and the fitted alpha weights, bit for bit.
+#[test]
+fn bc3_blocks_decode_like_h200() {
+    let files = archive_named("bc3_sample.tgz");
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let bytes = textures_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let mut pools = Pools::install(&mut rt, 4);
+    let bad = run_case(&mut rt, &cubin, &files, &cases[0], &mut pools);
+    assert!(bad.is_empty(), "bc3_point_sample: {}", bad.join("; "));
 }
 
 /// TXQ TEX_HEADER_DIMENSION (`txq_dims`: width, height, depth at level 0, then at level `level` = 1) against
@@ -461,59 +545,75 @@ fn txq_reports_header_dimensions() {
     }
 }
 
-/// TEX.SCR.B (handle in a register: `tex2d_pick` loads it from an array of two handles) against the H200's
-/// `tex2d_f4` recordings of the same texture and coordinates: even threads take the linear-filtered case's
-/// handle, odd threads the point-sampled one, so each half must equal its recording bit for bit.
-#[test]
-fn register_handle_matches_h200_recordings() {
-    let files = archive();
-    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
-    let find = |n: &str| cases.iter().find(|c| c["name"] == n).unwrap().clone();
-    let (lin, pt) = (find("rgba8_linear_clamp_unnorm"), find("rgba8_point_clamp_unnorm"));
-    let bytes = textures_cubin();
-    let cubin = Cubin::parse(&bytes).unwrap();
-    let mut rt = common::runtime(Duration::from_secs(120));
-    let id = load(&mut rt, &cubin, "tex2d_pick");
-    let mut pools = Pools::install(&mut rt, 16);
+/// Runs `kernel` (its first parameter an array of two handles; odd threads take the second) over the textures
+/// of recorded cases `pair` (launched with the first's parameters): the mismatching threads against each
+/// half's recording (`width` output bytes a thread).
+fn run_pick(rt: &mut Runtime, cubin: &Cubin<'_>, files: &BTreeMap<String, Vec<u8>>, kernel: &str, pair: [&Value; 2], width: usize) -> usize {
+    let id = load(rt, cubin, kernel);
+    let mut pools = Pools::install(rt, 16);
     let mut handles = Vec::new();
-    for case in [&lin, &pt] {
+    for case in pair {
         let (res, tex) = (&case["res"], &case["tex"]);
         let texels = files[&format!("textures/{}/texels.bin", case["name"].as_str().unwrap())].clone();
         let size = place(&header(res, tex, 0), &texels, res).len();
         let src = rt.alloc(size as u64).unwrap();
         let placed = header(res, tex, src);
         rt.upload(src, &place(&placed, &texels, res)).unwrap();
-        handles.extend_from_slice(&bind(&mut rt, &mut pools, &placed.header, &sampler(tex)).to_le_bytes());
+        handles.extend_from_slice(&bind(rt, &mut pools, &placed.header, &sampler(tex)).to_le_bytes());
     }
     let ts = rt.alloc(16).unwrap();
     rt.upload(ts, &handles).unwrap();
-    let launch = &lin["launch"];
+    let launch = &pair[0]["launch"];
     let n = launch["n"].as_u64().unwrap() as usize;
-    let out = rt.alloc(16 * n as u64).unwrap();
-    rt.upload(out, &vec![0xAB; 16 * n]).unwrap();
+    let out = rt.alloc((width * n) as u64).unwrap();
+    rt.upload(out, &vec![0xAB; width * n]).unwrap();
     let mut params = Vec::new();
     push(&mut params, &ts.to_le_bytes());
     push(&mut params, &out.to_le_bytes());
     push(&mut params, &(n as i32).to_le_bytes());
-    push(&mut params, &(launch["cols"].as_i64().unwrap() as i32).to_le_bytes());
-    for f in launch["floats"].as_array().unwrap() {
+    if let Some(c) = launch.get("cols").and_then(Value::as_i64) {
+        push(&mut params, &(c as i32).to_le_bytes());
+    }
+    for f in launch.get("floats").and_then(Value::as_array).into_iter().flatten() {
         push(&mut params, &(f.as_f64().unwrap() as f32).to_le_bytes());
+    }
+    for i in launch.get("ints").and_then(Value::as_array).into_iter().flatten() {
+        push(&mut params, &(i.as_i64().unwrap() as i32).to_le_bytes());
     }
     let grid = [(n as u32).div_ceil(256), 1, 1];
     let bank0 = Bank0::new(grid, [256, 1, 1]).with_params(&params);
     let banks: Vec<(u32, &[u8])> = vec![(0, bank0.as_bytes())];
     rt.launch(&Launch { kernel: id, grid, block: [256, 1, 1], dynamic_shared_bytes: 0, banks: &banks }).unwrap();
-    let mut got = vec![0u8; 16 * n];
+    let mut got = vec![0u8; width * n];
     rt.download(out, &mut got).unwrap();
-    let want_lin = &files["textures/rgba8_linear_clamp_unnorm/out.bin"];
-    let want_pt = &files["textures/rgba8_point_clamp_unnorm/out.bin"];
-    let bad = (0..n)
-        .filter(|&i| {
-            let want = if i % 2 == 0 { want_lin } else { want_pt };
-            got[16 * i..16 * i + 16] != want[16 * i..16 * i + 16]
-        })
-        .count();
-    assert_eq!(bad, 0, "{bad} of {n} threads differ from the H200");
+    let want = pair.map(|c| &files[&format!("textures/{}/out.bin", c["name"].as_str().unwrap())]);
+    (0..n).filter(|&i| got[width * i..width * (i + 1)] != want[i % 2][width * i..width * (i + 1)]).count()
+}
+
+/// Register handles (`.B`: the handle loaded from memory into a register) against the H200's recordings of the
+/// same textures and coordinates through constant-bank handles: TEX.SCR.B.LL (`tex2d_pick`: linear-filtered
+/// case for even threads, point-sampled for odd), TLD4.SCR.B (`tex2d_gather_pick`: normalized and element
+/// reads), TXD.B (`tex2d_grad_pick`, whose handle is the first register of Ra) and TLD.SCR.B.LZ
+/// (`tex1d_fetch_pick`; the second handle is a second pool entry for the same buffer).
+#[test]
+fn register_handles_match_h200_recordings() {
+    let files = archive();
+    let cases: Vec<Value> = serde_json::from_slice(&files["textures/cases.json"]).unwrap();
+    let find = |n: &str| cases.iter().find(|c| c["name"] == n).unwrap().clone();
+    let bytes = textures_cubin();
+    let cubin = Cubin::parse(&bytes).unwrap();
+    let mut rt = common::runtime(Duration::from_secs(120));
+    let runs = [
+        ("tex2d_pick", "rgba8_linear_clamp_unnorm", "rgba8_point_clamp_unnorm", 16),
+        ("tex2d_gather_pick", "rgba8_gather_clamp", "u8x4_gather_elem_clamp", 64),
+        ("tex2d_grad_pick", "rgba8_grad", "rgba8_grad", 16),
+        ("tex1d_fetch_pick", "fetch_u32", "fetch_u32", 4),
+    ];
+    for (kernel, even, odd, width) in runs {
+        let (a, b) = (find(even), find(odd));
+        let bad = run_pick(&mut rt, &cubin, &files, kernel, [&a, &b], width);
+        assert_eq!(bad, 0, "{kernel}: {bad} threads differ from the H200");
+    }
 }
 
 /// One BC1 texel as NVIDIA's decoder gives it (NVIDIA Texture Tools' documented arithmetic; 1024 of 1024

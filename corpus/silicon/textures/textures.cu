@@ -237,3 +237,137 @@ extern "C" __global__ void texcube_f4(cudaTextureObject_t t, float4 *out, int n,
     float x = f < 2 ? m : u, y = f < 2 ? u : (f < 4 ? m : v), z = f < 4 ? v : m;
     out[i] = texCubemap<float4>(t, x, y, z);
 }
+
+// Session 3 (tex3): register handles for TLD/TLD4/TXD, mipmapped textures, cube arrays, surface reductions.
+
+extern "C" __global__ void tex1d_fetch_pick(const cudaTextureObject_t *ts, unsigned *out, int n, int offset)
+{
+    // SASS: TLD.SCR.B.LZ 1D (tex1Dfetch with the handle loaded from memory; odd threads take the second)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = tex1Dfetch<unsigned>(ts[i & 1], i + offset);
+}
+
+extern "C" __global__ void tex2d_gather_pick(const cudaTextureObject_t *ts, float4 *out, int n, int cols, float x0,
+                                             float step, float scale)
+{
+    // SASS: TLD4.SCR.B.R/.G/.B/.A 2D (tex2Dgather with a register handle)
+    const int K = 4;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    cudaTextureObject_t t = ts[i & 1];
+    out[i * K + 0] = tex2Dgather<float4>(t, x, y, 0);
+    out[i * K + 1] = tex2Dgather<float4>(t, x, y, 1);
+    out[i * K + 2] = tex2Dgather<float4>(t, x, y, 2);
+    out[i * K + 3] = tex2Dgather<float4>(t, x, y, 3);
+}
+
+extern "C" __global__ void tex2d_grad_pick(const cudaTextureObject_t *ts, float4 *out, int n, int cols, float x0,
+                                           float step, float scale)
+{
+    // SASS: TXD.B 2D (tex2DGrad with a register handle)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x, y;
+    coords(i, cols, x0, step, scale, x, y);
+    float d = 0.5f * (float)(i & 7) * scale;
+    out[i] = tex2DGrad<float4>(ts[i & 1], x, y, make_float2(d, 0.0f), make_float2(0.0f, d));
+}
+
+// An exact power-of-two-times-(1 + k/16) gradient length for ramp step k from 2^e0 (no MUFU: both sides agree).
+__device__ __forceinline__ float ramp_len(int k, int e0)
+{
+    return (1.0f + (float)(k & 15) * 0.0625f) * __int_as_float((e0 + (k >> 4) + 127) << 23);
+}
+
+extern "C" __global__ void tex2d_lod_ramp(cudaTextureObject_t t, float4 *out, int n, int cols, float x0, float step,
+                                          float lod0, float lstep)
+{
+    // SASS: TEX.SCR.LL 2D on a mipmapped array: column i % cols picks the position, row i / cols the LOD
+    // lod0 + lstep * row (LOD rounding, level blend weights and the sampler's LOD clamps).
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = i % cols;
+    float x = x0 + step * (float)c;
+    float y = x0 + step * (float)((c * 5) % cols);
+    out[i] = tex2DLod<float4>(t, x, y, lod0 + lstep * (float)(i / cols));
+}
+
+extern "C" __global__ void tex2d_grad_ramp(cudaTextureObject_t t, float4 *out, int n, int cols, float x0,
+                                           float step, float ratio, int e0)
+{
+    // SASS: TXD 2D on a mipmapped array: gradients (len, 0) and (0, len * ratio), len = ramp_len(row, e0), so
+    // the result shows the LOD silicon computes from derivatives (isotropic for ratio 1).
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = i % cols;
+    float x = x0 + step * (float)c;
+    float y = x0 + step * (float)((c * 5) % cols);
+    float d = ramp_len(i / cols, e0);
+    out[i] = tex2DGrad<float4>(t, x, y, make_float2(d, 0.0f), make_float2(0.0f, d * ratio));
+}
+
+extern "C" __global__ void tex2d_layered_lod(cudaTextureObject_t t, float4 *out, int n, int cols, float x0,
+                                             float step, float lod0, float lstep, int layers)
+{
+    // SASS: TEX.SCR.LL ARRAY_2D on a mipmapped layered array (tex2DLayeredLod): layer (i / cols) % layers,
+    // LOD lod0 + lstep * (i / (cols * layers)).
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = i % cols;
+    float x = x0 + step * (float)c;
+    float y = x0 + step * (float)((c * 5) % cols);
+    int layer = (i / cols) % layers;
+    out[i] = tex2DLayeredLod<float4>(t, x, y, layer, lod0 + lstep * (float)(i / (cols * layers)));
+}
+
+extern "C" __global__ void tld_level(cudaTextureObject_t t, float4 *out, int n, int cols)
+{
+    // SASS: TLD.SCR.LL 2D (integer texel fetch at an explicit level through inline PTX tex.level with s32
+    // coordinates; CUDA has no C++ form): x, y over -1..cols-2, level (i / cols²) - 1.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int x = i % cols - 1, y = (i / cols) % cols - 1, l = i / (cols * cols) - 1;
+    float4 r;
+    asm volatile("tex.level.2d.v4.f32.s32 {%0, %1, %2, %3}, [%4, {%5, %6}], %7;"
+                 : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+                 : "l"(t), "r"(x), "r"(y), "r"(l));
+    out[i] = r;
+}
+
+extern "C" __global__ void texcube_layered_f4(cudaTextureObject_t t, float4 *out, int n, int cols, float x0,
+                                              float step, float scale, int layers)
+{
+    // SASS: TEX.LL ARRAY_CUBE (texCubemapLayered): as texcube_f4, layer i / (6 cols²) mod layers.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int f = (i / (cols * cols)) % 6;
+    int layer = (i / (6 * cols * cols)) % layers;
+    float u, v;
+    coords(i % (cols * cols), cols, x0, step, 1.0f, u, v);
+    float m = (f & 1) ? -scale : scale;
+    float x = f < 2 ? m : u, y = f < 2 ? u : (f < 4 ? m : v), z = f < 4 ? v : m;
+    out[i] = texCubemapLayered<float4>(t, x, y, z, layer);
+}
+
+extern "C" __global__ void surf2d_red(cudaSurfaceObject_t s, int n, int w)
+{
+    // SASS: SURED.D.BA.2D.{ADD,MIN,MAX,AND,OR}[.S32].STRONG.SYS.TRAP (inline PTX sured.b: CUDA has no C++
+    // surface atomics); row r of a w-wide u32 surface takes op r; the .zero form out of range is dropped
+    // (.IGN) and the .clamp form adds at x = 0 of row 7. Integer reductions: the order does not matter.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int x = (i % w) * 4;
+    unsigned v = (unsigned)i * 2654435761u ^ ((unsigned)i >> 3);
+    asm volatile("sured.b.add.2d.u32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(0), "r"(v & 0xffff));
+    asm volatile("sured.b.min.2d.u32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(1), "r"(v));
+    asm volatile("sured.b.max.2d.u32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(2), "r"(v));
+    asm volatile("sured.b.and.2d.b32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(3), "r"(v | (v << 7)));
+    asm volatile("sured.b.or.2d.b32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(4), "r"(v & (v >> 5)));
+    asm volatile("sured.b.min.2d.s32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(5), "r"(v));
+    asm volatile("sured.b.max.2d.s32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(x), "r"(6), "r"(v));
+    asm volatile("sured.b.add.2d.u32.zero [%0, {%1, %2}], %3;" ::"l"(s), "r"(4 * w + x), "r"(7), "r"(1));
+    asm volatile("sured.b.add.2d.u32.clamp [%0, {%1, %2}], %3;" ::"l"(s), "r"(-4 - x), "r"(7), "r"(v & 0xff));
+}

@@ -104,7 +104,7 @@ fn shared_op(cx: &mut Ctx<'_>, kind: AtomicKind, a: Id, v: Id, newv: Id) -> Id {
 }
 
 /// The atomic on the global window at `addr` (`bytes` 4 or 8); outside the window it faults and reads 0.
-fn global_op(
+pub(super) fn global_op(
     cx: &mut Ctx<'_>,
     kind: AtomicKind,
     addr: Id,

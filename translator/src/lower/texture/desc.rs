@@ -16,8 +16,8 @@ pub mod reason {
     pub const FORMAT: u32 = 1;
     /// The header's data type is not SNORM/UNORM/SINT/UINT, or FLOAT on components other than 32 bits.
     pub const DATA_TYPE: u32 = 2;
-    /// A mipmapped texture sampled between levels (a fractional LOD after the clamps, or gradients): the
-    /// H200's LOD rounding and level blend are not measured yet.
+    /// A mipmapped texture sampled between levels with a linear mip filter (a fractional LOD after the bias
+    /// and clamps; TXD and TLD4 on a level other than the base): the H200's level blend is not modelled.
     pub const MIP_LEVELS: u32 = 3;
     /// The header's memory layout is a colour-key or reserved version.
     pub const LAYOUT: u32 = 4;
@@ -26,8 +26,10 @@ pub mod reason {
     /// sRGB decoding the H200 was not recorded doing: filtered or gathered sRGB texels, or sRGB on a format
     /// other than 8-bit UNORM.
     pub const SRGB: u32 = 6;
-    /// A block-compressed form not recorded on silicon: BC1 filtered, gathered or with a non-UNORM type.
+    /// A block-compressed form not recorded on silicon: BC1/BC3 filtered, gathered or with a non-UNORM type.
     pub const BC_FORM: u32 = 7;
+    /// A seamless cube (CUBEMAP_INTERFACE_FILTERING) filtered linearly: taps across faces are not modelled.
+    pub const CUBE_SEAMLESS: u32 = 8;
 }
 
 /// The header and sampler fields the lowering uses (u32 ids unless noted).
@@ -64,6 +66,8 @@ pub(super) struct Desc {
     pub mip_filter: Id,
     pub min_lod: Id,
     pub max_lod: Id,
+    /// Sampler: MIP_LOD_BIAS (TSC bits 56:44, signed, 1/256) sign-extended (i32 bits).
+    pub lod_bias: Id,
     /// Bytes per texel, components, bits per component.
     pub bpp: Id,
     pub bits: Id,
@@ -77,10 +81,13 @@ pub(super) struct Desc {
     /// Sampler: address modes u, v, p; linear magnification filter (bool); border colour (f32 bits).
     pub modes: [Id; 3],
     pub linear: Id,
+    /// TSC word 1 (filters, seamless cubes: bit 9 = CUBEMAP_INTERFACE_FILTERING, bit 41 of the entry).
+    pub sampler_word1: Id,
     pub border: [Id; 4],
-    /// S_R_G_B_CONVERSION and whether the layout is BC1 (DXT1) (bools).
+    /// S_R_G_B_CONVERSION, whether the layout is BC1 (DXT1) or BC3 (DXT45), and whether it is BC3 (bools).
     pub srgb: Id,
-    pub bc1: Id,
+    pub bc: Id,
+    pub bc3: Id,
     /// Conditions found while sampling (bool, reason when false), such as a filtered sRGB or BC1 texture;
     /// the guard folds them into the fault.
     pub checks: std::cell::RefCell<Vec<(Id, u32)>>,
@@ -116,7 +123,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let tsc_i = e.shrk(handle, 20);
     let tp = abi::launch_word::TEXTURE_POOLS;
     let h: Vec<Id> = (0..8).map(|w| pool_word(e, tp, tic_i, w)).collect();
-    let s: Vec<Id> = [0u32, 1, 4, 5, 6, 7]
+    let s: Vec<Id> = [0u32, 1, 2, 4, 5, 6, 7]
         .iter()
         .map(|&w| pool_word(e, tp + 2, tsc_i, w))
         .collect();
@@ -146,18 +153,24 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let swizzle = [19u32, 22, 25, 28].map(|lo| e.bits(h[0], lo, 3));
     let (bpp, bits, fmt_ok) = format(e, comps);
     let bc1 = e.eqk(comps, BC1);
+    let bc3 = e.eqk(comps, BC3);
+    let bc = e.lor(bc1, bc3);
     let view_min = e.bits(h[7], 0, 4);
     let view_max = e.bits(h[7], 4, 4);
     let mip_filter = e.bits(s[1], 6, 2);
+    // MIN/MAX_LOD_CLAMP: TSC word 2 (bits 75:64, 87:76).
     let min_lod = e.bits(s[2], 0, 12);
     let max_lod = e.bits(s[2], 12, 12);
+    let bias = e.bits(s[1], 12, 13);
+    let k13 = e.c(13);
+    let lod_bias = e.sext(bias, k13);
     let (supported, why) = checks(e, fmt_ok, dtype, bits, version);
-    // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22): decoded for 8-bit UNORM components (not BC1) only.
+    // S_R_G_B_CONVERSION (bit 150 = word 4 bit 22): decoded for 8-bit UNORM components (not BC) only.
     let srgb = e.bits(h[4], 22, 1);
     let srgb = e.eqk(srgb, 1);
     let unorm = e.eqk(dtype, 2);
     let b8 = e.eqk(bits, 8);
-    let plain = e.lnot(bc1);
+    let plain = e.lnot(bc);
     let unorm8 = e.land(unorm, b8);
     let decodable = e.land(unorm8, plain);
     let not_srgb = e.lnot(srgb);
@@ -170,7 +183,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
     let modes = [0u32, 3, 6].map(|lo| e.bits(s[0], lo, 3));
     let mag = e.bits(s[1], 0, 2);
     let linear = e.eqk(mag, 2);
-    let border = [s[2], s[3], s[4], s[5]];
+    let border = [s[3], s[4], s[5], s[6]];
     let ttype = e.bits(h[4], 23, 4);
     let is_3d = e.eqk(ttype, 2);
     let _ = layered;
@@ -197,6 +210,7 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
         mip_filter,
         min_lod,
         max_lod,
+        lod_bias,
         bpp,
         bits,
         dtype,
@@ -205,15 +219,18 @@ pub(super) fn load(e: &mut E, handle: Id, layered: bool) -> Desc {
         why,
         modes,
         linear,
+        sampler_word1: s[1],
         border,
         srgb,
-        bc1,
+        bc,
+        bc3,
         checks: Default::default(),
     }
 }
 
-/// COMPONENTS code of BC1 (DXT1) blocks, decoded by [`super::bc`].
+/// COMPONENTS codes of BC1 (DXT1) and BC3 (DXT45) blocks, decoded by [`super::bc`].
 const BC1: u32 = 0x24;
+const BC3: u32 = 0x26;
 
 /// Records a texel-dependent condition (`ok` false: fault with `reason`).
 pub(super) fn check(d: &Desc, ok: Id, reason: u32) {
@@ -223,9 +240,10 @@ pub(super) fn check(d: &Desc, ok: Id, reason: u32) {
 /// (bytes per texel, bits per component, known) of a COMPONENTS code: the uniform formats with 8-, 16- and
 /// 32-bit components (`textures::format::Layout::from_code`).
 fn format(e: &mut E, comps: Id) -> (Id, Id, Id) {
-    // BC1: 8 bytes a 4x4 block (fetched by `bc::texel`), decoded to 8-bit components.
-    const TABLE: [(u32, u32, u32); 10] = [
+    // BC1/BC3: 8/16 bytes a 4x4 block (fetched by `fetch_bc`), decoded to 8-bit components.
+    const TABLE: [(u32, u32, u32); 11] = [
         (BC1, 8, 8),
+        (BC3, 16, 8),
         (0x01, 16, 32), // R32G32B32A32
         (0x03, 8, 16),  // R16G16B16A16
         (0x04, 8, 32),  // R32G32
@@ -377,33 +395,50 @@ fn turing_sector(e: &mut E, x: Id, y: Id) -> Id {
 }
 
 /// The raw components (R, G, B, A as unsigned integers of `bits` bits; 0 past the format's) of the texel at
-/// in-range integer coordinates `x`, `y`, `z` (BC1 blocks decoded to bytes).
-pub(super) fn fetch_raw(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
+/// in-range integer coordinates `x`, `y`, `z` (BC1/BC3 blocks decoded to bytes when `blocks`: callers whose
+/// block-compressed results fault anyway leave the decoder out of the module).
+pub(super) fn fetch_raw(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool, blocks: bool) -> [Id; 4] {
     let plain = fetch_uncompressed(e, d, x, y, z, layered);
-    let bc = fetch_bc1(e, d, x, y, z, layered);
-    std::array::from_fn(|k| e.sel(d.bc1, bc[k], plain[k]))
+    if !blocks {
+        return plain;
+    }
+    let bc = fetch_bc(e, d, x, y, z, layered);
+    std::array::from_fn(|k| e.sel(d.bc, bc[k], plain[k]))
 }
 
-/// The R, G, B, A bytes of the texel at in-range `x`, `y`, `z` of a BC1 texture (`d` with texel extents).
-fn fetch_bc1(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
-    // The layout is one of 4x4 blocks of 8 bytes: the offset computation sees blocks as texels.
+/// The R, G, B, A bytes of the texel at in-range `x`, `y`, `z` of a BC1 or BC3 texture (`d` with texel
+/// extents). One path for both: a BC3 block is 8 alpha bytes before a BC1-style colour block.
+fn fetch_bc(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {
+    // The layout is one of 4x4 blocks of 8 or 16 bytes: the offset computation sees blocks as texels.
     let mut b = d.clone();
     let w = e.addk(d.width, 3);
     b.width = e.shrk(w, 2);
     let h = e.addk(d.height, 3);
     b.height = e.shrk(h, 2);
-    b.bpp = e.c(8);
+    let eight = e.c(8);
+    b.bpp = e.selk(d.bc3, 16, eight);
     let bx = e.shrk(x, 2);
     let by = e.shrk(y, 2);
-    let xb = e.shlk(bx, 3);
+    let xb = e.mul(bx, b.bpp);
     let off = offset(e, &b, xb, by, z, layered);
-    let lo = e.wide(off);
-    let lo = e.add64(d.addr, lo);
-    let colours = load_word(e, lo);
-    let off4 = e.addk(off, 4);
-    let hi = e.wide(off4);
-    let hi = e.add64(d.addr, hi);
-    let indices = load_word(e, hi);
+    let word = |e: &mut E, k: u32| {
+        let o = e.addk(off, k);
+        let o = e.wide(o);
+        let a = e.add64(d.addr, o);
+        load_word(e, a)
+    };
+    let alpha = [word(e, 0), word(e, 4)];
+    let zero = e.c(0);
+    let colour_at = e.selk(d.bc3, 8, zero);
+    let colour_off = e.add(off, colour_at);
+    let at = |e: &mut E, k: u32| {
+        let o = e.addk(colour_off, k);
+        let o = e.wide(o);
+        let a = e.add64(d.addr, o);
+        load_word(e, a)
+    };
+    let colours = at(e, 0);
+    let indices = at(e, 4);
     let px = e.andk(x, 3);
     let py = e.andk(y, 3);
     let py = e.shlk(py, 2);
@@ -411,7 +446,10 @@ fn fetch_bc1(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4]
     let sh = e.shlk(p, 1);
     let idx = e.shr(indices, sh);
     let idx = e.andk(idx, 3);
-    super::bc::decode(e, colours, idx)
+    let mut rgba = super::bc::decode(e, colours, idx, d.bc3);
+    let a3 = super::bc::bc3_alpha(e, alpha, p);
+    rgba[3] = e.sel(d.bc3, a3, rgba[3]);
+    rgba
 }
 
 fn fetch_uncompressed(e: &mut E, d: &Desc, x: Id, y: Id, z: Id, layered: bool) -> [Id; 4] {

@@ -12,6 +12,7 @@
 //! gather component, access size, boundary mode) from the generated decoder's rendering of the table.
 
 mod bc;
+mod cube;
 mod desc;
 mod emit;
 mod query;
@@ -30,10 +31,14 @@ pub(super) fn lower(cx: &mut Ctx<'_>, m: &str) -> Result<bool, TranslateError> {
     match m {
         "TEX" | "TLD" | "TLD4" | "TXD" => texture(cx, m)?,
         "TXQ" => query::lower(cx)?,
-        "SULD" | "SUST" => surface::lower(cx, m == "SUST")?,
-        "TMML" | "SUATOM" | "SURED" | "SUQUERY" => {
+        "SULD" => surface::lower(cx, surface::Access::Load)?,
+        "SUST" => surface::lower(cx, surface::Access::Store)?,
+        "SURED" => surface::lower(cx, surface::Access::Reduce)?,
+        // No CUDA source reaches these on sm_86 (PTX has no tmml or surface atom; suq compiles to TXQ and to
+        // driver-table loads): graphics shaders only.
+        "TMML" | "SUATOM" | "SUQUERY" => {
             return Err(cx.refuse(format!(
-                "{m} is not translated yet (texture lowering: TEX/TLD/TLD4/TXD/SULD/SUST)"
+                "{m} is not translated yet (texture lowering: TEX/TLD/TLD4/TXD/TXQ/SULD/SUST/SURED)"
             )))
         }
         _ => return Ok(false),
@@ -62,7 +67,7 @@ struct Operands {
     bank: u8,
     word: u32,
     /// `.B` forms: the handle is the first register of Rb (the rest of the Rb list follows it).
-    handle_in_rb: bool,
+    handle_in_reg: bool,
     mask: u32,
     dim: u32,
 }
@@ -93,8 +98,8 @@ fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
         )
     };
     // `.B` (register handle) forms have no bank and word: the mask and dimension are the third operand.
-    let handle_in_rb = d.is_none() && e.is_none();
-    let ((bank, _), (word, _), (mask, dim)) = if handle_in_rb {
+    let handle_in_reg = d.is_none() && e.is_none();
+    let ((bank, _), (word, _), (mask, dim)) = if handle_in_reg {
         ((0, None), (0, None), imm(c).ok_or_else(missing)?)
     } else {
         (imm(c).ok_or_else(missing)?, imm(d).ok_or_else(missing)?, imm(e).ok_or_else(missing)?)
@@ -106,7 +111,7 @@ fn operands(cx: &Ctx<'_>) -> Result<Operands, TranslateError> {
         rb: reg(b).unwrap_or(255),
         bank: bank as u8,
         word,
-        handle_in_rb,
+        handle_in_reg,
         mask,
         dim: dim.unwrap_or(0) as u32,
     })
@@ -117,13 +122,15 @@ fn handle(cx: &mut Ctx<'_>, bank: u8, word: u32) -> Result<Id, TranslateError> {
     cx.cbuf(bank, word * 4)
 }
 
-/// Vector operand `k` of the list split over Ra (first `na`) and Rb.
-fn list_reg(e: &mut E, o: &Operands, na: usize, k: usize) -> Id {
-    let skip = u8::from(o.handle_in_rb);
+/// Vector operand `k` of the list split over Ra (first `na`) and Rb. A `.B` handle is the first register of
+/// Rb (TXD: of Ra, before the coordinates), so the list starts one register later there.
+fn list_reg(e: &mut E, o: &Operands, txd: bool, na: usize, k: usize) -> Id {
+    let skip_a = u8::from(o.handle_in_reg && txd);
+    let skip_b = u8::from(o.handle_in_reg && !txd);
     let r = if k < na {
-        o.ra.wrapping_add(k as u8)
+        o.ra.wrapping_add(k as u8 + skip_a)
     } else {
-        o.rb.wrapping_add((k - na) as u8 + skip)
+        o.rb.wrapping_add((k - na) as u8 + skip_b)
     };
     if (k < na && o.ra == 255) || (k >= na && o.rb == 255) {
         return e.c(0);
@@ -134,7 +141,9 @@ fn list_reg(e: &mut E, o: &Operands, na: usize, k: usize) -> Id {
 fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let mods = modifiers(cx)?;
     let has = |s: &str| mods.iter().any(|x| x == s);
-    if m != "TXD" && !has("SCR") {
+    // nvcc emits plain `TEX` (no .SCR) with the same c[bank][word] handle for cube arrays (the sm_86
+    // listing of texcube_layered_f4), so the constant-bank operand decides, not the modifier.
+    if m != "TXD" && !has("SCR") && !(m == "TEX" && !has("B")) {
         return Err(cx.refuse(format!(
             "{m} without .SCR (a bound or register-bindless handle) is not translated yet"
         )));
@@ -149,41 +158,44 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let (axes, array) = match o.dim {
         0 => (1, false),
         1 => (2, false),
-        2 => (3, false),
+        2 | 3 => (3, false),
         4 => (1, true),
         5 => (2, true),
-        d => {
-            return Err(cx.refuse(format!(
-                "{m} of dimension code {d} (cube textures) is not translated yet"
-            )))
-        }
+        7 => (3, true),
+        d => return Err(cx.refuse(format!("{m} of dimension code {d} is not translated"))),
     };
+    let is_cube = o.dim == 3 || o.dim == 7;
+    if is_cube && m != "TEX" {
+        return Err(cx.refuse(format!("{m} of a cube texture is not translated yet (TEX is)")));
+    }
     let lod = usize::from(has("LL"));
     let n = usize::from(array) + axes + if m == "TXD" { 0 } else { lod };
+    // Ra takes the largest power of two of the operands that leaves at least one for Rb, and a `.B` handle
+    // counts as one of Rb's (the sm_86 listings: TEX.LL 2D x y | lod, ARRAY_CUBE layer x y z | lod,
+    // TEX.B.LL 2D x y | h lod, TLD4.B 2D x y | h, TLD.B.LZ 1D x | h).
+    let total = n + usize::from(o.handle_in_reg);
     let na = if m == "TXD" {
         n
-    } else if n <= 1 {
+    } else if total <= 1 {
         n
     } else {
-        2.min(n - 1)
+        1 << (usize::BITS - 1 - (total - 1).leading_zeros())
     };
     if m == "TXD" && array {
         return Err(cx.refuse("TXD of an array texture is not translated yet"));
     }
-    if o.handle_in_rb && m != "TEX" {
-        return Err(cx.refuse(format!("{m}.B (register handle) is not translated yet (TEX.B is)")));
-    }
-    if o.handle_in_rb && o.rb == 255 {
+    let handle_reg = if m == "TXD" { o.ra } else { o.rb };
+    if o.handle_in_reg && handle_reg == 255 {
         return Err(cx.refuse(format!("{m}.B with RZ as the handle register")));
     }
-    let h = if o.handle_in_rb {
-        cx.reg(o.rb)
+    let h = if o.handle_in_reg {
+        cx.reg(handle_reg)
     } else {
         handle(cx, o.bank, o.word)?
     };
     let mut e = E { cx };
     let mut d = desc::load(&mut e, h, array);
-    let list: Vec<Id> = (0..n).map(|k| list_reg(&mut e, &o, na, k)).collect();
+    let list: Vec<Id> = (0..n).map(|k| list_reg(&mut e, &o, m == "TXD", na, k)).collect();
     let (layer, coords) = if array {
         (Some(list[0]), &list[1..1 + axes])
     } else {
@@ -194,11 +206,20 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     let values = match m {
         "TLD" => fetch(&mut e, &d, coords, layer),
         "TLD4" => {
-            let comp = ["R", "G", "B", "A"].iter().position(|c| has(c)).unwrap_or(0);
+            // The component is the first modifier of R/G/B/A (`TLD4.SCR.A.B`: alpha, bindless).
+            let comp = mods
+                .iter()
+                .find_map(|x| ["R", "G", "B", "A"].iter().position(|c| c == x))
+                .unwrap_or(0);
             if axes != 2 {
                 return Err(e.cx.refuse("TLD4 other than 2-D is not translated yet"));
             }
             sample::gather(&mut e, &d, coords, layer, comp)
+        }
+        _ if is_cube => {
+            let (st, face_layer) = cube::project(&mut e, &mut d, coords, layer);
+            let rgba = sample::sample(&mut e, &d, &st, Some(face_layer));
+            desc::swizzle(&mut e, &d, rgba)
         }
         _ => {
             let rgba = sample::sample(&mut e, &d, coords, layer);
@@ -211,9 +232,11 @@ fn texture(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
     Ok(())
 }
 
-/// Selects the level the instruction reads: the view's first level plus the LOD (TLD: an integer; TEX: the
-/// float LOD clamped to the sampler's range, which must land on a whole level — the H200's rounding between
-/// levels is not measured, so a fractional one faults), or the view's first level alone without mip filter.
+/// Selects the level the instruction reads: the view's first level plus the LOD. TLD: the integer LOD. TEX:
+/// the float LOD plus the sampler's bias, clamped to its LOD range (the H200, `textures3.tgz`: mipmapped
+/// arrays at LOD steps of 1/256, bias 0.25, clamps 0.5..2.75); a point mip filter takes `floor(lod + 1/2)`,
+/// a linear one a whole LOD only (its level blend is not modelled: a fraction faults); no mip filter the
+/// first level.
 fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
     use crate::spirv::Op;
     let single = e.eqk(d.max_mip, 0);
@@ -227,6 +250,9 @@ fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
             None => e.fk(0.0),
         };
         let k256 = e.fk(256.0);
+        let bias = e.s_to_f64(d.lod_bias);
+        let bias = e.fop(Op::FDiv, bias, k256);
+        let l = e.fop(Op::FAdd, l, bias);
         let lo = e.u_to_f64(d.min_lod);
         let lo = e.fop(Op::FDiv, lo, k256);
         let hi = e.u_to_f64(d.max_lod);
@@ -237,8 +263,14 @@ fn choose_level(e: &mut E, d: &mut desc::Desc, m: &str, lod: Option<Id>) {
         let l = e.fsel(above, hi, l);
         let f = e.floor(l);
         let whole = e.cmp(Op::FOrdEqual, f, l);
-        let whole = if m == "TEX" { whole } else { e.cx.m.c_bool(false) };
-        let ok = e.lor(base_only, whole);
+        let half = e.fk(0.5);
+        let up = e.fop(Op::FAdd, l, half);
+        let nearest = e.floor(up);
+        let point = e.eqk(d.mip_filter, 2);
+        let f = e.fsel(point, nearest, f);
+        // TXD's LOD comes from its gradients and TLD4's from none: neither is modelled past the base level.
+        let ok = if m == "TEX" { e.lor(whole, point) } else { e.cx.m.c_bool(false) };
+        let ok = e.lor(base_only, ok);
         (e.f64_to_s(f), ok)
     };
     let zero = e.c(0);
@@ -289,7 +321,7 @@ fn fetch(e: &mut E, d: &desc::Desc, coords: &[Id], layer: Option<Id>) -> [Id; 4]
         }
         None => c[2],
     };
-    let raw = desc::fetch_raw(e, d, c[0], c[1], z, layer.is_some());
+    let raw = desc::fetch_raw(e, d, c[0], c[1], z, layer.is_some(), true);
     let not_srgb = e.lnot(d.srgb);
     desc::check(d, not_srgb, desc::reason::SRGB);
     let int = desc::is_integer(e, d);

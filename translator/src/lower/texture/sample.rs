@@ -154,12 +154,12 @@ pub(super) fn sample(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>) -> [
     let int = desc::is_integer(e, d);
     let not_int = e.lnot(int);
     let linear = e.land(d.linear, not_int);
-    // Filtering of sRGB or BC1 texels was not recorded.
+    // Filtering of sRGB or BC texels was not recorded.
     let point = e.lnot(linear);
     let srgb_point = e.lnot(d.srgb);
     let srgb_point = e.lor(srgb_point, point);
     desc::check(d, srgb_point, desc::reason::SRGB);
-    let bc_point = e.lnot(d.bc1);
+    let bc_point = e.lnot(d.bc);
     let bc_point = e.lor(bc_point, point);
     desc::check(d, bc_point, desc::reason::BC_FORM);
     let extents = [d.width, d.height, d.depth];
@@ -193,7 +193,8 @@ pub(super) fn sample(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>) -> [
         for (a, ax) in axes.iter().enumerate().skip(1) {
             inside = e.land(inside, ax.inside[pick(a)]);
         }
-        let raw = desc::fetch_raw(e, d, x, y, z, layer.is_some());
+        // Block-compressed texels are only ever point-sampled (filtering them faults): tap 0 alone decodes.
+        let raw = desc::fetch_raw(e, d, x, y, z, layer.is_some(), c == 0);
         texels.push((raw, inside));
     }
     let weights = weights(e, &axes);
@@ -300,10 +301,10 @@ fn weights(e: &mut E, axes: &[Axis]) -> Vec<Id> {
 /// The four texels of the bilinear footprint of `coords` (f32 bits, 2 axes), in TLD4's order (x0, y1),
 /// (x1, y1), (x1, y0), (x0, y0): component `comp` of each after the swizzle.
 pub(super) fn gather(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>, comp: usize) -> [Id; 4] {
-    // Gathers of sRGB or BC1 texels were not recorded.
+    // Gathers of sRGB or BC texels were not recorded.
     let not_srgb = e.lnot(d.srgb);
     desc::check(d, not_srgb, desc::reason::SRGB);
-    let not_bc = e.lnot(d.bc1);
+    let not_bc = e.lnot(d.bc);
     desc::check(d, not_bc, desc::reason::BC_FORM);
     let t = e.cx.m.c_bool(true);
     let ax: Vec<Axis> = coords
@@ -323,7 +324,8 @@ pub(super) fn gather(e: &mut E, d: &Desc, coords: &[Id], layer: Option<Id>, comp
     let int = desc::is_integer(e, d);
     [(0usize, 1usize), (1, 1), (1, 0), (0, 0)].map(|(i, j)| {
         let z = layer.unwrap_or(zero);
-        let raw = desc::fetch_raw(e, d, ax[0].idx[i], ax[1].idx[j], z, layer.is_some());
+        // Gathers of block-compressed texels fault: no tap decodes blocks.
+        let raw = desc::fetch_raw(e, d, ax[0].idx[i], ax[1].idx[j], z, layer.is_some(), false);
         let inside = e.land(ax[0].inside[i], ax[1].inside[j]);
         let vals = raw.map(|r| {
             let f = desc::to_f64(e, d, r);

@@ -3,9 +3,12 @@
 //! `.TRAP` (cudaBoundaryModeTrap) records a texture fault and reads 0 / drops the store, `.IGN`
 //! (cudaBoundaryModeZero) reads 0 / drops it, no suffix (cudaBoundaryModeClamp) clamps to the edge (the
 //! H200 recordings of `corpus/silicon/textures`: `.IGN` reads 0 outside, no suffix reads the edge texel).
+//! SURED `.D.BA` (PTX `sured.b`, what CUDA code can reach) is a device-scope atomic on that address with the
+//! same boundary modes; the old value is not returned.
 
 use super::desc::{self, reason};
 use super::emit::E;
+use super::super::memory::AtomicKind;
 use super::{modifiers, Ctx};
 use crate::abi;
 use crate::error::TranslateError;
@@ -13,15 +16,24 @@ use crate::spirv::{Id, Op};
 use sassport_gen::views::View;
 use sassport_gen::Src;
 
+/// What the instruction does at the texel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    Load,
+    Store,
+    Reduce,
+}
+
 /// (bank, word, coordinate base register, data or destination register).
-fn operands(cx: &Ctx<'_>, store: bool) -> Result<(u8, u32, u8, u8), TranslateError> {
+fn operands(cx: &Ctx<'_>, access: Access) -> Result<(u8, u32, u8, u8), TranslateError> {
     let v = sassport_gen::decode(cx.inst.word)
         .map_err(|_| cx.refuse("the decoder does not know this word"))?
         .view();
     let src = |o: Option<sassport_gen::Operand>| o.map(|o| o.src);
-    let (data, mem, bank, word) = match (v, store) {
-        (View::Suld(s), false) => (src(s.dst), src(s.a), src(s.b), src(s.c)),
-        (View::Sust(s), true) => (src(s.b), src(s.a), src(s.c), src(s.d)),
+    let (data, mem, bank, word) = match (v, access) {
+        (View::Suld(s), Access::Load) => (src(s.dst), src(s.a), src(s.b), src(s.c)),
+        (View::Sust(s), Access::Store) => (src(s.b), src(s.a), src(s.c), src(s.d)),
+        (View::Sured(s), Access::Reduce) => (src(s.b), src(s.a), src(s.c), src(s.d)),
         _ => return Err(cx.refuse("no constant-bank (bindless .D.BA) operand view for this form")),
     };
     match (data, mem, bank, word) {
@@ -34,10 +46,25 @@ fn operands(cx: &Ctx<'_>, store: bool) -> Result<(u8, u32, u8, u8), TranslateErr
     }
 }
 
-pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError> {
+/// SURED's operation (the atomic family's codes) and whether it is signed, from its modifiers.
+fn reduction(cx: &Ctx<'_>, has: &dyn Fn(&str) -> bool, bytes: u32) -> Result<AtomicKind, TranslateError> {
+    let ops = ["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR"];
+    let Some(op) = ops.iter().position(|o| has(o)) else {
+        return Err(cx.refuse("SURED with no operation this lowering knows (ADD MIN MAX INC DEC AND OR XOR)"));
+    };
+    let signed = has("S32") || has("S64") || has("SD32") || has("SD64");
+    super::super::memory::atomic_kind(cx, op as u32, bytes, signed, false)
+}
+
+pub(super) fn lower(cx: &mut Ctx<'_>, access: Access) -> Result<(), TranslateError> {
     let mods = modifiers(cx)?;
     let has = |s: &str| mods.iter().any(|x| x == s);
-    let m = if store { "SUST" } else { "SULD" };
+    let store = access == Access::Store;
+    let m = match access {
+        Access::Load => "SULD",
+        Access::Store => "SUST",
+        Access::Reduce => "SURED",
+    };
     if !has("D") || !has("BA") {
         return Err(cx.refuse(format!(
             "{m} other than .D.BA (formatted or element-addressed) is not translated yet"
@@ -59,6 +86,7 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
         )));
     };
     let (bytes, signed) = match () {
+        _ if access == Access::Reduce => (if has("U64") || has("S64") || has("64") { 8 } else { 4 }, false),
         _ if has("U8") => (1, false),
         _ if has("S8") => (1, true),
         _ if has("U16") => (2, false),
@@ -69,9 +97,13 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
     };
     let trap = has("TRAP");
     let ign = has("IGN");
-    let (bank, word, ra, rd) = operands(cx, store)?;
+    let kind = match access {
+        Access::Reduce => Some(reduction(cx, &has, bytes)?),
+        _ => None,
+    };
+    let (bank, word, ra, rd) = operands(cx, access)?;
     let h = super::handle(cx, bank, word)?;
-    let data: Vec<Id> = if store {
+    let data: Vec<Id> = if access != Access::Load {
         (0..bytes.max(4) / 4)
             .map(|k| cx.reg(rd.wrapping_add(k as u8)))
             .collect()
@@ -98,18 +130,23 @@ pub(super) fn lower(cx: &mut Ctx<'_>, store: bool) -> Result<(), TranslateError>
     let addr = e.add64(d.addr, off);
     let ok = e.land(inside, d.supported);
     // Loads read 0 unless the access happens.
-    if !store {
+    if access == Access::Load {
         let z0 = e.c(0);
         for k in 0..bytes.max(4) / 4 {
             e.cx.set_reg(rd.wrapping_add(k as u8), z0);
         }
     }
     let then = e.cx.begin_if(ok);
-    if store {
-        let data = if bytes < 4 { vec![data[0]] } else { data };
-        super::super::memory::global_store_at(e.cx, addr, bytes, &data)?;
-    } else {
-        super::super::memory::global_load_at(e.cx, addr, bytes, signed, rd)?;
+    match kind {
+        Some(kind) => {
+            let v = if bytes == 8 { e.cx.pack64(data[0], data[1]) } else { data[0] };
+            super::super::generic_atomic::global_op(e.cx, kind, addr, bytes, v, v)?;
+        }
+        None if store => {
+            let data = if bytes < 4 { vec![data[0]] } else { data };
+            super::super::memory::global_store_at(e.cx, addr, bytes, &data)?;
+        }
+        None => super::super::memory::global_load_at(e.cx, addr, bytes, signed, rd)?,
     }
     e.cx.end_if(then);
     let not_ok = e.lnot(ok);
