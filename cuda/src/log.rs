@@ -1,5 +1,6 @@
 //! What the library says on stderr: with `SASSPORT_LOG=calls`, every driver call with its result; with
 //! `SASSPORT_LOG=kernels`, how each kernel was made ready (translation, form, pipeline times); always,
+//! the first allocation that ran out of guest memory,
 //! each unsupported call once by name, and the reason behind every failure that is not the caller's fault.
 
 use crate::error::Result;
@@ -70,6 +71,12 @@ pub fn call(
             || code == crate::result::CUDA_ERROR_NO_BINARY_FOR_GPU
         {
             once(&format!("{name}:{w}"), &format!("{name}: {w}"));
+        } else if code == crate::result::CUDA_ERROR_OUT_OF_MEMORY {
+            // Programs that ignore a failed cudaMalloc then print wrong results: say why, once per process.
+            once(
+                "out of memory",
+                &format!("{name}: {w} (SASSPORT_WINDOW_BYTES sets the guest memory size, e.g. 4G)"),
+            );
         }
     }
     code
