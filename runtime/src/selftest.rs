@@ -48,7 +48,9 @@ const FMA64_FUSED: u64 = 0x3c9f_ffff_ffff_fffe;
 
 /// The self-test module (an ABI kernel: one thread, inputs and outputs at the pointer in bank 0); with `f64`,
 /// it also measures the f64 `Fma`.
-pub fn float_selftest_module(f64: bool) -> Vec<u32> {
+/// For a chunked window (`chunks`), the buffer is reached through its chunk's device address as translated
+/// kernels reach guest memory (docs/abi.md), since binding 33 then holds only the chunk table and records.
+pub fn float_selftest_module(f64: bool, chunks: Option<abi::WindowChunks>) -> Vec<u32> {
     let mut b = Builder::new();
     b.set_version(1, 6);
     b.capability(Capability::Shader);
@@ -57,7 +59,12 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
         b.capability(Capability::Float64);
     }
     let glsl = b.ext_inst_import("GLSL.std.450");
-    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    if chunks.is_some() {
+        b.capability(Capability::PhysicalStorageBufferAddresses);
+        b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
+    } else {
+        b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    }
     let void = b.type_void();
     let u32t = b.type_int(32, 0);
     let u64t = b.type_int(64, 0);
@@ -142,13 +149,53 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
         let w0 = b.shift_right_logical(u64t, None, off, two)?;
         let w0 = b.u_convert(u32t, None, w0)?;
         let at = |b: &mut Builder, k: u32| -> std::result::Result<u32, rspirv::dr::Error> {
-            let kc = b.constant_bit32(u32t, k);
-            let i = b.i_add(u32t, None, w0, kc)?;
-            b.access_chain(ptr_w, None, window, [zero, i])
+            let Some(c) = chunks else {
+                let kc = b.constant_bit32(u32t, k);
+                let i = b.i_add(u32t, None, w0, kc)?;
+                return b.access_chain(ptr_w, None, window, [zero, i]);
+            };
+            // Byte offset of word k, its chunk's table entry (two words), then the physical pointer.
+            let kc = b.constant_bit64(u64t, 4 * u64::from(k));
+            let byte = b.i_add(u64t, None, off, kc)?;
+            let sh = b.constant_bit32(u32t, c.log2_bytes);
+            let chunk = b.shift_right_logical(u64t, None, byte, sh)?;
+            let chunk = b.u_convert(u32t, None, chunk)?;
+            let one = b.constant_bit32(u32t, 1);
+            let first = b.constant_bit32(u32t, abi::WINDOW_CHUNK_TABLE_WORD);
+            let i = b.shift_left_logical(u32t, None, chunk, one)?;
+            let i = b.i_add(u32t, None, first, i)?;
+            let plo = b.access_chain(ptr_w, None, window, [zero, i])?;
+            let lo = b.load(u32t, None, plo, None, [])?;
+            let i1 = b.i_add(u32t, None, i, one)?;
+            let phi = b.access_chain(ptr_w, None, window, [zero, i1])?;
+            let hi = b.load(u32t, None, phi, None, [])?;
+            let pair = b.composite_construct(uvec2, None, [lo, hi])?;
+            let base = b.bitcast(u64t, None, pair)?;
+            let mask = b.constant_bit64(u64t, (1u64 << c.log2_bytes) - 1);
+            let within = b.bitwise_and(u64t, None, byte, mask)?;
+            let address = b.i_add(u64t, None, base, within)?;
+            let phys = b.type_pointer(None, StorageClass::PhysicalStorageBuffer, u32t);
+            b.convert_u_to_ptr(phys, None, address)
+        };
+        // Physical pointers need an alignment on every access.
+        let access = || -> (Option<spirv::MemoryAccess>, Vec<Operand>) {
+            match chunks {
+                Some(_) => (Some(spirv::MemoryAccess::ALIGNED), vec![Operand::LiteralBit32(4)]),
+                None => (None, Vec::new()),
+            }
+        };
+        let load_at = |b: &mut Builder, k: u32| -> std::result::Result<u32, rspirv::dr::Error> {
+            let p = at(b, k)?;
+            let (ma, ops) = access();
+            b.load(u32t, None, p, ma, ops)
+        };
+        let store_at = |b: &mut Builder, k: u32, v: u32| -> std::result::Result<(), rspirv::dr::Error> {
+            let p = at(b, k)?;
+            let (ma, ops) = access();
+            b.store(p, v, ma, ops)
         };
         let f32_at = |b: &mut Builder, k: u32| -> std::result::Result<u32, rspirv::dr::Error> {
-            let p = at(b, k)?;
-            let v = b.load(u32t, None, p, None, [])?;
+            let v = load_at(b, k)?;
             b.bitcast(f32t, None, v)
         };
         let (x, y, z) = (f32_at(b, 0)?, f32_at(b, 1)?, f32_at(b, 2)?);
@@ -163,15 +210,12 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
         let sum = b.f_add(f32t, None, d1, d2)?;
         for (k, v) in [(OUT, fma), (OUT + 1, sum)] {
             let bits = b.bitcast(u32t, None, v)?;
-            let p = at(b, k)?;
-            b.store(p, bits, None, [])?;
+            store_at(b, k, bits)?;
         }
         if f64 {
             let f64t = b.type_float(64, None);
             let f64_at = |b: &mut Builder, k: u32| -> std::result::Result<u32, rspirv::dr::Error> {
-                let (plo, phi) = (at(b, k)?, at(b, k + 1)?);
-                let lo = b.load(u32t, None, plo, None, [])?;
-                let hi = b.load(u32t, None, phi, None, [])?;
+                let (lo, hi) = (load_at(b, k)?, load_at(b, k + 1)?);
                 let pair = b.composite_construct(uvec2, None, [lo, hi])?;
                 b.bitcast(f64t, None, pair)
             };
@@ -189,8 +233,7 @@ pub fn float_selftest_module(f64: bool) -> Vec<u32> {
                 let pair = b.bitcast(uvec2, None, v)?;
                 for i in 0..2 {
                     let w = b.composite_extract(u32t, None, pair, [i])?;
-                    let p = at(b, k + i)?;
-                    b.store(p, w, None, [])?;
+                    store_at(b, k + i, w)?;
                 }
             }
         }
@@ -259,7 +302,8 @@ impl Runtime {
 
     /// One dispatch of the self-test module; its raw results.
     fn run_float_selftest(&mut self, f64: bool) -> Result<FloatSamples> {
-        let kernel = self.load_kernel("sassport_float_selftest", &float_selftest_module(f64))?;
+        let module = float_selftest_module(f64, self.window_chunks());
+        let kernel = self.load_kernel("sassport_float_selftest", &module)?;
         let buf = self.alloc(4 * BUFFER_WORDS as u64)?;
         let result = (|| {
             let mut input = [0u32; BUFFER_WORDS];

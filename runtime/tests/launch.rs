@@ -542,9 +542,23 @@ fn float_measurement_is_kept_on_disk_per_device() {
 
 #[test]
 fn float_self_test_modules_validate() {
+    let chunked = sassport_translator::abi::WindowChunks { count: 24, log2_bytes: 27 };
     for f64 in [false, true] {
-        support::spirv_val(&sassport_runtime::float_selftest_module(f64));
+        for chunks in [None, Some(chunked)] {
+            support::spirv_val(&sassport_runtime::float_selftest_module(f64, chunks));
+        }
     }
+}
+
+/// A window over `maxStorageBufferRange` is chunked (the default on discrete GPUs): the self-test then reaches
+/// its buffer through the chunk table, and measures what a one-buffer runtime measures on the same device.
+#[test]
+fn float_self_test_runs_in_a_chunked_window() {
+    let mut chunked = Runtime::new(RuntimeOptions { window_bytes: Some(3 << 30), ..options() }).unwrap();
+    assert!(chunked.window_chunks().is_some(), "3 GiB is over lavapipe's 128 MiB buffer range");
+    let mut one = Runtime::new(options()).unwrap();
+    assert!(one.window_chunks().is_none());
+    assert_eq!(chunked.measure_float().unwrap(), one.measure_float().unwrap());
 }
 
 #[test]
