@@ -67,6 +67,29 @@ fn vector_add_passes() {
     passes("vector_add");
 }
 
+/// In a window of several GiB the guest memory is chunked (the default on discrete GPUs, where lavapipe's
+/// tests otherwise never go): the program, the float self-test and every copy take that form.
+#[test]
+fn vector_add_passes_in_a_chunked_window() {
+    let Some(bin) = program("vector_add") else { return };
+    // A fresh cache, so the float self-test runs here rather than coming from a stored record.
+    let cache = std::env::temp_dir().join(format!("sassport-chunked-exec-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_sassport"))
+        .args(["exec", "--device", "llvmpipe", "--"])
+        .arg(&bin)
+        .env("SASSPORT_WINDOW_BYTES", "3G")
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .expect("running sassport exec");
+    let _ = std::fs::remove_dir_all(&cache);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && stdout.lines().any(|l| l.starts_with("PASS")),
+        "vector_add in a 3 GiB window exited {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status.code()
+    );
+}
+
 #[test]
 fn templates_pass() {
     passes("templates");
