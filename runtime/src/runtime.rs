@@ -68,9 +68,10 @@ pub enum MemoryMode {
 /// In which order a launch's blocks run (`docs/block-order.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BlockOrder {
-    /// Kernels that wait for other blocks' writes (the module declares
+    /// On CPU devices (lavapipe), kernels that wait for other blocks' writes (the module declares
     /// [`abi::SPEC_ID_POLLS_OTHER_BLOCKS`]) run one block per dispatch in ascending order, with a barrier
-    /// between dispatches; every other kernel's blocks run concurrently in as few dispatches as fit.
+    /// between dispatches; every other kernel's blocks, and every kernel's on GPUs, run concurrently in as
+    /// few dispatches as fit.
     #[default]
     Auto,
     /// Every launch of more than one block runs one block at a time in ascending order (slow; for kernels

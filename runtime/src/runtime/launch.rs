@@ -142,7 +142,10 @@ impl Runtime {
         let polls = self.entries[entry].interface.polls_other_blocks.is_some();
         let ordered = grid != [1, 1, 1]
             && match self.options.block_order {
-                super::BlockOrder::Auto => polls,
+                // GPUs run the resident blocks of a dispatch side by side, as CUDA's look-back relies on (the
+                // H200 passes CUB's scans and sorts concurrently, and ordered they took over 60 s); lavapipe
+                // runs one group of blocks at a time, so there a waiting block must come after its producers.
+                super::BlockOrder::Auto => polls && self.gpu.info.kind == crate::device::DeviceKind::Cpu,
                 super::BlockOrder::Ascending => true,
                 super::BlockOrder::Concurrent => false,
             };
