@@ -318,10 +318,12 @@ struct ModuleSource<'a> {
     shared_in_window: bool,
 }
 
-/// Whether `shared` bytes of static shared memory must live in the window on the profile's device.
+/// Whether `shared` bytes of static shared memory must live in the window on the profile's device (a profile
+/// with no shared-memory limit, 0 as hand-made profiles leave it, states none).
 fn shared_in_window(profile: Option<&abi::DeviceProfile>, shared: u32) -> bool {
     profile.is_some_and(|p| {
         shared > 0
+            && p.max_shared_memory_bytes > 0
             && crate::state::shared_allocation_bytes(shared, 0) + u64::from(abi::WORKGROUP_RESERVE_BYTES)
                 > u64::from(p.max_shared_memory_bytes)
     })

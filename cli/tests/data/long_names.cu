@@ -1,12 +1,13 @@
 // Test input for `sassport translate` (cli/tests/translate.rs): one cubin holding a kernel whose mangled
 // name is longer than a file name may be (NAME_MAX is 255 bytes; CUB and Thrust names reach 400+), a kernel
-// the translator refuses (a cube-map fetch: TEX of a cube texture is not translated), and a plain kernel. Built with the
+// the translator refuses (a performance-monitor event: PMTRIG is not translated), and a plain kernel. Built with the
 // pinned nvcc 13.5.37: `cd cli/tests/data && nvcc -cubin -arch=sm_86 -O3 -o long_names.cubin long_names.cu`.
 
-// A cube-map fetch: refused by the translator by name.
-extern "C" __global__ void fetch_cubemap(cudaTextureObject_t texture, float *out, int n) {
+// A performance-monitor event (PTX pmevent, SASS PMTRIG): refused by the translator by name.
+extern "C" __global__ void signal_pm_event(float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = texCubemap<float>(texture, float(i), 1.0f, -0.5f);
+    asm volatile("pmevent 1;");
+    if (i < n) out[i] = float(i);
 }
 
 // out[i] = i + 1.
