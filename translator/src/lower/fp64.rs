@@ -117,16 +117,34 @@ fn second_in_c(cx: &Ctx<'_>, m: &str) -> bool {
     }
 }
 
-fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
+/// What DADD/DMUL/DFMA read, in this order (module ids follow it): the operand forms, the rounding mode, the
+/// raw operands as in the registers (`rc` for DFMA only; DADD's second one may sit in the C slot) and the first
+/// two with their `-`/`|x|` applied.
+struct ArithOperands {
+    s: super::Abc,
+    rnd: u32,
+    ra: Id,
+    rb: Id,
+    rc: Option<Id>,
+    a: Id,
+    b: Id,
+}
+
+/// Reads each operand once: the modified values feed the FMA, the raw ones NaN propagation.
+fn arith_operands(cx: &mut Ctx<'_>, m: &str) -> Result<ArithOperands, TranslateError> {
     let s = cx.abc()?;
     let rnd = cx.inst.bits(78, 2);
     let second_in_c = second_in_c(cx, m);
-    // Each operand read once: the modified values feed the FMA, the raw ones NaN propagation.
     let ra = read_raw64(cx, s.a)?;
     let rb = read_raw64(cx, if second_in_c { s.c } else { s.b })?;
     let rc = if m == "DFMA" { Some(read_raw64(cx, s.c)?) } else { None };
     let a = modify64(cx, ra, s.abs[0], s.neg[0]);
     let b = if second_in_c { modify64(cx, rb, s.abs[2], s.neg[2]) } else { modify64(cx, rb, s.abs[1], s.neg[1]) };
+    Ok(ArithOperands { s, rnd, ra, rb, rc, a, b })
+}
+
+fn arith(cx: &mut Ctx<'_>, m: &str) -> Result<(), TranslateError> {
+    let ArithOperands { s, rnd, ra, rb, rc, a, b } = arith_operands(cx, m)?;
     let t = cx.t;
     // Declared here as before soft double existed (keeps the native modules' ids, and so their snapshots).
     let f64t = cx.float.float64.then(|| cx.m.t_f64());
@@ -197,14 +215,7 @@ pub(crate) fn shares_fma_body(inst: &crate::program::Inst, float: &super::FloatS
 /// `cx.inst`), read unconditionally (reads have no side effects): [`site_result`] applies the guard.
 pub(crate) fn site_operands(cx: &mut Ctx<'_>) -> Result<FmaOperands, TranslateError> {
     let m = cx.inst.mnemonic;
-    let s = cx.abc()?;
-    let rnd = cx.inst.bits(78, 2);
-    let second_in_c = second_in_c(cx, m);
-    let ra = read_raw64(cx, s.a)?;
-    let rb = read_raw64(cx, if second_in_c { s.c } else { s.b })?;
-    let rc = if m == "DFMA" { Some(read_raw64(cx, s.c)?) } else { None };
-    let a = modify64(cx, ra, s.abs[0], s.neg[0]);
-    let b = if second_in_c { modify64(cx, rb, s.abs[2], s.neg[2]) } else { modify64(cx, rb, s.abs[1], s.neg[1]) };
+    let ArithOperands { s, rnd, ra, rb, rc, a, b } = arith_operands(cx, m)?;
     Ok(match (m, rc) {
         ("DFMA", Some(rc)) => {
             let c = modify64(cx, rc, s.abs[2], s.neg[2]);
