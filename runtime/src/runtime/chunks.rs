@@ -276,15 +276,18 @@ impl Runtime {
         }
     }
 
+    /// `offset..offset + len` of guest memory lies in backed chunks.
+    fn check_backed(&self, offset: u64, len: u64) -> Result<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.window_backed_bytes() => Ok(()),
+            _ => Err(self.unbacked(offset, len)),
+        }
+    }
+
     /// Writes guest bytes of a chunked window: through the mapped chunks, else the staging buffer.
     pub(super) fn write_chunks(&mut self, offset: u64, data: &[u8]) -> Result<()> {
         let len = data.len() as u64;
-        if offset
-            .checked_add(len)
-            .is_none_or(|end| end > self.window_backed_bytes())
-        {
-            return Err(self.unbacked(offset, len));
-        }
+        self.check_backed(offset, len)?;
         let Some(c) = &mut self.chunked else {
             return Err(self.unbacked(offset, len));
         };
@@ -302,12 +305,7 @@ impl Runtime {
     /// Reads guest bytes of a chunked window: through the mapped chunks, else the staging buffer.
     pub(super) fn read_chunks(&mut self, offset: u64, out: &mut [u8]) -> Result<()> {
         let len = out.len() as u64;
-        if offset
-            .checked_add(len)
-            .is_none_or(|end| end > self.window_backed_bytes())
-        {
-            return Err(self.unbacked(offset, len));
-        }
+        self.check_backed(offset, len)?;
         let Some(c) = &mut self.chunked else {
             return Err(self.unbacked(offset, len));
         };
