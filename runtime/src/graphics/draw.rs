@@ -163,7 +163,7 @@ fn descriptor_sets(
     Ok(sets)
 }
 
-fn command_buffer(s: &mut Scratch<'_>) -> Result<vk::CommandBuffer, GraphicsError> {
+pub(crate) fn command_buffer(s: &mut Scratch<'_>) -> Result<vk::CommandBuffer, GraphicsError> {
     let d = &s.gd.device;
     let info = vk::CommandPoolCreateInfo::default().queue_family_index(s.gd.queue_family);
     // SAFETY: valid create info.
@@ -180,7 +180,7 @@ fn command_buffer(s: &mut Scratch<'_>) -> Result<vk::CommandBuffer, GraphicsErro
         .ok_or_else(|| GraphicsError::BadDraw("no command buffer".into()))
 }
 
-fn barrier(
+pub(crate) fn barrier(
     d: &ash::Device,
     cmd: vk::CommandBuffer,
     image: vk::Image,
@@ -422,7 +422,7 @@ fn copy_out(d: &ash::Device, cmd: vk::CommandBuffer, draw: &Draw, t: &Targets) {
     }
 }
 
-fn submit(s: &mut Scratch<'_>, cmd: vk::CommandBuffer) -> Result<(), GraphicsError> {
+pub(crate) fn submit(s: &mut Scratch<'_>, cmd: vk::CommandBuffer) -> Result<(), GraphicsError> {
     let d = &s.gd.device;
     // SAFETY: valid create info.
     s.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }

@@ -39,6 +39,9 @@
 mod draw;
 mod pipeline;
 mod resources;
+mod targets;
+
+pub use targets::{PipelineState, TargetDraw, TargetRenderer, TargetSet, Viewport};
 
 use ash::vk;
 use thiserror::Error;
@@ -69,7 +72,7 @@ pub(crate) fn vk_err(call: &'static str) -> impl FnOnce(vk::Result) -> GraphicsE
 }
 
 /// A colour target's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ColorFormat {
     Rgba8Unorm,
     Rgba32Float,
@@ -91,7 +94,7 @@ impl ColorFormat {
 }
 
 /// Primitive topology of a draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Topology {
     TriangleList,
     TriangleStrip,
@@ -99,7 +102,7 @@ pub enum Topology {
 }
 
 /// One vertex attribute: `components` 32-bit floats at `offset` in each vertex, read at `location`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VertexAttribute {
     pub location: u32,
     pub components: u32,

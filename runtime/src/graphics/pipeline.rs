@@ -52,6 +52,16 @@ pub(crate) fn layout(s: &mut Scratch<'_>, draw: &Draw) -> Result<(), GraphicsErr
 
 /// The graphics pipeline for dynamic rendering into the draw's targets.
 pub(crate) fn pipeline(s: &mut Scratch<'_>, draw: &Draw) -> Result<(), GraphicsError> {
+    pipeline_with(s, draw, false)
+}
+
+/// [`pipeline`], with the viewport and scissor left to the command buffer when `dynamic_viewport` (so
+/// one pipeline serves every viewport: the targets module's cached pipelines).
+pub(crate) fn pipeline_with(
+    s: &mut Scratch<'_>,
+    draw: &Draw,
+    dynamic_viewport: bool,
+) -> Result<(), GraphicsError> {
     let vs = module(s, &draw.vertex_spirv)?;
     let fs = module(s, &draw.fragment_spirv)?;
     let stages = [
@@ -150,8 +160,12 @@ pub(crate) fn pipeline(s: &mut Scratch<'_>, draw: &Draw) -> Result<(), GraphicsE
     if draw.depth.is_some() {
         rendering = rendering.depth_attachment_format(vk::Format::D32_SFLOAT);
     }
+    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default()
+        .dynamic_states(if dynamic_viewport { &dynamic_states } else { &[] });
     let info = vk::GraphicsPipelineCreateInfo::default()
         .stages(&stages)
+        .dynamic_state(&dynamic)
         .vertex_input_state(&vertex_input)
         .input_assembly_state(&assembly)
         .viewport_state(&viewport)
