@@ -1,11 +1,13 @@
 //! Untiling + upload of a 1080p RGBA8 block-linear texture against memcpy of its bytes (issue 20's target:
 //! at least 0.8× memcpy). Untiling writes straight into the texture's mapped staging memory; the upload is
-//! the device's buffer-to-image copy, waited for. On lavapipe that copy is a second CPU pass over the bytes.
+//! the device's buffer-to-image copy, waited for. On lavapipe that copy is a second CPU pass over the bytes;
+//! the in-place path (a linear image in memory shared with the host, `TextureMemory::Auto`) untiles straight
+//! into the image and has no copy.
 
 use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use sassport_runtime::{DeviceSelector, Runtime, RuntimeError, RuntimeOptions};
+use sassport_runtime::{DeviceSelector, Runtime, RuntimeError, RuntimeOptions, TextureMemory};
 use sassport_textures::{untile_chain, Chain, Entry, Sampler, SectorLayout, TextureHeader};
 
 fn header() -> TextureHeader {
@@ -44,10 +46,13 @@ fn ratio(_c: &mut Criterion) {
     ]))
     .expect("sampler");
     let mut t = rt
+        .create_texture_in(&h, &sampler, chain.clone(), &packed, TextureMemory::Staged)
+        .expect("texture");
+    let mut direct = rt
         .create_texture(&h, &sampler, chain.clone(), &packed)
         .expect("texture");
     let src = vec![0x5Au8; bytes];
-    let (mut copy, mut untile, mut both) = (f64::MAX, f64::MAX, f64::MAX);
+    let (mut copy, mut untile, mut both, mut placed) = (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..40 {
         let s = Instant::now();
         packed.copy_from_slice(black_box(&src));
@@ -61,17 +66,26 @@ fn ratio(_c: &mut Criterion) {
         })
         .expect("upload");
         both = both.min(s.elapsed().as_secs_f64());
+        let s = Instant::now();
+        rt.upload_texture_from_guest(&mut direct, black_box(&guest), 0)
+            .expect("upload in place");
+        placed = placed.min(s.elapsed().as_secs_f64());
     }
+    let in_place = direct.is_direct();
     rt.destroy_texture(t);
+    rt.destroy_texture(direct);
     let gbs = |t: f64| bytes as f64 / t / 1e9;
     eprintln!(
-        "ratio 1920x1080 rgba8 on {}: memcpy {:.1} GB/s, untile {:.1} GB/s ({:.2}x), untile+upload {:.1} GB/s ({:.2}x memcpy)",
+        "ratio 1920x1080 rgba8 on {}: memcpy {:.1} GB/s, untile {:.1} GB/s ({:.2}x), untile+upload staged {:.1} GB/s ({:.2}x memcpy), untile+upload {} {:.1} GB/s ({:.2}x memcpy)",
         rt.device().name,
         gbs(copy),
         gbs(untile),
         copy / untile,
         gbs(both),
-        copy / both
+        copy / both,
+        if in_place { "in place" } else { "auto (staged)" },
+        gbs(placed),
+        copy / placed
     );
 }
 

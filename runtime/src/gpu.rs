@@ -14,6 +14,8 @@ pub(crate) struct Gpu {
     pub(crate) timestamp_bits: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) info: DeviceInfo,
+    /// The physical device (format and image capability queries).
+    pub(crate) physical: vk::PhysicalDevice,
     // Dropped after `device` is destroyed in Drop.
     pub(crate) instance: Instance,
 }
@@ -106,6 +108,7 @@ impl Gpu {
             timestamp_bits,
             memory,
             info,
+            physical: pd,
             instance,
         })
     }

@@ -101,7 +101,7 @@ pub use printf::PrintfOutput;
 pub use grid::{chunk_count, split_grid, DispatchChunk};
 pub use reflect::{reflect, ModuleInterface};
 pub use runtime::{
-    BlockOrder, Completed, HostTexture, KernelId, Launch, LaunchReport, MemoryMode, QueuedLaunch, TimestampId, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES, WINDOW_BYTES_ENV, default_window_bytes,
+    BlockOrder, Completed, HostTexture, TextureMemory, KernelId, Launch, LaunchReport, MemoryMode, QueuedLaunch, TimestampId, Runtime, RuntimeOptions, DEFAULT_MAX_WINDOW_BYTES, WINDOW_BYTES_ENV, default_window_bytes,
     DEFAULT_CPU_LAUNCH_TIMEOUT, DEFAULT_LAUNCH_TIMEOUT,
 };
 /// The binding layout shared with the translator.

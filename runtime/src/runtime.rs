@@ -26,7 +26,7 @@ mod timeout;
 pub use batch::{Completed, QueuedLaunch, TimestampId};
 pub use chunks::{default_window_bytes, WINDOW_BYTES_ENV};
 pub use launch::{Launch, LaunchReport};
-pub use textures::HostTexture;
+pub use textures::{HostTexture, TextureMemory};
 
 /// Largest window chosen when [`RuntimeOptions::window_bytes`] is `None`.
 pub const DEFAULT_MAX_WINDOW_BYTES: u64 = 256 << 20;

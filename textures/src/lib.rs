@@ -31,4 +31,4 @@ pub use pool::{Handle, Pool, PoolError};
 pub use sassport_engines::layout::SectorLayout;
 pub use tic::{MemoryLayout, TextureHeader, TextureType, TicError};
 pub use tsc::{AddressMode, CompareFunc, Filter, MipFilter, Reduction, Sampler, TscError};
-pub use untile::{untile_chain, UntileError};
+pub use untile::{untile_chain, untile_chain_placed, Placement, UntileError};

@@ -5,8 +5,12 @@
 //! The caller owns a [`HostTexture`] and gives it back with [`Runtime::destroy_texture`] before the runtime
 //! is dropped. Binding textures to launches is not done yet.
 
+mod direct;
+
 use ash::vk;
-use sassport_textures::{Chain, Sampler, TextureHeader};
+use sassport_textures::{untile_chain, untile_chain_placed, Chain, Sampler, TextureHeader};
+
+use direct::{place_packed, Direct};
 
 use super::Runtime;
 use crate::error::{Result, RuntimeError};
@@ -24,9 +28,37 @@ pub struct HostTexture {
     /// Host-visible buffer of the packed chain, kept for re-uploads (the emulator re-uploads a texture
     /// whenever its guest pages change).
     staging: Option<Buffer>,
+    /// A linear image the host writes in place (devices that share memory with the host): no staging.
+    direct: Option<Direct>,
+}
+
+// SAFETY: the mapping of `direct` is valid in every thread of the process; access goes through `&mut`.
+unsafe impl Send for HostTexture {}
+
+/// Where a texture's image lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureMemory {
+    /// Written in place where the device shares memory with the host and supports the image linearly,
+    /// staged otherwise.
+    Auto,
+    /// An optimal-tiling image filled through a staging buffer and a buffer-to-image copy.
+    Staged,
 }
 
 impl HostTexture {
+    /// Whether the host writes the image in place (no staging copy).
+    pub fn is_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// The layout the image rests in between uploads and reads.
+    fn rest_layout(&self) -> vk::ImageLayout {
+        match self.direct {
+            Some(_) => vk::ImageLayout::GENERAL,
+            None => vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        }
+    }
+
     /// The chain (levels, layers) the image holds.
     pub fn chain(&self) -> &Chain {
         &self.chain
@@ -44,6 +76,18 @@ impl Runtime {
         sampler: &Sampler,
         chain: Chain,
         packed: &[u8],
+    ) -> Result<HostTexture> {
+        self.create_texture_in(header, sampler, chain, packed, TextureMemory::Auto)
+    }
+
+    /// [`Runtime::create_texture`] with the image's memory chosen by `memory`.
+    pub fn create_texture_in(
+        &mut self,
+        header: &TextureHeader,
+        sampler: &Sampler,
+        chain: Chain,
+        packed: &[u8],
+        memory: TextureMemory,
     ) -> Result<HostTexture> {
         let texture_error = |e: TextureError| RuntimeError::Texture(e.to_string());
         let format = vk_format(&header.format, header.srgb).map_err(texture_error)?;
@@ -81,7 +125,17 @@ impl Runtime {
             )
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        let (image, memory) = self.image_with_memory(&info)?;
+        let direct = match memory {
+            TextureMemory::Auto => self.direct_image(&info, &chain)?,
+            TextureMemory::Staged => None,
+        };
+        let (image, memory, direct) = match direct {
+            Some((image, memory, direct)) => (image, memory, Some(direct)),
+            None => {
+                let (image, memory) = self.image_with_memory(&info)?;
+                (image, memory, None)
+            }
+        };
         let mut texture = HostTexture {
             image,
             memory,
@@ -90,6 +144,7 @@ impl Runtime {
             chain,
             extent,
             staging: None,
+            direct,
         };
         if let Err(e) = self.finish_texture(&mut texture, format, view_type, header, &sampler_create, packed)
         {
@@ -164,7 +219,39 @@ impl Runtime {
             unsafe { d.create_image_view(&view, None) }.map_err(RuntimeError::vk("vkCreateImageView"))?;
         t.sampler =
             unsafe { d.create_sampler(sampler, None) }.map_err(RuntimeError::vk("vkCreateSampler"))?;
-        self.upload_texture(t, packed)
+        self.upload_texture(t, packed)?;
+        if t.direct.is_some() {
+            // Host writes to a PREINITIALIZED image survive this transition; it stays GENERAL from now on
+            // (host writes to linear images are defined there), and later submissions see later writes.
+            let (image, levels, layers) = (t.image, t.chain.levels.len() as u32, t.chain.layers);
+            self.submit(|d, cb| unsafe {
+                layout_barrier(
+                    d,
+                    cb,
+                    image,
+                    levels,
+                    layers,
+                    vk::ImageLayout::PREINITIALIZED,
+                    vk::ImageLayout::GENERAL,
+                );
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Untiles the chain from `guest` (its first byte at the texture's address; `pitch` for pitch-linear
+    /// textures) into `t`: straight into the image where it is written in place, else into the staging
+    /// memory followed by the copy. The GPU must not be using `t`.
+    pub fn upload_texture_from_guest(&mut self, t: &mut HostTexture, guest: &[u8], pitch: u32) -> Result<()> {
+        let texture_error = |e: sassport_textures::UntileError| RuntimeError::Texture(e.to_string());
+        if let Some(direct) = t.direct.as_mut() {
+            let places = std::mem::take(&mut direct.places);
+            let result = untile_chain_placed(&t.chain, guest, pitch, direct.bytes_mut(), &places);
+            direct.places = places;
+            return result.map_err(texture_error);
+        }
+        let chain = t.chain.clone();
+        self.upload_texture_with(t, |staging| untile_chain(&chain, guest, staging, pitch).map_err(texture_error))
     }
 
     /// Copies `packed` into every level and layer of `t` and leaves the image shader-readable.
@@ -183,6 +270,12 @@ impl Runtime {
         fill: impl FnOnce(&mut [u8]) -> Result<()>,
     ) -> Result<()> {
         let bytes = t.chain.packed_bytes();
+        if let Some(direct) = t.direct.as_mut() {
+            let mut packed = vec![0u8; bytes as usize];
+            fill(&mut packed)?;
+            place_packed(&t.chain, &packed, direct);
+            return Ok(());
+        }
         if t.staging.is_none() {
             t.staging = Some(self.staging(bytes, vk::BufferUsageFlags::TRANSFER_SRC)?);
         }
@@ -232,8 +325,8 @@ impl Runtime {
         let regions = copy_regions(t);
         let (image, levels, layers) = (t.image, t.chain.levels.len() as u32, t.chain.layers);
         let dst = staging.buffer;
+        let shader = t.rest_layout();
         let result = self.submit(|d, cb| unsafe {
-            let shader = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
             layout_barrier(
                 d,
                 cb,
@@ -336,6 +429,8 @@ unsafe fn layout_barrier(
         vk::ImageLayout::TRANSFER_DST_OPTIMAL => vk::AccessFlags::TRANSFER_WRITE,
         vk::ImageLayout::TRANSFER_SRC_OPTIMAL => vk::AccessFlags::TRANSFER_READ,
         vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL => vk::AccessFlags::SHADER_READ,
+        vk::ImageLayout::GENERAL => vk::AccessFlags::SHADER_READ | vk::AccessFlags::TRANSFER_READ,
+        // Host writes before a submission are visible to it without a barrier.
         _ => vk::AccessFlags::empty(),
     };
     let barrier = vk::ImageMemoryBarrier::default()
