@@ -214,6 +214,14 @@ fn block_order_passes() {
     passes("block_order");
 }
 
+/// One allocation, filled and checked by kernels and by the host, and copied both ways: 100 GiB where the
+/// device reports that much (the H200), 8 MiB on lavapipe's default window (cli/tests/big_window.rs covers
+/// windows of several GiB).
+#[test]
+fn big_memory_passes() {
+    passes("big_memory");
+}
+
 #[test]
 fn every_program_is_tested() {
     let tested = [
@@ -235,6 +243,7 @@ fn every_program_is_tested() {
         "texture_objects",
         "graphs",
         "block_order",
+        "big_memory",
     ];
     assert_eq!(PROGRAMS, tested);
 }
